@@ -1,0 +1,64 @@
+import { Link, NavLink } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Avatar } from "./Avatar";
+import { LanguageSwitcher } from "./LanguageSwitcher";
+import { Logo } from "./Logo";
+
+type HeaderUser = { firstName: string; lastName: string; image: string | null } | null;
+
+const navClass = ({ isActive }: { isActive: boolean }) =>
+  `inline-flex min-h-11 items-center rounded-lg px-3 font-semibold ${
+    isActive ? "bg-brand-50 text-brand-700 underline underline-offset-4" : "text-slate-700 hover:bg-slate-100"
+  }`;
+
+export function Header({ user }: { user: HeaderUser }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+      <div className="mx-auto flex max-w-6xl items-center gap-2 px-3 py-2 sm:px-4">
+        <Link to="/" className="mr-auto rounded-lg" aria-label="Home">
+          <Logo />
+        </Link>
+        <nav aria-label={t("nav.mainNav")} className="flex items-center gap-1">
+          <NavLink to="/" end className={navClass}>
+            {t("nav.home")}
+          </NavLink>
+          <NavLink to="/about-us" className={(s) => `hidden sm:inline-flex ${navClass(s)}`}>
+            {t("nav.about")}
+          </NavLink>
+          <NavLink to="/contact-us" className={(s) => `hidden sm:inline-flex ${navClass(s)}`}>
+            {t("nav.contact")}
+          </NavLink>
+        </nav>
+        <LanguageSwitcher current={i18n.language} />
+        {user ? (
+          <details className="relative">
+            <summary
+              className="flex min-h-11 min-w-11 cursor-pointer list-none items-center justify-center rounded-full"
+              aria-label={t("nav.accountMenu")}
+            >
+              <Avatar firstName={user.firstName} lastName={user.lastName} image={user.image} size={36} />
+            </summary>
+            <div className="absolute right-0 z-40 mt-1 w-44 rounded-lg border border-slate-200 bg-white p-1 shadow-lg">
+              <Link to="/dashboard/my-profile" className="block min-h-11 rounded px-3 py-2 hover:bg-slate-100">
+                {t("nav.dashboard")}
+              </Link>
+              <Link to="/logout" className="block min-h-11 rounded px-3 py-2 hover:bg-slate-100">
+                {t("nav.logout")}
+              </Link>
+            </div>
+          </details>
+        ) : (
+          <div className="flex items-center gap-1">
+            <Link to="/login" className="btn-secondary px-3 text-sm">
+              {t("nav.login")}
+            </Link>
+            <Link to="/signup" className="btn-primary px-3 text-sm">
+              {t("nav.signup")}
+            </Link>
+          </div>
+        )}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,46 @@
+import { Form, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { LANGUAGES } from "~/i18n/config";
+
+/** A plain form (works without JavaScript) posting the chosen language. */
+export function LanguageSwitcher({ current }: { current: string }) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  return (
+    <details className="relative">
+      <summary
+        className="flex min-h-11 cursor-pointer list-none items-center gap-1 rounded-lg px-2 text-sm font-semibold text-slate-700 hover:bg-slate-100"
+        aria-label={t("common.changeLanguage")}
+      >
+        <svg viewBox="0 0 24 24" className="h-5 w-5" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2">
+          <circle cx="12" cy="12" r="9" />
+          <path d="M3 12h18M12 3c2.5 3 2.5 15 0 18M12 3c-2.5 3-2.5 15 0 18" />
+        </svg>
+        <span>{LANGUAGES.find((l) => l.code === current)?.label ?? current}</span>
+      </summary>
+      <Form
+        method="post"
+        action="/set-language"
+        className="absolute right-0 z-40 mt-1 w-40 rounded-lg border border-slate-200 bg-white p-1 shadow-lg"
+      >
+        <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+        <fieldset>
+          <legend className="sr-only">{t("common.language")}</legend>
+          {LANGUAGES.map((l) => (
+            <button
+              key={l.code}
+              type="submit"
+              name="lng"
+              value={l.code}
+              lang={l.code}
+              aria-current={l.code === current ? "true" : undefined}
+              className="block min-h-11 w-full rounded px-3 text-left text-sm hover:bg-slate-100 aria-[current=true]:font-bold aria-[current=true]:text-brand-700"
+            >
+              {l.label}
+            </button>
+          ))}
+        </fieldset>
+      </Form>
+    </details>
+  );
+}

@@ -1,0 +1,19 @@
+import { site } from "~/site";
+
+export function LogoMark({ className = "h-8 w-8" }: { className?: string }) {
+  return (
+    <svg viewBox="0 0 32 32" className={className} aria-hidden="true" focusable="false">
+      <rect width="32" height="32" rx="8" fill="#0b5f56" />
+      <path d="M13 7h6v6h6v6h-6v6h-6v-6H7v-6h6z" fill="#fff" />
+    </svg>
+  );
+}
+
+export function Logo() {
+  return (
+    <span className="inline-flex items-center gap-2 text-lg font-bold text-brand-800">
+      <LogoMark />
+      <span>{site.productName}</span>
+    </span>
+  );
+}

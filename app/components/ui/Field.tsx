@@ -1,0 +1,98 @@
+import { useTranslation } from "react-i18next";
+
+type Meta = {
+  id: string;
+  name: string;
+  errorId: string;
+  descriptionId: string;
+  errors?: string[];
+  initialValue?: unknown;
+};
+
+/** Translates error keys (from the shared zod schemas) and shows the first one. */
+export function FieldError({ meta }: { meta: Pick<Meta, "errorId" | "errors"> }) {
+  const { t } = useTranslation();
+  if (!meta.errors?.length) return <div id={meta.errorId} />;
+  return (
+    <p id={meta.errorId} className="field-error" role="alert">
+      {t(meta.errors[0], { max: 5000 })}
+    </p>
+  );
+}
+
+export function describedBy(meta: Meta, hint?: boolean) {
+  return [meta.errors?.length ? meta.errorId : null, hint ? meta.descriptionId : null]
+    .filter(Boolean)
+    .join(" ") || undefined;
+}
+
+export function TextField({
+  meta,
+  label,
+  type = "text",
+  hint,
+  required,
+  ...rest
+}: {
+  meta: Meta;
+  label: string;
+  type?: string;
+  hint?: string;
+  required?: boolean;
+} & Omit<React.InputHTMLAttributes<HTMLInputElement>, "type" | "name" | "id">) {
+  return (
+    <div>
+      <label htmlFor={meta.id} className="field-label">
+        {label}
+        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+      </label>
+      <input
+        id={meta.id}
+        name={meta.name}
+        type={type}
+        defaultValue={(meta.initialValue as string | undefined) ?? undefined}
+        aria-invalid={meta.errors?.length ? true : undefined}
+        aria-describedby={describedBy(meta, !!hint)}
+        aria-required={required || undefined}
+        className="field-input"
+        {...rest}
+      />
+      {hint && (
+        <p id={meta.descriptionId} className="mt-1 text-sm text-slate-600">
+          {hint}
+        </p>
+      )}
+      <FieldError meta={meta} />
+    </div>
+  );
+}
+
+export function TextAreaField({
+  meta,
+  label,
+  required,
+  ...rest
+}: { meta: Meta; label: string; required?: boolean } & Omit<
+  React.TextareaHTMLAttributes<HTMLTextAreaElement>,
+  "name" | "id"
+>) {
+  return (
+    <div>
+      <label htmlFor={meta.id} className="field-label">
+        {label}
+        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+      </label>
+      <textarea
+        id={meta.id}
+        name={meta.name}
+        defaultValue={(meta.initialValue as string | undefined) ?? undefined}
+        aria-invalid={meta.errors?.length ? true : undefined}
+        aria-describedby={describedBy(meta)}
+        aria-required={required || undefined}
+        className="field-input min-h-32"
+        {...rest}
+      />
+      <FieldError meta={meta} />
+    </div>
+  );
+}

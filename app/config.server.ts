@@ -1,0 +1,135 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The one place environment variables are read. Everything is validated with zod
+ * at start-up; a bad value stops the server with a message naming the variable.
+ */
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default("data"),
+  DATABASE_URL: z.string().min(1).optional(),
+  UPLOADS_DIR: z.string().min(1).default("uploads"),
+  APP_URL: z.string().url().optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("CareBridge <no-reply@carebridge.local>"),
+  MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(10),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)")
+    .optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").max(128).optional(),
+  RATE_LIMIT_DISABLED: z
+    .enum(["0", "1", "true", "false"])
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
+  LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
+});
+
+export type Config = {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  uploadsDir: string;
+  outboxDir: string;
+  appUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  maxUploadBytes: number;
+  sessionSecret: string;
+  encryptionKey: Buffer;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  rateLimitDisabled: boolean;
+  logLevel: "silent" | "info";
+};
+
+export class ConfigError extends Error {}
+
+/** Reads a generated secret from the data folder, creating it (mode 0600) on first use. */
+function persistentSecret(dataDir: string, name: string, make: () => string): string {
+  const file = path.join(dataDir, "secrets", name);
+  if (existsSync(file)) {
+    const value = readFileSync(file, "utf8").trim();
+    if (value) return value;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const value = make();
+  writeFileSync(file, value + "\n", { mode: 0o600, flag: "w" });
+  chmodSync(file, 0o600);
+  return value;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, so `FOO= npm start` behaves like no FOO at all.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither",
+    );
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const uploadsDir = path.resolve(e.UPLOADS_DIR);
+  mkdirSync(uploadsDir, { recursive: true });
+  const outboxDir = path.join(dataDir, "outbox");
+  const sessionSecret =
+    e.SESSION_SECRET ??
+    persistentSecret(dataDir, "session-secret", () => randomBytes(32).toString("hex"));
+  const encryptionKeyHex =
+    e.ENCRYPTION_KEY ??
+    persistentSecret(dataDir, "encryption-key", () => randomBytes(32).toString("hex"));
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    dataDir,
+    databaseUrl: path.resolve(e.DATABASE_URL ?? path.join(dataDir, "app.db")),
+    uploadsDir,
+    outboxDir,
+    appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
+    sessionSecret,
+    encryptionKey: Buffer.from(encryptionKeyHex, "hex"),
+    adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),
+    adminPassword: e.ADMIN_PASSWORD,
+    rateLimitDisabled: e.RATE_LIMIT_DISABLED,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The validated configuration; the first call validates and prints a clear error on failure. */
+export function config(): Config {
+  if (!cached) {
+    try {
+      cached = loadConfig();
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        console.error(err.message);
+        process.exit(1);
+      }
+      throw err;
+    }
+  }
+  return cached;
+}

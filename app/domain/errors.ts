@@ -1,0 +1,42 @@
+/** The one typed error every domain function throws; adapters map `code` to HTTP or to a toast. */
+export type DomainErrorCode =
+  | "not_authenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "invalid"
+  | "too_large"
+  | "unsupported_type"
+  | "rate_limited";
+
+export class DomainError extends Error {
+  constructor(
+    public code: DomainErrorCode,
+    /** An i18n key (or plain message) safe to show to the user. */
+    message: string,
+    public extra: {
+      fieldErrors?: Record<string, string[]>;
+      retryAfterSeconds?: number;
+      /** Interpolation values for the message key. */
+      values?: Record<string, string | number>;
+    } = {},
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const HTTP_STATUS: Record<DomainErrorCode, number> = {
+  not_authenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  invalid: 400,
+  too_large: 413,
+  unsupported_type: 415,
+  rate_limited: 429,
+};
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}

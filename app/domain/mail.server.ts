@@ -1,0 +1,54 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import nodemailer, { type Transporter } from "nodemailer";
+import { config } from "~/config.server";
+import { newId } from "~/utils/ids.server";
+import { log } from "~/utils/log.server";
+
+export type Mail = { to: string; subject: string; text: string; html: string };
+
+let transport: Transporter | undefined;
+let streamTransport: Transporter | undefined;
+
+function smtp(): Transporter {
+  transport ??= nodemailer.createTransport(config().smtpUrl!);
+  return transport;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/** Simple, safe HTML: paragraphs of escaped text, plus an optional link button. */
+export function simpleHtml(paragraphs: string[], link?: { href: string; label: string }) {
+  const body = paragraphs.map((p) => `<p style="margin:0 0 12px">${escapeHtml(p)}</p>`).join("");
+  const button = link
+    ? `<p><a href="${escapeHtml(link.href)}" style="display:inline-block;background:#0b5f56;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(link.label)}</a></p>`
+    : "";
+  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;font-size:16px;line-height:1.5;color:#0f172a">${body}${button}</body></html>`;
+}
+
+/**
+ * Sends one message: over SMTP when SMTP_URL is set, otherwise written as an .eml file
+ * to data/outbox/ with one log line naming the recipient and subject.
+ */
+export async function sendMail(mail: Mail): Promise<void> {
+  const c = config();
+  const message = { from: c.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+  if (c.smtpUrl) {
+    await smtp().sendMail(message);
+    return;
+  }
+  streamTransport ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  const info = await streamTransport.sendMail(message);
+  mkdirSync(c.outboxDir, { recursive: true });
+  const file = path.join(c.outboxDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${newId()}.eml`);
+  writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+  log("info", "mail written to outbox", { to: mail.to, subject: mail.subject, file: path.basename(file) });
+}
+
+/** Fire-and-forget for notifications: a mail failure never fails the user's action. */
+export function sendMailInBackground(mail: Mail) {
+  sendMail(mail).catch((err) =>
+    log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) }),
+  );
+}

@@ -1,0 +1,133 @@
+import { createCookie } from "@remix-run/node";
+import { and, eq, gt, lt, ne } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { sessions, users, type AccountType } from "~/db/schema";
+import { newId, newToken, sha256 } from "~/utils/ids.server";
+
+const WEB_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+const API_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const TOUCH_EVERY_MS = 60 * 1000;
+
+/** The signed-in user as the domain sees them. */
+export type Actor = {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  accountType: AccountType;
+  approved: boolean;
+  image: string | null;
+  locale: string;
+  sessionId: string;
+};
+
+let cookie: ReturnType<typeof createCookie> | undefined;
+export function sessionCookie() {
+  if (!cookie) {
+    const c = config();
+    cookie = createCookie("cb_session", {
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      secure: c.appUrl.startsWith("https://"),
+      secrets: [c.sessionSecret],
+      maxAge: WEB_TTL_MS / 1000,
+    });
+  }
+  return cookie;
+}
+
+export function createSession(
+  userId: string,
+  kind: "web" | "api",
+  meta: { userAgent?: string | null; ip?: string | null } = {},
+) {
+  const token = newToken();
+  const id = newId();
+  const now = Date.now();
+  db()
+    .insert(sessions)
+    .values({
+      id,
+      tokenHash: sha256(token),
+      userId,
+      kind,
+      userAgent: meta.userAgent?.slice(0, 300) ?? null,
+      ip: meta.ip ?? null,
+      createdAt: new Date(now),
+      lastSeenAt: new Date(now),
+      expiresAt: new Date(now + (kind === "web" ? WEB_TTL_MS : API_TTL_MS)),
+    })
+    .run();
+  return { id, token };
+}
+
+/** Finds the live session for a token, or null (unknown, expired, revoked or suspended). */
+export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
+  if (!token || token.length > 200) return null;
+  const row = db()
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.tokenHash, sha256(token)),
+        eq(sessions.kind, kind),
+        gt(sessions.expiresAt, new Date()),
+      ),
+    )
+    .get();
+  if (!row || row.user.suspendedAt) return null;
+  const now = Date.now();
+  if (now - row.session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+    db()
+      .update(sessions)
+      .set({ lastSeenAt: new Date(now) })
+      .where(eq(sessions.id, row.session.id))
+      .run();
+  }
+  const u = row.user;
+  return {
+    id: u.id,
+    email: u.email,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    accountType: u.accountType,
+    approved: u.approved,
+    image: u.image,
+    locale: u.locale,
+    sessionId: row.session.id,
+  };
+}
+
+export function revokeSession(sessionId: string) {
+  db().delete(sessions).where(eq(sessions.id, sessionId)).run();
+}
+
+/** Ends every session and API token of a user (optionally keeping one). */
+export function revokeAllSessions(userId: string, exceptSessionId?: string) {
+  db()
+    .delete(sessions)
+    .where(
+      exceptSessionId
+        ? and(eq(sessions.userId, userId), ne(sessions.id, exceptSessionId))
+        : eq(sessions.userId, userId),
+    )
+    .run();
+}
+
+export function pruneExpiredSessions() {
+  return db().delete(sessions).where(lt(sessions.expiresAt, new Date())).run().changes;
+}
+
+export async function actorFromCookie(request: Request): Promise<Actor | null> {
+  const token = await sessionCookie().parse(request.headers.get("Cookie"));
+  return typeof token === "string" ? resolveToken(token, "web") : null;
+}
+
+export function actorFromBearer(request: Request): Actor | null {
+  const header = request.headers.get("Authorization") ?? "";
+  const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
+  return match ? resolveToken(match[1], "api") : null;
+}

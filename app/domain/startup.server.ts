@@ -1,0 +1,24 @@
+import { mkdirSync } from "node:fs";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { log } from "~/utils/log.server";
+import { pruneExpiredSessions } from "./sessions.server";
+import { ensureAdmin } from "./users.server";
+
+let started = false;
+
+/** Start-up work: validate config, create folders, migrate, bootstrap the admin, prune. */
+export function startup() {
+  if (started) return;
+  started = true;
+  const c = config();
+  mkdirSync(c.uploadsDir, { recursive: true });
+  mkdirSync(c.outboxDir, { recursive: true });
+  db(); // opens the database and applies pending migrations
+  pruneExpiredSessions();
+  if (c.adminEmail && c.adminPassword) {
+    ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
+      .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
+      .catch((err) => console.error("Admin bootstrap failed:", err));
+  }
+}

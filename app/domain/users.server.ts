@@ -1,0 +1,86 @@
+import { eq } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { profiles, users, type AccountType, type UserRow } from "~/db/schema";
+import { newId } from "~/utils/ids.server";
+import { DomainError } from "./errors";
+import { hashPassword } from "./passwords.server";
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function findUserByEmail(email: string): UserRow | undefined {
+  return db().select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+}
+
+export function findUserById(id: string): UserRow | undefined {
+  return db().select().from(users).where(eq(users.id, id)).get();
+}
+
+export type NewUser = {
+  email: string;
+  firstName: string;
+  lastName?: string;
+  accountType: AccountType;
+  countryCode?: string;
+  contactNumber?: string;
+  approved?: boolean;
+  locale?: string;
+} & ({ password: string } | { passwordHash: string });
+
+/** Inserts a user and their empty profile; a taken email is a conflict. */
+export async function insertUser(input: NewUser): Promise<UserRow> {
+  const email = normalizeEmail(input.email);
+  const passwordHash =
+    "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
+  if (findUserByEmail(email)) {
+    throw new DomainError("conflict", "accounts.emailTaken");
+  }
+  const id = newId();
+  const now = new Date();
+  const contactNumber = input.contactNumber ?? "";
+  db().transaction((tx) => {
+    tx.insert(users)
+      .values({
+        id,
+        email,
+        passwordHash,
+        firstName: input.firstName.trim(),
+        lastName: (input.lastName ?? "").trim(),
+        accountType: input.accountType,
+        countryCode: input.countryCode ?? "+91",
+        contactNumber,
+        approved: input.accountType === "Expert" ? (input.approved ?? false) : true,
+        locale: input.locale ?? "en",
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    tx.insert(profiles)
+      .values({ userId: id, contactNumber: contactNumber || null, updatedAt: now })
+      .run();
+  });
+  return findUserById(id)!;
+}
+
+/** Creates the admin when no user has that email; idempotent. Returns whether it was created. */
+export async function ensureAdmin(input: {
+  email: string;
+  password: string;
+  firstName?: string;
+  lastName?: string;
+}): Promise<boolean> {
+  if (findUserByEmail(input.email)) return false;
+  await insertUser({
+    email: input.email,
+    password: input.password,
+    firstName: input.firstName ?? "Admin",
+    lastName: input.lastName ?? "",
+    accountType: "Admin",
+  });
+  return true;
+}
+
+export function setUserLocale(userId: string, locale: string) {
+  db().update(users).set({ locale, updatedAt: new Date() }).where(eq(users.id, userId)).run();
+}

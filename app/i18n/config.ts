@@ -1,0 +1,35 @@
+import type { Catalogue } from "./locales/en";
+
+export const LANGUAGES = [
+  { code: "en", label: "English", intl: "en-IN" },
+  { code: "hi", label: "हिन्दी", intl: "hi-IN" },
+] as const;
+
+export type Locale = (typeof LANGUAGES)[number]["code"];
+export const SUPPORTED_LOCALES = LANGUAGES.map((l) => l.code) as Locale[];
+export const FALLBACK_LOCALE: Locale = "en";
+export const NAMESPACE = "common";
+
+export function isLocale(value: unknown): value is Locale {
+  return typeof value === "string" && (SUPPORTED_LOCALES as string[]).includes(value);
+}
+
+/** The BCP 47 tag `Intl` formats with for a locale. */
+export function intlTag(locale: string): string {
+  return LANGUAGES.find((l) => l.code === locale)?.intl ?? "en-IN";
+}
+
+/** Catalogue loaders: each language becomes its own chunk on the client. */
+export const catalogueLoaders: Record<Locale, () => Promise<{ default: Catalogue }>> = {
+  en: () => import("./locales/en"),
+  hi: () => import("./locales/hi"),
+};
+
+export const i18nOptions = {
+  supportedLngs: SUPPORTED_LOCALES,
+  fallbackLng: FALLBACK_LOCALE,
+  defaultNS: NAMESPACE,
+  ns: [NAMESPACE],
+  interpolation: { escapeValue: false },
+  react: { useSuspense: false },
+} as const;

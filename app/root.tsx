@@ -1,0 +1,125 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import {
+  data,
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Footer } from "~/components/Footer";
+import { Header } from "~/components/Header";
+import { Toaster } from "~/components/Toaster";
+import { actorFromCookie } from "~/domain/sessions.server";
+import { FALLBACK_LOCALE } from "~/i18n/config";
+import { getLocale, getT } from "~/i18n/i18n.server";
+import { useLocaleSync } from "~/i18n/useLocaleSync";
+import { site } from "~/site";
+import stylesheet from "~/tailwind.css?url";
+import { useNonce } from "~/utils/nonce";
+import { getToast } from "~/utils/toast.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await actorFromCookie(request);
+  const locale = await getLocale(request);
+  const t = await getT(locale);
+  const { toast, headers } = await getToast(request);
+  return data(
+    {
+      locale,
+      title: t("meta.title", { product: site.productName }),
+      description: t("meta.description"),
+      user: actor
+        ? {
+            id: actor.id,
+            firstName: actor.firstName,
+            lastName: actor.lastName,
+            accountType: actor.accountType,
+            image: actor.image,
+          }
+        : null,
+      toast: toast ? { ...toast, id: `${Date.now()}-${Math.random()}` } : null,
+    },
+    { headers },
+  );
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>["data"];
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data?.title ?? site.productName },
+  { name: "description", content: data?.description ?? "" },
+];
+
+export function useRootData() {
+  return useRouteLoaderData<typeof loader>("root");
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const root = useRootData();
+  const nonce = useNonce();
+  const locale = root?.locale ?? FALLBACK_LOCALE;
+  useLocaleSync(locale);
+  return (
+    <html lang={locale} dir="ltr">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#0b5f56" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="flex min-h-screen flex-col">
+        <SkipLink />
+        <Toaster initial={root?.toast ?? null}>
+          <Header user={root?.user ?? null} />
+          {children}
+          <Footer />
+        </Toaster>
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+function SkipLink() {
+  const { t } = useTranslation();
+  return (
+    <a
+      href="#main"
+      className="sr-only z-50 rounded bg-white px-3 py-2 focus:not-sr-only focus:absolute focus:top-2 focus:left-2"
+    >
+      {t("common.skipToContent")}
+    </a>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const { t } = useTranslation();
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  return (
+    <main id="main" className="mx-auto flex w-full max-w-3xl flex-1 flex-col items-center justify-center px-4 py-16 text-center">
+      <h1 className="text-2xl font-bold text-slate-900">
+        {notFound ? t("errors.notFound") : t("errors.serverError")}
+      </h1>
+      <a href="/" className="btn-primary mt-8">
+        {t("errors.backHome")}
+      </a>
+    </main>
+  );
+}

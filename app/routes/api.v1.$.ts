@@ -1,0 +1,11 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { tFor } from "~/i18n/i18n.server";
+import { jsonResponse } from "~/utils/api.server";
+
+/** Unknown /api/v1 paths answer JSON 404 for every method. */
+async function notFound({ request }: LoaderFunctionArgs | ActionFunctionArgs) {
+  const { t } = await tFor(request);
+  return jsonResponse({ success: false, message: t("api.notFound") }, 404);
+}
+export const loader = notFound;
+export const action = notFound;

@@ -1,0 +1,18 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { setUserLocale } from "~/domain/users.server";
+import { actorFromCookie } from "~/domain/sessions.server";
+import { isLocale } from "~/i18n/config";
+import { localeCookie } from "~/i18n/i18n.server";
+import { readForm, safeRedirect } from "~/utils/forms.server";
+
+export async function action({ request }: ActionFunctionArgs) {
+  const form = await readForm(request);
+  const lng = form.get("lng");
+  const to = safeRedirect(form.get("redirectTo"));
+  if (!isLocale(lng)) return redirect(to);
+  const actor = await actorFromCookie(request);
+  if (actor) setUserLocale(actor.id, lng);
+  return redirect(to, { headers: { "Set-Cookie": await localeCookie.serialize(lng) } });
+}
+
+export const loader = () => redirect("/");

@@ -1,0 +1,149 @@
+import type { TFunction } from "i18next";
+import { z } from "zod";
+import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
+import { actorFromBearer, type Actor } from "~/domain/sessions.server";
+import { tFor } from "~/i18n/i18n.server";
+import { log } from "./log.server";
+
+/**
+ * The JSON API adapter: every /api/v1 route body runs inside `api()`, which turns the
+ * result into `{ success, message, data }` and any DomainError into the contract's status
+ * and error shape. Messages are i18n keys translated for the request's language.
+ */
+export type ApiContext = { request: Request; t: TFunction; locale: string };
+
+export type ApiResult = {
+  status?: number;
+  message: string;
+  data?: unknown;
+  extra?: Record<string, unknown>;
+  headers?: HeadersInit;
+};
+
+const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+
+export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit) {
+  const h = new Headers(headers);
+  for (const [k, v] of Object.entries(JSON_HEADERS)) if (!h.has(k)) h.set(k, v);
+  h.set("X-Content-Type-Options", "nosniff");
+  return new Response(JSON.stringify(body), { status, headers: h });
+}
+
+function translateFieldErrors(t: TFunction, errors?: Record<string, string[]>) {
+  if (!errors) return undefined;
+  return Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, v.map((m) => t(m))]));
+}
+
+export function errorResponse(err: DomainError, t: TFunction) {
+  const headers: Record<string, string> = {};
+  if (err.code === "rate_limited" && err.extra.retryAfterSeconds) {
+    headers["Retry-After"] = String(err.extra.retryAfterSeconds);
+  }
+  return jsonResponse(
+    {
+      success: false,
+      message: t(err.message, err.extra.values ?? { seconds: err.extra.retryAfterSeconds }),
+      ...(err.extra.fieldErrors ? { errors: translateFieldErrors(t, err.extra.fieldErrors) } : {}),
+    },
+    HTTP_STATUS[err.code],
+    headers,
+  );
+}
+
+export async function api(request: Request, run: (ctx: ApiContext) => Promise<ApiResult> | ApiResult) {
+  const { t, locale } = await tFor(request);
+  try {
+    const r = await run({ request, t, locale });
+    return jsonResponse(
+      { success: true, message: t(r.message), ...(r.data !== undefined ? { data: r.data } : {}), ...r.extra },
+      r.status ?? 200,
+      r.headers,
+    );
+  } catch (err) {
+    if (isDomainError(err)) return errorResponse(err, t);
+    if (err instanceof Response) throw err;
+    log("error", "api fault", { path: new URL(request.url).pathname, error: String((err as Error)?.stack ?? err) });
+    return jsonResponse({ success: false, message: t("errors.serverError") }, 500);
+  }
+}
+
+export function requireApiActor(request: Request): Actor {
+  const actor = actorFromBearer(request);
+  if (!actor) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  return actor;
+}
+
+/** zod issues → `{ field: [messageKey] }`, the contract's `errors` shape. */
+export function fieldErrors(error: z.ZodError): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.join(".") || "_";
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}
+
+export function validate<S extends z.ZodTypeAny>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new DomainError("invalid", "api.invalidInput", { fieldErrors: fieldErrors(parsed.error) });
+  }
+  return parsed.data;
+}
+
+const MAX_JSON_BYTES = 1024 * 1024 + 1024;
+
+/** Reads a JSON object body; wrong content type, bad JSON or a non-object is a 400. */
+export async function readJson(request: Request): Promise<Record<string, unknown>> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    throw new DomainError("invalid", "api.expectedJson");
+  }
+  const text = await request.text();
+  if (text.length > MAX_JSON_BYTES * 2) throw new DomainError("too_large", "api.bodyTooLarge");
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    throw new DomainError("invalid", "api.malformedJson");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw new DomainError("invalid", "api.expectedObject");
+  }
+  return body as Record<string, unknown>;
+}
+
+export async function jsonBody<S extends z.ZodTypeAny>(request: Request, schema: S): Promise<z.infer<S>> {
+  return validate(schema, await readJson(request));
+}
+
+export const pageQuerySchema = z.object({
+  page: z.coerce.number().int("api.badPage").min(1, "api.badPage").max(1_000_000, "api.badPage").default(1),
+  pageSize: z.coerce.number().int("api.badPageSize").min(1, "api.badPageSize").max(100, "api.badPageSize").default(20),
+});
+export type PageQuery = z.infer<typeof pageQuerySchema>;
+
+export function pageQuery(request: Request): PageQuery {
+  const url = new URL(request.url);
+  return validate(pageQuerySchema, {
+    page: url.searchParams.get("page") ?? undefined,
+    pageSize: url.searchParams.get("pageSize") ?? undefined,
+  });
+}
+
+export type Paged<T> = { items: T[]; total: number; page: number; pageSize: number };
+
+export function pagination(p: Paged<unknown>) {
+  return {
+    page: p.page,
+    pageSize: p.pageSize,
+    total: p.total,
+    totalPages: Math.max(1, Math.ceil(p.total / p.pageSize)),
+  };
+}
+
+/** For a route that only answers some methods. */
+export async function methodNotAllowed(request: Request, allowed: string[]) {
+  const { t } = await tFor(request);
+  return jsonResponse({ success: false, message: t("api.methodNotAllowed") }, 405, { Allow: allowed.join(", ") });
+}

@@ -1,0 +1,24 @@
+import type { AccountType } from "~/db/schema";
+import { actorFromCookie, type Actor } from "~/domain/sessions.server";
+import { tFor } from "~/i18n/i18n.server";
+import { redirectWithError } from "./toast.server";
+
+/** Screens: the signed-in actor, or a redirect to /login that comes back afterwards. */
+export async function requireActor(request: Request): Promise<Actor> {
+  const actor = await actorFromCookie(request);
+  if (actor) return actor;
+  const { t } = await tFor(request);
+  const url = new URL(request.url);
+  const back = url.pathname + url.search;
+  const key = url.pathname.startsWith("/dashboard/upload-report")
+    ? "errors.loginFirstUpload"
+    : "errors.loginFirst";
+  throw await redirectWithError(`/login?redirectTo=${encodeURIComponent(back)}`, t(key));
+}
+
+/** Screens for some account types only: anyone else sees the not-found page. */
+export async function requireRole(request: Request, ...types: AccountType[]): Promise<Actor> {
+  const actor = await requireActor(request);
+  if (!types.includes(actor.accountType)) throw new Response("Not Found", { status: 404 });
+  return actor;
+}

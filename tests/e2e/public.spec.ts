@@ -1,0 +1,112 @@
+import { expect, test } from "@playwright/test";
+import { shot } from "./helpers";
+
+test.describe("public site", () => {
+  test("home: hero, sections, footer, active link", async ({ page }, info) => {
+    await page.goto("/");
+    await expect(page.locator("h1")).toHaveCount(1);
+    await expect(page.getByRole("link", { name: "Submit Report" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Join as Expert" })).toHaveAttribute("href", "/signup");
+    await expect(page.getByRole("heading", { name: "Request a callback" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "What is CareBridge?" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Benefits" })).toBeVisible();
+    const nav = page.getByRole("navigation", { name: "Main navigation" });
+    await expect(nav.getByRole("link", { name: "Home" })).toHaveAttribute("aria-current", "page");
+    const footer = page.locator("footer");
+    await expect(footer).toContainText("STAY IN TOUCH");
+    await expect(footer).toContainText("© 2025 CareBridge. All rights reserved.");
+    const social = footer.locator('a[target="_blank"]');
+    await expect(social).toHaveCount(4);
+    for (const a of await social.all()) await expect(a).toHaveAttribute("rel", "noopener noreferrer");
+    if (info.project.name === "phone") {
+      await expect(nav.getByRole("link", { name: "About Us" })).toBeHidden();
+      await expect(nav.getByRole("link", { name: "Contact Us" })).toBeHidden();
+    } else {
+      await expect(nav.getByRole("link", { name: "About Us" })).toBeVisible();
+    }
+    await expect(page.getByRole("link", { name: "Log In" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Sign Up" })).toBeVisible();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(page.viewportSize()!.width);
+    await shot(page, info, "home");
+  });
+
+  test("about and contact pages; active link", async ({ page }, info) => {
+    await page.goto("/about-us");
+    await expect(page.getByRole("heading", { level: 1, name: "About Us" })).toBeVisible();
+    await expect(page.getByText("Our Mission")).toBeVisible();
+    await expect(page.getByText("Outreach office")).toBeVisible();
+    await expect(page.getByText("Corporate office")).toBeVisible();
+    if (info.project.name === "desktop") {
+      await expect(page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "About Us" })).toHaveAttribute("aria-current", "page");
+    }
+    await shot(page, info, "about");
+    await page.goto("/contact-us");
+    await expect(page.getByText("Mon-Fri 9:00 AM-6:00 PM")).toBeVisible();
+    await shot(page, info, "contact");
+  });
+
+  test("contact form validates, stores and thanks", async ({ page }) => {
+    await page.goto("/contact-us");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByText("Please enter your name")).toBeVisible();
+    await page.getByLabel("Name").fill("Meera");
+    await page.getByLabel("Email").fill("meera@example.com");
+    await page.getByLabel("Message").fill("When do reviews arrive?");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByText("Thank you for reaching out!")).toBeVisible();
+    await expect(page.getByLabel("Name")).toHaveValue("");
+  });
+
+  test("callback request from the home page", async ({ page }) => {
+    await page.goto("/");
+    await page.getByLabel("Your name").fill("Ravi");
+    await page.getByLabel("Phone number").fill("9876543210");
+    await page.getByRole("button", { name: "Request Callback" }).click();
+    await expect(page.getByText("Thank you for reaching out!")).toBeVisible();
+  });
+
+  test("Submit Report when signed out goes to login with the error", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("link", { name: "Submit Report" }).click();
+    await expect(page).toHaveURL(/\/login/);
+    await expect(page.getByText("Please login first to upload report")).toBeVisible();
+  });
+
+  test("404 page", async ({ page }, info) => {
+    const res = await page.goto("/definitely-not-here");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByText("Error - 404 the Page you are look is not found")).toBeVisible();
+    await shot(page, info, "404");
+  });
+
+  test("language switch to Hindi and back", async ({ page }, info) => {
+    await page.goto("/about-us");
+    await page.getByLabel("Change language").click();
+    await page.getByRole("button", { name: "हिन्दी" }).click();
+    await expect(page.locator("html")).toHaveAttribute("lang", "hi");
+    await expect(page.getByRole("heading", { level: 1, name: "हमारे बारे में" })).toBeVisible();
+    await shot(page, info, "about-hi");
+    await page.goto("/");
+    await expect(page.getByRole("link", { name: "रिपोर्ट जमा करें" })).toBeVisible();
+    await page.getByLabel("भाषा बदलें").click();
+    await page.getByRole("button", { name: "English" }).click();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  });
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+  test("contact form and Submit Report work", async ({ page }) => {
+    await page.goto("/contact-us");
+    await page.getByLabel("Name").fill("Nisha");
+    await page.getByLabel("Email").fill("nisha@example.com");
+    await page.getByLabel("Message").fill("No JS here");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByText("Thank you for reaching out!")).toBeVisible();
+    await page.goto("/");
+    await page.getByRole("link", { name: "Submit Report" }).click();
+    await expect(page).toHaveURL(/\/login/);
+    await expect(page.getByText("Please login first to upload report")).toBeVisible();
+  });
+});

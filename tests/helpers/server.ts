@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export type TestServer = {
+  url: string;
+  port: number;
+  dataDir: string;
+  uploadsDir: string;
+  output: () => string;
+  stop: () => Promise<void>;
+};
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
+}
+
+/**
+ * Starts the built app (`npm run build` first) with remix-serve on 127.0.0.1 and a free port,
+ * a fresh temporary data folder (SQLite file, secrets, outbox) and uploads folder.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  opts: { root?: string; keep?: boolean } = {},
+): Promise<TestServer & { root: string }> {
+  const root = opts.root ?? mkdtempSync(path.join(os.tmpdir(), "carebridge-test-"));
+  const dataDir = path.join(root, "data");
+  const uploadsDir = path.join(root, "uploads");
+  const port = await freePort();
+  let out = "";
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"],
+    {
+      cwd: path.resolve("."),
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        UPLOADS_DIR: uploadsDir,
+        APP_URL: `http://127.0.0.1:${port}`,
+        BCRYPT_COST: "4",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    root,
+    url,
+    port,
+    dataDir,
+    uploadsDir,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      if (!opts.keep) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tiny cookie jar for HTTP-level tests of the screens. */
+export class Browserish {
+  cookies = new Map<string, string>();
+  constructor(public base: string) {}
+
+  cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
+  async fetch(pathname: string, init: RequestInit = {}) {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set("Cookie", this.cookieHeader());
+    const res = await fetch(this.base + pathname, { ...init, headers, redirect: "manual" });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const i = pair.indexOf("=");
+      const name = pair.slice(0, i);
+      const value = pair.slice(i + 1);
+      if (/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c) || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** Posts a form like a browser without JavaScript (same-origin headers). */
+  post(pathname: string, fields: Record<string, string>) {
+    return this.fetch(pathname, {
+      method: "POST",
+      body: new URLSearchParams(fields),
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: this.base,
+        "Sec-Fetch-Site": "same-origin",
+      },
+    });
+  }
+
+  /** Follows redirects by hand (keeping cookies) and returns the final response. */
+  async follow(res: Response): Promise<Response> {
+    let r = res;
+    for (let i = 0; i < 10 && r.status >= 300 && r.status < 400; i++) {
+      const loc = r.headers.get("Location")!;
+      r = await this.fetch(loc.startsWith("http") ? new URL(loc).pathname + new URL(loc).search : loc);
+    }
+    return r;
+  }
+}

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "~/config.server";
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), "cb-config-"));
+
+describe("configuration", () => {
+  it("runs with no configuration and keeps generated secrets (0600) for the next start", () => {
+    const dir = tmp();
+    const env = { DATA_DIR: path.join(dir, "data"), UPLOADS_DIR: path.join(dir, "up") };
+    const a = loadConfig(env);
+    expect(a.databaseUrl).toBe(path.join(dir, "data", "app.db"));
+    expect(a.maxUploadBytes).toBe(10 * 1024 * 1024);
+    expect(a.encryptionKey).toHaveLength(32);
+    const file = path.join(dir, "data", "secrets", "session-secret");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const b = loadConfig(env);
+    expect(b.sessionSecret).toBe(a.sessionSecret);
+    expect(b.encryptionKey.equals(a.encryptionKey)).toBe(true);
+    expect(readFileSync(file, "utf8").trim()).toBe(a.sessionSecret);
+  });
+
+  it("names the bad variable", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: dir, UPLOADS_DIR: dir };
+    expect(() => loadConfig({ ...base, MAX_UPLOAD_MB: "lots" })).toThrow(/MAX_UPLOAD_MB/);
+    expect(() => loadConfig({ ...base, ENCRYPTION_KEY: "short" })).toThrow(/ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ...base, PORT: "99999" })).toThrow(/PORT/);
+    expect(() => loadConfig({ ...base, SMTP_URL: "http://x" })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ ...base, ADMIN_EMAIL: "a@b.co" })).toThrow(ConfigError);
+  });
+
+  it("honours explicit values", () => {
+    const dir = tmp();
+    const c = loadConfig({
+      DATA_DIR: dir,
+      UPLOADS_DIR: dir,
+      DATABASE_URL: path.join(dir, "x.db"),
+      MAX_UPLOAD_MB: "2",
+      APP_URL: "https://clinic.example/",
+      ENCRYPTION_KEY: "a".repeat(64),
+      SESSION_SECRET: "s".repeat(40),
+    });
+    expect(c.databaseUrl).toBe(path.join(dir, "x.db"));
+    expect(c.maxUploadBytes).toBe(2 * 1024 * 1024);
+    expect(c.appUrl).toBe("https://clinic.example");
+    expect(c.sessionSecret).toBe("s".repeat(40));
+  });
+});
