@@ -84,3 +84,34 @@ export async function ensureAdmin(input: {
 export function setUserLocale(userId: string, locale: string) {
   db().update(users).set({ locale, updatedAt: new Date() }).where(eq(users.id, userId)).run();
 }
+
+type ProfileRow = typeof profiles.$inferSelect;
+
+/** URL of a stored display picture (served to signed-in users by /media/avatar/:key). */
+export function avatarUrl(imageKey: string | null | undefined): string | null {
+  return imageKey ? `/media/avatar/${imageKey}` : null;
+}
+
+/** The contract's User object: never a password hash, code or token. */
+export function toApiUser(user: UserRow, profile?: ProfileRow | null) {
+  return {
+    _id: user.id,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    email: user.email,
+    accountType: user.accountType,
+    contactNumber: user.contactNumber,
+    countryCode: user.countryCode,
+    image: avatarUrl(user.image),
+    approved: user.approved,
+    additionalDetails: {
+      about: profile?.about ?? null,
+      gender: profile?.gender ?? null,
+      dateOfBirth: profile?.dateOfBirth ?? null,
+      contactNumber: profile?.contactNumber ?? user.contactNumber ?? null,
+    },
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+}
+export type ApiUser = ReturnType<typeof toApiUser>;

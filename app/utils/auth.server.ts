@@ -1,6 +1,7 @@
+import { redirect } from "@remix-run/node";
 import type { AccountType } from "~/db/schema";
-import { actorFromCookie, type Actor } from "~/domain/sessions.server";
-import { tFor } from "~/i18n/i18n.server";
+import { actorFromCookie, sessionCookie, type Actor } from "~/domain/sessions.server";
+import { localeCookie, tFor } from "~/i18n/i18n.server";
 import { redirectWithError } from "./toast.server";
 
 /** Screens: the signed-in actor, or a redirect to /login that comes back afterwards. */
@@ -21,4 +22,23 @@ export async function requireRole(request: Request, ...types: AccountType[]): Pr
   const actor = await requireActor(request);
   if (!types.includes(actor.accountType)) throw new Response("Not Found", { status: 404 });
   return actor;
+}
+
+/** Screens: signed-in visitors do not see signup/login/forgot/update/verify. */
+export async function redirectIfSignedIn(request: Request) {
+  if (await actorFromCookie(request)) throw redirect("/dashboard/home");
+}
+
+/** Set-Cookie headers that start a browser session (and carry the account's language). */
+export async function sessionHeaders(token: string, locale: string) {
+  const headers = new Headers();
+  headers.append("Set-Cookie", await sessionCookie().serialize(token));
+  headers.append("Set-Cookie", await localeCookie.serialize(locale));
+  return headers;
+}
+
+export async function clearSessionHeaders() {
+  const headers = new Headers();
+  headers.append("Set-Cookie", await sessionCookie().serialize("", { maxAge: 0 }));
+  return headers;
 }

@@ -1,0 +1,329 @@
+import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
+import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { passwordResetTokens, profiles, reports, users, verificationCodes, type UserRow } from "~/db/schema";
+import { getT } from "~/i18n/i18n.server";
+import { isLocale, type Locale } from "~/i18n/config";
+import type { ProfileInput, SignupForm } from "~/schemas/auth";
+import { site } from "~/site";
+import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { DomainError } from "./errors";
+import { sendMail, simpleHtml } from "./mail.server";
+import { dummyHash, hashPassword, verifyPassword } from "./passwords.server";
+import { limit, resetLimit } from "./ratelimit.server";
+import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
+import { findUserByEmail, findUserById, insertUser, normalizeEmail } from "./users.server";
+
+const CODE_TTL_MS = 10 * 60 * 1000;
+const CODE_MAX_ATTEMPTS = 5;
+/** How long a pending signup can still be resent or verified after its last code was issued. */
+const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
+const RESET_TTL_MS = 15 * 60 * 1000;
+
+type PendingSignup = Omit<SignupForm, "password" | "confirmPassword"> & {
+  passwordHash: string;
+  locale: string;
+};
+
+function codeHash(rowId: string, code: string) {
+  return createHmac("sha256", config().sessionSecret).update(`${rowId}:${code}`).digest("hex");
+}
+
+function sameHash(a: string, b: string) {
+  const x = Buffer.from(a, "hex");
+  const y = Buffer.from(b, "hex");
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const loc = (l: string | undefined): Locale => (isLocale(l) ? l : "en");
+
+async function mailCode(email: string, code: string, locale: string) {
+  const t = await getT(loc(locale));
+  const vars = { code, product: site.productName, minutes: 10 };
+  await sendMail({
+    to: email,
+    subject: t("authMail.codeSubject", vars),
+    text: `${t("authMail.codeBody", vars)}\n\n${t("authMail.ignore")}`,
+    html: simpleHtml([t("authMail.codeBody", vars), t("authMail.ignore")]),
+  });
+}
+
+/** Issues a fresh 6-digit code for an e-mail (older unused codes stop working) and mails it. */
+async function issueCode(email: string, payload: string | null, locale: string) {
+  const id = newId();
+  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  const now = Date.now();
+  db().transaction((tx) => {
+    tx.update(verificationCodes)
+      .set({ consumedAt: new Date(now) })
+      .where(and(eq(verificationCodes.email, email), eq(verificationCodes.purpose, "signup"), isNull(verificationCodes.consumedAt)))
+      .run();
+    tx.insert(verificationCodes)
+      .values({ id, email, purpose: "signup", codeHash: codeHash(id, code), payload, expiresAt: new Date(now + CODE_TTL_MS), createdAt: new Date(now) })
+      .run();
+  });
+  try {
+    await mailCode(email, code, locale);
+  } catch {
+    db().delete(verificationCodes).where(eq(verificationCodes.id, id)).run();
+    throw new DomainError("invalid", "accounts.sendCodeFailed");
+  }
+  return id;
+}
+
+/** Checks a code against its row: single use, 10 minutes, at most 5 wrong tries. */
+function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
+  if (!row || row.consumedAt) throw new DomainError("invalid", "accounts.otpExpired", { fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] } });
+  if (row.attempts >= CODE_MAX_ATTEMPTS) throw new DomainError("invalid", "accounts.otpTooManyTries", { fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] } });
+  if (row.expiresAt.getTime() < Date.now()) throw new DomainError("invalid", "accounts.otpExpired", { fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] } });
+  if (!sameHash(row.codeHash, codeHash(row.id, code))) {
+    db().update(verificationCodes).set({ attempts: row.attempts + 1 }).where(eq(verificationCodes.id, row.id)).run();
+    const left = CODE_MAX_ATTEMPTS - row.attempts - 1;
+    const key = left > 0 ? "accounts.otpWrong" : "accounts.otpTooManyTries";
+    throw new DomainError("invalid", key, { fieldErrors: { code: [key], otp: [key] }, values: { left } });
+  }
+  // Consume atomically: a second use of the same code finds it consumed.
+  const res = db()
+    .update(verificationCodes)
+    .set({ consumedAt: new Date() })
+    .where(and(eq(verificationCodes.id, row.id), isNull(verificationCodes.consumedAt)))
+    .run();
+  if (res.changes !== 1) throw new DomainError("invalid", "accounts.otpExpired");
+}
+
+function assertEmailFree(email: string) {
+  if (findUserByEmail(email)) {
+    throw new DomainError("conflict", "accounts.emailTaken", { fieldErrors: { email: ["accounts.emailTaken"] } });
+  }
+}
+
+/** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
+export async function startSignup(input: SignupForm, request: Request, locale: string) {
+  await limit("sendCode", input.email, request);
+  assertEmailFree(input.email);
+  const pending: PendingSignup = {
+    accountType: input.accountType,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    email: input.email,
+    countryCode: input.countryCode,
+    contactNumber: input.contactNumber,
+    passwordHash: await hashPassword(input.password),
+    locale,
+  };
+  return { pendingId: await issueCode(input.email, JSON.stringify(pending), locale) };
+}
+
+function pendingRow(pendingId: string | null | undefined) {
+  if (!pendingId || !/^[a-f0-9]{24}$/.test(pendingId)) return undefined;
+  const row = db().select().from(verificationCodes).where(eq(verificationCodes.id, pendingId)).get();
+  if (!row?.payload || row.consumedAt || row.createdAt.getTime() + PENDING_TTL_MS < Date.now()) return undefined;
+  return row;
+}
+
+/** The e-mail of a pending screen signup, or null when there is none. */
+export function getPendingSignup(pendingId: string | null | undefined) {
+  const row = pendingRow(pendingId);
+  return row ? { email: row.email } : null;
+}
+
+export async function resendSignupCode(pendingId: string, request: Request) {
+  const row = pendingRow(pendingId);
+  if (!row) throw new DomainError("invalid", "accounts.signupExpired");
+  await limit("sendCode", row.email, request);
+  assertEmailFree(row.email);
+  const pending = JSON.parse(row.payload!) as PendingSignup;
+  return { pendingId: await issueCode(row.email, row.payload, pending.locale) };
+}
+
+async function createAccount(pending: PendingSignup) {
+  return insertUser({
+    email: pending.email,
+    passwordHash: pending.passwordHash,
+    firstName: pending.firstName,
+    lastName: pending.lastName,
+    accountType: pending.accountType,
+    countryCode: pending.countryCode,
+    contactNumber: pending.contactNumber,
+    locale: pending.locale,
+  });
+}
+
+/** Screen signup, step 2: a right code creates the account (experts start unapproved). */
+export async function completeSignup(pendingId: string, code: string, request: Request) {
+  const row = pendingRow(pendingId);
+  if (!row) throw new DomainError("invalid", "accounts.signupExpired");
+  await limit("verifyCode", row.email, request);
+  checkCode(row, code);
+  return createAccount(JSON.parse(row.payload!) as PendingSignup);
+}
+
+/** API: POST /auth/send-otp. */
+export async function sendSignupOtp(emailAddress: string, request: Request, locale: string) {
+  const email = normalizeEmail(emailAddress);
+  await limit("sendCode", email, request);
+  assertEmailFree(email);
+  await issueCode(email, null, locale);
+}
+
+/** API: POST /auth/signup with the code from send-otp. */
+export async function signupWithOtp(input: SignupForm & { otp: string }, request: Request, locale: string) {
+  await limit("verifyCode", input.email, request);
+  assertEmailFree(input.email);
+  const row = db()
+    .select()
+    .from(verificationCodes)
+    .where(and(eq(verificationCodes.email, input.email), eq(verificationCodes.purpose, "signup"), isNull(verificationCodes.consumedAt)))
+    .orderBy(desc(verificationCodes.createdAt))
+    .get();
+  checkCode(row, input.otp);
+  return createAccount({
+    accountType: input.accountType,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    email: input.email,
+    countryCode: input.countryCode ?? "+91",
+    contactNumber: input.contactNumber,
+    passwordHash: await hashPassword(input.password),
+    locale,
+  });
+}
+
+/** Checks credentials and opens a session (a web cookie session or an API token). */
+export async function login(input: { email: string; password: string }, request: Request, kind: "web" | "api") {
+  const email = normalizeEmail(input.email);
+  await limit("login", email, request);
+  const user = findUserByEmail(email);
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? dummyHash());
+  if (!user || !ok) throw new DomainError("not_authenticated", "accounts.invalidCredentials");
+  if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
+  await resetLimit("login", email);
+  const session = createSession(user.id, kind, {
+    userAgent: request.headers.get("User-Agent"),
+    ip: request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? null,
+  });
+  return { user, token: session.token, sessionId: session.id };
+}
+
+export function logout(actor: Actor) {
+  revokeSession(actor.sessionId);
+}
+
+/** Always answers the same; mails a 15-minute single-use link when the account exists. */
+export async function requestPasswordReset(emailAddress: string, request: Request) {
+  const email = normalizeEmail(emailAddress);
+  await limit("reset", email, request);
+  const user = findUserByEmail(email);
+  if (!user || user.suspendedAt) return;
+  const token = newToken();
+  db()
+    .insert(passwordResetTokens)
+    .values({ id: newId(), tokenHash: sha256(token), userId: user.id, expiresAt: new Date(Date.now() + RESET_TTL_MS) })
+    .run();
+  const t = await getT(loc(user.locale));
+  const link = `${config().appUrl}/update-password/${token}`;
+  const vars = { product: site.productName, minutes: 15, link };
+  await sendMail({
+    to: user.email,
+    subject: t("authMail.resetSubject", vars),
+    text: `${t("authMail.resetBody", vars)}\n\n${link}\n\n${t("authMail.ignore")}`,
+    html: simpleHtml([t("authMail.resetBody", vars), link, t("authMail.ignore")], { href: link, label: t("authMail.resetButton") }),
+  });
+}
+
+function liveResetToken(token: string) {
+  if (!token || token.length > 200) return undefined;
+  const row = db().select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, sha256(token))).get();
+  if (!row || row.usedAt || row.expiresAt.getTime() < Date.now()) return undefined;
+  return row;
+}
+
+export function isResetTokenLive(token: string) {
+  return !!liveResetToken(token);
+}
+
+/** Sets a new password from a reset link; the link then stops working and every session ends. */
+export async function resetPassword(token: string, password: string) {
+  const row = liveResetToken(token);
+  if (!row) throw new DomainError("invalid", "accounts.resetTokenInvalid");
+  const passwordHash = await hashPassword(password);
+  const used = db().transaction((tx) => {
+    const r = tx
+      .update(passwordResetTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(passwordResetTokens.id, row.id), isNull(passwordResetTokens.usedAt)))
+      .run();
+    if (r.changes !== 1) return false;
+    tx.update(passwordResetTokens).set({ usedAt: new Date() }).where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt))).run();
+    tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, row.userId)).run();
+    return true;
+  });
+  if (!used) throw new DomainError("invalid", "accounts.resetTokenInvalid");
+  revokeAllSessions(row.userId);
+}
+
+/** Changes the password; every other session and API token of the account ends. */
+export async function changePassword(actor: Actor, input: { oldPassword: string; newPassword: string }) {
+  const user = findUserById(actor.id);
+  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
+    throw new DomainError("invalid", "accounts.currentPasswordWrong", { fieldErrors: { oldPassword: ["accounts.currentPasswordWrong"] } });
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).run();
+  revokeAllSessions(user.id, actor.sessionId);
+}
+
+export function getProfile(userId: string) {
+  const user = findUserById(userId);
+  if (!user) throw new DomainError("not_found", "api.notFound");
+  const profile = db().select().from(profiles).where(eq(profiles.userId, userId)).get();
+  return { user, profile };
+}
+
+export function updateProfile(actor: Actor, input: ProfileInput) {
+  const now = new Date();
+  db().transaction((tx) => {
+    tx.update(users)
+      .set({ firstName: input.firstName, lastName: input.lastName ?? "", contactNumber: input.contactNumber, updatedAt: now })
+      .where(eq(users.id, actor.id))
+      .run();
+    tx.insert(profiles)
+      .values({ userId: actor.id, about: input.about, gender: input.gender, dateOfBirth: input.dateOfBirth, contactNumber: input.contactNumber, updatedAt: now })
+      .onConflictDoUpdate({
+        target: profiles.userId,
+        set: { about: input.about, gender: input.gender, dateOfBirth: input.dateOfBirth, contactNumber: input.contactNumber, updatedAt: now },
+      })
+      .run();
+  });
+  return getProfile(actor.id);
+}
+
+export function setDisplayPicture(actor: Actor, imageKey: string): { previous: string | null } {
+  const user = findUserById(actor.id);
+  db().update(users).set({ image: imageKey, updatedAt: new Date() }).where(eq(users.id, actor.id)).run();
+  return { previous: user?.image ?? null };
+}
+
+/**
+ * Deletes the account: the user row (profile, sessions, tokens and reports go with it by
+ * foreign key) — and returns the stored file keys the caller's file store must remove.
+ */
+export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
+  const user = findUserById(actor.id);
+  if (!user) throw new DomainError("not_found", "api.notFound");
+  const keys = db().select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, actor.id)).all().map((r) => r.key);
+  if (user.image) keys.push(user.image);
+  db().delete(users).where(eq(users.id, actor.id)).run();
+  return { fileKeys: keys };
+}
+
+/** Removes used, expired codes and reset tokens (run at start-up and now and then). */
+export function pruneAccountsTables() {
+  const cutoff = new Date(Date.now() - PENDING_TTL_MS);
+  db().delete(verificationCodes).where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff))).run();
+  db().delete(passwordResetTokens).where(lt(passwordResetTokens.expiresAt, new Date())).run();
+}
+
+export type { UserRow };

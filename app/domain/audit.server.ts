@@ -1,0 +1,170 @@
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { db } from "~/db/client.server";
+import { auditEvents, users, type AccountType } from "~/db/schema";
+import type { Paged, PageQuery } from "~/utils/api.server";
+import { newId } from "~/utils/ids.server";
+import { DomainError } from "./errors";
+import type { Actor } from "./sessions.server";
+
+/**
+ * The audit trail: who did what to which record, when and from where. Details never hold
+ * medical content (no report text, no file contents, no review text) — only ids and flags.
+ */
+export type AuditAction =
+  | "report.upload"
+  | "report.file_open"
+  | "report.review"
+  | "report.delete"
+  | "expert.approve"
+  | `account.${string}`;
+
+export type AuditSubjectType = "report" | "user" | (string & {});
+
+const DETAIL_MAX = 2000;
+
+/** Records one event. Never throws on a bad detail; a database failure does throw. */
+export function audit(
+  actor: Pick<Actor, "id"> | null,
+  action: AuditAction,
+  subjectType: AuditSubjectType,
+  subjectId: string | null,
+  detail?: Record<string, unknown> | string | null,
+  ip?: string | null,
+): void {
+  let text: string | null = null;
+  if (detail !== undefined && detail !== null) {
+    try {
+      text = typeof detail === "string" ? detail : JSON.stringify(detail);
+    } catch {
+      text = null;
+    }
+    if (text && text.length > DETAIL_MAX) text = text.slice(0, DETAIL_MAX);
+  }
+  db()
+    .insert(auditEvents)
+    .values({
+      id: newId(),
+      actorId: actor?.id ?? null,
+      action,
+      subjectType,
+      subjectId,
+      detail: text,
+      ip: ip ? ip.slice(0, 64) : null,
+      createdAt: new Date(),
+    })
+    .run();
+}
+
+export type ApiAuditEvent = {
+  _id: string;
+  action: string;
+  subjectType: string;
+  subjectId: string | null;
+  detail: unknown;
+  ip: string | null;
+  createdAt: string;
+  actor: { _id: string; firstName: string; lastName: string; email: string; accountType: AccountType } | null;
+};
+
+function parseDetail(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Admin only: the trail, newest first, optionally one action, with the actor's name and e-mail. */
+export function listAuditEvents(
+  actor: Actor,
+  query: PageQuery & { action?: string | null },
+): Paged<ApiAuditEvent> {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "audit.adminsOnly");
+  const { page, pageSize } = query;
+  const where = query.action ? eq(auditEvents.action, query.action) : undefined;
+  const total = db().select({ n: count() }).from(auditEvents).where(where).get()?.n ?? 0;
+  const rows = db()
+    .select({ e: auditEvents, u: users })
+    .from(auditEvents)
+    .leftJoin(users, eq(users.id, auditEvents.actorId))
+    .where(where)
+    // audit_events_created_idx / audit_events_action_created_idx; rowid breaks ties in the same ms.
+    .orderBy(desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .all();
+  return {
+    items: rows.map(({ e, u }) => ({
+      _id: e.id,
+      action: e.action,
+      subjectType: e.subjectType,
+      subjectId: e.subjectId,
+      detail: parseDetail(e.detail),
+      ip: e.ip,
+      createdAt: e.createdAt.toISOString(),
+      actor: u
+        ? { _id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email, accountType: u.accountType }
+        : null,
+    })),
+    total,
+    page,
+    pageSize,
+  };
+}
+
+export type FileView = {
+  viewerFirstName: string;
+  viewerLastName: string;
+  viewerAccountType: AccountType;
+  /** ISO-8601 UTC. */
+  at: string;
+};
+
+/** At most this many views are kept per report (the newest). */
+const VIEWS_PER_REPORT = 50;
+
+/**
+ * Who opened each report's file: "report.file_open" events by Experts and Admins (the
+ * patient's own views are not listed), newest first, per report id.
+ */
+export function fileViewsForReports(reportIds: string[]): Map<string, FileView[]> {
+  const out = new Map<string, FileView[]>();
+  const ids = [...new Set(reportIds)];
+  for (const id of ids) out.set(id, []);
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = ids.slice(i, i + 500);
+    const rows = db()
+      .select({
+        reportId: auditEvents.subjectId,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        accountType: users.accountType,
+        at: auditEvents.createdAt,
+      })
+      .from(auditEvents)
+      .innerJoin(users, eq(users.id, auditEvents.actorId))
+      .where(
+        and(
+          // audit_events_subject_idx (subject_type, subject_id, created_at)
+          eq(auditEvents.subjectType, "report"),
+          inArray(auditEvents.subjectId, batch),
+          eq(auditEvents.action, "report.file_open"),
+          inArray(users.accountType, ["Expert", "Admin"]),
+        ),
+      )
+      .orderBy(desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
+      .all();
+    for (const r of rows) {
+      const list = out.get(r.reportId!);
+      if (!list || list.length >= VIEWS_PER_REPORT) continue;
+      list.push({
+        viewerFirstName: r.firstName,
+        viewerLastName: r.lastName,
+        viewerAccountType: r.accountType,
+        at: r.at.toISOString(),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+
+/**
+ * Report and expert inputs, shared by the screens (Conform), the actions, the JSON API and
+ * the OpenAPI document. Messages are i18n keys (see the `reports` and `experts` sections of
+ * app/i18n/locales/en.ts); the English text is the spec's wording.
+ */
+
+/** The 13 report types of spec section 3, in the spec's order and spelling. */
+export const REPORT_TYPES = [
+  "Blood Test",
+  "X-Ray",
+  "MRI",
+  "CT Scan",
+  "Urine Test",
+  "ECG",
+  "Ultrasound",
+  "Biopsy",
+  "Allergy Test",
+  "Eye Exam",
+  "Hearing Test",
+  "Dental Checkup",
+  "COVID-19 Test",
+] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+export const DESCRIPTION_MAX = 2000;
+export const REVIEW_MAX = 10_000;
+
+/** A dial code such as +91 (same rule as the callback form). */
+const DIAL_CODE_RE = /^\+[1-9]\d{0,3}$/;
+/** Separators people type inside phone numbers; removed before the digit check. */
+const PHONE_SEPARATORS_RE = /[\s\-().]/g;
+
+const reportTypeField = z
+  .string({ required_error: "reports.reportTypeRequired", invalid_type_error: "reports.reportTypeRequired" })
+  .trim()
+  .min(1, "reports.reportTypeRequired")
+  .pipe(z.enum(REPORT_TYPES, { errorMap: () => ({ message: "reports.reportTypeInvalid" }) }));
+
+const descriptionField = z
+  .string({ invalid_type_error: "reports.descriptionTooLong" })
+  .trim()
+  .max(DESCRIPTION_MAX, "reports.descriptionTooLong")
+  .optional();
+
+/** Digits with an optional leading "+CC" (the API's phoneNumber "may carry a +CC prefix"). */
+const phoneNumberField = z
+  .string({ required_error: "reports.phoneRequired", invalid_type_error: "reports.phoneRequired" })
+  .trim()
+  .min(1, "reports.phoneRequired")
+  .transform((v) => v.replace(PHONE_SEPARATORS_RE, ""))
+  .pipe(z.string().regex(/^\+?\d{6,15}$/, "reports.phoneInvalid"));
+
+const countryCodeField = z
+  .string({ invalid_type_error: "reports.countryCodeRequired" })
+  .trim()
+  .regex(DIAL_CODE_RE, "reports.countryCodeRequired");
+
+/** A checkbox value: the form sends "on"; JSON clients may send true/"true". */
+const consentField = z.union([z.literal("on"), z.literal("true"), z.literal(true)], {
+  errorMap: () => ({ message: "reports.consentRequired" }),
+});
+
+/**
+ * Upload fields as the JSON API accepts them (the file travels separately, as `report`):
+ * countryCode and consent are optional there, because the original client never sent them.
+ * When consent is sent it must be given.
+ */
+export const uploadReportSchema = z.object({
+  reportType: reportTypeField,
+  description: descriptionField,
+  phoneNumber: phoneNumberField,
+  countryCode: countryCodeField.optional(),
+  consent: consentField.optional(),
+});
+
+/** The upload screen: country code and the consent checkbox are required there. */
+export const uploadReportFormSchema = uploadReportSchema.extend({
+  countryCode: z
+    .string({ required_error: "reports.countryCodeRequired", invalid_type_error: "reports.countryCodeRequired" })
+    .pipe(countryCodeField),
+  consent: consentField,
+});
+
+export type UploadReportInput = z.input<typeof uploadReportSchema>;
+export type UploadReportData = z.output<typeof uploadReportSchema>;
+
+export const reviewSchema = z.object({
+  review: z
+    .string({ required_error: "reports.reviewRequired", invalid_type_error: "reports.reviewRequired" })
+    .trim()
+    .min(1, "reports.reviewRequired")
+    .max(REVIEW_MAX, "reports.reviewTooLong"),
+});
+export type ReviewInput = z.input<typeof reviewSchema>;
+
+const idField = (requiredKey: string) =>
+  z
+    .string({ required_error: requiredKey, invalid_type_error: requiredKey })
+    .trim()
+    .min(1, requiredKey)
+    .max(100, requiredKey);
+
+export const approveExpertSchema = z.object({ expertId: idField("experts.expertIdRequired") });
+export const deleteReportSchema = z.object({ reportId: idField("reports.reportIdRequired") });
+
+/** `?reportType=` on the pending list: empty means all types. */
+export const reportTypeFilter = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : v),
+  z.enum(REPORT_TYPES, { errorMap: () => ({ message: "reports.reportTypeInvalid" }) }).optional(),
+);
+
+export function isReportType(value: unknown): value is ReportType {
+  return typeof value === "string" && (REPORT_TYPES as readonly string[]).includes(value);
+}
