@@ -168,7 +168,11 @@ export async function sendSignupOtp(emailAddress: string, request: Request, loca
 }
 
 /** API: POST /auth/signup with the code from send-otp. */
-export async function signupWithOtp(input: SignupForm & { otp: string }, request: Request, locale: string) {
+export async function signupWithOtp(
+  input: Omit<SignupForm, "countryCode"> & { countryCode?: string; otp: string },
+  request: Request,
+  locale: string,
+) {
   await limit("verifyCode", input.email, request);
   assertEmailFree(input.email);
   const row = db()
@@ -183,7 +187,7 @@ export async function signupWithOtp(input: SignupForm & { otp: string }, request
     firstName: input.firstName,
     lastName: input.lastName,
     email: input.email,
-    countryCode: input.countryCode ?? "+91",
+    countryCode: (input.countryCode ?? "+91") as SignupForm["countryCode"],
     contactNumber: input.contactNumber,
     passwordHash: await hashPassword(input.password),
     locale,

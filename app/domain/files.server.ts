@@ -167,10 +167,10 @@ export async function storeUpload(
 
   const flush = async () => {
     if (!pendingBytes) return;
-    const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+    const bufs = pending;
     pending = [];
     pendingBytes = 0;
-    await fh!.write(buf);
+    await fh!.writev(bufs);
   };
   const push = async (plain: Buffer) => {
     const enc = cipher.update(plain);
@@ -186,7 +186,9 @@ export async function storeUpload(
     const found = await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES));
     const type = found ? TYPES[found.ext] : undefined;
     if (!type || !type.kinds.includes(opts.allowed)) {
-      throw new DomainError("unsupported_type", "files.unsupportedType");
+      throw new DomainError("unsupported_type", "files.unsupportedType", {
+        values: { types: opts.allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF" : "PNG, JPEG, WebP, GIF" },
+      });
     }
     sniffed = type;
     fh = await open(partPath, "wx", 0o600);

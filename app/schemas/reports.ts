@@ -24,6 +24,23 @@ export const REPORT_TYPES = [
 ] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
+/** i18n key (under `reports.types`) of each report type's label; English is the type itself. */
+export const REPORT_TYPE_KEYS: Record<ReportType, string> = {
+  "Blood Test": "reports.types.bloodTest",
+  "X-Ray": "reports.types.xRay",
+  MRI: "reports.types.mri",
+  "CT Scan": "reports.types.ctScan",
+  "Urine Test": "reports.types.urineTest",
+  ECG: "reports.types.ecg",
+  Ultrasound: "reports.types.ultrasound",
+  Biopsy: "reports.types.biopsy",
+  "Allergy Test": "reports.types.allergyTest",
+  "Eye Exam": "reports.types.eyeExam",
+  "Hearing Test": "reports.types.hearingTest",
+  "Dental Checkup": "reports.types.dentalCheckup",
+  "COVID-19 Test": "reports.types.covid19Test",
+};
+
 export const DESCRIPTION_MAX = 2000;
 export const REVIEW_MAX = 10_000;
 

@@ -147,3 +147,19 @@ export async function methodNotAllowed(request: Request, allowed: string[]) {
   const { t } = await tFor(request);
   return jsonResponse({ success: false, message: t("api.methodNotAllowed") }, 405, { Allow: allowed.join(", ") });
 }
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Handler = (request: Request, params: Record<string, string | undefined>) => Promise<Response>;
+
+/**
+ * Builds a resource route's loader/action from a method table; any other method gets the
+ * contract's JSON 405 with an Allow header.
+ */
+export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
+  const allowed = Object.keys(handlers);
+  const dispatch = async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
+    const h = handlers[request.method.toUpperCase() as Method];
+    return h ? h(request, params) : methodNotAllowed(request, allowed);
+  };
+  return { loader: dispatch, action: dispatch };
+}

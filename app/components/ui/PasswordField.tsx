@@ -1,0 +1,62 @@
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { describedBy, FieldError } from "./Field";
+
+type Meta = { id: string; name: string; errorId: string; descriptionId: string; errors?: string[] };
+
+/** A password input with a show/hide toggle (the toggle appears once JavaScript runs). */
+export function PasswordField({
+  meta,
+  label,
+  autoComplete = "current-password",
+  required = true,
+}: {
+  meta: Meta;
+  label: string;
+  autoComplete?: string;
+  required?: boolean;
+}) {
+  const { t } = useTranslation();
+  const [visible, setVisible] = useState(false);
+  const [hydrated, setHydrated] = useState(false);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  useStateOnMount(() => setHydrated(true));
+  return (
+    <div>
+      <label htmlFor={meta.id} className="field-label">
+        {label}
+        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+      </label>
+      <div className="relative">
+        <input
+          id={meta.id}
+          name={meta.name}
+          type={visible ? "text" : "password"}
+          autoComplete={autoComplete}
+          maxLength={128}
+          aria-invalid={meta.errors?.length ? true : undefined}
+          aria-describedby={describedBy(meta)}
+          aria-required={required || undefined}
+          className="field-input pr-20"
+        />
+        {hydrated && (
+          <button
+            type="button"
+            onClick={() => setVisible((v) => !v)}
+            aria-pressed={visible}
+            aria-controls={meta.id}
+            className="absolute inset-y-0 right-0 min-w-11 rounded-r-lg px-3 text-sm font-semibold text-brand-700"
+          >
+            {visible ? t("accounts.hidePassword") : t("accounts.showPassword")}
+          </button>
+        )}
+      </div>
+      <FieldError meta={meta} />
+    </div>
+  );
+}
+
+import { useEffect } from "react";
+function useStateOnMount(fn: () => void) {
+  useEffect(fn, []); // eslint-disable-line react-hooks/exhaustive-deps
+}

@@ -1,0 +1,44 @@
+import { describedBy, FieldError } from "./Field";
+
+type Meta = { id: string; name: string; errorId: string; descriptionId: string; errors?: string[]; initialValue?: unknown };
+
+export function SelectField({
+  meta,
+  label,
+  options,
+  defaultValue,
+  required,
+  className,
+}: {
+  meta: Meta;
+  label: string;
+  options: { value: string; label: string }[];
+  defaultValue?: string;
+  required?: boolean;
+  className?: string;
+}) {
+  return (
+    <div className={className}>
+      <label htmlFor={meta.id} className="field-label">
+        {label}
+        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+      </label>
+      <select
+        id={meta.id}
+        name={meta.name}
+        defaultValue={(meta.initialValue as string | undefined) ?? defaultValue}
+        aria-invalid={meta.errors?.length ? true : undefined}
+        aria-describedby={describedBy(meta)}
+        aria-required={required || undefined}
+        className="field-input"
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <FieldError meta={meta} />
+    </div>
+  );
+}

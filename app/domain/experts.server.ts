@@ -1,0 +1,133 @@
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { profiles, users, type UserRow } from "~/db/schema";
+import { isLocale, type Locale } from "~/i18n/config";
+import { getT } from "~/i18n/i18n.server";
+import { site } from "~/site";
+import type { Paged, PageQuery } from "~/utils/api.server";
+import { log } from "~/utils/log.server";
+import { audit } from "./audit.server";
+import { DomainError } from "./errors";
+import { sendMailInBackground, simpleHtml } from "./mail.server";
+import type { Actor } from "./sessions.server";
+import { toApiUser, type ApiUser } from "./users.server";
+
+/**
+ * Expert accounts: the admin's approval queue and the list of approved experts.
+ *
+ * toApiUser (the contract's User object) lives in users.server.ts, shared with accounts and
+ * profile; it is re-exported here so report/expert adapters can import it from one place.
+ */
+export { toApiUser, type ApiUser };
+
+// ---------------------------------------------------------------------------------------
+// Notification mail in the recipient's language (also used by reports.server.ts)
+
+type Recipient = Pick<UserRow, "email" | "firstName" | "locale">;
+
+/**
+ * Sends one short notification to a user in their language, in the background (a mail
+ * failure never fails the action). Only ids-free, medical-content-free text: the keys
+ * under `mail.*` with a greeting, a link into the app and the footer.
+ */
+export function notifyUser(
+  to: Recipient,
+  message: { subject: string; body: string; action: string; path: string },
+): void {
+  const locale: Locale = isLocale(to.locale) ? to.locale : "en";
+  getT(locale)
+    .then((t) => {
+      const vars = { product: site.productName, name: to.firstName || to.email };
+      const href = `${config().appUrl}${message.path}`;
+      const greeting = t("mail.greeting", vars);
+      const body = t(message.body, vars);
+      const footer = t("mail.footer", vars);
+      sendMailInBackground({
+        to: to.email,
+        subject: t(message.subject, vars),
+        text: `${greeting}\n\n${body}\n\n${t("mail.openLink", { url: href })}\n\n${footer}`,
+        html: simpleHtml([greeting, body, footer], { href, label: t(message.action, vars) }),
+      });
+    })
+    .catch((err) => log("error", "notification failed", { error: String(err?.message ?? err) }));
+}
+
+// ---------------------------------------------------------------------------------------
+
+function requireAdmin(actor: Actor) {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "experts.adminsOnly");
+}
+
+function listExperts(approved: boolean, { page, pageSize }: PageQuery): Paged<ApiUser> {
+  const where = and(eq(users.accountType, "Expert"), eq(users.approved, approved));
+  const total = db().select({ n: count() }).from(users).where(where).get()?.n ?? 0;
+  const rows = db()
+    .select({ user: users, profile: profiles })
+    .from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .where(where)
+    // users_type_approved_created_idx (account_type, approved, created_at); rowid breaks ties.
+    .orderBy(desc(users.createdAt), desc(sql`"users"."rowid"`))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .all();
+  return { items: rows.map((r) => toApiUser(r.user, r.profile)), total, page, pageSize };
+}
+
+/** Admin: experts waiting for approval, newest sign-up first. */
+export function listPendingExperts(actor: Actor, page: PageQuery): Paged<ApiUser> {
+  requireAdmin(actor);
+  return listExperts(false, page);
+}
+
+/** Experts and Admins: approved experts, newest first. */
+export function listApprovedExperts(actor: Actor, page: PageQuery): Paged<ApiUser> {
+  if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
+    throw new DomainError("forbidden", "experts.expertsOrAdmins");
+  }
+  return listExperts(true, page);
+}
+
+/**
+ * Admin: approves an expert account. Unknown id or not an expert → not_found. Approving an
+ * already approved expert changes nothing and returns the user (no second mail or audit).
+ */
+export function approveExpert(actor: Actor, expertId: string, ip?: string | null): ApiUser {
+  requireAdmin(actor);
+  const user = db().select().from(users).where(eq(users.id, expertId)).get();
+  if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
+  const changed =
+    db()
+      .update(users)
+      .set({ approved: true, updatedAt: new Date() })
+      .where(and(eq(users.id, expertId), eq(users.accountType, "Expert"), eq(users.approved, false)))
+      .run().changes === 1;
+  if (changed) {
+    audit(actor, "expert.approve", "user", expertId, null, ip);
+    if (!user.suspendedAt) {
+      notifyUser(user, {
+        subject: "mail.expertApprovedSubject",
+        body: "mail.expertApprovedBody",
+        action: "mail.expertApprovedAction",
+        path: "/dashboard/pending-report",
+      });
+    }
+  }
+  const fresh = db()
+    .select({ user: users, profile: profiles })
+    .from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .where(eq(users.id, expertId))
+    .get()!;
+  return toApiUser(fresh.user, fresh.profile);
+}
+
+/** Approved, not suspended experts: who hears about a new report. Uses the type/approved index. */
+export function approvedExpertRecipients(): Recipient[] {
+  return db()
+    .select({ email: users.email, firstName: users.firstName, locale: users.locale })
+    .from(users)
+    .where(and(eq(users.accountType, "Expert"), eq(users.approved, true), isNull(users.suspendedAt)))
+    .all();
+}

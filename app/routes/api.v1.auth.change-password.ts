@@ -1,0 +1,15 @@
+import { changePassword } from "~/domain/accounts.server";
+import { changePasswordSchema } from "~/schemas/auth";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async () => {
+      const actor = requireApiActor(request);
+      const body = await jsonBody(request, changePasswordSchema);
+      await changePassword(actor, body);
+      return { message: "accounts.passwordChanged" };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,16 @@
+import { getProfile, login } from "~/domain/accounts.server";
+import { toApiUser } from "~/domain/users.server";
+import { loginSchema } from "~/schemas/auth";
+import { api, apiRoute, jsonBody } from "~/utils/api.server";
+
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async () => {
+      const body = await jsonBody(request, loginSchema);
+      const { user, token } = await login(body, request, "api");
+      const { profile } = getProfile(user.id);
+      return { message: "accounts.loginSuccess", extra: { token, user: toApiUser(user, profile) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,12 @@
+import { logout } from "~/domain/accounts.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async () => {
+      logout(requireApiActor(request));
+      return { message: "accounts.loggedOut" };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

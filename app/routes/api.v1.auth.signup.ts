@@ -1,0 +1,15 @@
+import { signupWithOtp } from "~/domain/accounts.server";
+import { toApiUser } from "~/domain/users.server";
+import { signupApiSchema } from "~/schemas/auth";
+import { api, apiRoute, jsonBody } from "~/utils/api.server";
+
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async ({ locale }) => {
+      const body = await jsonBody(request, signupApiSchema);
+      const user = await signupWithOtp(body, request, locale);
+      return { status: 201, message: "accounts.signupSuccess", data: toApiUser(user) };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,13 @@
+import { getProfile } from "~/domain/accounts.server";
+import { toApiUser } from "~/domain/users.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const { user, profile } = getProfile(requireApiActor(request).id);
+      return { message: "api.ok", data: toApiUser(user, profile) };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

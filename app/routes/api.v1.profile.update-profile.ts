@@ -1,0 +1,17 @@
+import { updateProfile } from "~/domain/accounts.server";
+import { toApiUser } from "~/domain/users.server";
+import { profileSchema } from "~/schemas/auth";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  PUT: (request) =>
+    api(request, async () => {
+      const actor = requireApiActor(request);
+      const body = await jsonBody(request, profileSchema);
+      const { user, profile } = updateProfile(actor, body);
+      const apiUser = toApiUser(user, profile);
+      return { message: "profile.profileUpdated", data: apiUser, extra: { profileDetails: apiUser } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,67 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useRouteLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { tFor } from "~/i18n/i18n.server";
+import { site } from "~/site";
+import { requireActor } from "~/utils/auth.server";
+import type { loader as dashboardLoader } from "./dashboard";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireActor(request);
+  const { t } = await tFor(request);
+  return { title: t("dashboard.home") };
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
+  ...(matches.find((m) => m.id === "root")?.meta ?? []).filter((m) => !("title" in m)),
+  { title: data ? `${data.title} | ${site.productName}` : site.productName },
+];
+
+type Action = { to: string; label: string; primary?: boolean };
+
+export default function DashboardHome() {
+  const { t } = useTranslation();
+  const user = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard")?.user;
+  if (!user) return null;
+  let text: string;
+  let actions: Action[];
+  switch (user.accountType) {
+    case "Patient":
+      text = t("dashboard.patientWelcome");
+      actions = [
+        { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), primary: true },
+        { to: "/dashboard/upload-report", label: t("dashboard.consultExpert") },
+      ];
+      break;
+    case "Expert":
+      text = t("dashboard.expertWelcome");
+      actions = [
+        { to: "/dashboard/pending-report", label: t("dashboard.viewPendingReport"), primary: true },
+        { to: "/dashboard/previous-reviewed-report", label: t("dashboard.previousReviewedReport") },
+      ];
+      break;
+    case "Admin":
+      text = t("dashboard.adminWelcome");
+      actions = [
+        { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), primary: true },
+        { to: "/dashboard/pending-expert", label: t("dashboard.approveExpert") },
+        { to: "/dashboard/pending-report", label: t("dashboard.pendingReport") },
+      ];
+      break;
+  }
+  return (
+    <section className="card sm:p-8">
+      <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">
+        {t("dashboard.welcome", { name: user.firstName || user.lastName })}
+      </h1>
+      <p className="mt-3 max-w-prose text-lg text-slate-700">{text}</p>
+      <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap">
+        {actions.map((a) => (
+          <Link key={a.label} to={a.to} className={a.primary ? "btn-primary" : "btn-secondary"}>
+            {a.label}
+          </Link>
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,569 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, UploadHandler } from "@remix-run/node";
+import { data, unstable_parseMultipartFormData } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import type { TFunction } from "i18next";
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Avatar } from "~/components/Avatar";
+import { TextAreaField, TextField } from "~/components/ui/Field";
+import { PasswordField } from "~/components/ui/PasswordField";
+import { SelectField } from "~/components/ui/Select";
+import {
+  changePassword,
+  deleteAccountRows,
+  getProfile,
+  setDisplayPicture,
+  updateProfile,
+} from "~/domain/accounts.server";
+import { isDomainError, type DomainError } from "~/domain/errors";
+import { deleteStored, storeUpload, type StoredFile } from "~/domain/files.server";
+import type { Actor } from "~/domain/sessions.server";
+import { avatarUrl } from "~/domain/users.server";
+import { tFor } from "~/i18n/i18n.server";
+import { changePasswordSchema, GENDERS, profileSchema } from "~/schemas/auth";
+import { site } from "~/site";
+import { clearSessionHeaders, requireActor } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { log } from "~/utils/log.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+const PICTURE_MAX_BYTES = 2 * 1024 * 1024;
+/** What the picker offers; the server decides the real type from the bytes (files.server). */
+const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
+const PICTURE_TYPES = ["image/png", "image/gif", "image/jpeg", "image/webp"];
+const PASSWORD_FIELDS = ["oldPassword", "newPassword", "confirmNewPassword"];
+const SETTINGS = "/dashboard/settings";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const { user, profile } = getProfile(actor.id);
+  const { t } = await tFor(request);
+  return {
+    title: t("profile.settings"),
+    firstName: user.firstName,
+    lastName: user.lastName,
+    image: avatarUrl(user.image),
+    profile: {
+      firstName: user.firstName,
+      lastName: user.lastName,
+      dateOfBirth: profile?.dateOfBirth ?? "",
+      gender: profile?.gender ?? "",
+      contactNumber: profile?.contactNumber || user.contactNumber || "",
+      about: profile?.about ?? "",
+    },
+    // The schema's "not in the future" rule uses the UTC date, so the picker's limit does too.
+    today: new Date().toISOString().slice(0, 10),
+  };
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
+  ...(matches.find((m) => m.id === "root")?.meta ?? []).filter((m) => !("title" in m)),
+  { title: data ? `${data.title} | ${site.productName}` : site.productName },
+];
+
+/** A DomainError's message key, translated, falling back to a screen-specific message. */
+function domainMessage(err: DomainError, t: TFunction, fallbackKey: string) {
+  return t([err.message, fallbackKey], err.extra.values ?? {});
+}
+
+/** The picture upload's error as an i18n key of this screen (the file store's codes mapped). */
+function pictureErrorKey(err: DomainError) {
+  switch (err.code) {
+    case "too_large":
+      return "profile.pictureTooLarge";
+    case "unsupported_type":
+      return "profile.pictureBadType";
+    case "invalid":
+      return err.message === "files.empty" ? "profile.pictureRequired" : "profile.pictureFailed";
+    default:
+      return "profile.pictureFailed";
+  }
+}
+
+async function removeStored(keys: string[]) {
+  await Promise.all(
+    keys.map((key) =>
+      deleteStored(key).catch((err: unknown) => log("error", "stored file not removed", { key, err: String(err) })),
+    ),
+  );
+}
+
+/** Display picture: multipart, the file streamed straight into the encrypted store. */
+async function pictureAction(request: Request, actor: Actor, t: TFunction) {
+  const fail = (key: string, status = 400) => data({ intent: "picture" as const, error: key }, { status });
+  // Refuse a body that says it is far too big before reading any of it.
+  const length = Number(request.headers.get("Content-Length") ?? 0);
+  if (length > PICTURE_MAX_BYTES + 64 * 1024) return fail("profile.pictureTooLarge", 413);
+
+  const stored: StoredFile[] = [];
+  const handler: UploadHandler = async (part) => {
+    if (part.filename === undefined) {
+      // A plain field (only `intent` is expected): small text only.
+      const decoder = new TextDecoder();
+      let text = "";
+      let size = 0;
+      for await (const chunk of part.data) {
+        size += chunk.byteLength;
+        if (size > 1024) throw new TypeError("form field too large");
+        text += decoder.decode(chunk, { stream: true });
+      }
+      return text + decoder.decode();
+    }
+    if (part.name !== "displayPicture" || stored.length > 0) throw new TypeError("unexpected file field");
+    if (part.filename === "") {
+      // The browser sends an empty part when no file was chosen.
+      for await (const chunk of part.data) {
+        if (chunk.byteLength > 0) throw new TypeError("unnamed file");
+      }
+      return undefined;
+    }
+    const file = await storeUpload(part.data, {
+      maxBytes: PICTURE_MAX_BYTES,
+      allowed: "image",
+      fileName: part.filename,
+    });
+    stored.push(file);
+    return file.key;
+  };
+
+  let form: FormData;
+  try {
+    form = await unstable_parseMultipartFormData(request, handler);
+  } catch (err) {
+    await removeStored(stored.map((f) => f.key));
+    if (isDomainError(err)) return fail(pictureErrorKey(err), 400);
+    if (err instanceof TypeError) return fail("profile.pictureFailed", 400);
+    throw err;
+  }
+  const file = stored[0];
+  if (form.get("intent") !== "picture") {
+    if (file) await removeStored([file.key]);
+    return data({ intent: "unknown" as const }, { status: 400 });
+  }
+  if (!file) return fail("profile.pictureRequired", 400);
+  let previous: string | null;
+  try {
+    ({ previous } = setDisplayPicture(actor, file.key));
+  } catch (err) {
+    await removeStored([file.key]);
+    if (isDomainError(err)) return redirectWithError(SETTINGS, domainMessage(err, t, "profile.pictureFailed"));
+    throw err;
+  }
+  if (previous && previous !== file.key) await removeStored([previous]);
+  return redirectWithSuccess(SETTINGS, t("profile.pictureUpdated"));
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
+    return pictureAction(request, actor, t);
+  }
+  const formData = await readForm(request);
+  const intent = formData.get("intent");
+
+  if (intent === "profile") {
+    const submission = parseWithZod(formData, { schema: profileSchema });
+    if (submission.status !== "success") {
+      return data({ intent: "profile" as const, result: submission.reply() }, { status: 400 });
+    }
+    try {
+      updateProfile(actor, submission.value);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      if (err.extra.fieldErrors) {
+        return data(
+          { intent: "profile" as const, result: submission.reply({ fieldErrors: err.extra.fieldErrors }) },
+          { status: 400 },
+        );
+      }
+      return redirectWithError(SETTINGS, domainMessage(err, t, "profile.profileFailed"));
+    }
+    return redirectWithSuccess("/dashboard/my-profile", t("profile.profileUpdated"));
+  }
+
+  if (intent === "password") {
+    const submission = parseWithZod(formData, { schema: changePasswordSchema });
+    if (submission.status !== "success") {
+      return data(
+        { intent: "password" as const, result: submission.reply({ hideFields: PASSWORD_FIELDS }) },
+        { status: 400 },
+      );
+    }
+    try {
+      await changePassword(actor, submission.value);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      if (err.extra.fieldErrors) {
+        return data(
+          {
+            intent: "password" as const,
+            result: submission.reply({ fieldErrors: err.extra.fieldErrors, hideFields: PASSWORD_FIELDS }),
+          },
+          { status: 400 },
+        );
+      }
+      return redirectWithError(SETTINGS, domainMessage(err, t, "accounts.passwordChangeFailed"));
+    }
+    return redirectWithSuccess(SETTINGS, t("accounts.passwordChanged"));
+  }
+
+  if (intent === "delete") {
+    // Step one (needed without JavaScript): show the confirmation.
+    return data({ intent: "delete" as const });
+  }
+
+  if (intent === "delete-confirm") {
+    try {
+      const { fileKeys } = deleteAccountRows(actor);
+      await removeStored(fileKeys);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError(SETTINGS, domainMessage(err, t, "profile.deleteFailedLater"));
+    }
+    return redirectWithSuccess("/", t("profile.deleted"), { headers: await clearSessionHeaders() });
+  }
+
+  return data({ intent: "unknown" as const }, { status: 400 });
+}
+
+const GENDER_KEYS: Record<(typeof GENDERS)[number], string> = {
+  Male: "profile.genderMale",
+  Female: "profile.genderFemale",
+  "Non-Binary": "profile.genderNonBinary",
+  "Prefer not to say": "profile.genderPreferNot",
+  Other: "profile.genderOther",
+};
+
+function useHydrated() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated;
+}
+
+/** Which form (by its intent) the current submission belongs to, if any. */
+function useBusyIntent() {
+  const navigation = useNavigation();
+  return navigation.state === "submitting" && navigation.formAction?.startsWith(SETTINGS)
+    ? String(navigation.formData?.get("intent") ?? "")
+    : null;
+}
+
+function Section({ id, title, children, danger }: { id: string; title: string; children: React.ReactNode; danger?: boolean }) {
+  return (
+    <section aria-labelledby={id} className={`card ${danger ? "border-red-300" : ""}`}>
+      <h2 id={id} className={`text-lg font-bold ${danger ? "text-red-800" : "text-slate-900"}`}>
+        {title}
+      </h2>
+      <div className="mt-4">{children}</div>
+    </section>
+  );
+}
+
+function PictureSection({ serverError }: { serverError?: string }) {
+  const { t, i18n } = useTranslation();
+  const { firstName, lastName, image } = useLoaderData<typeof loader>();
+  const hydrated = useHydrated();
+  const busy = useBusyIntent() === "picture";
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [chosen, setChosen] = useState<{ name: string; size: number; url: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => () => {
+    if (chosen) URL.revokeObjectURL(chosen.url);
+  }, [chosen]);
+  // A new saved picture (after the redirect) clears the picker.
+  useEffect(() => {
+    setChosen(null);
+    setError(null);
+    if (inputRef.current) inputRef.current.value = "";
+  }, [image]);
+  useEffect(() => setError(null), [serverError]);
+
+  const onChange = (e: React.ChangeEvent<HTMLInputElement>) => {
+    const file = e.currentTarget.files?.[0];
+    if (!file) {
+      setChosen(null);
+      return;
+    }
+    if (!PICTURE_TYPES.includes(file.type)) {
+      setError("profile.pictureBadType");
+      setChosen(null);
+      return;
+    }
+    if (file.size > PICTURE_MAX_BYTES) {
+      setError("profile.pictureTooLarge");
+      setChosen(null);
+      return;
+    }
+    setError(null);
+    setChosen({ name: file.name, size: file.size, url: URL.createObjectURL(file) });
+  };
+  const onSubmit = (e: React.FormEvent<HTMLFormElement>) => {
+    const file = inputRef.current?.files?.[0];
+    if (!file) {
+      e.preventDefault();
+      setError("profile.pictureRequired");
+      inputRef.current?.focus();
+    } else if (error) {
+      e.preventDefault();
+    }
+  };
+
+  const shownError = error ?? serverError ?? null;
+  const size = chosen
+    ? new Intl.NumberFormat(i18n.language, { style: "unit", unit: "kilobyte", maximumFractionDigits: 0 }).format(
+        Math.max(1, Math.round(chosen.size / 1024)),
+      )
+    : "";
+  return (
+    <Section id="picture-heading" title={t("profile.displayPicture")}>
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
+        {chosen ? (
+          <img
+            src={chosen.url}
+            alt=""
+            width={78}
+            height={78}
+            className="h-[78px] w-[78px] shrink-0 rounded-full object-cover"
+          />
+        ) : (
+          <Avatar firstName={firstName} lastName={lastName} image={image} size={78} />
+        )}
+        <Form
+          method="post"
+          encType="multipart/form-data"
+          id="picture-form"
+          onSubmit={onSubmit}
+          className="min-w-0 flex-1"
+          aria-labelledby="picture-heading"
+        >
+          <input type="hidden" name="intent" value="picture" />
+          {!hydrated && (
+            <label htmlFor="displayPicture" className="field-label">
+              {t("profile.select")}
+            </label>
+          )}
+          <div className="flex flex-wrap items-center gap-3">
+            <input
+              ref={inputRef}
+              id="displayPicture"
+              name="displayPicture"
+              type="file"
+              accept={PICTURE_ACCEPT}
+              onChange={onChange}
+              aria-invalid={shownError ? true : undefined}
+              aria-describedby={`picture-hint${shownError ? " picture-error" : ""}`}
+              className={hydrated ? "peer sr-only" : "block max-w-full text-sm"}
+            />
+            {hydrated && (
+              <label
+                htmlFor="displayPicture"
+                className="btn-secondary cursor-pointer peer-focus-visible:outline-3 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-brand-600"
+              >
+                {t("profile.select")}
+              </label>
+            )}
+            <button type="submit" className="btn-primary" disabled={busy}>
+              {busy ? t("profile.uploading") : t("profile.upload")}
+            </button>
+          </div>
+          {hydrated && (
+            <p className="mt-2 text-sm break-all text-slate-800" aria-live="polite">
+              {chosen ? `${chosen.name} (${size})` : t("profile.noFileChosen")}
+            </p>
+          )}
+          <p id="picture-hint" className="mt-1 text-sm text-slate-600">
+            {t("profile.pictureHint")}
+          </p>
+          {shownError && (
+            <p id="picture-error" className="field-error" role="alert">
+              {t(shownError)}
+            </p>
+          )}
+        </Form>
+      </div>
+    </Section>
+  );
+}
+
+function ProfileSection({ lastResult }: { lastResult?: Parameters<typeof useForm>[0]["lastResult"] }) {
+  const { t } = useTranslation();
+  const { profile, today } = useLoaderData<typeof loader>();
+  const busy = useBusyIntent() === "profile";
+  const [form, fields] = useForm({
+    id: "profile-form",
+    lastResult,
+    defaultValue: profile,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: profileSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  const genderOptions = [
+    { value: "", label: t("profile.genderSelect") },
+    ...GENDERS.map((g) => ({ value: g, label: t(GENDER_KEYS[g]) })),
+  ];
+  return (
+    <Section id="profile-heading" title={t("profile.profileInfo")}>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="profile-heading">
+        <input type="hidden" name="intent" value="profile" />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextField meta={fields.firstName} label={t("profile.firstName")} required autoComplete="given-name" maxLength={50} />
+          <TextField meta={fields.lastName} label={t("profile.lastName")} autoComplete="family-name" maxLength={50} />
+          <TextField meta={fields.dateOfBirth} label={t("profile.dob")} type="date" required max={today} min="1900-01-01" autoComplete="bday" />
+          <SelectField meta={fields.gender} label={t("profile.gender")} options={genderOptions} required />
+          <TextField
+            meta={fields.contactNumber}
+            label={t("profile.phone")}
+            type="tel"
+            inputMode="numeric"
+            required
+            autoComplete="tel-national"
+            maxLength={12}
+          />
+          <div className="sm:col-span-2">
+            <TextAreaField
+              meta={fields.about}
+              label={t("profile.about")}
+              required
+              maxLength={1000}
+              placeholder={t("profile.aboutPlaceholder")}
+            />
+          </div>
+        </div>
+        <div className="mt-5 flex flex-wrap justify-end gap-3">
+          <Link to="/dashboard/my-profile" className="btn-secondary">
+            {t("common.cancel")}
+          </Link>
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.save")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}
+
+function PasswordSection({ lastResult }: { lastResult?: Parameters<typeof useForm>[0]["lastResult"] }) {
+  const { t } = useTranslation();
+  const busy = useBusyIntent() === "password";
+  const [form, fields] = useForm({
+    id: "password-form",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: changePasswordSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <Section id="password-heading" title={t("profile.passwordTitle")}>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
+        <input type="hidden" name="intent" value="password" />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div className="sm:col-span-2 sm:max-w-[calc(50%-0.5rem)]">
+            <PasswordField meta={fields.oldPassword} label={t("profile.currentPassword")} autoComplete="current-password" />
+          </div>
+          <PasswordField meta={fields.newPassword} label={t("profile.newPassword")} autoComplete="new-password" />
+          <PasswordField meta={fields.confirmNewPassword} label={t("profile.confirmNewPassword")} autoComplete="new-password" />
+        </div>
+        <div className="mt-5 flex justify-end">
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.changePassword")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}
+
+function DeleteSection({ confirmFromServer }: { confirmFromServer: boolean }) {
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  const busyIntent = useBusyIntent();
+  const [confirming, setConfirming] = useState(false);
+  const confirmRef = useRef<HTMLDivElement>(null);
+  const startRef = useRef<HTMLButtonElement>(null);
+  const showConfirm = confirming || confirmFromServer;
+  const wasShown = useRef(showConfirm);
+
+  useEffect(() => setConfirming(confirmFromServer), [confirmFromServer]);
+  useEffect(() => {
+    if (showConfirm && !wasShown.current) confirmRef.current?.focus();
+    if (!showConfirm && wasShown.current) startRef.current?.focus();
+    wasShown.current = showConfirm;
+  }, [showConfirm]);
+
+  return (
+    <Section id="delete-heading" title={t("profile.deleteTitle")} danger>
+      {showConfirm ? (
+        <div
+          ref={confirmRef}
+          tabIndex={-1}
+          role="group"
+          aria-labelledby="delete-confirm-title"
+          aria-describedby="delete-confirm-text"
+          className="rounded-lg border border-red-300 bg-red-50 p-4"
+        >
+          <h3 id="delete-confirm-title" className="font-bold text-red-900">
+            {t("profile.deleteConfirmTitle")}
+          </h3>
+          <p id="delete-confirm-text" className="mt-1 text-red-900">
+            {t("profile.deleteConfirmText")}
+          </p>
+          <Form method="post" className="mt-4 flex flex-wrap gap-3">
+            <input type="hidden" name="intent" value="delete-confirm" />
+            <button type="submit" className="btn-danger" disabled={busyIntent === "delete-confirm"}>
+              {t("profile.deleteConfirmButton")}
+            </button>
+            {hydrated ? (
+              <button type="button" className="btn-secondary" onClick={() => setConfirming(false)}>
+                {t("common.cancel")}
+              </button>
+            ) : (
+              <Link to={SETTINGS} className="btn-secondary">
+                {t("common.cancel")}
+              </Link>
+            )}
+          </Form>
+        </div>
+      ) : (
+        <Form
+          method="post"
+          onSubmit={(e) => {
+            // With JavaScript the confirmation needs no round trip.
+            e.preventDefault();
+            setConfirming(true);
+          }}
+        >
+          <input type="hidden" name="intent" value="delete" />
+          <p className="max-w-prose text-slate-700">{t("profile.deleteText")}</p>
+          <button ref={startRef} type="submit" className="btn-danger mt-4">
+            {t("profile.deleteButton")}
+          </button>
+        </Form>
+      )}
+    </Section>
+  );
+}
+
+export default function Settings() {
+  const { t } = useTranslation();
+  const actionData = useActionData<typeof action>();
+  const location = useLocation();
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.settings")}</h1>
+      <PictureSection serverError={actionData?.intent === "picture" ? actionData.error : undefined} />
+      <ProfileSection lastResult={actionData?.intent === "profile" ? actionData.result : undefined} />
+      {/* Remounted after each submission so a changed password never stays in the inputs. */}
+      <PasswordSection
+        key={location.key}
+        lastResult={actionData?.intent === "password" ? actionData.result : undefined}
+      />
+      <DeleteSection confirmFromServer={actionData?.intent === "delete"} />
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard } from "~/components/AuthCard";
+import { TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { requestPasswordReset } from "~/domain/accounts.server";
+import { tFor } from "~/i18n/i18n.server";
+import { forgotSchema } from "~/schemas/auth";
+import { redirectIfSignedIn } from "~/utils/auth.server";
+import { parseForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { domainErrorReply } from "~/utils/screen-errors.server";
+import { toasts } from "~/utils/toast.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await redirectIfSignedIn(request);
+  return null;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  const submission = await parseForm(request, forgotSchema);
+  if (submission.status !== "success") {
+    return Response.json({ result: submission.reply(), sentTo: null }, { status: 400 });
+  }
+  const { t } = await tFor(request);
+  try {
+    await requestPasswordReset(submission.value.email, request);
+  } catch (err) {
+    const res = domainErrorReply(err, t, (o) => submission.reply(o));
+    return Response.json({ result: res.data, sentTo: null }, res.init ?? undefined);
+  }
+  return toasts().jsonWithSuccess({ result: submission.reply(), sentTo: submission.value.email }, t("accounts.resetSent"));
+}
+
+export default function ForgotPassword() {
+  const { t } = useTranslation();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotSchema }),
+    shouldValidate: "onSubmit",
+  });
+  const busy = navigation.state === "submitting";
+  const sentTo = actionData?.sentTo;
+
+  if (sentTo) {
+    return (
+      <AuthCard title={t("accounts.checkEmailTitle")} intro={<p>{t("accounts.checkEmailText", { email: sentTo })}</p>}>
+        <Form method="post" className="space-y-4">
+          <input type="hidden" name="email" value={sentTo} />
+          <button type="submit" className="btn-primary w-full" disabled={busy}>
+            {busy && <Spinner />}
+            {busy ? t("accounts.sending") : t("accounts.resendEmail")}
+          </button>
+        </Form>
+        <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">{t("accounts.spamHint")}</p>
+        <BackToLogin />
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title={t("accounts.forgotTitle")} intro={<p>{t("accounts.forgotText")}</p>}>
+      <Form method="post" {...getFormProps(form)} className="space-y-4">
+        <FormError id={form.errorId} errors={form.errors} />
+        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
+        <button type="submit" className="btn-primary w-full" disabled={busy}>
+          {busy && <Spinner />}
+          {busy ? t("accounts.sending") : t("common.submit")}
+        </button>
+      </Form>
+      <BackToLogin />
+    </AuthCard>
+  );
+}
+
+function BackToLogin() {
+  const { t } = useTranslation();
+  return (
+    <p className="mt-4 text-center text-sm">
+      <Link to="/login" className="link">
+        ← {t("accounts.backToLoginPage")}
+      </Link>
+    </p>
+  );
+}
+
+export function Spinner() {
+  return <span className="h-4 w-4 animate-spin rounded-full border-2 border-white border-t-transparent" aria-hidden="true" />;
+}

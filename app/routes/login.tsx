@@ -1,0 +1,79 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard } from "~/components/AuthCard";
+import { TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { PasswordField } from "~/components/ui/PasswordField";
+import { tFor } from "~/i18n/i18n.server";
+import { loginSchema } from "~/schemas/auth";
+import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
+import { authenticator } from "~/utils/authenticator.server";
+import { safeRedirect } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { domainErrorReply } from "~/utils/screen-errors.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await redirectIfSignedIn(request);
+  return null;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  const formData = await request.clone().formData().catch(() => new FormData());
+  const submission = parseWithZod(formData, { schema: loginSchema });
+  if (submission.status !== "success") {
+    return Response.json(submission.reply({ hideFields: ["password"] }), { status: 400 });
+  }
+  const { t } = await tFor(request);
+  try {
+    const { user, token } = await authenticator.authenticate("form", request);
+    const to = safeRedirect(formData.get("redirectTo"), "/dashboard/home");
+    return redirectWithSuccess(to === "/login" ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
+      headers: await sessionHeaders(token, user.locale),
+    });
+  } catch (err) {
+    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password"] }));
+  }
+}
+
+export default function Login() {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [params] = useSearchParams();
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <AuthCard title={t("accounts.loginTitle")} intro={<p>{t("accounts.loginText")}</p>}>
+      <Form method="post" {...getFormProps(form)} className="space-y-4">
+        <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
+        <FormError id={form.errorId} errors={form.errors} />
+        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
+        <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="current-password" />
+        <div className="text-right">
+          <Link to="/forgot-password" className="link text-sm">
+            {t("accounts.forgotPasswordLink")}
+          </Link>
+        </div>
+        <button type="submit" className="btn-primary w-full" disabled={busy}>
+          {busy ? t("accounts.signingIn") : t("accounts.signIn")}
+        </button>
+        <p className="text-center text-sm">
+          {t("accounts.noAccount")}{" "}
+          <Link to="/signup" className="link">
+            {t("accounts.createOne")}
+          </Link>
+        </p>
+      </Form>
+    </AuthCard>
+  );
+}

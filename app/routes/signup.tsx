@@ -1,0 +1,128 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { AuthCard } from "~/components/AuthCard";
+import { TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { PasswordField } from "~/components/ui/PasswordField";
+import { SelectField } from "~/components/ui/Select";
+import { startSignup } from "~/domain/accounts.server";
+import { tFor } from "~/i18n/i18n.server";
+import { SIGNUP_COUNTRY_CODES, signupFormSchema } from "~/schemas/auth";
+import { site } from "~/site";
+import { redirectIfSignedIn } from "~/utils/auth.server";
+import { parseForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { pendingSignupCookie } from "~/utils/pending-signup.server";
+import { domainErrorReply } from "~/utils/screen-errors.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await redirectIfSignedIn(request);
+  return null;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  await redirectIfSignedIn(request);
+  const submission = await parseForm(request, signupFormSchema);
+  if (submission.status !== "success") {
+    return Response.json(submission.reply({ hideFields: ["password", "confirmPassword"] }), { status: 400 });
+  }
+  const { t, locale } = await tFor(request);
+  try {
+    const { pendingId } = await startSignup(submission.value, request, locale);
+    return redirectWithSuccess("/verify-email", t("accounts.otpSent"), {
+      headers: { "Set-Cookie": await pendingSignupCookie().serialize(pendingId) },
+    });
+  } catch (err) {
+    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }));
+  }
+}
+
+export default function Signup() {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: signupFormSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    defaultValue: { accountType: "Patient", countryCode: "+91" },
+  });
+  const [accountType, setAccountType] = useState<string>((fields.accountType.initialValue as string) || "Patient");
+  const busy = navigation.state === "submitting";
+
+  return (
+    <AuthCard
+      wide
+      title={t("accounts.joinTitle", { product: site.productName })}
+      intro={
+        <>
+          <p>{t("accounts.joinText")}</p>
+          <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm font-semibold text-brand-800">
+            <li>✓ {t("accounts.joinPoint1")}</li>
+            <li>✓ {t("accounts.joinPoint2")}</li>
+            <li>✓ {t("accounts.joinPoint3")}</li>
+          </ul>
+        </>
+      }
+    >
+      <Form method="post" {...getFormProps(form)} className="space-y-4">
+        <FormError id={form.errorId} errors={form.errors} />
+        <fieldset>
+          <legend className="field-label">{t("accounts.accountType")}</legend>
+          <div className="grid grid-cols-2 gap-1 rounded-lg bg-slate-100 p-1" role="radiogroup">
+            {(["Patient", "Expert"] as const).map((type) => (
+              <label
+                key={type}
+                className="flex min-h-11 cursor-pointer items-center justify-center rounded-md font-semibold text-slate-700 has-[:checked]:bg-white has-[:checked]:text-brand-800 has-[:checked]:shadow has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-brand-600"
+              >
+                <input
+                  type="radio"
+                  name={fields.accountType.name}
+                  value={type}
+                  checked={accountType === type}
+                  onChange={() => setAccountType(type)}
+                  className="sr-only"
+                />
+                {type === "Patient" ? t("accounts.patient") : t("accounts.expert")}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextField meta={fields.firstName} label={t("accounts.firstName")} required autoComplete="given-name" maxLength={50} />
+          <TextField meta={fields.lastName} label={t("accounts.lastName")} required autoComplete="family-name" maxLength={50} />
+        </div>
+        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
+        <div className="grid grid-cols-[7.5rem_1fr] gap-3">
+          <SelectField
+            meta={fields.countryCode}
+            label={t("accounts.countryCode")}
+            defaultValue="+91"
+            options={SIGNUP_COUNTRY_CODES.map((c) => ({ value: c, label: c }))}
+          />
+          <TextField meta={fields.contactNumber} label={t("accounts.contactNumber")} type="tel" inputMode="numeric" required autoComplete="tel-national" maxLength={10} />
+        </div>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="new-password" />
+          <PasswordField meta={fields.confirmPassword} label={t("accounts.confirmPassword")} autoComplete="new-password" />
+        </div>
+        <button type="submit" className="btn-primary w-full" disabled={busy}>
+          {busy ? t("accounts.creating") : t("accounts.createAccount")}
+        </button>
+        <p className="text-center text-sm">
+          {t("accounts.haveAccount")}{" "}
+          <Link to="/login" className="link">
+            {t("nav.login")}
+          </Link>
+        </p>
+      </Form>
+    </AuthCard>
+  );
+}

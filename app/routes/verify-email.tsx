@@ -1,0 +1,84 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { OtpInput } from "~/components/OtpInput";
+import { AuthCard } from "~/components/AuthCard";
+import { FormError } from "~/components/ui/FormError";
+import { completeSignup, getPendingSignup, resendSignupCode } from "~/domain/accounts.server";
+import { isDomainError, HTTP_STATUS } from "~/domain/errors";
+import { tFor } from "~/i18n/i18n.server";
+import { verifyCodeSchema } from "~/schemas/auth";
+import { redirectIfSignedIn } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { pendingSignupCookie, readPendingId } from "~/utils/pending-signup.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await redirectIfSignedIn(request);
+  const pending = getPendingSignup(await readPendingId(request));
+  if (!pending) throw redirect("/signup");
+  return { email: pending.email };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  await redirectIfSignedIn(request);
+  const { t } = await tFor(request);
+  const pendingId = await readPendingId(request);
+  if (!getPendingSignup(pendingId)) throw redirect("/signup");
+  const form = await readForm(request);
+  try {
+    if (form.get("intent") === "resend") {
+      const next = await resendSignupCode(pendingId!, request);
+      return redirectWithSuccess("/verify-email", t("accounts.otpSent"), {
+        headers: { "Set-Cookie": await pendingSignupCookie().serialize(next.pendingId) },
+      });
+    }
+    const code = form.get("code") ?? [1, 2, 3, 4, 5, 6].map((i) => String(form.get(`d${i}`) ?? "")).join("");
+    const parsed = verifyCodeSchema.safeParse({ code: String(code).replace(/\s/g, "") });
+    if (!parsed.success) return data({ error: t("accounts.otpInvalid") }, { status: 400 });
+    await completeSignup(pendingId!, parsed.data.code, request);
+    return redirectWithSuccess("/login", t("accounts.signupSuccess"), {
+      headers: { "Set-Cookie": await pendingSignupCookie().serialize("", { maxAge: 0 }) },
+    });
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    const headers: Record<string, string> = {};
+    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
+    return data({ error: t(err.message, err.extra.values ?? {}) }, { status: HTTP_STATUS[err.code], headers });
+  }
+}
+
+export default function VerifyEmail() {
+  const { t } = useTranslation();
+  const { email } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const intent = navigation.formData?.get("intent");
+  const verifying = navigation.state === "submitting" && intent === "verify";
+  return (
+    <AuthCard title={t("accounts.verifyTitle")} intro={<p>{t("accounts.verifyText", { email })}</p>}>
+      <Form method="post" className="space-y-5">
+        <FormError id="otp-error" errors={result?.error ? [result.error] : null} />
+        <OtpInput errorId="otp-error" invalid={!!result?.error} />
+        <button type="submit" name="intent" value="verify" className="btn-primary w-full" disabled={verifying}>
+          {verifying ? t("accounts.verifying") : t("accounts.verifyButton")}
+        </button>
+      </Form>
+      <Form method="post" className="mt-4 flex flex-wrap items-center justify-between gap-2 text-sm">
+        <Link to="/login" className="link">
+          ← {t("accounts.backToLogin")}
+        </Link>
+        <span>
+          {t("accounts.didntGet")}{" "}
+          <button type="submit" name="intent" value="resend" className="link min-h-11">
+            {t("accounts.resend")}
+          </button>
+        </span>
+      </Form>
+      <p className="mt-4 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">{t("accounts.spamHint")}</p>
+    </AuthCard>
+  );
+}

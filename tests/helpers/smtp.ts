@@ -1,0 +1,56 @@
+import { SMTPServer } from "smtp-server";
+import { freePort } from "./server";
+
+export type CapturedMail = { to: string[]; raw: string; subject: string };
+
+/** A real in-process SMTP server that keeps every message it receives. */
+export async function startSmtp() {
+  const mails: CapturedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (d) => (raw += d));
+      stream.on("end", () => {
+        const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]/g, " ") ?? "";
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, subject });
+        callback();
+      });
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    /** Waits for a message to this address whose subject or body matches. */
+    async waitFor(to: string, match: RegExp = /./, timeoutMs = 10_000): Promise<CapturedMail> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const m = [...mails].reverse().find((x) => x.to.includes(to) && (match.test(x.subject) || match.test(x.raw)));
+        if (m) return m;
+        if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${match}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The 6-digit code in a verification mail's subject. */
+export function codeFrom(mail: CapturedMail): string {
+  const m = /\b(\d{6})\b/.exec(mail.subject);
+  if (!m) throw new Error(`no code in ${mail.subject}`);
+  return m[1];
+}
+
+/** The reset link's token in a reset mail. */
+export function resetTokenFrom(mail: CapturedMail): string {
+  const body = mail.raw.replace(/=\r?\n/g, "");
+  const m = /update-password\/([A-Za-z0-9_-]{20,})/.exec(body);
+  if (!m) throw new Error("no reset link in mail");
+  return m[1];
+}
