@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { describedBy, FieldError } from "./Field";
 
@@ -19,8 +19,7 @@ export function PasswordField({
   const { t } = useTranslation();
   const [visible, setVisible] = useState(false);
   const [hydrated, setHydrated] = useState(false);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  useStateOnMount(() => setHydrated(true));
+  useEffect(() => setHydrated(true), []);
   return (
     <div>
       <label htmlFor={meta.id} className="field-label">
@@ -54,9 +53,4 @@ export function PasswordField({
       <FieldError meta={meta} />
     </div>
   );
-}
-
-import { useEffect } from "react";
-function useStateOnMount(fn: () => void) {
-  useEffect(fn, []); // eslint-disable-line react-hooks/exhaustive-deps
 }
