@@ -8,7 +8,9 @@ import { isLocale, type Locale } from "~/i18n/config";
 import type { ProfileInput, SignupForm } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { audit } from "./audit.server";
 import { DomainError } from "./errors";
+import { deleteStored } from "./files.server";
 import { sendMail, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, verifyPassword } from "./passwords.server";
 import { limit, resetLimit } from "./ratelimit.server";
@@ -321,6 +323,13 @@ export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
   if (user.image) keys.push(user.image);
   db().delete(users).where(eq(users.id, actor.id)).run();
   return { fileKeys: keys };
+}
+
+/** Deletes the account and every file it owned (reports and display picture); sessions end with it. */
+export async function deleteAccount(actor: Actor) {
+  const { fileKeys } = deleteAccountRows(actor);
+  audit(null, "account.delete", "user", actor.id);
+  await Promise.all(fileKeys.map((k) => deleteStored(k).catch(() => {})));
 }
 
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */

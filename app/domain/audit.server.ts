@@ -104,7 +104,13 @@ export function listAuditEvents(
       ip: e.ip,
       createdAt: e.createdAt.toISOString(),
       actor: u
-        ? { _id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email, accountType: u.accountType }
+        ? {
+            _id: u.id,
+            firstName: u.firstName,
+            lastName: u.lastName,
+            email: u.email,
+            accountType: u.accountType,
+          }
         : null,
     })),
     total,
@@ -146,14 +152,16 @@ export function fileViewsForReports(reportIds: string[]): Map<string, FileView[]
       .innerJoin(users, eq(users.id, auditEvents.actorId))
       .where(
         and(
-          // audit_events_subject_idx (subject_type, subject_id, created_at)
+          // audit_events_subject_idx (subject_type, subject_id, created_at). The unary "+"
+          // keeps SQLite from walking every file_open event via the action index instead.
           eq(auditEvents.subjectType, "report"),
           inArray(auditEvents.subjectId, batch),
-          eq(auditEvents.action, "report.file_open"),
+          sql`+${auditEvents.action} = ${"report.file_open"}`,
           inArray(users.accountType, ["Expert", "Admin"]),
         ),
       )
-      .orderBy(desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
+      // Per report, newest first: the index order, so no sort step.
+      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
       .all();
     for (const r of rows) {
       const list = out.get(r.reportId!);

@@ -256,7 +256,8 @@ export async function openDecrypted(key: string): Promise<Readable> {
   try {
     fh = await open(file, "r");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new DomainError("not_found", "files.notFound");
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      throw new DomainError("not_found", "files.notFound");
     throw err;
   }
   let header: Buffer;
@@ -272,7 +273,8 @@ export async function openDecrypted(key: string): Promise<Readable> {
   } finally {
     await fh.close();
   }
-  if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`stored file ${key} has an unknown format`);
+  if (!header.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new Error(`stored file ${key} has an unknown format`);
   const iv = header.subarray(MAGIC.length, HEADER_BYTES);
   const decipher = createDecipheriv(ALGORITHM, config().encryptionKey, iv);
   decipher.setAAD(aad(key));
@@ -304,7 +306,9 @@ export async function storedExists(key: string): Promise<boolean> {
  * `.enc` files no report or user picture references (e.g. a crash between storing and
  * inserting the row). Young files are kept, so it is safe while uploads are running.
  */
-export async function sweepLeftovers(now = Date.now()): Promise<{ removedParts: number; removedOrphans: number }> {
+export async function sweepLeftovers(
+  now = Date.now(),
+): Promise<{ removedParts: number; removedOrphans: number }> {
   const dir = uploadsDir();
   let names: string[];
   try {

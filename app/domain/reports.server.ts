@@ -269,7 +269,11 @@ export function listPatientReports(actor: Actor, patientId: string, page: PageQu
 }
 
 /** Experts and Admins: reports waiting for a review, newest first, optionally of one type. */
-export function listPendingReports(actor: Actor, page: PageQuery, reportType?: ReportType | null): Paged<ApiReport> {
+export function listPendingReports(
+  actor: Actor,
+  page: PageQuery,
+  reportType?: ReportType | null,
+): Paged<ApiReport> {
   if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "reports.expertsOrAdmins");
   }
@@ -322,7 +326,13 @@ export function addReview(
   const won = db().transaction((tx) => {
     const changes = tx
       .update(reports)
-      .set({ status: "Reviewed", review: parsed.data.review, expertId: actor.id, reviewedAt: now, updatedAt: now })
+      .set({
+        status: "Reviewed",
+        review: parsed.data.review,
+        expertId: actor.id,
+        reviewedAt: now,
+        updatedAt: now,
+      })
       .where(and(eq(reports.id, reportId), eq(reports.status, "Pending")))
       .run().changes;
     if (changes === 1) audit(actor, "report.review", "report", reportId, null, opts.ip);
@@ -334,7 +344,12 @@ export function addReview(
   }
   const joined = findJoined(reportId)!;
   const patient = db()
-    .select({ email: users.email, firstName: users.firstName, locale: users.locale, suspendedAt: users.suspendedAt })
+    .select({
+      email: users.email,
+      firstName: users.firstName,
+      locale: users.locale,
+      suspendedAt: users.suspendedAt,
+    })
     .from(users)
     .where(eq(users.id, joined.report.patientId))
     .get();
@@ -353,7 +368,11 @@ export function addReview(
 // Delete and download
 
 /** The owning Patient or an Admin deletes a report: the row first, then its file. */
-export async function deleteReport(actor: Actor, reportId: string, opts: { ip?: string | null } = {}): Promise<void> {
+export async function deleteReport(
+  actor: Actor,
+  reportId: string,
+  opts: { ip?: string | null } = {},
+): Promise<void> {
   if (actor.accountType !== "Patient" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "reports.deleteNotAllowed");
   }
@@ -380,7 +399,11 @@ export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: s
  * The decrypted file for the owning Patient, an approved Expert or an Admin; records who
  * opened it ("report.file_open"). An expert awaiting approval gets "reports.awaitApprovalFile".
  */
-export async function openReportFile(actor: Actor, reportId: string, ip?: string | null): Promise<OpenedReportFile> {
+export async function openReportFile(
+  actor: Actor,
+  reportId: string,
+  ip?: string | null,
+): Promise<OpenedReportFile> {
   const row = findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
   if (actor.accountType === "Patient") {

@@ -131,3 +131,9 @@ export function actorFromBearer(request: Request): Actor | null {
   const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
   return match ? resolveToken(match[1], "api") : null;
 }
+
+/** A bearer token when one is sent, otherwise the browser session cookie. */
+export async function actorFromRequest(request: Request): Promise<Actor | null> {
+  if (request.headers.has("Authorization")) return actorFromBearer(request);
+  return actorFromCookie(request);
+}

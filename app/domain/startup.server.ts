@@ -2,6 +2,8 @@ import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { log } from "~/utils/log.server";
+import { pruneAccountsTables } from "./accounts.server";
+import { sweepLeftovers } from "./files.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { ensureAdmin } from "./users.server";
 
@@ -16,6 +18,8 @@ export function startup() {
   mkdirSync(c.outboxDir, { recursive: true });
   db(); // opens the database and applies pending migrations
   pruneExpiredSessions();
+  pruneAccountsTables();
+  sweepLeftovers().catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
   if (c.adminEmail && c.adminPassword) {
     ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
       .then((created) => created && log("info", "admin created", { email: c.adminEmail }))

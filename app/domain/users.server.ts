@@ -115,3 +115,8 @@ export function toApiUser(user: UserRow, profile?: ProfileRow | null) {
   };
 }
 export type ApiUser = ReturnType<typeof toApiUser>;
+
+/** Whether `key` is some user's display picture (the avatar route serves nothing else). */
+export function isUserImageKey(key: string): boolean {
+  return !!db().select({ id: users.id }).from(users).where(eq(users.image, key)).get();
+}

@@ -1,4 +1,4 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, UploadHandler } from "@remix-run/node";
 import { data, unstable_parseMultipartFormData } from "@remix-run/node";
@@ -391,7 +391,7 @@ function PictureSection({ serverError }: { serverError?: string }) {
   );
 }
 
-function ProfileSection({ lastResult }: { lastResult?: Parameters<typeof useForm>[0]["lastResult"] }) {
+function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const { profile, today } = useLoaderData<typeof loader>();
   const busy = useBusyIntent() === "profile";
@@ -448,7 +448,7 @@ function ProfileSection({ lastResult }: { lastResult?: Parameters<typeof useForm
   );
 }
 
-function PasswordSection({ lastResult }: { lastResult?: Parameters<typeof useForm>[0]["lastResult"] }) {
+function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const busy = useBusyIntent() === "password";
   const [form, fields] = useForm({

@@ -95,7 +95,10 @@ export const uploadReportSchema = z.object({
 /** The upload screen: country code and the consent checkbox are required there. */
 export const uploadReportFormSchema = uploadReportSchema.extend({
   countryCode: z
-    .string({ required_error: "reports.countryCodeRequired", invalid_type_error: "reports.countryCodeRequired" })
+    .string({
+      required_error: "reports.countryCodeRequired",
+      invalid_type_error: "reports.countryCodeRequired",
+    })
     .pipe(countryCodeField),
   consent: consentField,
 });

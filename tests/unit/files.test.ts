@@ -1,20 +1,29 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The domain modules read their configuration once, so the environment is set first and
 // the modules are imported afterwards (real files in a temporary folder, no mocks).
 let files: typeof import("~/domain/files.server");
 let uploads: string;
+let tmp: string;
 const MB = 1024 * 1024;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cb-files-"));
+  const dir = (tmp = mkdtempSync(path.join(os.tmpdir(), "cb-files-")));
   process.env.DATA_DIR = path.join(dir, "data");
   process.env.UPLOADS_DIR = path.join(dir, "uploads");
   process.env.LOG_LEVEL = "silent";
@@ -25,7 +34,15 @@ beforeAll(async () => {
   files = await import("~/domain/files.server");
 });
 
-const PDF_HEAD = Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", "latin1");
+afterAll(async () => {
+  (await import("~/db/client.server")).closeDatabase();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const PDF_HEAD = Buffer.from(
+  "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
+  "latin1",
+);
 // A real 1x1 PNG.
 const PNG_1PX = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
@@ -69,7 +86,11 @@ describe("encrypted file store", () => {
       fileName: "blood-test.pdf",
     });
     expect(stored.key).toMatch(/^[a-f0-9]{32}$/);
-    expect(stored).toMatchObject({ mimeType: "application/pdf", size: plain.length, fileName: "blood-test.pdf" });
+    expect(stored).toMatchObject({
+      mimeType: "application/pdf",
+      size: plain.length,
+      fileName: "blood-test.pdf",
+    });
     expect(listing()).toContain(`${stored.key}.enc`);
     expect(listing().some((n) => n.endsWith(".part"))).toBe(false);
 
@@ -121,7 +142,9 @@ describe("encrypted file store", () => {
 
   it("decides the type by the bytes: HTML named .pdf and a PDF sent as a picture are refused", async () => {
     const before = listing();
-    const html = Buffer.from("<!doctype html><html><body><script>alert(1)</script></body></html>".repeat(100));
+    const html = Buffer.from(
+      "<!doctype html><html><body><script>alert(1)</script></body></html>".repeat(100),
+    );
     const err = await rejection(
       files.storeUpload(chunksOf(html), { maxBytes: MB, allowed: "report", fileName: "report.pdf" }),
     );
@@ -134,7 +157,11 @@ describe("encrypted file store", () => {
 
     // A short file (below the sniffing sample) is judged at its end.
     const err3 = await rejection(
-      files.storeUpload(chunksOf(Buffer.from("hello")), { maxBytes: MB, allowed: "report", fileName: "a.pdf" }),
+      files.storeUpload(chunksOf(Buffer.from("hello")), {
+        maxBytes: MB,
+        allowed: "report",
+        fileName: "a.pdf",
+      }),
     );
     expect(err3).toMatchObject({ code: "unsupported_type" });
     expect(listing()).toEqual(before);
@@ -150,13 +177,19 @@ describe("encrypted file store", () => {
         yield chunk;
       }
     }
-    const err = await rejection(files.storeUpload(big(), { maxBytes: MB, allowed: "report", fileName: "big.pdf" }));
+    const err = await rejection(
+      files.storeUpload(big(), { maxBytes: MB, allowed: "report", fileName: "big.pdf" }),
+    );
     expect(err).toMatchObject({ code: "too_large", message: "files.tooLarge" });
     expect(pulled).toBeLessThanOrEqual(17);
     expect(listing()).toEqual(before);
 
     // Exactly the limit is fine.
-    const ok = await files.storeUpload(chunksOf(pdf(MB)), { maxBytes: MB, allowed: "report", fileName: "edge.pdf" });
+    const ok = await files.storeUpload(chunksOf(pdf(MB)), {
+      maxBytes: MB,
+      allowed: "report",
+      fileName: "edge.pdf",
+    });
     expect(ok.size).toBe(MB);
   });
 
@@ -168,7 +201,9 @@ describe("encrypted file store", () => {
       yield new Uint8Array(0);
     }
     for (const src of [none(), emptyChunks()]) {
-      const err = await rejection(files.storeUpload(src, { maxBytes: MB, allowed: "report", fileName: "e.pdf" }));
+      const err = await rejection(
+        files.storeUpload(src, { maxBytes: MB, allowed: "report", fileName: "e.pdf" }),
+      );
       expect(err).toMatchObject({ code: "invalid", message: "files.empty" });
     }
     expect(listing()).toEqual(before);
@@ -181,7 +216,9 @@ describe("encrypted file store", () => {
       yield pdf(200_000);
       throw new Error("client went away");
     }
-    const err = await rejection(files.storeUpload(broken(), { maxBytes: MB, allowed: "report", fileName: "a.pdf" }));
+    const err = await rejection(
+      files.storeUpload(broken(), { maxBytes: MB, allowed: "report", fileName: "a.pdf" }),
+    );
     expect(err.message).toBe("client went away");
     expect(listing()).toEqual(before);
   });
@@ -215,7 +252,12 @@ describe("encrypted file store", () => {
   });
 
   it("validates keys before touching the file system", async () => {
-    for (const key of ["../../data/app", "ABCDEF0123456789abcdef0123456789", "abc", "0123456789abcdef0123456789abcdef/../x"]) {
+    for (const key of [
+      "../../data/app",
+      "ABCDEF0123456789abcdef0123456789",
+      "abc",
+      "0123456789abcdef0123456789abcdef/../x",
+    ]) {
       expect(await rejection(files.openDecrypted(key))).toMatchObject({ code: "not_found" });
       await files.deleteStored(key); // ignored, no throw
     }
@@ -225,7 +267,11 @@ describe("encrypted file store", () => {
   });
 
   it("deletes stored files (and a second delete is harmless)", async () => {
-    const stored = await files.storeUpload(chunksOf(pdf(5000)), { maxBytes: MB, allowed: "report", fileName: "d.pdf" });
+    const stored = await files.storeUpload(chunksOf(pdf(5000)), {
+      maxBytes: MB,
+      allowed: "report",
+      fileName: "d.pdf",
+    });
     expect(await files.storedExists(stored.key)).toBe(true);
     await files.deleteStored(stored.key);
     await files.deleteStored(stored.key);
@@ -240,8 +286,16 @@ describe("encrypted file store", () => {
     writeFileSync(path.join(uploads, oldPart), "x");
     utimesSync(path.join(uploads, oldPart), old, old);
     writeFileSync(path.join(uploads, youngPart), "x");
-    const orphan = await files.storeUpload(chunksOf(pdf(5000)), { maxBytes: MB, allowed: "report", fileName: "o.pdf" });
-    const young = await files.storeUpload(chunksOf(pdf(5000)), { maxBytes: MB, allowed: "report", fileName: "y.pdf" });
+    const orphan = await files.storeUpload(chunksOf(pdf(5000)), {
+      maxBytes: MB,
+      allowed: "report",
+      fileName: "o.pdf",
+    });
+    const young = await files.storeUpload(chunksOf(pdf(5000)), {
+      maxBytes: MB,
+      allowed: "report",
+      fileName: "y.pdf",
+    });
     utimesSync(path.join(uploads, `${orphan.key}.enc`), old, old);
     writeFileSync(path.join(uploads, "README.txt"), "not ours");
     utimesSync(path.join(uploads, "README.txt"), old, old);
@@ -281,7 +335,11 @@ describe("encrypted file store", () => {
         yield chunk;
       }
     }
-    const stored = await files.storeUpload(source(), { maxBytes: 60 * MB, allowed: "report", fileName: "big.pdf" });
+    const stored = await files.storeUpload(source(), {
+      maxBytes: 60 * MB,
+      allowed: "report",
+      fileName: "big.pdf",
+    });
     expect(stored.size).toBe(total);
     expect(peak.buffers - base.buffers).toBeLessThan(8 * MB);
     expect(peak.rss - base.rss).toBeLessThan(20 * MB);

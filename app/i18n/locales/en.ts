@@ -264,6 +264,9 @@ const en = {
     pictureUpdated: "Display Picture Updated Successfully",
     pictureFailed: "Could not update the display picture",
     pictureRequired: "Please choose an image",
+    pictureTooLarge: "The picture is too large. Please choose one of at most 2 MB.",
+    pictureBadType: "Please choose a PNG, JPEG, GIF or WebP image.",
+    noFileChosen: "No file chosen",
     profileInfo: "Profile Information",
     save: "Save",
     saving: "Saving...",
@@ -398,8 +401,12 @@ const en = {
     empty: "The file is empty",
     unsupportedType: "This file type is not allowed. Accepted types: {{types}}",
     notFound: "File not found",
+    expectedMultipart: "Send the form as multipart/form-data",
+    fieldTooLong: "This field is too long",
+    uploadInterrupted: "The upload was interrupted. Please try again.",
   },
   experts: {
+    fetchSuccess: "Experts fetched successfully",
     approved: "Expert Approved!",
     approveFailed: "Approval failed",
     noApproved: "No approved experts found",
@@ -433,7 +440,8 @@ const en = {
     newReportBody: "A patient has submitted a new medical report. Sign in to {{product}} to review it.",
     newReportAction: "View pending reports",
     reviewedSubject: "Your report has been reviewed on {{product}}",
-    reviewedBody: "An expert has reviewed the report you submitted. Sign in to {{product}} to read the review.",
+    reviewedBody:
+      "An expert has reviewed the report you submitted. Sign in to {{product}} to read the review.",
     reviewedAction: "View my reports",
     expertApprovedSubject: "Your expert account on {{product}} is approved",
     expertApprovedBody:

@@ -261,6 +261,9 @@ const hi: Catalogue = {
     pictureUpdated: "प्रोफ़ाइल फ़ोटो सफलतापूर्वक बदल गई",
     pictureFailed: "प्रोफ़ाइल फ़ोटो नहीं बदली जा सकी",
     pictureRequired: "कृपया एक फ़ोटो चुनें",
+    pictureTooLarge: "फ़ोटो बहुत बड़ी है। कृपया अधिकतम 2 MB की फ़ोटो चुनें।",
+    pictureBadType: "कृपया PNG, JPEG, GIF या WebP फ़ोटो चुनें।",
+    noFileChosen: "कोई फ़ाइल नहीं चुनी गई",
     profileInfo: "प्रोफ़ाइल जानकारी",
     save: "सहेजें",
     saving: "सहेजा जा रहा है...",
@@ -395,8 +398,12 @@ const hi: Catalogue = {
     empty: "फ़ाइल खाली है",
     unsupportedType: "इस प्रकार की फ़ाइल की अनुमति नहीं है। स्वीकृत प्रकार: {{types}}",
     notFound: "फ़ाइल नहीं मिली",
+    expectedMultipart: "फ़ॉर्म को multipart/form-data के रूप में भेजें",
+    fieldTooLong: "यह फ़ील्ड बहुत लंबा है",
+    uploadInterrupted: "अपलोड बीच में रुक गया। कृपया फिर से कोशिश करें।",
   },
   experts: {
+    fetchSuccess: "विशेषज्ञों की सूची सफलतापूर्वक मिली",
     approved: "विशेषज्ञ स्वीकृत!",
     approveFailed: "स्वीकृति विफल रही",
     noApproved: "कोई स्वीकृत विशेषज्ञ नहीं मिला",
@@ -427,10 +434,12 @@ const hi: Catalogue = {
       "आपको यह ई-मेल इसलिए मिला है क्योंकि {{product}} पर आपका खाता है। हम ई-मेल से कभी भी चिकित्सा जानकारी नहीं भेजते।",
     openLink: "यह लिंक खोलें: {{url}}",
     newReportSubject: "{{product}} पर एक नई रिपोर्ट समीक्षा की प्रतीक्षा में है",
-    newReportBody: "एक मरीज़ ने नई मेडिकल रिपोर्ट जमा की है। इसकी समीक्षा करने के लिए {{product}} में साइन इन करें।",
+    newReportBody:
+      "एक मरीज़ ने नई मेडिकल रिपोर्ट जमा की है। इसकी समीक्षा करने के लिए {{product}} में साइन इन करें।",
     newReportAction: "लंबित रिपोर्ट देखें",
     reviewedSubject: "{{product}} पर आपकी रिपोर्ट की समीक्षा हो गई है",
-    reviewedBody: "एक विशेषज्ञ ने आपकी जमा की गई रिपोर्ट की समीक्षा कर दी है। समीक्षा पढ़ने के लिए {{product}} में साइन इन करें।",
+    reviewedBody:
+      "एक विशेषज्ञ ने आपकी जमा की गई रिपोर्ट की समीक्षा कर दी है। समीक्षा पढ़ने के लिए {{product}} में साइन इन करें।",
     reviewedAction: "मेरी रिपोर्ट देखें",
     expertApprovedSubject: "{{product}} पर आपका विशेषज्ञ खाता स्वीकृत हो गया है",
     expertApprovedBody:

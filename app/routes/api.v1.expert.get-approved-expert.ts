@@ -1,0 +1,12 @@
+import { listApprovedExperts } from "~/domain/experts.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const page = listApprovedExperts(requireApiActor(request), pageQuery(request));
+      return { message: "experts.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

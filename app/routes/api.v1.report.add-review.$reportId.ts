@@ -1,0 +1,15 @@
+import { addReview } from "~/domain/reports.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
+import { clientIp } from "~/utils/request.server";
+
+const route = apiRoute({
+  POST: (request, params) =>
+    api(request, async () => {
+      const actor = requireApiActor(request);
+      const body = await readJson(request);
+      const report = addReview(actor, params.reportId ?? "", body, { ip: clientIp(request) });
+      return { message: "reports.reviewSuccess", data: report };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

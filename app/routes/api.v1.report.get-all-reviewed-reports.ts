@@ -1,0 +1,12 @@
+import { listAllReviewed } from "~/domain/reports.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const page = listAllReviewed(requireApiActor(request), pageQuery(request));
+      return { message: "reports.allReviewedFetched", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

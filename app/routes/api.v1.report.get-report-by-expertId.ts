@@ -1,0 +1,12 @@
+import { listReviewedByExpert } from "~/domain/reports.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const page = listReviewedByExpert(requireApiActor(request), pageQuery(request));
+      return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,13 @@
+import { listPatientReports } from "~/domain/reports.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request, params) =>
+    api(request, async () => {
+      const actor = requireApiActor(request);
+      const page = listPatientReports(actor, params.patientId ?? "", pageQuery(request));
+      return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,22 @@
+import { config } from "~/config.server";
+import { assertCanUpload, createReport } from "~/domain/reports.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { parseUpload } from "~/utils/multipart.server";
+import { clientIp } from "~/utils/request.server";
+
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async () => {
+      const actor = requireApiActor(request);
+      assertCanUpload(actor); // before reading a single byte of the file
+      const { fields, file } = await parseUpload(request, {
+        fileField: "report",
+        kind: "report",
+        maxBytes: config().maxUploadBytes,
+      });
+      const report = await createReport(actor, fields, file, { ip: clientIp(request) });
+      return { status: 201, message: "reports.uploadSuccess", data: report };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;
