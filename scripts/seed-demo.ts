@@ -65,3 +65,4 @@ console.log(`Demo data ready: ${made} reports. Accounts (password ${PASSWORD}):
   admin@demo.carebridge (Admin)
   dr.rao@demo.carebridge (approved Expert), dr.new@demo.carebridge (unapproved Expert)
   ravi@demo.carebridge, lakshmi@demo.carebridge (Patients)`);
+export {};
