@@ -43,6 +43,9 @@ export function Footer() {
             </li>
           ))}
         </ul>
+        <a href="/api-docs" className="text-sm text-slate-200 underline underline-offset-2 hover:text-white">
+          {t("footer.apiReference")}
+        </a>
         <p className="text-sm text-slate-300">
           {t("footer.copyright", { year: site.footerYear, product: site.productName })}
         </p>

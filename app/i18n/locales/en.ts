@@ -37,6 +37,7 @@ const en = {
     accountMenu: "Account menu",
   },
   footer: {
+    apiReference: "API reference",
     stayInTouch: "STAY IN TOUCH",
     copyright: "© {{year}} {{product}}. All rights reserved.",
     social: "Social links",

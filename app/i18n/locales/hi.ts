@@ -35,6 +35,7 @@ const hi: Catalogue = {
     accountMenu: "खाता मेन्यू",
   },
   footer: {
+    apiReference: "API संदर्भ",
     stayInTouch: "जुड़े रहें",
     copyright: "© {{year}} {{product}}. सर्वाधिकार सुरक्षित।",
     social: "सोशल लिंक",

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { userObject } from "~/schemas/objects";
+import { apiClient, signupViaApi } from "../helpers/api";
+import { startServer, type TestServer } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+
+let server: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+beforeAll(async () => {
+  smtp = await startSmtp();
+  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1" });
+});
+afterAll(async () => {
+  await server?.stop();
+  await smtp?.close();
+});
+
+/** Every /api/v1 route the app serves, read from the route files: "METHOD /path". */
+function servedRoutes(): string[] {
+  const dir = path.resolve("app/routes");
+  const out: string[] = [];
+  for (const f of readdirSync(dir)) {
+    const m = /^api\.v1\.(.+)\.tsx?$/.exec(f);
+    if (!m || m[1] === "$") continue;
+    const p =
+      "/" +
+      m[1]
+        .replace(/\[\.\]/g, "\u0000")
+        .split(".")
+        .map((seg) => (seg.startsWith("$") ? `{${seg.slice(1)}}` : seg))
+        .join("/")
+        .replace(/\u0000/g, ".");
+    const src = readFileSync(path.join(dir, f), "utf8");
+    const methods = [...src.matchAll(/^\s+(GET|POST|PUT|DELETE):/gm), ...src.matchAll(/apiRoute\(\{\s*(GET|POST|PUT|DELETE):/g)].map((x) => x[1]);
+    for (const method of new Set(methods)) out.push(`${method} ${p}`);
+  }
+  return out.sort();
+}
+
+describe("OpenAPI 3.1 document", () => {
+  it("lists exactly the routes the app serves", async () => {
+    const res = await fetch(`${server.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    const documented = Object.entries<Record<string, unknown>>(doc.paths)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
+    expect(servedRoutes().length).toBeGreaterThanOrEqual(23);
+    expect(documented).toEqual(servedRoutes());
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const signup = doc.paths["/auth/signup"].post;
+    expect(signup.requestBody.content["application/json"].schema.required).toContain("otp");
+    expect(doc.paths["/report/get-pending-reports"].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["page", "pageSize", "reportType"]));
+    expect(doc.paths["/report/upload-report"].post.requestBody.content["multipart/form-data"]).toBeTruthy();
+  });
+
+  it("describes what the API really returns", async () => {
+    const api = apiClient(server.url);
+    const { token } = await signupViaApi(api, smtp, codeFrom, { email: "doc@example.com" });
+    const me = await api.get("/profile/get-user-details", token);
+    expect(() => userObject.strict().parse(me.body.data)).not.toThrow();
+  });
+
+  it("serves a readable reference page from the app itself", async () => {
+    const res = await fetch(`${server.url}/api-docs`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("/report/upload-report");
+    expect(html).toContain("openapi.json");
+    expect(html).not.toMatch(/<script[^>]+src="https?:\/\//);
+    const home = await (await fetch(server.url)).text();
+    expect(home).toContain('href="/api-docs"');
+  });
+});
