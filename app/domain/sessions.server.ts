@@ -1,5 +1,5 @@
 import { createCookie } from "@remix-run/node";
-import { and, eq, gt, lt, ne } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
@@ -136,4 +136,36 @@ export function actorFromBearer(request: Request): Actor | null {
 export async function actorFromRequest(request: Request): Promise<Actor | null> {
   if (request.headers.has("Authorization")) return actorFromBearer(request);
   return actorFromCookie(request);
+}
+
+export type SessionInfo = {
+  id: string;
+  kind: "web" | "api";
+  userAgent: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  current: boolean;
+};
+
+/** The account's live sessions and API tokens, most recently used first. */
+export function listSessions(actor: Actor): SessionInfo[] {
+  return db()
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, actor.id), gt(sessions.expiresAt, new Date())))
+    .orderBy(desc(sessions.lastSeenAt))
+    .all()
+    .map((s) => ({
+      id: s.id,
+      kind: s.kind,
+      userAgent: s.userAgent,
+      createdAt: s.createdAt.toISOString(),
+      lastSeenAt: s.lastSeenAt.toISOString(),
+      current: s.id === actor.sessionId,
+    }));
+}
+
+/** Ends one of the actor's own sessions (someone else's id is simply not found). */
+export function revokeOwnSession(actor: Actor, sessionId: string): boolean {
+  return db().delete(sessions).where(and(eq(sessions.id, sessionId), eq(sessions.userId, actor.id))).run().changes === 1;
 }

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
-import { profiles, users, type AccountType, type UserRow } from "~/db/schema";
+import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
 import { hashPassword } from "./passwords.server";
@@ -119,4 +119,38 @@ export type ApiUser = ReturnType<typeof toApiUser>;
 /** Whether `key` is some user's display picture (the avatar route serves nothing else). */
 export function isUserImageKey(key: string): boolean {
   return !!db().select({ id: users.id }).from(users).where(eq(users.image, key)).get();
+}
+
+/**
+ * Admin: suspends an account (its sessions and tokens end at once, login is refused with a
+ * clear message) or lifts the suspension. Admins cannot suspend themselves.
+ */
+export function setSuspended(actor: { id: string; accountType: AccountType }, userId: string, suspended: boolean) {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
+  if (actor.id === userId) throw new DomainError("invalid", "accounts.cannotSuspendSelf");
+  const user = findUserById(userId);
+  if (!user) throw new DomainError("not_found", "api.notFound");
+  db()
+    .update(users)
+    .set({ suspendedAt: suspended ? new Date() : null, updatedAt: new Date() })
+    .where(eq(users.id, userId))
+    .run();
+  if (suspended) db().delete(sessions).where(eq(sessions.userId, userId)).run();
+  return findUserById(userId)!;
+}
+
+/** Admin: every account, newest first, optionally filtered by type. */
+export function listUsers(actor: { accountType: AccountType }, query: { page: number; pageSize: number; accountType?: AccountType | null }) {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
+  const where = query.accountType ? eq(users.accountType, query.accountType) : undefined;
+  const total = db().select({ n: count() }).from(users).where(where).get()?.n ?? 0;
+  const items = db()
+    .select()
+    .from(users)
+    .where(where)
+    .orderBy(desc(users.createdAt))
+    .limit(query.pageSize)
+    .offset((query.page - 1) * query.pageSize)
+    .all();
+  return { items, total, page: query.page, pageSize: query.pageSize };
 }
