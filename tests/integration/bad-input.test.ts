@@ -1,0 +1,154 @@
+import { readdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi } from "../helpers/api";
+import { openTestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
+import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+
+/**
+ * Bad-input sweep: every mutating endpoint gets malformed and hostile bodies. Expected: never a
+ * 5xx, always the JSON error shape, nothing stored, and the server still healthy afterwards.
+ */
+let server: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let api: ReturnType<typeof apiClient>;
+const tok: Record<string, string> = {};
+let reportId = "";
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1", MAX_UPLOAD_MB: "1", ADMIN_EMAIL: "admin@bad.test", ADMIN_PASSWORD: "Admin-pass-123" });
+  api = apiClient(server.url);
+  tok.patient = (await signupViaApi(api, smtp, codeFrom, { email: "p@bad.test" })).token;
+  tok.expert = (await signupViaApi(api, smtp, codeFrom, { email: "e@bad.test", accountType: "Expert" })).token;
+  tok.admin = (await api.post("/auth/login", { email: "admin@bad.test", password: "Admin-pass-123" })).body.token;
+  const r = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }), tok.patient);
+  reportId = r.body.data._id;
+});
+afterAll(async () => {
+  await server?.stop();
+  await smtp?.close();
+});
+
+const huge = "x".repeat(1024 * 1024);
+const odd = "\u202eevil\u0000\ud800 Z\u0351\u036b\u0343 🙂 <script>alert(1)</script> ' OR 1=1 --";
+
+/** Bodies every JSON endpoint must survive. */
+const hostileBodies: { name: string; body: string; type?: string }[] = [
+  { name: "malformed JSON", body: '{"email": ' },
+  { name: "an array", body: "[]" },
+  { name: "a string", body: '"hello"' },
+  { name: "null", body: "null" },
+  { name: "a number", body: "42" },
+  { name: "empty", body: "" },
+  { name: "wrong types", body: JSON.stringify({ email: 5, password: ["a"], otp: { x: 1 }, review: false, reportId: 7, expertId: [], firstName: null, dateOfBirth: 3 }) },
+  { name: "1 MB strings", body: JSON.stringify({ email: huge, password: huge, review: huge, reportId: huge, expertId: huge, firstName: huge, about: huge, token: huge, otp: huge }) },
+  { name: "NUL bytes and odd Unicode", body: JSON.stringify({ email: `a${odd}@b.co`, password: odd, review: odd, firstName: odd, lastName: odd, about: odd, reportId: odd, expertId: odd, token: odd, otp: "12\u00003456", gender: odd, dateOfBirth: odd, contactNumber: odd }) },
+  { name: "extra fields", body: JSON.stringify({ __proto__: { admin: true }, constructor: { prototype: { x: 1 } }, accountType: "Admin", approved: true, role: "Admin" }) },
+  { name: "form content type", body: "email=a@b.co&password=x", type: "application/x-www-form-urlencoded" },
+  { name: "text content type", body: "hello", type: "text/plain" },
+];
+
+const jsonEndpoints: { method: string; path: string; token?: string }[] = [
+  { method: "POST", path: "/auth/send-otp" },
+  { method: "POST", path: "/auth/signup" },
+  { method: "POST", path: "/auth/login" },
+  { method: "POST", path: "/auth/reset-password-token" },
+  { method: "POST", path: "/auth/reset-password" },
+  { method: "POST", path: "/auth/change-password", token: "patient" },
+  { method: "PUT", path: "/profile/update-profile", token: "patient" },
+  { method: "POST", path: "/report/add-review/REPORT", token: "admin" },
+  { method: "DELETE", path: "/report/delete-report", token: "patient" },
+  { method: "POST", path: "/expert/approve-expert", token: "admin" },
+];
+
+const counts = () => {
+  const db = openTestDb(server.dataDir);
+  try {
+    return ["users", "reports", "sessions", "profiles"].map((t) => (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n).join(",");
+  } finally {
+    db.close();
+  }
+};
+
+describe("bad-input sweep over /api/v1", () => {
+  it("never answers 5xx, always the JSON error shape, and stores nothing", async () => {
+    const before = counts();
+    const failures: string[] = [];
+    for (const ep of jsonEndpoints) {
+      for (const b of hostileBodies) {
+        const path = ep.path.replace("REPORT", reportId);
+        const res = await api.call(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, { "Content-Type": b.type ?? "application/json" });
+        const label = `${ep.method} ${ep.path} with ${b.name}: ${res.status}`;
+        if (res.status >= 500) failures.push(label);
+        if (res.status < 400) failures.push(`${label} (accepted)`);
+        if (!res.headers.get("content-type")?.includes("application/json") || res.body.success !== false || typeof res.body.message !== "string") {
+          failures.push(`${label} (not the error shape)`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(counts()).toBe(before);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("uploads: spoofed types, oversize, empty and traversal names never 5xx and store nothing bad", async () => {
+    const files = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc")).length;
+    const before = files();
+    const cases = [
+      { name: "x.pdf", data: Buffer.from("<!doctype html><html><body onload=alert(1)>"), expect: 415 },
+      { name: "setup.pdf", data: Buffer.concat([Buffer.from([0x4d, 0x5a, 0x90, 0x00]), Buffer.alloc(512)]), expect: 415 },
+      { name: "elf.pdf", data: Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(512)]), expect: 415 },
+      { name: "big.pdf", data: Buffer.concat([samplePdf(), Buffer.alloc(2 * 1024 * 1024)]), expect: 413 },
+      { name: "zero.pdf", data: Buffer.alloc(0), expect: 400 },
+    ];
+    for (const c of cases) {
+      const res = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: c.name, data: c.data }), tok.patient);
+      expect(res.status, c.name).toBe(c.expect);
+      expect(res.body.success).toBe(false);
+    }
+    const garbage = await api.call("POST", "/report/upload-report", "--x\r\nnot really multipart", tok.patient, { "Content-Type": "multipart/form-data; boundary=x" });
+    expect(garbage.status).toBeLessThan(500);
+    const noBoundary = await api.call("POST", "/report/upload-report", "abc", tok.patient, { "Content-Type": "multipart/form-data" });
+    expect(noBoundary.status).toBeLessThan(500);
+    const json = await api.call("POST", "/report/upload-report", "{}", tok.patient, { "Content-Type": "application/json" });
+    expect(json.status).toBe(400);
+    expect(files()).toBe(before);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("stored text comes back as text, never as HTML", async () => {
+    const r = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210", description: "<img src=x onerror=alert(1)>" }, { name: "<b>x</b>.pdf", data: samplePdf() }), tok.patient);
+    expect(r.status).toBe(201);
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "p@bad.test", password: "Sturdy-pass-2026" });
+    const page = await b.fetch(`/dashboard/previous-report/${r.body.data.patient._id}`);
+    const html = await page.text();
+    expect(html).not.toContain("<img src=x onerror=alert(1)>");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+  });
+});
+
+describe("bad input on the screens", () => {
+  it("form actions answer junk with form errors, never 5xx", async () => {
+    const b = new Browserish(server.url);
+    const posts: [string, Record<string, string>][] = [
+      ["/signup", { accountType: "Admin", email: huge.slice(0, 100000), password: odd }],
+      ["/login", { email: odd, password: huge.slice(0, 100000) }],
+      ["/forgot-password", { email: "\u0000" }],
+      ["/contact-us", { name: odd, email: odd, message: huge }],
+      ["/?index", { name: odd, countryCode: "'; drop table users", phoneNumber: odd }],
+      ["/verify-email", { code: odd }],
+      ["/update-password/not-a-token", { password: odd, confirmPassword: odd }],
+    ];
+    for (const [path, fields] of posts) {
+      const res = await b.post(path, fields);
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.status, path).not.toBe(200);
+    }
+    const wrongType = await b.fetch("/login", { method: "POST", body: "{}", headers: { "Content-Type": "application/json", Origin: server.url } });
+    expect(wrongType.status).toBeLessThan(500);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
