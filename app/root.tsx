@@ -15,6 +15,7 @@ import { Footer } from "~/components/Footer";
 import { Header } from "~/components/Header";
 import { Toaster } from "~/components/Toaster";
 import { actorFromCookie } from "~/domain/sessions.server";
+import { avatarUrl } from "~/domain/users.server";
 import { FALLBACK_LOCALE } from "~/i18n/config";
 import { getLocale, getT } from "~/i18n/i18n.server";
 import { useLocaleSync } from "~/i18n/useLocaleSync";
@@ -44,7 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
             firstName: actor.firstName,
             lastName: actor.lastName,
             accountType: actor.accountType,
-            image: actor.image,
+            image: avatarUrl(actor.image),
           }
         : null,
       toast: toast ? { ...toast, id: `${Date.now()}-${Math.random()}` } : null,

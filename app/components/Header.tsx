@@ -23,10 +23,10 @@ export function Header({ user }: { user: HeaderUser }) {
           <NavLink to="/" end className={navClass}>
             {t("nav.home")}
           </NavLink>
-          <NavLink to="/about-us" className={(s) => `hidden sm:inline-flex ${navClass(s)}`}>
+          <NavLink to="/about-us" className={(s) => `${navClass(s)} max-sm:hidden`}>
             {t("nav.about")}
           </NavLink>
-          <NavLink to="/contact-us" className={(s) => `hidden sm:inline-flex ${navClass(s)}`}>
+          <NavLink to="/contact-us" className={(s) => `${navClass(s)} max-sm:hidden`}>
             {t("nav.contact")}
           </NavLink>
         </nav>

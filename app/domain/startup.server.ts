@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
-import { db } from "~/db/client.server";
+import { closeDatabase, db } from "~/db/client.server";
 import { log } from "~/utils/log.server";
 import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";
@@ -17,9 +17,11 @@ export function startup() {
   mkdirSync(c.uploadsDir, { recursive: true });
   mkdirSync(c.outboxDir, { recursive: true });
   db(); // opens the database and applies pending migrations
+  process.once("exit", closeDatabase); // checkpoints the WAL on a clean stop (SIGTERM drains first)
   pruneExpiredSessions();
   pruneAccountsTables();
-  sweepLeftovers().catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
+  // Nothing is in flight at start-up, so every leftover counts as old (a crash mid-upload leaves .part files).
+  sweepLeftovers(Date.now() + 24 * 60 * 60 * 1000).catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
   if (c.adminEmail && c.adminPassword) {
     ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
       .then((created) => created && log("info", "admin created", { email: c.adminEmail }))

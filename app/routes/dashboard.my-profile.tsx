@@ -57,7 +57,14 @@ function EditLink({ what }: { what: string }) {
   const { t } = useTranslation();
   return (
     <Link to="/dashboard/settings" className="btn-primary shrink-0 px-4">
-      <svg viewBox="0 0 24 24" className="h-4 w-4" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2">
+      <svg
+        viewBox="0 0 24 24"
+        className="h-4 w-4"
+        aria-hidden="true"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+      >
         <path d="M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4" strokeLinejoin="round" />
       </svg>
       {t("profile.edit")}
@@ -70,7 +77,9 @@ function Detail({ label, value, empty }: { label: string; value: string | null; 
   return (
     <div className="min-w-0">
       <dt className="text-sm font-semibold text-slate-600">{label}</dt>
-      <dd className={`mt-0.5 break-words ${value ? "font-semibold text-slate-900" : "text-slate-500 italic"}`}>
+      <dd
+        className={`mt-0.5 break-words ${value ? "font-semibold text-slate-900" : "text-slate-500 italic"}`}
+      >
         {value || empty || "—"}
       </dd>
     </div>
@@ -81,12 +90,16 @@ export default function MyProfile() {
   const p = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation();
   const fullName = `${p.firstName} ${p.lastName}`.trim();
-  const gender = p.gender && p.gender in GENDER_KEYS ? t(GENDER_KEYS[p.gender as keyof typeof GENDER_KEYS]) : p.gender;
+  const gender =
+    p.gender && p.gender in GENDER_KEYS ? t(GENDER_KEYS[p.gender as keyof typeof GENDER_KEYS]) : p.gender;
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.myProfile")}</h1>
 
-      <section className="card flex flex-col gap-4 sm:flex-row sm:items-center" aria-label={fullName}>
+      <section
+        className="card flex flex-col items-start gap-4 sm:flex-row sm:items-center"
+        aria-label={fullName}
+      >
         <Avatar firstName={p.firstName} lastName={p.lastName} image={p.image} size={78} />
         <div className="min-w-0 flex-1">
           <p className="text-xl font-bold break-words text-slate-900">{fullName}</p>
@@ -102,7 +115,9 @@ export default function MyProfile() {
           </h2>
           <EditLink what={t("profile.about")} />
         </div>
-        <p className={`mt-3 max-w-prose break-words whitespace-pre-line ${p.about ? "text-slate-800" : "text-slate-500 italic"}`}>
+        <p
+          className={`mt-3 max-w-prose break-words whitespace-pre-line ${p.about ? "text-slate-800" : "text-slate-500 italic"}`}
+        >
           {p.about || t("profile.aboutPlaceholder")}
         </p>
       </section>

@@ -86,7 +86,9 @@ function pictureErrorKey(err: DomainError) {
 async function removeStored(keys: string[]) {
   await Promise.all(
     keys.map((key) =>
-      deleteStored(key).catch((err: unknown) => log("error", "stored file not removed", { key, err: String(err) })),
+      deleteStored(key).catch((err: unknown) =>
+        log("error", "stored file not removed", { key, err: String(err) }),
+      ),
     ),
   );
 }
@@ -149,7 +151,8 @@ async function pictureAction(request: Request, actor: Actor, t: TFunction) {
     ({ previous } = setDisplayPicture(actor, file.key));
   } catch (err) {
     await removeStored([file.key]);
-    if (isDomainError(err)) return redirectWithError(SETTINGS, domainMessage(err, t, "profile.pictureFailed"));
+    if (isDomainError(err))
+      return redirectWithError(SETTINGS, domainMessage(err, t, "profile.pictureFailed"));
     throw err;
   }
   if (previous && previous !== file.key) await removeStored([previous]);
@@ -245,6 +248,16 @@ function useHydrated() {
   return hydrated;
 }
 
+/**
+ * Conform re-renders a form only for the state its last render read. When React calls the
+ * form's component again but bails out before its children (which read each field's errors),
+ * that subscription is lost and the first submit shows no errors. Reading every error here,
+ * in the component that owns useForm, keeps it.
+ */
+function subscribeToErrors(form: { allErrors: unknown }) {
+  void form.allErrors;
+}
+
 /** Which form (by its intent) the current submission belongs to, if any. */
 function useBusyIntent() {
   const navigation = useNavigation();
@@ -253,7 +266,17 @@ function useBusyIntent() {
     : null;
 }
 
-function Section({ id, title, children, danger }: { id: string; title: string; children: React.ReactNode; danger?: boolean }) {
+function Section({
+  id,
+  title,
+  children,
+  danger,
+}: {
+  id: string;
+  title: string;
+  children: React.ReactNode;
+  danger?: boolean;
+}) {
   return (
     <section aria-labelledby={id} className={`card ${danger ? "border-red-300" : ""}`}>
       <h2 id={id} className={`text-lg font-bold ${danger ? "text-red-800" : "text-slate-900"}`}>
@@ -273,9 +296,12 @@ function PictureSection({ serverError }: { serverError?: string }) {
   const [chosen, setChosen] = useState<{ name: string; size: number; url: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => () => {
-    if (chosen) URL.revokeObjectURL(chosen.url);
-  }, [chosen]);
+  useEffect(
+    () => () => {
+      if (chosen) URL.revokeObjectURL(chosen.url);
+    },
+    [chosen],
+  );
   // A new saved picture (after the redirect) clears the picker.
   useEffect(() => {
     setChosen(null);
@@ -316,9 +342,11 @@ function PictureSection({ serverError }: { serverError?: string }) {
 
   const shownError = error ?? serverError ?? null;
   const size = chosen
-    ? new Intl.NumberFormat(i18n.language, { style: "unit", unit: "kilobyte", maximumFractionDigits: 0 }).format(
-        Math.max(1, Math.round(chosen.size / 1024)),
-      )
+    ? new Intl.NumberFormat(i18n.language, {
+        style: "unit",
+        unit: "kilobyte",
+        maximumFractionDigits: 0,
+      }).format(Math.max(1, Math.round(chosen.size / 1024)))
     : "";
   return (
     <Section id="picture-heading" title={t("profile.displayPicture")}>
@@ -400,9 +428,10 @@ function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]
     lastResult,
     defaultValue: profile,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: profileSchema }),
-    shouldValidate: "onBlur",
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  subscribeToErrors(form);
   const genderOptions = [
     { value: "", label: t("profile.genderSelect") },
     ...GENDERS.map((g) => ({ value: g, label: t(GENDER_KEYS[g]) })),
@@ -412,9 +441,28 @@ function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]
       <Form method="post" {...getFormProps(form)} aria-labelledby="profile-heading">
         <input type="hidden" name="intent" value="profile" />
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField meta={fields.firstName} label={t("profile.firstName")} required autoComplete="given-name" maxLength={50} />
-          <TextField meta={fields.lastName} label={t("profile.lastName")} autoComplete="family-name" maxLength={50} />
-          <TextField meta={fields.dateOfBirth} label={t("profile.dob")} type="date" required max={today} min="1900-01-01" autoComplete="bday" />
+          <TextField
+            meta={fields.firstName}
+            label={t("profile.firstName")}
+            required
+            autoComplete="given-name"
+            maxLength={50}
+          />
+          <TextField
+            meta={fields.lastName}
+            label={t("profile.lastName")}
+            autoComplete="family-name"
+            maxLength={50}
+          />
+          <TextField
+            meta={fields.dateOfBirth}
+            label={t("profile.dob")}
+            type="date"
+            required
+            max={today}
+            min="1900-01-01"
+            autoComplete="bday"
+          />
           <SelectField meta={fields.gender} label={t("profile.gender")} options={genderOptions} required />
           <TextField
             meta={fields.contactNumber}
@@ -455,19 +503,32 @@ function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[
     id: "password-form",
     lastResult,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: changePasswordSchema }),
-    shouldValidate: "onBlur",
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  subscribeToErrors(form);
   return (
     <Section id="password-heading" title={t("profile.passwordTitle")}>
       <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
         <input type="hidden" name="intent" value="password" />
         <div className="grid gap-4 sm:grid-cols-2">
           <div className="sm:col-span-2 sm:max-w-[calc(50%-0.5rem)]">
-            <PasswordField meta={fields.oldPassword} label={t("profile.currentPassword")} autoComplete="current-password" />
+            <PasswordField
+              meta={fields.oldPassword}
+              label={t("profile.currentPassword")}
+              autoComplete="current-password"
+            />
           </div>
-          <PasswordField meta={fields.newPassword} label={t("profile.newPassword")} autoComplete="new-password" />
-          <PasswordField meta={fields.confirmNewPassword} label={t("profile.confirmNewPassword")} autoComplete="new-password" />
+          <PasswordField
+            meta={fields.newPassword}
+            label={t("profile.newPassword")}
+            autoComplete="new-password"
+          />
+          <PasswordField
+            meta={fields.confirmNewPassword}
+            label={t("profile.confirmNewPassword")}
+            autoComplete="new-password"
+          />
         </div>
         <div className="mt-5 flex justify-end">
           <button type="submit" className="btn-primary" disabled={busy}>

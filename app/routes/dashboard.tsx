@@ -50,7 +50,11 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
           icon: "report",
           items: [
             { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
-            { to: `/dashboard/previous-report/${user.id}`, label: t("dashboard.previousReport"), icon: "history" },
+            {
+              to: `/dashboard/previous-report/${user.id}`,
+              label: t("dashboard.previousReport"),
+              icon: "history",
+            },
           ],
         },
       ];
@@ -65,7 +69,11 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
           alsoActive: ["/dashboard/add-review"],
           items: [
             { to: "/dashboard/pending-report", label: t("dashboard.pendingReport"), icon: "clock" },
-            { to: "/dashboard/previous-reviewed-report", label: t("dashboard.previousReviewedReport"), icon: "history" },
+            {
+              to: "/dashboard/previous-reviewed-report",
+              label: t("dashboard.previousReviewedReport"),
+              icon: "history",
+            },
           ],
         },
       ];
@@ -78,7 +86,11 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
           icon: "report",
           items: [
             { to: "/dashboard/pending-report", label: t("dashboard.pendingReport"), icon: "clock" },
-            { to: "/dashboard/previous-reviewed-reports", label: t("dashboard.previousReviewedReport"), icon: "history" },
+            {
+              to: "/dashboard/previous-reviewed-reports",
+              label: t("dashboard.previousReviewedReport"),
+              icon: "history",
+            },
           ],
         },
         { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
@@ -101,7 +113,8 @@ const ICONS = {
   history: "M4 12a8 8 0 1 0 2.3-5.6L4 8.7M4 4v4.7h4.7M12 8v4l3 2",
   clock: "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-13v4l3 2",
   userPlus: "M10 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-7 8c0-3.3 3.1-6 7-6 1.2 0 2.3.2 3.2.7M18 14v6m-3-3h6",
-  users: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm-6 9c0-3 2.7-5.5 6-5.5s6 2.5 6 5.5M16 4.5a3.5 3.5 0 0 1 0 6.5M18 14.8c1.8.8 3 2.6 3 5.2",
+  users:
+    "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm-6 9c0-3 2.7-5.5 6-5.5s6 2.5 6 5.5M16 4.5a3.5 3.5 0 0 1 0 6.5M18 14.8c1.8.8 3 2.6 3 5.2",
   list: "M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01",
   settings:
     "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm7.4-3 .1-1-2-1.6.3-2.4-2.3-.9-1.4-2-2.3.9L10 3.2 8.4 5.5l-2.5-.3-.9 2.3-2 1.4.9 2.3L2.7 13l2.3 1 .3 2.5 2.5-.1 1.6 2 2.3-1.2 2.3 1.2 1.6-2 2.5.1.3-2.5 2.3-1-1-1z",
@@ -179,7 +192,10 @@ function SidebarNav({
                 >
                   <NavIcon name={entry.icon} />
                   <span className="flex-1">{entry.label}</span>
-                  <NavIcon name="chevron" className="h-4 w-4 shrink-0 transition-transform group-open/nav:rotate-90" />
+                  <NavIcon
+                    name="chevron"
+                    className="h-4 w-4 shrink-0 transition-transform group-open/nav:rotate-90"
+                  />
                 </summary>
                 <ul className="mt-1 space-y-1 pl-4">
                   {entry.items.map((item) => (
@@ -345,7 +361,10 @@ export default function DashboardLayout() {
       </aside>
       <main id="main" className="min-w-0 flex-1">
         {user.accountType === "Expert" && !user.approved && (
-          <p role="note" className="mb-4 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-900">
+          <p
+            role="note"
+            className="mb-4 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-900"
+          >
             {t("dashboard.awaitingApproval")}
           </p>
         )}

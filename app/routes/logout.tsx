@@ -39,7 +39,12 @@ export default function Logout() {
   const busy = navigation.state !== "idle" && navigation.formAction === "/logout";
   return (
     <main id="main" className="flex flex-1 items-start justify-center px-3 py-10 sm:py-16">
-      <div className="card w-full max-w-sm" role="group" aria-labelledby="logout-title" aria-describedby="logout-text">
+      <div
+        className="card w-full max-w-sm"
+        role="group"
+        aria-labelledby="logout-title"
+        aria-describedby="logout-text"
+      >
         <h1 id="logout-title" className="text-2xl font-bold text-slate-900">
           {t("accounts.logoutTitle")}
         </h1>

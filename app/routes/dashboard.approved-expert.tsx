@@ -1,0 +1,93 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Avatar } from "~/components/Avatar";
+import { EmptyState } from "~/components/reports/EmptyState";
+import { screenMeta } from "~/components/reports/meta";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { Pager } from "~/components/reports/Pager";
+import { contactOf, roleKey } from "~/components/reports/people";
+import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { listApprovedExperts, type ApiUser } from "~/domain/experts.server";
+import { tFor } from "~/i18n/i18n.server";
+import { requireRole } from "~/utils/auth.server";
+
+function cardOf(u: ApiUser) {
+  return {
+    _id: u._id,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    email: u.email,
+    image: u.image,
+    contact: contactOf(u),
+    accountType: u.accountType,
+  };
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await requireRole(request, "Expert", "Admin");
+  let result: ReturnType<typeof listApprovedExperts>;
+  try {
+    result = listApprovedExperts(actor, screenPage(request));
+  } catch (err) {
+    pageError(err);
+  }
+  const { t } = await tFor(request);
+  return { title: t("experts.approvedTitle"), items: result.items.map(cardOf), pagination: pageInfo(result) };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+export default function ApprovedExperts() {
+  const { t } = useTranslation();
+  const { items, pagination } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const location = useLocation();
+  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const na = t("reports.notAvailable");
+  return (
+    <section aria-busy={loading || undefined}>
+      <PageHeader title={t("experts.approvedTitle")} intro={t("experts.approvedIntro")} />
+      {loading && (
+        <p role="status" className="mb-3 font-semibold text-brand-800">
+          {t("common.loading")}
+        </p>
+      )}
+      {items.length === 0 ? (
+        <EmptyState message={t("experts.noApproved")} />
+      ) : (
+        <ul className={`grid gap-4 sm:grid-cols-2 ${loading ? "opacity-60" : ""}`}>
+          {items.map((e) => (
+            <li key={e._id} className="card flex items-start gap-4" data-testid="expert-card">
+              <Avatar firstName={e.firstName} lastName={e.lastName} image={e.image} size={56} />
+              <div className="min-w-0 flex-1">
+                <h2 className="text-lg font-bold break-words text-slate-900">
+                  {`${e.firstName} ${e.lastName}`.trim() || na}
+                </h2>
+                <dl className="mt-1 space-y-1 text-sm">
+                  <div>
+                    <dt className="sr-only">{t("experts.email")}</dt>
+                    <dd>
+                      <a href={`mailto:${e.email}`} className="break-all text-slate-800 hover:underline">
+                        {e.email}
+                      </a>
+                    </dd>
+                  </div>
+                  <div className="flex gap-1">
+                    <dt className="font-semibold text-slate-600">{t("experts.contact")}:</dt>
+                    <dd className="tabular-nums">{e.contact || na}</dd>
+                  </div>
+                  <div className="flex gap-1">
+                    <dt className="font-semibold text-slate-600">{t("experts.accountType")}:</dt>
+                    <dd>{t(roleKey(e.accountType))}</dd>
+                  </div>
+                </dl>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Pager pagination={pagination} />
+    </section>
+  );
+}

@@ -1,0 +1,262 @@
+import {
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Link, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
+import { EmptyState } from "~/components/reports/EmptyState";
+import { useDateText } from "~/components/reports/LocalDate";
+import { screenMeta } from "~/components/reports/meta";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { Pager } from "~/components/reports/Pager";
+import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
+import { ReviewText } from "~/components/reports/ReviewText";
+import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { StatusBadge } from "~/components/reports/StatusBadge";
+import { isDomainError } from "~/domain/errors";
+import { deleteReport, listPatientReports, type PatientReport } from "~/domain/reports.server";
+import { tFor } from "~/i18n/i18n.server";
+import { deleteReportSchema } from "~/schemas/reports";
+import { requireActor } from "~/utils/auth.server";
+import { parseForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientIp } from "~/utils/request.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+const VIEWS_SHOWN = 3;
+
+function cardOf(r: PatientReport) {
+  return {
+    _id: r._id,
+    reportType: r.reportType,
+    description: r.description,
+    status: r.status,
+    review: r.review,
+    reportUrl: r.reportUrl,
+    isPdf: r.resourceType === "raw" || r.reportUrl.includes("/raw/"),
+    createdAt: r.createdAt,
+    patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
+    fileViews: r.fileViews,
+  };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const patientId = params.patientId ?? "";
+  const page = screenPage(request);
+  let result: ReturnType<typeof listPatientReports>;
+  try {
+    // The patient themself or an Admin; anyone else sees the not-found page.
+    result = listPatientReports(actor, patientId, page);
+  } catch (err) {
+    pageError(err);
+  }
+  const info = pageInfo(result);
+  if (result.items.length === 0 && page.page > info.totalPages && result.total > 0) {
+    const url = new URL(request.url);
+    url.searchParams.set("page", String(info.totalPages));
+    throw redirect(`${url.pathname}${url.search}`);
+  }
+  const { t } = await tFor(request);
+  return {
+    title: t("reports.previousTitle"),
+    own: actor.id === patientId,
+    canUpload: actor.accountType === "Patient",
+    items: result.items.map(cardOf),
+    pagination: info,
+  };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const url = new URL(request.url);
+  url.searchParams.delete("confirm");
+  url.searchParams.delete("index");
+  const back = `/dashboard/previous-report/${encodeURIComponent(params.patientId ?? "")}${url.search}`;
+  const submission = await parseForm(request, deleteReportSchema);
+  if (submission.status !== "success") return redirectWithError(back, t("reports.deleteFailed"));
+  try {
+    // The owning patient or an Admin (the domain decides).
+    await deleteReport(actor, submission.value.reportId, { ip: clientIp(request) });
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return redirectWithError(back, t(err.message));
+  }
+  return redirectWithSuccess(back, t("reports.deleteSuccess"));
+}
+
+type Card = ReturnType<typeof cardOf>;
+
+function FileViews({ views }: { views: Card["fileViews"] }) {
+  const { t } = useTranslation();
+  const dates = useDateText();
+  if (views.length === 0) return null;
+  const line = (v: Card["fileViews"][number]) =>
+    t(v.viewerAccountType === "Expert" ? "audit.viewedByExpert" : "audit.viewedByAdmin", {
+      name: `${v.viewerFirstName} ${v.viewerLastName}`.trim(),
+      date: dates.dateTime(v.at),
+    });
+  const first = views.slice(0, VIEWS_SHOWN);
+  const rest = views.slice(VIEWS_SHOWN);
+  return (
+    <div className="mt-3 text-sm text-slate-600" data-testid="file-views">
+      <p className="sr-only">{t("audit.fileViewsTitle")}</p>
+      <ul className="space-y-0.5">
+        {first.map((v, i) => (
+          <li key={`${v.at}-${i}`} className="flex gap-1.5">
+            <svg
+              viewBox="0 0 24 24"
+              className="mt-0.5 h-4 w-4 shrink-0"
+              aria-hidden="true"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.8"
+            >
+              <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" />
+              <circle cx="12" cy="12" r="3" />
+            </svg>
+            <span>{line(v)}</span>
+          </li>
+        ))}
+      </ul>
+      {rest.length > 0 && (
+        <details className="mt-1">
+          <summary className="link cursor-pointer">{t("audit.allViews", { count: views.length })}</summary>
+          <ul className="mt-1 space-y-0.5">
+            {rest.map((v, i) => (
+              <li key={`${v.at}-${i}`}>{line(v)}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function ReportCard({ report }: { report: Card }) {
+  const { t } = useTranslation();
+  const typeLabel = useReportTypeLabel();
+  const dates = useDateText();
+  const title = typeLabel(report.reportType);
+  const reviewed = report.status === "Reviewed";
+  return (
+    <li id={`report-${report._id}`} className="card flex scroll-mt-4 flex-col" data-testid="report-card">
+      <h2 className="text-lg font-bold text-slate-900">{title}</h2>
+      <p className="text-sm text-slate-600">
+        <time dateTime={report.createdAt}>
+          {t("reports.submittedOn", { date: dates.day(report.createdAt) })}
+        </time>
+      </p>
+      <p
+        className={`mt-3 break-words whitespace-pre-line ${report.description ? "text-slate-800" : "text-slate-500 italic"}`}
+      >
+        {report.description || t("reports.noDescription")}
+      </p>
+
+      <div className="mt-4">
+        {report.isPdf ? (
+          <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="btn-secondary">
+            <svg
+              viewBox="0 0 24 24"
+              className="h-5 w-5"
+              aria-hidden="true"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.8"
+            >
+              <path d="M7 3h7l5 5v13H7zM14 3v5h5" />
+            </svg>
+            {t("reports.viewPdf")}
+            <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+          </a>
+        ) : (
+          <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="block">
+            <img
+              src={report.reportUrl}
+              loading="lazy"
+              decoding="async"
+              alt={t("reports.imageAlt", { type: title })}
+              className="aspect-[4/3] w-full rounded-lg border border-slate-200 bg-slate-100 object-contain"
+            />
+            <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+          </a>
+        )}
+      </div>
+
+      <p className="mt-4 flex items-center gap-2">
+        <span className="font-semibold text-slate-700">{t("reports.status")}:</span>
+        <StatusBadge status={report.status} />
+      </p>
+
+      {reviewed && (
+        <div className="mt-3 rounded-lg border border-green-200 bg-green-50 p-3">
+          <h3 className="font-bold text-green-900">{t("reports.expertReview")}</h3>
+          <div className="mt-1 text-slate-800">
+            <ReviewText text={report.review} fold={false} />
+          </div>
+        </div>
+      )}
+
+      <FileViews views={report.fileViews} />
+
+      <div className="mt-auto pt-4">
+        <ConfirmDelete reportId={report._id} label={title} />
+      </div>
+    </li>
+  );
+}
+
+export default function PreviousReports() {
+  const { t } = useTranslation();
+  const { items, pagination, own, canUpload } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const location = useLocation();
+  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const patientName = items[0]?.patientName;
+  return (
+    <section aria-busy={loading || undefined}>
+      <PageHeader
+        title={t("reports.previousTitle")}
+        intro={
+          own
+            ? t("reports.previousIntro")
+            : patientName
+              ? t("reports.previousIntroAdmin", { name: patientName })
+              : undefined
+        }
+      >
+        {canUpload && (
+          <Link to="/dashboard/upload-report" className="btn-primary">
+            {t("dashboard.uploadReport")}
+          </Link>
+        )}
+      </PageHeader>
+      {items.length === 0 ? (
+        <EmptyState message={t("reports.noReportsForPatient")}>
+          {canUpload && (
+            <>
+              <p className="w-full text-slate-600">{t("reports.uploadFirst")}</p>
+              <Link to="/dashboard/upload-report" className="btn-primary">
+                {t("dashboard.uploadReport")}
+              </Link>
+            </>
+          )}
+        </EmptyState>
+      ) : (
+        <ul className="grid gap-4 sm:grid-cols-2">
+          {items.map((r) => (
+            <ReportCard key={r._id} report={r} />
+          ))}
+        </ul>
+      )}
+      <Pager pagination={pagination} />
+    </section>
+  );
+}
