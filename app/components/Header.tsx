@@ -7,7 +7,7 @@ import { Logo } from "./Logo";
 type HeaderUser = { firstName: string; lastName: string; image: string | null } | null;
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
-  `inline-flex min-h-11 items-center rounded-lg px-3 font-semibold ${
+  `inline-flex min-h-11 items-center rounded-lg px-2 font-semibold sm:px-3 ${
     isActive ? "bg-brand-50 text-brand-700 underline underline-offset-4" : "text-slate-700 hover:bg-slate-100"
   }`;
 
@@ -15,9 +15,9 @@ export function Header({ user }: { user: HeaderUser }) {
   const { t, i18n } = useTranslation();
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
-      <div className="mx-auto flex max-w-6xl items-center gap-2 px-3 py-2 sm:px-4">
-        <Link to="/" className="mr-auto rounded-lg" aria-label="Home">
-          <Logo />
+      <div className="mx-auto flex max-w-6xl items-center gap-1 px-2 py-2 sm:gap-2 sm:px-4">
+        <Link to="/" className="mr-auto rounded-lg">
+          <Logo compact />
         </Link>
         <nav aria-label={t("nav.mainNav")} className="flex items-center gap-1">
           <NavLink to="/" end className={navClass}>
@@ -50,10 +50,10 @@ export function Header({ user }: { user: HeaderUser }) {
           </details>
         ) : (
           <div className="flex items-center gap-1">
-            <Link to="/login" className="btn-secondary px-3 text-sm">
+            <Link to="/login" className="btn-secondary px-2 text-sm whitespace-nowrap sm:px-3">
               {t("nav.login")}
             </Link>
-            <Link to="/signup" className="btn-primary px-3 text-sm">
+            <Link to="/signup" className="btn-primary px-2 text-sm whitespace-nowrap sm:px-3">
               {t("nav.signup")}
             </Link>
           </div>

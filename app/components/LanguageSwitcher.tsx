@@ -16,7 +16,7 @@ export function LanguageSwitcher({ current }: { current: string }) {
           <circle cx="12" cy="12" r="9" />
           <path d="M3 12h18M12 3c2.5 3 2.5 15 0 18M12 3c-2.5 3-2.5 15 0 18" />
         </svg>
-        <span>{LANGUAGES.find((l) => l.code === current)?.label ?? current}</span>
+        <span className="max-sm:sr-only">{LANGUAGES.find((l) => l.code === current)?.label ?? current}</span>
       </summary>
       <Form
         method="post"

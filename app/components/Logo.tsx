@@ -9,11 +9,12 @@ export function LogoMark({ className = "h-8 w-8" }: { className?: string }) {
   );
 }
 
-export function Logo() {
+/** `compact` hides the name on the narrowest phones (the mark and the link's label remain). */
+export function Logo({ compact = false }: { compact?: boolean }) {
   return (
     <span className="inline-flex items-center gap-2 text-lg font-bold text-brand-800">
       <LogoMark />
-      <span>{site.productName}</span>
+      <span className={compact ? "max-[400px]:sr-only" : undefined}>{site.productName}</span>
     </span>
   );
 }

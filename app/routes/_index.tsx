@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { saveCallbackRequest } from "~/domain/contact.server";
@@ -28,22 +28,17 @@ const CALLBACK_CODES = ["+91", "+1", "+44", "+61", "+81"];
 
 export default function Home() {
   const { t } = useTranslation();
-  const lastResult = useActionData<typeof action>();
-  const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: callbackSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
-  const busy = navigation.state === "submitting" && navigation.formAction === "/?index";
+  // A successful post redirects back here; the new location remounts (clears) the callback form.
+  const location = useLocation();
 
   return (
     <main id="main" className="flex-1">
       <section className="bg-gradient-to-b from-brand-50 to-white">
         <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 py-12 md:grid-cols-2 md:py-20">
           <div>
-            <h1 className="text-3xl leading-tight font-bold text-slate-900 md:text-5xl">{t("home.heroTitle")}</h1>
+            <h1 className="text-3xl leading-tight font-bold text-slate-900 md:text-5xl">
+              {t("home.heroTitle")}
+            </h1>
             <p className="mt-4 text-lg text-slate-700">{t("home.heroText")}</p>
             <div className="mt-8 flex flex-wrap gap-3">
               <Link to="/dashboard/upload-report" className="btn-primary">
@@ -61,7 +56,9 @@ export default function Home() {
       <section className="mx-auto max-w-6xl px-4 py-12" aria-labelledby="query-title">
         <div className="card md:flex md:items-center md:gap-8">
           <div className="flex-1">
-            <h2 id="query-title" className="text-2xl font-bold">{t("home.queryTitle")}</h2>
+            <h2 id="query-title" className="text-2xl font-bold">
+              {t("home.queryTitle")}
+            </h2>
             <p className="mt-2 text-slate-700">{t("home.queryText")}</p>
           </div>
           <ul className="mt-4 space-y-1 font-semibold md:mt-0">
@@ -79,47 +76,29 @@ export default function Home() {
       <section id="callback" className="bg-white py-12" aria-labelledby="callback-title">
         <div className="mx-auto grid max-w-6xl gap-8 px-4 md:grid-cols-2">
           <div>
-            <h2 id="callback-title" className="text-2xl font-bold">{t("home.callbackTitle")}</h2>
+            <h2 id="callback-title" className="text-2xl font-bold">
+              {t("home.callbackTitle")}
+            </h2>
             <p className="mt-2 text-slate-700">{t("home.callbackText")}</p>
           </div>
-          <Form method="post" {...getFormProps(form)} className="card space-y-4">
-            <TextField meta={fields.name} label={t("home.callbackName")} required autoComplete="name" />
-            <div className="grid grid-cols-[7rem_1fr] gap-3">
-              <div>
-                <label htmlFor={fields.countryCode.id} className="field-label">
-                  {t("home.callbackCountryCode")}
-                </label>
-                <select
-                  id={fields.countryCode.id}
-                  name={fields.countryCode.name}
-                  defaultValue={(fields.countryCode.initialValue as string) ?? "+91"}
-                  className="field-input"
-                >
-                  {CALLBACK_CODES.map((c) => (
-                    <option key={c} value={c}>
-                      {c}
-                    </option>
-                  ))}
-                </select>
-              </div>
-              <TextField meta={fields.phoneNumber} label={t("home.callbackPhone")} type="tel" inputMode="numeric" autoComplete="tel-national" required />
-            </div>
-            <TextAreaField meta={fields.message} label={t("home.callbackMessage")} maxLength={1000} />
-            <button type="submit" className="btn-primary w-full" disabled={busy}>
-              {busy ? t("contact.sending") : t("home.callbackSubmit")}
-            </button>
-          </Form>
+          <CallbackForm key={location.key} />
         </div>
       </section>
 
       <section className="mx-auto max-w-6xl px-4 py-12" aria-labelledby="what-title">
-        <h2 id="what-title" className="text-2xl font-bold">{t("home.whatIsTitle", { product: site.productName })}</h2>
-        <p className="mt-3 max-w-3xl text-lg text-slate-700">{t("home.whatIsText", { product: site.productName })}</p>
+        <h2 id="what-title" className="text-2xl font-bold">
+          {t("home.whatIsTitle", { product: site.productName })}
+        </h2>
+        <p className="mt-3 max-w-3xl text-lg text-slate-700">
+          {t("home.whatIsText", { product: site.productName })}
+        </p>
       </section>
 
       <section className="bg-white py-12" aria-labelledby="benefits-title">
         <div className="mx-auto max-w-6xl px-4">
-          <h2 id="benefits-title" className="text-2xl font-bold">{t("home.benefitsTitle")}</h2>
+          <h2 id="benefits-title" className="text-2xl font-bold">
+            {t("home.benefitsTitle")}
+          </h2>
           <div className="mt-6 grid gap-6 md:grid-cols-2">
             <BenefitList
               title={t("home.benefitsPatients")}
@@ -144,6 +123,57 @@ export default function Home() {
   );
 }
 
+function CallbackForm() {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: callbackSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
+  const busy = navigation.state === "submitting" && navigation.formAction === "/?index";
+  return (
+    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+      <TextField meta={fields.name} label={t("home.callbackName")} required autoComplete="name" />
+      <div className="grid grid-cols-[7rem_1fr] gap-3">
+        <div>
+          <label htmlFor={fields.countryCode.id} className="field-label">
+            {t("home.callbackCountryCode")}
+          </label>
+          <select
+            id={fields.countryCode.id}
+            name={fields.countryCode.name}
+            defaultValue={(fields.countryCode.initialValue as string) ?? "+91"}
+            className="field-input"
+          >
+            {CALLBACK_CODES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </div>
+        <TextField
+          meta={fields.phoneNumber}
+          label={t("home.callbackPhone")}
+          type="tel"
+          inputMode="numeric"
+          autoComplete="tel-national"
+          required
+        />
+      </div>
+      <TextAreaField meta={fields.message} label={t("home.callbackMessage")} maxLength={1000} />
+      <button type="submit" className="btn-primary w-full" disabled={busy}>
+        {busy ? t("contact.sending") : t("home.callbackSubmit")}
+      </button>
+    </Form>
+  );
+}
+
 function BenefitList({ title, items }: { title: string; items: [string, string][] }) {
   return (
     <div className="card">
@@ -151,7 +181,14 @@ function BenefitList({ title, items }: { title: string; items: [string, string][
       <ul className="mt-4 space-y-4">
         {items.map(([name, text]) => (
           <li key={name} className="flex gap-3">
-            <svg viewBox="0 0 24 24" className="mt-1 h-5 w-5 shrink-0 text-green-700" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="3">
+            <svg
+              viewBox="0 0 24 24"
+              className="mt-1 h-5 w-5 shrink-0 text-green-700"
+              aria-hidden="true"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="3"
+            >
               <path d="M5 13l4 4L19 7" />
             </svg>
             <div>
@@ -173,11 +210,25 @@ function HeroArt() {
       <rect x="62" y="74" width="90" height="8" rx="4" fill="#cbd5e1" />
       <rect x="62" y="94" width="100" height="8" rx="4" fill="#cbd5e1" />
       <rect x="62" y="114" width="70" height="8" rx="4" fill="#cbd5e1" />
-      <path d="M62 160h20l10-22 14 40 10-18h32" fill="none" stroke="#0d7468" strokeWidth="4" strokeLinecap="round" strokeLinejoin="round" />
+      <path
+        d="M62 160h20l10-22 14 40 10-18h32"
+        fill="none"
+        stroke="#0d7468"
+        strokeWidth="4"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
       <circle cx="238" cy="92" r="52" fill="#ccfbf1" />
       <circle cx="238" cy="78" r="18" fill="#0b5f56" />
       <path d="M206 128c6-18 20-26 32-26s26 8 32 26" fill="#0b5f56" />
-      <path d="M214 160l18 18 36-40" fill="none" stroke="#15803d" strokeWidth="8" strokeLinecap="round" strokeLinejoin="round" />
+      <path
+        d="M214 160l18 18 36-40"
+        fill="none"
+        stroke="#15803d"
+        strokeWidth="8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
     </svg>
   );
 }

@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { saveContactMessage } from "~/domain/contact.server";
@@ -26,6 +26,22 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function ContactUs() {
   const { t } = useTranslation();
+  // A successful post redirects back here; the new location remounts (clears) the form.
+  const location = useLocation();
+  return (
+    <main id="main" className="mx-auto w-full max-w-5xl flex-1 px-4 py-10">
+      <h1 className="text-3xl font-bold">{t("contact.title")}</h1>
+      <p className="mt-2 text-lg text-slate-700">{t("contact.intro")}</p>
+      <div className="mt-8 grid gap-8 md:grid-cols-[3fr_2fr]">
+        <ContactForm key={location.key} />
+        <ContactDetails />
+      </div>
+    </main>
+  );
+}
+
+function ContactForm() {
+  const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
   const [form, fields] = useForm({
@@ -34,39 +50,52 @@ export default function ContactUs() {
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
   const busy = navigation.state === "submitting";
   return (
-    <main id="main" className="mx-auto w-full max-w-5xl flex-1 px-4 py-10">
-      <h1 className="text-3xl font-bold">{t("contact.title")}</h1>
-      <p className="mt-2 text-lg text-slate-700">{t("contact.intro")}</p>
-      <div className="mt-8 grid gap-8 md:grid-cols-[3fr_2fr]">
-        <Form method="post" {...getFormProps(form)} className="card space-y-4">
-          <TextField meta={fields.name} label={t("contact.name")} required autoComplete="name" maxLength={100} />
-          <TextField meta={fields.email} label={t("contact.email")} type="email" required autoComplete="email" maxLength={254} />
-          <TextAreaField meta={fields.message} label={t("contact.message")} required maxLength={5000} />
-          <button type="submit" className="btn-primary w-full" disabled={busy}>
-            {busy ? t("contact.sending") : t("contact.send")}
-          </button>
-        </Form>
-        <aside className="card space-y-3">
-          <div>
-            <h2 className="font-bold">{t("contact.officeAddress")}</h2>
-            <address className="not-italic">{site.corporateOffice}</address>
-          </div>
-          <div>
-            <h2 className="font-bold">{t("contact.helpline")}</h2>
-            <a className="link" href={`tel:${site.helpline.replace(/\s/g, "")}`}>{site.helpline}</a>
-          </div>
-          <div>
-            <h2 className="font-bold">{t("contact.emailLabel")}</h2>
-            <a className="link" href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>
-          </div>
-          <div>
-            <h2 className="font-bold">{t("contact.hours")}</h2>
-            <p>{site.hours}</p>
-          </div>
-        </aside>
+    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+      <TextField meta={fields.name} label={t("contact.name")} required autoComplete="name" maxLength={100} />
+      <TextField
+        meta={fields.email}
+        label={t("contact.email")}
+        type="email"
+        required
+        autoComplete="email"
+        maxLength={254}
+      />
+      <TextAreaField meta={fields.message} label={t("contact.message")} required maxLength={5000} />
+      <button type="submit" className="btn-primary w-full" disabled={busy}>
+        {busy ? t("contact.sending") : t("contact.send")}
+      </button>
+    </Form>
+  );
+}
+
+function ContactDetails() {
+  const { t } = useTranslation();
+  return (
+    <aside className="card space-y-3">
+      <div>
+        <h2 className="font-bold">{t("contact.officeAddress")}</h2>
+        <address className="not-italic">{site.corporateOffice}</address>
       </div>
-    </main>
+      <div>
+        <h2 className="font-bold">{t("contact.helpline")}</h2>
+        <a className="link" href={`tel:${site.helpline.replace(/\s/g, "")}`}>
+          {site.helpline}
+        </a>
+      </div>
+      <div>
+        <h2 className="font-bold">{t("contact.emailLabel")}</h2>
+        <a className="link" href={`mailto:${site.supportEmail}`}>
+          {site.supportEmail}
+        </a>
+      </div>
+      <div>
+        <h2 className="font-bold">{t("contact.hours")}</h2>
+        <p>{site.hours}</p>
+      </div>
+    </aside>
   );
 }

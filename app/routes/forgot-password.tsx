@@ -45,6 +45,8 @@ export default function ForgotPassword() {
     onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotSchema }),
     shouldValidate: "onSubmit",
   });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
   const busy = navigation.state === "submitting";
   const sentTo = actionData?.sentTo;
 

@@ -51,6 +51,8 @@ export default function Login() {
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
   const busy = navigation.state === "submitting";
   return (
     <AuthCard title={t("accounts.loginTitle")} intro={<p>{t("accounts.loginText")}</p>}>

@@ -54,6 +54,8 @@ export default function Signup() {
     shouldRevalidate: "onInput",
     defaultValue: { accountType: "Patient", countryCode: "+91" },
   });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
   const [accountType, setAccountType] = useState<string>((fields.accountType.initialValue as string) || "Patient");
   const busy = navigation.state === "submitting";
 

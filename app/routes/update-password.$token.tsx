@@ -46,6 +46,8 @@ export default function UpdatePassword() {
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
   const busy = navigation.state === "submitting";
   const back = (
     <p className="mt-4 text-center text-sm">

@@ -35,8 +35,8 @@ test.describe("public site", () => {
     await page.goto("/about-us");
     await expect(page.getByRole("heading", { level: 1, name: "About Us" })).toBeVisible();
     await expect(page.getByText("Our Mission")).toBeVisible();
-    await expect(page.getByText("Outreach office")).toBeVisible();
-    await expect(page.getByText("Corporate office")).toBeVisible();
+    await expect(page.getByText("Outreach office", { exact: true })).toBeVisible();
+    await expect(page.getByText("Corporate office", { exact: true })).toBeVisible();
     if (info.project.name === "desktop") {
       await expect(page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "About Us" })).toHaveAttribute("aria-current", "page");
     }

@@ -1,0 +1,94 @@
+import type { ReactNode } from "react";
+
+/**
+ * When a wide table scrolls sideways, soft shadows at its edges show that there is more
+ * (white covers that scroll with the content over shadows fixed to the box).
+ */
+const SCROLL_SHADOWS = [
+  "sm:bg-no-repeat",
+  "sm:[background-image:linear-gradient(to_right,white_30%,rgb(255_255_255/0)),linear-gradient(to_left,white_30%,rgb(255_255_255/0)),radial-gradient(farthest-side_at_0_50%,rgb(15_23_42/0.18),transparent),radial-gradient(farthest-side_at_100%_50%,rgb(15_23_42/0.18),transparent)]",
+  "sm:[background-position:left_center,right_center,left_center,right_center]",
+  "sm:[background-size:40px_100%,40px_100%,14px_100%,14px_100%]",
+  "sm:[background-attachment:local,local,scroll,scroll]",
+].join(" ");
+
+export type Column<T> = {
+  key: string;
+  header: string;
+  cell: (row: T, index: number) => ReactNode;
+  /** Extra classes for this column's cells (desktop table). */
+  className?: string;
+};
+
+/**
+ * One list, two looks: a table from 640 px up and a stack of cards below it (each cell
+ * then shows its column name in front of it). One DOM, so nothing is rendered twice.
+ */
+export function ResponsiveTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  busy,
+  testId,
+  dense,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  busy?: boolean;
+  testId?: string;
+  /** Smaller type and padding, for tables with many columns. */
+  dense?: boolean;
+}) {
+  const pad = dense ? "px-2.5" : "px-3";
+  return (
+    <div
+      className={`transition-opacity sm:overflow-x-auto sm:rounded-xl sm:border sm:border-slate-200 sm:bg-white sm:shadow-sm ${SCROLL_SHADOWS} ${
+        busy ? "opacity-60" : ""
+      }`}
+      aria-busy={busy || undefined}
+    >
+      <table
+        className={`w-full border-collapse text-left max-sm:block ${dense ? "sm:text-sm" : ""}`}
+        data-testid={testId}
+      >
+        <caption className="sr-only">{caption}</caption>
+        <thead className="bg-slate-50 text-sm text-slate-700 max-sm:hidden">
+          <tr>
+            {columns.map((c) => (
+              <th
+                key={c.key}
+                scope="col"
+                className={`border-b border-slate-200 ${pad} py-3 font-semibold whitespace-nowrap`}
+              >
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="max-sm:block max-sm:space-y-3">
+          {rows.map((row, i) => (
+            <tr
+              key={rowKey(row)}
+              className="align-top max-sm:block max-sm:rounded-xl max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:px-4 max-sm:py-3 max-sm:shadow-sm sm:border-b sm:border-slate-100 sm:last:border-b-0 sm:hover:bg-slate-50/60"
+            >
+              {columns.map((c) => (
+                <td
+                  key={c.key}
+                  data-label={c.header}
+                  className={`${pad} py-3 max-sm:flex max-sm:gap-3 max-sm:px-0 max-sm:py-1.5 max-sm:before:w-28 max-sm:before:shrink-0 max-sm:before:text-sm max-sm:before:font-semibold max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] ${
+                    c.className ?? ""
+                  }`}
+                >
+                  <div className="min-w-0 max-sm:flex-1">{c.cell(row, i)}</div>
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
