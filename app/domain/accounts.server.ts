@@ -6,11 +6,12 @@ import { passwordResetTokens, profiles, reports, users, verificationCodes, type 
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
 import type { ProfileInput, SignupForm } from "~/schemas/auth";
+export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit } from "./audit.server";
 import { DomainError } from "./errors";
-import { deleteStored } from "./files.server";
+import { deleteStored, type StoredFile } from "./files.server";
 import { sendMail, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, verifyPassword } from "./passwords.server";
 import { limit, resetLimit } from "./ratelimit.server";
@@ -306,10 +307,27 @@ export function updateProfile(actor: Actor, input: ProfileInput) {
   return getProfile(actor.id);
 }
 
-export function setDisplayPicture(actor: Actor, imageKey: string): { previous: string | null } {
-  const user = findUserById(actor.id);
-  db().update(users).set({ image: imageKey, updatedAt: new Date() }).where(eq(users.id, actor.id)).run();
-  return { previous: user?.image ?? null };
+/**
+ * Makes an already stored (encrypted) image the account's display picture and removes the
+ * previous one; with no file it is the field error "profile.pictureRequired". On failure the
+ * new file is removed, so no file is left without an owner.
+ */
+export async function updateDisplayPicture(actor: Actor, file: StoredFile | null) {
+  if (!file) {
+    throw new DomainError("invalid", "profile.pictureRequired", { fieldErrors: { displayPicture: ["profile.pictureRequired"] } });
+  }
+  let previous: string | null;
+  try {
+    const user = findUserById(actor.id);
+    if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+    previous = user.image;
+    db().update(users).set({ image: file.key, updatedAt: new Date() }).where(eq(users.id, actor.id)).run();
+  } catch (err) {
+    await deleteStored(file.key).catch(() => {});
+    throw err;
+  }
+  if (previous && previous !== file.key) await deleteStored(previous).catch(() => {});
+  return getProfile(actor.id);
 }
 
 /**

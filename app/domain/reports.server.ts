@@ -417,3 +417,19 @@ export async function openReportFile(
   audit(actor, "report.file_open", "report", row.id, null, ip);
   return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
 }
+
+/**
+ * The add-review screen: one report for an approved Expert (same rules as addReview: other
+ * account types → forbidden "reports.onlyExperts", experts awaiting approval → forbidden
+ * "reports.awaitApproval", unknown id → not_found). A report that is already reviewed is
+ * returned too, so the screen can say so; its review text only to the expert who wrote it.
+ */
+export function getReportForReview(actor: Actor, reportId: string): ApiReport {
+  if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
+  if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
+  const joined = findJoined(reportId);
+  if (!joined) throw new DomainError("not_found", "reports.notFound");
+  const report = fromJoined(joined);
+  if (report.status === "Reviewed" && joined.report.expertId !== actor.id) report.review = null;
+  return report;
+}

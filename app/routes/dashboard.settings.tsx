@@ -1,7 +1,7 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, UploadHandler } from "@remix-run/node";
-import { data, unstable_parseMultipartFormData } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import type { TFunction } from "i18next";
 import { useEffect, useRef, useState } from "react";
@@ -12,25 +12,24 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
 import {
   changePassword,
-  deleteAccountRows,
+  deleteAccount,
   getProfile,
-  setDisplayPicture,
+  updateDisplayPicture,
   updateProfile,
 } from "~/domain/accounts.server";
-import { isDomainError, type DomainError } from "~/domain/errors";
-import { deleteStored, storeUpload, type StoredFile } from "~/domain/files.server";
-import type { Actor } from "~/domain/sessions.server";
+import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
+import { listSessions, revokeAllSessions, revokeOwnSession, type Actor } from "~/domain/sessions.server";
 import { avatarUrl } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
-import { changePasswordSchema, GENDERS, profileSchema } from "~/schemas/auth";
+import { changePasswordSchema, DISPLAY_PICTURE_MAX_BYTES, GENDERS, profileSchema } from "~/schemas/auth";
 import { site } from "~/site";
+import { formatDateTime } from "~/utils/format";
 import { clearSessionHeaders, requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { log } from "~/utils/log.server";
+import { parseUpload } from "~/utils/multipart.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
-const PICTURE_MAX_BYTES = 2 * 1024 * 1024;
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
 const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
 const PICTURE_TYPES = ["image/png", "image/gif", "image/jpeg", "image/webp"];
@@ -56,6 +55,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     // The schema's "not in the future" rule uses the UTC date, so the picker's limit does too.
     today: new Date().toISOString().slice(0, 10),
+    sessions: listSessions(actor),
   };
 }
 
@@ -83,79 +83,17 @@ function pictureErrorKey(err: DomainError) {
   }
 }
 
-async function removeStored(keys: string[]) {
-  await Promise.all(
-    keys.map((key) =>
-      deleteStored(key).catch((err: unknown) =>
-        log("error", "stored file not removed", { key, err: String(err) }),
-      ),
-    ),
-  );
-}
-
 /** Display picture: multipart, the file streamed straight into the encrypted store. */
-async function pictureAction(request: Request, actor: Actor, t: TFunction) {
+async function pictureAction(request: Request, actor: Actor) {
   const fail = (key: string, status = 400) => data({ intent: "picture" as const, error: key }, { status });
-  // Refuse a body that says it is far too big before reading any of it.
-  const length = Number(request.headers.get("Content-Length") ?? 0);
-  if (length > PICTURE_MAX_BYTES + 64 * 1024) return fail("profile.pictureTooLarge", 413);
-
-  const stored: StoredFile[] = [];
-  const handler: UploadHandler = async (part) => {
-    if (part.filename === undefined) {
-      // A plain field (only `intent` is expected): small text only.
-      const decoder = new TextDecoder();
-      let text = "";
-      let size = 0;
-      for await (const chunk of part.data) {
-        size += chunk.byteLength;
-        if (size > 1024) throw new TypeError("form field too large");
-        text += decoder.decode(chunk, { stream: true });
-      }
-      return text + decoder.decode();
-    }
-    if (part.name !== "displayPicture" || stored.length > 0) throw new TypeError("unexpected file field");
-    if (part.filename === "") {
-      // The browser sends an empty part when no file was chosen.
-      for await (const chunk of part.data) {
-        if (chunk.byteLength > 0) throw new TypeError("unnamed file");
-      }
-      return undefined;
-    }
-    const file = await storeUpload(part.data, {
-      maxBytes: PICTURE_MAX_BYTES,
-      allowed: "image",
-      fileName: part.filename,
-    });
-    stored.push(file);
-    return file.key;
-  };
-
-  let form: FormData;
   try {
-    form = await unstable_parseMultipartFormData(request, handler);
+    const { file } = await parseUpload(request, { fileField: "displayPicture", kind: "image", maxBytes: DISPLAY_PICTURE_MAX_BYTES });
+    await updateDisplayPicture(actor, file);
   } catch (err) {
-    await removeStored(stored.map((f) => f.key));
-    if (isDomainError(err)) return fail(pictureErrorKey(err), 400);
-    if (err instanceof TypeError) return fail("profile.pictureFailed", 400);
+    if (isDomainError(err)) return fail(pictureErrorKey(err), HTTP_STATUS[err.code]);
     throw err;
   }
-  const file = stored[0];
-  if (form.get("intent") !== "picture") {
-    if (file) await removeStored([file.key]);
-    return data({ intent: "unknown" as const }, { status: 400 });
-  }
-  if (!file) return fail("profile.pictureRequired", 400);
-  let previous: string | null;
-  try {
-    ({ previous } = setDisplayPicture(actor, file.key));
-  } catch (err) {
-    await removeStored([file.key]);
-    if (isDomainError(err))
-      return redirectWithError(SETTINGS, domainMessage(err, t, "profile.pictureFailed"));
-    throw err;
-  }
-  if (previous && previous !== file.key) await removeStored([previous]);
+  const { t } = await tFor(request);
   return redirectWithSuccess(SETTINGS, t("profile.pictureUpdated"));
 }
 
@@ -164,7 +102,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);
   if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
-    return pictureAction(request, actor, t);
+    return pictureAction(request, actor);
   }
   const formData = await readForm(request);
   const intent = formData.get("intent");
@@ -215,6 +153,16 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirectWithSuccess(SETTINGS, t("accounts.passwordChanged"));
   }
 
+  if (intent === "revoke-session") {
+    revokeOwnSession(actor, String(formData.get("sessionId") ?? ""));
+    return redirectWithSuccess(SETTINGS, t("profile.sessionRevoked"));
+  }
+
+  if (intent === "revoke-others") {
+    revokeAllSessions(actor.id, actor.sessionId);
+    return redirectWithSuccess(SETTINGS, t("profile.sessionsRevoked"));
+  }
+
   if (intent === "delete") {
     // Step one (needed without JavaScript): show the confirmation.
     return data({ intent: "delete" as const });
@@ -222,8 +170,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
   if (intent === "delete-confirm") {
     try {
-      const { fileKeys } = deleteAccountRows(actor);
-      await removeStored(fileKeys);
+      await deleteAccount(actor);
     } catch (err) {
       if (!isDomainError(err)) throw err;
       return redirectWithError(SETTINGS, domainMessage(err, t, "profile.deleteFailedLater"));
@@ -321,7 +268,7 @@ function PictureSection({ serverError }: { serverError?: string }) {
       setChosen(null);
       return;
     }
-    if (file.size > PICTURE_MAX_BYTES) {
+    if (file.size > DISPLAY_PICTURE_MAX_BYTES) {
       setError("profile.pictureTooLarge");
       setChosen(null);
       return;
@@ -610,6 +557,58 @@ function DeleteSection({ confirmFromServer }: { confirmFromServer: boolean }) {
   );
 }
 
+/** The account's browser sessions and API tokens, each revocable (OWASP ASVS V3). */
+function SessionsSection() {
+  const { t, i18n } = useTranslation();
+  const { sessions } = useLoaderData<typeof loader>();
+  const others = sessions.filter((s) => !s.current).length;
+  return (
+    <Section id="sessions-title" title={t("profile.sessionsTitle")}>
+      <p className="text-slate-700">{t("profile.sessionsIntro")}</p>
+      <ul className="mt-4 divide-y divide-slate-200 rounded-lg border border-slate-200">
+        {sessions.map((s) => (
+          <li key={s.id} className="flex flex-wrap items-center gap-3 p-3">
+            <div className="min-w-0 flex-1">
+              <p className="font-semibold">
+                {s.kind === "api" ? t("profile.sessionApi") : t("profile.sessionWeb")}
+                {s.current && (
+                  <span className="ml-2 rounded bg-green-100 px-2 py-0.5 text-xs font-bold text-green-800">
+                    {t("profile.sessionCurrent")}
+                  </span>
+                )}
+              </p>
+              <p className="truncate text-sm text-slate-600" title={s.userAgent ?? undefined}>
+                {s.userAgent || t("profile.unknownDevice")}
+              </p>
+              <p className="text-sm text-slate-600">
+                {t("profile.sessionCreated", { date: formatDateTime(s.createdAt, i18n.language) })} ·{" "}
+                {t("profile.sessionLastUsed", { date: formatDateTime(s.lastSeenAt, i18n.language) })}
+              </p>
+            </div>
+            {!s.current && (
+              <Form method="post">
+                <input type="hidden" name="intent" value="revoke-session" />
+                <input type="hidden" name="sessionId" value={s.id} />
+                <button type="submit" className="btn-secondary text-sm">
+                  {t("profile.revoke")}
+                </button>
+              </Form>
+            )}
+          </li>
+        ))}
+      </ul>
+      {others > 0 && (
+        <Form method="post" className="mt-4">
+          <input type="hidden" name="intent" value="revoke-others" />
+          <button type="submit" className="btn-secondary">
+            {t("profile.revokeOthers")}
+          </button>
+        </Form>
+      )}
+    </Section>
+  );
+}
+
 export default function Settings() {
   const { t } = useTranslation();
   const actionData = useActionData<typeof action>();
@@ -624,6 +623,7 @@ export default function Settings() {
         key={location.key}
         lastResult={actionData?.intent === "password" ? actionData.result : undefined}
       />
+      <SessionsSection />
       <DeleteSection confirmFromServer={actionData?.intent === "delete"} />
     </div>
   );

@@ -95,6 +95,7 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
         },
         { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
         { to: "/dashboard/approved-expert", label: t("dashboard.approvedExperts"), icon: "users" },
+        { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
       ];
   }

@@ -2,6 +2,9 @@ import { z } from "zod";
 
 /** Account schemas shared by the screens (Conform), the API and the OpenAPI document. Messages are i18n keys. */
 export const SIGNUP_COUNTRY_CODES = ["+91", "+1", "+44", "+61", "+81"] as const;
+/** Display pictures: images only, at most 2 MiB (checked in the browser as a courtesy, enforced on the server). */
+export const DISPLAY_PICTURE_MAX_BYTES = 2 * 1024 * 1024;
+
 export const GENDERS = ["Male", "Female", "Non-Binary", "Prefer not to say", "Other"] as const;
 
 const req = (key: string) => ({ required_error: key, invalid_type_error: key });

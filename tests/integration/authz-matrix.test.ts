@@ -48,6 +48,7 @@ const SCREENS: Row[] = [
   { route: "/dashboard/pending-expert", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
   { route: "/dashboard/previous-reviewed-reports", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
   { route: "/dashboard/audit-log", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
+  { route: "/dashboard/users", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
 ];
 
 let server: TestServer;
