@@ -9,6 +9,7 @@ import { I18nextProvider, initReactI18next } from "react-i18next";
 import { startup } from "~/domain/startup.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
+import { logRequest } from "~/utils/log.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
 
@@ -28,9 +29,12 @@ export default async function handleRequest(
   const instance = createInstance();
   await instance.use(initReactI18next).init({ ...i18nOptions, lng: locale, resources });
   const nonce = randomBytes(16).toString("base64");
+  const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
+    // Cleared once rendered, so a finished page never keeps a stopping server alive.
+    const timer = setTimeout(() => abort(), ABORT_DELAY);
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
         <I18nextProvider i18n={instance}>
@@ -41,14 +45,18 @@ export default async function handleRequest(
         nonce,
         onAllReady() {
           shellRendered = true;
+          clearTimeout(timer);
           const body = new PassThrough();
           const stream = createReadableStreamFromReadable(body);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
           resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
+          logRequest(request, params, responseStatusCode);
         },
         onShellError(error: unknown) {
+          clearTimeout(timer);
+          logRequest(request, params, 500);
           reject(error);
         },
         onError(error: unknown) {
@@ -57,12 +65,12 @@ export default async function handleRequest(
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY);
   });
 }
 
-export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+export const handleDataRequest: HandleDataRequestFunction = (response, { request, params }) => {
   securityHeaders(response.headers, request);
+  logRequest(request, params, response.status);
   return response;
 };
 

@@ -1,13 +1,25 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
 import { closeDatabase, db } from "~/db/client.server";
-import { log } from "~/utils/log.server";
+import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { ensureAdmin } from "./users.server";
 
 let started = false;
+
+/** Expired sessions, codes and reset tokens are removed at start-up and then hourly. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+function prune() {
+  try {
+    pruneExpiredSessions();
+    pruneAccountsTables();
+  } catch (err) {
+    log("error", "prune failed", { error: String(err) });
+  }
+}
 
 /** Start-up work: validate config, create folders, migrate, bootstrap the admin, prune. */
 export function startup() {
@@ -18,8 +30,9 @@ export function startup() {
   mkdirSync(c.outboxDir, { recursive: true });
   db(); // opens the database and applies pending migrations
   process.once("exit", closeDatabase); // checkpoints the WAL on a clean stop (SIGTERM drains first)
-  pruneExpiredSessions();
-  pruneAccountsTables();
+  trackRequestStart();
+  prune();
+  setInterval(prune, PRUNE_EVERY_MS).unref(); // never keeps a stopping server alive
   // Nothing is in flight at start-up, so every leftover counts as old (a crash mid-upload leaves .part files).
   sweepLeftovers(Date.now() + 24 * 60 * 60 * 1000).catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
   if (c.adminEmail && c.adminPassword) {

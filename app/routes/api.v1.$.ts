@@ -1,10 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { tFor } from "~/i18n/i18n.server";
 import { jsonResponse } from "~/utils/api.server";
+import { logRequest } from "~/utils/log.server";
 
 /** Unknown /api/v1 paths answer JSON 404 for every method. */
-async function notFound({ request }: LoaderFunctionArgs | ActionFunctionArgs) {
+async function notFound({ request, params }: LoaderFunctionArgs | ActionFunctionArgs) {
   const { t } = await tFor(request);
+  logRequest(request, params, 404);
   return jsonResponse({ success: false, message: t("api.notFound") }, 404);
 }
 export const loader = notFound;

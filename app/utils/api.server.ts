@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
 import { actorFromBearer, type Actor } from "~/domain/sessions.server";
 import { tFor } from "~/i18n/i18n.server";
-import { log } from "./log.server";
+import { log, logRequest } from "./log.server";
 
 /**
  * The JSON API adapter: every /api/v1 route body runs inside `api()`, which turns the
@@ -159,7 +159,17 @@ export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
   const allowed = Object.keys(handlers);
   const dispatch = async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
     const h = handlers[request.method.toUpperCase() as Method];
-    return h ? h(request, params) : methodNotAllowed(request, allowed);
+    let status = 500;
+    try {
+      const response = await (h ? h(request, params) : methodNotAllowed(request, allowed));
+      status = response.status;
+      return response;
+    } catch (err) {
+      if (err instanceof Response) status = err.status;
+      throw err;
+    } finally {
+      logRequest(request, params, status); // the request log line of every /api/v1 call
+    }
   };
   return { loader: dispatch, action: dispatch };
 }

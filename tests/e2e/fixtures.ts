@@ -1,0 +1,160 @@
+import { expect, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { crc32, deflateSync } from "node:zlib";
+
+/** The bootstrap admin that tests/e2e/serve.mjs creates for each run. */
+export const ADMIN = { email: "admin@carebridge.test", password: "Admin-pass-123", firstName: "Admin" };
+
+export type TestUser = {
+  type: "Patient" | "Expert";
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  password: string;
+};
+
+/** A fresh account description, unique per project and run. */
+export function newUser(
+  type: TestUser["type"],
+  info: TestInfo,
+  firstName: string,
+  lastName: string,
+): TestUser {
+  const tag = `${info.project.name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  return {
+    type,
+    firstName,
+    lastName,
+    email: `${type.toLowerCase()}-${tag}@example.test`.toLowerCase(),
+    phone: `9${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`,
+    password: "Test-pass-12345",
+  };
+}
+
+/**
+ * The e2e servers' data folders (tests/e2e/serve.mjs makes a carebridge-e2e-* folder in the
+ * temp dir per run), newest first. Other runs may exist at the same time, so every folder is
+ * searched for the recipient, who is unique to this test.
+ */
+function e2eRoots(): string[] {
+  const tmp = os.tmpdir();
+  return readdirSync(tmp)
+    .filter((n) => n.startsWith("carebridge-e2e-"))
+    .map((n) => path.join(tmp, n))
+    .filter((p) => existsSync(path.join(p, "data", "outbox")))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+}
+
+/** The newest signup code mailed to `email`: the 6 digits in the subject of its .eml in the outbox. */
+export async function readOtp(email: string, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  const to = new RegExp(`^To:.*${email.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "im");
+  while (Date.now() < deadline) {
+    for (const root of e2eRoots()) {
+      const outbox = path.join(root, "data", "outbox");
+      const files = readdirSync(outbox)
+        .filter((f) => f.endsWith(".eml"))
+        .sort()
+        .reverse();
+      for (const f of files) {
+        let text: string;
+        try {
+          text = readFileSync(path.join(outbox, f), "utf8");
+        } catch {
+          continue;
+        }
+        if (!to.test(text)) continue;
+        const code = text.match(/^Subject:\s*(\d{6})\b/im)?.[1];
+        if (code) return code;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`No signup code mailed to ${email}`);
+}
+
+/** Signs up through the screens: /signup, then the code from the outbox on /verify-email. */
+export async function signUp(page: Page, user: TestUser) {
+  await page.goto("/signup");
+  await page.locator("label", { hasText: new RegExp(`^${user.type}$`) }).click();
+  await page.getByLabel("First Name").fill(user.firstName);
+  await page.getByLabel("Last Name").fill(user.lastName);
+  await page.getByLabel("Email Address").fill(user.email);
+  await page.getByLabel("Phone Number").fill(user.phone);
+  await page.getByLabel(/^Password/).fill(user.password);
+  await page.getByLabel(/^Confirm Password/).fill(user.password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page).toHaveURL(/\/verify-email$/);
+  const code = await readOtp(user.email);
+  for (let i = 0; i < 6; i++) await page.getByLabel(`Digit ${i + 1} of 6`).fill(code[i]);
+  await page.getByRole("button", { name: "Verify Email" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+}
+
+export async function logIn(page: Page, email: string, password: string) {
+  await page.goto("/login");
+  await page.getByLabel("Email Address").fill(email);
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/home$/);
+}
+
+/** A new browser context with the project's viewport and device settings (one per person). */
+export async function personContext(
+  browser: Browser,
+  info: TestInfo,
+  extra: { javaScriptEnabled?: boolean } = {},
+) {
+  const use = info.project.use;
+  return browser.newContext({
+    baseURL: use.baseURL,
+    viewport: use.viewport,
+    isMobile: use.isMobile,
+    hasTouch: use.hasTouch,
+    ...extra,
+  });
+}
+
+/** Waits until React has hydrated the dashboard (its Logout entry turns into a dialog button). */
+export async function hydrated(page: Page) {
+  await expect(page.locator('button[aria-haspopup="dialog"]').first()).toBeAttached();
+}
+
+/**
+ * A PNG of `size`×`size` pixels from a known byte pattern (a fixed pseudo-random sequence, so
+ * it hardly compresses and its size is predictable): real image bytes for the upload.
+ */
+export function patternPng(size = 48, seed = 7): Buffer {
+  const chunk = (type: string, body: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(body.length);
+    const typed = Buffer.concat([Buffer.from(type, "ascii"), body]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([len, typed, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  let x = seed >>> 0;
+  const raw = Buffer.alloc(size * (1 + size * 3));
+  for (let row = 0; row < size; row++) {
+    const start = row * (1 + size * 3);
+    raw[start] = 0; // filter: none
+    for (let i = 1; i <= size * 3; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      raw[start + i] = x >>> 24;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
