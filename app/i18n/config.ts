@@ -3,6 +3,8 @@ import type { Catalogue } from "./locales/en";
 export const LANGUAGES = [
   { code: "en", label: "English", intl: "en-IN" },
   { code: "hi", label: "हिन्दी", intl: "hi-IN" },
+  { code: "bn", label: "বাংলা", intl: "bn-IN" },
+  { code: "ta", label: "தமிழ்", intl: "ta-IN" },
 ] as const;
 
 export type Locale = (typeof LANGUAGES)[number]["code"];
@@ -23,6 +25,8 @@ export function intlTag(locale: string): string {
 export const catalogueLoaders: Record<Locale, () => Promise<{ default: Catalogue }>> = {
   en: () => import("./locales/en"),
   hi: () => import("./locales/hi"),
+  bn: () => import("./locales/bn"),
+  ta: () => import("./locales/ta"),
 };
 
 export const i18nOptions = {

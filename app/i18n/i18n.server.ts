@@ -4,10 +4,14 @@ import { RemixI18Next } from "remix-i18next/server";
 import { FALLBACK_LOCALE, i18nOptions, isLocale, NAMESPACE, SUPPORTED_LOCALES, type Locale } from "./config";
 import en from "./locales/en";
 import hi from "./locales/hi";
+import bn from "./locales/bn";
+import ta from "./locales/ta";
 
 export const resources = {
   en: { [NAMESPACE]: en },
   hi: { [NAMESPACE]: hi },
+  bn: { [NAMESPACE]: bn },
+  ta: { [NAMESPACE]: ta },
 };
 
 /** Visitors' language choice. Signed-in users' choice is also kept on their account. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import en from "~/i18n/locales/en";
 import hi from "~/i18n/locales/hi";
+import bn from "~/i18n/locales/bn";
+import ta from "~/i18n/locales/ta";
 
 function keys(obj: object, prefix = ""): string[] {
   return Object.entries(obj).flatMap(([k, v]) =>
@@ -8,7 +10,7 @@ function keys(obj: object, prefix = ""): string[] {
   );
 }
 
-const catalogues = { en, hi } as const;
+const catalogues = { en, hi, bn, ta } as const;
 
 describe("translation catalogues", () => {
   const all = new Set(Object.values(catalogues).flatMap((c) => keys(c)));

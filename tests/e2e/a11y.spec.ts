@@ -1,0 +1,156 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ADMIN, logIn, newUser, personContext, signUp } from "./fixtures";
+import { shot } from "./helpers";
+
+/**
+ * Accessibility: axe-core (WCAG 2.1 A/AA) on every screen, for every role, in English and Hindi.
+ * The phone project's screenshots of each role's screens make the gallery under test-results/screens/phone.
+ */
+const LOCALES = ["en", "hi"] as const;
+
+
+async function setLang(page: Page, lng: string) {
+  const base = test.info().project.use.baseURL!;
+  // Remix cookies hold base64-encoded JSON.
+  const value = encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64"));
+  await page.context().addCookies([{ name: "lng", value, url: base }]);
+}
+
+test.describe.configure({ mode: "serial" });
+
+async function axeRun(page: Page, paths: string[], role: string) {
+  const info = test.info();
+  const failures: string[] = [];
+  for (const p of paths) {
+    for (const lng of LOCALES) {
+      await setLang(page, lng);
+      await page.goto(p);
+      await expect(page.locator("html")).toHaveAttribute("lang", lng);
+      const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      for (const v of result.violations) {
+        failures.push(`${role} ${p} [${lng}] ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+      }
+      if (lng === "en" && info.project.name === "phone") {
+        await shot(page, info, `gallery-${role}-${p.replace(/\//g, "_").replace(/^_/, "") || "home"}`);
+      }
+    }
+    await setLang(page, "en");
+  }
+  if (failures.length) console.log(failures.join("\n"));
+  expect(failures).toEqual([]);
+}
+
+type World = { patient: Page; expert: Page; admin: Page; report: { _id: string; patient: { _id: string } }; expertEmail: string };
+let w: World;
+
+test.beforeAll(async ({ browser }, info) => {
+  test.setTimeout(120_000);
+  const patient = newUser("Patient", info, "Asha", "Verma");
+  const ppage = await (await personContext(browser, info)).newPage();
+  await signUp(ppage, patient);
+  await logIn(ppage, patient.email, patient.password);
+  const token = (await (await ppage.request.post("/api/v1/auth/login", { data: { email: patient.email, password: patient.password } })).json()).token;
+  const up = await ppage.request.post("/api/v1/report/upload-report", {
+    headers: { Authorization: `Bearer ${token}` },
+    multipart: {
+      reportType: "Blood Test",
+      phoneNumber: "9876543210",
+      description: "Fasting sugar",
+      report: { name: "r.pdf", mimeType: "application/pdf", buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")) },
+    },
+  });
+  expect(up.status()).toBe(201);
+  const expert = newUser("Expert", info, "Ravi", "Menon");
+  const epage = await (await personContext(browser, info)).newPage();
+  await signUp(epage, expert);
+  await logIn(epage, expert.email, expert.password);
+  const apage = await (await personContext(browser, info)).newPage();
+  await logIn(apage, ADMIN.email, ADMIN.password);
+  w = { patient: ppage, expert: epage, admin: apage, report: (await up.json()).data, expertEmail: expert.email };
+});
+
+test("axe: visitor screens", async ({ browser }, info) => {
+  test.setTimeout(180_000);
+  const page = await (await personContext(browser, info)).newPage();
+  await axeRun(page, ["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/no-such-page", "/api-docs"], "visitor");
+});
+
+test("axe: patient screens", async () => {
+  test.setTimeout(180_000);
+  await axeRun(w.patient, ["/dashboard/home", "/dashboard/my-profile", "/dashboard/settings", "/dashboard/upload-report", `/dashboard/previous-report/${w.report.patient._id}`, "/report-submitted", "/logout"], "patient");
+});
+
+test("axe: unapproved expert screens", async () => {
+  test.setTimeout(120_000);
+  await axeRun(w.expert, ["/dashboard/home", "/dashboard/pending-report", `/dashboard/add-review/${w.report._id}`], "expert-unapproved");
+});
+
+test("axe: admin screens", async () => {
+  test.setTimeout(240_000);
+  await axeRun(w.admin, ["/dashboard/home", "/dashboard/pending-expert", "/dashboard/pending-report", "/dashboard/previous-reviewed-report", "/dashboard/previous-reviewed-reports", "/dashboard/approved-expert", "/dashboard/audit-log", "/dashboard/users", "/dashboard/settings"], "admin");
+});
+
+test("axe: approved expert screens", async () => {
+  test.setTimeout(180_000);
+  await w.admin.goto("/dashboard/pending-expert");
+  await w.admin.locator("li, tr, article").filter({ hasText: w.expertEmail }).first().getByRole("button", { name: "Approve" }).click();
+  await expect(w.admin.getByText("Expert Approved!")).toBeVisible();
+  await axeRun(w.expert, ["/dashboard/pending-report", `/dashboard/add-review/${w.report._id}`, "/dashboard/previous-reviewed-report", "/dashboard/approved-expert", "/dashboard/my-profile", "/dashboard/settings"], "expert");
+});
+
+test("the upload flow and the review flow work with the keyboard alone", async ({ browser }, info) => {
+  test.skip(info.project.name !== "desktop", "keyboard flow once, at desktop width");
+  test.setTimeout(120_000);
+  const patient = newUser("Patient", info, "Kiran", "Rao");
+  const ctx = await personContext(browser, info);
+  const page = await ctx.newPage();
+  await signUp(page, patient);
+  await logIn(page, patient.email, patient.password);
+  await page.goto("/dashboard/upload-report");
+  // Move focus into the form with Tab only, filling each control as it gets focus.
+  const tabTo = async (selector: string) => {
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press("Tab");
+      if (await page.locator(selector).evaluate((el) => el === document.activeElement)) return;
+    }
+    throw new Error(`could not Tab to ${selector}`);
+  };
+  await tabTo('select[name="reportType"]');
+  await page.keyboard.press("ArrowDown");
+  await tabTo('input[name="report"]');
+  await page.locator('input[name="report"]').setInputFiles(path.join("tests", "fixtures", "sample-report.pdf"));
+  await tabTo('input[name="phoneNumber"]');
+  await page.keyboard.type("9876543210");
+  await tabTo('input[name="consent"]');
+  await page.keyboard.press("Space");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/report-submitted$/);
+
+  const actx = await personContext(browser, info);
+  const admin = await actx.newPage();
+  await logIn(admin, ADMIN.email, ADMIN.password);
+  const expert = newUser("Expert", info, "Neha", "Das");
+  const ectx = await personContext(browser, info);
+  const epage = await ectx.newPage();
+  await signUp(epage, expert);
+  await admin.goto("/dashboard/pending-expert");
+  await admin.locator("li, tr, article").filter({ hasText: expert.email }).first().getByRole("button", { name: "Approve" }).focus();
+  await admin.keyboard.press("Enter");
+  await expect(admin.getByText("Expert Approved!")).toBeVisible();
+
+  await logIn(epage, expert.email, expert.password);
+  await epage.goto("/dashboard/pending-report");
+  const addReview = epage.getByRole("link", { name: /Add Review/ }).first();
+  await addReview.focus();
+  await epage.keyboard.press("Enter");
+  await expect(epage).toHaveURL(/\/dashboard\/add-review\//);
+  await epage.locator('textarea[name="review"]').focus();
+  await epage.keyboard.type("All values normal.");
+  await epage.keyboard.press("Tab");
+  await epage.keyboard.press("Enter");
+  await expect(epage.getByText("Review Added Successfully")).toBeVisible();
+});
