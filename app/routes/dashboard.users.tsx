@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
+import { roleKey } from "~/components/reports/people";
 import { isDomainError } from "~/domain/errors";
 import { listUsers, setSuspended } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -63,7 +64,7 @@ export default function Users() {
                 <p className="font-semibold break-words">{u.name}</p>
                 <p className="text-sm break-all text-slate-600">{u.email}</p>
                 <p className="text-sm text-slate-600">
-                  {u.accountType}
+                  {t(roleKey(u.accountType))}
                   {u.accountType === "Expert" && !u.approved ? ` · ${t("users.unapproved")}` : ""}
                   {u.suspended && <span className="ml-2 rounded bg-red-100 px-2 py-0.5 text-xs font-bold text-red-800">{t("users.suspendedBadge")}</span>}
                 </p>

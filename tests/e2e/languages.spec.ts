@@ -1,0 +1,108 @@
+import { expect, test, type Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import bn from "../../app/i18n/locales/bn";
+import en from "../../app/i18n/locales/en";
+import hi from "../../app/i18n/locales/hi";
+import ta from "../../app/i18n/locales/ta";
+import { ADMIN, logIn, newUser, personContext, signUp } from "./fixtures";
+
+/**
+ * Every screen in each language: no English catalogue string may show through untranslated
+ * (strings a language keeps the same, such as "PDF", are allowed by being equal in its catalogue).
+ */
+const flat = (obj: object, prefix = ""): [string, string][] =>
+  Object.entries(obj).flatMap(([k, v]) => (typeof v === "string" ? [[prefix + k, v] as [string, string]] : flat(v as object, `${prefix}${k}.`)));
+
+const CATALOGUES = { hi, bn, ta } as const;
+// Names people typed are content, not UI: the bootstrap admin is called "Admin".
+const ALLOWED = new Set(["CareBridge", "English", "Admin"]);
+
+function englishLeaks(text: string, lng: keyof typeof CATALOGUES) {
+  const target = new Map(flat(CATALOGUES[lng]));
+  return flat(en)
+    .filter(([key, value]) => {
+      if (target.get(key) === value || ALLOWED.has(value)) return false;
+      const plain = value.replace(/\{\{\w+\}\}/g, "").trim();
+      if (plain.length < 5 || !/[a-z]{3}/i.test(plain) || value.includes("{{")) return false;
+      return text.includes(value);
+    })
+    .map(([key, value]) => `${key}: "${value}"`);
+}
+
+async function setLang(page: Page, lng: string) {
+  const value = encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64"));
+  await page.context().addCookies([{ name: "lng", value, url: test.info().project.use.baseURL! }]);
+}
+
+test.describe.configure({ mode: "serial" });
+
+test("no untranslated English on any screen in Hindi, Bengali or Tamil", async ({ browser }, info) => {
+  test.skip(info.project.name !== "desktop", "once is enough; the phone gallery covers layout");
+  test.setTimeout(300_000);
+  const patient = newUser("Patient", info, "Asha", "Verma");
+  const ppage = await (await personContext(browser, info)).newPage();
+  await signUp(ppage, patient);
+  await logIn(ppage, patient.email, patient.password);
+  const token = (await (await ppage.request.post("/api/v1/auth/login", { data: { email: patient.email, password: patient.password } })).json()).token;
+  const up = await ppage.request.post("/api/v1/report/upload-report", {
+    headers: { Authorization: `Bearer ${token}` },
+    multipart: { reportType: "ECG", phoneNumber: "9876543210", report: { name: "r.pdf", mimeType: "application/pdf", buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")) } },
+  });
+  const report = (await up.json()).data;
+  const apage = await (await personContext(browser, info)).newPage();
+  await logIn(apage, ADMIN.email, ADMIN.password);
+  const vpage = await (await personContext(browser, info)).newPage();
+
+  const screens: [Page, string][] = [
+    ...["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/nope"].map((p) => [vpage, p] as [Page, string]),
+    ...["/dashboard/home", "/dashboard/my-profile", "/dashboard/settings", "/dashboard/upload-report", `/dashboard/previous-report/${report.patient._id}`, "/report-submitted", "/logout"].map((p) => [ppage, p] as [Page, string]),
+    ...["/dashboard/home", "/dashboard/pending-expert", "/dashboard/pending-report", "/dashboard/previous-reviewed-report", "/dashboard/previous-reviewed-reports", "/dashboard/approved-expert", "/dashboard/audit-log", "/dashboard/users"].map((p) => [apage, p] as [Page, string]),
+  ];
+  const leaks: string[] = [];
+  for (const lng of ["hi", "bn", "ta"] as const) {
+    for (const [page, p] of screens) {
+      await setLang(page, lng);
+      await page.goto(p);
+      await expect(page.locator("html")).toHaveAttribute("lang", lng);
+      const text = await page.locator("body").innerText();
+      for (const leak of englishLeaks(text, lng)) leaks.push(`[${lng}] ${p} ${leak}`);
+    }
+  }
+  for (const page of [vpage, ppage, apage]) await setLang(page, "en");
+  expect(leaks).toEqual([]);
+});
+
+test("an upload over a 400 kbit/s connection shows steady progress and succeeds", async ({ browser }, info) => {
+  test.skip(info.project.name !== "phone", "a cheap phone on a slow link");
+  test.setTimeout(180_000);
+  const patient = newUser("Patient", info, "Gopal", "Singh");
+  const page = await (await personContext(browser, info)).newPage();
+  await signUp(page, patient);
+  await logIn(page, patient.email, patient.password);
+  await page.goto("/dashboard/upload-report");
+  await expect(page.locator('button[aria-haspopup="dialog"]').first()).toBeAttached();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 300, downloadThroughput: 50_000, uploadThroughput: 50_000 });
+  // ~400 KB of real PDF: about 8 s at 400 kbit/s.
+  const pdf = readFileSync(path.join("tests", "fixtures", "sample-report.pdf"));
+  const big = Buffer.concat([pdf, Buffer.from(`\n%${"x".repeat(400 * 1024)}\n`)]);
+  await page.locator('select[name="reportType"]').selectOption("X-Ray");
+  await page.locator('input[name="report"]').setInputFiles({ name: "slow.pdf", mimeType: "application/pdf", buffer: big });
+  await page.locator('input[name="phoneNumber"]').fill("9876543210");
+  await page.locator('input[name="consent"]').check();
+  await page.getByRole("button", { name: "Upload Report" }).click();
+  const progress = page.locator("progress");
+  await expect(progress).toBeVisible();
+  const seen = new Set<number>();
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && !page.url().endsWith("/report-submitted")) {
+    const v = await progress.getAttribute("value").catch(() => null);
+    if (v !== null) seen.add(Math.round(Number(v)));
+    await page.waitForTimeout(250);
+  }
+  await expect(page).toHaveURL(/\/report-submitted$/, { timeout: 60_000 });
+  const steps = [...seen].filter((v) => v > 0 && v < 100);
+  expect(steps.length).toBeGreaterThanOrEqual(3);
+});
