@@ -78,7 +78,7 @@ export default function ApiDocs() {
               {e.query.length ? ` · query: ${e.query.join(", ")}` : ""}
             </p>
             {e.body.length > 0 && (
-              <div className="mt-2 overflow-x-auto">
+              <div className="mt-2 overflow-x-auto" tabIndex={0} role="region" aria-label={`${e.method} ${e.path} body`}>
                 <table className="w-full text-left text-sm">
                   <caption className="text-left text-slate-600">Body ({e.bodyType})</caption>
                   <thead>
