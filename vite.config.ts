@@ -15,7 +15,7 @@ export default defineConfig({
   plugins: [!process.env.VITEST && remix(remixConfig), tailwindcss(), tsconfigPaths()],
   build: { target: "es2020" },
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/load/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

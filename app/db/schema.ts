@@ -33,6 +33,8 @@ export const users = sqliteTable(
   (t) => [
     uniqueIndex("users_email_uq").on(t.email),
     index("users_type_approved_created_idx").on(t.accountType, t.approved, t.createdAt),
+    index("users_type_created_idx").on(t.accountType, t.createdAt),
+    index("users_created_idx").on(t.createdAt),
   ],
 );
 

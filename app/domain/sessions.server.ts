@@ -1,7 +1,7 @@
 import { createCookie } from "@remix-run/node";
-import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db } from "~/db/client.server";
+import { db, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 
@@ -63,21 +63,30 @@ export function createSession(
   return { id, token };
 }
 
-/** Finds the live session for a token, or null (unknown, expired, revoked or suspended). */
-export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
-  if (!token || token.length > 200) return null;
-  const row = db()
+function prepareTokenLookup(d: DB) {
+  return d
     .select({ session: sessions, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(
       and(
-        eq(sessions.tokenHash, sha256(token)),
-        eq(sessions.kind, kind),
-        gt(sessions.expiresAt, new Date()),
+        eq(sessions.tokenHash, sql.placeholder("hash")),
+        eq(sessions.kind, sql.placeholder("kind")),
+        gt(sessions.expiresAt, sql.placeholder("now")), // epoch ms, as stored
       ),
     )
-    .get();
+    .prepare();
+}
+
+/** Runs on every signed-in request, so it is built once per database handle. */
+let tokenLookup: { db: DB; query: ReturnType<typeof prepareTokenLookup> } | undefined;
+
+/** Finds the live session for a token, or null (unknown, expired, revoked or suspended). */
+export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
+  if (!token || token.length > 200) return null;
+  const d = db();
+  if (tokenLookup?.db !== d) tokenLookup = { db: d, query: prepareTokenLookup(d) };
+  const row = tokenLookup.query.get({ hash: sha256(token), kind, now: Date.now() });
   if (!row || row.user.suspendedAt) return null;
   const now = Date.now();
   if (now - row.session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {

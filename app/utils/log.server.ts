@@ -34,7 +34,10 @@ export function trackRequestStart() {
  * by `*`), so ids and tokens never reach the log. `/x.data` (a data request) counts as `/x`.
  */
 export function routePattern(pathname: string, params: Record<string, string | undefined> = {}): string {
-  const segments = pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/").split("/");
+  const segments = pathname
+    .replace(/\.data$/, "")
+    .replace(/^\/_root$/, "/")
+    .split("/");
   const decoded = segments.map((s) => {
     try {
       return decodeURIComponent(s);
@@ -56,11 +59,7 @@ export function routePattern(pathname: string, params: Record<string, string | u
 }
 
 /** Logs method, route pattern, status and duration of one request (nothing else). */
-export function logRequest(
-  request: Request,
-  params: Record<string, string | undefined>,
-  status: number,
-) {
+export function logRequest(request: Request, params: Record<string, string | undefined>, status: number) {
   const start = tracking ? Number(request.headers.get(START_HEADER)) : NaN;
   const ms = Number.isFinite(start) && start > 0 ? Math.round((performance.now() - start) * 10) / 10 : null;
   log("info", "request", {

@@ -450,12 +450,46 @@ describe("lists", () => {
     await settleMail();
   });
 
+  it("totals stay exact across writes by this connection and by others", async () => {
+    const patient = await makeUser("Patient");
+    const total = () => m.reports.listPatientReports(patient, patient.id, page()).total;
+    const pendingTotal = () => m.reports.listPendingReports(admin, page()).total;
+    expect(total()).toBe(0);
+    const pending = pendingTotal();
+    const r = await upload(patient);
+    expect(total()).toBe(1);
+    expect(pendingTotal()).toBe(pending + 1);
+    m.reports.addReview(expert, r._id, { review: "fine" });
+    expect(pendingTotal()).toBe(pending);
+    await m.reports.deleteReport(patient, r._id);
+    expect(total()).toBe(0);
+    // Another connection (a script, a restore) changes the file under the app.
+    const { default: Database } = await import("better-sqlite3");
+    const other = new Database(m.config.config().databaseUrl);
+    try {
+      other
+        .prepare(
+          `INSERT INTO reports (id, patient_id, report_type, phone_number, file_key, file_name, mime_type, size, consent_at, created_at, updated_at)
+           VALUES ('outside', ?, 'MRI', '+1', 'k', 'f.pdf', 'application/pdf', 1, 0, 0, 0)`,
+        )
+        .run(patient.id);
+      expect(total()).toBe(1);
+      other.prepare("DELETE FROM reports WHERE id = 'outside'").run();
+      expect(total()).toBe(0);
+    } finally {
+      other.close();
+    }
+    await settleMail();
+  });
+
   it("every list query is answered from an index: no table scan, no sort", async () => {
     // Lists skip the page query when there is nothing to show, so make sure there is.
     const r = await upload(patientA, { reportType: "MRI" });
     await upload(patientA, { reportType: "MRI" });
     m.reports.addReview(expert, r._id, { review: "fine" });
     m.audit.audit(admin, "account.test", "user", admin.id);
+    // A fresh connection, so statements the domain prepares once per connection are seen here.
+    m.client.closeDatabase();
     const conn = m.client.sqlite();
     const original = conn.prepare;
     const seen: string[] = [];

@@ -1,0 +1,693 @@
+/**
+ * npm run bench — performance figures of the BUILT app (run `npm run build` first; this
+ * script builds nothing, it runs a private copy of build/).
+ *
+ * Seeds 1,000 and 100,000 reports into fresh temporary data folders, starts the app on each
+ * (remix-serve, production mode, 127.0.0.1) next to a bare `node:http` server, and drives
+ * them from this process with autocannon. The list figures are taken in interleaved rounds
+ * (bare, 1k, 100k, bare, ...) so that other work on a shared machine weighs on all alike;
+ * each figure is the median over the rounds, each ratio is taken within a round. Prints a
+ * table and the targets, and writes everything (with EXPLAIN QUERY PLAN of every list
+ * query) as JSON to bench/results/.
+ *
+ * Environment: BENCH_DURATION (seconds per figure and round, default 5), BENCH_ROUNDS
+ * (default 3), BENCH_SIZES (default "1000,100000"), CHROMIUM_PATH (for the first-visit
+ * JavaScript; default /usr/bin/chromium). Rate limits are off for the run (login is
+ * measured many times from one address); bcrypt runs at its production cost.
+ */
+import bcrypt from "bcryptjs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { samplePdf } from "./samples";
+
+const require = createRequire(import.meta.url);
+// autocannon ships no types; only the fields used below are relied on.
+const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<CannonResult>;
+
+type CannonResult = {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  throughput: { average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  "2xx": number;
+};
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = 1;
+const SIZES = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number);
+const LIST_CONNECTIONS = 32;
+const MB = 1024 * 1024;
+const NODE = process.execPath;
+const CWD = process.cwd();
+
+/**
+ * The app runs from a private copy of build/ (with links to node_modules, drizzle and
+ * public), so a rebuild in the working tree during the run changes nothing under test.
+ */
+function snapshotBuild() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "carebridge-bench-app-"));
+  cpSync(path.join(CWD, "build"), path.join(dir, "build"), { recursive: true });
+  for (const link of ["node_modules", "drizzle", "public"])
+    symlinkSync(path.join(CWD, link), path.join(dir, link));
+  return dir;
+}
+let APP_DIR = CWD;
+
+// ---------------------------------------------------------------------------------------
+// Processes
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess, log: () => string) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited early:\n${log()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`not up after 60 s:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+type App = { url: string; child: ChildProcess; root: string; logFile: string };
+
+async function startApp(root: string): Promise<App> {
+  const port = await freePort();
+  const logFile = path.join(root, "server.log");
+  const out = openSync(logFile, "a");
+  const child = spawn(
+    NODE,
+    [path.join(APP_DIR, "node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"],
+    {
+      cwd: APP_DIR,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: path.join(root, "data"),
+        UPLOADS_DIR: path.join(root, "uploads"),
+        APP_URL: `http://127.0.0.1:${port}`,
+        RATE_LIMIT_DISABLED: "1",
+        BCRYPT_COST: "",
+        SMTP_URL: "",
+      },
+      stdio: ["ignore", out, out],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, child, () => readFileSync(logFile, "utf8"));
+  return { url, child, root, logFile };
+}
+
+/** SIGTERM, then the exit code and whether the WAL was checkpointed away. */
+async function stopApp(app: App) {
+  const exited = new Promise<number | null>((r) => app.child.once("exit", (code) => r(code)));
+  app.child.kill("SIGTERM");
+  const code = await Promise.race([
+    exited,
+    new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 20_000)),
+  ]);
+  if (code === "timeout") app.child.kill("SIGKILL");
+  const wal = path.join(app.root, "data", "app.db-wal");
+  return { exitCode: code, walBytesLeft: existsSync(wal) ? statSync(wal).size : 0 };
+}
+
+function run(cmd: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: CWD,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}`)),
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Measurements
+
+type Figure = {
+  cpuPressure?: number | null;
+  rps: number;
+  p50: number;
+  p99: number;
+  avg: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+};
+
+async function cannon(opts: Record<string, unknown>, warmup = true): Promise<Figure> {
+  if (warmup) await autocannon({ ...opts, duration: WARMUP, amount: undefined });
+  const r = await autocannon({ duration: DURATION, ...opts });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    avg: Math.round(r.latency.average * 100) / 100,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    requests: r.requests.total,
+  };
+}
+
+function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : NaN;
+}
+
+/**
+ * The server's resident memory before and at its peak while `fn` runs. The kernel's
+ * high-water mark is reset first (clear_refs 5); a 5 ms sampler backs it up.
+ */
+async function peakMemory(pid: number, fn: () => Promise<unknown>) {
+  await new Promise((r) => setTimeout(r, 500));
+  const before = rssKb(pid, "VmRSS");
+  let hwmReset = true;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {
+    hwmReset = false;
+  }
+  let sampled = before;
+  const timer = setInterval(() => {
+    try {
+      sampled = Math.max(sampled, rssKb(pid, "VmRSS"));
+    } catch {
+      /* process gone */
+    }
+  }, 5);
+  const result = await fn();
+  clearInterval(timer);
+  const peak = Math.max(sampled, hwmReset ? rssKb(pid, "VmHWM") : 0);
+  return {
+    result,
+    beforeMb: round1(before / 1024),
+    peakMb: round1(peak / 1024),
+    growthMb: round1((peak - before) / 1024),
+  };
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** Share of the last minute in which runnable tasks waited for a CPU (Linux PSI), or null. */
+function cpuPressure(): number | null {
+  try {
+    return Number(/some avg10=[\d.]+ avg60=([\d.]+)/.exec(readFileSync("/proc/pressure/cpu", "utf8"))![1]);
+  } catch {
+    return null;
+  }
+}
+
+const BOUNDARY = "----carebridge-bench-boundary";
+function multipart(file: Buffer, name = "report.pdf") {
+  const field = (k: string, v: string) =>
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`;
+  return Buffer.concat([
+    Buffer.from(
+      field("reportType", "Blood Test") + field("phoneNumber", "9876543210") + field("countryCode", "+91"),
+    ),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="report"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
+    file,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
+}
+const MULTIPART_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+
+/** A real PDF padded with random bytes to `bytes` (the type is sniffed from the start). */
+let noise: Buffer | undefined;
+function pdfOf(bytes: number) {
+  const head = samplePdf("CareBridge benchmark");
+  noise ??= randomBytes(50 * MB + 1024);
+  return Buffer.concat([head, noise.subarray(0, bytes - head.length)]);
+}
+
+async function login(url: string, email: string, password: string) {
+  const r = await fetch(`${url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = (await r.json()) as { token?: string };
+  if (!body.token) throw new Error(`login of ${email} failed: ${r.status}`);
+  return body.token;
+}
+
+async function webLogin(url: string, email: string, password: string) {
+  const r = await fetch(`${url}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: url,
+      "Sec-Fetch-Site": "same-origin",
+    },
+    body: new URLSearchParams({ email, password, redirectTo: "/dashboard/pending-report" }),
+  });
+  const cookie = r.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .find((c) => c.startsWith("cb_session="));
+  if (!cookie) throw new Error(`web login failed: ${r.status}`);
+  return cookie;
+}
+
+/** Every JavaScript file a first visit to / loads, gzip-compressed (level 6, like the server). */
+async function firstVisitJs(url: string) {
+  const files = new Map<string, Buffer>();
+  let method = "chromium";
+  try {
+    const { chromium } = await import("@playwright/test");
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+    try {
+      const page = await browser.newPage();
+      const pending: Promise<void>[] = [];
+      page.on("response", (res) => {
+        if (res.request().resourceType() === "script" && res.ok()) {
+          pending.push(res.body().then((b) => void files.set(res.url(), b)));
+        }
+      });
+      await page.goto(`${url}/`, { waitUntil: "networkidle" });
+      await page.waitForTimeout(500);
+      await Promise.all(pending);
+    } finally {
+      await browser.close();
+    }
+  } catch (err) {
+    // No browser: follow the page's module scripts and their static imports instead.
+    method = `static imports (no browser: ${String((err as Error).message).split("\n")[0]})`;
+    const html = await (await fetch(`${url}/`)).text();
+    const queue = [
+      ...html.matchAll(/(?:href|src)="(\/assets\/[^"]+\.js)"|import[^"']*["'](\/assets\/[^"']+\.js)["']/g),
+    ].map((m) => m[1] ?? m[2]);
+    while (queue.length) {
+      const p = queue.shift()!;
+      const abs = new URL(p, url).href;
+      if (files.has(abs)) continue;
+      const body = Buffer.from(await (await fetch(abs)).arrayBuffer());
+      files.set(abs, body);
+      for (const m of body.toString("utf8").matchAll(/(?:from|import)\s*["'](\.\/[^"']+\.js)["']/g))
+        queue.push(new URL(m[1], abs).pathname);
+    }
+  }
+  let raw = 0;
+  let gz = 0;
+  const list = [...files].map(([u, b]) => {
+    const g = gzipSync(b, { level: 6 }).length;
+    raw += b.length;
+    gz += g;
+    return { file: new URL(u).pathname, bytes: b.length, gzip: g };
+  });
+  return { method, files: list.length, rawKb: round1(raw / 1024), gzipKb: round1(gz / 1024), list };
+}
+
+// ---------------------------------------------------------------------------------------
+// The run
+
+const BARE_SERVER = `
+const http = require("node:http");
+const body = JSON.stringify({ success: true, message: "ok" });
+http.createServer((req, res) => {
+  res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}).listen(Number(process.env.PORT), "127.0.0.1");
+`;
+
+async function startBare() {
+  const port = await freePort();
+  const child = spawn(NODE, ["-e", BARE_SERVER], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: "ignore",
+  });
+  await waitFor(`http://127.0.0.1:${port}/`, child, () => "");
+  return { url: `http://127.0.0.1:${port}/`, child };
+}
+
+function bcryptCost() {
+  const cost = 11; // the production default (BCRYPT_COST unset)
+  const hash = bcrypt.hashSync("Bench-pass-2026", cost);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    bcrypt.compareSync("Bench-pass-2026", hash);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { cost, compareMs: Math.round(times[2]) };
+}
+
+type Plans = {
+  counts: Record<string, number>;
+  queries: { name: string; statements: { sql: string; plan: string[]; medianMs: number }[] }[];
+};
+type Memory = Awaited<ReturnType<typeof peakMemory>> & { status: number };
+
+/** A seeded, running app with its accounts logged in. */
+async function prepareDataset(n: number) {
+  const root = mkdtempSync(path.join(os.tmpdir(), `carebridge-bench-${n}-`));
+  const env = {
+    DATA_DIR: path.join(root, "data"),
+    UPLOADS_DIR: path.join(root, "uploads"),
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "",
+  };
+  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
+  const t0 = performance.now();
+  const seeded = JSON.parse(await run(NODE, [tsx, "scripts/seed-bench.ts", "--reports", String(n)], env));
+  const seedSeconds = round1((performance.now() - t0) / 1000);
+  const plans = JSON.parse(await run(NODE, [tsx, "scripts/seed-bench.ts", "--plans"], env)) as Plans;
+  const app = await startApp(root);
+  const { emails, password, ids } = seeded;
+  const expertToken = await login(app.url, emails.expert, password);
+  const patientToken = await login(app.url, emails.patient, password);
+  const cookie = await webLogin(app.url, emails.expert, password);
+  const targets = {
+    pendingApi: {
+      url: `${app.url}/api/v1/report/get-pending-reports`,
+      headers: { Authorization: `Bearer ${expertToken}` },
+    },
+    patientApi: {
+      url: `${app.url}/api/v1/report/get-report-by-patientId/${ids.patient}`,
+      headers: { Authorization: `Bearer ${patientToken}` },
+    },
+    // Like a browser: HTML, gzip.
+    pendingPage: {
+      url: `${app.url}/dashboard/pending-report`,
+      headers: { Cookie: cookie, Accept: "text/html", "Accept-Encoding": "gzip" },
+    },
+  };
+  const responseBytes: Record<string, number> = {};
+  for (const [name, t] of Object.entries(targets)) {
+    const r = await fetch(t.url, { headers: t.headers, redirect: "manual" });
+    if (r.status !== 200) throw new Error(`${name} at ${n} reports: ${r.status}`);
+    responseBytes[name] = (await r.arrayBuffer()).byteLength;
+  }
+  console.log(
+    `${n.toLocaleString("en")} reports: ${seeded.pending} pending, seeded in ${seedSeconds} s; response bytes ${JSON.stringify(responseBytes)}`,
+  );
+  return { n, root, app, seeded, seedSeconds, plans, patientToken, targets, responseBytes };
+}
+type Dataset = Awaited<ReturnType<typeof prepareDataset>>;
+
+function uploadOnce(d: Dataset, bytes: number) {
+  return fetch(`${d.app.url}/api/v1/report/upload-report`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${d.patientToken}`, "Content-Type": MULTIPART_TYPE },
+    body: multipart(pdfOf(bytes)),
+  }).then(async (r) => (await r.arrayBuffer(), r.status));
+}
+
+/**
+ * Server memory around single uploads, on a server that has only served small requests:
+ * the first large upload after start (which also grows the JavaScript heap once), a
+ * rejected 50 MB upload, and a later 9 MB upload (steady state).
+ */
+async function measureMemory(d: Dataset) {
+  const pid = d.app.child.pid!;
+  await uploadOnce(d, 256 * 1024);
+  const m = async (bytes: number): Promise<Memory> => {
+    const r = await peakMemory(pid, () => uploadOnce(d, bytes));
+    return { ...r, status: r.result as number };
+  };
+  const first9mb = await m(9 * MB);
+  const rejected50mb = await m(50 * MB);
+  const again9mb = await m(9 * MB);
+  console.log(
+    `${d.n} reports, server memory growth: first 9 MB upload (${first9mb.status}) +${first9mb.growthMb} MB, ` +
+      `50 MB upload (${rejected50mb.status}) +${rejected50mb.growthMb} MB, next 9 MB upload +${again9mb.growthMb} MB`,
+  );
+  return { first9mb, rejected50mb, again9mb };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+if (!existsSync("build/server/index.js")) {
+  console.error("No build found: run `npm run build` first (npm run bench builds nothing).");
+  process.exit(1);
+}
+APP_DIR = snapshotBuild();
+process.on("exit", () => rmSync(APP_DIR, { recursive: true, force: true }));
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const started = new Date();
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model,
+  memGb: round1(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+};
+console.log(
+  `CareBridge bench — ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}; ` +
+    `${ROUNDS} interleaved rounds of ${DURATION} s per figure; cpu pressure ${cpuPressure()} %`,
+);
+const hashing = bcryptCost();
+console.log(`bcrypt cost ${hashing.cost}: ${hashing.compareMs} ms per compare (one core)`);
+
+const bare = await startBare();
+const datasets: Dataset[] = [];
+const memory: Record<number, Awaited<ReturnType<typeof measureMemory>>> = {};
+const rounds: Record<string, Figure>[] = [];
+const other: Record<number, { login: Figure; upload5mb: Figure }> = {};
+let js: Awaited<ReturnType<typeof firstVisitJs>> | undefined;
+const stops: Record<number, Awaited<ReturnType<typeof stopApp>>> = {};
+try {
+  for (const n of SIZES) {
+    const d = await prepareDataset(n);
+    datasets.push(d);
+    memory[n] = await measureMemory(d); // before any load, so the first upload is the first
+  }
+
+  // The same list measured on every dataset and on the bare server one after the other, in
+  // several rounds, so that other work on the machine weighs on all of them alike.
+  const small = datasets[0];
+  const plan: [string, { url: string; headers?: Record<string, string> }][] = [
+    ["bare", { url: bare.url }],
+    ["healthz", { url: `${small.app.url}/healthz` }],
+  ];
+  for (const k of ["pendingApi", "patientApi", "pendingPage"] as const) {
+    for (const d of datasets) plan.push([`${k}@${d.n}`, d.targets[k]]);
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    const round: Record<string, Figure> = {};
+    for (const [name, t] of plan) {
+      round[name] = await cannon({ ...t, connections: LIST_CONNECTIONS }, true);
+      round[name].cpuPressure = cpuPressure();
+    }
+    rounds.push(round);
+    console.log(
+      `round ${r + 1}: ` +
+        plan.map(([name]) => `${name} ${round[name].rps}/s p99 ${round[name].p99}`).join(", "),
+    );
+  }
+
+  for (const d of datasets) {
+    const loginFig = await cannon(
+      {
+        url: `${d.app.url}/api/v1/auth/login`,
+        method: "POST",
+        connections: 4,
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: d.seeded.emails.patient, password: d.seeded.password }),
+      },
+      false,
+    );
+    const upload5mb = await cannon(
+      {
+        url: `${d.app.url}/api/v1/report/upload-report`,
+        method: "POST",
+        connections: 4,
+        amount: 60,
+        timeout: 60,
+        headers: { Authorization: `Bearer ${d.patientToken}`, "Content-Type": MULTIPART_TYPE },
+        body: multipart(pdfOf(5 * MB)),
+      },
+      false,
+    );
+    other[d.n] = { login: loginFig, upload5mb };
+    console.log(
+      `${d.n} reports: login ${JSON.stringify(loginFig)}; 5 MB upload ${JSON.stringify(upload5mb)}`,
+    );
+  }
+  js = await firstVisitJs(small.app.url);
+  console.log(`first visit JS: ${js.files} files, ${js.gzipKb} KB gzip (${js.method})`);
+  for (const d of datasets) stops[d.n] = await stopApp(d.app);
+} finally {
+  bare.child.kill("SIGTERM");
+  for (const d of datasets) {
+    if (d.app.child.exitCode === null) d.app.child.kill("SIGKILL");
+    rmSync(d.root, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Report
+
+/** Per figure, the median over the rounds of each measure. */
+const summary: Record<string, Figure> = {};
+for (const name of Object.keys(rounds[0])) {
+  const all = rounds.map((r) => r[name]);
+  summary[name] = {
+    rps: Math.round(median(all.map((f) => f.rps))),
+    p50: median(all.map((f) => f.p50)),
+    p99: median(all.map((f) => f.p99)),
+    avg: round1(median(all.map((f) => f.avg))),
+    non2xx: all.reduce((a, f) => a + f.non2xx, 0),
+    errors: all.reduce((a, f) => a + f.errors, 0),
+    requests: all.reduce((a, f) => a + f.requests, 0),
+  };
+}
+const small = SIZES[0];
+const large = SIZES[SIZES.length - 1];
+const lists = ["pendingApi", "patientApi", "pendingPage"] as const;
+/** Ratios are taken within each round (same machine load), then the median over rounds. */
+const perRound = (f: (r: Record<string, Figure>) => number) => Math.round(median(rounds.map(f)) * 100) / 100;
+const targets = {
+  listsVsBare: Object.fromEntries(
+    SIZES.flatMap((n) =>
+      lists.map((k) => {
+        const share = perRound((r) => r[`${k}@${n}`].rps / r.bare.rps);
+        return [`${k}@${n}`, { shareOfBare: share, ok: share >= 0.35 }];
+      }),
+    ),
+  ),
+  listsP99: Object.fromEntries(
+    SIZES.flatMap((n) =>
+      lists.map((k) => [`${k}@${n}`, { p99: summary[`${k}@${n}`].p99, ok: summary[`${k}@${n}`].p99 <= 50 }]),
+    ),
+  ),
+  scaling: Object.fromEntries(
+    lists.map((k) => {
+      const p50Ratio = perRound((r) => r[`${k}@${large}`].p50 / r[`${k}@${small}`].p50);
+      const p99Ratio = perRound((r) => r[`${k}@${large}`].p99 / r[`${k}@${small}`].p99);
+      return [k, { p50Ratio, p99Ratio, ok: p50Ratio <= 1.5 }];
+    }),
+  ),
+  uploadMemory: Object.fromEntries(
+    SIZES.flatMap((n) =>
+      (["first9mb", "rejected50mb", "again9mb"] as const).map((k) => [
+        `${k}@${n}`,
+        { growthMb: memory[n][k].growthMb, ok: memory[n][k].growthMb <= 32 },
+      ]),
+    ),
+  ),
+  firstVisitJs: { gzipKb: js?.gzipKb, ok: (js?.gzipKb ?? Infinity) <= 150 },
+};
+
+const fig = (f: Figure) =>
+  `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
+const table: string[][] = [["measure", ...SIZES.map((n) => `${n.toLocaleString("en")} reports`)]];
+table.push(["bare node:http, 32 conns (reference)", fig(summary.bare)]);
+table.push(["GET /healthz, 32 conns (framework floor)", fig(summary.healthz)]);
+for (const [k, label] of [
+  ["pendingApi", "GET pending-reports API, 32 conns"],
+  ["patientApi", "GET patient's reports API, 32 conns"],
+  ["pendingPage", "GET /dashboard/pending-report, 32 conns"],
+] as const) {
+  table.push([label, ...SIZES.map((n) => fig(summary[`${k}@${n}`]))]);
+}
+table.push(["POST login, 4 conns", ...SIZES.map((n) => fig(other[n].login))]);
+table.push(["POST 5 MB upload, 4 conns", ...SIZES.map((n) => fig(other[n].upload5mb))]);
+for (const [k, label] of [
+  ["first9mb", "memory growth, first 9 MB upload"],
+  ["rejected50mb", "memory growth, 50 MB upload (rejected)"],
+  ["again9mb", "memory growth, next 9 MB upload"],
+] as const) {
+  table.push([label, ...SIZES.map((n) => `+${memory[n][k].growthMb} MB (${memory[n][k].status})`)]);
+}
+table.push(["first-visit JavaScript (gzip)", `${js?.gzipKb} KB in ${js?.files} files`]);
+console.log("\n" + table.map((r) => `| ${r.join(" | ")} |`).join("\n"));
+console.log("\nTargets:");
+for (const [group, entries] of Object.entries(targets)) {
+  const list = "ok" in entries ? { "": entries } : entries;
+  for (const [k, v] of Object.entries(list as Record<string, { ok: boolean }>)) {
+    console.log(
+      `  ${v.ok ? "MET   " : "MISSED"} ${group}${k ? ` ${k}` : ""}: ${JSON.stringify({ ...v, ok: undefined })}`,
+    );
+  }
+}
+console.log(
+  `\nlogin: each request verifies a bcrypt cost-${hashing.cost} hash, ${hashing.compareMs} ms of one core by itself.`,
+);
+console.log(`stop (SIGTERM): ${JSON.stringify(stops)}`);
+
+const out = path.join("bench", "results", `bench-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(
+  out,
+  JSON.stringify(
+    {
+      startedAt: started.toISOString(),
+      command: "npm run bench",
+      secondsPerFigure: DURATION,
+      rounds: ROUNDS,
+      machine,
+      hashing,
+      summary,
+      targets,
+      memory,
+      other,
+      firstVisitJs: js,
+      datasets: datasets.map((d) => ({
+        reports: d.n,
+        seeded: {
+          pending: d.seeded.pending,
+          patients: d.seeded.patients,
+          benchPatientReports: d.seeded.benchPatientReports,
+        },
+        seedSeconds: d.seedSeconds,
+        responseBytes: d.responseBytes,
+        plans: d.plans,
+      })),
+      perRound: rounds,
+      stops,
+    },
+    null,
+    2,
+  ) + "\n",
+);
+console.log(`\nWritten ${out}`);
