@@ -3,7 +3,17 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "node_modules/**", "test-results/**", "playwright-report/**", "data/**", "uploads/**", "bench/results/**"] },
+  {
+    ignores: [
+      "build/**",
+      "node_modules/**",
+      "test-results/**",
+      "playwright-report/**",
+      "data/**",
+      "uploads/**",
+      "bench/results/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

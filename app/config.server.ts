@@ -71,9 +71,7 @@ function persistentSecret(dataDir: string, name: string, make: () => string): st
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings count as unset, so `FOO= npm start` behaves like no FOO at all.
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
-  );
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
@@ -81,9 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
-    throw new ConfigError(
-      "Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither",
-    );
+    throw new ConfigError("Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
   }
   const dataDir = path.resolve(e.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
@@ -91,11 +87,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   mkdirSync(uploadsDir, { recursive: true });
   const outboxDir = path.join(dataDir, "outbox");
   const sessionSecret =
-    e.SESSION_SECRET ??
-    persistentSecret(dataDir, "session-secret", () => randomBytes(32).toString("hex"));
+    e.SESSION_SECRET ?? persistentSecret(dataDir, "session-secret", () => randomBytes(32).toString("hex"));
   const encryptionKeyHex =
-    e.ENCRYPTION_KEY ??
-    persistentSecret(dataDir, "encryption-key", () => randomBytes(32).toString("hex"));
+    e.ENCRYPTION_KEY ?? persistentSecret(dataDir, "encryption-key", () => randomBytes(32).toString("hex"));
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,

@@ -1,4 +1,9 @@
-import { extendZodWithOpenApi, OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import {
+  extendZodWithOpenApi,
+  OpenApiGeneratorV31,
+  OpenAPIRegistry,
+  type RouteConfig,
+} from "@asteasolutions/zod-to-openapi";
 import { z, type ZodTypeAny } from "zod";
 import {
   changePasswordSchema,
@@ -10,7 +15,13 @@ import {
   signupApiSchema,
 } from "~/schemas/auth";
 import { errorObject, paginationObject, reportObject, userObject } from "~/schemas/objects";
-import { approveExpertSchema, deleteReportSchema, reportTypeFilter, reviewSchema, uploadReportSchema } from "~/schemas/reports";
+import {
+  approveExpertSchema,
+  deleteReportSchema,
+  reportTypeFilter,
+  reviewSchema,
+  uploadReportSchema,
+} from "~/schemas/reports";
 import { pageQuerySchema } from "~/utils/api.server";
 import { site } from "~/site";
 
@@ -40,29 +51,231 @@ export type Endpoint = {
 const idParam = (name: string) => z.object({ [name]: z.string() });
 
 export const ENDPOINTS: Endpoint[] = [
-  { method: "post", path: "/auth/send-otp", who: "anyone", summary: "Mail a 6-digit signup code", auth: false, body: sendOtpSchema, errors: [400, 409, 429] },
-  { method: "post", path: "/auth/signup", who: "anyone", summary: "Create a Patient or Expert account with the code", auth: false, body: signupApiSchema, data: userObject, status: 201, errors: [400, 409, 429] },
-  { method: "post", path: "/auth/login", who: "anyone", summary: "Log in; returns a bearer token and the user", auth: false, body: loginSchema, errors: [400, 401, 403, 429], extra: { token: z.string(), user: userObject } },
-  { method: "post", path: "/auth/logout", who: "signed in", summary: "Revoke this token", auth: true, errors: [401] },
-  { method: "post", path: "/auth/reset-password-token", who: "anyone", summary: "Mail a 15-minute reset link (same answer for unknown e-mails)", auth: false, body: forgotSchema, errors: [400, 429] },
-  { method: "post", path: "/auth/reset-password", who: "anyone", summary: "Set a new password with the reset token", auth: false, body: resetPasswordApiSchema, errors: [400] },
-  { method: "post", path: "/auth/change-password", who: "signed in", summary: "Change the password; other tokens are revoked", auth: true, body: changePasswordSchema, errors: [400, 401] },
-  { method: "get", path: "/profile/get-user-details", who: "signed in", summary: "The signed-in user", auth: true, data: userObject, errors: [401] },
-  { method: "put", path: "/profile/update-profile", who: "signed in", summary: "Update profile details", auth: true, body: profileSchema, data: userObject, errors: [400, 401], extra: { profileDetails: userObject } },
-  { method: "put", path: "/profile/update-display-picture", who: "signed in", summary: "Upload a display picture (png, jpeg, gif, webp; 2 MiB)", auth: true, multipart: { fileField: "displayPicture", types: "image/png, image/jpeg, image/gif, image/webp" }, data: userObject, errors: [400, 401, 413, 415] },
-  { method: "delete", path: "/profile/delete-profile", who: "signed in", summary: "Delete the account, its reports and files", auth: true, errors: [401] },
-  { method: "post", path: "/report/upload-report", who: "Patient", summary: "Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB)", auth: true, multipart: { fileField: "report", fields: uploadReportSchema, types: "application/pdf, image/png, image/jpeg, image/webp, image/gif" }, data: reportObject, status: 201, errors: [400, 401, 403, 413, 415] },
-  { method: "get", path: "/report/get-report-by-patientId/{patientId}", who: "that Patient, Admin", summary: "A patient's reports, newest first", auth: true, list: true, data: reportObject, errors: [400, 401, 403, 404] },
-  { method: "get", path: "/report/get-report-by-expertId", who: "Expert (own reviews), Admin (all reviewed)", summary: "Reviewed reports", auth: true, list: true, data: reportObject, errors: [400, 401, 403] },
-  { method: "get", path: "/report/get-pending-reports", who: "Expert, Admin", summary: "Pending reports (patient masked for unapproved experts)", auth: true, list: true, query: z.object({ reportType: reportTypeFilter }), data: reportObject, errors: [400, 401, 403] },
-  { method: "post", path: "/report/add-review/{reportId}", who: "approved Expert", summary: "Add the review (the first review wins)", auth: true, body: reviewSchema, data: reportObject, errors: [400, 401, 403, 404, 409] },
-  { method: "delete", path: "/report/delete-report", who: "owning Patient, Admin", summary: "Delete a report and its file", auth: true, body: deleteReportSchema, errors: [400, 401, 403, 404] },
-  { method: "get", path: "/report/get-all-reviewed-reports", who: "Admin", summary: "All reviewed reports with patient and expert names", auth: true, list: true, data: reportObject, errors: [400, 401, 403] },
-  { method: "get", path: "/report/{reportId}/file", who: "owning Patient, approved Expert, Admin", summary: "The report file, decrypted, with its real content type; each opening is recorded", auth: true, binary: true, errors: [401, 403, 404] },
-  { method: "get", path: "/expert/get-pending-expert", who: "Admin", summary: "Experts waiting for approval", auth: true, list: true, data: userObject, errors: [400, 401, 403] },
-  { method: "post", path: "/expert/approve-expert", who: "Admin", summary: "Approve an expert", auth: true, body: approveExpertSchema, data: userObject, errors: [400, 401, 403, 404] },
-  { method: "get", path: "/expert/get-approved-expert", who: "Expert, Admin", summary: "Approved experts", auth: true, list: true, data: userObject, errors: [400, 401, 403] },
-  { method: "get", path: "/openapi.json", who: "anyone", summary: "This OpenAPI 3.1 document", auth: false, errors: [] },
+  {
+    method: "post",
+    path: "/auth/send-otp",
+    who: "anyone",
+    summary: "Mail a 6-digit signup code",
+    auth: false,
+    body: sendOtpSchema,
+    errors: [400, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/auth/signup",
+    who: "anyone",
+    summary: "Create a Patient or Expert account with the code",
+    auth: false,
+    body: signupApiSchema,
+    data: userObject,
+    status: 201,
+    errors: [400, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/auth/login",
+    who: "anyone",
+    summary: "Log in; returns a bearer token and the user",
+    auth: false,
+    body: loginSchema,
+    errors: [400, 401, 403, 429],
+    extra: { token: z.string(), user: userObject },
+  },
+  {
+    method: "post",
+    path: "/auth/logout",
+    who: "signed in",
+    summary: "Revoke this token",
+    auth: true,
+    errors: [401],
+  },
+  {
+    method: "post",
+    path: "/auth/reset-password-token",
+    who: "anyone",
+    summary: "Mail a 15-minute reset link (same answer for unknown e-mails)",
+    auth: false,
+    body: forgotSchema,
+    errors: [400, 429],
+  },
+  {
+    method: "post",
+    path: "/auth/reset-password",
+    who: "anyone",
+    summary: "Set a new password with the reset token",
+    auth: false,
+    body: resetPasswordApiSchema,
+    errors: [400],
+  },
+  {
+    method: "post",
+    path: "/auth/change-password",
+    who: "signed in",
+    summary: "Change the password; other tokens are revoked",
+    auth: true,
+    body: changePasswordSchema,
+    errors: [400, 401],
+  },
+  {
+    method: "get",
+    path: "/profile/get-user-details",
+    who: "signed in",
+    summary: "The signed-in user",
+    auth: true,
+    data: userObject,
+    errors: [401],
+  },
+  {
+    method: "put",
+    path: "/profile/update-profile",
+    who: "signed in",
+    summary: "Update profile details",
+    auth: true,
+    body: profileSchema,
+    data: userObject,
+    errors: [400, 401],
+    extra: { profileDetails: userObject },
+  },
+  {
+    method: "put",
+    path: "/profile/update-display-picture",
+    who: "signed in",
+    summary: "Upload a display picture (png, jpeg, gif, webp; 2 MiB)",
+    auth: true,
+    multipart: { fileField: "displayPicture", types: "image/png, image/jpeg, image/gif, image/webp" },
+    data: userObject,
+    errors: [400, 401, 413, 415],
+  },
+  {
+    method: "delete",
+    path: "/profile/delete-profile",
+    who: "signed in",
+    summary: "Delete the account, its reports and files",
+    auth: true,
+    errors: [401],
+  },
+  {
+    method: "post",
+    path: "/report/upload-report",
+    who: "Patient",
+    summary: "Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB)",
+    auth: true,
+    multipart: {
+      fileField: "report",
+      fields: uploadReportSchema,
+      types: "application/pdf, image/png, image/jpeg, image/webp, image/gif",
+    },
+    data: reportObject,
+    status: 201,
+    errors: [400, 401, 403, 413, 415],
+  },
+  {
+    method: "get",
+    path: "/report/get-report-by-patientId/{patientId}",
+    who: "that Patient, Admin",
+    summary: "A patient's reports, newest first",
+    auth: true,
+    list: true,
+    data: reportObject,
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/report/get-report-by-expertId",
+    who: "Expert (own reviews), Admin (all reviewed)",
+    summary: "Reviewed reports",
+    auth: true,
+    list: true,
+    data: reportObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/report/get-pending-reports",
+    who: "Expert, Admin",
+    summary: "Pending reports (patient masked for unapproved experts)",
+    auth: true,
+    list: true,
+    query: z.object({ reportType: reportTypeFilter }),
+    data: reportObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "post",
+    path: "/report/add-review/{reportId}",
+    who: "approved Expert",
+    summary: "Add the review (the first review wins)",
+    auth: true,
+    body: reviewSchema,
+    data: reportObject,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "delete",
+    path: "/report/delete-report",
+    who: "owning Patient, Admin",
+    summary: "Delete a report and its file",
+    auth: true,
+    body: deleteReportSchema,
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/report/get-all-reviewed-reports",
+    who: "Admin",
+    summary: "All reviewed reports with patient and expert names",
+    auth: true,
+    list: true,
+    data: reportObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/report/{reportId}/file",
+    who: "owning Patient, approved Expert, Admin",
+    summary: "The report file, decrypted, with its real content type; each opening is recorded",
+    auth: true,
+    binary: true,
+    errors: [401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/expert/get-pending-expert",
+    who: "Admin",
+    summary: "Experts waiting for approval",
+    auth: true,
+    list: true,
+    data: userObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "post",
+    path: "/expert/approve-expert",
+    who: "Admin",
+    summary: "Approve an expert",
+    auth: true,
+    body: approveExpertSchema,
+    data: userObject,
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/expert/get-approved-expert",
+    who: "Expert, Admin",
+    summary: "Approved experts",
+    auth: true,
+    list: true,
+    data: userObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    who: "anyone",
+    summary: "This OpenAPI 3.1 document",
+    auth: false,
+    errors: [],
+  },
 ];
 
 const ERROR_TEXT: Record<number, string> = {
@@ -82,10 +295,23 @@ let cached: object | undefined;
 export function openApiDocument(): object {
   if (cached) return cached;
   const registry = new OpenAPIRegistry();
-  const bearer = registry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
+  const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+  });
   for (const e of ENDPOINTS) {
     if (e.path === "/openapi.json") {
-      registry.registerPath({ method: "get", path: e.path, summary: e.summary, responses: { 200: { description: "The document", content: { "application/json": { schema: z.object({ openapi: z.string() }).passthrough() } } } } });
+      registry.registerPath({
+        method: "get",
+        path: e.path,
+        summary: e.summary,
+        responses: {
+          200: {
+            description: "The document",
+            content: { "application/json": { schema: z.object({ openapi: z.string() }).passthrough() } },
+          },
+        },
+      });
       continue;
     }
     const params = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -94,7 +320,9 @@ export function openApiDocument(): object {
     if (e.list) request.query = e.query ? pageQuerySchema.merge(e.query as z.AnyZodObject) : pageQuerySchema;
     if (e.body) request.body = { content: { "application/json": { schema: e.body } }, required: true };
     if (e.multipart) {
-      const fileShape = z.object({ [e.multipart.fileField]: z.string().describe(`binary; ${e.multipart.types}`) });
+      const fileShape = z.object({
+        [e.multipart.fileField]: z.string().describe(`binary; ${e.multipart.types}`),
+      });
       const schema = e.multipart.fields ? (e.multipart.fields as z.AnyZodObject).merge(fileShape) : fileShape;
       request.body = { content: { "multipart/form-data": { schema } }, required: true };
     }
@@ -107,11 +335,18 @@ export function openApiDocument(): object {
     });
     const responses: RouteConfig["responses"] = {
       [e.status ?? 200]: e.binary
-        ? { description: "The file bytes", content: { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } } }
+        ? {
+            description: "The file bytes",
+            content: { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } },
+          }
         : { description: "Success", content: { "application/json": { schema: successBody } } },
     };
     for (const code of [...e.errors, 405, 500]) {
-      responses[code] = { description: ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"), content: { "application/json": { schema: errorObject } } };
+      responses[code] = {
+        description:
+          ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
+        content: { "application/json": { schema: errorObject } },
+      };
     }
     registry.registerPath({
       method: e.method,
@@ -127,7 +362,11 @@ export function openApiDocument(): object {
   const generator = new OpenApiGeneratorV31(registry.definitions);
   cached = generator.generateDocument({
     openapi: "3.1.0",
-    info: { title: `${site.productName} API`, version: "1.0.0", description: "Second opinions on medical reports. Every response has `success` and `message`." },
+    info: {
+      title: `${site.productName} API`,
+      version: "1.0.0",
+      description: "Second opinions on medical reports. Every response has `success` and `message`.",
+    },
     servers: [{ url: "/api/v1" }],
   });
   return cached;

@@ -114,7 +114,10 @@ export function ErrorBoundary() {
   const { t } = useTranslation();
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   return (
-    <main id="main" className="mx-auto flex w-full max-w-3xl flex-1 flex-col items-center justify-center px-4 py-16 text-center">
+    <main
+      id="main"
+      className="mx-auto flex w-full max-w-3xl flex-1 flex-col items-center justify-center px-4 py-16 text-center"
+    >
       <h1 className="text-2xl font-bold text-slate-900">
         {notFound ? t("errors.notFound") : t("errors.serverError")}
       </h1>

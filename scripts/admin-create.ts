@@ -16,12 +16,22 @@ const { values } = parseArgs({
 
 const parsed = z
   .object({
-    email: z.string({ required_error: "--email is required" }).email("--email must be a valid e-mail address"),
-    password: z.string({ required_error: "--password is required" }).min(8, "--password must be at least 8 characters").max(128),
+    email: z
+      .string({ required_error: "--email is required" })
+      .email("--email must be a valid e-mail address"),
+    password: z
+      .string({ required_error: "--password is required" })
+      .min(8, "--password must be at least 8 characters")
+      .max(128),
     firstName: z.string().min(1).max(50).default("Admin"),
     lastName: z.string().max(50).default(""),
   })
-  .safeParse({ email: values.email, password: values.password, firstName: values["first-name"], lastName: values["last-name"] });
+  .safeParse({
+    email: values.email,
+    password: values.password,
+    firstName: values["first-name"],
+    lastName: values["last-name"],
+  });
 
 if (!parsed.success) {
   console.error(parsed.error.issues.map((i) => i.message).join("\n"));

@@ -24,7 +24,13 @@ chmodSync(out, 0o700);
 const source = new Database(c.databaseUrl, { fileMustExist: true });
 source.pragma("busy_timeout = 10000");
 await source.backup(path.join(out, "app.db"));
-const keys = new Set((source.prepare("select file_key as k from reports union select image from users where image is not null").all() as { k: string }[]).map((r) => r.k));
+const keys = new Set(
+  (
+    source
+      .prepare("select file_key as k from reports union select image from users where image is not null")
+      .all() as { k: string }[]
+  ).map((r) => r.k),
+);
 source.close();
 
 let copied = 0;
@@ -47,5 +53,7 @@ writeFileSync(
   path.join(out, "manifest.json"),
   JSON.stringify({ createdAt: new Date().toISOString(), files: copied, referenced: keys.size }, null, 2),
 );
-console.log(`Backup written to ${out}: database + ${copied} files${keys.size !== copied ? ` (${keys.size - copied} referenced files were missing)` : ""}.`);
+console.log(
+  `Backup written to ${out}: database + ${copied} files${keys.size !== copied ? ` (${keys.size - copied} referenced files were missing)` : ""}.`,
+);
 export {};

@@ -58,4 +58,3 @@ export function samplePng(width = 8, height = 8, rgb: [number, number, number] =
     chunk("IEND", Buffer.alloc(0)),
   ]);
 }
-

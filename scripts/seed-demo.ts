@@ -17,14 +17,28 @@ const { samplePdf, samplePng } = await import("./samples");
 const passwordHash = await hashPassword(PASSWORD);
 
 const fresh = new Set<string>();
-async function user(email: string, firstName: string, lastName: string, accountType: "Patient" | "Expert" | "Admin") {
+async function user(
+  email: string,
+  firstName: string,
+  lastName: string,
+  accountType: "Patient" | "Expert" | "Admin",
+) {
   const existing = findUserByEmail(email);
   if (existing) return existing;
   fresh.add(email);
   return insertUser({ email, firstName, lastName, accountType, passwordHash, contactNumber: "9876543210" });
 }
 
-const actorOf = (u: { id: string; email: string; firstName: string; lastName: string; accountType: any; approved: boolean; image: string | null; locale: string }) => ({
+const actorOf = (u: {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  accountType: any;
+  approved: boolean;
+  image: string | null;
+  locale: string;
+}) => ({
   ...u,
   sessionId: "seed",
 });
@@ -44,8 +58,20 @@ approveExpert(adminActor, expert.id);
 const expertActor = actorOf({ ...expert, approved: true });
 
 const samples: [typeof patient, string, string, Buffer, string][] = [
-  [patient, "Blood Test", "Fasting blood sugar and lipid profile.", samplePdf("Blood Test - Ravi Kumar"), "blood-test.pdf"],
-  [patient, "X-Ray", "Chest X-ray after a cough of three weeks.", samplePng(64, 64, [40, 40, 40]), "chest-xray.png"],
+  [
+    patient,
+    "Blood Test",
+    "Fasting blood sugar and lipid profile.",
+    samplePdf("Blood Test - Ravi Kumar"),
+    "blood-test.pdf",
+  ],
+  [
+    patient,
+    "X-Ray",
+    "Chest X-ray after a cough of three weeks.",
+    samplePng(64, 64, [40, 40, 40]),
+    "chest-xray.png",
+  ],
   [patient2, "ECG", "", samplePdf("ECG - Lakshmi Iyer"), "ecg.pdf"],
   [patient2, "Eye Exam", "Blurred vision when reading.", samplePng(48, 48, [200, 160, 60]), "eye-exam.png"],
 ];
@@ -53,11 +79,21 @@ const samples: [typeof patient, string, string, Buffer, string][] = [
 let made = 0;
 for (const [p, reportType, description, data, name] of samples) {
   if (!fresh.has(p.email)) continue; // reports only for accounts made by this run
-  const file = await storeUpload(once(data), { maxBytes: 10 * 1024 * 1024, allowed: "report", fileName: name });
-  const report = await createReport(actorOf(p), { reportType, description, phoneNumber: "9876543210", countryCode: "+91", consent: "on" }, file);
+  const file = await storeUpload(once(data), {
+    maxBytes: 10 * 1024 * 1024,
+    allowed: "report",
+    fileName: name,
+  });
+  const report = await createReport(
+    actorOf(p),
+    { reportType, description, phoneNumber: "9876543210", countryCode: "+91", consent: "on" },
+    file,
+  );
   made++;
   if (reportType === "Blood Test" || reportType === "ECG") {
-    addReview(expertActor, report._id, { review: "Values are within the normal range. No action needed; repeat the test in twelve months." });
+    addReview(expertActor, report._id, {
+      review: "Values are within the normal range. No action needed; repeat the test in twelve months.",
+    });
   }
 }
 closeDatabase();

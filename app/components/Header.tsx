@@ -40,7 +40,10 @@ export function Header({ user }: { user: HeaderUser }) {
               <Avatar firstName={user.firstName} lastName={user.lastName} image={user.image} size={36} />
             </summary>
             <div className="absolute right-0 z-40 mt-1 w-44 rounded-lg border border-slate-200 bg-white p-1 shadow-lg">
-              <Link to="/dashboard/my-profile" className="block min-h-11 rounded px-3 py-2 hover:bg-slate-100">
+              <Link
+                to="/dashboard/my-profile"
+                className="block min-h-11 rounded px-3 py-2 hover:bg-slate-100"
+              >
                 {t("nav.dashboard")}
               </Link>
               <Link to="/logout" className="block min-h-11 rounded px-3 py-2 hover:bg-slate-100">

@@ -62,7 +62,10 @@ export function Toaster({
       if (ms == null) return;
       const old = timers.current.get(item.id);
       if (old) clearTimeout(old);
-      timers.current.set(item.id, setTimeout(() => dismiss(item.id), ms));
+      timers.current.set(
+        item.id,
+        setTimeout(() => dismiss(item.id), ms),
+      );
     },
     [dismiss],
   );
@@ -109,7 +112,10 @@ export function Toaster({
             className={`pointer-events-auto flex w-full max-w-md items-start gap-3 rounded-lg border-l-4 px-4 py-3 shadow-lg ${styles[item.type]}`}
           >
             {item.type === "loading" && (
-              <span className="mt-1 h-4 w-4 shrink-0 animate-spin rounded-full border-2 border-slate-400 border-t-transparent" aria-hidden="true" />
+              <span
+                className="mt-1 h-4 w-4 shrink-0 animate-spin rounded-full border-2 border-slate-400 border-t-transparent"
+                aria-hidden="true"
+              />
             )}
             <div className="flex-1">
               <p className="font-semibold">{item.message}</p>

@@ -60,10 +60,24 @@ async function issueCode(email: string, payload: string | null, locale: string) 
   db().transaction((tx) => {
     tx.update(verificationCodes)
       .set({ consumedAt: new Date(now) })
-      .where(and(eq(verificationCodes.email, email), eq(verificationCodes.purpose, "signup"), isNull(verificationCodes.consumedAt)))
+      .where(
+        and(
+          eq(verificationCodes.email, email),
+          eq(verificationCodes.purpose, "signup"),
+          isNull(verificationCodes.consumedAt),
+        ),
+      )
       .run();
     tx.insert(verificationCodes)
-      .values({ id, email, purpose: "signup", codeHash: codeHash(id, code), payload, expiresAt: new Date(now + CODE_TTL_MS), createdAt: new Date(now) })
+      .values({
+        id,
+        email,
+        purpose: "signup",
+        codeHash: codeHash(id, code),
+        payload,
+        expiresAt: new Date(now + CODE_TTL_MS),
+        createdAt: new Date(now),
+      })
       .run();
   });
   try {
@@ -77,11 +91,24 @@ async function issueCode(email: string, payload: string | null, locale: string) 
 
 /** Checks a code against its row: single use, 10 minutes, at most 5 wrong tries. */
 function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
-  if (!row || row.consumedAt) throw new DomainError("invalid", "accounts.otpExpired", { fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] } });
-  if (row.attempts >= CODE_MAX_ATTEMPTS) throw new DomainError("invalid", "accounts.otpTooManyTries", { fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] } });
-  if (row.expiresAt.getTime() < Date.now()) throw new DomainError("invalid", "accounts.otpExpired", { fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] } });
+  if (!row || row.consumedAt)
+    throw new DomainError("invalid", "accounts.otpExpired", {
+      fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
+    });
+  if (row.attempts >= CODE_MAX_ATTEMPTS)
+    throw new DomainError("invalid", "accounts.otpTooManyTries", {
+      fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] },
+    });
+  if (row.expiresAt.getTime() < Date.now())
+    throw new DomainError("invalid", "accounts.otpExpired", {
+      fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
+    });
   if (!sameHash(row.codeHash, codeHash(row.id, code))) {
-    db().update(verificationCodes).set({ attempts: row.attempts + 1 }).where(eq(verificationCodes.id, row.id)).run();
+    db()
+      .update(verificationCodes)
+      .set({ attempts: row.attempts + 1 })
+      .where(eq(verificationCodes.id, row.id))
+      .run();
     const left = CODE_MAX_ATTEMPTS - row.attempts - 1;
     const key = left > 0 ? "accounts.otpWrong" : "accounts.otpTooManyTries";
     throw new DomainError("invalid", key, { fieldErrors: { code: [key], otp: [key] }, values: { left } });
@@ -97,7 +124,9 @@ function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code:
 
 function assertEmailFree(email: string) {
   if (findUserByEmail(email)) {
-    throw new DomainError("conflict", "accounts.emailTaken", { fieldErrors: { email: ["accounts.emailTaken"] } });
+    throw new DomainError("conflict", "accounts.emailTaken", {
+      fieldErrors: { email: ["accounts.emailTaken"] },
+    });
   }
 }
 
@@ -121,7 +150,8 @@ export async function startSignup(input: SignupForm, request: Request, locale: s
 function pendingRow(pendingId: string | null | undefined) {
   if (!pendingId || !/^[a-f0-9]{24}$/.test(pendingId)) return undefined;
   const row = db().select().from(verificationCodes).where(eq(verificationCodes.id, pendingId)).get();
-  if (!row?.payload || row.consumedAt || row.createdAt.getTime() + PENDING_TTL_MS < Date.now()) return undefined;
+  if (!row?.payload || row.consumedAt || row.createdAt.getTime() + PENDING_TTL_MS < Date.now())
+    return undefined;
   return row;
 }
 
@@ -181,7 +211,13 @@ export async function signupWithOtp(
   const row = db()
     .select()
     .from(verificationCodes)
-    .where(and(eq(verificationCodes.email, input.email), eq(verificationCodes.purpose, "signup"), isNull(verificationCodes.consumedAt)))
+    .where(
+      and(
+        eq(verificationCodes.email, input.email),
+        eq(verificationCodes.purpose, "signup"),
+        isNull(verificationCodes.consumedAt),
+      ),
+    )
     .orderBy(desc(verificationCodes.createdAt))
     .get();
   checkCode(row, input.otp);
@@ -198,7 +234,11 @@ export async function signupWithOtp(
 }
 
 /** Checks credentials and opens a session (a web cookie session or an API token). */
-export async function login(input: { email: string; password: string }, request: Request, kind: "web" | "api") {
+export async function login(
+  input: { email: string; password: string },
+  request: Request,
+  kind: "web" | "api",
+) {
   const email = normalizeEmail(input.email);
   await limit("login", email, request);
   const user = findUserByEmail(email);
@@ -226,7 +266,12 @@ export async function requestPasswordReset(emailAddress: string, request: Reques
   const token = newToken();
   db()
     .insert(passwordResetTokens)
-    .values({ id: newId(), tokenHash: sha256(token), userId: user.id, expiresAt: new Date(Date.now() + RESET_TTL_MS) })
+    .values({
+      id: newId(),
+      tokenHash: sha256(token),
+      userId: user.id,
+      expiresAt: new Date(Date.now() + RESET_TTL_MS),
+    })
     .run();
   const t = await getT(loc(user.locale));
   const link = `${config().appUrl}/update-password/${token}`;
@@ -235,13 +280,20 @@ export async function requestPasswordReset(emailAddress: string, request: Reques
     to: user.email,
     subject: t("authMail.resetSubject", vars),
     text: `${t("authMail.resetBody", vars)}\n\n${link}\n\n${t("authMail.ignore")}`,
-    html: simpleHtml([t("authMail.resetBody", vars), link, t("authMail.ignore")], { href: link, label: t("authMail.resetButton") }),
+    html: simpleHtml([t("authMail.resetBody", vars), link, t("authMail.ignore")], {
+      href: link,
+      label: t("authMail.resetButton"),
+    }),
   });
 }
 
 function liveResetToken(token: string) {
   if (!token || token.length > 200) return undefined;
-  const row = db().select().from(passwordResetTokens).where(eq(passwordResetTokens.tokenHash, sha256(token))).get();
+  const row = db()
+    .select()
+    .from(passwordResetTokens)
+    .where(eq(passwordResetTokens.tokenHash, sha256(token)))
+    .get();
   if (!row || row.usedAt || row.expiresAt.getTime() < Date.now()) return undefined;
   return row;
 }
@@ -262,7 +314,10 @@ export async function resetPassword(token: string, password: string) {
       .where(and(eq(passwordResetTokens.id, row.id), isNull(passwordResetTokens.usedAt)))
       .run();
     if (r.changes !== 1) return false;
-    tx.update(passwordResetTokens).set({ usedAt: new Date() }).where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt))).run();
+    tx.update(passwordResetTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt)))
+      .run();
     tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, row.userId)).run();
     return true;
   });
@@ -275,7 +330,9 @@ export async function changePassword(actor: Actor, input: { oldPassword: string;
   const user = findUserById(actor.id);
   if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
   if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
-    throw new DomainError("invalid", "accounts.currentPasswordWrong", { fieldErrors: { oldPassword: ["accounts.currentPasswordWrong"] } });
+    throw new DomainError("invalid", "accounts.currentPasswordWrong", {
+      fieldErrors: { oldPassword: ["accounts.currentPasswordWrong"] },
+    });
   }
   const passwordHash = await hashPassword(input.newPassword);
   db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).run();
@@ -293,14 +350,32 @@ export function updateProfile(actor: Actor, input: ProfileInput) {
   const now = new Date();
   db().transaction((tx) => {
     tx.update(users)
-      .set({ firstName: input.firstName, lastName: input.lastName ?? "", contactNumber: input.contactNumber, updatedAt: now })
+      .set({
+        firstName: input.firstName,
+        lastName: input.lastName ?? "",
+        contactNumber: input.contactNumber,
+        updatedAt: now,
+      })
       .where(eq(users.id, actor.id))
       .run();
     tx.insert(profiles)
-      .values({ userId: actor.id, about: input.about, gender: input.gender, dateOfBirth: input.dateOfBirth, contactNumber: input.contactNumber, updatedAt: now })
+      .values({
+        userId: actor.id,
+        about: input.about,
+        gender: input.gender,
+        dateOfBirth: input.dateOfBirth,
+        contactNumber: input.contactNumber,
+        updatedAt: now,
+      })
       .onConflictDoUpdate({
         target: profiles.userId,
-        set: { about: input.about, gender: input.gender, dateOfBirth: input.dateOfBirth, contactNumber: input.contactNumber, updatedAt: now },
+        set: {
+          about: input.about,
+          gender: input.gender,
+          dateOfBirth: input.dateOfBirth,
+          contactNumber: input.contactNumber,
+          updatedAt: now,
+        },
       })
       .run();
   });
@@ -314,7 +389,9 @@ export function updateProfile(actor: Actor, input: ProfileInput) {
  */
 export async function updateDisplayPicture(actor: Actor, file: StoredFile | null) {
   if (!file) {
-    throw new DomainError("invalid", "profile.pictureRequired", { fieldErrors: { displayPicture: ["profile.pictureRequired"] } });
+    throw new DomainError("invalid", "profile.pictureRequired", {
+      fieldErrors: { displayPicture: ["profile.pictureRequired"] },
+    });
   }
   let previous: string | null;
   try {
@@ -337,7 +414,12 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
 export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
   const user = findUserById(actor.id);
   if (!user) throw new DomainError("not_found", "api.notFound");
-  const keys = db().select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, actor.id)).all().map((r) => r.key);
+  const keys = db()
+    .select({ key: reports.fileKey })
+    .from(reports)
+    .where(eq(reports.patientId, actor.id))
+    .all()
+    .map((r) => r.key);
   if (user.image) keys.push(user.image);
   db().delete(users).where(eq(users.id, actor.id)).run();
   return { fileKeys: keys };
@@ -353,7 +435,10 @@ export async function deleteAccount(actor: Actor) {
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */
 export function pruneAccountsTables() {
   const cutoff = new Date(Date.now() - PENDING_TTL_MS);
-  db().delete(verificationCodes).where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff))).run();
+  db()
+    .delete(verificationCodes)
+    .where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff)))
+    .run();
   db().delete(passwordResetTokens).where(lt(passwordResetTokens.expiresAt, new Date())).run();
 }
 

@@ -9,7 +9,13 @@ export function saveContactMessage(actor: Actor | null, input: z.infer<typeof co
   const id = newId();
   db()
     .insert(contactMessages)
-    .values({ id, name: input.name, email: input.email.toLowerCase(), message: input.message, userId: actor?.id ?? null })
+    .values({
+      id,
+      name: input.name,
+      email: input.email.toLowerCase(),
+      message: input.message,
+      userId: actor?.id ?? null,
+    })
     .run();
   return { id };
 }

@@ -176,5 +176,10 @@ export function listSessions(actor: Actor): SessionInfo[] {
 
 /** Ends one of the actor's own sessions (someone else's id is simply not found). */
 export function revokeOwnSession(actor: Actor, sessionId: string): boolean {
-  return db().delete(sessions).where(and(eq(sessions.id, sessionId), eq(sessions.userId, actor.id))).run().changes === 1;
+  return (
+    db()
+      .delete(sessions)
+      .where(and(eq(sessions.id, sessionId), eq(sessions.userId, actor.id)))
+      .run().changes === 1
+  );
 }

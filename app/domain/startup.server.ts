@@ -34,7 +34,9 @@ export function startup() {
   prune();
   setInterval(prune, PRUNE_EVERY_MS).unref(); // never keeps a stopping server alive
   // Nothing is in flight at start-up, so every leftover counts as old (a crash mid-upload leaves .part files).
-  sweepLeftovers(Date.now() + 24 * 60 * 60 * 1000).catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
+  sweepLeftovers(Date.now() + 24 * 60 * 60 * 1000).catch((err) =>
+    log("error", "start-up sweep failed", { error: String(err) }),
+  );
   if (c.adminEmail && c.adminPassword) {
     ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
       .then((created) => created && log("info", "admin created", { email: c.adminEmail }))

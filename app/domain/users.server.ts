@@ -10,7 +10,11 @@ export function normalizeEmail(email: string): string {
 }
 
 export function findUserByEmail(email: string): UserRow | undefined {
-  return db().select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  return db()
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
 }
 
 export function findUserById(id: string): UserRow | undefined {
@@ -31,8 +35,7 @@ export type NewUser = {
 /** Inserts a user and their empty profile; a taken email is a conflict. */
 export async function insertUser(input: NewUser): Promise<UserRow> {
   const email = normalizeEmail(input.email);
-  const passwordHash =
-    "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
+  const passwordHash = "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
   if (findUserByEmail(email)) {
     throw new DomainError("conflict", "accounts.emailTaken");
   }
@@ -125,7 +128,11 @@ export function isUserImageKey(key: string): boolean {
  * Admin: suspends an account (its sessions and tokens end at once, login is refused with a
  * clear message) or lifts the suspension. Admins cannot suspend themselves.
  */
-export function setSuspended(actor: { id: string; accountType: AccountType }, userId: string, suspended: boolean) {
+export function setSuspended(
+  actor: { id: string; accountType: AccountType },
+  userId: string,
+  suspended: boolean,
+) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   if (actor.id === userId) throw new DomainError("invalid", "accounts.cannotSuspendSelf");
   const user = findUserById(userId);
@@ -140,7 +147,10 @@ export function setSuspended(actor: { id: string; accountType: AccountType }, us
 }
 
 /** Admin: every account, newest first, optionally filtered by type. */
-export function listUsers(actor: { accountType: AccountType }, query: { page: number; pageSize: number; accountType?: AccountType | null }) {
+export function listUsers(
+  actor: { accountType: AccountType },
+  query: { page: number; pageSize: number; accountType?: AccountType | null },
+) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   const where = query.accountType ? eq(users.accountType, query.accountType) : undefined;
   const total = db().select({ n: count() }).from(users).where(where).get()?.n ?? 0;

@@ -9,11 +9,15 @@ export default function AboutUs() {
       <h1 className="text-3xl font-bold">{t("about.title")}</h1>
       <p className="mt-3 text-lg text-slate-700">{t("about.intro", { product: site.productName })}</p>
       <section className="card mt-8" aria-labelledby="vision">
-        <h2 id="vision" className="text-xl font-bold text-brand-800">{t("about.visionTitle")}</h2>
+        <h2 id="vision" className="text-xl font-bold text-brand-800">
+          {t("about.visionTitle")}
+        </h2>
         <p className="mt-2">{t("about.visionText")}</p>
       </section>
       <section className="card mt-6" aria-labelledby="mission">
-        <h2 id="mission" className="text-xl font-bold text-brand-800">{t("about.missionTitle")}</h2>
+        <h2 id="mission" className="text-xl font-bold text-brand-800">
+          {t("about.missionTitle")}
+        </h2>
         <ul className="mt-2 list-disc space-y-1 pl-6">
           {missions.map((k) => (
             <li key={k}>{t(k)}</li>
@@ -21,7 +25,9 @@ export default function AboutUs() {
         </ul>
       </section>
       <section className="mt-6 grid gap-6 md:grid-cols-2" aria-labelledby="offices">
-        <h2 id="offices" className="sr-only">{t("about.officesTitle")}</h2>
+        <h2 id="offices" className="sr-only">
+          {t("about.officesTitle")}
+        </h2>
         <div className="card">
           <h3 className="font-bold">{t("about.outreachOffice")}</h3>
           <address className="mt-1 not-italic">{site.outreachOffice}</address>
@@ -33,11 +39,15 @@ export default function AboutUs() {
         <div className="card md:col-span-2">
           <p>
             <span className="font-bold">{t("about.helpline")}:</span>{" "}
-            <a className="link" href={`tel:${site.helpline.replace(/\s/g, "")}`}>{site.helpline}</a>
+            <a className="link" href={`tel:${site.helpline.replace(/\s/g, "")}`}>
+              {site.helpline}
+            </a>
           </p>
           <p>
             <span className="font-bold">{t("about.email")}:</span>{" "}
-            <a className="link" href={`mailto:${site.supportEmail}`}>{site.supportEmail}</a>
+            <a className="link" href={`mailto:${site.supportEmail}`}>
+              {site.supportEmail}
+            </a>
           </p>
         </div>
       </section>

@@ -55,10 +55,11 @@ export default function ApiDocs() {
     <main id="main" lang="en" className="mx-auto w-full max-w-5xl flex-1 px-4 py-10">
       <h1 className="text-3xl font-bold">{site.productName} API reference (v1)</h1>
       <p className="mt-2 text-slate-700">
-        Base path <code>/api/v1</code>. JSON in and out (uploads are <code>multipart/form-data</code>). Authenticate with{" "}
-        <code>Authorization: Bearer &lt;token&gt;</code> from <code>POST /auth/login</code>. Every response has{" "}
-        <code>success</code> and <code>message</code>; validation failures add <code>errors</code>. Lists take{" "}
-        <code>?page=1&amp;pageSize=20</code> (1–100) and return <code>pagination</code>. Machine-readable:{" "}
+        Base path <code>/api/v1</code>. JSON in and out (uploads are <code>multipart/form-data</code>).
+        Authenticate with <code>Authorization: Bearer &lt;token&gt;</code> from <code>POST /auth/login</code>.
+        Every response has <code>success</code> and <code>message</code>; validation failures add{" "}
+        <code>errors</code>. Lists take <code>?page=1&amp;pageSize=20</code> (1–100) and return{" "}
+        <code>pagination</code>. Machine-readable:{" "}
         <a className="link" href="/api/v1/openapi.json">
           openapi.json
         </a>{" "}
@@ -68,7 +69,9 @@ export default function ApiDocs() {
         {endpoints.map((e) => (
           <li key={`${e.method} ${e.path}`} className="card">
             <h2 className="flex flex-wrap items-baseline gap-2 font-mono text-base">
-              <span className="rounded bg-brand-700 px-2 py-0.5 text-sm font-bold text-white">{e.method}</span>
+              <span className="rounded bg-brand-700 px-2 py-0.5 text-sm font-bold text-white">
+                {e.method}
+              </span>
               <span className="break-all">{e.path}</span>
             </h2>
             <p className="mt-1">{e.summary}</p>
@@ -78,7 +81,12 @@ export default function ApiDocs() {
               {e.query.length ? ` · query: ${e.query.join(", ")}` : ""}
             </p>
             {e.body.length > 0 && (
-              <div className="mt-2 overflow-x-auto" tabIndex={0} role="region" aria-label={`${e.method} ${e.path} body`}>
+              <div
+                className="mt-2 overflow-x-auto"
+                tabIndex={0}
+                role="region"
+                aria-label={`${e.method} ${e.path} body`}
+              >
                 <table className="w-full text-left text-sm">
                   <caption className="text-left text-slate-600">Body ({e.bodyType})</caption>
                   <thead>

@@ -7,7 +7,11 @@ const route = apiRoute({
   PUT: (request) =>
     api(request, async () => {
       const actor = requireApiActor(request);
-      const { file } = await parseUpload(request, { fileField: "displayPicture", kind: "image", maxBytes: DISPLAY_PICTURE_MAX_BYTES });
+      const { file } = await parseUpload(request, {
+        fileField: "displayPicture",
+        kind: "image",
+        maxBytes: DISPLAY_PICTURE_MAX_BYTES,
+      });
       const { user, profile } = await updateDisplayPicture(actor, file);
       return { message: "profile.pictureUpdated", data: toApiUser(user, profile) };
     }),

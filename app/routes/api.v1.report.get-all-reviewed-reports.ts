@@ -5,7 +5,11 @@ const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
       const page = listAllReviewed(requireApiActor(request), pageQuery(request));
-      return { message: "reports.allReviewedFetched", data: page.items, extra: { pagination: pagination(page) } };
+      return {
+        message: "reports.allReviewedFetched",
+        data: page.items,
+        extra: { pagination: pagination(page) },
+      };
     }),
 });
 export const loader = route.loader;

@@ -87,7 +87,11 @@ function pictureErrorKey(err: DomainError) {
 async function pictureAction(request: Request, actor: Actor) {
   const fail = (key: string, status = 400) => data({ intent: "picture" as const, error: key }, { status });
   try {
-    const { file } = await parseUpload(request, { fileField: "displayPicture", kind: "image", maxBytes: DISPLAY_PICTURE_MAX_BYTES });
+    const { file } = await parseUpload(request, {
+      fileField: "displayPicture",
+      kind: "image",
+      maxBytes: DISPLAY_PICTURE_MAX_BYTES,
+    });
     await updateDisplayPicture(actor, file);
   } catch (err) {
     if (isDomainError(err)) return fail(pictureErrorKey(err), HTTP_STATUS[err.code]);

@@ -66,13 +66,22 @@ export default function Users() {
                 <p className="text-sm text-slate-600">
                   {t(roleKey(u.accountType))}
                   {u.accountType === "Expert" && !u.approved ? ` · ${t("users.unapproved")}` : ""}
-                  {u.suspended && <span className="ml-2 rounded bg-red-100 px-2 py-0.5 text-xs font-bold text-red-800">{t("users.suspendedBadge")}</span>}
+                  {u.suspended && (
+                    <span className="ml-2 rounded bg-red-100 px-2 py-0.5 text-xs font-bold text-red-800">
+                      {t("users.suspendedBadge")}
+                    </span>
+                  )}
                 </p>
               </div>
               {u.id !== me && (
                 <Form method="post">
                   <input type="hidden" name="userId" value={u.id} />
-                  <button type="submit" name="intent" value={u.suspended ? "reinstate" : "suspend"} className={u.suspended ? "btn-secondary" : "btn-danger"}>
+                  <button
+                    type="submit"
+                    name="intent"
+                    value={u.suspended ? "reinstate" : "suspend"}
+                    className={u.suspended ? "btn-secondary" : "btn-danger"}
+                  >
                     {u.suspended ? t("users.reinstate") : t("users.suspend")}
                   </button>
                 </Form>

@@ -33,7 +33,10 @@ export async function action({ request }: ActionFunctionArgs) {
     const res = domainErrorReply(err, t, (o) => submission.reply(o));
     return Response.json({ result: res.data, sentTo: null }, res.init ?? undefined);
   }
-  return toasts().jsonWithSuccess({ result: submission.reply(), sentTo: submission.value.email }, t("accounts.resetSent"));
+  return toasts().jsonWithSuccess(
+    { result: submission.reply(), sentTo: submission.value.email },
+    t("accounts.resetSent"),
+  );
 }
 
 export default function ForgotPassword() {
@@ -52,7 +55,10 @@ export default function ForgotPassword() {
 
   if (sentTo) {
     return (
-      <AuthCard title={t("accounts.checkEmailTitle")} intro={<p>{t("accounts.checkEmailText", { email: sentTo })}</p>}>
+      <AuthCard
+        title={t("accounts.checkEmailTitle")}
+        intro={<p>{t("accounts.checkEmailText", { email: sentTo })}</p>}
+      >
         <Form method="post" className="space-y-4">
           <input type="hidden" name="email" value={sentTo} />
           <button type="submit" className="btn-primary w-full" disabled={busy}>
@@ -60,7 +66,9 @@ export default function ForgotPassword() {
             {busy ? t("accounts.sending") : t("accounts.resendEmail")}
           </button>
         </Form>
-        <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">{t("accounts.spamHint")}</p>
+        <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {t("accounts.spamHint")}
+        </p>
         <BackToLogin />
       </AuthCard>
     );
@@ -69,7 +77,14 @@ export default function ForgotPassword() {
     <AuthCard title={t("accounts.forgotTitle")} intro={<p>{t("accounts.forgotText")}</p>}>
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
-        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
+        <TextField
+          meta={fields.email}
+          label={t("accounts.email")}
+          type="email"
+          required
+          autoComplete="email"
+          maxLength={254}
+        />
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy && <Spinner />}
           {busy ? t("accounts.sending") : t("common.submit")}
@@ -92,5 +107,10 @@ function BackToLogin() {
 }
 
 export function Spinner() {
-  return <span className="h-4 w-4 animate-spin rounded-full border-2 border-white border-t-transparent" aria-hidden="true" />;
+  return (
+    <span
+      className="h-4 w-4 animate-spin rounded-full border-2 border-white border-t-transparent"
+      aria-hidden="true"
+    />
+  );
 }

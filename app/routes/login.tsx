@@ -23,7 +23,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   await guardForm(request);
-  const formData = await request.clone().formData().catch(() => new FormData());
+  const formData = await request
+    .clone()
+    .formData()
+    .catch(() => new FormData());
   const submission = parseWithZod(formData, { schema: loginSchema });
   if (submission.status !== "success") {
     return Response.json(submission.reply({ hideFields: ["password"] }), { status: 400 });
@@ -59,8 +62,19 @@ export default function Login() {
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormError id={form.errorId} errors={form.errors} />
-        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
-        <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="current-password" />
+        <TextField
+          meta={fields.email}
+          label={t("accounts.email")}
+          type="email"
+          required
+          autoComplete="email"
+          maxLength={254}
+        />
+        <PasswordField
+          meta={fields.password}
+          label={t("accounts.password")}
+          autoComplete="current-password"
+        />
         <div className="text-right">
           <Link to="/forgot-password" className="link text-sm">
             {t("accounts.forgotPasswordLink")}

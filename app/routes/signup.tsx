@@ -39,7 +39,9 @@ export async function action({ request }: ActionFunctionArgs) {
       headers: { "Set-Cookie": await pendingSignupCookie().serialize(pendingId) },
     });
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }));
+    return domainErrorReply(err, t, (o) =>
+      submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }),
+    );
   }
 }
 
@@ -56,7 +58,9 @@ export default function Signup() {
   });
   // Subscribe this component to every error so the field components re-render on the first submit.
   const _allErrors = form.allErrors;
-  const [accountType, setAccountType] = useState<string>((fields.accountType.initialValue as string) || "Patient");
+  const [accountType, setAccountType] = useState<string>(
+    (fields.accountType.initialValue as string) || "Patient",
+  );
   const busy = navigation.state === "submitting";
 
   return (
@@ -98,10 +102,29 @@ export default function Signup() {
           </div>
         </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField meta={fields.firstName} label={t("accounts.firstName")} required autoComplete="given-name" maxLength={50} />
-          <TextField meta={fields.lastName} label={t("accounts.lastName")} required autoComplete="family-name" maxLength={50} />
+          <TextField
+            meta={fields.firstName}
+            label={t("accounts.firstName")}
+            required
+            autoComplete="given-name"
+            maxLength={50}
+          />
+          <TextField
+            meta={fields.lastName}
+            label={t("accounts.lastName")}
+            required
+            autoComplete="family-name"
+            maxLength={50}
+          />
         </div>
-        <TextField meta={fields.email} label={t("accounts.email")} type="email" required autoComplete="email" maxLength={254} />
+        <TextField
+          meta={fields.email}
+          label={t("accounts.email")}
+          type="email"
+          required
+          autoComplete="email"
+          maxLength={254}
+        />
         <div className="grid grid-cols-[7.5rem_1fr] gap-3">
           <SelectField
             meta={fields.countryCode}
@@ -109,11 +132,23 @@ export default function Signup() {
             defaultValue="+91"
             options={SIGNUP_COUNTRY_CODES.map((c) => ({ value: c, label: c }))}
           />
-          <TextField meta={fields.contactNumber} label={t("accounts.contactNumber")} type="tel" inputMode="numeric" required autoComplete="tel-national" maxLength={10} />
+          <TextField
+            meta={fields.contactNumber}
+            label={t("accounts.contactNumber")}
+            type="tel"
+            inputMode="numeric"
+            required
+            autoComplete="tel-national"
+            maxLength={10}
+          />
         </div>
         <div className="grid gap-4 sm:grid-cols-2">
           <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="new-password" />
-          <PasswordField meta={fields.confirmPassword} label={t("accounts.confirmPassword")} autoComplete="new-password" />
+          <PasswordField
+            meta={fields.confirmPassword}
+            label={t("accounts.confirmPassword")}
+            autoComplete="new-password"
+          />
         </div>
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy ? t("accounts.creating") : t("accounts.createAccount")}

@@ -30,7 +30,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     await resetPassword(params.token ?? "", submission.value.password);
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }));
+    return domainErrorReply(err, t, (o) =>
+      submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }),
+    );
   }
   return redirectWithSuccess("/login", t("accounts.resetSuccess"));
 }
@@ -71,7 +73,11 @@ export default function UpdatePassword() {
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <PasswordField meta={fields.password} label={t("profile.newPassword")} autoComplete="new-password" />
-        <PasswordField meta={fields.confirmPassword} label={t("accounts.confirmPassword")} autoComplete="new-password" />
+        <PasswordField
+          meta={fields.confirmPassword}
+          label={t("accounts.confirmPassword")}
+          autoComplete="new-password"
+        />
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy ? t("accounts.resetting") : t("accounts.resetButton")}
         </button>

@@ -47,7 +47,10 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!isDomainError(err)) throw err;
     const headers: Record<string, string> = {};
     if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
-    return data({ error: t(err.message, err.extra.values ?? {}) }, { status: HTTP_STATUS[err.code], headers });
+    return data(
+      { error: t(err.message, err.extra.values ?? {}) },
+      { status: HTTP_STATUS[err.code], headers },
+    );
   }
 }
 
@@ -63,7 +66,13 @@ export default function VerifyEmail() {
       <Form method="post" className="space-y-5">
         <FormError id="otp-error" errors={result?.error ? [result.error] : null} />
         <OtpInput errorId="otp-error" invalid={!!result?.error} />
-        <button type="submit" name="intent" value="verify" className="btn-primary w-full" disabled={verifying}>
+        <button
+          type="submit"
+          name="intent"
+          value="verify"
+          className="btn-primary w-full"
+          disabled={verifying}
+        >
           {verifying ? t("accounts.verifying") : t("accounts.verifyButton")}
         </button>
       </Form>

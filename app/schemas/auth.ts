@@ -45,7 +45,9 @@ const signupFields = {
     .min(1, "accounts.contactRequired")
     .regex(/^\d{10}$/, "accounts.contactTenDigits"),
   password: newPassword(),
-  confirmPassword: z.string(req("accounts.confirmPasswordRequired")).min(1, "accounts.confirmPasswordRequired"),
+  confirmPassword: z
+    .string(req("accounts.confirmPasswordRequired"))
+    .min(1, "accounts.confirmPasswordRequired"),
 };
 
 const passwordsMatch = <T extends { password: string; confirmPassword: string }>(v: T) =>
@@ -55,7 +57,9 @@ const mismatch = { message: "accounts.passwordMismatch", path: ["confirmPassword
 export const signupFormSchema = z
   .object({
     ...signupFields,
-    countryCode: z.enum(SIGNUP_COUNTRY_CODES, { errorMap: () => ({ message: "validation.countryCodeRequired" }) }).default("+91"),
+    countryCode: z
+      .enum(SIGNUP_COUNTRY_CODES, { errorMap: () => ({ message: "validation.countryCodeRequired" }) })
+      .default("+91"),
   })
   .refine(passwordsMatch, mismatch);
 
@@ -73,7 +77,10 @@ export const verifyCodeSchema = z.object({ code: otp });
 
 export const loginSchema = z.object({
   email,
-  password: z.string(req("accounts.passwordRequired")).min(1, "accounts.passwordRequired").max(128, "accounts.passwordTooLong"),
+  password: z
+    .string(req("accounts.passwordRequired"))
+    .min(1, "accounts.passwordRequired")
+    .max(128, "accounts.passwordTooLong"),
 });
 
 export const forgotSchema = z.object({ email });
@@ -81,23 +88,35 @@ export const forgotSchema = z.object({ email });
 export const resetPasswordFormSchema = z
   .object({
     password: newPassword(),
-    confirmPassword: z.string(req("accounts.confirmPasswordRequired")).min(1, "accounts.confirmPasswordRequired"),
+    confirmPassword: z
+      .string(req("accounts.confirmPasswordRequired"))
+      .min(1, "accounts.confirmPasswordRequired"),
   })
   .refine(passwordsMatch, mismatch);
 
 export const resetPasswordApiSchema = z
   .object({
     password: newPassword(),
-    confirmPassword: z.string(req("accounts.confirmPasswordRequired")).min(1, "accounts.confirmPasswordRequired"),
-    token: z.string(req("accounts.resetTokenInvalid")).min(10, "accounts.resetTokenInvalid").max(200, "accounts.resetTokenInvalid"),
+    confirmPassword: z
+      .string(req("accounts.confirmPasswordRequired"))
+      .min(1, "accounts.confirmPasswordRequired"),
+    token: z
+      .string(req("accounts.resetTokenInvalid"))
+      .min(10, "accounts.resetTokenInvalid")
+      .max(200, "accounts.resetTokenInvalid"),
   })
   .refine(passwordsMatch, mismatch);
 
 export const changePasswordSchema = z
   .object({
-    oldPassword: z.string(req("accounts.currentPasswordRequired")).min(1, "accounts.currentPasswordRequired").max(128, "accounts.passwordTooLong"),
+    oldPassword: z
+      .string(req("accounts.currentPasswordRequired"))
+      .min(1, "accounts.currentPasswordRequired")
+      .max(128, "accounts.passwordTooLong"),
     newPassword: newPassword("accounts.newPasswordRequired"),
-    confirmNewPassword: z.string(req("accounts.confirmNewPasswordRequired")).min(1, "accounts.confirmNewPasswordRequired"),
+    confirmNewPassword: z
+      .string(req("accounts.confirmNewPasswordRequired"))
+      .min(1, "accounts.confirmNewPasswordRequired"),
   })
   .refine((v) => v.newPassword === v.confirmNewPassword, {
     message: "accounts.passwordMismatch",
@@ -114,7 +133,11 @@ export const profileSchema = z.object({
     .trim()
     .min(1, "profile.dobRequired")
     .regex(isoDate, "profile.dobInvalid")
-    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), "profile.dobInvalid")
+    .refine(
+      (d) =>
+        !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+      "profile.dobInvalid",
+    )
     .refine((d) => d <= new Date().toISOString().slice(0, 10), "profile.dobFuture")
     .refine((d) => d >= "1900-01-01", "profile.dobInvalid"),
   gender: z.enum(GENDERS, { errorMap: () => ({ message: "profile.genderRequired" }) }),
@@ -123,7 +146,11 @@ export const profileSchema = z.object({
     .trim()
     .min(1, "profile.contactRequired")
     .regex(/^\d{10,12}$/, "profile.contactInvalid"),
-  about: z.string(req("profile.aboutRequired")).trim().min(1, "profile.aboutRequired").max(1000, "profile.aboutTooLong"),
+  about: z
+    .string(req("profile.aboutRequired"))
+    .trim()
+    .min(1, "profile.aboutRequired")
+    .max(1000, "profile.aboutTooLong"),
 });
 
 export type SignupForm = z.infer<typeof signupFormSchema>;

@@ -62,7 +62,10 @@ export async function api(request: Request, run: (ctx: ApiContext) => Promise<Ap
   } catch (err) {
     if (isDomainError(err)) return errorResponse(err, t);
     if (err instanceof Response) throw err;
-    log("error", "api fault", { path: new URL(request.url).pathname, error: String((err as Error)?.stack ?? err) });
+    log("error", "api fault", {
+      path: new URL(request.url).pathname,
+      error: String((err as Error)?.stack ?? err),
+    });
     return jsonResponse({ success: false, message: t("errors.serverError") }, 500);
   }
 }
@@ -119,7 +122,12 @@ export async function jsonBody<S extends z.ZodTypeAny>(request: Request, schema:
 
 export const pageQuerySchema = z.object({
   page: z.coerce.number().int("api.badPage").min(1, "api.badPage").max(1_000_000, "api.badPage").default(1),
-  pageSize: z.coerce.number().int("api.badPageSize").min(1, "api.badPageSize").max(100, "api.badPageSize").default(20),
+  pageSize: z.coerce
+    .number()
+    .int("api.badPageSize")
+    .min(1, "api.badPageSize")
+    .max(100, "api.badPageSize")
+    .default(20),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
@@ -145,7 +153,9 @@ export function pagination(p: Paged<unknown>) {
 /** For a route that only answers some methods. */
 export async function methodNotAllowed(request: Request, allowed: string[]) {
   const { t } = await tFor(request);
-  return jsonResponse({ success: false, message: t("api.methodNotAllowed") }, 405, { Allow: allowed.join(", ") });
+  return jsonResponse({ success: false, message: t("api.methodNotAllowed") }, 405, {
+    Allow: allowed.join(", "),
+  });
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -157,7 +167,13 @@ type Handler = (request: Request, params: Record<string, string | undefined>) =>
  */
 export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
   const allowed = Object.keys(handlers);
-  const dispatch = async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
+  const dispatch = async ({
+    request,
+    params,
+  }: {
+    request: Request;
+    params: Record<string, string | undefined>;
+  }) => {
     const h = handlers[request.method.toUpperCase() as Method];
     let status = 500;
     try {

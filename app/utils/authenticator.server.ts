@@ -12,7 +12,10 @@ export const authenticator = new Authenticator<LoginResult>();
 
 authenticator.use(
   new FormStrategy(async ({ form, request }) => {
-    const parsed = loginSchema.safeParse({ email: form.get("email") ?? undefined, password: form.get("password") ?? undefined });
+    const parsed = loginSchema.safeParse({
+      email: form.get("email") ?? undefined,
+      password: form.get("password") ?? undefined,
+    });
     if (!parsed.success) {
       throw new DomainError("invalid", "validation.invalidInput", { fieldErrors: fieldErrors(parsed.error) });
     }

@@ -67,7 +67,9 @@ export async function parseUpload(
       if (size <= MAX_TEXT_PART) chunks.push(Buffer.from(r.value));
     }
     if (size > MAX_TEXT_PART) {
-      failure = new DomainError("invalid", "files.fieldTooLong", { fieldErrors: { [name]: ["files.fieldTooLong"] } });
+      failure = new DomainError("invalid", "files.fieldTooLong", {
+        fieldErrors: { [name]: ["files.fieldTooLong"] },
+      });
       return undefined;
     }
     if (filename === undefined && !(name in fields)) fields[name] = Buffer.concat(chunks).toString("utf8");

@@ -10,12 +10,16 @@ import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
 export function domainErrorReply(
   err: unknown,
   t: TFunction,
-  reply: (opts: { formErrors?: string[]; fieldErrors?: Record<string, string[]> }) => SubmissionResult<string[]>,
+  reply: (opts: {
+    formErrors?: string[];
+    fieldErrors?: Record<string, string[]>;
+  }) => SubmissionResult<string[]>,
 ) {
   if (!isDomainError(err)) throw err;
   const e = err as DomainError;
   const headers: Record<string, string> = {};
-  if (e.code === "rate_limited" && e.extra.retryAfterSeconds) headers["Retry-After"] = String(e.extra.retryAfterSeconds);
+  if (e.code === "rate_limited" && e.extra.retryAfterSeconds)
+    headers["Retry-After"] = String(e.extra.retryAfterSeconds);
   const message = t(e.message, e.extra.values ?? {});
   const result = e.extra.fieldErrors
     ? reply({ fieldErrors: e.extra.fieldErrors, formErrors: [message] })

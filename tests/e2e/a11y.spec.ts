@@ -11,7 +11,6 @@ import { shot } from "./helpers";
  */
 const LOCALES = ["en", "hi"] as const;
 
-
 async function setLang(page: Page, lng: string) {
   const base = test.info().project.use.baseURL!;
   // Remix cookies hold base64-encoded JSON.
@@ -29,9 +28,16 @@ async function axeRun(page: Page, paths: string[], role: string) {
       await setLang(page, lng);
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
-      const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      const result = await new AxeBuilder({ page })
+        .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+        .analyze();
       for (const v of result.violations) {
-        failures.push(`${role} ${p} [${lng}] ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+        failures.push(
+          `${role} ${p} [${lng}] ${v.id}: ${v.help} — ${v.nodes
+            .map((n) => n.target.join(" "))
+            .slice(0, 3)
+            .join(" | ")}`,
+        );
       }
       if (lng === "en" && info.project.name === "phone") {
         await shot(page, info, `gallery-${role}-${p.replace(/\//g, "_").replace(/^_/, "") || "home"}`);
@@ -43,7 +49,13 @@ async function axeRun(page: Page, paths: string[], role: string) {
   expect(failures).toEqual([]);
 }
 
-type World = { patient: Page; expert: Page; admin: Page; report: { _id: string; patient: { _id: string } }; expertEmail: string };
+type World = {
+  patient: Page;
+  expert: Page;
+  admin: Page;
+  report: { _id: string; patient: { _id: string } };
+  expertEmail: string;
+};
 let w: World;
 
 test.beforeAll(async ({ browser }, info) => {
@@ -52,14 +64,24 @@ test.beforeAll(async ({ browser }, info) => {
   const ppage = await (await personContext(browser, info)).newPage();
   await signUp(ppage, patient);
   await logIn(ppage, patient.email, patient.password);
-  const token = (await (await ppage.request.post("/api/v1/auth/login", { data: { email: patient.email, password: patient.password } })).json()).token;
+  const token = (
+    await (
+      await ppage.request.post("/api/v1/auth/login", {
+        data: { email: patient.email, password: patient.password },
+      })
+    ).json()
+  ).token;
   const up = await ppage.request.post("/api/v1/report/upload-report", {
     headers: { Authorization: `Bearer ${token}` },
     multipart: {
       reportType: "Blood Test",
       phoneNumber: "9876543210",
       description: "Fasting sugar",
-      report: { name: "r.pdf", mimeType: "application/pdf", buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")) },
+      report: {
+        name: "r.pdf",
+        mimeType: "application/pdf",
+        buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")),
+      },
     },
   });
   expect(up.status()).toBe(201);
@@ -69,36 +91,92 @@ test.beforeAll(async ({ browser }, info) => {
   await logIn(epage, expert.email, expert.password);
   const apage = await (await personContext(browser, info)).newPage();
   await logIn(apage, ADMIN.email, ADMIN.password);
-  w = { patient: ppage, expert: epage, admin: apage, report: (await up.json()).data, expertEmail: expert.email };
+  w = {
+    patient: ppage,
+    expert: epage,
+    admin: apage,
+    report: (await up.json()).data,
+    expertEmail: expert.email,
+  };
 });
 
 test("axe: visitor screens", async ({ browser }, info) => {
   test.setTimeout(180_000);
   const page = await (await personContext(browser, info)).newPage();
-  await axeRun(page, ["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/no-such-page", "/api-docs"], "visitor");
+  await axeRun(
+    page,
+    ["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/no-such-page", "/api-docs"],
+    "visitor",
+  );
 });
 
 test("axe: patient screens", async () => {
   test.setTimeout(180_000);
-  await axeRun(w.patient, ["/dashboard/home", "/dashboard/my-profile", "/dashboard/settings", "/dashboard/upload-report", `/dashboard/previous-report/${w.report.patient._id}`, "/report-submitted", "/logout"], "patient");
+  await axeRun(
+    w.patient,
+    [
+      "/dashboard/home",
+      "/dashboard/my-profile",
+      "/dashboard/settings",
+      "/dashboard/upload-report",
+      `/dashboard/previous-report/${w.report.patient._id}`,
+      "/report-submitted",
+      "/logout",
+    ],
+    "patient",
+  );
 });
 
 test("axe: unapproved expert screens", async () => {
   test.setTimeout(120_000);
-  await axeRun(w.expert, ["/dashboard/home", "/dashboard/pending-report", `/dashboard/add-review/${w.report._id}`], "expert-unapproved");
+  await axeRun(
+    w.expert,
+    ["/dashboard/home", "/dashboard/pending-report", `/dashboard/add-review/${w.report._id}`],
+    "expert-unapproved",
+  );
 });
 
 test("axe: admin screens", async () => {
   test.setTimeout(240_000);
-  await axeRun(w.admin, ["/dashboard/home", "/dashboard/pending-expert", "/dashboard/pending-report", "/dashboard/previous-reviewed-report", "/dashboard/previous-reviewed-reports", "/dashboard/approved-expert", "/dashboard/audit-log", "/dashboard/users", "/dashboard/settings"], "admin");
+  await axeRun(
+    w.admin,
+    [
+      "/dashboard/home",
+      "/dashboard/pending-expert",
+      "/dashboard/pending-report",
+      "/dashboard/previous-reviewed-report",
+      "/dashboard/previous-reviewed-reports",
+      "/dashboard/approved-expert",
+      "/dashboard/audit-log",
+      "/dashboard/users",
+      "/dashboard/settings",
+    ],
+    "admin",
+  );
 });
 
 test("axe: approved expert screens", async () => {
   test.setTimeout(180_000);
   await w.admin.goto("/dashboard/pending-expert");
-  await w.admin.locator("li, tr, article").filter({ hasText: w.expertEmail }).first().getByRole("button", { name: "Approve" }).click();
+  await w.admin
+    .locator("li, tr, article")
+    .filter({ hasText: w.expertEmail })
+    .first()
+    .getByRole("button", { name: "Approve" })
+    .click();
   await expect(w.admin.getByText("Expert Approved!")).toBeVisible();
-  await axeRun(w.expert, ["/dashboard/pending-report", `/dashboard/add-review/${w.report._id}`, "/dashboard/previous-reviewed-report", "/dashboard/approved-expert", "/dashboard/my-profile", "/dashboard/settings"], "expert");
+  await axeRun(
+    w.expert,
+    [
+      "/dashboard/pending-report",
+      `/dashboard/add-review/${w.report._id}`,
+      "/dashboard/previous-reviewed-report",
+      "/dashboard/approved-expert",
+      "/dashboard/my-profile",
+      "/dashboard/settings",
+    ],
+    "expert",
+  );
 });
 
 test("the upload flow and the review flow work with the keyboard alone", async ({ browser }, info) => {
@@ -121,7 +199,9 @@ test("the upload flow and the review flow work with the keyboard alone", async (
   await tabTo('select[name="reportType"]');
   await page.keyboard.press("ArrowDown");
   await tabTo('input[name="report"]');
-  await page.locator('input[name="report"]').setInputFiles(path.join("tests", "fixtures", "sample-report.pdf"));
+  await page
+    .locator('input[name="report"]')
+    .setInputFiles(path.join("tests", "fixtures", "sample-report.pdf"));
   await tabTo('input[name="phoneNumber"]');
   await page.keyboard.type("9876543210");
   await tabTo('input[name="consent"]');
@@ -138,7 +218,12 @@ test("the upload flow and the review flow work with the keyboard alone", async (
   const epage = await ectx.newPage();
   await signUp(epage, expert);
   await admin.goto("/dashboard/pending-expert");
-  await admin.locator("li, tr, article").filter({ hasText: expert.email }).first().getByRole("button", { name: "Approve" }).focus();
+  await admin
+    .locator("li, tr, article")
+    .filter({ hasText: expert.email })
+    .first()
+    .getByRole("button", { name: "Approve" })
+    .focus();
   await admin.keyboard.press("Enter");
   await expect(admin.getByText("Expert Approved!")).toBeVisible();
 

@@ -12,7 +12,9 @@ import { ADMIN, logIn, newUser, personContext, signUp } from "./fixtures";
  * (strings a language keeps the same, such as "PDF", are allowed by being equal in its catalogue).
  */
 const flat = (obj: object, prefix = ""): [string, string][] =>
-  Object.entries(obj).flatMap(([k, v]) => (typeof v === "string" ? [[prefix + k, v] as [string, string]] : flat(v as object, `${prefix}${k}.`)));
+  Object.entries(obj).flatMap(([k, v]) =>
+    typeof v === "string" ? [[prefix + k, v] as [string, string]] : flat(v as object, `${prefix}${k}.`),
+  );
 
 const CATALOGUES = { hi, bn, ta } as const;
 // Names people typed are content, not UI: the bootstrap admin is called "Admin".
@@ -44,10 +46,24 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
   const ppage = await (await personContext(browser, info)).newPage();
   await signUp(ppage, patient);
   await logIn(ppage, patient.email, patient.password);
-  const token = (await (await ppage.request.post("/api/v1/auth/login", { data: { email: patient.email, password: patient.password } })).json()).token;
+  const token = (
+    await (
+      await ppage.request.post("/api/v1/auth/login", {
+        data: { email: patient.email, password: patient.password },
+      })
+    ).json()
+  ).token;
   const up = await ppage.request.post("/api/v1/report/upload-report", {
     headers: { Authorization: `Bearer ${token}` },
-    multipart: { reportType: "ECG", phoneNumber: "9876543210", report: { name: "r.pdf", mimeType: "application/pdf", buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")) } },
+    multipart: {
+      reportType: "ECG",
+      phoneNumber: "9876543210",
+      report: {
+        name: "r.pdf",
+        mimeType: "application/pdf",
+        buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")),
+      },
+    },
   });
   const report = (await up.json()).data;
   const apage = await (await personContext(browser, info)).newPage();
@@ -55,9 +71,28 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
   const vpage = await (await personContext(browser, info)).newPage();
 
   const screens: [Page, string][] = [
-    ...["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/nope"].map((p) => [vpage, p] as [Page, string]),
-    ...["/dashboard/home", "/dashboard/my-profile", "/dashboard/settings", "/dashboard/upload-report", `/dashboard/previous-report/${report.patient._id}`, "/report-submitted", "/logout"].map((p) => [ppage, p] as [Page, string]),
-    ...["/dashboard/home", "/dashboard/pending-expert", "/dashboard/pending-report", "/dashboard/previous-reviewed-report", "/dashboard/previous-reviewed-reports", "/dashboard/approved-expert", "/dashboard/audit-log", "/dashboard/users"].map((p) => [apage, p] as [Page, string]),
+    ...["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/nope"].map(
+      (p) => [vpage, p] as [Page, string],
+    ),
+    ...[
+      "/dashboard/home",
+      "/dashboard/my-profile",
+      "/dashboard/settings",
+      "/dashboard/upload-report",
+      `/dashboard/previous-report/${report.patient._id}`,
+      "/report-submitted",
+      "/logout",
+    ].map((p) => [ppage, p] as [Page, string]),
+    ...[
+      "/dashboard/home",
+      "/dashboard/pending-expert",
+      "/dashboard/pending-report",
+      "/dashboard/previous-reviewed-report",
+      "/dashboard/previous-reviewed-reports",
+      "/dashboard/approved-expert",
+      "/dashboard/audit-log",
+      "/dashboard/users",
+    ].map((p) => [apage, p] as [Page, string]),
   ];
   const leaks: string[] = [];
   for (const lng of ["hi", "bn", "ta"] as const) {
@@ -73,7 +108,9 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
   expect(leaks).toEqual([]);
 });
 
-test("an upload over a 400 kbit/s connection shows steady progress and succeeds", async ({ browser }, info) => {
+test("an upload over a 400 kbit/s connection shows steady progress and succeeds", async ({
+  browser,
+}, info) => {
   test.skip(info.project.name !== "phone", "a cheap phone on a slow link");
   test.setTimeout(180_000);
   const patient = newUser("Patient", info, "Gopal", "Singh");
@@ -84,12 +121,19 @@ test("an upload over a 400 kbit/s connection shows steady progress and succeeds"
   await expect(page.locator('button[aria-haspopup="dialog"]').first()).toBeAttached();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 300, downloadThroughput: 50_000, uploadThroughput: 50_000 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 300,
+    downloadThroughput: 50_000,
+    uploadThroughput: 50_000,
+  });
   // ~400 KB of real PDF: about 8 s at 400 kbit/s.
   const pdf = readFileSync(path.join("tests", "fixtures", "sample-report.pdf"));
   const big = Buffer.concat([pdf, Buffer.from(`\n%${"x".repeat(400 * 1024)}\n`)]);
   await page.locator('select[name="reportType"]').selectOption("X-Ray");
-  await page.locator('input[name="report"]').setInputFiles({ name: "slow.pdf", mimeType: "application/pdf", buffer: big });
+  await page
+    .locator('input[name="report"]')
+    .setInputFiles({ name: "slow.pdf", mimeType: "application/pdf", buffer: big });
   await page.locator('input[name="phoneNumber"]').fill("9876543210");
   await page.locator('input[name="consent"]').check();
   await page.getByRole("button", { name: "Upload Report" }).click();

@@ -38,7 +38,9 @@ test.describe("public site", () => {
     await expect(page.getByText("Outreach office", { exact: true })).toBeVisible();
     await expect(page.getByText("Corporate office", { exact: true })).toBeVisible();
     if (info.project.name === "desktop") {
-      await expect(page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "About Us" })).toHaveAttribute("aria-current", "page");
+      await expect(
+        page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "About Us" }),
+      ).toHaveAttribute("aria-current", "page");
     }
     await shot(page, info, "about");
     await page.goto("/contact-us");

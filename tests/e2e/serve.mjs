@@ -6,23 +6,27 @@ import path from "node:path";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-e2e-"));
 const port = process.env.E2E_PORT ?? "4310";
-const child = spawn(process.execPath, ["node_modules/@remix-run/serve/dist/cli.js", "build/server/index.js"], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    PORT: port,
-    DATA_DIR: path.join(root, "data"),
-    UPLOADS_DIR: path.join(root, "uploads"),
-    APP_URL: `http://127.0.0.1:${port}`,
-    ADMIN_EMAIL: "admin@carebridge.test",
-    ADMIN_PASSWORD: "Admin-pass-123",
-    BCRYPT_COST: "4",
-    RATE_LIMIT_DISABLED: "1",
-    E2E_ROOT: root,
+const child = spawn(
+  process.execPath,
+  ["node_modules/@remix-run/serve/dist/cli.js", "build/server/index.js"],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: port,
+      DATA_DIR: path.join(root, "data"),
+      UPLOADS_DIR: path.join(root, "uploads"),
+      APP_URL: `http://127.0.0.1:${port}`,
+      ADMIN_EMAIL: "admin@carebridge.test",
+      ADMIN_PASSWORD: "Admin-pass-123",
+      BCRYPT_COST: "4",
+      RATE_LIMIT_DISABLED: "1",
+      E2E_ROOT: root,
+    },
   },
-});
+);
 const stop = (sig) => {
   child.kill(sig);
 };

@@ -1,13 +1,26 @@
 /** Tiny JSON client for the /api/v1 tests. */
 export function apiClient(base: string) {
-  const call = async (method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers: Record<string, string> = {},
+  ) => {
     const h: Record<string, string> = { ...headers };
     if (body !== undefined && !(body instanceof FormData)) h["Content-Type"] ??= "application/json";
     if (token) h.Authorization = `Bearer ${token}`;
     const res = await fetch(`${base}/api/v1${path}`, {
       method,
       headers: h,
-      body: body === undefined ? undefined : body instanceof FormData ? body : typeof body === "string" ? body : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : body instanceof FormData
+            ? body
+            : typeof body === "string"
+              ? body
+              : JSON.stringify(body),
     });
     const text = await res.text();
     let json: any;
@@ -20,7 +33,8 @@ export function apiClient(base: string) {
   };
   return {
     get: (p: string, token?: string) => call("GET", p, undefined, token),
-    post: (p: string, body?: unknown, token?: string, headers?: Record<string, string>) => call("POST", p, body ?? {}, token, headers),
+    post: (p: string, body?: unknown, token?: string, headers?: Record<string, string>) =>
+      call("POST", p, body ?? {}, token, headers),
     put: (p: string, body?: unknown, token?: string) => call("PUT", p, body ?? {}, token),
     del: (p: string, body?: unknown, token?: string) => call("DELETE", p, body, token),
     call,

@@ -30,7 +30,9 @@ export async function startSmtp() {
     async waitFor(to: string, match: RegExp = /./, timeoutMs = 10_000): Promise<CapturedMail> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const m = [...mails].reverse().find((x) => x.to.includes(to) && (match.test(x.subject) || match.test(x.raw)));
+        const m = [...mails]
+          .reverse()
+          .find((x) => x.to.includes(to) && (match.test(x.subject) || match.test(x.raw)));
         if (m) return m;
         if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${match}`);
         await new Promise((r) => setTimeout(r, 50));

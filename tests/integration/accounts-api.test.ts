@@ -10,7 +10,12 @@ let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1", ADMIN_EMAIL: "root@clinic.test", ADMIN_PASSWORD: "Root-pass-1234" });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    RATE_LIMIT_DISABLED: "1",
+    ADMIN_EMAIL: "root@clinic.test",
+    ADMIN_PASSWORD: "Root-pass-1234",
+  });
   api = apiClient(server.url);
 });
 afterAll(async () => {
@@ -27,7 +32,15 @@ describe("/api/v1/auth and /profile", () => {
     const code = codeFrom(mail);
     expect(mail.raw).toContain(code);
 
-    const base = { accountType: "Patient", firstName: "Priya", lastName: "Das", email: "priya@example.com", contactNumber: "9876543210", password: strongPassword, confirmPassword: strongPassword };
+    const base = {
+      accountType: "Patient",
+      firstName: "Priya",
+      lastName: "Das",
+      email: "priya@example.com",
+      contactNumber: "9876543210",
+      password: strongPassword,
+      confirmPassword: strongPassword,
+    };
     const mismatch = await api.post("/auth/signup", { ...base, confirmPassword: "other-pass-1", otp: code });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.errors.confirmPassword).toEqual(["Password do not matched"]);
@@ -37,7 +50,11 @@ describe("/api/v1/auth and /profile", () => {
 
     const ok = await api.post("/auth/signup", { ...base, otp: code });
     expect(ok.status).toBe(201);
-    expect(ok.body.data).toMatchObject({ email: "priya@example.com", accountType: "Patient", firstName: "Priya" });
+    expect(ok.body.data).toMatchObject({
+      email: "priya@example.com",
+      accountType: "Patient",
+      firstName: "Priya",
+    });
     expect(JSON.stringify(ok.body)).not.toMatch(/password|hash/i);
 
     const again = await api.post("/auth/signup", { ...base, otp: code });
@@ -55,16 +72,33 @@ describe("/api/v1/auth and /profile", () => {
   });
 
   it("refuses Admin signups and bad input with the error shape", async () => {
-    const r = await api.post("/auth/signup", { accountType: "Admin", firstName: "A", lastName: "B", email: "x@y.co", contactNumber: "123", password: "short", confirmPassword: "short", otp: "12" });
+    const r = await api.post("/auth/signup", {
+      accountType: "Admin",
+      firstName: "A",
+      lastName: "B",
+      email: "x@y.co",
+      contactNumber: "123",
+      password: "short",
+      confirmPassword: "short",
+      otp: "12",
+    });
     expect(r.status).toBe(400);
     expect(r.body.success).toBe(false);
-    expect(Object.keys(r.body.errors)).toEqual(expect.arrayContaining(["accountType", "contactNumber", "password", "otp"]));
-    const notJson = await api.call("POST", "/auth/login", "email=a", undefined, { "Content-Type": "application/x-www-form-urlencoded" });
+    expect(Object.keys(r.body.errors)).toEqual(
+      expect.arrayContaining(["accountType", "contactNumber", "password", "otp"]),
+    );
+    const notJson = await api.call("POST", "/auth/login", "email=a", undefined, {
+      "Content-Type": "application/x-www-form-urlencoded",
+    });
     expect(notJson.status).toBe(400);
-    const broken = await api.call("POST", "/auth/login", "{not json", undefined, { "Content-Type": "application/json" });
+    const broken = await api.call("POST", "/auth/login", "{not json", undefined, {
+      "Content-Type": "application/json",
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.message).toMatch(/JSON/);
-    const arr = await api.call("POST", "/auth/login", "[1,2]", undefined, { "Content-Type": "application/json" });
+    const arr = await api.call("POST", "/auth/login", "[1,2]", undefined, {
+      "Content-Type": "application/json",
+    });
     expect(arr.status).toBe(400);
   });
 
@@ -72,8 +106,17 @@ describe("/api/v1/auth and /profile", () => {
     await api.post("/auth/send-otp", { email: "lock@example.com" });
     const code = codeFrom(await smtp.waitFor("lock@example.com", /verification code/));
     const wrongCode = code === "123456" ? "654321" : "123456";
-    const base = { accountType: "Expert", firstName: "L", lastName: "K", email: "lock@example.com", contactNumber: "9876543210", password: strongPassword, confirmPassword: strongPassword };
-    for (let i = 0; i < 5; i++) expect((await api.post("/auth/signup", { ...base, otp: wrongCode })).status).toBe(400);
+    const base = {
+      accountType: "Expert",
+      firstName: "L",
+      lastName: "K",
+      email: "lock@example.com",
+      contactNumber: "9876543210",
+      password: strongPassword,
+      confirmPassword: strongPassword,
+    };
+    for (let i = 0; i < 5; i++)
+      expect((await api.post("/auth/signup", { ...base, otp: wrongCode })).status).toBe(400);
     const right = await api.post("/auth/signup", { ...base, otp: code });
     expect(right.status).toBe(400);
     expect(right.body.message).toMatch(/Too many wrong tries/);
@@ -89,7 +132,11 @@ describe("/api/v1/auth and /profile", () => {
 
   it("validates and updates the profile", async () => {
     const { token } = await signupViaApi(api, smtp, codeFrom, { email: "prof@example.com" });
-    const bad = await api.put("/profile/update-profile", { firstName: "", dateOfBirth: "2999-01-01", gender: "Select", contactNumber: "123", about: "" }, token);
+    const bad = await api.put(
+      "/profile/update-profile",
+      { firstName: "", dateOfBirth: "2999-01-01", gender: "Select", contactNumber: "123", about: "" },
+      token,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toMatchObject({
       firstName: ["Please enter Your First Name"],
@@ -98,26 +145,52 @@ describe("/api/v1/auth and /profile", () => {
       contactNumber: ["Invalid Contact Number"],
       about: ["Please enter your About."],
     });
-    const ok = await api.put("/profile/update-profile", { firstName: "Prof", lastName: "", dateOfBirth: "1990-05-04", gender: "Female", contactNumber: "919876543210", about: "Teacher" }, token);
+    const ok = await api.put(
+      "/profile/update-profile",
+      {
+        firstName: "Prof",
+        lastName: "",
+        dateOfBirth: "1990-05-04",
+        gender: "Female",
+        contactNumber: "919876543210",
+        about: "Teacher",
+      },
+      token,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.message).toBe("Profile Updated Successfully");
-    expect(ok.body.profileDetails.additionalDetails).toMatchObject({ gender: "Female", dateOfBirth: "1990-05-04", about: "Teacher" });
+    expect(ok.body.profileDetails.additionalDetails).toMatchObject({
+      gender: "Female",
+      dateOfBirth: "1990-05-04",
+      about: "Teacher",
+    });
     expect((await api.get("/profile/get-user-details")).status).toBe(401);
     expect((await api.get("/profile/get-user-details", "x".repeat(43))).status).toBe(401);
   });
 
   it("changes the password and revokes other tokens", async () => {
     const { token } = await signupViaApi(api, smtp, codeFrom, { email: "chg@example.com" });
-    const other = (await api.post("/auth/login", { email: "chg@example.com", password: strongPassword })).body.token;
-    const wrong = await api.post("/auth/change-password", { oldPassword: "nope-nope-1", newPassword: "New-pass-9876", confirmNewPassword: "New-pass-9876" }, token);
+    const other = (await api.post("/auth/login", { email: "chg@example.com", password: strongPassword })).body
+      .token;
+    const wrong = await api.post(
+      "/auth/change-password",
+      { oldPassword: "nope-nope-1", newPassword: "New-pass-9876", confirmNewPassword: "New-pass-9876" },
+      token,
+    );
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors.oldPassword).toBeTruthy();
-    const ok = await api.post("/auth/change-password", { oldPassword: strongPassword, newPassword: "New-pass-9876", confirmNewPassword: "New-pass-9876" }, token);
+    const ok = await api.post(
+      "/auth/change-password",
+      { oldPassword: strongPassword, newPassword: "New-pass-9876", confirmNewPassword: "New-pass-9876" },
+      token,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.message).toBe("Password Changed successfully");
     expect((await api.get("/profile/get-user-details", token)).status).toBe(200);
     expect((await api.get("/profile/get-user-details", other)).status).toBe(401);
-    expect((await api.post("/auth/login", { email: "chg@example.com", password: "New-pass-9876" })).status).toBe(200);
+    expect(
+      (await api.post("/auth/login", { email: "chg@example.com", password: "New-pass-9876" })).status,
+    ).toBe(200);
   });
 
   it("resets a forgotten password with a single-use link and ends every session", async () => {
@@ -129,19 +202,35 @@ describe("/api/v1/auth and /profile", () => {
     expect(unknown.body).toEqual(known.body);
     const resetToken = resetTokenFrom(await smtp.waitFor("forgot@example.com", /Reset/));
     const db = openTestDb(server.dataDir);
-    const stored = db.prepare("select token_hash from password_reset_tokens").all() as { token_hash: string }[];
+    const stored = db.prepare("select token_hash from password_reset_tokens").all() as {
+      token_hash: string;
+    }[];
     db.close();
     expect(stored.some((r) => r.token_hash === resetToken)).toBe(false);
 
-    const mismatch = await api.post("/auth/reset-password", { token: resetToken, password: "Brand-new-123", confirmPassword: "Other-123456" });
+    const mismatch = await api.post("/auth/reset-password", {
+      token: resetToken,
+      password: "Brand-new-123",
+      confirmPassword: "Other-123456",
+    });
     expect(mismatch.status).toBe(400);
-    const ok = await api.post("/auth/reset-password", { token: resetToken, password: "Brand-new-123", confirmPassword: "Brand-new-123" });
+    const ok = await api.post("/auth/reset-password", {
+      token: resetToken,
+      password: "Brand-new-123",
+      confirmPassword: "Brand-new-123",
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.message).toBe("password reset successfully");
-    const reuse = await api.post("/auth/reset-password", { token: resetToken, password: "Brand-new-456", confirmPassword: "Brand-new-456" });
+    const reuse = await api.post("/auth/reset-password", {
+      token: resetToken,
+      password: "Brand-new-456",
+      confirmPassword: "Brand-new-456",
+    });
     expect(reuse.status).toBe(400);
     expect((await api.get("/profile/get-user-details", token)).status).toBe(401);
-    expect((await api.post("/auth/login", { email: "forgot@example.com", password: "Brand-new-123" })).status).toBe(200);
+    expect(
+      (await api.post("/auth/login", { email: "forgot@example.com", password: "Brand-new-123" })).status,
+    ).toBe(200);
   });
 
   it("logs out by revoking the token", async () => {

@@ -30,7 +30,11 @@ const signupFields = (email: string, accountType = "Patient") => ({
 describe("account screens without JavaScript", () => {
   it("signup validates with the spec's messages and stores nothing", async () => {
     const b = new Browserish(server.url);
-    const res = await b.post("/signup", { ...signupFields("bad@example.com"), contactNumber: "12345", confirmPassword: "Different-123" });
+    const res = await b.post("/signup", {
+      ...signupFields("bad@example.com"),
+      contactNumber: "12345",
+      confirmPassword: "Different-123",
+    });
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain("Password do not matched");
@@ -57,17 +61,27 @@ describe("account screens without JavaScript", () => {
     expect(confirmation.status).toBe(200);
 
     const code = codeFrom(await smtp.waitFor("kavya@example.com", /verification code/));
-    const wrong = await b.post("/verify-email", { intent: "verify", ...Object.fromEntries((code === "000000" ? "111111" : "000000").split("").map((d, i) => [`d${i + 1}`, d])) });
+    const wrong = await b.post("/verify-email", {
+      intent: "verify",
+      ...Object.fromEntries(
+        (code === "000000" ? "111111" : "000000").split("").map((d, i) => [`d${i + 1}`, d]),
+      ),
+    });
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain("That code is not right");
 
-    const ok = await b.post("/verify-email", { intent: "verify", ...Object.fromEntries(code.split("").map((d, i) => [`d${i + 1}`, d])) });
+    const ok = await b.post("/verify-email", {
+      intent: "verify",
+      ...Object.fromEntries(code.split("").map((d, i) => [`d${i + 1}`, d])),
+    });
     expect(ok.status).toBe(302);
     expect(ok.headers.get("Location")).toBe("/login");
     expect(await (await b.follow(ok)).text()).toContain("Signup Successful, Please Login");
 
     const db = openTestDb(server.dataDir);
-    const row = db.prepare("select account_type, approved, password_hash from users where email = ?").get("kavya@example.com") as any;
+    const row = db
+      .prepare("select account_type, approved, password_hash from users where email = ?")
+      .get("kavya@example.com") as any;
     db.close();
     expect(row.account_type).toBe("Expert");
     expect(row.approved).toBe(0);
@@ -76,7 +90,11 @@ describe("account screens without JavaScript", () => {
     const bad = await b.post("/login", { email: "kavya@example.com", password: "wrong-password" });
     expect(bad.status).toBe(401);
     expect(await bad.text()).toContain("Incorrect email or password");
-    const login = await b.post("/login", { email: "kavya@example.com", password: strongPassword, redirectTo: "/dashboard/my-profile" });
+    const login = await b.post("/login", {
+      email: "kavya@example.com",
+      password: strongPassword,
+      redirectTo: "/dashboard/my-profile",
+    });
     expect(login.status).toBe(302);
     expect(login.headers.get("Location")).toBe("/dashboard/my-profile");
     const setCookie = login.headers.getSetCookie().find((c) => c.startsWith("cb_session="))!;
@@ -122,10 +140,16 @@ describe("account screens without JavaScript", () => {
     const token = resetTokenFrom(await smtp.waitFor("reset-screen@example.com", /Reset/));
     const page = await b.fetch(`/update-password/${token}`);
     expect(await page.text()).toContain("Reset Password");
-    const mismatch = await b.post(`/update-password/${token}`, { password: "Fresh-pass-123", confirmPassword: "Other-pass-123" });
+    const mismatch = await b.post(`/update-password/${token}`, {
+      password: "Fresh-pass-123",
+      confirmPassword: "Other-pass-123",
+    });
     expect(mismatch.status).toBe(400);
     expect(await mismatch.text()).toContain("Password do not matched");
-    const ok = await b.post(`/update-password/${token}`, { password: "Fresh-pass-123", confirmPassword: "Fresh-pass-123" });
+    const ok = await b.post(`/update-password/${token}`, {
+      password: "Fresh-pass-123",
+      confirmPassword: "Fresh-pass-123",
+    });
     expect(ok.headers.get("Location")).toBe("/login");
     expect(await (await b.follow(ok)).text()).toContain("password reset successfully");
     const again = await b.fetch(`/update-password/${token}`);

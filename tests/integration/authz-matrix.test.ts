@@ -17,38 +17,279 @@ type Row = { route: string; body?: () => unknown } & Record<Role, number | "logi
 
 const API: Row[] = [
   //                                                                  anon patient other unappr expert admin
-  { route: "GET /profile/get-user-details", anon: 401, patient: 200, otherPatient: 200, unapproved: 200, expert: 200, admin: 200 },
-  { route: "GET /report/get-report-by-patientId/:own", anon: 401, patient: 200, otherPatient: 403, unapproved: 403, expert: 403, admin: 200 },
-  { route: "GET /report/get-report-by-expertId", anon: 401, patient: 403, otherPatient: 403, unapproved: 200, expert: 200, admin: 200 },
-  { route: "GET /report/get-pending-reports", anon: 401, patient: 403, otherPatient: 403, unapproved: 200, expert: 200, admin: 200 },
-  { route: "GET /report/get-all-reviewed-reports", anon: 401, patient: 403, otherPatient: 403, unapproved: 403, expert: 403, admin: 200 },
-  { route: "GET /report/:report/file", anon: 401, patient: 200, otherPatient: 403, unapproved: 403, expert: 200, admin: 200 },
-  { route: "POST /report/add-review/:pending", body: () => ({ review: "ok" }), anon: 401, patient: 403, otherPatient: 403, unapproved: 403, expert: 200, admin: 403 },
-  { route: "DELETE /report/delete-report", body: () => ({ reportId: ids.report }), anon: 401, patient: 200, otherPatient: 403, unapproved: 403, expert: 403, admin: 200 },
-  { route: "POST /report/upload-report", anon: 401, patient: 201, otherPatient: 201, unapproved: 403, expert: 403, admin: 403 },
-  { route: "GET /expert/get-pending-expert", anon: 401, patient: 403, otherPatient: 403, unapproved: 403, expert: 403, admin: 200 },
-  { route: "POST /expert/approve-expert", body: () => ({ expertId: ids.expert }), anon: 401, patient: 403, otherPatient: 403, unapproved: 403, expert: 403, admin: 200 },
-  { route: "GET /expert/get-approved-expert", anon: 401, patient: 403, otherPatient: 403, unapproved: 200, expert: 200, admin: 200 },
-  { route: "POST /auth/change-password", body: () => ({ oldPassword: "wrong-password-1", newPassword: "Another-pass-1", confirmNewPassword: "Another-pass-1" }), anon: 401, patient: 400, otherPatient: 400, unapproved: 400, expert: 400, admin: 400 },
-  { route: "PUT /profile/update-profile", body: () => ({}), anon: 401, patient: 400, otherPatient: 400, unapproved: 400, expert: 400, admin: 400 },
-  { route: "POST /auth/logout", anon: 401, patient: "skip" as never, otherPatient: "skip" as never, unapproved: "skip" as never, expert: "skip" as never, admin: "skip" as never },
+  {
+    route: "GET /profile/get-user-details",
+    anon: 401,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "GET /report/get-report-by-patientId/:own",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /report/get-report-by-expertId",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "GET /report/get-pending-reports",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "GET /report/get-all-reviewed-reports",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /report/:report/file",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "POST /report/add-review/:pending",
+    body: () => ({ review: "ok" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 200,
+    admin: 403,
+  },
+  {
+    route: "DELETE /report/delete-report",
+    body: () => ({ reportId: ids.report }),
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "POST /report/upload-report",
+    anon: 401,
+    patient: 201,
+    otherPatient: 201,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "GET /expert/get-pending-expert",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "POST /expert/approve-expert",
+    body: () => ({ expertId: ids.expert }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /expert/get-approved-expert",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "POST /auth/change-password",
+    body: () => ({
+      oldPassword: "wrong-password-1",
+      newPassword: "Another-pass-1",
+      confirmNewPassword: "Another-pass-1",
+    }),
+    anon: 401,
+    patient: 400,
+    otherPatient: 400,
+    unapproved: 400,
+    expert: 400,
+    admin: 400,
+  },
+  {
+    route: "PUT /profile/update-profile",
+    body: () => ({}),
+    anon: 401,
+    patient: 400,
+    otherPatient: 400,
+    unapproved: 400,
+    expert: 400,
+    admin: 400,
+  },
+  {
+    route: "POST /auth/logout",
+    anon: 401,
+    patient: "skip" as never,
+    otherPatient: "skip" as never,
+    unapproved: "skip" as never,
+    expert: "skip" as never,
+    admin: "skip" as never,
+  },
 ];
 
 const SCREENS: Row[] = [
-  { route: "/dashboard/home", anon: "login", patient: 200, otherPatient: 200, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/my-profile", anon: "login", patient: 200, otherPatient: 200, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/settings", anon: "login", patient: 200, otherPatient: 200, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/report-submitted", anon: "login", patient: 200, otherPatient: 200, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/upload-report", anon: "login", patient: 200, otherPatient: 200, unapproved: 404, expert: 404, admin: 404 },
-  { route: "/dashboard/previous-report/:own", anon: "login", patient: 200, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
-  { route: "/dashboard/pending-report", anon: "login", patient: 404, otherPatient: 404, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/previous-reviewed-report", anon: "login", patient: 404, otherPatient: 404, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/approved-expert", anon: "login", patient: 404, otherPatient: 404, unapproved: 200, expert: 200, admin: 200 },
-  { route: "/dashboard/add-review/:pending", anon: "login", patient: 404, otherPatient: 404, unapproved: 200, expert: 200, admin: 404 },
-  { route: "/dashboard/pending-expert", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
-  { route: "/dashboard/previous-reviewed-reports", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
-  { route: "/dashboard/audit-log", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
-  { route: "/dashboard/users", anon: "login", patient: 404, otherPatient: 404, unapproved: 404, expert: 404, admin: 200 },
+  {
+    route: "/dashboard/home",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/my-profile",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/settings",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/report-submitted",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/upload-report",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "/dashboard/previous-report/:own",
+    anon: "login",
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/pending-report",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/previous-reviewed-report",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/approved-expert",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/add-review/:pending",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 200,
+    expert: 200,
+    admin: 404,
+  },
+  {
+    route: "/dashboard/pending-expert",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/previous-reviewed-reports",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/audit-log",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/users",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
 ];
 
 let server: TestServer;
@@ -59,7 +300,12 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1", ADMIN_EMAIL: "admin@m.test", ADMIN_PASSWORD: "Admin-pass-123" });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    RATE_LIMIT_DISABLED: "1",
+    ADMIN_EMAIL: "admin@m.test",
+    ADMIN_PASSWORD: "Admin-pass-123",
+  });
   const api = apiClient(server.url);
   const emails: Record<Exclude<Role, "anon">, [string, "Patient" | "Expert"]> = {
     patient: ["patient@m.test", "Patient"],
@@ -69,20 +315,34 @@ beforeAll(async () => {
     admin: ["admin@m.test", "Patient"],
   };
   for (const role of ["patient", "otherPatient", "unapproved", "expert"] as const) {
-    const r = await signupViaApi(api, smtp, codeFrom, { email: emails[role][0], accountType: emails[role][1] });
+    const r = await signupViaApi(api, smtp, codeFrom, {
+      email: emails[role][0],
+      accountType: emails[role][1],
+    });
     tok[role] = r.token;
     ids[role] = r.user._id;
   }
-  tok.admin = (await api.post("/auth/login", { email: "admin@m.test", password: "Admin-pass-123" })).body.token;
+  tok.admin = (
+    await api.post("/auth/login", { email: "admin@m.test", password: "Admin-pass-123" })
+  ).body.token;
   await api.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin);
-  const up = () => api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }), tok.patient);
+  const up = () =>
+    api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }),
+      tok.patient,
+    );
   ids.report = (await up()).body.data._id;
   ids.pending = (await up()).body.data._id;
   ids.own = ids.patient;
   for (const role of ROLES) {
     const b = new Browserish(server.url);
     if (role !== "anon") {
-      const res = await b.post("/login", { email: emails[role][0], password: role === "admin" ? "Admin-pass-123" : strongPassword });
+      const res = await b.post("/login", {
+        email: emails[role][0],
+        password: role === "admin" ? "Admin-pass-123" : strongPassword,
+      });
       expect(res.status, `login ${role}`).toBe(302);
     }
     browsers[role] = b;
@@ -96,13 +356,20 @@ afterAll(async () => {
 const fill = (route: string) => route.replace(/:(\w+)/g, (_, k) => ids[k]);
 
 describe("authorization matrix: /api/v1", () => {
-  it.each(API.flatMap((row) => ROLES.filter((r) => (row[r] as unknown) !== "skip").map((role) => [row.route, role, row] as const)))("%s as %s", async (route, role, row) => {
+  it.each(
+    API.flatMap((row) =>
+      ROLES.filter((r) => (row[r] as unknown) !== "skip").map((role) => [row.route, role, row] as const),
+    ),
+  )("%s as %s", async (route, role, row) => {
     const [method, p] = route.split(" ");
     const headers: Record<string, string> = {};
     if (tok[role as Role]) headers.Authorization = `Bearer ${tok[role as Role]}`;
     let body: BodyInit | undefined;
     if (p === "/report/upload-report") {
-      body = uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() });
+      body = uploadForm(
+        { reportType: "ECG", phoneNumber: "9876543210" },
+        { name: "a.pdf", data: samplePdf() },
+      );
     } else if (row.body) {
       body = JSON.stringify(row.body());
       headers["Content-Type"] = "application/json";
@@ -113,13 +380,25 @@ describe("authorization matrix: /api/v1", () => {
     // Deleting succeeds once; give each allowed deleter its own report.
     if (route.startsWith("DELETE") && (row[role as Role] as number) === 200) {
       const api = apiClient(server.url);
-      const fresh = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "d.pdf", data: samplePdf() }), tok.patient);
+      const fresh = await api.call(
+        "POST",
+        "/report/upload-report",
+        uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "d.pdf", data: samplePdf() }),
+        tok.patient,
+      );
       body = JSON.stringify({ reportId: fresh.body.data._id });
     }
     // Reviewing succeeds once; give the reviewer a fresh pending report.
     if (route.startsWith("POST /report/add-review") && (row[role as Role] as number) === 200) {
       const api = apiClient(server.url);
-      ids.pending = (await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "r.pdf", data: samplePdf() }), tok.patient)).body.data._id;
+      ids.pending = (
+        await api.call(
+          "POST",
+          "/report/upload-report",
+          uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "r.pdf", data: samplePdf() }),
+          tok.patient,
+        )
+      ).body.data._id;
     }
     const res = await fetch(`${server.url}/api/v1${fill(p)}`, { method, headers, body });
     expect(res.status).toBe(row[role as Role]);
@@ -127,16 +406,19 @@ describe("authorization matrix: /api/v1", () => {
 });
 
 describe("authorization matrix: screens", () => {
-  it.each(SCREENS.flatMap((row) => ROLES.map((role) => [row.route, role, row] as const)))("%s as %s", async (route, role, row) => {
-    const res = await browsers[role as Role]!.fetch(fill(route));
-    const want = row[role as Role];
-    if (want === "login") {
-      expect(res.status).toBe(302);
-      expect(res.headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
-    } else {
-      expect(res.status).toBe(want);
-    }
-  });
+  it.each(SCREENS.flatMap((row) => ROLES.map((role) => [row.route, role, row] as const)))(
+    "%s as %s",
+    async (route, role, row) => {
+      const res = await browsers[role as Role]!.fetch(fill(route));
+      const want = row[role as Role];
+      if (want === "login") {
+        expect(res.status).toBe(302);
+        expect(res.headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
+      } else {
+        expect(res.status).toBe(want);
+      }
+    },
+  );
 
   it("signed-in visitors are sent from the account screens to the dashboard", async () => {
     for (const p of ["/login", "/signup", "/forgot-password"]) {

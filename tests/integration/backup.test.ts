@@ -9,7 +9,10 @@ import { startServer } from "../helpers/server";
 
 const tsx = path.resolve("node_modules/.bin/tsx");
 const run = (script: string, args: string[], env: Record<string, string>) =>
-  execFileSync(tsx, [script, ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, encoding: "utf8" });
+  execFileSync(tsx, [script, ...args], {
+    env: { ...process.env, LOG_LEVEL: "silent", ...env },
+    encoding: "utf8",
+  });
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "cb-backup-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -25,11 +28,25 @@ describe("backup and restore", () => {
     const { readFileSync } = await import("node:fs");
     const code = /(\d{6}) is your/.exec(readFileSync(path.join(a.dataDir, "outbox", eml[0]), "utf8"))![1];
     const pw = "Sturdy-pass-2026";
-    const signup = await api.post("/auth/signup", { accountType: "Patient", firstName: "P", lastName: "Q", email: "pat@b.test", contactNumber: "9876543210", password: pw, confirmPassword: pw, otp: code });
+    const signup = await api.post("/auth/signup", {
+      accountType: "Patient",
+      firstName: "P",
+      lastName: "Q",
+      email: "pat@b.test",
+      contactNumber: "9876543210",
+      password: pw,
+      confirmPassword: pw,
+      otp: code,
+    });
     expect(signup.status).toBe(201);
     const token = (await api.post("/auth/login", { email: "pat@b.test", password: pw })).body.token;
     const pdf = samplePdf("backup me");
-    const rep = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "MRI", phoneNumber: "9876543210" }, { name: "mri.pdf", data: pdf }), token);
+    const rep = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm({ reportType: "MRI", phoneNumber: "9876543210" }, { name: "mri.pdf", data: pdf }),
+      token,
+    );
     expect(rep.status).toBe(201);
 
     const out = path.join(tmp, "snap");
@@ -47,7 +64,9 @@ describe("backup and restore", () => {
       const api2 = apiClient(b.url);
       const login = await api2.post("/auth/login", { email: "pat@b.test", password: pw });
       expect(login.status).toBe(200);
-      const file = await fetch(`${b.url}/api/v1/report/${rep.body.data._id}/file`, { headers: { Authorization: `Bearer ${login.body.token}` } });
+      const file = await fetch(`${b.url}/api/v1/report/${rep.body.data._id}/file`, {
+        headers: { Authorization: `Bearer ${login.body.token}` },
+      });
       expect(file.status).toBe(200);
       expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
     } finally {
@@ -56,6 +75,8 @@ describe("backup and restore", () => {
   });
 
   it("refuses a folder that is not a backup", () => {
-    expect(() => run("scripts/restore.ts", [tmp], { DATA_DIR: path.join(tmp, "x"), UPLOADS_DIR: path.join(tmp, "y") })).toThrow();
+    expect(() =>
+      run("scripts/restore.ts", [tmp], { DATA_DIR: path.join(tmp, "x"), UPLOADS_DIR: path.join(tmp, "y") }),
+    ).toThrow();
   });
 });

@@ -18,12 +18,27 @@ let reportId = "";
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1", MAX_UPLOAD_MB: "1", ADMIN_EMAIL: "admin@bad.test", ADMIN_PASSWORD: "Admin-pass-123" });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    RATE_LIMIT_DISABLED: "1",
+    MAX_UPLOAD_MB: "1",
+    ADMIN_EMAIL: "admin@bad.test",
+    ADMIN_PASSWORD: "Admin-pass-123",
+  });
   api = apiClient(server.url);
   tok.patient = (await signupViaApi(api, smtp, codeFrom, { email: "p@bad.test" })).token;
-  tok.expert = (await signupViaApi(api, smtp, codeFrom, { email: "e@bad.test", accountType: "Expert" })).token;
-  tok.admin = (await api.post("/auth/login", { email: "admin@bad.test", password: "Admin-pass-123" })).body.token;
-  const r = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }), tok.patient);
+  tok.expert = (
+    await signupViaApi(api, smtp, codeFrom, { email: "e@bad.test", accountType: "Expert" })
+  ).token;
+  tok.admin = (
+    await api.post("/auth/login", { email: "admin@bad.test", password: "Admin-pass-123" })
+  ).body.token;
+  const r = await api.call(
+    "POST",
+    "/report/upload-report",
+    uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }),
+    tok.patient,
+  );
   reportId = r.body.data._id;
 });
 afterAll(async () => {
@@ -42,10 +57,61 @@ const hostileBodies: { name: string; body: string; type?: string }[] = [
   { name: "null", body: "null" },
   { name: "a number", body: "42" },
   { name: "empty", body: "" },
-  { name: "wrong types", body: JSON.stringify({ email: 5, password: ["a"], otp: { x: 1 }, review: false, reportId: 7, expertId: [], firstName: null, dateOfBirth: 3 }) },
-  { name: "1 MB strings", body: JSON.stringify({ email: huge, password: huge, review: huge, reportId: huge, expertId: huge, firstName: huge, about: huge, token: huge, otp: huge }) },
-  { name: "NUL bytes and odd Unicode", body: JSON.stringify({ email: `a${odd}@b.co`, password: odd, review: odd, firstName: odd, lastName: odd, about: odd, reportId: odd, expertId: odd, token: odd, otp: "12\u00003456", gender: odd, dateOfBirth: odd, contactNumber: odd }) },
-  { name: "extra fields", body: JSON.stringify({ __proto__: { admin: true }, constructor: { prototype: { x: 1 } }, accountType: "Admin", approved: true, role: "Admin" }) },
+  {
+    name: "wrong types",
+    body: JSON.stringify({
+      email: 5,
+      password: ["a"],
+      otp: { x: 1 },
+      review: false,
+      reportId: 7,
+      expertId: [],
+      firstName: null,
+      dateOfBirth: 3,
+    }),
+  },
+  {
+    name: "1 MB strings",
+    body: JSON.stringify({
+      email: huge,
+      password: huge,
+      review: huge,
+      reportId: huge,
+      expertId: huge,
+      firstName: huge,
+      about: huge,
+      token: huge,
+      otp: huge,
+    }),
+  },
+  {
+    name: "NUL bytes and odd Unicode",
+    body: JSON.stringify({
+      email: `a${odd}@b.co`,
+      password: odd,
+      review: odd,
+      firstName: odd,
+      lastName: odd,
+      about: odd,
+      reportId: odd,
+      expertId: odd,
+      token: odd,
+      otp: "12\u00003456",
+      gender: odd,
+      dateOfBirth: odd,
+      contactNumber: odd,
+    }),
+  },
+  {
+    name: "extra fields",
+    body: JSON.stringify({
+      __proto__: { admin: true },
+      constructor: { prototype: { x: 1 } },
+      accountType: "Admin",
+      approved: true,
+      role: "Admin",
+    }),
+  },
   { name: "form content type", body: "email=a@b.co&password=x", type: "application/x-www-form-urlencoded" },
   { name: "text content type", body: "hello", type: "text/plain" },
 ];
@@ -66,7 +132,9 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
 const counts = () => {
   const db = openTestDb(server.dataDir);
   try {
-    return ["users", "reports", "sessions", "profiles"].map((t) => (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n).join(",");
+    return ["users", "reports", "sessions", "profiles"]
+      .map((t) => (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n)
+      .join(",");
   } finally {
     db.close();
   }
@@ -79,11 +147,17 @@ describe("bad-input sweep over /api/v1", () => {
     for (const ep of jsonEndpoints) {
       for (const b of hostileBodies) {
         const path = ep.path.replace("REPORT", reportId);
-        const res = await api.call(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, { "Content-Type": b.type ?? "application/json" });
+        const res = await api.call(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, {
+          "Content-Type": b.type ?? "application/json",
+        });
         const label = `${ep.method} ${ep.path} with ${b.name}: ${res.status}`;
         if (res.status >= 500) failures.push(label);
         if (res.status < 400) failures.push(`${label} (accepted)`);
-        if (!res.headers.get("content-type")?.includes("application/json") || res.body.success !== false || typeof res.body.message !== "string") {
+        if (
+          !res.headers.get("content-type")?.includes("application/json") ||
+          res.body.success !== false ||
+          typeof res.body.message !== "string"
+        ) {
           failures.push(`${label} (not the error shape)`);
         }
       }
@@ -98,28 +172,59 @@ describe("bad-input sweep over /api/v1", () => {
     const before = files();
     const cases = [
       { name: "x.pdf", data: Buffer.from("<!doctype html><html><body onload=alert(1)>"), expect: 415 },
-      { name: "setup.pdf", data: Buffer.concat([Buffer.from([0x4d, 0x5a, 0x90, 0x00]), Buffer.alloc(512)]), expect: 415 },
-      { name: "elf.pdf", data: Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(512)]), expect: 415 },
+      {
+        name: "setup.pdf",
+        data: Buffer.concat([Buffer.from([0x4d, 0x5a, 0x90, 0x00]), Buffer.alloc(512)]),
+        expect: 415,
+      },
+      {
+        name: "elf.pdf",
+        data: Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(512)]),
+        expect: 415,
+      },
       { name: "big.pdf", data: Buffer.concat([samplePdf(), Buffer.alloc(2 * 1024 * 1024)]), expect: 413 },
       { name: "zero.pdf", data: Buffer.alloc(0), expect: 400 },
     ];
     for (const c of cases) {
-      const res = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: c.name, data: c.data }), tok.patient);
+      const res = await api.call(
+        "POST",
+        "/report/upload-report",
+        uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: c.name, data: c.data }),
+        tok.patient,
+      );
       expect(res.status, c.name).toBe(c.expect);
       expect(res.body.success).toBe(false);
     }
-    const garbage = await api.call("POST", "/report/upload-report", "--x\r\nnot really multipart", tok.patient, { "Content-Type": "multipart/form-data; boundary=x" });
+    const garbage = await api.call(
+      "POST",
+      "/report/upload-report",
+      "--x\r\nnot really multipart",
+      tok.patient,
+      { "Content-Type": "multipart/form-data; boundary=x" },
+    );
     expect(garbage.status).toBeLessThan(500);
-    const noBoundary = await api.call("POST", "/report/upload-report", "abc", tok.patient, { "Content-Type": "multipart/form-data" });
+    const noBoundary = await api.call("POST", "/report/upload-report", "abc", tok.patient, {
+      "Content-Type": "multipart/form-data",
+    });
     expect(noBoundary.status).toBeLessThan(500);
-    const json = await api.call("POST", "/report/upload-report", "{}", tok.patient, { "Content-Type": "application/json" });
+    const json = await api.call("POST", "/report/upload-report", "{}", tok.patient, {
+      "Content-Type": "application/json",
+    });
     expect(json.status).toBe(400);
     expect(files()).toBe(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it("stored text comes back as text, never as HTML", async () => {
-    const r = await api.call("POST", "/report/upload-report", uploadForm({ reportType: "ECG", phoneNumber: "9876543210", description: "<img src=x onerror=alert(1)>" }, { name: "<b>x</b>.pdf", data: samplePdf() }), tok.patient);
+    const r = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "ECG", phoneNumber: "9876543210", description: "<img src=x onerror=alert(1)>" },
+        { name: "<b>x</b>.pdf", data: samplePdf() },
+      ),
+      tok.patient,
+    );
     expect(r.status).toBe(201);
     const b = new Browserish(server.url);
     await b.post("/login", { email: "p@bad.test", password: "Sturdy-pass-2026" });
@@ -147,7 +252,11 @@ describe("bad input on the screens", () => {
       expect(res.status, path).toBeLessThan(500);
       expect(res.status, path).not.toBe(200);
     }
-    const wrongType = await b.fetch("/login", { method: "POST", body: "{}", headers: { "Content-Type": "application/json", Origin: server.url } });
+    const wrongType = await b.fetch("/login", {
+      method: "POST",
+      body: "{}",
+      headers: { "Content-Type": "application/json", Origin: server.url },
+    });
     expect(wrongType.status).toBeLessThan(500);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });

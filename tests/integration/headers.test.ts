@@ -5,7 +5,12 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 /** Behind https (APP_URL https://…): HSTS and Secure cookies; no stack traces or SQL leak anywhere. */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ APP_URL: "https://clinic.example", ADMIN_EMAIL: "admin@h.test", ADMIN_PASSWORD: "Admin-pass-123", RATE_LIMIT_DISABLED: "1" });
+  server = await startServer({
+    APP_URL: "https://clinic.example",
+    ADMIN_EMAIL: "admin@h.test",
+    ADMIN_PASSWORD: "Admin-pass-123",
+    RATE_LIMIT_DISABLED: "1",
+  });
 });
 afterAll(async () => {
   await server?.stop();

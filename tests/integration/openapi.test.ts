@@ -27,13 +27,16 @@ function servedRoutes(): string[] {
     const p =
       "/" +
       m[1]
-        .replace(/\[\.\]/g, "\u0000")
+        .replace(/\[\.\]/g, "§")
         .split(".")
         .map((seg) => (seg.startsWith("$") ? `{${seg.slice(1)}}` : seg))
         .join("/")
-        .replace(/\u0000/g, ".");
+        .replace(/§/g, ".");
     const src = readFileSync(path.join(dir, f), "utf8");
-    const methods = [...src.matchAll(/^\s+(GET|POST|PUT|DELETE):/gm), ...src.matchAll(/apiRoute\(\{\s*(GET|POST|PUT|DELETE):/g)].map((x) => x[1]);
+    const methods = [
+      ...src.matchAll(/^\s+(GET|POST|PUT|DELETE):/gm),
+      ...src.matchAll(/apiRoute\(\{\s*(GET|POST|PUT|DELETE):/g),
+    ].map((x) => x[1]);
     for (const method of new Set(methods)) out.push(`${method} ${p}`);
   }
   return out.sort();
@@ -53,7 +56,9 @@ describe("OpenAPI 3.1 document", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const signup = doc.paths["/auth/signup"].post;
     expect(signup.requestBody.content["application/json"].schema.required).toContain("otp");
-    expect(doc.paths["/report/get-pending-reports"].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["page", "pageSize", "reportType"]));
+    expect(doc.paths["/report/get-pending-reports"].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(["page", "pageSize", "reportType"]),
+    );
     expect(doc.paths["/report/upload-report"].post.requestBody.content["multipart/form-data"]).toBeTruthy();
   });
 

@@ -94,13 +94,20 @@ describe("public site over HTTP", () => {
   it("stores a valid contact message and acknowledges it (no JavaScript)", async () => {
     const b = new Browserish(server.url);
     const before = count("contact_messages");
-    const res = await b.post("/contact-us", { name: "Asha", email: "Asha@Example.com", message: "Hello <b>there</b>" });
+    const res = await b.post("/contact-us", {
+      name: "Asha",
+      email: "Asha@Example.com",
+      message: "Hello <b>there</b>",
+    });
     expect(res.status).toBe(302);
     const page = await b.follow(res);
     expect(await page.text()).toContain("Thank you for reaching out!");
     expect(count("contact_messages")).toBe(before + 1);
     const db = openTestDb(server.dataDir);
-    const row = db.prepare("select * from contact_messages order by created_at desc limit 1").get() as { email: string; message: string };
+    const row = db.prepare("select * from contact_messages order by created_at desc limit 1").get() as {
+      email: string;
+      message: string;
+    };
     db.close();
     expect(row.email).toBe("asha@example.com");
     expect(row.message).toBe("Hello <b>there</b>");
@@ -124,7 +131,11 @@ describe("public site over HTTP", () => {
     const res = await fetch(`${server.url}/contact-us`, {
       method: "POST",
       body: new URLSearchParams({ name: "A", email: "a@b.co", message: "hi" }),
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: "https://evil.example",
+        "Sec-Fetch-Site": "cross-site",
+      },
       redirect: "manual",
     });
     // Remix's own origin/host check refuses it before our guard (see docs/decisions/0003).
@@ -144,7 +155,12 @@ describe("public site over HTTP", () => {
     const before = count("callback_requests");
     const bad = await b.post("/?index", { name: "Ravi", countryCode: "+91", phoneNumber: "12ab" });
     expect(bad.status).toBe(400);
-    const res = await b.post("/?index", { name: "Ravi", countryCode: "+91", phoneNumber: "9876543210", message: "Please call" });
+    const res = await b.post("/?index", {
+      name: "Ravi",
+      countryCode: "+91",
+      phoneNumber: "9876543210",
+      message: "Please call",
+    });
     expect(res.status).toBe(302);
     expect(await (await b.follow(res)).text()).toContain("Thank you for reaching out!");
     expect(count("callback_requests")).toBe(before + 1);

@@ -9,7 +9,12 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
   smtp = await startSmtp();
-  server = await startServer({ SMTP_URL: smtp.url, RATE_LIMIT_DISABLED: "1", ADMIN_EMAIL: "admin@s.test", ADMIN_PASSWORD: "Admin-pass-123" });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    RATE_LIMIT_DISABLED: "1",
+    ADMIN_EMAIL: "admin@s.test",
+    ADMIN_PASSWORD: "Admin-pass-123",
+  });
   api = apiClient(server.url);
 });
 afterAll(async () => {
@@ -40,9 +45,14 @@ describe("session management", () => {
     expect(html).toContain("This device");
 
     const db = openTestDb(server.dataDir);
-    const phoneSession = db.prepare("select id from sessions where user_agent like '%PhoneBrowser%'").get() as { id: string };
+    const phoneSession = db
+      .prepare("select id from sessions where user_agent like '%PhoneBrowser%'")
+      .get() as { id: string };
     db.close();
-    const revoke = await laptop.post("/dashboard/settings", { intent: "revoke-session", sessionId: phoneSession.id });
+    const revoke = await laptop.post("/dashboard/settings", {
+      intent: "revoke-session",
+      sessionId: phoneSession.id,
+    });
     expect(revoke.status).toBe(302);
     expect((await phone.fetch("/dashboard/home")).headers.get("Location")).toMatch(/^\/login/);
     expect((await api.get("/profile/get-user-details", token)).status).toBe(200);
@@ -59,7 +69,9 @@ describe("session management", () => {
     await signupViaApi(api, smtp, codeFrom, { email: "attacker@s.test" });
     const attacker = await login("attacker@s.test", strongPassword, "AttackerBrowser");
     const db = openTestDb(server.dataDir);
-    const s = db.prepare("select id from sessions where user_agent = 'VictimBrowser'").get() as { id: string };
+    const s = db.prepare("select id from sessions where user_agent = 'VictimBrowser'").get() as {
+      id: string;
+    };
     db.close();
     await attacker.post("/dashboard/settings", { intent: "revoke-session", sessionId: s.id });
     expect((await victim.fetch("/dashboard/home")).status).toBe(200);
@@ -77,9 +89,14 @@ describe("session management", () => {
     const refused = await api.post("/auth/login", { email: "bad@s.test", password: strongPassword });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe("This account is suspended. Please contact support.");
-    const screen = await new Browserish(server.url).post("/login", { email: "bad@s.test", password: strongPassword });
+    const screen = await new Browserish(server.url).post("/login", {
+      email: "bad@s.test",
+      password: strongPassword,
+    });
     expect(await screen.text()).toContain("This account is suspended");
     await admin.post("/dashboard/users", { intent: "reinstate", userId: user._id });
-    expect((await api.post("/auth/login", { email: "bad@s.test", password: strongPassword })).status).toBe(200);
+    expect((await api.post("/auth/login", { email: "bad@s.test", password: strongPassword })).status).toBe(
+      200,
+    );
   });
 });

@@ -13,7 +13,9 @@ function files(dir: string): string[] {
 }
 
 function keys(obj: object, prefix = ""): string[] {
-  return Object.entries(obj).flatMap(([k, v]) => (typeof v === "string" ? [prefix + k] : keys(v as object, `${prefix}${k}.`)));
+  return Object.entries(obj).flatMap(([k, v]) =>
+    typeof v === "string" ? [prefix + k] : keys(v as object, `${prefix}${k}.`),
+  );
 }
 
 const source = files(path.resolve("app"))
@@ -24,14 +26,22 @@ const sections = new Set(Object.keys(en));
 
 describe("catalogue usage", () => {
   it("has no unused keys", () => {
-    const unused = all.filter((k) => !source.includes(`"${k}"`) && !source.includes(`'${k}'`) && !source.includes(`\`${k}\``));
+    const unused = all.filter(
+      (k) => !source.includes(`"${k}"`) && !source.includes(`'${k}'`) && !source.includes(`\`${k}\``),
+    );
     expect(unused).toEqual([]);
   });
 
   it("names no key the catalogue lacks", () => {
     const literals = [...source.matchAll(/["'`]([a-z][a-zA-Z0-9]*\.[a-zA-Z0-9.]+)["'`]/g)].map((m) => m[1]);
     const known = new Set(all);
-    const missing = [...new Set(literals)].filter((l) => sections.has(l.split(".")[0]) && !known.has(l) && !all.some((k) => k.startsWith(`${l}.`)) && !/\.(ts|tsx|js|json|server|client)$/.test(l));
+    const missing = [...new Set(literals)].filter(
+      (l) =>
+        sections.has(l.split(".")[0]) &&
+        !known.has(l) &&
+        !all.some((k) => k.startsWith(`${l}.`)) &&
+        !/\.(ts|tsx|js|json|server|client)$/.test(l),
+    );
     expect(missing).toEqual([]);
   });
 });

@@ -21,7 +21,8 @@ describe("translation catalogues", () => {
       expect(missing).toEqual([]);
     });
     it(`${lang} has no empty strings and keeps every {{placeholder}}`, () => {
-      const flat = (c: object) => Object.fromEntries(keys(c).map((k) => [k, k.split(".").reduce((o: any, p) => o[p], c)]));
+      const flat = (c: object) =>
+        Object.fromEntries(keys(c).map((k) => [k, k.split(".").reduce((o: any, p) => o[p], c)]));
       const mine = flat(cat);
       const base = flat(en);
       for (const k of Object.keys(base)) {

@@ -21,9 +21,10 @@ export function FieldError({ meta }: { meta: Pick<Meta, "errorId" | "errors"> })
 }
 
 export function describedBy(meta: Meta, hint?: boolean) {
-  return [meta.errors?.length ? meta.errorId : null, hint ? meta.descriptionId : null]
-    .filter(Boolean)
-    .join(" ") || undefined;
+  return (
+    [meta.errors?.length ? meta.errorId : null, hint ? meta.descriptionId : null].filter(Boolean).join(" ") ||
+    undefined
+  );
 }
 
 export function TextField({
@@ -44,7 +45,12 @@ export function TextField({
     <div>
       <label htmlFor={meta.id} className="field-label">
         {label}
-        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+        {required && (
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        )}
       </label>
       <input
         id={meta.id}
@@ -80,7 +86,12 @@ export function TextAreaField({
     <div>
       <label htmlFor={meta.id} className="field-label">
         {label}
-        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+        {required && (
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        )}
       </label>
       <textarea
         id={meta.id}

@@ -24,7 +24,12 @@ export function PasswordField({
     <div>
       <label htmlFor={meta.id} className="field-label">
         {label}
-        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+        {required && (
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        )}
       </label>
       <div className="relative">
         <input

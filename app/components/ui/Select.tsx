@@ -1,6 +1,13 @@
 import { describedBy, FieldError } from "./Field";
 
-type Meta = { id: string; name: string; errorId: string; descriptionId: string; errors?: string[]; initialValue?: unknown };
+type Meta = {
+  id: string;
+  name: string;
+  errorId: string;
+  descriptionId: string;
+  errors?: string[];
+  initialValue?: unknown;
+};
 
 export function SelectField({
   meta,
@@ -21,7 +28,12 @@ export function SelectField({
     <div className={className}>
       <label htmlFor={meta.id} className="field-label">
         {label}
-        {required && <span aria-hidden="true" className="text-red-700"> *</span>}
+        {required && (
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        )}
       </label>
       <select
         id={meta.id}

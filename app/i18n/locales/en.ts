@@ -83,8 +83,7 @@ const en = {
     intro:
       "{{product}} is a healthcare initiative offering second opinions on medical reports, with multilingual support for patients in rural and underserved areas.",
     visionTitle: "Our Vision",
-    visionText:
-      "Quality medical advice for everyone, whatever their language and wherever they live.",
+    visionText: "Quality medical advice for everyone, whatever their language and wherever they live.",
     missionTitle: "Our Mission",
     mission1: "Bridge patients and certified medical professionals.",
     mission2: "Offer multilingual support so no one is left out by language.",
@@ -223,7 +222,8 @@ const en = {
     codeBody: "Your {{product}} verification code is {{code}}. It is valid for {{minutes}} minutes.",
     ignore: "If you did not ask for this, you can ignore this e-mail.",
     resetSubject: "Reset your {{product}} password",
-    resetBody: "We received a request to reset your {{product}} password. Open the link below within {{minutes}} minutes to choose a new one.",
+    resetBody:
+      "We received a request to reset your {{product}} password. Open the link below within {{minutes}} minutes to choose a new one.",
     resetButton: "Reset Password",
   },
   profile: {
@@ -291,10 +291,12 @@ const en = {
     confirmNewPassword: "Confirm New Password",
     changePassword: "Update Password",
     deleteTitle: "Delete Account",
-    deleteText: "Deleting your account removes your profile, your reports and their files. This cannot be undone.",
+    deleteText:
+      "Deleting your account removes your profile, your reports and their files. This cannot be undone.",
     deleteButton: "Delete Account",
     deleteConfirmTitle: "Delete your account?",
-    deleteConfirmText: "Your profile, your reports and their files will be deleted for good, and you will be logged out.",
+    deleteConfirmText:
+      "Your profile, your reports and their files will be deleted for good, and you will be logged out.",
     deleteConfirmButton: "Yes, delete my account",
     deleted: "Profile Deleted Successfully",
     deleteFailedLater: "Your Account Could not Deleted,Please Try later",
@@ -318,17 +320,21 @@ const en = {
     logout: "Logout",
     sidebar: "Dashboard navigation",
     welcome: "Welcome, {{name}}!",
-    patientWelcome: "Upload a medical report and a verified expert will review it. You can follow every report and read the reviews here.",
-    expertWelcome: "Review patients' reports waiting for an expert opinion, and look back at the reviews you have written.",
+    patientWelcome:
+      "Upload a medical report and a verified expert will review it. You can follow every report and read the reviews here.",
+    expertWelcome:
+      "Review patients' reports waiting for an expert opinion, and look back at the reviews you have written.",
     adminWelcome: "Approve experts who have signed up, and keep an eye on pending and reviewed reports.",
     consultExpert: "Consult an Expert",
     viewPendingReport: "View Pending Report",
     approveExpert: "Approve Expert",
-    awaitingApproval: "Your expert account is waiting for admin approval. Until then patient details are hidden and you cannot add reviews.",
+    awaitingApproval:
+      "Your expert account is waiting for admin approval. Until then patient details are hidden and you cannot add reviews.",
   },
   users: {
     title: "Users",
-    intro: "Every account. Suspending one ends its sessions at once and refuses its logins until you lift it.",
+    intro:
+      "Every account. Suspending one ends its sessions at once and refuses its logins until you lift it.",
     none: "No users found",
     unapproved: "awaiting approval",
     suspendedBadge: "Suspended",
