@@ -1,5 +1,5 @@
 /** Small but real sample files (PDF, PNG) for demo data and tests. */
-import { deflateSync } from "node:zlib";
+import { crc32, deflateSync } from "node:zlib";
 
 /** A small but real PDF document. */
 export function samplePdf(text = "CareBridge sample report"): Buffer {
@@ -24,15 +24,6 @@ export function samplePdf(text = "CareBridge sample report"): Buffer {
   return Buffer.from(body, "latin1");
 }
 
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return ~c >>> 0;
-}
-
 function chunk(type: string, data: Buffer) {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);
@@ -42,19 +33,28 @@ function chunk(type: string, data: Buffer) {
   return Buffer.concat([len, td, crc]);
 }
 
-/** A real PNG image of the given size, filled with one colour. */
-export function samplePng(width = 8, height = 8, rgb: [number, number, number] = [13, 116, 104]): Buffer {
+/** Encodes raw RGB rows (each `width * 3` bytes) as a real PNG file. */
+export function encodePng(width: number, height: number, rgbRows: Buffer[]): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const raw = Buffer.concat(rgbRows.map((row) => Buffer.concat([Buffer.from([0]), row])));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk("IHDR", ihdr),
     chunk("IDAT", deflateSync(raw)),
     chunk("IEND", Buffer.alloc(0)),
   ]);
+}
+
+/** A real PNG image of the given size, filled with one colour. */
+export function samplePng(width = 8, height = 8, rgb: [number, number, number] = [13, 116, 104]): Buffer {
+  const row = Buffer.from(Array.from({ length: width }, () => rgb).flat());
+  return encodePng(
+    width,
+    height,
+    Array.from({ length: height }, () => row),
+  );
 }

@@ -1,8 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ADMIN, logIn, newUser, personContext, signUp } from "./fixtures";
+import { ADMIN, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -60,31 +59,7 @@ let w: World;
 
 test.beforeAll(async ({ browser }, info) => {
   test.setTimeout(120_000);
-  const patient = newUser("Patient", info, "Asha", "Verma");
-  const ppage = await (await personContext(browser, info)).newPage();
-  await signUp(ppage, patient);
-  await logIn(ppage, patient.email, patient.password);
-  const token = (
-    await (
-      await ppage.request.post("/api/v1/auth/login", {
-        data: { email: patient.email, password: patient.password },
-      })
-    ).json()
-  ).token;
-  const up = await ppage.request.post("/api/v1/report/upload-report", {
-    headers: { Authorization: `Bearer ${token}` },
-    multipart: {
-      reportType: "Blood Test",
-      phoneNumber: "9876543210",
-      description: "Fasting sugar",
-      report: {
-        name: "r.pdf",
-        mimeType: "application/pdf",
-        buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")),
-      },
-    },
-  });
-  expect(up.status()).toBe(201);
+  const { page: ppage, report } = await patientWithReport(browser, info);
   const expert = newUser("Expert", info, "Ravi", "Menon");
   const epage = await (await personContext(browser, info)).newPage();
   await signUp(epage, expert);
@@ -95,7 +70,7 @@ test.beforeAll(async ({ browser }, info) => {
     patient: ppage,
     expert: epage,
     admin: apage,
-    report: (await up.json()).data,
+    report,
     expertEmail: expert.email,
   };
 });

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { crc32, deflateSync } from "node:zlib";
+import { samplePng } from "../../scripts/samples";
 import { shot } from "./helpers";
 
 // The bootstrap admin that tests/e2e/serve.mjs creates for each run.
@@ -39,32 +39,6 @@ async function expectFitsWidth(page: Page) {
     const overflow = await page.locator(selector).evaluate((el) => el.scrollWidth - el.clientWidth);
     expect(overflow, selector).toBeLessThanOrEqual(0);
   }
-}
-
-/** A small solid-colour PNG, so the upload has real image bytes. */
-function png(size = 64, rgb: [number, number, number] = [13, 116, 104]) {
-  const chunk = (type: string, body: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(body.length);
-    const typed = Buffer.concat([Buffer.from(type, "ascii"), body]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typed));
-    return Buffer.concat([len, typed, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(size * 3)]);
-  for (let x = 0; x < size; x++) row.set(rgb, 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: size }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
 }
 
 test.describe("dashboard (admin)", () => {
@@ -240,7 +214,7 @@ test.describe("dashboard (admin)", () => {
 
     await picture
       .locator('input[type="file"]')
-      .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png() });
+      .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: samplePng(64, 64) });
     await expect(picture.getByText(/^me\.png \(/)).toBeVisible();
     await picture.getByRole("button", { name: "Upload" }).click();
     await expect(page.getByText("Display Picture Updated Successfully")).toBeVisible();

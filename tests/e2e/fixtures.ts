@@ -2,7 +2,7 @@ import { expect, type Browser, type Page, type TestInfo } from "@playwright/test
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { crc32, deflateSync } from "node:zlib";
+import { encodePng } from "../../scripts/samples";
 
 /** The bootstrap admin that tests/e2e/serve.mjs creates for each run. */
 export const ADMIN = { email: "admin@carebridge.test", password: "Admin-pass-123", firstName: "Admin" };
@@ -128,33 +128,45 @@ export async function hydrated(page: Page) {
  * it hardly compresses and its size is predictable): real image bytes for the upload.
  */
 export function patternPng(size = 48, seed = 7): Buffer {
-  const chunk = (type: string, body: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(body.length);
-    const typed = Buffer.concat([Buffer.from(type, "ascii"), body]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typed));
-    return Buffer.concat([len, typed, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
   let x = seed >>> 0;
-  const raw = Buffer.alloc(size * (1 + size * 3));
-  for (let row = 0; row < size; row++) {
-    const start = row * (1 + size * 3);
-    raw[start] = 0; // filter: none
-    for (let i = 1; i <= size * 3; i++) {
+  const rows = Array.from({ length: size }, () => {
+    const row = Buffer.alloc(size * 3);
+    for (let i = 0; i < row.length; i++) {
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      raw[start + i] = x >>> 24;
+      row[i] = x >>> 24;
     }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
+    return row;
+  });
+  return encodePng(size, size, rows);
+}
+
+/**
+ * A patient signed up and logged in through the screens, with one real PDF report uploaded
+ * through the API (quicker than the upload screen, which reports.spec.ts covers).
+ */
+export async function patientWithReport(browser: Browser, info: TestInfo, reportType = "Blood Test") {
+  const user = newUser("Patient", info, "Asha", "Verma");
+  const page = await (await personContext(browser, info)).newPage();
+  await signUp(page, user);
+  await logIn(page, user.email, user.password);
+  const login = await page.request.post("/api/v1/auth/login", {
+    data: { email: user.email, password: user.password },
+  });
+  const { token } = await login.json();
+  const up = await page.request.post("/api/v1/report/upload-report", {
+    headers: { Authorization: `Bearer ${token}` },
+    multipart: {
+      reportType,
+      phoneNumber: "9876543210",
+      description: "Fasting sugar",
+      report: {
+        name: "r.pdf",
+        mimeType: "application/pdf",
+        buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")),
+      },
+    },
+  });
+  expect(up.status()).toBe(201);
+  const report = (await up.json()).data as { _id: string; patient: { _id: string } };
+  return { user, page, report };
 }

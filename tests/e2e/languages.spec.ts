@@ -5,7 +5,7 @@ import bn from "../../app/i18n/locales/bn";
 import en from "../../app/i18n/locales/en";
 import hi from "../../app/i18n/locales/hi";
 import ta from "../../app/i18n/locales/ta";
-import { ADMIN, logIn, newUser, personContext, signUp } from "./fixtures";
+import { ADMIN, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
 
 /**
  * Every screen in each language: no English catalogue string may show through untranslated
@@ -42,30 +42,7 @@ test.describe.configure({ mode: "serial" });
 test("no untranslated English on any screen in Hindi, Bengali or Tamil", async ({ browser }, info) => {
   test.skip(info.project.name !== "desktop", "once is enough; the phone gallery covers layout");
   test.setTimeout(300_000);
-  const patient = newUser("Patient", info, "Asha", "Verma");
-  const ppage = await (await personContext(browser, info)).newPage();
-  await signUp(ppage, patient);
-  await logIn(ppage, patient.email, patient.password);
-  const token = (
-    await (
-      await ppage.request.post("/api/v1/auth/login", {
-        data: { email: patient.email, password: patient.password },
-      })
-    ).json()
-  ).token;
-  const up = await ppage.request.post("/api/v1/report/upload-report", {
-    headers: { Authorization: `Bearer ${token}` },
-    multipart: {
-      reportType: "ECG",
-      phoneNumber: "9876543210",
-      report: {
-        name: "r.pdf",
-        mimeType: "application/pdf",
-        buffer: readFileSync(path.join("tests", "fixtures", "sample-report.pdf")),
-      },
-    },
-  });
-  const report = (await up.json()).data;
+  const { page: ppage, report } = await patientWithReport(browser, info, "ECG");
   const apage = await (await personContext(browser, info)).newPage();
   await logIn(apage, ADMIN.email, ADMIN.password);
   const vpage = await (await personContext(browser, info)).newPage();

@@ -20,6 +20,21 @@ export function FieldError({ meta }: { meta: Pick<Meta, "errorId" | "errors"> })
   );
 }
 
+/** A field's label, with the red asterisk (hidden from screen readers, which hear aria-required). */
+export function FieldLabel({ htmlFor, label, required }: { htmlFor: string; label: string; required?: boolean }) {
+  return (
+    <label htmlFor={htmlFor} className="field-label">
+      {label}
+      {required && (
+        <span aria-hidden="true" className="text-red-700">
+          {" "}
+          *
+        </span>
+      )}
+    </label>
+  );
+}
+
 export function describedBy(meta: Meta, hint?: boolean) {
   return (
     [meta.errors?.length ? meta.errorId : null, hint ? meta.descriptionId : null].filter(Boolean).join(" ") ||
@@ -43,15 +58,7 @@ export function TextField({
 } & Omit<React.InputHTMLAttributes<HTMLInputElement>, "type" | "name" | "id">) {
   return (
     <div>
-      <label htmlFor={meta.id} className="field-label">
-        {label}
-        {required && (
-          <span aria-hidden="true" className="text-red-700">
-            {" "}
-            *
-          </span>
-        )}
-      </label>
+      <FieldLabel htmlFor={meta.id} label={label} required={required} />
       <input
         id={meta.id}
         name={meta.name}
@@ -84,15 +91,7 @@ export function TextAreaField({
 >) {
   return (
     <div>
-      <label htmlFor={meta.id} className="field-label">
-        {label}
-        {required && (
-          <span aria-hidden="true" className="text-red-700">
-            {" "}
-            *
-          </span>
-        )}
-      </label>
+      <FieldLabel htmlFor={meta.id} label={label} required={required} />
       <textarea
         id={meta.id}
         name={meta.name}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { describedBy, FieldError } from "./Field";
+import { describedBy, FieldError, FieldLabel } from "./Field";
 
 type Meta = { id: string; name: string; errorId: string; descriptionId: string; errors?: string[] };
 
@@ -22,15 +22,7 @@ export function PasswordField({
   useEffect(() => setHydrated(true), []);
   return (
     <div>
-      <label htmlFor={meta.id} className="field-label">
-        {label}
-        {required && (
-          <span aria-hidden="true" className="text-red-700">
-            {" "}
-            *
-          </span>
-        )}
-      </label>
+      <FieldLabel htmlFor={meta.id} label={label} required={required} />
       <div className="relative">
         <input
           id={meta.id}

@@ -1,4 +1,4 @@
-import { describedBy, FieldError } from "./Field";
+import { describedBy, FieldError, FieldLabel } from "./Field";
 
 type Meta = {
   id: string;
@@ -26,15 +26,7 @@ export function SelectField({
 }) {
   return (
     <div className={className}>
-      <label htmlFor={meta.id} className="field-label">
-        {label}
-        {required && (
-          <span aria-hidden="true" className="text-red-700">
-            {" "}
-            *
-          </span>
-        )}
-      </label>
+      <FieldLabel htmlFor={meta.id} label={label} required={required} />
       <select
         id={meta.id}
         name={meta.name}
