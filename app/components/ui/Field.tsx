@@ -21,7 +21,15 @@ export function FieldError({ meta }: { meta: Pick<Meta, "errorId" | "errors"> })
 }
 
 /** A field's label, with the red asterisk (hidden from screen readers, which hear aria-required). */
-export function FieldLabel({ htmlFor, label, required }: { htmlFor: string; label: string; required?: boolean }) {
+export function FieldLabel({
+  htmlFor,
+  label,
+  required,
+}: {
+  htmlFor: string;
+  label: string;
+  required?: boolean;
+}) {
   return (
     <label htmlFor={htmlFor} className="field-label">
       {label}
