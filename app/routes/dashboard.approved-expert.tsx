@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { Avatar } from "~/components/Avatar";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { screenMeta } from "~/components/reports/meta";
@@ -41,9 +42,7 @@ export const meta: MetaFunction<typeof loader> = screenMeta;
 export default function ApprovedExperts() {
   const { t } = useTranslation();
   const { items, pagination } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const na = t("reports.notAvailable");
   return (
     <section aria-busy={loading || undefined}>

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, Link, useLoaderData, useSubmit } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { LocalDate } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
@@ -69,11 +70,9 @@ type Row = ReturnType<typeof rowOf>;
 export default function AuditLog() {
   const { t } = useTranslation();
   const { items, pagination, action } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const location = useLocation();
   const submit = useSubmit();
   const hydrated = useHydrated();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
 
   const subject = (r: Row) => {
     if (!r.subjectId) return t("reports.notAvailable");

@@ -4,8 +4,9 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
@@ -91,9 +92,7 @@ function ApproveButton({ row }: { row: Row }) {
 export default function PendingExperts() {
   const { t } = useTranslation();
   const { items, pagination } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const na = t("reports.notAvailable");
 
   const columns: Column<Row>[] = [

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, Link, useLoaderData, useSubmit } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
@@ -58,11 +59,9 @@ export default function PendingReports() {
   const { t } = useTranslation();
   const { items, pagination, reportType, isExpert, approved } = useLoaderData<typeof loader>();
   const typeLabel = useReportTypeLabel();
-  const navigation = useNavigation();
-  const location = useLocation();
   const submit = useSubmit();
   const hydrated = useHydrated();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const offset = (pagination.page - 1) * pagination.pageSize;
   const canOpenFiles = !isExpert || approved;
 

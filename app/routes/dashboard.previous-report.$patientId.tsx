@@ -4,8 +4,9 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Link, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
@@ -216,9 +217,7 @@ function ReportCard({ report }: { report: Card }) {
 export default function PreviousReports() {
   const { t } = useTranslation();
   const { items, pagination, own, canUpload } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const patientName = items[0]?.patientName;
   return (
     <section aria-busy={loading || undefined}>

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { LocalDate } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
@@ -58,9 +59,7 @@ export default function ReviewedReports() {
   const { t } = useTranslation();
   const { items, pagination, isAdmin, canOpenFiles } = useLoaderData<typeof loader>();
   const typeLabel = useReportTypeLabel();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const offset = (pagination.page - 1) * pagination.pageSize;
   const na = t("reports.notAvailable");
 

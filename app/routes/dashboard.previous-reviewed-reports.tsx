@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
@@ -51,9 +52,7 @@ export default function AllReviewedReports() {
   const { t } = useTranslation();
   const { items, pagination } = useLoaderData<typeof loader>();
   const typeLabel = useReportTypeLabel();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const loading = navigation.state === "loading" && navigation.location.pathname === location.pathname;
+  const loading = useListLoading();
   const offset = (pagination.page - 1) * pagination.pageSize;
   const na = t("reports.notAvailable");
 
