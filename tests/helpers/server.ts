@@ -25,15 +25,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+export type AppProcess = {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  dataDir: string;
+  uploadsDir: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
 /**
- * Starts the built app (`npm run build` first) with remix-serve on 127.0.0.1 and a free port,
- * a fresh temporary data folder (SQLite file, secrets, outbox) and uploads folder.
+ * Spawns the built app (`npm run build` first) with remix-serve on 127.0.0.1 and a free port,
+ * with its data folder and uploads folder under `root`, and waits until /healthz answers.
  */
-export async function startServer(
-  env: Record<string, string> = {},
-  opts: { root?: string; keep?: boolean } = {},
-): Promise<TestServer & { root: string }> {
-  const root = opts.root ?? mkdtempSync(path.join(os.tmpdir(), "carebridge-test-"));
+export async function spawnApp(root: string, env: Record<string, string> = {}): Promise<AppProcess> {
   const dataDir = path.join(root, "data");
   const uploadsDir = path.join(root, "uploads");
   const port = await freePort();
@@ -59,10 +65,13 @@ export async function startServer(
   );
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited early:\n${out}`);
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;
@@ -75,19 +84,31 @@ export async function startServer(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  return { url, port, child, dataDir, uploadsDir, output: () => out, exited };
+}
+
+/**
+ * Starts the built app with a fresh temporary data folder (SQLite file, secrets, outbox) and
+ * uploads folder; `stop()` ends it and removes the folder (unless `keep`).
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  opts: { root?: string; keep?: boolean } = {},
+): Promise<TestServer & { root: string }> {
+  const root = opts.root ?? mkdtempSync(path.join(os.tmpdir(), "carebridge-test-"));
+  const app = await spawnApp(root, env);
   return {
     root,
-    url,
-    port,
-    dataDir,
-    uploadsDir,
-    output: () => out,
+    url: app.url,
+    port: app.port,
+    dataDir: app.dataDir,
+    uploadsDir: app.uploadsDir,
+    output: app.output,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) child.kill("SIGKILL");
+      if (app.child.exitCode === null && app.child.signalCode === null) {
+        app.child.kill("SIGTERM");
+        await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (app.child.exitCode === null && app.child.signalCode === null) app.child.kill("SIGKILL");
       }
       if (!opts.keep) rmSync(root, { recursive: true, force: true });
     },

@@ -3,74 +3,25 @@
  * SIGTERM it and read its exit code), sign-up through the mail outbox, raw multipart bodies
  * and an independent decryption of the stored files.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createDecipheriv, createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { apiClient, strongPassword } from "../helpers/api";
-import { freePort } from "../helpers/server";
+import { spawnApp, type AppProcess } from "../helpers/server";
 
-export type App = {
-  url: string;
-  child: ChildProcess;
-  dataDir: string;
-  uploadsDir: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-};
+export type App = AppProcess;
 
 /** Starts the built app on 127.0.0.1 with data under `root` (reused across restarts). */
-export async function startApp(root: string, env: Record<string, string> = {}): Promise<App> {
-  const dataDir = path.join(root, "data");
-  const uploadsDir = path.join(root, "uploads");
-  const port = await freePort();
-  let out = "";
-  const child = spawn(
-    process.execPath,
-    [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"],
-    {
-      cwd: path.resolve("."),
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        UPLOADS_DIR: uploadsDir,
-        APP_URL: `http://127.0.0.1:${port}`,
-        BCRYPT_COST: "4",
-        RATE_LIMIT_DISABLED: "1",
-        SMTP_URL: "",
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        LOG_LEVEL: "info",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once("exit", (code, signal) => r({ code, signal })),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited early:\n${out}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`server did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, child, dataDir, uploadsDir, output: () => out, exited };
+export function startApp(root: string, env: Record<string, string> = {}): Promise<App> {
+  return spawnApp(root, {
+    RATE_LIMIT_DISABLED: "1",
+    SMTP_URL: "",
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: "info",
+    ...env,
+  });
 }
 
 /** Stops an app this test started, whatever state it is in. */
