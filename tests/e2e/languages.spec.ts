@@ -119,7 +119,7 @@ test("an upload over a 400 kbit/s connection shows steady progress and succeeds"
   const seen = new Set<number>();
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && !page.url().endsWith("/report-submitted")) {
-    const v = await progress.getAttribute("value").catch(() => null);
+    const v = await progress.getAttribute("value", { timeout: 500 }).catch(() => null);
     if (v !== null) seen.add(Math.round(Number(v)));
     await page.waitForTimeout(250);
   }
