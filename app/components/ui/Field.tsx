@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 
-type Meta = {
+/** The Conform field metadata the controls read. */
+export type FieldMeta = {
   id: string;
   name: string;
   errorId: string;
@@ -10,7 +11,7 @@ type Meta = {
 };
 
 /** Translates error keys (from the shared zod schemas) and shows the first one. */
-export function FieldError({ meta }: { meta: Pick<Meta, "errorId" | "errors"> }) {
+export function FieldError({ meta }: { meta: Pick<FieldMeta, "errorId" | "errors"> }) {
   const { t } = useTranslation();
   if (!meta.errors?.length) return <div id={meta.errorId} />;
   return (
@@ -43,7 +44,16 @@ export function FieldLabel({
   );
 }
 
-export function describedBy(meta: Meta, hint?: boolean) {
+/** The ARIA wiring every form control shares: invalid state, error/hint description, required. */
+export function ariaFor(meta: FieldMeta, required?: boolean, hint?: boolean) {
+  return {
+    "aria-invalid": meta.errors?.length ? true : undefined,
+    "aria-describedby": describedBy(meta, hint),
+    "aria-required": required || undefined,
+  } as const;
+}
+
+export function describedBy(meta: FieldMeta, hint?: boolean) {
   return (
     [meta.errors?.length ? meta.errorId : null, hint ? meta.descriptionId : null].filter(Boolean).join(" ") ||
     undefined
@@ -58,7 +68,7 @@ export function TextField({
   required,
   ...rest
 }: {
-  meta: Meta;
+  meta: FieldMeta;
   label: string;
   type?: string;
   hint?: string;
@@ -72,9 +82,7 @@ export function TextField({
         name={meta.name}
         type={type}
         defaultValue={(meta.initialValue as string | undefined) ?? undefined}
-        aria-invalid={meta.errors?.length ? true : undefined}
-        aria-describedby={describedBy(meta, !!hint)}
-        aria-required={required || undefined}
+        {...ariaFor(meta, required, !!hint)}
         className="field-input"
         {...rest}
       />
@@ -93,7 +101,7 @@ export function TextAreaField({
   label,
   required,
   ...rest
-}: { meta: Meta; label: string; required?: boolean } & Omit<
+}: { meta: FieldMeta; label: string; required?: boolean } & Omit<
   React.TextareaHTMLAttributes<HTMLTextAreaElement>,
   "name" | "id"
 >) {
@@ -104,9 +112,7 @@ export function TextAreaField({
         id={meta.id}
         name={meta.name}
         defaultValue={(meta.initialValue as string | undefined) ?? undefined}
-        aria-invalid={meta.errors?.length ? true : undefined}
-        aria-describedby={describedBy(meta)}
-        aria-required={required || undefined}
+        {...ariaFor(meta, required)}
         className="field-input min-h-32"
         {...rest}
       />

@@ -1,8 +1,6 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { describedBy, FieldError, FieldLabel } from "./Field";
-
-type Meta = { id: string; name: string; errorId: string; descriptionId: string; errors?: string[] };
+import { ariaFor, FieldError, FieldLabel, type FieldMeta } from "./Field";
 
 /** A password input with a show/hide toggle (the toggle appears once JavaScript runs). */
 export function PasswordField({
@@ -11,7 +9,7 @@ export function PasswordField({
   autoComplete = "current-password",
   required = true,
 }: {
-  meta: Meta;
+  meta: FieldMeta;
   label: string;
   autoComplete?: string;
   required?: boolean;
@@ -30,9 +28,7 @@ export function PasswordField({
           type={visible ? "text" : "password"}
           autoComplete={autoComplete}
           maxLength={128}
-          aria-invalid={meta.errors?.length ? true : undefined}
-          aria-describedby={describedBy(meta)}
-          aria-required={required || undefined}
+          {...ariaFor(meta, required)}
           className="field-input pr-20"
         />
         {hydrated && (

@@ -1,13 +1,4 @@
-import { describedBy, FieldError, FieldLabel } from "./Field";
-
-type Meta = {
-  id: string;
-  name: string;
-  errorId: string;
-  descriptionId: string;
-  errors?: string[];
-  initialValue?: unknown;
-};
+import { ariaFor, FieldError, FieldLabel, type FieldMeta } from "./Field";
 
 export function SelectField({
   meta,
@@ -17,7 +8,7 @@ export function SelectField({
   required,
   className,
 }: {
-  meta: Meta;
+  meta: FieldMeta;
   label: string;
   options: { value: string; label: string }[];
   defaultValue?: string;
@@ -31,9 +22,7 @@ export function SelectField({
         id={meta.id}
         name={meta.name}
         defaultValue={(meta.initialValue as string | undefined) ?? defaultValue}
-        aria-invalid={meta.errors?.length ? true : undefined}
-        aria-describedby={describedBy(meta)}
-        aria-required={required || undefined}
+        {...ariaFor(meta, required)}
         className="field-input"
       >
         {options.map((o) => (
