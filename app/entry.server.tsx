@@ -23,7 +23,7 @@ export default async function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  _loadContext: AppLoadContext,
+  loadContext: AppLoadContext,
 ) {
   const locale = await getLocale(request);
   const instance = createInstance();
@@ -52,11 +52,11 @@ export default async function handleRequest(
           securityHeaders(responseHeaders, request, nonce);
           resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
-          logRequest(request, params, responseStatusCode);
+          logRequest(request, params, responseStatusCode, loadContext);
         },
         onShellError(error: unknown) {
           clearTimeout(timer);
-          logRequest(request, params, 500);
+          logRequest(request, params, 500, loadContext);
           reject(error);
         },
         onError(error: unknown) {
@@ -68,9 +68,9 @@ export default async function handleRequest(
   });
 }
 
-export const handleDataRequest: HandleDataRequestFunction = (response, { request, params }) => {
+export const handleDataRequest: HandleDataRequestFunction = (response, { request, params, context }) => {
   securityHeaders(response.headers, request);
-  logRequest(request, params, response.status);
+  logRequest(request, params, response.status, context);
   return response;
 };
 

@@ -10,6 +10,7 @@ export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit } from "./audit.server";
+import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
 import { sendMail, simpleHtml } from "./mail.server";
@@ -131,8 +132,8 @@ function assertEmailFree(email: string) {
 }
 
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
-export async function startSignup(input: SignupForm, request: Request, locale: string) {
-  await limit("sendCode", input.email, request);
+export async function startSignup(input: SignupForm, client: Client, locale: string) {
+  await limit("sendCode", input.email, client);
   assertEmailFree(input.email);
   const pending: PendingSignup = {
     accountType: input.accountType,
@@ -161,10 +162,10 @@ export function getPendingSignup(pendingId: string | null | undefined) {
   return row ? { email: row.email } : null;
 }
 
-export async function resendSignupCode(pendingId: string, request: Request) {
+export async function resendSignupCode(pendingId: string, client: Client) {
   const row = pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
-  await limit("sendCode", row.email, request);
+  await limit("sendCode", row.email, client);
   assertEmailFree(row.email);
   const pending = JSON.parse(row.payload!) as PendingSignup;
   return { pendingId: await issueCode(row.email, row.payload, pending.locale) };
@@ -184,18 +185,18 @@ async function createAccount(pending: PendingSignup) {
 }
 
 /** Screen signup, step 2: a right code creates the account (experts start unapproved). */
-export async function completeSignup(pendingId: string, code: string, request: Request) {
+export async function completeSignup(pendingId: string, code: string, client: Client) {
   const row = pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
-  await limit("verifyCode", row.email, request);
+  await limit("verifyCode", row.email, client);
   checkCode(row, code);
   return createAccount(JSON.parse(row.payload!) as PendingSignup);
 }
 
 /** API: POST /auth/send-otp. */
-export async function sendSignupOtp(emailAddress: string, request: Request, locale: string) {
+export async function sendSignupOtp(emailAddress: string, client: Client, locale: string) {
   const email = normalizeEmail(emailAddress);
-  await limit("sendCode", email, request);
+  await limit("sendCode", email, client);
   assertEmailFree(email);
   await issueCode(email, null, locale);
 }
@@ -203,10 +204,10 @@ export async function sendSignupOtp(emailAddress: string, request: Request, loca
 /** API: POST /auth/signup with the code from send-otp. */
 export async function signupWithOtp(
   input: Omit<SignupForm, "countryCode"> & { countryCode?: string; otp: string },
-  request: Request,
+  client: Client,
   locale: string,
 ) {
-  await limit("verifyCode", input.email, request);
+  await limit("verifyCode", input.email, client);
   assertEmailFree(input.email);
   const row = db()
     .select()
@@ -236,19 +237,19 @@ export async function signupWithOtp(
 /** Checks credentials and opens a session (a web cookie session or an API token). */
 export async function login(
   input: { email: string; password: string },
-  request: Request,
+  client: Client,
   kind: "web" | "api",
 ) {
   const email = normalizeEmail(input.email);
-  await limit("login", email, request);
+  await limit("login", email, client);
   const user = findUserByEmail(email);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? dummyHash());
   if (!user || !ok) throw new DomainError("not_authenticated", "accounts.invalidCredentials");
   if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
   await resetLimit("login", email);
   const session = createSession(user.id, kind, {
-    userAgent: request.headers.get("User-Agent"),
-    ip: request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? null,
+    userAgent: client.userAgent,
+    ip: client.ip,
   });
   return { user, token: session.token, sessionId: session.id };
 }
@@ -258,9 +259,9 @@ export function logout(actor: Actor) {
 }
 
 /** Always answers the same; mails a 15-minute single-use link when the account exists. */
-export async function requestPasswordReset(emailAddress: string, request: Request) {
+export async function requestPasswordReset(emailAddress: string, client: Client) {
   const email = normalizeEmail(emailAddress);
-  await limit("reset", email, request);
+  await limit("reset", email, client);
   const user = findUserByEmail(email);
   if (!user || user.suspendedAt) return;
   const token = newToken();

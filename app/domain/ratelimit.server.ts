@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { config } from "~/config.server";
+import type { Client } from "./client";
 import { DomainError } from "./errors";
 
 /**
@@ -26,23 +27,14 @@ function limiter(action: LimitedAction, scope: "account" | "client") {
   return l;
 }
 
-/**
- * The client's address as far as we can know it: remix-serve does not hand the socket
- * address to the app, so a reverse proxy's X-Forwarded-For is used when present; without
- * one every direct client shares one bucket (see docs/decisions/0004-rate-limits.md).
- */
-export function clientKey(request: Request): string {
-  const xff = request.headers.get("X-Forwarded-For");
-  return xff?.split(",")[0]?.trim().slice(0, 64) || "direct";
-}
 
 /** Consumes one point for the account and the client; over either limit → rate_limited (429). */
-export async function limit(action: LimitedAction, account: string, request: Request) {
+export async function limit(action: LimitedAction, account: string, client: Client) {
   if (config().rateLimitDisabled) return;
   try {
     await Promise.all([
       limiter(action, "account").consume(account.toLowerCase()),
-      limiter(action, "client").consume(clientKey(request)),
+      limiter(action, "client").consume(client.ip),
     ]);
   } catch (res) {
     if (res instanceof RateLimiterRes) {

@@ -4,9 +4,9 @@ import { jsonResponse } from "~/utils/api.server";
 import { logRequest } from "~/utils/log.server";
 
 /** Unknown /api/v1 paths answer JSON 404 for every method. */
-async function notFound({ request, params }: LoaderFunctionArgs | ActionFunctionArgs) {
+async function notFound({ request, params, context }: LoaderFunctionArgs | ActionFunctionArgs) {
   const { t } = await tFor(request);
-  logRequest(request, params, 404);
+  logRequest(request, params, 404, context);
   return jsonResponse({ success: false, message: t("api.notFound") }, 404);
 }
 export const loader = notFound;

@@ -1,12 +1,13 @@
 import { sendSignupOtp } from "~/domain/accounts.server";
 import { sendOtpSchema } from "~/schemas/auth";
+import { clientOf } from "~/utils/request.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async ({ locale }) => {
       const body = await jsonBody(request, sendOtpSchema);
-      await sendSignupOtp(body.email, request, locale);
+      await sendSignupOtp(body.email, clientOf(context), locale);
       return { message: "accounts.otpSent" };
     }),
 });

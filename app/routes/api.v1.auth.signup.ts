@@ -1,13 +1,14 @@
 import { signupWithOtp } from "~/domain/accounts.server";
 import { toApiUser } from "~/domain/users.server";
 import { signupApiSchema } from "~/schemas/auth";
+import { clientOf } from "~/utils/request.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async ({ locale }) => {
       const body = await jsonBody(request, signupApiSchema);
-      const user = await signupWithOtp(body, request, locale);
+      const user = await signupWithOtp(body, clientOf(context), locale);
       return { status: 201, message: "accounts.signupSuccess", data: toApiUser(user) };
     }),
 });

@@ -1,14 +1,14 @@
 import { approveExpert } from "~/domain/experts.server";
 import { approveExpertSchema } from "~/schemas/reports";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
       const { expertId } = await jsonBody(request, approveExpertSchema);
-      return { message: "experts.approved", data: approveExpert(actor, expertId, clientIp(request)) };
+      return { message: "experts.approved", data: approveExpert(actor, expertId, clientOf(context).ip) };
     }),
 });
 export const loader = route.loader;

@@ -1,13 +1,13 @@
 import { addReview } from "~/domain/reports.server";
 import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  POST: (request, params) =>
+  POST: (request, params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
       const body = await readJson(request);
-      const report = addReview(actor, params.reportId ?? "", body, { ip: clientIp(request) });
+      const report = addReview(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
       return { message: "reports.reviewSuccess", data: report };
     }),
 });

@@ -1,14 +1,14 @@
 import { deleteReport } from "~/domain/reports.server";
 import { deleteReportSchema } from "~/schemas/reports";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  DELETE: (request) =>
+  DELETE: (request, _params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
       const { reportId } = await jsonBody(request, deleteReportSchema);
-      await deleteReport(actor, reportId, { ip: clientIp(request) });
+      await deleteReport(actor, reportId, { ip: clientOf(context).ip });
       return { message: "reports.deleteSuccess" };
     }),
 });

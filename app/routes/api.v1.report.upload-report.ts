@@ -2,10 +2,10 @@ import { config } from "~/config.server";
 import { assertCanUpload, createReport } from "~/domain/reports.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
       assertCanUpload(actor); // before reading a single byte of the file
@@ -14,7 +14,7 @@ const route = apiRoute({
         kind: "report",
         maxBytes: config().maxUploadBytes,
       });
-      const report = await createReport(actor, fields, file, { ip: clientIp(request) });
+      const report = await createReport(actor, fields, file, { ip: clientOf(context).ip });
       return { status: 201, message: "reports.uploadSuccess", data: report };
     }),
 });

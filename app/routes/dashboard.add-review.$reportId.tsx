@@ -18,7 +18,7 @@ import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
@@ -49,7 +49,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireRole(request, "Expert");
   const submission = await parseForm(request, reviewSchema);
@@ -59,7 +59,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { t } = await tFor(request);
   try {
     // Only approved experts; the first review wins (a second one is a conflict, never an overwrite).
-    addReview(actor, params.reportId ?? "", submission.value, { ip: clientIp(request) });
+    addReview(actor, params.reportId ?? "", submission.value, { ip: clientOf(context).ip });
   } catch (err) {
     if (isDomainError(err) && err.code === "conflict") {
       // Someone was first: say so and keep the review text, but never overwrite.

@@ -21,7 +21,7 @@ import { approveExpertSchema } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 function rowOf(u: ApiUser) {
@@ -54,7 +54,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireRole(request, "Admin");
   const { t } = await tFor(request);
@@ -64,7 +64,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const submission = await parseForm(request, approveExpertSchema);
   if (submission.status !== "success") return redirectWithError(back, t("experts.approveFailed"));
   try {
-    approveExpert(actor, submission.value.expertId, clientIp(request));
+    approveExpert(actor, submission.value.expertId, clientOf(context).ip);
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return redirectWithError(back, `${t("experts.approveFailed")}: ${t(err.message)}`);

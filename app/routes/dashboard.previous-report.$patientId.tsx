@@ -24,7 +24,7 @@ import { deleteReportSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 const VIEWS_SHOWN = 3;
@@ -73,7 +73,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireActor(request);
   const { t } = await tFor(request);
@@ -85,7 +85,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (submission.status !== "success") return redirectWithError(back, t("reports.deleteFailed"));
   try {
     // The owning patient or an Admin (the domain decides).
-    await deleteReport(actor, submission.value.reportId, { ip: clientIp(request) });
+    await deleteReport(actor, submission.value.reportId, { ip: clientOf(context).ip });
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return redirectWithError(back, t(err.message));

@@ -23,7 +23,7 @@ import { requireRole } from "~/utils/auth.server";
 import { formatBytes } from "~/utils/format";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
-import { clientIp } from "~/utils/request.server";
+import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /** The form's text fields (the file travels as `report`). */
@@ -65,7 +65,7 @@ function errorReply(err: DomainError, t: TFunction, fields: Record<string, strin
   };
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireRole(request, "Patient");
   const { t } = await tFor(request);
@@ -83,7 +83,7 @@ export async function action({ request }: ActionFunctionArgs) {
       FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
     );
     // Validates (with the screen's required country code and consent) and removes the file on failure.
-    await createReport(actor, input, upload.file, { form: true, ip: clientIp(request) });
+    await createReport(actor, input, upload.file, { form: true, ip: clientOf(context).ip });
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return data<UploadResult>(errorReply(err, t, fields), { status: HTTP_STATUS[err.code] });

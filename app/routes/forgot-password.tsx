@@ -14,13 +14,14 @@ import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
 import { toasts } from "~/utils/toast.server";
+import { clientOf } from "~/utils/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   return null;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const submission = await parseForm(request, forgotSchema);
   if (submission.status !== "success") {
@@ -28,7 +29,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const { t } = await tFor(request);
   try {
-    await requestPasswordReset(submission.value.email, request);
+    await requestPasswordReset(submission.value.email, clientOf(context));
   } catch (err) {
     const res = domainErrorReply(err, t, (o) => submission.reply(o));
     return Response.json({ result: res.data, sentTo: null }, res.init ?? undefined);

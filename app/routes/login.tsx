@@ -10,9 +10,10 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { tFor } from "~/i18n/i18n.server";
 import { loginSchema } from "~/schemas/auth";
 import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
-import { authenticator } from "~/utils/authenticator.server";
+import { authenticateForm } from "~/utils/authenticator.server";
 import { safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
@@ -21,7 +22,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return null;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const formData = await request
     .clone()
@@ -33,7 +34,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const { t } = await tFor(request);
   try {
-    const { user, token } = await authenticator.authenticate("form", request);
+    const { user, token } = await authenticateForm(request, clientOf(context));
     const to = safeRedirect(formData.get("redirectTo"), "/dashboard/home");
     return redirectWithSuccess(to === "/login" ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
       headers: await sessionHeaders(token, user.locale),

@@ -19,13 +19,14 @@ import { guardForm } from "~/utils/guard.server";
 import { pendingSignupCookie } from "~/utils/pending-signup.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { clientOf } from "~/utils/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   return null;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   await redirectIfSignedIn(request);
   const submission = await parseForm(request, signupFormSchema);
@@ -34,7 +35,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const { t, locale } = await tFor(request);
   try {
-    const { pendingId } = await startSignup(submission.value, request, locale);
+    const { pendingId } = await startSignup(submission.value, clientOf(context), locale);
     return redirectWithSuccess("/verify-email", t("accounts.otpSent"), {
       headers: { "Set-Cookie": await pendingSignupCookie().serialize(pendingId) },
     });

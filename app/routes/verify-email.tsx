@@ -14,6 +14,7 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { pendingSignupCookie, readPendingId } from "~/utils/pending-signup.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { clientOf } from "~/utils/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
@@ -22,7 +23,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { email: pending.email };
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   await redirectIfSignedIn(request);
   const { t } = await tFor(request);
@@ -31,7 +32,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
   try {
     if (form.get("intent") === "resend") {
-      const next = await resendSignupCode(pendingId!, request);
+      const next = await resendSignupCode(pendingId!, clientOf(context));
       return redirectWithSuccess("/verify-email", t("accounts.otpSent"), {
         headers: { "Set-Cookie": await pendingSignupCookie().serialize(next.pendingId) },
       });
@@ -39,7 +40,7 @@ export async function action({ request }: ActionFunctionArgs) {
     const code = form.get("code") ?? [1, 2, 3, 4, 5, 6].map((i) => String(form.get(`d${i}`) ?? "")).join("");
     const parsed = verifyCodeSchema.safeParse({ code: String(code).replace(/\s/g, "") });
     if (!parsed.success) return data({ error: t("accounts.otpInvalid") }, { status: 400 });
-    await completeSignup(pendingId!, parsed.data.code, request);
+    await completeSignup(pendingId!, parsed.data.code, clientOf(context));
     return redirectWithSuccess("/login", t("accounts.signupSuccess"), {
       headers: { "Set-Cookie": await pendingSignupCookie().serialize("", { maxAge: 0 }) },
     });

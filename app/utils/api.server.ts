@@ -1,3 +1,4 @@
+import type { AppLoadContext } from "@remix-run/node";
 import type { TFunction } from "i18next";
 import { z } from "zod";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
@@ -159,7 +160,11 @@ export async function methodNotAllowed(request: Request, allowed: string[]) {
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
-type Handler = (request: Request, params: Record<string, string | undefined>) => Promise<Response>;
+type Handler = (
+  request: Request,
+  params: Record<string, string | undefined>,
+  context: AppLoadContext,
+) => Promise<Response>;
 
 /**
  * Builds a resource route's loader/action from a method table; any other method gets the
@@ -170,21 +175,23 @@ export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
   const dispatch = async ({
     request,
     params,
+    context,
   }: {
     request: Request;
     params: Record<string, string | undefined>;
+    context: AppLoadContext;
   }) => {
     const h = handlers[request.method.toUpperCase() as Method];
     let status = 500;
     try {
-      const response = await (h ? h(request, params) : methodNotAllowed(request, allowed));
+      const response = await (h ? h(request, params, context) : methodNotAllowed(request, allowed));
       status = response.status;
       return response;
     } catch (err) {
       if (err instanceof Response) status = err.status;
       throw err;
     } finally {
-      logRequest(request, params, status); // the request log line of every /api/v1 call
+      logRequest(request, params, status, context); // the request log line of every /api/v1 call
     }
   };
   return { loader: dispatch, action: dispatch };

@@ -1,6 +1,7 @@
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { login } from "~/domain/accounts.server";
+import { UNKNOWN_CLIENT, type Client } from "~/domain/client";
 import { DomainError } from "~/domain/errors";
 import { loginSchema } from "~/schemas/auth";
 import { fieldErrors } from "./api.server";
@@ -8,7 +9,10 @@ import { fieldErrors } from "./api.server";
 type LoginResult = Awaited<ReturnType<typeof login>>;
 
 /** remix-auth with the form strategy: the browser login checks credentials through the accounts domain. */
-export const authenticator = new Authenticator<LoginResult>();
+const authenticator = new Authenticator<LoginResult>();
+
+/** remix-auth hands the strategy the Request only; the resolved client travels beside it. */
+const clients = new WeakMap<Request, Client>();
 
 authenticator.use(
   new FormStrategy(async ({ form, request }) => {
@@ -19,7 +23,13 @@ authenticator.use(
     if (!parsed.success) {
       throw new DomainError("invalid", "validation.invalidInput", { fieldErrors: fieldErrors(parsed.error) });
     }
-    return login(parsed.data, request, "web");
+    return login(parsed.data, clients.get(request) ?? UNKNOWN_CLIENT, "web");
   }),
   "form",
 );
+
+/** The browser login: remix-auth's form strategy for the request, as this client. */
+export function authenticateForm(request: Request, client: Client): Promise<LoginResult> {
+  clients.set(request, client);
+  return authenticator.authenticate("form", request);
+}

@@ -58,8 +58,21 @@ export function routePattern(pathname: string, params: Record<string, string | u
   return segments.join("/") || "/";
 }
 
-/** Logs method, route pattern, status and duration of one request (nothing else). */
-export function logRequest(request: Request, params: Record<string, string | undefined>, status: number) {
+/**
+ * The request log line: method, route pattern, status and duration (nothing else). Under our
+ * server (server/) the app only names the route pattern in the load context and the server
+ * writes the line when the response has been sent; under the basic remix-serve the app logs.
+ */
+export function logRequest(
+  request: Request,
+  params: Record<string, string | undefined>,
+  status: number,
+  context?: { requestLog?: { route?: string } },
+) {
+  if (context?.requestLog) {
+    context.requestLog.route ??= routePattern(new URL(request.url).pathname, params);
+    return;
+  }
   const start = tracking ? Number(request.headers.get(START_HEADER)) : NaN;
   const ms = Number.isFinite(start) && start > 0 ? Math.round((performance.now() - start) * 10) / 10 : null;
   log("info", "request", {

@@ -1,4 +1,22 @@
-/** The client address a reverse proxy reported, for the audit trail (null when direct). */
-export function clientIp(request: Request): string | null {
-  return request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim().slice(0, 64) || null;
+import type { AppLoadContext } from "@remix-run/node";
+import { UNKNOWN_CLIENT, type Client } from "~/domain/client";
+
+/**
+ * What our server (server/) hands every request as Remix load context. Under the basic
+ * remix-serve (`npm run start:basic`) the context is empty and the client is unknown.
+ */
+export type RequestContext = {
+  client: Client;
+  /** Filled by the app with the matched route pattern; the server writes the log line. */
+  requestLog: { route?: string };
+};
+
+declare module "@remix-run/node" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AppLoadContext extends Partial<RequestContext> {}
+}
+
+/** The client of this request (never read from headers here: the server resolved it). */
+export function clientOf(context: AppLoadContext | undefined): Client {
+  return context?.client ?? UNKNOWN_CLIENT;
 }
