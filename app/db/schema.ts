@@ -186,5 +186,19 @@ export const callbackRequests = sqliteTable(
   (t) => [index("callback_requests_created_idx").on(t.createdAt)],
 );
 
+/**
+ * Rate-limit counters shared by every worker process (rate-limiter-flexible's SQLite store
+ * layout: key, points, expire in epoch ms). Rows past `expire` are pruned.
+ */
+export const rateLimits = sqliteTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    points: integer("points").notNull().default(0),
+    expire: integer("expire"),
+  },
+  (t) => [index("rate_limits_expire_idx").on(t.expire)],
+);
+
 export type UserRow = typeof users.$inferSelect;
 export type ReportRow = typeof reports.$inferSelect;
