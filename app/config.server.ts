@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -10,6 +11,18 @@ import { z } from "zod";
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).optional(),
+  TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(false|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*|(loopback|uniquelocal|linklocal)(\s*,\s*[\w.:/]+)*)$/,
+      "a hop count, or a comma-separated list of proxy addresses/CIDRs (or loopback, uniquelocal, linklocal)",
+    )
+    .optional(),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  BODY_LIMIT_KB: z.coerce.number().int().min(1).max(10_240).default(64),
+  /** Set by our server for the processes it starts; remix-serve leaves it unset ("basic"). */
+  CAREBRIDGE_ROLE: z.enum(["basic", "single", "primary", "worker"]).default("basic"),
   DATA_DIR: z.string().min(1).default("data"),
   DATABASE_URL: z.string().min(1).optional(),
   UPLOADS_DIR: z.string().min(1).default("uploads"),
@@ -31,12 +44,21 @@ const envSchema = z.object({
     .enum(["0", "1", "true", "false"])
     .optional()
     .transform((v) => v === "1" || v === "true"),
+  /** Where rate-limit counters live: the database (shared by every worker) or this process's memory. */
+  RATE_LIMIT_STORE: z.enum(["database", "memory"]).default("database"),
+  /** Ceiling on code/reset/alert mails sent per hour, all senders together. */
+  MAIL_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
 });
 
 export type Config = {
   nodeEnv: "development" | "production" | "test";
   port: number;
+  host: string | undefined;
+  trustProxy: string | undefined;
+  webConcurrency: number;
+  bodyLimitBytes: number;
+  serverRole: "basic" | "single" | "primary" | "worker";
   dataDir: string;
   databaseUrl: string;
   uploadsDir: string;
@@ -50,6 +72,8 @@ export type Config = {
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   rateLimitDisabled: boolean;
+  rateLimitStore: "database" | "memory";
+  mailPerHour: number;
   logLevel: "silent" | "info";
 };
 
@@ -93,6 +117,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    host: e.HOST,
+    trustProxy: e.TRUST_PROXY,
+    webConcurrency: e.WEB_CONCURRENCY ?? availableParallelism(),
+    bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
+    serverRole: e.CAREBRIDGE_ROLE,
     dataDir,
     databaseUrl: path.resolve(e.DATABASE_URL ?? path.join(dataDir, "app.db")),
     uploadsDir,
@@ -106,6 +135,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
     rateLimitDisabled: e.RATE_LIMIT_DISABLED,
+    rateLimitStore: e.RATE_LIMIT_STORE,
+    mailPerHour: e.MAIL_PER_HOUR,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -6,15 +6,19 @@ import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
-import { startup } from "~/domain/startup.server";
+import { shutdown, startup } from "~/domain/startup.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { logRequest } from "~/utils/log.server";
+import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
 
 // Runs once when the server build is loaded: migrations, folders, admin bootstrap.
 startup();
+
+/** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
+export const appHooks = { refusal, shutdown };
 
 const ABORT_DELAY = 10_000;
 

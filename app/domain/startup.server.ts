@@ -21,16 +21,25 @@ function prune() {
   }
 }
 
-/** Start-up work: validate config, create folders, migrate, bootstrap the admin, prune. */
+/**
+ * Start-up work. The process that owns the data (remix-serve's one process, our server's
+ * single process or its cluster primary) validates config, creates folders, migrates,
+ * bootstraps the admin, sweeps leftovers and prunes hourly; a cluster worker only opens the
+ * database (the primary migrated it before forking), so scheduled work runs once.
+ */
 export function startup() {
   if (started) return;
   started = true;
   const c = config();
-  mkdirSync(c.uploadsDir, { recursive: true });
-  mkdirSync(c.outboxDir, { recursive: true });
-  db(); // opens the database and applies pending migrations
-  process.once("exit", closeDatabase); // checkpoints the WAL on a clean stop (SIGTERM drains first)
+  const owner = c.serverRole !== "worker";
+  if (owner) {
+    mkdirSync(c.uploadsDir, { recursive: true });
+    mkdirSync(c.outboxDir, { recursive: true });
+  }
+  db(); // opens the database and applies pending migrations (none left in a worker)
+  if (c.serverRole === "basic") process.once("exit", closeDatabase); // our server closes it itself
   trackRequestStart();
+  if (!owner) return;
   prune();
   setInterval(prune, PRUNE_EVERY_MS).unref(); // never keeps a stopping server alive
   // Nothing is in flight at start-up, so every leftover counts as old (a crash mid-upload leaves .part files).
@@ -42,4 +51,9 @@ export function startup() {
       .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
       .catch((err) => console.error("Admin bootstrap failed:", err));
   }
+}
+
+/** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
+export async function shutdown() {
+  closeDatabase();
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { login } from "~/domain/accounts.server";
@@ -11,11 +12,11 @@ type LoginResult = Awaited<ReturnType<typeof login>>;
 /** remix-auth with the form strategy: the browser login checks credentials through the accounts domain. */
 const authenticator = new Authenticator<LoginResult>();
 
-/** remix-auth hands the strategy the Request only; the resolved client travels beside it. */
-const clients = new WeakMap<Request, Client>();
+/** remix-auth hands the strategy a copy of the Request only; the resolved client travels beside it. */
+const currentClient = new AsyncLocalStorage<Client>();
 
 authenticator.use(
-  new FormStrategy(async ({ form, request }) => {
+  new FormStrategy(async ({ form }) => {
     const parsed = loginSchema.safeParse({
       email: form.get("email") ?? undefined,
       password: form.get("password") ?? undefined,
@@ -23,13 +24,12 @@ authenticator.use(
     if (!parsed.success) {
       throw new DomainError("invalid", "validation.invalidInput", { fieldErrors: fieldErrors(parsed.error) });
     }
-    return login(parsed.data, clients.get(request) ?? UNKNOWN_CLIENT, "web");
+    return login(parsed.data, currentClient.getStore() ?? UNKNOWN_CLIENT, "web");
   }),
   "form",
 );
 
 /** The browser login: remix-auth's form strategy for the request, as this client. */
 export function authenticateForm(request: Request, client: Client): Promise<LoginResult> {
-  clients.set(request, client);
-  return authenticator.authenticate("form", request);
+  return currentClient.run(client, () => authenticator.authenticate("form", request));
 }

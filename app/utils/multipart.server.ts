@@ -1,4 +1,6 @@
-import { unstable_parseMultipartFormData, type UploadHandler } from "@remix-run/node";
+import busboy from "busboy";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { DomainError } from "~/domain/errors";
 import { storeUpload, deleteStored, type StoredFile, type UploadKind } from "~/domain/files.server";
 
@@ -7,85 +9,102 @@ const MAX_PARTS = 20;
 
 export type ParsedUpload = { fields: Record<string, string>; file: StoredFile | null };
 
+function tooLarge(maxBytes: number) {
+  return new DomainError("too_large", "files.tooLarge", {
+    values: { max: Number((maxBytes / (1024 * 1024)).toFixed(1)) },
+  });
+}
+
 /**
- * Reads a multipart request, streaming the one file field straight into the encrypted file
- * store (never held whole in memory) and the other fields as short text. A file that fails
- * (too large, wrong type, empty) has the rest of its bytes read and dropped, so the client
- * gets the clear error response instead of a reset connection. The caller owns the stored
- * file afterwards and must delete it if it does not keep it (see `discardUpload`).
+ * Reads a multipart request with busboy (a streaming parser), the one file field going
+ * straight into the encrypting writer of the file store (never whole in memory) and the other
+ * fields as short text. The first failure — a file over the limit, a wrong type, a body cut
+ * off before its closing boundary, a body over the server's limit — stops reading at once:
+ * nothing more is copied through the parser and the stored part is removed. The caller owns
+ * the stored file afterwards and must delete it if it does not keep it (see `discardUpload`).
  */
 export async function parseUpload(
   request: Request,
   opts: { fileField: string; kind: UploadKind; maxBytes: number },
 ): Promise<ParsedUpload> {
   const type = request.headers.get("Content-Type") ?? "";
-  if (!/^multipart\/form-data/i.test(type)) {
+  if (!/^multipart\/form-data/i.test(type) || !request.body) {
     throw new DomainError("invalid", "files.expectedMultipart");
   }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": type },
+      limits: { parts: MAX_PARTS, fields: MAX_PARTS, fieldSize: MAX_TEXT_PART, fileSize: opts.maxBytes + 1 },
+      defParamCharset: "utf8",
+    });
+  } catch {
+    throw new DomainError("invalid", "files.expectedMultipart"); // e.g. no boundary
+  }
+  const source = Readable.fromWeb(request.body as unknown as NodeWebStream<Uint8Array>);
   const fields: Record<string, string> = {};
   let file: StoredFile | null = null;
+  let fileTask: Promise<void> | null = null;
   let failure: unknown = null;
-  let parts = 0;
 
-  const handler: UploadHandler = async ({ name, filename, data }) => {
-    parts++;
-    const it = data[Symbol.asyncIterator]();
-    const drain = async () => {
-      for (let r = await it.next(); !r.done; r = await it.next()) {
-        /* discard */
-      }
+  return new Promise<ParsedUpload>((resolve, reject) => {
+    let settled = false;
+    const settle = async () => {
+      if (settled) return;
+      settled = true;
+      await fileTask?.catch(() => {});
+      if (failure) {
+        if (file) await deleteStored(file.key).catch(() => {});
+        reject(failure);
+      } else resolve({ fields, file });
     };
-    // A view of the part that cannot end the underlying stream early.
-    const view: AsyncIterable<Uint8Array> = {
-      [Symbol.asyncIterator]: () => ({ next: () => it.next() }),
+    const fail = (err: unknown) => {
+      failure ??= err;
+      // Stop reading: the rest of the body is not copied through the parser.
+      source.unpipe(parser);
+      source.destroy();
+      parser.removeAllListeners("file");
+      parser.removeAllListeners("field");
+      void settle();
     };
-    if (parts > MAX_PARTS || failure) {
-      await drain();
-      return undefined;
-    }
-    if (name === opts.fileField && filename !== undefined) {
-      if (file) {
-        await drain();
-        return undefined;
-      }
-      try {
-        // An empty file input sends a part with no name and no bytes: treat it as "no file".
-        file = await storeUpload(view, { maxBytes: opts.maxBytes, allowed: opts.kind, fileName: filename });
-      } catch (err) {
-        if (err instanceof DomainError && err.message === "files.empty" && !filename) {
-          return undefined;
-        }
-        failure = err;
-        await drain();
-      }
-      return undefined;
-    }
-    let size = 0;
-    const chunks: Buffer[] = [];
-    for (let r = await it.next(); !r.done; r = await it.next()) {
-      size += r.value.byteLength;
-      if (size <= MAX_TEXT_PART) chunks.push(Buffer.from(r.value));
-    }
-    if (size > MAX_TEXT_PART) {
-      failure = new DomainError("invalid", "files.fieldTooLong", {
-        fieldErrors: { [name]: ["files.fieldTooLong"] },
-      });
-      return undefined;
-    }
-    if (filename === undefined && !(name in fields)) fields[name] = Buffer.concat(chunks).toString("utf8");
-    return undefined;
-  };
 
-  try {
-    await unstable_parseMultipartFormData(request, handler);
-  } catch (err) {
-    failure ??= err instanceof DomainError ? err : new DomainError("invalid", "files.uploadInterrupted");
-  }
-  if (failure) {
-    if (file) await deleteStored((file as StoredFile).key).catch(() => {});
-    throw failure;
-  }
-  return { fields, file };
+    parser.on("file", (name, stream, info) => {
+      if (failure || name !== opts.fileField || fileTask) {
+        stream.resume(); // an extra or unknown file part: dropped
+        return;
+      }
+      stream.once("limit", () => fail(tooLarge(opts.maxBytes)));
+      fileTask = storeUpload(stream, { maxBytes: opts.maxBytes, allowed: opts.kind, fileName: info.filename })
+        .then((stored) => {
+          if (failure) void deleteStored(stored.key).catch(() => {});
+          else file = stored;
+        })
+        .catch((err) => {
+          // An empty file input sends a part with no file name and no bytes: "no file".
+          if (err instanceof DomainError && err.message === "files.empty" && !info.filename) return;
+          fail(err);
+        });
+    });
+    parser.on("field", (name, value, info) => {
+      if (info.valueTruncated) {
+        fail(
+          new DomainError("invalid", "files.fieldTooLong", { fieldErrors: { [name]: ["files.fieldTooLong"] } }),
+        );
+        return;
+      }
+      if (!(name in fields)) fields[name] = value;
+    });
+    parser.once("error", () => fail(new DomainError("invalid", "files.uploadInterrupted")));
+    parser.once("close", () => void settle());
+    source.once("error", (err) => {
+      fail(
+        (err as { code?: string })?.code === "BODY_TOO_LARGE"
+          ? tooLarge(opts.maxBytes)
+          : new DomainError("invalid", "files.uploadInterrupted"),
+      );
+    });
+    source.pipe(parser);
+  });
 }
 
 export async function discardUpload(file: StoredFile | null) {

@@ -8,7 +8,8 @@ const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-e2e-"));
 const port = process.env.E2E_PORT ?? "4310";
 const child = spawn(
   process.execPath,
-  ["node_modules/@remix-run/serve/dist/cli.js", "build/server/index.js"],
+  // Our production server with two workers, as `npm start` runs it on a 2-core machine.
+  [path.join(process.env.BUILD_DIR || "build", "main.js")],
   {
     stdio: "inherit",
     env: {
@@ -22,6 +23,7 @@ const child = spawn(
       ADMIN_EMAIL: "admin@carebridge.test",
       ADMIN_PASSWORD: "Admin-pass-123",
       BCRYPT_COST: "4",
+      WEB_CONCURRENCY: "2",
       RATE_LIMIT_DISABLED: "1",
       E2E_ROOT: root,
     },

@@ -35,18 +35,28 @@ export type AppProcess = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
+/** The build under test: `BUILD_DIR` (default build/), so parallel work can keep separate builds. */
+export const BUILD_DIR = path.resolve(process.env.BUILD_DIR || "build");
+
 /**
- * Spawns the built app (`npm run build` first) with remix-serve on 127.0.0.1 and a free port,
+ * Spawns the built app (`npm run build` first) with our server (build/main.js; one process
+ * unless `WEB_CONCURRENCY` is given, or remix-serve with `{ basic: true }`) on 127.0.0.1 and a free port,
  * with its data folder and uploads folder under `root`, and waits until /healthz answers.
  */
-export async function spawnApp(root: string, env: Record<string, string> = {}): Promise<AppProcess> {
+export async function spawnApp(
+  root: string,
+  env: Record<string, string> = {},
+  opts: { basic?: boolean } = {},
+): Promise<AppProcess> {
   const dataDir = path.join(root, "data");
   const uploadsDir = path.join(root, "uploads");
   const port = await freePort();
   let out = "";
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"],
+    opts.basic
+      ? [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), path.join(BUILD_DIR, "server/index.js")]
+      : [path.join(BUILD_DIR, "main.js")],
     {
       cwd: path.resolve("."),
       env: {
@@ -58,6 +68,7 @@ export async function spawnApp(root: string, env: Record<string, string> = {}): 
         UPLOADS_DIR: uploadsDir,
         APP_URL: `http://127.0.0.1:${port}`,
         BCRYPT_COST: "4",
+        WEB_CONCURRENCY: "1",
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -93,10 +104,10 @@ export async function spawnApp(root: string, env: Record<string, string> = {}): 
  */
 export async function startServer(
   env: Record<string, string> = {},
-  opts: { root?: string; keep?: boolean } = {},
+  opts: { root?: string; keep?: boolean; basic?: boolean } = {},
 ): Promise<TestServer & { root: string }> {
   const root = opts.root ?? mkdtempSync(path.join(os.tmpdir(), "carebridge-test-"));
-  const app = await spawnApp(root, env);
+  const app = await spawnApp(root, env, { basic: opts.basic });
   return {
     root,
     url: app.url,

@@ -129,6 +129,7 @@ const en = {
     loginFirst: "Please log in to continue",
     tooManyRequests: "Too many attempts. Please wait {{seconds}} seconds and try again.",
     forbiddenOrigin: "This form was sent from another site and was refused.",
+    badRequest: "The request could not be understood.",
   },
   accounts: {
     cannotSuspendSelf: "You cannot suspend your own account",

@@ -127,6 +127,7 @@ const hi: Catalogue = {
     loginFirst: "जारी रखने के लिए कृपया लॉग इन करें",
     tooManyRequests: "बहुत अधिक प्रयास। कृपया {{seconds}} सेकंड रुककर फिर कोशिश करें।",
     forbiddenOrigin: "यह फ़ॉर्म किसी दूसरी साइट से भेजा गया था, इसलिए अस्वीकार किया गया।",
+    badRequest: "अनुरोध समझा नहीं जा सका।",
   },
   accounts: {
     cannotSuspendSelf: "आप अपना खाता निलंबित नहीं कर सकते",

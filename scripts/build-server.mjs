@@ -1,0 +1,30 @@
+// Bundles our production server (server/index.ts) into <BUILD_DIR>/main.js next to the Remix build.
+// Packages stay external (node_modules); the app's own modules it needs (config, log) are bundled.
+import { build } from "esbuild";
+import path from "node:path";
+
+const outDir = path.resolve(process.env.BUILD_DIR || "build");
+await build({
+  entryPoints: ["server/index.ts"],
+  outfile: path.join(outDir, "main.js"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  tsconfig: "tsconfig.json",
+  plugins: [
+    {
+      // `~/x` is the app folder (tsconfig paths), not a package.
+      name: "app-alias",
+      setup(b) {
+        b.onResolve({ filter: /^~\// }, (args) =>
+          b.resolve("./" + args.path.slice(2), { resolveDir: path.resolve("app"), kind: args.kind }),
+        );
+      },
+    },
+  ],
+  sourcemap: false,
+  logLevel: "warning",
+});
+console.log(`server bundled into ${path.relative(process.cwd(), path.join(outDir, "main.js"))}`);

@@ -1,0 +1,356 @@
+import { createReadableStreamFromReadable, createRequestHandler, type ServerBuild } from "@remix-run/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { constants, createBrotliCompress, createGzip, brotliCompressSync, gzipSync } from "node:zlib";
+import type { RequestContext } from "~/utils/request.server";
+import { resolveClient, type Trust } from "./client";
+import { pickEncoding, type StaticFile } from "./static";
+
+/**
+ * The front door of every request: static files from memory, the client resolved once,
+ * hostile requests refused with 4xx before Remix sees them (cross-site posts, oversized or
+ * cut-off bodies), then Remix with the client as load context, and one log line.
+ */
+export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
+export type AppHooks = {
+  refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
+  routeOf: (pathname: string) => string;
+};
+
+export type HandlerOptions = {
+  build: ServerBuild;
+  hooks: AppHooks;
+  trust: Trust;
+  staticFiles: Map<string, StaticFile>;
+  /** Largest body of an ordinary form or JSON request (read whole before Remix runs). */
+  bodyLimit: number;
+  /** Largest body of an upload route (streamed; counted while it arrives). */
+  uploadLimit: number;
+  log: (fields: Record<string, unknown>) => void;
+  isDraining: () => boolean;
+};
+
+/** Routes whose bodies are file uploads: streamed, with the larger limit. */
+const UPLOAD_PATHS =
+  /^\/(?:dashboard\/upload-report(?:\.data)?|dashboard\/settings(?:\.data)?|api\/v1\/report\/upload-report|api\/v1\/profile\/update-display-picture)\/?$/;
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const HOST_RE = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "forwarded"];
+
+export class BodyTooLargeError extends Error {
+  code = "BODY_TOO_LARGE";
+  constructor() {
+    super("request body too large");
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function firstForwarded(value: string | undefined): string | undefined {
+  return value?.split(",")[0]?.trim() || undefined;
+}
+
+/** Reads a whole small body; null when it is over `limit` (the rest is not kept). */
+function readSmallBody(req: IncomingMessage, limit: number): Promise<Buffer | "tooLarge" | "aborted"> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: Buffer | "tooLarge" | "aborted") => {
+      if (done) return;
+      done = true;
+      req.off("data", onData);
+      resolve(v);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        req.pause();
+        finish("tooLarge");
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => finish(Buffer.concat(chunks, size)));
+    req.once("aborted", () => finish("aborted"));
+    req.once("error", () => finish("aborted"));
+    req.once("close", () => {
+      if (!req.complete) finish("aborted");
+    });
+  });
+}
+
+/** A streamed body that errors as soon as more than `limit` bytes arrive (and stops taking them). */
+function limitedStream(req: IncomingMessage, limit: number): ReadableStream<Uint8Array> {
+  let size = 0;
+  const counted = new Readable({
+    read() {
+      req.resume();
+    },
+  });
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.off("data", onData);
+      req.pause();
+      counted.destroy(new BodyTooLargeError());
+      return;
+    }
+    if (!counted.push(chunk)) req.pause();
+  };
+  req.on("data", onData);
+  req.once("end", () => counted.push(null));
+  req.once("aborted", () => counted.destroy(new Error("request aborted")));
+  req.once("error", (err) => counted.destroy(err));
+  return createReadableStreamFromReadable(counted);
+}
+
+/**
+ * A response went out before the request body was read (a refusal, a 401, a 413): the rest is
+ * read and dropped — never parsed, never kept — so the client can finish sending and read the
+ * answer, but only up to `max` bytes or a few seconds; then the connection is cut.
+ */
+function drainAfterResponse(req: IncomingMessage, res: ServerResponse, max: number) {
+  res.once("finish", () => {
+    if (req.complete || req.destroyed) return;
+    let dropped = 0;
+    const cut = () => req.socket.destroy();
+    const timer = setTimeout(cut, 5_000);
+    timer.unref();
+    req.removeAllListeners("data");
+    req.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > max) {
+        clearTimeout(timer);
+        cut();
+      }
+    });
+    req.once("end", () => clearTimeout(timer));
+    req.resume();
+  });
+}
+
+export function createHandler(opts: HandlerOptions) {
+  const handleRemix = createRequestHandler(opts.build, "production");
+
+  async function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    response: Response,
+    encodingAllowed: boolean,
+  ): Promise<void> {
+    const headers = response.headers;
+    const type = headers.get("Content-Type") ?? "";
+    const isHtml = type.startsWith("text/html");
+    const isJson = type.startsWith("application/json");
+    const encoding = encodingAllowed && (isHtml || isJson) ? pickEncoding(header(req, "accept-encoding")) : null;
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of headers) {
+      if (k === "set-cookie") continue;
+      out[k] = v;
+    }
+    const cookies = headers.getSetCookie();
+    if (cookies.length) out["set-cookie"] = cookies;
+    if (!req.complete && req.method !== "GET" && req.method !== "HEAD") {
+      drainAfterResponse(req, res, opts.uploadLimit);
+    }
+    if (isHtml || isJson) out["vary"] = out["vary"] ? `${out["vary"]}, Accept-Encoding` : "Accept-Encoding";
+
+    if (!response.body || req.method === "HEAD") {
+      res.writeHead(response.status, out);
+      res.end();
+      return;
+    }
+    if (isJson) {
+      // API answers are built whole in memory: send them in one write, compressed when large.
+      let body: Buffer = Buffer.from(await response.arrayBuffer());
+      if (encoding && body.length > 1024) {
+        body =
+          encoding === "br"
+            ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })
+            : gzipSync(body, { level: 6 });
+        out["content-encoding"] = encoding;
+      }
+      out["content-length"] = String(body.length);
+      res.writeHead(response.status, out);
+      res.end(body);
+      return;
+    }
+    const source = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream);
+    if (encoding) {
+      out["content-encoding"] = encoding;
+      delete out["content-length"];
+      res.writeHead(response.status, out);
+      const zip =
+        encoding === "br"
+          ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })
+          : createGzip({ level: 6 });
+      await pipeline(source, zip, res).catch(() => {});
+      return;
+    }
+    res.writeHead(response.status, out);
+    await pipeline(source, res).catch(() => {});
+  }
+
+  function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile) {
+    const enc = file.br || file.gzip ? pickEncoding(header(req, "accept-encoding")) : null;
+    const body = enc === "br" && file.br ? file.br : enc && file.gzip ? file.gzip : file.body;
+    const h: Record<string, string> = {
+      "content-type": file.type,
+      "cache-control": file.cacheControl,
+      "content-length": String(body.length),
+      "x-content-type-options": "nosniff",
+    };
+    if (body !== file.body) h["content-encoding"] = body === file.br ? "br" : "gzip";
+    if (file.br || file.gzip) h["vary"] = "Accept-Encoding";
+    res.writeHead(200, h);
+    res.end(req.method === "HEAD" ? undefined : body);
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const started = performance.now();
+    const context: RequestContext = { client: { ip: "unknown", userAgent: null }, requestLog: {} };
+    const method = (req.method ?? "GET").toUpperCase();
+    res.once("close", () => {
+      opts.log({
+        method,
+        route: context.requestLog.route ?? "(unknown)",
+        status: res.headersSent ? res.statusCode : 499,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    });
+
+    const rawUrl = req.url ?? "/";
+    const q = rawUrl.indexOf("?");
+    const pathname = q === -1 ? rawUrl : rawUrl.slice(0, q);
+
+    // 1. Static files: a map lookup, before anything else.
+    if (method === "GET" || method === "HEAD") {
+      const file = opts.staticFiles.get(pathname);
+      if (file) {
+        context.requestLog.route = pathname.startsWith("/assets/") ? "/assets/*" : "(static)";
+        sendStatic(req, res, file);
+        return;
+      }
+      if (pathname === "/readyz") {
+        context.requestLog.route = "/readyz";
+        const ready = !opts.isDraining();
+        res.writeHead(ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(JSON.stringify({ ready }));
+        return;
+      }
+    }
+
+    // 2. Who is asking, and where they think they are.
+    const resolved = resolveClient(req, opts.trust);
+    context.client = { ip: resolved.ip, userAgent: resolved.userAgent };
+    const host =
+      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-host"))) || header(req, "host") || "";
+    const proto =
+      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-proto"))) === "https" ? "https" : "http";
+
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v === undefined || FORWARDING_HEADERS.includes(k)) continue;
+      if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+      else headers.set(k, v);
+    }
+    // Remix's own checks read Host; give it the one we resolved (never a client's forwarded one).
+    if (host) headers.set("host", host);
+
+    const refuse = async (kind: RefusalKind, status: number) => {
+      const probe = new Request(`http://localhost${pathname.startsWith("/") ? pathname : "/"}`, { headers });
+      context.requestLog.route ??= opts.hooks.routeOf(pathname);
+      const response = await opts.hooks.refusal(probe, kind);
+      if (response.status !== status) throw new Error("refusal status mismatch");
+      await send(req, res, response, false);
+    };
+
+    if (!HOST_RE.test(host) || (!rawUrl.startsWith("/") && rawUrl !== "*")) {
+      context.requestLog.route = "(bad request)";
+      await refuse("badRequest", 400);
+      return;
+    }
+    const url = `${proto}://${host}${rawUrl}`;
+
+    // 3. Cross-site writes are refused before Remix's own CSRF check can throw.
+    if (!SAFE_METHODS.has(method)) {
+      const site = header(req, "sec-fetch-site");
+      const origin = header(req, "origin");
+      let crossSite = site === "cross-site";
+      if (!crossSite && origin !== undefined) {
+        try {
+          crossSite = origin === "null" || new URL(origin).host !== host;
+        } catch {
+          crossSite = true;
+        }
+      }
+      if (crossSite) {
+        await refuse("crossSite", 403);
+        return;
+      }
+    }
+
+    // 4. Bodies: uploads stream with a counted limit; everything else is read whole (small).
+    let body: BodyInit | undefined;
+    if (method !== "GET" && method !== "HEAD") {
+      const isUpload = UPLOAD_PATHS.test(pathname);
+      const limit = isUpload ? opts.uploadLimit : opts.bodyLimit;
+      const declared = Number(header(req, "content-length"));
+      if (Number.isFinite(declared) && declared > limit) {
+        await refuse("tooLarge", 413);
+        return;
+      }
+      if (isUpload) {
+        body = limitedStream(req, limit);
+      } else {
+        const read = await readSmallBody(req, limit);
+        if (read === "aborted") {
+          context.requestLog.route ??= opts.hooks.routeOf(pathname);
+          res.destroy();
+          return;
+        }
+        if (read === "tooLarge") {
+          await refuse("tooLarge", 413);
+          return;
+        }
+        body = read as unknown as BodyInit;
+      }
+    }
+
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let request: Request;
+    try {
+      request = new Request(url, {
+        method,
+        headers,
+        body,
+        signal: controller.signal,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit);
+    } catch {
+      await refuse("badRequest", 400);
+      return;
+    }
+
+    let response: Response;
+    try {
+      response = await handleRemix(request, context);
+    } catch (err) {
+      opts.log({ level: "error", msg: "unhandled", error: String((err as Error)?.stack ?? err) });
+      response = new Response("Internal Server Error", { status: 500 });
+    }
+    context.requestLog.route ??= opts.hooks.routeOf(pathname);
+    await send(req, res, response, true);
+  };
+}

@@ -1,0 +1,172 @@
+import type { ServerBuild } from "@remix-run/node";
+import cluster, { type Worker } from "node:cluster";
+import { createServer, type Server } from "node:http";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { config } from "~/config.server";
+import { log } from "~/utils/log.server";
+import { parseTrustProxy } from "./client";
+import { createHandler, type AppHooks } from "./http";
+import { routePatterns } from "./routes";
+import { loadStaticFiles } from "./static";
+
+/**
+ * CareBridge's production server (`npm start`): node:http in front of the Remix build, with
+ * WEB_CONCURRENCY worker processes on one port (node:cluster). The primary owns start-up work
+ * (migrations, sweep, hourly pruning), replaces crashed workers, and on SIGTERM drains every
+ * worker and then closes the database once. See docs/decisions/0007-own-server.md.
+ */
+const BUILD_DIR = path.dirname(fileURLToPath(import.meta.url));
+const DRAIN_MS = 10_000;
+
+type Hooks = AppHooks & { shutdown: () => Promise<void> };
+
+async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
+  const build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
+  const appHooks = (build.entry.module as unknown as { appHooks: Omit<Hooks, "routeOf"> }).appHooks;
+  return { build, hooks: { ...appHooks, routeOf: routePatterns(build) } };
+}
+
+function requestLogger() {
+  const silent = config().logLevel === "silent";
+  return (fields: Record<string, unknown>) => {
+    if (fields.level === "error") {
+      const { level: _l, msg, ...rest } = fields;
+      log("error", String(msg), rest);
+      return;
+    }
+    if (silent) return;
+    process.stdout.write(JSON.stringify({ t: new Date().toISOString(), level: "info", msg: "request", ...fields }) + "\n");
+  };
+}
+
+/** One serving process: listens (or shares the cluster's port), drains on SIGTERM. */
+async function serve(role: "single" | "worker") {
+  const c = config();
+  const { build, hooks } = await loadBuild();
+  let draining = false;
+  const handler = createHandler({
+    build,
+    hooks,
+    trust: parseTrustProxy(c.trustProxy),
+    staticFiles: loadStaticFiles(path.join(BUILD_DIR, "client")),
+    bodyLimit: c.bodyLimitBytes,
+    uploadLimit: c.maxUploadBytes + 1024 * 1024,
+    log: requestLogger(),
+    isDraining: () => draining,
+  });
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    res.once("close", () => {
+      inFlight--;
+      if (inFlight === 0 && idle) idle();
+    });
+    handler(req, res).catch((err) => {
+      log("error", "request failed", { error: String((err as Error)?.stack ?? err) });
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end("Internal Server Error");
+      } else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 15 * 60_000; // slow uploads on rural connections
+  server.maxHeadersCount = 100;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(c.port, c.host, () => resolve());
+  });
+  if (role === "single") log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers: 1 });
+
+  const stop = async () => {
+    if (draining) return;
+    draining = true;
+    server.close();
+    server.closeIdleConnections();
+    if (inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((r) => (idle = r)),
+        new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
+      ]);
+    }
+    server.closeAllConnections();
+    await hooks.shutdown();
+    process.exit(0);
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+/** The cluster primary: start-up work once, then N workers; replaces crashed ones. */
+async function primary(workers: number) {
+  const c = config();
+  const { hooks } = await loadBuild(); // runs start-up (migrations, sweep, admin, pruning)
+  let stopping = false;
+  const started = new Map<number, number>();
+  let quickDeaths = 0;
+  const fork = () => {
+    const w = cluster.fork({ CAREBRIDGE_ROLE: "worker" });
+    started.set(w.id, Date.now());
+  };
+  cluster.on("exit", (w: Worker, code, signal) => {
+    const lived = Date.now() - (started.get(w.id) ?? 0);
+    started.delete(w.id);
+    if (stopping) return;
+    log("error", "worker exited; starting another", { code, signal, livedMs: lived });
+    quickDeaths = lived < 5_000 ? quickDeaths + 1 : 0;
+    if (quickDeaths > 10) {
+      log("error", "workers keep dying at start; giving up");
+      process.exit(1);
+    }
+    setTimeout(fork, Math.min(5_000, quickDeaths * 200)).unref();
+  });
+  for (let i = 0; i < workers; i++) fork();
+  let listening = 0;
+  cluster.on("listening", () => {
+    if (++listening === workers) log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers });
+  });
+
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    await Promise.all(
+      alive.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              w.process.kill("SIGKILL");
+              resolve();
+            }, DRAIN_MS + 5_000);
+            w.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            w.process.kill("SIGTERM");
+          }),
+      ),
+    );
+    await hooks.shutdown(); // the last connection closes: one WAL checkpoint
+    process.exit(0);
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+const role = process.env.CAREBRIDGE_ROLE;
+if (cluster.isPrimary && role !== "worker") {
+  const workers = config().webConcurrency;
+  if (workers <= 1) {
+    process.env.CAREBRIDGE_ROLE = "single";
+    await serve("single");
+  } else {
+    process.env.CAREBRIDGE_ROLE = "primary";
+    await primary(workers);
+  }
+} else {
+  await serve("worker");
+}

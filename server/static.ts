@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+/**
+ * The built client files (fingerprinted /assets/* and the copies of public/), read once at
+ * start-up into memory with their compressed forms. Serving one is a map lookup: no request
+ * ever stat()s the disk, and API/health paths never look here at all.
+ */
+export type StaticFile = {
+  type: string;
+  cacheControl: string;
+  body: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+};
+
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".webp": "image/webp",
+  ".ico": "image/x-icon",
+  ".json": "application/json; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+  ".map": "application/json; charset=utf-8",
+};
+const COMPRESSIBLE = new Set([".js", ".mjs", ".css", ".svg", ".json", ".txt", ".map"]);
+
+export const IMMUTABLE = "public, max-age=31536000, immutable";
+export const SHORT = "public, max-age=3600";
+
+function walk(dir: string, base = dir, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(full, base, out);
+    else if (entry.isFile()) out.push(path.relative(base, full));
+  }
+  return out;
+}
+
+export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  for (const rel of walk(clientDir)) {
+    const ext = path.extname(rel).toLowerCase();
+    if (ext === ".map") continue; // source maps are not served
+    const url = "/" + rel.split(path.sep).join("/");
+    const body = readFileSync(path.join(clientDir, rel));
+    const file: StaticFile = {
+      type: TYPES[ext] ?? "application/octet-stream",
+      cacheControl: url.startsWith("/assets/") ? IMMUTABLE : SHORT,
+      body,
+    };
+    if (COMPRESSIBLE.has(ext) && body.length > 1024) {
+      file.gzip = gzipSync(body, { level: 9 });
+      file.br = brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      });
+    }
+    files.set(url, file);
+  }
+  return files;
+}
+
+/** The best encoding this client accepts: br, then gzip, else none. */
+export function pickEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
+  if (!acceptEncoding) return null;
+  const ae = acceptEncoding.toLowerCase();
+  if (/\bbr\b(?!;q=0(\.0*)?\b)/.test(ae)) return "br";
+  if (/\bgzip\b(?!;q=0(\.0*)?\b)/.test(ae)) return "gzip";
+  return null;
+}
