@@ -13,9 +13,9 @@ import { audit } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
-import { sendMail, simpleHtml } from "./mail.server";
+import { sendMail, sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, verifyPassword } from "./passwords.server";
-import { limit, resetLimit } from "./ratelimit.server";
+import { beginLogin, limit, takeMailPoint } from "./ratelimit.server";
 import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
 import { findUserByEmail, findUserById, insertUser, normalizeEmail } from "./users.server";
 
@@ -133,7 +133,7 @@ function assertEmailFree(email: string) {
 
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
-  await limit("sendCode", input.email, client);
+  await limit("mail", input.email, client);
   assertEmailFree(input.email);
   const pending: PendingSignup = {
     accountType: input.accountType,
@@ -165,7 +165,7 @@ export function getPendingSignup(pendingId: string | null | undefined) {
 export async function resendSignupCode(pendingId: string, client: Client) {
   const row = pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
-  await limit("sendCode", row.email, client);
+  await limit("mail", row.email, client);
   assertEmailFree(row.email);
   const pending = JSON.parse(row.payload!) as PendingSignup;
   return { pendingId: await issueCode(row.email, row.payload, pending.locale) };
@@ -196,7 +196,7 @@ export async function completeSignup(pendingId: string, code: string, client: Cl
 /** API: POST /auth/send-otp. */
 export async function sendSignupOtp(emailAddress: string, client: Client, locale: string) {
   const email = normalizeEmail(emailAddress);
-  await limit("sendCode", email, client);
+  await limit("mail", email, client);
   assertEmailFree(email);
   await issueCode(email, null, locale);
 }
@@ -234,19 +234,35 @@ export async function signupWithOtp(
   });
 }
 
+/**
+ * Tells the owner, once a day, that their account sees many wrong passwords. No secrets, no
+ * addresses: just what happened and what they can do. Skipped when the hourly mail ceiling is spent.
+ */
+async function mailFailedLogins(user: UserRow) {
+  if (!(await takeMailPoint())) return;
+  const t = await getT(loc(user.locale));
+  const vars = { product: site.productName };
+  sendMailInBackground({
+    to: user.email,
+    subject: t("authMail.failedLoginsSubject", vars),
+    text: `${t("authMail.failedLoginsBody", vars)}\n\n${t("authMail.failedLoginsAdvice", vars)}`,
+    html: simpleHtml([t("authMail.failedLoginsBody", vars), t("authMail.failedLoginsAdvice", vars)]),
+  });
+}
+
 /** Checks credentials and opens a session (a web cookie session or an API token). */
-export async function login(
-  input: { email: string; password: string },
-  client: Client,
-  kind: "web" | "api",
-) {
+export async function login(input: { email: string; password: string }, client: Client, kind: "web" | "api") {
   const email = normalizeEmail(input.email);
-  await limit("login", email, client);
+  const attempt = await beginLogin(email, client);
   const user = findUserByEmail(email);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? dummyHash());
-  if (!user || !ok) throw new DomainError("not_authenticated", "accounts.invalidCredentials");
+  if (!user || !ok) {
+    const { notifyOwner } = await attempt.failed();
+    if (notifyOwner && user) await mailFailedLogins(user);
+    throw new DomainError("not_authenticated", "accounts.invalidCredentials");
+  }
+  await attempt.succeeded();
   if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
-  await resetLimit("login", email);
   const session = createSession(user.id, kind, {
     userAgent: client.userAgent,
     ip: client.ip,
@@ -261,7 +277,7 @@ export function logout(actor: Actor) {
 /** Always answers the same; mails a 15-minute single-use link when the account exists. */
 export async function requestPasswordReset(emailAddress: string, client: Client) {
   const email = normalizeEmail(emailAddress);
-  await limit("reset", email, client);
+  await limit("mail", email, client);
   const user = findUserByEmail(email);
   if (!user || user.suspendedAt) return;
   const token = newToken();

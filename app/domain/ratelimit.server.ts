@@ -1,54 +1,251 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { createHmac } from "node:crypto";
+import { isIP } from "node:net";
+import {
+  RateLimiterMemory,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { config } from "~/config.server";
+import { sqlite } from "~/db/client.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 
 /**
- * Rate limits with rate-limiter-flexible (in memory: one process serves a clinic).
- * Each action is limited per account (e-mail) and per client address.
+ * Rate limits (decision 0008). Counters live in the database by default (table `rate_limits`),
+ * so every worker process counts together; each consume is one atomic upsert. Budgets are per
+ * client address (an IPv6 client counts by its /64) and per account (e-mail, later phone);
+ * one address exhausting its budget never touches another address's budget.
  */
-const rules = {
-  login: { account: { points: 10, duration: 15 * 60 }, client: { points: 100, duration: 15 * 60 } },
-  sendCode: { account: { points: 5, duration: 60 * 60 }, client: { points: 30, duration: 60 * 60 } },
-  verifyCode: { account: { points: 20, duration: 60 * 60 }, client: { points: 100, duration: 60 * 60 } },
-  reset: { account: { points: 5, duration: 60 * 60 }, client: { points: 30, duration: 60 * 60 } },
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+
+type Budget = { points: number; duration: number };
+
+export const BUDGETS = {
+  /** Code and reset-link mails: send-otp, signup, resend, forgot-password / reset-password-token. */
+  mail: { address: { points: 30, duration: HOUR }, account: { points: 5, duration: HOUR } },
+  /** Checking an e-mailed code (on top of the 5 tries each code allows). */
+  verifyCode: { address: { points: 100, duration: HOUR }, account: { points: 20, duration: HOUR } },
+  /** Every login attempt from one address, whatever the account (failures are handled by beginLogin). */
+  login: { address: { points: 100, duration: 15 * MINUTE } },
+  /** Report uploads and display pictures. */
+  upload: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
+  /** The public contact and callback forms. */
+  publicForm: { address: { points: 10, duration: HOUR } },
+} satisfies Record<string, { address: Budget; account?: Budget }>;
+
+export type LimitedAction = keyof typeof BUDGETS;
+
+/**
+ * Wrong passwords. No account is ever blocked for everyone: failures count per account+address;
+ * after `freeFailures` from one address each further try from it waits a growing delay. Once the
+ * account has seen `strictAfter` failures (from all addresses together) every failing address
+ * waits from its first failure — but an address with no failures is still let through, so the
+ * owner with the right password gets in. At `notifyAt` failures the owner is mailed (once a day).
+ */
+export const LOGIN = {
+  window: HOUR,
+  freeFailures: 5,
+  baseDelay: 1,
+  strictAfter: 20,
+  strictBaseDelay: MINUTE,
+  maxDelay: 15 * MINUTE,
+  notifyAt: 10,
+  notifyEvery: 24 * HOUR,
 } as const;
 
-export type LimitedAction = keyof typeof rules;
+type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 
-const limiters = new Map<string, RateLimiterMemory>();
-function limiter(action: LimitedAction, scope: "account" | "client") {
-  const key = `${action}:${scope}`;
-  let l = limiters.get(key);
+let storeClient: unknown;
+const limiters = new Map<string, RateLimiterAbstract>();
+
+/**
+ * The one place that picks a store. "database": the app's SQLite through rate-limiter-flexible's
+ * RateLimiterSQLite on our migrated table (an INSERT … ON CONFLICT … RETURNING per consume, which
+ * SQLite serialises across processes). PostgreSQL (RateLimiterPostgres) or Redis (RateLimiterRedis,
+ * REDIS_URL) plug in here with the same options. "memory": this process only.
+ */
+function createLimiter(opts: LimiterOptions): RateLimiterAbstract {
+  if (config().rateLimitStore === "memory") return new RateLimiterMemory(opts);
+  return new RateLimiterSQLite({
+    ...opts,
+    storeClient: sqlite(),
+    storeType: "better-sqlite3",
+    tableName: "rate_limits",
+    tableCreated: true,
+    clearExpiredByTimeout: false, // pruneRateLimits() does it
+    // Should the database not answer (busy beyond its timeout), count in memory rather than fail the request.
+    insuranceLimiter: new RateLimiterMemory(opts),
+  });
+}
+
+function limiter(keyPrefix: string, budget: Budget): RateLimiterAbstract {
+  if (config().rateLimitStore === "database") {
+    const client = sqlite();
+    if (client !== storeClient) {
+      // The database was reopened (tests, restarts inside one process): rebuild on the new handle.
+      limiters.clear();
+      storeClient = client;
+    }
+    prunePeriodically();
+  }
+  const id = `${keyPrefix}/${budget.points}/${budget.duration}`;
+  let l = limiters.get(id);
   if (!l) {
-    l = new RateLimiterMemory({ keyPrefix: key, ...rules[action][scope] });
-    limiters.set(key, l);
+    l = createLimiter({ keyPrefix, ...budget });
+    limiters.set(id, l);
   }
   return l;
 }
 
+/** Stored keys are keyed hashes: the table never holds an e-mail address or an IP address. */
+function hashed(raw: string) {
+  return createHmac("sha256", config().sessionSecret).update(raw).digest("base64url").slice(0, 22);
+}
 
-/** Consumes one point for the account and the client; over either limit → rate_limited (429). */
-export async function limit(action: LimitedAction, account: string, client: Client) {
-  if (config().rateLimitDisabled) return;
+/** An IPv6 client usually holds a whole /64, so it counts as one address; IPv4 as is. */
+export function addressKey(ip: string): string {
+  const a = ip.trim().toLowerCase().split("%")[0];
+  if (isIP(a) !== 6 || a.includes(".")) return a || "unknown";
+  const [h, t] = a.includes("::") ? a.split("::") : [a, undefined];
+  const head = h ? h.split(":") : [];
+  const tail = t ? t.split(":") : [];
+  const groups =
+    t === undefined ? head : [...head, ...Array(8 - head.length - tail.length).fill("0"), ...tail];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
+}
+
+const accountKey = (account: string) => account.trim().toLowerCase();
+const pairKey = (account: string, client: Client) => `${accountKey(account)}|${addressKey(client.ip)}`;
+
+function tooMany(msBeforeNext: number) {
+  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new DomainError("rate_limited", "errors.tooManyRequests", {
+    retryAfterSeconds: seconds,
+    values: { seconds },
+  });
+}
+
+async function consume(keyPrefix: string, budget: Budget, key: string) {
   try {
-    await Promise.all([
-      limiter(action, "account").consume(account.toLowerCase()),
-      limiter(action, "client").consume(client.ip),
-    ]);
+    await limiter(keyPrefix, budget).consume(hashed(key));
   } catch (res) {
-    if (res instanceof RateLimiterRes) {
-      const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw new DomainError("rate_limited", "errors.tooManyRequests", {
-        retryAfterSeconds: seconds,
-        values: { seconds },
-      });
-    }
+    if (res instanceof RateLimiterRes) throw tooMany(res.msBeforeNext);
     throw res;
   }
 }
 
-/** Forgets an account's failures after a success (e.g. a correct login). */
-export async function resetLimit(action: LimitedAction, account: string) {
-  await limiter(action, "account").delete(account.toLowerCase());
+const mailCeiling = (): Budget => ({ points: config().mailPerHour, duration: HOUR });
+
+/**
+ * Consumes one point of the action's budget for the client's address, then the account's (when the
+ * action has one and an account is given); mails also count against the hourly ceiling for all
+ * senders (MAIL_PER_HOUR). Over any → rate_limited (429 with Retry-After). The address is checked
+ * first, so a refused address spends nothing of an account's or everyone's budget.
+ */
+export async function limit(action: LimitedAction, account: string | null, client: Client) {
+  if (config().rateLimitDisabled) return;
+  const budget: { address: Budget; account?: Budget } = BUDGETS[action];
+  await consume(`${action}:address`, budget.address, addressKey(client.ip));
+  if (budget.account && account) await consume(`${action}:account`, budget.account, accountKey(account));
+  if (action === "mail") await consume("mail:all", mailCeiling(), "all");
+}
+
+/** One point of the hourly mail ceiling for a mail nobody asked for (e.g. a security notice); false when spent. */
+export async function takeMailPoint(): Promise<boolean> {
+  if (config().rateLimitDisabled) return true;
+  try {
+    await consume("mail:all", mailCeiling(), "all");
+    return true;
+  } catch (err) {
+    if (err instanceof DomainError) return false;
+    throw err;
+  }
+}
+
+export type LoginAttempt = {
+  /** The password was right: this address's failures for the account are forgotten. */
+  succeeded(): Promise<void>;
+  /** The password was wrong; `notifyOwner` is true once a day when the account sees many failures. */
+  failed(): Promise<{ notifyOwner: boolean }>;
+};
+
+const NO_LIMITS: LoginAttempt = {
+  succeeded: async () => {},
+  failed: async () => ({ notifyOwner: false }),
+};
+
+const failureCounter = { points: 1_000_000, duration: LOGIN.window };
+
+/**
+ * Call before checking a password. Counts the attempt as a failure up front (so parallel guesses
+ * cannot slip past the delay) and refuses it (rate_limited) when the address is over its login
+ * budget or has to wait; settle the returned attempt once the password is checked.
+ */
+export async function beginLogin(account: string, client: Client): Promise<LoginAttempt> {
+  if (config().rateLimitDisabled) return NO_LIMITS;
+  await consume("login:address", BUDGETS.login.address, addressKey(client.ip));
+  const pair = hashed(pairKey(account, client));
+  const acct = hashed(accountKey(account));
+  const pairFailures = limiter("login:fail:pair", failureCounter);
+  const accountFailures = limiter("login:fail:account", failureCounter);
+  const [p, a] = await Promise.all([pairFailures.penalty(pair), accountFailures.penalty(acct)]);
+  const strict = a.consumedPoints > LOGIN.strictAfter;
+  const free = strict ? 1 : LOGIN.freeFailures;
+  if (p.consumedPoints >= free) {
+    // This try is allowed only when the previous one's wait is over; it starts the next, longer wait.
+    const steps = p.consumedPoints - free;
+    const seconds = Math.min((strict ? LOGIN.strictBaseDelay : LOGIN.baseDelay) * 2 ** steps, LOGIN.maxDelay);
+    try {
+      await limiter("login:wait", { points: 1, duration: seconds }).consume(pair);
+    } catch (res) {
+      // Refused before any password was checked: not a failure.
+      await Promise.all([pairFailures.reward(pair), accountFailures.reward(acct)]);
+      if (res instanceof RateLimiterRes) throw tooMany(res.msBeforeNext);
+      throw res;
+    }
+  }
+  return {
+    async succeeded() {
+      await Promise.all([
+        pairFailures.delete(pair),
+        limiter("login:wait", { points: 1, duration: 1 }).delete(pair),
+        accountFailures.reward(acct),
+      ]);
+    },
+    async failed() {
+      if (a.consumedPoints < LOGIN.notifyAt) return { notifyOwner: false };
+      try {
+        await limiter("login:notice", { points: 1, duration: LOGIN.notifyEvery }).consume(acct);
+        return { notifyOwner: true };
+      } catch (res) {
+        if (res instanceof RateLimiterRes) return { notifyOwner: false };
+        throw res;
+      }
+    },
+  };
+}
+
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+let lastPrune = 0;
+
+/** Deletes counters whose window is over (any worker may run it; it is idempotent). */
+export function pruneRateLimits(now = Date.now()) {
+  lastPrune = now;
+  return sqlite().prepare("DELETE FROM rate_limits WHERE expire IS NOT NULL AND expire < ?").run(now).changes;
+}
+
+function prunePeriodically() {
+  const now = Date.now();
+  if (now - lastPrune < PRUNE_EVERY_MS) return;
+  try {
+    pruneRateLimits(now);
+  } catch {
+    lastPrune = now; // busy: the next period tries again
+  }
 }

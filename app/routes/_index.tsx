@@ -4,6 +4,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
 import { saveCallbackRequest } from "~/domain/contact.server";
 import { actorFromCookie } from "~/domain/sessions.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -12,15 +13,21 @@ import { site } from "~/site";
 import { parseForm } from "~/utils/forms.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { domainErrorReply } from "~/utils/screen-errors.server";
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const submission = await parseForm(request, callbackSchema);
   if (submission.status !== "success") {
     return Response.json(submission.reply(), { status: 400 });
   }
-  saveCallbackRequest(await actorFromCookie(request), submission.value);
   const { t } = await tFor(request);
+  try {
+    await saveCallbackRequest(await actorFromCookie(request), submission.value, clientOf(context));
+  } catch (err) {
+    return domainErrorReply(err, t, (o) => submission.reply(o));
+  }
   return redirectWithSuccess("/#callback", t("contact.thanks"));
 }
 
@@ -138,6 +145,7 @@ function CallbackForm() {
   const busy = navigation.state === "submitting" && navigation.formAction === "/?index";
   return (
     <Form method="post" {...getFormProps(form)} className="card space-y-4">
+      <FormError id={form.errorId} errors={form.errors} />
       <TextField meta={fields.name} label={t("home.callbackName")} required autoComplete="name" />
       <div className="grid grid-cols-[7rem_1fr] gap-3">
         <div>

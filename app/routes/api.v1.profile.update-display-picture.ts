@@ -1,12 +1,15 @@
 import { DISPLAY_PICTURE_MAX_BYTES, updateDisplayPicture } from "~/domain/accounts.server";
+import { limit } from "~/domain/ratelimit.server";
 import { toApiUser } from "~/domain/users.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  PUT: (request) =>
+  PUT: (request, _params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
+      await limit("upload", actor.id, clientOf(context)); // before reading a single byte of the file
       const { file } = await parseUpload(request, {
         fileField: "displayPicture",
         kind: "image",

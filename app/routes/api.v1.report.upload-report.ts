@@ -1,4 +1,5 @@
 import { config } from "~/config.server";
+import { limit } from "~/domain/ratelimit.server";
 import { assertCanUpload, createReport } from "~/domain/reports.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
@@ -9,6 +10,7 @@ const route = apiRoute({
     api(request, async () => {
       const actor = requireApiActor(request);
       assertCanUpload(actor); // before reading a single byte of the file
+      await limit("upload", actor.id, clientOf(context));
       const { fields, file } = await parseUpload(request, {
         fileField: "report",
         kind: "report",

@@ -4,6 +4,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
 import { saveContactMessage } from "~/domain/contact.server";
 import { actorFromCookie } from "~/domain/sessions.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -11,16 +12,22 @@ import { contactSchema } from "~/schemas/public";
 import { site } from "~/site";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const submission = await parseForm(request, contactSchema);
   if (submission.status !== "success") {
     return Response.json(submission.reply(), { status: 400 });
   }
-  saveContactMessage(await actorFromCookie(request), submission.value);
   const { t } = await tFor(request);
+  try {
+    await saveContactMessage(await actorFromCookie(request), submission.value, clientOf(context));
+  } catch (err) {
+    return domainErrorReply(err, t, (o) => submission.reply(o));
+  }
   return redirectWithSuccess("/contact-us", t("contact.thanks"));
 }
 
@@ -55,6 +62,7 @@ function ContactForm() {
   const busy = navigation.state === "submitting";
   return (
     <Form method="post" {...getFormProps(form)} className="card space-y-4">
+      <FormError id={form.errorId} errors={form.errors} />
       <TextField meta={fields.name} label={t("contact.name")} required autoComplete="name" maxLength={100} />
       <TextField
         meta={fields.email}

@@ -18,6 +18,8 @@ import {
   updateProfile,
 } from "~/domain/accounts.server";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
+import type { Client } from "~/domain/client";
+import { limit } from "~/domain/ratelimit.server";
 import { listSessions, revokeAllSessions, revokeOwnSession, type Actor } from "~/domain/sessions.server";
 import { avatarUrl } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -28,6 +30,7 @@ import { clearSessionHeaders, requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
+import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
@@ -76,6 +79,8 @@ function pictureErrorKey(err: DomainError) {
       return "profile.pictureTooLarge";
     case "unsupported_type":
       return "profile.pictureBadType";
+    case "rate_limited":
+      return err.message;
     case "invalid":
       return err.message === "files.empty" ? "profile.pictureRequired" : "profile.pictureFailed";
     default:
@@ -84,9 +89,14 @@ function pictureErrorKey(err: DomainError) {
 }
 
 /** Display picture: multipart, the file streamed straight into the encrypted store. */
-async function pictureAction(request: Request, actor: Actor) {
-  const fail = (key: string, status = 400) => data({ intent: "picture" as const, error: key }, { status });
+async function pictureAction(request: Request, actor: Actor, client: Client) {
+  const fail = (key: string, status = 400, e?: DomainError) => {
+    const seconds = e?.extra.retryAfterSeconds;
+    const headers: Record<string, string> = seconds ? { "Retry-After": String(seconds) } : {};
+    return data({ intent: "picture" as const, error: key, values: e?.extra.values }, { status, headers });
+  };
   try {
+    await limit("upload", actor.id, client); // before a single byte of the file is read
     const { file } = await parseUpload(request, {
       fileField: "displayPicture",
       kind: "image",
@@ -94,19 +104,19 @@ async function pictureAction(request: Request, actor: Actor) {
     });
     await updateDisplayPicture(actor, file);
   } catch (err) {
-    if (isDomainError(err)) return fail(pictureErrorKey(err), HTTP_STATUS[err.code]);
+    if (isDomainError(err)) return fail(pictureErrorKey(err), HTTP_STATUS[err.code], err);
     throw err;
   }
   const { t } = await tFor(request);
   return redirectWithSuccess(SETTINGS, t("profile.pictureUpdated"));
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireActor(request);
   const { t } = await tFor(request);
   if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
-    return pictureAction(request, actor);
+    return pictureAction(request, actor, clientOf(context));
   }
   const formData = await readForm(request);
   const intent = formData.get("intent");
@@ -238,7 +248,13 @@ function Section({
   );
 }
 
-function PictureSection({ serverError }: { serverError?: string }) {
+function PictureSection({
+  serverError,
+  serverValues,
+}: {
+  serverError?: string;
+  serverValues?: Record<string, string | number>;
+}) {
   const { t, i18n } = useTranslation();
   const { firstName, lastName, image } = useLoaderData<typeof loader>();
   const hydrated = useHydrated();
@@ -361,7 +377,7 @@ function PictureSection({ serverError }: { serverError?: string }) {
           </p>
           {shownError && (
             <p id="picture-error" className="field-error" role="alert">
-              {t(shownError)}
+              {t(shownError, error ? {} : (serverValues ?? {}))}
             </p>
           )}
         </Form>
@@ -620,7 +636,10 @@ export default function Settings() {
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.settings")}</h1>
-      <PictureSection serverError={actionData?.intent === "picture" ? actionData.error : undefined} />
+      <PictureSection
+        serverError={actionData?.intent === "picture" ? actionData.error : undefined}
+        serverValues={actionData?.intent === "picture" ? actionData.values : undefined}
+      />
       <ProfileSection lastResult={actionData?.intent === "profile" ? actionData.result : undefined} />
       {/* Remounted after each submission so a changed password never stays in the inputs. */}
       <PasswordSection

@@ -16,6 +16,7 @@ import { describedBy, FieldError, TextAreaField, TextField } from "~/components/
 import { FormError } from "~/components/ui/FormError";
 import { config } from "~/config.server";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
+import { limit } from "~/domain/ratelimit.server";
 import { assertCanUpload, createReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { DESCRIPTION_MAX, uploadReportFormSchema } from "~/schemas/reports";
@@ -73,6 +74,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   let fields: Record<string, string> | null = null;
   try {
     assertCanUpload(actor); // before a single byte of the file is read
+    await limit("upload", actor.id, clientOf(context));
     const upload = await parseUpload(request, {
       fileField: "report",
       kind: "report",
@@ -86,7 +88,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     await createReport(actor, input, upload.file, { form: true, ip: clientOf(context).ip });
   } catch (err) {
     if (!isDomainError(err)) throw err;
-    return data<UploadResult>(errorReply(err, t, fields), { status: HTTP_STATUS[err.code] });
+    const seconds = err.code === "rate_limited" ? err.extra.retryAfterSeconds : undefined;
+    return data<UploadResult>(errorReply(err, t, fields), {
+      status: HTTP_STATUS[err.code],
+      headers: seconds ? { "Retry-After": String(seconds) } : {},
+    });
   }
   if (wantsData || fields?.[XHR_FLAG] === "1") {
     return data<UploadResult>({ status: "success", ok: true }, { status: 201 });

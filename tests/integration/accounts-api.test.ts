@@ -265,7 +265,7 @@ describe("rate limits", () => {
   afterAll(async () => {
     await limited?.stop();
   });
-  it("answers 429 with Retry-After after too many logins for one account", async () => {
+  it("answers 429 with Retry-After after too many wrong passwords for one account from one address", async () => {
     const c = apiClient(limited.url);
     const statuses: number[] = [];
     let last;
@@ -273,7 +273,8 @@ describe("rate limits", () => {
       last = await c.post("/auth/login", { email: "target@example.com", password: `guess-${i}-xxxx` });
       statuses.push(last.status);
     }
-    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    // 5 free tries, then this address waits a growing delay (other addresses are not held up: ratelimits.test.ts).
+    expect(statuses.slice(0, 5).every((s) => s === 401)).toBe(true);
     expect(last!.status).toBe(429);
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(last!.body.message).toMatch(/Too many attempts/);

@@ -226,6 +226,11 @@ const en = {
     resetBody:
       "We received a request to reset your {{product}} password. Open the link below within {{minutes}} minutes to choose a new one.",
     resetButton: "Reset Password",
+    failedLoginsSubject: "Failed sign-in attempts on your {{product}} account",
+    failedLoginsBody:
+      "Someone has entered a wrong password for your {{product}} account many times in the last hour. Your account is safe: your password was not revealed, and further attempts are being slowed down.",
+    failedLoginsAdvice:
+      "If this was you, you can ignore this e-mail or reset your password from the login page. If it was not you, choose a strong password that you do not use anywhere else.",
   },
   profile: {
     sessionsTitle: "Active sessions and API tokens",
