@@ -36,7 +36,15 @@ function requestLogger() {
       return;
     }
     if (silent) return;
-    process.stdout.write(JSON.stringify({ t: new Date().toISOString(), level: "info", msg: "request", ...fields }) + "\n");
+    process.stdout.write(
+      JSON.stringify({
+        t: new Date().toISOString(),
+        level: "info",
+        msg: "request",
+        pid: process.pid,
+        ...fields,
+      }) + "\n",
+    );
   };
 }
 
@@ -80,7 +88,8 @@ async function serve(role: "single" | "worker") {
     server.once("error", reject);
     server.listen(c.port, c.host, () => resolve());
   });
-  if (role === "single") log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers: 1 });
+  if (role === "single")
+    log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers: 1 });
 
   const stop = async () => {
     if (draining) return;
@@ -127,7 +136,8 @@ async function primary(workers: number) {
   for (let i = 0; i < workers; i++) fork();
   let listening = 0;
   cluster.on("listening", () => {
-    if (++listening === workers) log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers });
+    if (++listening === workers)
+      log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers });
   });
 
   const stop = async () => {

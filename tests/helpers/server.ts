@@ -7,6 +7,8 @@ import path from "node:path";
 export type TestServer = {
   url: string;
   port: number;
+  /** The server process (with workers: the primary). */
+  pid: number;
   dataDir: string;
   uploadsDir: string;
   output: () => string;
@@ -112,6 +114,7 @@ export async function startServer(
     root,
     url: app.url,
     port: app.port,
+    pid: app.child.pid!,
     dataDir: app.dataDir,
     uploadsDir: app.uploadsDir,
     output: app.output,

@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { request as httpRequest, type OutgoingHttpHeaders } from "node:http";
+import { Readable } from "node:stream";
+
+export type RawResponse = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+};
+
+/**
+ * One HTTP request with node:http, from a chosen source address (any 127.x.y.z reaches a
+ * server on 127.0.0.1, so a test can be several clients), with the body sent as given — a
+ * Buffer, or a Readable for bodies that are cut off, chunked or huge.
+ */
+export function raw(
+  url: string,
+  opts: {
+    method?: string;
+    headers?: OutgoingHttpHeaders;
+    body?: Buffer | string | Readable;
+    localAddress?: string;
+    /** Give up (reject) when no response has come after this long. */
+    timeoutMs?: number;
+  } = {},
+): Promise<RawResponse> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: opts.method ?? "GET",
+        headers: opts.headers,
+        localAddress: opts.localAddress,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error("timed out")));
+    if (opts.body instanceof Readable) opts.body.pipe(req);
+    else req.end(opts.body);
+  });
+}
+
+/** A body of `size` bytes produced lazily (nothing this big is held in the test's memory). */
+export function zeros(size: number, chunk = 64 * 1024): Readable {
+  let sent = 0;
+  const block = Buffer.alloc(chunk, 0x61);
+  return new Readable({
+    read() {
+      if (sent >= size) return this.push(null);
+      const n = Math.min(chunk, size - sent);
+      sent += n;
+      this.push(n === chunk ? block : block.subarray(0, n));
+    },
+  });
+}
+
+/** Peak resident memory (VmHWM, bytes) of a process, from /proc. */
+export function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
