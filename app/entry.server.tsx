@@ -1,7 +1,7 @@
 import type { AppLoadContext, EntryContext, HandleDataRequestFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { createInstance } from "i18next";
+import { createInstance, type i18n } from "i18next";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
@@ -22,6 +22,39 @@ export const appHooks = { refusal, shutdown };
 
 const ABORT_DELAY = 10_000;
 
+/**
+ * One i18next instance per language, made on first use and shared by every render after it
+ * (the server never changes an instance's language), instead of one per request.
+ */
+const instances = new Map<string, Promise<i18n>>();
+function i18nFor(locale: string) {
+  let instance = instances.get(locale);
+  if (!instance) {
+    const created = createInstance();
+    instance = created
+      .use(initReactI18next)
+      .init({ ...i18nOptions, lng: locale, resources })
+      .then(() => created);
+    instances.set(locale, instance);
+  }
+  return instance;
+}
+
+/**
+ * A document answer to a screen action keeps the action's Retry-After (Remix passes only
+ * Set-Cookie on by itself), so a 429 on a screen says when to try again, as the API does.
+ */
+function keepRetryAfter(responseHeaders: Headers, context: EntryContext) {
+  const { actionHeaders, loaderHeaders } = context.staticHandlerContext;
+  for (const headers of [...Object.values(actionHeaders ?? {}), ...Object.values(loaderHeaders ?? {})]) {
+    const value = headers.get("Retry-After");
+    if (value) {
+      responseHeaders.set("Retry-After", value);
+      return;
+    }
+  }
+}
+
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -30,8 +63,8 @@ export default async function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const locale = await getLocale(request);
-  const instance = createInstance();
-  await instance.use(initReactI18next).init({ ...i18nOptions, lng: locale, resources });
+  const instance = await i18nFor(locale);
+  if (responseStatusCode === 429) keepRetryAfter(responseHeaders, remixContext);
   const nonce = randomBytes(16).toString("base64");
   const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
 

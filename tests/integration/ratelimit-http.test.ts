@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raw } from "../helpers/raw";
+import { startServer, type TestServer } from "../helpers/server";
+
+/**
+ * Rate limits as a stranger sees them, over HTTP, against our server with 2 worker processes:
+ * several clients (source addresses in 127.0.0.0/8), spoofed X-Forwarded-For, screens and API.
+ * Counts are exact although requests land on either worker: the budget lives in the database.
+ */
+const ADMIN = { email: "admin@limits.test", password: "Admin-pass-123" };
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    WEB_CONCURRENCY: "2",
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const json = (r: { body: Buffer }) => JSON.parse(r.body.toString());
+
+function sendOtp(email: string, localAddress: string, headers: Record<string, string> = {}) {
+  return raw(`${server.url}/api/v1/auth/send-otp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ email, checkUserPresent: true }),
+    localAddress,
+  });
+}
+
+function apiLogin(password: string, localAddress: string) {
+  return raw(`${server.url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: ADMIN.email, password }),
+    localAddress,
+  });
+}
+
+const randomIp = () => Array.from({ length: 4 }, () => 1 + Math.floor(Math.random() * 250)).join(".");
+
+describe("rate limits over HTTP, 2 workers", () => {
+  it("one address's mail budget is counted across both workers; a spoofed X-Forwarded-For does not lift it; other addresses are untouched", async () => {
+    for (let i = 0; i < 30; i++) {
+      const r = await sendOtp(`spam${i}@example.test`, "127.0.0.41", { "x-forwarded-for": randomIp() });
+      expect(r.status).toBe(200);
+    }
+    const refused = await sendOtp("spam30@example.test", "127.0.0.41", { "x-forwarded-for": randomIp() });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(json(refused)).toMatchObject({ success: false });
+    // A clinic next door (another address) signs up as usual.
+    expect((await sendOtp("neighbour@example.test", "127.0.0.42")).status).toBe(200);
+  });
+
+  it("an account's mail budget holds whichever address asks (no mail bombing of one inbox)", async () => {
+    for (let i = 0; i < 5; i++)
+      expect((await sendOtp("victim@example.test", `127.0.1.${i + 1}`)).status).toBe(200);
+    expect((await sendOtp("victim@example.test", "127.0.1.99")).status).toBe(429);
+  });
+
+  it("wrong passwords slow down the guessing address, never the owner arriving from elsewhere", async () => {
+    const guesses: number[] = [];
+    for (let i = 0; i < 12; i++) guesses.push((await apiLogin(`wrong-guess-${i}`, "127.0.2.1")).status);
+    expect(guesses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(guesses).toContain(429);
+    const late = await apiLogin(ADMIN.password, "127.0.2.1");
+    expect(late.status).toBe(429); // even the right password waits on the guessing address
+    expect(Number(late.headers["retry-after"])).toBeGreaterThan(0);
+    // The admin, from their own address, gets in at once.
+    const owner = await apiLogin(ADMIN.password, "127.0.2.2");
+    expect(owner.status).toBe(200);
+    expect(json(owner).token).toBeTruthy();
+  });
+
+  it("a screen answers 429 with Retry-After and the translated message", async () => {
+    const post = (localAddress: string, lang = "en", email = "someone@example.test") =>
+      raw(`${server.url}/forgot-password`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: server.url,
+          cookie: `lng=${lang}`,
+          "accept-language": lang,
+        },
+        body: "email=" + encodeURIComponent(email),
+        localAddress,
+      });
+    let last = await post("127.0.3.1");
+    for (let i = 0; i < 40 && last.status !== 429; i++) last = await post("127.0.3.1");
+    expect(last.status).toBe(429);
+    expect(Number(last.headers["retry-after"])).toBeGreaterThan(0);
+    expect(last.body.toString()).toMatch(/Too many attempts\. Please wait \d+ seconds and try again\./);
+    const hindi = await post("127.0.3.1", "hi");
+    expect(hindi.status).toBe(429);
+    expect(hindi.body.toString()).not.toMatch(/Too many attempts/);
+    // Another address asking for another account is not affected.
+    expect((await post("127.0.3.2", "en", "other@example.test")).status).toBe(200);
+  });
+});
