@@ -69,6 +69,9 @@ export async function parseUpload(
     };
 
     parser.on("file", (name, stream, info) => {
+      // busboy also reports a cut-off body on the file's stream; the parser's own "error" handles
+      // it, and the store may have stopped listening already (wrong type): never unhandled.
+      stream.on("error", () => {});
       if (failure || name !== opts.fileField || fileTask) {
         stream.resume(); // an extra or unknown file part: dropped
         return;
@@ -88,7 +91,9 @@ export async function parseUpload(
     parser.on("field", (name, value, info) => {
       if (info.valueTruncated) {
         fail(
-          new DomainError("invalid", "files.fieldTooLong", { fieldErrors: { [name]: ["files.fieldTooLong"] } }),
+          new DomainError("invalid", "files.fieldTooLong", {
+            fieldErrors: { [name]: ["files.fieldTooLong"] },
+          }),
         );
         return;
       }

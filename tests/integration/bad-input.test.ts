@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
+import { raw, zeros } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -211,6 +212,80 @@ describe("bad-input sweep over /api/v1", () => {
       "Content-Type": "application/json",
     });
     expect(json.status).toBe(400);
+    expect(files()).toBe(before);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("multipart cut off, malformed or oversized: 400/413 with the JSON error shape, nothing stored", async () => {
+    const files = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc")).length;
+    const before = files();
+    const boundary = "----cb-test-boundary";
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="reportType"\r\n\r\nECG\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="phoneNumber"\r\n\r\n9876543210\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="report"; filename="r.pdf"\r\n` +
+        `Content-Type: application/pdf\r\n\r\n`,
+    );
+    const whole = Buffer.concat([head, samplePdf(), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const post = (
+      path: string,
+      body: Buffer | ReturnType<typeof zeros>,
+      headers: Record<string, string> = {},
+    ) =>
+      raw(`${server.url}/api/v1${path}`, {
+        method: path.includes("picture") ? "PUT" : "POST",
+        headers: {
+          authorization: `Bearer ${tok.patient}`,
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+          ...headers,
+        },
+        body,
+      });
+    const cases: { name: string; path?: string; body: Buffer | ReturnType<typeof zeros>; status: number }[] =
+      [
+        { name: "cut off inside the file", body: whole.subarray(0, head.length + 200), status: 400 },
+        {
+          name: "cut off before the closing boundary",
+          body: whole.subarray(0, whole.length - 8),
+          status: 400,
+        },
+        { name: "only a preamble", body: Buffer.from("no parts here at all"), status: 400 },
+        {
+          name: "a part without headers",
+          body: Buffer.from(`--${boundary}\r\n\r\n\r\n--${boundary}--`),
+          status: 400,
+        },
+        { name: "50 MB streamed (limit 1 MB)", body: Buffer.concat([head]), status: 413 },
+        {
+          name: "picture cut off",
+          path: "/profile/update-display-picture",
+          body: whole.subarray(0, head.length + 50),
+          status: 400,
+        },
+      ];
+    for (const c of cases) {
+      const body = c.name.startsWith("50 MB") ? zeros(50 * 1024 * 1024) : c.body;
+      const res = await post(c.path ?? "/report/upload-report", body);
+      expect(res.status, c.name).toBe(c.status);
+      expect(res.headers["content-type"], c.name).toMatch(/application\/json/);
+      const parsed = JSON.parse(res.body.toString());
+      expect(parsed.success, c.name).toBe(false);
+      expect(typeof parsed.message, c.name).toBe("string");
+    }
+    // A declared length over the limit is refused before a byte of it is read.
+    const declared = await raw(`${server.url}/api/v1/report/upload-report`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tok.patient}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(50 * 1024 * 1024),
+      },
+      body: whole,
+      timeoutMs: 10_000,
+    }).catch((e: Error) => e);
+    expect(declared instanceof Error ? declared.message : declared.status).toSatisfy(
+      (v: unknown) => v === 413 || v === "socket hang up",
+    );
     expect(files()).toBe(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
