@@ -7,6 +7,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { sqlite } from "~/db/client.server";
 import { log } from "~/utils/log.server";
+import { releaseUploadGarbage } from "~/utils/memory.server";
 import { DomainError } from "./errors";
 
 /**
@@ -36,6 +37,8 @@ const ALGORITHM = "aes-256-gcm";
 const SNIFF_BYTES = 4100;
 /** Ciphertext is written in pieces of about this size (fewer, larger writes). */
 const WRITE_BATCH_BYTES = 256 * 1024;
+/** How much upload passes between two young-generation collections (utils/memory.server.ts). */
+const GARBAGE_EVERY_BYTES = 2 * 1024 * 1024;
 /** Temp files and unreferenced files younger than this are left alone by the sweep. */
 const SWEEP_MIN_AGE_MS = 10 * 60 * 1000;
 
@@ -160,6 +163,7 @@ export async function storeUpload(
   let fh: FileHandle | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  let sinceCollect = 0;
   let size = 0;
   let head: Buffer[] = [];
   let headBytes = 0;
@@ -171,6 +175,11 @@ export async function storeUpload(
     pending = [];
     pendingBytes = 0;
     await fh!.writev(bufs);
+    sinceCollect += bufs.reduce((n, b) => n + b.length, 0);
+    if (sinceCollect >= GARBAGE_EVERY_BYTES) {
+      sinceCollect = 0;
+      releaseUploadGarbage();
+    }
   };
   const push = async (plain: Buffer) => {
     const enc = cipher.update(plain);
