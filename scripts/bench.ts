@@ -643,7 +643,8 @@ const large = SIZES[SIZES.length - 1];
 const lists = ["pendingApi", "patientApi", "pendingPage"] as const;
 /** Ratios are taken within each round (same machine load), then the median over rounds. */
 const perRound = (f: (r: Record<string, Figure>) => number) => Math.round(median(rounds.map(f)) * 100) / 100;
-const sharePct = (key: string) => Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
+const sharePct = (key: string) =>
+  Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
 const targets = {
   /** Issue 10: shares of bare node:http req/s in the same round, at 32 connections. */
   healthzVsBare: { sharePct: sharePct("healthz"), ok: sharePct("healthz") >= 6 },

@@ -20,7 +20,9 @@ export function parseTrustProxy(value: string | undefined): Trust {
     return (_address, hop) => hop < hops;
   }
   if (v === "true") {
-    throw new Error("TRUST_PROXY=true would let any client choose its own address: give a hop count or proxy addresses");
+    throw new Error(
+      "TRUST_PROXY=true would let any client choose its own address: give a hop count or proxy addresses",
+    );
   }
   return proxyaddr.compile(
     v

@@ -37,7 +37,13 @@ const UPLOAD_PATHS =
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const HOST_RE = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "forwarded"];
+const FORWARDING_HEADERS = [
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-real-ip",
+  "forwarded",
+];
 
 export class BodyTooLargeError extends Error {
   code = "BODY_TOO_LARGE";
@@ -150,7 +156,8 @@ export function createHandler(opts: HandlerOptions) {
     const type = headers.get("Content-Type") ?? "";
     const isHtml = type.startsWith("text/html");
     const isJson = type.startsWith("application/json");
-    const encoding = encodingAllowed && (isHtml || isJson) ? pickEncoding(header(req, "accept-encoding")) : null;
+    const encoding =
+      encodingAllowed && (isHtml || isJson) ? pickEncoding(header(req, "accept-encoding")) : null;
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of headers) {
       if (k === "set-cookie") continue;
@@ -252,9 +259,13 @@ export function createHandler(opts: HandlerOptions) {
     const resolved = resolveClient(req, opts.trust);
     context.client = { ip: resolved.ip, userAgent: resolved.userAgent };
     const host =
-      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-host"))) || header(req, "host") || "";
+      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-host"))) ||
+      header(req, "host") ||
+      "";
     const proto =
-      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-proto"))) === "https" ? "https" : "http";
+      (resolved.viaTrustedProxy && firstForwarded(header(req, "x-forwarded-proto"))) === "https"
+        ? "https"
+        : "http";
 
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) {

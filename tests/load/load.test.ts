@@ -254,7 +254,16 @@ describe("load without loss", () => {
       expect(routes).toContain("/api/v1/report/add-review/:reportId");
       expect(routes).toContain("/api/v1/report/get-report-by-patientId/:patientId");
       for (const l of lines) {
-        expect(Object.keys(l).sort()).toEqual(["level", "method", "ms", "msg", "pid", "route", "status", "t"]);
+        expect(Object.keys(l).sort()).toEqual([
+          "level",
+          "method",
+          "ms",
+          "msg",
+          "pid",
+          "route",
+          "status",
+          "t",
+        ]);
         expect(typeof l.ms).toBe("number");
       }
       const secrets = [
