@@ -1,7 +1,10 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
+import { codeFrom, startSmtp } from "../helpers/smtp";
 import { peakRss, raw, zeros } from "../helpers/raw";
 import { spawnApp, startServer, type TestServer } from "../helpers/server";
 import os from "node:os";
@@ -221,12 +224,18 @@ describe("our server, behind a trusted proxy", () => {
 
 describe("our server with 2 workers", () => {
   it(
-    "shares one port, replaces a crashed worker, drains on SIGTERM and checkpoints once",
+    "shares one port, sessions and list totals, replaces a crashed worker, drains on SIGTERM and checkpoints once",
     { timeout: 90_000 },
     async () => {
       const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-workers-"));
+      const smtp = await startSmtp();
       try {
-        const app = await spawnApp(root, { ...envAdmin(), RATE_LIMIT_DISABLED: "1", WEB_CONCURRENCY: "2" });
+        const app = await spawnApp(root, {
+          ...envAdmin(),
+          RATE_LIMIT_DISABLED: "1",
+          WEB_CONCURRENCY: "2",
+          SMTP_URL: smtp.url,
+        });
         // Which processes answered: the pid in each request log line.
         const pids = async () => {
           const mark = app.output().length;
@@ -248,6 +257,36 @@ describe("our server with 2 workers", () => {
           });
           expect(me.status).toBe(200);
         }
+        // List totals are cached per worker; a write through one worker is seen by the other at once.
+        const pendingTotals = async () => {
+          const totals = new Set<number>();
+          for (let k = 0; k < 6; k++) {
+            const r = await raw(`${app.url}/api/v1/report/get-pending-reports`, {
+              headers: { authorization: `Bearer ${token}` },
+            });
+            expect(r.status).toBe(200);
+            totals.add(JSON.parse(r.body.toString()).pagination.total);
+          }
+          return [...totals];
+        };
+        const before = await pendingTotals();
+        expect(before).toHaveLength(1);
+        const api = apiClient(app.url);
+        const patient = await signupViaApi(api, smtp, codeFrom, { email: "two-workers@srv.test" });
+        for (let n = 1; n <= 3; n++) {
+          const up = await api.call(
+            "POST",
+            "/report/upload-report",
+            uploadForm(
+              { reportType: "ECG", phoneNumber: "9876543210" },
+              { name: "r.pdf", data: samplePdf() },
+            ),
+            patient.token,
+          );
+          expect(up.status).toBe(201);
+          expect(await pendingTotals()).toEqual([before[0] + n]);
+        }
+
         // Kill one worker: the primary starts another, and the app keeps answering meanwhile.
         const victim = [...first][0];
         process.kill(victim, "SIGKILL");
@@ -276,6 +315,7 @@ describe("our server with 2 workers", () => {
         expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
         expect(app.output()).not.toMatch(/\n\s+at /);
       } finally {
+        await smtp.close();
         rmSync(root, { recursive: true, force: true });
       }
     },
