@@ -247,6 +247,10 @@ describe("our server with 2 workers", () => {
           }
           return seen;
         };
+        // Both workers listen (the primary says so once all of them do).
+        for (let k = 0; k < 200 && !/"msg":"listening"[^\n]*"workers":2/.test(app.output()); k++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
         const first = await pids();
         expect(first.size).toBe(2);
         // A session made through one worker works through the other (sessions live in the database).
