@@ -81,12 +81,33 @@ export function listPendingExperts(actor: Actor, page: PageQuery): Paged<ApiUser
   return listExperts(false, page);
 }
 
-/** Experts and Admins: approved experts, newest first. */
+/**
+ * What one expert may know of a colleague: name, picture and the "about" text (where experts
+ * describe their speciality). E-mail, phone, gender and date of birth are left empty; the
+ * object keeps the contract's User shape.
+ */
+export function toColleague(u: ApiUser): ApiUser {
+  return {
+    ...u,
+    email: "",
+    contactNumber: "",
+    countryCode: "",
+    additionalDetails: {
+      about: u.additionalDetails.about,
+      gender: null,
+      dateOfBirth: null,
+      contactNumber: "",
+    },
+  };
+}
+
+/** Experts and Admins: approved experts, newest first; experts see colleagues (`toColleague`). */
 export function listApprovedExperts(actor: Actor, page: PageQuery): Paged<ApiUser> {
   if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "experts.expertsOrAdmins");
   }
-  return listExperts(true, page);
+  const result = listExperts(true, page);
+  return actor.accountType === "Admin" ? result : { ...result, items: result.items.map(toColleague) };
 }
 
 /**

@@ -30,6 +30,8 @@ import type { Actor } from "./sessions.server";
 
 export const MASKED_NAME = "******";
 export const MASKED_PHONE = "**********";
+/** What an expert awaiting approval sees instead of the file's original name. */
+export const MASKED_FILE_NAME = "******";
 
 export type ApiReport = {
   _id: string;
@@ -58,7 +60,11 @@ export function reportFileUrl(reportId: string) {
   return `/api/v1/report/${encodeURIComponent(reportId)}/file`;
 }
 
-/** The contract's Report object. `mask` hides the patient from experts awaiting approval. */
+/**
+ * The contract's Report object. `mask` hides the patient from experts awaiting approval:
+ * everything that identifies or describes them (names, e-mail, phone, patient id, the
+ * free-text description and the file's original name) is replaced; type, status and dates stay.
+ */
 export function toApiReport(
   row: ReportRow,
   patient: PersonLite | null,
@@ -72,6 +78,7 @@ export function toApiReport(
     email: patient?.email ?? "",
   };
   if (opts.mask) {
+    p._id = "";
     p.firstName = MASKED_NAME;
     p.lastName = "";
     p.email = "";
@@ -79,13 +86,13 @@ export function toApiReport(
   return {
     _id: row.id,
     reportType: row.reportType,
-    description: row.description,
+    description: opts.mask ? null : row.description,
     phoneNumber: opts.mask ? MASKED_PHONE : row.phoneNumber,
     status: row.status,
     review: row.review,
     reportUrl: reportFileUrl(row.id),
     resourceType: row.mimeType === "application/pdf" ? "raw" : "image",
-    fileName: row.fileName,
+    fileName: opts.mask ? MASKED_FILE_NAME : row.fileName,
     mimeType: row.mimeType,
     size: row.size,
     patient: p,

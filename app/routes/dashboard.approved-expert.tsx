@@ -13,6 +13,7 @@ import { listApprovedExperts, type ApiUser } from "~/domain/experts.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 
+/** The domain already leaves a colleague's e-mail and phone empty for experts. */
 function cardOf(u: ApiUser) {
   return {
     _id: u._id,
@@ -21,6 +22,7 @@ function cardOf(u: ApiUser) {
     email: u.email,
     image: u.image,
     contact: contactOf(u),
+    about: u.additionalDetails.about,
     accountType: u.accountType,
   };
 }
@@ -34,14 +36,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
     pageError(err);
   }
   const { t } = await tFor(request);
-  return { title: t("experts.approvedTitle"), items: result.items.map(cardOf), pagination: pageInfo(result) };
+  return {
+    title: t("experts.approvedTitle"),
+    items: result.items.map(cardOf),
+    pagination: pageInfo(result),
+    isAdmin: actor.accountType === "Admin",
+  };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export default function ApprovedExperts() {
   const { t } = useTranslation();
-  const { items, pagination } = useLoaderData<typeof loader>();
+  const { items, pagination, isAdmin } = useLoaderData<typeof loader>();
   const loading = useListLoading();
   const na = t("reports.notAvailable");
   return (
@@ -64,18 +71,28 @@ export default function ApprovedExperts() {
                   {`${e.firstName} ${e.lastName}`.trim() || na}
                 </h2>
                 <dl className="mt-1 space-y-1 text-sm">
-                  <div>
-                    <dt className="sr-only">{t("experts.email")}</dt>
-                    <dd>
-                      <a href={`mailto:${e.email}`} className="break-all text-slate-800 hover:underline">
-                        {e.email}
-                      </a>
-                    </dd>
-                  </div>
-                  <div className="flex gap-1">
-                    <dt className="font-semibold text-slate-600">{t("experts.contact")}:</dt>
-                    <dd className="tabular-nums">{e.contact || na}</dd>
-                  </div>
+                  {isAdmin && (
+                    <>
+                      <div>
+                        <dt className="sr-only">{t("experts.email")}</dt>
+                        <dd>
+                          <a href={`mailto:${e.email}`} className="break-all text-slate-800 hover:underline">
+                            {e.email}
+                          </a>
+                        </dd>
+                      </div>
+                      <div className="flex gap-1">
+                        <dt className="font-semibold text-slate-600">{t("experts.contact")}:</dt>
+                        <dd className="tabular-nums">{e.contact || na}</dd>
+                      </div>
+                    </>
+                  )}
+                  {e.about && (
+                    <div className="flex gap-1">
+                      <dt className="font-semibold text-slate-600">{t("experts.about")}:</dt>
+                      <dd className="break-words">{e.about}</dd>
+                    </div>
+                  )}
                   <div className="flex gap-1">
                     <dt className="font-semibold text-slate-600">{t("experts.accountType")}:</dt>
                     <dd>{t(roleKey(e.accountType))}</dd>
