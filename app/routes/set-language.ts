@@ -4,8 +4,10 @@ import { actorFromCookie } from "~/domain/sessions.server";
 import { isLocale } from "~/i18n/config";
 import { localeCookie } from "~/i18n/i18n.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
 
 export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
   const form = await readForm(request);
   const lng = form.get("lng");
   const to = safeRedirect(form.get("redirectTo"));
