@@ -55,6 +55,19 @@ function keepRetryAfter(responseHeaders: Headers, context: EntryContext) {
   }
 }
 
+/**
+ * Pages rendered for a signed-in user (the root loader found one) and everything under
+ * /dashboard are never stored by the browser or a shared cache: after logout, Back or a
+ * shared computer must not show a patient's data. Data requests (no render) are private when
+ * they carry the session cookie.
+ */
+function isPrivate(request: Request, context?: EntryContext): boolean {
+  if (/^\/dashboard(\/|\.data$|$)/.test(new URL(request.url).pathname)) return true;
+  if (!context) return /(^|;\s*)cb_session=/.test(request.headers.get("Cookie") ?? "");
+  const root = context.staticHandlerContext.loaderData?.root as { user?: unknown } | undefined;
+  return !!root?.user;
+}
+
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -87,6 +100,7 @@ export default async function handleRequest(
           const stream = createReadableStreamFromReadable(body);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
+          if (isPrivate(request, remixContext)) responseHeaders.set("Cache-Control", "no-store");
           resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
           logRequest(request, params, responseStatusCode, loadContext);
@@ -107,6 +121,7 @@ export default async function handleRequest(
 
 export const handleDataRequest: HandleDataRequestFunction = (response, { request, params, context }) => {
   securityHeaders(response.headers, request);
+  if (isPrivate(request)) response.headers.set("Cache-Control", "no-store");
   logRequest(request, params, response.status, context);
   return response;
 };

@@ -4,6 +4,7 @@ import { isDomainError } from "~/domain/errors";
 import { openDecrypted } from "~/domain/files.server";
 import { isUserImageKey } from "~/domain/users.server";
 import { requireActor } from "~/utils/auth.server";
+import { fileFrameHeaders } from "~/utils/file-response.server";
 
 const KEY_RE = /^[a-f0-9]{32}$/;
 /** How many leading bytes decide the type (as when the file was stored). */
@@ -86,7 +87,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       "Cache-Control": "private, max-age=3600",
       "X-Content-Type-Options": "nosniff",
       "Content-Disposition": "inline",
-      "Cross-Origin-Resource-Policy": "same-origin",
+      ...fileFrameHeaders(contentType),
     },
   });
 }

@@ -1,22 +1,47 @@
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import type { Readable } from "node:stream";
 
+/**
+ * Content-Disposition for a stored name: a quoted ASCII fallback (quotes, backslashes and
+ * non-ASCII replaced; `;` and `=` are safe inside the quotes) and the exact name as RFC 8187
+ * `filename*` (every byte outside attr-char percent-encoded, `'()*!` included).
+ */
+export function contentDisposition(fileName: string, type: "inline" | "attachment" = "inline") {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*!]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * Headers that keep a served file out of other sites' frames (and, for images, every active
+ * content away: a PDF cannot be sandboxed, Chromium's viewer refuses to run in a sandbox).
+ */
+export function fileFrameHeaders(mimeType: string) {
+  const sandbox = mimeType === "application/pdf" ? "" : "; sandbox";
+  return {
+    "Content-Security-Policy": `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'${sandbox}`,
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Resource-Policy": "same-origin",
+  };
+}
+
 /** A stored file as an HTTP response: real type, safe name, never cached or sniffed. */
 export function fileResponse(
   file: { stream: Readable; mimeType: string; fileName: string; size: number },
   cache = "private, no-store",
 ) {
-  const ascii = file.fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\;]/g, "_");
   return new Response(createReadableStreamFromReadable(file.stream), {
     status: 200,
     headers: {
       "Content-Type": file.mimeType,
       "Content-Length": String(file.size),
-      "Content-Disposition": `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+      "Content-Disposition": contentDisposition(file.fileName),
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": cache,
-      "Content-Security-Policy":
-        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; plugin-types application/pdf",
+      ...fileFrameHeaders(file.mimeType),
     },
   });
 }
