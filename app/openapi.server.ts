@@ -14,7 +14,14 @@ import {
   sendOtpSchema,
   signupApiSchema,
 } from "~/schemas/auth";
-import { errorObject, paginationObject, reportObject, userObject } from "~/schemas/objects";
+import {
+  callbackRequestObject,
+  contactMessageObject,
+  errorObject,
+  paginationObject,
+  reportObject,
+  userObject,
+} from "~/schemas/objects";
 import {
   approveExpertSchema,
   deleteReportSchema,
@@ -270,6 +277,26 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     method: "get",
+    path: "/admin/get-contact-messages",
+    who: "Admin",
+    summary: "Messages sent through Contact Us, newest first",
+    auth: true,
+    list: true,
+    data: contactMessageObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/admin/get-callback-requests",
+    who: "Admin",
+    summary: "Callback requests from the home page, newest first",
+    auth: true,
+    list: true,
+    data: callbackRequestObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
     path: "/openapi.json",
     who: "anyone",
     summary: "This OpenAPI 3.1 document",
@@ -277,6 +304,18 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [],
   },
 ];
+
+/** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */
+export function operationIdOf(e: Pick<Endpoint, "method" | "path">): string {
+  const words = e.path
+    .split("/")
+    .filter((seg) => seg && !seg.startsWith("{"))
+    .flatMap((seg) => seg.split(/[-.]/))
+    .filter(Boolean);
+  const id = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
+  // The file download is the one GET without a verb in its path.
+  return e.path.endsWith("/file") ? "reportGetFile" : id;
+}
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Validation failed (see `errors`)",
@@ -304,12 +343,16 @@ export function openApiDocument(): object {
       registry.registerPath({
         method: "get",
         path: e.path,
+        operationId: operationIdOf(e),
         summary: e.summary,
+        description: `Who: ${e.who}.`,
+        security: [],
         responses: {
           200: {
             description: "The document",
             content: { "application/json": { schema: z.object({ openapi: z.string() }).passthrough() } },
           },
+          405: { description: "Wrong method", content: { "application/json": { schema: errorObject } } },
         },
       });
       continue;
@@ -351,10 +394,12 @@ export function openApiDocument(): object {
     registry.registerPath({
       method: e.method,
       path: e.path,
+      operationId: operationIdOf(e),
       summary: e.summary,
       description: `Who: ${e.who}.`,
       tags: [e.path.split("/")[1]],
-      ...(e.auth ? { security: [{ [bearer.name]: [] }] } : {}),
+      // Public operations say so explicitly (no top-level default applies to them).
+      security: e.auth ? [{ [bearer.name]: [] }] : [],
       request,
       responses,
     });
@@ -366,6 +411,7 @@ export function openApiDocument(): object {
       title: `${site.productName} API`,
       version: "1.0.0",
       description: "Second opinions on medical reports. Every response has `success` and `message`.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/api/v1" }],
   });

@@ -34,7 +34,7 @@ const TITLE_KEY: Record<AccountType, string> = {
   Admin: "dashboard.adminTitle",
 };
 
-/** The sidebar of each account type, exactly as in the spec's table (plus the admin's audit log). */
+/** The sidebar of each account type, exactly as in the spec's table (plus the admin's audit log and messages). */
 function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: string) => string): NavEntry[] {
   const all: NavEntry[] = [
     { to: "/dashboard/home", label: t("dashboard.home"), icon: "home" },
@@ -97,6 +97,7 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
         { to: "/dashboard/approved-expert", label: t("dashboard.approvedExperts"), icon: "users" },
         { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
+        { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
       ];
   }
 }
@@ -117,6 +118,7 @@ const ICONS = {
   users:
     "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm-6 9c0-3 2.7-5.5 6-5.5s6 2.5 6 5.5M16 4.5a3.5 3.5 0 0 1 0 6.5M18 14.8c1.8.8 3 2.6 3 5.2",
   list: "M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01",
+  mail: "M3 6h18v12H3zM3 7l9 6 9-6",
   settings:
     "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm7.4-3 .1-1-2-1.6.3-2.4-2.3-.9-1.4-2-2.3.9L10 3.2 8.4 5.5l-2.5-.3-.9 2.3-2 1.4.9 2.3L2.7 13l2.3 1 .3 2.5 2.5-.1 1.6 2 2.3-1.2 2.3 1.2 1.6-2 2.5.1.3-2.5 2.3-1-1-1z",
   logout: "M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10",

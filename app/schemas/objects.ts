@@ -56,3 +56,22 @@ export const errorObject = z.object({
   message: z.string(),
   errors: z.record(z.array(z.string())).optional(),
 });
+
+export const contactMessageObject = z.object({
+  _id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  message: z.string(),
+  userId: z.string().nullable(),
+  createdAt: z.string().datetime(),
+});
+
+export const callbackRequestObject = z.object({
+  _id: z.string(),
+  name: z.string(),
+  countryCode: z.string(),
+  phoneNumber: z.string(),
+  message: z.string().nullable(),
+  userId: z.string().nullable(),
+  createdAt: z.string().datetime(),
+});

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userObject } from "~/schemas/objects";
@@ -51,7 +53,7 @@ describe("OpenAPI 3.1 document", () => {
     const documented = Object.entries<Record<string, unknown>>(doc.paths)
       .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
       .sort();
-    expect(servedRoutes().length).toBeGreaterThanOrEqual(23);
+    expect(servedRoutes().length).toBeGreaterThanOrEqual(25);
     expect(documented).toEqual(servedRoutes());
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const signup = doc.paths["/auth/signup"].post;
@@ -60,6 +62,56 @@ describe("OpenAPI 3.1 document", () => {
       expect.arrayContaining(["page", "pageSize", "reportType"]),
     );
     expect(doc.paths["/report/upload-report"].post.requestBody.content["multipart/form-data"]).toBeTruthy();
+  });
+
+  it("passes `redocly lint` with the recommended ruleset", async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    const ops = Object.values<Record<string, { operationId?: string; security?: unknown[] }>>(
+      doc.paths,
+    ).flatMap((byMethod) => Object.values(byMethod));
+    const opIds = ops.map((op) => op.operationId);
+    expect(opIds.every(Boolean)).toBe(true);
+    expect(new Set(opIds).size).toBe(opIds.length);
+    // Public operations say so; signed-in ones name the bearer scheme.
+    expect(doc.paths["/auth/login"].post.security).toEqual([]);
+    expect(doc.paths["/openapi.json"].get.security).toEqual([]);
+    expect(doc.paths["/auth/logout"].post.security).toEqual([{ bearerAuth: [] }]);
+
+    // In an empty folder, so no redocly.yaml is picked up: the built-in recommended rules.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "carebridge-openapi-"));
+    try {
+      writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(doc, null, 2));
+      const bin = path.resolve("node_modules/.bin/redocly");
+      const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          bin,
+          ["lint", "openapi.json", "--format=json"],
+          {
+            cwd: dir,
+            timeout: 60_000,
+            // No telemetry and no update check: the lint runs offline.
+            env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+          },
+          (err, stdout, stderr) => resolve({ code: err ? ((err.code as number) ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; message: string }[];
+      };
+      expect(report.totals.errors).toBe(0);
+      // The one accepted warning: both paths are fixed by the API contract (v1 never breaks),
+      // and the router tells them apart (the literal segment wins).
+      expect(report.problems.map((p) => [p.ruleId, p.message])).toEqual([
+        [
+          "no-ambiguous-paths",
+          "Paths should resolve unambiguously. Found two ambiguous paths: `/report/get-report-by-patientId/{patientId}` and `/report/{reportId}/file`.",
+        ],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("describes what the API really returns", async () => {

@@ -1,0 +1,12 @@
+import { listCallbackRequests } from "~/domain/contact.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const page = listCallbackRequests(requireApiActor(request), pageQuery(request));
+      return { message: "messages.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

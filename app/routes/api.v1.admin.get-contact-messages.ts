@@ -1,0 +1,12 @@
+import { listContactMessages } from "~/domain/contact.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const page = listContactMessages(requireApiActor(request), pageQuery(request));
+      return { message: "messages.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;
