@@ -124,6 +124,8 @@ test("axe: admin screens", async () => {
       "/dashboard/approved-expert",
       "/dashboard/audit-log",
       "/dashboard/users",
+      "/dashboard/messages",
+      "/dashboard/messages?kind=callback",
       "/dashboard/settings",
     ],
     "admin",

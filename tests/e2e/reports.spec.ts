@@ -326,7 +326,13 @@ test("approved expert: filter, open the file, review; a second review is a confl
   await shot(page, info, "previous-reviewed-report-expert");
 
   await page.goto("/dashboard/approved-expert");
-  await expect(page.getByTestId("expert-card").filter({ hasText: w.expert.email })).toBeVisible();
+  // Colleagues see name and picture, not e-mail or phone (admins do, above).
+  const card = page
+    .getByTestId("expert-card")
+    .filter({ hasText: `${w.expert.firstName} ${w.expert.lastName}` });
+  await expect(card).toBeVisible();
+  await expect(card).not.toContainText(w.expert.email);
+  await expect(card).not.toContainText(w.expert.phone);
   await shot(page, info, "approved-expert");
 });
 
