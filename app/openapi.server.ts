@@ -200,7 +200,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/report/get-pending-reports",
     who: "Expert, Admin",
-    summary: "Pending reports (patient masked for unapproved experts)",
+    summary: "Pending reports (patient, description and file name masked for unapproved experts)",
     auth: true,
     list: true,
     query: z.object({ reportType: reportTypeFilter }),
@@ -269,7 +269,8 @@ export const ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/expert/get-approved-expert",
     who: "Expert, Admin",
-    summary: "Approved experts",
+    summary:
+      "Approved experts (experts see name, picture and about; e-mail, phone, gender, birth date empty)",
     auth: true,
     list: true,
     data: userObject,
