@@ -49,6 +49,12 @@ const envSchema = z.object({
   /** Ceiling on code/reset/alert mails sent per hour, all senders together. */
   MAIL_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
+  /** Argon2id memory (KiB) and passes; defaults are OWASP's (19 MiB, 2 passes). Tests lower them. */
+  ARGON2_MEMORY_KIB: z.coerce.number().int().min(64).max(4_194_304).default(19_456),
+  ARGON2_TIME_COST: z.coerce.number().int().min(1).max(100).default(2),
+  /** Idle timeout: a session or API token not used for this long ends (experts and admins / patients). */
+  SESSION_IDLE_MINUTES_STAFF: z.coerce.number().positive().max(525_600).default(30),
+  SESSION_IDLE_MINUTES_PATIENT: z.coerce.number().positive().max(525_600).default(720),
 });
 
 export type Config = {
@@ -75,9 +81,23 @@ export type Config = {
   rateLimitStore: "database" | "memory";
   mailPerHour: number;
   logLevel: "silent" | "info";
+  argon2MemoryKib: number;
+  argon2TimeCost: number;
+  sessionIdleMsStaff: number;
+  sessionIdleMsPatient: number;
 };
 
 export class ConfigError extends Error {}
+
+/** Creates a folder only its owner can enter (0700), tightening one left wider by an older version. */
+export function privateDir(dir: string) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    /* not ours (e.g. a mounted volume): leave it */
+  }
+}
 
 /** Reads a generated secret from the data folder, creating it (mode 0600) on first use. */
 function persistentSecret(dataDir: string, name: string, make: () => string): string {
@@ -86,7 +106,7 @@ function persistentSecret(dataDir: string, name: string, make: () => string): st
     const value = readFileSync(file, "utf8").trim();
     if (value) return value;
   }
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  privateDir(path.dirname(file));
   const value = make();
   writeFileSync(file, value + "\n", { mode: 0o600, flag: "w" });
   chmodSync(file, 0o600);
@@ -106,9 +126,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
   }
   const dataDir = path.resolve(e.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   const uploadsDir = path.resolve(e.UPLOADS_DIR);
-  mkdirSync(uploadsDir, { recursive: true });
+  privateDir(uploadsDir);
   const outboxDir = path.join(dataDir, "outbox");
   const sessionSecret =
     e.SESSION_SECRET ?? persistentSecret(dataDir, "session-secret", () => randomBytes(32).toString("hex"));
@@ -138,6 +158,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitStore: e.RATE_LIMIT_STORE,
     mailPerHour: e.MAIL_PER_HOUR,
     logLevel: e.LOG_LEVEL,
+    argon2MemoryKib: e.ARGON2_MEMORY_KIB,
+    argon2TimeCost: e.ARGON2_TIME_COST,
+    sessionIdleMsStaff: Math.round(e.SESSION_IDLE_MINUTES_STAFF * 60_000),
+    sessionIdleMsPatient: Math.round(e.SESSION_IDLE_MINUTES_PATIENT * 60_000),
   };
 }
 

@@ -23,6 +23,8 @@ const child = spawn(
       ADMIN_EMAIL: "admin@carebridge.test",
       ADMIN_PASSWORD: "Admin-pass-123",
       BCRYPT_COST: "4",
+      ARGON2_MEMORY_KIB: "1024",
+      ARGON2_TIME_COST: "1",
       WEB_CONCURRENCY: "2",
       RATE_LIMIT_DISABLED: "1",
       E2E_ROOT: root,

@@ -70,6 +70,8 @@ export async function spawnApp(
         UPLOADS_DIR: uploadsDir,
         APP_URL: `http://127.0.0.1:${port}`,
         BCRYPT_COST: "4",
+        ARGON2_MEMORY_KIB: "1024",
+        ARGON2_TIME_COST: "1",
         WEB_CONCURRENCY: "1",
         ...env,
       },
