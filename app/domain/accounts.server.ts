@@ -14,8 +14,8 @@ import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
 import { sendMail, sendMailInBackground, simpleHtml } from "./mail.server";
-import { dummyHash, hashPassword, verifyPassword } from "./passwords.server";
-import { beginLogin, limit, takeMailPoint } from "./ratelimit.server";
+import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
+import { beginLogin, forgive, limit, takeMailPoint } from "./ratelimit.server";
 import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
 import { findUserByEmail, findUserById, insertUser, normalizeEmail } from "./users.server";
 
@@ -131,8 +131,18 @@ function assertEmailFree(email: string) {
   }
 }
 
+/** Refuses a password from the common-password list (decision 0009), as a field error of `field`. */
+function assertPasswordNotCommon(password: string, field: string) {
+  if (isCommonPassword(password)) {
+    throw new DomainError("invalid", "accounts.passwordCommon", {
+      fieldErrors: { [field]: ["accounts.passwordCommon"] },
+    });
+  }
+}
+
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
+  assertPasswordNotCommon(input.password, "password");
   await limit("mail", input.email, client);
   assertEmailFree(input.email);
   const pending: PendingSignup = {
@@ -207,6 +217,7 @@ export async function signupWithOtp(
   client: Client,
   locale: string,
 ) {
+  assertPasswordNotCommon(input.password, "password");
   await limit("verifyCode", input.email, client);
   assertEmailFree(input.email);
   const row = db()
@@ -255,7 +266,7 @@ export async function login(input: { email: string; password: string }, client: 
   const email = normalizeEmail(input.email);
   const attempt = await beginLogin(email, client);
   const user = findUserByEmail(email);
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? dummyHash());
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
   if (!user || !ok) {
     const { notifyOwner } = await attempt.failed();
     if (notifyOwner && user) await mailFailedLogins(user);
@@ -263,6 +274,15 @@ export async function login(input: { email: string; password: string }, client: 
   }
   await attempt.succeeded();
   if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
+  if (needsRehash(user.passwordHash)) {
+    // An older hash (bcrypt, or weaker Argon2 parameters) is replaced while we hold the password.
+    const passwordHash = await hashPassword(input.password);
+    db()
+      .update(users)
+      .set({ passwordHash })
+      .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)))
+      .run();
+  }
   const session = createSession(user.id, kind, {
     userAgent: client.userAgent,
     ip: client.ip,
@@ -274,7 +294,10 @@ export function logout(actor: Actor) {
   revokeSession(actor.sessionId);
 }
 
-/** Always answers the same; mails a 15-minute single-use link when the account exists. */
+/**
+ * Always answers the same, in the same time: the mail with the 15-minute single-use link (only
+ * when the account exists) is sent in the background, so the answer never waits for SMTP.
+ */
 export async function requestPasswordReset(emailAddress: string, client: Client) {
   const email = normalizeEmail(emailAddress);
   await limit("mail", email, client);
@@ -293,7 +316,7 @@ export async function requestPasswordReset(emailAddress: string, client: Client)
   const t = await getT(loc(user.locale));
   const link = `${config().appUrl}/update-password/${token}`;
   const vars = { product: site.productName, minutes: 15, link };
-  await sendMail({
+  sendMailInBackground({
     to: user.email,
     subject: t("authMail.resetSubject", vars),
     text: `${t("authMail.resetBody", vars)}\n\n${link}\n\n${t("authMail.ignore")}`,
@@ -323,6 +346,7 @@ export function isResetTokenLive(token: string) {
 export async function resetPassword(token: string, password: string) {
   const row = liveResetToken(token);
   if (!row) throw new DomainError("invalid", "accounts.resetTokenInvalid");
+  assertPasswordNotCommon(password, "password");
   const passwordHash = await hashPassword(password);
   const used = db().transaction((tx) => {
     const r = tx
@@ -342,17 +366,47 @@ export async function resetPassword(token: string, password: string) {
   revokeAllSessions(row.userId);
 }
 
-/** Changes the password; every other session and API token of the account ends. */
-export async function changePassword(actor: Actor, input: { oldPassword: string; newPassword: string }) {
+/**
+ * Checks a signed-in account's own password again (change password, delete account). Wrong
+ * passwords count against the `passwordCheck` budget (5 per account / 15 minutes), so a stolen
+ * session cannot be used to guess it; a right one gives its point back.
+ */
+async function confirmOwnPassword(
+  user: UserRow,
+  password: string,
+  client: Client,
+  field: string,
+  key: string,
+) {
+  await limit("passwordCheck", user.id, client);
+  if (!(await verifyPassword(password, user.passwordHash))) {
+    throw new DomainError("invalid", key, { fieldErrors: { [field]: [key] } });
+  }
+  await forgive("passwordCheck", user.id, client);
+}
+
+/** Ends every reset link of the account that is not used yet. */
+function revokeResetTokens(userId: string) {
+  db()
+    .update(passwordResetTokens)
+    .set({ usedAt: new Date() })
+    .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)))
+    .run();
+}
+
+/** Changes the password; every other session and API token of the account ends, and every reset link. */
+export async function changePassword(
+  actor: Actor,
+  input: { oldPassword: string; newPassword: string },
+  client: Client,
+) {
   const user = findUserById(actor.id);
   if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
-  if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
-    throw new DomainError("invalid", "accounts.currentPasswordWrong", {
-      fieldErrors: { oldPassword: ["accounts.currentPasswordWrong"] },
-    });
-  }
+  assertPasswordNotCommon(input.newPassword, "newPassword");
+  await confirmOwnPassword(user, input.oldPassword, client, "oldPassword", "accounts.currentPasswordWrong");
   const passwordHash = await hashPassword(input.newPassword);
   db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).run();
+  revokeResetTokens(user.id);
   revokeAllSessions(user.id, actor.sessionId);
 }
 
@@ -442,8 +496,22 @@ export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
   return { fileKeys: keys };
 }
 
-/** Deletes the account and every file it owned (reports and display picture); sessions end with it. */
-export async function deleteAccount(actor: Actor) {
+/**
+ * Deletes the account and every file it owned (reports and display picture); sessions end with it.
+ * With a password (the screen always sends one; the API may), a wrong one deletes nothing.
+ */
+export async function deleteAccount(actor: Actor, confirm?: { password: string; client: Client }) {
+  if (confirm) {
+    const user = findUserById(actor.id);
+    if (!user) throw new DomainError("not_found", "api.notFound");
+    await confirmOwnPassword(
+      user,
+      confirm.password,
+      confirm.client,
+      "password",
+      "profile.deletePasswordWrong",
+    );
+  }
   const { fileKeys } = deleteAccountRows(actor);
   audit(null, "account.delete", "user", actor.id);
   await Promise.all(fileKeys.map((k) => deleteStored(k).catch(() => {})));

@@ -32,6 +32,11 @@ export const BUDGETS = {
   login: { address: { points: 100, duration: 15 * MINUTE } },
   /** Report uploads and display pictures. */
   upload: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
+  /** A signed-in account re-entering its password (change password, delete account): stops guessing with a stolen session. */
+  passwordCheck: {
+    address: { points: 30, duration: 15 * MINUTE },
+    account: { points: 5, duration: 15 * MINUTE },
+  },
   /** The public contact and callback forms. */
   publicForm: { address: { points: 10, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
@@ -154,6 +159,18 @@ export async function limit(action: LimitedAction, account: string | null, clien
   await consume(`${action}:address`, budget.address, addressKey(client.ip));
   if (budget.account && account) await consume(`${action}:account`, budget.account, accountKey(account));
   if (action === "mail") await consume("mail:all", mailCeiling(), "all");
+}
+
+/**
+ * Gives back the point `limit()` took (address and account), for budgets that count only failures:
+ * take the point before checking (parallel tries cannot slip through), return it when the check passed.
+ */
+export async function forgive(action: LimitedAction, account: string | null, client: Client) {
+  if (config().rateLimitDisabled) return;
+  const budget: { address: Budget; account?: Budget } = BUDGETS[action];
+  await limiter(`${action}:address`, budget.address).reward(hashed(addressKey(client.ip)));
+  if (budget.account && account)
+    await limiter(`${action}:account`, budget.account).reward(hashed(accountKey(account)));
 }
 
 /** One point of the hourly mail ceiling for a mail nobody asked for (e.g. a security notice); false when spent. */

@@ -1,13 +1,14 @@
 import { changePassword } from "~/domain/accounts.server";
 import { changePasswordSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const actor = requireApiActor(request);
       const body = await jsonBody(request, changePasswordSchema);
-      await changePassword(actor, body);
+      await changePassword(actor, body, clientOf(context));
       return { message: "accounts.passwordChanged" };
     }),
 });

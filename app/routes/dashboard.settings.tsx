@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Avatar } from "~/components/Avatar";
 import { TextAreaField, TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
 import {
@@ -23,7 +24,13 @@ import { limit } from "~/domain/ratelimit.server";
 import { listSessions, revokeAllSessions, revokeOwnSession, type Actor } from "~/domain/sessions.server";
 import { avatarUrl } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
-import { changePasswordSchema, DISPLAY_PICTURE_MAX_BYTES, GENDERS, profileSchema } from "~/schemas/auth";
+import {
+  changePasswordSchema,
+  deleteAccountFormSchema,
+  DISPLAY_PICTURE_MAX_BYTES,
+  GENDERS,
+  profileSchema,
+} from "~/schemas/auth";
 import { site } from "~/site";
 import { formatDateTime } from "~/utils/format";
 import { clearSessionHeaders, requireActor } from "~/utils/auth.server";
@@ -70,6 +77,20 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
 /** A DomainError's message key, translated, falling back to a screen-specific message. */
 function domainMessage(err: DomainError, t: TFunction, fallbackKey: string) {
   return t([err.message, fallbackKey], err.extra.values ?? {});
+}
+
+/** A rate limit as a screen answer: 429, Retry-After, and the translated message as the form's error. */
+function rateLimitedReply<I extends string>(
+  intent: I,
+  err: DomainError,
+  t: TFunction,
+  reply: (o: { formErrors: string[] }) => SubmissionResult<string[]>,
+) {
+  const seconds = err.extra.retryAfterSeconds;
+  return data(
+    { intent, result: reply({ formErrors: [t(err.message, err.extra.values ?? {})] }) },
+    { status: 429, headers: seconds ? { "Retry-After": String(seconds) } : {} },
+  );
 }
 
 /** The picture upload's error as an i18n key of this screen (the file store's codes mapped). */
@@ -150,9 +171,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
       );
     }
     try {
-      await changePassword(actor, submission.value);
+      await changePassword(actor, submission.value, clientOf(context));
     } catch (err) {
       if (!isDomainError(err)) throw err;
+      if (err.code === "rate_limited") {
+        return rateLimitedReply("password", err, t, (o) =>
+          submission.reply({ ...o, hideFields: PASSWORD_FIELDS }),
+        );
+      }
       if (err.extra.fieldErrors) {
         return data(
           {
@@ -179,14 +205,36 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "delete") {
     // Step one (needed without JavaScript): show the confirmation.
-    return data({ intent: "delete" as const });
+    return data({ intent: "delete" as const, result: undefined as SubmissionResult<string[]> | undefined });
   }
 
   if (intent === "delete-confirm") {
+    // The password is asked again: a session left open on a shared phone cannot delete the account.
+    const submission = parseWithZod(formData, { schema: deleteAccountFormSchema });
+    if (submission.status !== "success") {
+      return data(
+        { intent: "delete" as const, result: submission.reply({ hideFields: ["password"] }) },
+        { status: 400 },
+      );
+    }
     try {
-      await deleteAccount(actor);
+      await deleteAccount(actor, { password: submission.value.password, client: clientOf(context) });
     } catch (err) {
       if (!isDomainError(err)) throw err;
+      if (err.code === "rate_limited") {
+        return rateLimitedReply("delete", err, t, (o) =>
+          submission.reply({ ...o, hideFields: ["password"] }),
+        );
+      }
+      if (err.extra.fieldErrors) {
+        return data(
+          {
+            intent: "delete" as const,
+            result: submission.reply({ fieldErrors: err.extra.fieldErrors, hideFields: ["password"] }),
+          },
+          { status: 400 },
+        );
+      }
       return redirectWithError(SETTINGS, domainMessage(err, t, "profile.deleteFailedLater"));
     }
     return redirectWithSuccess("/", t("profile.deleted"), { headers: await clearSessionHeaders() });
@@ -478,6 +526,8 @@ function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[
     <Section id="password-heading" title={t("profile.passwordTitle")}>
       <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
         <input type="hidden" name="intent" value="password" />
+        {/* Only an error of the whole form (e.g. too many tries); field errors sit at their fields. */}
+        <FormError id={form.errorId} errors={form.errors} />
         <div className="grid gap-4 sm:grid-cols-2">
           <div className="sm:col-span-2 sm:max-w-[calc(50%-0.5rem)]">
             <PasswordField
@@ -507,8 +557,22 @@ function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[
   );
 }
 
-function DeleteSection({ confirmFromServer }: { confirmFromServer: boolean }) {
+function DeleteSection({
+  confirmFromServer,
+  lastResult,
+}: {
+  confirmFromServer: boolean;
+  lastResult?: SubmissionResult<string[]>;
+}) {
   const { t } = useTranslation();
+  const [form, fields] = useForm({
+    id: "delete-form",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: deleteAccountFormSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  subscribeToErrors(form);
   const hydrated = useHydrated();
   const busyIntent = useBusyIntent();
   const [confirming, setConfirming] = useState(false);
@@ -541,20 +605,30 @@ function DeleteSection({ confirmFromServer }: { confirmFromServer: boolean }) {
           <p id="delete-confirm-text" className="mt-1 text-red-900">
             {t("profile.deleteConfirmText")}
           </p>
-          <Form method="post" className="mt-4 flex flex-wrap gap-3">
+          <Form method="post" {...getFormProps(form)} className="mt-4">
             <input type="hidden" name="intent" value="delete-confirm" />
-            <button type="submit" className="btn-danger" disabled={busyIntent === "delete-confirm"}>
-              {t("profile.deleteConfirmButton")}
-            </button>
-            {hydrated ? (
-              <button type="button" className="btn-secondary" onClick={() => setConfirming(false)}>
-                {t("common.cancel")}
+            <FormError id={form.errorId} errors={form.errors} />
+            <div className="mt-2 max-w-sm">
+              <PasswordField
+                meta={fields.password}
+                label={t("profile.deletePasswordLabel")}
+                autoComplete="current-password"
+              />
+            </div>
+            <div className="mt-4 flex flex-wrap gap-3">
+              <button type="submit" className="btn-danger" disabled={busyIntent === "delete-confirm"}>
+                {t("profile.deleteConfirmButton")}
               </button>
-            ) : (
-              <Link to={SETTINGS} className="btn-secondary">
-                {t("common.cancel")}
-              </Link>
-            )}
+              {hydrated ? (
+                <button type="button" className="btn-secondary" onClick={() => setConfirming(false)}>
+                  {t("common.cancel")}
+                </button>
+              ) : (
+                <Link to={SETTINGS} className="btn-secondary">
+                  {t("common.cancel")}
+                </Link>
+              )}
+            </div>
           </Form>
         </div>
       ) : (
@@ -647,7 +721,10 @@ export default function Settings() {
         lastResult={actionData?.intent === "password" ? actionData.result : undefined}
       />
       <SessionsSection />
-      <DeleteSection confirmFromServer={actionData?.intent === "delete"} />
+      <DeleteSection
+        confirmFromServer={actionData?.intent === "delete"}
+        lastResult={actionData?.intent === "delete" ? actionData.result : undefined}
+      />
     </div>
   );
 }

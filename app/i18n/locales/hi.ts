@@ -215,6 +215,8 @@ const hi: Catalogue = {
     newPasswordRequired: "कृपया नया पासवर्ड लिखें",
     confirmNewPasswordRequired: "कृपया पुष्टि पासवर्ड लिखें",
     currentPasswordWrong: "वर्तमान पासवर्ड सही नहीं है",
+    passwordCommon:
+      "यह पासवर्ड बहुत आम है और आसानी से अनुमान लगाया जा सकता है। कृपया कोई दूसरा पासवर्ड चुनें।",
     passwordChanged: "पासवर्ड सफलतापूर्वक बदल गया",
     passwordChangeFailed: "पासवर्ड नहीं बदला जा सका",
   },
@@ -304,6 +306,9 @@ const hi: Catalogue = {
     deleteConfirmText:
       "आपकी प्रोफ़ाइल, आपकी रिपोर्ट और उनकी फ़ाइलें हमेशा के लिए हट जाएँगी, और आप लॉग आउट हो जाएँगे।",
     deleteConfirmButton: "हाँ, मेरा खाता हटाएँ",
+    deletePasswordLabel: "पुष्टि के लिए अपना पासवर्ड दर्ज करें",
+    deletePasswordRequired: "खाता हटाने के लिए कृपया अपना पासवर्ड दर्ज करें",
+    deletePasswordWrong: "पासवर्ड सही नहीं है। आपका खाता नहीं हटाया गया।",
     deleted: "प्रोफ़ाइल सफलतापूर्वक हटा दी गई",
     deleteFailedLater: "आपका खाता हटाया नहीं जा सका, कृपया बाद में कोशिश करें",
   },
@@ -416,6 +421,9 @@ const hi: Catalogue = {
     notFound: "रिपोर्ट नहीं मिली",
     patientNotFound: "मरीज़ नहीं मिला",
     notYourReports: "आप केवल अपनी रिपोर्ट देख सकते हैं",
+    patientOrAdminOnly: "इन रिपोर्ट को केवल मरीज़ और एडमिन देख सकते हैं",
+    goToDashboardHome: "अपने डैशबोर्ड पर जाएँ",
+    seeOwnReports: "अपनी रिपोर्ट देखें",
     notYourReport: "आपको यह रिपोर्ट खोलने की अनुमति नहीं है",
     deleteNotAllowed: "आपको यह रिपोर्ट हटाने की अनुमति नहीं है",
     expertsOrAdmins: "ये रिपोर्ट केवल विशेषज्ञ और एडमिन देख सकते हैं",
