@@ -40,15 +40,28 @@ export async function sendMail(mail: Mail): Promise<void> {
   }
   streamTransport ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   const info = await streamTransport.sendMail(message);
-  mkdirSync(c.outboxDir, { recursive: true });
+  mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
   const file = path.join(c.outboxDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${newId()}.eml`);
   writeFileSync(file, info.message as Buffer, { mode: 0o600 });
   log("info", "mail written to outbox", { to: mail.to, subject: mail.subject, file: path.basename(file) });
 }
 
-/** Fire-and-forget for notifications: a mail failure never fails the user's action. */
+const inFlight = new Set<Promise<void>>();
+
+/**
+ * Off the request path: the answer never waits for (or is timed by) the mail server, and a mail
+ * failure never fails the user's action (it is logged). `flushMail()` waits for these at shutdown.
+ */
 export function sendMailInBackground(mail: Mail) {
-  sendMail(mail).catch((err) =>
-    log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) }),
-  );
+  const p: Promise<void> = sendMail(mail)
+    .catch((err) =>
+      log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) }),
+    )
+    .finally(() => inFlight.delete(p));
+  inFlight.add(p);
+}
+
+/** Waits until every background mail started so far is sent (or has failed); for a clean shutdown. */
+export async function flushMail(): Promise<void> {
+  while (inFlight.size) await Promise.allSettled([...inFlight]);
 }

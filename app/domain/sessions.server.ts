@@ -1,5 +1,5 @@
 import { createCookie } from "@remix-run/node";
-import { and, desc, eq, gt, lt, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
@@ -7,7 +7,14 @@ import { newId, newToken, sha256 } from "~/utils/ids.server";
 
 const WEB_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 const API_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** "Last used" is written at most once a minute (more often only for idle timeouts under 4 minutes). */
 const TOUCH_EVERY_MS = 60 * 1000;
+
+/** How long a session or API token may go unused: short for experts and admins, longer for patients. */
+export function idleLimitMs(accountType: AccountType): number {
+  const c = config();
+  return accountType === "Patient" ? c.sessionIdleMsPatient : c.sessionIdleMsStaff;
+}
 
 /** The signed-in user as the domain sees them. */
 export type Actor = {
@@ -89,7 +96,14 @@ export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
   const row = tokenLookup.query.get({ hash: sha256(token), kind, now: Date.now() });
   if (!row || row.user.suspendedAt) return null;
   const now = Date.now();
-  if (now - row.session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+  const idle = idleLimitMs(row.user.accountType);
+  const unused = now - row.session.lastSeenAt.getTime();
+  if (unused > idle) {
+    // Idle too long: the session ends (the web goes to the login page, an API token gets 401).
+    revokeSession(row.session.id);
+    return null;
+  }
+  if (unused > Math.min(TOUCH_EVERY_MS, idle / 4)) {
     db()
       .update(sessions)
       .set({ lastSeenAt: new Date(now) })
@@ -126,8 +140,14 @@ export function revokeAllSessions(userId: string, exceptSessionId?: string) {
     .run();
 }
 
+/** Removes expired sessions and those idle beyond the longer idle limit (the shorter one ends on use). */
 export function pruneExpiredSessions() {
-  return db().delete(sessions).where(lt(sessions.expiresAt, new Date())).run().changes;
+  const c = config();
+  const idleCutoff = new Date(Date.now() - Math.max(c.sessionIdleMsStaff, c.sessionIdleMsPatient));
+  return db()
+    .delete(sessions)
+    .where(or(lt(sessions.expiresAt, new Date()), lt(sessions.lastSeenAt, idleCutoff)))
+    .run().changes;
 }
 
 export async function actorFromCookie(request: Request): Promise<Actor | null> {

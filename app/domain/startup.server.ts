@@ -4,6 +4,7 @@ import { closeDatabase, db } from "~/db/client.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";
+import { flushMail } from "./mail.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { ensureAdmin } from "./users.server";
 
@@ -34,7 +35,7 @@ export function startup() {
   const owner = c.serverRole !== "worker";
   if (owner) {
     mkdirSync(c.uploadsDir, { recursive: true });
-    mkdirSync(c.outboxDir, { recursive: true });
+    mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
   }
   db(); // opens the database and applies pending migrations (none left in a worker)
   if (c.serverRole === "basic") process.once("exit", closeDatabase); // our server closes it itself
@@ -55,5 +56,7 @@ export function startup() {
 
 /** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
 export async function shutdown() {
+  // Background mails (reset links, notices) still on their way go out before the process ends.
+  await Promise.race([flushMail(), new Promise((r) => setTimeout(r, 10_000).unref())]);
   closeDatabase();
 }

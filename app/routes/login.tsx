@@ -33,9 +33,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return Response.json(submission.reply({ hideFields: ["password"] }), { status: 400 });
   }
   const { t } = await tFor(request);
+  // Decided before a session exists, so a bad redirectTo can never leave one behind.
+  const to = safeRedirect(formData.get("redirectTo"), "/dashboard/home");
   try {
     const { user, token } = await authenticateForm(request, clientOf(context));
-    const to = safeRedirect(formData.get("redirectTo"), "/dashboard/home");
     return redirectWithSuccess(to === "/login" ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
       headers: await sessionHeaders(token, user.locale),
     });

@@ -36,10 +36,38 @@ export async function parseForm<S extends z.ZodTypeAny>(request: Request, schema
   return parseWithZod(formData, { schema });
 }
 
-/** A same-site relative path to go back to; anything else becomes the fallback. */
+const ORIGIN = "http://same-origin.invalid";
+
+/**
+ * A same-origin path to go back to; anything else becomes the fallback. The value is decoded
+ * (repeatedly, against double encoding) and must then be a plain absolute path: not `//host`,
+ * no backslash (`/\host`, `/%5chost`), no control characters (`/%09/host`, `/%0a/host`, which
+ * browsers strip) and no scheme. What comes back is the URL-normalised path, safe as a
+ * `Location` header (never a 500).
+ */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/") {
-  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) {
+  if (typeof to !== "string" || to.length > 2000) return fallback;
+  let decoded = to;
+  for (let i = 0; i < 5; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(decoded);
+    } catch {
+      return fallback;
+    }
+    if (next === decoded) break;
+    decoded = next;
+  }
+  for (const s of [to, decoded]) {
+    // eslint-disable-next-line no-control-regex
+    if (!s.startsWith("/") || s.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(s)) return fallback;
+  }
+  let url: URL;
+  try {
+    url = new URL(to, ORIGIN);
+  } catch {
     return fallback;
   }
-  return to;
+  if (url.origin !== ORIGIN || url.pathname.startsWith("//")) return fallback;
+  return url.pathname + url.search + url.hash;
 }
