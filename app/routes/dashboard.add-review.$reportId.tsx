@@ -5,6 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { pageError } from "~/components/reports/screen.server";
@@ -15,7 +16,7 @@ import { isDomainError } from "~/domain/errors";
 import { addReview, getReportForReview } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
-import { requireRole } from "~/utils/auth.server";
+import { requireActor } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
@@ -23,10 +24,17 @@ import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const actor = await requireRole(request, "Expert");
+  const actor = await requireActor(request);
   const { t } = await tFor(request);
   const title = t("reports.addReview");
-  if (!actor.approved) return { title, approved: false as const, report: null };
+  if (actor.accountType !== "Expert") {
+    // Patients and admins: the dashboard says why (the spec's message), not the not-found page.
+    return data(
+      { title, notAllowed: t("reports.onlyExperts"), approved: false as const, report: null },
+      { status: 403 },
+    );
+  }
+  if (!actor.approved) return { title, notAllowed: null, approved: false as const, report: null };
   let report: ReturnType<typeof getReportForReview>;
   try {
     report = getReportForReview(actor, params.reportId ?? "");
@@ -35,6 +43,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   }
   return {
     title,
+    notAllowed: null,
     approved: true as const,
     report: {
       _id: report._id,
@@ -51,7 +60,8 @@ export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   await guardForm(request);
-  const actor = await requireRole(request, "Expert");
+  // Non-experts get 403 "Only experts can add reviews" from the domain.
+  const actor = await requireActor(request);
   const submission = await parseForm(request, reviewSchema);
   if (submission.status !== "success") {
     return Response.json(submission.reply(), { status: 400 });
@@ -72,7 +82,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report } = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
   const typeLabel = useReportTypeLabel();
@@ -89,6 +99,8 @@ export default function AddReview() {
       ← {t("reports.backToPending")}
     </Link>
   );
+
+  if (notAllowed) return <NotAllowed title={t("reports.addReview")} message={notAllowed} />;
 
   if (!approved || !report) {
     return (

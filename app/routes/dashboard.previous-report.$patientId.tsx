@@ -1,4 +1,5 @@
 import {
+  data,
   redirect,
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
@@ -11,6 +12,7 @@ import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
@@ -48,9 +50,22 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const patientId = params.patientId ?? "";
   const page = screenPage(request);
+  if (actor.accountType === "Expert" || (actor.accountType === "Patient" && actor.id !== patientId)) {
+    // Inside the dashboard, why not (the same answer whether that id exists or not).
+    const { t } = await tFor(request);
+    const patient = actor.accountType === "Patient";
+    return data(
+      {
+        title: t("reports.previousTitle"),
+        notAllowed: t(patient ? "reports.notYourReports" : "reports.patientOrAdminOnly"),
+        ownReports: patient ? `/dashboard/previous-report/${encodeURIComponent(actor.id)}` : null,
+      },
+      { status: 403 },
+    );
+  }
   let result: ReturnType<typeof listPatientReports>;
   try {
-    // The patient themself or an Admin; anyone else sees the not-found page.
+    // The patient themself or an Admin (an unknown patient id is not found).
     result = listPatientReports(actor, patientId, page);
   } catch (err) {
     pageError(err);
@@ -64,6 +79,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const { t } = await tFor(request);
   return {
     title: t("reports.previousTitle"),
+    notAllowed: null,
     own: actor.id === patientId,
     canUpload: actor.accountType === "Patient",
     items: result.items.map(cardOf),
@@ -94,6 +110,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 }
 
 type Card = ReturnType<typeof cardOf>;
+type ListData = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
 
 function FileViews({ views }: { views: Card["fileViews"] }) {
   const { t } = useTranslation();
@@ -216,7 +233,28 @@ function ReportCard({ report }: { report: Card }) {
 
 export default function PreviousReports() {
   const { t } = useTranslation();
-  const { items, pagination, own, canUpload } = useLoaderData<typeof loader>();
+  const loaded = useLoaderData<typeof loader>();
+  if (loaded.notAllowed !== null) {
+    return (
+      <NotAllowed title={t("reports.previousTitle")} message={loaded.notAllowed}>
+        {loaded.ownReports && (
+          <Link to={loaded.ownReports} className="link">
+            {t("reports.seeOwnReports")}
+          </Link>
+        )}
+      </NotAllowed>
+    );
+  }
+  return <ReportList {...loaded} />;
+}
+
+function ReportList({
+  items,
+  pagination,
+  own,
+  canUpload,
+}: Pick<ListData, "items" | "pagination" | "own" | "canUpload">) {
+  const { t } = useTranslation();
   const loading = useListLoading();
   const patientName = items[0]?.patientName;
   return (

@@ -8,8 +8,9 @@ import { useTranslation } from "react-i18next";
 import { decode } from "turbo-stream";
 import { z } from "zod";
 import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
 import { ReportTypeOptions } from "~/components/reports/ReportTypeSelect";
-import { countryCodeOptions } from "~/components/reports/screen.server";
+import { countryCodeOptions, type CountryCodeOption } from "~/components/reports/screen.server";
 import { UploadProgress } from "~/components/reports/UploadProgress";
 import { toast } from "~/components/Toaster";
 import { describedBy, FieldError, TextAreaField, TextField } from "~/components/ui/Field";
@@ -20,7 +21,7 @@ import { limit } from "~/domain/ratelimit.server";
 import { assertCanUpload, createReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { DESCRIPTION_MAX, uploadReportFormSchema } from "~/schemas/reports";
-import { requireRole } from "~/utils/auth.server";
+import { requireActor } from "~/utils/auth.server";
 import { formatBytes } from "~/utils/format";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
@@ -33,13 +34,18 @@ const FIELDS = ["reportType", "countryCode", "phoneNumber", "description", "cons
 const XHR_FLAG = "_xhr";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireRole(request, "Patient");
+  const actor = await requireActor(request);
   const { t, locale } = await tFor(request);
-  return {
-    title: t("reports.uploadTitle"),
-    countryCodes: countryCodeOptions(locale),
-    maxBytes: config().maxUploadBytes,
-  };
+  const title = t("reports.uploadTitle");
+  const maxBytes = config().maxUploadBytes;
+  if (actor.accountType !== "Patient") {
+    // Experts and admins: the dashboard says why, not the not-found page.
+    return data(
+      { title, notAllowed: t("reports.patientsOnly"), countryCodes: [] as CountryCodeOption[], maxBytes },
+      { status: 403 },
+    );
+  }
+  return { title, notAllowed: null, countryCodes: countryCodeOptions(locale), maxBytes };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -68,7 +74,8 @@ function errorReply(err: DomainError, t: TFunction, fields: Record<string, strin
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
-  const actor = await requireRole(request, "Patient");
+  // Non-patients get 403 "Only patients can upload reports" (assertCanUpload, before the body is read).
+  const actor = await requireActor(request);
   const { t } = await tFor(request);
   const wantsData = /\bapplication\/json\b/i.test(request.headers.get("Accept") ?? "");
   let fields: Record<string, string> | null = null;
@@ -125,8 +132,14 @@ async function readReply(xhr: XMLHttpRequest): Promise<{ data?: UploadResult; re
 }
 
 export default function UploadReport() {
+  const { t } = useTranslation();
+  const { countryCodes, maxBytes, notAllowed } = useLoaderData<typeof loader>();
+  if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
+  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} />;
+}
+
+function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOption[]; maxBytes: number }) {
   const { t, i18n } = useTranslation();
-  const { countryCodes, maxBytes } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as UploadResult | undefined;
   const navigate = useNavigate();
   const location = useLocation();

@@ -187,12 +187,13 @@ test("patient: validation messages, PDF upload, image upload with progress, prev
   expect(w.imageReportId).not.toBe("");
   await shot(page, info, "previous-report-pending");
 
-  // Other account types do not have the upload screen.
+  // Other account types do not have the upload form: their dashboard says why.
   const admin = await person(browser, info, ADMIN);
   await admin.goto("/dashboard/upload-report");
-  await expect(
-    admin.getByRole("heading", { name: "Error - 404 the Page you are look is not found" }),
-  ).toBeVisible();
+  await expect(admin.getByRole("heading", { level: 1, name: "Upload Medical Report" })).toBeVisible();
+  await expect(admin.getByTestId("not-allowed")).toHaveText("Only patients can upload reports");
+  await expect(admin.locator('input[type="file"]')).toHaveCount(0);
+  await expect(admin.getByRole("link", { name: "Pending Expert" }).first()).toBeAttached();
 });
 
 test("unapproved expert: masked patients, no Add Review, no review form", async ({ browser }, info) => {
@@ -370,11 +371,13 @@ test("patient: reviewed report in green with the review and who opened it; delet
   // Its file is gone as well.
   expect((await page.request.get(`/api/v1/report/${w.imageReportId}/file`)).status()).toBe(404);
 
-  // Another patient's list is not there for this patient.
+  // Another patient's list is not there for this patient: the dashboard says so and links to their own.
   await page.goto("/dashboard/previous-report/someone-else");
-  await expect(
-    page.getByRole("heading", { name: "Error - 404 the Page you are look is not found" }),
-  ).toBeVisible();
+  await expect(page.getByTestId("not-allowed")).toHaveText("You can only see your own reports");
+  await expect(page.getByTestId("report-card")).toHaveCount(0);
+  await page.getByRole("link", { name: "See your own reports" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/previous-report/${w.patientId}$`));
+  await expect(page.getByTestId("report-card")).toHaveCount(1);
 });
 
 test("admin: audit log, all reviewed reports, reviewed reports with Expert ID, a patient's reports", async ({

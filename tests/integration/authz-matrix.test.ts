@@ -12,7 +12,7 @@ type Role = "anon" | "patient" | "otherPatient" | "unapproved" | "expert" | "adm
 const ROLES: Role[] = ["anon", "patient", "otherPatient", "unapproved", "expert", "admin"];
 
 // Placeholders: :own = the patient's id, :report = the patient's report, :pending = another pending report.
-// Codes: numbers are HTTP statuses; "login" = redirect to /login; "home" = redirect to /dashboard/home.
+// Codes: numbers are HTTP statuses (a 403 screen is the dashboard saying why, a 404 the not-found page); "login" = redirect to /login; "home" = redirect to /dashboard/home.
 type Row = { route: string; body?: () => unknown } & Record<Role, number | "login">;
 
 const API: Row[] = [
@@ -223,17 +223,17 @@ const SCREENS: Row[] = [
     anon: "login",
     patient: 200,
     otherPatient: 200,
-    unapproved: 404,
-    expert: 404,
-    admin: 404,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
   },
   {
     route: "/dashboard/previous-report/:own",
     anon: "login",
     patient: 200,
-    otherPatient: 404,
-    unapproved: 404,
-    expert: 404,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
     admin: 200,
   },
   {
@@ -266,11 +266,11 @@ const SCREENS: Row[] = [
   {
     route: "/dashboard/add-review/:pending",
     anon: "login",
-    patient: 404,
-    otherPatient: 404,
+    patient: 403,
+    otherPatient: 403,
     unapproved: 200,
     expert: 200,
-    admin: 404,
+    admin: 403,
   },
   {
     route: "/dashboard/pending-expert",
