@@ -7,6 +7,7 @@ import {
 import { z, type ZodTypeAny } from "zod";
 import {
   changePasswordSchema,
+  deleteAccountApiSchema,
   forgotSchema,
   loginSchema,
   profileSchema,
@@ -45,6 +46,8 @@ export type Endpoint = {
   summary: string;
   auth: boolean;
   body?: ZodTypeAny;
+  /** The JSON body may be left out. */
+  bodyOptional?: boolean;
   multipart?: { fileField: string; fields?: ZodTypeAny; types: string };
   list?: boolean;
   query?: ZodTypeAny;
@@ -118,10 +121,10 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/auth/change-password",
     who: "signed in",
-    summary: "Change the password; other tokens are revoked",
+    summary: "Change the password; other tokens and open reset links are revoked",
     auth: true,
     body: changePasswordSchema,
-    errors: [400, 401],
+    errors: [400, 401, 429],
   },
   {
     method: "get",
@@ -157,9 +160,11 @@ export const ENDPOINTS: Endpoint[] = [
     method: "delete",
     path: "/profile/delete-profile",
     who: "signed in",
-    summary: "Delete the account, its reports and files",
+    summary: "Delete the account, its reports and files; a `password`, when sent, must be the account's",
     auth: true,
-    errors: [401],
+    body: deleteAccountApiSchema,
+    bodyOptional: true,
+    errors: [400, 401, 429],
   },
   {
     method: "post",
@@ -362,7 +367,8 @@ export function openApiDocument(): object {
     const request: RouteConfig["request"] = {};
     if (params.length) request.params = params.reduce((acc, p) => acc.merge(idParam(p)), z.object({}));
     if (e.list) request.query = e.query ? pageQuerySchema.merge(e.query as z.AnyZodObject) : pageQuerySchema;
-    if (e.body) request.body = { content: { "application/json": { schema: e.body } }, required: true };
+    if (e.body)
+      request.body = { content: { "application/json": { schema: e.body } }, required: !e.bodyOptional };
     if (e.multipart) {
       const fileShape = z.object({
         [e.multipart.fileField]: z.string().describe(`binary; ${e.multipart.types}`),
