@@ -176,12 +176,19 @@ export type SessionInfo = {
   current: boolean;
 };
 
-/** The account's live sessions and API tokens, most recently used first. */
+/** The account's live sessions and API tokens (not expired, not idle too long), most recently used first. */
 export function listSessions(actor: Actor): SessionInfo[] {
+  const now = Date.now();
   return db()
     .select()
     .from(sessions)
-    .where(and(eq(sessions.userId, actor.id), gt(sessions.expiresAt, new Date())))
+    .where(
+      and(
+        eq(sessions.userId, actor.id),
+        gt(sessions.expiresAt, new Date(now)),
+        gt(sessions.lastSeenAt, new Date(now - idleLimitMs(actor.accountType))),
+      ),
+    )
     .orderBy(desc(sessions.lastSeenAt))
     .all()
     .map((s) => ({

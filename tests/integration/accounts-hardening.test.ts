@@ -417,6 +417,8 @@ describe("with rate limits on and a short idle timeout", () => {
     const email = "idle@example.com";
     const { token } = await signupViaApi(lapi, smtp, codeFrom, { email });
     const busy = (await lapi.post("/auth/login", { email, password: strongPassword })).body.token;
+    // Logged in, then never used again: Settings stops listing it once idle.
+    expect((await lapi.post("/auth/login", { email, password: strongPassword })).status).toBe(200);
     const web = new Browserish(limited.url);
     expect((await web.post("/login", { email, password: strongPassword })).status).toBe(302);
     expect((await web.fetch("/dashboard/settings")).status).toBe(200);
@@ -432,6 +434,10 @@ describe("with rate limits on and a short idle timeout", () => {
     expect(page.status).toBe(302);
     expect(page.headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
     expect((await lapi.get("/profile/get-user-details", busy)).status).toBe(200);
+    const again = new Browserish(limited.url);
+    expect((await again.post("/login", { email, password: strongPassword })).status).toBe(302);
+    const listed = await (await again.fetch("/dashboard/settings")).text();
+    expect(listed.match(/>API token</g)).toHaveLength(1); // the busy token only
   }, 30_000);
 });
 
