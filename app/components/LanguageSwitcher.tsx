@@ -6,11 +6,13 @@ import { LANGUAGES } from "~/i18n/config";
 export function LanguageSwitcher({ current }: { current: string }) {
   const { t } = useTranslation();
   const location = useLocation();
+  const label = LANGUAGES.find((l) => l.code === current)?.label ?? current;
   return (
     <details className="relative">
       <summary
         className="flex min-h-11 cursor-pointer list-none items-center gap-1 rounded-lg px-2 text-sm font-semibold text-slate-700 hover:bg-slate-100"
-        aria-label={t("common.changeLanguage")}
+        // The name starts with the visible text (WCAG 2.5.3), then says what the control does.
+        aria-label={`${label}, ${t("common.changeLanguage")}`}
       >
         <svg
           viewBox="0 0 24 24"
@@ -23,7 +25,7 @@ export function LanguageSwitcher({ current }: { current: string }) {
           <circle cx="12" cy="12" r="9" />
           <path d="M3 12h18M12 3c2.5 3 2.5 15 0 18M12 3c-2.5 3-2.5 15 0 18" />
         </svg>
-        <span className="max-sm:sr-only">{LANGUAGES.find((l) => l.code === current)?.label ?? current}</span>
+        <span className="max-sm:sr-only">{label}</span>
       </summary>
       <Form
         method="post"

@@ -102,7 +102,7 @@ export default function MyProfile() {
       >
         <Avatar firstName={p.firstName} lastName={p.lastName} image={p.image} size={78} />
         <div className="min-w-0 flex-1">
-          <p className="text-xl font-bold break-words text-slate-900">{fullName}</p>
+          <h2 className="text-xl font-bold break-words text-slate-900">{fullName}</h2>
           <p className="break-words text-slate-600">{p.email}</p>
         </div>
         <EditLink what={fullName} />

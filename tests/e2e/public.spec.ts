@@ -84,6 +84,8 @@ test.describe("public site", () => {
 
   test("language switch to Hindi and back", async ({ page }, info) => {
     await page.goto("/about-us");
+    // Its accessible name starts with the language it shows (WCAG 2.5.3, label in name).
+    await expect(page.getByLabel("Change language")).toHaveAccessibleName("English, Change language");
     await page.getByLabel("Change language").click();
     await page.getByRole("button", { name: "हिन्दी" }).click();
     await expect(page.locator("html")).toHaveAttribute("lang", "hi");
@@ -91,6 +93,7 @@ test.describe("public site", () => {
     await shot(page, info, "about-hi");
     await page.goto("/");
     await expect(page.getByRole("link", { name: "रिपोर्ट जमा करें" })).toBeVisible();
+    await expect(page.getByLabel("भाषा बदलें")).toHaveAccessibleName("हिन्दी, भाषा बदलें");
     await page.getByLabel("भाषा बदलें").click();
     await page.getByRole("button", { name: "English" }).click();
     await expect(page.locator("html")).toHaveAttribute("lang", "en");

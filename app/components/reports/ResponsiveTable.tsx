@@ -49,6 +49,11 @@ export function ResponsiveTable<T>({
         busy ? "opacity-60" : ""
       }`}
       aria-busy={busy || undefined}
+      // When the table is wider than the screen (long words in some languages), keyboard users can
+      // focus the box and scroll it with the arrow keys (WCAG 2.1.1, axe scrollable-region-focusable).
+      role="region"
+      aria-label={caption}
+      tabIndex={0}
     >
       <table
         className={`w-full border-collapse text-left max-sm:block ${dense ? "sm:text-sm" : ""}`}
