@@ -302,6 +302,7 @@ export default function DashboardLayout() {
   const hydrated = useHydrated();
   const entries = sidebarFor(user, t);
   const menuRef = useRef<HTMLDetailsElement>(null);
+  const navRef = useRef<HTMLDivElement>(null);
   const [logoutOpen, setLogoutOpen] = useState(false);
   const trigger = useRef<HTMLElement | null>(null);
 
@@ -319,7 +320,8 @@ export default function DashboardLayout() {
     };
     const onPointer = (e: PointerEvent) => {
       const menu = menuRef.current;
-      if (menu?.open && !menu.contains(e.target as Node)) menu.open = false;
+      const target = e.target as Node;
+      if (menu?.open && !menu.contains(target) && !navRef.current?.contains(target)) menu.open = false;
     };
     document.addEventListener("keydown", onKey);
     document.addEventListener("pointerdown", onPointer);
@@ -345,21 +347,22 @@ export default function DashboardLayout() {
   return (
     <div className="mx-auto flex w-full max-w-6xl flex-1 flex-col gap-4 px-3 py-4 sm:px-4 md:flex-row md:gap-8 md:py-8">
       <aside className="md:w-60 md:shrink-0" aria-label={title}>
-        <div className="flex items-center justify-between gap-3 md:block">
+        <div className="relative flex items-center justify-between gap-3 md:block">
           <h2 className="text-lg font-bold text-brand-800 md:mb-4 md:px-3 md:text-xl">{title}</h2>
-          {/* Phones: the sidebar sits behind a Menu disclosure (no JavaScript needed), at most 200px wide. */}
-          <details ref={menuRef} className="relative md:hidden">
+          {/* Phones: the sidebar sits behind a Menu disclosure (no JavaScript needed), at most 200px wide.
+              One sidebar for every width: the disclosure only shows or hides it below md (pure CSS). */}
+          <details ref={menuRef} className="peer md:hidden">
             <summary className="btn-secondary list-none [&::-webkit-details-marker]:hidden">
               <NavIcon name="menu" />
               <span>{t("common.menu")}</span>
             </summary>
-            <div className="absolute right-0 z-20 mt-2 w-[200px] max-w-[200px] rounded-xl border border-slate-200 bg-white p-2 shadow-lg">
-              <SidebarNav entries={entries} hydrated={hydrated} onLogout={openLogout} />
-            </div>
           </details>
-        </div>
-        <div className="hidden md:block">
-          <SidebarNav entries={entries} hydrated={hydrated} onLogout={openLogout} />
+          <div
+            ref={navRef}
+            className="absolute top-full right-0 z-20 mt-2 hidden w-[200px] max-w-[200px] rounded-xl border border-slate-200 bg-white p-2 shadow-lg peer-open:block md:static md:mt-0 md:block md:w-auto md:max-w-none md:rounded-none md:border-0 md:bg-transparent md:p-0 md:shadow-none"
+          >
+            <SidebarNav entries={entries} hydrated={hydrated} onLogout={openLogout} />
+          </div>
         </div>
       </aside>
       <main id="main" className="min-w-0 flex-1">

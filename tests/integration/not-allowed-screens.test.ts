@@ -188,3 +188,27 @@ describe("Previous reports: the patient and admins", () => {
     expect((await b.admin.fetch("/dashboard/previous-report/no-such-patient")).status).toBe(404);
   });
 });
+
+describe("Pending reports render one layout for every width", () => {
+  it("each row is in the page once (a table at sm+ and cards below, by CSS alone)", async () => {
+    const res = await b.expert.fetch("/dashboard/pending-report");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const count = (s: string) => html.split(s).length - 1;
+    expect(count(`href="/dashboard/add-review/${ids.report}"`)).toBe(1);
+    expect(count('href="tel:')).toBe(1);
+    expect(count("<table")).toBe(1);
+    expect(count('data-testid="pending-reports"')).toBe(1);
+    // The card look below 640 px comes from the same cells (their column names as labels).
+    expect(html).toContain('data-label="Patient Name"');
+  });
+});
+
+describe("The dashboard sidebar is rendered once", () => {
+  it("one navigation serves the phone menu and the desktop sidebar", async () => {
+    const html = await (await b.patient.fetch("/dashboard/home")).text();
+    expect(html.split('aria-label="Dashboard navigation"').length - 1).toBe(1);
+    const logout = html.match(/<a[^>]*href="\/logout"/g) ?? [];
+    expect(logout).toHaveLength(2); // the header's account menu and the one sidebar
+  });
+});
