@@ -1,11 +1,13 @@
 import { hash, verify, type Algorithm } from "@node-rs/argon2";
 import { dictionary } from "@zxcvbn-ts/language-common";
 import bcrypt from "bcryptjs";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import { config } from "~/config.server";
 
 /**
- * Password hashing (decision 0009): Argon2id through @node-rs/argon2, which hashes on libuv's
- * thread pool, so a login never blocks the event loop. Parameters come from ARGON2_MEMORY_KIB /
+ * Password hashing (decision 0009): Argon2id through @node-rs/argon2, on a low-priority thread
+ * of its own (below), so a login never blocks the event loop nor starves other requests. Parameters come from ARGON2_MEMORY_KIB /
  * ARGON2_TIME_COST (OWASP's m=19456 KiB, t=2, p=1 by default; test servers lower them). Hashes
  * made by earlier versions (bcrypt, `$2a$`/`$2b$`) still verify and are replaced on the next
  * successful login (`needsRehash`).
@@ -23,15 +25,86 @@ function params() {
   };
 }
 
+/**
+ * Hashing yields to serving. Argon2 is meant to cost CPU, and a stream of logins would take the
+ * cores the list endpoints need, wherever it runs. So each process hashes on one thread of its
+ * own at a low CPU priority (nice 10, about a tenth of a normal thread's share when the cores are
+ * busy; on Linux the nice value is per thread): on an idle machine a hash runs at full speed, on
+ * a busy one serving goes first and logins still move. Where that thread cannot start, libuv's
+ * pool (normal priority) does the work.
+ */
+const HASHER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const os = require("node:os");
+try { os.setPriority(0, 10); } catch {}
+const argon2 = require(workerData.argon2);
+parentPort.on("message", ({ id, op, args }) => {
+  try {
+    const value = op === "hash" ? argon2.hashSync(args[0], args[1]) : argon2.verifySync(args[0], args[1]);
+    parentPort.postMessage({ id, value });
+  } catch (err) {
+    parentPort.postMessage({ id, error: String(err && err.message || err) });
+  }
+});
+`;
+
+type HasherCall = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+let hasher: { worker: Worker; calls: Map<number, HasherCall>; next: number } | null | undefined;
+
+function startHasher() {
+  try {
+    const worker = new Worker(HASHER_SOURCE, {
+      eval: true,
+      workerData: { argon2: createRequire(import.meta.url).resolve("@node-rs/argon2") },
+    });
+    const h = { worker, calls: new Map<number, HasherCall>(), next: 1 };
+    worker.unref(); // never keeps a stopping process alive
+    worker.on("message", (m: { id: number; value?: unknown; error?: string }) => {
+      const call = h.calls.get(m.id);
+      h.calls.delete(m.id);
+      if (!call) return;
+      if (m.error !== undefined) call.reject(new Error(m.error));
+      else call.resolve(m.value);
+    });
+    const fail = (err: unknown) => {
+      for (const call of h.calls.values()) call.reject(err instanceof Error ? err : new Error(String(err)));
+      h.calls.clear();
+      if (hasher === h) hasher = undefined; // the next call starts a fresh thread
+    };
+    worker.on("error", fail);
+    worker.on("exit", () => fail(new Error("password hasher stopped")));
+    return h;
+  } catch {
+    return null;
+  }
+}
+
+function onHasher<T>(op: "hash" | "verify", args: unknown[], fallback: () => Promise<T>): Promise<T> {
+  if (hasher === undefined) hasher = startHasher();
+  const h = hasher;
+  if (!h) return fallback();
+  const id = h.next++;
+  return new Promise<T>((resolve, reject) => {
+    h.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    h.worker.ref(); // while a call is out, the thread is needed
+    h.worker.postMessage({ id, op, args });
+  }).finally(() => {
+    if (h.calls.size === 0) h.worker.unref();
+  });
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, params());
+  const p = params();
+  return onHasher("hash", [password, p], () => hash(password, p));
 }
 
 const isBcrypt = (stored: string) => /^\$2[abxy]\$\d\d\$/.test(stored);
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   try {
-    if (stored.startsWith("$argon2")) return await verify(stored, password);
+    if (stored.startsWith("$argon2")) {
+      return await onHasher("verify", [stored, password], () => verify(stored, password));
+    }
     if (isBcrypt(stored)) return await bcrypt.compare(password, stored);
   } catch {
     /* a malformed stored hash matches nothing */
