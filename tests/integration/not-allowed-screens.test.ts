@@ -147,6 +147,24 @@ describe("Upload Report is for patients", () => {
     expect(html).not.toContain('type="file"');
   });
 
+  it("an admin posting the form is refused before the file is read (403), nothing is stored", async () => {
+    const res = await b.admin.fetch("/dashboard/upload-report", {
+      method: "POST",
+      body: uploadForm(
+        { reportType: "MRI", phoneNumber: "9876543210", countryCode: "+91", consent: "on" },
+        { name: "x.pdf", data: samplePdf() },
+      ),
+      headers: { Origin: server.url, "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(res.status).toBe(403);
+    expect(text(await res.text())).toContain("Only patients can upload reports");
+    const mine = await apiClient(server.url).get(
+      `/report/get-report-by-patientId/${ids.patient}`,
+      ids.patientToken,
+    );
+    expect(mine.body.data.every((r: { reportType: string }) => r.reportType !== "MRI")).toBe(true);
+  });
+
   it("a patient still gets the form", async () => {
     const res = await b.patient.fetch("/dashboard/upload-report");
     expect(res.status).toBe(200);
