@@ -229,13 +229,14 @@ describe("our server with 2 workers", () => {
     async () => {
       const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-workers-"));
       const smtp = await startSmtp();
+      let started: Awaited<ReturnType<typeof spawnApp>> | undefined;
       try {
-        const app = await spawnApp(root, {
+        const app = (started = await spawnApp(root, {
           ...envAdmin(),
           RATE_LIMIT_DISABLED: "1",
           WEB_CONCURRENCY: "2",
           SMTP_URL: smtp.url,
-        });
+        }));
         // Which processes answered: the pid in each request log line.
         const pids = async () => {
           const mark = app.output().length;
@@ -319,6 +320,9 @@ describe("our server with 2 workers", () => {
         expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
         expect(app.output()).not.toMatch(/\n\s+at /);
       } finally {
+        // A failed step must not leave the cluster running (the primary stops its workers).
+        const app = started;
+        if (app && app.child.exitCode === null && app.child.signalCode === null) app.child.kill("SIGKILL");
         await smtp.close();
         rmSync(root, { recursive: true, force: true });
       }
