@@ -43,6 +43,7 @@ export function ResponsiveTable<T>({
   dense?: boolean;
 }) {
   const pad = dense ? "px-2.5" : "px-3";
+  const cell = dense ? "rt-cell-dense" : "rt-cell";
   return (
     <div
       className={`transition-opacity sm:overflow-x-auto sm:rounded-xl sm:border sm:border-slate-200 sm:bg-white sm:shadow-sm ${SCROLL_SHADOWS} ${
@@ -75,19 +76,14 @@ export function ResponsiveTable<T>({
         </thead>
         <tbody className="max-sm:block max-sm:space-y-3">
           {rows.map((row, i) => (
-            <tr
-              key={rowKey(row)}
-              className="align-top max-sm:block max-sm:rounded-xl max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:px-4 max-sm:py-3 max-sm:shadow-sm sm:border-b sm:border-slate-100 sm:last:border-b-0 sm:hover:bg-slate-50/60"
-            >
+            <tr key={rowKey(row)} className="rt-row">
               {columns.map((c) => (
                 <td
                   key={c.key}
                   data-label={c.header}
-                  className={`${pad} py-3 max-sm:flex max-sm:gap-3 max-sm:px-0 max-sm:py-1.5 max-sm:before:w-28 max-sm:before:shrink-0 max-sm:before:text-sm max-sm:before:font-semibold max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] ${
-                    c.className ?? ""
-                  }`}
+                  className={c.className ? `${cell} ${c.className}` : cell}
                 >
-                  <div className="min-w-0 max-sm:flex-1">{c.cell(row, i)}</div>
+                  <div className="rt-cell-body">{c.cell(row, i)}</div>
                 </td>
               ))}
             </tr>
