@@ -79,17 +79,30 @@ function requireAdmin(actor: Actor) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "messages.adminsOnly");
 }
 
-/** Admin: Contact Us messages, newest first (contact_messages_created_idx; rowid breaks ties). */
-export function listContactMessages(actor: Actor, { page, pageSize }: PageQuery): Paged<ApiContactMessage> {
+/**
+ * One page of a public-form table, newest first (its `*_created_idx`; rowid breaks ties within a
+ * millisecond), for admins only.
+ */
+function newestFirst<T extends typeof contactMessages | typeof callbackRequests>(
+  actor: Actor,
+  table: T,
+  { page, pageSize }: PageQuery,
+) {
   requireAdmin(actor);
-  const total = db().select({ n: count() }).from(contactMessages).get()?.n ?? 0;
+  const total = db().select({ n: count() }).from(table).get()?.n ?? 0;
   const rows = db()
     .select()
-    .from(contactMessages)
-    .orderBy(desc(contactMessages.createdAt), desc(sql`"contact_messages"."rowid"`))
+    .from(table as typeof contactMessages)
+    .orderBy(desc(table.createdAt), desc(sql`${table}.rowid`))
     .limit(pageSize)
     .offset((page - 1) * pageSize)
-    .all();
+    .all() as unknown as T["$inferSelect"][];
+  return { rows, total, page, pageSize };
+}
+
+/** Admin: Contact Us messages. */
+export function listContactMessages(actor: Actor, query: PageQuery): Paged<ApiContactMessage> {
+  const { rows, ...rest } = newestFirst(actor, contactMessages, query);
   const items = rows.map((r) => ({
     _id: r.id,
     name: r.name,
@@ -98,20 +111,12 @@ export function listContactMessages(actor: Actor, { page, pageSize }: PageQuery)
     userId: r.userId,
     createdAt: r.createdAt.toISOString(),
   }));
-  return { items, total, page, pageSize };
+  return { items, ...rest };
 }
 
-/** Admin: callback requests, newest first (callback_requests_created_idx; rowid breaks ties). */
-export function listCallbackRequests(actor: Actor, { page, pageSize }: PageQuery): Paged<ApiCallbackRequest> {
-  requireAdmin(actor);
-  const total = db().select({ n: count() }).from(callbackRequests).get()?.n ?? 0;
-  const rows = db()
-    .select()
-    .from(callbackRequests)
-    .orderBy(desc(callbackRequests.createdAt), desc(sql`"callback_requests"."rowid"`))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .all();
+/** Admin: callback requests. */
+export function listCallbackRequests(actor: Actor, query: PageQuery): Paged<ApiCallbackRequest> {
+  const { rows, ...rest } = newestFirst(actor, callbackRequests, query);
   const items = rows.map((r) => ({
     _id: r.id,
     name: r.name,
@@ -121,5 +126,5 @@ export function listCallbackRequests(actor: Actor, { page, pageSize }: PageQuery
     userId: r.userId,
     createdAt: r.createdAt.toISOString(),
   }));
-  return { items, total, page, pageSize };
+  return { items, ...rest };
 }

@@ -168,6 +168,39 @@ describe("bad-input sweep over /api/v1", () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it("list endpoints answer junk page queries with 200 or the JSON error shape, never 5xx", async () => {
+    const lists: { path: string; token: string }[] = [
+      { path: "/report/get-pending-reports", token: "admin" },
+      { path: "/report/get-all-reviewed-reports", token: "admin" },
+      { path: "/expert/get-pending-expert", token: "admin" },
+      { path: "/admin/get-contact-messages", token: "admin" },
+      { path: "/admin/get-callback-requests", token: "admin" },
+    ];
+    const queries = [
+      "page=-1",
+      "page=abc",
+      "page=1e400",
+      "pageSize=100000",
+      "page=%00",
+      "page=1&page=2",
+      "pageSize=0.5",
+    ];
+    const failures: string[] = [];
+    for (const l of lists) {
+      for (const q of queries) {
+        const res = await api.get(`${l.path}?${q}`, tok[l.token]);
+        const label = `GET ${l.path}?${q}: ${res.status}`;
+        if (res.status >= 500) failures.push(label);
+        if (!res.headers.get("content-type")?.includes("application/json"))
+          failures.push(`${label} (not JSON)`);
+        if (res.status >= 400 && (res.body.success !== false || typeof res.body.message !== "string")) {
+          failures.push(`${label} (not the error shape)`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it("uploads: spoofed types, oversize, empty and traversal names never 5xx and store nothing bad", async () => {
     const files = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc")).length;
     const before = files();
