@@ -26,6 +26,34 @@ export default tseslint.config(
     },
   },
   {
+    // The database layer is asynchronous (SQLite and PostgreSQL behind one API): a query or domain
+    // call that is not awaited is a bug — its error is lost and its result arrives too late.
+    files: ["app/**/*.{ts,tsx}", "server/**/*.ts", "scripts/**/*.ts", "tests/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
+  {
+    // Domain code never calls a driver's synchronous methods; they do not exist on PostgreSQL.
+    files: ["app/domain/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "CallExpression[callee.object.type='CallExpression'][callee.property.name=/^(all|run|values)$/][arguments.length=0]",
+          message: "Await the query instead (it must run on SQLite and PostgreSQL alike).",
+        },
+        {
+          selector: "CallExpression[callee.property.name='get'][arguments.length=0]",
+          message: "Use first(query) from ~/db/client.server instead of .get().",
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.{js,mjs}"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },

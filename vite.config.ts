@@ -11,15 +11,23 @@ declare module "@remix-run/node" {
   }
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   plugins: [!process.env.VITEST && remix(remixConfig), tailwindcss(), tsconfigPaths()],
-  build: { target: "es2020" },
+  // The server build runs on Node 20 (top-level await: loading it waits for start-up); browsers get es2020.
+  build: { target: isSsrBuild ? "node20" : "es2020" },
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/load/**/*.test.ts"],
+    include: [
+      "tests/unit/**/*.test.ts",
+      "tests/integration/**/*.test.ts",
+      "tests/load/**/*.test.ts",
+      "tests/multinode/**/*.test.ts",
+    ],
+    // TEST_BACKEND=pg-s3: one PostgreSQL and one S3 server for the run (tests/helpers/global-backends.ts).
+    globalSetup: ["tests/helpers/global-backends.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
   },
-});
+}));

@@ -24,7 +24,22 @@ const envSchema = z.object({
   /** Set by our server for the processes it starts; remix-serve leaves it unset ("basic"). */
   CAREBRIDGE_ROLE: z.enum(["basic", "single", "primary", "worker"]).default("basic"),
   DATA_DIR: z.string().min(1).default("data"),
+  /** A SQLite file path (the default, data/app.db) or postgres://user:pass@host:port/db (decision 0010). */
   DATABASE_URL: z.string().min(1).optional(),
+  /** PostgreSQL connections per process (each node runs WEB_CONCURRENCY processes). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Unset: encrypted files in UPLOADS_DIR. s3://bucket[/prefix]?endpoint=…&region=…: an S3-compatible store. */
+  STORAGE_URL: z
+    .string()
+    .regex(
+      /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?(\?.*)?$/,
+      "must look like s3://bucket[/prefix]?endpoint=…&region=…",
+    )
+    .optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
   UPLOADS_DIR: z.string().min(1).default("uploads"),
   APP_URL: z.string().url().optional(),
   SMTP_URL: z
@@ -66,7 +81,11 @@ export type Config = {
   bodyLimitBytes: number;
   serverRole: "basic" | "single" | "primary" | "worker";
   dataDir: string;
+  /** "sqlite": `databaseUrl` is a file path; "postgres": a connection URL. */
+  databaseKind: DatabaseKind;
   databaseUrl: string;
+  databasePoolMax: number;
+  storage: StorageConfig;
   uploadsDir: string;
   outboxDir: string;
   appUrl: string;
@@ -86,6 +105,65 @@ export type Config = {
   sessionIdleMsStaff: number;
   sessionIdleMsPatient: number;
 };
+
+export type DatabaseKind = "sqlite" | "postgres";
+
+export type StorageConfig =
+  | { kind: "local"; dir: string }
+  | {
+      kind: "s3";
+      bucket: string;
+      /** Key prefix inside the bucket ("" or ending in "/"). */
+      prefix: string;
+      endpoint: string | undefined;
+      region: string;
+      forcePathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+    };
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * Which database DATABASE_URL selects, read without validating the rest of the configuration:
+ * the schema module picks its dialect's tables with it when it is first imported.
+ */
+export function databaseKind(env: Record<string, string | undefined> = process.env): DatabaseKind {
+  return POSTGRES_URL.test(env.DATABASE_URL ?? "") ? "postgres" : "sqlite";
+}
+
+function parseStorage(
+  url: string | undefined,
+  uploadsDir: string,
+  e: z.infer<typeof envSchema>,
+): StorageConfig {
+  if (!url) return { kind: "local", dir: uploadsDir };
+  const u = new URL(url);
+  const q = u.searchParams;
+  const endpoint = q.get("endpoint") || undefined;
+  if (endpoint && !/^https?:\/\//.test(endpoint)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  STORAGE_URL: endpoint must start with http:// or https://",
+    );
+  }
+  const prefix = decodeURIComponent(u.pathname.replace(/^\/+/, ""));
+  return {
+    kind: "s3",
+    bucket: u.hostname,
+    prefix: prefix && !prefix.endsWith("/") ? `${prefix}/` : prefix,
+    endpoint,
+    region: q.get("region") || e.AWS_REGION || "us-east-1",
+    // MinIO, Ceph RGW and most self-hosted stores want path-style requests; AWS and R2 accept both.
+    forcePathStyle: q.has("forcePathStyle") ? q.get("forcePathStyle") !== "false" : !!endpoint,
+    credentials:
+      e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+        ? {
+            accessKeyId: e.AWS_ACCESS_KEY_ID,
+            secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+            ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+          }
+        : undefined,
+  };
+}
 
 export class ConfigError extends Error {}
 
@@ -143,7 +221,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
     serverRole: e.CAREBRIDGE_ROLE,
     dataDir,
-    databaseUrl: path.resolve(e.DATABASE_URL ?? path.join(dataDir, "app.db")),
+    databaseKind: databaseKind(cleaned),
+    databaseUrl:
+      databaseKind(cleaned) === "postgres"
+        ? e.DATABASE_URL!
+        : path.resolve((e.DATABASE_URL ?? path.join(dataDir, "app.db")).replace(/^file:/, "")),
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    storage: parseStorage(e.STORAGE_URL, uploadsDir, e),
     uploadsDir,
     outboxDir,
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),

@@ -14,8 +14,9 @@ import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
 
-// Runs once when the server build is loaded: migrations, folders, admin bootstrap.
-startup();
+// Runs once when the server build is loaded: migrations, folders, admin bootstrap. Loading the
+// build waits for it, so no request reaches a database that is not migrated yet.
+await startup();
 
 /** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
 export const appHooks = { refusal, shutdown };

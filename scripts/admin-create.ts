@@ -40,9 +40,10 @@ if (!parsed.success) {
 }
 
 const { ensureAdmin } = await import("../app/domain/users.server");
-const { closeDatabase } = await import("../app/db/client.server");
+const { closeDatabase, migrateDatabase } = await import("../app/db/client.server");
+await migrateDatabase();
 const created = await ensureAdmin(parsed.data);
-closeDatabase();
+await closeDatabase();
 if (created) {
   console.log(`Admin ${parsed.data.email.toLowerCase()} created.`);
 } else {

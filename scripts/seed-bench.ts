@@ -18,7 +18,12 @@ const { values: args } = parseArgs({
 });
 
 process.env.LOG_LEVEL ??= "silent";
-const { sqlite, db, closeDatabase } = await import("../app/db/client.server");
+const { sqliteConnection, db, closeDatabase, migrateDatabase } = await import("../app/db/client.server");
+const sqlite = () => {
+  const s = sqliteConnection();
+  if (!s) throw new Error("--plans reads SQLite's query plans; run it with a SQLite DATABASE_URL");
+  return s;
+};
 
 export const BENCH_PASSWORD = "Bench-pass-2026";
 export const BENCH_PATIENT = "bench.patient@bench.test";
@@ -42,11 +47,13 @@ async function seed(n: number) {
   const { storeUpload } = await import("../app/domain/files.server");
   const { newId } = await import("../app/utils/ids.server");
   const { REPORT_TYPES } = await import("../app/schemas/reports");
+  const { users, reports, auditEvents } = await import("../app/db/schema");
+  const { count } = await import("drizzle-orm");
   const { samplePdf } = await import("./samples");
-  db(); // migrations
-  const s = sqlite();
-  if ((s.prepare("SELECT count(*) AS n FROM reports").get() as { n: number }).n > 0) {
-    throw new Error("seed-bench wants an empty database (use a fresh DATA_DIR)");
+  await migrateDatabase();
+  const d = db();
+  if (((await d.select({ n: count() }).from(reports))[0]?.n ?? 0) > 0) {
+    throw new Error("seed-bench wants an empty database (use a fresh DATA_DIR / database)");
   }
   const rand = prng(n);
   const hash = await hashPassword(BENCH_PASSWORD);
@@ -65,97 +72,117 @@ async function seed(n: number) {
 
   const now = Date.now();
   const YEAR = 365 * 24 * 60 * 60 * 1000;
-  const insertUser = s.prepare(
-    `INSERT INTO users (id, email, password_hash, first_name, last_name, account_type, contact_number, approved, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, '9876543210', ?, ?, ?)`,
-  );
-  const insertReport = s.prepare(
-    `INSERT INTO reports (id, patient_id, report_type, description, phone_number, file_key, file_name, mime_type, size,
-       consent_at, status, review, expert_id, reviewed_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, '+919876543210', ?, ?, 'application/pdf', ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertAudit = s.prepare(
-    `INSERT INTO audit_events (id, actor_id, action, subject_type, subject_id, detail, ip, created_at)
-     VALUES (?, ?, ?, 'report', ?, ?, '127.0.0.1', ?)`,
-  );
+  type NewUser = typeof users.$inferInsert;
+  type NewReport = typeof reports.$inferInsert;
+  type NewAudit = typeof auditEvents.$inferInsert;
+  const userRows: NewUser[] = [];
+  const reportRows: NewReport[] = [];
+  const auditRows: NewAudit[] = [];
+  const user = (
+    id: string,
+    email: string,
+    firstName: string,
+    lastName: string,
+    accountType: NewUser["accountType"],
+    approved: boolean,
+  ) => {
+    const created = new Date(now - YEAR - 1000);
+    userRows.push({
+      id,
+      email,
+      passwordHash: hash,
+      firstName,
+      lastName,
+      accountType,
+      contactNumber: "9876543210",
+      approved,
+      createdAt: created,
+      updatedAt: created,
+    });
+  };
 
   const patients = Math.max(10, Math.ceil(n / 20));
   const ownShare = Math.max(40, Math.floor(n / 100));
   const ids = { admin: newId(), expert: newId(), patient: newId() };
   const others: string[] = [];
-  s.transaction(() => {
-    const created = now - YEAR - 1000;
-    insertUser.run(ids.admin, BENCH_ADMIN, hash, "Bench", "Admin", "Admin", 1, created, created);
-    insertUser.run(ids.expert, BENCH_EXPERT, hash, "Bench", "Expert", "Expert", 1, created, created);
-    insertUser.run(ids.patient, BENCH_PATIENT, hash, "Bench", "Patient", "Patient", 0, created, created);
-    for (let i = 1; i < patients; i++) {
-      const id = newId();
-      others.push(id);
-      insertUser.run(
-        id,
-        `patient${i}@bench.test`,
-        hash,
-        `Patient${i}`,
-        "Bench",
-        "Patient",
-        0,
-        created,
-        created,
-      );
-    }
-    let pending = 0;
-    for (let i = 0; i < n; i++) {
-      const id = newId();
-      // Own reports are spread evenly through time, the rest at random among the others.
-      const patient =
-        i % Math.floor(n / ownShare) === 0 ? ids.patient : others[Math.floor(rand() * others.length)];
-      const createdAt = now - YEAR + Math.floor((i / n) * YEAR) + Math.floor(rand() * 1000);
-      const file = keys[i % keys.length];
-      const type = REPORT_TYPES[Math.floor(rand() * REPORT_TYPES.length)];
-      const reviewed = rand() < 0.5;
-      const reviewedAt = reviewed ? createdAt + Math.floor(rand() * 3 * 24 * 60 * 60 * 1000) : null;
-      if (!reviewed) pending++;
-      insertReport.run(
-        id,
-        patient,
-        type,
-        rand() < 0.5 ? "Routine check, no symptoms." : null,
-        file.key,
-        file.fileName,
-        file.size,
-        createdAt,
-        reviewed ? "Reviewed" : "Pending",
-        reviewed ? "Values are within the normal range. No action needed." : null,
-        reviewed ? ids.expert : null,
-        reviewedAt,
-        createdAt,
-        reviewedAt ?? createdAt,
-      );
-      insertAudit.run(
-        newId(),
-        patient,
-        "report.upload",
-        id,
-        JSON.stringify({ mimeType: "application/pdf", size: file.size }),
-        createdAt,
-      );
-      if (reviewed) {
-        insertAudit.run(newId(), ids.expert, "report.file_open", id, null, reviewedAt! - 60_000);
-        insertAudit.run(newId(), ids.expert, "report.review", id, null, reviewedAt);
-      }
-    }
-    console.log(
-      JSON.stringify({
-        reports: n,
-        pending,
-        patients,
-        benchPatientReports: Math.ceil(n / Math.floor(n / ownShare)),
-        ids,
-        emails: { admin: BENCH_ADMIN, expert: BENCH_EXPERT, patient: BENCH_PATIENT },
-        password: BENCH_PASSWORD,
-      }),
+  user(ids.admin, BENCH_ADMIN, "Bench", "Admin", "Admin", true);
+  user(ids.expert, BENCH_EXPERT, "Bench", "Expert", "Expert", true);
+  user(ids.patient, BENCH_PATIENT, "Bench", "Patient", "Patient", false);
+  for (let i = 1; i < patients; i++) {
+    const id = newId();
+    others.push(id);
+    user(id, `patient${i}@bench.test`, `Patient${i}`, "Bench", "Patient", false);
+  }
+  let pending = 0;
+  for (let i = 0; i < n; i++) {
+    const id = newId();
+    // Own reports are spread evenly through time, the rest at random among the others.
+    const patient =
+      i % Math.floor(n / ownShare) === 0 ? ids.patient : others[Math.floor(rand() * others.length)];
+    const createdAt = now - YEAR + Math.floor((i / n) * YEAR) + Math.floor(rand() * 1000);
+    const file = keys[i % keys.length];
+    const type = REPORT_TYPES[Math.floor(rand() * REPORT_TYPES.length)];
+    const reviewed = rand() < 0.5;
+    const reviewedAt = reviewed ? createdAt + Math.floor(rand() * 3 * 24 * 60 * 60 * 1000) : null;
+    if (!reviewed) pending++;
+    reportRows.push({
+      id,
+      patientId: patient,
+      reportType: type,
+      description: rand() < 0.5 ? "Routine check, no symptoms." : null,
+      phoneNumber: "+919876543210",
+      fileKey: file.key,
+      fileName: file.fileName,
+      mimeType: "application/pdf",
+      size: file.size,
+      consentAt: new Date(createdAt),
+      status: reviewed ? "Reviewed" : "Pending",
+      review: reviewed ? "Values are within the normal range. No action needed." : null,
+      expertId: reviewed ? ids.expert : null,
+      reviewedAt: reviewedAt ? new Date(reviewedAt) : null,
+      createdAt: new Date(createdAt),
+      updatedAt: new Date(reviewedAt ?? createdAt),
+    });
+    const audit = (actorId: string, action: string, detail: string | null, at: number) =>
+      auditRows.push({
+        id: newId(),
+        actorId,
+        action,
+        subjectType: "report",
+        subjectId: id,
+        detail,
+        ip: "127.0.0.1",
+        createdAt: new Date(at),
+      });
+    audit(
+      patient,
+      "report.upload",
+      JSON.stringify({ mimeType: "application/pdf", size: file.size }),
+      createdAt,
     );
-  })();
+    if (reviewed) {
+      audit(ids.expert, "report.file_open", null, reviewedAt! - 60_000);
+      audit(ids.expert, "report.review", null, reviewedAt!);
+    }
+  }
+  // Multi-row inserts, 500 rows a statement (inside PostgreSQL's 65,535-parameter limit).
+  const CHUNK = 500;
+  for (let i = 0; i < userRows.length; i += CHUNK) await d.insert(users).values(userRows.slice(i, i + CHUNK));
+  for (let i = 0; i < reportRows.length; i += CHUNK)
+    await d.insert(reports).values(reportRows.slice(i, i + CHUNK));
+  for (let i = 0; i < auditRows.length; i += CHUNK)
+    await d.insert(auditEvents).values(auditRows.slice(i, i + CHUNK));
+  console.log(
+    JSON.stringify({
+      reports: n,
+      pending,
+      patients,
+      benchPatientReports: Math.ceil(n / Math.floor(n / ownShare)),
+      ids,
+      emails: { admin: BENCH_ADMIN, expert: BENCH_EXPERT, patient: BENCH_PATIENT },
+      password: BENCH_PASSWORD,
+    }),
+  );
 }
 
 /**
@@ -201,7 +228,7 @@ async function plans() {
   for (const [name, run] of cases) {
     // A fresh connection per case: the domain prepares its statements (and caches counts)
     // once per connection, and each case should show all of its own.
-    closeDatabase();
+    await closeDatabase();
     const s = sqlite();
     const realPrepare = s.prepare.bind(s);
     const captured: { sql: string; params: unknown[] }[] = [];
@@ -223,7 +250,7 @@ async function plans() {
       return stmt;
     };
     try {
-      run();
+      await run();
     } finally {
       (s as any).prepare = realPrepare;
     }
@@ -262,5 +289,5 @@ try {
     await seed(n);
   }
 } finally {
-  closeDatabase();
+  await closeDatabase();
 }

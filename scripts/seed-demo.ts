@@ -10,10 +10,11 @@ const { insertUser, findUserByEmail } = await import("../app/domain/users.server
 const { createReport, addReview } = await import("../app/domain/reports.server");
 const { approveExpert } = await import("../app/domain/experts.server");
 const { storeUpload } = await import("../app/domain/files.server");
-const { closeDatabase } = await import("../app/db/client.server");
+const { closeDatabase, migrateDatabase } = await import("../app/db/client.server");
 const { hashPassword } = await import("../app/domain/passwords.server");
 const { samplePdf, samplePng } = await import("./samples");
 
+await migrateDatabase();
 const passwordHash = await hashPassword(PASSWORD);
 
 const fresh = new Set<string>();
@@ -23,7 +24,7 @@ async function user(
   lastName: string,
   accountType: "Patient" | "Expert" | "Admin",
 ) {
-  const existing = findUserByEmail(email);
+  const existing = await findUserByEmail(email);
   if (existing) return existing;
   fresh.add(email);
   return insertUser({ email, firstName, lastName, accountType, passwordHash, contactNumber: "9876543210" });
@@ -54,7 +55,7 @@ const patient = await user("ravi@demo.carebridge", "Ravi", "Kumar", "Patient");
 const patient2 = await user("lakshmi@demo.carebridge", "Lakshmi", "Iyer", "Patient");
 
 const adminActor = actorOf(admin);
-approveExpert(adminActor, expert.id);
+await approveExpert(adminActor, expert.id);
 const expertActor = actorOf({ ...expert, approved: true });
 
 const samples: [typeof patient, string, string, Buffer, string][] = [
@@ -91,12 +92,12 @@ for (const [p, reportType, description, data, name] of samples) {
   );
   made++;
   if (reportType === "Blood Test" || reportType === "ECG") {
-    addReview(expertActor, report._id, {
+    await addReview(expertActor, report._id, {
       review: "Values are within the normal range. No action needed; repeat the test in twelve months.",
     });
   }
 }
-closeDatabase();
+await closeDatabase();
 console.log(`Demo data ready: ${made} reports. Accounts (password ${PASSWORD}):
   admin@demo.carebridge (Admin)
   dr.rao@demo.carebridge (approved Expert), dr.new@demo.carebridge (unapproved Expert)

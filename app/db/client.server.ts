@@ -1,18 +1,38 @@
 import Database from "better-sqlite3";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { drizzle as drizzleSqlite, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
+import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import { config } from "~/config.server";
-import * as schema from "./schema";
+import pg from "pg";
+import { config, type DatabaseKind } from "~/config.server";
+import * as pgSchema from "./schema.pg";
+import * as liteSchema from "./schema.sqlite";
 
-export type DB = BetterSQLite3Database<typeof schema>;
+/**
+ * The one place that knows which database runs (decision 0010). Domain modules get `db()` — a
+ * Drizzle database typed as asynchronous SQLite — and the helpers below, and never write
+ * dialect-specific SQL: every query is awaited (never `.get()/.all()/.run()`), writes that must
+ * know whether they matched use `.returning()`, and a transaction is a generator of steps
+ * (`rows()`/`exec()`), which SQLite runs synchronously inside one BEGIN IMMEDIATE and PostgreSQL
+ * awaits inside BEGIN … COMMIT.
+ */
+export type DB = BaseSQLiteDatabase<"async", unknown, typeof liteSchema>;
 
-type Handle = { db: DB; sqlite: Database.Database };
+type Handle =
+  | { kind: "sqlite"; db: DB; sqlite: Database.Database; raw: BetterSQLite3Database<typeof liteSchema> }
+  | { kind: "postgres"; db: DB; pool: pg.Pool; raw: NodePgDatabase<typeof pgSchema> };
 
 const globalForDb = globalThis as unknown as { __carebridgeDb?: Handle };
 
-/** Opens SQLite (WAL, foreign keys, busy timeout) and applies pending migrations. */
+const MIGRATIONS = {
+  sqlite: () => path.resolve(process.cwd(), "drizzle/sqlite"),
+  postgres: () => path.resolve(process.cwd(), "drizzle/pg"),
+};
+
 /** Only the app's user may read or write the database files (SQLite gives -wal/-shm the file's mode). */
 function ownerOnly(file: string) {
   try {
@@ -22,7 +42,8 @@ function ownerOnly(file: string) {
   }
 }
 
-export function openDatabase(file: string): Handle {
+/** Opens a SQLite file (WAL, foreign keys, busy timeout) and applies pending migrations. */
+export function openSqlite(file: string) {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
   ownerOnly(file);
@@ -32,30 +53,263 @@ export function openDatabase(file: string): Handle {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: path.resolve(process.cwd(), "drizzle") });
-  return { db, sqlite };
+  const raw = drizzleSqlite(sqlite, { schema: liteSchema });
+  migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() });
+  return { raw, sqlite };
+}
+
+// node-postgres returns int8 (count(*), bigint columns) as strings; every int8 we store fits a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+function openPostgres(url: string, max: number) {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // A database that does not answer fails the request (and /healthz) instead of hanging it.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: `carebridge-${process.pid}`,
+  });
+  // An idle connection dropped by the server (restart, failover) must not crash the process.
+  pool.on("error", () => {});
+  const raw = drizzlePg(pool, { schema: pgSchema });
+  return { raw, pool };
 }
 
 function handle(): Handle {
-  if (!globalForDb.__carebridgeDb) {
-    globalForDb.__carebridgeDb = openDatabase(config().databaseUrl);
+  let h = globalForDb.__carebridgeDb;
+  if (!h) {
+    const c = config();
+    if (c.databaseKind === "postgres") {
+      const { raw, pool } = openPostgres(c.databaseUrl, c.databasePoolMax);
+      h = { kind: "postgres", db: raw as unknown as DB, pool, raw };
+    } else {
+      const { raw, sqlite } = openSqlite(c.databaseUrl);
+      h = { kind: "sqlite", db: raw as unknown as DB, sqlite, raw };
+    }
+    globalForDb.__carebridgeDb = h;
   }
-  return globalForDb.__carebridgeDb;
+  return h;
 }
 
 export function db(): DB {
   return handle().db;
 }
 
-export function sqlite(): Database.Database {
-  return handle().sqlite;
+export function dialect(): DatabaseKind {
+  return handle().kind;
 }
 
-export function closeDatabase() {
-  const h = globalForDb.__carebridgeDb;
-  if (h) {
-    h.sqlite.close();
-    globalForDb.__carebridgeDb = undefined;
+/** The SQLite connection, when SQLite runs (rate-limit store, backup); undefined on PostgreSQL. */
+export function sqliteConnection(): Database.Database | undefined {
+  const h = handle();
+  return h.kind === "sqlite" ? h.sqlite : undefined;
+}
+
+/** The PostgreSQL pool, when PostgreSQL runs (rate-limit store, advisory locks); undefined on SQLite. */
+export function pgPool(): pg.Pool | undefined {
+  const h = handle();
+  return h.kind === "postgres" ? h.pool : undefined;
+}
+
+/** Lock ids for PostgreSQL advisory locks (one number per kind of exclusive work). */
+const LOCKS = { migrate: 7_310_001, prune: 7_310_002, sweep: 7_310_003 } as const;
+export type JobName = Exclude<keyof typeof LOCKS, "migrate">;
+
+/**
+ * Applies pending migrations. SQLite migrates when it opens; on PostgreSQL every node's start-up
+ * may call this at once, so it waits for an advisory lock and the first node migrates alone.
+ */
+export async function migrateDatabase(): Promise<void> {
+  const h = handle();
+  if (h.kind === "sqlite") return;
+  const client = await h.pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [LOCKS.migrate]);
+    try {
+      await migratePg(h.raw, { migrationsFolder: MIGRATIONS.postgres() });
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [LOCKS.migrate]);
+    }
+  } finally {
+    client.release();
   }
+}
+
+/**
+ * Runs scheduled work on one node at a time: on PostgreSQL only the node that gets the job's
+ * advisory lock runs it (the others skip this round); SQLite has one machine, whose owning
+ * process is the only one that schedules work. Returns undefined when skipped.
+ */
+export async function runExclusive<T>(job: JobName, fn: () => Promise<T>): Promise<T | undefined> {
+  const h = handle();
+  if (h.kind === "sqlite") return fn();
+  const client = await h.pool.connect();
+  try {
+    const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
+      LOCKS[job],
+    ]);
+    if (!rows[0]?.ok) return undefined;
+    try {
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [LOCKS[job]]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+export async function closeDatabase(): Promise<void> {
+  const h = globalForDb.__carebridgeDb;
+  if (!h) return;
+  globalForDb.__carebridgeDb = undefined;
+  if (h.kind === "sqlite") h.sqlite.close();
+  else await h.pool.end();
+}
+
+const probes = new WeakMap<Database.Database, Database.Statement>();
+
+/** Throws unless the database answers a trivial query (for /healthz). */
+export async function pingDatabase(): Promise<void> {
+  const h = handle();
+  if (h.kind === "sqlite") {
+    let probe = probes.get(h.sqlite);
+    if (!probe) probes.set(h.sqlite, (probe = h.sqlite.prepare("select 1")));
+    probe.get();
+  } else {
+    await h.pool.query("select 1");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing queries once for both dialects
+
+/** How many rows an awaited insert/update/delete without `.returning()` touched. */
+export function affected(result: unknown): number {
+  const r = result as { changes?: number; rowCount?: number | null };
+  return r.changes ?? r.rowCount ?? 0;
+}
+
+/** The first row of a query (adds LIMIT 1), or undefined. */
+export async function first<T>(query: { limit(n: number): PromiseLike<T[]> }): Promise<T | undefined> {
+  return (await query.limit(1))[0];
+}
+
+/** A unique constraint refused the write (a concurrent insert won): callers turn it into `conflict`. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 4; i++) {
+    if (
+      e.code === "23505" ||
+      e.code === "SQLITE_CONSTRAINT_UNIQUE" ||
+      e.code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/**
+ * A column compared without using its index. SQLite's planner otherwise prefers a narrower index
+ * (e.g. walking every file-open event by action); its idiom is a unary "+". PostgreSQL costs it right.
+ */
+export function unindexed(column: SQLWrapper): SQL {
+  return dialect() === "sqlite" ? sql`+${column}` : sql`${column}`;
+}
+
+/** A time bound as a prepared statement's placeholder value (placeholders skip the column's mapping). */
+export function timeParam(ms: number): number | Date {
+  return dialect() === "sqlite" ? ms : new Date(ms);
+}
+
+type Preparable<P> = { prepare(name?: string): P };
+
+/** Prepares a query once per process (PostgreSQL names its prepared statements, SQLite does not). */
+export function prepareQuery<P>(name: string, query: Preparable<P>): P {
+  return dialect() === "sqlite" ? query.prepare() : query.prepare(name);
+}
+
+const versions = new WeakMap<Database.Database, Database.Statement>();
+
+/**
+ * A value that changes whenever anything is written to the database, for caches of counts. SQLite:
+ * writes through this connection plus commits by any other connection. PostgreSQL has no cheap
+ * equivalent across nodes, so it answers null and callers do not cache (counting there is measured
+ * in docs/performance.md).
+ */
+export function dataVersion(): string | null {
+  const h = handle();
+  if (h.kind !== "sqlite") return null;
+  let st = versions.get(h.sqlite);
+  if (!st) {
+    st = h.sqlite
+      .prepare("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version())")
+      .pluck();
+    versions.set(h.sqlite, st);
+  }
+  return st.get() as string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transactions
+
+type Step = { kind: "rows" | "exec"; query: unknown };
+export type TxSteps<T> = Generator<Step, T, unknown>;
+
+/** In a transaction body: runs a select (or a write with `.returning()`) and gives its rows. */
+export function* rows<T>(query: PromiseLike<T>): TxSteps<T> {
+  return (yield { kind: "rows", query }) as T;
+}
+
+/** In a transaction body: runs a write whose result is not needed. */
+export function* exec(query: PromiseLike<unknown>): TxSteps<void> {
+  yield { kind: "exec", query };
+}
+
+/**
+ * Runs `body` in one transaction: every step commits together or none does. The body yields
+ * queries (`yield* rows(…)`, `yield* exec(…)`) and decides on their results, but cannot wait for
+ * anything else, so SQLite runs it synchronously (no other request's statement can slip into the
+ * transaction) and PostgreSQL on one pooled connection.
+ */
+export async function transaction<T>(body: (tx: DB) => TxSteps<T>): Promise<T> {
+  const h = handle();
+  if (h.kind === "sqlite") {
+    return h.raw.transaction(
+      (tx) => {
+        const steps = body(tx as unknown as DB);
+        let next = steps.next();
+        while (!next.done) {
+          const { kind, query } = next.value;
+          let value: unknown;
+          try {
+            const q = query as { all(): unknown; run(): unknown };
+            value = kind === "rows" ? q.all() : q.run();
+          } catch (err) {
+            next = steps.throw(err);
+            continue;
+          }
+          next = steps.next(value);
+        }
+        return next.value;
+      },
+      { behavior: "immediate" },
+    );
+  }
+  return h.raw.transaction(async (tx) => {
+    const steps = body(tx as unknown as DB);
+    let next = steps.next();
+    while (!next.done) {
+      let value: unknown;
+      try {
+        value = await (next.value.query as PromiseLike<unknown>);
+      } catch (err) {
+        next = steps.throw(err);
+        continue;
+      }
+      next = steps.next(value);
+    }
+    return next.value;
+  });
 }

@@ -1,204 +1,28 @@
-import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { databaseKind } from "~/config.server";
+import * as pg from "./schema.pg";
+import * as lite from "./schema.sqlite";
 
-export const ACCOUNT_TYPES = ["Patient", "Expert", "Admin"] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
-export const REPORT_STATUSES = ["Pending", "Reviewed"] as const;
-export type ReportStatus = (typeof REPORT_STATUSES)[number];
-export const SESSION_KINDS = ["web", "api"] as const;
-
-const now = sql`(cast(unixepoch('subsecond') * 1000 as integer))`;
-const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull().default(now);
-const updatedAt = () => integer("updated_at", { mode: "timestamp_ms" }).notNull().default(now);
-
-export const users = sqliteTable(
-  "users",
-  {
-    id: text("id").primaryKey(),
-    email: text("email").notNull(),
-    passwordHash: text("password_hash").notNull(),
-    firstName: text("first_name").notNull(),
-    lastName: text("last_name").notNull().default(""),
-    accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull(),
-    countryCode: text("country_code").notNull().default("+91"),
-    contactNumber: text("contact_number").notNull().default(""),
-    /** Key of the stored display picture (served by the app), or null for the initials avatar. */
-    image: text("image"),
-    approved: integer("approved", { mode: "boolean" }).notNull().default(false),
-    locale: text("locale").notNull().default("en"),
-    suspendedAt: integer("suspended_at", { mode: "timestamp_ms" }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [
-    uniqueIndex("users_email_uq").on(t.email),
-    index("users_type_approved_created_idx").on(t.accountType, t.approved, t.createdAt),
-    index("users_type_created_idx").on(t.accountType, t.createdAt),
-    index("users_created_idx").on(t.createdAt),
-  ],
-);
-
-export const profiles = sqliteTable("profiles", {
-  userId: text("user_id")
-    .primaryKey()
-    .references(() => users.id, { onDelete: "cascade" }),
-  about: text("about"),
-  gender: text("gender"),
-  dateOfBirth: text("date_of_birth"),
-  contactNumber: text("contact_number"),
-  updatedAt: updatedAt(),
-});
-
-export const verificationCodes = sqliteTable(
-  "verification_codes",
-  {
-    id: text("id").primaryKey(),
-    email: text("email").notNull(),
-    purpose: text("purpose", { enum: ["signup"] }).notNull(),
-    codeHash: text("code_hash").notNull(),
-    /** Pending signup data (password already hashed), kept server-side only. */
-    payload: text("payload"),
-    attempts: integer("attempts").notNull().default(0),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-    consumedAt: integer("consumed_at", { mode: "timestamp_ms" }),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index("verification_codes_email_idx").on(t.email, t.purpose, t.createdAt),
-    index("verification_codes_expires_idx").on(t.expiresAt),
-  ],
-);
-
-export const passwordResetTokens = sqliteTable(
-  "password_reset_tokens",
-  {
-    id: text("id").primaryKey(),
-    tokenHash: text("token_hash").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-    usedAt: integer("used_at", { mode: "timestamp_ms" }),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    uniqueIndex("password_reset_tokens_hash_uq").on(t.tokenHash),
-    index("password_reset_tokens_user_idx").on(t.userId),
-  ],
-);
-
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    tokenHash: text("token_hash").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: SESSION_KINDS }).notNull(),
-    userAgent: text("user_agent"),
-    ip: text("ip"),
-    createdAt: createdAt(),
-    lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }).notNull().default(now),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-  },
-  (t) => [
-    uniqueIndex("sessions_token_hash_uq").on(t.tokenHash),
-    index("sessions_user_idx").on(t.userId, t.lastSeenAt),
-    index("sessions_expires_idx").on(t.expiresAt),
-  ],
-);
-
-export const reports = sqliteTable(
-  "reports",
-  {
-    id: text("id").primaryKey(),
-    patientId: text("patient_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    reportType: text("report_type").notNull(),
-    description: text("description"),
-    phoneNumber: text("phone_number").notNull(),
-    fileKey: text("file_key").notNull(),
-    fileName: text("file_name").notNull(),
-    mimeType: text("mime_type").notNull(),
-    size: integer("size").notNull(),
-    consentAt: integer("consent_at", { mode: "timestamp_ms" }).notNull(),
-    status: text("status", { enum: REPORT_STATUSES }).notNull().default("Pending"),
-    review: text("review"),
-    expertId: text("expert_id").references(() => users.id, { onDelete: "set null" }),
-    reviewedAt: integer("reviewed_at", { mode: "timestamp_ms" }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [
-    index("reports_patient_created_idx").on(t.patientId, t.createdAt),
-    index("reports_status_created_idx").on(t.status, t.createdAt),
-    index("reports_status_type_created_idx").on(t.status, t.reportType, t.createdAt),
-    index("reports_expert_reviewed_idx").on(t.expertId, t.reviewedAt),
-    index("reports_status_reviewed_idx").on(t.status, t.reviewedAt),
-  ],
-);
-
-export const auditEvents = sqliteTable(
-  "audit_events",
-  {
-    id: text("id").primaryKey(),
-    actorId: text("actor_id"),
-    action: text("action").notNull(),
-    subjectType: text("subject_type").notNull(),
-    subjectId: text("subject_id"),
-    detail: text("detail"),
-    ip: text("ip"),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index("audit_events_created_idx").on(t.createdAt),
-    index("audit_events_action_created_idx").on(t.action, t.createdAt),
-    index("audit_events_subject_idx").on(t.subjectType, t.subjectId, t.createdAt),
-  ],
-);
-
-export const contactMessages = sqliteTable(
-  "contact_messages",
-  {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    email: text("email").notNull(),
-    message: text("message").notNull(),
-    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
-    createdAt: createdAt(),
-  },
-  (t) => [index("contact_messages_created_idx").on(t.createdAt)],
-);
-
-export const callbackRequests = sqliteTable(
-  "callback_requests",
-  {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    countryCode: text("country_code").notNull(),
-    phoneNumber: text("phone_number").notNull(),
-    message: text("message"),
-    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
-    createdAt: createdAt(),
-  },
-  (t) => [index("callback_requests_created_idx").on(t.createdAt)],
-);
+export * from "./types";
 
 /**
- * Rate-limit counters shared by every worker process (rate-limiter-flexible's SQLite store
- * layout: key, points, expire in epoch ms). Rows past `expire` are pruned.
+ * The tables of the database DATABASE_URL selects, under one set of names and types, so every
+ * domain module is written once. They are typed as the SQLite tables; the PostgreSQL ones
+ * produce the same row values (tests/unit/schema-parity.test.ts keeps the two schemas equal).
  */
-export const rateLimits = sqliteTable(
-  "rate_limits",
-  {
-    key: text("key").primaryKey(),
-    points: integer("points").notNull().default(0),
-    expire: integer("expire"),
-  },
-  (t) => [index("rate_limits_expire_idx").on(t.expire)],
-);
+const active = (databaseKind() === "postgres" ? pg : lite) as unknown as typeof lite;
 
-export type UserRow = typeof users.$inferSelect;
-export type ReportRow = typeof reports.$inferSelect;
+export const {
+  users,
+  profiles,
+  verificationCodes,
+  passwordResetTokens,
+  sessions,
+  reports,
+  auditEvents,
+  contactMessages,
+  callbackRequests,
+  rateLimits,
+} = active;
+
+export type UserRow = typeof lite.users.$inferSelect;
+export type ReportRow = typeof lite.reports.$inferSelect;

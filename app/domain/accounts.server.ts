@@ -1,7 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db } from "~/db/client.server";
+import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { passwordResetTokens, profiles, reports, users, verificationCodes, type UserRow } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
@@ -58,19 +58,21 @@ async function issueCode(email: string, payload: string | null, locale: string) 
   const id = newId();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const now = Date.now();
-  db().transaction((tx) => {
-    tx.update(verificationCodes)
-      .set({ consumedAt: new Date(now) })
-      .where(
-        and(
-          eq(verificationCodes.email, email),
-          eq(verificationCodes.purpose, "signup"),
-          isNull(verificationCodes.consumedAt),
+  await transaction(function* (tx) {
+    yield* exec(
+      tx
+        .update(verificationCodes)
+        .set({ consumedAt: new Date(now) })
+        .where(
+          and(
+            eq(verificationCodes.email, email),
+            eq(verificationCodes.purpose, "signup"),
+            isNull(verificationCodes.consumedAt),
+          ),
         ),
-      )
-      .run();
-    tx.insert(verificationCodes)
-      .values({
+    );
+    yield* exec(
+      tx.insert(verificationCodes).values({
         id,
         email,
         purpose: "signup",
@@ -78,20 +80,20 @@ async function issueCode(email: string, payload: string | null, locale: string) 
         payload,
         expiresAt: new Date(now + CODE_TTL_MS),
         createdAt: new Date(now),
-      })
-      .run();
+      }),
+    );
   });
   try {
     await mailCode(email, code, locale);
   } catch {
-    db().delete(verificationCodes).where(eq(verificationCodes.id, id)).run();
+    await db().delete(verificationCodes).where(eq(verificationCodes.id, id));
     throw new DomainError("invalid", "accounts.sendCodeFailed");
   }
   return id;
 }
 
 /** Checks a code against its row: single use, 10 minutes, at most 5 wrong tries. */
-function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
+async function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
   if (!row || row.consumedAt)
     throw new DomainError("invalid", "accounts.otpExpired", {
       fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
@@ -105,26 +107,25 @@ function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code:
       fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
     });
   if (!sameHash(row.codeHash, codeHash(row.id, code))) {
-    db()
+    await db()
       .update(verificationCodes)
-      .set({ attempts: row.attempts + 1 })
-      .where(eq(verificationCodes.id, row.id))
-      .run();
+      .set({ attempts: sql`${verificationCodes.attempts} + 1` })
+      .where(eq(verificationCodes.id, row.id));
     const left = CODE_MAX_ATTEMPTS - row.attempts - 1;
     const key = left > 0 ? "accounts.otpWrong" : "accounts.otpTooManyTries";
     throw new DomainError("invalid", key, { fieldErrors: { code: [key], otp: [key] }, values: { left } });
   }
   // Consume atomically: a second use of the same code finds it consumed.
-  const res = db()
+  const consumed = await db()
     .update(verificationCodes)
     .set({ consumedAt: new Date() })
     .where(and(eq(verificationCodes.id, row.id), isNull(verificationCodes.consumedAt)))
-    .run();
-  if (res.changes !== 1) throw new DomainError("invalid", "accounts.otpExpired");
+    .returning({ id: verificationCodes.id });
+  if (consumed.length !== 1) throw new DomainError("invalid", "accounts.otpExpired");
 }
 
-function assertEmailFree(email: string) {
-  if (findUserByEmail(email)) {
+async function assertEmailFree(email: string) {
+  if (await findUserByEmail(email)) {
     throw new DomainError("conflict", "accounts.emailTaken", {
       fieldErrors: { email: ["accounts.emailTaken"] },
     });
@@ -144,7 +145,7 @@ function assertPasswordNotCommon(password: string, field: string) {
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
   assertPasswordNotCommon(input.password, "password");
   await limit("mail", input.email, client);
-  assertEmailFree(input.email);
+  await assertEmailFree(input.email);
   const pending: PendingSignup = {
     accountType: input.accountType,
     firstName: input.firstName,
@@ -158,25 +159,25 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
   return { pendingId: await issueCode(input.email, JSON.stringify(pending), locale) };
 }
 
-function pendingRow(pendingId: string | null | undefined) {
+async function pendingRow(pendingId: string | null | undefined) {
   if (!pendingId || !/^[a-f0-9]{24}$/.test(pendingId)) return undefined;
-  const row = db().select().from(verificationCodes).where(eq(verificationCodes.id, pendingId)).get();
+  const row = await first(db().select().from(verificationCodes).where(eq(verificationCodes.id, pendingId)));
   if (!row?.payload || row.consumedAt || row.createdAt.getTime() + PENDING_TTL_MS < Date.now())
     return undefined;
   return row;
 }
 
 /** The e-mail of a pending screen signup, or null when there is none. */
-export function getPendingSignup(pendingId: string | null | undefined) {
-  const row = pendingRow(pendingId);
+export async function getPendingSignup(pendingId: string | null | undefined) {
+  const row = await pendingRow(pendingId);
   return row ? { email: row.email } : null;
 }
 
 export async function resendSignupCode(pendingId: string, client: Client) {
-  const row = pendingRow(pendingId);
+  const row = await pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
   await limit("mail", row.email, client);
-  assertEmailFree(row.email);
+  await assertEmailFree(row.email);
   const pending = JSON.parse(row.payload!) as PendingSignup;
   return { pendingId: await issueCode(row.email, row.payload, pending.locale) };
 }
@@ -196,10 +197,10 @@ async function createAccount(pending: PendingSignup) {
 
 /** Screen signup, step 2: a right code creates the account (experts start unapproved). */
 export async function completeSignup(pendingId: string, code: string, client: Client) {
-  const row = pendingRow(pendingId);
+  const row = await pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
   await limit("verifyCode", row.email, client);
-  checkCode(row, code);
+  await checkCode(row, code);
   return createAccount(JSON.parse(row.payload!) as PendingSignup);
 }
 
@@ -207,7 +208,7 @@ export async function completeSignup(pendingId: string, code: string, client: Cl
 export async function sendSignupOtp(emailAddress: string, client: Client, locale: string) {
   const email = normalizeEmail(emailAddress);
   await limit("mail", email, client);
-  assertEmailFree(email);
+  await assertEmailFree(email);
   await issueCode(email, null, locale);
 }
 
@@ -219,20 +220,21 @@ export async function signupWithOtp(
 ) {
   assertPasswordNotCommon(input.password, "password");
   await limit("verifyCode", input.email, client);
-  assertEmailFree(input.email);
-  const row = db()
-    .select()
-    .from(verificationCodes)
-    .where(
-      and(
-        eq(verificationCodes.email, input.email),
-        eq(verificationCodes.purpose, "signup"),
-        isNull(verificationCodes.consumedAt),
-      ),
-    )
-    .orderBy(desc(verificationCodes.createdAt))
-    .get();
-  checkCode(row, input.otp);
+  await assertEmailFree(input.email);
+  const row = await first(
+    db()
+      .select()
+      .from(verificationCodes)
+      .where(
+        and(
+          eq(verificationCodes.email, input.email),
+          eq(verificationCodes.purpose, "signup"),
+          isNull(verificationCodes.consumedAt),
+        ),
+      )
+      .orderBy(desc(verificationCodes.createdAt)),
+  );
+  await checkCode(row, input.otp);
   return createAccount({
     accountType: input.accountType,
     firstName: input.firstName,
@@ -265,7 +267,7 @@ async function mailFailedLogins(user: UserRow) {
 export async function login(input: { email: string; password: string }, client: Client, kind: "web" | "api") {
   const email = normalizeEmail(input.email);
   const attempt = await beginLogin(email, client);
-  const user = findUserByEmail(email);
+  const user = await findUserByEmail(email);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
   if (!user || !ok) {
     const { notifyOwner } = await attempt.failed();
@@ -277,21 +279,20 @@ export async function login(input: { email: string; password: string }, client: 
   if (needsRehash(user.passwordHash)) {
     // An older hash (bcrypt, or weaker Argon2 parameters) is replaced while we hold the password.
     const passwordHash = await hashPassword(input.password);
-    db()
+    await db()
       .update(users)
       .set({ passwordHash })
-      .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)))
-      .run();
+      .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)));
   }
-  const session = createSession(user.id, kind, {
+  const session = await createSession(user.id, kind, {
     userAgent: client.userAgent,
     ip: client.ip,
   });
   return { user, token: session.token, sessionId: session.id };
 }
 
-export function logout(actor: Actor) {
-  revokeSession(actor.sessionId);
+export async function logout(actor: Actor) {
+  await revokeSession(actor.sessionId);
 }
 
 /**
@@ -301,18 +302,17 @@ export function logout(actor: Actor) {
 export async function requestPasswordReset(emailAddress: string, client: Client) {
   const email = normalizeEmail(emailAddress);
   await limit("mail", email, client);
-  const user = findUserByEmail(email);
+  const user = await findUserByEmail(email);
   if (!user || user.suspendedAt) return;
   const token = newToken();
-  db()
+  await db()
     .insert(passwordResetTokens)
     .values({
       id: newId(),
       tokenHash: sha256(token),
       userId: user.id,
       expiresAt: new Date(Date.now() + RESET_TTL_MS),
-    })
-    .run();
+    });
   const t = await getT(loc(user.locale));
   const link = `${config().appUrl}/update-password/${token}`;
   const vars = { product: site.productName, minutes: 15, link };
@@ -327,43 +327,51 @@ export async function requestPasswordReset(emailAddress: string, client: Client)
   });
 }
 
-function liveResetToken(token: string) {
+async function liveResetToken(token: string) {
   if (!token || token.length > 200) return undefined;
-  const row = db()
-    .select()
-    .from(passwordResetTokens)
-    .where(eq(passwordResetTokens.tokenHash, sha256(token)))
-    .get();
+  const row = await first(
+    db()
+      .select()
+      .from(passwordResetTokens)
+      .where(eq(passwordResetTokens.tokenHash, sha256(token))),
+  );
   if (!row || row.usedAt || row.expiresAt.getTime() < Date.now()) return undefined;
   return row;
 }
 
-export function isResetTokenLive(token: string) {
-  return !!liveResetToken(token);
+export async function isResetTokenLive(token: string) {
+  return !!(await liveResetToken(token));
 }
 
 /** Sets a new password from a reset link; the link then stops working and every session ends. */
 export async function resetPassword(token: string, password: string) {
-  const row = liveResetToken(token);
+  const row = await liveResetToken(token);
   if (!row) throw new DomainError("invalid", "accounts.resetTokenInvalid");
   assertPasswordNotCommon(password, "password");
   const passwordHash = await hashPassword(password);
-  const used = db().transaction((tx) => {
-    const r = tx
-      .update(passwordResetTokens)
-      .set({ usedAt: new Date() })
-      .where(and(eq(passwordResetTokens.id, row.id), isNull(passwordResetTokens.usedAt)))
-      .run();
-    if (r.changes !== 1) return false;
-    tx.update(passwordResetTokens)
-      .set({ usedAt: new Date() })
-      .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt)))
-      .run();
-    tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, row.userId)).run();
+  const used = await transaction(function* (tx) {
+    // One conditional update decides: a link used twice at once sets the password once.
+    const won = yield* rows(
+      tx
+        .update(passwordResetTokens)
+        .set({ usedAt: new Date() })
+        .where(and(eq(passwordResetTokens.id, row.id), isNull(passwordResetTokens.usedAt)))
+        .returning({ id: passwordResetTokens.id }),
+    );
+    if (won.length !== 1) return false;
+    yield* exec(
+      tx
+        .update(passwordResetTokens)
+        .set({ usedAt: new Date() })
+        .where(and(eq(passwordResetTokens.userId, row.userId), isNull(passwordResetTokens.usedAt))),
+    );
+    yield* exec(
+      tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, row.userId)),
+    );
     return true;
   });
   if (!used) throw new DomainError("invalid", "accounts.resetTokenInvalid");
-  revokeAllSessions(row.userId);
+  await revokeAllSessions(row.userId);
 }
 
 /**
@@ -386,12 +394,11 @@ async function confirmOwnPassword(
 }
 
 /** Ends every reset link of the account that is not used yet. */
-function revokeResetTokens(userId: string) {
-  db()
+async function revokeResetTokens(userId: string) {
+  await db()
     .update(passwordResetTokens)
     .set({ usedAt: new Date() })
-    .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)))
-    .run();
+    .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
 }
 
 /** Changes the password; every other session and API token of the account ends, and every reset link. */
@@ -400,55 +407,59 @@ export async function changePassword(
   input: { oldPassword: string; newPassword: string },
   client: Client,
 ) {
-  const user = findUserById(actor.id);
+  const user = await findUserById(actor.id);
   if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
   assertPasswordNotCommon(input.newPassword, "newPassword");
   await confirmOwnPassword(user, input.oldPassword, client, "oldPassword", "accounts.currentPasswordWrong");
   const passwordHash = await hashPassword(input.newPassword);
-  db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id)).run();
-  revokeResetTokens(user.id);
-  revokeAllSessions(user.id, actor.sessionId);
+  await db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id));
+  await revokeResetTokens(user.id);
+  await revokeAllSessions(user.id, actor.sessionId);
 }
 
-export function getProfile(userId: string) {
-  const user = findUserById(userId);
+export async function getProfile(userId: string) {
+  const user = await findUserById(userId);
   if (!user) throw new DomainError("not_found", "api.notFound");
-  const profile = db().select().from(profiles).where(eq(profiles.userId, userId)).get();
+  const profile = await first(db().select().from(profiles).where(eq(profiles.userId, userId)));
   return { user, profile };
 }
 
-export function updateProfile(actor: Actor, input: ProfileInput) {
+export async function updateProfile(actor: Actor, input: ProfileInput) {
   const now = new Date();
-  db().transaction((tx) => {
-    tx.update(users)
-      .set({
-        firstName: input.firstName,
-        lastName: input.lastName ?? "",
-        contactNumber: input.contactNumber,
-        updatedAt: now,
-      })
-      .where(eq(users.id, actor.id))
-      .run();
-    tx.insert(profiles)
-      .values({
-        userId: actor.id,
-        about: input.about,
-        gender: input.gender,
-        dateOfBirth: input.dateOfBirth,
-        contactNumber: input.contactNumber,
-        updatedAt: now,
-      })
-      .onConflictDoUpdate({
-        target: profiles.userId,
-        set: {
+  await transaction(function* (tx) {
+    yield* exec(
+      tx
+        .update(users)
+        .set({
+          firstName: input.firstName,
+          lastName: input.lastName ?? "",
+          contactNumber: input.contactNumber,
+          updatedAt: now,
+        })
+        .where(eq(users.id, actor.id)),
+    );
+    yield* exec(
+      tx
+        .insert(profiles)
+        .values({
+          userId: actor.id,
           about: input.about,
           gender: input.gender,
           dateOfBirth: input.dateOfBirth,
           contactNumber: input.contactNumber,
           updatedAt: now,
-        },
-      })
-      .run();
+        })
+        .onConflictDoUpdate({
+          target: profiles.userId,
+          set: {
+            about: input.about,
+            gender: input.gender,
+            dateOfBirth: input.dateOfBirth,
+            contactNumber: input.contactNumber,
+            updatedAt: now,
+          },
+        }),
+    );
   });
   return getProfile(actor.id);
 }
@@ -466,10 +477,10 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
   }
   let previous: string | null;
   try {
-    const user = findUserById(actor.id);
+    const user = await findUserById(actor.id);
     if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
     previous = user.image;
-    db().update(users).set({ image: file.key, updatedAt: new Date() }).where(eq(users.id, actor.id)).run();
+    await db().update(users).set({ image: file.key, updatedAt: new Date() }).where(eq(users.id, actor.id));
   } catch (err) {
     await deleteStored(file.key).catch(() => {});
     throw err;
@@ -482,18 +493,17 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
  * Deletes the account: the user row (profile, sessions, tokens and reports go with it by
  * foreign key) — and returns the stored file keys the caller's file store must remove.
  */
-export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
-  const user = findUserById(actor.id);
+export async function deleteAccountRows(actor: Actor): Promise<{ fileKeys: string[] }> {
+  const user = await findUserById(actor.id);
   if (!user) throw new DomainError("not_found", "api.notFound");
-  const keys = db()
-    .select({ key: reports.fileKey })
-    .from(reports)
-    .where(eq(reports.patientId, actor.id))
-    .all()
-    .map((r) => r.key);
-  if (user.image) keys.push(user.image);
-  db().delete(users).where(eq(users.id, actor.id)).run();
-  return { fileKeys: keys };
+  return transaction(function* (tx) {
+    const keys = (yield* rows(
+      tx.select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, actor.id)),
+    )).map((r) => r.key);
+    if (user.image) keys.push(user.image);
+    yield* exec(tx.delete(users).where(eq(users.id, actor.id)));
+    return { fileKeys: keys };
+  });
 }
 
 /**
@@ -502,7 +512,7 @@ export function deleteAccountRows(actor: Actor): { fileKeys: string[] } {
  */
 export async function deleteAccount(actor: Actor, confirm?: { password: string; client: Client }) {
   if (confirm) {
-    const user = findUserById(actor.id);
+    const user = await findUserById(actor.id);
     if (!user) throw new DomainError("not_found", "api.notFound");
     await confirmOwnPassword(
       user,
@@ -512,19 +522,18 @@ export async function deleteAccount(actor: Actor, confirm?: { password: string; 
       "profile.deletePasswordWrong",
     );
   }
-  const { fileKeys } = deleteAccountRows(actor);
-  audit(null, "account.delete", "user", actor.id);
+  const { fileKeys } = await deleteAccountRows(actor);
+  await audit(null, "account.delete", "user", actor.id);
   await Promise.all(fileKeys.map((k) => deleteStored(k).catch(() => {})));
 }
 
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */
-export function pruneAccountsTables() {
+export async function pruneAccountsTables() {
   const cutoff = new Date(Date.now() - PENDING_TTL_MS);
-  db()
+  await db()
     .delete(verificationCodes)
-    .where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff)))
-    .run();
-  db().delete(passwordResetTokens).where(lt(passwordResetTokens.expiresAt, new Date())).run();
+    .where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff)));
+  await db().delete(passwordResetTokens).where(lt(passwordResetTokens.expiresAt, new Date()));
 }
 
 export type { UserRow };

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { db, first, unindexed, type DB } from "~/db/client.server";
 import { auditEvents, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
@@ -22,15 +22,33 @@ export type AuditSubjectType = "report" | "user" | (string & {});
 
 const DETAIL_MAX = 2000;
 
-/** Records one event. Never throws on a bad detail; a database failure does throw. */
-export function audit(
+type AuditArgs = [
   actor: Pick<Actor, "id"> | null,
   action: AuditAction,
   subjectType: AuditSubjectType,
   subjectId: string | null,
   detail?: Record<string, unknown> | string | null,
   ip?: string | null,
-): void {
+];
+
+/** Records one event. Never throws on a bad detail; a database failure does throw. */
+export async function audit(...args: AuditArgs): Promise<void> {
+  await auditInsert(db(), ...args);
+}
+
+/**
+ * The insert that records one event, on `q` (the database or a transaction): inside a
+ * transaction, `yield* exec(auditInsert(tx, …))` commits the event with the change it records.
+ */
+export function auditInsert(
+  q: DB,
+  actor: Pick<Actor, "id"> | null,
+  action: AuditAction,
+  subjectType: AuditSubjectType,
+  subjectId: string | null,
+  detail?: Record<string, unknown> | string | null,
+  ip?: string | null,
+) {
   let text: string | null = null;
   if (detail !== undefined && detail !== null) {
     try {
@@ -40,19 +58,16 @@ export function audit(
     }
     if (text && text.length > DETAIL_MAX) text = text.slice(0, DETAIL_MAX);
   }
-  db()
-    .insert(auditEvents)
-    .values({
-      id: newId(),
-      actorId: actor?.id ?? null,
-      action,
-      subjectType,
-      subjectId,
-      detail: text,
-      ip: ip ? ip.slice(0, 64) : null,
-      createdAt: new Date(),
-    })
-    .run();
+  return q.insert(auditEvents).values({
+    id: newId(),
+    actorId: actor?.id ?? null,
+    action,
+    subjectType,
+    subjectId,
+    detail: text,
+    ip: ip ? ip.slice(0, 64) : null,
+    createdAt: new Date(),
+  });
 }
 
 export type ApiAuditEvent = {
@@ -76,24 +91,23 @@ function parseDetail(text: string | null): unknown {
 }
 
 /** Admin only: the trail, newest first, optionally one action, with the actor's name and e-mail. */
-export function listAuditEvents(
+export async function listAuditEvents(
   actor: Actor,
   query: PageQuery & { action?: string | null },
-): Paged<ApiAuditEvent> {
+): Promise<Paged<ApiAuditEvent>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "audit.adminsOnly");
   const { page, pageSize } = query;
   const where = query.action ? eq(auditEvents.action, query.action) : undefined;
-  const total = db().select({ n: count() }).from(auditEvents).where(where).get()?.n ?? 0;
-  const rows = db()
+  const total = (await first(db().select({ n: count() }).from(auditEvents).where(where)))?.n ?? 0;
+  const rows = await db()
     .select({ e: auditEvents, u: users })
     .from(auditEvents)
     .leftJoin(users, eq(users.id, auditEvents.actorId))
     .where(where)
-    // audit_events_created_idx / audit_events_action_created_idx; rowid breaks ties in the same ms.
-    .orderBy(desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
+    // audit_events_created_idx / audit_events_action_created_idx (…, created_at, id).
+    .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
     .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .all();
+    .offset((page - 1) * pageSize);
   return {
     items: rows.map(({ e, u }) => ({
       _id: e.id,
@@ -134,13 +148,13 @@ const VIEWS_PER_REPORT = 50;
  * Who opened each report's file: "report.file_open" events by Experts and Admins (the
  * patient's own views are not listed), newest first, per report id.
  */
-export function fileViewsForReports(reportIds: string[]): Map<string, FileView[]> {
+export async function fileViewsForReports(reportIds: string[]): Promise<Map<string, FileView[]>> {
   const out = new Map<string, FileView[]>();
   const ids = [...new Set(reportIds)];
   for (const id of ids) out.set(id, []);
   for (let i = 0; i < ids.length; i += 500) {
     const batch = ids.slice(i, i + 500);
-    const rows = db()
+    const rows = await db()
       .select({
         reportId: auditEvents.subjectId,
         firstName: users.firstName,
@@ -152,17 +166,16 @@ export function fileViewsForReports(reportIds: string[]): Map<string, FileView[]
       .innerJoin(users, eq(users.id, auditEvents.actorId))
       .where(
         and(
-          // audit_events_subject_idx (subject_type, subject_id, created_at). The unary "+"
-          // keeps SQLite from walking every file_open event via the action index instead.
+          // audit_events_subject_idx (subject_type, subject_id, created_at, id). unindexed() keeps
+          // SQLite from walking every file_open event via the action index instead.
           eq(auditEvents.subjectType, "report"),
           inArray(auditEvents.subjectId, batch),
-          sql`+${auditEvents.action} = ${"report.file_open"}`,
+          sql`${unindexed(auditEvents.action)} = ${"report.file_open"}`,
           inArray(users.accountType, ["Expert", "Admin"]),
         ),
       )
       // Per report, newest first: the index order, so no sort step.
-      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(sql`"audit_events"."rowid"`))
-      .all();
+      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id));
     for (const r of rows) {
       const list = out.get(r.reportId!);
       if (!list || list.length >= VIEWS_PER_REPORT) continue;

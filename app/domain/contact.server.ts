@@ -1,6 +1,6 @@
-import { count, desc, sql } from "drizzle-orm";
+import { count, desc } from "drizzle-orm";
 import type { z } from "zod";
-import { db } from "~/db/client.server";
+import { db, first } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
 import type { callbackSchema, contactSchema } from "~/schemas/public";
 import type { Paged, PageQuery } from "~/utils/api.server";
@@ -18,7 +18,7 @@ export async function saveContactMessage(
 ) {
   await limit("publicForm", null, client);
   const id = newId();
-  db()
+  await db()
     .insert(contactMessages)
     .values({
       id,
@@ -26,8 +26,7 @@ export async function saveContactMessage(
       email: input.email.toLowerCase(),
       message: input.message,
       userId: actor?.id ?? null,
-    })
-    .run();
+    });
   return { id };
 }
 
@@ -39,7 +38,7 @@ export async function saveCallbackRequest(
 ) {
   await limit("publicForm", null, client);
   const id = newId();
-  db()
+  await db()
     .insert(callbackRequests)
     .values({
       id,
@@ -48,8 +47,7 @@ export async function saveCallbackRequest(
       phoneNumber: input.phoneNumber,
       message: input.message || null,
       userId: actor?.id ?? null,
-    })
-    .run();
+    });
   return { id };
 }
 
@@ -80,29 +78,28 @@ function requireAdmin(actor: Actor) {
 }
 
 /**
- * One page of a public-form table, newest first (its `*_created_idx`; rowid breaks ties within a
- * millisecond), for admins only.
+ * One page of a public-form table, newest first (its `*_created_idx` on created_at, id), for
+ * admins only.
  */
-function newestFirst<T extends typeof contactMessages | typeof callbackRequests>(
+async function newestFirst<T extends typeof contactMessages | typeof callbackRequests>(
   actor: Actor,
   table: T,
   { page, pageSize }: PageQuery,
 ) {
   requireAdmin(actor);
-  const total = db().select({ n: count() }).from(table).get()?.n ?? 0;
-  const rows = db()
+  const total = (await first(db().select({ n: count() }).from(table)))?.n ?? 0;
+  const rows = (await db()
     .select()
     .from(table as typeof contactMessages)
-    .orderBy(desc(table.createdAt), desc(sql`${table}.rowid`))
+    .orderBy(desc(table.createdAt), desc(table.id))
     .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .all() as unknown as T["$inferSelect"][];
+    .offset((page - 1) * pageSize)) as unknown as T["$inferSelect"][];
   return { rows, total, page, pageSize };
 }
 
 /** Admin: Contact Us messages. */
-export function listContactMessages(actor: Actor, query: PageQuery): Paged<ApiContactMessage> {
-  const { rows, ...rest } = newestFirst(actor, contactMessages, query);
+export async function listContactMessages(actor: Actor, query: PageQuery): Promise<Paged<ApiContactMessage>> {
+  const { rows, ...rest } = await newestFirst(actor, contactMessages, query);
   const items = rows.map((r) => ({
     _id: r.id,
     name: r.name,
@@ -115,8 +112,11 @@ export function listContactMessages(actor: Actor, query: PageQuery): Paged<ApiCo
 }
 
 /** Admin: callback requests. */
-export function listCallbackRequests(actor: Actor, query: PageQuery): Paged<ApiCallbackRequest> {
-  const { rows, ...rest } = newestFirst(actor, callbackRequests, query);
+export async function listCallbackRequests(
+  actor: Actor,
+  query: PageQuery,
+): Promise<Paged<ApiCallbackRequest>> {
+  const { rows, ...rest } = await newestFirst(actor, callbackRequests, query);
   const items = rows.map((r) => ({
     _id: r.id,
     name: r.name,

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db } from "~/db/client.server";
+import { db, first } from "~/db/client.server";
 import { profiles, users, type UserRow } from "~/db/schema";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
@@ -59,24 +59,23 @@ function requireAdmin(actor: Actor) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "experts.adminsOnly");
 }
 
-function listExperts(approved: boolean, { page, pageSize }: PageQuery): Paged<ApiUser> {
+async function listExperts(approved: boolean, { page, pageSize }: PageQuery): Promise<Paged<ApiUser>> {
   const where = and(eq(users.accountType, "Expert"), eq(users.approved, approved));
-  const total = db().select({ n: count() }).from(users).where(where).get()?.n ?? 0;
-  const rows = db()
+  const total = (await first(db().select({ n: count() }).from(users).where(where)))?.n ?? 0;
+  const rows = await db()
     .select({ user: users, profile: profiles })
     .from(users)
     .leftJoin(profiles, eq(profiles.userId, users.id))
     .where(where)
-    // users_type_approved_created_idx (account_type, approved, created_at); rowid breaks ties.
-    .orderBy(desc(users.createdAt), desc(sql`"users"."rowid"`))
+    // users_type_approved_created_idx (account_type, approved, created_at, id).
+    .orderBy(desc(users.createdAt), desc(users.id))
     .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .all();
+    .offset((page - 1) * pageSize);
   return { items: rows.map((r) => toApiUser(r.user, r.profile)), total, page, pageSize };
 }
 
 /** Admin: experts waiting for approval, newest sign-up first. */
-export function listPendingExperts(actor: Actor, page: PageQuery): Paged<ApiUser> {
+export async function listPendingExperts(actor: Actor, page: PageQuery): Promise<Paged<ApiUser>> {
   requireAdmin(actor);
   return listExperts(false, page);
 }
@@ -102,11 +101,11 @@ export function toColleague(u: ApiUser): ApiUser {
 }
 
 /** Experts and Admins: approved experts, newest first; experts see colleagues (`toColleague`). */
-export function listApprovedExperts(actor: Actor, page: PageQuery): Paged<ApiUser> {
+export async function listApprovedExperts(actor: Actor, page: PageQuery): Promise<Paged<ApiUser>> {
   if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "experts.expertsOrAdmins");
   }
-  const result = listExperts(true, page);
+  const result = await listExperts(true, page);
   return actor.accountType === "Admin" ? result : { ...result, items: result.items.map(toColleague) };
 }
 
@@ -114,18 +113,20 @@ export function listApprovedExperts(actor: Actor, page: PageQuery): Paged<ApiUse
  * Admin: approves an expert account. Unknown id or not an expert → not_found. Approving an
  * already approved expert changes nothing and returns the user (no second mail or audit).
  */
-export function approveExpert(actor: Actor, expertId: string, ip?: string | null): ApiUser {
+export async function approveExpert(actor: Actor, expertId: string, ip?: string | null): Promise<ApiUser> {
   requireAdmin(actor);
-  const user = db().select().from(users).where(eq(users.id, expertId)).get();
+  const user = await first(db().select().from(users).where(eq(users.id, expertId)));
   if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
   const changed =
-    db()
-      .update(users)
-      .set({ approved: true, updatedAt: new Date() })
-      .where(and(eq(users.id, expertId), eq(users.accountType, "Expert"), eq(users.approved, false)))
-      .run().changes === 1;
+    (
+      await db()
+        .update(users)
+        .set({ approved: true, updatedAt: new Date() })
+        .where(and(eq(users.id, expertId), eq(users.accountType, "Expert"), eq(users.approved, false)))
+        .returning({ id: users.id })
+    ).length === 1;
   if (changed) {
-    audit(actor, "expert.approve", "user", expertId, null, ip);
+    await audit(actor, "expert.approve", "user", expertId, null, ip);
     if (!user.suspendedAt) {
       notifyUser(user, {
         subject: "mail.expertApprovedSubject",
@@ -135,20 +136,20 @@ export function approveExpert(actor: Actor, expertId: string, ip?: string | null
       });
     }
   }
-  const fresh = db()
-    .select({ user: users, profile: profiles })
-    .from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id))
-    .where(eq(users.id, expertId))
-    .get()!;
+  const fresh = (await first(
+    db()
+      .select({ user: users, profile: profiles })
+      .from(users)
+      .leftJoin(profiles, eq(profiles.userId, users.id))
+      .where(eq(users.id, expertId)),
+  ))!;
   return toApiUser(fresh.user, fresh.profile);
 }
 
 /** Approved, not suspended experts: who hears about a new report. Uses the type/approved index. */
-export function approvedExpertRecipients(): Recipient[] {
+export async function approvedExpertRecipients(): Promise<Recipient[]> {
   return db()
     .select({ email: users.email, firstName: users.firstName, locale: users.locale })
     .from(users)
-    .where(and(eq(users.accountType, "Expert"), eq(users.approved, true), isNull(users.suspendedAt)))
-    .all();
+    .where(and(eq(users.accountType, "Expert"), eq(users.approved, true), isNull(users.suspendedAt)));
 }

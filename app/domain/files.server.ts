@@ -1,19 +1,21 @@
-import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { open, readdir, rename, stat, unlink, type FileHandle } from "node:fs/promises";
-import path from "node:path";
-import { pipeline, type Readable } from "node:stream";
+import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM } from "node:crypto";
+import { Readable } from "node:stream";
+import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
-import { sqlite } from "~/db/client.server";
+import { db, runExclusive } from "~/db/client.server";
+import { reports, users } from "~/db/schema";
+import { blobStore } from "~/storage/blob.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
 import { DomainError } from "./errors";
 
 /**
- * Encrypted file store for report files and display pictures.
+ * Encrypted file store for report files and display pictures, over a blob store (a local folder
+ * or an S3-compatible bucket: storage/blob.server.ts). Encryption happens here, before any byte
+ * leaves the process.
  *
- * On-disk format of `<uploadsDir>/<key>.enc` (AES-256-GCM, key = config().encryptionKey):
+ * Format of the object `<key>.enc` (AES-256-GCM, key = config().encryptionKey):
  *
  *   offset 0   4 bytes   magic "CBF1" (CareBridge file, format version 1)
  *   offset 4  12 bytes   IV (random per file)
@@ -23,9 +25,9 @@ import { DomainError } from "./errors";
  * The additional authenticated data is the magic followed by the file's key, so a file
  * renamed to another key (e.g. swapped between two reports) fails authentication.
  *
- * Uploads are streamed chunk by chunk to `<uploadsDir>/<key>.part` (never held whole in
- * memory), fsynced, then renamed atomically to `<key>.enc` (and the folder fsynced). A
- * failed upload removes its `.part` file; `sweepLeftovers()` removes whatever a crash left.
+ * Uploads are streamed chunk by chunk into the store (never held whole in memory), which makes
+ * the object visible only when complete; a failed upload leaves nothing, and `sweepLeftovers()`
+ * removes whatever a crash left.
  */
 
 const MAGIC = Buffer.from("CBF1", "ascii");
@@ -39,12 +41,15 @@ const SNIFF_BYTES = 4100;
 const WRITE_BATCH_BYTES = 256 * 1024;
 /** How much upload passes between two young-generation collections (utils/memory.server.ts). */
 const GARBAGE_EVERY_BYTES = 2 * 1024 * 1024;
-/** Temp files and unreferenced files younger than this are left alone by the sweep. */
+/**
+ * Unreferenced objects younger than this are left alone by the sweep (a row may be on its way), and
+ * so are unfinished uploads that received bytes this recently.
+ */
 const SWEEP_MIN_AGE_MS = 10 * 60 * 1000;
+/** Unfinished uploads whose store only knows when they started are removed a day later. */
+const SWEEP_INCOMPLETE_AGE_MS = 24 * 60 * 60 * 1000;
 
 const KEY_RE = /^[a-f0-9]{32}$/;
-const ENC_FILE_RE = /^([a-f0-9]{32})\.enc$/;
-const PART_FILE_RE = /^[a-f0-9]{32}\.part$/;
 
 export type UploadKind = "report" | "image";
 
@@ -74,14 +79,6 @@ export function isValidKey(key: unknown): key is string {
 
 function assertKey(key: string) {
   if (!isValidKey(key)) throw new DomainError("not_found", "files.notFound");
-}
-
-function uploadsDir() {
-  return config().uploadsDir;
-}
-
-function encPath(key: string) {
-  return path.join(uploadsDir(), `${key}.enc`);
 }
 
 function aad(key: string) {
@@ -123,26 +120,6 @@ export function sanitizeFileName(raw: string | null | undefined, ext: string): s
   return `${stem}.${ext}`;
 }
 
-async function unlinkQuiet(file: string) {
-  try {
-    await unlink(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-}
-
-async function fsyncDir(dir: string) {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, "r");
-    await fh.sync();
-  } catch {
-    // Not supported on every platform (e.g. Windows); the rename itself is still atomic.
-  } finally {
-    await fh?.close().catch(() => {});
-  }
-}
-
 /**
  * Streams an upload to disk, encrypted, deciding its type from its first bytes.
  * Throws DomainError too_large (over maxBytes), invalid "files.empty" (no bytes) or
@@ -153,45 +130,13 @@ export async function storeUpload(
   opts: { maxBytes: number; allowed: UploadKind; fileName?: string | null },
 ): Promise<StoredFile> {
   const key = randomBytes(16).toString("hex");
-  const dir = uploadsDir();
-  const partPath = path.join(dir, `${key}.part`);
-  const finalPath = path.join(dir, `${key}.enc`);
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(ALGORITHM, config().encryptionKey, iv) as CipherGCM;
   cipher.setAAD(aad(key));
-
-  let fh: FileHandle | undefined;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let sinceCollect = 0;
   let size = 0;
-  let head: Buffer[] = [];
-  let headBytes = 0;
   let sniffed: { mime: string; ext: string } | undefined;
 
-  const flush = async () => {
-    if (!pendingBytes) return;
-    const bufs = pending;
-    pending = [];
-    pendingBytes = 0;
-    await fh!.writev(bufs);
-    sinceCollect += bufs.reduce((n, b) => n + b.length, 0);
-    if (sinceCollect >= GARBAGE_EVERY_BYTES) {
-      sinceCollect = 0;
-      releaseUploadGarbage();
-    }
-  };
-  const push = async (plain: Buffer) => {
-    const enc = cipher.update(plain);
-    if (enc.length) {
-      pending.push(enc);
-      pendingBytes += enc.length;
-    }
-    if (pendingBytes >= WRITE_BATCH_BYTES) await flush();
-  };
-  const sniff = async () => {
-    const sample = Buffer.concat(head, headBytes);
-    head = [];
+  const sniff = async (sample: Buffer) => {
     const found = await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES));
     const type = found ? TYPES[found.ext] : undefined;
     if (!type || !type.kinds.includes(opts.allowed)) {
@@ -200,12 +145,41 @@ export async function storeUpload(
       });
     }
     sniffed = type;
-    fh = await open(partPath, "wx", 0o600);
-    await fh.write(Buffer.concat([MAGIC, iv]));
-    await push(sample);
   };
 
-  try {
+  /** The object's bytes: header, ciphertext in batches, tag. Nothing is produced before the type is known. */
+  async function* encrypted(): AsyncGenerator<Buffer> {
+    let head: Buffer[] = [];
+    let headBytes = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let sinceCollect = 0;
+    const push = (plain: Buffer) => {
+      const enc = cipher.update(plain);
+      if (enc.length) {
+        pending.push(enc);
+        pendingBytes += enc.length;
+      }
+    };
+    const take = () => {
+      const out = Buffer.concat(pending, pendingBytes);
+      sinceCollect += pendingBytes;
+      pending = [];
+      pendingBytes = 0;
+      if (sinceCollect >= GARBAGE_EVERY_BYTES) {
+        sinceCollect = 0;
+        releaseUploadGarbage();
+      }
+      return out;
+    };
+    const start = async () => {
+      const sample = Buffer.concat(head, headBytes);
+      head = [];
+      await sniff(sample);
+      pending.push(Buffer.concat([MAGIC, iv]));
+      pendingBytes += HEADER_BYTES;
+      push(sample);
+    };
     for await (const chunk of chunks) {
       if (!chunk || chunk.byteLength === 0) continue;
       size += chunk.byteLength;
@@ -218,14 +192,15 @@ export async function storeUpload(
         // Copied: the producer may reuse its buffer once we ask for the next chunk.
         head.push(Buffer.from(chunk));
         headBytes += chunk.byteLength;
-        if (headBytes >= SNIFF_BYTES) await sniff();
+        if (headBytes >= SNIFF_BYTES) await start();
       } else {
         // A view is enough: cipher.update() copies into its output.
-        await push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       }
+      if (pendingBytes >= WRITE_BATCH_BYTES) yield take();
     }
     if (size === 0) throw new DomainError("invalid", "files.empty");
-    if (!sniffed) await sniff();
+    if (!sniffed) await start();
     const final = cipher.final();
     if (final.length) {
       pending.push(final);
@@ -233,17 +208,10 @@ export async function storeUpload(
     }
     pending.push(cipher.getAuthTag());
     pendingBytes += TAG_BYTES;
-    await flush();
-    await fh!.sync();
-    await fh!.close();
-    fh = undefined;
-    await rename(partPath, finalPath);
-    await fsyncDir(dir);
-  } catch (err) {
-    await fh?.close().catch(() => {});
-    await unlinkQuiet(partPath).catch(() => {});
-    throw err;
+    yield take();
   }
+
+  await blobStore().put(key, encrypted());
   return {
     key,
     mimeType: sniffed!.mime,
@@ -260,111 +228,113 @@ export async function storeUpload(
  */
 export async function openDecrypted(key: string): Promise<Readable> {
   assertKey(key);
-  const file = encPath(key);
-  let fh: FileHandle;
+  const object = await blobStore().get(key);
+  if (!object) throw new DomainError("not_found", "files.notFound");
+  const { stream, size } = object;
+  if (size < HEADER_BYTES + TAG_BYTES + 1) {
+    stream.destroy();
+    throw new Error(`stored file ${key} is truncated`);
+  }
+  const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  // The header is read before the stream is handed out, so an unknown format fails the request cleanly.
+  let buffered = Buffer.alloc(0);
   try {
-    fh = await open(file, "r");
+    while (buffered.length < HEADER_BYTES) {
+      const next = await source.next();
+      if (next.done) throw new Error(`stored file ${key} is truncated`);
+      buffered = Buffer.concat([buffered, next.value]);
+    }
+    if (!buffered.subarray(0, MAGIC.length).equals(MAGIC))
+      throw new Error(`stored file ${key} has an unknown format`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT")
-      throw new DomainError("not_found", "files.notFound");
+    await source.return?.();
     throw err;
   }
-  let header: Buffer;
-  let tag: Buffer;
-  let total: number;
-  try {
-    total = (await fh.stat()).size;
-    if (total < HEADER_BYTES + TAG_BYTES + 1) throw new Error(`stored file ${key} is truncated`);
-    header = Buffer.alloc(HEADER_BYTES);
-    tag = Buffer.alloc(TAG_BYTES);
-    await fh.read(header, 0, HEADER_BYTES, 0);
-    await fh.read(tag, 0, TAG_BYTES, total - TAG_BYTES);
-  } finally {
-    await fh.close();
-  }
-  if (!header.subarray(0, MAGIC.length).equals(MAGIC))
-    throw new Error(`stored file ${key} has an unknown format`);
-  const iv = header.subarray(MAGIC.length, HEADER_BYTES);
-  const decipher = createDecipheriv(ALGORITHM, config().encryptionKey, iv);
+  const decipher = createDecipheriv(
+    ALGORITHM,
+    config().encryptionKey,
+    buffered.subarray(MAGIC.length, HEADER_BYTES),
+  ) as DecipherGCM;
   decipher.setAAD(aad(key));
-  decipher.setAuthTag(tag);
-  const source = createReadStream(file, { start: HEADER_BYTES, end: total - TAG_BYTES - 1 });
-  // pipeline destroys both on error, so a failed tag check surfaces as an 'error' event.
-  return pipeline(source, decipher, () => {});
+  const cipherEnd = size - TAG_BYTES; // ciphertext is bytes [HEADER_BYTES, cipherEnd)
+
+  async function* plaintext(): AsyncGenerator<Buffer> {
+    let pos = buffered.length; // bytes of the object read so far
+    let tail: Buffer = buffered.subarray(HEADER_BYTES); // read but not yet decrypted (may hold tag bytes)
+    try {
+      for (;;) {
+        // Everything before cipherEnd is ciphertext; the rest is (part of) the tag.
+        const cipherInTail = Math.max(0, tail.length - Math.max(0, pos - cipherEnd));
+        if (cipherInTail > 0) {
+          const out = decipher.update(tail.subarray(0, cipherInTail));
+          tail = tail.subarray(cipherInTail);
+          if (out.length) yield out;
+        }
+        const next = await source.next();
+        if (next.done) break;
+        pos += next.value.length;
+        tail = tail.length ? Buffer.concat([tail, next.value]) : next.value;
+      }
+      if (pos !== size || tail.length !== TAG_BYTES) throw new Error(`stored file ${key} is truncated`);
+      decipher.setAuthTag(tail);
+      const last = decipher.final(); // throws when the tag does not match: tampered or wrong key
+      if (last.length) yield last;
+    } finally {
+      await source.return?.();
+    }
+  }
+  return Readable.from(plaintext(), { objectMode: false });
 }
 
 /** Removes a stored file; a missing file is not an error. */
 export async function deleteStored(key: string): Promise<void> {
   if (!isValidKey(key)) return;
-  await unlinkQuiet(encPath(key));
+  await blobStore().delete(key);
 }
 
 /** Whether the stored file exists (used by tests and checks). */
 export async function storedExists(key: string): Promise<boolean> {
   if (!isValidKey(key)) return false;
-  try {
-    await stat(encPath(key));
-    return true;
-  } catch {
-    return false;
-  }
+  return blobStore().exists(key);
+}
+
+/** The keys among `keys` that a report or a user's picture refers to. */
+async function referencedKeys(keys: string[]): Promise<Set<string>> {
+  const [fromReports, fromUsers] = await Promise.all([
+    db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
+    db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
+  ]);
+  return new Set([...fromReports.map((r) => r.k), ...fromUsers.map((r) => r.k!)]);
 }
 
 /**
- * Start-up hygiene: removes `.part` files older than a few minutes (crashed uploads) and
- * `.enc` files no report or user picture references (e.g. a crash between storing and
- * inserting the row). Young files are kept, so it is safe while uploads are running.
+ * Hygiene, at start-up and hourly (on one node at a time): removes abandoned uploads (a `.part`
+ * file idle for ten minutes, an S3 multipart upload started a day ago) and objects that no report or user picture
+ * refers to and that are older than a few minutes (a crash between storing the file and inserting
+ * its row). Young objects are kept, so it is safe while other nodes are uploading.
  */
 export async function sweepLeftovers(
   now = Date.now(),
 ): Promise<{ removedParts: number; removedOrphans: number }> {
-  const dir = uploadsDir();
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { removedParts: 0, removedOrphans: 0 };
-    throw err;
-  }
-  const old = async (name: string) => {
-    try {
-      return now - (await stat(path.join(dir, name))).mtimeMs > SWEEP_MIN_AGE_MS;
-    } catch {
-      return false;
-    }
-  };
-  let referenced: Set<string> | undefined;
-  const isReferenced = (key: string) => {
-    if (!referenced) {
-      referenced = new Set<string>();
-      const db = sqlite();
-      for (const r of db.prepare("SELECT file_key AS k FROM reports").iterate() as Iterable<{ k: string }>) {
-        referenced.add(r.k);
-      }
-      for (const r of db
-        .prepare("SELECT image AS k FROM users WHERE image IS NOT NULL")
-        .iterate() as Iterable<{ k: string }>) {
-        referenced.add(r.k);
+  const result = await runExclusive("sweep", async () => {
+    const store = blobStore();
+    const removedParts = await store.sweepIncomplete({
+      idleBefore: now - SWEEP_MIN_AGE_MS,
+      startedBefore: now - SWEEP_INCOMPLETE_AGE_MS,
+    });
+    let removedOrphans = 0;
+    for await (const page of store.list()) {
+      const old = page.filter((o) => now - o.modifiedMs > SWEEP_MIN_AGE_MS).map((o) => o.key);
+      if (!old.length) continue;
+      const referenced = await referencedKeys(old);
+      for (const key of old) {
+        if (referenced.has(key)) continue;
+        await store.delete(key);
+        removedOrphans++;
       }
     }
-    return referenced.has(key);
-  };
-  let removedParts = 0;
-  let removedOrphans = 0;
-  for (const name of names) {
-    if (PART_FILE_RE.test(name)) {
-      if (await old(name)) {
-        await unlinkQuiet(path.join(dir, name));
-        removedParts++;
-      }
-      continue;
-    }
-    const m = ENC_FILE_RE.exec(name);
-    if (m && !isReferenced(m[1]) && (await old(name))) {
-      await unlinkQuiet(path.join(dir, name));
-      removedOrphans++;
-    }
-  }
-  if (removedParts || removedOrphans) log("info", "upload sweep", { removedParts, removedOrphans });
-  return { removedParts, removedOrphans };
+    if (removedParts || removedOrphans) log("info", "upload sweep", { removedParts, removedOrphans });
+    return { removedParts, removedOrphans };
+  });
+  return result ?? { removedParts: 0, removedOrphans: 0 };
 }

@@ -1,19 +1,23 @@
 import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
+import { and, isNotNull, lt } from "drizzle-orm";
 import {
   RateLimiterMemory,
+  RateLimiterPostgres,
   RateLimiterRes,
   RateLimiterSQLite,
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
 import { config } from "~/config.server";
-import { sqlite } from "~/db/client.server";
+import { affected, db, pgPool, sqliteConnection } from "~/db/client.server";
+import { rateLimits } from "~/db/schema";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 
 /**
  * Rate limits (decision 0008). Counters live in the database by default (table `rate_limits`),
- * so every worker process counts together; each consume is one atomic upsert. Budgets are per
+ * so every worker process — and on PostgreSQL every node — counts together; each consume is one
+ * atomic upsert. Budgets are per
  * client address (an IPv6 client counts by its /64) and per account (e-mail, later phone);
  * one address exhausting its budget never touches another address's budget.
  */
@@ -67,28 +71,29 @@ let storeClient: unknown;
 const limiters = new Map<string, RateLimiterAbstract>();
 
 /**
- * The one place that picks a store. "database": the app's SQLite through rate-limiter-flexible's
- * RateLimiterSQLite on our migrated table (an INSERT … ON CONFLICT … RETURNING per consume, which
- * SQLite serialises across processes). PostgreSQL (RateLimiterPostgres) or Redis (RateLimiterRedis,
- * REDIS_URL) plug in here with the same options. "memory": this process only.
+ * The one place that picks a store. "database": the app's database through rate-limiter-flexible
+ * on our migrated table `rate_limits` — RateLimiterSQLite (an INSERT … ON CONFLICT … RETURNING per
+ * consume, which SQLite serialises across processes) or RateLimiterPostgres on the app's pool (the
+ * same upsert, atomic across nodes). "memory": this process only.
  */
 function createLimiter(opts: LimiterOptions): RateLimiterAbstract {
   if (config().rateLimitStore === "memory") return new RateLimiterMemory(opts);
-  return new RateLimiterSQLite({
+  const common = {
     ...opts,
-    storeClient: sqlite(),
-    storeType: "better-sqlite3",
     tableName: "rate_limits",
     tableCreated: true,
     clearExpiredByTimeout: false, // pruneRateLimits() does it
     // Should the database not answer (busy beyond its timeout), count in memory rather than fail the request.
     insuranceLimiter: new RateLimiterMemory(opts),
-  });
+  };
+  const pool = pgPool();
+  if (pool) return new RateLimiterPostgres({ ...common, storeClient: pool, storeType: "pool" });
+  return new RateLimiterSQLite({ ...common, storeClient: sqliteConnection(), storeType: "better-sqlite3" });
 }
 
 function limiter(keyPrefix: string, budget: Budget): RateLimiterAbstract {
   if (config().rateLimitStore === "database") {
-    const client = sqlite();
+    const client = pgPool() ?? sqliteConnection();
     if (client !== storeClient) {
       // The database was reopened (tests, restarts inside one process): rebuild on the new handle.
       limiters.clear();
@@ -251,18 +256,20 @@ export async function beginLogin(account: string, client: Client): Promise<Login
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 let lastPrune = 0;
 
-/** Deletes counters whose window is over (any worker may run it; it is idempotent). */
-export function pruneRateLimits(now = Date.now()) {
+/** Deletes counters whose window is over (any worker or node may run it; it is idempotent). */
+export async function pruneRateLimits(now = Date.now()): Promise<number> {
   lastPrune = now;
-  return sqlite().prepare("DELETE FROM rate_limits WHERE expire IS NOT NULL AND expire < ?").run(now).changes;
+  return affected(
+    await db()
+      .delete(rateLimits)
+      .where(and(isNotNull(rateLimits.expire), lt(rateLimits.expire, now))),
+  );
 }
 
 function prunePeriodically() {
   const now = Date.now();
   if (now - lastPrune < PRUNE_EVERY_MS) return;
-  try {
-    pruneRateLimits(now);
-  } catch {
-    lastPrune = now; // busy: the next period tries again
-  }
+  lastPrune = now;
+  // In the background: a busy database just means the next period tries again.
+  pruneRateLimits(now).catch(() => {});
 }

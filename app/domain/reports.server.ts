@@ -1,9 +1,8 @@
-import type { Statement } from "better-sqlite3";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Readable } from "node:stream";
 import type { z } from "zod";
-import { db, sqlite } from "~/db/client.server";
+import { dataVersion, db, exec, first, prepareQuery, rows, transaction, type DB } from "~/db/client.server";
 import { reports, users, type ReportRow } from "~/db/schema";
 import {
   reviewSchema,
@@ -16,7 +15,7 @@ import {
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { audit, fileViewsForReports, type FileView } from "./audit.server";
+import { audit, auditInsert, fileViewsForReports, type FileView } from "./audit.server";
 import { DomainError } from "./errors";
 import { approvedExpertRecipients, notifyUser } from "./experts.server";
 import { deleteStored, openDecrypted, type StoredFile } from "./files.server";
@@ -109,8 +108,8 @@ export function toApiReport(
 const patientUser = alias(users, "patient");
 const expertUser = alias(users, "expert");
 
-function selectReports() {
-  return db()
+function selectReports(q: DB = db()) {
+  return q
     .select({
       report: reports,
       patient: {
@@ -126,16 +125,16 @@ function selectReports() {
     .leftJoin(expertUser, eq(expertUser.id, reports.expertId));
 }
 
-type Joined = Awaited<ReturnType<ReturnType<typeof selectReports>["all"]>>[number];
+type Joined = Awaited<ReturnType<typeof selectReports>>[number];
 
-const byCreated = [desc(reports.createdAt), desc(sql`"reports"."rowid"`)];
-const byReviewed = [desc(reports.reviewedAt), desc(sql`"reports"."rowid"`)];
+const byCreated = [desc(reports.createdAt), desc(reports.id)];
+const byReviewed = [desc(reports.reviewedAt), desc(reports.id)];
 
 /**
  * The five report lists. Each `where` + `orderBy` is a matching index prefix + its sort
- * column (see the reports_* indexes in the schema), so neither the count nor the page scans
- * the table or sorts in a temporary b-tree; rowid breaks ties within one millisecond.
- * `key` is the list's one parameter (patient id, report type, expert id).
+ * columns (see the reports_* indexes in the schema, which end in created_at/reviewed_at, id),
+ * so neither the count nor the page scans the table or sorts; id breaks ties within one
+ * millisecond. `key` is the list's one parameter (patient id, report type, expert id).
  */
 const LISTS = {
   // reports_patient_created_idx (patient_id, created_at)
@@ -157,82 +156,80 @@ type ListKind = keyof typeof LISTS;
 function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
   return {
-    count: db().select({ n: count() }).from(reports).where(where).prepare(),
-    page: selectReports()
-      .where(where)
-      .orderBy(...LISTS[kind].orderBy)
-      .limit(sql.placeholder("limit"))
-      .offset(sql.placeholder("offset"))
-      .prepare(),
+    count: prepareQuery(`reports_${kind}_count`, db().select({ n: count() }).from(reports).where(where)),
+    page: prepareQuery(
+      `reports_${kind}_page`,
+      selectReports()
+        .where(where)
+        .orderBy(...LISTS[kind].orderBy)
+        .limit(sql.placeholder("limit"))
+        .offset(sql.placeholder("offset")),
+    ),
   };
 }
 
 /** Statements are built once per database handle (building a query costs more than running it). */
-let prepared:
-  | { handle: unknown; lists: Map<ListKind, ReturnType<typeof prepareList>>; version: Statement }
-  | undefined;
+let prepared: { handle: DB; lists: Map<ListKind, ReturnType<typeof prepareList>> } | undefined;
 function statements() {
-  const handle = sqlite();
+  const handle = db();
   if (prepared?.handle !== handle) {
-    // total_changes(): rows written through this connection (the app's only one);
-    // data_version: commits by any other connection (scripts, backup/restore).
-    const version = handle
-      .prepare("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version())")
-      .pluck();
-    prepared = { handle, lists: new Map(), version };
+    prepared = { handle, lists: new Map() };
     counts.clear();
   }
   return prepared;
 }
 
 /**
- * Exact totals, reused while nothing at all has been written to the database: a count walks
- * every matching index entry (about 2 ms for 50,000 pending reports), the page only 20.
+ * Exact totals, reused while nothing at all has been written to the database (dataVersion()): a
+ * count walks every matching index entry (about 2 ms for 50,000 pending reports on SQLite), the
+ * page only 20. On PostgreSQL there is no such cheap version across nodes, so every list counts.
  */
 const counts = new Map<string, number>();
-let countsVersion = "";
+let countsVersion: string | null = "";
 const MAX_CACHED_COUNTS = 10_000;
 
-function pageOf(
+async function pageOf(
   kind: ListKind,
   key: string | null,
   { page, pageSize }: PageQuery,
   mask: boolean,
-): Paged<ApiReport> {
+): Promise<Paged<ApiReport>> {
   const st = statements();
   let list = st.lists.get(kind);
   if (!list) st.lists.set(kind, (list = prepareList(kind)));
-  const version = st.version.get() as string;
-  if (version !== countsVersion) {
+  const version = dataVersion();
+  if (version === null || version !== countsVersion) {
     counts.clear();
     countsVersion = version;
   }
   const countKey = `${kind}:${key ?? ""}`;
   let total = counts.get(countKey);
   if (total === undefined) {
-    total = list.count.get({ key })?.n ?? 0;
-    if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
-    counts.set(countKey, total);
+    total = (await list.count.execute({ key }))[0]?.n ?? 0;
+    if (version !== null) {
+      if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
+      counts.set(countKey, total);
+    }
   }
-  const rows =
+  const found =
     total > (page - 1) * pageSize
-      ? list.page.all({ key, limit: pageSize, offset: (page - 1) * pageSize })
+      ? await list.page.execute({ key, limit: pageSize, offset: (page - 1) * pageSize })
       : [];
-  return { items: rows.map((r) => fromJoined(r, mask)), total, page, pageSize };
+  return { items: found.map((r) => fromJoined(r, mask)), total, page, pageSize };
 }
 
 function fromJoined(r: Joined, mask = false) {
   return toApiReport(r.report, r.patient, r.expert, { mask });
 }
 
-function findJoined(reportId: string): Joined | undefined {
+async function findJoined(reportId: string): Promise<Joined | undefined> {
   if (typeof reportId !== "string" || !reportId || reportId.length > 100) return undefined;
-  return selectReports().where(eq(reports.id, reportId)).get();
+  return first(selectReports().where(eq(reports.id, reportId)));
 }
 
-function findRow(reportId: string): ReportRow | undefined {
+async function findRow(reportId: string): Promise<ReportRow | undefined> {
   if (typeof reportId !== "string" || !reportId || reportId.length > 100) return undefined;
-  return db().select().from(reports).where(eq(reports.id, reportId)).get();
+  return first(db().select().from(reports).where(eq(reports.id, reportId)));
 }
 
 /** Experts whose account is not approved yet see patients masked. */
@@ -307,9 +304,20 @@ export async function createReport(
       createdAt: now,
       updatedAt: now,
     };
-    db().transaction((tx) => {
-      tx.insert(reports).values(row).run();
-      audit(actor, "report.upload", "report", row.id, { mimeType: row.mimeType, size: row.size }, opts.ip);
+    const inserted = row;
+    await transaction(function* (tx) {
+      yield* exec(tx.insert(reports).values(inserted));
+      yield* exec(
+        auditInsert(
+          tx,
+          actor,
+          "report.upload",
+          "report",
+          inserted.id,
+          { mimeType: inserted.mimeType, size: inserted.size },
+          opts.ip,
+        ),
+      );
     });
   } catch (err) {
     if (file) {
@@ -319,7 +327,7 @@ export async function createReport(
     }
     throw err;
   }
-  for (const expert of approvedExpertRecipients()) {
+  for (const expert of await approvedExpertRecipients()) {
     notifyUser(expert, {
       subject: "mail.newReportSubject",
       body: "mail.newReportBody",
@@ -334,24 +342,28 @@ export async function createReport(
 // Lists
 
 /** That patient or an Admin: the patient's reports, newest first, with who opened each file. */
-export function listPatientReports(actor: Actor, patientId: string, page: PageQuery): Paged<PatientReport> {
+export async function listPatientReports(
+  actor: Actor,
+  patientId: string,
+  page: PageQuery,
+): Promise<Paged<PatientReport>> {
   if (actor.accountType === "Admin") {
-    const exists = db().select({ id: users.id }).from(users).where(eq(users.id, patientId)).get();
+    const exists = await first(db().select({ id: users.id }).from(users).where(eq(users.id, patientId)));
     if (!exists) throw new DomainError("not_found", "reports.patientNotFound");
   } else if (actor.accountType !== "Patient" || actor.id !== patientId) {
     throw new DomainError("forbidden", "reports.notYourReports");
   }
-  const result = pageOf("patient", patientId, page, false);
-  const views = fileViewsForReports(result.items.map((r) => r._id));
+  const result = await pageOf("patient", patientId, page, false);
+  const views = await fileViewsForReports(result.items.map((r) => r._id));
   return { ...result, items: result.items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [] })) };
 }
 
 /** Experts and Admins: reports waiting for a review, newest first, optionally of one type. */
-export function listPendingReports(
+export async function listPendingReports(
   actor: Actor,
   page: PageQuery,
   reportType?: ReportType | null,
-): Paged<ApiReport> {
+): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "reports.expertsOrAdmins");
   }
@@ -361,14 +373,14 @@ export function listPendingReports(
 }
 
 /** Expert: the reports they reviewed; Admin: every reviewed report. Newest review first. */
-export function listReviewedByExpert(actor: Actor, page: PageQuery): Paged<ApiReport> {
+export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
   return pageOf("expert", actor.id, page, masksFor(actor));
 }
 
 /** Admin: every reviewed report with patient and expert names, newest review first. */
-export function listAllReviewed(actor: Actor, page: PageQuery): Paged<ApiReport> {
+export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
   return pageOf("reviewed", null, page, false);
 }
@@ -381,12 +393,12 @@ export function listAllReviewed(actor: Actor, page: PageQuery): Paged<ApiReport>
  * matches while the report is still Pending, so a second (or concurrent) review gets
  * conflict "reports.alreadyReviewed". The patient is told by mail (no medical content).
  */
-export function addReview(
+export async function addReview(
   actor: Actor,
   reportId: string,
   input: ReviewInput | Record<string, unknown>,
   opts: { ip?: string | null } = {},
-): ApiReport {
+): Promise<ApiReport> {
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
   if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
   const parsed = reviewSchema.safeParse(input);
@@ -397,36 +409,41 @@ export function addReview(
     throw new DomainError("not_found", "reports.notFound");
   }
   const now = new Date();
-  const won = db().transaction((tx) => {
-    const changes = tx
-      .update(reports)
-      .set({
-        status: "Reviewed",
-        review: parsed.data.review,
-        expertId: actor.id,
-        reviewedAt: now,
-        updatedAt: now,
-      })
-      .where(and(eq(reports.id, reportId), eq(reports.status, "Pending")))
-      .run().changes;
-    if (changes === 1) audit(actor, "report.review", "report", reportId, null, opts.ip);
-    return changes === 1;
+  const won = await transaction(function* (tx) {
+    // One conditional update decides: it matches only while the report is Pending.
+    const updated = yield* rows(
+      tx
+        .update(reports)
+        .set({
+          status: "Reviewed",
+          review: parsed.data.review,
+          expertId: actor.id,
+          reviewedAt: now,
+          updatedAt: now,
+        })
+        .where(and(eq(reports.id, reportId), eq(reports.status, "Pending")))
+        .returning({ id: reports.id }),
+    );
+    if (updated.length === 1)
+      yield* exec(auditInsert(tx, actor, "report.review", "report", reportId, null, opts.ip));
+    return updated.length === 1;
   });
   if (!won) {
-    if (findRow(reportId)) throw new DomainError("conflict", "reports.alreadyReviewed");
+    if (await findRow(reportId)) throw new DomainError("conflict", "reports.alreadyReviewed");
     throw new DomainError("not_found", "reports.notFound");
   }
-  const joined = findJoined(reportId)!;
-  const patient = db()
-    .select({
-      email: users.email,
-      firstName: users.firstName,
-      locale: users.locale,
-      suspendedAt: users.suspendedAt,
-    })
-    .from(users)
-    .where(eq(users.id, joined.report.patientId))
-    .get();
+  const joined = (await findJoined(reportId))!;
+  const patient = await first(
+    db()
+      .select({
+        email: users.email,
+        firstName: users.firstName,
+        locale: users.locale,
+        suspendedAt: users.suspendedAt,
+      })
+      .from(users)
+      .where(eq(users.id, joined.report.patientId)),
+  );
   if (patient && !patient.suspendedAt) {
     notifyUser(patient, {
       subject: "mail.reviewedSubject",
@@ -450,15 +467,18 @@ export async function deleteReport(
   if (actor.accountType !== "Patient" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "reports.deleteNotAllowed");
   }
-  const row = findRow(reportId);
+  const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
   if (actor.accountType === "Patient" && row.patientId !== actor.id) {
     throw new DomainError("forbidden", "reports.deleteNotAllowed");
   }
-  const deleted = db().transaction((tx) => {
-    const changes = tx.delete(reports).where(eq(reports.id, row.id)).run().changes;
-    if (changes === 1) audit(actor, "report.delete", "report", row.id, { by: actor.accountType }, opts.ip);
-    return changes === 1;
+  const deleted = await transaction(function* (tx) {
+    const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
+    if (gone.length === 1)
+      yield* exec(
+        auditInsert(tx, actor, "report.delete", "report", row.id, { by: actor.accountType }, opts.ip),
+      );
+    return gone.length === 1;
   });
   if (!deleted) throw new DomainError("not_found", "reports.notFound");
   // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
@@ -478,7 +498,7 @@ export async function openReportFile(
   reportId: string,
   ip?: string | null,
 ): Promise<OpenedReportFile> {
-  const row = findRow(reportId);
+  const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
   if (actor.accountType === "Patient") {
     if (row.patientId !== actor.id) throw new DomainError("forbidden", "reports.notYourReport");
@@ -488,7 +508,7 @@ export async function openReportFile(
     throw new DomainError("forbidden", "reports.notYourReport");
   }
   const stream = await openDecrypted(row.fileKey);
-  audit(actor, "report.file_open", "report", row.id, null, ip);
+  await audit(actor, "report.file_open", "report", row.id, null, ip);
   return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
 }
 
@@ -498,10 +518,10 @@ export async function openReportFile(
  * "reports.awaitApproval", unknown id → not_found). A report that is already reviewed is
  * returned too, so the screen can say so; its review text only to the expert who wrote it.
  */
-export function getReportForReview(actor: Actor, reportId: string): ApiReport {
+export async function getReportForReview(actor: Actor, reportId: string): Promise<ApiReport> {
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
   if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
-  const joined = findJoined(reportId);
+  const joined = await findJoined(reportId);
   if (!joined) throw new DomainError("not_found", "reports.notFound");
   const report = fromJoined(joined);
   if (report.status === "Reviewed" && joined.report.expertId !== actor.id) report.review = null;

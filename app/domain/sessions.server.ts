@@ -1,7 +1,7 @@
 import { createCookie } from "@remix-run/node";
 import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, type DB } from "~/db/client.server";
+import { affected, db, prepareQuery, timeParam, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 
@@ -45,7 +45,7 @@ export function sessionCookie() {
   return cookie;
 }
 
-export function createSession(
+export async function createSession(
   userId: string,
   kind: "web" | "api",
   meta: { userAgent?: string | null; ip?: string | null } = {},
@@ -53,7 +53,7 @@ export function createSession(
   const token = newToken();
   const id = newId();
   const now = Date.now();
-  db()
+  await db()
     .insert(sessions)
     .values({
       id,
@@ -65,50 +65,51 @@ export function createSession(
       createdAt: new Date(now),
       lastSeenAt: new Date(now),
       expiresAt: new Date(now + (kind === "web" ? WEB_TTL_MS : API_TTL_MS)),
-    })
-    .run();
+    });
   return { id, token };
 }
 
 function prepareTokenLookup(d: DB) {
-  return d
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.tokenHash, sql.placeholder("hash")),
-        eq(sessions.kind, sql.placeholder("kind")),
-        gt(sessions.expiresAt, sql.placeholder("now")), // epoch ms, as stored
-      ),
-    )
-    .prepare();
+  return prepareQuery(
+    "session_by_token",
+    d
+      .select({ session: sessions, user: users })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(
+        and(
+          eq(sessions.tokenHash, sql.placeholder("hash")),
+          eq(sessions.kind, sql.placeholder("kind")),
+          gt(sessions.expiresAt, sql.placeholder("now")), // timeParam(): as the dialect stores it
+        ),
+      )
+      .limit(1),
+  );
 }
 
 /** Runs on every signed-in request, so it is built once per database handle. */
 let tokenLookup: { db: DB; query: ReturnType<typeof prepareTokenLookup> } | undefined;
 
 /** Finds the live session for a token, or null (unknown, expired, revoked or suspended). */
-export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
+export async function resolveToken(token: string, kind: "web" | "api"): Promise<Actor | null> {
   if (!token || token.length > 200) return null;
   const d = db();
   if (tokenLookup?.db !== d) tokenLookup = { db: d, query: prepareTokenLookup(d) };
-  const row = tokenLookup.query.get({ hash: sha256(token), kind, now: Date.now() });
+  const [row] = await tokenLookup.query.execute({ hash: sha256(token), kind, now: timeParam(Date.now()) });
   if (!row || row.user.suspendedAt) return null;
   const now = Date.now();
   const idle = idleLimitMs(row.user.accountType);
   const unused = now - row.session.lastSeenAt.getTime();
   if (unused > idle) {
     // Idle too long: the session ends (the web goes to the login page, an API token gets 401).
-    revokeSession(row.session.id);
+    await revokeSession(row.session.id);
     return null;
   }
   if (unused > Math.min(TOUCH_EVERY_MS, idle / 4)) {
-    db()
+    await db()
       .update(sessions)
       .set({ lastSeenAt: new Date(now) })
-      .where(eq(sessions.id, row.session.id))
-      .run();
+      .where(eq(sessions.id, row.session.id));
   }
   const u = row.user;
   return {
@@ -124,30 +125,30 @@ export function resolveToken(token: string, kind: "web" | "api"): Actor | null {
   };
 }
 
-export function revokeSession(sessionId: string) {
-  db().delete(sessions).where(eq(sessions.id, sessionId)).run();
+export async function revokeSession(sessionId: string) {
+  await db().delete(sessions).where(eq(sessions.id, sessionId));
 }
 
 /** Ends every session and API token of a user (optionally keeping one). */
-export function revokeAllSessions(userId: string, exceptSessionId?: string) {
-  db()
+export async function revokeAllSessions(userId: string, exceptSessionId?: string) {
+  await db()
     .delete(sessions)
     .where(
       exceptSessionId
         ? and(eq(sessions.userId, userId), ne(sessions.id, exceptSessionId))
         : eq(sessions.userId, userId),
-    )
-    .run();
+    );
 }
 
 /** Removes expired sessions and those idle beyond the longer idle limit (the shorter one ends on use). */
-export function pruneExpiredSessions() {
+export async function pruneExpiredSessions(): Promise<number> {
   const c = config();
   const idleCutoff = new Date(Date.now() - Math.max(c.sessionIdleMsStaff, c.sessionIdleMsPatient));
-  return db()
-    .delete(sessions)
-    .where(or(lt(sessions.expiresAt, new Date()), lt(sessions.lastSeenAt, idleCutoff)))
-    .run().changes;
+  return affected(
+    await db()
+      .delete(sessions)
+      .where(or(lt(sessions.expiresAt, new Date()), lt(sessions.lastSeenAt, idleCutoff))),
+  );
 }
 
 export async function actorFromCookie(request: Request): Promise<Actor | null> {
@@ -155,7 +156,7 @@ export async function actorFromCookie(request: Request): Promise<Actor | null> {
   return typeof token === "string" ? resolveToken(token, "web") : null;
 }
 
-export function actorFromBearer(request: Request): Actor | null {
+export async function actorFromBearer(request: Request): Promise<Actor | null> {
   const header = request.headers.get("Authorization") ?? "";
   const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
   return match ? resolveToken(match[1], "api") : null;
@@ -177,9 +178,9 @@ export type SessionInfo = {
 };
 
 /** The account's live sessions and API tokens (not expired, not idle too long), most recently used first. */
-export function listSessions(actor: Actor): SessionInfo[] {
+export async function listSessions(actor: Actor): Promise<SessionInfo[]> {
   const now = Date.now();
-  return db()
+  const list = await db()
     .select()
     .from(sessions)
     .where(
@@ -189,24 +190,22 @@ export function listSessions(actor: Actor): SessionInfo[] {
         gt(sessions.lastSeenAt, new Date(now - idleLimitMs(actor.accountType))),
       ),
     )
-    .orderBy(desc(sessions.lastSeenAt))
-    .all()
-    .map((s) => ({
-      id: s.id,
-      kind: s.kind,
-      userAgent: s.userAgent,
-      createdAt: s.createdAt.toISOString(),
-      lastSeenAt: s.lastSeenAt.toISOString(),
-      current: s.id === actor.sessionId,
-    }));
+    .orderBy(desc(sessions.lastSeenAt));
+  return list.map((s) => ({
+    id: s.id,
+    kind: s.kind,
+    userAgent: s.userAgent,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: s.lastSeenAt.toISOString(),
+    current: s.id === actor.sessionId,
+  }));
 }
 
 /** Ends one of the actor's own sessions (someone else's id is simply not found). */
-export function revokeOwnSession(actor: Actor, sessionId: string): boolean {
-  return (
-    db()
-      .delete(sessions)
-      .where(and(eq(sessions.id, sessionId), eq(sessions.userId, actor.id)))
-      .run().changes === 1
-  );
+export async function revokeOwnSession(actor: Actor, sessionId: string): Promise<boolean> {
+  const gone = await db()
+    .delete(sessions)
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, actor.id)))
+    .returning({ id: sessions.id });
+  return gone.length === 1;
 }

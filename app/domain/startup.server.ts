@@ -1,62 +1,76 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
-import { closeDatabase, db } from "~/db/client.server";
+import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
+import { blobStore } from "~/storage/blob.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";
 import { flushMail } from "./mail.server";
+import { pruneRateLimits } from "./ratelimit.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { ensureAdmin } from "./users.server";
 
-let started = false;
+let started: Promise<void> | undefined;
 
-/** Expired sessions, codes and reset tokens are removed at start-up and then hourly. */
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Expired sessions, codes, reset tokens and rate-limit counters are removed hourly, leftover files too. */
+const HOURLY_MS = 60 * 60 * 1000;
 
-function prune() {
+/** The hourly work; with several nodes on one PostgreSQL, one node at a time does it (advisory lock). */
+async function hourly() {
   try {
-    pruneExpiredSessions();
-    pruneAccountsTables();
+    await runExclusive("prune", async () => {
+      await pruneExpiredSessions();
+      await pruneAccountsTables();
+      await pruneRateLimits();
+    });
   } catch (err) {
     log("error", "prune failed", { error: String(err) });
   }
+  await sweepLeftovers().catch((err) => log("error", "sweep failed", { error: String(err) }));
 }
 
 /**
- * Start-up work. The process that owns the data (remix-serve's one process, our server's
- * single process or its cluster primary) validates config, creates folders, migrates,
- * bootstraps the admin, sweeps leftovers and prunes hourly; a cluster worker only opens the
- * database (the primary migrated it before forking), so scheduled work runs once.
+ * Start-up work. The process that owns the data (remix-serve's one process, our server's single
+ * process or its cluster primary) validates config, creates folders, migrates (on PostgreSQL under
+ * an advisory lock, so nodes starting together migrate once), bootstraps the admin, sweeps
+ * leftovers and schedules the hourly work; a cluster worker only opens the database (the primary
+ * migrated it before forking). Resolves when the database is ready for requests.
  */
-export function startup() {
-  if (started) return;
-  started = true;
-  const c = config();
-  const owner = c.serverRole !== "worker";
-  if (owner) {
-    mkdirSync(c.uploadsDir, { recursive: true });
-    mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
-  }
-  db(); // opens the database and applies pending migrations (none left in a worker)
-  if (c.serverRole === "basic") process.once("exit", closeDatabase); // our server closes it itself
-  trackRequestStart();
-  if (!owner) return;
-  prune();
-  setInterval(prune, PRUNE_EVERY_MS).unref(); // never keeps a stopping server alive
-  // Nothing is in flight at start-up, so every leftover counts as old (a crash mid-upload leaves .part files).
-  sweepLeftovers(Date.now() + 24 * 60 * 60 * 1000).catch((err) =>
-    log("error", "start-up sweep failed", { error: String(err) }),
-  );
-  if (c.adminEmail && c.adminPassword) {
-    ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
-      .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
-      .catch((err) => console.error("Admin bootstrap failed:", err));
-  }
+export function startup(): Promise<void> {
+  started ??= (async () => {
+    const c = config();
+    const owner = c.serverRole !== "worker";
+    if (owner) {
+      if (c.storage.kind === "local") mkdirSync(c.storage.dir, { recursive: true });
+      mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
+    }
+    db(); // opens the database (SQLite applies pending migrations here)
+    if (owner) await migrateDatabase();
+    if (c.serverRole === "basic") process.once("exit", () => void closeDatabase()); // our server closes it itself
+    trackRequestStart();
+    if (!owner) return;
+    // At start-up nothing is in flight in a local folder, so every leftover there counts as old
+    // (a crash mid-upload leaves .part files). A shared bucket may hold other nodes' uploads in
+    // flight: there only real ages count.
+    const now = blobStore().kind === "local" ? Date.now() + 24 * 60 * 60 * 1000 : Date.now();
+    sweepLeftovers(now).catch((err) => log("error", "start-up sweep failed", { error: String(err) }));
+    runExclusive("prune", async () => {
+      await pruneExpiredSessions();
+      await pruneAccountsTables();
+    }).catch((err) => log("error", "prune failed", { error: String(err) }));
+    setInterval(() => void hourly(), HOURLY_MS).unref(); // never keeps a stopping server alive
+    if (c.adminEmail && c.adminPassword) {
+      ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
+        .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
+        .catch((err) => console.error("Admin bootstrap failed:", err));
+    }
+  })();
+  return started;
 }
 
 /** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
 export async function shutdown() {
   // Background mails (reset links, notices) still on their way go out before the process ends.
   await Promise.race([flushMail(), new Promise((r) => setTimeout(r, 10_000).unref())]);
-  closeDatabase();
+  await closeDatabase();
 }

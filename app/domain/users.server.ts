@@ -1,5 +1,5 @@
 import { count, desc, eq } from "drizzle-orm";
-import { db } from "~/db/client.server";
+import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
@@ -9,16 +9,17 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function findUserByEmail(email: string): UserRow | undefined {
-  return db()
-    .select()
-    .from(users)
-    .where(eq(users.email, normalizeEmail(email)))
-    .get();
+export async function findUserByEmail(email: string): Promise<UserRow | undefined> {
+  return first(
+    db()
+      .select()
+      .from(users)
+      .where(eq(users.email, normalizeEmail(email))),
+  );
 }
 
-export function findUserById(id: string): UserRow | undefined {
-  return db().select().from(users).where(eq(users.id, id)).get();
+export async function findUserById(id: string): Promise<UserRow | undefined> {
+  return first(db().select().from(users).where(eq(users.id, id)));
 }
 
 export type NewUser = {
@@ -32,38 +33,44 @@ export type NewUser = {
   locale?: string;
 } & ({ password: string } | { passwordHash: string });
 
-/** Inserts a user and their empty profile; a taken email is a conflict. */
+/** Inserts a user and their empty profile; a taken email (even by a concurrent signup) is a conflict. */
 export async function insertUser(input: NewUser): Promise<UserRow> {
   const email = normalizeEmail(input.email);
   const passwordHash = "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
-  if (findUserByEmail(email)) {
+  if (await findUserByEmail(email)) {
     throw new DomainError("conflict", "accounts.emailTaken");
   }
   const id = newId();
   const now = new Date();
   const contactNumber = input.contactNumber ?? "";
-  db().transaction((tx) => {
-    tx.insert(users)
-      .values({
-        id,
-        email,
-        passwordHash,
-        firstName: input.firstName.trim(),
-        lastName: (input.lastName ?? "").trim(),
-        accountType: input.accountType,
-        countryCode: input.countryCode ?? "+91",
-        contactNumber,
-        approved: input.accountType === "Expert" ? (input.approved ?? false) : true,
-        locale: input.locale ?? "en",
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
-    tx.insert(profiles)
-      .values({ userId: id, contactNumber: contactNumber || null, updatedAt: now })
-      .run();
-  });
-  return findUserById(id)!;
+  try {
+    await transaction(function* (tx) {
+      yield* exec(
+        tx.insert(users).values({
+          id,
+          email,
+          passwordHash,
+          firstName: input.firstName.trim(),
+          lastName: (input.lastName ?? "").trim(),
+          accountType: input.accountType,
+          countryCode: input.countryCode ?? "+91",
+          contactNumber,
+          approved: input.accountType === "Expert" ? (input.approved ?? false) : true,
+          locale: input.locale ?? "en",
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+      yield* exec(
+        tx.insert(profiles).values({ userId: id, contactNumber: contactNumber || null, updatedAt: now }),
+      );
+    });
+  } catch (err) {
+    // Two signups with one address at the same moment: the unique index lets one in.
+    if (isUniqueViolation(err)) throw new DomainError("conflict", "accounts.emailTaken");
+    throw err;
+  }
+  return (await findUserById(id))!;
 }
 
 /** Creates the admin when no user has that email; idempotent. Returns whether it was created. */
@@ -73,19 +80,25 @@ export async function ensureAdmin(input: {
   firstName?: string;
   lastName?: string;
 }): Promise<boolean> {
-  if (findUserByEmail(input.email)) return false;
-  await insertUser({
-    email: input.email,
-    password: input.password,
-    firstName: input.firstName ?? "Admin",
-    lastName: input.lastName ?? "",
-    accountType: "Admin",
-  });
+  if (await findUserByEmail(input.email)) return false;
+  try {
+    await insertUser({
+      email: input.email,
+      password: input.password,
+      firstName: input.firstName ?? "Admin",
+      lastName: input.lastName ?? "",
+      accountType: "Admin",
+    });
+  } catch (err) {
+    // Another node starting at the same moment created it.
+    if (err instanceof DomainError && err.code === "conflict") return false;
+    throw err;
+  }
   return true;
 }
 
-export function setUserLocale(userId: string, locale: string) {
-  db().update(users).set({ locale, updatedAt: new Date() }).where(eq(users.id, userId)).run();
+export async function setUserLocale(userId: string, locale: string) {
+  await db().update(users).set({ locale, updatedAt: new Date() }).where(eq(users.id, userId));
 }
 
 type ProfileRow = typeof profiles.$inferSelect;
@@ -120,47 +133,46 @@ export function toApiUser(user: UserRow, profile?: ProfileRow | null) {
 export type ApiUser = ReturnType<typeof toApiUser>;
 
 /** Whether `key` is some user's display picture (the avatar route serves nothing else). */
-export function isUserImageKey(key: string): boolean {
-  return !!db().select({ id: users.id }).from(users).where(eq(users.image, key)).get();
+export async function isUserImageKey(key: string): Promise<boolean> {
+  return !!(await first(db().select({ id: users.id }).from(users).where(eq(users.image, key))));
 }
 
 /**
  * Admin: suspends an account (its sessions and tokens end at once, login is refused with a
  * clear message) or lifts the suspension. Admins cannot suspend themselves.
  */
-export function setSuspended(
+export async function setSuspended(
   actor: { id: string; accountType: AccountType },
   userId: string,
   suspended: boolean,
 ) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   if (actor.id === userId) throw new DomainError("invalid", "accounts.cannotSuspendSelf");
-  const user = findUserById(userId);
+  const user = await findUserById(userId);
   if (!user) throw new DomainError("not_found", "api.notFound");
-  db()
+  await db()
     .update(users)
     .set({ suspendedAt: suspended ? new Date() : null, updatedAt: new Date() })
-    .where(eq(users.id, userId))
-    .run();
-  if (suspended) db().delete(sessions).where(eq(sessions.userId, userId)).run();
-  return findUserById(userId)!;
+    .where(eq(users.id, userId));
+  if (suspended) await db().delete(sessions).where(eq(sessions.userId, userId));
+  return (await findUserById(userId))!;
 }
 
 /** Admin: every account, newest first, optionally filtered by type. */
-export function listUsers(
+export async function listUsers(
   actor: { accountType: AccountType },
   query: { page: number; pageSize: number; accountType?: AccountType | null },
 ) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   const where = query.accountType ? eq(users.accountType, query.accountType) : undefined;
-  const total = db().select({ n: count() }).from(users).where(where).get()?.n ?? 0;
-  const items = db()
+  const total = (await first(db().select({ n: count() }).from(users).where(where)))?.n ?? 0;
+  const items = await db()
     .select()
     .from(users)
     .where(where)
-    .orderBy(desc(users.createdAt))
+    // users_created_idx / users_type_created_idx (…, created_at, id)
+    .orderBy(desc(users.createdAt), desc(users.id))
     .limit(query.pageSize)
-    .offset((query.page - 1) * query.pageSize)
-    .all();
+    .offset((query.page - 1) * query.pageSize);
   return { items, total, page: query.page, pageSize: query.pageSize };
 }

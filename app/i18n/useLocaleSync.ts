@@ -8,7 +8,7 @@ export function useLocaleSync(locale: string) {
   useEffect(() => {
     if (!isLocale(locale) || i18n.language === locale) return;
     let cancelled = false;
-    catalogueLoaders[locale]().then((mod) => {
+    void catalogueLoaders[locale]().then((mod) => {
       if (cancelled) return;
       if (!i18n.hasResourceBundle(locale, NAMESPACE)) {
         i18n.addResourceBundle(locale, NAMESPACE, mod.default, true, true);

@@ -4,7 +4,7 @@ import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/a
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
-      const page = listCallbackRequests(requireApiActor(request), pageQuery(request));
+      const page = await listCallbackRequests(await requireApiActor(request), pageQuery(request));
       return { message: "messages.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
     }),
 });

@@ -6,7 +6,7 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const body = await jsonBody(request, changePasswordSchema);
       await changePassword(actor, body, clientOf(context));
       return { message: "accounts.passwordChanged" };

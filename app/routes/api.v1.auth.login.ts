@@ -9,7 +9,7 @@ const route = apiRoute({
     api(request, async () => {
       const body = await jsonBody(request, loginSchema);
       const { user, token } = await login(body, clientOf(context), "api");
-      const { profile } = getProfile(user.id);
+      const { profile } = await getProfile(user.id);
       return { message: "accounts.loginSuccess", extra: { token, user: toApiUser(user, profile) } };
     }),
 });

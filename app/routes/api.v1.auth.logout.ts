@@ -4,7 +4,7 @@ import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 const route = apiRoute({
   POST: (request) =>
     api(request, async () => {
-      logout(requireApiActor(request));
+      await logout(await requireApiActor(request));
       return { message: "accounts.loggedOut" };
     }),
 });

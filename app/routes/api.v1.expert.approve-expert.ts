@@ -6,9 +6,12 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const { expertId } = await jsonBody(request, approveExpertSchema);
-      return { message: "experts.approved", data: approveExpert(actor, expertId, clientOf(context).ip) };
+      return {
+        message: "experts.approved",
+        data: await approveExpert(actor, expertId, clientOf(context).ip),
+      };
     }),
 });
 export const loader = route.loader;

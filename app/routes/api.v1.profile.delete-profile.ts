@@ -6,7 +6,7 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   DELETE: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       // The contract sends no body; a JSON body with `password` makes the deletion check it.
       const hasJson = /^application\/json\b/i.test(request.headers.get("Content-Type") ?? "");
       const { password } = hasJson ? validate(deleteAccountApiSchema, await readJson(request)) : {};

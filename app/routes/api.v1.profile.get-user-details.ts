@@ -5,7 +5,7 @@ import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
-      const { user, profile } = getProfile(requireApiActor(request).id);
+      const { user, profile } = await getProfile((await requireApiActor(request)).id);
       return { message: "api.ok", data: toApiUser(user, profile) };
     }),
 });

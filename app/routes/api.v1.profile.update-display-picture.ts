@@ -8,7 +8,7 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   PUT: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       await limit("upload", actor.id, clientOf(context)); // before reading a single byte of the file
       const { file } = await parseUpload(request, {
         fileField: "displayPicture",

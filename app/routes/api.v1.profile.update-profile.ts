@@ -6,9 +6,9 @@ import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 const route = apiRoute({
   PUT: (request) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const body = await jsonBody(request, profileSchema);
-      const { user, profile } = updateProfile(actor, body);
+      const { user, profile } = await updateProfile(actor, body);
       const apiUser = toApiUser(user, profile);
       return { message: "profile.profileUpdated", data: apiUser, extra: { profileDetails: apiUser } };
     }),

@@ -5,9 +5,9 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   POST: (request, params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const body = await readJson(request);
-      const report = addReview(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
+      const report = await addReview(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
       return { message: "reports.reviewSuccess", data: report };
     }),
 });

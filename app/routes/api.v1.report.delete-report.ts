@@ -6,7 +6,7 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   DELETE: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const { reportId } = await jsonBody(request, deleteReportSchema);
       await deleteReport(actor, reportId, { ip: clientOf(context).ip });
       return { message: "reports.deleteSuccess" };

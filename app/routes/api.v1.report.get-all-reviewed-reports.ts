@@ -4,7 +4,7 @@ import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/a
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
-      const page = listAllReviewed(requireApiActor(request), pageQuery(request));
+      const page = await listAllReviewed(await requireApiActor(request), pageQuery(request));
       return {
         message: "reports.allReviewedFetched",
         data: page.items,

@@ -8,11 +8,11 @@ const filterSchema = z.object({ reportType: reportTypeFilter });
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       const { reportType } = validate(filterSchema, {
         reportType: new URL(request.url).searchParams.get("reportType") ?? undefined,
       });
-      const page = listPendingReports(actor, pageQuery(request), reportType ?? null);
+      const page = await listPendingReports(actor, pageQuery(request), reportType ?? null);
       return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
     }),
 });

@@ -4,7 +4,7 @@ import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/a
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
-      const page = listReviewedByExpert(requireApiActor(request), pageQuery(request));
+      const page = await listReviewedByExpert(await requireApiActor(request), pageQuery(request));
       return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
     }),
 });

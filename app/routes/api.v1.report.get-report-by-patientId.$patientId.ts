@@ -4,8 +4,8 @@ import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/a
 const route = apiRoute({
   GET: (request, params) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
-      const page = listPatientReports(actor, params.patientId ?? "", pageQuery(request));
+      const actor = await requireApiActor(request);
+      const page = await listPatientReports(actor, params.patientId ?? "", pageQuery(request));
       return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
     }),
 });

@@ -8,7 +8,7 @@ import { clientOf } from "~/utils/request.server";
 const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {
-      const actor = requireApiActor(request);
+      const actor = await requireApiActor(request);
       assertCanUpload(actor); // before reading a single byte of the file
       await limit("upload", actor.id, clientOf(context));
       const { fields, file } = await parseUpload(request, {

@@ -35,9 +35,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     );
   }
   if (!actor.approved) return { title, notAllowed: null, approved: false as const, report: null };
-  let report: ReturnType<typeof getReportForReview>;
+  let report: Awaited<ReturnType<typeof getReportForReview>>;
   try {
-    report = getReportForReview(actor, params.reportId ?? "");
+    report = await getReportForReview(actor, params.reportId ?? "");
   } catch (err) {
     pageError(err);
   }
@@ -69,7 +69,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { t } = await tFor(request);
   try {
     // Only approved experts; the first review wins (a second one is a conflict, never an overwrite).
-    addReview(actor, params.reportId ?? "", submission.value, { ip: clientOf(context).ip });
+    await addReview(actor, params.reportId ?? "", submission.value, { ip: clientOf(context).ip });
   } catch (err) {
     if (isDomainError(err) && err.code === "conflict") {
       // Someone was first: say so and keep the review text, but never overwrite.

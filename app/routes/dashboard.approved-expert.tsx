@@ -29,9 +29,9 @@ function cardOf(u: ApiUser) {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Expert", "Admin");
-  let result: ReturnType<typeof listApprovedExperts>;
+  let result: Awaited<ReturnType<typeof listApprovedExperts>>;
   try {
-    result = listApprovedExperts(actor, screenPage(request));
+    result = await listApprovedExperts(actor, screenPage(request));
   } catch (err) {
     pageError(err);
   }

@@ -48,9 +48,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const wanted = new URL(request.url).searchParams.get("action");
   const action = wanted && wanted in ACTIONS ? wanted : null;
-  let result: ReturnType<typeof listAuditEvents>;
+  let result: Awaited<ReturnType<typeof listAuditEvents>>;
   try {
-    result = listAuditEvents(actor, { ...screenPage(request), action });
+    result = await listAuditEvents(actor, { ...screenPage(request), action });
   } catch (err) {
     pageError(err);
   }

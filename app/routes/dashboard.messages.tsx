@@ -19,7 +19,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const kind: Kind = new URL(request.url).searchParams.get("kind") === "callback" ? "callback" : "contact";
   const page = screenPage(request);
   const { t } = await tFor(request);
-  const items = kind === "callback" ? listCallbackRequests(actor, page) : listContactMessages(actor, page);
+  const items =
+    kind === "callback" ? await listCallbackRequests(actor, page) : await listContactMessages(actor, page);
   const rows = items.items.map((m) => ({
     id: m._id,
     name: m.name,

@@ -12,7 +12,7 @@ import { requireActor } from "~/utils/auth.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
-  const { user, profile } = getProfile(actor.id);
+  const { user, profile } = await getProfile(actor.id);
   const { t } = await tFor(request);
   return {
     title: t("profile.myProfile"),

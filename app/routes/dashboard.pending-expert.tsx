@@ -37,9 +37,9 @@ function rowOf(u: ApiUser) {
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const page = screenPage(request);
-  let result: ReturnType<typeof listPendingExperts>;
+  let result: Awaited<ReturnType<typeof listPendingExperts>>;
   try {
-    result = listPendingExperts(actor, page);
+    result = await listPendingExperts(actor, page);
   } catch (err) {
     pageError(err);
   }
@@ -64,7 +64,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = await parseForm(request, approveExpertSchema);
   if (submission.status !== "success") return redirectWithError(back, t("experts.approveFailed"));
   try {
-    approveExpert(actor, submission.value.expertId, clientOf(context).ip);
+    await approveExpert(actor, submission.value.expertId, clientOf(context).ip);
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return redirectWithError(back, `${t("experts.approveFailed")}: ${t(err.message)}`);

@@ -33,10 +33,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const wanted = url.searchParams.get("reportType");
   const reportType = isReportType(wanted) ? wanted : null;
   const page = screenPage(request);
-  let result: ReturnType<typeof listPendingReports>;
+  let result: Awaited<ReturnType<typeof listPendingReports>>;
   try {
     // Patients are masked here for experts awaiting approval.
-    result = listPendingReports(actor, page, reportType);
+    result = await listPendingReports(actor, page, reportType);
   } catch (err) {
     pageError(err);
   }

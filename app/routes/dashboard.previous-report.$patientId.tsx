@@ -63,10 +63,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       { status: 403 },
     );
   }
-  let result: ReturnType<typeof listPatientReports>;
+  let result: Awaited<ReturnType<typeof listPatientReports>>;
   try {
     // The patient themself or an Admin (an unknown patient id is not found).
-    result = listPatientReports(actor, patientId, page);
+    result = await listPatientReports(actor, patientId, page);
   } catch (err) {
     pageError(err);
   }

@@ -33,10 +33,10 @@ function rowOf(r: ApiReport) {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Expert", "Admin");
-  let result: ReturnType<typeof listReviewedByExpert>;
+  let result: Awaited<ReturnType<typeof listReviewedByExpert>>;
   try {
     // Expert: their own reviews; Admin: every reviewed report.
-    result = listReviewedByExpert(actor, screenPage(request));
+    result = await listReviewedByExpert(actor, screenPage(request));
   } catch (err) {
     pageError(err);
   }

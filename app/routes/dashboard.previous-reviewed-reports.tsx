@@ -30,9 +30,9 @@ function rowOf(r: ApiReport) {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
-  let result: ReturnType<typeof listAllReviewed>;
+  let result: Awaited<ReturnType<typeof listAllReviewed>>;
   try {
-    result = listAllReviewed(actor, screenPage(request));
+    result = await listAllReviewed(actor, screenPage(request));
   } catch (err) {
     pageError(err);
   }

@@ -48,7 +48,7 @@ const SETTINGS = "/dashboard/settings";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
-  const { user, profile } = getProfile(actor.id);
+  const { user, profile } = await getProfile(actor.id);
   const { t } = await tFor(request);
   return {
     title: t("profile.settings"),
@@ -65,7 +65,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     // The schema's "not in the future" rule uses the UTC date, so the picker's limit does too.
     today: new Date().toISOString().slice(0, 10),
-    sessions: listSessions(actor),
+    sessions: await listSessions(actor),
   };
 }
 
@@ -148,7 +148,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data({ intent: "profile" as const, result: submission.reply() }, { status: 400 });
     }
     try {
-      updateProfile(actor, submission.value);
+      await updateProfile(actor, submission.value);
     } catch (err) {
       if (!isDomainError(err)) throw err;
       if (err.extra.fieldErrors) {
@@ -194,12 +194,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "revoke-session") {
-    revokeOwnSession(actor, String(formData.get("sessionId") ?? ""));
+    await revokeOwnSession(actor, String(formData.get("sessionId") ?? ""));
     return redirectWithSuccess(SETTINGS, t("profile.sessionRevoked"));
   }
 
   if (intent === "revoke-others") {
-    revokeAllSessions(actor.id, actor.sessionId);
+    await revokeAllSessions(actor.id, actor.sessionId);
     return redirectWithSuccess(SETTINGS, t("profile.sessionsRevoked"));
   }
 

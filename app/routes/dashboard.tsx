@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { AccountType } from "~/db/schema";
+import type { AccountType } from "~/db/types";
 import { avatarUrl } from "~/domain/users.server";
 import { requireActor } from "~/utils/auth.server";
 

@@ -17,7 +17,7 @@ import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 /** Admin: every account, with suspension (sessions end at once; login is refused) and its lifting. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
-  const page = listUsers(actor, pageQuery(request));
+  const page = await listUsers(actor, pageQuery(request));
   return {
     me: actor.id,
     users: page.items.map((u) => ({
@@ -40,7 +40,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const back = safeRedirect(form.get("redirectTo"), "/dashboard/users");
   const suspend = form.get("intent") === "suspend";
   try {
-    setSuspended(actor, String(form.get("userId") ?? ""), suspend);
+    await setSuspended(actor, String(form.get("userId") ?? ""), suspend);
   } catch (err) {
     if (!isDomainError(err)) throw err;
     return redirectWithError(back, t(err.message));

@@ -1,17 +1,29 @@
-import type { Database, Statement } from "better-sqlite3";
-import { sqlite } from "~/db/client.server";
+import { pingDatabase } from "~/db/client.server";
+import { blobStore } from "~/storage/blob.server";
 
-/** The probe's statement, prepared once per database connection. */
-const probes = new WeakMap<Database, Statement>();
+const TIMEOUT_MS = 3_000;
 
-export function loader() {
+async function check(probe: () => Promise<void>): Promise<"ok" | "error"> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const db = sqlite();
-    let probe = probes.get(db);
-    if (!probe) probes.set(db, (probe = db.prepare("select 1")));
-    probe.get();
-    return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), TIMEOUT_MS))),
+    ]);
+    return "ok";
   } catch {
-    return Response.json({ status: "error" }, { status: 503, headers: { "Cache-Control": "no-store" } });
+    return "error";
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Liveness of this node's dependencies: the database and the file store (local folder or bucket). */
+export async function loader() {
+  const [database, storage] = await Promise.all([check(pingDatabase), check(() => blobStore().ping())]);
+  const ok = database === "ok" && storage === "ok";
+  return Response.json(
+    { status: ok ? "ok" : "error", database, storage },
+    { status: ok ? 200 : 503, headers: { "Cache-Control": "no-store" } },
+  );
 }

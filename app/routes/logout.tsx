@@ -28,7 +28,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const actor = await actorFromCookie(request);
   const headers = await clearSessionHeaders();
   if (!actor) throw redirect("/", { headers });
-  logout(actor);
+  await logout(actor);
   const { t } = await tFor(request);
   return redirectWithSuccess("/", t("accounts.loggedOut"), { headers });
 }

@@ -23,7 +23,7 @@ const notFound = () => new Response("Not Found", { status: 404, headers: { "Cont
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireActor(request);
   const key = params.key ?? "";
-  if (!KEY_RE.test(key) || !isUserImageKey(key)) throw notFound();
+  if (!KEY_RE.test(key) || !(await isUserImageKey(key))) throw notFound();
 
   let stream: Awaited<ReturnType<typeof openDecrypted>>;
   try {

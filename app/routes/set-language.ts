@@ -13,7 +13,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const to = safeRedirect(form.get("redirectTo"));
   if (!isLocale(lng)) return redirect(to);
   const actor = await actorFromCookie(request);
-  if (actor) setUserLocale(actor.id, lng);
+  if (actor) await setUserLocale(actor.id, lng);
   return redirect(to, { headers: { "Set-Cookie": await localeCookie.serialize(lng) } });
 }
 

@@ -17,7 +17,7 @@ import { redirectWithSuccess } from "~/utils/toast.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
-  return { valid: isResetTokenLive(params.token ?? "") };
+  return { valid: await isResetTokenLive(params.token ?? "") };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {

@@ -18,7 +18,7 @@ import { clientOf } from "~/utils/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
-  const pending = getPendingSignup(await readPendingId(request));
+  const pending = await getPendingSignup(await readPendingId(request));
   if (!pending) throw redirect("/signup");
   return { email: pending.email };
 }
@@ -28,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await redirectIfSignedIn(request);
   const { t } = await tFor(request);
   const pendingId = await readPendingId(request);
-  if (!getPendingSignup(pendingId)) throw redirect("/signup");
+  if (!(await getPendingSignup(pendingId))) throw redirect("/signup");
   const form = await readForm(request);
   try {
     if (form.get("intent") === "resend") {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES } from "~/db/schema";
+import { ACCOUNT_TYPES } from "~/db/types";
 import { REPORT_TYPES } from "./reports";
 
 /** Response objects of the contract, for the OpenAPI document and for tests that check real responses. */

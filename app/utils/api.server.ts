@@ -71,8 +71,8 @@ export async function api(request: Request, run: (ctx: ApiContext) => Promise<Ap
   }
 }
 
-export function requireApiActor(request: Request): Actor {
-  const actor = actorFromBearer(request);
+export async function requireApiActor(request: Request): Promise<Actor> {
+  const actor = await actorFromBearer(request);
   if (!actor) throw new DomainError("not_authenticated", "api.notAuthenticated");
   return actor;
 }

@@ -1,5 +1,5 @@
 import { redirect } from "@remix-run/node";
-import type { AccountType } from "~/db/schema";
+import type { AccountType } from "~/db/types";
 import { actorFromCookie, sessionCookie, type Actor } from "~/domain/sessions.server";
 import { localeCookie, tFor } from "~/i18n/i18n.server";
 import { redirectWithError } from "./toast.server";

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +41,22 @@ export type AppProcess = {
 export const BUILD_DIR = path.resolve(process.env.BUILD_DIR || "build");
 
 /**
+ * The database and file store of the app kept in `root`: nothing extra on SQLite; on a
+ * TEST_BACKEND=pg-s3 run a database and a bucket of its own, made on first use and remembered in
+ * `root/backend.json`, so an app restarted on the same root finds its data again.
+ */
+export async function rootBackend(root: string): Promise<Record<string, string>> {
+  const { backendEnv, onPostgres } = await import("./backends");
+  if (!onPostgres) return {};
+  const file = path.join(root, "backend.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+  const env = await backendEnv();
+  mkdirSync(root, { recursive: true });
+  writeFileSync(file, JSON.stringify(env));
+  return env;
+}
+
+/**
  * Spawns the built app (`npm run build` first) with our server (build/main.js; one process
  * unless `WEB_CONCURRENCY` is given, or remix-serve with `{ basic: true }`) on 127.0.0.1 and a free port,
  * with its data folder and uploads folder under `root`, and waits until /healthz answers.
@@ -53,6 +69,7 @@ export async function spawnApp(
   const dataDir = path.join(root, "data");
   const uploadsDir = path.join(root, "uploads");
   const port = await freePort();
+  const backend = env.DATABASE_URL || env.STORAGE_URL ? {} : await rootBackend(root);
   let out = "";
   const child: ChildProcess = spawn(
     process.execPath,
@@ -73,6 +90,7 @@ export async function spawnApp(
         ARGON2_MEMORY_KIB: "1024",
         ARGON2_TIME_COST: "1",
         WEB_CONCURRENCY: "1",
+        ...backend,
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],

@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  (await import("~/db/client.server")).closeDatabase();
+  await (await import("~/db/client.server")).closeDatabase();
   rmSync(tmp, { recursive: true, force: true });
 });
 

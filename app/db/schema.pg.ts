@@ -1,0 +1,211 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { ACCOUNT_TYPES, REPORT_STATUSES, SESSION_KINDS } from "./types";
+
+/**
+ * The PostgreSQL schema: the same tables, columns, indexes and constraints as
+ * `schema.sqlite.ts`, in PostgreSQL's types (timestamps as `timestamptz(3)`, flags as
+ * `boolean`). Rows read through either come out as the same JavaScript values (Date, boolean,
+ * number, string), so the domain is written once. tests/unit/schema-parity.test.ts fails when
+ * the two drift; migrations are generated per dialect (`npm run db:generate`).
+ */
+
+const ms = (name: string) => timestamp(name, { mode: "date", withTimezone: true, precision: 3 });
+const createdAt = () =>
+  ms("created_at")
+    .notNull()
+    .default(sql`now()`);
+const updatedAt = () =>
+  ms("updated_at")
+    .notNull()
+    .default(sql`now()`);
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull().default(""),
+    accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull(),
+    countryCode: text("country_code").notNull().default("+91"),
+    contactNumber: text("contact_number").notNull().default(""),
+    image: text("image"),
+    approved: boolean("approved").notNull().default(false),
+    locale: text("locale").notNull().default("en"),
+    suspendedAt: ms("suspended_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("users_email_uq").on(t.email),
+    index("users_type_approved_created_idx").on(t.accountType, t.approved, t.createdAt, t.id),
+    index("users_type_created_idx").on(t.accountType, t.createdAt, t.id),
+    index("users_created_idx").on(t.createdAt, t.id),
+    // The avatar route and the file sweep ask whether a stored file is someone's picture.
+    index("users_image_idx").on(t.image),
+  ],
+);
+
+export const profiles = pgTable("profiles", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  about: text("about"),
+  gender: text("gender"),
+  dateOfBirth: text("date_of_birth"),
+  contactNumber: text("contact_number"),
+  updatedAt: updatedAt(),
+});
+
+export const verificationCodes = pgTable(
+  "verification_codes",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    purpose: text("purpose", { enum: ["signup"] }).notNull(),
+    codeHash: text("code_hash").notNull(),
+    payload: text("payload"),
+    attempts: integer("attempts").notNull().default(0),
+    expiresAt: ms("expires_at").notNull(),
+    consumedAt: ms("consumed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("verification_codes_email_idx").on(t.email, t.purpose, t.createdAt),
+    index("verification_codes_expires_idx").on(t.expiresAt),
+  ],
+);
+
+export const passwordResetTokens = pgTable(
+  "password_reset_tokens",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: ms("expires_at").notNull(),
+    usedAt: ms("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("password_reset_tokens_hash_uq").on(t.tokenHash),
+    index("password_reset_tokens_user_idx").on(t.userId),
+  ],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: SESSION_KINDS }).notNull(),
+    userAgent: text("user_agent"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+    lastSeenAt: ms("last_seen_at")
+      .notNull()
+      .default(sql`now()`),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("sessions_token_hash_uq").on(t.tokenHash),
+    index("sessions_user_idx").on(t.userId, t.lastSeenAt),
+    index("sessions_expires_idx").on(t.expiresAt),
+  ],
+);
+
+export const reports = pgTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reportType: text("report_type").notNull(),
+    description: text("description"),
+    phoneNumber: text("phone_number").notNull(),
+    fileKey: text("file_key").notNull(),
+    fileName: text("file_name").notNull(),
+    mimeType: text("mime_type").notNull(),
+    size: integer("size").notNull(),
+    consentAt: ms("consent_at").notNull(),
+    status: text("status", { enum: REPORT_STATUSES }).notNull().default("Pending"),
+    review: text("review"),
+    expertId: text("expert_id").references(() => users.id, { onDelete: "set null" }),
+    reviewedAt: ms("reviewed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("reports_patient_created_idx").on(t.patientId, t.createdAt, t.id),
+    index("reports_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("reports_status_type_created_idx").on(t.status, t.reportType, t.createdAt, t.id),
+    index("reports_expert_reviewed_idx").on(t.expertId, t.reviewedAt, t.id),
+    index("reports_status_reviewed_idx").on(t.status, t.reviewedAt, t.id),
+    // The file sweep asks which stored files a report refers to.
+    index("reports_file_key_idx").on(t.fileKey),
+  ],
+);
+
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    subjectType: text("subject_type").notNull(),
+    subjectId: text("subject_id"),
+    detail: text("detail"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("audit_events_created_idx").on(t.createdAt, t.id),
+    index("audit_events_action_created_idx").on(t.action, t.createdAt, t.id),
+    index("audit_events_subject_idx").on(t.subjectType, t.subjectId, t.createdAt, t.id),
+  ],
+);
+
+export const contactMessages = pgTable(
+  "contact_messages",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    message: text("message").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("contact_messages_created_idx").on(t.createdAt, t.id)],
+);
+
+export const callbackRequests = pgTable(
+  "callback_requests",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    countryCode: text("country_code").notNull(),
+    phoneNumber: text("phone_number").notNull(),
+    message: text("message"),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("callback_requests_created_idx").on(t.createdAt, t.id)],
+);
+
+/** rate-limiter-flexible's PostgreSQL layout (key, points, expire in epoch ms), in this column order. */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    points: integer("points").notNull().default(0),
+    expire: bigint("expire", { mode: "number" }),
+  },
+  (t) => [index("rate_limits_expire_idx").on(t.expire)],
+);

@@ -1,0 +1,204 @@
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { freePort } from "./server";
+
+/*
+ * Real PostgreSQL and a real S3-protocol server for tests (../shared/notes/postgres-s3.md).
+ *
+ * - PostgreSQL: Debian's server binaries (apt-get install postgresql), a throwaway cluster in a
+ *   temporary folder owned by the `postgres` user (the server refuses root), on a free port,
+ *   fsync off. Stopped by its data folder, never by process name.
+ * - S3: s3rver (npm) in a child process on a free port, keeping objects in a temporary folder.
+ *
+ * With TEST_BACKEND=pg-s3, tests/helpers/global-backends.ts starts one of each for the whole
+ * Vitest run and every test server gets its own database and bucket (`backendEnv()`).
+ */
+
+const PG_BIN = process.env.PG_BIN ?? findPgBin();
+
+function findPgBin(): string {
+  const base = "/usr/lib/postgresql";
+  if (existsSync(base)) {
+    const versions = execFileSync("ls", [base]).toString().trim().split("\n").filter(Boolean).sort();
+    for (const v of versions.reverse())
+      if (existsSync(path.join(base, v, "bin/initdb"))) return path.join(base, v, "bin");
+  }
+  return "";
+}
+
+const asRoot = process.getuid?.() === 0;
+
+/** Runs a PostgreSQL binary as the `postgres` user when we are root (the server refuses root). */
+function pgRun(bin: string, args: string[]) {
+  const exe = path.join(PG_BIN, bin);
+  if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", exe, ...args], { stdio: "pipe" });
+  else execFileSync(exe, args, { stdio: "pipe" });
+}
+
+export type Postgres = {
+  port: number;
+  /** The connection URL of a database (default: postgres). */
+  url: (database?: string) => string;
+  /** Creates an empty database and returns its URL. */
+  createDatabase: (name?: string) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+export async function startPostgres(): Promise<Postgres> {
+  if (!PG_BIN) {
+    throw new Error(
+      "PostgreSQL server binaries not found (apt-get install -y postgresql, or set PG_BIN to the folder holding initdb)",
+    );
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cb-pg-"));
+  if (asRoot) chownSync(dir, ...postgresIds());
+  const data = path.join(dir, "data");
+  const port = await freePort();
+  pgRun("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  pgRun("pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    path.join(dir, "log"),
+    "-w",
+    "-t",
+    "60",
+    "start",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+  ]);
+  const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  let stopped = false;
+  return {
+    port,
+    url,
+    async createDatabase(name = `cb_${randomBytes(6).toString("hex")}`) {
+      const c = new pg.Client({ connectionString: url() });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await c.end();
+      }
+      return url(name);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        pgRun("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function postgresIds(): [number, number] {
+  const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+  return [uid, gid];
+}
+
+export type S3Server = {
+  endpoint: string;
+  /** Creates an empty bucket and returns the app's STORAGE_URL for it. */
+  createBucket: (name?: string) => Promise<string>;
+  client: () => S3Client;
+  stop: () => Promise<void>;
+};
+
+export const S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+
+export async function startS3(): Promise<S3Server> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cb-s3-"));
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const S3rver = require("s3rver");
+       new S3rver({ port: ${port}, address: "127.0.0.1", silent: true, directory: ${JSON.stringify(dir)} })
+         .run().then(() => console.log("S3 READY"), (e) => { console.error(e); process.exit(1); });`,
+    ],
+    { cwd: path.resolve("."), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`s3rver did not start: ${out}`)), 20_000);
+    child.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("S3 READY")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on("data", (d) => (out += d));
+    child.once("exit", (code) => reject(new Error(`s3rver exited (${code}): ${out}`)));
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = () =>
+    new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
+  return {
+    endpoint,
+    client,
+    async createBucket(name = `cb-${randomBytes(6).toString("hex")}`) {
+      const c = client();
+      await c.send(new CreateBucketCommand({ Bucket: name }));
+      c.destroy();
+      return `s3://${name}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1`;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Which backend the app under test runs on: "sqlite" (default) or "pg-s3" (TEST_BACKEND=pg-s3). */
+export const BACKEND = process.env.TEST_BACKEND === "pg-s3" ? "pg-s3" : "sqlite";
+export const onPostgres = BACKEND === "pg-s3";
+
+/**
+ * The environment that points a test server at a fresh database and bucket when the run is on
+ * PostgreSQL + S3 (the shared servers started by global-backends.ts); empty on SQLite.
+ */
+export async function backendEnv(): Promise<Record<string, string>> {
+  if (!onPostgres) return {};
+  const pgUrl = process.env.CB_TEST_PG_URL;
+  const s3 = process.env.CB_TEST_S3_ENDPOINT;
+  if (!pgUrl || !s3)
+    throw new Error("TEST_BACKEND=pg-s3 needs the global setup (tests/helpers/global-backends.ts)");
+  const name = `cb_${randomBytes(6).toString("hex")}`;
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await c.end();
+  }
+  const bucket = name.replace(/_/g, "-");
+  const client = new S3Client({
+    region: "us-east-1",
+    endpoint: s3,
+    forcePathStyle: true,
+    credentials: S3_CREDENTIALS,
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return {
+    DATABASE_URL: pgUrl.replace(/\/[^/]*$/, `/${name}`),
+    STORAGE_URL: `s3://${bucket}?endpoint=${encodeURIComponent(s3)}&region=us-east-1`,
+    AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+  };
+}
