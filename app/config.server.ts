@@ -203,6 +203,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
     throw new ConfigError("Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
   }
+  if ((databaseKind(cleaned) === "postgres" || e.STORAGE_URL) && !(e.SESSION_SECRET && e.ENCRYPTION_KEY)) {
+    // Generated secrets live in one machine's data folder: another node (or this one, redeployed)
+    // would sign cookies differently and could not decrypt the files in the shared store.
+    throw new ConfigError(
+      "Invalid configuration:\n  SESSION_SECRET/ENCRYPTION_KEY: set both when DATABASE_URL is PostgreSQL or STORAGE_URL is set — every node must use the same values (docs/scale-out.md)",
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   privateDir(dataDir);
   const uploadsDir = path.resolve(e.UPLOADS_DIR);

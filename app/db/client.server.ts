@@ -61,8 +61,27 @@ export function openSqlite(file: string) {
 // node-postgres returns int8 (count(*), bigint columns) as strings; every int8 we store fits a double.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * PostgreSQL cannot store U+0000 in text (SQLite can): a NUL in any string parameter would turn a
+ * hostile request into a 500. No field of ours means anything by it, so it is dropped here.
+ */
+function withoutNul(v: unknown) {
+  return typeof v === "string" && v.includes("\u0000") ? v.replaceAll("\u0000", "") : v;
+}
+
+class Client extends pg.Client {
+  override query(config: any, values?: any, callback?: any): any {
+    if (config && typeof config === "object" && Array.isArray(config.values)) {
+      config = { ...config, values: config.values.map(withoutNul) };
+    }
+    if (Array.isArray(values)) values = values.map(withoutNul);
+    return (super.query as any)(config, values, callback);
+  }
+}
+
 function openPostgres(url: string, max: number) {
   const pool = new pg.Pool({
+    Client,
     connectionString: url,
     max,
     // A database that does not answer fails the request (and /healthz) instead of hanging it.

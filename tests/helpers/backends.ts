@@ -200,5 +200,11 @@ export async function backendEnv(): Promise<Record<string, string>> {
     STORAGE_URL: `s3://${bucket}?endpoint=${encodeURIComponent(s3)}&region=us-east-1`,
     AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+    ...sharedSecrets(),
   };
+}
+
+/** The secrets every node of one deployment shares (required with PostgreSQL or a bucket). */
+export function sharedSecrets() {
+  return { SESSION_SECRET: randomBytes(32).toString("hex"), ENCRYPTION_KEY: randomBytes(32).toString("hex") };
 }

@@ -201,11 +201,9 @@ describe("/api/v1/auth and /profile", () => {
     expect(known.status).toBe(200);
     expect(unknown.body).toEqual(known.body);
     const resetToken = resetTokenFrom(await smtp.waitFor("forgot@example.com", /Reset/));
-    const db = openTestDb(server.dataDir);
-    const stored = db.prepare("select token_hash from password_reset_tokens").all() as {
-      token_hash: string;
-    }[];
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    const stored = await db.all<{ token_hash: string }>("select token_hash from password_reset_tokens");
+    await db.close();
     expect(stored.some((r) => r.token_hash === resetToken)).toBe(false);
 
     const mismatch = await api.post("/auth/reset-password", {

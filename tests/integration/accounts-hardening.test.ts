@@ -1,10 +1,10 @@
 import bcrypt from "bcryptjs";
-import Database from "better-sqlite3";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { onPostgres } from "../helpers/backends";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { Browserish, freePort, startServer, type TestServer } from "../helpers/server";
@@ -52,12 +52,12 @@ async function signup(email: string, password = strongPassword) {
   return res.body.data._id as string;
 }
 
-function storedHash(dataDir: string, email: string): string {
-  const db = openTestDb(dataDir);
+async function storedHash(dataDir: string, email: string): Promise<string> {
+  const db = await openTestDb(dataDir);
   try {
-    return (db.prepare("SELECT password_hash AS h FROM users WHERE email = ?").get(email) as { h: string }).h;
+    return (await db.get<{ h: string }>("SELECT password_hash AS h FROM users WHERE email = ?", email))!.h;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -72,19 +72,20 @@ describe("password hashing", () => {
   it("an account with an old bcrypt hash logs in and its hash becomes Argon2id", async () => {
     const email = "legacy@example.com";
     await signup(email);
-    expect(storedHash(server.dataDir, email)).toMatch(/^\$argon2id\$v=19\$/);
-    const db = new Database(path.join(server.dataDir, "app.db"), { fileMustExist: true });
-    db.prepare("UPDATE users SET password_hash = ? WHERE email = ?").run(
+    expect(await storedHash(server.dataDir, email)).toMatch(/^\$argon2id\$v=19\$/);
+    const db = await openTestDb(server.dataDir, { write: true });
+    await db.run(
+      "UPDATE users SET password_hash = ? WHERE email = ?",
       bcrypt.hashSync(strongPassword, 4),
       email,
     );
-    db.close();
-    expect(storedHash(server.dataDir, email)).toMatch(/^\$2[ab]\$/);
+    await db.close();
+    expect(await storedHash(server.dataDir, email)).toMatch(/^\$2[ab]\$/);
 
     expect((await api.post("/auth/login", { email, password: "Wrong-pass-123" })).status).toBe(401);
-    expect(storedHash(server.dataDir, email)).toMatch(/^\$2[ab]\$/);
+    expect(await storedHash(server.dataDir, email)).toMatch(/^\$2[ab]\$/);
     expect((await api.post("/auth/login", { email, password: strongPassword })).status).toBe(200);
-    expect(storedHash(server.dataDir, email)).toMatch(/^\$argon2id\$/);
+    expect(await storedHash(server.dataDir, email)).toMatch(/^\$argon2id\$/);
     expect((await api.post("/auth/login", { email, password: strongPassword })).status).toBe(200);
   });
 
@@ -225,15 +226,15 @@ describe("account deletion asks for the password", () => {
     const html = await wrong.text();
     expect(html).toContain("The password is not right. Your account was not deleted.");
     expect(html).not.toContain("Wrong-pass-123");
-    expect(storedHash(server.dataDir, email)).toBeTruthy();
+    expect(await storedHash(server.dataDir, email)).toBeTruthy();
     expect((await web.fetch("/dashboard/settings")).status).toBe(200);
 
     const ok = await web.post("/dashboard/settings", { intent: "delete-confirm", password: strongPassword });
     expect(ok.status).toBe(302);
     expect(ok.headers.get("Location")).toBe("/");
-    const db = openTestDb(server.dataDir);
-    expect(db.prepare("SELECT count(*) AS n FROM users WHERE email = ?").get(email)).toEqual({ n: 0 });
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    expect(await db.get("SELECT count(*) AS n FROM users WHERE email = ?", email)).toEqual({ n: 0 });
+    await db.close();
   });
 
   it("API: a password, when sent, must be right; without a body the contract's call still works", async () => {
@@ -290,31 +291,36 @@ describe("redirect after login", () => {
   });
 
   it("a bad redirectTo leaves no session row without a cookie", async () => {
-    const db = () => openTestDb(server.dataDir);
-    const count = () => {
-      const d = db();
-      const n = (
-        d
-          .prepare("SELECT count(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ?")
-          .get(email) as { n: number }
-      ).n;
-      d.close();
+    const count = async () => {
+      const d = await openTestDb(server.dataDir);
+      const n = (await d.get<{ n: number }>(
+        "SELECT count(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ?",
+        email,
+      ))!.n;
+      await d.close();
       return n;
     };
-    const before = count();
+    const before = await count();
     const b = new Browserish(server.url);
     const res = await b.post("/login", { email, password: strongPassword, redirectTo: "/\n/x\u0000" });
     expect(res.status).toBe(302);
     expect(b.cookies.has("cb_session")).toBe(true);
-    expect(count()).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
   });
 });
 
 describe("private data files", () => {
   const mode = (p: string) => statSync(p).mode & 0o777;
 
+  // On PostgreSQL + S3 there is no database file or uploads folder on this machine; the secrets still are.
   it("data and uploads folders are 0700, database, secrets and uploaded files 0600", async () => {
     expect(mode(server.dataDir)).toBe(0o700);
+    expect(mode(path.join(server.dataDir, "secrets"))).toBe(0o700);
+    if (onPostgres) {
+      for (const f of readdirSync(path.join(server.dataDir, "secrets")))
+        expect(mode(path.join(server.dataDir, "secrets", f))).toBe(0o600);
+      return;
+    }
     expect(mode(server.uploadsDir)).toBe(0o700);
     expect(mode(path.join(server.dataDir, "secrets"))).toBe(0o700);
     for (const f of readdirSync(path.join(server.dataDir, "secrets")))
@@ -469,17 +475,16 @@ describe("reset mails off the request path", () => {
     await new Promise<void>((r) => slow.listen(port, "127.0.0.1", () => r()));
     app = await startServer({ SMTP_URL: `smtp://127.0.0.1:${port}`, RATE_LIMIT_DISABLED: "1" });
     sapi = apiClient(app.url);
-    const db = new Database(path.join(app.dataDir, "app.db"), { fileMustExist: true });
-    db.prepare(
+    const db = await openTestDb(app.dataDir, { write: true });
+    await db.run(
       "INSERT INTO users (id, email, password_hash, first_name, last_name, account_type, contact_number, created_at, updated_at) VALUES (?, ?, ?, 'K', 'N', 'Patient', '9876543210', ?, ?)",
-    ).run(
       "a1b2c3d4e5f6a1b2c3d4e5f6",
       "known@example.com",
       bcrypt.hashSync(strongPassword, 4),
-      Date.now(),
-      Date.now(),
+      db.time(Date.now()),
+      db.time(Date.now()),
     );
-    db.close();
+    await db.close();
   });
   afterAll(async () => {
     await app?.stop();

@@ -78,13 +78,14 @@ describe("account screens without JavaScript", () => {
     expect(ok.headers.get("Location")).toBe("/login");
     expect(await (await b.follow(ok)).text()).toContain("Signup Successful, Please Login");
 
-    const db = openTestDb(server.dataDir);
-    const row = db
-      .prepare("select account_type, approved, password_hash from users where email = ?")
-      .get("kavya@example.com") as any;
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    const row = (await db.get(
+      "select account_type, approved, password_hash from users where email = ?",
+      "kavya@example.com",
+    ))!;
+    await db.close();
     expect(row.account_type).toBe("Expert");
-    expect(row.approved).toBe(0);
+    expect(Boolean(row.approved)).toBe(false);
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
 
     const bad = await b.post("/login", { email: "kavya@example.com", password: "wrong-password" });

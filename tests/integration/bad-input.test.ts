@@ -1,7 +1,6 @@
-import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
-import { openTestDb } from "../helpers/db";
+import { openTestDb, storedKeys } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw, zeros } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
@@ -130,20 +129,21 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/expert/approve-expert", token: "admin" },
 ];
 
-const counts = () => {
-  const db = openTestDb(server.dataDir);
+const counts = async () => {
+  const db = await openTestDb(server.dataDir);
   try {
-    return ["users", "reports", "sessions", "profiles"]
-      .map((t) => (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n)
-      .join(",");
+    const ns: number[] = [];
+    for (const t of ["users", "reports", "sessions", "profiles"])
+      ns.push((await db.get<{ n: number }>(`select count(*) n from ${t}`))!.n);
+    return ns.join(",");
   } finally {
-    db.close();
+    await db.close();
   }
 };
 
 describe("bad-input sweep over /api/v1", () => {
   it("never answers 5xx, always the JSON error shape, and stores nothing", async () => {
-    const before = counts();
+    const before = await counts();
     const failures: string[] = [];
     for (const ep of jsonEndpoints) {
       for (const b of hostileBodies) {
@@ -164,7 +164,7 @@ describe("bad-input sweep over /api/v1", () => {
       }
     }
     expect(failures).toEqual([]);
-    expect(counts()).toBe(before);
+    expect(await counts()).toBe(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
@@ -202,8 +202,8 @@ describe("bad-input sweep over /api/v1", () => {
   });
 
   it("uploads: spoofed types, oversize, empty and traversal names never 5xx and store nothing bad", async () => {
-    const files = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc")).length;
-    const before = files();
+    const files = async () => (await storedKeys(server)).length;
+    const before = await files();
     const cases = [
       { name: "x.pdf", data: Buffer.from("<!doctype html><html><body onload=alert(1)>"), expect: 415 },
       {
@@ -245,13 +245,13 @@ describe("bad-input sweep over /api/v1", () => {
       "Content-Type": "application/json",
     });
     expect(json.status).toBe(400);
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it("multipart cut off, malformed or oversized: 400/413 with the JSON error shape, nothing stored", async () => {
-    const files = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc")).length;
-    const before = files();
+    const files = async () => (await storedKeys(server)).length;
+    const before = await files();
     const boundary = "----cb-test-boundary";
     const head = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="reportType"\r\n\r\nECG\r\n` +
@@ -319,7 +319,7 @@ describe("bad-input sweep over /api/v1", () => {
     expect(declared instanceof Error ? declared.message : declared.status).toSatisfy(
       (v: unknown) => v === 413 || v === "socket hang up",
     );
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 

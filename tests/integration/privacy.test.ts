@@ -90,18 +90,15 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const fileOpens = (reportId: string) => {
-  const db = openTestDb(server.dataDir);
+const fileOpens = async (reportId: string) => {
+  const db = await openTestDb(server.dataDir);
   try {
-    return (
-      db
-        .prepare(
-          "SELECT count(*) AS n FROM audit_events WHERE action = 'report.file_open' AND subject_id = ?",
-        )
-        .get(reportId) as { n: number }
-    ).n;
+    return (await db.get<{ n: number }>(
+      "SELECT count(*) AS n FROM audit_events WHERE action = 'report.file_open' AND subject_id = ?",
+      reportId,
+    ))!.n;
   } finally {
-    db.close();
+    await db.close();
   }
 };
 
@@ -197,12 +194,12 @@ describe("approved experts as colleagues see them", () => {
 });
 
 describe("cross-site requests", () => {
-  const localeOf = (userId: string) => {
-    const db = openTestDb(server.dataDir);
+  const localeOf = async (userId: string) => {
+    const db = await openTestDb(server.dataDir);
     try {
-      return (db.prepare("SELECT locale FROM users WHERE id = ?").get(userId) as { locale: string }).locale;
+      return (await db.get<{ locale: string }>("SELECT locale FROM users WHERE id = ?", userId))!.locale;
     } finally {
-      db.close();
+      await db.close();
     }
   };
 
@@ -215,17 +212,17 @@ describe("cross-site requests", () => {
         headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": site },
       });
       expect(res.status, site).toBe(403);
-      expect(localeOf(ids.patient), site).toBe("en");
+      expect(await localeOf(ids.patient), site).toBe("en");
     }
     const ok = await b.post("/set-language", { lng: "hi", redirectTo: "/" });
     expect(ok.status).toBe(302);
-    expect(localeOf(ids.patient)).toBe("hi");
+    expect(await localeOf(ids.patient)).toBe("hi");
     await b.post("/set-language", { lng: "en", redirectTo: "/" });
   });
 
   it("a report file opened by another site with the cookie is refused and not audited", async () => {
     const url = `/api/v1/report/${ids.report}/file`;
-    const before = fileOpens(ids.report);
+    const before = await fileOpens(ids.report);
     const cross = await browsers.patient.fetch(url, { headers: { "Sec-Fetch-Site": "cross-site" } });
     expect(cross.status).toBe(403);
     const foreignReferer = await browsers.patient.fetch(url, {
@@ -233,7 +230,7 @@ describe("cross-site requests", () => {
     });
     expect(foreignReferer.status).toBe(403);
     expect((await foreignReferer.json()).success).toBe(false);
-    expect(fileOpens(ids.report)).toBe(before);
+    expect(await fileOpens(ids.report)).toBe(before);
 
     for (const site of ["same-origin", "none"]) {
       const ok = await browsers.patient.fetch(url, { headers: { "Sec-Fetch-Site": site } });
@@ -245,7 +242,7 @@ describe("cross-site requests", () => {
     });
     expect(ownReferer.status).toBe(200);
     await ownReferer.arrayBuffer();
-    expect(fileOpens(ids.report)).toBe(before + 3);
+    expect(await fileOpens(ids.report)).toBe(before + 3);
 
     // API clients with a bearer token are not browsers: unchanged.
     const bearer = await fetch(server.url + url, {
@@ -253,7 +250,7 @@ describe("cross-site requests", () => {
     });
     expect(bearer.status).toBe(200);
     await bearer.arrayBuffer();
-    expect(fileOpens(ids.report)).toBe(before + 4);
+    expect(await fileOpens(ids.report)).toBe(before + 4);
   });
 });
 

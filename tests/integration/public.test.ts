@@ -12,12 +12,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const count = (table: string) => {
-  const db = openTestDb(server.dataDir);
+const count = async (table: string) => {
+  const db = await openTestDb(server.dataDir);
   try {
-    return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    return (await db.get<{ n: number }>(`select count(*) as n from ${table}`))!.n;
   } finally {
-    db.close();
+    await db.close();
   }
 };
 
@@ -28,17 +28,17 @@ describe("public site over HTTP", () => {
     expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok" });
   });
 
-  it("starts with zero configuration: migrations applied, secrets generated with mode 0600", () => {
-    expect(count("users")).toBe(0);
-    expect(count("reports")).toBe(0);
+  it("starts with zero configuration: migrations applied, secrets generated with mode 0600", async () => {
+    expect(await count("users")).toBe(0);
+    expect(await count("reports")).toBe(0);
     for (const f of ["session-secret", "encryption-key"]) {
       const p = path.join(server.dataDir, "secrets", f);
       expect(existsSync(p)).toBe(true);
       expect(statSync(p).mode & 0o777).toBe(0o600);
     }
-    const db = openTestDb(server.dataDir);
-    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    if (db.kind === "sqlite") expect(await db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
+    await db.close();
   });
 
   it("serves every public page in English by default", async () => {
@@ -93,7 +93,7 @@ describe("public site over HTTP", () => {
 
   it("stores a valid contact message and acknowledges it (no JavaScript)", async () => {
     const b = new Browserish(server.url);
-    const before = count("contact_messages");
+    const before = await count("contact_messages");
     const res = await b.post("/contact-us", {
       name: "Asha",
       email: "Asha@Example.com",
@@ -102,20 +102,19 @@ describe("public site over HTTP", () => {
     expect(res.status).toBe(302);
     const page = await b.follow(res);
     expect(await page.text()).toContain("Thank you for reaching out!");
-    expect(count("contact_messages")).toBe(before + 1);
-    const db = openTestDb(server.dataDir);
-    const row = db.prepare("select * from contact_messages order by created_at desc limit 1").get() as {
-      email: string;
-      message: string;
-    };
-    db.close();
+    expect(await count("contact_messages")).toBe(before + 1);
+    const db = await openTestDb(server.dataDir);
+    const row = (await db.get<{ email: string; message: string }>(
+      "select * from contact_messages order by created_at desc limit 1",
+    ))!;
+    await db.close();
     expect(row.email).toBe("asha@example.com");
     expect(row.message).toBe("Hello <b>there</b>");
   });
 
   it("rejects an invalid contact message with field errors and stores nothing", async () => {
     const b = new Browserish(server.url);
-    const before = count("contact_messages");
+    const before = await count("contact_messages");
     const empty = await b.post("/contact-us", { name: "", email: "nope", message: "" });
     expect(empty.status).toBe(400);
     const html = await empty.text();
@@ -123,11 +122,11 @@ describe("public site over HTTP", () => {
     expect(html).toContain("Please enter a valid email");
     const huge = await b.post("/contact-us", { name: "A", email: "a@b.co", message: "x".repeat(6000) });
     expect(huge.status).toBe(400);
-    expect(count("contact_messages")).toBe(before);
+    expect(await count("contact_messages")).toBe(before);
   });
 
   it("refuses a form post from another origin", async () => {
-    const before = count("contact_messages");
+    const before = await count("contact_messages");
     const res = await fetch(`${server.url}/contact-us`, {
       method: "POST",
       body: new URLSearchParams({ name: "A", email: "a@b.co", message: "hi" }),
@@ -147,12 +146,12 @@ describe("public site over HTTP", () => {
       redirect: "manual",
     });
     expect(sameHostCrossSite.status).toBe(403);
-    expect(count("contact_messages")).toBe(before);
+    expect(await count("contact_messages")).toBe(before);
   });
 
   it("stores a callback request from the home page", async () => {
     const b = new Browserish(server.url);
-    const before = count("callback_requests");
+    const before = await count("callback_requests");
     const bad = await b.post("/?index", { name: "Ravi", countryCode: "+91", phoneNumber: "12ab" });
     expect(bad.status).toBe(400);
     const res = await b.post("/?index", {
@@ -163,7 +162,7 @@ describe("public site over HTTP", () => {
     });
     expect(res.status).toBe(302);
     expect(await (await b.follow(res)).text()).toContain("Thank you for reaching out!");
-    expect(count("callback_requests")).toBe(before + 1);
+    expect(await count("callback_requests")).toBe(before + 1);
   });
 
   it("sends security headers on pages", async () => {

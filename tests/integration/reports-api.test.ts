@@ -1,7 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
+import { storedBytes, storedKeys } from "../helpers/db";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
 import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -13,7 +12,7 @@ const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 const pdf = samplePdf();
 
-const encFiles = () => readdirSync(server.uploadsDir).filter((f) => f.endsWith(".enc"));
+const encFiles = () => storedKeys(server);
 
 beforeAll(async () => {
   smtp = await startSmtp();
@@ -80,9 +79,9 @@ describe("report upload", () => {
     expect(rep.reportUrl).toBe(`/api/v1/report/${rep._id}/file`);
     expect(rep.patient).toMatchObject({ _id: ids.patientA, email: "patienta@r.test" });
     ids.report1 = rep._id;
-    const files = encFiles();
+    const files = await encFiles();
     expect(files).toHaveLength(1);
-    const onDisk = readFileSync(path.join(server.uploadsDir, files[0]));
+    const onDisk = await storedBytes(server, files[0]);
     expect(onDisk.includes(Buffer.from("%PDF"))).toBe(false);
     expect(onDisk.includes(Buffer.from("CareBridge sample report"))).toBe(false);
   });
@@ -99,7 +98,7 @@ describe("report upload", () => {
   });
 
   it("refuses bad uploads with clear errors and stores nothing", async () => {
-    const before = encFiles().length;
+    const before = (await encFiles()).length;
     const html = await upload(
       tok.patientA,
       { reportType: "MRI", phoneNumber: "9876543210" },
@@ -142,7 +141,7 @@ describe("report upload", () => {
     expect(badType.status).toBe(400);
     const json = await api.post("/report/upload-report", { reportType: "MRI" }, tok.patientA);
     expect(json.status).toBe(400);
-    expect(encFiles().length).toBe(before);
+    expect((await encFiles()).length).toBe(before);
     const traversal = await upload(
       tok.patientA,
       { reportType: "ECG", phoneNumber: "9876543210" },
@@ -317,7 +316,7 @@ describe("files and deletion", () => {
   });
 
   it("deletes a report (owner or admin only) and its file", async () => {
-    const before = encFiles().length;
+    const before = (await encFiles()).length;
     expect((await api.del("/report/delete-report", { reportId: ids.report2 }, tok.expert)).status).toBe(403);
     expect((await api.del("/report/delete-report", { reportId: ids.report2 }, tok.patientB)).status).toBe(
       403,
@@ -325,7 +324,7 @@ describe("files and deletion", () => {
     const ok = await api.del("/report/delete-report", { reportId: ids.report2 }, tok.patientA);
     expect(ok.status).toBe(200);
     expect(ok.body.message).toBe("Report deleted Successfully");
-    expect(encFiles().length).toBe(before - 1);
+    expect((await encFiles()).length).toBe(before - 1);
     expect((await api.del("/report/delete-report", { reportId: ids.report2 }, tok.patientA)).status).toBe(
       404,
     );
@@ -354,12 +353,12 @@ describe("files and deletion", () => {
       tok.patientB,
     );
     expect(notImage.status).toBe(415);
-    const before = encFiles().length;
+    const before = (await encFiles()).length;
     const del = await api.del("/profile/delete-profile", undefined, tok.patientB);
     expect(del.status).toBe(200);
     expect(del.body.message).toBe("Profile Deleted Successfully");
-    expect(encFiles().length).toBe(before - 2);
+    expect((await encFiles()).length).toBe(before - 2);
     expect((await api.get("/profile/get-user-details", tok.patientB)).status).toBe(401);
-    expect(existsSync(path.join(server.uploadsDir, `${r.body.data._id}.enc`))).toBe(false);
+    expect(await encFiles()).not.toContain(r.body.data._id);
   });
 });

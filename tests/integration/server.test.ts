@@ -26,13 +26,12 @@ async function apiLogin(url: string, localAddress: string, headers: Record<strin
   return JSON.parse(res.body.toString()).token as string;
 }
 
-function lastSessionIp(dataDir: string): string {
-  const db = openTestDb(dataDir);
+async function lastSessionIp(dataDir: string): Promise<string> {
+  const db = await openTestDb(dataDir);
   try {
-    return (db.prepare("select ip from sessions order by created_at desc limit 1").get() as { ip: string })
-      .ip;
+    return (await db.get<{ ip: string }>("select ip from sessions order by created_at desc limit 1"))!.ip;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -47,9 +46,9 @@ describe("our server, one process", () => {
 
   it("takes the client's address from the socket and ignores a spoofed X-Forwarded-For", async () => {
     await apiLogin(server.url, "127.0.0.23", { "x-forwarded-for": "203.0.113.9" });
-    expect(lastSessionIp(server.dataDir)).toBe("127.0.0.23");
+    expect(await lastSessionIp(server.dataDir)).toBe("127.0.0.23");
     await apiLogin(server.url, "127.0.0.24", { "x-forwarded-for": "127.0.0.23, 198.51.100.1" });
-    expect(lastSessionIp(server.dataDir)).toBe("127.0.0.24");
+    expect(await lastSessionIp(server.dataDir)).toBe("127.0.0.24");
   });
 
   it("refuses cross-site form posts with 403 (a page with the message; JSON under /api/v1)", async () => {
@@ -84,9 +83,9 @@ describe("our server, one process", () => {
       success: false,
       message: "This form was sent from another site and was refused.",
     });
-    const db = openTestDb(server.dataDir);
-    expect((db.prepare("select count(*) n from contact_messages").get() as { n: number }).n).toBe(0);
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    expect((await db.get<{ n: number }>("select count(*) n from contact_messages"))!.n).toBe(0);
+    await db.close();
     expect(server.output()).not.toMatch(/Aborting the action|\n\s+at /);
   });
 
@@ -205,17 +204,17 @@ describe("our server, behind a trusted proxy", () => {
     try {
       // nginx on 127.0.0.1 appended the real client (198.51.100.7) to what the client wrote.
       await apiLogin(server.url, "127.0.0.1", { "x-forwarded-for": "6.6.6.6, 198.51.100.7" });
-      expect(lastSessionIp(server.dataDir)).toBe("198.51.100.7");
+      expect(await lastSessionIp(server.dataDir)).toBe("198.51.100.7");
       // A client reaching the app directly is not a trusted proxy: its header is ignored.
       await apiLogin(server.url, "127.0.0.9", { "x-forwarded-for": "6.6.6.6" });
-      expect(lastSessionIp(server.dataDir)).toBe("127.0.0.9");
+      expect(await lastSessionIp(server.dataDir)).toBe("127.0.0.9");
     } finally {
       await server.stop();
     }
     const hops = await startServer({ ...envAdmin(), RATE_LIMIT_DISABLED: "1", TRUST_PROXY: "1" });
     try {
       await apiLogin(hops.url, "127.0.0.3", { "x-forwarded-for": "6.6.6.6, 198.51.100.8" });
-      expect(lastSessionIp(hops.dataDir)).toBe("198.51.100.8");
+      expect(await lastSessionIp(hops.dataDir)).toBe("198.51.100.8");
     } finally {
       await hops.stop();
     }

@@ -44,11 +44,11 @@ describe("session management", () => {
     expect(html).toContain("API token");
     expect(html).toContain("This device");
 
-    const db = openTestDb(server.dataDir);
-    const phoneSession = db
-      .prepare("select id from sessions where user_agent like '%PhoneBrowser%'")
-      .get() as { id: string };
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    const phoneSession = (await db.get<{ id: string }>(
+      "select id from sessions where user_agent like '%PhoneBrowser%'",
+    ))!;
+    await db.close();
     const revoke = await laptop.post("/dashboard/settings", {
       intent: "revoke-session",
       sessionId: phoneSession.id,
@@ -68,11 +68,9 @@ describe("session management", () => {
     const victim = await login("victim@s.test", strongPassword, "VictimBrowser");
     await signupViaApi(api, smtp, codeFrom, { email: "attacker@s.test" });
     const attacker = await login("attacker@s.test", strongPassword, "AttackerBrowser");
-    const db = openTestDb(server.dataDir);
-    const s = db.prepare("select id from sessions where user_agent = 'VictimBrowser'").get() as {
-      id: string;
-    };
-    db.close();
+    const db = await openTestDb(server.dataDir);
+    const s = (await db.get<{ id: string }>("select id from sessions where user_agent = 'VictimBrowser'"))!;
+    await db.close();
     await attacker.post("/dashboard/settings", { intent: "revoke-session", sessionId: s.id });
     expect((await victim.fetch("/dashboard/home")).status).toBe(200);
   });

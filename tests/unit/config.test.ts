@@ -48,4 +48,50 @@ describe("configuration", () => {
     expect(c.appUrl).toBe("https://clinic.example");
     expect(c.sessionSecret).toBe("s".repeat(40));
   });
+
+  it("selects PostgreSQL and an S3 bucket by URL, and then wants the shared secrets set", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: dir, UPLOADS_DIR: path.join(dir, "up") };
+    const secrets = { ENCRYPTION_KEY: "b".repeat(64), SESSION_SECRET: "t".repeat(40) };
+    expect(loadConfig(base)).toMatchObject({ databaseKind: "sqlite", storage: { kind: "local" } });
+    const url = "postgres://app:pw@db.internal:5432/carebridge";
+    expect(() => loadConfig({ ...base, DATABASE_URL: url })).toThrow(/SESSION_SECRET\/ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ...base, STORAGE_URL: "s3://reports" })).toThrow(
+      /SESSION_SECRET\/ENCRYPTION_KEY/,
+    );
+    const c = loadConfig({
+      ...base,
+      ...secrets,
+      DATABASE_URL: url,
+      STORAGE_URL: "s3://cb-reports/clinic-1?endpoint=http://127.0.0.1:9000&region=ap-south-1",
+      AWS_ACCESS_KEY_ID: "AK",
+      AWS_SECRET_ACCESS_KEY: "SK",
+    });
+    expect(c).toMatchObject({
+      databaseKind: "postgres",
+      databaseUrl: url,
+      storage: {
+        kind: "s3",
+        bucket: "cb-reports",
+        prefix: "clinic-1/",
+        endpoint: "http://127.0.0.1:9000",
+        region: "ap-south-1",
+        forcePathStyle: true,
+        credentials: { accessKeyId: "AK", secretAccessKey: "SK" },
+      },
+    });
+    // AWS itself: no endpoint, virtual-hosted addressing, credentials from the SDK's own chain.
+    expect(
+      loadConfig({ ...base, ...secrets, STORAGE_URL: "s3://cb-reports?region=eu-west-1" }).storage,
+    ).toMatchObject({
+      kind: "s3",
+      endpoint: undefined,
+      forcePathStyle: false,
+      credentials: undefined,
+    });
+    expect(() => loadConfig({ ...base, ...secrets, STORAGE_URL: "s3://x" })).toThrow(/STORAGE_URL/);
+    expect(() => loadConfig({ ...base, ...secrets, STORAGE_URL: "s3://ok-bucket?endpoint=ftp://x" })).toThrow(
+      /STORAGE_URL/,
+    );
+  });
 });

@@ -1,0 +1,363 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import {
+  S3_CREDENTIALS,
+  sharedSecrets,
+  startPostgres,
+  startS3,
+  type Postgres,
+  type S3Server,
+} from "../helpers/backends";
+import { samplePdf, uploadForm } from "../helpers/files";
+import { raw } from "../helpers/raw";
+import { Browserish, spawnApp, type AppProcess } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+
+/*
+ * Past one machine (issue 11): one PostgreSQL, one S3-protocol server, two app nodes on different
+ * ports sharing nothing but those two (and the deployment's secrets), and clients that alternate
+ * between the nodes. Everything here is real: Debian's PostgreSQL, s3rver over HTTP, the built app
+ * as separate processes, an SMTP server; SIGKILL is a real kill.
+ */
+
+const ADMIN = { email: "admin@nodes.test", password: "Admin-pass-2026" };
+
+let pgServer: Postgres;
+let s3: S3Server;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let env: Record<string, string>;
+const roots: string[] = [];
+const nodes: { A?: AppProcess; B?: AppProcess } = {};
+let rootA: string;
+
+async function startNode(root: string) {
+  return spawnApp(root, env);
+}
+
+function kill(app?: AppProcess) {
+  if (app && app.child.exitCode === null && app.child.signalCode === null) app.child.kill("SIGKILL");
+}
+
+beforeAll(async () => {
+  [pgServer, s3, smtp] = await Promise.all([startPostgres(), startS3(), startSmtp()]);
+  env = {
+    DATABASE_URL: await pgServer.createDatabase("carebridge"),
+    STORAGE_URL: await s3.createBucket("carebridge-files"),
+    AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+    ...sharedSecrets(),
+    SMTP_URL: smtp.url,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    // Room for the slow uploads that are cut off by the kill after several S3 parts.
+    MAX_UPLOAD_MB: "60",
+  };
+  rootA = mkdtempSync(path.join(os.tmpdir(), "cb-node-a-"));
+  const rootB = mkdtempSync(path.join(os.tmpdir(), "cb-node-b-"));
+  roots.push(rootA, rootB);
+  // Both start at once: the migration runs once under PostgreSQL's advisory lock, the admin is made once.
+  [nodes.A, nodes.B] = await Promise.all([startNode(rootA), startNode(rootB)]);
+}, 120_000);
+
+afterAll(async () => {
+  kill(nodes.A);
+  kill(nodes.B);
+  await Promise.allSettled([nodes.A?.exited, nodes.B?.exited]);
+  await Promise.allSettled([pgServer?.stop(), s3?.stop(), smtp?.close()]);
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+const api = (node: AppProcess) => apiClient(node.url);
+const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+async function download(node: AppProcess, reportId: string, token: string) {
+  const res = await fetch(`${node.url}/api/v1/report/${reportId}/file`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+async function query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: env.DATABASE_URL });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+const shared = {} as {
+  patient: string;
+  patientId: string;
+  admin: string;
+  report: string;
+  file: Buffer;
+  experts: string[];
+};
+
+describe("two app nodes on one PostgreSQL and one bucket", () => {
+  it("both nodes are healthy and report their database and file store", async () => {
+    for (const node of [nodes.A!, nodes.B!]) {
+      const res = await fetch(`${node.url}/healthz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok" });
+      expect((await fetch(`${node.url}/readyz`)).status).toBe(200);
+    }
+    // Started together, they migrated once and made one admin.
+    const admins = await query("SELECT count(*)::int AS n FROM users WHERE email = $1", [ADMIN.email]);
+    expect(admins[0].n).toBe(1);
+    const migrations = await query("SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations");
+    expect(migrations[0].n).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a session made on node A works on node B (API token and browser cookie)", async () => {
+    const { token, user } = await signupViaApi(api(nodes.A!), smtp, codeFrom, {
+      email: "patient@nodes.test",
+      firstName: "Asha",
+    });
+    shared.patient = token;
+    shared.patientId = user._id;
+    const onB = await api(nodes.B!).get("/profile/get-user-details", token);
+    expect(onB.status).toBe(200);
+    expect(onB.body.data.email).toBe("patient@nodes.test");
+
+    const browser = new Browserish(nodes.A!.url);
+    const login = await browser.post("/login", { email: "patient@nodes.test", password: strongPassword });
+    expect(login.status).toBe(302);
+    const onBWeb = new Browserish(nodes.B!.url);
+    onBWeb.cookies = browser.cookies;
+    const home = await onBWeb.fetch("/dashboard/home");
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain("Asha");
+    // Logging out on B ends the session on A too.
+    const out = await onBWeb.post("/logout", {});
+    expect([200, 302, 303]).toContain(out.status);
+    const again = new Browserish(nodes.A!.url);
+    again.cookies = new Map([...browser.cookies]);
+    expect((await again.fetch("/dashboard/home")).headers.get("Location") ?? "").toMatch(/^\/login/);
+  });
+
+  it("a report uploaded through A (7 MiB: a multipart upload) downloads byte-identical through B", async () => {
+    const file = Buffer.concat([samplePdf(), randomBytes(7 * 1024 * 1024)]);
+    shared.file = file;
+    const up = await api(nodes.A!).call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "X-Ray", phoneNumber: "9876543210", countryCode: "+91", description: "Chest" },
+        { name: "scan.pdf", data: file, type: "application/pdf" },
+      ),
+      shared.patient,
+    );
+    expect(up.status).toBe(201);
+    shared.report = up.body.data._id;
+    const got = await download(nodes.B!, shared.report, shared.patient);
+    expect(got.status).toBe(200);
+    expect(got.body.length).toBe(file.length);
+    expect(sha(got.body)).toBe(sha(file));
+    // The bucket holds ciphertext only.
+    const rows = await query<{ file_key: string }>("SELECT file_key FROM reports WHERE id = $1", [
+      shared.report,
+    ]);
+    const { GetObjectCommand } = await import("@aws-sdk/client-s3");
+    const client = s3.client();
+    const obj = await client.send(
+      new GetObjectCommand({ Bucket: "carebridge-files", Key: `${rows[0].file_key}.enc` }),
+    );
+    const stored = Buffer.from(await obj.Body!.transformToByteArray());
+    client.destroy();
+    expect(stored.length).toBe(file.length + 32); // header + ciphertext + tag
+    expect(stored.includes(file.subarray(0, 64))).toBe(false);
+  });
+
+  it("10 concurrent reviews of one report spread over both nodes: exactly one succeeds", async () => {
+    const adminLogin = await api(nodes.B!).post("/auth/login", ADMIN);
+    expect(adminLogin.status).toBe(200);
+    shared.admin = adminLogin.body.token;
+    shared.experts = [];
+    for (let i = 0; i < 10; i++) {
+      const node = i % 2 ? nodes.B! : nodes.A!;
+      const { token, user } = await signupViaApi(api(node), smtp, codeFrom, {
+        email: `expert${i}@nodes.test`,
+        accountType: "Expert",
+        firstName: `Expert${i}`,
+      });
+      const approved = await api(i % 2 ? nodes.A! : nodes.B!).post(
+        "/expert/approve-expert",
+        { expertId: user._id },
+        shared.admin,
+      );
+      expect(approved.status).toBe(200);
+      shared.experts.push(token);
+    }
+    const results = await Promise.all(
+      shared.experts.map((token, i) =>
+        api(i % 2 ? nodes.B! : nodes.A!).post(
+          `/report/add-review/${shared.report}`,
+          { review: `Opinion number ${i}` },
+          token,
+        ),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s >= 200 && s < 300)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9);
+    const winner = results.find((r) => r.status === 200)!;
+    const row = await query("SELECT status, review FROM reports WHERE id = $1", [shared.report]);
+    expect(row[0]).toEqual({ status: "Reviewed", review: winner.body.data.review });
+    const audits = await query(
+      "SELECT count(*)::int AS n FROM audit_events WHERE action = 'report.review' AND subject_id = $1",
+      [shared.report],
+    );
+    expect(audits[0].n).toBe(1);
+  });
+
+  it("a per-client rate limit is counted across both nodes", async () => {
+    // 30 code mails per address an hour (decision 0008): 40 requests from one address, alternating nodes.
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const node = i % 2 ? nodes.B! : nodes.A!;
+      const res = await raw(`${node.url}/api/v1/auth/send-otp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: `limit${i}@nodes.test`, checkUserPresent: true }),
+        localAddress: "127.0.0.88",
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+    // Another address still gets through on either node.
+    const other = await raw(`${nodes.B!.url}/api/v1/auth/send-otp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "other@nodes.test", checkUserPresent: true }),
+      localAddress: "127.0.0.89",
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it("SIGKILL of node A during uploads leaves no half-stored report, and B keeps serving", async () => {
+    const countRows = async () =>
+      (await query("SELECT count(*)::int AS n FROM reports WHERE patient_id = $1", [shared.patientId]))[0].n;
+    const rowsBefore = await countRows();
+    // Three uploads to A that trickle in (a slow phone) and are cut off by the kill.
+    const slow = (i: number) => {
+      const boundary = `----cb-kill-${i}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="reportType"\r\n\r\nECG\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="phoneNumber"\r\n\r\n9876543210\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="report"; filename="slow${i}.pdf"\r\n` +
+          `Content-Type: application/pdf\r\n\r\n`,
+      );
+      let sent = 0;
+      const body = new Readable({
+        read() {
+          if (sent === 0) {
+            sent++;
+            this.push(Buffer.concat([head, samplePdf()]));
+            return;
+          }
+          // 256 KiB every 50 ms (~5 MiB/s) up to 100 MiB: a few 5 MiB S3 parts are stored before the kill.
+          setTimeout(() => {
+            sent++;
+            this.push(sent < 400 ? randomBytes(256 * 1024) : null);
+          }, 50);
+        },
+      });
+      return raw(`${nodes.A!.url}/api/v1/report/upload-report`, {
+        method: "POST",
+        headers: {
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+          authorization: `Bearer ${shared.patient}`,
+        },
+        body,
+      }).catch((err: Error) => err);
+    };
+    const cut = [slow(1), slow(2), slow(3)];
+    // Meanwhile a complete upload through B.
+    const whole = Buffer.concat([samplePdf(), randomBytes(300_000)]);
+    const onB = api(nodes.B!).call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "MRI", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "whole.pdf", data: whole, type: "application/pdf" },
+      ),
+      shared.patient,
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    nodes.A!.child.kill("SIGKILL");
+    const killed = await nodes.A!.exited;
+    expect(killed.signal).toBe("SIGKILL");
+    const outcomes = await Promise.all(cut);
+    for (const o of outcomes) expect(o).toBeInstanceOf(Error); // the connection died with the node
+    const bResult = await onB;
+    expect(bResult.status).toBe(201);
+
+    // B keeps serving: health, lists and files.
+    expect((await fetch(`${nodes.B!.url}/healthz`)).status).toBe(200);
+    const list = await api(nodes.B!).get(
+      `/report/get-report-by-patientId/${shared.patientId}`,
+      shared.patient,
+    );
+    expect(list.status).toBe(200);
+    expect(await countRows()).toBe(rowsBefore + 1);
+    const names = list.body.data.map((r: { fileName: string }) => r.fileName);
+    expect(names).toContain("whole.pdf");
+    expect(names.some((n: string) => /^slow/.test(n))).toBe(false);
+    const got = await download(nodes.B!, bResult.body.data._id, shared.patient);
+    expect(sha(got.body)).toBe(sha(whole));
+
+    // No half-stored report: every object in the bucket belongs to a row, every row has its object.
+    const { ListObjectsV2Command } = await import("@aws-sdk/client-s3");
+    const client = s3.client();
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: "carebridge-files" }));
+    client.destroy();
+    const objects = (listed.Contents ?? []).map((o) => o.Key!.replace(/\.enc$/, "")).sort();
+    const referenced = (
+      await query<{ k: string }>(
+        "SELECT file_key AS k FROM reports UNION SELECT image AS k FROM users WHERE image IS NOT NULL",
+      )
+    )
+      .map((r) => r.k)
+      .sort();
+    expect(objects).toEqual(referenced);
+  });
+
+  it("node A restarted joins cleanly: old sessions, old files and new uploads work across both", async () => {
+    nodes.A = await startNode(rootA);
+    expect((await fetch(`${nodes.A.url}/healthz`)).status).toBe(200);
+    const me = await api(nodes.A).get("/profile/get-user-details", shared.patient);
+    expect(me.status).toBe(200);
+    const old = await download(nodes.A, shared.report, shared.patient);
+    expect(sha(old.body)).toBe(sha(shared.file));
+    const fresh = Buffer.concat([samplePdf(), randomBytes(50_000)]);
+    const up = await api(nodes.A).call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "CT Scan", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "after-restart.pdf", data: fresh, type: "application/pdf" },
+      ),
+      shared.patient,
+    );
+    expect(up.status).toBe(201);
+    const viaB = await download(nodes.B!, up.body.data._id, shared.patient);
+    expect(sha(viaB.body)).toBe(sha(fresh));
+    // The reviewed report reads the same from both nodes.
+    const fromA = await api(nodes.A).get("/report/get-all-reviewed-reports", shared.admin);
+    const fromB = await api(nodes.B!).get("/report/get-all-reviewed-reports", shared.admin);
+    expect(fromA.status).toBe(200);
+    expect(fromA.body.data).toEqual(fromB.body.data);
+    expect(fromA.body.data.map((r: { _id: string }) => r._id)).toContain(shared.report);
+  });
+});
