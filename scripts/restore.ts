@@ -1,47 +1,250 @@
 /**
  * npm run restore -- FOLDER
- * Restores a folder written by `npm run backup` into the configured DATA_DIR / UPLOADS_DIR.
- * Stop the app first. The backup's database is checked (integrity_check) before anything is replaced.
+ * Restores a folder written by `npm run backup` into the configured database and file store
+ * (decision 0011). Stop the app first.
+ *
+ * - SQLite backup (`app.db`): checked (integrity_check), then it replaces the SQLite file.
+ * - PostgreSQL backup (`database.pgdump`): read once (`pg_restore --list`) before anything is
+ *   touched, then `pg_restore --clean --if-exists --no-owner` into DATABASE_URL in one transaction,
+ *   so a restore that fails changes nothing.
+ * - Files: every `uploads/<key>.enc` is written, unchanged and streamed, into whichever store is
+ *   configured now (UPLOADS_DIR or the STORAGE_URL bucket) — the store the backup came from does not matter.
+ * - Secrets into DATA_DIR/secrets (decision 0006). With PostgreSQL or a bucket the app takes them
+ *   from SESSION_SECRET/ENCRYPTION_KEY instead; a restore whose ENCRYPTION_KEY is not the backup's
+ *   is refused before anything is touched.
+ *
+ * A backup of one kind of database is never restored into the other: moving a clinic from SQLite
+ * to PostgreSQL is `npm run migrate:to-postgres`.
  */
 import Database from "better-sqlite3";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { isNotNull } from "drizzle-orm";
+import { spawn } from "node:child_process";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../app/config.server";
+import { config, loadConfig, type DatabaseKind } from "../app/config.server";
+import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
+import { reports, users } from "../app/db/schema";
+import { blobStore } from "../app/storage/blob.server";
 
-const folder = process.argv[2];
-if (!folder || !existsSync(path.join(folder, "app.db"))) {
+const OBJECT_RE = /^([a-f0-9]{32})\.enc$/;
+const DATABASE_FILE: Record<DatabaseKind, string> = { sqlite: "app.db", postgres: "database.pgdump" };
+const NAME: Record<DatabaseKind, string> = { sqlite: "SQLite", postgres: "PostgreSQL" };
+
+function usage(why?: string): never {
+  if (why) console.error(why);
   console.error("Usage: npm run restore -- FOLDER   (a folder written by npm run backup)");
   process.exit(2);
 }
-const c = loadConfig();
-const check = new Database(path.join(folder, "app.db"), { readonly: true, fileMustExist: true });
-const ok = check.pragma("integrity_check", { simple: true });
-check.close();
-if (ok !== "ok") {
-  console.error(`The backup's database failed its integrity check: ${ok}`);
+
+const folder = process.argv[2];
+if (!folder) usage();
+const manifestFile = path.join(folder, "manifest.json");
+// manifest.json is written last: a folder without it is not a backup, or one that did not finish.
+if (!existsSync(manifestFile)) usage(`${path.resolve(folder)} has no manifest.json: not a complete backup.`);
+let manifest: { database?: string; storage?: string };
+try {
+  manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
+} catch {
+  usage(`${manifestFile} cannot be read.`);
+}
+// Backups from before decision 0011 hold SQLite and say nothing about it.
+const kind: DatabaseKind = manifest.database === "postgres" ? "postgres" : "sqlite";
+const databaseFile = path.join(folder, DATABASE_FILE[kind]);
+if (!existsSync(databaseFile)) usage(`${databaseFile} is missing: not a complete backup.`);
+
+const c = config();
+if (kind !== c.databaseKind) {
+  console.error(
+    kind === "postgres"
+      ? `This backup holds a PostgreSQL database (database.pgdump), but the configured database is SQLite ` +
+          `(${c.databaseUrl}). Set DATABASE_URL=postgres://… to the PostgreSQL database to restore it into.`
+      : `This backup holds a SQLite database (app.db), but DATABASE_URL points at PostgreSQL. Restore it into ` +
+          `SQLite (DATABASE_URL unset or a file path), then move the clinic with npm run migrate:to-postgres.`,
+  );
   process.exit(1);
 }
 
-mkdirSync(path.dirname(c.databaseUrl), { recursive: true });
-const tmp = `${c.databaseUrl}.restoring`;
-copyFileSync(path.join(folder, "app.db"), tmp);
-for (const suffix of ["-wal", "-shm"]) rmSync(c.databaseUrl + suffix, { force: true });
-renameSync(tmp, c.databaseUrl);
-
-mkdirSync(c.uploadsDir, { recursive: true });
-let files = 0;
-for (const f of readdirSync(path.join(folder, "uploads"))) {
-  if (!/^[a-f0-9]{32}\.enc$/.test(f)) continue;
-  copyFileSync(path.join(folder, "uploads", f), path.join(c.uploadsDir, f));
-  files++;
+// The files can only be read with the key they were encrypted with (decision 0006: the backup
+// carries it). With PostgreSQL or a bucket the key comes from ENCRYPTION_KEY, never from the data
+// folder, so a different one there would leave every restored file unreadable: stop before anything.
+const keyFile = path.join(folder, "secrets", "encryption-key");
+const backupKey = existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim().toLowerCase() : undefined;
+const keyFromEnvironment = c.databaseKind === "postgres" || c.storage.kind === "s3";
+if (keyFromEnvironment && backupKey && backupKey !== c.encryptionKey.toString("hex")) {
+  console.error(
+    `ENCRYPTION_KEY is not the key this backup's files are encrypted with (${keyFile}); they could not be ` +
+      `read after the restore. Set ENCRYPTION_KEY (and SESSION_SECRET) to the values in ` +
+      `${path.dirname(keyFile)} and run the restore again. Nothing was changed.`,
+  );
+  process.exit(1);
 }
-const secrets = path.join(folder, "secrets");
-if (existsSync(secrets)) {
-  mkdirSync(path.join(c.dataDir, "secrets"), { recursive: true, mode: 0o700 });
-  for (const f of readdirSync(secrets)) {
-    copyFileSync(path.join(secrets, f), path.join(c.dataDir, "secrets", f));
-    chmodSync(path.join(c.dataDir, "secrets", f), 0o600);
+
+// --- PostgreSQL client tools (the same lookup as scripts/backup.ts) -----------------------------
+
+function findPgTool(name: "pg_dump" | "pg_restore"): string {
+  const candidates = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  const debian = "/usr/lib/postgresql";
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).sort((a, b) => Number(b) - Number(a) || b.localeCompare(a));
+    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
+  }
+  for (const dir of candidates) {
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      /* not here */
+    }
+  }
+  throw new Error(
+    `${name} was not found on PATH or in /usr/lib/postgresql/*/bin. Install the PostgreSQL client tools ` +
+      `(Debian/Ubuntu: apt-get install postgresql-client), in the same or a newer major version than the server.`,
+  );
+}
+
+/** DATABASE_URL for libpq: the password in PGPASSWORD (not on a command line), `ssl=true` as sslmode. */
+function libpqTarget(url: string): { url: string; env: NodeJS.ProcessEnv } {
+  const u = new URL(url);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (u.password) {
+    env.PGPASSWORD = decodeURIComponent(u.password);
+    u.password = "";
+  }
+  const ssl = u.searchParams.get("ssl");
+  if (ssl !== null) {
+    u.searchParams.delete("ssl");
+    if (/^(1|true|require)$/i.test(ssl) && !u.searchParams.has("sslmode"))
+      u.searchParams.set("sslmode", "require");
+  }
+  return { url: u.toString(), env };
+}
+
+function runTool(file: string, args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { env, stdio: ["ignore", quiet ? "ignore" : "inherit", "pipe"] });
+    let errors = false;
+    child.stderr!.on("data", (d) => {
+      errors = true;
+      process.stderr.write(d);
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${path.basename(file)} failed (${signal ?? `exit ${code}`})${errors ? "; its message is above" : ""}`,
+            ),
+          ),
+    );
+  });
+}
+
+// --- Database ------------------------------------------------------------------------------------
+
+async function restoreSqlite() {
+  const check = new Database(databaseFile, { readonly: true, fileMustExist: true });
+  const ok = check.pragma("integrity_check", { simple: true });
+  check.close();
+  if (ok !== "ok") throw new Error(`The backup's database failed its integrity check: ${ok}`);
+  mkdirSync(path.dirname(c.databaseUrl), { recursive: true });
+  const tmp = `${c.databaseUrl}.restoring`;
+  copyFileSync(databaseFile, tmp);
+  for (const suffix of ["-wal", "-shm"]) rmSync(c.databaseUrl + suffix, { force: true });
+  renameSync(tmp, c.databaseUrl);
+}
+
+async function restorePostgres() {
+  const pgRestore = findPgTool("pg_restore");
+  const target = libpqTarget(c.databaseUrl);
+  // Reads the whole archive's table of contents: a damaged or foreign file stops here, untouched.
+  await runTool(pgRestore, ["--list", databaseFile], target.env, true);
+  try {
+    await runTool(
+      pgRestore,
+      [
+        "--clean",
+        "--if-exists",
+        "--no-owner",
+        "--no-privileges",
+        "--single-transaction",
+        "--exit-on-error",
+        `--dbname=${target.url}`,
+        databaseFile,
+      ],
+      target.env,
+    );
+  } catch (err) {
+    throw new Error(
+      `${(err as Error).message}. Nothing was changed (one transaction). A database holding tables the ` +
+        `backup does not know (a newer version's) cannot be cleaned: restore into a new, empty database.`,
+    );
   }
 }
-console.log(`Restored database and ${files} files from ${path.resolve(folder)}. Start the app to use it.`);
-export {};
+
+try {
+  if (kind === "sqlite") await restoreSqlite();
+  else await restorePostgres();
+  // A backup older than this version gets the newer migrations, as the app would at start.
+  await migrateDatabase();
+
+  const store = blobStore();
+  const uploads = path.join(folder, "uploads");
+  const restored = new Set<string>();
+  for (const f of existsSync(uploads) ? readdirSync(uploads) : []) {
+    const m = OBJECT_RE.exec(f);
+    if (!m) continue;
+    // Encrypted already: the bytes go into the store unchanged, chunk by chunk.
+    await store.put(m[1], createReadStream(path.join(uploads, f)));
+    restored.add(m[1]);
+  }
+
+  const secrets = path.join(folder, "secrets");
+  if (existsSync(secrets)) {
+    mkdirSync(path.join(c.dataDir, "secrets"), { recursive: true, mode: 0o700 });
+    for (const f of readdirSync(secrets)) {
+      copyFileSync(path.join(secrets, f), path.join(c.dataDir, "secrets", f));
+      chmodSync(path.join(c.dataDir, "secrets", f), 0o600);
+    }
+  }
+
+  // Files the restored rows refer to that neither the backup nor the store holds.
+  const referenced = new Set([
+    ...(await db().select({ k: reports.fileKey }).from(reports)).map((r) => r.k),
+    ...(await db().select({ k: users.image }).from(users).where(isNotNull(users.image))).map((r) => r.k!),
+  ]);
+  let missing = 0;
+  for (const key of referenced) if (!restored.has(key) && !(await store.exists(key))) missing++;
+  await closeDatabase();
+  // SQLite + a local folder may take the key from the data folder (restored above) or the environment.
+  if (backupKey && backupKey !== loadConfig().encryptionKey.toString("hex")) {
+    console.warn(
+      `WARNING: the encryption key in effect (ENCRYPTION_KEY) is not the backup's (${keyFile}): ` +
+        `unset ENCRYPTION_KEY or set it to that value, or no restored file can be read.`,
+    );
+  }
+
+  console.log(
+    `Restored database and ${restored.size} files from ${path.resolve(folder)}` +
+      ` (${NAME[kind]}, files into ${c.storage.kind === "s3" ? `bucket ${c.storage.bucket}` : c.storage.dir}).` +
+      `${missing ? ` ${missing} referenced files are in neither the backup nor the store.` : ""} Start the app to use it.`,
+  );
+  process.exit(0);
+} catch (err) {
+  await closeDatabase().catch(() => {});
+  console.error(`Restore failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
