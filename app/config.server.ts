@@ -70,6 +70,14 @@ const envSchema = z.object({
   /** Idle timeout: a session or API token not used for this long ends (experts and admins / patients). */
   SESSION_IDLE_MINUTES_STAFF: z.coerce.number().positive().max(525_600).default(30),
   SESSION_IDLE_MINUTES_PATIENT: z.coerce.number().positive().max(525_600).default(720),
+  /** How long an expert's claim on a report ("Start review") lasts unless released or submitted. */
+  CLAIM_TTL_MINUTES: z.coerce.number().positive().max(10_080).default(120),
+  /** Turnaround targets: a report waiting longer is overdue (routine / urgent). */
+  REVIEW_TARGET_HOURS: z.coerce.number().positive().max(8_760).default(48),
+  REVIEW_TARGET_HOURS_URGENT: z.coerce.number().positive().max(8_760).default(12),
+  /** Follow-up questions a patient may ask about an opinion, and for how long after it. */
+  FOLLOWUP_MAX: z.coerce.number().int().min(0).max(50).default(3),
+  FOLLOWUP_DAYS: z.coerce.number().positive().max(3_650).default(14),
 });
 
 export type Config = {
@@ -104,6 +112,11 @@ export type Config = {
   argon2TimeCost: number;
   sessionIdleMsStaff: number;
   sessionIdleMsPatient: number;
+  claimTtlMs: number;
+  reviewTargetMs: number;
+  reviewTargetUrgentMs: number;
+  followupMax: number;
+  followupWindowMs: number;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -253,6 +266,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     argon2TimeCost: e.ARGON2_TIME_COST,
     sessionIdleMsStaff: Math.round(e.SESSION_IDLE_MINUTES_STAFF * 60_000),
     sessionIdleMsPatient: Math.round(e.SESSION_IDLE_MINUTES_PATIENT * 60_000),
+    claimTtlMs: Math.round(e.CLAIM_TTL_MINUTES * 60_000),
+    reviewTargetMs: Math.round(e.REVIEW_TARGET_HOURS * 3_600_000),
+    reviewTargetUrgentMs: Math.round(e.REVIEW_TARGET_HOURS_URGENT * 3_600_000),
+    followupMax: e.FOLLOWUP_MAX,
+    followupWindowMs: Math.round(e.FOLLOWUP_DAYS * 86_400_000),
   };
 }
 

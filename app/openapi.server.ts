@@ -15,17 +15,24 @@ import {
   sendOtpSchema,
   signupApiSchema,
 } from "~/schemas/auth";
+import { expertDetailsSchema, rejectExpertSchema } from "~/schemas/experts";
 import {
   callbackRequestObject,
   contactMessageObject,
   errorObject,
+  followUpObject,
   paginationObject,
   reportObject,
+  turnaroundObject,
   userObject,
 } from "~/schemas/objects";
 import {
   approveExpertSchema,
   deleteReportSchema,
+  followUpAnswerSchema,
+  followUpQuestionSchema,
+  queueQuerySchema,
+  reassignSchema,
   reportTypeFilter,
   reviewSchema,
   uploadReportSchema,
@@ -174,7 +181,7 @@ export const ENDPOINTS: Endpoint[] = [
     auth: true,
     multipart: {
       fileField: "report",
-      fields: uploadReportSchema,
+      fields: uploadReportSchema.innerType(),
       types: "application/pdf, image/png, image/jpeg, image/webp, image/gif",
     },
     data: reportObject,
@@ -208,19 +215,88 @@ export const ENDPOINTS: Endpoint[] = [
     summary: "Pending reports (patient, description and file name masked for unapproved experts)",
     auth: true,
     list: true,
-    query: z.object({ reportType: reportTypeFilter }),
+    query: z.object({ reportType: reportTypeFilter }).merge(queueQuerySchema),
     data: reportObject,
     errors: [400, 401, 403],
   },
   {
     method: "post",
+    path: "/report/claim/{reportId}",
+    who: "approved Expert",
+    summary:
+      "Start reviewing a report (of experts claiming at once exactly one wins; 409 names who holds it); the claim lapses after CLAIM_TTL_MINUTES",
+    auth: true,
+    data: reportObject,
+    errors: [401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/release/{reportId}",
+    who: "the claiming Expert, Admin",
+    summary: "Give a claimed report back to the queue",
+    auth: true,
+    data: reportObject,
+    errors: [401, 403, 404, 409],
+  },
+  {
+    method: "post",
     path: "/report/add-review/{reportId}",
     who: "approved Expert",
-    summary: "Add the review (the first review wins)",
+    summary:
+      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional (the first review wins; 409 when another expert holds the claim)",
     auth: true,
     body: reviewSchema,
     data: reportObject,
     errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/follow-up/{reportId}",
+    who: "owning Patient",
+    summary: "Ask a follow-up question about the opinion (FOLLOWUP_MAX within FOLLOWUP_DAYS)",
+    auth: true,
+    body: followUpQuestionSchema,
+    data: followUpObject,
+    status: 201,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/follow-up-answer/{followUpId}",
+    who: "the Expert holding the report's follow-ups",
+    summary: "Answer a follow-up question (once)",
+    auth: true,
+    body: followUpAnswerSchema,
+    data: followUpObject,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/reassign-follow-ups/{reportId}",
+    who: "Admin",
+    summary: "Another approved expert takes over a reviewed report's follow-up questions",
+    auth: true,
+    body: reassignSchema,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "get",
+    path: "/report/get-follow-ups",
+    who: "approved Expert",
+    summary: "Reviewed reports whose follow-up questions this expert holds, with the threads",
+    auth: true,
+    list: true,
+    data: reportObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/report/{reportId}/opinion.pdf",
+    who: "owning Patient, reviewing Expert, Admin",
+    summary: "The signed opinion letter (PDF, in the patient's language); each fetch is recorded",
+    auth: true,
+    binary: true,
+    errors: [401, 403, 404],
   },
   {
     method: "delete",
@@ -271,6 +347,37 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [400, 401, 403, 404],
   },
   {
+    method: "post",
+    path: "/expert/reject-expert",
+    who: "Admin",
+    summary: "Decline an expert's application with a reason (the expert is told by mail)",
+    auth: true,
+    body: rejectExpertSchema,
+    data: userObject,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "put",
+    path: "/profile/update-expert-details",
+    who: "Expert",
+    summary:
+      "Specialties, registration number, council and years of practice (a rejected application re-enters the queue)",
+    auth: true,
+    body: expertDetailsSchema,
+    data: userObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/admin/turnaround",
+    who: "Admin",
+    summary:
+      "Queue counts, median and 90th-percentile time to opinion (30 days), per expert, and the overdue list",
+    auth: true,
+    data: turnaroundObject,
+    errors: [401, 403],
+  },
+  {
     method: "get",
     path: "/expert/get-approved-expert",
     who: "Expert, Admin",
@@ -319,8 +426,10 @@ export function operationIdOf(e: Pick<Endpoint, "method" | "path">): string {
     .flatMap((seg) => seg.split(/[-.]/))
     .filter(Boolean);
   const id = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
-  // The file download is the one GET without a verb in its path.
-  return e.path.endsWith("/file") ? "reportGetFile" : id;
+  // The file and letter downloads are the GETs without a verb in their path.
+  if (e.path.endsWith("/file")) return "reportGetFile";
+  if (e.path.endsWith("/opinion.pdf")) return "reportGetOpinionLetter";
+  return id;
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -387,7 +496,9 @@ export function openApiDocument(): object {
       [e.status ?? 200]: e.binary
         ? {
             description: "The file bytes",
-            content: { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } },
+            content: e.path.endsWith(".pdf")
+              ? { "application/pdf": { schema: z.string() } }
+              : { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } },
           }
         : { description: "Success", content: { "application/json": { schema: successBody } } },
     };

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { ACCOUNT_TYPES, REPORT_STATUSES, SESSION_KINDS } from "./types";
 
 /**
@@ -139,6 +149,23 @@ export const reports = pgTable(
     review: text("review"),
     expertId: text("expert_id").references(() => users.id, { onDelete: "set null" }),
     reviewedAt: ms("reviewed_at"),
+    /** Queue order: 0 urgent, 1 routine (the patient marks a report urgent at upload). */
+    priority: integer("priority").notNull().default(1),
+    urgentReason: text("urgent_reason"),
+    /** The expert who started the review; the claim lapses at claimExpiresAt or when released. */
+    claimedBy: text("claimed_by").references(() => users.id, { onDelete: "set null" }),
+    claimedAt: ms("claimed_at"),
+    claimExpiresAt: ms("claim_expires_at"),
+    /** The structured opinion: `review` is its summary. */
+    findings: text("findings"),
+    recommendations: text("recommendations"),
+    seeDoctorSoon: boolean("see_doctor_soon").notNull().default(false),
+    /** Printed on the opinion letter; /verify/{code} confirms it. */
+    letterCode: text("letter_code"),
+    /** Who answers follow-up questions: the reviewer, or another expert an admin reassigned them to. */
+    followupExpertId: text("followup_expert_id").references(() => users.id, { onDelete: "set null" }),
+    /** When admins were told (in the hourly digest) that this report is overdue. */
+    overdueNotifiedAt: ms("overdue_notified_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -150,6 +177,58 @@ export const reports = pgTable(
     index("reports_status_reviewed_idx").on(t.status, t.reviewedAt, t.id),
     // The file sweep asks which stored files a report refers to.
     index("reports_file_key_idx").on(t.fileKey),
+    // The review queues: urgent first, then oldest (optionally of one type).
+    index("reports_queue_idx").on(t.status, t.priority, t.createdAt, t.id),
+    index("reports_queue_type_idx").on(t.status, t.reportType, t.priority, t.createdAt, t.id),
+    index("reports_followup_expert_idx").on(t.followupExpertId, t.reviewedAt, t.id),
+    uniqueIndex("reports_letter_code_uq").on(t.letterCode),
+  ],
+);
+
+/** Follow-up questions a patient asks about an opinion, and the expert's answers. */
+export const reportFollowups = pgTable(
+  "report_followups",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    question: text("question").notNull(),
+    askedAt: ms("asked_at").notNull(),
+    answer: text("answer"),
+    answeredBy: text("answered_by").references(() => users.id, { onDelete: "set null" }),
+    answeredAt: ms("answered_at"),
+  },
+  (t) => [index("report_followups_report_idx").on(t.reportId, t.askedAt, t.id)],
+);
+
+/** What makes an expert account verifiable: registration, council, experience; the admin's decision. */
+export const expertProfiles = pgTable("expert_profiles", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  registrationNumber: text("registration_number").notNull().default(""),
+  registrationCouncil: text("registration_council").notNull().default(""),
+  yearsOfPractice: integer("years_of_practice"),
+  approvedBy: text("approved_by").references(() => users.id, { onDelete: "set null" }),
+  approvedAt: ms("approved_at"),
+  rejectedAt: ms("rejected_at"),
+  rejectionReason: text("rejection_reason"),
+  updatedAt: updatedAt(),
+});
+
+/** An expert's specialties (one row each): new reports are routed by them. */
+export const expertSpecialties = pgTable(
+  "expert_specialties",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    specialty: text("specialty").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.specialty] }),
+    index("expert_specialties_specialty_idx").on(t.specialty, t.userId),
   ],
 );
 

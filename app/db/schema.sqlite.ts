@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { ACCOUNT_TYPES, REPORT_STATUSES, SESSION_KINDS } from "./types";
 
 /**
@@ -132,6 +131,23 @@ export const reports = sqliteTable(
     review: text("review"),
     expertId: text("expert_id").references(() => users.id, { onDelete: "set null" }),
     reviewedAt: integer("reviewed_at", { mode: "timestamp_ms" }),
+    /** Queue order: 0 urgent, 1 routine (the patient marks a report urgent at upload). */
+    priority: integer("priority").notNull().default(1),
+    urgentReason: text("urgent_reason"),
+    /** The expert who started the review; the claim lapses at claimExpiresAt or when released. */
+    claimedBy: text("claimed_by").references(() => users.id, { onDelete: "set null" }),
+    claimedAt: integer("claimed_at", { mode: "timestamp_ms" }),
+    claimExpiresAt: integer("claim_expires_at", { mode: "timestamp_ms" }),
+    /** The structured opinion: `review` is its summary. */
+    findings: text("findings"),
+    recommendations: text("recommendations"),
+    seeDoctorSoon: integer("see_doctor_soon", { mode: "boolean" }).notNull().default(false),
+    /** Printed on the opinion letter; /verify/{code} confirms it. */
+    letterCode: text("letter_code"),
+    /** Who answers follow-up questions: the reviewer, or another expert an admin reassigned them to. */
+    followupExpertId: text("followup_expert_id").references(() => users.id, { onDelete: "set null" }),
+    /** When admins were told (in the hourly digest) that this report is overdue. */
+    overdueNotifiedAt: integer("overdue_notified_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -143,6 +159,58 @@ export const reports = sqliteTable(
     index("reports_status_reviewed_idx").on(t.status, t.reviewedAt, t.id),
     // The file sweep asks which stored files a report refers to.
     index("reports_file_key_idx").on(t.fileKey),
+    // The review queues: urgent first, then oldest (optionally of one type).
+    index("reports_queue_idx").on(t.status, t.priority, t.createdAt, t.id),
+    index("reports_queue_type_idx").on(t.status, t.reportType, t.priority, t.createdAt, t.id),
+    index("reports_followup_expert_idx").on(t.followupExpertId, t.reviewedAt, t.id),
+    uniqueIndex("reports_letter_code_uq").on(t.letterCode),
+  ],
+);
+
+/** Follow-up questions a patient asks about an opinion, and the expert's answers. */
+export const reportFollowups = sqliteTable(
+  "report_followups",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    question: text("question").notNull(),
+    askedAt: integer("asked_at", { mode: "timestamp_ms" }).notNull(),
+    answer: text("answer"),
+    answeredBy: text("answered_by").references(() => users.id, { onDelete: "set null" }),
+    answeredAt: integer("answered_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("report_followups_report_idx").on(t.reportId, t.askedAt, t.id)],
+);
+
+/** What makes an expert account verifiable: registration, council, experience; the admin's decision. */
+export const expertProfiles = sqliteTable("expert_profiles", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  registrationNumber: text("registration_number").notNull().default(""),
+  registrationCouncil: text("registration_council").notNull().default(""),
+  yearsOfPractice: integer("years_of_practice"),
+  approvedBy: text("approved_by").references(() => users.id, { onDelete: "set null" }),
+  approvedAt: integer("approved_at", { mode: "timestamp_ms" }),
+  rejectedAt: integer("rejected_at", { mode: "timestamp_ms" }),
+  rejectionReason: text("rejection_reason"),
+  updatedAt: updatedAt(),
+});
+
+/** An expert's specialties (one row each): new reports are routed by them. */
+export const expertSpecialties = sqliteTable(
+  "expert_specialties",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    specialty: text("specialty").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.specialty] }),
+    index("expert_specialties_specialty_idx").on(t.specialty, t.userId),
   ],
 );
 

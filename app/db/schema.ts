@@ -22,6 +22,9 @@ export const {
   contactMessages,
   callbackRequests,
   rateLimits,
+  reportFollowups,
+  expertProfiles,
+  expertSpecialties,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

@@ -153,6 +153,10 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
     email: input.email,
     countryCode: input.countryCode,
     contactNumber: input.contactNumber,
+    specialties: input.specialties,
+    registrationNumber: input.registrationNumber,
+    registrationCouncil: input.registrationCouncil,
+    yearsOfPractice: input.yearsOfPractice,
     passwordHash: await hashPassword(input.password),
     locale,
   };
@@ -192,6 +196,16 @@ async function createAccount(pending: PendingSignup) {
     countryCode: pending.countryCode,
     contactNumber: pending.contactNumber,
     locale: pending.locale,
+    // An expert's verification details (issue 12), when given.
+    expert:
+      pending.accountType === "Expert"
+        ? {
+            specialties: pending.specialties,
+            registrationNumber: pending.registrationNumber,
+            registrationCouncil: pending.registrationCouncil,
+            yearsOfPractice: pending.yearsOfPractice,
+          }
+        : undefined,
   });
 }
 
@@ -242,6 +256,10 @@ export async function signupWithOtp(
     email: input.email,
     countryCode: (input.countryCode ?? "+91") as SignupForm["countryCode"],
     contactNumber: input.contactNumber,
+    specialties: input.specialties,
+    registrationNumber: input.registrationNumber,
+    registrationCouncil: input.registrationCouncil,
+    yearsOfPractice: input.yearsOfPractice,
     passwordHash: await hashPassword(input.password),
     locale,
   });

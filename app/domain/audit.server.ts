@@ -15,7 +15,15 @@ export type AuditAction =
   | "report.file_open"
   | "report.review"
   | "report.delete"
+  | "report.claim"
+  | "report.release"
+  | "report.letter_open"
+  | "report.overdue_notice"
   | "expert.approve"
+  | "expert.reject"
+  | "followup.ask"
+  | "followup.answer"
+  | "followup.reassign"
   | `account.${string}`;
 
 export type AuditSubjectType = "report" | "user" | (string & {});

@@ -40,3 +40,15 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
 export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
+
+/** zod issues → `{ field: [messageKey] }` for a DomainError's fieldErrors. */
+export function zodFieldErrors(error: {
+  issues: { path: (string | number)[]; message: string }[];
+}): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.join(".") || "_";
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}

@@ -1,13 +1,17 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, first } from "~/db/client.server";
-import { profiles, users, type UserRow } from "~/db/schema";
+import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { expertProfiles, profiles, users, type UserRow } from "~/db/schema";
+import type { ExpertDetailsInput } from "~/schemas/experts";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
+import type { TFunction } from "i18next";
 import { site } from "~/site";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { log } from "~/utils/log.server";
-import { audit } from "./audit.server";
+import { auditInsert } from "./audit.server";
+import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
+import { specialtiesFor } from "./specialties";
 import { DomainError } from "./errors";
 import { sendMailInBackground, simpleHtml } from "./mail.server";
 import type { Actor } from "./sessions.server";
@@ -33,21 +37,30 @@ type Recipient = Pick<UserRow, "email" | "firstName" | "locale">;
  */
 export function notifyUser(
   to: Recipient,
-  message: { subject: string; body: string; action: string; path: string },
+  message: {
+    subject: string;
+    body: string;
+    action: string;
+    path: string;
+    /** More values for the message's placeholders (never medical content). */
+    vars?: Record<string, string | number>;
+    /** Further paragraphs after the body, written in the recipient's language. */
+    lines?: (t: TFunction) => string[];
+  },
 ): void {
   const locale: Locale = isLocale(to.locale) ? to.locale : "en";
   getT(locale)
     .then((t) => {
-      const vars = { product: site.productName, name: to.firstName || to.email };
+      const vars = { product: site.productName, name: to.firstName || to.email, ...message.vars };
       const href = `${config().appUrl}${message.path}`;
       const greeting = t("mail.greeting", vars);
-      const body = t(message.body, vars);
+      const body = [t(message.body, vars), ...(message.lines?.(t) ?? [])];
       const footer = t("mail.footer", vars);
       sendMailInBackground({
         to: to.email,
         subject: t(message.subject, vars),
-        text: `${greeting}\n\n${body}\n\n${t("mail.openLink", { url: href })}\n\n${footer}`,
-        html: simpleHtml([greeting, body, footer], { href, label: t(message.action, vars) }),
+        text: `${greeting}\n\n${body.join("\n\n")}\n\n${t("mail.openLink", { url: href })}\n\n${footer}`,
+        html: simpleHtml([greeting, ...body, footer], { href, label: t(message.action, vars) }),
       });
     })
     .catch((err) => log("error", "notification failed", { error: String(err?.message ?? err) }));
@@ -60,18 +73,37 @@ function requireAdmin(actor: Actor) {
 }
 
 async function listExperts(approved: boolean, { page, pageSize }: PageQuery): Promise<Paged<ApiUser>> {
-  const where = and(eq(users.accountType, "Expert"), eq(users.approved, approved));
-  const total = (await first(db().select({ n: count() }).from(users).where(where)))?.n ?? 0;
-  const rows = await db()
+  // Waiting for approval: not approved and not rejected (a rejected expert re-applies from Settings).
+  const where = approved
+    ? and(eq(users.accountType, "Expert"), eq(users.approved, true))
+    : and(eq(users.accountType, "Expert"), eq(users.approved, false), isNull(expertProfiles.rejectedAt));
+  const total =
+    (
+      await first(
+        db()
+          .select({ n: count() })
+          .from(users)
+          .leftJoin(expertProfiles, eq(expertProfiles.userId, users.id))
+          .where(where),
+      )
+    )?.n ?? 0;
+  const found = await db()
     .select({ user: users, profile: profiles })
     .from(users)
     .leftJoin(profiles, eq(profiles.userId, users.id))
+    .leftJoin(expertProfiles, eq(expertProfiles.userId, users.id))
     .where(where)
     // users_type_approved_created_idx (account_type, approved, created_at, id).
     .orderBy(desc(users.createdAt), desc(users.id))
     .limit(pageSize)
     .offset((page - 1) * pageSize);
-  return { items: rows.map((r) => toApiUser(r.user, r.profile)), total, page, pageSize };
+  const details = await expertDetailsFor(found.map((r) => r.user.id));
+  return {
+    items: found.map((r) => toApiUser(r.user, r.profile, details.get(r.user.id) ?? null)),
+    total,
+    page,
+    pageSize,
+  };
 }
 
 /** Admin: experts waiting for approval, newest sign-up first. */
@@ -97,6 +129,19 @@ export function toColleague(u: ApiUser): ApiUser {
       dateOfBirth: null,
       contactNumber: "",
     },
+    // Specialties and registration are printed on every opinion letter; the admin's decision is not a colleague's business.
+    ...(u.expertDetails
+      ? {
+          expertDetails: {
+            ...u.expertDetails,
+            yearsOfPractice: null,
+            approvedAt: null,
+            approvedBy: null,
+            rejectedAt: null,
+            rejectionReason: null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -117,16 +162,34 @@ export async function approveExpert(actor: Actor, expertId: string, ip?: string 
   requireAdmin(actor);
   const user = await first(db().select().from(users).where(eq(users.id, expertId)));
   if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
-  const changed =
-    (
-      await db()
+  const now = new Date();
+  const changed = await transaction(function* (tx) {
+    const won = yield* rows(
+      tx
         .update(users)
-        .set({ approved: true, updatedAt: new Date() })
+        .set({ approved: true, updatedAt: now })
         .where(and(eq(users.id, expertId), eq(users.accountType, "Expert"), eq(users.approved, false)))
-        .returning({ id: users.id })
-    ).length === 1;
+        .returning({ id: users.id }),
+    );
+    if (won.length !== 1) return false;
+    // Who approved and when: on the expert's record and in the audit log.
+    const decision = {
+      approvedBy: actor.id,
+      approvedAt: now,
+      rejectedAt: null,
+      rejectionReason: null,
+      updatedAt: now,
+    };
+    yield* exec(
+      tx
+        .insert(expertProfiles)
+        .values({ userId: expertId, ...decision })
+        .onConflictDoUpdate({ target: expertProfiles.userId, set: decision }),
+    );
+    yield* exec(auditInsert(tx, actor, "expert.approve", "user", expertId, null, ip));
+    return true;
+  });
   if (changed) {
-    await audit(actor, "expert.approve", "user", expertId, null, ip);
     if (!user.suspendedAt) {
       notifyUser(user, {
         subject: "mail.expertApprovedSubject",
@@ -136,17 +199,95 @@ export async function approveExpert(actor: Actor, expertId: string, ip?: string 
       });
     }
   }
-  const fresh = (await first(
+  return expertUser(expertId);
+}
+
+/** One expert's User object with verification details (for admins and the expert themself). */
+export async function expertUser(expertId: string): Promise<ApiUser> {
+  const fresh = await first(
     db()
       .select({ user: users, profile: profiles })
       .from(users)
       .leftJoin(profiles, eq(profiles.userId, users.id))
       .where(eq(users.id, expertId)),
-  ))!;
-  return toApiUser(fresh.user, fresh.profile);
+  );
+  if (!fresh) throw new DomainError("not_found", "experts.notFound");
+  const details = await expertDetailsFor([expertId]);
+  return toApiUser(fresh.user, fresh.profile, details.get(expertId) ?? null);
 }
 
-/** Approved, not suspended experts: who hears about a new report. Uses the type/approved index. */
+/**
+ * Admin: declines an expert's application with a reason, which the expert is told by mail (and
+ * sees in the dashboard). Only experts awaiting approval; the expert may correct their details in
+ * Settings, which puts them back in the queue.
+ */
+export async function rejectExpert(
+  actor: Actor,
+  input: { expertId: string; reason: string },
+  ip?: string | null,
+): Promise<ApiUser> {
+  requireAdmin(actor);
+  const user = await first(db().select().from(users).where(eq(users.id, input.expertId)));
+  if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
+  if (user.approved) throw new DomainError("conflict", "experts.alreadyApproved");
+  const now = new Date();
+  const decision = {
+    rejectedAt: now,
+    rejectionReason: input.reason,
+    approvedBy: null,
+    approvedAt: null,
+    updatedAt: now,
+  };
+  await transaction(function* (tx) {
+    yield* exec(
+      tx
+        .insert(expertProfiles)
+        .values({ userId: user.id, ...decision })
+        .onConflictDoUpdate({ target: expertProfiles.userId, set: decision }),
+    );
+    yield* exec(auditInsert(tx, actor, "expert.reject", "user", user.id, null, ip));
+  });
+  if (!user.suspendedAt) {
+    notifyUser(user, {
+      subject: "mail.expertRejectedSubject",
+      body: "mail.expertRejectedBody",
+      action: "mail.expertRejectedAction",
+      path: "/dashboard/settings",
+      lines: (t) => [t("mail.expertRejectedReason", { reason: input.reason })],
+    });
+  }
+  return expertUser(user.id);
+}
+
+/**
+ * An expert updates their own verification details (Settings, the API). A rejected application
+ * goes back into the admin's queue; an approved expert keeps their approval.
+ */
+export async function updateExpertDetails(actor: Actor, input: ExpertDetailsInput): Promise<ApiUser> {
+  if (actor.accountType !== "Expert") throw new DomainError("forbidden", "experts.onlyExperts");
+  const now = new Date();
+  await transaction(function* (tx) {
+    yield* expertDetailsSteps(tx, actor.id, input, now);
+    yield* exec(
+      tx
+        .update(expertProfiles)
+        .set({ rejectedAt: null, rejectionReason: null })
+        .where(eq(expertProfiles.userId, actor.id)),
+    );
+  });
+  return expertUser(actor.id);
+}
+
+/**
+ * Who hears about a new report of this type: approved, active experts whose specialties read it
+ * (ROUTING in specialties.ts); when nobody matches, every approved expert.
+ */
+export async function expertRecipientsFor(reportType: string): Promise<Recipient[]> {
+  const matching = await expertsWithSpecialties(specialtiesFor(reportType));
+  return matching.length ? matching : approvedExpertRecipients();
+}
+
+/** Approved, not suspended experts. Uses the type/approved index. */
 export async function approvedExpertRecipients(): Promise<Recipient[]> {
   return db()
     .select({ email: users.email, firstName: users.firstName, locale: users.locale })

@@ -43,6 +43,8 @@ export const BUDGETS = {
   },
   /** The public contact and callback forms. */
   publicForm: { address: { points: 10, duration: HOUR } },
+  /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
+  verifyLetter: { address: { points: 60, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

@@ -1,8 +1,35 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  notInArray,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
+import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
-import type { z } from "zod";
-import { dataVersion, db, exec, first, prepareQuery, rows, transaction, type DB } from "~/db/client.server";
+import { config } from "~/config.server";
+import {
+  dataVersion,
+  db,
+  exec,
+  first,
+  isUniqueViolation,
+  prepareQuery,
+  rows,
+  transaction,
+  unindexed,
+  type DB,
+} from "~/db/client.server";
 import { reports, users, type ReportRow } from "~/db/schema";
 import {
   reviewSchema,
@@ -16,15 +43,19 @@ import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { audit, auditInsert, fileViewsForReports, type FileView } from "./audit.server";
-import { DomainError } from "./errors";
-import { approvedExpertRecipients, notifyUser } from "./experts.server";
+import { DomainError, zodFieldErrors } from "./errors";
+import { expertDetailsFor, specialtiesOf } from "./expert-details.server";
+import { expertRecipientsFor, notifyUser } from "./experts.server";
 import { deleteStored, openDecrypted, type StoredFile } from "./files.server";
+import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
 import type { Actor } from "./sessions.server";
+import { reportTypesFor } from "./specialties";
 
 /**
- * Reports: upload, the patient's own list, the experts' pending queue, reviews, the
- * reviewed lists, deletion and the authorised file download. Every rule of the API
- * contract lives here once; screens and /api/v1 routes both call these functions.
+ * Reports: upload (with urgency), the patient's own list, the experts' queues (urgent first, then
+ * oldest; matching specialties first), claims ("Start review"), structured reviews, the reviewed
+ * lists, deletion and the authorised file download. Every rule of the API contract lives here once;
+ * screens and /api/v1 routes both call these functions.
  */
 
 export const MASKED_NAME = "******";
@@ -32,11 +63,14 @@ export const MASKED_PHONE = "**********";
 /** What an expert awaiting approval sees instead of the file's original name. */
 export const MASKED_FILE_NAME = "******";
 
+type ApiPerson = { _id: string; firstName: string; lastName: string };
+
 export type ApiReport = {
   _id: string;
   reportType: string;
   description: string | null;
   phoneNumber: string;
+  /** The contract's two values: a claimed report is still "Pending" (see claimedBy). */
   status: "Pending" | "Reviewed";
   review: string | null;
   reportUrl: string;
@@ -45,10 +79,34 @@ export type ApiReport = {
   mimeType: string;
   size: number;
   patient: { _id: string; firstName: string; lastName: string; email: string };
-  expert: null | { _id: string; firstName: string; lastName: string };
+  /** The reviewer, with what the opinion letter prints about them. */
+  expert:
+    | null
+    | (ApiPerson & { registrationNumber: string; registrationCouncil: string; specialties: string[] });
   createdAt: string;
   updatedAt: string;
   reviewedAt: string | null;
+  // Issue 12 additions (new fields only: old clients ignore them).
+  urgent: boolean;
+  urgentReason: string | null;
+  /** The expert reviewing it now (a live claim), else null. */
+  claimedBy: ApiPerson | null;
+  claimedAt: string | null;
+  findings: string | null;
+  recommendations: string | null;
+  seeDoctorSoon: boolean;
+  /** When the review is due (REVIEW_TARGET_HOURS, urgent REVIEW_TARGET_HOURS_URGENT) and whether that has passed. */
+  dueAt: string;
+  overdue: boolean;
+  /** The signed opinion letter (PDF), once reviewed. */
+  opinionUrl: string | null;
+  /** Only for experts: the report's type is read by one of their specialties. */
+  matchesSpecialties?: boolean;
+  /** Only for those who may read the thread: the patient, the expert holding it, admins. */
+  followUps?: ApiFollowUp[];
+  /** With followUps: how many more questions the patient may ask, and until when. */
+  followUpsLeft?: number;
+  followUpsUntil?: string | null;
 };
 
 export type PatientReport = ApiReport & { fileViews: FileView[] };
@@ -59,16 +117,33 @@ export function reportFileUrl(reportId: string) {
   return `/api/v1/report/${encodeURIComponent(reportId)}/file`;
 }
 
+export function opinionUrl(reportId: string) {
+  return `/api/v1/report/${encodeURIComponent(reportId)}/opinion.pdf`;
+}
+
+/** When a report's review is due: its upload time plus the target for its priority. */
+export function dueAt(row: Pick<ReportRow, "createdAt" | "priority">): Date {
+  const c = config();
+  return new Date(row.createdAt.getTime() + (row.priority === 0 ? c.reviewTargetUrgentMs : c.reviewTargetMs));
+}
+
+function liveClaim(row: ReportRow, now = Date.now()) {
+  return (
+    row.status === "Pending" && !!row.claimedBy && !!row.claimExpiresAt && row.claimExpiresAt.getTime() > now
+  );
+}
+
 /**
  * The contract's Report object. `mask` hides the patient from experts awaiting approval:
  * everything that identifies or describes them (names, e-mail, phone, patient id, the
- * free-text description and the file's original name) is replaced; type, status and dates stay.
+ * free-text description, the urgency reason and the file's original name) is replaced; type,
+ * status and dates stay.
  */
 export function toApiReport(
   row: ReportRow,
   patient: PersonLite | null,
   expert: PersonLite | null,
-  opts: { mask?: boolean } = {},
+  opts: { mask?: boolean; claimer?: PersonLite | null } = {},
 ): ApiReport {
   const p = {
     _id: patient?.id ?? row.patientId,
@@ -82,6 +157,9 @@ export function toApiReport(
     p.lastName = "";
     p.email = "";
   }
+  const now = Date.now();
+  const claimed = liveClaim(row, now) && opts.claimer?.id;
+  const due = dueAt(row);
   return {
     _id: row.id,
     reportType: row.reportType,
@@ -95,10 +173,31 @@ export function toApiReport(
     mimeType: row.mimeType,
     size: row.size,
     patient: p,
-    expert: expert ? { _id: expert.id, firstName: expert.firstName, lastName: expert.lastName } : null,
+    expert: expert
+      ? {
+          _id: expert.id,
+          firstName: expert.firstName,
+          lastName: expert.lastName,
+          registrationNumber: "",
+          registrationCouncil: "",
+          specialties: [],
+        }
+      : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     reviewedAt: row.reviewedAt ? row.reviewedAt.toISOString() : null,
+    urgent: row.priority === 0,
+    urgentReason: opts.mask ? null : row.urgentReason,
+    claimedBy: claimed
+      ? { _id: opts.claimer!.id, firstName: opts.claimer!.firstName, lastName: opts.claimer!.lastName }
+      : null,
+    claimedAt: claimed ? row.claimedAt!.toISOString() : null,
+    findings: row.findings,
+    recommendations: row.recommendations,
+    seeDoctorSoon: row.seeDoctorSoon,
+    dueAt: due.toISOString(),
+    overdue: row.status === "Pending" && due.getTime() < now,
+    opinionUrl: row.status === "Reviewed" ? opinionUrl(row.id) : null,
   };
 }
 
@@ -107,6 +206,7 @@ export function toApiReport(
 
 const patientUser = alias(users, "patient");
 const expertUser = alias(users, "expert");
+const claimerUser = alias(users, "claimer");
 
 function selectReports(q: DB = db()) {
   return q
@@ -119,36 +219,49 @@ function selectReports(q: DB = db()) {
         email: patientUser.email,
       },
       expert: { id: expertUser.id, firstName: expertUser.firstName, lastName: expertUser.lastName },
+      claimer: { id: claimerUser.id, firstName: claimerUser.firstName, lastName: claimerUser.lastName },
     })
     .from(reports)
     .innerJoin(patientUser, eq(patientUser.id, reports.patientId))
-    .leftJoin(expertUser, eq(expertUser.id, reports.expertId));
+    .leftJoin(expertUser, eq(expertUser.id, reports.expertId))
+    .leftJoin(claimerUser, eq(claimerUser.id, reports.claimedBy));
 }
 
 type Joined = Awaited<ReturnType<typeof selectReports>>[number];
 
 const byCreated = [desc(reports.createdAt), desc(reports.id)];
 const byReviewed = [desc(reports.reviewedAt), desc(reports.id)];
+/** The review queue: urgent first (priority 0), then oldest. */
+const byQueue = [asc(reports.priority), asc(reports.createdAt), asc(reports.id)];
 
 /**
- * The five report lists. Each `where` + `orderBy` is a matching index prefix + its sort
- * columns (see the reports_* indexes in the schema, which end in created_at/reviewed_at, id),
- * so neither the count nor the page scans the table or sorts; id breaks ties within one
- * millisecond. `key` is the list's one parameter (patient id, report type, expert id).
+ * The report lists. Each `where` + `orderBy` is a matching index prefix + its sort columns (see
+ * the reports_* indexes in the schema, which end in id), so neither the count nor the page scans
+ * the table or sorts; id breaks ties within one millisecond. `key` is the list's one parameter
+ * (patient id, report type, expert id).
  */
 const LISTS = {
-  // reports_patient_created_idx (patient_id, created_at)
+  // reports_patient_created_idx (patient_id, created_at, id)
   patient: { where: () => eq(reports.patientId, sql.placeholder("key")), orderBy: byCreated },
-  // reports_status_created_idx (status, created_at)
+  // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
   pending: { where: () => eq(reports.status, "Pending"), orderBy: byCreated },
-  // reports_status_type_created_idx (status, report_type, created_at)
+  // reports_status_type_created_idx (status, report_type, created_at, id)
   pendingOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byCreated,
   },
-  // reports_expert_reviewed_idx (expert_id, reviewed_at); only reviewed reports have an expert.
+  // reports_queue_idx (status, priority, created_at, id)
+  queue: { where: () => eq(reports.status, "Pending"), orderBy: byQueue },
+  // reports_queue_type_idx (status, report_type, priority, created_at, id)
+  queueOfType: {
+    where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
+    orderBy: byQueue,
+  },
+  // reports_expert_reviewed_idx (expert_id, reviewed_at, id); only reviewed reports have an expert.
   expert: { where: () => eq(reports.expertId, sql.placeholder("key")), orderBy: byReviewed },
-  // reports_status_reviewed_idx (status, reviewed_at)
+  // reports_followup_expert_idx (followup_expert_id, reviewed_at, id)
+  followups: { where: () => eq(reports.followupExpertId, sql.placeholder("key")), orderBy: byReviewed },
+  // reports_status_reviewed_idx (status, reviewed_at, id)
   reviewed: { where: () => eq(reports.status, "Reviewed"), orderBy: byReviewed },
 };
 type ListKind = keyof typeof LISTS;
@@ -188,38 +301,121 @@ const counts = new Map<string, number>();
 let countsVersion: string | null = "";
 const MAX_CACHED_COUNTS = 10_000;
 
-async function pageOf(
-  kind: ListKind,
-  key: string | null,
-  { page, pageSize }: PageQuery,
-  mask: boolean,
-): Promise<Paged<ApiReport>> {
-  const st = statements();
-  let list = st.lists.get(kind);
-  if (!list) st.lists.set(kind, (list = prepareList(kind)));
+async function cachedCount(key: string, run: () => Promise<number>): Promise<number> {
   const version = dataVersion();
   if (version === null || version !== countsVersion) {
     counts.clear();
     countsVersion = version;
   }
-  const countKey = `${kind}:${key ?? ""}`;
-  let total = counts.get(countKey);
+  let total = counts.get(key);
   if (total === undefined) {
-    total = (await list.count.execute({ key }))[0]?.n ?? 0;
+    total = await run();
     if (version !== null) {
       if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
-      counts.set(countKey, total);
+      counts.set(key, total);
     }
   }
-  const found =
-    total > (page - 1) * pageSize
-      ? await list.page.execute({ key, limit: pageSize, offset: (page - 1) * pageSize })
-      : [];
-  return { items: found.map((r) => fromJoined(r, mask)), total, page, pageSize };
+  return total;
+}
+
+/** A piece of a list: its total and a window of its rows, in order. */
+type Segment = {
+  key: string;
+  count: () => Promise<number>;
+  rows: (limit: number, offset: number) => Promise<Joined[]>;
+};
+
+function preparedSegment(kind: ListKind, key: string | null): Segment {
+  const st = statements();
+  let list = st.lists.get(kind);
+  if (!list) st.lists.set(kind, (list = prepareList(kind)));
+  const l = list;
+  return {
+    key: `${kind}:${key ?? ""}`,
+    count: async () => (await l.count.execute({ key }))[0]?.n ?? 0,
+    rows: (limit, offset) => l.page.execute({ key, limit, offset }),
+  };
+}
+
+/**
+ * The pending queue restricted to report types in (or not in) a set. The type is compared without
+ * its index (unindexed) so the database walks reports_queue_idx in queue order and filters,
+ * instead of collecting every matching row and sorting.
+ */
+function typesSegment(types: string[], inSet: boolean): Segment {
+  const typeCol = unindexed(reports.reportType);
+  const where = and(
+    eq(reports.status, "Pending"),
+    inSet ? inArray(typeCol, types) : types.length ? notInArray(typeCol, types) : undefined,
+  );
+  return {
+    key: `queue-types:${inSet ? "in" : "out"}:${[...types].sort().join("|")}`,
+    count: async () => (await db().select({ n: count() }).from(reports).where(where))[0]?.n ?? 0,
+    rows: (limit, offset) =>
+      selectReports()
+        .where(where)
+        .orderBy(...byQueue)
+        .limit(limit)
+        .offset(offset),
+  };
+}
+
+/** One page across consecutive segments (e.g. matching reports, then the others). */
+async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery) {
+  const totals: number[] = [];
+  for (const s of segments) totals.push(s.key ? await cachedCount(s.key, s.count) : await s.count());
+  const total = totals.reduce((a, b) => a + b, 0);
+  let offset = (page - 1) * pageSize;
+  let need = pageSize;
+  const found: Joined[] = [];
+  for (let i = 0; i < segments.length && need > 0; i++) {
+    if (offset >= totals[i]) {
+      offset -= totals[i];
+      continue;
+    }
+    const got = await segments[i].rows(need, offset);
+    found.push(...got);
+    need -= got.length;
+    offset = 0;
+  }
+  return { found, total, page, pageSize };
+}
+
+/** Reviewer details (registration, specialties) on the reports that have a reviewer. */
+async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
+  const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
+  if (!ids.length) return items;
+  const details = await expertDetailsFor(ids);
+  for (const r of items) {
+    const d = r.expert && details.get(r.expert._id);
+    if (d && r.expert) {
+      r.expert.registrationNumber = d.registrationNumber;
+      r.expert.registrationCouncil = d.registrationCouncil;
+      r.expert.specialties = d.specialties;
+    }
+  }
+  return items;
+}
+
+/** The follow-up threads, for a viewer who may read them all (see canSeeFollowUps). */
+async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
+  const reviewed = items.filter((r) => r.status === "Reviewed");
+  if (!reviewed.length) return items;
+  const threads = await followUpsFor(reviewed.map((r) => r._id));
+  for (const r of reviewed) {
+    r.followUps = threads.get(r._id) ?? [];
+    const allowance = followUpAllowance(
+      { status: r.status, reviewedAt: r.reviewedAt ? new Date(r.reviewedAt) : null },
+      r.followUps.length,
+    );
+    r.followUpsLeft = allowance.left;
+    r.followUpsUntil = allowance.until;
+  }
+  return items;
 }
 
 function fromJoined(r: Joined, mask = false) {
-  return toApiReport(r.report, r.patient, r.expert, { mask });
+  return toApiReport(r.report, r.patient, r.expert, { mask, claimer: r.claimer });
 }
 
 async function findJoined(reportId: string): Promise<Joined | undefined> {
@@ -237,13 +433,9 @@ function masksFor(actor: Actor) {
   return actor.accountType === "Expert" && !actor.approved;
 }
 
-function zodFieldErrors(error: z.ZodError): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const issue of error.issues) {
-    const key = issue.path.join(".") || "_";
-    (out[key] ??= []).push(issue.message);
-  }
-  return out;
+function requireApprovedExpert(actor: Actor) {
+  if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
+  if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -266,8 +458,9 @@ export function composePhoneNumber(phoneNumber: string, countryCode?: string | n
  * A patient files a report for an already stored (encrypted) file. Validates the fields
  * with the upload schema (`form: true` adds the screen's required country code and
  * consent); a missing file is the field error "reports.fileRequired". On any failure the
- * stored file is deleted, so there is never a file without a row. On success approved
- * experts are told by mail (no medical content) and the new report is returned.
+ * stored file is deleted, so there is never a file without a row. On success the experts
+ * whose specialties read this type (all approved experts when none does) are told by mail,
+ * one message each (no medical content), and the new report is returned.
  */
 export async function createReport(
   actor: Actor,
@@ -301,6 +494,17 @@ export async function createReport(
       review: null,
       expertId: null,
       reviewedAt: null,
+      priority: data.urgent ? 0 : 1,
+      urgentReason: data.urgent ? data.urgentReason || null : null,
+      claimedBy: null,
+      claimedAt: null,
+      claimExpiresAt: null,
+      findings: null,
+      recommendations: null,
+      seeDoctorSoon: false,
+      letterCode: null,
+      followupExpertId: null,
+      overdueNotifiedAt: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -314,7 +518,7 @@ export async function createReport(
           "report.upload",
           "report",
           inserted.id,
-          { mimeType: inserted.mimeType, size: inserted.size },
+          { mimeType: inserted.mimeType, size: inserted.size, urgent: inserted.priority === 0 },
           opts.ip,
         ),
       );
@@ -327,9 +531,9 @@ export async function createReport(
     }
     throw err;
   }
-  for (const expert of await approvedExpertRecipients()) {
+  for (const expert of await expertRecipientsFor(row.reportType)) {
     notifyUser(expert, {
-      subject: "mail.newReportSubject",
+      subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
       body: "mail.newReportBody",
       action: "mail.newReportAction",
       path: "/dashboard/pending-report",
@@ -341,7 +545,7 @@ export async function createReport(
 // ---------------------------------------------------------------------------------------
 // Lists
 
-/** That patient or an Admin: the patient's reports, newest first, with who opened each file. */
+/** That patient or an Admin: the patient's reports, newest first, with who opened each file and the follow-ups. */
 export async function listPatientReports(
   actor: Actor,
   patientId: string,
@@ -353,45 +557,203 @@ export async function listPatientReports(
   } else if (actor.accountType !== "Patient" || actor.id !== patientId) {
     throw new DomainError("forbidden", "reports.notYourReports");
   }
-  const result = await pageOf("patient", patientId, page, false);
-  const views = await fileViewsForReports(result.items.map((r) => r._id));
-  return { ...result, items: result.items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [] })) };
+  const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
+  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  const views = await fileViewsForReports(items.map((r) => r._id));
+  return {
+    items: items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [] })),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+  };
 }
 
-/** Experts and Admins: reports waiting for a review, newest first, optionally of one type. */
+export type PendingOptions = {
+  reportType?: ReportType | null;
+  /** "newest" (the contract's default order) or "queue" (urgent first, then oldest). */
+  sort?: "newest" | "queue";
+  /** For experts: reports their specialties read "first" (then the rest), "only" those, or "all" alike. */
+  match?: "all" | "first" | "only";
+};
+
+/**
+ * Experts and Admins: reports waiting for a review — newest first (the contract), or as a queue
+ * (urgent first, then oldest); experts may put the reports their specialties read first, or see
+ * only those. A report someone is reviewing is in the list with `claimedBy` set.
+ */
 export async function listPendingReports(
   actor: Actor,
   page: PageQuery,
-  reportType?: ReportType | null,
+  opts: PendingOptions | ReportType | null = {},
 ): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Expert" && actor.accountType !== "Admin") {
     throw new DomainError("forbidden", "reports.expertsOrAdmins");
   }
-  return reportType
-    ? pageOf("pendingOfType", reportType, page, masksFor(actor))
-    : pageOf("pending", null, page, masksFor(actor));
+  const o: PendingOptions = typeof opts === "string" || opts === null ? { reportType: opts } : opts;
+  const queue = o.sort === "queue";
+  const mine = actor.accountType === "Expert" ? reportTypesFor(await specialtiesOf(actor.id)) : [];
+  let segments: Segment[];
+  if (o.reportType) {
+    segments = [preparedSegment(queue ? "queueOfType" : "pendingOfType", o.reportType)];
+    if (o.match === "only" && actor.accountType === "Expert" && !mine.includes(o.reportType)) segments = [];
+  } else if (actor.accountType === "Expert" && (o.match === "first" || o.match === "only")) {
+    segments =
+      o.match === "only" ? [typesSegment(mine, true)] : [typesSegment(mine, true), typesSegment(mine, false)];
+  } else {
+    segments = [preparedSegment(queue ? "queue" : "pending", null)];
+  }
+  if (!segments.length) return { items: [], total: 0, page: page.page, pageSize: page.pageSize };
+  const { found, total } = await pageOfSegments(segments, page);
+  const mask = masksFor(actor);
+  const items = found.map((r) => {
+    const item = fromJoined(r, mask);
+    if (actor.accountType === "Expert")
+      item.matchesSpecialties = mine.includes(item.reportType as ReportType);
+    return item;
+  });
+  return { items, total, page: page.page, pageSize: page.pageSize };
 }
 
-/** Expert: the reports they reviewed; Admin: every reviewed report. Newest review first. */
+/** Expert: the reports they reviewed, with their follow-ups; Admin: every reviewed report. Newest review first. */
 export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
-  return pageOf("expert", actor.id, page, masksFor(actor));
+  const { found, total } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
+  const items = await withReviewerDetails(found.map((r) => fromJoined(r, masksFor(actor))));
+  // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
+  const held = items.filter(
+    (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
+  );
+  await withFollowUps(held);
+  return { items, total, page: page.page, pageSize: page.pageSize };
 }
 
-/** Admin: every reviewed report with patient and expert names, newest review first. */
+/** Admin: every reviewed report with patient and expert names and follow-ups, newest review first. */
 export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
-  return pageOf("reviewed", null, page, false);
+  const { found, total } = await pageOfSegments([preparedSegment("reviewed", null)], page);
+  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  return { items, total, page: page.page, pageSize: page.pageSize };
+}
+
+/** Expert: the reviewed reports whose follow-up questions they hold (their own, or reassigned to them). */
+export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
+  requireApprovedExpert(actor);
+  const { found, total } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
+  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  return { items, total, page: page.page, pageSize: page.pageSize };
 }
 
 // ---------------------------------------------------------------------------------------
-// Review
+// Claims and reviews
+
+/** A claim is free for `actor` when nobody holds it, the holder's time ran out, or it is theirs. */
+function claimIsFree(actorId: string, now: Date): SQL {
+  return or(isNull(reports.claimedBy), lt(reports.claimExpiresAt, now), eq(reports.claimedBy, actorId))!;
+}
+
+/** Why a claim or review failed, read after the conditional update matched nothing. */
+async function explainRefusal(reportId: string): Promise<never> {
+  const joined = await findJoined(reportId);
+  if (!joined) throw new DomainError("not_found", "reports.notFound");
+  if (joined.report.status === "Reviewed") throw new DomainError("conflict", "reports.alreadyReviewed");
+  if (!joined.claimer?.id) throw new DomainError("conflict", "reports.claimedBySomeone");
+  const who = `${joined.claimer.firstName} ${joined.claimer.lastName}`.trim();
+  throw new DomainError("conflict", "reports.claimedByOther", { values: { name: who } });
+}
 
 /**
- * An approved Expert reviews a pending report. The first review wins: the update only
- * matches while the report is still Pending, so a second (or concurrent) review gets
- * conflict "reports.alreadyReviewed". The patient is told by mail (no medical content).
+ * An approved expert starts reviewing a pending report ("Start review"): one conditional update
+ * decides, so of several experts claiming at once exactly one wins; the others get conflict
+ * "reports.claimedByOther". Claiming again renews the expert's own claim. The claim lapses after
+ * CLAIM_TTL_MINUTES or when released.
+ */
+export async function claimReport(
+  actor: Actor,
+  reportId: string,
+  opts: { ip?: string | null } = {},
+): Promise<ApiReport> {
+  requireApprovedExpert(actor);
+  const now = new Date();
+  const won = await transaction(function* (tx) {
+    const updated = yield* rows(
+      tx
+        .update(reports)
+        .set({
+          claimedBy: actor.id,
+          claimedAt: now,
+          claimExpiresAt: new Date(now.getTime() + config().claimTtlMs),
+        })
+        .where(
+          and(
+            eq(reports.id, String(reportId ?? "")),
+            eq(reports.status, "Pending"),
+            claimIsFree(actor.id, now),
+          ),
+        )
+        .returning({ id: reports.id }),
+    );
+    if (updated.length === 1)
+      yield* exec(auditInsert(tx, actor, "report.claim", "report", updated[0].id, null, opts.ip));
+    return updated.length === 1;
+  });
+  if (!won) await explainRefusal(String(reportId ?? ""));
+  return getReportForReview(actor, reportId);
+}
+
+/** The claimant (or an admin) gives a report back to the queue. */
+export async function releaseReport(
+  actor: Actor,
+  reportId: string,
+  opts: { ip?: string | null } = {},
+): Promise<ApiReport> {
+  if (actor.accountType === "Expert") requireApprovedExpert(actor);
+  else if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.onlyExperts");
+  const released = await transaction(function* (tx) {
+    const updated = yield* rows(
+      tx
+        .update(reports)
+        .set({ claimedBy: null, claimedAt: null, claimExpiresAt: null })
+        .where(
+          and(
+            eq(reports.id, String(reportId ?? "")),
+            eq(reports.status, "Pending"),
+            isNotNull(reports.claimedBy),
+            actor.accountType === "Admin" ? undefined : eq(reports.claimedBy, actor.id),
+          ),
+        )
+        .returning({ id: reports.id }),
+    );
+    if (updated.length === 1)
+      yield* exec(auditInsert(tx, actor, "report.release", "report", updated[0].id, null, opts.ip));
+    return updated.length === 1;
+  });
+  if (!released) {
+    const row = await findRow(String(reportId ?? ""));
+    if (!row) throw new DomainError("not_found", "reports.notFound");
+    if (row.status === "Reviewed") throw new DomainError("conflict", "reports.alreadyReviewed");
+    throw new DomainError("conflict", "reports.notYourClaim");
+  }
+  const joined = (await findJoined(String(reportId)))!;
+  return fromJoined(joined);
+}
+
+const CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: no I, L, O, U
+
+/** A letter's verification code: 60 random bits as XXXX-XXXX-XXXX. */
+export function newLetterCode(): string {
+  const bytes = randomBytes(12);
+  let out = "";
+  for (let i = 0; i < 12; i++) out += CODE_ALPHABET[bytes[i] & 31];
+  return `${out.slice(0, 4)}-${out.slice(4, 8)}-${out.slice(8, 12)}`;
+}
+
+/**
+ * An approved Expert submits the structured opinion. One conditional update decides: it matches
+ * only while the report is Pending and no other expert holds a live claim, so the first review
+ * wins and a report claimed by someone else is refused (conflict "reports.claimedByOther"); a
+ * reviewed report gets conflict "reports.alreadyReviewed". The patient is told by mail that the
+ * opinion is ready (and, when flagged, that it is important to read it soon) — never its content.
  */
 export async function addReview(
   actor: Actor,
@@ -399,8 +761,7 @@ export async function addReview(
   input: ReviewInput | Record<string, unknown>,
   opts: { ip?: string | null } = {},
 ): Promise<ApiReport> {
-  if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
-  if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
+  requireApprovedExpert(actor);
   const parsed = reviewSchema.safeParse(input);
   if (!parsed.success) {
     throw new DomainError("invalid", "reports.reviewFailed", { fieldErrors: zodFieldErrors(parsed.error) });
@@ -409,29 +770,52 @@ export async function addReview(
     throw new DomainError("not_found", "reports.notFound");
   }
   const now = new Date();
-  const won = await transaction(function* (tx) {
-    // One conditional update decides: it matches only while the report is Pending.
-    const updated = yield* rows(
-      tx
-        .update(reports)
-        .set({
-          status: "Reviewed",
-          review: parsed.data.review,
-          expertId: actor.id,
-          reviewedAt: now,
-          updatedAt: now,
-        })
-        .where(and(eq(reports.id, reportId), eq(reports.status, "Pending")))
-        .returning({ id: reports.id }),
-    );
-    if (updated.length === 1)
-      yield* exec(auditInsert(tx, actor, "report.review", "report", reportId, null, opts.ip));
-    return updated.length === 1;
-  });
-  if (!won) {
-    if (await findRow(reportId)) throw new DomainError("conflict", "reports.alreadyReviewed");
-    throw new DomainError("not_found", "reports.notFound");
+  const data = parsed.data;
+  let won = false;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      won = await transaction(function* (tx) {
+        const updated = yield* rows(
+          tx
+            .update(reports)
+            .set({
+              status: "Reviewed",
+              review: data.review,
+              findings: data.findings ?? null,
+              recommendations: data.recommendations ?? null,
+              seeDoctorSoon: !!data.seeDoctorSoon,
+              expertId: actor.id,
+              followupExpertId: actor.id,
+              claimedBy: actor.id,
+              claimExpiresAt: null,
+              letterCode: newLetterCode(),
+              reviewedAt: now,
+              updatedAt: now,
+            })
+            .where(and(eq(reports.id, reportId), eq(reports.status, "Pending"), claimIsFree(actor.id, now)))
+            .returning({ id: reports.id }),
+        );
+        if (updated.length === 1)
+          yield* exec(
+            auditInsert(
+              tx,
+              actor,
+              "report.review",
+              "report",
+              reportId,
+              { seeDoctorSoon: !!data.seeDoctorSoon },
+              opts.ip,
+            ),
+          );
+        return updated.length === 1;
+      });
+      break;
+    } catch (err) {
+      // A letter code already in use (one in 2^60): draw another.
+      if (!isUniqueViolation(err) || attempt === 2) throw err;
+    }
   }
+  if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
   const patient = await first(
     db()
@@ -447,12 +831,13 @@ export async function addReview(
   if (patient && !patient.suspendedAt) {
     notifyUser(patient, {
       subject: "mail.reviewedSubject",
-      body: "mail.reviewedBody",
+      body: data.seeDoctorSoon ? "mail.reviewedImportantBody" : "mail.reviewedBody",
       action: "mail.reviewedAction",
       path: `/dashboard/previous-report/${encodeURIComponent(joined.report.patientId)}`,
     });
   }
-  return fromJoined(joined);
+  const [report] = await withReviewerDetails([fromJoined(joined)]);
+  return report;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -508,7 +893,12 @@ export async function openReportFile(
     throw new DomainError("forbidden", "reports.notYourReport");
   }
   const stream = await openDecrypted(row.fileKey);
-  await audit(actor, "report.file_open", "report", row.id, null, ip);
+  try {
+    await audit(actor, "report.file_open", "report", row.id, null, ip);
+  } catch (err) {
+    stream.destroy();
+    throw err;
+  }
   return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
 }
 
@@ -516,14 +906,99 @@ export async function openReportFile(
  * The add-review screen: one report for an approved Expert (same rules as addReview: other
  * account types → forbidden "reports.onlyExperts", experts awaiting approval → forbidden
  * "reports.awaitApproval", unknown id → not_found). A report that is already reviewed is
- * returned too, so the screen can say so; its review text only to the expert who wrote it.
+ * returned too, so the screen can say so; its opinion only to the expert who wrote it.
  */
 export async function getReportForReview(actor: Actor, reportId: string): Promise<ApiReport> {
-  if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.onlyExperts");
-  if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApproval");
+  requireApprovedExpert(actor);
   const joined = await findJoined(reportId);
   if (!joined) throw new DomainError("not_found", "reports.notFound");
   const report = fromJoined(joined);
-  if (report.status === "Reviewed" && joined.report.expertId !== actor.id) report.review = null;
+  if (report.status === "Reviewed" && joined.report.expertId !== actor.id) {
+    report.review = null;
+    report.findings = null;
+    report.recommendations = null;
+  }
+  const mine = reportTypesFor(await specialtiesOf(actor.id));
+  report.matchesSpecialties = mine.includes(report.reportType as ReportType);
   return report;
+}
+
+/**
+ * The report behind an opinion letter, for those who may fetch it: the owning patient, the
+ * reviewing expert and admins. Records the fetch ("report.letter_open").
+ */
+export async function reportForLetter(actor: Actor, reportId: string, ip?: string | null) {
+  const joined = await findJoined(reportId);
+  if (!joined) throw new DomainError("not_found", "reports.notFound");
+  const r = joined.report;
+  const allowed =
+    actor.accountType === "Admin" ||
+    (actor.accountType === "Patient" && r.patientId === actor.id) ||
+    (actor.accountType === "Expert" && actor.approved && r.expertId === actor.id);
+  if (!allowed) throw new DomainError("forbidden", "letters.notAllowed");
+  if (r.status !== "Reviewed" || !r.letterCode) throw new DomainError("not_found", "letters.notReviewedYet");
+  const [report] = await withFollowUps(await withReviewerDetails([fromJoined(joined)]));
+  const patientLocale = await first(
+    db().select({ locale: users.locale }).from(users).where(eq(users.id, r.patientId)),
+  );
+  await audit(actor, "report.letter_open", "report", r.id, null, ip);
+  return { report, letterCode: r.letterCode, patientLocale: patientLocale?.locale ?? "en" };
+}
+
+/** Public: what /verify/{code} may say about a letter — that it exists, when and who signed it. */
+export async function verifyLetter(code: string) {
+  const normal = String(code ?? "")
+    .toUpperCase()
+    .replace(/[^0-9A-Z]/g, "");
+  if (normal.length !== 12) return null;
+  const pretty = `${normal.slice(0, 4)}-${normal.slice(4, 8)}-${normal.slice(8, 12)}`;
+  const found = await first(
+    db()
+      .select({
+        reviewedAt: reports.reviewedAt,
+        expertId: reports.expertId,
+        first: expertUser.firstName,
+        last: expertUser.lastName,
+      })
+      .from(reports)
+      .leftJoin(expertUser, eq(expertUser.id, reports.expertId))
+      .where(and(eq(reports.letterCode, pretty), eq(reports.status, "Reviewed"))),
+  );
+  if (!found) return null;
+  const details = found.expertId ? (await expertDetailsFor([found.expertId])).get(found.expertId) : undefined;
+  return {
+    code: pretty,
+    reviewedAt: found.reviewedAt?.toISOString() ?? null,
+    expert: {
+      firstName: found.first ?? "",
+      lastName: found.last ?? "",
+      registrationNumber: details?.registrationNumber ?? "",
+      registrationCouncil: details?.registrationCouncil ?? "",
+      specialties: details?.specialties ?? [],
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Overdue reports
+
+/** Pending reports past their due time (by priority's target), oldest first. */
+export function overdueCondition(now = Date.now()): SQL {
+  const c = config();
+  return and(
+    eq(reports.status, "Pending"),
+    or(
+      and(eq(reports.priority, 0), lt(reports.createdAt, new Date(now - c.reviewTargetUrgentMs))),
+      and(gt(reports.priority, 0), lt(reports.createdAt, new Date(now - c.reviewTargetMs))),
+    ),
+  )!;
+}
+
+/** The overdue list (urgent first, then oldest), for the Turnaround screen. */
+export async function overdueReports(limit: number, now = Date.now()): Promise<ApiReport[]> {
+  const found = await selectReports()
+    .where(overdueCondition(now))
+    .orderBy(...byQueue)
+    .limit(limit);
+  return found.map((r) => fromJoined(r));
 }

@@ -8,11 +8,15 @@ import { sweepLeftovers } from "./files.server";
 import { flushMail } from "./mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
 import { pruneExpiredSessions } from "./sessions.server";
+import { sendOverdueDigest } from "./turnaround.server";
 import { ensureAdmin } from "./users.server";
 
 let started: Promise<void> | undefined;
 
-/** Expired sessions, codes, reset tokens and rate-limit counters are removed hourly, leftover files too. */
+/**
+ * Hourly: expired sessions, codes, reset tokens and rate-limit counters are removed, leftover files
+ * too, and admins get the digest of newly overdue reports.
+ */
 const HOURLY_MS = 60 * 60 * 1000;
 
 /** The hourly work; with several nodes on one PostgreSQL, one node at a time does it (advisory lock). */
@@ -27,6 +31,7 @@ async function hourly() {
     log("error", "prune failed", { error: String(err) });
   }
   await sweepLeftovers().catch((err) => log("error", "sweep failed", { error: String(err) }));
+  await sendOverdueDigest().catch((err) => log("error", "overdue digest failed", { error: String(err) }));
 }
 
 /**

@@ -3,6 +3,8 @@ import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.ser
 import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
+import type { ExpertDetailsInput } from "~/schemas/experts";
+import { expertDetailsSteps } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
 
 export function normalizeEmail(email: string): string {
@@ -31,6 +33,8 @@ export type NewUser = {
   contactNumber?: string;
   approved?: boolean;
   locale?: string;
+  /** An expert's verification details, stored with the account. */
+  expert?: ExpertDetailsInput;
 } & ({ password: string } | { passwordHash: string });
 
 /** Inserts a user and their empty profile; a taken email (even by a concurrent signup) is a conflict. */
@@ -64,6 +68,8 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
       yield* exec(
         tx.insert(profiles).values({ userId: id, contactNumber: contactNumber || null, updatedAt: now }),
       );
+      if (input.accountType === "Expert" && input.expert)
+        yield* expertDetailsSteps(tx, id, input.expert, now);
     });
   } catch (err) {
     // Two signups with one address at the same moment: the unique index lets one in.
@@ -108,8 +114,23 @@ export function avatarUrl(imageKey: string | null | undefined): string | null {
   return imageKey ? `/media/avatar/${imageKey}` : null;
 }
 
-/** The contract's User object: never a password hash, code or token. */
-export function toApiUser(user: UserRow, profile?: ProfileRow | null) {
+/** An expert's verification details as the API shows them (issue 12). */
+export type ApiExpertDetails = {
+  specialties: string[];
+  registrationNumber: string;
+  registrationCouncil: string;
+  yearsOfPractice: number | null;
+  approvedAt: string | null;
+  approvedBy: { _id: string; firstName: string; lastName: string } | null;
+  rejectedAt: string | null;
+  rejectionReason: string | null;
+};
+
+/**
+ * The contract's User object: never a password hash, code or token. Experts' objects add
+ * `expertDetails` when the caller loaded them (admins, the expert themself, colleague lists).
+ */
+export function toApiUser(user: UserRow, profile?: ProfileRow | null, expert?: ApiExpertDetails | null) {
   return {
     _id: user.id,
     firstName: user.firstName,
@@ -128,6 +149,7 @@ export function toApiUser(user: UserRow, profile?: ProfileRow | null) {
     },
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
+    ...(user.accountType === "Expert" && expert !== undefined ? { expertDetails: expert } : {}),
   };
 }
 export type ApiUser = ReturnType<typeof toApiUser>;

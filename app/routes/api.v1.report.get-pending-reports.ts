@@ -1,18 +1,25 @@
 import { listPendingReports } from "~/domain/reports.server";
-import { reportTypeFilter } from "~/schemas/reports";
+import { queueQuerySchema, reportTypeFilter } from "~/schemas/reports";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
 import { z } from "zod";
 
-const filterSchema = z.object({ reportType: reportTypeFilter });
+const filterSchema = z.object({ reportType: reportTypeFilter }).merge(queueQuerySchema);
 
 const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
-      const { reportType } = validate(filterSchema, {
-        reportType: new URL(request.url).searchParams.get("reportType") ?? undefined,
+      const q = new URL(request.url).searchParams;
+      const { reportType, sort, match } = validate(filterSchema, {
+        reportType: q.get("reportType") ?? undefined,
+        sort: q.get("sort") ?? undefined,
+        match: q.get("match") ?? undefined,
       });
-      const page = await listPendingReports(actor, pageQuery(request), reportType ?? null);
+      const page = await listPendingReports(actor, pageQuery(request), {
+        reportType: reportType ?? null,
+        sort,
+        match,
+      });
       return { message: "reports.fetchSuccess", data: page.items, extra: { pagination: pagination(page) } };
     }),
 });

@@ -1,6 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { useDateText } from "~/components/reports/LocalDate";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { Avatar } from "~/components/Avatar";
 import { EmptyState } from "~/components/reports/EmptyState";
@@ -24,6 +26,12 @@ function cardOf(u: ApiUser) {
     contact: contactOf(u),
     about: u.additionalDetails.about,
     accountType: u.accountType,
+    specialties: u.expertDetails?.specialties ?? [],
+    registrationNumber: u.expertDetails?.registrationNumber ?? "",
+    approvedAt: u.expertDetails?.approvedAt ?? null,
+    approvedBy: u.expertDetails?.approvedBy
+      ? `${u.expertDetails.approvedBy.firstName} ${u.expertDetails.approvedBy.lastName}`.trim()
+      : null,
   };
 }
 
@@ -50,6 +58,7 @@ export default function ApprovedExperts() {
   const { t } = useTranslation();
   const { items, pagination, isAdmin } = useLoaderData<typeof loader>();
   const loading = useListLoading();
+  const dates = useDateText();
   const na = t("reports.notAvailable");
   return (
     <section aria-busy={loading || undefined}>
@@ -97,6 +106,23 @@ export default function ApprovedExperts() {
                     <dt className="font-semibold text-slate-600">{t("experts.accountType")}:</dt>
                     <dd>{t(roleKey(e.accountType))}</dd>
                   </div>
+                  {e.specialties.length > 0 && (
+                    <div className="flex gap-1">
+                      <dt className="font-semibold text-slate-600">{t("experts.specialties")}:</dt>
+                      <dd>{e.specialties.map((x) => t(SPECIALTY_KEYS[x as Specialty] ?? x)).join(", ")}</dd>
+                    </div>
+                  )}
+                  {e.registrationNumber && (
+                    <div className="flex gap-1">
+                      <dt className="font-semibold text-slate-600">{t("opinion.regNo")}</dt>
+                      <dd className="break-all">{e.registrationNumber}</dd>
+                    </div>
+                  )}
+                  {isAdmin && e.approvedBy && e.approvedAt && (
+                    <p className="text-slate-600">
+                      {t("experts.approvedBy", { name: e.approvedBy, date: dates.day(e.approvedAt) })}
+                    </p>
+                  )}
                 </dl>
               </div>
             </li>

@@ -22,6 +22,14 @@ const ACTIONS: Record<string, string> = {
   "report.review": "audit.actions.reportReview",
   "report.delete": "audit.actions.reportDelete",
   "expert.approve": "audit.actions.expertApprove",
+  "expert.reject": "audit.actions.expertReject",
+  "report.claim": "audit.actions.reportClaim",
+  "report.release": "audit.actions.reportRelease",
+  "report.letter_open": "audit.actions.reportLetterOpen",
+  "report.overdue_notice": "audit.actions.reportOverdueNotice",
+  "followup.ask": "audit.actions.followupAsk",
+  "followup.answer": "audit.actions.followupAnswer",
+  "followup.reassign": "audit.actions.followupReassign",
   "account.delete": "audit.actions.accountDelete",
 };
 

@@ -15,22 +15,30 @@ import { Pager } from "~/components/reports/Pager";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { isDomainError } from "~/domain/errors";
-import { approveExpert, listPendingExperts, type ApiUser } from "~/domain/experts.server";
+import { approveExpert, listPendingExperts, rejectExpert, type ApiUser } from "~/domain/experts.server";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
+import { parseWithZod } from "@conform-to/zod";
 import { tFor } from "~/i18n/i18n.server";
 import { approveExpertSchema } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";
-import { parseForm } from "~/utils/forms.server";
+import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 function rowOf(u: ApiUser) {
+  const d = u.expertDetails;
   return {
     _id: u._id,
     name: `${u.firstName} ${u.lastName}`.trim(),
     email: u.email,
     contact: contactOf(u),
     accountType: u.accountType,
+    specialties: d?.specialties ?? [],
+    registrationNumber: d?.registrationNumber ?? "",
+    registrationCouncil: d?.registrationCouncil ?? "",
+    yearsOfPractice: d?.yearsOfPractice ?? null,
   };
 }
 
@@ -61,7 +69,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const url = new URL(request.url);
   url.searchParams.delete("index");
   const back = `/dashboard/pending-expert${url.search}`;
-  const submission = await parseForm(request, approveExpertSchema);
+  const form = await readForm(request);
+  if (form.get("intent") === "reject") {
+    const submission = parseWithZod(form, { schema: rejectExpertSchema });
+    if (submission.status !== "success") {
+      const first = Object.values(submission.error ?? {}).flat()[0];
+      return redirectWithError(back, t(first ?? "experts.rejectReasonRequired"));
+    }
+    try {
+      await rejectExpert(actor, submission.value, clientOf(context).ip);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError(back, t(err.message));
+    }
+    return redirectWithSuccess(back, t("experts.rejected"));
+  }
+  const submission = parseWithZod(form, { schema: approveExpertSchema });
   if (submission.status !== "success") return redirectWithError(back, t("experts.approveFailed"));
   try {
     await approveExpert(actor, submission.value.expertId, clientOf(context).ip);
@@ -77,15 +100,62 @@ type Row = ReturnType<typeof rowOf>;
 function ApproveButton({ row }: { row: Row }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && navigation.formData?.get("expertId") === row._id;
+  const mine = navigation.state !== "idle" && navigation.formData?.get("expertId") === row._id;
+  const busy = mine && navigation.formData?.get("intent") !== "reject";
+  const rejecting = mine && navigation.formData?.get("intent") === "reject";
+  const reasonId = `reject-reason-${row._id}`;
   return (
-    <Form method="post" preventScrollReset>
-      <input type="hidden" name="expertId" value={row._id} />
-      <button type="submit" className="btn-primary whitespace-nowrap" disabled={busy}>
-        {busy ? t("experts.approving") : t("experts.approve")}
-        <span className="sr-only"> {row.name}</span>
-      </button>
-    </Form>
+    <div className="flex flex-col gap-2">
+      <Form method="post" preventScrollReset>
+        <input type="hidden" name="expertId" value={row._id} />
+        <button type="submit" className="btn-primary w-full whitespace-nowrap" disabled={mine}>
+          {busy ? t("experts.approving") : t("experts.approve")}
+          <span className="sr-only"> {row.name}</span>
+        </button>
+      </Form>
+      {/* Rejecting asks for a reason, which the expert reads in an e-mail (works without JavaScript). */}
+      <details className="group rounded-lg border border-slate-200">
+        <summary className="btn-secondary w-full cursor-pointer list-none whitespace-nowrap">
+          {t("experts.reject")}
+          <span className="sr-only"> {row.name}</span>
+        </summary>
+        <Form method="post" preventScrollReset className="space-y-2 p-2">
+          <input type="hidden" name="intent" value="reject" />
+          <input type="hidden" name="expertId" value={row._id} />
+          <label htmlFor={reasonId} className="field-label">
+            {t("experts.rejectReasonLabel")}
+          </label>
+          <textarea
+            id={reasonId}
+            name="reason"
+            required
+            maxLength={REJECTION_MAX}
+            aria-describedby={`${reasonId}-hint`}
+            className="field-input min-h-20"
+          />
+          <p id={`${reasonId}-hint`} className="text-sm text-slate-600">
+            {t("experts.rejectReasonHint")}
+          </p>
+          <button type="submit" className="btn-danger w-full whitespace-nowrap" disabled={mine}>
+            {rejecting ? t("experts.rejecting") : t("experts.reject")}
+          </button>
+        </Form>
+      </details>
+    </div>
+  );
+}
+
+function Specialties({ row }: { row: Row }) {
+  const { t } = useTranslation();
+  if (!row.specialties.length) return <span className="text-slate-600">{t("experts.notProvided")}</span>;
+  return (
+    <ul className="flex flex-wrap gap-1">
+      {row.specialties.map((s) => (
+        <li key={s} className="rounded-full bg-brand-50 px-2 py-0.5 text-sm text-brand-900">
+          {t(SPECIALTY_KEYS[s as Specialty] ?? s)}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -106,6 +176,28 @@ export default function PendingExperts() {
       key: "contact",
       header: t("experts.contact"),
       cell: (r) => <span className="whitespace-nowrap tabular-nums">{r.contact || na}</span>,
+    },
+    { key: "specialties", header: t("experts.specialties"), cell: (r) => <Specialties row={r} /> },
+    {
+      key: "registration",
+      header: t("experts.registrationNumber"),
+      cell: (r) =>
+        r.registrationNumber ? (
+          <span>
+            <span className="font-semibold break-all">{r.registrationNumber}</span>
+            {r.registrationCouncil && (
+              <span className="block text-sm text-slate-700">{r.registrationCouncil}</span>
+            )}
+          </span>
+        ) : (
+          <span className="text-slate-600">{t("experts.notProvided")}</span>
+        ),
+    },
+    {
+      key: "years",
+      header: t("experts.yearsOfPractice"),
+      cell: (r) =>
+        r.yearsOfPractice === null ? na : <span className="tabular-nums">{r.yearsOfPractice}</span>,
     },
     { key: "type", header: t("experts.accountType"), cell: (r) => t(roleKey(r.accountType)) },
     { key: "approve", header: t("reports.colAction"), cell: (r) => <ApproveButton row={r} /> },

@@ -1,4 +1,4 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useSubmit } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useListLoading } from "~/components/reports/useListLoading";
@@ -9,14 +9,20 @@ import { Pager } from "~/components/reports/Pager";
 import { ReportTypeOptions, useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
-import { StatusBadge } from "~/components/reports/StatusBadge";
+import { formatDuration } from "~/components/reports/duration";
+import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
-import { listPendingReports, type ApiReport } from "~/domain/reports.server";
+import { isDomainError } from "~/domain/errors";
+import { claimReport, listPendingReports, type ApiReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { isReportType } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
-function rowOf(r: ApiReport) {
+function rowOf(r: ApiReport, me: string, now: number) {
   return {
     _id: r._id,
     patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
@@ -24,6 +30,13 @@ function rowOf(r: ApiReport) {
     reportType: r.reportType,
     reportUrl: r.reportUrl,
     status: r.status,
+    urgent: r.urgent,
+    urgentReason: r.urgentReason,
+    overdue: r.overdue,
+    matches: !!r.matchesSpecialties,
+    waitedMs: now - Date.parse(r.createdAt),
+    claimedBy: r.claimedBy ? `${r.claimedBy.firstName} ${r.claimedBy.lastName}`.trim() : null,
+    claimedByMe: r.claimedBy?._id === me,
   };
 }
 
@@ -32,23 +45,51 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const wanted = url.searchParams.get("reportType");
   const reportType = isReportType(wanted) ? wanted : null;
+  const onlyMine = actor.accountType === "Expert" && url.searchParams.get("mine") === "1";
   const page = screenPage(request);
   let result: Awaited<ReturnType<typeof listPendingReports>>;
   try {
+    // The queue: urgent first, then the longest waiting; for experts, their specialties first.
     // Patients are masked here for experts awaiting approval.
-    result = await listPendingReports(actor, page, reportType);
+    result = await listPendingReports(actor, page, {
+      reportType,
+      sort: "queue",
+      match: actor.accountType === "Expert" ? (onlyMine ? "only" : "first") : "all",
+    });
   } catch (err) {
     pageError(err);
   }
   const { t } = await tFor(request);
+  const now = Date.now();
   return {
     title: t("reports.pendingTitle"),
     reportType,
+    onlyMine,
     isExpert: actor.accountType === "Expert",
     approved: actor.approved,
-    items: result.items.map(rowOf),
+    items: result.items.map((r) => rowOf(r, actor.id, now)),
     pagination: pageInfo(result),
   };
+}
+
+/** "Start review": claim the report, then write the opinion beside it. */
+export async function action({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireRole(request, "Expert");
+  const { t } = await tFor(request);
+  const form = await readForm(request);
+  const reportId = String(form.get("reportId") ?? "");
+  const back = `/dashboard/pending-report${new URL(request.url).search}`;
+  try {
+    await claimReport(actor, reportId, { ip: clientOf(context).ip });
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return redirectWithError(back, t(err.message, err.extra.values ?? {}));
+  }
+  return redirectWithSuccess(
+    `/dashboard/add-review/${encodeURIComponent(reportId)}`,
+    t("reports.claimSuccess"),
+  );
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -57,7 +98,7 @@ type Row = ReturnType<typeof rowOf>;
 
 export default function PendingReports() {
   const { t } = useTranslation();
-  const { items, pagination, reportType, isExpert, approved } = useLoaderData<typeof loader>();
+  const { items, pagination, reportType, isExpert, approved, onlyMine } = useLoaderData<typeof loader>();
   const typeLabel = useReportTypeLabel();
   const submit = useSubmit();
   const hydrated = useHydrated();
@@ -71,6 +112,25 @@ export default function PendingReports() {
       header: t("reports.colNumber"),
       cell: (_, i) => offset + i + 1,
       className: "w-12 tabular-nums",
+    },
+    {
+      key: "priority",
+      header: t("reports.colPriority"),
+      cell: (r) =>
+        r.urgent || r.overdue || r.matches ? (
+          <span className="flex flex-wrap gap-1">
+            {r.urgent && <Flag kind="urgent" />}
+            {r.overdue && <Flag kind="overdue" />}
+            {isExpert && r.matches && <Flag kind="match" />}
+            {r.urgentReason && (
+              <span className="block w-full text-sm text-red-900">
+                {t("reports.urgentReasonShown", { reason: r.urgentReason })}
+              </span>
+            )}
+          </span>
+        ) : (
+          <span className="sr-only">{t("reports.statusPending")}</span>
+        ),
     },
     {
       key: "patient",
@@ -94,6 +154,11 @@ export default function PendingReports() {
     },
     { key: "type", header: t("reports.reportTypeLabel"), cell: (r) => typeLabel(r.reportType) },
     {
+      key: "waiting",
+      header: t("reports.colWaiting"),
+      cell: (r) => <span className="whitespace-nowrap tabular-nums">{formatDuration(r.waitedMs, t)}</span>,
+    },
+    {
       key: "file",
       header: t("reports.colReport"),
       cell: (r) =>
@@ -106,29 +171,53 @@ export default function PendingReports() {
           <span className="text-sm text-slate-500">{t("reports.fileLocked")}</span>
         ),
     },
-    { key: "status", header: t("reports.status"), cell: (r) => <StatusBadge status={r.status} /> },
+    {
+      key: "status",
+      header: t("reports.status"),
+      cell: (r) => (
+        <span className="flex flex-col items-start gap-1">
+          <StatusBadge status={r.status} inReview={!!r.claimedBy} />
+          {r.claimedBy && (
+            <span className="text-sm text-sky-900">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
+          )}
+        </span>
+      ),
+    },
   ];
   if (isExpert) {
     columns.push({
       key: "action",
       header: t("reports.colAction"),
       cell: (r) =>
-        approved ? (
+        !approved ? (
+          <p className="max-w-64 text-sm text-amber-900">{t("reports.awaitApproval")}</p>
+        ) : r.claimedByMe ? (
           <Link
             to={`/dashboard/add-review/${encodeURIComponent(r._id)}`}
             className="btn-primary px-3 whitespace-nowrap"
           >
-            {t("reports.addReview")}
+            {t("reports.continueReview")}
           </Link>
+        ) : r.claimedBy ? (
+          <span className="text-sm text-slate-600">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
         ) : (
-          <p className="max-w-64 text-sm text-amber-900">{t("reports.awaitApproval")}</p>
+          <Form method="post" preventScrollReset>
+            <input type="hidden" name="reportId" value={r._id} />
+            <button type="submit" className="btn-primary px-3 whitespace-nowrap">
+              {t("reports.startReview")}
+              <span className="sr-only"> {typeLabel(r.reportType)}</span>
+            </button>
+          </Form>
         ),
     });
   }
 
   return (
     <section>
-      <PageHeader title={t("reports.pendingTitle")} intro={t("reports.pendingIntro")} />
+      <PageHeader
+        title={t("reports.pendingTitle")}
+        intro={t(isExpert ? "reports.queueIntroExpert" : "reports.queueIntro")}
+      />
       <Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
         <div className="min-w-0 flex-1 sm:max-w-xs">
           <label htmlFor="reportType-filter" className="field-label">
@@ -145,6 +234,20 @@ export default function PendingReports() {
             <ReportTypeOptions placeholder={t("reports.allTypes")} />
           </select>
         </div>
+        {isExpert && (
+          <label className="flex min-h-11 cursor-pointer items-center gap-2">
+            <input
+              type="checkbox"
+              name="mine"
+              value="1"
+              defaultChecked={onlyMine}
+              key={String(onlyMine)}
+              className="h-5 w-5 accent-brand-700"
+              onChange={(e) => hydrated && e.currentTarget.form && submit(e.currentTarget.form)}
+            />
+            <span>{t("reports.onlyMatching")}</span>
+          </label>
+        )}
         <button type="submit" className="btn-secondary">
           {t("reports.applyFilter")}
         </button>

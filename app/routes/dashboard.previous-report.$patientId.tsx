@@ -16,15 +16,17 @@ import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { ReviewText } from "~/components/reports/ReviewText";
+import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
-import { StatusBadge } from "~/components/reports/StatusBadge";
+import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { isDomainError } from "~/domain/errors";
+import { askFollowUp } from "~/domain/followups.server";
+import { parseWithZod } from "@conform-to/zod";
 import { deleteReport, listPatientReports, type PatientReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { deleteReportSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
-import { parseForm } from "~/utils/forms.server";
+import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -43,6 +45,16 @@ function cardOf(r: PatientReport) {
     createdAt: r.createdAt,
     patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
     fileViews: r.fileViews,
+    urgent: r.urgent,
+    inReview: !!r.claimedBy,
+    findings: r.findings,
+    recommendations: r.recommendations,
+    seeDoctorSoon: r.seeDoctorSoon,
+    expert: r.expert,
+    opinionUrl: r.opinionUrl,
+    followUps: r.followUps ?? [],
+    followUpsLeft: r.followUpsLeft ?? 0,
+    followUpsUntil: r.followUpsUntil ?? null,
   };
 }
 
@@ -97,7 +109,21 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   url.searchParams.delete("confirm");
   url.searchParams.delete("index");
   const back = `/dashboard/previous-report/${encodeURIComponent(params.patientId ?? "")}${url.search}`;
-  const submission = await parseForm(request, deleteReportSchema);
+  const form = await readForm(request);
+  if (form.get("intent") === "ask") {
+    // A follow-up question about the opinion (issue 12); the domain checks owner, count and window.
+    const reportId = String(form.get("reportId") ?? "");
+    const at = `${back}#report-${encodeURIComponent(reportId)}`;
+    try {
+      await askFollowUp(actor, reportId, { question: form.get("question") }, { ip: clientOf(context).ip });
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      const field = err.extra.fieldErrors?.question?.[0];
+      return redirectWithError(at, t(field ?? err.message, err.extra.values ?? {}));
+    }
+    return redirectWithSuccess(at, t("followups.askSuccess"));
+  }
+  const submission = parseWithZod(form, { schema: deleteReportSchema });
   if (submission.status !== "success") return redirectWithError(back, t("reports.deleteFailed"));
   try {
     // The owning patient or an Admin (the domain decides).
@@ -158,7 +184,7 @@ function FileViews({ views }: { views: Card["fileViews"] }) {
   );
 }
 
-function ReportCard({ report }: { report: Card }) {
+function ReportCard({ report, own }: { report: Card; own: boolean }) {
   const { t } = useTranslation();
   const typeLabel = useReportTypeLabel();
   const dates = useDateText();
@@ -208,17 +234,30 @@ function ReportCard({ report }: { report: Card }) {
         )}
       </div>
 
-      <p className="mt-4 flex items-center gap-2">
+      <p className="mt-4 flex flex-wrap items-center gap-2">
         <span className="font-semibold text-slate-700">{t("reports.status")}:</span>
-        <StatusBadge status={report.status} />
+        <StatusBadge status={report.status} inReview={report.inReview} forPatient />
+        {report.urgent && <Flag kind="urgent" />}
       </p>
 
       {reviewed && (
-        <div className="mt-3 rounded-lg border border-green-200 bg-green-50 p-3">
+        <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">
           <h3 className="font-bold text-green-900">{t("reports.expertReview")}</h3>
-          <div className="mt-1 text-slate-800">
-            <ReviewText text={report.review} fold={false} />
-          </div>
+          <Opinion opinion={report} headingLevel={4} />
+          {report.opinionUrl && (
+            <a href={report.opinionUrl} className="btn-secondary" download data-testid="download-opinion">
+              {t("reports.downloadOpinion")}
+            </a>
+          )}
+        </div>
+      )}
+      {reviewed && (
+        <div className="mt-3">
+          <FollowUpThread
+            reportId={report._id}
+            followUps={report.followUps}
+            ask={own ? { left: report.followUpsLeft, until: report.followUpsUntil } : undefined}
+          />
         </div>
       )}
 
@@ -289,7 +328,7 @@ function ReportList({
       ) : (
         <ul className="grid gap-4 sm:grid-cols-2">
           {items.map((r) => (
-            <ReportCard key={r._id} report={r} />
+            <ReportCard key={r._id} report={r} own={own} />
           ))}
         </ul>
       )}

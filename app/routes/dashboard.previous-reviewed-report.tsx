@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
@@ -28,6 +28,8 @@ function rowOf(r: ApiReport) {
     // The spec's "Reviewed On" is the report's updatedAt; reviewedAt is that same moment.
     reviewedOn: r.reviewedAt ?? r.updatedAt,
     expertId: r.expert?._id ?? null,
+    // The follow-up thread, when this expert holds it (issue 12).
+    followUps: r.followUps ?? null,
   };
 }
 
@@ -109,6 +111,20 @@ export default function ReviewedReports() {
       className: "sm:min-w-28",
     },
   ];
+  if (!isAdmin) {
+    columns.push({
+      key: "followups",
+      header: t("followups.title"),
+      cell: (r) =>
+        r.followUps && r.followUps.length > 0 ? (
+          <Link to="/dashboard/follow-ups" className="link whitespace-nowrap">
+            {t("followups.title")} ({r.followUps.filter((f) => !f.answer).length}/{r.followUps.length})
+          </Link>
+        ) : (
+          <span className="text-slate-500">{na}</span>
+        ),
+    });
+  }
   if (isAdmin) {
     columns.push({
       key: "expertId",

@@ -1,5 +1,5 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
@@ -10,7 +10,15 @@ import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { ReviewText } from "~/components/reports/ReviewText";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { FollowUpThread } from "~/components/reports/Opinion";
+import { isDomainError } from "~/domain/errors";
+import { listApprovedExperts } from "~/domain/experts.server";
+import { reassignFollowUps } from "~/domain/followups.server";
 import { listAllReviewed, type ApiReport } from "~/domain/reports.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 
@@ -25,6 +33,8 @@ function rowOf(r: ApiReport) {
     patientId: r.patient._id,
     reportType: r.reportType,
     review: r.review,
+    followUps: r.followUps ?? [],
+    expertId: r.expert?._id ?? null,
   };
 }
 
@@ -37,11 +47,38 @@ export async function loader({ request }: LoaderFunctionArgs) {
     pageError(err);
   }
   const { t } = await tFor(request);
+  // Who can take over a report's follow-up questions (issue 12).
+  const experts = await listApprovedExperts(actor, { page: 1, pageSize: 100 });
   return {
     title: t("reports.allReviewedTitle"),
     items: result.items.map(rowOf),
     pagination: pageInfo(result),
+    experts: experts.items.map((e) => ({ _id: e._id, name: `${e.firstName} ${e.lastName}`.trim() })),
   };
+}
+
+/** Admin: another approved expert takes over a report's follow-up questions. */
+export async function action({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireRole(request, "Admin");
+  const { t } = await tFor(request);
+  const form = await readForm(request);
+  const back = `/dashboard/previous-reviewed-reports${new URL(request.url).search}`;
+  try {
+    await reassignFollowUps(
+      actor,
+      String(form.get("reportId") ?? ""),
+      { expertId: form.get("expertId") },
+      {
+        ip: clientOf(context).ip,
+      },
+    );
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    const field = err.extra.fieldErrors?.expertId?.[0];
+    return redirectWithError(back, t(field ?? err.message));
+  }
+  return redirectWithSuccess(back, t("followups.reassignSuccess"));
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -50,7 +87,7 @@ type Row = ReturnType<typeof rowOf>;
 
 export default function AllReviewedReports() {
   const { t } = useTranslation();
-  const { items, pagination } = useLoaderData<typeof loader>();
+  const { items, pagination, experts } = useLoaderData<typeof loader>();
   const typeLabel = useReportTypeLabel();
   const loading = useListLoading();
   const offset = (pagination.page - 1) * pagination.pageSize;
@@ -75,6 +112,45 @@ export default function AllReviewedReports() {
       header: t("reports.reviewLabel"),
       cell: (r) => <ReviewText text={r.review} />,
       className: "min-w-64 max-w-lg",
+    },
+    {
+      key: "followups",
+      header: t("followups.title"),
+      cell: (r) => (
+        <details className="min-w-56">
+          <summary className="link cursor-pointer">
+            {t("followups.title")} ({r.followUps.length})
+          </summary>
+          <div className="mt-2 space-y-3">
+            <FollowUpThread reportId={r._id} followUps={r.followUps} />
+            <Form method="post" preventScrollReset className="space-y-2">
+              <input type="hidden" name="reportId" value={r._id} />
+              <label htmlFor={`reassign-${r._id}`} className="field-label">
+                {t("reports.reassignLabel")}
+              </label>
+              <select
+                id={`reassign-${r._id}`}
+                name="expertId"
+                required
+                defaultValue=""
+                className="field-input"
+              >
+                <option value="">{t("reports.chooseExpert")}</option>
+                {experts
+                  .filter((e) => e._id !== r.expertId)
+                  .map((e) => (
+                    <option key={e._id} value={e._id}>
+                      {e.name}
+                    </option>
+                  ))}
+              </select>
+              <button type="submit" className="btn-secondary">
+                {t("reports.reassign")}
+              </button>
+            </Form>
+          </div>
+        </details>
+      ),
     },
   ];
 

@@ -38,6 +38,9 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
+import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
+import { expertUser, updateExpertDetails } from "~/domain/experts.server";
+import { expertDetailsFormSchema } from "~/schemas/experts";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
@@ -65,6 +68,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     // The schema's "not in the future" rule uses the UTC date, so the picker's limit does too.
     today: new Date().toISOString().slice(0, 10),
+    // Experts: their verification details (issue 12).
+    expert: actor.accountType === "Expert" ? ((await expertUser(actor.id)).expertDetails ?? null) : null,
     sessions: await listSessions(actor),
   };
 }
@@ -160,6 +165,20 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithError(SETTINGS, domainMessage(err, t, "profile.profileFailed"));
     }
     return redirectWithSuccess("/dashboard/my-profile", t("profile.profileUpdated"));
+  }
+
+  if (intent === "expert-details") {
+    const submission = parseWithZod(formData, { schema: expertDetailsFormSchema });
+    if (submission.status !== "success") {
+      return data({ intent: "expert-details" as const, result: submission.reply() }, { status: 400 });
+    }
+    try {
+      await updateExpertDetails(actor, submission.value);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError(SETTINGS, domainMessage(err, t, "experts.onlyExperts"));
+    }
+    return redirectWithSuccess(SETTINGS, t("experts.detailsUpdated"));
   }
 
   if (intent === "password") {
@@ -511,6 +530,51 @@ function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]
   );
 }
 
+/** Experts: registration, council, years of practice and specialties; a rejected application is resubmitted by saving. */
+function ExpertSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
+  const { t } = useTranslation();
+  const { expert } = useLoaderData<typeof loader>();
+  const busy = useBusyIntent() === "expert-details";
+  const [form, fields] = useForm({
+    id: "expert-details-form",
+    lastResult,
+    defaultValue: expert
+      ? ({
+          specialties: expert.specialties,
+          registrationNumber: expert.registrationNumber,
+          registrationCouncil: expert.registrationCouncil,
+          yearsOfPractice: expert.yearsOfPractice === null ? "" : String(expert.yearsOfPractice),
+        } as any) // a checkbox group's default is a list; Conform types it from the schema's input
+      : undefined,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: expertDetailsFormSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  subscribeToErrors(form);
+  return (
+    <Section id="expert-details-heading" title={t("experts.detailsTitle")}>
+      {expert?.rejectedAt && (
+        <p role="status" className="mb-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-amber-950">
+          {t("dashboard.rejectedNotice", { reason: expert.rejectionReason ?? "" })}
+        </p>
+      )}
+      <p className="mb-4 text-slate-700">{t("experts.detailsIntro")}</p>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="expert-details-heading">
+        <input type="hidden" name="intent" value="expert-details" />
+        <FormError id={form.errorId} errors={form.errors} />
+        <ExpertDetailsFields
+          fields={fields as unknown as Parameters<typeof ExpertDetailsFields>[0]["fields"]}
+        />
+        <div className="mt-5 flex justify-end">
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("experts.saveDetails")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}
+
 function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const busy = useBusyIntent() === "password";
@@ -706,6 +770,7 @@ function SessionsSection() {
 export default function Settings() {
   const { t } = useTranslation();
   const actionData = useActionData<typeof action>();
+  const expertShown = useLoaderData<typeof loader>().expert !== null;
   const location = useLocation();
   return (
     <div className="space-y-6">
@@ -715,6 +780,9 @@ export default function Settings() {
         serverValues={actionData?.intent === "picture" ? actionData.values : undefined}
       />
       <ProfileSection lastResult={actionData?.intent === "profile" ? actionData.result : undefined} />
+      {expertShown && (
+        <ExpertSection lastResult={actionData?.intent === "expert-details" ? actionData.result : undefined} />
+      )}
       {/* Remounted after each submission so a changed password never stays in the inputs. */}
       <PasswordSection
         key={location.key}

@@ -74,6 +74,7 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
               label: t("dashboard.previousReviewedReport"),
               icon: "history",
             },
+            { to: "/dashboard/follow-ups", label: t("dashboard.followUps"), icon: "chat" },
           ],
         },
       ];
@@ -91,6 +92,7 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
               label: t("dashboard.previousReviewedReport"),
               icon: "history",
             },
+            { to: "/dashboard/turnaround", label: t("dashboard.turnaround"), icon: "gauge" },
           ],
         },
         { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
@@ -124,6 +126,8 @@ const ICONS = {
   logout: "M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10",
   menu: "M4 6h16M4 12h16M4 18h16",
   chevron: "m9 6 6 6-6 6",
+  chat: "M4 5h16v11H9l-5 4zM8 9h8M8 12h5",
+  gauge: "M4 16a8 8 0 1 1 16 0M12 16l4-5M4 20h16",
 } as const;
 
 function NavIcon({ name, className = "h-5 w-5 shrink-0" }: { name: Icon; className?: string }) {

@@ -20,7 +20,12 @@ import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
 import { limit } from "~/domain/ratelimit.server";
 import { assertCanUpload, createReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
-import { DESCRIPTION_MAX, uploadReportFormSchema } from "~/schemas/reports";
+import {
+  DESCRIPTION_MAX,
+  URGENT_REASON_MAX,
+  uploadReportFormFields,
+  urgentNeedsReason,
+} from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
 import { formatBytes } from "~/utils/format";
 import { guardForm } from "~/utils/guard.server";
@@ -109,14 +114,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 /** The same rules in the browser, plus the file: present and not over the size limit. */
 function clientSchema(maxBytes: number) {
-  return uploadReportFormSchema.extend({
-    report: z.any().superRefine((value, ctx) => {
-      const isFile = typeof File !== "undefined" && value instanceof File && value.size > 0;
-      if (!isFile) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "reports.fileRequired" });
-      else if ((value as File).size > maxBytes)
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "files.tooLarge" });
-    }),
-  });
+  return uploadReportFormFields
+    .extend({
+      report: z.any().superRefine((value, ctx) => {
+        const isFile = typeof File !== "undefined" && value instanceof File && value.size > 0;
+        if (!isFile) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "reports.fileRequired" });
+        else if ((value as File).size > maxBytes)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "files.tooLarge" });
+      }),
+    })
+    .superRefine(urgentNeedsReason);
 }
 
 /** What the single-fetch endpoint sent back: the action's data, or a redirect (e.g. signed out). */
@@ -379,6 +386,32 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
           maxLength={DESCRIPTION_MAX}
           placeholder={t("reports.descriptionHint")}
         />
+
+        <fieldset className="space-y-3 rounded-lg border border-amber-300 bg-amber-50/60 p-3">
+          <legend className="sr-only">{t("reports.urgentLabel")}</legend>
+          <label className="flex cursor-pointer items-start gap-3">
+            <input
+              id={fields.urgent.id}
+              name={fields.urgent.name}
+              type="checkbox"
+              defaultChecked={fields.urgent.initialValue === "on"}
+              aria-describedby={`${fields.urgent.id}-hint`}
+              className="mt-1 h-5 w-5 shrink-0 accent-amber-700"
+              data-testid="urgent"
+            />
+            <span>
+              <span className="font-semibold text-slate-900">{t("reports.urgentLabel")}</span>
+              <span id={`${fields.urgent.id}-hint`} className="block text-sm text-slate-700">
+                {t("reports.urgentHint")}
+              </span>
+            </span>
+          </label>
+          <TextField
+            meta={fields.urgentReason}
+            label={t("reports.urgentReasonLabel")}
+            maxLength={URGENT_REASON_MAX}
+          />
+        </fieldset>
 
         <div>
           <label className="flex cursor-pointer items-start gap-3 rounded-lg border border-slate-200 bg-slate-50 p-3">

@@ -5,6 +5,7 @@ import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
+import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
@@ -79,7 +80,7 @@ export default function Signup() {
         </>
       }
     >
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...getFormProps(form)} className="group/signup space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <fieldset>
           <legend className="field-label">{t("accounts.accountType")}</legend>
@@ -95,7 +96,7 @@ export default function Signup() {
                   value={type}
                   checked={accountType === type}
                   onChange={() => setAccountType(type)}
-                  className="sr-only"
+                  className={`sr-only ${type === "Expert" ? "expert-choice" : ""}`}
                 />
                 {type === "Patient" ? t("accounts.patient") : t("accounts.expert")}
               </label>
@@ -143,6 +144,15 @@ export default function Signup() {
             maxLength={10}
           />
         </div>
+        {/* Experts say who they are (issue 12). Shown by CSS while "Expert" is chosen, so it works without JavaScript. */}
+        <fieldset
+          className="hidden rounded-lg border border-slate-200 p-3 group-has-[.expert-choice:checked]/signup:block"
+          data-testid="expert-details"
+        >
+          <legend className="px-1 font-semibold text-slate-900">{t("experts.detailsTitle")}</legend>
+          <p className="mb-3 text-sm text-slate-600">{t("experts.detailsIntro")}</p>
+          <ExpertDetailsFields fields={fields} />
+        </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
           <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="new-password" />
           <PasswordField

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  councilField,
+  registrationNumberField,
+  requireExpertDetails,
+  specialtiesField,
+  yearsField,
+} from "./experts";
 
 /** Account schemas shared by the screens (Conform), the API and the OpenAPI document. Messages are i18n keys. */
 export const SIGNUP_COUNTRY_CODES = ["+91", "+1", "+44", "+61", "+81"] as const;
@@ -54,18 +61,31 @@ const passwordsMatch = <T extends { password: string; confirmPassword: string }>
   v.password === v.confirmPassword;
 const mismatch = { message: "accounts.passwordMismatch", path: ["confirmPassword"] };
 
+/** An expert's verification details at signup (issue 12): required on the screen, optional on the API. */
+const expertSignupFields = {
+  specialties: specialtiesField.optional(),
+  registrationNumber: registrationNumberField.optional(),
+  registrationCouncil: councilField.optional(),
+  yearsOfPractice: yearsField,
+};
+
 export const signupFormSchema = z
   .object({
     ...signupFields,
+    ...expertSignupFields,
     countryCode: z
       .enum(SIGNUP_COUNTRY_CODES, { errorMap: () => ({ message: "validation.countryCodeRequired" }) })
       .default("+91"),
   })
-  .refine(passwordsMatch, mismatch);
+  .refine(passwordsMatch, mismatch)
+  .superRefine((v, ctx) => {
+    if (v.accountType === "Expert") requireExpertDetails(v, ctx);
+  });
 
 export const signupApiSchema = z
   .object({
     ...signupFields,
+    ...expertSignupFields,
     countryCode: z.enum(SIGNUP_COUNTRY_CODES).optional(),
     otp,
   })

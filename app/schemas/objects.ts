@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES } from "~/db/types";
+import { SPECIALTIES } from "~/domain/specialties";
 import { REPORT_TYPES } from "./reports";
 
 /** Response objects of the contract, for the OpenAPI document and for tests that check real responses. */
@@ -21,9 +22,32 @@ export const userObject = z.object({
   }),
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
+  /** Experts only (issue 12): verification details and the admin's decision. */
+  expertDetails: z
+    .object({
+      specialties: z.array(z.enum(SPECIALTIES)),
+      registrationNumber: z.string(),
+      registrationCouncil: z.string(),
+      yearsOfPractice: z.number().int().nullable(),
+      approvedAt: z.string().datetime().nullable(),
+      approvedBy: z.object({ _id: z.string(), firstName: z.string(), lastName: z.string() }).nullable(),
+      rejectedAt: z.string().datetime().nullable(),
+      rejectionReason: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 const person = z.object({ _id: z.string(), firstName: z.string(), lastName: z.string() });
+
+export const followUpObject = z.object({
+  _id: z.string(),
+  question: z.string(),
+  askedAt: z.string().datetime(),
+  answer: z.string().nullable(),
+  answeredAt: z.string().datetime().nullable(),
+  answeredBy: person.nullable(),
+});
 
 export const reportObject = z.object({
   _id: z.string(),
@@ -38,10 +62,50 @@ export const reportObject = z.object({
   mimeType: z.string(),
   size: z.number().int(),
   patient: person.extend({ email: z.string() }),
-  expert: person.nullable(),
+  expert: person
+    .extend({
+      registrationNumber: z.string(),
+      registrationCouncil: z.string(),
+      specialties: z.array(z.string()),
+    })
+    .nullable(),
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
   reviewedAt: z.string().datetime().nullable(),
+  // Issue 12 (new fields; status keeps its two values — a claimed report is Pending with claimedBy set).
+  urgent: z.boolean(),
+  urgentReason: z.string().nullable(),
+  claimedBy: person.nullable(),
+  claimedAt: z.string().datetime().nullable(),
+  findings: z.string().nullable(),
+  recommendations: z.string().nullable(),
+  seeDoctorSoon: z.boolean(),
+  dueAt: z.string().datetime(),
+  overdue: z.boolean(),
+  opinionUrl: z.string().nullable(),
+  matchesSpecialties: z.boolean().optional(),
+  followUps: z.array(followUpObject).optional(),
+  followUpsLeft: z.number().int().optional(),
+  followUpsUntil: z.string().datetime().nullable().optional(),
+});
+
+export const turnaroundObject = z.object({
+  pending: z.number().int(),
+  inReview: z.number().int(),
+  overdue: z.number().int(),
+  windowDays: z.number().int(),
+  reviewedInWindow: z.number().int(),
+  medianMs: z.number().nullable(),
+  p90Ms: z.number().nullable(),
+  experts: z.array(
+    z.object({
+      expert: person,
+      claimed: z.number().int(),
+      reviewed: z.number().int(),
+      medianMs: z.number().nullable(),
+    }),
+  ),
+  overdueReports: z.array(reportObject),
 });
 
 export const paginationObject = z.object({

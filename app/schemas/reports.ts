@@ -84,16 +84,39 @@ const consentField = z.union([z.literal("on"), z.literal("true"), z.literal(true
  * countryCode and consent are optional there, because the original client never sent them.
  * When consent is sent it must be given.
  */
-export const uploadReportSchema = z.object({
-  reportType: reportTypeField,
-  description: descriptionField,
-  phoneNumber: phoneNumberField,
-  countryCode: countryCodeField.optional(),
-  consent: consentField.optional(),
-});
+export const URGENT_REASON_MAX = 300;
+
+/** A checkbox or a JSON boolean; absent means no. */
+export const flagField = z.preprocess(
+  (v) => v === true || v === "true" || v === "on" || v === "1",
+  z.boolean(),
+);
+
+/** An urgent report says why (a short reason the experts read first). */
+export function urgentNeedsReason(v: { urgent?: boolean; urgentReason?: string }, ctx: z.RefinementCtx) {
+  if (v.urgent && !v.urgentReason)
+    ctx.addIssue({ code: "custom", path: ["urgentReason"], message: "reports.urgentReasonRequired" });
+}
+
+export const uploadReportSchema = z
+  .object({
+    reportType: reportTypeField,
+    description: descriptionField,
+    phoneNumber: phoneNumberField,
+    countryCode: countryCodeField.optional(),
+    consent: consentField.optional(),
+    /** Issue 12: the patient may mark a report urgent, with a short reason. */
+    urgent: flagField.optional(),
+    urgentReason: z
+      .string({ invalid_type_error: "reports.urgentReasonTooLong" })
+      .trim()
+      .max(URGENT_REASON_MAX, "reports.urgentReasonTooLong")
+      .optional(),
+  })
+  .superRefine(urgentNeedsReason);
 
 /** The upload screen: country code and the consent checkbox are required there. */
-export const uploadReportFormSchema = uploadReportSchema.extend({
+export const uploadReportFormFields = uploadReportSchema.innerType().extend({
   countryCode: z
     .string({
       required_error: "reports.countryCodeRequired",
@@ -102,16 +125,32 @@ export const uploadReportFormSchema = uploadReportSchema.extend({
     .pipe(countryCodeField),
   consent: consentField,
 });
+export const uploadReportFormSchema = uploadReportFormFields.superRefine(urgentNeedsReason);
 
 export type UploadReportInput = z.input<typeof uploadReportSchema>;
 export type UploadReportData = z.output<typeof uploadReportSchema>;
 
+const optionalText = (max: number, tooLong: string) =>
+  z
+    .string({ invalid_type_error: tooLong })
+    .trim()
+    .max(max, tooLong)
+    .optional()
+    .transform((v) => (v ? v : null));
+
+/**
+ * The structured opinion (issue 12): `review` is the summary (the contract's field, required);
+ * findings, recommendations and the "see a doctor in person soon" flag are optional additions.
+ */
 export const reviewSchema = z.object({
   review: z
     .string({ required_error: "reports.reviewRequired", invalid_type_error: "reports.reviewRequired" })
     .trim()
     .min(1, "reports.reviewRequired")
     .max(REVIEW_MAX, "reports.reviewTooLong"),
+  findings: optionalText(REVIEW_MAX, "reports.findingsTooLong"),
+  recommendations: optionalText(REVIEW_MAX, "reports.recommendationsTooLong"),
+  seeDoctorSoon: flagField.optional(),
 });
 export type ReviewInput = z.input<typeof reviewSchema>;
 
@@ -134,3 +173,34 @@ export const reportTypeFilter = z.preprocess(
 export function isReportType(value: unknown): value is ReportType {
   return typeof value === "string" && (REPORT_TYPES as readonly string[]).includes(value);
 }
+
+export const FOLLOWUP_TEXT_MAX = 2000;
+
+export const followUpQuestionSchema = z.object({
+  question: z
+    .string({
+      required_error: "followups.questionRequired",
+      invalid_type_error: "followups.questionRequired",
+    })
+    .trim()
+    .min(1, "followups.questionRequired")
+    .max(FOLLOWUP_TEXT_MAX, "followups.tooLong"),
+});
+
+export const followUpAnswerSchema = z.object({
+  answer: z
+    .string({ required_error: "followups.answerRequired", invalid_type_error: "followups.answerRequired" })
+    .trim()
+    .min(1, "followups.answerRequired")
+    .max(FOLLOWUP_TEXT_MAX, "followups.tooLong"),
+});
+
+export const reassignSchema = z.object({
+  expertId: idField("experts.expertIdRequired"),
+});
+
+/** `?sort=queue` (urgent first, then oldest) and `?match=first|only` on the pending list. */
+export const queueQuerySchema = z.object({
+  sort: z.enum(["newest", "queue"]).optional(),
+  match: z.enum(["all", "first", "only"]).optional(),
+});

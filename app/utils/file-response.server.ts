@@ -16,14 +16,16 @@ export function contentDisposition(fileName: string, type: "inline" | "attachmen
 }
 
 /**
- * Headers that keep a served file out of other sites' frames (and, for images, every active
- * content away: a PDF cannot be sandboxed, Chromium's viewer refuses to run in a sandbox).
+ * Headers that keep a served file out of other sites' frames — our own pages may frame it (the
+ * expert reads the report beside the opinion form) — and, for images, every active content away
+ * (a PDF cannot be sandboxed: Chromium's viewer refuses to run in a sandbox).
  */
-export function fileFrameHeaders(mimeType: string) {
+export function fileFrameHeaders(mimeType: string, opts: { ownFrames?: boolean } = {}) {
   const sandbox = mimeType === "application/pdf" ? "" : "; sandbox";
+  const ancestors = opts.ownFrames ? "'self'" : "'none'";
   return {
-    "Content-Security-Policy": `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'${sandbox}`,
-    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors ${ancestors}${sandbox}`,
+    "X-Frame-Options": opts.ownFrames ? "SAMEORIGIN" : "DENY",
     "Cross-Origin-Resource-Policy": "same-origin",
   };
 }
@@ -32,6 +34,7 @@ export function fileFrameHeaders(mimeType: string) {
 export function fileResponse(
   file: { stream: Readable; mimeType: string; fileName: string; size: number },
   cache = "private, no-store",
+  opts: { ownFrames?: boolean } = {},
 ) {
   return new Response(createReadableStreamFromReadable(file.stream), {
     status: 200,
@@ -41,7 +44,7 @@ export function fileResponse(
       "Content-Disposition": contentDisposition(file.fileName),
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": cache,
-      ...fileFrameHeaders(file.mimeType),
+      ...fileFrameHeaders(file.mimeType, opts),
     },
   });
 }

@@ -46,7 +46,21 @@ describe("account screens without JavaScript", () => {
   it("signup → code by mail → verify → login → dashboard, pending data kept server-side", async () => {
     const b = new Browserish(server.url);
     expect((await b.fetch("/verify-email")).headers.get("Location")).toBe("/signup");
-    const res = await b.post("/signup", signupFields("kavya@example.com", "Expert"));
+    // An expert says who they are (issue 12): without the details the screen refuses, saying what is missing.
+    const bare = await b.post("/signup", signupFields("kavya@example.com", "Expert"));
+    expect(bare.status).toBe(400);
+    const bareHtml = await bare.text();
+    expect(bareHtml).toContain("Please choose at least one specialty");
+    expect(bareHtml).toContain("Please enter your medical registration number");
+    expect(bareHtml).toContain("Please enter the council that issued your registration");
+    expect(bareHtml).toContain("Please enter your years of practice");
+    const res = await b.post("/signup", {
+      ...signupFields("kavya@example.com", "Expert"),
+      specialties: "Radiology",
+      registrationNumber: "KMC-45821",
+      registrationCouncil: "Karnataka Medical Council",
+      yearsOfPractice: "9",
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe("/verify-email");
     const cookie = decodeURIComponent(b.cookies.get("pending_signup") ?? "");
@@ -86,6 +100,19 @@ describe("account screens without JavaScript", () => {
     await db.close();
     expect(row.account_type).toBe("Expert");
     expect(Boolean(row.approved)).toBe(false);
+    const details = await openTestDb(server.dataDir);
+    expect(
+      await details.get(
+        "select p.registration_number, p.registration_council, p.years_of_practice, s.specialty from expert_profiles p join users u on u.id = p.user_id join expert_specialties s on s.user_id = u.id where u.email = ?",
+        "kavya@example.com",
+      ),
+    ).toEqual({
+      registration_number: "KMC-45821",
+      registration_council: "Karnataka Medical Council",
+      years_of_practice: 9,
+      specialty: "Radiology",
+    });
+    await details.close();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
 
     const bad = await b.post("/login", { email: "kavya@example.com", password: "wrong-password" });

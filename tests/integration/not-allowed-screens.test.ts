@@ -119,9 +119,15 @@ describe("Add Review is for experts", () => {
     const res = await b.admin.post(`/dashboard/add-review/${ids.report}`, { review: "Looks fine." });
     expect(res.status).toBe(403);
     expect(text(await res.text())).toContain("Only experts can add reviews");
+    // The expert first starts the review (a claim), then the opinion form is there.
     const page = await b.expert.fetch(`/dashboard/add-review/${ids.report}`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('name="review"');
+    const before = await page.text();
+    expect(before).toContain('value="claim"');
+    expect(before).not.toContain('name="review"');
+    const claimed = await b.expert.post(`/dashboard/add-review/${ids.report}`, { intent: "claim" });
+    expect(claimed.status).toBe(302);
+    expect(await (await b.expert.follow(claimed)).text()).toContain('name="review"');
   });
 
   it("the message is translated (Hindi)", async () => {
@@ -213,7 +219,10 @@ describe("Pending reports render one layout for every width", () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     const count = (s: string) => html.split(s).length - 1;
-    expect(count(`href="/dashboard/add-review/${ids.report}"`)).toBe(1);
+    // "Start review" (claim) before the review; "Continue review" once the expert holds it.
+    expect(
+      count(`name="reportId" value="${ids.report}"`) + count(`href="/dashboard/add-review/${ids.report}"`),
+    ).toBe(1);
     expect(count('href="tel:')).toBe(1);
     expect(count("<table")).toBe(1);
     expect(count('data-testid="pending-reports"')).toBe(1);

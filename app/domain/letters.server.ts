@@ -1,0 +1,73 @@
+import { config } from "~/config.server";
+import { isLocale, type Locale } from "~/i18n/config";
+import { getT } from "~/i18n/i18n.server";
+import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
+import { site } from "~/site";
+import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
+import { renderLetterPdf } from "./letter-pdf.server";
+import { reportForLetter } from "./reports.server";
+import type { Actor } from "./sessions.server";
+import { SPECIALTY_KEYS, type Specialty } from "./specialties";
+
+/**
+ * The signed opinion letter (issue 12): the structured opinion, the follow-ups, who signed it and a
+ * verification code, rendered as a PDF in the patient's language. Only the patient, the reviewing
+ * expert and admins may fetch it (reportForLetter decides and records each fetch).
+ */
+export async function opinionLetter(
+  actor: Actor,
+  reportId: string,
+  ip?: string | null,
+): Promise<{ pdf: Buffer; fileName: string }> {
+  const { report, letterCode, patientLocale } = await reportForLetter(actor, reportId, ip);
+  const locale: Locale = isLocale(patientLocale) ? patientLocale : "en";
+  const t = await getT(locale);
+  const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");
+  const expert = report.expert!;
+  const verifyUrl = `${config().appUrl}/verify/${letterCode}`;
+  const pdf = await renderLetterPdf({
+    locale,
+    productName: site.productName,
+    patientName: `${report.patient.firstName} ${report.patient.lastName}`.trim(),
+    reportType: t(REPORT_TYPE_KEYS[report.reportType as ReportType] ?? report.reportType),
+    submittedOn: day(report.createdAt),
+    reviewedOn: day(report.reviewedAt),
+    summary: report.review ?? "",
+    findings: report.findings,
+    recommendations: report.recommendations,
+    followUps: (report.followUps ?? []).map((f) => ({
+      question: f.question,
+      answer: f.answer,
+      askedOn: day(f.askedAt),
+      answeredOn: f.answeredAt ? day(f.answeredAt) : null,
+    })),
+    expert: {
+      name: t("letter.doctorName", { name: `${expert.firstName} ${expert.lastName}`.trim() }),
+      registrationNumber: expert.registrationNumber || t("letter.notGiven"),
+      registrationCouncil: expert.registrationCouncil,
+      specialties: expert.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s)).join(", "),
+    },
+    verificationCode: letterCode,
+    text: {
+      title: t("letter.title"),
+      patientLabel: t("letter.patient"),
+      reportLabel: t("letter.report"),
+      submittedLabel: t("letter.submitted"),
+      reviewedLabel: t("letter.reviewed"),
+      summaryLabel: t("opinion.summary"),
+      findingsLabel: t("opinion.findings"),
+      recommendationsLabel: t("opinion.recommendations"),
+      seeDoctorSoon: report.seeDoctorSoon ? t("opinion.seeDoctorSoonNotice") : null,
+      followUpsLabel: t("followups.title"),
+      questionLabel: t("followups.question"),
+      answerLabel: t("followups.answer"),
+      notAnsweredYet: t("followups.notAnswered"),
+      signedByLabel: t("opinion.reviewedBy"),
+      registrationLabel: t("opinion.regNo"),
+      verificationLabel: t("letter.verificationCode"),
+      verifyHint: t("letter.verifyHint", { url: verifyUrl }),
+      disclaimer: t("letter.disclaimer", { product: site.productName }),
+    },
+  });
+  return { pdf, fileName: `${site.productName}-opinion-${letterCode}.pdf` };
+}

@@ -1,0 +1,163 @@
+import { and, count, eq, gte, inArray, isNull } from "drizzle-orm";
+import { db, first, runExclusive } from "~/db/client.server";
+import { auditEvents, reports, users } from "~/db/schema";
+import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
+import { audit } from "./audit.server";
+import { DomainError } from "./errors";
+import { notifyUser } from "./experts.server";
+import { overdueCondition, overdueReports, type ApiReport } from "./reports.server";
+import type { Actor } from "./sessions.server";
+
+/**
+ * Turnaround (issue 12): how long patients wait. Admins see pending / in review / overdue counts,
+ * the median and 90th-percentile time from upload to opinion over the last 30 days, each
+ * expert's claims, reviews and median time, and the overdue list; an hourly job mails admins a
+ * digest of newly overdue reports (each report once).
+ */
+
+const DAY = 86_400_000;
+const WINDOW_DAYS = 30;
+
+/** Nearest-rank percentile of sorted values (ms), or null when there are none. */
+export function percentile(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1];
+}
+
+export type ExpertTurnaround = {
+  expert: { _id: string; firstName: string; lastName: string };
+  claimed: number;
+  reviewed: number;
+  medianMs: number | null;
+};
+
+export type Turnaround = {
+  pending: number;
+  inReview: number;
+  overdue: number;
+  windowDays: number;
+  reviewedInWindow: number;
+  medianMs: number | null;
+  p90Ms: number | null;
+  experts: ExpertTurnaround[];
+  overdueReports: ApiReport[];
+};
+
+export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Turnaround> {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
+  const at = new Date(now);
+  const since = new Date(now - WINDOW_DAYS * DAY);
+  const live = and(eq(reports.status, "Pending"), gte(reports.claimExpiresAt, at));
+  const [inReview, pendingAll, overdue] = await Promise.all([
+    first(db().select({ n: count() }).from(reports).where(live)),
+    first(db().select({ n: count() }).from(reports).where(eq(reports.status, "Pending"))),
+    first(db().select({ n: count() }).from(reports).where(overdueCondition(now))),
+  ]);
+  // reports_status_reviewed_idx (status, reviewed_at, id): the last 30 days of opinions.
+  const done = await db()
+    .select({ createdAt: reports.createdAt, reviewedAt: reports.reviewedAt, expertId: reports.expertId })
+    .from(reports)
+    .where(and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since)));
+  const durations = done.map((r) => r.reviewedAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
+  const perExpert = new Map<string, number[]>();
+  for (const r of done) {
+    if (!r.expertId) continue;
+    const list = perExpert.get(r.expertId) ?? [];
+    list.push(r.reviewedAt!.getTime() - r.createdAt.getTime());
+    perExpert.set(r.expertId, list);
+  }
+  // audit_events_action_created_idx (action, created_at, id): claims in the window, per expert.
+  const claims = await db()
+    .select({ actorId: auditEvents.actorId, n: count() })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.action, "report.claim"), gte(auditEvents.createdAt, since)))
+    .groupBy(auditEvents.actorId);
+  const claimed = new Map(claims.filter((c) => c.actorId).map((c) => [c.actorId!, c.n]));
+  const ids = [...new Set([...perExpert.keys(), ...claimed.keys()])];
+  const names = ids.length
+    ? await db()
+        .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
+        .from(users)
+        .where(inArray(users.id, ids))
+    : [];
+  const experts = names
+    .map((u) => {
+      const times = (perExpert.get(u.id) ?? []).sort((a, b) => a - b);
+      return {
+        expert: { _id: u.id, firstName: u.firstName, lastName: u.lastName },
+        claimed: claimed.get(u.id) ?? 0,
+        reviewed: times.length,
+        medianMs: percentile(times, 50),
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.reviewed - a.reviewed ||
+        b.claimed - a.claimed ||
+        a.expert.firstName.localeCompare(b.expert.firstName),
+    );
+  const inReviewN = inReview?.n ?? 0;
+  return {
+    pending: (pendingAll?.n ?? 0) - inReviewN,
+    inReview: inReviewN,
+    overdue: overdue?.n ?? 0,
+    windowDays: WINDOW_DAYS,
+    reviewedInWindow: durations.length,
+    medianMs: percentile(durations, 50),
+    p90Ms: percentile(durations, 90),
+    experts,
+    overdueReports: await overdueReports(50, now),
+  };
+}
+
+const DIGEST_LINES = 30;
+
+/**
+ * The hourly overdue digest: marks every newly overdue report as notified (one conditional update
+ * on one node at a time), then mails each active admin one message listing them — type and how
+ * long the patient has waited, never medical content. A report is in at most one digest.
+ */
+export async function sendOverdueDigest(now = Date.now()): Promise<number> {
+  const sent = await runExclusive("overdue", async () => {
+    const fresh = await db()
+      .update(reports)
+      .set({ overdueNotifiedAt: new Date(now) })
+      .where(and(overdueCondition(now), isNull(reports.overdueNotifiedAt)))
+      .returning({
+        id: reports.id,
+        reportType: reports.reportType,
+        createdAt: reports.createdAt,
+        priority: reports.priority,
+      });
+    if (!fresh.length) return 0;
+    fresh.sort((a, b) => a.priority - b.priority || a.createdAt.getTime() - b.createdAt.getTime());
+    await audit(null, "report.overdue_notice", "report", null, { reports: fresh.length });
+    const admins = await db()
+      .select({ email: users.email, firstName: users.firstName, locale: users.locale })
+      .from(users)
+      .where(and(eq(users.accountType, "Admin"), isNull(users.suspendedAt)));
+    for (const admin of admins) {
+      notifyUser(admin, {
+        subject: "mail.overdueSubject",
+        body: "mail.overdueBody",
+        action: "mail.overdueAction",
+        path: "/dashboard/turnaround",
+        vars: { count: fresh.length },
+        lines: (t) => [
+          ...fresh.slice(0, DIGEST_LINES).map((r) =>
+            t(r.priority === 0 ? "mail.overdueLineUrgent" : "mail.overdueLine", {
+              type: t(REPORT_TYPE_KEYS[r.reportType as ReportType] ?? r.reportType),
+              hours: Math.floor((now - r.createdAt.getTime()) / 3_600_000),
+            }),
+          ),
+          ...(fresh.length > DIGEST_LINES
+            ? [t("mail.overdueMore", { count: fresh.length - DIGEST_LINES })]
+            : []),
+        ],
+      });
+    }
+    return fresh.length;
+  });
+  return sent ?? 0;
+}

@@ -1,0 +1,15 @@
+import { claimReport } from "~/domain/reports.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** An approved expert starts reviewing a report (exactly one of several at once wins). */
+const route = apiRoute({
+  POST: (request, params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const report = await claimReport(actor, params.reportId ?? "", { ip: clientOf(context).ip });
+      return { message: "reports.claimSuccess", data: report };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,16 @@
+import { reassignFollowUps } from "~/domain/followups.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** Admin: another approved expert takes over a report's follow-up questions. */
+const route = apiRoute({
+  POST: (request, params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const body = await readJson(request);
+      await reassignFollowUps(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
+      return { message: "followups.reassignSuccess" };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,15 @@
+import { releaseReport } from "~/domain/reports.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** The claimant (or an admin) gives the report back to the queue. */
+const route = apiRoute({
+  POST: (request, params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const report = await releaseReport(actor, params.reportId ?? "", { ip: clientOf(context).ip });
+      return { message: "reports.releaseSuccess", data: report };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,102 @@
+import { data, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { isDomainError } from "~/domain/errors";
+import { limit } from "~/domain/ratelimit.server";
+import { verifyLetter } from "~/domain/reports.server";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { tFor } from "~/i18n/i18n.server";
+import { site } from "~/site";
+import { formatDay } from "~/utils/format";
+import { clientOf } from "~/utils/request.server";
+
+/**
+ * Public: does an opinion letter with this code exist, and who signed it — nothing more (no
+ * patient, no report, no opinion). Not indexed; limited per address against scanning.
+ */
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { t, locale } = await tFor(request);
+  const typed = new URL(request.url).searchParams.get("code");
+  if (!params.code && typed) throw redirect(`/verify/${encodeURIComponent(typed.trim().slice(0, 40))}`);
+  const headers = { "X-Robots-Tag": "noindex", "Cache-Control": "no-store" };
+  const base = {
+    title: t("verify.title"),
+    code: params.code ?? "",
+    result: null as null | string,
+    valid: false,
+  };
+  if (!params.code) return data(base, { headers });
+  try {
+    await limit("verifyLetter", null, clientOf(context));
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return data({ ...base, result: t(err.message, err.extra.values ?? {}) }, { status: 429, headers });
+  }
+  const found = await verifyLetter(params.code);
+  if (!found) return data({ ...base, result: t("verify.invalid") }, { status: 404, headers });
+  const e = found.expert;
+  return data(
+    {
+      ...base,
+      valid: true,
+      result: t("verify.valid", {
+        code: found.code,
+        date: found.reviewedAt ? formatDay(found.reviewedAt, locale) : "",
+        name: `${e.firstName} ${e.lastName}`.trim(),
+        reg: e.registrationNumber || t("letter.notGiven"),
+        council: [e.registrationCouncil, ...e.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s))]
+          .filter(Boolean)
+          .join(", "),
+      }),
+    },
+    { headers },
+  );
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data: d }) => [
+  { title: `${d?.title ?? ""} | ${site.productName}` },
+  { name: "robots", content: "noindex" },
+];
+
+export default function Verify() {
+  const { t } = useTranslation();
+  const { code, result, valid } = useLoaderData<typeof loader>();
+  return (
+    <main id="main" className="mx-auto w-full max-w-2xl flex-1 px-4 py-10">
+      <h1 className="text-3xl font-bold">{t("verify.title")}</h1>
+      <p className="mt-2 text-slate-700">{t("verify.intro", { product: site.productName })}</p>
+      {result && (
+        <p
+          role="status"
+          data-testid="verify-result"
+          className={`mt-6 rounded-lg border-2 p-4 font-semibold ${
+            valid ? "border-green-600 bg-green-50 text-green-900" : "border-red-600 bg-red-50 text-red-900"
+          }`}
+        >
+          {result}
+        </p>
+      )}
+      <Form method="get" action="/verify" className="card mt-6 flex flex-wrap items-end gap-3">
+        <div className="min-w-0 flex-1">
+          <label htmlFor="verify-code" className="field-label">
+            {t("verify.codeLabel")}
+          </label>
+          <input
+            id="verify-code"
+            name="code"
+            defaultValue={code}
+            required
+            maxLength={40}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellCheck={false}
+            className="field-input font-mono tracking-wider uppercase"
+          />
+        </div>
+        <button type="submit" className="btn-primary">
+          {t("verify.check")}
+        </button>
+      </Form>
+    </main>
+  );
+}

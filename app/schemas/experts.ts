@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { SPECIALTIES } from "~/domain/specialties";
+
+/**
+ * An expert's verification details (issue 12), shared by the signup screen, Settings, the API and
+ * the OpenAPI document. Messages are i18n keys. On the API every field is optional (older clients
+ * sign experts up without them); the signup screen requires them for experts.
+ */
+export const REGISTRATION_MAX = 40;
+export const COUNCIL_MAX = 120;
+export const REJECTION_MAX = 500;
+
+const specialty = z.enum(SPECIALTIES, { errorMap: () => ({ message: "experts.specialtyInvalid" }) });
+
+/** One value or several (a form sends one field per ticked box; JSON sends an array). */
+export const specialtiesField = z.preprocess(
+  (v) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]),
+  z.array(specialty).max(SPECIALTIES.length, "experts.specialtyInvalid"),
+);
+
+export const registrationNumberField = z
+  .string({ invalid_type_error: "experts.registrationInvalid" })
+  .trim()
+  .max(REGISTRATION_MAX, "experts.registrationInvalid")
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} /.-]*$/u, "experts.registrationInvalid")
+  .or(z.literal(""));
+
+export const councilField = z
+  .string({ invalid_type_error: "experts.councilInvalid" })
+  .trim()
+  .max(COUNCIL_MAX, "experts.councilInvalid");
+
+export const yearsField = z.preprocess(
+  (v) => (v === "" || v === null ? undefined : v),
+  z.coerce
+    .number({ invalid_type_error: "experts.yearsInvalid" })
+    .int("experts.yearsInvalid")
+    .min(0, "experts.yearsInvalid")
+    .max(70, "experts.yearsInvalid")
+    .optional(),
+);
+
+/** The details as the API accepts them (all optional). */
+export const expertDetailsSchema = z.object({
+  specialties: specialtiesField.optional(),
+  registrationNumber: registrationNumberField.optional(),
+  registrationCouncil: councilField.optional(),
+  yearsOfPractice: yearsField,
+});
+export type ExpertDetailsInput = z.infer<typeof expertDetailsSchema>;
+
+/** Screens (signup as an expert, Settings): every detail is required. */
+export function requireExpertDetails(v: ExpertDetailsInput, ctx: z.RefinementCtx) {
+  if (!v.specialties?.length)
+    ctx.addIssue({ code: "custom", path: ["specialties"], message: "experts.specialtiesRequired" });
+  if (!v.registrationNumber)
+    ctx.addIssue({ code: "custom", path: ["registrationNumber"], message: "experts.registrationRequired" });
+  if (!v.registrationCouncil)
+    ctx.addIssue({ code: "custom", path: ["registrationCouncil"], message: "experts.councilRequired" });
+  if (v.yearsOfPractice === undefined)
+    ctx.addIssue({ code: "custom", path: ["yearsOfPractice"], message: "experts.yearsRequired" });
+}
+
+export const expertDetailsFormSchema = expertDetailsSchema.superRefine(requireExpertDetails);
+
+export const rejectExpertSchema = z.object({
+  expertId: z
+    .string({ required_error: "experts.expertIdRequired", invalid_type_error: "experts.expertIdRequired" })
+    .trim()
+    .min(1, "experts.expertIdRequired")
+    .max(100, "experts.expertIdRequired"),
+  reason: z
+    .string({
+      required_error: "experts.rejectReasonRequired",
+      invalid_type_error: "experts.rejectReasonRequired",
+    })
+    .trim()
+    .min(1, "experts.rejectReasonRequired")
+    .max(REJECTION_MAX, "experts.rejectReasonTooLong"),
+});
