@@ -1,4 +1,10 @@
-import { data, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  data,
+  redirect,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { isDomainError } from "~/domain/errors";
@@ -52,6 +58,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     { headers },
   );
 }
+
+export const headers: HeadersFunction = ({ loaderHeaders }) => loaderHeaders;
 
 export const meta: MetaFunction<typeof loader> = ({ data: d }) => [
   { title: `${d?.title ?? ""} | ${site.productName}` },

@@ -94,7 +94,18 @@ test("axe: visitor screens", async ({ browser }, info) => {
   const page = await (await personContext(browser, info)).newPage();
   await axeRun(
     page,
-    ["/", "/about-us", "/contact-us", "/login", "/signup", "/forgot-password", "/no-such-page", "/api-docs"],
+    [
+      "/",
+      "/about-us",
+      "/contact-us",
+      "/login",
+      "/signup",
+      "/forgot-password",
+      "/no-such-page",
+      "/api-docs",
+      "/verify",
+      "/verify/ABCD-EFGH-JKMN",
+    ],
     "visitor",
   );
 });
@@ -147,6 +158,7 @@ test("axe: admin screens", async () => {
       "/dashboard/users",
       "/dashboard/messages",
       "/dashboard/messages?kind=callback",
+      "/dashboard/turnaround",
       "/dashboard/settings",
       `/dashboard/previous-report/${w.report.patient._id}`,
       `/dashboard/add-review/${w.report._id}`,
@@ -172,6 +184,7 @@ test("axe: approved expert screens", async () => {
       "/dashboard/pending-report",
       `/dashboard/add-review/${w.report._id}`,
       "/dashboard/previous-reviewed-report",
+      "/dashboard/follow-ups",
       "/dashboard/approved-expert",
       "/dashboard/my-profile",
       "/dashboard/settings",
@@ -230,13 +243,15 @@ test("the upload flow and the review flow work with the keyboard alone", async (
 
   await logIn(epage, expert.email, expert.password);
   await epage.goto("/dashboard/pending-report");
-  const addReview = epage.getByRole("link", { name: /Add Review/ }).first();
-  await addReview.focus();
+  const startReview = epage.getByRole("button", { name: /Start review/ }).first();
+  await startReview.focus();
   await epage.keyboard.press("Enter");
   await expect(epage).toHaveURL(/\/dashboard\/add-review\//);
   await epage.locator('textarea[name="review"]').focus();
   await epage.keyboard.type("All values normal.");
-  await epage.keyboard.press("Tab");
+  // Summary → findings → recommendations → the "see a doctor soon" box → Submit Review.
+  for (let i = 0; i < 4; i++) await epage.keyboard.press("Tab");
+  await expect(epage.getByRole("button", { name: "Submit Review" })).toBeFocused();
   await epage.keyboard.press("Enter");
   await expect(epage.getByText("Review Added Successfully")).toBeVisible();
 });

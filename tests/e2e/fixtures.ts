@@ -14,6 +14,9 @@ export type TestUser = {
   email: string;
   phone: string;
   password: string;
+  /** Experts: the specialties and registration number they sign up with. */
+  specialties?: string[];
+  registrationNumber?: string;
 };
 
 /** A fresh account description, unique per project and run. */
@@ -86,6 +89,16 @@ export async function signUp(page: Page, user: TestUser) {
   await page.getByLabel("Phone Number").fill(user.phone);
   await page.getByLabel(/^Password/).fill(user.password);
   await page.getByLabel(/^Confirm Password/).fill(user.password);
+  if (user.type === "Expert") {
+    // Experts say who they are (issue 12): specialties, registration, council, years of practice.
+    const details = page.getByTestId("expert-details");
+    for (const s of user.specialties ?? ["General Medicine", "Pathology"]) {
+      await details.getByLabel(s, { exact: true }).check();
+    }
+    await details.getByLabel("Medical registration number").fill(user.registrationNumber ?? "NMC-2019-0481");
+    await details.getByLabel("Years of practice").fill("8");
+    await details.getByLabel("Issuing council").fill("National Medical Commission");
+  }
   await page.getByRole("button", { name: "Create Account" }).click();
   await expect(page).toHaveURL(/\/verify-email$/);
   const code = await readOtp(user.email);

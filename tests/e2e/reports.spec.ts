@@ -291,12 +291,20 @@ test("approved expert: filter, open the file, review; a second review is a confl
 
   // Add Review: the report's facts, then the review.
   await page.goto(`/dashboard/pending-report?reportType=Blood+Test`);
-  await table.locator("tbody tr", { hasText: patientName }).getByRole("link", { name: "Add Review" }).click();
+  // "Start review" claims the report; the opinion is written beside the file.
+  await table
+    .locator("tbody tr", { hasText: patientName })
+    .getByRole("button", { name: /Start review/ })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/add-review/${w.pdfReportId}$`));
   await expect(page.getByRole("heading", { level: 1, name: "Add Review" })).toBeVisible();
   await expect(page.getByText("Routine blood test before surgery.")).toBeVisible();
-  await expect(page.getByRole("link", { name: /View Report/ })).toHaveAttribute(
+  await expect(page.getByRole("link", { name: /Open the file in a new tab/ })).toHaveAttribute(
     "href",
+    `/api/v1/report/${w.pdfReportId}/file`,
+  );
+  await expect(page.getByTestId("report-viewer")).toHaveAttribute(
+    "src",
     `/api/v1/report/${w.pdfReportId}/file`,
   );
   await page.getByRole("button", { name: "Submit Review" }).click();
@@ -307,9 +315,9 @@ test("approved expert: filter, open the file, review; a second review is a confl
   const second = await page.context().newPage();
   await second.goto(`/dashboard/add-review/${w.pdfReportId}`);
   await hydrated(second);
-  await second.getByLabel(/^Review/).fill("A different opinion that must not overwrite the first.");
+  await second.getByLabel(/^Summary/).fill("A different opinion that must not overwrite the first.");
 
-  await page.getByLabel(/^Review/).fill(w.review);
+  await page.getByLabel(/^Summary/).fill(w.review);
   await page.getByRole("button", { name: "Submit Review" }).click();
   await expect(toaster(page)).toContainText("Review Added Successfully");
   await expect(page).toHaveURL(/\/dashboard\/pending-report$/);
@@ -428,7 +436,9 @@ test("admin: audit log, all reviewed reports, reviewed reports with Expert ID, a
   await shot(page, info, "previous-reviewed-report-admin");
 
   await page.goto("/dashboard/pending-report");
-  await expect(page.getByTestId("pending-reports").getByRole("link", { name: "Add Review" })).toHaveCount(0);
+  await expect(page.getByTestId("pending-reports").getByRole("button", { name: /Start review/ })).toHaveCount(
+    0,
+  );
   await shot(page, info, "pending-report-admin");
 
   await page.goto(`/dashboard/previous-report/${w.patientId}`);

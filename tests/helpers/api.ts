@@ -48,7 +48,14 @@ export async function signupViaApi(
   api: ReturnType<typeof apiClient>,
   smtp: { waitFor: (to: string, m?: RegExp) => Promise<{ subject: string }> },
   codeFrom: (m: any) => string,
-  user: { email: string; accountType?: "Patient" | "Expert"; firstName?: string; lastName?: string },
+  user: {
+    email: string;
+    accountType?: "Patient" | "Expert";
+    firstName?: string;
+    lastName?: string;
+    /** More signup fields (e.g. an expert's specialties and registration). */
+    extra?: Record<string, unknown>;
+  },
 ) {
   const sent = await api.post("/auth/send-otp", { email: user.email, checkUserPresent: true });
   if (sent.status !== 200) throw new Error(`send-otp ${sent.status} ${JSON.stringify(sent.body)}`);
@@ -62,6 +69,7 @@ export async function signupViaApi(
     password: strongPassword,
     confirmPassword: strongPassword,
     otp: code,
+    ...user.extra,
   });
   if (res.status !== 201) throw new Error(`signup ${res.status} ${JSON.stringify(res.body)}`);
   const login = await api.post("/auth/login", { email: user.email, password: strongPassword });

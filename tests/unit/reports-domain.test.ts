@@ -975,3 +975,57 @@ describe("wording", () => {
     for (const type of REPORT_TYPES) expect(lookup(REPORT_TYPE_KEYS[type])).toBe(type);
   });
 });
+
+describe("turnaround (issue 12)", () => {
+  it("percentiles by nearest rank", async () => {
+    const { percentile } = await import("~/domain/turnaround.server");
+    expect(percentile([], 50)).toBeNull();
+    expect(percentile([5], 90)).toBe(5);
+    const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect(percentile(xs, 50)).toBe(5);
+    expect(percentile(xs, 90)).toBe(9);
+    expect(percentile(xs, 100)).toBe(10);
+  });
+
+  it("the overdue digest mails each admin once per newly overdue report, never twice, without medical content", async () => {
+    const { sendOverdueDigest } = await import("~/domain/turnaround.server");
+    const { reports } = await import("~/db/schema");
+    const { eq } = await import("drizzle-orm");
+    await settleMail();
+    // Anything already overdue from earlier tests is reported first.
+    await sendOverdueDigest();
+    await settleMail();
+    await mailsTo(admin.email, /overdue/, 99, 300);
+    const old = await upload(patientA, { reportType: "MRI", description: "Severe headache" });
+    const urgent = await upload(patientA, { reportType: "ECG", urgent: "true", urgentReason: "Chest pain" });
+    const fresh = await upload(patientA, { reportType: "X-Ray" });
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
+    await m.client
+      .db()
+      .update(reports)
+      .set({ createdAt: hoursAgo(50) })
+      .where(eq(reports.id, old._id));
+    await m.client
+      .db()
+      .update(reports)
+      .set({ createdAt: hoursAgo(13) })
+      .where(eq(reports.id, urgent._id));
+    await settleMail();
+    expect(await sendOverdueDigest()).toBe(2);
+    const [mail] = await mailsTo(admin.email, /2 reports are overdue/);
+    expect(mail).toBeDefined();
+    expect(mail.body).toMatch(/ECG \(urgent\): waiting 13 hours/);
+    expect(mail.body).toMatch(/MRI: waiting 50 hours/);
+    expect(mail.body).not.toMatch(/headache|Chest pain/);
+    expect(mail.body).toContain(`${APP_URL}/dashboard/turnaround`);
+    // The next hour: nothing new, nothing sent.
+    expect(await sendOverdueDigest()).toBe(0);
+    expect(await mailsTo(admin.email, /overdue/, 1, 400)).toEqual([]);
+    expect(fresh.overdue).toBe(false);
+    const t = await (await import("~/domain/turnaround.server")).getTurnaround(admin);
+    expect(t.overdueReports.map((r) => r._id).slice(0, 2)).toEqual([urgent._id, old._id]);
+    await expect((await import("~/domain/turnaround.server")).getTurnaround(expert)).rejects.toThrow(
+      /reports.adminsOnly/,
+    );
+  });
+});
