@@ -240,7 +240,17 @@ export default function AddReview() {
     <section>
       <PageHeader title={t("reports.addReview")} />
       <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <ReportViewer report={report} />
+        {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
+        {report.claimedBy && !report.claimedByMe ? (
+          <div className="card">
+            <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
+              {t("reports.openInNewTab")}
+              <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+            </a>
+          </div>
+        ) : (
+          <ReportViewer report={report} />
+        )}
         <div className="min-w-0 space-y-5">
           <div className="card">
             <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-2 lg:grid-cols-1 xl:grid-cols-2">

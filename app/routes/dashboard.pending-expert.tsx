@@ -177,27 +177,32 @@ export default function PendingExperts() {
       header: t("experts.contact"),
       cell: (r) => <span className="whitespace-nowrap tabular-nums">{r.contact || na}</span>,
     },
-    { key: "specialties", header: t("experts.specialties"), cell: (r) => <Specialties row={r} /> },
     {
-      key: "registration",
-      header: t("experts.registrationNumber"),
-      cell: (r) =>
-        r.registrationNumber ? (
-          <span>
-            <span className="font-semibold break-all">{r.registrationNumber}</span>
-            {r.registrationCouncil && (
-              <span className="block text-sm text-slate-700">{r.registrationCouncil}</span>
-            )}
-          </span>
-        ) : (
-          <span className="text-slate-600">{t("experts.notProvided")}</span>
-        ),
-    },
-    {
-      key: "years",
-      header: t("experts.yearsOfPractice"),
-      cell: (r) =>
-        r.yearsOfPractice === null ? na : <span className="tabular-nums">{r.yearsOfPractice}</span>,
+      key: "verification",
+      header: t("experts.detailsTitle"),
+      // Specialties, then registration number, council and years of practice (issue 12).
+      cell: (r) => (
+        <div className="min-w-48 space-y-1">
+          <Specialties row={r} />
+          {r.registrationNumber ? (
+            <p className="text-sm">
+              <span className="font-semibold break-all">
+                {t("opinion.regNo")} {r.registrationNumber}
+              </span>
+              {r.registrationCouncil && <span className="block text-slate-700">{r.registrationCouncil}</span>}
+              {r.yearsOfPractice !== null && (
+                <span className="block text-slate-700">
+                  {t("experts.yearsOfPractice")}: {r.yearsOfPractice}
+                </span>
+              )}
+            </p>
+          ) : (
+            <p className="text-sm text-slate-600">
+              {t("experts.registrationNumber")}: {t("experts.notProvided")}
+            </p>
+          )}
+        </div>
+      ),
     },
     { key: "type", header: t("experts.accountType"), cell: (r) => t(roleKey(r.accountType)) },
     { key: "approve", header: t("reports.colAction"), cell: (r) => <ApproveButton row={r} /> },

@@ -114,25 +114,6 @@ export default function PendingReports() {
       className: "w-12 tabular-nums",
     },
     {
-      key: "priority",
-      header: t("reports.colPriority"),
-      cell: (r) =>
-        r.urgent || r.overdue || r.matches ? (
-          <span className="flex flex-wrap gap-1">
-            {r.urgent && <Flag kind="urgent" />}
-            {r.overdue && <Flag kind="overdue" />}
-            {isExpert && r.matches && <Flag kind="match" />}
-            {r.urgentReason && (
-              <span className="block w-full text-sm text-red-900">
-                {t("reports.urgentReasonShown", { reason: r.urgentReason })}
-              </span>
-            )}
-          </span>
-        ) : (
-          <span className="sr-only">{t("reports.statusPending")}</span>
-        ),
-    },
-    {
       key: "patient",
       header: t("reports.colPatientName"),
       cell: (r) => r.patientName || t("reports.notAvailable"),
@@ -152,11 +133,27 @@ export default function PendingReports() {
           <span className="whitespace-nowrap">{r.phoneNumber}</span>
         ),
     },
-    { key: "type", header: t("reports.reportTypeLabel"), cell: (r) => typeLabel(r.reportType) },
     {
-      key: "waiting",
-      header: t("reports.colWaiting"),
-      cell: (r) => <span className="whitespace-nowrap tabular-nums">{formatDuration(r.waitedMs, t)}</span>,
+      key: "type",
+      header: t("reports.reportTypeLabel"),
+      // The type, then what puts it ahead in the queue: urgent (with the patient's reason), overdue, your specialty.
+      cell: (r) => (
+        <span className="flex flex-col items-start gap-1">
+          <span className="font-semibold">{typeLabel(r.reportType)}</span>
+          {(r.urgent || r.overdue || (isExpert && r.matches)) && (
+            <span className="flex flex-wrap gap-1">
+              {r.urgent && <Flag kind="urgent" />}
+              {r.overdue && <Flag kind="overdue" />}
+              {isExpert && r.matches && <Flag kind="match" />}
+            </span>
+          )}
+          {r.urgentReason && (
+            <span className="max-w-56 text-sm break-words text-red-900">
+              {t("reports.urgentReasonShown", { reason: r.urgentReason })}
+            </span>
+          )}
+        </span>
+      ),
     },
     {
       key: "file",
@@ -180,6 +177,9 @@ export default function PendingReports() {
           {r.claimedBy && (
             <span className="text-sm text-sky-900">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
           )}
+          <span className="text-sm whitespace-nowrap text-slate-600 tabular-nums">
+            {t("reports.colWaiting")}: {formatDuration(r.waitedMs, t)}
+          </span>
         </span>
       ),
     },

@@ -34,7 +34,15 @@ import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /** The form's text fields (the file travels as `report`). */
-const FIELDS = ["reportType", "countryCode", "phoneNumber", "description", "consent", "urgent", "urgentReason"] as const;
+const FIELDS = [
+  "reportType",
+  "countryCode",
+  "phoneNumber",
+  "description",
+  "consent",
+  "urgent",
+  "urgentReason",
+] as const;
 /** Set by the script that sends the form with XMLHttpRequest: answer with data, not a redirect. */
 const XHR_FLAG = "_xhr";
 

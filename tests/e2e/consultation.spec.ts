@@ -92,7 +92,9 @@ const toaster = (page: Page) => page.getByTestId("toaster");
 
 /** The patient's Previous Reports screen (the id comes from the API's login answer). */
 async function openPreviousReports(page: Page, who: TestUser) {
-  const login = await page.request.post("/api/v1/auth/login", { data: { email: who.email, password: who.password } });
+  const login = await page.request.post("/api/v1/auth/login", {
+    data: { email: who.email, password: who.password },
+  });
   const id = (await login.json()).user._id as string;
   await page.goto(`/dashboard/previous-report/${id}`);
 }

@@ -528,7 +528,6 @@ const bn: Catalogue = {
     inReviewPatient: "একজন বিশেষজ্ঞ আপনার রিপোর্ট পর্যালোচনা করছেন",
     statusInReview: "পর্যালোচনা চলছে",
     colWaiting: "অপেক্ষার সময়",
-    colPriority: "অগ্রাধিকার",
     matchesSpecialties: "আপনার বিশেষত্বের সঙ্গে মেলে",
     onlyMatching: "শুধু আমার বিশেষত্বের রিপোর্ট",
     queueIntro:

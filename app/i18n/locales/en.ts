@@ -523,7 +523,6 @@ const en = {
     inReviewPatient: "An expert is reviewing your report",
     statusInReview: "In review",
     colWaiting: "Waiting",
-    colPriority: "Priority",
     matchesSpecialties: "Matches your specialties",
     onlyMatching: "Only reports for my specialties",
     queueIntro: "Reports waiting for an expert's review: urgent first, then those waiting longest.",

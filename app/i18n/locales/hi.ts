@@ -523,7 +523,6 @@ const hi: Catalogue = {
     inReviewPatient: "एक विशेषज्ञ आपकी रिपोर्ट की समीक्षा कर रहे हैं",
     statusInReview: "समीक्षा जारी है",
     colWaiting: "प्रतीक्षा समय",
-    colPriority: "प्राथमिकता",
     matchesSpecialties: "आपकी विशेषज्ञता से मेल खाती है",
     onlyMatching: "केवल मेरी विशेषज्ञता की रिपोर्ट",
     queueIntro:

@@ -543,7 +543,6 @@ const ta: Catalogue = {
     inReviewPatient: "நிபுணர் ஒருவர் உங்கள் அறிக்கையை மதிப்பாய்வு செய்கிறார்",
     statusInReview: "மதிப்பாய்வில் உள்ளது",
     colWaiting: "காத்திருப்பு நேரம்",
-    colPriority: "முன்னுரிமை",
     matchesSpecialties: "உங்கள் சிறப்புத் துறைகளுக்குப் பொருந்துகிறது",
     onlyMatching: "எனது சிறப்புத் துறைகளுக்கான அறிக்கைகள் மட்டும்",
     queueIntro:
