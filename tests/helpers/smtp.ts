@@ -21,6 +21,10 @@ export async function startSmtp() {
       });
     },
   });
+  // A sending app killed mid-connection (the multi-node and crash tests) resets its socket: not our error.
+  server.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "ECONNRESET" && err.code !== "EPIPE") throw err;
+  });
   const port = await freePort();
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
   return {

@@ -219,6 +219,31 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
     expect(audits[0].n).toBe(1);
   });
 
+  it("one delete: the same report deleted through both nodes at once is deleted once", async () => {
+    const up = await api(nodes.A!).call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "Biopsy", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "twice.pdf", data: samplePdf(), type: "application/pdf" },
+      ),
+      shared.patient,
+    );
+    expect(up.status).toBe(201);
+    const reportId = up.body.data._id;
+    const results = await Promise.all(
+      [nodes.A!, nodes.B!, nodes.A!, nodes.B!].map((n) =>
+        api(n).del("/report/delete-report", { reportId }, shared.patient),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    const audits = await query(
+      "SELECT count(*)::int AS n FROM audit_events WHERE action = 'report.delete' AND subject_id = $1",
+      [reportId],
+    );
+    expect(audits[0].n).toBe(1);
+  });
+
   it("a per-client rate limit is counted across both nodes", async () => {
     // 30 code mails per address an hour (decision 0008): 40 requests from one address, alternating nodes.
     const statuses: number[] = [];
