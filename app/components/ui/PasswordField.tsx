@@ -29,17 +29,33 @@ export function PasswordField({
           autoComplete={autoComplete}
           maxLength={128}
           {...ariaFor(meta, required)}
-          className="field-input pr-20"
+          className="field-input pr-12"
         />
         {hydrated && (
+          // An eye, named in words for screen readers and as a tooltip: a translated word ("show
+          // password" is long in Tamil) would cover the input on a phone.
           <button
             type="button"
             onClick={() => setVisible((v) => !v)}
             aria-pressed={visible}
             aria-controls={meta.id}
-            className="absolute inset-y-0 right-0 min-w-11 rounded-r-lg px-3 text-sm font-semibold text-brand-700"
+            aria-label={visible ? t("accounts.hidePassword") : t("accounts.showPassword")}
+            title={visible ? t("accounts.hidePassword") : t("accounts.showPassword")}
+            className="absolute inset-y-0 right-0 flex w-11 items-center justify-center rounded-r-lg text-brand-700 hover:bg-brand-50"
           >
-            {visible ? t("accounts.hidePassword") : t("accounts.showPassword")}
+            <svg
+              viewBox="0 0 24 24"
+              className="h-5 w-5"
+              aria-hidden="true"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.8"
+              strokeLinecap="round"
+            >
+              <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" />
+              <circle cx="12" cy="12" r="3" />
+              {visible && <path d="M4 20 20 4" />}
+            </svg>
           </button>
         )}
       </div>
