@@ -119,9 +119,12 @@ export default function ApprovedExperts() {
                     </div>
                   )}
                   {isAdmin && e.approvedBy && e.approvedAt && (
-                    <p className="text-slate-600">
-                      {t("experts.approvedBy", { name: e.approvedBy, date: dates.day(e.approvedAt) })}
-                    </p>
+                    <div>
+                      <dt className="sr-only">{t("audit.actions.expertApprove")}</dt>
+                      <dd className="text-slate-600">
+                        {t("experts.approvedBy", { name: e.approvedBy, date: dates.day(e.approvedAt) })}
+                      </dd>
+                    </div>
                   )}
                 </dl>
               </div>

@@ -130,12 +130,13 @@ export const uploadReportFormSchema = uploadReportFormFields.superRefine(urgentN
 export type UploadReportInput = z.input<typeof uploadReportSchema>;
 export type UploadReportData = z.output<typeof uploadReportSchema>;
 
+/** Optional text: absent, empty or null all mean none (so parsing the parsed value again gives the same). */
 const optionalText = (max: number, tooLong: string) =>
   z
     .string({ invalid_type_error: tooLong })
     .trim()
     .max(max, tooLong)
-    .optional()
+    .nullish()
     .transform((v) => (v ? v : null));
 
 /**

@@ -526,6 +526,42 @@ describe("turnaround", () => {
   });
 });
 
+describe("the screens without JavaScript", () => {
+  it("an expert starts a review and sends only the summary; the patient asks a follow-up on the card", async () => {
+    const up = await upload(tok.patient, { reportType: "Urine Test" });
+    const id = up.body.data._id;
+    const expert = new Browserish(server.url);
+    expect(
+      (await expert.post("/login", { email: "patho@consult.test", password: "Sturdy-pass-2026" })).status,
+    ).toBe(302);
+    const claim = await expert.post("/dashboard/pending-report", { reportId: id });
+    expect(claim.headers.get("Location")).toBe(`/dashboard/add-review/${id}`);
+    const page = await (await expert.follow(claim)).text();
+    expect(page).toContain('name="review"');
+    // The optional parts of the opinion left empty, as a form sends them.
+    const sent = await expert.post(`/dashboard/add-review/${id}`, {
+      intent: "review",
+      review: "Normal urine test.",
+      findings: "",
+      recommendations: "",
+    });
+    expect(sent.status).toBe(302);
+    expect(sent.headers.get("Location")).toBe("/dashboard/pending-report");
+    const patient = new Browserish(server.url);
+    await patient.post("/login", { email: "patient@consult.test", password: "Sturdy-pass-2026" });
+    const asked = await patient.post(`/dashboard/previous-report/${ids.patient}`, {
+      intent: "ask",
+      reportId: id,
+      question: "Should I drink more water?",
+    });
+    expect(asked.status).toBe(302);
+    const card = await (await patient.follow(asked)).text();
+    expect(card).toContain("Should I drink more water?");
+    expect(card).toContain("Normal urine test.");
+    expect(card).toContain(`/api/v1/report/${id}/opinion.pdf`);
+  });
+});
+
 describe("time limits (seconds instead of hours)", () => {
   let fast: TestServer;
   let fastApi: ReturnType<typeof apiClient>;
