@@ -75,6 +75,13 @@ const envSchema = z.object({
   /** Turnaround targets: a report waiting longer is overdue (routine / urgent). */
   REVIEW_TARGET_HOURS: z.coerce.number().positive().max(8_760).default(48),
   REVIEW_TARGET_HOURS_URGENT: z.coerce.number().positive().max(8_760).default(12),
+  /** Kannel's sendsms URL with credentials, e.g. http://app:secret@127.0.0.1:13013/cgi-bin/sendsms?from=CareBridge; unset: SMS are written to data/sms-outbox/. */
+  SMS_URL: z
+    .string()
+    .regex(/^https?:\/\//, "must start with http:// or https://")
+    .optional(),
+  /** Ceiling on SMS sent per hour, all senders together (SMS cost money). */
+  SMS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(200),
   /** Follow-up questions a patient may ask about an opinion, and for how long after it. */
   FOLLOWUP_MAX: z.coerce.number().int().min(0).max(50).default(3),
   FOLLOWUP_DAYS: z.coerce.number().positive().max(3_650).default(14),
@@ -112,6 +119,9 @@ export type Config = {
   argon2TimeCost: number;
   sessionIdleMsStaff: number;
   sessionIdleMsPatient: number;
+  smsUrl: string | undefined;
+  smsOutboxDir: string;
+  smsPerHour: number;
   claimTtlMs: number;
   reviewTargetMs: number;
   reviewTargetUrgentMs: number;
@@ -266,6 +276,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     argon2TimeCost: e.ARGON2_TIME_COST,
     sessionIdleMsStaff: Math.round(e.SESSION_IDLE_MINUTES_STAFF * 60_000),
     sessionIdleMsPatient: Math.round(e.SESSION_IDLE_MINUTES_PATIENT * 60_000),
+    smsUrl: e.SMS_URL,
+    smsOutboxDir: path.join(dataDir, "sms-outbox"),
+    smsPerHour: e.SMS_PER_HOUR,
     claimTtlMs: Math.round(e.CLAIM_TTL_MINUTES * 60_000),
     reviewTargetMs: Math.round(e.REVIEW_TARGET_HOURS * 3_600_000),
     reviewTargetUrgentMs: Math.round(e.REVIEW_TARGET_HOURS_URGENT * 3_600_000),

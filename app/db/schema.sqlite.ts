@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { ACCOUNT_TYPES, REPORT_STATUSES, SESSION_KINDS } from "./types";
+import {
+  ACCOUNT_TYPES,
+  CODE_PURPOSES,
+  NOTIFY_CHANNELS,
+  REPORT_STATUSES,
+  SESSION_KINDS,
+  SMS_STATUSES,
+} from "./types";
 
 /**
  * The SQLite schema (the zero-configuration default). `schema.pg.ts` is the same schema for
@@ -16,7 +23,10 @@ export const users = sqliteTable(
   "users",
   {
     id: text("id").primaryKey(),
+    /** Lower-cased; "" for a patient who signed up with a mobile number only (issue 13). */
     email: text("email").notNull(),
+    /** A verified mobile number in E.164 (+919876543210): a patient's identity, or where SMS go. */
+    phone: text("phone"),
     passwordHash: text("password_hash").notNull(),
     firstName: text("first_name").notNull(),
     lastName: text("last_name").notNull().default(""),
@@ -27,12 +37,18 @@ export const users = sqliteTable(
     image: text("image"),
     approved: integer("approved", { mode: "boolean" }).notNull().default(false),
     locale: text("locale").notNull().default("en"),
+    /** How notifications reach this account: "email", "sms" or "both" (patients with a phone get SMS too). */
+    notify: text("notify", { enum: NOTIFY_CHANNELS }).notNull().default("email"),
     suspendedAt: integer("suspended_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("users_email_uq").on(t.email),
+    // One account per address; phone-only accounts have none ("").
+    uniqueIndex("users_email_uq")
+      .on(t.email)
+      .where(sql`${t.email} <> ''`),
+    uniqueIndex("users_phone_uq").on(t.phone),
     index("users_type_approved_created_idx").on(t.accountType, t.approved, t.createdAt, t.id),
     index("users_type_created_idx").on(t.accountType, t.createdAt, t.id),
     index("users_created_idx").on(t.createdAt, t.id),
@@ -56,8 +72,10 @@ export const verificationCodes = sqliteTable(
   "verification_codes",
   {
     id: text("id").primaryKey(),
+    /** The e-mail the code was mailed to, or "" when it went by SMS to `phone`. */
     email: text("email").notNull(),
-    purpose: text("purpose", { enum: ["signup"] }).notNull(),
+    phone: text("phone"),
+    purpose: text("purpose", { enum: CODE_PURPOSES }).notNull(),
     codeHash: text("code_hash").notNull(),
     /** Pending signup data (password already hashed), kept server-side only. */
     payload: text("payload"),
@@ -69,6 +87,7 @@ export const verificationCodes = sqliteTable(
   (t) => [
     index("verification_codes_email_idx").on(t.email, t.purpose, t.createdAt),
     index("verification_codes_expires_idx").on(t.expiresAt),
+    index("verification_codes_phone_idx").on(t.phone, t.purpose, t.createdAt),
   ],
 );
 
@@ -272,4 +291,61 @@ export const rateLimits = sqliteTable(
     expire: integer("expire"),
   },
   (t) => [index("rate_limits_expire_idx").on(t.expire)],
+);
+
+/**
+ * Outgoing SMS (issue 13), a persisted queue: a request only adds a row; a background sender in
+ * every process claims due rows one at a time (a conditional update), sends them through the SMS
+ * gateway and retries failures with backoff, so a message is never lost and never blocks a request.
+ */
+export const smsMessages = sqliteTable(
+  "sms_messages",
+  {
+    id: text("id").primaryKey(),
+    /** E.164. */
+    to: text("to").notNull(),
+    text: text("text").notNull(),
+    /** What it is for (code, reset, opinion ready, …): shown to admins, never the text's secrets. */
+    purpose: text("purpose").notNull(),
+    status: text("status", { enum: SMS_STATUSES }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }).notNull(),
+    /** A sender holds the row until then (a crashed sender's row is taken again after it). */
+    lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    index("sms_messages_due_idx").on(t.status, t.nextAttemptAt, t.id),
+    index("sms_messages_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/**
+ * Resumable uploads in progress (tus, issue 13): whose, how long, how far, the report's fields.
+ * The bytes are encrypted segments in the blob store; any node can continue an upload.
+ */
+export const uploadSessions = sqliteTable(
+  "upload_sessions",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Declared total length in bytes. */
+    length: integer("length").notNull(),
+    /** Bytes received so far (the sum of the stored segments). */
+    received: integer("received").notNull().default(0),
+    segments: integer("segments").notNull().default(0),
+    /** The report's fields sent with the upload (JSON). */
+    metadata: text("metadata").notNull(),
+    reportId: text("report_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("upload_sessions_owner_idx").on(t.ownerId, t.createdAt),
+    index("upload_sessions_updated_idx").on(t.updatedAt),
+  ],
 );

@@ -25,6 +25,8 @@ export const {
   reportFollowups,
   expertProfiles,
   expertSpecialties,
+  smsMessages,
+  uploadSessions,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

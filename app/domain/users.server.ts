@@ -1,4 +1,4 @@
-import { count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
@@ -12,12 +12,21 @@ export function normalizeEmail(email: string): string {
 }
 
 export async function findUserByEmail(email: string): Promise<UserRow | undefined> {
+  const normal = normalizeEmail(email);
+  if (!normal) return undefined; // phone-only accounts have no e-mail ("")
   return first(
     db()
       .select()
       .from(users)
-      .where(eq(users.email, normalizeEmail(email))),
+      // The literal "<> ''" lets the database use the partial unique index users_email_uq.
+      .where(and(eq(users.email, normal), sql`${users.email} <> ''`)),
   );
+}
+
+/** The account with this verified mobile number (E.164), if any. */
+export async function findUserByPhone(phone: string): Promise<UserRow | undefined> {
+  if (!phone) return undefined;
+  return first(db().select().from(users).where(eq(users.phone, phone)));
 }
 
 export async function findUserById(id: string): Promise<UserRow | undefined> {
