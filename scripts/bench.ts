@@ -12,11 +12,23 @@
  * table and the targets, and writes everything (with EXPLAIN QUERY PLAN of every list
  * query) as JSON to bench/results/.
  *
+ * PostgreSQL + S3 (issue 11): the bench also starts its own PostgreSQL cluster and S3 server
+ * (s3rver) through tests/helpers/backends.ts, seeds BENCH_PG_REPORTS reports into them, and runs
+ * the same lists, in the same rounds, against ONE node (our server with WEB_CONCURRENCY workers,
+ * like the SQLite rows) and against TWO nodes (two servers, WEB_CONCURRENCY=1 each, on two
+ * ports, sharing the database and the bucket; autocannon spreads the connections over both).
+ * It stops only the cluster, s3rver and servers it started.
+ *
+ *   npm run bench                          SQLite and PostgreSQL + S3
+ *   npm run bench -- --no-postgres         SQLite only (the issue 10 figures)
+ *   npm run bench -- --only-postgres       PostgreSQL + S3 only (with the bare reference)
+ *
  * Environment: BENCH_DURATION (seconds per figure and round, default 5), BENCH_ROUNDS
- * (default 3), BENCH_SIZES (default "1000,100000"), CHROMIUM_PATH (for the first-visit
- * JavaScript; default /usr/bin/chromium), WEB_CONCURRENCY (workers of our server). Rate limits
- * are off for the run (login is measured many times from one address); password hashing runs at
- * its production cost.
+ * (default 3), BENCH_SIZES (default "1000,100000"), BENCH_PG_REPORTS (default 100000),
+ * CHROMIUM_PATH (for the first-visit JavaScript; default /usr/bin/chromium), WEB_CONCURRENCY
+ * (workers of our server; the two-node rows always run 1 per node), PG_BIN (PostgreSQL's server
+ * binaries, found under /usr/lib/postgresql by default). Rate limits are off for the run (login
+ * is measured many times from one address); password hashing runs at its production cost.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -38,6 +50,14 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import pg from "pg";
+import {
+  S3_CREDENTIALS,
+  startPostgres,
+  startS3,
+  type Postgres,
+  type S3Server,
+} from "../tests/helpers/backends";
 import { samplePdf } from "./samples";
 
 const require = createRequire(import.meta.url);
@@ -54,9 +74,23 @@ type CannonResult = {
   "2xx": number;
 };
 
+const FLAGS = new Set(process.argv.slice(2));
+for (const f of FLAGS) {
+  if (f !== "--no-postgres" && f !== "--only-postgres") {
+    console.error(`unknown option ${f} (known: --no-postgres, --only-postgres)`);
+    process.exit(2);
+  }
+}
+if (FLAGS.has("--no-postgres") && FLAGS.has("--only-postgres")) {
+  console.error("--no-postgres and --only-postgres exclude each other");
+  process.exit(2);
+}
+const RUN_SQLITE = !FLAGS.has("--only-postgres");
+const RUN_POSTGRES = !FLAGS.has("--no-postgres");
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = 1;
-const SIZES = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number);
+const SIZES = RUN_SQLITE ? (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) : [];
+const PG_REPORTS = Number(process.env.BENCH_PG_REPORTS ?? 100_000);
 const LIST_CONNECTIONS = 32;
 const MB = 1024 * 1024;
 const NODE = process.execPath;
@@ -105,10 +139,24 @@ async function waitFor(url: string, child: ChildProcess, log: () => string) {
 
 type App = { url: string; child: ChildProcess; root: string; logFile: string };
 
-/** Our server (`npm start`), or remix-serve (`npm run start:basic`) with `basic`. */
-async function startApp(root: string, opts: { basic?: boolean } = {}): Promise<App> {
+/** Every process this script starts, so that a failure half-way still stops each of them. */
+const children = new Set<ChildProcess>();
+function killLeftovers() {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+}
+process.on("exit", killLeftovers);
+
+/**
+ * Our server (`npm start`), or remix-serve (`npm run start:basic`) with `basic`; `env` is added
+ * to (and overrides) the defaults below — the database, the file store and the secrets of a
+ * PostgreSQL + S3 node. Without it the server runs on SQLite in `root`.
+ */
+async function startApp(
+  root: string,
+  opts: { basic?: boolean; env?: Record<string, string>; name?: string } = {},
+): Promise<App> {
   const port = await freePort();
-  const logFile = path.join(root, opts.basic ? "server-basic.log" : "server.log");
+  const logFile = path.join(root, `${opts.name ?? (opts.basic ? "server-basic" : "server")}.log`);
   const out = openSync(logFile, "a");
   const child = spawn(
     NODE,
@@ -129,10 +177,14 @@ async function startApp(root: string, opts: { basic?: boolean } = {}): Promise<A
         LOG_LEVEL: "silent",
         BCRYPT_COST: "",
         SMTP_URL: "",
+        DATABASE_URL: "",
+        STORAGE_URL: "",
+        ...opts.env,
       },
       stdio: ["ignore", out, out],
     },
   );
+  children.add(child);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child, () => readFileSync(logFile, "utf8"));
   return { url, child, root, logFile };
@@ -402,6 +454,7 @@ async function startBare() {
     env: { ...process.env, PORT: String(port) },
     stdio: "ignore",
   });
+  children.add(child);
   await waitFor(`http://127.0.0.1:${port}/`, child, () => "");
   return { url: `http://127.0.0.1:${port}/`, child };
 }
@@ -420,6 +473,8 @@ async function prepareDataset(n: number) {
     UPLOADS_DIR: path.join(root, "uploads"),
     LOG_LEVEL: "silent",
     BCRYPT_COST: "",
+    DATABASE_URL: "",
+    STORAGE_URL: "",
   };
   const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
   const t0 = performance.now();
@@ -458,6 +513,193 @@ async function prepareDataset(n: number) {
   return { n, root, app, seeded, seedSeconds, plans, patientToken, targets, responseBytes };
 }
 type Dataset = Awaited<ReturnType<typeof prepareDataset>>;
+
+// ---------------------------------------------------------------------------------------
+// PostgreSQL + S3 (issue 11)
+
+type Target = { url: string | string[]; headers?: Record<string, string> };
+const LIST_KEYS = ["pendingApi", "patientApi", "pendingPage"] as const;
+
+/** What the PostgreSQL part started, so that it is stopped whatever happens. */
+const pgRun: { pg?: Postgres; s3?: S3Server; apps: App[]; roots: string[] } = { apps: [], roots: [] };
+
+async function stopPostgresPart() {
+  for (const a of pgRun.apps)
+    if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill("SIGKILL");
+  await Promise.allSettled([pgRun.pg?.stop(), pgRun.s3?.stop()]);
+  for (const r of pgRun.roots) rmSync(r, { recursive: true, force: true });
+}
+
+/**
+ * A PostgreSQL cluster and an S3 server of our own, one database and one bucket seeded with `n`
+ * reports (VACUUM ANALYZE after the bulk load, as autovacuum would leave it), and three servers
+ * on them: ONE node (WEB_CONCURRENCY workers, like the SQLite rows) and TWO nodes (one process
+ * each). Every node has its own data folder; they share only the database, the bucket and the
+ * two secrets (SESSION_SECRET, ENCRYPTION_KEY), as a real deployment would.
+ */
+async function preparePostgres(n: number, workers: number) {
+  const t0 = performance.now();
+  await Promise.all([startPostgres().then((p) => (pgRun.pg = p)), startS3().then((s) => (pgRun.s3 = s))]);
+  const databaseUrl = await pgRun.pg!.createDatabase("carebridge_bench");
+  const storageUrl = await pgRun.s3!.createBucket("carebridge-bench");
+  const startSeconds = round1((performance.now() - t0) / 1000);
+  const shared = {
+    DATABASE_URL: databaseUrl,
+    STORAGE_URL: storageUrl,
+    AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+    SESSION_SECRET: randomBytes(32).toString("hex"),
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  };
+  const root = mkdtempSync(path.join(os.tmpdir(), `carebridge-bench-pg-${n}-`));
+  pgRun.roots.push(root);
+  const seedEnv = {
+    ...shared,
+    DATA_DIR: path.join(root, "seed", "data"),
+    UPLOADS_DIR: path.join(root, "seed", "uploads"),
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "",
+  };
+  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
+  const t1 = performance.now();
+  const seeded = JSON.parse(await run(NODE, [tsx, "scripts/seed-bench.ts", "--reports", String(n)], seedEnv));
+  const seedSeconds = round1((performance.now() - t1) / 1000);
+  // A bulk load leaves no statistics and no visibility map until autovacuum passes (within a
+  // minute or two, at a moment of its choosing); without them a count scans the table.
+  const t2 = performance.now();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("VACUUM (ANALYZE)");
+  } finally {
+    await client.end();
+  }
+  const vacuumSeconds = round1((performance.now() - t2) / 1000);
+  const plans = JSON.parse(await run(NODE, [tsx, "scripts/seed-bench.ts", "--plans"], seedEnv)) as Plans;
+
+  const node = async (name: string, concurrency: number) => {
+    const dir = path.join(root, name);
+    mkdirSync(dir, { recursive: true });
+    const app = await startApp(dir, { name, env: { ...shared, WEB_CONCURRENCY: String(concurrency) } });
+    pgRun.apps.push(app);
+    return app;
+  };
+  // The two nodes start at the same moment (both wait for the migration lock, as a rolling
+  // deployment's would); the single node after them.
+  const [nodeA, nodeB] = await Promise.all([node("node-a", 1), node("node-b", 1)]);
+  const one = await node("one-node", workers);
+  const { emails, password, ids } = seeded;
+  // Signed in on different nodes; every token and the cookie are then used on every node.
+  const expertToken = await login(nodeA.url, emails.expert, password);
+  const patientToken = await login(nodeB.url, emails.patient, password);
+  const cookie = await webLogin(one.url, emails.expert, password);
+  const targetsOn = (urls: string[]) => {
+    const at = (p: string) => (urls.length === 1 ? `${urls[0]}${p}` : urls.map((u) => `${u}${p}`));
+    return {
+      healthz: { url: at("/healthz") },
+      pendingApi: {
+        url: at("/api/v1/report/get-pending-reports"),
+        headers: { Authorization: `Bearer ${expertToken}` },
+      },
+      patientApi: {
+        url: at(`/api/v1/report/get-report-by-patientId/${ids.patient}`),
+        headers: { Authorization: `Bearer ${patientToken}` },
+      },
+      pendingPage: {
+        url: at("/dashboard/pending-report"),
+        headers: { Cookie: cookie, Accept: "text/html", "Accept-Encoding": "gzip" },
+      },
+    } satisfies Record<string, Target>;
+  };
+  const targets = { one: targetsOn([one.url]), two: targetsOn([nodeA.url, nodeB.url]) };
+  // Each node answers each list, and the JSON lists are the same on every node.
+  const responseBytes: Record<string, number> = {};
+  const answers: Record<string, Set<string>> = {};
+  for (const [name, t] of Object.entries(targets.one)) {
+    for (const base of [one.url, nodeA.url, nodeB.url]) {
+      const url = (t.url as string).replace(one.url, base);
+      const r = await fetch(url, { headers: "headers" in t ? t.headers : undefined, redirect: "manual" });
+      if (r.status !== 200) throw new Error(`PostgreSQL ${name} at ${base}: ${r.status}`);
+      const body = await r.text();
+      responseBytes[name] = Buffer.byteLength(body);
+      if (name.endsWith("Api")) (answers[name] ??= new Set()).add(body);
+    }
+  }
+  const sameListsOnEveryNode = Object.values(answers).every((set) => set.size === 1);
+  if (!sameListsOnEveryNode) throw new Error("the nodes answer the same list differently");
+  console.log(
+    `PostgreSQL + S3, ${n.toLocaleString("en")} reports: ${seeded.pending} pending, cluster and s3rver up in ${startSeconds} s, ` +
+      `seeded in ${seedSeconds} s, VACUUM ANALYZE ${vacuumSeconds} s; one node (${workers} worker(s)) ${one.url}, ` +
+      `two nodes (1 worker each) ${nodeA.url} ${nodeB.url}; response bytes ${JSON.stringify(responseBytes)}`,
+  );
+  return {
+    n,
+    seeded,
+    seedSeconds,
+    vacuumSeconds,
+    startSeconds,
+    plans,
+    one,
+    nodes: [nodeA, nodeB] as const,
+    expertToken,
+    patientToken,
+    targets,
+    responseBytes,
+    sameListsOnEveryNode,
+  };
+}
+type PgSetup = Awaited<ReturnType<typeof preparePostgres>>;
+
+/**
+ * That the two nodes share state, not only a database: a report uploaded through node B (its
+ * file into the bucket) is counted by node A's pending list at once (PostgreSQL totals are not
+ * cached), listed for its patient by the single node, and its file read back through node A is
+ * the same bytes.
+ */
+async function crossNodeCheck(p: PgSetup) {
+  const [a, b] = p.nodes;
+  const pendingTotal = async (base: string) => {
+    const r = await fetch(`${base}/api/v1/report/get-pending-reports`, {
+      headers: { Authorization: `Bearer ${p.expertToken}` },
+    });
+    return ((await r.json()) as { pagination: { total: number } }).pagination.total;
+  };
+  const before = await pendingTotal(a.url);
+  const pdf = pdfOf(300 * 1024);
+  const up = await fetch(`${b.url}/api/v1/report/upload-report`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${p.patientToken}`, "Content-Type": MULTIPART_TYPE },
+    body: multipart(pdf, "cross-node.pdf"),
+  });
+  const uploaded = (await up.json()) as { data?: { _id: string } };
+  const id = uploaded.data?._id;
+  const after = await pendingTotal(a.url);
+  const listed = (await (
+    await fetch(`${p.one.url}/api/v1/report/get-report-by-patientId/${p.seeded.ids.patient}`, {
+      headers: { Authorization: `Bearer ${p.patientToken}` },
+    })
+  ).json()) as { data: { _id: string }[] };
+  const file = await fetch(`${a.url}/api/v1/report/${id}/file`, {
+    headers: { Authorization: `Bearer ${p.patientToken}` },
+  });
+  const bytes = Buffer.from(await file.arrayBuffer());
+  const result = {
+    uploadStatusOnB: up.status,
+    pendingTotalOnABefore: before,
+    pendingTotalOnAAfter: after,
+    newestOfPatientOnOneNode: listed.data[0]?._id === id,
+    fileStatusOnA: file.status,
+    fileIdenticalOnA: bytes.equals(pdf),
+  };
+  const ok =
+    up.status === 201 &&
+    after === before + 1 &&
+    result.newestOfPatientOnOneNode &&
+    file.status === 200 &&
+    result.fileIdenticalOnA;
+  console.log(`two nodes share state: ${ok ? "yes" : "NO"} ${JSON.stringify(result)}`);
+  return { ...result, ok };
+}
 
 function uploadOnce(d: Dataset, bytes: number) {
   return fetch(`${d.app.url}/api/v1/report/upload-report`, {
@@ -514,6 +756,17 @@ console.log(
   `CareBridge bench — ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}; ` +
     `${ROUNDS} interleaved rounds of ${DURATION} s per figure; cpu pressure ${cpuPressure()} %`,
 );
+/** Which code is measured: the commit, and files of the app changed in the working tree since. */
+const git = await run("git", ["rev-parse", "HEAD"], {})
+  .then(async (commit) => ({
+    commit: commit.trim(),
+    uncommitted: (
+      await run("git", ["status", "--porcelain", "--", "app", "server", "scripts/build-server.mjs"], {})
+    )
+      .split("\n")
+      .filter(Boolean),
+  }))
+  .catch(() => undefined);
 const workers = Number(process.env.WEB_CONCURRENCY || os.availableParallelism());
 console.log(`our server: ${workers} worker process(es) (WEB_CONCURRENCY)`);
 
@@ -525,54 +778,78 @@ const other: Record<number, { login: Figure; upload5mb: Figure }> = {};
 let js: Awaited<ReturnType<typeof firstVisitJs>> | undefined;
 const stops: Record<string, Awaited<ReturnType<typeof stopApp>>> = {};
 let basic: App | undefined;
+let pgSetup: PgSetup | undefined;
+let pgOther: { upload5mbOneNode: Figure; upload5mbTwoNodes: Figure } | undefined;
+let sharedState: Awaited<ReturnType<typeof crossNodeCheck>> | undefined;
+// Ctrl-C: stop the PostgreSQL cluster and s3rver too (they would outlive this process).
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.once(sig, () => {
+    console.error(`\n${sig}: stopping what the bench started`);
+    killLeftovers();
+    void stopPostgresPart().finally(() => process.exit(130));
+  });
+}
 try {
   for (const n of SIZES) {
     const d = await prepareDataset(n);
     datasets.push(d);
     memory[n] = await measureMemory(d); // before any load, so the first upload is the first
   }
+  if (RUN_POSTGRES) pgSetup = await preparePostgres(PG_REPORTS, workers);
 
   // The same list measured on every dataset and on the bare server one after the other, in
   // several rounds, so that other work on the machine weighs on all of them alike.
-  const small = datasets[0];
-  // remix-serve on the same data (SQLite lets two servers share it), for comparison.
-  basic = await startApp(small.root, { basic: true });
-  const onBasic = (t: { url: string; headers?: Record<string, string> }) => ({
-    ...t,
-    url: t.url.replace(small.app.url, basic!.url),
-  });
-  const loginBody = JSON.stringify({ email: small.seeded.emails.patient, password: small.seeded.password });
-  const plan: [string, { url: string; headers?: Record<string, string> }][] = [
-    ["bare", { url: bare.url }],
-    ["healthz", { url: `${small.app.url}/healthz` }],
-    ["basic:healthz", { url: `${basic.url}/healthz` }],
-    [`basic:pendingApi@${small.n}`, onBasic(small.targets.pendingApi)],
-  ];
-  for (const k of ["pendingApi", "patientApi", "pendingPage"] as const) {
-    for (const d of datasets) plan.push([`${k}@${d.n}`, d.targets[k]]);
+  const small = datasets[0] as Dataset | undefined;
+  const plan: [string, Target][] = [["bare", { url: bare.url }]];
+  if (small) {
+    // remix-serve on the same data (SQLite lets two servers share it), for comparison.
+    basic = await startApp(small.root, { basic: true });
+    const onBasic = (t: { url: string; headers?: Record<string, string> }) => ({
+      ...t,
+      url: t.url.replace(small.app.url, basic!.url),
+    });
+    plan.push(
+      ["healthz", { url: `${small.app.url}/healthz` }],
+      ["basic:healthz", { url: `${basic.url}/healthz` }],
+      [`basic:pendingApi@${small.n}`, onBasic(small.targets.pendingApi)],
+    );
   }
+  // pg1: PostgreSQL + S3, one node; pg2: two nodes, half of the connections to each.
+  if (pgSetup) plan.push(["pg1:healthz", pgSetup.targets.one.healthz]);
+  for (const k of LIST_KEYS) {
+    for (const d of datasets) plan.push([`${k}@${d.n}`, d.targets[k]]);
+    if (pgSetup) {
+      plan.push([`pg1:${k}@${pgSetup.n}`, pgSetup.targets.one[k]]);
+      plan.push([`pg2:${k}@${pgSetup.n}`, pgSetup.targets.two[k]]);
+    }
+  }
+  const loginBody = small
+    ? JSON.stringify({ email: small.seeded.emails.patient, password: small.seeded.password })
+    : "";
   for (let r = 0; r < ROUNDS; r++) {
     const round: Record<string, Figure> = {};
     for (const [name, t] of plan) {
       round[name] = await cannon({ ...t, connections: LIST_CONNECTIONS }, true);
       round[name].cpuPressure = cpuPressure();
     }
-    // The pending list again while 4 clients log in all the time (password hashing off the event loop).
-    const [withLogin, loginsMeanwhile] = await Promise.all([
-      cannon({ ...small.targets.pendingApi, connections: LIST_CONNECTIONS }, false),
-      cannon(
-        {
-          url: `${small.app.url}/api/v1/auth/login`,
-          method: "POST",
-          connections: 4,
-          headers: { "Content-Type": "application/json" },
-          body: loginBody,
-        },
-        false,
-      ),
-    ]);
-    round[`pendingApiDuringLogins@${small.n}`] = withLogin;
-    round[`loginsDuringList@${small.n}`] = loginsMeanwhile;
+    if (small) {
+      // The pending list again while 4 clients log in all the time (password hashing off the event loop).
+      const [withLogin, loginsMeanwhile] = await Promise.all([
+        cannon({ ...small.targets.pendingApi, connections: LIST_CONNECTIONS }, false),
+        cannon(
+          {
+            url: `${small.app.url}/api/v1/auth/login`,
+            method: "POST",
+            connections: 4,
+            headers: { "Content-Type": "application/json" },
+            body: loginBody,
+          },
+          false,
+        ),
+      ]);
+      round[`pendingApiDuringLogins@${small.n}`] = withLogin;
+      round[`loginsDuringList@${small.n}`] = loginsMeanwhile;
+    }
     rounds.push(round);
     console.log(
       `round ${r + 1}: ` +
@@ -608,10 +885,40 @@ try {
       `${d.n} reports: login ${JSON.stringify(loginFig)}; 5 MB upload ${JSON.stringify(upload5mb)}`,
     );
   }
-  js = await firstVisitJs(small.app.url);
-  console.log(`first visit JS: ${js.files} files, ${js.gzipKb} KB gzip (${js.method})`);
-  stops.basic = await stopApp(basic); // first: it shares the small data set's database
+  if (pgSetup) {
+    // 5 MB uploads into the bucket (multipart upload to s3rver), one node, then both nodes.
+    const uploads = (url: string | string[]) =>
+      cannon(
+        {
+          url,
+          method: "POST",
+          connections: 4,
+          amount: 60,
+          timeout: 60,
+          headers: { Authorization: `Bearer ${pgSetup!.patientToken}`, "Content-Type": MULTIPART_TYPE },
+          body: multipart(pdfOf(5 * MB)),
+        },
+        false,
+      );
+    const path_ = "/api/v1/report/upload-report";
+    pgOther = {
+      upload5mbOneNode: await uploads(`${pgSetup.one.url}${path_}`),
+      upload5mbTwoNodes: await uploads(pgSetup.nodes.map((a) => `${a.url}${path_}`)),
+    };
+    console.log(`PostgreSQL + S3: 5 MB uploads ${JSON.stringify(pgOther)}`);
+    sharedState = await crossNodeCheck(pgSetup);
+  }
+  if (small) {
+    js = await firstVisitJs(small.app.url);
+    console.log(`first visit JS: ${js.files} files, ${js.gzipKb} KB gzip (${js.method})`);
+    stops.basic = await stopApp(basic!); // first: it shares the small data set's database
+  }
   for (const d of datasets) stops[d.n] = await stopApp(d.app);
+  if (pgSetup) {
+    stops[`pg1@${pgSetup.n}`] = await stopApp(pgSetup.one);
+    stops[`pg2a@${pgSetup.n}`] = await stopApp(pgSetup.nodes[0]);
+    stops[`pg2b@${pgSetup.n}`] = await stopApp(pgSetup.nodes[1]);
+  }
 } finally {
   bare.child.kill("SIGTERM");
   if (basic && basic.child.exitCode === null) basic.child.kill("SIGKILL");
@@ -619,6 +926,7 @@ try {
     if (d.app.child.exitCode === null) d.app.child.kill("SIGKILL");
     rmSync(d.root, { recursive: true, force: true });
   }
+  await stopPostgresPart();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -638,112 +946,204 @@ for (const name of Object.keys(rounds[0])) {
     requests: all.reduce((a, f) => a + f.requests, 0),
   };
 }
-const small = SIZES[0];
-const large = SIZES[SIZES.length - 1];
-const lists = ["pendingApi", "patientApi", "pendingPage"] as const;
+const lists = LIST_KEYS;
 /** Ratios are taken within each round (same machine load), then the median over rounds. */
 const perRound = (f: (r: Record<string, Figure>) => number) => Math.round(median(rounds.map(f)) * 100) / 100;
 const sharePct = (key: string) =>
   Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
-const targets = {
-  /** Issue 10: shares of bare node:http req/s in the same round, at 32 connections. */
-  healthzVsBare: { sharePct: sharePct("healthz"), ok: sharePct("healthz") >= 6 },
-  pendingApiVsBare: Object.fromEntries(
-    SIZES.map((n) => {
-      const pct = sharePct(`pendingApi@${n}`);
-      const p99 = summary[`pendingApi@${n}`].p99;
-      return [`@${n}`, { sharePct: pct, p99, ok: pct >= 4 && p99 <= 35 }];
-    }),
-  ),
-  pendingPageVsBare: Object.fromEntries(
-    SIZES.map((n) => [
-      `@${n}`,
-      { sharePct: sharePct(`pendingPage@${n}`), ok: sharePct(`pendingPage@${n}`) >= 0.9 },
-    ]),
-  ),
-  listDuringLogins: (() => {
-    const ratio = perRound((r) => r[`pendingApiDuringLogins@${small}`].rps / r[`pendingApi@${small}`].rps);
-    return {
-      listThroughputKept: ratio,
-      loginsPerSecond: summary[`loginsDuringList@${small}`].rps,
-      ok: ratio >= 0.75,
-    };
-  })(),
-  /** For the record: the same figures under remix-serve (`npm run start:basic`). */
-  remixServe: {
-    healthzSharePct: sharePct("basic:healthz"),
-    pendingApiSharePct: sharePct(`basic:pendingApi@${small}`),
-    ok: true,
-  },
-  listsP99: Object.fromEntries(
-    SIZES.flatMap((n) =>
-      lists.map((k) => [`${k}@${n}`, { p99: summary[`${k}@${n}`].p99, ok: summary[`${k}@${n}`].p99 <= 50 }]),
-    ),
-  ),
-  scaling: Object.fromEntries(
-    lists.map((k) => {
-      const p50Ratio = perRound((r) => r[`${k}@${large}`].p50 / r[`${k}@${small}`].p50);
-      const p99Ratio = perRound((r) => r[`${k}@${large}`].p99 / r[`${k}@${small}`].p99);
-      return [k, { p50Ratio, p99Ratio, ok: p50Ratio <= 1.5 }];
-    }),
-  ),
-  uploadMemory: Object.fromEntries(
-    SIZES.flatMap((n) =>
-      (["first9mb", "rejected50mb", "again9mb"] as const).map((k) => [
-        `${k}@${n}`,
-        { growthMb: memory[n][k].growthMb, ok: memory[n][k].growthMb <= 16 },
-      ]),
-    ),
-  ),
-  firstVisitJs: { gzipKb: js?.gzipKb, ok: (js?.gzipKb ?? Infinity) <= 150 },
-};
-
 const fig = (f: Figure) =>
   `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
-const table: string[][] = [["measure", ...SIZES.map((n) => `${n.toLocaleString("en")} reports`)]];
-table.push(["bare node:http, 32 conns (reference)", fig(summary.bare)]);
-table.push(["GET /healthz, 32 conns (framework floor)", fig(summary.healthz)]);
-table.push(["GET /healthz under remix-serve (start:basic)", fig(summary["basic:healthz"])]);
-table.push([
-  "GET pending-reports API under remix-serve",
-  ...SIZES.map((n) => (summary[`basic:pendingApi@${n}`] ? fig(summary[`basic:pendingApi@${n}`]) : "")),
-]);
-for (const [k, label] of [
-  ["pendingApi", "GET pending-reports API, 32 conns"],
-  ["patientApi", "GET patient's reports API, 32 conns"],
-  ["pendingPage", "GET /dashboard/pending-report, 32 conns"],
-] as const) {
-  table.push([label, ...SIZES.map((n) => fig(summary[`${k}@${n}`]))]);
-}
-table.push(["POST login, 4 conns", ...SIZES.map((n) => fig(other[n].login))]);
-table.push([
-  "GET pending-reports API, 32 conns, during 4 conns of logins",
-  ...SIZES.map((n) =>
-    summary[`pendingApiDuringLogins@${n}`] ? fig(summary[`pendingApiDuringLogins@${n}`]) : "",
-  ),
-]);
-table.push([
-  "POST login, 4 conns, during the list above",
-  ...SIZES.map((n) => (summary[`loginsDuringList@${n}`] ? fig(summary[`loginsDuringList@${n}`]) : "")),
-]);
-table.push(["POST 5 MB upload, 4 conns", ...SIZES.map((n) => fig(other[n].upload5mb))]);
-for (const [k, label] of [
-  ["first9mb", "memory growth, first 9 MB upload"],
-  ["rejected50mb", "memory growth, 50 MB upload (rejected)"],
-  ["again9mb", "memory growth, next 9 MB upload"],
-] as const) {
-  table.push([label, ...SIZES.map((n) => `+${memory[n][k].growthMb} MB (${memory[n][k].status})`)]);
-}
-table.push(["first-visit JavaScript (gzip)", `${js?.gzipKb} KB in ${js?.files} files`]);
-console.log("\n" + table.map((r) => `| ${r.join(" | ")} |`).join("\n"));
-console.log("\nTargets:");
-for (const [group, entries] of Object.entries(targets)) {
-  const list = "ok" in entries ? { "": entries } : entries;
-  for (const [k, v] of Object.entries(list as Record<string, { ok: boolean }>)) {
-    console.log(
-      `  ${v.ok ? "MET   " : "MISSED"} ${group}${k ? ` ${k}` : ""}: ${JSON.stringify({ ...v, ok: undefined })}`,
-    );
+const printTable = (table: string[][]) =>
+  console.log("\n" + table.map((r) => `| ${r.join(" | ")} |`).join("\n"));
+
+let targets: Record<string, unknown> | undefined;
+if (RUN_SQLITE) {
+  const small = SIZES[0];
+  const large = SIZES[SIZES.length - 1];
+  targets = {
+    /** Issue 10: shares of bare node:http req/s in the same round, at 32 connections. */
+    healthzVsBare: { sharePct: sharePct("healthz"), ok: sharePct("healthz") >= 6 },
+    pendingApiVsBare: Object.fromEntries(
+      SIZES.map((n) => {
+        const pct = sharePct(`pendingApi@${n}`);
+        const p99 = summary[`pendingApi@${n}`].p99;
+        return [`@${n}`, { sharePct: pct, p99, ok: pct >= 4 && p99 <= 35 }];
+      }),
+    ),
+    pendingPageVsBare: Object.fromEntries(
+      SIZES.map((n) => [
+        `@${n}`,
+        { sharePct: sharePct(`pendingPage@${n}`), ok: sharePct(`pendingPage@${n}`) >= 0.9 },
+      ]),
+    ),
+    listDuringLogins: (() => {
+      const ratio = perRound((r) => r[`pendingApiDuringLogins@${small}`].rps / r[`pendingApi@${small}`].rps);
+      return {
+        listThroughputKept: ratio,
+        loginsPerSecond: summary[`loginsDuringList@${small}`].rps,
+        ok: ratio >= 0.75,
+      };
+    })(),
+    /** For the record: the same figures under remix-serve (`npm run start:basic`). */
+    remixServe: {
+      healthzSharePct: sharePct("basic:healthz"),
+      pendingApiSharePct: sharePct(`basic:pendingApi@${small}`),
+      ok: true,
+    },
+    listsP99: Object.fromEntries(
+      SIZES.flatMap((n) =>
+        lists.map((k) => [
+          `${k}@${n}`,
+          { p99: summary[`${k}@${n}`].p99, ok: summary[`${k}@${n}`].p99 <= 50 },
+        ]),
+      ),
+    ),
+    scaling: Object.fromEntries(
+      lists.map((k) => {
+        const p50Ratio = perRound((r) => r[`${k}@${large}`].p50 / r[`${k}@${small}`].p50);
+        const p99Ratio = perRound((r) => r[`${k}@${large}`].p99 / r[`${k}@${small}`].p99);
+        return [k, { p50Ratio, p99Ratio, ok: p50Ratio <= 1.5 }];
+      }),
+    ),
+    uploadMemory: Object.fromEntries(
+      SIZES.flatMap((n) =>
+        (["first9mb", "rejected50mb", "again9mb"] as const).map((k) => [
+          `${k}@${n}`,
+          { growthMb: memory[n][k].growthMb, ok: memory[n][k].growthMb <= 16 },
+        ]),
+      ),
+    ),
+    firstVisitJs: { gzipKb: js?.gzipKb, ok: (js?.gzipKb ?? Infinity) <= 150 },
+  };
+
+  const table: string[][] = [["measure", ...SIZES.map((n) => `${n.toLocaleString("en")} reports`)]];
+  table.push(["bare node:http, 32 conns (reference)", fig(summary.bare)]);
+  table.push(["GET /healthz, 32 conns (framework floor)", fig(summary.healthz)]);
+  table.push(["GET /healthz under remix-serve (start:basic)", fig(summary["basic:healthz"])]);
+  table.push([
+    "GET pending-reports API under remix-serve",
+    ...SIZES.map((n) => (summary[`basic:pendingApi@${n}`] ? fig(summary[`basic:pendingApi@${n}`]) : "")),
+  ]);
+  for (const [k, label] of [
+    ["pendingApi", "GET pending-reports API, 32 conns"],
+    ["patientApi", "GET patient's reports API, 32 conns"],
+    ["pendingPage", "GET /dashboard/pending-report, 32 conns"],
+  ] as const) {
+    table.push([label, ...SIZES.map((n) => fig(summary[`${k}@${n}`]))]);
   }
+  table.push(["POST login, 4 conns", ...SIZES.map((n) => fig(other[n].login))]);
+  table.push([
+    "GET pending-reports API, 32 conns, during 4 conns of logins",
+    ...SIZES.map((n) =>
+      summary[`pendingApiDuringLogins@${n}`] ? fig(summary[`pendingApiDuringLogins@${n}`]) : "",
+    ),
+  ]);
+  table.push([
+    "POST login, 4 conns, during the list above",
+    ...SIZES.map((n) => (summary[`loginsDuringList@${n}`] ? fig(summary[`loginsDuringList@${n}`]) : "")),
+  ]);
+  table.push(["POST 5 MB upload, 4 conns", ...SIZES.map((n) => fig(other[n].upload5mb))]);
+  for (const [k, label] of [
+    ["first9mb", "memory growth, first 9 MB upload"],
+    ["rejected50mb", "memory growth, 50 MB upload (rejected)"],
+    ["again9mb", "memory growth, next 9 MB upload"],
+  ] as const) {
+    table.push([label, ...SIZES.map((n) => `+${memory[n][k].growthMb} MB (${memory[n][k].status})`)]);
+  }
+  table.push(["first-visit JavaScript (gzip)", `${js?.gzipKb} KB in ${js?.files} files`]);
+  printTable(table);
+  console.log("\nTargets:");
+  for (const [group, entries] of Object.entries(targets)) {
+    const list = "ok" in (entries as object) ? { "": entries } : entries;
+    for (const [k, v] of Object.entries(list as Record<string, { ok: boolean }>)) {
+      console.log(
+        `  ${v.ok ? "MET   " : "MISSED"} ${group}${k ? ` ${k}` : ""}: ${JSON.stringify({ ...v, ok: undefined })}`,
+      );
+    }
+  }
+}
+
+/**
+ * PostgreSQL + S3: each figure with its share of bare node:http in the same round, and (when
+ * SQLite ran at the same size) the per-round ratio to the SQLite figure.
+ */
+let postgres: Record<string, unknown> | undefined;
+if (pgSetup) {
+  const n = pgSetup.n;
+  const withSqlite = SIZES.includes(n);
+  const rows: Record<string, Record<string, unknown>> = {};
+  const keys: [string, string | null][] = [
+    ["healthz", RUN_SQLITE ? "healthz" : null],
+    ...lists.map((k) => [`${k}@${n}`, withSqlite ? `${k}@${n}` : null] as [string, string | null]),
+  ];
+  for (const [key, sqliteKey] of keys) {
+    const row: Record<string, unknown> = {};
+    if (sqliteKey) row.sqlite = { ...summary[sqliteKey], sharePct: sharePct(sqliteKey) };
+    for (const setup of ["pg1", "pg2"] as const) {
+      const k = `${setup}:${key}`;
+      if (!summary[k]) continue;
+      row[setup === "pg1" ? "oneNode" : "twoNodes"] = {
+        ...summary[k],
+        sharePct: sharePct(k),
+        ...(sqliteKey ? { vsSqlite: perRound((r) => r[k].rps / r[sqliteKey].rps) } : {}),
+      };
+    }
+    rows[key.replace(/@\d+$/, "")] = row;
+  }
+  postgres = {
+    reports: n,
+    nodes: {
+      oneNode: { webConcurrency: workers },
+      twoNodes: { webConcurrency: 1, count: 2, connectionsPerNode: LIST_CONNECTIONS / 2 },
+    },
+    seeded: {
+      pending: pgSetup.seeded.pending,
+      patients: pgSetup.seeded.patients,
+      benchPatientReports: pgSetup.seeded.benchPatientReports,
+    },
+    startSeconds: pgSetup.startSeconds,
+    seedSeconds: pgSetup.seedSeconds,
+    vacuumSeconds: pgSetup.vacuumSeconds,
+    responseBytes: pgSetup.responseBytes,
+    sameListsOnEveryNode: pgSetup.sameListsOnEveryNode,
+    figures: rows,
+    uploads: pgOther,
+    sharedState,
+    plans: pgSetup.plans,
+  };
+  const label: Record<string, string> = {
+    healthz: "GET /healthz (pings the database and the bucket)",
+    pendingApi: "GET pending-reports API",
+    patientApi: "GET patient's reports API",
+    pendingPage: "GET /dashboard/pending-report",
+  };
+  const cell = (f: unknown) => {
+    if (!f) return "";
+    const x = f as Figure & { sharePct: number; vsSqlite?: number };
+    return `${fig(x)}, ${x.sharePct} % of bare${x.vsSqlite !== undefined ? `, ×${x.vsSqlite} of SQLite` : ""}`;
+  };
+  const table: string[][] = [
+    [
+      `32 conns, ${n.toLocaleString("en")} reports`,
+      "SQLite",
+      `PostgreSQL + S3, one node (${workers} worker(s))`,
+      "PostgreSQL + S3, two nodes (1 worker each)",
+    ],
+    ["bare node:http (reference)", fig(summary.bare)],
+  ];
+  for (const [k, row] of Object.entries(rows))
+    table.push([label[k], cell(row.sqlite), cell(row.oneNode), cell(row.twoNodes)]);
+  if (pgOther) {
+    table.push([
+      "POST 5 MB upload, 4 conns",
+      RUN_SQLITE && other[n] ? fig(other[n].upload5mb) : "",
+      fig(pgOther.upload5mbOneNode),
+      fig(pgOther.upload5mbTwoNodes),
+    ]);
+  }
+  console.log("\nPostgreSQL + S3 (issue 11):");
+  printTable(table);
+  console.log(`two nodes share state: ${JSON.stringify(sharedState)}`);
 }
 console.log(`stop (SIGTERM): ${JSON.stringify(stops)}`);
 
@@ -754,10 +1154,11 @@ writeFileSync(
   JSON.stringify(
     {
       startedAt: started.toISOString(),
-      command: "npm run bench",
+      command: `npm run bench${FLAGS.size ? ` -- ${[...FLAGS].join(" ")}` : ""}`,
       secondsPerFigure: DURATION,
       rounds: ROUNDS,
       machine,
+      git,
       workers,
       summary,
       targets,
@@ -775,6 +1176,7 @@ writeFileSync(
         responseBytes: d.responseBytes,
         plans: d.plans,
       })),
+      postgres,
       perRound: rounds,
       stops,
     },

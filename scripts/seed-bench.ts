@@ -3,6 +3,7 @@
  *
  *   tsx scripts/seed-bench.ts --reports 100000     fills DATA_DIR / UPLOADS_DIR
  *   tsx scripts/seed-bench.ts --plans              EXPLAIN QUERY PLAN + timings of every list query
+ *                                                  (on PostgreSQL: EXPLAIN (ANALYZE, BUFFERS) + timings)
  *
  * Seeding writes, in one transaction, N reports spread over N/20 patients (one "bench"
  * patient owns max(40, N/100) of them), half still pending, the other half reviewed by one
@@ -18,10 +19,12 @@ const { values: args } = parseArgs({
 });
 
 process.env.LOG_LEVEL ??= "silent";
-const { sqliteConnection, db, closeDatabase, migrateDatabase } = await import("../app/db/client.server");
+const { sqliteConnection, pgPool, db, closeDatabase, migrateDatabase } = await import(
+  "../app/db/client.server"
+);
 const sqlite = () => {
   const s = sqliteConnection();
-  if (!s) throw new Error("--plans reads SQLite's query plans; run it with a SQLite DATABASE_URL");
+  if (!s) throw new Error("expected SQLite");
   return s;
 };
 
@@ -185,26 +188,14 @@ async function seed(n: number) {
   );
 }
 
-/**
- * Runs every list function of the domain once against the current database, captures the
- * SQL it prepares, and prints EXPLAIN QUERY PLAN for each plus the statement's median time.
- */
-async function plans() {
+type Actor = { id: string; approved: boolean; sessionId: string } & Record<string, unknown>;
+
+/** Every list function of the domain, as one actor of each kind calls it. */
+async function listCases(admin: any, expert: any, patient: any) {
   const reportsDomain = await import("../app/domain/reports.server");
   const { listPendingExperts, listApprovedExperts } = await import("../app/domain/experts.server");
   const { listAuditEvents } = await import("../app/domain/audit.server");
   const { listUsers } = await import("../app/domain/users.server");
-  db();
-  const user = (email: string) =>
-    sqlite()
-      .prepare(
-        "SELECT id, email, first_name AS firstName, last_name AS lastName, account_type AS accountType, approved, image, locale FROM users WHERE email = ?",
-      )
-      .get(email) as any;
-  const actor = (email: string) => ({ ...user(email), approved: !!user(email).approved, sessionId: "plans" });
-  const admin = actor(BENCH_ADMIN);
-  const expert = actor(BENCH_EXPERT);
-  const patient = actor(BENCH_PATIENT);
   const page = { page: 1, pageSize: 20 };
   const cases: [string, () => unknown][] = [
     ["pending reports (Expert)", () => reportsDomain.listPendingReports(expert, page)],
@@ -219,6 +210,117 @@ async function plans() {
     ["users of one type (Admin)", () => listUsers(admin, { ...page, accountType: "Patient" })],
     ["audit log (Admin)", () => listAuditEvents(admin, { ...page })],
   ];
+  return cases;
+}
+
+/**
+ * PostgreSQL: the same cases; the SQL and parameters are captured at the pool, then each
+ * statement gets EXPLAIN (ANALYZE, BUFFERS) and its median time as a named prepared statement
+ * on one connection (as the app runs its lists), and whether PostgreSQL ended on a generic plan.
+ */
+async function plansPostgres(pool: NonNullable<ReturnType<typeof pgPool>>) {
+  const actor = async (email: string): Promise<Actor> => {
+    const { rows } = await pool.query(
+      `SELECT id, email, first_name AS "firstName", last_name AS "lastName", account_type AS "accountType", approved, image, locale FROM users WHERE email = $1`,
+      [email],
+    );
+    return { ...rows[0], sessionId: "plans" };
+  };
+  const cases = await listCases(
+    await actor(BENCH_ADMIN),
+    await actor(BENCH_EXPERT),
+    await actor(BENCH_PATIENT),
+  );
+  const counts = (
+    await pool.query(
+      "SELECT (SELECT count(*) FROM reports) AS reports, (SELECT count(*) FROM reports WHERE status = 'Pending') AS pending, (SELECT count(*) FROM audit_events) AS audit",
+    )
+  ).rows[0];
+  const server = (await pool.query("SELECT version() AS v")).rows[0].v as string;
+  const out: {
+    name: string;
+    statements: {
+      sql: string;
+      params: unknown[];
+      plan: string[];
+      executionMs: number;
+      medianMs: number;
+      planCache: { generic: number; custom: number };
+    }[];
+  }[] = [];
+  let n = 0;
+  for (const [name, run] of cases) {
+    const captured: { sql: string; params: unknown[] }[] = [];
+    const realQuery = pool.query;
+    (pool as any).query = (cfg: string | { text: string; values?: unknown[] }, params?: unknown[]) => {
+      captured.push({
+        sql: typeof cfg === "string" ? cfg : cfg.text,
+        params: params ?? (typeof cfg === "string" ? [] : (cfg.values ?? [])),
+      });
+      return (realQuery as any).call(pool, cfg, params);
+    };
+    try {
+      await run();
+    } finally {
+      (pool as any).query = realQuery;
+    }
+    const client = await pool.connect();
+    try {
+      const statements = [];
+      for (const { sql, params } of captured) {
+        const explained = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+        const plan = explained.rows.map((r) => r["QUERY PLAN"] as string);
+        const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan.join("\n"))?.[1] ?? NaN);
+        const stmt = `bench_plan_${++n}`;
+        const times: number[] = [];
+        for (let i = 0; i < 200; i++) {
+          const t = performance.now();
+          await client.query({ name: stmt, text: sql }, params);
+          times.push(performance.now() - t);
+        }
+        times.sort((a, b) => a - b);
+        const cache = (
+          await client.query(
+            "SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE name = $1",
+            [stmt],
+          )
+        ).rows[0] as { generic: number; custom: number };
+        statements.push({
+          sql,
+          params,
+          plan,
+          executionMs,
+          medianMs: Math.round(times[100] * 1000) / 1000,
+          planCache: { generic: Number(cache?.generic), custom: Number(cache?.custom) },
+        });
+      }
+      out.push({ name, statements });
+    } finally {
+      client.release();
+    }
+  }
+  console.log(JSON.stringify({ dialect: "postgres", server, counts, queries: out }));
+}
+
+/**
+ * Runs every list function of the domain once against the current database, captures the
+ * SQL it prepares, and prints EXPLAIN QUERY PLAN for each plus the statement's median time.
+ */
+async function plans() {
+  db();
+  const pool = pgPool();
+  if (pool) return plansPostgres(pool);
+  const user = (email: string) =>
+    sqlite()
+      .prepare(
+        "SELECT id, email, first_name AS firstName, last_name AS lastName, account_type AS accountType, approved, image, locale FROM users WHERE email = ?",
+      )
+      .get(email) as any;
+  const actor = (email: string) => ({ ...user(email), approved: !!user(email).approved, sessionId: "plans" });
+  const admin = actor(BENCH_ADMIN);
+  const expert = actor(BENCH_EXPERT);
+  const patient = actor(BENCH_PATIENT);
+  const cases = await listCases(admin, expert, patient);
   const counts = sqlite()
     .prepare(
       "SELECT (SELECT count(*) FROM reports) AS reports, (SELECT count(*) FROM reports WHERE status = 'Pending') AS pending, (SELECT count(*) FROM audit_events) AS audit",
