@@ -13,11 +13,24 @@ import { audit } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
-import { sendMail, sendMailInBackground, simpleHtml } from "./mail.server";
+import { sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
 import { beginLogin, forgive, limit, takeMailPoint } from "./ratelimit.server";
 import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
-import { findUserByEmail, findUserById, insertUser, normalizeEmail } from "./users.server";
+import { maskPhone, validE164 } from "~/utils/phone.server";
+import { sendCode, sendFailedLoginsNotice, smsNumberOf, type CodePurpose } from "./notify.server";
+import type { NotifyChannel } from "~/db/types";
+import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
+
+/** The national digits of an E.164 number (the contact number kept on a phone-only account). */
+function phoneDigits(e164: string | null | undefined): string {
+  return e164
+    ? e164
+        .replace(/^\+91/, "")
+        .replace(/^\+\d{1,3}/, "")
+        .slice(-12)
+    : "";
+}
 
 const CODE_TTL_MS = 10 * 60 * 1000;
 const CODE_MAX_ATTEMPTS = 5;
@@ -25,7 +38,21 @@ const CODE_MAX_ATTEMPTS = 5;
 const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 const RESET_TTL_MS = 15 * 60 * 1000;
 
-type PendingSignup = Omit<SignupForm, "password" | "confirmPassword"> & {
+/** What a screen signup keeps on the server until its code is entered (the password already hashed). */
+type PendingSignup = Omit<
+  SignupForm,
+  | "password"
+  | "confirmPassword"
+  | "email"
+  | "phone"
+  | "contactNumber"
+  | "signupWith"
+  | "mobileCountryCode"
+  | "mobileNumber"
+> & {
+  email: string;
+  phone: string | null;
+  contactNumber: string;
   passwordHash: string;
   locale: string;
 };
@@ -42,19 +69,22 @@ function sameHash(a: string, b: string) {
 
 const loc = (l: string | undefined): Locale => (isLocale(l) ? l : "en");
 
-async function mailCode(email: string, code: string, locale: string) {
-  const t = await getT(loc(locale));
-  const vars = { code, product: site.productName, minutes: 10 };
-  await sendMail({
-    to: email,
-    subject: t("authMail.codeSubject", vars),
-    text: `${t("authMail.codeBody", vars)}\n\n${t("authMail.ignore")}`,
-    html: simpleHtml([t("authMail.codeBody", vars), t("authMail.ignore")]),
-  });
-}
+/** Where a code goes: an e-mail address, or a mobile number (E.164) by SMS. */
+export type CodeTarget = { email: string; phone?: undefined } | { phone: string; email?: undefined };
 
-/** Issues a fresh 6-digit code for an e-mail (older unused codes stop working) and mails it. */
-async function issueCode(email: string, payload: string | null, locale: string) {
+const codeOwner = (target: CodeTarget) =>
+  target.phone ? eq(verificationCodes.phone, target.phone) : eq(verificationCodes.email, target.email!);
+
+/**
+ * Issues a fresh 6-digit code for an e-mail or a mobile number and purpose (older unused codes
+ * for it stop working) and sends it by mail or SMS.
+ */
+async function issueCode(
+  target: CodeTarget,
+  payload: string | null,
+  locale: string,
+  purpose: CodePurpose = "signup",
+) {
   const id = newId();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const now = Date.now();
@@ -65,8 +95,8 @@ async function issueCode(email: string, payload: string | null, locale: string) 
         .set({ consumedAt: new Date(now) })
         .where(
           and(
-            eq(verificationCodes.email, email),
-            eq(verificationCodes.purpose, "signup"),
+            codeOwner(target),
+            eq(verificationCodes.purpose, purpose),
             isNull(verificationCodes.consumedAt),
           ),
         ),
@@ -74,8 +104,9 @@ async function issueCode(email: string, payload: string | null, locale: string) 
     yield* exec(
       tx.insert(verificationCodes).values({
         id,
-        email,
-        purpose: "signup",
+        email: target.email ?? "",
+        phone: target.phone ?? null,
+        purpose,
         codeHash: codeHash(id, code),
         payload,
         expiresAt: new Date(now + CODE_TTL_MS),
@@ -84,12 +115,25 @@ async function issueCode(email: string, payload: string | null, locale: string) 
     );
   });
   try {
-    await mailCode(email, code, locale);
+    await sendCode(target, code, locale, purpose);
   } catch {
     await db().delete(verificationCodes).where(eq(verificationCodes.id, id));
     throw new DomainError("invalid", "accounts.sendCodeFailed");
   }
   return id;
+}
+
+/** The newest unused code of a purpose for an e-mail or a number. */
+async function latestCode(target: CodeTarget, purpose: CodePurpose) {
+  return first(
+    db()
+      .select()
+      .from(verificationCodes)
+      .where(
+        and(codeOwner(target), eq(verificationCodes.purpose, purpose), isNull(verificationCodes.consumedAt)),
+      )
+      .orderBy(desc(verificationCodes.createdAt)),
+  );
 }
 
 /** Checks a code against its row: single use, 10 minutes, at most 5 wrong tries. */
@@ -132,6 +176,44 @@ async function assertEmailFree(email: string) {
   }
 }
 
+/**
+ * The server's check of a number the schema only shaped (libphonenumber-js metadata stays off
+ * the browser): a real number for its country, as E.164, or a 400 on the field that held it.
+ */
+function checkedPhone(candidate: string): string {
+  const e164 = validE164(candidate);
+  if (!e164) {
+    const msg = ["accounts.mobileInvalid"];
+    throw new DomainError("invalid", "accounts.mobileInvalid", {
+      fieldErrors: { phone: msg, mobileNumber: msg, email: msg },
+    });
+  }
+  return e164;
+}
+
+/** A mobile number may belong to one account (as its identity). */
+async function assertPhoneFree(phone: string, field = "phone") {
+  if (await findUserByPhone(phone)) {
+    throw new DomainError("conflict", "accounts.mobileTaken", {
+      fieldErrors: { [field]: ["accounts.mobileTaken"], mobileNumber: ["accounts.mobileTaken"] },
+    });
+  }
+}
+
+async function assertTargetFree(target: CodeTarget) {
+  if (target.phone) await assertPhoneFree(target.phone);
+  else await assertEmailFree(target.email!);
+}
+
+/** Budgets per e-mail (mail) or per number (SMS, which costs money: its own limits and hourly ceiling). */
+async function limitCode(target: CodeTarget, client: Client) {
+  if (target.phone) await limit("sms", target.phone, client);
+  else await limit("mail", target.email!, client);
+}
+
+const targetOf = (v: { email?: string | null; phone?: string | null }): CodeTarget =>
+  v.phone ? { phone: checkedPhone(v.phone) } : { email: v.email ?? "" };
+
 /** Refuses a password from the common-password list (decision 0009), as a field error of `field`. */
 function assertPasswordNotCommon(password: string, field: string) {
   if (isCommonPassword(password)) {
@@ -144,15 +226,17 @@ function assertPasswordNotCommon(password: string, field: string) {
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
   assertPasswordNotCommon(input.password, "password");
-  await limit("mail", input.email, client);
-  await assertEmailFree(input.email);
+  const target = targetOf(input);
+  await limitCode(target, client);
+  await assertTargetFree(target);
   const pending: PendingSignup = {
     accountType: input.accountType,
     firstName: input.firstName,
     lastName: input.lastName,
-    email: input.email,
+    email: input.email ?? "",
+    phone: input.phone ?? null,
     countryCode: input.countryCode,
-    contactNumber: input.contactNumber,
+    contactNumber: input.contactNumber ?? phoneDigits(input.phone),
     specialties: input.specialties,
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
@@ -160,7 +244,7 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
     passwordHash: await hashPassword(input.password),
     locale,
   };
-  return { pendingId: await issueCode(input.email, JSON.stringify(pending), locale) };
+  return { pendingId: await issueCode(target, JSON.stringify(pending), locale) };
 }
 
 async function pendingRow(pendingId: string | null | undefined) {
@@ -171,24 +255,26 @@ async function pendingRow(pendingId: string | null | undefined) {
   return row;
 }
 
-/** The e-mail of a pending screen signup, or null when there is none. */
+/** Where the code of a pending screen signup went (e-mail, or a masked mobile number), or null. */
 export async function getPendingSignup(pendingId: string | null | undefined) {
   const row = await pendingRow(pendingId);
-  return row ? { email: row.email } : null;
+  return row ? { email: row.email, phone: row.phone ? maskPhone(row.phone) : null } : null;
 }
 
 export async function resendSignupCode(pendingId: string, client: Client) {
   const row = await pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
-  await limit("mail", row.email, client);
-  await assertEmailFree(row.email);
+  const target = targetOf(row);
+  await limitCode(target, client);
+  await assertTargetFree(target);
   const pending = JSON.parse(row.payload!) as PendingSignup;
-  return { pendingId: await issueCode(row.email, row.payload, pending.locale) };
+  return { pendingId: await issueCode(target, row.payload, pending.locale) };
 }
 
 async function createAccount(pending: PendingSignup) {
   return insertUser({
     email: pending.email,
+    phone: pending.phone ?? null,
     passwordHash: pending.passwordHash,
     firstName: pending.firstName,
     lastName: pending.lastName,
@@ -213,49 +299,48 @@ async function createAccount(pending: PendingSignup) {
 export async function completeSignup(pendingId: string, code: string, client: Client) {
   const row = await pendingRow(pendingId);
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
-  await limit("verifyCode", row.email, client);
+  await limit("verifyCode", row.phone ?? row.email, client);
   await checkCode(row, code);
   return createAccount(JSON.parse(row.payload!) as PendingSignup);
 }
 
-/** API: POST /auth/send-otp. */
-export async function sendSignupOtp(emailAddress: string, client: Client, locale: string) {
-  const email = normalizeEmail(emailAddress);
-  await limit("mail", email, client);
-  await assertEmailFree(email);
-  await issueCode(email, null, locale);
+/** API: POST /auth/send-otp — a signup code by mail, or by SMS to `phone` (issue 13). */
+export async function sendSignupOtp(
+  to: { email?: string | null; phone?: string | null },
+  client: Client,
+  locale: string,
+) {
+  const target = to.phone ? { phone: checkedPhone(to.phone) } : { email: normalizeEmail(to.email ?? "") };
+  await limitCode(target, client);
+  await assertTargetFree(target);
+  await issueCode(target, null, locale);
 }
 
-/** API: POST /auth/signup with the code from send-otp. */
+/** API: POST /auth/signup with the code from send-otp (to the e-mail, or to `phone` for a phone-only patient). */
 export async function signupWithOtp(
-  input: Omit<SignupForm, "countryCode"> & { countryCode?: string; otp: string },
+  input: Omit<SignupForm, "countryCode" | "signupWith" | "phone" | "email" | "contactNumber"> & {
+    countryCode?: string;
+    otp: string;
+    phone?: string | null;
+    email?: string;
+    contactNumber?: string;
+  },
   client: Client,
   locale: string,
 ) {
   assertPasswordNotCommon(input.password, "password");
-  await limit("verifyCode", input.email, client);
-  await assertEmailFree(input.email);
-  const row = await first(
-    db()
-      .select()
-      .from(verificationCodes)
-      .where(
-        and(
-          eq(verificationCodes.email, input.email),
-          eq(verificationCodes.purpose, "signup"),
-          isNull(verificationCodes.consumedAt),
-        ),
-      )
-      .orderBy(desc(verificationCodes.createdAt)),
-  );
-  await checkCode(row, input.otp);
+  const target = targetOf(input);
+  await limit("verifyCode", target.phone ?? target.email, client);
+  await assertTargetFree(target);
+  await checkCode(await latestCode(target, "signup"), input.otp);
   return createAccount({
     accountType: input.accountType,
     firstName: input.firstName,
     lastName: input.lastName,
-    email: input.email,
+    email: target.email ?? "",
+    phone: target.phone ?? null,
     countryCode: (input.countryCode ?? "+91") as SignupForm["countryCode"],
-    contactNumber: input.contactNumber,
+    contactNumber: input.contactNumber ?? phoneDigits(target.phone),
     specialties: input.specialties,
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
@@ -265,28 +350,27 @@ export async function signupWithOtp(
   });
 }
 
-/**
- * Tells the owner, once a day, that their account sees many wrong passwords. No secrets, no
- * addresses: just what happened and what they can do. Skipped when the hourly mail ceiling is spent.
- */
+/** Tells the owner, once a day, that their account sees many wrong passwords (within the hourly mail ceiling). */
 async function mailFailedLogins(user: UserRow) {
   if (!(await takeMailPoint())) return;
-  const t = await getT(loc(user.locale));
-  const vars = { product: site.productName };
-  sendMailInBackground({
-    to: user.email,
-    subject: t("authMail.failedLoginsSubject", vars),
-    text: `${t("authMail.failedLoginsBody", vars)}\n\n${t("authMail.failedLoginsAdvice", vars)}`,
-    html: simpleHtml([t("authMail.failedLoginsBody", vars), t("authMail.failedLoginsAdvice", vars)]),
-  });
+  await sendFailedLoginsNotice(user);
 }
 
-/** Checks credentials and opens a session (a web cookie session or an API token). */
-export async function login(input: { email: string; password: string }, client: Client, kind: "web" | "api") {
-  const email = normalizeEmail(input.email);
-  const attempt = await beginLogin(email, client);
-  const user = await findUserByEmail(email);
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
+/**
+ * Checks credentials and opens a session (a web cookie session or an API token): an e-mail or a
+ * mobile number with the password, or (issue 13) a mobile number with an SMS login code.
+ */
+export async function login(
+  input: { email?: string | null; phone?: string | null; password?: string | null; otp?: string | null },
+  client: Client,
+  kind: "web" | "api",
+) {
+  if (input.phone && input.otp) return loginWithCode(input.phone, input.otp, client, kind);
+  const phone = input.phone ? checkedPhone(input.phone) : null;
+  const account = phone ?? normalizeEmail(input.email ?? "");
+  const attempt = await beginLogin(account, client);
+  const user = phone ? await findUserByPhone(phone) : await findUserByEmail(account);
+  const ok = await verifyPassword(input.password ?? "", user?.passwordHash ?? (await dummyHash()));
   if (!user || !ok) {
     const { notifyOwner } = await attempt.failed();
     if (notifyOwner && user) await mailFailedLogins(user);
@@ -296,7 +380,7 @@ export async function login(input: { email: string; password: string }, client: 
   if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
   if (needsRehash(user.passwordHash)) {
     // An older hash (bcrypt, or weaker Argon2 parameters) is replaced while we hold the password.
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password ?? "");
     await db()
       .update(users)
       .set({ passwordHash })
@@ -309,6 +393,31 @@ export async function login(input: { email: string; password: string }, client: 
   return { user, token: session.token, sessionId: session.id };
 }
 
+/**
+ * Sends a login code by SMS to an account's mobile number. The answer is the same whether or not
+ * an account has that number, and no SMS is sent (or paid for) when none has.
+ */
+export async function requestLoginCode(number: string, client: Client, locale: string) {
+  const phone = checkedPhone(number);
+  await limit("sms", phone, client);
+  const user = await findUserByPhone(phone);
+  if (!user || user.suspendedAt) return;
+  await issueCode({ phone }, null, user.locale || locale, "login");
+}
+
+/** Opens a session with a mobile number and its SMS login code (single use, 10 minutes, 5 tries). */
+export async function loginWithCode(number: string, code: string, client: Client, kind: "web" | "api") {
+  const phone = checkedPhone(number);
+  await limit("verifyCode", phone, client);
+  const user = await findUserByPhone(phone);
+  const row = user ? await latestCode({ phone }, "login") : undefined;
+  await checkCode(row, code);
+  if (!user) throw new DomainError("not_authenticated", "accounts.invalidCredentials");
+  if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
+  const session = await createSession(user.id, kind, { userAgent: client.userAgent, ip: client.ip });
+  return { user, token: session.token, sessionId: session.id };
+}
+
 export async function logout(actor: Actor) {
   await revokeSession(actor.sessionId);
 }
@@ -317,8 +426,22 @@ export async function logout(actor: Actor) {
  * Always answers the same, in the same time: the mail with the 15-minute single-use link (only
  * when the account exists) is sent in the background, so the answer never waits for SMTP.
  */
-export async function requestPasswordReset(emailAddress: string, client: Client) {
-  const email = normalizeEmail(emailAddress);
+export async function requestPasswordReset(
+  to: string | { email?: string | null; phone?: string | null },
+  client: Client,
+  locale = "en",
+) {
+  const target = typeof to === "string" ? { email: to } : to;
+  if (target.phone) {
+    // Phone accounts (issue 13): a 6-digit code by SMS, entered with the new password.
+    const phone = checkedPhone(target.phone);
+    await limit("sms", phone, client);
+    const owner = await findUserByPhone(phone);
+    if (!owner || owner.suspendedAt) return;
+    await issueCode({ phone }, null, owner.locale || locale, "reset");
+    return;
+  }
+  const email = normalizeEmail(target.email ?? "");
   await limit("mail", email, client);
   const user = await findUserByEmail(email);
   if (!user || user.suspendedAt) return;
@@ -392,6 +515,20 @@ export async function resetPassword(token: string, password: string) {
   await revokeAllSessions(row.userId);
 }
 
+/** Sets a new password with a mobile number and the SMS reset code; every session and reset link ends. */
+export async function resetPasswordWithCode(number: string, code: string, password: string, client: Client) {
+  const phone = checkedPhone(number);
+  await limit("verifyCode", phone, client);
+  const user = await findUserByPhone(phone);
+  await checkCode(user ? await latestCode({ phone }, "reset") : undefined, code);
+  if (!user) throw new DomainError("invalid", "accounts.resetTokenInvalid");
+  assertPasswordNotCommon(password, "password");
+  const passwordHash = await hashPassword(password);
+  await db().update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id));
+  await revokeResetTokens(user.id);
+  await revokeAllSessions(user.id);
+}
+
 /**
  * Checks a signed-in account's own password again (change password, delete account). Wrong
  * passwords count against the `passwordCheck` budget (5 per account / 15 minutes), so a stolen
@@ -440,6 +577,24 @@ export async function getProfile(userId: string) {
   if (!user) throw new DomainError("not_found", "api.notFound");
   const profile = await first(db().select().from(profiles).where(eq(profiles.userId, userId)));
   return { user, profile };
+}
+
+/**
+ * Experts and admins choose e-mail, SMS or both for their notifications (issue 13). SMS go to
+ * their contact number, which must then be a valid mobile number. Patients do not choose: mail
+ * when they have an e-mail address, SMS when they signed up with their mobile number.
+ */
+export async function setNotifyChannel(actor: Actor, channel: NotifyChannel) {
+  if (actor.accountType === "Patient") throw new DomainError("forbidden", "profile.notifyPatients");
+  const user = await findUserById(actor.id);
+  if (!user) throw new DomainError("not_found", "api.notFound");
+  if (channel !== "email" && !smsNumberOf(user)) {
+    throw new DomainError("invalid", "profile.notifyNoMobile", {
+      fieldErrors: { notify: ["profile.notifyNoMobile"] },
+    });
+  }
+  await db().update(users).set({ notify: channel, updatedAt: new Date() }).where(eq(users.id, actor.id));
+  return getProfile(actor.id);
 }
 
 export async function updateProfile(actor: Actor, input: ProfileInput) {

@@ -1,3 +1,4 @@
+import { recipientColumns } from "./notify.server";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
@@ -99,7 +100,7 @@ export async function specialtiesOf(userId: string): Promise<string[]> {
 export async function expertsWithSpecialties(specialties: readonly string[]) {
   if (!specialties.length) return [];
   return db()
-    .selectDistinct({ id: users.id, email: users.email, firstName: users.firstName, locale: users.locale })
+    .selectDistinct({ id: users.id, ...recipientColumns })
     .from(expertSpecialties)
     .innerJoin(users, eq(users.id, expertSpecialties.userId))
     .where(

@@ -1,19 +1,13 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
-import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { expertProfiles, profiles, users, type UserRow } from "~/db/schema";
+import { expertProfiles, profiles, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import { isLocale, type Locale } from "~/i18n/config";
-import { getT } from "~/i18n/i18n.server";
-import type { TFunction } from "i18next";
-import { site } from "~/site";
 import type { Paged, PageQuery } from "~/utils/api.server";
-import { log } from "~/utils/log.server";
 import { auditInsert } from "./audit.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
 import { specialtiesFor } from "./specialties";
 import { DomainError } from "./errors";
-import { sendMailInBackground, simpleHtml } from "./mail.server";
+import { notify, recipientColumns, type Recipient } from "./notify.server";
 import type { Actor } from "./sessions.server";
 import { toApiUser, type ApiUser } from "./users.server";
 
@@ -24,47 +18,6 @@ import { toApiUser, type ApiUser } from "./users.server";
  * profile; it is re-exported here so report/expert adapters can import it from one place.
  */
 export { toApiUser, type ApiUser };
-
-// ---------------------------------------------------------------------------------------
-// Notification mail in the recipient's language (also used by reports.server.ts)
-
-type Recipient = Pick<UserRow, "email" | "firstName" | "locale">;
-
-/**
- * Sends one short notification to a user in their language, in the background (a mail
- * failure never fails the action). Only ids-free, medical-content-free text: the keys
- * under `mail.*` with a greeting, a link into the app and the footer.
- */
-export function notifyUser(
-  to: Recipient,
-  message: {
-    subject: string;
-    body: string;
-    action: string;
-    path: string;
-    /** More values for the message's placeholders (never medical content). */
-    vars?: Record<string, string | number>;
-    /** Further paragraphs after the body, written in the recipient's language. */
-    lines?: (t: TFunction) => string[];
-  },
-): void {
-  const locale: Locale = isLocale(to.locale) ? to.locale : "en";
-  getT(locale)
-    .then((t) => {
-      const vars = { product: site.productName, name: to.firstName || to.email, ...message.vars };
-      const href = `${config().appUrl}${message.path}`;
-      const greeting = t("mail.greeting", vars);
-      const body = [t(message.body, vars), ...(message.lines?.(t) ?? [])];
-      const footer = t("mail.footer", vars);
-      sendMailInBackground({
-        to: to.email,
-        subject: t(message.subject, vars),
-        text: `${greeting}\n\n${body.join("\n\n")}\n\n${t("mail.openLink", { url: href })}\n\n${footer}`,
-        html: simpleHtml([greeting, ...body, footer], { href, label: t(message.action, vars) }),
-      });
-    })
-    .catch((err) => log("error", "notification failed", { error: String(err?.message ?? err) }));
-}
 
 // ---------------------------------------------------------------------------------------
 
@@ -191,7 +144,7 @@ export async function approveExpert(actor: Actor, expertId: string, ip?: string 
   });
   if (changed) {
     if (!user.suspendedAt) {
-      notifyUser(user, {
+      notify(user, {
         subject: "mail.expertApprovedSubject",
         body: "mail.expertApprovedBody",
         action: "mail.expertApprovedAction",
@@ -248,7 +201,7 @@ export async function rejectExpert(
     yield* exec(auditInsert(tx, actor, "expert.reject", "user", user.id, null, ip));
   });
   if (!user.suspendedAt) {
-    notifyUser(user, {
+    notify(user, {
       subject: "mail.expertRejectedSubject",
       body: "mail.expertRejectedBody",
       action: "mail.expertRejectedAction",
@@ -290,7 +243,7 @@ export async function expertRecipientsFor(reportType: string): Promise<Recipient
 /** Approved, not suspended experts. Uses the type/approved index. */
 export async function approvedExpertRecipients(): Promise<Recipient[]> {
   return db()
-    .select({ email: users.email, firstName: users.firstName, locale: users.locale })
+    .select(recipientColumns)
     .from(users)
     .where(and(eq(users.accountType, "Expert"), eq(users.approved, true), isNull(users.suspendedAt)));
 }

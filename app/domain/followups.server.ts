@@ -7,7 +7,7 @@ import { followUpAnswerSchema, followUpQuestionSchema, reassignSchema } from "~/
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "./audit.server";
 import { DomainError, zodFieldErrors } from "./errors";
-import { notifyUser } from "./experts.server";
+import { notify, recipientColumns } from "./notify.server";
 import type { Actor } from "./sessions.server";
 
 /**
@@ -73,12 +73,7 @@ async function contactOf(userId: string | null) {
   if (!userId) return undefined;
   return first(
     db()
-      .select({
-        email: users.email,
-        firstName: users.firstName,
-        locale: users.locale,
-        suspendedAt: users.suspendedAt,
-      })
+      .select({ ...recipientColumns, suspendedAt: users.suspendedAt })
       .from(users)
       .where(eq(users.id, userId)),
   );
@@ -145,7 +140,7 @@ export async function askFollowUp(
     });
   const expert = await contactOf(report.followupExpertId ?? report.expertId);
   if (expert && !expert.suspendedAt) {
-    notifyUser(expert, {
+    notify(expert, {
       subject: "mail.followUpAskedSubject",
       body: "mail.followUpAskedBody",
       action: "mail.followUpAskedAction",
@@ -204,11 +199,12 @@ export async function answerFollowUp(
   if (!won) throw new DomainError("conflict", "followups.alreadyAnswered");
   const patient = await contactOf(found.r.patientId);
   if (patient && !patient.suspendedAt) {
-    notifyUser(patient, {
+    notify(patient, {
       subject: "mail.followUpAnsweredSubject",
       body: "mail.followUpAnsweredBody",
       action: "mail.reviewedAction",
       path: `/dashboard/previous-report/${encodeURIComponent(found.r.patientId)}`,
+      sms: { key: "sms.followUpAnswered", purpose: "followup-answered" },
     });
   }
   return {
@@ -274,7 +270,7 @@ export async function reassignFollowUps(
       ? new DomainError("conflict", "followups.notReviewedYet")
       : new DomainError("not_found", "reports.notFound");
   }
-  notifyUser(expert, {
+  notify(expert, {
     subject: "mail.followUpAssignedSubject",
     body: "mail.followUpAssignedBody",
     action: "mail.followUpAskedAction",

@@ -30,6 +30,8 @@ type Budget = { points: number; duration: number };
 export const BUDGETS = {
   /** Code and reset-link mails: send-otp, signup, resend, forgot-password / reset-password-token. */
   mail: { address: { points: 30, duration: HOUR }, account: { points: 5, duration: HOUR } },
+  /** Codes by SMS (issue 13): signup, login and reset codes to a mobile number. SMS cost money. */
+  sms: { address: { points: 30, duration: HOUR }, account: { points: 5, duration: HOUR } },
   /** Checking an e-mailed code (on top of the 5 tries each code allows). */
   verifyCode: { address: { points: 100, duration: HOUR }, account: { points: 20, duration: HOUR } },
   /** Every login attempt from one address, whatever the account (failures are handled by beginLogin). */
@@ -112,7 +114,7 @@ function limiter(keyPrefix: string, budget: Budget): RateLimiterAbstract {
   return l;
 }
 
-/** Stored keys are keyed hashes: the table never holds an e-mail address or an IP address. */
+/** Stored keys are keyed hashes: the table never holds an e-mail address, a phone number or an IP address. */
 function hashed(raw: string) {
   return createHmac("sha256", config().sessionSecret).update(raw).digest("base64url").slice(0, 22);
 }
@@ -166,6 +168,7 @@ export async function limit(action: LimitedAction, account: string | null, clien
   await consume(`${action}:address`, budget.address, addressKey(client.ip));
   if (budget.account && account) await consume(`${action}:account`, budget.account, accountKey(account));
   if (action === "mail") await consume("mail:all", mailCeiling(), "all");
+  if (action === "sms") await consume("sms:all", { points: config().smsPerHour, duration: HOUR }, "all");
 }
 
 /**

@@ -45,7 +45,8 @@ import { log } from "~/utils/log.server";
 import { audit, auditInsert, fileViewsForReports, type FileView } from "./audit.server";
 import { DomainError, zodFieldErrors } from "./errors";
 import { expertDetailsFor, specialtiesOf } from "./expert-details.server";
-import { expertRecipientsFor, notifyUser } from "./experts.server";
+import { expertRecipientsFor } from "./experts.server";
+import { notify, recipientColumns } from "./notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "./files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
 import type { Actor } from "./sessions.server";
@@ -532,7 +533,7 @@ export async function createReport(
     throw err;
   }
   for (const expert of await expertRecipientsFor(row.reportType)) {
-    notifyUser(expert, {
+    notify(expert, {
       subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
       body: "mail.newReportBody",
       action: "mail.newReportAction",
@@ -819,21 +820,17 @@ export async function addReview(
   const joined = (await findJoined(reportId))!;
   const patient = await first(
     db()
-      .select({
-        email: users.email,
-        firstName: users.firstName,
-        locale: users.locale,
-        suspendedAt: users.suspendedAt,
-      })
+      .select({ ...recipientColumns, suspendedAt: users.suspendedAt })
       .from(users)
       .where(eq(users.id, joined.report.patientId)),
   );
   if (patient && !patient.suspendedAt) {
-    notifyUser(patient, {
+    notify(patient, {
       subject: "mail.reviewedSubject",
       body: data.seeDoctorSoon ? "mail.reviewedImportantBody" : "mail.reviewedBody",
       action: "mail.reviewedAction",
       path: `/dashboard/previous-report/${encodeURIComponent(joined.report.patientId)}`,
+      sms: { key: "sms.opinionReady", purpose: "opinion-ready" },
     });
   }
   const [report] = await withReviewerDetails([fromJoined(joined)]);

@@ -4,7 +4,7 @@ import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "./audit.server";
 import { DomainError } from "./errors";
-import { notifyUser } from "./experts.server";
+import { notify, recipientColumns } from "./notify.server";
 import { overdueCondition, overdueReports, type ApiReport } from "./reports.server";
 import type { Actor } from "./sessions.server";
 
@@ -134,11 +134,11 @@ export async function sendOverdueDigest(now = Date.now()): Promise<number> {
     fresh.sort((a, b) => a.priority - b.priority || a.createdAt.getTime() - b.createdAt.getTime());
     await audit(null, "report.overdue_notice", "report", null, { reports: fresh.length });
     const admins = await db()
-      .select({ email: users.email, firstName: users.firstName, locale: users.locale })
+      .select(recipientColumns)
       .from(users)
       .where(and(eq(users.accountType, "Admin"), isNull(users.suspendedAt)));
     for (const admin of admins) {
-      notifyUser(admin, {
+      notify(admin, {
         subject: "mail.overdueSubject",
         body: "mail.overdueBody",
         action: "mail.overdueAction",

@@ -34,7 +34,10 @@ export async function findUserById(id: string): Promise<UserRow | undefined> {
 }
 
 export type NewUser = {
+  /** "" for a patient who signs up with a mobile number only. */
   email: string;
+  /** A verified mobile number (E.164): a phone-only patient's identity (issue 13). */
+  phone?: string | null;
   firstName: string;
   lastName?: string;
   accountType: AccountType;
@@ -50,8 +53,11 @@ export type NewUser = {
 export async function insertUser(input: NewUser): Promise<UserRow> {
   const email = normalizeEmail(input.email);
   const passwordHash = "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
-  if (await findUserByEmail(email)) {
+  if (email && (await findUserByEmail(email))) {
     throw new DomainError("conflict", "accounts.emailTaken");
+  }
+  if (input.phone && (await findUserByPhone(input.phone))) {
+    throw new DomainError("conflict", "accounts.mobileTaken");
   }
   const id = newId();
   const now = new Date();
@@ -62,6 +68,7 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
         tx.insert(users).values({
           id,
           email,
+          phone: input.phone ?? null,
           passwordHash,
           firstName: input.firstName.trim(),
           lastName: (input.lastName ?? "").trim(),
@@ -82,7 +89,11 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
     });
   } catch (err) {
     // Two signups with one address at the same moment: the unique index lets one in.
-    if (isUniqueViolation(err)) throw new DomainError("conflict", "accounts.emailTaken");
+    if (isUniqueViolation(err))
+      throw new DomainError(
+        "conflict",
+        input.phone && !email ? "accounts.mobileTaken" : "accounts.emailTaken",
+      );
     throw err;
   }
   return (await findUserById(id))!;
@@ -145,6 +156,10 @@ export function toApiUser(user: UserRow, profile?: ProfileRow | null, expert?: A
     firstName: user.firstName,
     lastName: user.lastName,
     email: user.email,
+    /** Issue 13: the verified mobile number (E.164) of a patient who signs in with it, else null. */
+    phone: user.phone,
+    /** Issue 13: how notifications reach the account ("email", "sms" or "both"; experts and admins choose). */
+    notify: user.notify,
     accountType: user.accountType,
     contactNumber: user.contactNumber,
     countryCode: user.countryCode,

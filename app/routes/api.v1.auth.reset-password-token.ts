@@ -5,9 +5,10 @@ import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>
-    api(request, async () => {
+    api(request, async ({ locale }) => {
       const body = await jsonBody(request, forgotSchema);
-      await requestPasswordReset(body.email, clientOf(context));
+      // An e-mail gets the reset link; a mobile number (phone accounts) a 6-digit code by SMS.
+      await requestPasswordReset(body, clientOf(context), locale);
       return { message: "accounts.resetSent" };
     }),
 });

@@ -1,12 +1,15 @@
-import { resetPassword } from "~/domain/accounts.server";
+import { resetPassword, resetPasswordWithCode } from "~/domain/accounts.server";
+import { clientOf } from "~/utils/request.server";
 import { resetPasswordApiSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const body = await jsonBody(request, resetPasswordApiSchema);
-      await resetPassword(body.token, body.password);
+      // The reset link's token, or (phone accounts) the number and its SMS code.
+      if (body.token) await resetPassword(body.token, body.password);
+      else await resetPasswordWithCode(body.phone!, body.otp!, body.password, clientOf(context));
       return { message: "accounts.resetSuccess" };
     }),
 });

@@ -7,7 +7,7 @@ const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async ({ locale }) => {
       const body = await jsonBody(request, sendOtpSchema);
-      await sendSignupOtp(body.email, clientOf(context), locale);
+      await sendSignupOtp(body, clientOf(context), locale);
       return { message: "accounts.otpSent" };
     }),
 });

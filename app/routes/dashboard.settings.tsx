@@ -15,6 +15,7 @@ import {
   changePassword,
   deleteAccount,
   getProfile,
+  setNotifyChannel,
   updateDisplayPicture,
   updateProfile,
 } from "~/domain/accounts.server";
@@ -29,8 +30,11 @@ import {
   deleteAccountFormSchema,
   DISPLAY_PICTURE_MAX_BYTES,
   GENDERS,
+  notifySchema,
   profileSchema,
 } from "~/schemas/auth";
+import { smsNumberOf } from "~/domain/notify.server";
+import { maskPhone } from "~/utils/phone.server";
 import { site } from "~/site";
 import { formatDateTime } from "~/utils/format";
 import { clearSessionHeaders, requireActor } from "~/utils/auth.server";
@@ -70,6 +74,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     today: new Date().toISOString().slice(0, 10),
     // Experts: their verification details (issue 12).
     expert: actor.accountType === "Expert" ? ((await expertUser(actor.id)).expertDetails ?? null) : null,
+    // Experts and admins choose how notifications reach them (issue 13); patients do not.
+    notify:
+      actor.accountType === "Patient"
+        ? null
+        : { channel: user.notify, mobile: maskPhone(smsNumberOf(user)) || null },
     sessions: await listSessions(actor),
   };
 }
@@ -179,6 +188,26 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithError(SETTINGS, domainMessage(err, t, "experts.onlyExperts"));
     }
     return redirectWithSuccess(SETTINGS, t("experts.detailsUpdated"));
+  }
+
+  if (intent === "notify") {
+    const submission = parseWithZod(formData, { schema: notifySchema });
+    if (submission.status !== "success") {
+      return data({ intent: "notify" as const, result: submission.reply() }, { status: 400 });
+    }
+    try {
+      await setNotifyChannel(actor, submission.value.notify);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return data(
+        {
+          intent: "notify" as const,
+          result: submission.reply({ formErrors: [domainMessage(err, t, "profile.notifyInvalid")] }),
+        },
+        { status: HTTP_STATUS[err.code] },
+      );
+    }
+    return redirectWithSuccess(SETTINGS, t("profile.notifySaved"));
   }
 
   if (intent === "password") {
@@ -767,10 +796,69 @@ function SessionsSection() {
   );
 }
 
+const NOTIFY_LABELS = {
+  email: "profile.notifyEmail",
+  sms: "profile.notifySms",
+  both: "profile.notifyBoth",
+} as const;
+
+/** Experts and admins: notifications by e-mail, SMS or both (issue 13). */
+function NotifySection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
+  const { t } = useTranslation();
+  const { notify } = useLoaderData<typeof loader>();
+  const busy = useBusyIntent() === "notify";
+  const [form, fields] = useForm({
+    id: "notify-form",
+    lastResult,
+    defaultValue: { notify: notify?.channel ?? "email" },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: notifySchema }),
+    shouldValidate: "onSubmit",
+  });
+  subscribeToErrors(form);
+  const chosen = (fields.notify.initialValue as string | undefined) ?? "email";
+  return (
+    <Section id="notify-heading" title={t("profile.notifyTitle")}>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="notify-heading">
+        <input type="hidden" name="intent" value="notify" />
+        <FormError id={form.errorId} errors={form.errors} />
+        <fieldset aria-describedby="notify-hint">
+          <legend className="field-label">{t("profile.notifyLegend")}</legend>
+          <p id="notify-hint" className="mb-2 text-sm text-slate-600">
+            {notify?.mobile
+              ? t("profile.notifyHint", { mobile: notify.mobile })
+              : t("profile.notifyNoMobile")}
+          </p>
+          <div className="flex flex-wrap gap-x-6 gap-y-1">
+            {(["email", "sms", "both"] as const).map((c) => (
+              <label key={c} className="flex min-h-11 items-center gap-2">
+                <input
+                  type="radio"
+                  name={fields.notify.name}
+                  value={c}
+                  defaultChecked={chosen === c}
+                  className="h-5 w-5"
+                />
+                {t(NOTIFY_LABELS[c])}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="mt-5 flex justify-end">
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.save")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}
+
 export default function Settings() {
   const { t } = useTranslation();
   const actionData = useActionData<typeof action>();
-  const expertShown = useLoaderData<typeof loader>().expert !== null;
+  const loaded = useLoaderData<typeof loader>();
+  const expertShown = loaded.expert !== null;
+  const notifyShown = loaded.notify !== null;
   const location = useLocation();
   return (
     <div className="space-y-6">
@@ -782,6 +870,9 @@ export default function Settings() {
       <ProfileSection lastResult={actionData?.intent === "profile" ? actionData.result : undefined} />
       {expertShown && (
         <ExpertSection lastResult={actionData?.intent === "expert-details" ? actionData.result : undefined} />
+      )}
+      {notifyShown && (
+        <NotifySection lastResult={actionData?.intent === "notify" ? actionData.result : undefined} />
       )}
       {/* Remounted after each submission so a changed password never stays in the inputs. */}
       <PasswordSection

@@ -8,6 +8,7 @@ import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { requestPasswordReset } from "~/domain/accounts.server";
 import { tFor } from "~/i18n/i18n.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { forgotSchema } from "~/schemas/auth";
 import { redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
@@ -27,15 +28,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return Response.json({ result: submission.reply(), sentTo: null }, { status: 400 });
   }
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   try {
-    await requestPasswordReset(submission.value.email, clientOf(context));
+    await requestPasswordReset(submission.value, clientOf(context), locale);
+    if (submission.value.phone) {
+      // A phone account (issue 13): the code comes by SMS and is entered with the new password.
+      return redirectWithSuccess(
+        `/reset-code?phone=${encodeURIComponent(submission.value.phone)}`,
+        t("accounts.resetCodeSent"),
+      );
+    }
   } catch (err) {
     const res = domainErrorReply(err, t, (o) => submission.reply(o));
     return Response.json({ result: res.data, sentTo: null }, res.init ?? undefined);
   }
   return toasts().jsonWithSuccess(
-    { result: submission.reply(), sentTo: submission.value.email },
+    { result: submission.reply(), sentTo: submission.value.email ?? "" },
     t("accounts.resetSent"),
   );
 }
@@ -78,12 +86,17 @@ export default function ForgotPassword() {
     <AuthCard title={t("accounts.forgotTitle")} intro={<p>{t("accounts.forgotText")}</p>}>
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
+        {/* An e-mail, or the mobile number of an account made with one (issue 13). */}
         <TextField
           meta={fields.email}
           label={t("accounts.email")}
-          type="email"
+          type="text"
+          inputMode="email"
+          hint={t("accounts.emailOrMobileHint")}
           required
-          autoComplete="email"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
           maxLength={254}
         />
         <button type="submit" className="btn-primary w-full" disabled={busy}>

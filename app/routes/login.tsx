@@ -64,12 +64,17 @@ export default function Login() {
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormError id={form.errorId} errors={form.errors} />
+        {/* An e-mail, or the mobile number of an account made with one (issue 13). */}
         <TextField
           meta={fields.email}
           label={t("accounts.email")}
-          type="email"
+          type="text"
+          inputMode="email"
+          hint={t("accounts.emailOrMobileHint")}
           required
-          autoComplete="email"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
           maxLength={254}
         />
         <PasswordField
@@ -85,6 +90,14 @@ export default function Login() {
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy ? t("accounts.signingIn") : t("accounts.signIn")}
         </button>
+        <p className="text-center">
+          <Link
+            to={`/login-code${params.get("redirectTo") ? `?redirectTo=${encodeURIComponent(params.get("redirectTo")!)}` : ""}`}
+            className="link"
+          >
+            {t("accounts.loginWithCode")}
+          </Link>
+        </p>
         <p className="text-center text-sm">
           {t("accounts.noAccount")}{" "}
           <Link to="/signup" className="link">

@@ -1,11 +1,13 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
+import { MobileNumberField } from "~/components/MobileNumberField";
+import { countryCodeOptions } from "~/components/reports/screen.server";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
@@ -24,7 +26,8 @@ import { clientOf } from "~/utils/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
-  return null;
+  const { locale } = await tFor(request);
+  return { countryCodes: countryCodeOptions(locale) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -49,6 +52,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Signup() {
   const { t } = useTranslation();
+  const { countryCodes } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
   const [form, fields] = useForm({
@@ -56,13 +60,19 @@ export default function Signup() {
     onValidate: ({ formData }) => parseWithZod(formData, { schema: signupFormSchema }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
-    defaultValue: { accountType: "Patient", countryCode: "+91" },
+    defaultValue: {
+      accountType: "Patient",
+      countryCode: "+91",
+      signupWith: "email",
+      mobileCountryCode: "+91",
+    },
   });
   // Subscribe this component to every error so the field components re-render on the first submit.
   const _allErrors = form.allErrors;
   const [accountType, setAccountType] = useState<string>(
     (fields.accountType.initialValue as string) || "Patient",
   );
+  const [signupWith, setSignupWith] = useState<string>((fields.signupWith.initialValue as string) || "email");
   const busy = navigation.state === "submitting";
 
   return (
@@ -119,30 +129,66 @@ export default function Signup() {
             maxLength={50}
           />
         </div>
-        <TextField
-          meta={fields.email}
-          label={t("accounts.email")}
-          type="email"
-          required
-          autoComplete="email"
-          maxLength={254}
-        />
-        <div className="grid grid-cols-[7.5rem_1fr] gap-3">
-          <SelectField
-            meta={fields.countryCode}
-            label={t("accounts.countryCode")}
-            defaultValue="+91"
-            options={SIGNUP_COUNTRY_CODES.map((c) => ({ value: c, label: c }))}
-          />
+        {/* Patients may sign up with a mobile number instead of an e-mail (issue 13); experts use e-mail.
+            Shown or hidden by CSS from the radio buttons, so it works without JavaScript. */}
+        <fieldset className="group-has-[.expert-choice:checked]/signup:hidden">
+          <legend className="field-label">{t("accounts.signupWith")}</legend>
+          <div className="grid grid-cols-2 gap-1 rounded-lg bg-slate-100 p-1">
+            {(["email", "phone"] as const).map((way) => (
+              <label
+                key={way}
+                className="flex min-h-11 cursor-pointer items-center justify-center rounded-md px-2 text-center font-semibold text-slate-700 has-[:checked]:bg-white has-[:checked]:text-brand-800 has-[:checked]:shadow has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-brand-600"
+              >
+                <input
+                  type="radio"
+                  name={fields.signupWith.name}
+                  value={way}
+                  checked={signupWith === way}
+                  onChange={() => setSignupWith(way)}
+                  className={`sr-only ${way === "phone" ? "phone-choice" : ""}`}
+                />
+                {way === "email" ? t("accounts.withEmail") : t("accounts.withMobile")}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="space-y-4 group-has-[.phone-choice:checked]/signup:group-has-[.expert-choice:not(:checked)]/signup:hidden">
           <TextField
-            meta={fields.contactNumber}
-            label={t("accounts.contactNumber")}
-            type="tel"
-            inputMode="numeric"
+            meta={fields.email}
+            label={t("accounts.email")}
+            type="email"
             required
-            autoComplete="tel-national"
-            maxLength={10}
+            autoComplete="email"
+            maxLength={254}
           />
+          <div className="grid grid-cols-[7.5rem_1fr] gap-3">
+            <SelectField
+              meta={fields.countryCode}
+              label={t("accounts.countryCode")}
+              defaultValue="+91"
+              options={SIGNUP_COUNTRY_CODES.map((c) => ({ value: c, label: c }))}
+            />
+            <TextField
+              meta={fields.contactNumber}
+              label={t("accounts.contactNumber")}
+              type="tel"
+              inputMode="numeric"
+              required
+              autoComplete="tel-national"
+              maxLength={10}
+            />
+          </div>
+        </div>
+        <div
+          className="hidden group-has-[.phone-choice:checked]/signup:group-has-[.expert-choice:not(:checked)]/signup:block"
+          data-testid="mobile-signup"
+        >
+          <MobileNumberField
+            code={fields.mobileCountryCode}
+            number={fields.mobileNumber}
+            options={countryCodes}
+          />
+          <p className="mt-1 text-sm text-slate-600">{t("accounts.mobileSignupHint")}</p>
         </div>
         {/* Experts say who they are (issue 12). Shown by CSS while "Expert" is chosen, so it works without JavaScript. */}
         <fieldset

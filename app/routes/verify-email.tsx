@@ -10,7 +10,7 @@ import { isDomainError, HTTP_STATUS } from "~/domain/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { verifyCodeSchema } from "~/schemas/auth";
 import { redirectIfSignedIn } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
+import { codeFromForm, readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { pendingSignupCookie, readPendingId } from "~/utils/pending-signup.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
@@ -20,7 +20,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   const pending = await getPendingSignup(await readPendingId(request));
   if (!pending) throw redirect("/signup");
-  return { email: pending.email };
+  return { email: pending.email, phone: pending.phone };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -37,8 +37,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         headers: { "Set-Cookie": await pendingSignupCookie().serialize(next.pendingId) },
       });
     }
-    const code = form.get("code") ?? [1, 2, 3, 4, 5, 6].map((i) => String(form.get(`d${i}`) ?? "")).join("");
-    const parsed = verifyCodeSchema.safeParse({ code: String(code).replace(/\s/g, "") });
+    const parsed = verifyCodeSchema.safeParse({ code: codeFromForm(form) });
     if (!parsed.success) return data({ error: t("accounts.otpInvalid") }, { status: 400 });
     await completeSignup(pendingId!, parsed.data.code, clientOf(context));
     return redirectWithSuccess("/login", t("accounts.signupSuccess"), {
@@ -57,13 +56,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function VerifyEmail() {
   const { t } = useTranslation();
-  const { email } = useLoaderData<typeof loader>();
+  const { email, phone } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const intent = navigation.formData?.get("intent");
   const verifying = navigation.state === "submitting" && intent === "verify";
   return (
-    <AuthCard title={t("accounts.verifyTitle")} intro={<p>{t("accounts.verifyText", { email })}</p>}>
+    <AuthCard
+      title={t(phone ? "accounts.verifyPhoneTitle" : "accounts.verifyTitle")}
+      intro={<p>{phone ? t("accounts.verifyPhoneText", { phone }) : t("accounts.verifyText", { email })}</p>}
+    >
       <Form method="post" className="space-y-5">
         <FormError id="otp-error" errors={result?.error ? [result.error] : null} />
         <OtpInput errorId="otp-error" invalid={!!result?.error} />
@@ -88,7 +90,11 @@ export default function VerifyEmail() {
           </button>
         </span>
       </Form>
-      <p className="mt-4 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">{t("accounts.spamHint")}</p>
+      {!phone && (
+        <p className="mt-4 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {t("accounts.spamHint")}
+        </p>
+      )}
     </AuthCard>
   );
 }

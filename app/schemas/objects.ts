@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES } from "~/db/types";
+import { ACCOUNT_TYPES, NOTIFY_CHANNELS } from "~/db/types";
 import { SPECIALTIES } from "~/domain/specialties";
 import { REPORT_TYPES } from "./reports";
 
@@ -8,7 +8,12 @@ export const userObject = z.object({
   _id: z.string(),
   firstName: z.string(),
   lastName: z.string(),
+  /** "" for a patient who signed up with a mobile number (issue 13). */
   email: z.string(),
+  /** Issue 13: the mobile number (E.164) a patient signed up with, else null. */
+  phone: z.string().nullable(),
+  /** Issue 13: how notifications reach the account. */
+  notify: z.enum(NOTIFY_CHANNELS),
   accountType: z.enum(ACCOUNT_TYPES),
   contactNumber: z.string(),
   countryCode: z.string(),

@@ -31,6 +31,12 @@ export async function readForm(request: Request): Promise<FormData> {
   }
 }
 
+/** The 6-digit code of an OtpInput: one `code` field, or the six boxes d1..d6 (without JavaScript). */
+export function codeFromForm(form: FormData): string {
+  const code = form.get("code") ?? [1, 2, 3, 4, 5, 6].map((i) => String(form.get(`d${i}`) ?? "")).join("");
+  return String(code).replace(/\s/g, "");
+}
+
 export async function parseForm<S extends z.ZodTypeAny>(request: Request, schema: S) {
   const formData = await readForm(request);
   return parseWithZod(formData, { schema });

@@ -179,6 +179,17 @@ const API: Row[] = [
     expert: "skip" as never,
     admin: "skip" as never,
   },
+  {
+    // Issue 13: experts and admins choose e-mail or SMS; patients hear by the way they signed up.
+    route: "PUT /profile/update-notifications",
+    body: () => ({ notify: "email" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
 ];
 
 const SCREENS: Row[] = [

@@ -121,6 +121,8 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/auth/signup" },
   { method: "POST", path: "/auth/login" },
   { method: "POST", path: "/auth/reset-password-token" },
+  { method: "POST", path: "/auth/send-login-code" },
+  { method: "PUT", path: "/profile/update-notifications", token: "patient" },
   { method: "POST", path: "/auth/reset-password" },
   { method: "POST", path: "/auth/change-password", token: "patient" },
   { method: "PUT", path: "/profile/update-profile", token: "patient" },

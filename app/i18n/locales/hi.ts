@@ -219,6 +219,31 @@ const hi: Catalogue = {
       "यह पासवर्ड बहुत आम है और आसानी से अनुमान लगाया जा सकता है। कृपया कोई दूसरा पासवर्ड चुनें।",
     passwordChanged: "पासवर्ड सफलतापूर्वक बदल गया",
     passwordChangeFailed: "पासवर्ड नहीं बदला जा सका",
+    // Issue 13: mobile numbers and SMS codes
+    mobileCountry: "देश कोड",
+    mobileNumber: "मोबाइल नंबर",
+    mobileRequired: "कृपया अपना मोबाइल नंबर लिखें",
+    mobileInvalid: "यह सही मोबाइल नंबर नहीं है। देश कोड और नंबर जाँच लें।",
+    mobileCountryRequired: "कृपया देश कोड चुनें",
+    mobileSignupPatientsOnly:
+      "मोबाइल नंबर से सिर्फ़ मरीज़ साइन अप कर सकते हैं। विशेषज्ञ ई-मेल पते से साइन अप करें।",
+    mobileTaken: "इस मोबाइल नंबर से पहले से एक खाता मौजूद है",
+    signupWith: "किससे साइन अप करेंगे?",
+    withEmail: "ई-मेल",
+    withMobile: "मोबाइल नंबर",
+    mobileSignupHint: "ई-मेल की ज़रूरत नहीं: हम इस नंबर पर SMS से 6 अंकों का कोड भेजेंगे।",
+    verifyPhoneTitle: "अपना मोबाइल नंबर सत्यापित करें",
+    verifyPhoneText: "{{phone}} पर SMS से 6 अंकों का कोड भेजा गया है। उसे नीचे लिखें।",
+    emailOrMobileHint: "आपका ई-मेल, या वह मोबाइल नंबर जिससे आपने साइन अप किया था",
+    loginWithCode: "इसके बजाय SMS कोड से लॉग इन करें",
+    loginWithPassword: "पासवर्ड से लॉग इन करें",
+    loginCodeTitle: "SMS कोड से लॉग इन करें",
+    loginCodeText: "अपने खाते का मोबाइल नंबर लिखें। हम आपको SMS से 6 अंकों का कोड भेजेंगे।",
+    sendLoginCode: "कोड भेजें",
+    loginCodeSent: "अगर इस नंबर का कोई खाता है, तो उस पर SMS से कोड भेजा जा रहा है।",
+    loginCodeEnter: "हमने {{phone}} पर SMS से जो 6 अंकों का कोड भेजा है, उसे लिखें।",
+    resetCodeSent: "अगर इस नंबर का कोई खाता है, तो उस पर SMS से कोड भेजा जा रहा है।",
+    resetCodeText: "हमने {{phone}} पर SMS से जो 6 अंकों का कोड भेजा है, उसे लिखें, फिर नया पासवर्ड चुनें।",
   },
   authMail: {
     codeSubject: "{{code}} आपका {{product}} सत्यापन कोड है",
@@ -235,6 +260,17 @@ const hi: Catalogue = {
       "अगर यह आप थे, तो इस ई-मेल को अनदेखा कर सकते हैं या लॉगिन पेज से अपना पासवर्ड रीसेट कर सकते हैं। अगर यह आप नहीं थे, तो एक मज़बूत पासवर्ड चुनें जिसे आप कहीं और इस्तेमाल नहीं करते।",
   },
   profile: {
+    notifyTitle: "सूचनाएँ",
+    notifyLegend: "नए काम के बारे में हम आपको कैसे बताएँ?",
+    notifyHint: "SMS आपके मोबाइल नंबर {{mobile}} पर जाएँगे।",
+    notifyNoMobile: "SMS पाने के लिए, पहले ऊपर फ़ोन नंबर में एक सही मोबाइल नंबर सहेजें।",
+    notifyEmail: "ई-मेल",
+    notifySms: "SMS",
+    notifyBoth: "ई-मेल और SMS",
+    notifyInvalid: "ई-मेल, SMS या दोनों में से चुनें",
+    notifyPatients:
+      "मरीज़ों को संदेश ई-मेल से मिलते हैं, या SMS से, अगर उन्होंने मोबाइल नंबर से साइन अप किया है",
+    notifySaved: "सूचना सेटिंग्स सहेजी गईं",
     sessionsTitle: "सक्रिय सत्र और API टोकन",
     sessionsIntro: "आपका खाता कहाँ-कहाँ साइन इन है। जो आप नहीं पहचानते, उसे रद्द करें।",
     sessionWeb: "ब्राउज़र",
@@ -780,6 +816,15 @@ const hi: Catalogue = {
     valid:
       "यह पत्र असली है। कोड {{code}} {{date}} को जारी किया गया था और इस पर डॉ. {{name}}, पंजीकरण सं. {{reg}} ({{council}}) के हस्ताक्षर हैं।",
     invalid: "इस कोड का कोई पत्र नहीं है। कोड जाँचकर फिर से कोशिश करें।",
+  },
+  /** Text messages (issue 13): short (at most two SMS), never any medical content. */
+  sms: {
+    code: "{{code}} आपका {{product}} कोड है। यह {{minutes}} मिनट तक चलेगा। किसी को न बताएँ।",
+    opinionReady: "{{product}}: आपकी दूसरी राय तैयार है। यहाँ पढ़ें: {{link}}",
+    followUpAnswered: "{{product}}: डॉक्टर ने आपके सवाल का जवाब दे दिया है। यहाँ पढ़ें: {{link}}",
+    notice: "{{subject}}: {{link}}",
+    failedLogins:
+      "{{product}}: आपके खाते पर कई बार गलत पासवर्ड डाला गया। अगर यह आप नहीं थे, तो अपना पासवर्ड रीसेट करें।",
   },
   mail: {
     greeting: "नमस्ते {{name}},",

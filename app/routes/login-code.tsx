@@ -1,0 +1,175 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard } from "~/components/AuthCard";
+import { MobileNumberField } from "~/components/MobileNumberField";
+import { OtpInput } from "~/components/OtpInput";
+import { countryCodeOptions } from "~/components/reports/screen.server";
+import { FormError } from "~/components/ui/FormError";
+import { loginWithCode, requestLoginCode } from "~/domain/accounts.server";
+import { isDomainError, HTTP_STATUS } from "~/domain/errors";
+import { tFor } from "~/i18n/i18n.server";
+import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/schemas/auth";
+import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
+import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { maskPhone } from "~/utils/phone.server";
+import { clientOf } from "~/utils/request.server";
+import { redirectWithSuccess, toasts } from "~/utils/toast.server";
+
+/**
+ * Log in with a mobile number and a 6-digit SMS code (issue 13), for patients who have no
+ * e-mail they read or forget passwords. Step 1 asks for the number, step 2 for the code; the
+ * number travels in the form, so the page works without JavaScript and after a reload.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await redirectIfSignedIn(request);
+  const { locale } = await tFor(request);
+  return { countryCodes: countryCodeOptions(locale) };
+}
+
+type CodeStep = { step: "code"; phone: string; masked: string; error: string | null };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  await redirectIfSignedIn(request);
+  const { t, locale } = await tFor(request);
+  const form = await readForm(request);
+  const intent = form.get("intent");
+  if (intent === "send") {
+    const submission = parseWithZod(form, { schema: mobileFormSchema });
+    if (submission.status !== "success") {
+      return data({ step: "phone" as const, result: submission.reply() }, { status: 400 });
+    }
+    const { phone } = submission.value;
+    try {
+      await requestLoginCode(phone, clientOf(context), locale);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      const failed = submission.reply({ formErrors: [t(err.message, err.extra.values ?? {})] });
+      return data({ step: "phone" as const, result: failed }, { status: HTTP_STATUS[err.code] });
+    }
+    return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
+  }
+  // Step 2 (or "send a new code"): the number comes back from the hidden field.
+  const parsedPhone = phoneSchema.safeParse(form.get("phone") ?? "");
+  if (!parsedPhone.success) {
+    return data({ step: "phone" as const, result: null }, { status: 400 });
+  }
+  const phone = parsedPhone.data;
+  try {
+    if (intent === "resend") {
+      await requestLoginCode(phone, clientOf(context), locale);
+      return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
+    }
+    const code = verifyCodeSchema.safeParse({ code: codeFromForm(form) });
+    if (!code.success) return data(codeStep(phone, t("accounts.otpInvalid")), { status: 400 });
+    const { user, token } = await loginWithCode(phone, code.data.code, clientOf(context), "web");
+    const to = safeRedirect(form.get("redirectTo"), "/dashboard/home");
+    return redirectWithSuccess(to.startsWith("/login") ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
+      headers: await sessionHeaders(token, user.locale),
+    });
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    const headers: Record<string, string> = {};
+    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
+    return data(codeStep(phone, t(err.message, err.extra.values ?? {})), {
+      status: HTTP_STATUS[err.code],
+      headers,
+    });
+  }
+}
+
+function codeStep(phone: string, error: string | null): CodeStep {
+  return { step: "code", phone, masked: maskPhone(phone), error };
+}
+
+export default function LoginCode() {
+  const { t } = useTranslation();
+  const { countryCodes } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  // Where to go after logging in (e.g. an SMS short link), kept through both steps.
+  const keepRedirect = <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />;
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const intent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
+  const codeState = actionData && actionData.step === "code" ? (actionData as CodeStep) : null;
+  const phoneResult = actionData && actionData.step === "phone" ? actionData.result : undefined;
+  const [form, fields] = useForm({
+    lastResult: phoneResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: mobileFormSchema }),
+    shouldValidate: "onSubmit",
+  });
+  // Subscribe this component to every error so the field components re-render on the first submit.
+  const _allErrors = form.allErrors;
+
+  const toPassword = (
+    <p className="mt-4 text-center text-sm">
+      <Link
+        to={
+          params.get("redirectTo")
+            ? `/login?redirectTo=${encodeURIComponent(params.get("redirectTo")!)}`
+            : "/login"
+        }
+        className="link"
+      >
+        ← {t("accounts.loginWithPassword")}
+      </Link>
+    </p>
+  );
+
+  if (codeState) {
+    return (
+      <AuthCard
+        title={t("accounts.loginCodeTitle")}
+        intro={<p>{t("accounts.loginCodeEnter", { phone: codeState.masked })}</p>}
+      >
+        <Form method="post" className="space-y-5">
+          <input type="hidden" name="phone" value={codeState.phone} />
+          {keepRedirect}
+          <FormError id="otp-error" errors={codeState.error ? [codeState.error] : null} />
+          <OtpInput errorId="otp-error" invalid={!!codeState.error} />
+          <button
+            type="submit"
+            name="intent"
+            value="verify"
+            className="btn-primary w-full"
+            disabled={!!intent}
+          >
+            {intent === "verify" ? t("accounts.signingIn") : t("accounts.signIn")}
+          </button>
+        </Form>
+        <Form method="post" className="mt-4 text-sm">
+          <input type="hidden" name="phone" value={codeState.phone} />
+          {keepRedirect}
+          {t("accounts.didntGet")}{" "}
+          <button type="submit" name="intent" value="resend" className="link min-h-11" disabled={!!intent}>
+            {t("accounts.resend")}
+          </button>
+        </Form>
+        {toPassword}
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title={t("accounts.loginCodeTitle")} intro={<p>{t("accounts.loginCodeText")}</p>}>
+      <Form method="post" {...getFormProps(form)} className="space-y-4">
+        {keepRedirect}
+        <FormError id={form.errorId} errors={form.errors} />
+        <MobileNumberField
+          code={fields.mobileCountryCode}
+          number={fields.mobileNumber}
+          options={countryCodes}
+        />
+        <button type="submit" name="intent" value="send" className="btn-primary w-full" disabled={!!intent}>
+          {intent === "send" ? t("accounts.sending") : t("accounts.sendLoginCode")}
+        </button>
+      </Form>
+      {toPassword}
+    </AuthCard>
+  );
+}
