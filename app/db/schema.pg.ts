@@ -17,6 +17,10 @@ import {
   REPORT_STATUSES,
   SESSION_KINDS,
   SMS_STATUSES,
+  CONSENT_PURPOSES,
+  RIGHTS_REQUEST_TYPES,
+  RIGHTS_REQUEST_STATUSES,
+  MFA_KINDS,
 } from "./types";
 
 /**
@@ -362,5 +366,172 @@ export const uploadSessions = pgTable(
   (t) => [
     index("upload_sessions_owner_idx").on(t.ownerId, t.createdAt),
     index("upload_sessions_updated_idx").on(t.updatedAt),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Issue 14: the patient's data in the patient's hands
+
+/**
+ * Sharing links (modelled on SMART Health Links): a patient shares one report with a doctor who
+ * has no account. The token is long and random and only its hash is kept; an optional passcode
+ * (hashed) is told to the doctor separately. Opens are counted here and written to the audit log.
+ */
+export const shareLinks = pgTable(
+  "share_links",
+  {
+    id: text("id").primaryKey(),
+    /** SHA-256 of the token (base64url); the token itself is shown to the patient once. */
+    tokenHash: text("token_hash").notNull(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Who it is for, in the patient's words ("Dr. Rao, PHC Hosur"); shown to the patient only. */
+    label: text("label").notNull().default(""),
+    /** What the link shows: the report's file, the written opinion, the opinion letter PDF. */
+    includeFile: boolean("include_file").notNull().default(true),
+    includeOpinion: boolean("include_opinion").notNull().default(true),
+    includeLetter: boolean("include_letter").notNull().default(true),
+    /** Argon2id hash of the passcode, or null when the link has none. */
+    passcodeHash: text("passcode_hash"),
+    /** Wrong passcodes so far (the link locks after a few). */
+    passcodeFailures: integer("passcode_failures").notNull().default(0),
+    expiresAt: ms("expires_at").notNull(),
+    /** At most this many opens (null: no limit besides the expiry). */
+    maxOpens: integer("max_opens"),
+    opens: integer("opens").notNull().default(0),
+    lastOpenedAt: ms("last_opened_at"),
+    revokedAt: ms("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("share_links_token_uq").on(t.tokenHash),
+    index("share_links_patient_idx").on(t.patientId, t.createdAt, t.id),
+    index("share_links_report_idx").on(t.reportId),
+  ],
+);
+
+/**
+ * Consent records: one row per grant or withdrawal, never updated, so the history is the proof.
+ * A person's current consent for a purpose is their newest row for it.
+ */
+export const consentRecords = pgTable(
+  "consent_records",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose", { enum: CONSENT_PURPOSES }).notNull(),
+    granted: boolean("granted").notNull(),
+    /** The version of the consent text the person was shown (e.g. "review-2026-11"). */
+    textVersion: text("text_version").notNull(),
+    /** The language the text was shown in. */
+    locale: text("locale").notNull().default("en"),
+    /** Where it was given: "signup", "settings", "api". */
+    via: text("via").notNull().default("settings"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("consent_records_user_idx").on(t.userId, t.purpose, t.createdAt, t.id)],
+);
+
+/**
+ * Requests about one's data (correction, erasure) and their handling by admins. An erasure is
+ * carried out after `dueAt` (48 hours' notice) unless cancelled with the link mailed to the person.
+ * The row outlives the account (userId set null) as the record of what was done.
+ */
+export const rightsRequests = pgTable(
+  "rights_requests",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    type: text("type", { enum: RIGHTS_REQUEST_TYPES }).notNull(),
+    status: text("status", { enum: RIGHTS_REQUEST_STATUSES }).notNull().default("open"),
+    /** What the person asked (a correction's details); never medical findings of the report. */
+    details: text("details").notNull().default(""),
+    /** When an erasure is carried out unless cancelled. */
+    dueAt: ms("due_at"),
+    /** SHA-256 of the cancel link's token (erasure). */
+    cancelTokenHash: text("cancel_token_hash"),
+    /** The admin's answer, shown to the person. */
+    response: text("response").notNull().default(""),
+    resolvedBy: text("resolved_by").references(() => users.id, { onDelete: "set null" }),
+    resolvedAt: ms("resolved_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("rights_requests_status_idx").on(t.status, t.createdAt, t.id),
+    index("rights_requests_user_idx").on(t.userId, t.createdAt, t.id),
+    index("rights_requests_due_idx").on(t.type, t.status, t.dueAt),
+  ],
+);
+
+/** The person a patient names to act for them (DPDP nominee): one per account. */
+export const nominees = pgTable("nominees", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  relationship: text("relationship").notNull().default(""),
+  /** A phone number or e-mail address to reach them. */
+  contact: text("contact").notNull(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Two-factor login (TOTP, RFC 6238). The secret is encrypted with the deployment's key; the last
+ * accepted time step is kept so a code cannot be used twice.
+ */
+export const totpFactors = pgTable("totp_factors", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** The shared secret, encrypted (AES-256-GCM under ENCRYPTION_KEY), base64url. */
+  secretEnc: text("secret_enc").notNull(),
+  /** Null while being set up (the first right code confirms it). */
+  confirmedAt: ms("confirmed_at"),
+  /** The newest time step a code was accepted for: codes of that step or older are refused. */
+  lastStep: integer("last_step"),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes for a lost authenticator, hashed; each works once. */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: ms("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("recovery_codes_user_idx").on(t.userId)],
+);
+
+/**
+ * A login half done: the password was right and a second factor is awaited. The browser holds
+ * the token in a short cookie, an API client in the login answer; only the hash is kept.
+ */
+export const mfaChallenges = pgTable(
+  "mfa_challenges",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: MFA_KINDS }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    expiresAt: ms("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("mfa_challenges_token_uq").on(t.tokenHash),
+    index("mfa_challenges_expires_idx").on(t.expiresAt),
   ],
 );

@@ -27,6 +27,13 @@ export const {
   expertSpecialties,
   smsMessages,
   uploadSessions,
+  shareLinks,
+  consentRecords,
+  rightsRequests,
+  nominees,
+  totpFactors,
+  recoveryCodes,
+  mfaChallenges,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

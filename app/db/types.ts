@@ -8,3 +8,12 @@ export const NOTIFY_CHANNELS = ["email", "sms", "both"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 export const CODE_PURPOSES = ["signup", "login", "reset"] as const;
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
+
+/** Issue 14: what a patient consents to, each recorded separately with the text version shown. */
+export const CONSENT_PURPOSES = ["review", "contact", "statistics"] as const;
+export type ConsentPurpose = (typeof CONSENT_PURPOSES)[number];
+/** Issue 14: requests a person makes about their data; admins act on them in a queue. */
+export const RIGHTS_REQUEST_TYPES = ["correction", "erasure"] as const;
+export const RIGHTS_REQUEST_STATUSES = ["open", "done", "rejected", "cancelled"] as const;
+/** Issue 14: second-factor challenges wait for a code after a right password (web or API login). */
+export const MFA_KINDS = ["web", "api"] as const;
