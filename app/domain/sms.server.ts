@@ -335,17 +335,23 @@ async function sendThroughGateway(smsUrl: string, row: Claimed, timeoutMs: numbe
   q.set("text", row.text);
   q.set("charset", "UTF-8");
   q.set("coding", smsSegments(row.text).encoding === "gsm" ? "0" : "2");
-  const secrets = [password, row.text].filter((s) => s.length >= 3);
-  // A gateway's answer is stored and shown to admins: never with the password or the text in it.
+  // A gateway's answer is stored and shown to admins: never with the password, the text or the
+  // whole number in it (a careless gateway may echo the request).
+  const hidden: [string, string][] = [
+    [password, "***"],
+    [row.text, "***"],
+    [row.to, maskPhone(row.to)],
+  ];
   const clean = (s: string) => {
     let out = s.replace(/\s+/g, " ").trim();
-    for (const secret of secrets) {
+    for (const [secret, shown] of hidden) {
+      if (secret.length < 3) continue;
       const forms = [
         secret,
         encodeURIComponent(secret),
         new URLSearchParams({ s: secret }).toString().slice(2),
       ];
-      for (const form of forms) out = out.split(form).join("***");
+      for (const form of forms) out = out.split(form).join(shown);
     }
     return out.slice(0, 200);
   };
@@ -367,7 +373,8 @@ function httpGet(url: URL, timeoutMs: number): Promise<{ status: number; body: s
     const req = get(url, { method: "GET", agent: false, headers: { Connection: "close" } });
     const timer = setTimeout(() => {
       req.destroy();
-      reject(new GatewayError(`gateway did not answer within ${Math.round(timeoutMs / 1000)} s`));
+      const limit = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
+      reject(new GatewayError(`gateway did not answer within ${limit}`));
     }, timeoutMs);
     timer.unref();
     req.once("error", (err) => {
