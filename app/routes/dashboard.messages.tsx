@@ -186,7 +186,9 @@ function SmsList({
             className={`min-h-11 content-center rounded-full border px-3 text-sm font-semibold ${
               f.status === status
                 ? "border-slate-800 bg-slate-800 text-white"
-                : "border-slate-300 bg-white text-slate-800 hover:bg-slate-50"
+                : f.status === "failed" && counts.failed > 0
+                  ? "border-red-300 bg-red-50 text-red-900 hover:bg-red-100"
+                  : "border-slate-300 bg-white text-slate-800 hover:bg-slate-50"
             }`}
           >
             {f.label}
