@@ -151,8 +151,7 @@ describe("SMS through Kannel", () => {
     expect(JSON.stringify(rows.map((r) => r.lastError))).not.toContain(password);
 
     // The gateway comes up on the configured port: both go out, each exactly once.
-    await gateway();
-    await kannel.waitForDelivered(2, 20_000);
+    await (await gateway()).waitForDelivered(2, 20_000);
     await until("both rows sent", async () =>
       (await rowsTo([en.to, hi.to])).every((r) => r.status === "sent"),
     );
