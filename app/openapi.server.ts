@@ -17,6 +17,7 @@ import {
   sendOtpSchema,
   signupApiSchema,
 } from "~/schemas/auth";
+import { smsListQuerySchema } from "~/schemas/admin";
 import { expertDetailsSchema, rejectExpertSchema } from "~/schemas/experts";
 import {
   callbackRequestObject,
@@ -25,6 +26,7 @@ import {
   followUpObject,
   paginationObject,
   reportObject,
+  smsMessageObject,
   turnaroundObject,
   userObject,
 } from "~/schemas/objects";
@@ -431,6 +433,18 @@ export const ENDPOINTS: Endpoint[] = [
     auth: true,
     list: true,
     data: callbackRequestObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/admin/get-sms-messages",
+    who: "Admin",
+    summary:
+      "Outgoing SMS, newest first: masked number, purpose, status, attempts, last error — never the text (`?status=failed`: the ones that could not be sent)",
+    auth: true,
+    list: true,
+    query: smsListQuerySchema,
+    data: smsMessageObject,
     errors: [400, 401, 403],
   },
   {

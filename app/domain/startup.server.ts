@@ -8,6 +8,7 @@ import { sweepLeftovers } from "./files.server";
 import { flushMail } from "./mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
 import { pruneExpiredSessions } from "./sessions.server";
+import { startSmsSender, stopSmsSender } from "./sms.server";
 import { sendOverdueDigest } from "./turnaround.server";
 import { ensureAdmin } from "./users.server";
 
@@ -39,7 +40,8 @@ async function hourly() {
  * process or its cluster primary) validates config, creates folders, migrates (on PostgreSQL under
  * an advisory lock, so nodes starting together migrate once), bootstraps the admin, sweeps
  * leftovers and schedules the hourly work; a cluster worker only opens the database (the primary
- * migrated it before forking). Resolves when the database is ready for requests.
+ * migrated it before forking). Every process starts the SMS sender. Resolves when the database is
+ * ready for requests.
  */
 export function startup(): Promise<void> {
   started ??= (async () => {
@@ -53,6 +55,8 @@ export function startup(): Promise<void> {
     if (owner) await migrateDatabase();
     if (c.serverRole === "basic") process.once("exit", () => void closeDatabase()); // our server closes it itself
     trackRequestStart();
+    // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
+    startSmsSender();
     if (!owner) return;
     // At start-up nothing is in flight in a local folder, so every leftover there counts as old
     // (a crash mid-upload leaves .part files). A shared bucket may hold other nodes' uploads in
@@ -75,7 +79,11 @@ export function startup(): Promise<void> {
 
 /** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
 export async function shutdown() {
-  // Background mails (reset links, notices) still on their way go out before the process ends.
-  await Promise.race([flushMail(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+  // Background mails (reset links, notices) still on their way go out before the process ends,
+  // and the SMS being sent is finished (an unfinished one is taken again by another process later).
+  await Promise.race([
+    Promise.all([flushMail(), stopSmsSender()]),
+    new Promise((r) => setTimeout(r, 12_000).unref()),
+  ]);
   await closeDatabase();
 }

@@ -8,17 +8,59 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { pageInfo, screenPage } from "~/components/reports/screen.server";
 import { listCallbackRequests, listContactMessages } from "~/domain/contact.server";
+import { countSmsByStatus, listSmsMessages, type ApiSmsMessage, type SmsStatus } from "~/domain/sms.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 
-type Kind = "contact" | "callback";
+type Kind = "contact" | "callback" | "sms";
 
-/** Admin: the Contact Us messages and the home page's callback requests, one list at a time. */
+/** The SMS status filter, failed first (what an admin comes here for), and each status's words. */
+const SMS_FILTERS: { status: SmsStatus; label: string }[] = [
+  { status: "failed", label: "messages.smsStatusFailed" },
+  { status: "queued", label: "messages.smsStatusQueued" },
+  { status: "sending", label: "messages.smsStatusSending" },
+  { status: "sent", label: "messages.smsStatusSent" },
+];
+const SMS_STATUS_LABEL = Object.fromEntries(SMS_FILTERS.map((f) => [f.status, f.label])) as Record<
+  SmsStatus,
+  string
+>;
+
+const SMS_PURPOSES: Record<string, string> = {
+  "signup-code": "messages.smsPurposeSignupCode",
+  "login-code": "messages.smsPurposeLoginCode",
+  "reset-code": "messages.smsPurposeResetCode",
+  "opinion-ready": "messages.smsPurposeOpinionReady",
+  "followup-answered": "messages.smsPurposeFollowupAnswered",
+  notice: "messages.smsPurposeNotice",
+};
+
+function kindOf(value: string | null): Kind {
+  return value === "callback" || value === "sms" ? value : "contact";
+}
+
+/**
+ * Admin: the Contact Us messages, the home page's callback requests and the outgoing SMS (masked
+ * number, purpose, status, attempts, last error — never the text), one list at a time.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
-  const kind: Kind = new URL(request.url).searchParams.get("kind") === "callback" ? "callback" : "contact";
+  const params = new URL(request.url).searchParams;
+  const kind = kindOf(params.get("kind"));
   const page = screenPage(request);
   const { t } = await tFor(request);
+  if (kind === "sms") {
+    const wanted = params.get("status");
+    const status = SMS_FILTERS.find((f) => f.status === wanted)?.status ?? null;
+    const list = await listSmsMessages(actor, { ...page, status });
+    return {
+      title: t("messages.title"),
+      kind,
+      rows: [],
+      sms: { status, counts: await countSmsByStatus(actor), items: list.items },
+      pagination: pageInfo(list),
+    };
+  }
   const items =
     kind === "callback" ? await listCallbackRequests(actor, page) : await listContactMessages(actor, page);
   const rows = items.items.map((m) => ({
@@ -30,21 +72,25 @@ export async function loader({ request }: LoaderFunctionArgs) {
     signedIn: !!m.userId,
     createdAt: m.createdAt,
   }));
-  return { title: t("messages.title"), kind, rows, pagination: pageInfo(items) };
+  return { title: t("messages.title"), kind, rows, sms: null, pagination: pageInfo(items) };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export default function Messages() {
   const { t } = useTranslation();
-  const { kind, rows, pagination } = useLoaderData<typeof loader>();
+  const { kind, rows, sms, pagination } = useLoaderData<typeof loader>();
   const tabs: { kind: Kind; label: string; to: string }[] = [
     { kind: "contact", label: t("messages.contactTab"), to: "/dashboard/messages" },
     { kind: "callback", label: t("messages.callbackTab"), to: "/dashboard/messages?kind=callback" },
+    { kind: "sms", label: t("messages.smsTab"), to: "/dashboard/messages?kind=sms" },
   ];
   return (
     <section>
-      <PageHeader title={t("messages.title")} intro={t("messages.intro")} />
+      <PageHeader
+        title={t("messages.title")}
+        intro={t(kind === "sms" ? "messages.smsIntro" : "messages.intro")}
+      />
       <nav aria-label={t("messages.title")} className="mb-4 flex flex-wrap gap-2">
         {tabs.map((tab) => (
           <Link
@@ -57,7 +103,9 @@ export default function Messages() {
           </Link>
         ))}
       </nav>
-      {rows.length === 0 ? (
+      {sms ? (
+        <SmsList status={sms.status} counts={sms.counts} items={sms.items} />
+      ) : rows.length === 0 ? (
         <EmptyState message={t(kind === "callback" ? "messages.noCallback" : "messages.noContact")} />
       ) : (
         <ul className="space-y-3" data-testid="message-list">
@@ -96,5 +144,103 @@ export default function Messages() {
       )}
       <Pager pagination={pagination} />
     </section>
+  );
+}
+
+const STATUS_LOOK: Record<SmsStatus, string> = {
+  failed: "border-red-300 bg-red-100 text-red-900",
+  queued: "border-amber-300 bg-amber-100 text-amber-900",
+  sending: "border-sky-300 bg-sky-100 text-sky-900",
+  sent: "border-green-300 bg-green-100 text-green-800",
+};
+
+/** The SMS tab: a status filter (links, so it works without JavaScript) and one card per message. */
+function SmsList({
+  status,
+  counts,
+  items,
+}: {
+  status: SmsStatus | null;
+  counts: Record<SmsStatus, number>;
+  items: ApiSmsMessage[];
+}) {
+  const { t } = useTranslation();
+  const filters = [
+    { status: null, label: t("messages.smsAll"), to: "/dashboard/messages?kind=sms" },
+    ...SMS_FILTERS.map((f) => ({
+      status: f.status,
+      label: `${t(f.label)} (${counts[f.status]})`,
+      to: `/dashboard/messages?kind=sms&status=${f.status}`,
+    })),
+  ];
+  return (
+    <>
+      <nav aria-label={t("messages.smsStatus")} className="mb-4 flex flex-wrap items-center gap-2">
+        <span className="text-sm font-semibold text-slate-700">{t("messages.smsStatus")}:</span>
+        {filters.map((f) => (
+          <Link
+            key={f.status ?? "all"}
+            to={f.to}
+            aria-current={f.status === status ? "page" : undefined}
+            data-sms-filter={f.status ?? "all"}
+            className={`min-h-11 content-center rounded-full border px-3 text-sm font-semibold ${
+              f.status === status
+                ? "border-slate-800 bg-slate-800 text-white"
+                : f.status === "failed" && counts.failed > 0
+                  ? "border-red-300 bg-red-50 text-red-900 hover:bg-red-100"
+                  : "border-slate-300 bg-white text-slate-800 hover:bg-slate-50"
+            }`}
+          >
+            {f.label}
+          </Link>
+        ))}
+      </nav>
+      {items.length === 0 ? (
+        <EmptyState message={t(status ? "messages.noSmsWithStatus" : "messages.noSms")} />
+      ) : (
+        <ul className="space-y-3" data-testid="sms-list">
+          {items.map((m) => (
+            <li key={m._id} className="card" data-sms-status={m.status}>
+              <dl className="grid gap-1 text-sm sm:grid-cols-[8rem_1fr]">
+                <dt className="font-semibold text-slate-600">{t("messages.smsStatus")}</dt>
+                <dd>
+                  <span
+                    className={`inline-flex rounded-full border px-2.5 py-0.5 text-sm font-semibold ${STATUS_LOOK[m.status]}`}
+                  >
+                    {t(SMS_STATUS_LABEL[m.status])}
+                  </span>
+                </dd>
+                <dt className="font-semibold text-slate-600">{t("messages.smsTo")}</dt>
+                <dd className="tabular-nums">{m.to}</dd>
+                <dt className="font-semibold text-slate-600">{t("messages.smsPurpose")}</dt>
+                <dd>{SMS_PURPOSES[m.purpose] ? t(SMS_PURPOSES[m.purpose]) : m.purpose}</dd>
+                <dt className="font-semibold text-slate-600">{t("messages.smsAttempts")}</dt>
+                <dd className="tabular-nums">{m.attempts}</dd>
+                {m.lastError && (
+                  <>
+                    <dt className="font-semibold text-slate-600">{t("messages.smsLastError")}</dt>
+                    <dd className="break-words">
+                      <code className="text-xs">{m.lastError}</code>
+                    </dd>
+                  </>
+                )}
+                <dt className="font-semibold text-slate-600">{t("messages.smsQueuedAt")}</dt>
+                <dd>
+                  <LocalDate iso={m.createdAt} withTime />
+                </dd>
+                {m.sentAt && (
+                  <>
+                    <dt className="font-semibold text-slate-600">{t("messages.smsSentAt")}</dt>
+                    <dd>
+                      <LocalDate iso={m.sentAt} withTime />
+                    </dd>
+                  </>
+                )}
+              </dl>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES, NOTIFY_CHANNELS } from "~/db/types";
+import { ACCOUNT_TYPES, NOTIFY_CHANNELS, SMS_STATUSES } from "~/db/types";
 import { SPECIALTIES } from "~/domain/specialties";
 import { REPORT_TYPES } from "./reports";
 
@@ -133,6 +133,19 @@ export const contactMessageObject = z.object({
   message: z.string(),
   userId: z.string().nullable(),
   createdAt: z.string().datetime(),
+});
+
+export const smsMessageObject = z.object({
+  _id: z.string(),
+  to: z.string().describe("The number masked: country code and the last 4 digits, e.g. +91******3210"),
+  purpose: z
+    .string()
+    .describe("signup-code, login-code, reset-code, opinion-ready, followup-answered, notice"),
+  status: z.enum(SMS_STATUSES),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  createdAt: z.string().datetime(),
+  sentAt: z.string().datetime().nullable(),
 });
 
 export const callbackRequestObject = z.object({

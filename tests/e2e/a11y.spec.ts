@@ -158,6 +158,7 @@ test("axe: admin screens", async () => {
       "/dashboard/users",
       "/dashboard/messages",
       "/dashboard/messages?kind=callback",
+      "/dashboard/messages?kind=sms",
       "/dashboard/turnaround",
       "/dashboard/settings",
       `/dashboard/previous-report/${w.report.patient._id}`,

@@ -138,6 +138,15 @@ const API: Row[] = [
     admin: 200,
   },
   {
+    route: "GET /admin/get-sms-messages",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
     route: "GET /expert/get-approved-expert",
     anon: 401,
     patient: 403,
@@ -330,6 +339,15 @@ const SCREENS: Row[] = [
   },
   {
     route: "/dashboard/messages?kind=callback",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/messages?kind=sms&status=failed",
     anon: "login",
     patient: 404,
     otherPatient: 404,

@@ -177,6 +177,7 @@ describe("bad-input sweep over /api/v1", () => {
       { path: "/expert/get-pending-expert", token: "admin" },
       { path: "/admin/get-contact-messages", token: "admin" },
       { path: "/admin/get-callback-requests", token: "admin" },
+      { path: "/admin/get-sms-messages", token: "admin" },
     ];
     const queries = [
       "page=-1",
