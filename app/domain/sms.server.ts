@@ -1,5 +1,4 @@
 import { and, count, desc, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import parsePhoneNumber from "libphonenumber-js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -11,6 +10,9 @@ import { SMS_STATUSES } from "~/db/types";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
+import { maskPhone } from "~/utils/phone.server";
+
+export { maskPhone };
 import { DomainError } from "./errors";
 import type { Actor } from "./sessions.server";
 
@@ -73,20 +75,6 @@ export function smsSegments(text: string): { encoding: "gsm" | "ucs2"; units: nu
     }
   }
   return { encoding: "gsm", units: septets, segments: septets <= 160 ? 1 : Math.ceil(septets / 153) };
-}
-
-/** A number as admins and logs see it: country code and the last 4 digits, e.g. +91******3210. */
-export function maskPhone(e164: string): string {
-  const digits = e164.replace(/\D/g, "");
-  if (digits.length <= 4) return `+${"*".repeat(digits.length)}`;
-  let cc = "";
-  try {
-    cc = parsePhoneNumber(`+${digits}`)?.countryCallingCode ?? "";
-  } catch {
-    cc = "";
-  }
-  if (digits.length - cc.length < 5) cc = "";
-  return `+${cc}${"*".repeat(digits.length - cc.length - 4)}${digits.slice(-4)}`;
 }
 
 // ---------------------------------------------------------------------------------------------

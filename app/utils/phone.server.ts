@@ -18,11 +18,17 @@ export function validE164(candidate: string): string | null {
   return parsed && parsed.isValid() ? parsed.number : null;
 }
 
-/** +919876543210 → "+91 ******3210": enough for a person to recognise their own number. */
+/** A number as admins and logs see it: country code and the last 4 digits, e.g. +91******3210. */
 export function maskPhone(e164: string | null | undefined): string {
   if (!e164) return "";
-  const p = parsePhoneNumberFromString(e164);
-  const cc = p ? `+${p.countryCallingCode}` : e164.slice(0, 3);
-  const rest = p ? String(p.nationalNumber) : e164.slice(3);
-  return `${cc} ${"*".repeat(Math.max(0, rest.length - 4))}${rest.slice(-4)}`;
+  const digits = e164.replace(/\D/g, "");
+  if (digits.length <= 4) return `+${"*".repeat(digits.length)}`;
+  let cc = "";
+  try {
+    cc = parsePhoneNumberFromString(`+${digits}`)?.countryCallingCode ?? "";
+  } catch {
+    cc = "";
+  }
+  if (digits.length - cc.length < 5) cc = "";
+  return `+${cc}${"*".repeat(digits.length - cc.length - 4)}${digits.slice(-4)}`;
 }
