@@ -18,9 +18,24 @@ async function check(probe: () => Promise<void>): Promise<"ok" | "error"> {
   }
 }
 
+/**
+ * The store's answer is reused for a few seconds: /healthz is public, and on S3 every check is a
+ * signed (billed) request, so a flood of health checks must not become a flood of bucket calls.
+ * Concurrent checks share one probe.
+ */
+const STORAGE_TTL_MS = 5_000;
+let storageCheck: { at: number; result: Promise<"ok" | "error"> } | null = null;
+function storageStatus() {
+  const now = Date.now();
+  if (!storageCheck || now - storageCheck.at > STORAGE_TTL_MS) {
+    storageCheck = { at: now, result: check(() => blobStore().ping()) };
+  }
+  return storageCheck.result;
+}
+
 /** Liveness of this node's dependencies: the database and the file store (local folder or bucket). */
 export async function loader() {
-  const [database, storage] = await Promise.all([check(pingDatabase), check(() => blobStore().ping())]);
+  const [database, storage] = await Promise.all([check(pingDatabase), storageStatus()]);
   const ok = database === "ok" && storage === "ok";
   return Response.json(
     { status: ok ? "ok" : "error", database, storage },
