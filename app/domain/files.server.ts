@@ -445,7 +445,9 @@ export async function storeSegment(
 }
 
 /** One segment's start offset and size, and its plaintext (decrypted as it is read; the tag is checked at the end). */
-export async function openSegment(key: string): Promise<Segment & { stream: Readable; close(): Promise<void> }> {
+export async function openSegment(
+  key: string,
+): Promise<Segment & { stream: Readable; close(): Promise<void> }> {
   assertKey(key);
   const opened = await openObject(key, SEGMENT_MAGIC, SEGMENT_OFFSET_BYTES);
   const offset = Number(opened.extra.readBigUInt64BE(0));

@@ -268,13 +268,7 @@ export async function appendToUpload(
         segments: sql`${uploadSessions.segments} + 1`,
         updatedAt: new Date(),
       })
-      .where(
-        and(
-          eq(uploadSessions.id, id),
-          eq(uploadSessions.received, at),
-          isNull(uploadSessions.reportId),
-        ),
-      )
+      .where(and(eq(uploadSessions.id, id), eq(uploadSessions.received, at), isNull(uploadSessions.reportId)))
       .returning();
     if (!row) {
       // Another request stored these bytes first (or the upload was removed): this copy is not counted.
@@ -416,7 +410,9 @@ export async function abandonUpload(actor: Actor, id: string): Promise<void> {
  * Segments whose row is gone for any other reason (an account deleted) are orphans that
  * `sweepLeftovers` removes.
  */
-export async function sweepUploads(now = Date.now()): Promise<{ removedUploads: number; removedSegments: number }> {
+export async function sweepUploads(
+  now = Date.now(),
+): Promise<{ removedUploads: number; removedSegments: number }> {
   const result = await runExclusive("uploads", async () => {
     const gone = await db()
       .delete(uploadSessions)

@@ -65,7 +65,11 @@ class SegmentStore extends DataStore {
   }
 
   override async create(upload: Upload) {
-    await beginUpload(this.actor, { id: upload.id, length: upload.size, metadata: upload.metadata }, this.client);
+    await beginUpload(
+      this.actor,
+      { id: upload.id, length: upload.size, metadata: upload.metadata },
+      this.client,
+    );
     return upload;
   }
 

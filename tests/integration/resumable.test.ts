@@ -42,7 +42,9 @@ beforeAll(async () => {
     tok[k] = r.token;
     ids[k] = r.user._id;
   }
-  tok.admin = (await api.post("/auth/login", { email: "admin@tus.test", password: "Admin-pass-123" })).body.token;
+  tok.admin = (
+    await api.post("/auth/login", { email: "admin@tus.test", password: "Admin-pass-123" })
+  ).body.token;
   await api.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin);
 });
 
@@ -109,7 +111,11 @@ async function patch(auth: Auth, location: string, offset: number, bytes: Buffer
 
 async function head(auth: Auth, location: string) {
   const res = await fetch(server.url + location, { method: "HEAD", headers: authHeaders(auth) });
-  return { res, offset: Number(res.headers.get("upload-offset")), length: Number(res.headers.get("upload-length")) };
+  return {
+    res,
+    offset: Number(res.headers.get("upload-offset")),
+    length: Number(res.headers.get("upload-length")),
+  };
 }
 
 /**
@@ -138,7 +144,9 @@ async function cutPatch(location: string, offset: number, whole: Buffer, sent: n
     ].join("\r\n"),
   );
   for (let at = 0; at < sent; at += 16 * 1024) {
-    await new Promise<void>((r) => socket.write(whole.subarray(at, Math.min(sent, at + 16 * 1024)), () => r()));
+    await new Promise<void>((r) =>
+      socket.write(whole.subarray(at, Math.min(sent, at + 16 * 1024)), () => r()),
+    );
   }
   // Let the bytes reach the server, then cut the connection as a dropped mobile link would.
   await new Promise((r) => setTimeout(r, 300));
@@ -146,7 +154,8 @@ async function cutPatch(location: string, offset: number, whole: Buffer, sent: n
 }
 
 const uploadIdOf = (location: string) => location.split("/").pop()!;
-const segmentKeys = async (uploadId: string) => (await storedKeys(server)).filter((k) => k.startsWith(uploadId));
+const segmentKeys = async (uploadId: string) =>
+  (await storedKeys(server)).filter((k) => k.startsWith(uploadId));
 
 async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -193,7 +202,10 @@ describe("resumable uploads (tus)", () => {
 
     const db = await openTestDb(server.dataDir);
     try {
-      const row = await db.get("SELECT received, segments, length, report_id FROM upload_sessions WHERE id = ?", id);
+      const row = await db.get(
+        "SELECT received, segments, length, report_id FROM upload_sessions WHERE id = ?",
+        id,
+      );
       expect(row).toMatchObject({ received: 1_400_000, segments: 3, length: file.length, report_id: null });
     } finally {
       await db.close();
@@ -225,7 +237,11 @@ describe("resumable uploads (tus)", () => {
         return [k, Buffer.from(v ?? "", "base64").toString("utf8")];
       }),
     );
-    expect(meta).toMatchObject({ reportType: "ECG", description: FIELDS.description, filename: "ecg-march.pdf" });
+    expect(meta).toMatchObject({
+      reportType: "ECG",
+      description: FIELDS.description,
+      filename: "ecg-march.pdf",
+    });
 
     // Resume from the server's offset: the last PATCH completes the file and gets the report.
     const done = await patch(me, c.location, after.offset, file.subarray(after.offset));
@@ -234,7 +250,12 @@ describe("resumable uploads (tus)", () => {
     expect(done.json).toMatchObject({
       success: true,
       message: "Report Submitted Succesfully",
-      data: { reportType: "ECG", fileName: "ecg-march.pdf", phoneNumber: "+919876543210", description: FIELDS.description },
+      data: {
+        reportType: "ECG",
+        fileName: "ecg-march.pdf",
+        phoneNumber: "+919876543210",
+        description: FIELDS.description,
+      },
     });
     const reportId = done.json.data._id as string;
     const download = await fetch(`${server.url}/api/v1/report/${reportId}/file`, {
@@ -295,14 +316,21 @@ describe("resumable uploads (tus)", () => {
       expect(c.location).toBe("");
       const json = JSON.parse(c.body);
       expect(json).toMatchObject({ success: false, message: "Could not Uplaod Report" });
-      expect(Object.keys(json.errors).sort()).toEqual(["consent", "countryCode", "phoneNumber", "reportType"]);
+      expect(Object.keys(json.errors).sort()).toEqual([
+        "consent",
+        "countryCode",
+        "phoneNumber",
+        "reportType",
+      ]);
       expect(json.errors.reportType).toEqual(["Please choose one of the listed report types"]);
       // An urgent report needs its reason, as on the form.
       const urgent = await create({ token: tok.patient }, 5000, { ...FIELDS, urgent: "on" });
       expect(urgent.res.status).toBe(400);
       expect(JSON.parse(urgent.body).errors).toHaveProperty("urgentReason");
       // In the patient's language.
-      const hi = await create({ token: tok.patient, headers: { "Accept-Language": "hi" } }, 5000, { filename: "x.pdf" });
+      const hi = await create({ token: tok.patient, headers: { "Accept-Language": "hi" } }, 5000, {
+        filename: "x.pdf",
+      });
       expect(hi.res.status).toBe(400);
       expect(JSON.parse(hi.body).errors.phoneNumber).toEqual(["फ़ोन नंबर आवश्यक है"]);
       // Not tus at all.
@@ -314,7 +342,11 @@ describe("resumable uploads (tus)", () => {
       expect(await noVersion.json()).toMatchObject({ success: false });
       const badMeta = await fetch(`${server.url}/api/v1/uploads`, {
         method: "POST",
-        headers: { ...authHeaders({ token: tok.patient }), "Upload-Length": "10", "Upload-Metadata": "a b c d" },
+        headers: {
+          ...authHeaders({ token: tok.patient }),
+          "Upload-Length": "10",
+          "Upload-Metadata": "a b c d",
+        },
       });
       expect(badMeta.status).toBe(400);
       expect(await count()).toBe(rows);
@@ -327,7 +359,10 @@ describe("resumable uploads (tus)", () => {
   it("too large: 413 at creation, and a PATCH longer than the upload is refused", async () => {
     const c = await create({ token: tok.patient }, 10 * MB + 1);
     expect(c.res.status).toBe(413);
-    expect(JSON.parse(c.body)).toMatchObject({ success: false, message: "The file is too large (at most 10 MB)" });
+    expect(JSON.parse(c.body)).toMatchObject({
+      success: false,
+      message: "The file is too large (at most 10 MB)",
+    });
     const ok = await create({ token: tok.patient }, 10_000);
     const over = await patch({ token: tok.patient }, ok.location, 0, pdfOf(12_000));
     expect(over.res.status).toBe(413);
@@ -350,7 +385,10 @@ describe("resumable uploads (tus)", () => {
     const c = await create({ token: tok.patient }, file.length);
     await patch({ token: tok.patient }, c.location, 0, file.subarray(0, 100_000));
     expect(await segmentKeys(uploadIdOf(c.location))).toHaveLength(1);
-    const del = await fetch(server.url + c.location, { method: "DELETE", headers: authHeaders({ token: tok.patient }) });
+    const del = await fetch(server.url + c.location, {
+      method: "DELETE",
+      headers: authHeaders({ token: tok.patient }),
+    });
     expect(del.status).toBe(204);
     expect(await segmentKeys(uploadIdOf(c.location))).toEqual([]);
     expect((await head({ token: tok.patient }, c.location)).res.status).toBe(404);
@@ -367,7 +405,9 @@ describe("resumable uploads (tus)", () => {
     ] as const) {
       const auth = { token: tok[who] };
       expect((await head(auth, c.location)).res.status, `HEAD ${who}`).toBe(status);
-      expect((await patch(auth, c.location, 50_000, file.subarray(50_000))).res.status, `PATCH ${who}`).toBe(status);
+      expect((await patch(auth, c.location, 50_000, file.subarray(50_000))).res.status, `PATCH ${who}`).toBe(
+        status,
+      );
       const del = await fetch(server.url + c.location, { method: "DELETE", headers: authHeaders(auth) });
       expect(del.status, `DELETE ${who}`).toBe(status);
     }
@@ -383,16 +423,22 @@ describe("resumable uploads (tus)", () => {
 
   it("the browser session works from our own pages, never from another site", async () => {
     const b = new Browserish(server.url);
-    expect((await b.post("/login", { email: "patient@tus.test", password: strongPassword })).status).toBe(302);
+    expect((await b.post("/login", { email: "patient@tus.test", password: strongPassword })).status).toBe(
+      302,
+    );
     const cookie = b.cookieHeader();
     const same = { cookie, headers: { "Sec-Fetch-Site": "same-origin", Origin: server.url } };
     const c = await create(same, 1000);
     expect(c.res.status).toBe(201);
-    expect((await head({ cookie, headers: { "Sec-Fetch-Site": "same-origin" } }, c.location)).res.status).toBe(200);
+    expect(
+      (await head({ cookie, headers: { "Sec-Fetch-Site": "same-origin" } }, c.location)).res.status,
+    ).toBe(200);
     // Another site's page: the write is refused by the server, the read by the route.
     const cross = { cookie, headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" } };
     expect((await create(cross, 1000)).res.status).toBe(403);
-    expect((await head({ cookie, headers: { "Sec-Fetch-Site": "cross-site" } }, c.location)).res.status).toBe(403);
+    expect((await head({ cookie, headers: { "Sec-Fetch-Site": "cross-site" } }, c.location)).res.status).toBe(
+      403,
+    );
   });
 
   it("the upload rate limit counts at creation, per account", async () => {
@@ -400,7 +446,11 @@ describe("resumable uploads (tus)", () => {
     const post = () =>
       raw(`${server.url}/api/v1/uploads`, {
         method: "POST",
-        headers: { ...authHeaders({ token: tok.limited }), "Upload-Length": "1000", "Upload-Metadata": metadata(FIELDS) },
+        headers: {
+          ...authHeaders({ token: tok.limited }),
+          "Upload-Length": "1000",
+          "Upload-Metadata": metadata(FIELDS),
+        },
         localAddress: "127.0.0.61",
       });
     for (let i = 0; i < 30; i++) expect((await post()).status).toBe(201);
@@ -416,24 +466,32 @@ describe("resumable uploads (tus)", () => {
     const id = uploadIdOf(c.location);
     const lines = await waitFor(
       async () => server.output().split("\n"),
-      (l) => l.some((x) => x.includes('"method":"HEAD"') && x.includes('"route":"/api/v1/uploads/:uploadId"')),
+      (l) =>
+        l.some((x) => x.includes('"method":"HEAD"') && x.includes('"route":"/api/v1/uploads/:uploadId"')),
     );
-    expect(lines.some((l) => l.includes('"method":"POST"') && l.includes('"route":"/api/v1/uploads"'))).toBe(true);
-    expect(lines.some((l) => l.includes('"method":"PATCH"') && l.includes('"route":"/api/v1/uploads/:uploadId"'))).toBe(
+    expect(lines.some((l) => l.includes('"method":"POST"') && l.includes('"route":"/api/v1/uploads"'))).toBe(
       true,
     );
+    expect(
+      lines.some((l) => l.includes('"method":"PATCH"') && l.includes('"route":"/api/v1/uploads/:uploadId"')),
+    ).toBe(true);
     expect(server.output()).not.toContain(id);
   });
 });
 
 /** The app's own domain modules, opened on the test server's database and store. */
-let domain: { uploads: typeof import("~/domain/uploads.server"); files: typeof import("~/domain/files.server") } | undefined;
+let domain:
+  | { uploads: typeof import("~/domain/uploads.server"); files: typeof import("~/domain/files.server") }
+  | undefined;
 
 async function openDomain() {
   if (domain) return domain;
   const backendFile = path.join(server.root, "backend.json");
-  const backend: Record<string, string> = existsSync(backendFile) ? JSON.parse(readFileSync(backendFile, "utf8")) : {};
-  for (const k of ["DATABASE_URL", "STORAGE_URL", "ENCRYPTION_KEY", "SESSION_SECRET", "SMTP_URL"]) delete process.env[k];
+  const backend: Record<string, string> = existsSync(backendFile)
+    ? JSON.parse(readFileSync(backendFile, "utf8"))
+    : {};
+  for (const k of ["DATABASE_URL", "STORAGE_URL", "ENCRYPTION_KEY", "SESSION_SECRET", "SMTP_URL"])
+    delete process.env[k];
   Object.assign(process.env, {
     DATA_DIR: server.dataDir,
     UPLOADS_DIR: server.uploadsDir,
