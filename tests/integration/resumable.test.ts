@@ -502,6 +502,59 @@ async function openDomain() {
   return domain;
 }
 
+describe("a request that died while making the report", () => {
+  it("HEAD says busy (423) while it may still be at work, then another request takes over and makes the report", async () => {
+    const me = { token: tok.patient };
+    const file = pdfOf(250_000);
+    const c = await create(me, file.length, { ...FIELDS, filename: "taken-over.pdf" });
+    const id = uploadIdOf(c.location);
+    const last = file.length - 1000;
+    expect((await patch(me, c.location, 0, file.subarray(0, last))).offset).toBe(last);
+    // The last bytes were stored and counted, and then the process died before making the report.
+    const { files } = await openDomain();
+    const segment = await files.storeSegment(
+      id,
+      last,
+      (async function* () {
+        yield file.subarray(last);
+      })(),
+    );
+    expect(segment).toMatchObject({ offset: last, size: 1000 });
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      await db.run(
+        "UPDATE upload_sessions SET received = ?, segments = segments + 1, updated_at = ? WHERE id = ?",
+        file.length,
+        db.time(Date.now()),
+        id,
+      );
+      const busy = await head(me, c.location);
+      expect(busy.res.status).toBe(423);
+      // Ten minutes of silence: the next HEAD makes the report itself and says "complete".
+      await db.run(
+        "UPDATE upload_sessions SET updated_at = ? WHERE id = ?",
+        db.time(Date.now() - 11 * 60 * 1000),
+        id,
+      );
+      const done = await head(me, c.location);
+      expect(done.res.status).toBe(200);
+      expect(done.offset).toBe(file.length);
+      const row = await db.get<{ report_id: string | null }>(
+        "SELECT report_id FROM upload_sessions WHERE id = ?",
+        id,
+      );
+      expect(row?.report_id).toMatch(/^[a-f0-9]{24}$/);
+      const download = await fetch(`${server.url}/api/v1/report/${row!.report_id}/file`, {
+        headers: { Authorization: `Bearer ${tok.patient}` },
+      });
+      expect(sha(Buffer.from(await download.arrayBuffer()))).toBe(sha(file));
+      expect(await segmentKeys(id)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe("the sweep of abandoned uploads", () => {
   it("an upload idle for 24 h goes with its segments; a young one stays, and its segments are no orphans", async () => {
     const me = { token: tok.patient };
