@@ -32,7 +32,7 @@ async function hourly() {
   } catch (err) {
     log("error", "prune failed", { error: String(err) });
   }
-  // Before the file sweep: segments whose upload is swept here are then orphans it also sees.
+  // Idle resumable uploads first (their segments go with them), then whatever else is left over.
   await sweepUploads().catch((err) => log("error", "upload session sweep failed", { error: String(err) }));
   await sweepLeftovers().catch((err) => log("error", "sweep failed", { error: String(err) }));
   await sendOverdueDigest().catch((err) => log("error", "overdue digest failed", { error: String(err) }));

@@ -192,7 +192,7 @@ function UploadForm({
     let live = true;
     // Fetches the upload code while the patient fills in the form, and says when an upload is unfinished.
     loadUploadModule()
-      .then((m) => m.hasUnfinished())
+      .then((m) => m.hasUnfinished(owner))
       .then((yes) => live && setUnfinished(yes))
       .catch(() => {});
     return () => {
@@ -200,7 +200,7 @@ function UploadForm({
       // Leaving the page stops sending; choosing the same file later continues the upload.
       sendingRef.current?.pause();
     };
-  }, []);
+  }, [owner]);
 
   /** Makes a photo smaller and looks for an unfinished upload of the result. */
   const prepare = async (chosen: File): Promise<Prepared | null> => {

@@ -51,8 +51,8 @@ class AddressOnlyStorage implements UrlStorage {
   async findAllUploads() {
     return this.find(STORE_PREFIX);
   }
-  async findUploadsByFingerprint(fingerprint: string) {
-    return this.find(`${STORE_PREFIX}${fingerprint}::`);
+  async findUploadsByFingerprint(fingerprint: string, startsWith = false) {
+    return this.find(`${STORE_PREFIX}${fingerprint}${startsWith ? "" : "::"}`);
   }
   async removeUpload(key: string) {
     storage()?.removeItem(key);
@@ -116,9 +116,9 @@ async function fingerprintOf(file: File, owner: string): Promise<string> {
   return ["cb1", owner, file.name, file.type, file.size, file.lastModified, h.toString(16)].join("/");
 }
 
-/** Whether an unfinished upload (of any file) is remembered: the page offers to continue it. */
-export async function hasUnfinished(): Promise<boolean> {
-  return (await urlStorage.findAllUploads()).length > 0;
+/** Whether this account has an unfinished upload remembered here: the page offers to continue it. */
+export async function hasUnfinished(owner: string): Promise<boolean> {
+  return (await urlStorage.findUploadsByFingerprint(`cb1/${owner}/`, true)).length > 0;
 }
 
 export type Previous = {
@@ -303,7 +303,10 @@ export async function send(
       }
       stop();
       setWaiting(false);
-      opts.onRefused(refusalOf(err));
+      const refusal = refusalOf(err);
+      // Refused for good (not a signed-out session): nothing to continue after a reload.
+      if (refusal.status !== 401) void forgetFingerprint(fingerprint);
+      opts.onRefused(refusal);
     },
   });
   if (opts.previous) upload.resumeFromPreviousUpload(opts.previous.upload);
@@ -321,6 +324,11 @@ export async function send(
       resume();
     },
   };
+}
+
+async function forgetFingerprint(fingerprint: string) {
+  for (const u of await urlStorage.findUploadsByFingerprint(fingerprint))
+    await urlStorage.removeUpload(u.urlStorageKey);
 }
 
 /** Ends an earlier upload of the same file on the server (a new one replaces it). */
