@@ -47,7 +47,17 @@ import { site } from "~/site";
 // Adds `.openapi()` to zod's prototypes (also for schemas created before this line).
 extendZodWithOpenApi(z);
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "head" | "post" | "put" | "patch" | "delete" | "options";
+
+/**
+ * A tus 1.0.0 operation (resumable uploads, decision 0015): protocol headers in, bytes as
+ * application/offset+octet-stream, answers that are mostly headers.
+ */
+type TusOperation = {
+  headers?: z.AnyZodObject;
+  octetBody?: boolean;
+  responses: Record<number, { description: string; headers?: Record<string, string>; data?: ZodTypeAny }>;
+};
 
 /** One row per endpoint of the contract: the OpenAPI document and the route test are built from it. */
 export type Endpoint = {
@@ -67,7 +77,17 @@ export type Endpoint = {
   errors: number[];
   binary?: boolean;
   extra?: Record<string, ZodTypeAny>;
+  /** Set when the path alone does not name the operation (tus: one path, several methods). */
+  operationId?: string;
+  tus?: TusOperation;
 };
+
+const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
+const uploadOffset = z
+  .string()
+  .regex(/^\d+$/)
+  .describe("Bytes of the file the server already has: send from here (HEAD tells it)");
+const TUS_RESUMABLE = { "Tus-Resumable": "Protocol version of the answer (1.0.0)" };
 
 const idParam = (name: string) => z.object({ [name]: z.string() });
 
@@ -214,6 +234,122 @@ export const ENDPOINTS: Endpoint[] = [
     data: reportObject,
     status: 201,
     errors: [400, 401, 403, 413, 415],
+  },
+  {
+    method: "options",
+    path: "/uploads",
+    who: "anyone",
+    summary: "Resumable uploads (tus 1.0.0): the protocol's version, extensions and largest size",
+    auth: false,
+    operationId: "uploadsDiscover",
+    errors: [],
+    tus: {
+      responses: {
+        204: {
+          description: "The server's tus settings",
+          headers: {
+            "Tus-Version": "1.0.0",
+            "Tus-Extension": "creation,creation-with-upload,termination",
+            "Tus-Max-Size": "MAX_UPLOAD_MB in bytes",
+          },
+        },
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/uploads",
+    who: "Patient",
+    summary:
+      "Start a resumable upload of a report file (tus creation): Upload-Length, and the report's fields (as for upload-report, with countryCode and consent) base64 in Upload-Metadata, plus `filename`; checked before any byte is sent",
+    auth: true,
+    operationId: "uploadsCreate",
+    errors: [400, 401, 403, 412, 413, 415, 429],
+    tus: {
+      headers: z.object({
+        "Tus-Resumable": tusVersion,
+        "Upload-Length": z
+          .string()
+          .regex(/^\d+$/)
+          .describe("The file's size in bytes (at most MAX_UPLOAD_MB)"),
+        "Upload-Metadata": z
+          .string()
+          .describe(
+            "Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, filename",
+          ),
+      }),
+      octetBody: true,
+      responses: {
+        201: {
+          description:
+            "Created: send the bytes to Location with PATCH. When the request body already carried the whole file (creation-with-upload), the body is the new report",
+          headers: { Location: "/api/v1/uploads/{uploadId}", ...TUS_RESUMABLE },
+          data: reportObject,
+        },
+      },
+    },
+  },
+  {
+    method: "head",
+    path: "/uploads/{uploadId}",
+    who: "the Patient who started it",
+    summary: "How many bytes the server has (Upload-Offset): where to continue after a cut connection",
+    auth: true,
+    operationId: "uploadsStatus",
+    errors: [401, 403, 404, 412, 423],
+    tus: {
+      headers: z.object({ "Tus-Resumable": tusVersion }),
+      responses: {
+        200: {
+          description:
+            "Upload-Offset equal to Upload-Length means the file is complete and the report made (423 while it is being made)",
+          headers: {
+            "Upload-Offset": "Bytes received",
+            "Upload-Length": "The file's size",
+            "Upload-Metadata": "The fields given at creation",
+            ...TUS_RESUMABLE,
+          },
+        },
+      },
+    },
+  },
+  {
+    method: "patch",
+    path: "/uploads/{uploadId}",
+    who: "the Patient who started it",
+    summary:
+      "Send bytes from Upload-Offset (a connection cut mid-request keeps what arrived); the request that completes the file gets the new report",
+    auth: true,
+    operationId: "uploadsAppend",
+    errors: [400, 401, 403, 404, 409, 412, 413, 415, 423],
+    tus: {
+      headers: z.object({ "Tus-Resumable": tusVersion, "Upload-Offset": uploadOffset }),
+      octetBody: true,
+      responses: {
+        200: {
+          description: "The file is complete: the new report",
+          headers: { "Upload-Offset": "The file's size", ...TUS_RESUMABLE },
+          data: reportObject,
+        },
+        204: {
+          description: "Stored; more bytes expected (or the file was completed earlier)",
+          headers: { "Upload-Offset": "Bytes received", ...TUS_RESUMABLE },
+        },
+      },
+    },
+  },
+  {
+    method: "delete",
+    path: "/uploads/{uploadId}",
+    who: "the Patient who started it",
+    summary: "End an upload (tus termination): its stored bytes are deleted",
+    auth: true,
+    operationId: "uploadsTerminate",
+    errors: [401, 403, 404, 412],
+    tus: {
+      headers: z.object({ "Tus-Resumable": tusVersion }),
+      responses: { 204: { description: "Ended", headers: TUS_RESUMABLE } },
+    },
   },
   {
     method: "get",
@@ -458,7 +594,8 @@ export const ENDPOINTS: Endpoint[] = [
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */
-export function operationIdOf(e: Pick<Endpoint, "method" | "path">): string {
+export function operationIdOf(e: Pick<Endpoint, "method" | "path" | "operationId">): string {
+  if (e.operationId) return e.operationId;
   const words = e.path
     .split("/")
     .filter((seg) => seg && !seg.startsWith("{"))
@@ -476,13 +613,76 @@ const ERROR_TEXT: Record<number, string> = {
   401: "Missing, malformed, expired or revoked token",
   403: "Signed in but not allowed",
   404: "Unknown id or route",
-  409: "Conflict (e-mail registered, report already reviewed)",
+  409: "Conflict (e-mail registered, report already reviewed, upload offset not the server's)",
+  412: "Tus-Resumable: 1.0.0 missing",
   413: "Upload too large",
   415: "File type not allowed",
+  423: "The upload is busy (its report is being made): ask again shortly",
   429: "Rate limited (see Retry-After)",
 };
 
 let cached: object | undefined;
+
+/** The OpenAPI operation of a tus endpoint: header parameters, octet-stream body, header answers. */
+function tusPath(e: Endpoint & { tus: TusOperation }, bearerName: string): RouteConfig {
+  const params = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const request: RouteConfig["request"] = {};
+  if (params.length) request.params = params.reduce((acc, p) => acc.merge(idParam(p)), z.object({}));
+  if (e.tus.headers) request.headers = e.tus.headers;
+  if (e.tus.octetBody) {
+    request.body = {
+      content: {
+        "application/offset+octet-stream": {
+          schema: z.string().describe("binary: the file's bytes from Upload-Offset"),
+        },
+      },
+      required: e.method === "patch",
+    };
+  }
+  const responses: RouteConfig["responses"] = {};
+  for (const [code, r] of Object.entries(e.tus.responses)) {
+    responses[code] = {
+      description: r.description,
+      ...(r.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: "string" } },
+              ]),
+            ),
+          }
+        : {}),
+      ...(r.data
+        ? {
+            content: {
+              "application/json": {
+                schema: z.object({ success: z.literal(true), message: z.string(), data: r.data }),
+              },
+            },
+          }
+        : {}),
+    };
+  }
+  for (const code of [...e.errors, 405, 500]) {
+    responses[code] = {
+      description: ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
+      // An answer to HEAD has no body.
+      ...(e.method === "head" ? {} : { content: { "application/json": { schema: errorObject } } }),
+    };
+  }
+  return {
+    method: e.method,
+    path: e.path,
+    operationId: operationIdOf(e),
+    summary: e.summary,
+    description: `Who: ${e.who}. Resumable upload, tus 1.0.0 (https://tus.io/protocols/resumable-upload).`,
+    tags: [e.path.split("/")[1]],
+    security: e.auth ? [{ [bearerName]: [] }] : [],
+    request,
+    responses,
+  };
+}
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
 export function openApiDocument(): object {
@@ -509,6 +709,10 @@ export function openApiDocument(): object {
           405: { description: "Wrong method", content: { "application/json": { schema: errorObject } } },
         },
       });
+      continue;
+    }
+    if (e.tus) {
+      registry.registerPath(tusPath({ ...e, tus: e.tus }, bearer.name));
       continue;
     }
     const params = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);

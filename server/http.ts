@@ -31,9 +31,9 @@ export type HandlerOptions = {
   isDraining: () => boolean;
 };
 
-/** Routes whose bodies are file uploads: streamed, with the larger limit. */
+/** Routes whose bodies are file uploads: streamed, with the larger limit (tus: creation and PATCH). */
 const UPLOAD_PATHS =
-  /^\/(?:dashboard\/upload-report(?:\.data)?|dashboard\/settings(?:\.data)?|api\/v1\/report\/upload-report|api\/v1\/profile\/update-display-picture)\/?$/;
+  /^\/(?:dashboard\/upload-report(?:\.data)?|dashboard\/settings(?:\.data)?|api\/v1\/report\/upload-report|api\/v1\/profile\/update-display-picture|api\/v1\/uploads(?:\/[^/]+)?)\/?$/;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const HOST_RE = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;

@@ -4,7 +4,7 @@ import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import { reports, users } from "~/db/schema";
+import { reports, uploadSessions, users } from "~/db/schema";
 import { blobStore } from "~/storage/blob.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
@@ -121,6 +121,24 @@ export function sanitizeFileName(raw: string | null | undefined, ext: string): s
 }
 
 /**
+ * The stored type of a file from its first bytes (at least `SNIFF_BYTES`, or the whole file):
+ * DomainError unsupported_type unless it is one of the kind's types.
+ */
+export async function sniffType(sample: Buffer, allowed: UploadKind): Promise<{ mime: string; ext: string }> {
+  const found = await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES));
+  const type = found ? TYPES[found.ext] : undefined;
+  if (!type || !type.kinds.includes(allowed)) {
+    throw new DomainError("unsupported_type", "files.unsupportedType", {
+      values: { types: allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF" : "PNG, JPEG, WebP, GIF" },
+    });
+  }
+  return type;
+}
+
+/** How many leading bytes `sniffType` needs to decide (fewer only when the file is shorter). */
+export const SNIFF_SAMPLE_BYTES = SNIFF_BYTES;
+
+/**
  * Streams an upload to disk, encrypted, deciding its type from its first bytes.
  * Throws DomainError too_large (over maxBytes), invalid "files.empty" (no bytes) or
  * unsupported_type (not one of the kind's types); a failure leaves no file behind.
@@ -137,14 +155,7 @@ export async function storeUpload(
   let sniffed: { mime: string; ext: string } | undefined;
 
   const sniff = async (sample: Buffer) => {
-    const found = await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES));
-    const type = found ? TYPES[found.ext] : undefined;
-    if (!type || !type.kinds.includes(opts.allowed)) {
-      throw new DomainError("unsupported_type", "files.unsupportedType", {
-        values: { types: opts.allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF" : "PNG, JPEG, WebP, GIF" },
-      });
-    }
-    sniffed = type;
+    sniffed = await sniffType(sample, opts.allowed);
   };
 
   /** The object's bytes: header, ciphertext in batches, tag. Nothing is produced before the type is known. */
@@ -220,47 +231,57 @@ export async function storeUpload(
   };
 }
 
+type OpenedObject = {
+  /** The header bytes after magic and IV (a segment's start offset; empty for a report file). */
+  extra: Buffer;
+  /** Plaintext size in bytes. */
+  size: number;
+  /** The plaintext (decrypted lazily; errors when the tag does not match). */
+  stream: Readable;
+  /** Releases the underlying object stream when the plaintext is not read to its end. */
+  close(): Promise<void>;
+};
+
 /**
- * The plaintext of a stored file as a Node stream. The GCM tag is checked when the last
- * byte has been decrypted: a tampered or truncated file makes the stream error (after
- * earlier chunks may have been delivered, so consumers must treat an error as fatal).
- * A missing file or a malformed key is DomainError not_found.
+ * Opens an encrypted object of either format: reads magic, IV and `extraBytes` more header bytes
+ * before anything is handed out (so an unknown format fails cleanly), then decrypts lazily with
+ * the AAD magic + key + extra header, holding back the last 16 bytes as the GCM tag.
  */
-export async function openDecrypted(key: string): Promise<Readable> {
-  assertKey(key);
+async function openObject(key: string, magic: Buffer, extraBytes: number): Promise<OpenedObject> {
   const object = await blobStore().get(key);
   if (!object) throw new DomainError("not_found", "files.notFound");
   const { stream, size } = object;
-  if (size < HEADER_BYTES + TAG_BYTES + 1) {
+  const headerBytes = magic.length + IV_BYTES + extraBytes;
+  if (size < headerBytes + TAG_BYTES + 1) {
     stream.destroy();
     throw new Error(`stored file ${key} is truncated`);
   }
   const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  // The header is read before the stream is handed out, so an unknown format fails the request cleanly.
   let buffered = Buffer.alloc(0);
   try {
-    while (buffered.length < HEADER_BYTES) {
+    while (buffered.length < headerBytes) {
       const next = await source.next();
       if (next.done) throw new Error(`stored file ${key} is truncated`);
       buffered = Buffer.concat([buffered, next.value]);
     }
-    if (!buffered.subarray(0, MAGIC.length).equals(MAGIC))
+    if (!buffered.subarray(0, magic.length).equals(magic))
       throw new Error(`stored file ${key} has an unknown format`);
   } catch (err) {
     await source.return?.();
     throw err;
   }
+  const extra = Buffer.from(buffered.subarray(magic.length + IV_BYTES, headerBytes));
   const decipher = createDecipheriv(
     ALGORITHM,
     config().encryptionKey,
-    buffered.subarray(MAGIC.length, HEADER_BYTES),
+    buffered.subarray(magic.length, magic.length + IV_BYTES),
   ) as DecipherGCM;
-  decipher.setAAD(aad(key));
-  const cipherEnd = size - TAG_BYTES; // ciphertext is bytes [HEADER_BYTES, cipherEnd)
+  decipher.setAAD(Buffer.concat([magic, Buffer.from(key, "ascii"), extra]));
+  const cipherEnd = size - TAG_BYTES; // ciphertext is bytes [headerBytes, cipherEnd)
 
   async function* plaintext(): AsyncGenerator<Buffer> {
     let pos = buffered.length; // bytes of the object read so far
-    let tail: Buffer = buffered.subarray(HEADER_BYTES); // read but not yet decrypted (may hold tag bytes)
+    let tail: Buffer = buffered.subarray(headerBytes); // read but not yet decrypted (may hold tag bytes)
     try {
       for (;;) {
         // Everything before cipherEnd is ciphertext; the rest is (part of) the tag.
@@ -283,7 +304,27 @@ export async function openDecrypted(key: string): Promise<Readable> {
       await source.return?.();
     }
   }
-  return Readable.from(plaintext(), { objectMode: false });
+  const plain = Readable.from(plaintext(), { objectMode: false });
+  return {
+    extra,
+    size: size - headerBytes - TAG_BYTES,
+    stream: plain,
+    close: async () => {
+      plain.destroy();
+      await source.return?.();
+    },
+  };
+}
+
+/**
+ * The plaintext of a stored file as a Node stream. The GCM tag is checked when the last
+ * byte has been decrypted: a tampered or truncated file makes the stream error (after
+ * earlier chunks may have been delivered, so consumers must treat an error as fatal).
+ * A missing file or a malformed key is DomainError not_found.
+ */
+export async function openDecrypted(key: string): Promise<Readable> {
+  assertKey(key);
+  return (await openObject(key, MAGIC, 0)).stream;
 }
 
 /** Removes a stored file; a missing file is not an error. */
@@ -298,13 +339,172 @@ export async function storedExists(key: string): Promise<boolean> {
   return blobStore().exists(key);
 }
 
-/** The keys among `keys` that a report or a user's picture refers to. */
+// ---------------------------------------------------------------------------------------------
+// Segments of resumable uploads (decision 0015)
+
+/**
+ * A resumable upload arrives in pieces over many requests, possibly on different nodes, and AES-GCM
+ * state cannot be carried from one request to the next. So every piece received is stored at once
+ * as its own encrypted SEGMENT object, and the finished upload is decrypted segment by segment
+ * into `storeUpload` (one ordinary encrypted file). Never plaintext at rest.
+ *
+ * Format of a segment object `<uploadId><8 random hex>.enc` (its key is an ordinary 32-hex key, so
+ * the stores and the sweep treat it like any object; the first 24 characters name its upload):
+ *
+ *   offset 0   4 bytes   magic "CBS1" (CareBridge segment, format version 1)
+ *   offset 4  12 bytes   IV (random per segment)
+ *   offset 16  8 bytes   where the segment's bytes start in the upload (unsigned, big-endian)
+ *   offset 24  n bytes   ciphertext
+ *   end-16    16 bytes   GCM tag
+ *
+ * The AAD is magic + key + the 8 offset bytes: a segment moved to another upload or another
+ * position fails authentication.
+ */
+const SEGMENT_MAGIC = Buffer.from("CBS1", "ascii");
+const SEGMENT_OFFSET_BYTES = 8;
+const UPLOAD_ID_CHARS = 24;
+const UPLOAD_ID_RE = /^[a-f0-9]{24}$/;
+
+export type Segment = { key: string; offset: number; size: number };
+
+/** Whether `id` can be a resumable upload's id (24 hex, the shape of every id of ours). */
+export function isUploadId(id: unknown): id is string {
+  return typeof id === "string" && UPLOAD_ID_RE.test(id);
+}
+
+function assertUploadId(id: string) {
+  if (!isUploadId(id)) throw new DomainError("not_found", "uploads.notFound");
+}
+
+/**
+ * Stores the bytes of `chunks` (the piece of an upload starting at `offset`) as one encrypted
+ * segment, streamed. Returns its key and plaintext size, or null when no byte came (nothing is
+ * written then). When `chunks` throws, nothing is left behind and the error is rethrown.
+ */
+export async function storeSegment(
+  uploadId: string,
+  offset: number,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<Segment | null> {
+  assertUploadId(uploadId);
+  const source = chunks[Symbol.asyncIterator]();
+  let first: Uint8Array | undefined;
+  for (;;) {
+    const next = await source.next();
+    if (next.done) return null;
+    if (next.value.byteLength > 0) {
+      first = next.value;
+      break;
+    }
+  }
+  const key = uploadId + randomBytes(4).toString("hex");
+  const iv = randomBytes(IV_BYTES);
+  const at = Buffer.alloc(SEGMENT_OFFSET_BYTES);
+  at.writeBigUInt64BE(BigInt(offset));
+  const cipher = createCipheriv(ALGORITHM, config().encryptionKey, iv) as CipherGCM;
+  cipher.setAAD(Buffer.concat([SEGMENT_MAGIC, Buffer.from(key, "ascii"), at]));
+  let size = 0;
+
+  async function* encrypted(): AsyncGenerator<Buffer> {
+    let pending: Buffer[] = [SEGMENT_MAGIC, iv, at];
+    let pendingBytes = SEGMENT_MAGIC.length + IV_BYTES + SEGMENT_OFFSET_BYTES;
+    const push = (plain: Uint8Array) => {
+      size += plain.byteLength;
+      const enc = cipher.update(plain);
+      if (enc.length) {
+        pending.push(enc);
+        pendingBytes += enc.length;
+      }
+    };
+    const take = () => {
+      const out = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      return out;
+    };
+    try {
+      push(first!);
+      first = undefined;
+      for (;;) {
+        if (pendingBytes >= WRITE_BATCH_BYTES) yield take();
+        const next = await source.next();
+        if (next.done) break;
+        if (next.value.byteLength) push(next.value);
+      }
+    } finally {
+      await source.return?.();
+    }
+    const final = cipher.final();
+    pending.push(final, cipher.getAuthTag());
+    pendingBytes += final.length + TAG_BYTES;
+    yield take();
+  }
+
+  await blobStore().put(key, encrypted());
+  return { key, offset, size };
+}
+
+/** One segment's start offset and size, and its plaintext (decrypted as it is read; the tag is checked at the end). */
+export async function openSegment(
+  key: string,
+): Promise<Segment & { stream: Readable; close(): Promise<void> }> {
+  assertKey(key);
+  const opened = await openObject(key, SEGMENT_MAGIC, SEGMENT_OFFSET_BYTES);
+  const offset = Number(opened.extra.readBigUInt64BE(0));
+  return { key, offset, size: opened.size, stream: opened.stream, close: opened.close };
+}
+
+/** The segments stored for an upload (any order), read from their headers. */
+export async function listSegments(uploadId: string): Promise<Segment[]> {
+  assertUploadId(uploadId);
+  const out: Segment[] = [];
+  for await (const page of blobStore().list(uploadId)) {
+    for (const { key } of page) {
+      let seg;
+      try {
+        seg = await openSegment(key);
+      } catch (err) {
+        if (err instanceof DomainError && err.code === "not_found") continue; // removed meanwhile
+        throw err;
+      }
+      await seg.close();
+      out.push({ key, offset: seg.offset, size: seg.size });
+    }
+  }
+  return out;
+}
+
+/** Removes every segment of an upload; returns how many. */
+export async function deleteSegments(uploadId: string): Promise<number> {
+  if (!isUploadId(uploadId)) return 0;
+  let removed = 0;
+  const store = blobStore();
+  for await (const page of store.list(uploadId)) {
+    for (const { key } of page) {
+      await store.delete(key);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/**
+ * The keys among `keys` that a report or a user's picture refers to, or that are segments of a
+ * resumable upload still under way (its session row exists; `sweepUploads` ends idle ones).
+ */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
-  const [fromReports, fromUsers] = await Promise.all([
+  const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
+  const [fromReports, fromUsers, fromUploads] = await Promise.all([
     db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
     db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
+    db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
   ]);
-  return new Set([...fromReports.map((r) => r.k), ...fromUsers.map((r) => r.k!)]);
+  const live = new Set(fromUploads.map((r) => r.id));
+  return new Set([
+    ...fromReports.map((r) => r.k),
+    ...fromUsers.map((r) => r.k!),
+    ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
+  ]);
 }
 
 /**

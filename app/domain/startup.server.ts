@@ -10,13 +10,15 @@ import { pruneRateLimits } from "./ratelimit.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { startSmsSender, stopSmsSender } from "./sms.server";
 import { sendOverdueDigest } from "./turnaround.server";
+import { sweepUploads } from "./uploads.server";
 import { ensureAdmin } from "./users.server";
 
 let started: Promise<void> | undefined;
 
 /**
- * Hourly: expired sessions, codes, reset tokens and rate-limit counters are removed, leftover files
- * too, and admins get the digest of newly overdue reports.
+ * Hourly: expired sessions, codes, reset tokens and rate-limit counters are removed, resumable
+ * uploads idle for a day (with their segments) and leftover files too, and admins get the digest
+ * of newly overdue reports.
  */
 const HOURLY_MS = 60 * 60 * 1000;
 
@@ -31,6 +33,8 @@ async function hourly() {
   } catch (err) {
     log("error", "prune failed", { error: String(err) });
   }
+  // Idle resumable uploads first (their segments go with them), then whatever else is left over.
+  await sweepUploads().catch((err) => log("error", "upload session sweep failed", { error: String(err) }));
   await sweepLeftovers().catch((err) => log("error", "sweep failed", { error: String(err) }));
   await sendOverdueDigest().catch((err) => log("error", "overdue digest failed", { error: String(err) }));
 }

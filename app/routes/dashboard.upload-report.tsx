@@ -1,15 +1,15 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import type { TFunction } from "i18next";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { decode } from "turbo-stream";
 import { z } from "zod";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { ReportTypeOptions } from "~/components/reports/ReportTypeSelect";
+import type { PhotoResult, Previous, Refusal, Sending } from "~/components/reports/resumable.client";
 import { countryCodeOptions, type CountryCodeOption } from "~/components/reports/screen.server";
 import { UploadProgress } from "~/components/reports/UploadProgress";
 import { toast } from "~/components/Toaster";
@@ -43,8 +43,6 @@ const FIELDS = [
   "urgent",
   "urgentReason",
 ] as const;
-/** Set by the script that sends the form with XMLHttpRequest: answer with data, not a redirect. */
-const XHR_FLAG = "_xhr";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -54,16 +52,23 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (actor.accountType !== "Patient") {
     // Experts and admins: the dashboard says why, not the not-found page.
     return data(
-      { title, notAllowed: t("reports.patientsOnly"), countryCodes: [] as CountryCodeOption[], maxBytes },
+      {
+        title,
+        notAllowed: t("reports.patientsOnly"),
+        countryCodes: [] as CountryCodeOption[],
+        maxBytes,
+        owner: "",
+      },
       { status: 403 },
     );
   }
-  return { title, notAllowed: null, countryCodes: countryCodeOptions(locale), maxBytes };
+  // `owner` keeps one account's unfinished uploads apart from another's on a shared phone.
+  return { title, notAllowed: null, countryCodes: countryCodeOptions(locale), maxBytes, owner: actor.id };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
-type UploadResult = SubmissionResult<string[]> & { ok?: true };
+type UploadResult = SubmissionResult<string[]>;
 
 /** A DomainError as the form's reply: file problems under the file input, the rest where the domain put them. */
 function errorReply(err: DomainError, t: TFunction, fields: Record<string, string> | null): UploadResult {
@@ -90,7 +95,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // Non-patients get 403 "Only patients can upload reports" (assertCanUpload, before the body is read).
   const actor = await requireActor(request);
   const { t } = await tFor(request);
-  const wantsData = /\bapplication\/json\b/i.test(request.headers.get("Accept") ?? "");
   let fields: Record<string, string> | null = null;
   try {
     assertCanUpload(actor); // before a single byte of the file is read
@@ -114,11 +118,35 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: seconds ? { "Retry-After": String(seconds) } : {},
     });
   }
-  if (wantsData || fields?.[XHR_FLAG] === "1") {
-    return data<UploadResult>({ status: "success", ok: true }, { status: 201 });
-  }
   return redirectWithSuccess("/report-submitted", t("reports.uploadSuccess"));
 }
+
+export default function UploadReport() {
+  const { t } = useTranslation();
+  const { countryCodes, maxBytes, notAllowed, owner } = useLoaderData<typeof loader>();
+  if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
+  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} owner={owner} />;
+}
+
+type UploadModule = typeof import("~/components/reports/resumable.client");
+type Prepared = { photo: PhotoResult; previous: Previous | null };
+
+let uploadModule: Promise<UploadModule> | undefined;
+
+/**
+ * The upload code — tus-js-client and the photo shrinking — is its own chunk, fetched by this page
+ * only (tests/integration/js-budget.test.ts checks that / and /login never load it).
+ */
+function loadUploadModule(): Promise<UploadModule> {
+  uploadModule ??= import("~/components/reports/resumable.client").catch((err) => {
+    uploadModule = undefined; // a flaky link: try again next time
+    throw err;
+  });
+  return uploadModule;
+}
+
+/** Photos the browser may make smaller before sending (their size is checked after that, by the server). */
+const SHRINKABLE = /^image\/(?:jpeg|png|webp)$/;
 
 /** The same rules in the browser, plus the file: present and not over the size limit. */
 function clientSchema(maxBytes: number) {
@@ -127,120 +155,182 @@ function clientSchema(maxBytes: number) {
       report: z.any().superRefine((value, ctx) => {
         const isFile = typeof File !== "undefined" && value instanceof File && value.size > 0;
         if (!isFile) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "reports.fileRequired" });
-        else if ((value as File).size > maxBytes)
+        else if ((value as File).size > maxBytes && !SHRINKABLE.test((value as File).type))
           ctx.addIssue({ code: z.ZodIssueCode.custom, message: "files.tooLarge" });
       }),
     })
     .superRefine(urgentNeedsReason);
 }
 
-/** What the single-fetch endpoint sent back: the action's data, or a redirect (e.g. signed out). */
-async function readReply(xhr: XMLHttpRequest): Promise<{ data?: UploadResult; redirect?: string } | null> {
-  try {
-    const body = new Response(xhr.response as ArrayBuffer).body;
-    if (!body) return null;
-    const { value } = await decode(body);
-    return value && typeof value === "object" ? (value as { data?: UploadResult; redirect?: string }) : null;
-  } catch {
-    return null;
-  }
-}
-
-export default function UploadReport() {
-  const { t } = useTranslation();
-  const { countryCodes, maxBytes, notAllowed } = useLoaderData<typeof loader>();
-  if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
-  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} />;
-}
-
-function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOption[]; maxBytes: number }) {
+function UploadForm({
+  countryCodes,
+  maxBytes,
+  owner,
+}: {
+  countryCodes: CountryCodeOption[];
+  maxBytes: number;
+  owner: string;
+}) {
   const { t, i18n } = useTranslation();
   const actionData = useActionData<typeof action>() as UploadResult | undefined;
   const navigate = useNavigate();
-  const location = useLocation();
   const formRef = useRef<HTMLFormElement>(null);
-  const xhrRef = useRef<XMLHttpRequest | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const [xhrResult, setXhrResult] = useState<UploadResult | undefined>();
+  const sendingRef = useRef<Sending | null>(null);
+  const preparedRef = useRef<Promise<Prepared | null> | null>(null);
+  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
+  const [waiting, setWaiting] = useState(false);
+  const [serverResult, setServerResult] = useState<UploadResult | undefined>();
   const [file, setFile] = useState<File | null>(null);
+  const [prepared, setPrepared] = useState<Prepared | null>(null);
+  const [preparing, setPreparing] = useState(false);
+  const [unfinished, setUnfinished] = useState(false);
   const maxMb = Number((maxBytes / (1024 * 1024)).toFixed(1));
   const uploading = progress !== null;
+  const size = (bytes: number) => formatBytes(bytes, i18n.language);
 
-  useEffect(() => () => xhrRef.current?.abort(), []);
+  useEffect(() => {
+    let live = true;
+    // Fetches the upload code while the patient fills in the form, and says when an upload is unfinished.
+    loadUploadModule()
+      .then((m) => m.hasUnfinished(owner))
+      .then((yes) => live && setUnfinished(yes))
+      .catch(() => {});
+    return () => {
+      live = false;
+      // Leaving the page stops sending; choosing the same file later continues the upload.
+      sendingRef.current?.pause();
+    };
+  }, [owner]);
 
-  const fail = (message?: string) => {
-    setProgress(null);
-    toast.show({ type: "error", message: message || t("reports.uploadFailed") });
+  /** Makes a photo smaller and looks for an unfinished upload of the result. */
+  const prepare = async (chosen: File): Promise<Prepared | null> => {
+    try {
+      const m = await loadUploadModule();
+      const photo = await m.shrinkPhoto(chosen);
+      return { photo, previous: await m.findPrevious(photo.file, owner) };
+    } catch {
+      return null; // the upload code could not be fetched: the form is posted as it is
+    }
   };
 
-  const send = (formData: FormData) => {
-    formData.set(XHR_FLAG, "1");
-    const xhr = new XMLHttpRequest();
-    xhrRef.current = xhr;
-    // Remix's own data endpoint for this route's action (the same one <Form> would use).
-    xhr.open("POST", `${location.pathname.replace(/\/+$/, "")}.data`);
-    xhr.setRequestHeader("Accept", "application/json");
-    xhr.responseType = "arraybuffer";
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) setProgress((e.loaded / e.total) * 100);
-    };
-    xhr.onload = async () => {
-      xhrRef.current = null;
-      const reply = await readReply(xhr);
-      if (reply?.redirect) {
-        window.location.assign(reply.redirect);
-        return;
-      }
-      const result = reply?.data;
-      if (xhr.status >= 200 && xhr.status < 300 && result?.ok) {
-        setProgress(100);
-        formRef.current?.reset();
-        setFile(null);
-        setXhrResult(undefined);
+  /** The details given when an unfinished upload began, back in the form. */
+  const fillIn = (fields: Record<string, string>) => {
+    const form = formRef.current;
+    if (!form) return;
+    for (const name of FIELDS) {
+      const el = form.elements.namedItem(name);
+      if (el instanceof HTMLInputElement && el.type === "checkbox") el.checked = !!fields[name];
+      else if (
+        el instanceof HTMLInputElement ||
+        el instanceof HTMLSelectElement ||
+        el instanceof HTMLTextAreaElement
+      )
+        el.value = fields[name] ?? "";
+    }
+  };
+
+  const choose = (chosen: File | null) => {
+    setFile(chosen);
+    setPrepared(null);
+    if (!chosen) {
+      preparedRef.current = null;
+      setPreparing(false);
+      return;
+    }
+    const job = prepare(chosen);
+    preparedRef.current = job;
+    setPreparing(SHRINKABLE.test(chosen.type));
+    void job.then((p) => {
+      if (preparedRef.current !== job) return;
+      setPreparing(false);
+      setPrepared(p);
+      if (p?.previous) fillIn(p.previous.fields);
+    });
+  };
+
+  const refused = (r: Refusal) => {
+    sendingRef.current = null;
+    setProgress(null);
+    setWaiting(false);
+    if (r.status === 401) {
+      window.location.assign(`/login?redirectTo=${encodeURIComponent("/dashboard/upload-report")}`);
+      return;
+    }
+    const message = r.message || t("reports.uploadFailed");
+    if (r.status === 413 || r.status === 415 || r.errors?.report) {
+      setServerResult({
+        status: "error",
+        error: { "": [t("reports.uploadFailed")], report: [r.errors?.report?.[0] ?? message] },
+        fields: ["report"],
+      });
+      toast.show({ type: "error", message: t("reports.uploadFailed") });
+      return;
+    }
+    if (r.errors)
+      setServerResult({ status: "error", error: { "": [message], ...r.errors }, fields: [...FIELDS] });
+    toast.show({ type: "error", message });
+  };
+
+  const start = async (formData: FormData) => {
+    if (!file) return;
+    setServerResult(undefined);
+    setProgress({ sent: 0, total: file.size });
+    let m: UploadModule | null = null;
+    try {
+      m = await loadUploadModule();
+    } catch {
+      /* below */
+    }
+    const p = m ? await (preparedRef.current ?? prepare(file)) : null;
+    if (!m || !p) {
+      // Without the upload code the form goes as a plain post, as it does without JavaScript.
+      setProgress(null);
+      formRef.current?.submit();
+      return;
+    }
+    const toSend = p.photo.file;
+    const metadata = m.metadataFrom(formData, toSend);
+    // The earlier upload continues only with the same details; otherwise a new one replaces it.
+    const previous = p.previous && m.sameFields(p.previous.fields, metadata) ? p.previous : null;
+    if (p.previous && !previous) m.forget(p.previous);
+    setProgress({ sent: previous?.offset ?? 0, total: toSend.size });
+    sendingRef.current = await m.send(toSend, {
+      owner,
+      metadata,
+      previous,
+      onProgress: (sent, total) => setProgress({ sent, total }),
+      onWaiting: setWaiting,
+      onDone: () => {
+        sendingRef.current = null;
+        setProgress({ sent: toSend.size, total: toSend.size });
         toast.show({ type: "success", message: t("reports.uploadSuccess") });
         navigate("/report-submitted");
-        return;
-      }
-      if (result?.error) {
-        // Keep what the user typed: only the errors come from the server.
-        setXhrResult({ ...result, initialValue: undefined });
-        fail(result.error[""]?.[0]);
-        return;
-      }
-      if (xhr.status === 413) {
-        setXhrResult({
-          status: "error",
-          error: { "": [t("reports.uploadFailed")], report: [t("files.tooLarge", { max: maxMb })] },
-          fields: ["report"],
-        });
-      }
-      fail();
-    };
-    xhr.onerror = () => {
-      xhrRef.current = null;
-      fail(t("files.uploadInterrupted"));
-    };
-    xhr.onabort = () => {
-      xhrRef.current = null;
-      setProgress(null);
-      toast.show({ type: "info", message: t("reports.uploadCancelled") });
-    };
-    setProgress(0);
-    xhr.send(formData);
+      },
+      onRefused: refused,
+    });
+  };
+
+  const cancel = () => {
+    sendingRef.current?.cancel();
+    sendingRef.current = null;
+    setProgress(null);
+    setWaiting(false);
+    setPrepared((p) => p && { ...p, previous: null });
+    toast.show({ type: "info", message: t("reports.uploadCancelled") });
   };
 
   const [form, fields] = useForm({
     id: "upload-report",
-    lastResult: xhrResult ?? actionData,
+    lastResult: serverResult ?? actionData,
     defaultValue: { countryCode: "+91" },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: clientSchema(maxBytes) }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onSubmit(event, { formData }) {
-      // With JavaScript: send it ourselves to show real upload progress on slow connections.
+      // With JavaScript: resumable, in chunks, with real progress (decision 0015).
       event.preventDefault();
-      if (xhrRef.current) return;
-      send(formData);
+      if (uploading) return;
+      void start(formData);
     },
   });
 
@@ -250,6 +340,10 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
   const fileError = fields.report.errors?.[0];
   const fileHintId = `${fields.report.id}-hint`;
   const fileNameId = `${fields.report.id}-chosen`;
+  const photoId = `${fields.report.id}-photo`;
+  const resumeId = `${fields.report.id}-resume`;
+  const previous = prepared?.previous ?? null;
+  const shrunk = prepared?.photo.changed ? prepared.photo : null;
 
   return (
     <section className="mx-auto max-w-2xl">
@@ -257,6 +351,14 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
         <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("reports.uploadTitle")}</h1>
         <p className="mt-1 text-slate-700">{t("reports.uploadIntro")}</p>
       </header>
+      {unfinished && !file && !uploading && (
+        <p
+          className="mb-4 rounded-lg border border-sky-300 bg-sky-50 px-4 py-3 text-sky-900"
+          data-testid="resume-hint"
+        >
+          {t("reports.resumeHint")}
+        </p>
+      )}
       <Form
         ref={formRef}
         method="post"
@@ -312,11 +414,14 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
               aria-describedby={[
                 fileHintId,
                 file ? fileNameId : null,
+                shrunk ? photoId : null,
+                previous ? resumeId : null,
                 fileError ? fields.report.errorId : null,
               ]
                 .filter(Boolean)
                 .join(" ")}
-              onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+              onChange={(e) => choose(e.currentTarget.files?.[0] ?? null)}
+              disabled={uploading}
               className="block w-full min-w-0 text-sm text-slate-700 file:mr-3 file:min-h-11 file:cursor-pointer file:rounded-lg file:border file:border-slate-300 file:bg-white file:px-4 file:py-2 file:text-base file:font-semibold file:text-brand-800 hover:file:bg-brand-50"
             />
             {file && (
@@ -325,7 +430,26 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
                 className="mt-2 text-sm font-semibold break-all text-slate-800"
                 data-testid="chosen-file"
               >
-                {t("reports.selectedFile", { name: file.name, size: formatBytes(file.size, i18n.language) })}
+                {t("reports.selectedFile", { name: file.name, size: size(file.size) })}
+              </p>
+            )}
+            {preparing && (
+              <p className="mt-1 text-sm text-slate-700" role="status">
+                {t("reports.photoPreparing")}
+              </p>
+            )}
+            {shrunk && (
+              <p id={photoId} className="mt-1 text-sm text-green-800" data-testid="photo-size">
+                {t("reports.photoSmaller", { before: size(shrunk.before), after: size(shrunk.after) })}
+              </p>
+            )}
+            {previous && !uploading && (
+              <p
+                id={resumeId}
+                className="mt-2 rounded-md border border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-900"
+                data-testid="resume-found"
+              >
+                {t("reports.resumeFound", { sent: size(previous.offset), total: size(previous.length) })}
               </p>
             )}
           </div>
@@ -438,10 +562,22 @@ function UploadForm({ countryCodes, maxBytes }: { countryCodes: CountryCodeOptio
           <FieldError meta={fields.consent} />
         </div>
 
-        {uploading && <UploadProgress percent={progress ?? 0} onCancel={() => xhrRef.current?.abort()} />}
+        {progress && (
+          <UploadProgress
+            sent={progress.sent}
+            total={progress.total}
+            waiting={waiting}
+            onRetry={() => sendingRef.current?.retryNow()}
+            onCancel={cancel}
+          />
+        )}
 
         <button type="submit" className="btn-primary w-full sm:w-auto" disabled={uploading}>
-          {uploading ? t("reports.uploading") : t("reports.uploadButton")}
+          {uploading
+            ? t("reports.uploading")
+            : previous
+              ? t("reports.continueUpload")
+              : t("reports.uploadButton")}
         </button>
       </Form>
     </section>

@@ -21,8 +21,11 @@ export interface BlobStore {
   /** Removes an object; a missing one is not an error. */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
-  /** Every complete object, in pages, with its last-modified time (for the sweep). */
-  list(): AsyncIterable<{ key: string; modifiedMs: number }[]>;
+  /**
+   * Every complete object, in pages, with its last-modified time (for the sweep); with `prefix`,
+   * only the objects whose key starts with it (the segments of one resumable upload).
+   */
+  list(prefix?: string): AsyncIterable<{ key: string; modifiedMs: number }[]>;
   /**
    * Removes unfinished writes (crashed or abandoned uploads); returns how many. A store that sees
    * when a write last received bytes (a local `.part` file) removes those idle since `idleBefore`;

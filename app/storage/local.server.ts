@@ -103,11 +103,11 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async *list() {
+  async *list(prefix = "") {
     let page: { key: string; modifiedMs: number }[] = [];
     for (const name of await this.names()) {
       const m = OBJECT_RE.exec(name);
-      if (!m) continue;
+      if (!m || !m[1].startsWith(prefix)) continue;
       const modifiedMs = await this.mtime(name);
       if (modifiedMs === null) continue;
       page.push({ key: m[1], modifiedMs });

@@ -125,13 +125,13 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async *list() {
+  async *list(prefix = "") {
     let token: string | undefined;
     do {
       const out = await this.client.send(
         new ListObjectsV2Command({
           Bucket: this.cfg.bucket,
-          Prefix: this.cfg.prefix || undefined,
+          Prefix: this.cfg.prefix + prefix || undefined,
           ContinuationToken: token,
           MaxKeys: 1000,
         }),

@@ -159,7 +159,7 @@ export async function methodNotAllowed(request: Request, allowed: string[]) {
   });
 }
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 type Handler = (
   request: Request,
   params: Record<string, string | undefined>,

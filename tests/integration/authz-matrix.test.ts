@@ -100,6 +100,52 @@ const API: Row[] = [
     expert: 403,
     admin: 403,
   },
+  // Resumable uploads (tus): only the patient who started one may see, continue or end it.
+  {
+    route: "OPTIONS /uploads",
+    anon: 204,
+    patient: 204,
+    otherPatient: 204,
+    unapproved: 204,
+    expert: 204,
+    admin: 204,
+  },
+  {
+    route: "POST /uploads",
+    anon: 401,
+    patient: 201,
+    otherPatient: 201,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "HEAD /uploads/:upload",
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "PATCH /uploads/:upload",
+    anon: 401,
+    patient: 204,
+    otherPatient: 404,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "DELETE /uploads/:upload",
+    anon: 401,
+    patient: 204,
+    otherPatient: 404,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
   {
     route: "GET /expert/get-pending-expert",
     anon: 401,
@@ -399,6 +445,7 @@ beforeAll(async () => {
       tok.patient,
     );
   ids.report = (await up()).body.data._id;
+  ids.upload = await startUpload();
   ids.pending = (await up()).body.data._id;
   ids.own = ids.patient;
   for (const role of ROLES) {
@@ -420,6 +467,26 @@ afterAll(async () => {
 
 const fill = (route: string) => route.replace(/:(\w+)/g, (_, k) => ids[k]);
 
+const TUS_FIELDS = { reportType: "ECG", countryCode: "+91", phoneNumber: "9876543210", consent: "on" };
+const tusMetadata = () =>
+  Object.entries(TUS_FIELDS)
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString("base64")}`)
+    .join(",");
+
+/** A resumable upload of the patient's (its id), with nothing sent yet. */
+async function startUpload(): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/uploads`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${tok.patient}`,
+      "Tus-Resumable": "1.0.0",
+      "Upload-Length": "10000",
+      "Upload-Metadata": tusMetadata(),
+    },
+  });
+  return res.headers.get("location")!.split("/").pop()!;
+}
+
 describe("authorization matrix: /api/v1", () => {
   it.each(
     API.flatMap((row) =>
@@ -430,7 +497,21 @@ describe("authorization matrix: /api/v1", () => {
     const headers: Record<string, string> = {};
     if (tok[role as Role]) headers.Authorization = `Bearer ${tok[role as Role]}`;
     let body: BodyInit | undefined;
-    if (p === "/report/upload-report") {
+    if (p.startsWith("/uploads")) {
+      // The tus protocol: its headers; a PATCH sends the first bytes of the file.
+      headers["Tus-Resumable"] = "1.0.0";
+      if (method === "POST") {
+        headers["Upload-Length"] = "10000";
+        headers["Upload-Metadata"] = tusMetadata();
+      }
+      if (method === "PATCH") {
+        headers["Upload-Offset"] = "0";
+        headers["Content-Type"] = "application/offset+octet-stream";
+        body = new Uint8Array(samplePdf().subarray(0, 100));
+      }
+      // Ending succeeds once; the owner ends an upload of its own.
+      if (method === "DELETE" && role === "patient") ids.upload = await startUpload();
+    } else if (p === "/report/upload-report") {
       body = uploadForm(
         { reportType: "ECG", phoneNumber: "9876543210" },
         { name: "a.pdf", data: samplePdf() },

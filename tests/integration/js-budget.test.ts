@@ -12,17 +12,36 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function firstVisitJs(path: string) {
+async function firstVisitUrls(path: string): Promise<Set<string>> {
   const html = await (await fetch(server.url + path)).text();
   const urls = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]));
   // The inline module imports the entry and route chunks too.
   for (const m of html.matchAll(/import\s*(?:[^"']*from\s*)?["'](\/assets\/[^"']+\.js)["']/g)) urls.add(m[1]);
+  return urls;
+}
+
+const asset = async (url: string) => Buffer.from(await (await fetch(server.url + url)).arrayBuffer());
+
+async function firstVisitJs(path: string) {
+  const urls = await firstVisitUrls(path);
   let total = 0;
-  for (const u of urls) {
-    const body = Buffer.from(await (await fetch(server.url + u)).arrayBuffer());
-    total += gzipSync(body, { level: 9 }).length;
-  }
+  for (const u of urls) total += gzipSync(await asset(u), { level: 9 }).length;
   return { total, files: urls.size };
+}
+
+/**
+ * The chunks the upload page fetches itself (its dynamic imports: tus-js-client and the photo code),
+ * found from the route's module in the Remix manifest, which every page references.
+ */
+async function uploadPageExtraChunks(): Promise<string[]> {
+  const html = await (await fetch(server.url + "/login")).text();
+  const manifestUrl = /\/assets\/manifest-[^"']+\.js/.exec(html)?.[0];
+  expect(manifestUrl).toBeTruthy();
+  const manifest = (await asset(manifestUrl!)).toString();
+  const route = /"routes\/dashboard\.upload-report":\{[^}]*"module":"([^"]+)"/.exec(manifest)?.[1];
+  expect(route).toBeTruthy();
+  const source = (await asset(route!)).toString();
+  return [...source.matchAll(/import\(["']\.\/([^"']+\.js)["']\)/g)].map((m) => `/assets/${m[1]}`);
 }
 
 describe("first-visit JavaScript budget", () => {
@@ -34,4 +53,28 @@ describe("first-visit JavaScript budget", () => {
       expect(total).toBeLessThanOrEqual(BUDGET);
     });
   }
+
+  it("the upload page's own code (tus-js-client, photo shrinking) is a chunk of its own that / and /login never load", async () => {
+    const extra = await uploadPageExtraChunks();
+    expect(extra.length).toBeGreaterThanOrEqual(1);
+    let size = 0;
+    let tusClient = false;
+    for (const url of extra) {
+      const body = await asset(url);
+      size += gzipSync(body, { level: 9 }).length;
+      tusClient ||= body.toString().includes("tus: failed to upload chunk");
+    }
+    expect(tusClient, "tus-js-client is in the upload page's chunk").toBe(true);
+    console.log(`upload page extra: ${extra.length} file(s), ${(size / 1024).toFixed(1)} KB gzip`);
+    for (const path of ["/", "/login"]) {
+      const urls = await firstVisitUrls(path);
+      for (const url of extra) expect(urls.has(url), `${url} on ${path}`).toBe(false);
+      for (const url of urls) {
+        expect(
+          (await asset(url)).toString().includes("tus: failed to upload chunk"),
+          `${url} on ${path}`,
+        ).toBe(false);
+      }
+    }
+  });
 });

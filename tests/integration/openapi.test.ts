@@ -36,8 +36,8 @@ function servedRoutes(): string[] {
         .replace(/§/g, ".");
     const src = readFileSync(path.join(dir, f), "utf8");
     const methods = [
-      ...src.matchAll(/^\s+(GET|POST|PUT|DELETE):/gm),
-      ...src.matchAll(/apiRoute\(\{\s*(GET|POST|PUT|DELETE):/g),
+      ...src.matchAll(/^\s+(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS):/gm),
+      ...src.matchAll(/apiRoute\(\{\s*(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS):/g),
     ].map((x) => x[1]);
     for (const method of new Set(methods)) out.push(`${method} ${p}`);
   }

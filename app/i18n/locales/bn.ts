@@ -518,6 +518,15 @@ const bn: Catalogue = {
     uploadProgressLabel: "আপলোডের অগ্রগতি",
     cancelUpload: "আপলোড বাতিল করুন",
     uploadCancelled: "আপলোড বাতিল করা হয়েছে",
+    uploadBytes: "{{total}}-এর মধ্যে {{sent}}",
+    uploadWaiting: "সংযোগ বিচ্ছিন্ন হয়েছে। সংযোগ ফিরলেই আপলোড নিজে থেকে আবার চলবে।",
+    retryNow: "এখনই আবার চেষ্টা করুন",
+    photoPreparing: "ছবিটি ছোট করা হচ্ছে…",
+    photoSmaller: "তাড়াতাড়ি আপলোডের জন্য ছবিটি ছোট করা হয়েছে: {{before}} → {{after}}",
+    resumeHint: "একটি আপলোড শেষ হয়নি। একই ফাইলটি আবার বেছে নিন, যেখানে থেমেছিল সেখান থেকেই আপলোড চলবে।",
+    resumeFound:
+      "এই ফাইলের {{total}}-এর মধ্যে {{sent}} আগেই আমাদের কাছে পৌঁছেছে। বাকিটা পাঠাতে “আপলোড চালিয়ে যান” টিপুন; তখন দেওয়া তথ্য নিচে ভরে দেওয়া হয়েছে।",
+    continueUpload: "আপলোড চালিয়ে যান",
     chooseAgain: "আপনার নিরাপত্তার জন্য ফাইলটি রাখা হয়নি। অনুগ্রহ করে ফাইলটি আবার বেছে নিন।",
     submittedTitle: "রিপোর্ট সফলভাবে জমা হয়েছে",
     submittedText:
@@ -642,6 +651,15 @@ const bn: Catalogue = {
     expectedMultipart: "ফর্মটি multipart/form-data হিসেবে পাঠান",
     fieldTooLong: "এই ঘরের লেখা অনেক বড়",
     uploadInterrupted: "আপলোড মাঝপথে থেমে গেছে। অনুগ্রহ করে আবার চেষ্টা করুন।",
+  },
+  uploads: {
+    notFound: "আপলোড পাওয়া যায়নি",
+    offsetConflict:
+      "সার্ভারের কাছে এই ফাইলের অন্য অংশ আছে: কোথা থেকে পাঠাতে হবে জেনে নিন (HEAD) এবং সেখান থেকে পাঠান",
+    busy: "এই আপলোডটি এখন ব্যস্ত। অনুগ্রহ করে একটু পরে আবার চেষ্টা করুন।",
+    lengthRequired: "ফাইলের আকার পাঠান (Upload-Length)",
+    versionRequired: "Tus-Resumable: 1.0.0 হেডারটি পাঠান",
+    badRequest: "এটি আপলোডের বৈধ অনুরোধ নয়",
   },
   experts: {
     fetchSuccess: "বিশেষজ্ঞদের তালিকা সফলভাবে পাওয়া গেছে",

@@ -511,6 +511,15 @@ const en = {
     uploadProgressLabel: "Upload progress",
     cancelUpload: "Cancel upload",
     uploadCancelled: "Upload cancelled",
+    uploadBytes: "{{sent}} of {{total}}",
+    uploadWaiting: "The connection was lost. The upload will continue by itself when the connection is back.",
+    retryNow: "Try now",
+    photoPreparing: "Making the photo smaller…",
+    photoSmaller: "Photo made smaller for a quicker upload: {{before}} → {{after}}",
+    resumeHint: "An upload did not finish. Choose the same file again and it will continue where it stopped.",
+    resumeFound:
+      "{{sent}} of {{total}} of this file reached us before. Press Continue upload to send the rest; the details you gave then are filled in below.",
+    continueUpload: "Continue upload",
     chooseAgain: "For your safety the file was not kept. Please choose it again.",
     submittedTitle: "Report Submitted Successfully",
     submittedText:
@@ -632,6 +641,15 @@ const en = {
     expectedMultipart: "Send the form as multipart/form-data",
     fieldTooLong: "This field is too long",
     uploadInterrupted: "The upload was interrupted. Please try again.",
+  },
+  uploads: {
+    notFound: "Upload not found",
+    offsetConflict:
+      "The server has a different part of this file: ask where to continue (HEAD) and send from there",
+    busy: "This upload is busy. Please try again in a moment.",
+    lengthRequired: "Send the size of the file (Upload-Length)",
+    versionRequired: "Send the header Tus-Resumable: 1.0.0",
+    badRequest: "This is not a valid upload request",
   },
   experts: {
     fetchSuccess: "Experts fetched successfully",

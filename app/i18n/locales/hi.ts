@@ -513,6 +513,15 @@ const hi: Catalogue = {
     uploadProgressLabel: "अपलोड की प्रगति",
     cancelUpload: "अपलोड रद्द करें",
     uploadCancelled: "अपलोड रद्द किया गया",
+    uploadBytes: "{{total}} में से {{sent}}",
+    uploadWaiting: "कनेक्शन टूट गया। कनेक्शन लौटते ही अपलोड अपने-आप आगे बढ़ेगा।",
+    retryNow: "अभी फिर कोशिश करें",
+    photoPreparing: "फ़ोटो छोटी की जा रही है…",
+    photoSmaller: "जल्दी अपलोड के लिए फ़ोटो छोटी की गई: {{before}} → {{after}}",
+    resumeHint: "एक अपलोड पूरा नहीं हुआ। वही फ़ाइल फिर से चुनें, अपलोड वहीं से आगे बढ़ेगा जहाँ रुका था।",
+    resumeFound:
+      "इस फ़ाइल का {{total}} में से {{sent}} हिस्सा पहले ही हम तक पहुँच चुका है। बाकी भेजने के लिए “अपलोड जारी रखें” दबाएँ; तब दी गई जानकारी नीचे भर दी गई है।",
+    continueUpload: "अपलोड जारी रखें",
     chooseAgain: "आपकी सुरक्षा के लिए फ़ाइल रखी नहीं गई। कृपया उसे फिर से चुनें।",
     submittedTitle: "रिपोर्ट सफलतापूर्वक जमा हो गई",
     submittedText:
@@ -637,6 +646,15 @@ const hi: Catalogue = {
     expectedMultipart: "फ़ॉर्म को multipart/form-data के रूप में भेजें",
     fieldTooLong: "यह फ़ील्ड बहुत लंबा है",
     uploadInterrupted: "अपलोड बीच में रुक गया। कृपया फिर से कोशिश करें।",
+  },
+  uploads: {
+    notFound: "अपलोड नहीं मिला",
+    offsetConflict:
+      "सर्वर के पास इस फ़ाइल का अलग हिस्सा है: पूछें कि कहाँ से आगे भेजना है (HEAD) और वहीं से भेजें",
+    busy: "यह अपलोड अभी व्यस्त है। कृपया थोड़ी देर में फिर कोशिश करें।",
+    lengthRequired: "फ़ाइल का आकार भेजें (Upload-Length)",
+    versionRequired: "हेडर Tus-Resumable: 1.0.0 भेजें",
+    badRequest: "यह अपलोड का मान्य अनुरोध नहीं है",
   },
   experts: {
     fetchSuccess: "विशेषज्ञों की सूची सफलतापूर्वक मिली",
