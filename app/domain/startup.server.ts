@@ -72,8 +72,10 @@ export function startup(): Promise<void> {
       await pruneAccountsTables();
     }).catch((err) => log("error", "prune failed", { error: String(err) }));
     setInterval(() => void hourly(), HOURLY_MS).unref(); // never keeps a stopping server alive
+    // The configured admin exists before the node reports itself ready, so the first login
+    // after start-up (an operator, a health-checked deploy, a test) never races its creation.
     if (c.adminEmail && c.adminPassword) {
-      ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
+      await ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
         .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
         .catch((err) => console.error("Admin bootstrap failed:", err));
     }
