@@ -124,7 +124,7 @@ function protocolMessage(status: number): string {
   if (status === 404 || status === 410) return "uploads.notFound";
   if (status === 409) return "uploads.offsetConflict";
   if (status === 412) return "uploads.versionRequired";
-  if (status === 413) return "files.tooLarge";
+  if (status === 413) return "api.bodyTooLarge";
   if (status === 423) return FINISHING;
   if (status >= 500 && status !== 501) return "errors.serverError";
   return "uploads.badRequest";
