@@ -21,7 +21,9 @@ export function securityHeaders(headers: Headers, request: Request, nonce?: stri
     );
   }
   headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  // A page whose address is a secret (a sharing link, /s/…) asks for no referrer at all: keep that.
+  if (headers.get("Referrer-Policy") !== "no-referrer")
+    headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   headers.set("X-Frame-Options", "DENY");
   headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
   if (config().appUrl.startsWith("https://") || new URL(request.url).protocol === "https:") {
