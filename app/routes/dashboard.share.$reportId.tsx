@@ -29,6 +29,7 @@ import {
   SHARE_LABEL_MAX,
   SHARE_MAX_OPENS_MAX,
   SHARE_PASSCODE_MAX,
+  shareFormClientSchema,
 } from "~/schemas/share-links";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -169,7 +170,7 @@ function NewLink({ created }: { created: Created }) {
   const { t } = useTranslation();
   const dates = useDateText();
   const hydrated = useHydrated();
-  const input = useRef<HTMLInputElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
   const [state, setState] = useState<"" | "copied" | "failed">("");
   const copy = async () => {
     try {
@@ -200,13 +201,15 @@ function NewLink({ created }: { created: Created }) {
       <label htmlFor="new-link-url" className="field-label mt-3">
         {t("share.linkLabel")}
       </label>
-      <input
+      {/* The whole link, wrapped and selectable (a long press selects it on a phone without JavaScript). */}
+      <textarea
         ref={input}
         id="new-link-url"
         readOnly
+        rows={2}
         value={created.url}
         onFocus={(e) => e.currentTarget.select()}
-        className="field-input font-mono text-sm"
+        className="field-input resize-none font-mono text-sm break-all"
         data-testid="new-link-url"
       />
       <p className="mt-2 text-sm text-green-950">
@@ -256,7 +259,7 @@ function CreateForm({
       includeLetter: reviewed ? "on" : "",
       expiresInDays: String(SHARE_DAYS_DEFAULT),
     },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: createShareLinkFormSchema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: shareFormClientSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -313,27 +316,27 @@ function CreateForm({
           )}
           <FieldError meta={fields.includeFile} />
         </fieldset>
-        <div className="grid gap-5 sm:grid-cols-2">
-          <TextField
-            meta={fields.expiresInDays}
-            label={t("share.daysLabel")}
-            hint={t("share.daysHint")}
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={SHARE_DAYS_MAX}
-            required
-          />
-          <TextField
-            meta={fields.maxOpens}
-            label={`${t("share.maxOpensLabel")} ${t("common.optional")}`}
-            hint={t("share.maxOpensHint")}
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={SHARE_MAX_OPENS_MAX}
-          />
-        </div>
+        <TextField
+          meta={fields.expiresInDays}
+          label={t("share.daysLabel")}
+          hint={t("share.daysHint")}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={SHARE_DAYS_MAX}
+          required
+          className="field-input max-w-40"
+        />
+        <TextField
+          meta={fields.maxOpens}
+          label={`${t("share.maxOpensLabel")} ${t("common.optional")}`}
+          hint={t("share.maxOpensHint")}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={SHARE_MAX_OPENS_MAX}
+          className="field-input max-w-40"
+        />
         <TextField
           meta={fields.passcode}
           label={`${t("share.passcodeLabel")} ${t("common.optional")}`}
@@ -362,7 +365,7 @@ const STATUS_LOOK: Record<ApiShareLink["status"], { key: string; look: string }>
 function LinkList({ links }: { links: ApiShareLink[] }) {
   const { t } = useTranslation();
   return (
-    <section aria-labelledby="links" className="card min-w-0 scroll-mt-4">
+    <section aria-labelledby="links" className="card min-w-0 scroll-mt-4 self-start">
       <h2 id="links" className="text-lg font-bold text-slate-900">
         {t("share.listTitle")}
       </h2>

@@ -24,7 +24,7 @@ import { site } from "~/site";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { grantCookie, grantOf, SHARE_PAGE_HEADERS } from "~/utils/share-page.server";
+import { grantCookie, grantOf, SHARE_FORM_HEADERS, SHARE_PAGE_HEADERS } from "~/utils/share-page.server";
 
 /**
  * The page a patient's sharing link opens (issue 14): no account. First a landing page that shows
@@ -59,10 +59,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { t } = await tFor(request);
   const title = t("share.pageTitle");
   try {
-    const state = await visitShareLink(params.token ?? "", grantOf(request), clientOf(context));
+    const token = params.token ?? "";
+    const state = await visitShareLink(token, grantOf(request, token), clientOf(context));
     return data(
       { title, state: state as ShareLanding | SharedView, refusal: null as Refusal | null },
-      { headers: SHARE_PAGE_HEADERS },
+      { headers: state.kind === "landing" ? SHARE_FORM_HEADERS : SHARE_PAGE_HEADERS },
     );
   } catch (err) {
     const r = refusalOf(err, t);
@@ -82,7 +83,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const grant = await openShareLink(
       token,
       { passcode: form.get("passcode") },
-      grantOf(request),
+      grantOf(request, token),
       clientOf(context),
     );
     // Post/redirect/get: a reload shows the page, it does not send the passcode again.
@@ -92,21 +93,23 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     });
   } catch (err) {
     const r = refusalOf(err, t);
-    return data({ error: r.refusal }, { status: r.status, headers: { ...SHARE_PAGE_HEADERS, ...r.headers } });
+    // The form is shown again (unless the link is gone): same-origin, as on the landing page.
+    return data({ error: r.refusal }, { status: r.status, headers: { ...SHARE_FORM_HEADERS, ...r.headers } });
   }
 }
 
 export const headers: HeadersFunction = ({ loaderHeaders, actionHeaders }) => {
-  const h = new Headers(loaderHeaders);
+  const h = new Headers(SHARE_PAGE_HEADERS);
+  loaderHeaders.forEach((v, k) => h.set(k, v));
   actionHeaders.forEach((v, k) => h.set(k, v));
-  for (const [k, v] of Object.entries(SHARE_PAGE_HEADERS)) h.set(k, v);
   return h;
 };
 
 export const meta: MetaFunction<typeof loader> = ({ data: d }) => [
   { title: `${d?.title ?? ""} | ${site.productName}` },
   { name: "robots", content: "noindex, nofollow" },
-  { name: "referrer", content: "no-referrer" },
+  // As the Referrer-Policy header (see SHARE_FORM_HEADERS): the Open form needs its Origin.
+  { name: "referrer", content: d?.state?.kind === "landing" ? "same-origin" : "no-referrer" },
 ];
 
 export default function SharedReportPage() {

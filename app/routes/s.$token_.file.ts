@@ -12,7 +12,7 @@ import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = params.token ?? "";
   try {
-    const file = await openSharedFile(token, grantOf(request), clientOf(context));
+    const file = await openSharedFile(token, grantOf(request, token), clientOf(context));
     return withShareHeaders(fileResponse(file), request);
   } catch (err) {
     return sharedResourceRefusal(err, request, token);

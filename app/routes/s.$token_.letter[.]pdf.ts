@@ -8,7 +8,7 @@ import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = params.token ?? "";
   try {
-    const { pdf, fileName } = await sharedLetter(token, grantOf(request), clientOf(context));
+    const { pdf, fileName } = await sharedLetter(token, grantOf(request, token), clientOf(context));
     return withShareHeaders(
       new Response(new Uint8Array(pdf), {
         status: 200,

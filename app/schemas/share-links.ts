@@ -109,14 +109,15 @@ export const createShareLinkSchema = z
   .superRefine(somethingShared);
 
 /** The share screen: unticked checkboxes are absent from the form, so absent means no. */
-export const createShareLinkFormSchema = z
-  .object({
-    ...common,
-    includeFile: flagField,
-    includeOpinion: flagField,
-    includeLetter: flagField,
-  })
-  .superRefine(somethingShared);
+const formFields = z.object({
+  ...common,
+  includeFile: flagField,
+  includeOpinion: flagField,
+  includeLetter: flagField,
+});
+export const createShareLinkFormSchema = formFields.superRefine(somethingShared);
+/** The same rules in the browser, where the report is the page's (not a form field). */
+export const shareFormClientSchema = formFields.omit({ reportId: true }).superRefine(somethingShared);
 
 export type CreateShareLinkInput = z.input<typeof createShareLinkSchema>;
 export type CreateShareLinkData = z.output<typeof createShareLinkSchema>;

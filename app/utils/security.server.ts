@@ -21,8 +21,9 @@ export function securityHeaders(headers: Headers, request: Request, nonce?: stri
     );
   }
   headers.set("X-Content-Type-Options", "nosniff");
-  // A page whose address is a secret (a sharing link, /s/…) asks for no referrer at all: keep that.
-  if (headers.get("Referrer-Policy") !== "no-referrer")
+  // A page whose address is a secret (a sharing link, /s/…) asks for a stricter policy: keep it.
+  const policy = headers.get("Referrer-Policy");
+  if (policy !== "no-referrer" && policy !== "same-origin")
     headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   headers.set("X-Frame-Options", "DENY");
   headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/errors";
 import { isShareRefusal, type ShareGrant } from "~/domain/share-links.server";
@@ -16,21 +17,36 @@ export const SHARE_PAGE_HEADERS = {
   "Referrer-Policy": "no-referrer",
 } as const;
 
-const COOKIE = "cb_share";
+/**
+ * The landing page holds the Open form. Under "no-referrer" a browser posts a form with
+ * `Origin: null`, which our cross-site check (rightly) refuses; "same-origin" still sends no
+ * referrer to any other site, so the token cannot leak either.
+ */
+export const SHARE_FORM_HEADERS = { ...SHARE_PAGE_HEADERS, "Referrer-Policy": "same-origin" } as const;
 
-/** The grant this browser holds for the link at this path (the cookie is scoped to `/s/<token>`). */
-export function grantOf(request: Request): string | null {
+/**
+ * The cookie holding this browser's open of one link: named after a hash of the token (so
+ * several links opened in one browser keep their own), under /s so that the page's data requests
+ * (/s/<token>.data), the file and the letter all carry it.
+ */
+function cookieName(token: string) {
+  return `cb_share_${createHash("sha256").update(token).digest("hex").slice(0, 16)}`;
+}
+
+/** The grant this browser holds for the link of `token`. */
+export function grantOf(request: Request, token: string): string | null {
+  const name = cookieName(token);
   for (const part of (request.headers.get("Cookie") ?? "").split(";")) {
     const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === COOKIE) return part.slice(i + 1).trim();
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
   }
   return null;
 }
 
-/** Set-Cookie for an open: HttpOnly, SameSite=Lax, only under this link's path. */
+/** Set-Cookie for an open: HttpOnly, SameSite=Lax, under /s only. */
 export function grantCookie(token: string, grant: ShareGrant): string {
   const secure = config().appUrl.startsWith("https://") ? "; Secure" : "";
-  return `${COOKIE}=${grant.value}; Path=/s/${token}; Max-Age=${grant.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+  return `${cookieName(token)}=${grant.value}; Path=/s; Max-Age=${grant.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 /** The app's security headers plus the share pages' own, on a response built by hand (files, refusals). */

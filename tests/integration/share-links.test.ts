@@ -110,10 +110,14 @@ const header = (r: RawResponse, name: string) => {
   return Array.isArray(v) ? v.join(", ") : (v ?? "");
 };
 
-function expectShareHeaders(r: RawResponse) {
+/** The cookie holding a browser's open of the link of `token`. */
+const grantCookieName = (token: string) => `cb_share_${sha256(token).slice(0, 16)}`;
+
+/** The share pages' headers: the landing page (with the Open form) keeps referrers on our own origin only. */
+function expectShareHeaders(r: RawResponse, referrer: "no-referrer" | "same-origin" = "no-referrer") {
   expect(header(r, "x-robots-tag")).toContain("noindex");
   expect(header(r, "cache-control")).toContain("no-store");
-  expect(header(r, "referrer-policy")).toBe("no-referrer");
+  expect(header(r, "referrer-policy")).toBe(referrer);
   expect(header(r, "x-content-type-options")).toBe("nosniff");
   expect(header(r, "x-frame-options")).toBe("DENY");
 }
@@ -277,10 +281,11 @@ describe("the doctor's page", () => {
     const doctor = new Doctor();
     const landing = await doctor.get(`/s/${tok.plain}`);
     expect(landing.status).toBe(200);
-    expectShareHeaders(landing);
+    expectShareHeaders(landing, "same-origin");
     const html = text(landing);
     expect(html).toContain("A medical report was shared with you");
     expect(html).toContain('<meta name="robots" content="noindex, nofollow"');
+    expect(html).toContain('<meta name="referrer" content="same-origin"');
     expect(html).not.toContain("Asha");
     expect(html).not.toContain("Mild anaemia");
     expect(html).not.toContain('name="passcode"');
@@ -295,7 +300,7 @@ describe("the doctor's page", () => {
     expect(header(opened, "location")).toBe(`/s/${tok.plain}`);
     const cookie = header(opened, "set-cookie");
     expect(cookie).toMatch(
-      new RegExp(`^cb_share=[^;]+; Path=/s/${tok.plain}; Max-Age=3600; HttpOnly; SameSite=Lax`),
+      new RegExp(`^${grantCookieName(tok.plain)}=[^;]+; Path=/s; Max-Age=3600; HttpOnly; SameSite=Lax`),
     );
 
     const page = await doctor.get(`/s/${tok.plain}`);
@@ -307,6 +312,7 @@ describe("the doctor's page", () => {
     expect(view).toContain("KMC-4242");
     expect(view).toContain(`/s/${tok.plain}/file`);
     expect(view).toContain(`/s/${tok.plain}/letter.pdf`);
+    expect(view).toContain('<meta name="referrer" content="no-referrer"');
     // Nothing else of the patient: no e-mail, phone, description, other reports.
     for (const leak of [
       "patient@share.test",
@@ -344,11 +350,11 @@ describe("the doctor's page", () => {
     expect((await db.get("SELECT opens FROM share_links WHERE id = ?", ids.plain))!.opens).toBe(1);
     // A forged grant cookie opens nothing.
     const forger = new Doctor();
-    forger.cookies.set("cb_share", `${Date.now() + 600_000}.${"A".repeat(43)}`);
+    forger.cookies.set(grantCookieName(tok.plain), `${Date.now() + 600_000}.${"A".repeat(43)}`);
     expect((await forger.get(`/s/${tok.plain}/file`)).status).toBe(303);
     // Another link's grant does not open this one.
     const other = new Doctor();
-    other.cookies.set("cb_share", doctor.cookies.get("cb_share")!);
+    other.cookies.set(grantCookieName(tok.passcodeLink), doctor.cookies.get(grantCookieName(tok.plain))!);
     expect((await other.get(`/s/${tok.passcodeLink}/file`)).status).toBe(303);
   });
 
@@ -440,9 +446,9 @@ describe("the doctor's page", () => {
     expect(text(none)).toContain("Enter the passcode the patient gave you.");
     const wrong = await doctor.open(tok.passcodeLink, "111111");
     expect(wrong.status).toBe(401);
-    expectShareHeaders(wrong);
+    expectShareHeaders(wrong, "same-origin");
     expect(text(wrong)).toContain("Tries left before the link locks: 4");
-    expect(header(wrong, "set-cookie")).not.toContain("cb_share");
+    expect(header(wrong, "set-cookie")).not.toContain(grantCookieName(tok.passcodeLink));
     // The right passcode typed in Devanagari digits.
     const right = await doctor.open(tok.passcodeLink, " ४८२९१३ ");
     expect(right.status).toBe(303);
