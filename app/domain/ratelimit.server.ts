@@ -53,6 +53,8 @@ export const BUDGETS = {
   sharePasscode: { address: { points: 20, duration: HOUR } },
   /** Counted opens of sharing links from one address. */
   shareOpen: { address: { points: 60, duration: HOUR } },
+  /** New sharing links (each with a passcode costs an Argon2 hash). */
+  shareCreate: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

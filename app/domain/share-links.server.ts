@@ -136,7 +136,7 @@ function isForeignKeyViolation(err: unknown): boolean {
 export async function createShareLink(
   actor: Actor,
   input: unknown,
-  opts: { form?: boolean; ip?: string | null } = {},
+  opts: { form?: boolean; client?: Client } = {},
 ): Promise<ApiShareLink & { url: string }> {
   requirePatient(actor);
   const parsed = (opts.form ? createShareLinkFormSchema : createShareLinkSchema).safeParse(input ?? {});
@@ -181,6 +181,8 @@ export async function createShareLink(
   if (live >= SHARE_LIMITS.livePerReport) {
     throw new DomainError("conflict", "share.tooManyLinks", { values: { max: SHARE_LIMITS.livePerReport } });
   }
+  // Counted once the request is sound, before the passcode's (deliberately slow) hash.
+  if (opts.client) await limit("shareCreate", actor.id, opts.client);
   const token = newToken(32);
   const row: LinkRow = {
     id: newId(),
@@ -219,7 +221,7 @@ export async function createShareLink(
             passcode: !!row.passcodeHash,
             maxOpens: row.maxOpens,
           },
-          opts.ip,
+          opts.client?.ip,
         ),
       );
     });

@@ -29,7 +29,7 @@ const route = apiRoute({
     api(request, async () => {
       const actor = await requireApiActor(request);
       const body = await readJson(request);
-      const link = await createShareLink(actor, body, { ip: clientOf(context).ip });
+      const link = await createShareLink(actor, body, { client: clientOf(context) });
       return { status: 201, message: "share.createSuccess", data: link };
     }),
 });

@@ -100,7 +100,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   try {
     const link = await createShareLink(actor, Object.fromEntries(form), {
       form: true,
-      ip: clientOf(context).ip,
+      client: clientOf(context),
     });
     return data<ActionData>(
       {

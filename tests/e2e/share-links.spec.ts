@@ -153,4 +153,13 @@ test("a patient shares a reviewed report with a doctor, who opens it without an 
   await shot(doctor, info, "shared-revoked");
   expect((await doctor.request.get(`${url}/file`, { maxRedirects: 0 })).status()).toBe(410);
   await doctorContext.close();
+
+  // The same screens in Tamil and Hindi (the longest strings), for a look at 360 px.
+  for (const lng of ["ta", "hi"]) {
+    const value = encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64"));
+    await page.context().addCookies([{ name: "lng", value, url: info.project.use.baseURL! }]);
+    await page.goto(`/dashboard/share/${report._id}`);
+    await expect(page.locator("html")).toHaveAttribute("lang", lng);
+    await shot(page, info, `share-screen-${lng}`);
+  }
 });

@@ -582,6 +582,17 @@ describe("links that stop working", () => {
     expect((await new Doctor().get(`/s/${token}`)).status).toBe(404);
   });
 
+  it("deleting the account removes its links", async () => {
+    const leaver = await signupViaApi(api, smtp, codeFrom, { email: "leaver@share.test", firstName: "Lata" });
+    const reportId = await upload(leaver.token, { reportType: "ECG" });
+    const link = await createLink({ reportId }, leaver.token);
+    expect(link.status).toBe(201);
+    const token = tokenOf(link.body.data.url);
+    expect((await api.del("/profile/delete-profile", undefined, leaver.token)).status).toBe(200);
+    expect(await db.get("SELECT id FROM share_links WHERE id = ?", link.body.data._id)).toBeUndefined();
+    expect((await new Doctor().get(`/s/${token}`)).status).toBe(404);
+  });
+
   it("a report not reviewed yet: the file now, the opinion 'not ready yet', no letter", async () => {
     const link = await createLink({ reportId: ids.pending });
     expect(link.status).toBe(201);
