@@ -593,6 +593,25 @@ describe("links that stop working", () => {
     expect((await new Doctor().get(`/s/${token}`)).status).toBe(404);
   });
 
+  it("while an admin has the owner's account suspended, the link opens nothing", async () => {
+    const paused = await signupViaApi(api, smtp, codeFrom, { email: "paused@share.test", firstName: "Uma" });
+    const reportId = await upload(paused.token, { reportType: "ECG" });
+    const token = tokenOf((await createLink({ reportId }, paused.token)).body.data.url);
+    const doctor = new Doctor();
+    expect((await doctor.open(token)).status).toBe(303);
+    const admin = new Browserish(server.url);
+    expect((await admin.post("/login", ADMIN)).status).toBe(302);
+    const suspend = (intent: string) =>
+      admin.post(`/dashboard/users`, { intent, userId: paused.user._id as string });
+    expect((await suspend("suspend")).status).toBe(302);
+    const refused = await doctor.get(`/s/${token}`);
+    expect(refused.status).toBe(410);
+    expect(text(refused)).toContain("This link cannot be opened at the moment.");
+    expect((await doctor.get(`/s/${token}/file`)).status).toBe(410);
+    expect((await suspend("reinstate")).status).toBe(302);
+    expect((await doctor.get(`/s/${token}`)).status).toBe(200);
+  });
+
   it("a report not reviewed yet: the file now, the opinion 'not ready yet', no letter", async () => {
     const link = await createLink({ reportId: ids.pending });
     expect(link.status).toBe(201);
