@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
@@ -404,6 +405,18 @@ describe("the doctor's page", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await reader.get(`/s/${token}/file`)).body.length).toBe(big.length);
+  });
+
+  it("the doctor's first visit loads at most 150 KB of gzip JavaScript (a cheap phone on a slow link)", async () => {
+    const html = text(await new Doctor().get(`/s/${tok.passcodeLink}`));
+    const urls = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]));
+    for (const m of html.matchAll(/import\s*(?:[^"']*from\s*)?["'](\/assets\/[^"']+\.js)["']/g))
+      urls.add(m[1]);
+    let total = 0;
+    for (const u of urls)
+      total += gzipSync(Buffer.from(await (await fetch(server.url + u)).arrayBuffer()), { level: 9 }).length;
+    expect(urls.size).toBeGreaterThan(2);
+    expect(total).toBeLessThanOrEqual(150 * 1024);
   });
 
   it("the open is in the audit trail without an actor and the patient's access trail shows it", async () => {
