@@ -29,48 +29,58 @@ export function normalizePasscode(raw: string): string {
 
 const blankToUndefined = (v: unknown) => (v === "" || v === null ? undefined : v);
 
-const labelField = z.preprocess(
-  blankToUndefined,
-  z
-    .string({ invalid_type_error: "share.labelTooLong" })
-    .trim()
-    .max(SHARE_LABEL_MAX, "share.labelTooLong")
-    .default(""),
-);
+const labelField = z
+  .preprocess(
+    blankToUndefined,
+    z
+      .string({ invalid_type_error: "share.labelTooLong" })
+      .trim()
+      .max(SHARE_LABEL_MAX, "share.labelTooLong")
+      .default(""),
+  )
+  .describe("Who the link is for, in the patient's words (shown to the patient only)");
 
-const daysField = z.preprocess(
-  blankToUndefined,
-  z.coerce
-    .number({ invalid_type_error: "share.daysInvalid" })
-    .int("share.daysInvalid")
-    .min(1, "share.daysInvalid")
-    .max(SHARE_DAYS_MAX, "share.daysInvalid")
-    .default(SHARE_DAYS_DEFAULT),
-);
+const daysField = z
+  .preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ invalid_type_error: "share.daysInvalid" })
+      .int("share.daysInvalid")
+      .min(1, "share.daysInvalid")
+      .max(SHARE_DAYS_MAX, "share.daysInvalid")
+      .default(SHARE_DAYS_DEFAULT),
+  )
+  .describe("Days until the link expires");
 
-const passcodeField = z.preprocess(
-  (v) => (typeof v === "string" && v.trim() === "" ? undefined : blankToUndefined(v)),
-  z
-    .string({ invalid_type_error: "share.passcodeTooShort" })
-    .transform(normalizePasscode)
-    .pipe(
-      z
-        .string()
-        .min(SHARE_PASSCODE_MIN, "share.passcodeTooShort")
-        .max(SHARE_PASSCODE_MAX, "share.passcodeTooLong"),
-    )
-    .optional(),
-);
+const passcodeField = z
+  .preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : blankToUndefined(v)),
+    z
+      .string({ invalid_type_error: "share.passcodeTooShort" })
+      .transform(normalizePasscode)
+      .pipe(
+        z
+          .string()
+          .min(SHARE_PASSCODE_MIN, "share.passcodeTooShort")
+          .max(SHARE_PASSCODE_MAX, "share.passcodeTooLong"),
+      )
+      .optional(),
+  )
+  .describe(
+    `${SHARE_PASSCODE_MIN} to ${SHARE_PASSCODE_MAX} characters, told to the doctor separately; the link locks after 5 wrong ones`,
+  );
 
-const maxOpensField = z.preprocess(
-  blankToUndefined,
-  z.coerce
-    .number({ invalid_type_error: "share.maxOpensInvalid" })
-    .int("share.maxOpensInvalid")
-    .min(1, "share.maxOpensInvalid")
-    .max(SHARE_MAX_OPENS_MAX, "share.maxOpensInvalid")
-    .optional(),
-);
+const maxOpensField = z
+  .preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ invalid_type_error: "share.maxOpensInvalid" })
+      .int("share.maxOpensInvalid")
+      .min(1, "share.maxOpensInvalid")
+      .max(SHARE_MAX_OPENS_MAX, "share.maxOpensInvalid")
+      .optional(),
+  )
+  .describe("How many times the link may be opened (absent: no limit besides the expiry)");
 
 const reportIdField = z
   .string({ required_error: "reports.reportIdRequired", invalid_type_error: "reports.reportIdRequired" })
