@@ -41,6 +41,12 @@ import {
   reviewSchema,
   uploadReportSchema,
 } from "~/schemas/reports";
+import {
+  createdShareLinkObject,
+  createShareLinkSchema,
+  shareLinkListQuery,
+  shareLinkObject,
+} from "~/schemas/share-links";
 import { pageQuerySchema } from "~/utils/api.server";
 import { site } from "~/site";
 
@@ -452,6 +458,41 @@ export const ENDPOINTS: Endpoint[] = [
     data: reportObject,
     errors: [400, 401, 403],
   },
+  // Issue 14: sharing links for the patient's local doctor (decision 0016). Listed before the
+  // `/report/{reportId}/…` paths, which redocly would otherwise call ambiguous with `{linkId}`.
+  {
+    method: "get",
+    path: "/report/share-links",
+    who: "Patient (own links)",
+    summary:
+      "The patient's sharing links, newest first (optionally `reportId`): parts, expiry, passcode or not, opens and status; never the URL",
+    auth: true,
+    list: true,
+    query: shareLinkListQuery,
+    data: shareLinkObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "post",
+    path: "/report/share-links",
+    who: "owning Patient",
+    summary:
+      "Share one report with a doctor who has no account: a link (returned as `url`, this once) that expires after `expiresInDays` (1–30, default 7), may need a `passcode` (told separately) and may allow at most `maxOpens` opens; the opinion and letter parts show once the report is reviewed",
+    auth: true,
+    body: createShareLinkSchema,
+    data: createdShareLinkObject,
+    status: 201,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "delete",
+    path: "/report/share-links/{linkId}",
+    who: "owning Patient",
+    summary: "Revoke a sharing link: it opens nothing from now on (revoking again answers the same)",
+    auth: true,
+    data: shareLinkObject,
+    errors: [401, 403, 404],
+  },
   {
     method: "get",
     path: "/report/{reportId}/opinion.pdf",
@@ -604,6 +645,11 @@ export function operationIdOf(e: Pick<Endpoint, "method" | "path" | "operationId
   const id = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
   // The file and letter downloads are the GETs without a verb in their path.
   if (e.path.endsWith("/file")) return "reportGetFile";
+  // Sharing links (issue 14): one resource, so the method names the operation.
+  if (e.path.startsWith("/report/share-links"))
+    return { get: "reportListShareLinks", post: "reportCreateShareLink", delete: "reportRevokeShareLink" }[
+      e.method as "get" | "post" | "delete"
+    ];
   if (e.path.endsWith("/opinion.pdf")) return "reportGetOpinionLetter";
   return id;
 }

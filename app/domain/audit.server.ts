@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { db, first, unindexed, type DB } from "~/db/client.server";
-import { auditEvents, users, type AccountType } from "~/db/schema";
+import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
@@ -24,7 +24,8 @@ export type AuditAction =
   | "followup.ask"
   | "followup.answer"
   | "followup.reassign"
-  | `account.${string}`;
+  | `account.${string}`
+  | `share.${string}`;
 
 export type AuditSubjectType = "report" | "user" | (string & {});
 
@@ -194,6 +195,61 @@ export async function fileViewsForReports(reportIds: string[]): Promise<Map<stri
         at: r.at.toISOString(),
       });
     }
+  }
+  return out;
+}
+
+/** An opening of one of the patient's sharing links (issue 14), for the report's access trail. */
+export type LinkOpen = {
+  /** ISO-8601 UTC. */
+  at: string;
+  linkId: string;
+  /** Who the patient made the link for, in their words ("" when they gave none). */
+  label: string;
+};
+
+/**
+ * The openings of sharing links ("share.open" events, recorded without an actor: the doctor has no
+ * account), newest first, per report id — at most VIEWS_PER_REPORT each.
+ */
+export async function linkOpensForReports(reportIds: string[]): Promise<Map<string, LinkOpen[]>> {
+  const out = new Map<string, LinkOpen[]>();
+  const ids = [...new Set(reportIds)];
+  for (const id of ids) out.set(id, []);
+  const linkIds = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db()
+      .select({ reportId: auditEvents.subjectId, detail: auditEvents.detail, at: auditEvents.createdAt })
+      .from(auditEvents)
+      .where(
+        and(
+          // audit_events_subject_idx (subject_type, subject_id, created_at, id), as fileViewsForReports.
+          eq(auditEvents.subjectType, "report"),
+          inArray(auditEvents.subjectId, ids.slice(i, i + 500)),
+          sql`${unindexed(auditEvents.action)} = ${"share.open"}`,
+        ),
+      )
+      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id));
+    for (const r of rows) {
+      const list = out.get(r.reportId!);
+      if (!list || list.length >= VIEWS_PER_REPORT) continue;
+      const detail = parseDetail(r.detail) as { linkId?: unknown } | null;
+      const linkId = typeof detail?.linkId === "string" ? detail.linkId : "";
+      if (linkId) linkIds.add(linkId);
+      list.push({ at: r.at.toISOString(), linkId, label: "" });
+    }
+  }
+  if (linkIds.size) {
+    const labels = new Map<string, string>();
+    const all = [...linkIds];
+    for (let i = 0; i < all.length; i += 500) {
+      const found = await db()
+        .select({ id: shareLinks.id, label: shareLinks.label })
+        .from(shareLinks)
+        .where(inArray(shareLinks.id, all.slice(i, i + 500)));
+      for (const l of found) labels.set(l.id, l.label);
+    }
+    for (const list of out.values()) for (const o of list) o.label = labels.get(o.linkId) ?? "";
   }
   return out;
 }

@@ -5,7 +5,7 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
-import { reportForLetter } from "./reports.server";
+import { reportForLetter, type ApiReport } from "./reports.server";
 import type { Actor } from "./sessions.server";
 import { SPECIALTY_KEYS, type Specialty } from "./specialties";
 
@@ -20,6 +20,18 @@ export async function opinionLetter(
   ip?: string | null,
 ): Promise<{ pdf: Buffer; fileName: string }> {
   const { report, letterCode, patientLocale } = await reportForLetter(actor, reportId, ip);
+  return renderOpinionLetter(report, letterCode, patientLocale);
+}
+
+/**
+ * The letter of a reviewed report (with its reviewer's details and follow-ups), for a caller that
+ * has already decided it may be read: opinionLetter above, or a patient's sharing link.
+ */
+export async function renderOpinionLetter(
+  report: ApiReport,
+  letterCode: string,
+  patientLocale: string,
+): Promise<{ pdf: Buffer; fileName: string }> {
   const locale: Locale = isLocale(patientLocale) ? patientLocale : "en";
   const t = await getT(locale);
   const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");

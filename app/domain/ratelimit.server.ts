@@ -47,6 +47,14 @@ export const BUDGETS = {
   publicForm: { address: { points: 10, duration: HOUR } },
   /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
   verifyLetter: { address: { points: 60, duration: HOUR } },
+  /** Sharing links (issue 14): unknown tokens tried from one address (a known token gives its point back). */
+  shareMiss: { address: { points: 30, duration: HOUR } },
+  /** Wrong passcodes on sharing links from one address (each link also locks after its own 5). */
+  sharePasscode: { address: { points: 20, duration: HOUR } },
+  /** Counted opens of sharing links from one address. */
+  shareOpen: { address: { points: 60, duration: HOUR } },
+  /** New sharing links (each with a passcode costs an Argon2 hash). */
+  shareCreate: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

@@ -42,7 +42,14 @@ import {
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { audit, auditInsert, fileViewsForReports, type FileView } from "./audit.server";
+import {
+  audit,
+  auditInsert,
+  fileViewsForReports,
+  linkOpensForReports,
+  type FileView,
+  type LinkOpen,
+} from "./audit.server";
 import { DomainError, zodFieldErrors } from "./errors";
 import { expertDetailsFor, specialtiesOf } from "./expert-details.server";
 import { expertRecipientsFor } from "./experts.server";
@@ -110,7 +117,11 @@ export type ApiReport = {
   followUpsUntil?: string | null;
 };
 
-export type PatientReport = ApiReport & { fileViews: FileView[] };
+export type PatientReport = ApiReport & {
+  fileViews: FileView[];
+  /** Issue 14: openings through the patient's sharing links ("Opened via your link on …"). */
+  linkOpens: LinkOpen[];
+};
 
 type PersonLite = { id: string; firstName: string; lastName: string; email?: string };
 
@@ -561,8 +572,9 @@ export async function listPatientReports(
   const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
   const views = await fileViewsForReports(items.map((r) => r._id));
+  const opens = await linkOpensForReports(items.map((r) => r._id));
   return {
-    items: items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [] })),
+    items: items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [], linkOpens: opens.get(r._id) ?? [] })),
     total,
     page: page.page,
     pageSize: page.pageSize,

@@ -31,6 +31,12 @@ const ACTIONS: Record<string, string> = {
   "followup.answer": "audit.actions.followupAnswer",
   "followup.reassign": "audit.actions.followupReassign",
   "account.delete": "audit.actions.accountDelete",
+  "share.create": "share.auditCreate",
+  "share.revoke": "share.auditRevoke",
+  "share.open": "share.auditOpen",
+  "share.file_open": "share.auditFileOpen",
+  "share.letter_open": "share.auditLetterOpen",
+  "share.passcode_fail": "share.auditPasscodeFail",
 };
 
 function rowOf(e: ApiAuditEvent) {

@@ -45,6 +45,7 @@ function cardOf(r: PatientReport) {
     createdAt: r.createdAt,
     patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
     fileViews: r.fileViews,
+    linkOpens: r.linkOpens,
     urgent: r.urgent,
     inReview: !!r.claimedBy,
     findings: r.findings,
@@ -138,15 +139,28 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 type Card = ReturnType<typeof cardOf>;
 type ListData = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
 
-function FileViews({ views }: { views: Card["fileViews"] }) {
+type TrailEntry =
+  | ({ via: "account" } & Card["fileViews"][number])
+  | ({ via: "link" } & Card["linkOpens"][number]);
+
+/** Who opened the report: experts and admins by name, and openings through the patient's sharing links (issue 14). */
+function FileViews({ views: accounts, opens }: { views: Card["fileViews"]; opens: Card["linkOpens"] }) {
   const { t } = useTranslation();
   const dates = useDateText();
+  const views: TrailEntry[] = [
+    ...accounts.map((v) => ({ via: "account" as const, ...v })),
+    ...opens.map((o) => ({ via: "link" as const, ...o })),
+  ].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   if (views.length === 0) return null;
-  const line = (v: Card["fileViews"][number]) =>
-    t(v.viewerAccountType === "Expert" ? "audit.viewedByExpert" : "audit.viewedByAdmin", {
-      name: `${v.viewerFirstName} ${v.viewerLastName}`.trim(),
-      date: dates.dateTime(v.at),
-    });
+  const line = (v: TrailEntry) =>
+    v.via === "link"
+      ? v.label
+        ? t("share.openedViaFor", { label: v.label, date: dates.dateTime(v.at) })
+        : t("share.openedVia", { date: dates.dateTime(v.at) })
+      : t(v.viewerAccountType === "Expert" ? "audit.viewedByExpert" : "audit.viewedByAdmin", {
+          name: `${v.viewerFirstName} ${v.viewerLastName}`.trim(),
+          date: dates.dateTime(v.at),
+        });
   const first = views.slice(0, VIEWS_SHOWN);
   const rest = views.slice(VIEWS_SHOWN);
   return (
@@ -261,10 +275,22 @@ function ReportCard({ report, own }: { report: Card; own: boolean }) {
         </div>
       )}
 
-      <FileViews views={report.fileViews} />
+      <FileViews views={report.fileViews} opens={report.linkOpens} />
 
-      <div className="mt-auto pt-4">
-        <ConfirmDelete reportId={report._id} label={title} />
+      <div className="mt-auto flex flex-wrap items-start gap-3 pt-4">
+        {own && (
+          <Link
+            to={`/dashboard/share/${encodeURIComponent(report._id)}`}
+            className="btn-secondary"
+            data-testid="share-report-link"
+          >
+            {t("share.action")}
+            <span className="sr-only"> {title}</span>
+          </Link>
+        )}
+        <div className="min-w-0 flex-1">
+          <ConfirmDelete reportId={report._id} label={title} />
+        </div>
       </div>
     </li>
   );

@@ -48,6 +48,8 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
           group: "report",
           label: t("dashboard.report"),
           icon: "report",
+          // Sharing a report with a doctor (issue 14) belongs to the patient's reports.
+          alsoActive: ["/dashboard/share"],
           items: [
             { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
             {

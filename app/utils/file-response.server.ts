@@ -36,6 +36,10 @@ export function fileResponse(
   cache = "private, no-store",
   opts: { ownFrames?: boolean } = {},
 ) {
+  // A client that hangs up mid-download cancels the web stream, and @remix-run/node's pump then
+  // destroys the file stream with an error after removing its own listener: without one of ours
+  // that error is unhandled and ends the whole process.
+  file.stream.on("error", () => {});
   return new Response(createReadableStreamFromReadable(file.stream), {
     status: 200,
     headers: {

@@ -21,7 +21,10 @@ export function securityHeaders(headers: Headers, request: Request, nonce?: stri
     );
   }
   headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  // A page whose address is a secret (a sharing link, /s/…) asks for a stricter policy: keep it.
+  const policy = headers.get("Referrer-Policy");
+  if (policy !== "no-referrer" && policy !== "same-origin")
+    headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   headers.set("X-Frame-Options", "DENY");
   headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
   if (config().appUrl.startsWith("https://") || new URL(request.url).protocol === "https:") {

@@ -68,12 +68,14 @@ type World = {
   admin: Page;
   report: { _id: string; patient: { _id: string } };
   expertEmail: string;
+  patientEmail: string;
+  patientPassword: string;
 };
 let w: World;
 
 test.beforeAll(async ({ browser }, info) => {
   test.setTimeout(120_000);
-  const { page: ppage, report } = await patientWithReport(browser, info);
+  const { page: ppage, report, user: patientUser } = await patientWithReport(browser, info);
   const expert = newUser("Expert", info, "Ravi", "Menon");
   const epage = await (await personContext(browser, info)).newPage();
   await signUp(epage, expert);
@@ -86,6 +88,8 @@ test.beforeAll(async ({ browser }, info) => {
     admin: apage,
     report,
     expertEmail: expert.email,
+    patientEmail: patientUser.email,
+    patientPassword: patientUser.password,
   };
 });
 
@@ -122,9 +126,36 @@ test("axe: patient screens", async () => {
       `/dashboard/previous-report/${w.report.patient._id}`,
       "/report-submitted",
       "/logout",
+      `/dashboard/share/${w.report._id}`,
     ],
     "patient",
   );
+});
+
+test("axe: a shared report's public pages (issue 14)", async ({ browser }, info) => {
+  test.setTimeout(360_000);
+  const base = info.project.use.baseURL!;
+  // The patient makes a link with a passcode through the screen's API twin.
+  const login = await w.patient.request.post("/api/v1/auth/login", {
+    data: { email: w.patientEmail, password: w.patientPassword },
+  });
+  const created = await w.patient.request.post("/api/v1/report/share-links", {
+    data: { reportId: w.report._id, label: "Dr. Rao", passcode: "482913" },
+    headers: { Authorization: `Bearer ${(await login.json()).token}` },
+  });
+  expect(created.status()).toBe(201);
+  const url = new URL((await created.json()).data.url as string);
+  const page = await (await personContext(browser, info)).newPage();
+  // The landing page (passcode form) and a link that does not exist.
+  await axeRun(page, [url.pathname, "/s/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"], "doctor");
+  // Opened: the shared report (the file; the opinion not written yet).
+  const opened = await page.request.post(url.pathname, {
+    form: { passcode: "482913" },
+    headers: { Origin: base },
+    maxRedirects: 0,
+  });
+  expect(opened.status()).toBe(303);
+  await axeRun(page, [url.pathname], "doctor-opened");
 });
 
 test("axe: unapproved expert screens", async () => {

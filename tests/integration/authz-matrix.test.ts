@@ -245,6 +245,35 @@ const API: Row[] = [
     expert: 200,
     admin: 200,
   },
+  // Issue 14: sharing links — only the owning patient creates, lists (their own) and revokes.
+  {
+    route: "GET /report/share-links",
+    anon: 401,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "POST /report/share-links",
+    body: () => ({ reportId: ids.report }),
+    anon: 401,
+    patient: 201,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "DELETE /report/share-links/:link",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
 ];
 
 const SCREENS: Row[] = [
@@ -401,6 +430,16 @@ const SCREENS: Row[] = [
     expert: 404,
     admin: 200,
   },
+  {
+    // Issue 14: another patient's report is not found; other account types are told why.
+    route: "/dashboard/share/:report",
+    anon: "login",
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
 ];
 
 let server: TestServer;
@@ -448,6 +487,7 @@ beforeAll(async () => {
   ids.upload = await startUpload();
   ids.pending = (await up()).body.data._id;
   ids.own = ids.patient;
+  ids.link = (await api.post("/report/share-links", { reportId: ids.report }, tok.patient)).body.data._id;
   for (const role of ROLES) {
     const b = new Browserish(server.url);
     if (role !== "anon") {

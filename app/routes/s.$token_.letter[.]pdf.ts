@@ -1,0 +1,28 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { sharedLetter } from "~/domain/share-links.server";
+import { contentDisposition, fileFrameHeaders } from "~/utils/file-response.server";
+import { clientOf } from "~/utils/request.server";
+import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-page.server";
+
+/** The opinion letter (PDF, in the patient's language) through a sharing link that includes it. */
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const token = params.token ?? "";
+  try {
+    const { pdf, fileName } = await sharedLetter(token, grantOf(request, token), clientOf(context));
+    return withShareHeaders(
+      new Response(new Uint8Array(pdf), {
+        status: 200,
+        headers: {
+          "Content-Type": "application/pdf",
+          "Content-Length": String(pdf.length),
+          "Content-Disposition": contentDisposition(fileName, "attachment"),
+          "X-Content-Type-Options": "nosniff",
+          ...fileFrameHeaders("application/pdf"),
+        },
+      }),
+      request,
+    );
+  } catch (err) {
+    return sharedResourceRefusal(err, request, token);
+  }
+}
