@@ -47,6 +47,14 @@ export const BUDGETS = {
   publicForm: { address: { points: 10, duration: HOUR } },
   /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
   verifyLetter: { address: { points: 60, duration: HOUR } },
+  /**
+   * Wrong second-factor codes (issue 14: authenticator or recovery codes, at login and in Settings),
+   * on top of the 5 tries each login challenge allows. Only failures count (a right code gives its point back).
+   */
+  mfa: {
+    address: { points: 50, duration: 15 * MINUTE },
+    account: { points: 10, duration: 15 * MINUTE },
+  },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

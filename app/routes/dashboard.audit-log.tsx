@@ -31,6 +31,12 @@ const ACTIONS: Record<string, string> = {
   "followup.answer": "audit.actions.followupAnswer",
   "followup.reassign": "audit.actions.followupReassign",
   "account.delete": "audit.actions.accountDelete",
+  // Two-step login (issue 14)
+  "account.2fa_enable": "mfa.auditEnable",
+  "account.2fa_disable": "mfa.auditDisable",
+  "account.2fa_reset": "mfa.auditReset",
+  "account.2fa_recovery_codes": "mfa.auditRecoveryCodes",
+  "account.2fa_recovery_login": "mfa.auditRecoveryLogin",
 };
 
 function rowOf(e: ApiAuditEvent) {
