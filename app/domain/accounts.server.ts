@@ -376,7 +376,7 @@ export type LoginResult =
 
 async function sessionOrChallenge(user: UserRow, client: Client, kind: "web" | "api"): Promise<LoginResult> {
   const mode = await secondStepFor(user);
-  if (mode) return { user, mfa: { ...(await openChallenge(user.id, kind)), mode } };
+  if (mode) return { user, mfa: { ...(await openChallenge(user.id, kind, mode)), mode } };
   const session = await createSession(user.id, kind, { userAgent: client.userAgent, ip: client.ip });
   return { user, token: session.token, sessionId: session.id };
 }

@@ -476,22 +476,29 @@ export async function secondStepFor(user: UserRow): Promise<ChallengeMode | null
   return requiredFor(user) ? "enrol" : null;
 }
 
-/** Opens a challenge: the token goes to the browser (cookie) or API client, only its hash is kept. */
-export async function openChallenge(userId: string, kind: "web" | "api") {
+/**
+ * Opens a challenge: the token goes to the browser (cookie) or API client, only its hash is kept.
+ * An enrolment challenge replaces the account's other challenges: only the newest login can see
+ * or confirm the secret being set up (an older login, perhaps someone else's, is over).
+ */
+export async function openChallenge(userId: string, kind: "web" | "api", mode: ChallengeMode) {
   const token = newToken();
   const now = Date.now();
   const expiresAt = new Date(now + CHALLENGE_TTL_MS);
-  await db()
-    .insert(mfaChallenges)
-    .values({
-      id: newId(),
-      tokenHash: sha256(token),
-      userId,
-      kind,
-      attempts: 0,
-      expiresAt,
-      createdAt: new Date(now),
-    });
+  await transaction(function* (tx) {
+    if (mode === "enrol") yield* exec(tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId)));
+    yield* exec(
+      tx.insert(mfaChallenges).values({
+        id: newId(),
+        tokenHash: sha256(token),
+        userId,
+        kind,
+        attempts: 0,
+        expiresAt,
+        createdAt: new Date(now),
+      }),
+    );
+  });
   return { token, expiresAt };
 }
 
