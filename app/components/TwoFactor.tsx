@@ -1,4 +1,5 @@
 import { Form, Link } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { site } from "~/site";
 import { formatDateTime } from "~/utils/format";
@@ -33,10 +34,10 @@ export function SetupSteps({ setup }: { setup: SetupView }) {
         <div className="mt-2 flex flex-col gap-4 sm:flex-row sm:items-start">
           <img
             src={setup.qrCode}
-            width={192}
-            height={192}
+            width={208}
+            height={208}
             alt={t("mfa.qrAlt", { product: site.productName })}
-            className="h-48 w-48 shrink-0 self-center rounded-lg border border-slate-200 bg-white p-1 sm:self-start"
+            className="h-52 w-52 shrink-0 self-center rounded-lg border border-slate-200 bg-white p-1 sm:self-start"
           />
           <div className="min-w-0">
             <p className="text-slate-700">{t("mfa.manualEntry")}</p>
@@ -46,11 +47,15 @@ export function SetupSteps({ setup }: { setup: SetupView }) {
             <code
               data-testid="mfa-secret"
               aria-labelledby="mfa-secret-label"
-              className="mt-1 block rounded-lg bg-slate-100 px-3 py-2 font-mono text-base tracking-wide break-all text-slate-900 select-all"
+              className="mt-1 block rounded-lg bg-slate-100 px-3 py-2 font-mono text-base tracking-wide break-words text-slate-900 select-all"
             >
               {grouped(setup.secret)}
             </code>
             <p className="mt-2 text-sm text-slate-600">{t("mfa.manualDetails")}</p>
+            {/* On the phone that holds the app, the otpauth: link opens it with the key filled in. */}
+            <a href={setup.otpauthUrl} className="btn-secondary mt-3">
+              {t("mfa.openInApp")}
+            </a>
           </div>
         </div>
       </li>
@@ -61,6 +66,9 @@ export function SetupSteps({ setup }: { setup: SetupView }) {
 /** The recovery codes, shown once after they are made, with a plain-text download (no JavaScript needed). */
 export function RecoveryCodeList({ codes }: { codes: string[] }) {
   const { t } = useTranslation();
+  const heading = useRef<HTMLHeadingElement>(null);
+  // After a submit with JavaScript the page keeps its scroll position: bring the codes into view.
+  useEffect(() => heading.current?.focus(), []);
   const text = `${site.productName} — ${t("mfa.recoveryTitle")}\n\n${codes.join("\n")}\n`;
   return (
     <section
@@ -68,7 +76,7 @@ export function RecoveryCodeList({ codes }: { codes: string[] }) {
       className="rounded-xl border-2 border-amber-400 bg-amber-50 p-4 sm:p-5"
       data-testid="recovery-codes"
     >
-      <h2 id="recovery-title" className="text-lg font-bold text-slate-900">
+      <h2 id="recovery-title" ref={heading} tabIndex={-1} className="text-lg font-bold text-slate-900">
         {t("mfa.recoveryTitle")}
       </h2>
       <p className="mt-1 max-w-prose text-slate-800">{t("mfa.recoveryText")}</p>

@@ -62,6 +62,9 @@ export type ChallengeMode = "code" | "enrol";
 
 type FactorRow = typeof totpFactors.$inferSelect;
 
+/** The SMS (phone-only patients; staff who chose SMS) for every change to the second factor: no details, a link. */
+const CHANGED_SMS = { key: "mfa.smsChanged", purpose: "notice" } as const;
+
 // ---------------------------------------------------------------------------------------------
 // The secret at rest: AES-256-GCM under ENCRYPTION_KEY, bound to the account by the AAD.
 
@@ -376,6 +379,7 @@ async function confirmPending(
     body: "mfa.mailOnBody",
     action: "mfa.mailAction",
     path: "/dashboard/settings",
+    sms: CHANGED_SMS,
   });
   return codes;
 }
@@ -426,6 +430,7 @@ export async function turnOff(user: UserRow, proof: Proof, client: Client) {
     body: "mfa.mailOffBody",
     action: "mfa.mailAction",
     path: "/dashboard/settings",
+    sms: CHANGED_SMS,
   });
 }
 
@@ -463,6 +468,7 @@ export async function resetTwoFactor(
     body: "mfa.mailResetBody",
     action: "mfa.mailAction",
     path: "/dashboard/settings",
+    sms: CHANGED_SMS,
   });
   return user;
 }
@@ -632,6 +638,7 @@ async function recoveryCodeUsed(user: UserRow, client: Client) {
     body: "mfa.mailRecoveryUsedBody",
     action: "mfa.mailAction",
     path: "/dashboard/settings",
+    sms: CHANGED_SMS,
     vars: { count: recoveryCodesLeft },
   });
 }

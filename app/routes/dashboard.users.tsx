@@ -26,7 +26,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     me: actor.id,
     confirmReset: url.searchParams.get("reset"),
-    here: url.pathname + (url.searchParams.has("page") ? `?page=${url.searchParams.get("page")}` : ""),
+    here:
+      url.pathname +
+      (url.searchParams.has("page") ? `?page=${encodeURIComponent(url.searchParams.get("page")!)}` : ""),
     users: page.items.map((u) => ({
       id: u.id,
       name: `${u.firstName} ${u.lastName}`.trim(),

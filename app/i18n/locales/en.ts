@@ -883,6 +883,7 @@ const en = {
     secretLabel: "Setup key",
     manualDetails:
       "Choose a time-based code. The key has no spaces; the gaps are only to make it easier to read.",
+    openInApp: "Setting up on this phone? Open the key in your authenticator app",
     step3Title: "3. Enter the 6-digit code the app shows",
     turnOn: "Turn on two-step login",
     turnOnAndSignIn: "Turn on and log in",
@@ -956,6 +957,8 @@ const en = {
     auditReset: "Two-step login reset by an admin",
     auditRecoveryCodes: "New recovery codes made",
     auditRecoveryLogin: "Logged in with a recovery code",
+    smsChanged:
+      "{{product}}: the two-step login of your account was changed. If it was not you, open {{link}}",
     mailAction: "Open Settings",
     mailOnSubject: "Two-step login is now on for your {{product}} account",
     mailOnBody:
