@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { hydrated, logIn, newUser, signUp } from "./fixtures";
@@ -47,6 +48,19 @@ async function fitsWidth(page: Page) {
   expect(await main.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 }
 
+/** axe with every WCAG 2.x A/AA tag (as tests/e2e/a11y.spec.ts runs it) on the page as it is now. */
+async function accessible(page: Page) {
+  const result = await new AxeBuilder({ page })
+    .options({
+      rules: { "label-content-name-mismatch": { enabled: true }, "p-as-heading": { enabled: true } },
+    })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+    .analyze();
+  expect(
+    result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`),
+  ).toEqual([]);
+}
+
 test("an expert turns on two-step login in Settings, then logs in with the password and a code", async ({
   page,
 }, info) => {
@@ -68,6 +82,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   const secret = (await page.getByTestId("mfa-secret").textContent())!.replace(/\s/g, "");
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   await fitsWidth(page);
+  await accessible(page);
   await shot(page, info, "two-step-setup");
 
   const next = authApp(secret);
@@ -81,6 +96,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await expect(codes).toHaveCount(10);
   await expect(page.getByRole("heading", { name: "Your recovery codes" })).toBeFocused();
   await fitsWidth(page);
+  await accessible(page);
   // Full-page shots draw the sticky header where the page is scrolled to: shoot from the top.
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, info, "two-step-recovery-codes");
@@ -99,6 +115,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await expect(page).toHaveURL(/\/login-2fa$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Two-step login");
   await fitsWidth(page);
+  await accessible(page);
   await shot(page, info, "two-step-code");
   await typeCode(page, await next());
   await page.getByRole("button", { name: "Verify" }).click();
@@ -110,6 +127,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await page.goto("/dashboard/two-step");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("இரு-படி உள்நுழைவு");
   await fitsWidth(page);
+  await accessible(page);
   await shot(page, info, "two-step-manage-ta");
   await page.request.post("/logout");
   await page.request.post("/login", { form: { email: expert.email, password: expert.password } });
@@ -118,5 +136,6 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await page.getByText("தொலைபேசி தொலைந்ததா?").click();
   await expect(page.getByLabel("மீட்புக் குறியீடு")).toBeVisible();
   await fitsWidth(page);
+  await accessible(page);
   await shot(page, info, "two-step-code-ta");
 });
