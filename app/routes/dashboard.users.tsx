@@ -5,11 +5,12 @@ import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
+import { screenPage } from "~/components/reports/screen.server";
 import { isDomainError } from "~/domain/errors";
 import { resetTwoFactor, twoFactorUserIds } from "~/domain/two-factor.server";
 import { listUsers, setSuspended } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
-import { pageQuery, pagination } from "~/utils/api.server";
+import { pagination } from "~/utils/api.server";
 import { requireRole } from "~/utils/auth.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
@@ -19,16 +20,15 @@ import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 /** Admin: every account, with suspension (sessions end at once; login is refused) and its lifting. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
-  const page = await listUsers(actor, pageQuery(request));
+  // A page number that is not one shows the first page (it was a 500).
+  const page = await listUsers(actor, screenPage(request));
   // Two-step login (issue 14): who has it on, and whose reset is being confirmed (?reset=<id>).
   const withTwoFactor = await twoFactorUserIds(page.items.map((u) => u.id));
   const url = new URL(request.url);
   return {
     me: actor.id,
     confirmReset: url.searchParams.get("reset"),
-    here:
-      url.pathname +
-      (url.searchParams.has("page") ? `?page=${encodeURIComponent(url.searchParams.get("page")!)}` : ""),
+    here: page.page > 1 ? `/dashboard/users?page=${page.page}` : "/dashboard/users",
     users: page.items.map((u) => ({
       id: u.id,
       name: `${u.firstName} ${u.lastName}`.trim(),

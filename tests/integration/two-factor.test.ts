@@ -698,6 +698,8 @@ describe("two-step login on the screens, without JavaScript", () => {
     const list = await html(await admin2.fetch("/dashboard/users"));
     expect(list).toContain(`/dashboard/users?reset=${target.user._id}`);
     expect(list).toContain("Reset two-step login");
+    // A page number that is not one shows the first page (not a 500).
+    expect((await admin2.fetch("/dashboard/users?page=abc")).status).toBe(200);
     const confirm = await html(await admin2.fetch(`/dashboard/users?reset=${target.user._id}`));
     expect(confirm).toContain("Yes, reset two-step login");
     const res = await admin2.post("/dashboard/users", {
