@@ -464,11 +464,7 @@ export async function loginSecondStep(
  * Turns the account's two-step login off (issue 14): the password and then a code (or a recovery
  * code) are asked, so neither a session left open nor a stolen phone alone can do it.
  */
-export async function turnOffTwoFactor(
-  actor: Actor,
-  input: { password: string } & Proof,
-  client: Client,
-) {
+export async function turnOffTwoFactor(actor: Actor, input: { password: string } & Proof, client: Client) {
   const user = await findUserById(actor.id);
   if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
   await assertMayTurnOff(user);
