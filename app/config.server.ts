@@ -85,6 +85,11 @@ const envSchema = z.object({
   /** Follow-up questions a patient may ask about an opinion, and for how long after it. */
   FOLLOWUP_MAX: z.coerce.number().int().min(0).max(50).default(3),
   FOLLOWUP_DAYS: z.coerce.number().positive().max(3_650).default(14),
+  /** Two-step login (issue 14): admins must set it up before they get a session. Default on; test servers turn it off. */
+  MFA_REQUIRED_FOR_ADMINS: z
+    .enum(["0", "1", "true", "false"])
+    .default("true")
+    .transform((v) => v === "1" || v === "true"),
 });
 
 export type Config = {
@@ -127,6 +132,7 @@ export type Config = {
   reviewTargetUrgentMs: number;
   followupMax: number;
   followupWindowMs: number;
+  mfaRequiredForAdmins: boolean;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -284,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reviewTargetUrgentMs: Math.round(e.REVIEW_TARGET_HOURS_URGENT * 3_600_000),
     followupMax: e.FOLLOWUP_MAX,
     followupWindowMs: Math.round(e.FOLLOWUP_DAYS * 86_400_000),
+    mfaRequiredForAdmins: e.MFA_REQUIRED_FOR_ADMINS,
   };
 }
 

@@ -47,6 +47,17 @@ import {
   shareLinkListQuery,
   shareLinkObject,
 } from "~/schemas/share-links";
+import {
+  confirmTwoFactorSchema,
+  loginSecondStepSchema,
+  mfaTokenSchema,
+  proofSchema,
+  recoveryCodesObject,
+  resetTwoFactorSchema,
+  turnOffTwoFactorSchema,
+  twoFactorSetupObject,
+  twoFactorStatusObject,
+} from "~/schemas/two-factor";
 import { pageQuerySchema } from "~/utils/api.server";
 import { site } from "~/site";
 
@@ -124,11 +135,97 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/auth/login",
     who: "anyone",
     summary:
-      "Log in with `email` or `phone` and `password`, or with `phone` and an SMS `otp` from /auth/send-login-code; returns a bearer token and the user",
+      "Log in with `email` or `phone` and `password`, or with `phone` and an SMS `otp` from /auth/send-login-code; returns a bearer token and the user. For an account with two-step login the answer (still 200) has `mfaRequired: true` and an `mfaToken` instead: send it with a code to /auth/login-2fa (an admin who must set it up first also gets `mfaSetupRequired: true`: /auth/login-2fa-setup)",
     auth: false,
     body: loginSchema,
     errors: [400, 401, 403, 429],
-    extra: { token: z.string(), user: userObject },
+    extra: {
+      token: z.string().optional().describe("Absent when `mfaRequired` is true"),
+      user: userObject.optional().describe("Absent when `mfaRequired` is true"),
+      mfaRequired: z.boolean().optional().describe("Two-step login: no token yet; POST /auth/login-2fa"),
+      mfaSetupRequired: z
+        .boolean()
+        .optional()
+        .describe("An admin without an authenticator: POST /auth/login-2fa-setup first"),
+      mfaToken: z.string().optional().describe("For /auth/login-2fa: valid 5 minutes, 5 tries, single use"),
+      mfaExpiresAt: z.string().datetime().optional(),
+    },
+  },
+  {
+    method: "post",
+    path: "/auth/login-2fa",
+    who: "anyone with an mfaToken",
+    summary:
+      "The second step of a login: the `mfaToken` with a 6-digit `code` from the authenticator app or a `recoveryCode`; returns the token and the user as /auth/login does (and, when this step set up the authenticator, the `recoveryCodes`, shown once). A code is accepted once; 5 tries per mfaToken",
+    auth: false,
+    body: loginSecondStepSchema,
+    errors: [400, 401, 403, 429],
+    extra: {
+      token: z.string(),
+      user: userObject,
+      recoveryCodes: z.array(z.string()).optional().describe("Only when this step set up the authenticator"),
+    },
+  },
+  {
+    method: "post",
+    path: "/auth/login-2fa-setup",
+    who: "an Admin with an mfaToken whose login answered `mfaSetupRequired`",
+    summary:
+      "The secret (text, otpauth URI and QR code) of the authenticator an admin must set up before getting a token; then POST /auth/login-2fa with its first code",
+    auth: false,
+    body: mfaTokenSchema,
+    data: twoFactorSetupObject,
+    errors: [400, 401, 409],
+  },
+  {
+    method: "get",
+    path: "/auth/two-factor/status",
+    who: "signed in",
+    summary:
+      "Whether two-step login is on, a setup is pending, how many recovery codes are left, and whether it is required",
+    auth: true,
+    data: twoFactorStatusObject,
+    errors: [401],
+  },
+  {
+    method: "post",
+    path: "/auth/two-factor/setup",
+    who: "signed in",
+    summary:
+      "Start setting up two-step login: a new secret (replaces an unfinished setup); 409 when it is already on",
+    auth: true,
+    data: twoFactorSetupObject,
+    errors: [401, 409],
+  },
+  {
+    method: "post",
+    path: "/auth/two-factor/confirm",
+    who: "signed in",
+    summary:
+      "Turn two-step login on with the first `code` from the app; returns 10 recovery codes (shown once)",
+    auth: true,
+    body: confirmTwoFactorSchema,
+    data: recoveryCodesObject,
+    errors: [400, 401, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/auth/two-factor/recovery-codes",
+    who: "signed in, with two-step login on",
+    summary: "New recovery codes after a `code` (or a `recoveryCode`); the old ones stop working",
+    auth: true,
+    body: proofSchema,
+    data: recoveryCodesObject,
+    errors: [400, 401, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/auth/two-factor/disable",
+    who: "signed in, with two-step login on (not admins while it is required)",
+    summary: "Turn two-step login off with the `password` and a `code` (or a `recoveryCode`)",
+    auth: true,
+    body: turnOffTwoFactorSchema,
+    errors: [400, 401, 403, 409, 429],
   },
   {
     method: "post",
@@ -611,6 +708,17 @@ export const ENDPOINTS: Endpoint[] = [
     list: true,
     data: callbackRequestObject,
     errors: [400, 401, 403],
+  },
+  {
+    method: "post",
+    path: "/admin/reset-2fa",
+    who: "Admin (not for their own account)",
+    summary:
+      "Remove another account's second factor (authenticator and recovery codes): the owner logs in with the password alone (an admin is asked to set one up again); recorded in the audit trail, the owner is told",
+    auth: true,
+    body: resetTwoFactorSchema,
+    data: userObject,
+    errors: [400, 401, 403, 404, 409],
   },
   {
     method: "get",

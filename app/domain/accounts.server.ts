@@ -21,6 +21,16 @@ import { maskPhone, validE164 } from "~/utils/phone.server";
 import { sendCode, sendFailedLoginsNotice, smsNumberOf, type CodePurpose } from "./notify.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
+import {
+  assertMayTurnOff,
+  openChallenge,
+  passChallenge,
+  pruneTwoFactorTables,
+  secondStepFor,
+  turnOff,
+  type ChallengeMode,
+  type Proof,
+} from "./two-factor.server";
 
 /** The national digits of an E.164 number (the contact number kept on a phone-only account). */
 function phoneDigits(e164: string | null | undefined): string {
@@ -357,14 +367,30 @@ async function mailFailedLogins(user: UserRow) {
 }
 
 /**
+ * What a right password (or SMS code) leads to: a session, or — for an account with two-step
+ * login, or an admin who must set it up (issue 14) — a challenge for the second step, and no session yet.
+ */
+export type LoginResult =
+  | { user: UserRow; token: string; sessionId: string; mfa?: undefined }
+  | { user: UserRow; mfa: { token: string; mode: ChallengeMode; expiresAt: Date }; token?: undefined };
+
+async function sessionOrChallenge(user: UserRow, client: Client, kind: "web" | "api"): Promise<LoginResult> {
+  const mode = await secondStepFor(user);
+  if (mode) return { user, mfa: { ...(await openChallenge(user.id, kind, mode)), mode } };
+  const session = await createSession(user.id, kind, { userAgent: client.userAgent, ip: client.ip });
+  return { user, token: session.token, sessionId: session.id };
+}
+
+/**
  * Checks credentials and opens a session (a web cookie session or an API token): an e-mail or a
- * mobile number with the password, or (issue 13) a mobile number with an SMS login code.
+ * mobile number with the password, or (issue 13) a mobile number with an SMS login code. With
+ * two-step login the answer is a challenge instead (see LoginResult).
  */
 export async function login(
   input: { email?: string | null; phone?: string | null; password?: string | null; otp?: string | null },
   client: Client,
   kind: "web" | "api",
-) {
+): Promise<LoginResult> {
   if (input.phone && input.otp) return loginWithCode(input.phone, input.otp, client, kind);
   const phone = input.phone ? checkedPhone(input.phone) : null;
   const account = phone ?? normalizeEmail(input.email ?? "");
@@ -386,11 +412,7 @@ export async function login(
       .set({ passwordHash })
       .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)));
   }
-  const session = await createSession(user.id, kind, {
-    userAgent: client.userAgent,
-    ip: client.ip,
-  });
-  return { user, token: session.token, sessionId: session.id };
+  return sessionOrChallenge(user, client, kind);
 }
 
 /**
@@ -406,7 +428,12 @@ export async function requestLoginCode(number: string, client: Client, locale: s
 }
 
 /** Opens a session with a mobile number and its SMS login code (single use, 10 minutes, 5 tries). */
-export async function loginWithCode(number: string, code: string, client: Client, kind: "web" | "api") {
+export async function loginWithCode(
+  number: string,
+  code: string,
+  client: Client,
+  kind: "web" | "api",
+): Promise<LoginResult> {
   const phone = checkedPhone(number);
   await limit("verifyCode", phone, client);
   const user = await findUserByPhone(phone);
@@ -414,8 +441,35 @@ export async function loginWithCode(number: string, code: string, client: Client
   await checkCode(row, code);
   if (!user) throw new DomainError("not_authenticated", "accounts.invalidCredentials");
   if (user.suspendedAt) throw new DomainError("forbidden", "accounts.suspended");
+  return sessionOrChallenge(user, client, kind);
+}
+
+/**
+ * The second step of a login (issue 14): a code from the authenticator or a recovery code — or,
+ * for an admin setting it up, the first code of the new authenticator — opens the session.
+ * `recoveryCodes` is set only when the step enabled two-step login (shown once).
+ */
+export async function loginSecondStep(
+  challengeToken: string | null | undefined,
+  proof: Proof,
+  client: Client,
+  kind: "web" | "api",
+) {
+  const { user, recoveryCodes } = await passChallenge(challengeToken, kind, proof, client);
   const session = await createSession(user.id, kind, { userAgent: client.userAgent, ip: client.ip });
-  return { user, token: session.token, sessionId: session.id };
+  return { user, token: session.token, sessionId: session.id, recoveryCodes };
+}
+
+/**
+ * Turns the account's two-step login off (issue 14): the password and then a code (or a recovery
+ * code) are asked, so neither a session left open nor a stolen phone alone can do it.
+ */
+export async function turnOffTwoFactor(actor: Actor, input: { password: string } & Proof, client: Client) {
+  const user = await findUserById(actor.id);
+  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  await assertMayTurnOff(user);
+  await confirmOwnPassword(user, input.password, client, "password", "accounts.currentPasswordWrong");
+  await turnOff(user, input, client);
 }
 
 export async function logout(actor: Actor) {
@@ -707,6 +761,7 @@ export async function pruneAccountsTables() {
     .delete(verificationCodes)
     .where(or(lt(verificationCodes.createdAt, cutoff), lt(verificationCodes.expiresAt, cutoff)));
   await db().delete(passwordResetTokens).where(lt(passwordResetTokens.expiresAt, new Date()));
+  await pruneTwoFactorTables();
 }
 
 export type { UserRow };

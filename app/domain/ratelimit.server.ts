@@ -55,6 +55,14 @@ export const BUDGETS = {
   shareOpen: { address: { points: 60, duration: HOUR } },
   /** New sharing links (each with a passcode costs an Argon2 hash). */
   shareCreate: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
+  /**
+   * Wrong second-factor codes (issue 14: authenticator or recovery codes, at login and in Settings),
+   * on top of the 5 tries each login challenge allows. Only failures count (a right code gives its point back).
+   */
+  mfa: {
+    address: { points: 50, duration: 15 * MINUTE },
+    account: { points: 10, duration: 15 * MINUTE },
+  },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

@@ -8,9 +8,26 @@ const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {
       const body = await jsonBody(request, loginSchema);
-      const { user, token } = await login(body, clientOf(context), "api");
-      const { profile } = await getProfile(user.id);
-      return { message: "accounts.loginSuccess", extra: { token, user: toApiUser(user, profile) } };
+      const result = await login(body, clientOf(context), "api");
+      if (result.mfa) {
+        // Two-step login (issue 14): still 200, but no token yet — POST /auth/login-2fa with the
+        // mfaToken and a code (an admin who must set it up first calls /auth/login-2fa-setup).
+        const enrol = result.mfa.mode === "enrol";
+        return {
+          message: enrol ? "mfa.apiSetupRequired" : "mfa.apiCodeRequired",
+          extra: {
+            mfaRequired: true,
+            ...(enrol ? { mfaSetupRequired: true } : {}),
+            mfaToken: result.mfa.token,
+            mfaExpiresAt: result.mfa.expiresAt.toISOString(),
+          },
+        };
+      }
+      const { profile } = await getProfile(result.user.id);
+      return {
+        message: "accounts.loginSuccess",
+        extra: { token: result.token, user: toApiUser(result.user, profile) },
+      };
     }),
 });
 export const loader = route.loader;

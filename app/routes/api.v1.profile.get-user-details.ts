@@ -1,4 +1,5 @@
 import { getProfile } from "~/domain/accounts.server";
+import { hasTwoFactor } from "~/domain/two-factor.server";
 import { toApiUser } from "~/domain/users.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
@@ -6,7 +7,10 @@ const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
       const { user, profile } = await getProfile((await requireApiActor(request)).id);
-      return { message: "api.ok", data: toApiUser(user, profile) };
+      return {
+        message: "api.ok",
+        data: { ...toApiUser(user, profile), twoFactor: await hasTwoFactor(user.id) },
+      };
     }),
 });
 export const loader = route.loader;

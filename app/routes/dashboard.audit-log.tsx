@@ -37,6 +37,12 @@ const ACTIONS: Record<string, string> = {
   "share.file_open": "share.auditFileOpen",
   "share.letter_open": "share.auditLetterOpen",
   "share.passcode_fail": "share.auditPasscodeFail",
+  // Two-step login (issue 14)
+  "account.2fa_enable": "mfa.auditEnable",
+  "account.2fa_disable": "mfa.auditDisable",
+  "account.2fa_reset": "mfa.auditReset",
+  "account.2fa_recovery_codes": "mfa.auditRecoveryCodes",
+  "account.2fa_recovery_login": "mfa.auditRecoveryLogin",
 };
 
 function rowOf(e: ApiAuditEvent) {

@@ -46,6 +46,8 @@ import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { expertUser, updateExpertDetails } from "~/domain/experts.server";
 import { expertDetailsFormSchema } from "~/schemas/experts";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { TwoStepSection } from "~/components/TwoFactor";
+import { twoFactorStatus } from "~/domain/two-factor.server";
 
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
 const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
@@ -80,6 +82,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ? null
         : { channel: user.notify, mobile: maskPhone(smsNumberOf(user)) || null },
     sessions: await listSessions(actor),
+    // Two-step login (issue 14): set up and managed at /dashboard/two-step.
+    twoStep: await twoFactorStatus(actor),
   };
 }
 
@@ -879,6 +883,7 @@ export default function Settings() {
         key={location.key}
         lastResult={actionData?.intent === "password" ? actionData.result : undefined}
       />
+      <TwoStepSection status={loaded.twoStep} />
       <SessionsSection />
       <DeleteSection
         confirmFromServer={actionData?.intent === "delete"}

@@ -1,25 +1,34 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
+import { screenPage } from "~/components/reports/screen.server";
 import { isDomainError } from "~/domain/errors";
+import { resetTwoFactor, twoFactorUserIds } from "~/domain/two-factor.server";
 import { listUsers, setSuspended } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
-import { pageQuery, pagination } from "~/utils/api.server";
+import { pagination } from "~/utils/api.server";
 import { requireRole } from "~/utils/auth.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 /** Admin: every account, with suspension (sessions end at once; login is refused) and its lifting. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
-  const page = await listUsers(actor, pageQuery(request));
+  // A page number that is not one shows the first page (it was a 500).
+  const page = await listUsers(actor, screenPage(request));
+  // Two-step login (issue 14): who has it on, and whose reset is being confirmed (?reset=<id>).
+  const withTwoFactor = await twoFactorUserIds(page.items.map((u) => u.id));
+  const url = new URL(request.url);
   return {
     me: actor.id,
+    confirmReset: url.searchParams.get("reset"),
+    here: page.page > 1 ? `/dashboard/users?page=${page.page}` : "/dashboard/users",
     users: page.items.map((u) => ({
       id: u.id,
       name: `${u.firstName} ${u.lastName}`.trim(),
@@ -27,17 +36,27 @@ export async function loader({ request }: LoaderFunctionArgs) {
       accountType: u.accountType,
       approved: u.approved,
       suspended: !!u.suspendedAt,
+      twoFactor: withTwoFactor.has(u.id),
     })),
     pagination: pagination(page),
   };
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireRole(request, "Admin");
   const form = await readForm(request);
   const { t } = await tFor(request);
   const back = safeRedirect(form.get("redirectTo"), "/dashboard/users");
+  if (form.get("intent") === "reset-2fa") {
+    try {
+      await resetTwoFactor(actor, String(form.get("userId") ?? ""), clientOf(context));
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError(back, t(err.message));
+    }
+    return redirectWithSuccess(back, t("mfa.resetDone"));
+  }
   const suspend = form.get("intent") === "suspend";
   try {
     await setSuspended(actor, String(form.get("userId") ?? ""), suspend);
@@ -50,7 +69,8 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function Users() {
   const { t } = useTranslation();
-  const { users, pagination: pageInfo, me } = useLoaderData<typeof loader>();
+  const { users, pagination: pageInfo, me, confirmReset, here } = useLoaderData<typeof loader>();
+  const sep = here.includes("?") ? "&" : "?";
   return (
     <div>
       <PageHeader title={t("users.title")} intro={t("users.intro")} />
@@ -71,8 +91,18 @@ export default function Users() {
                       {t("users.suspendedBadge")}
                     </span>
                   )}
+                  {u.twoFactor && (
+                    <span className="ml-2 rounded bg-green-100 px-2 py-0.5 text-xs font-bold text-green-800">
+                      {t("mfa.onBadge")}
+                    </span>
+                  )}
                 </p>
               </div>
+              {u.twoFactor && u.id !== me && confirmReset !== u.id && (
+                <Link to={`${here}${sep}reset=${u.id}`} className="btn-secondary" preventScrollReset>
+                  {t("mfa.resetButton")}
+                </Link>
+              )}
               {u.id !== me && (
                 <Form method="post">
                   <input type="hidden" name="userId" value={u.id} />
@@ -85,6 +115,28 @@ export default function Users() {
                     {u.suspended ? t("users.reinstate") : t("users.suspend")}
                   </button>
                 </Form>
+              )}
+              {u.twoFactor && u.id !== me && confirmReset === u.id && (
+                <div
+                  role="group"
+                  aria-labelledby={`reset-title-${u.id}`}
+                  className="w-full rounded-lg border border-amber-300 bg-amber-50 p-4"
+                >
+                  <h2 id={`reset-title-${u.id}`} className="font-bold text-slate-900">
+                    {t("mfa.resetConfirmTitle", { name: u.name || u.email })}
+                  </h2>
+                  <p className="mt-1 max-w-prose text-slate-800">{t("mfa.resetConfirmText")}</p>
+                  <Form method="post" className="mt-3 flex flex-wrap gap-3">
+                    <input type="hidden" name="userId" value={u.id} />
+                    <input type="hidden" name="redirectTo" value={here} />
+                    <button type="submit" name="intent" value="reset-2fa" className="btn-danger">
+                      {t("mfa.resetConfirmButton")}
+                    </button>
+                    <Link to={here} className="btn-secondary" preventScrollReset>
+                      {t("common.cancel")}
+                    </Link>
+                  </Form>
+                </div>
               )}
             </li>
           ))}

@@ -16,6 +16,7 @@ import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/sche
 import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
 import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
+import { toSecondStep } from "~/utils/mfa.server";
 import { maskPhone } from "~/utils/phone.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess, toasts } from "~/utils/toast.server";
@@ -67,10 +68,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     const code = verifyCodeSchema.safeParse({ code: codeFromForm(form) });
     if (!code.success) return data(codeStep(phone, t("accounts.otpInvalid")), { status: 400 });
-    const { user, token } = await loginWithCode(phone, code.data.code, clientOf(context), "web");
+    const result = await loginWithCode(phone, code.data.code, clientOf(context), "web");
     const to = safeRedirect(form.get("redirectTo"), "/dashboard/home");
-    return redirectWithSuccess(to.startsWith("/login") ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
-      headers: await sessionHeaders(token, user.locale),
+    const target = to.startsWith("/login") ? "/dashboard/home" : to;
+    // Two-step login (issue 14): no session yet, the second step comes first.
+    if (result.mfa) return toSecondStep(result.mfa.token, target);
+    return redirectWithSuccess(target, t("accounts.loginSuccess"), {
+      headers: await sessionHeaders(result.token, result.user.locale),
     });
   } catch (err) {
     if (!isDomainError(err)) throw err;

@@ -13,6 +13,7 @@ import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
 import { authenticateForm } from "~/utils/authenticator.server";
 import { safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
+import { toSecondStep } from "~/utils/mfa.server";
 import { clientOf } from "~/utils/request.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
@@ -36,9 +37,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // Decided before a session exists, so a bad redirectTo can never leave one behind.
   const to = safeRedirect(formData.get("redirectTo"), "/dashboard/home");
   try {
-    const { user, token } = await authenticateForm(request, clientOf(context));
-    return redirectWithSuccess(to === "/login" ? "/dashboard/home" : to, t("accounts.loginSuccess"), {
-      headers: await sessionHeaders(token, user.locale),
+    const target = to === "/login" ? "/dashboard/home" : to;
+    const result = await authenticateForm(request, clientOf(context));
+    // Two-step login (issue 14): no session yet, the second step comes first.
+    if (result.mfa) return toSecondStep(result.mfa.token, target);
+    return redirectWithSuccess(target, t("accounts.loginSuccess"), {
+      headers: await sessionHeaders(result.token, result.user.locale),
     });
   } catch (err) {
     return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password"] }));

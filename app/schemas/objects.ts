@@ -41,6 +41,8 @@ export const userObject = z.object({
     })
     .nullable()
     .optional(),
+  /** Issue 14: two-step login is on (GET /profile/get-user-details). */
+  twoFactor: z.boolean().optional(),
 });
 
 const person = z.object({ _id: z.string(), firstName: z.string(), lastName: z.string() });

@@ -1,0 +1,18 @@
+import { resetTwoFactor } from "~/domain/two-factor.server";
+import { toApiUser } from "~/domain/users.server";
+import { resetTwoFactorSchema } from "~/schemas/two-factor";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** Admin: removes another account's second factor (audited; the owner is told). */
+const route = apiRoute({
+  POST: (request, _params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const { userId } = await jsonBody(request, resetTwoFactorSchema);
+      const user = await resetTwoFactor(actor, userId, clientOf(context));
+      return { message: "mfa.resetDone", data: toApiUser(user) };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,14 @@
+import { challengeSetup } from "~/domain/two-factor.server";
+import { mfaTokenSchema } from "~/schemas/two-factor";
+import { api, apiRoute, jsonBody } from "~/utils/api.server";
+
+/** An admin who must set up two-step login before a token (issue 14): the secret for this login. */
+const route = apiRoute({
+  POST: (request) =>
+    api(request, async () => {
+      const { mfaToken } = await jsonBody(request, mfaTokenSchema);
+      return { message: "mfa.scanThenConfirm", data: await challengeSetup(mfaToken, "api") };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

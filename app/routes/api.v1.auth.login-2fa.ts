@@ -1,0 +1,26 @@
+import { getProfile, loginSecondStep } from "~/domain/accounts.server";
+import { toApiUser } from "~/domain/users.server";
+import { loginSecondStepSchema } from "~/schemas/two-factor";
+import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** The second step of an API login (issue 14): the mfaToken from /auth/login and a code → the login answer. */
+const route = apiRoute({
+  POST: (request, _params, context) =>
+    api(request, async () => {
+      const { mfaToken, code, recoveryCode } = await jsonBody(request, loginSecondStepSchema);
+      const { user, token, recoveryCodes } = await loginSecondStep(
+        mfaToken,
+        { code, recoveryCode },
+        clientOf(context),
+        "api",
+      );
+      const { profile } = await getProfile(user.id);
+      return {
+        message: "accounts.loginSuccess",
+        extra: { token, user: toApiUser(user, profile), ...(recoveryCodes ? { recoveryCodes } : {}) },
+      };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,16 @@
+import { confirmSetup } from "~/domain/two-factor.server";
+import { confirmTwoFactorSchema } from "~/schemas/two-factor";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/** Turns two-step login on with the first code from the app; the recovery codes come back once. */
+const route = apiRoute({
+  POST: (request, _params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const { code } = await jsonBody(request, confirmTwoFactorSchema);
+      return { message: "mfa.turnedOn", data: await confirmSetup(actor, code, clientOf(context)) };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,12 @@
+import { twoFactorStatus } from "~/domain/two-factor.server";
+import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      return { message: "api.ok", data: await twoFactorStatus(actor) };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,141 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { Secret, TOTP } from "otpauth";
+import { hydrated, logIn, newUser, signUp } from "./fixtures";
+import { shot } from "./helpers";
+
+/**
+ * Two-step login (issue 14) in the browser: an expert sets it up in Settings ("scanning" = reading
+ * the key shown on the page), logs out, and logs in again with the password and a code.
+ */
+
+const STEP_MS = 30_000;
+
+/** An authenticator app: never the same time step twice (the server refuses a used code). */
+function authApp(secret: string) {
+  const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+  let last = -Infinity;
+  return async function next(): Promise<string> {
+    for (;;) {
+      const now = Math.floor(Date.now() / STEP_MS);
+      const step = Math.max(now, last + 1);
+      if (step <= now + 1) {
+        last = step;
+        return totp.generate({ timestamp: step * STEP_MS });
+      }
+      await new Promise((r) => setTimeout(r, last * STEP_MS - Date.now() + 250));
+    }
+  };
+}
+
+/** Six digits that no time step near now has. */
+function wrongCode(secret: string) {
+  const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+  const near = new Set([-2, -1, 0, 1, 2].map((d) => totp.generate({ timestamp: Date.now() + d * STEP_MS })));
+  return ["000000", "111111", "222222"].find((c) => !near.has(c))!;
+}
+
+async function typeCode(page: Page, code: string) {
+  for (let i = 0; i < 6; i++) await page.getByLabel(`Digit ${i + 1} of 6`).fill(code[i]);
+}
+
+/** Nothing in the page's main column is wider than the screen (phones widen the layout viewport instead of overflowing, so measure against the configured width). */
+async function fitsWidth(page: Page) {
+  const viewport = page.viewportSize()!.width;
+  const main = page.locator("main");
+  const box = (await main.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(viewport);
+  expect(await main.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+}
+
+/** axe with every WCAG 2.x A/AA tag (as tests/e2e/a11y.spec.ts runs it) on the page as it is now. */
+async function accessible(page: Page) {
+  const result = await new AxeBuilder({ page })
+    .options({
+      rules: { "label-content-name-mismatch": { enabled: true }, "p-as-heading": { enabled: true } },
+    })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+    .analyze();
+  expect(
+    result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`),
+  ).toEqual([]);
+}
+
+test("an expert turns on two-step login in Settings, then logs in with the password and a code", async ({
+  page,
+}, info) => {
+  const expert = newUser("Expert", info, "Asha", "Verma");
+  await signUp(page, expert);
+  await logIn(page, expert.email, expert.password);
+  await hydrated(page);
+
+  await page.goto("/dashboard/settings");
+  const section = page.locator("section", { has: page.getByRole("heading", { name: "Two-step login" }) });
+  await expect(section).toContainText("authenticator app");
+  await section.getByRole("button", { name: "Set up two-step login" }).click();
+
+  await expect(page).toHaveURL(/\/dashboard\/two-step$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Set up two-step login");
+  const qr = page.getByRole("img", { name: /QR code/ });
+  await expect(qr).toBeVisible();
+  expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+  const secret = (await page.getByTestId("mfa-secret").textContent())!.replace(/\s/g, "");
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  await fitsWidth(page);
+  await accessible(page);
+  await shot(page, info, "two-step-setup");
+
+  const next = authApp(secret);
+  await typeCode(page, wrongCode(secret));
+  await page.getByRole("button", { name: "Turn on two-step login" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "not right" })).toBeVisible();
+  await typeCode(page, await next());
+  await page.getByRole("button", { name: "Turn on two-step login" }).click();
+
+  const codes = page.getByTestId("recovery-codes").locator("li");
+  await expect(codes).toHaveCount(10);
+  await expect(page.getByRole("heading", { name: "Your recovery codes" })).toBeFocused();
+  await fitsWidth(page);
+  await accessible(page);
+  // Full-page shots draw the sticky header where the page is scrolled to: shoot from the top.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, info, "two-step-recovery-codes");
+  await page.getByRole("link", { name: "I have saved my codes" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/settings$/);
+  await expect(section).toContainText("Recovery codes left: 10");
+
+  await page.goto("/logout");
+  await page.getByRole("main").getByRole("button", { name: "Logout" }).click();
+  await expect(page).toHaveURL(/\/$/);
+
+  await page.goto("/login");
+  await page.getByLabel("Email Address").fill(expert.email);
+  await page.getByLabel(/^Password/).fill(expert.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(/\/login-2fa$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Two-step login");
+  await fitsWidth(page);
+  await accessible(page);
+  await shot(page, info, "two-step-code");
+  await typeCode(page, await next());
+  await page.getByRole("button", { name: "Verify" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/home$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/Welcome/);
+
+  // In Tamil (the longest words): the management page and the code screen still fit the screen.
+  await page.request.post("/set-language", { form: { lng: "ta", redirectTo: "/dashboard/two-step" } });
+  await page.goto("/dashboard/two-step");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("இரு-படி உள்நுழைவு");
+  await fitsWidth(page);
+  await accessible(page);
+  await shot(page, info, "two-step-manage-ta");
+  await page.request.post("/logout");
+  await page.request.post("/login", { form: { email: expert.email, password: expert.password } });
+  await page.goto("/login-2fa");
+  await expect(page.locator('input[name="d1"]')).toBeVisible();
+  await page.getByText("தொலைபேசி தொலைந்ததா?").click();
+  await expect(page.getByLabel("மீட்புக் குறியீடு")).toBeVisible();
+  await fitsWidth(page);
+  await accessible(page);
+  await shot(page, info, "two-step-code-ta");
+});
