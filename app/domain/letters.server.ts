@@ -5,7 +5,7 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
-import { reportForLetter } from "./reports.server";
+import { reportForLetter, type ApiReport } from "./reports.server";
 import type { Actor } from "./sessions.server";
 import { SPECIALTY_KEYS, type Specialty } from "./specialties";
 
@@ -20,6 +20,38 @@ export async function opinionLetter(
   ip?: string | null,
 ): Promise<{ pdf: Buffer; fileName: string }> {
   const { report, letterCode, patientLocale } = await reportForLetter(actor, reportId, ip);
+  return renderOpinionLetter(report, letterCode, patientLocale);
+}
+
+/** What a letter prints: a reviewed report with its reviewer's details and the follow-ups. */
+export type LetterSource = Pick<
+  ApiReport,
+  | "patient"
+  | "reportType"
+  | "createdAt"
+  | "reviewedAt"
+  | "review"
+  | "findings"
+  | "recommendations"
+  | "seeDoctorSoon"
+  | "expert"
+  | "followUps"
+>;
+
+/** The letter's file name: the same for every fetch of one report's letter. */
+export function letterFileName(letterCode: string): string {
+  return `${site.productName}-opinion-${letterCode}.pdf`;
+}
+
+/**
+ * Renders a letter without deciding who may have it or recording anything: for callers that
+ * already did both (opinionLetter above, the data export in fhir.server.ts).
+ */
+export async function renderOpinionLetter(
+  report: LetterSource,
+  letterCode: string,
+  patientLocale: string,
+): Promise<{ pdf: Buffer; fileName: string }> {
   const locale: Locale = isLocale(patientLocale) ? patientLocale : "en";
   const t = await getT(locale);
   const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");
@@ -69,5 +101,5 @@ export async function opinionLetter(
       disclaimer: t("letter.disclaimer", { product: site.productName }),
     },
   });
-  return { pdf, fileName: `${site.productName}-opinion-${letterCode}.pdf` };
+  return { pdf, fileName: letterFileName(letterCode) };
 }

@@ -47,6 +47,8 @@ export const BUDGETS = {
   publicForm: { address: { points: 10, duration: HOUR } },
   /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
   verifyLetter: { address: { points: 60, duration: HOUR } },
+  /** Data exports (issue 14): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
+  dataExport: { address: { points: 30, duration: HOUR }, account: { points: 10, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;
