@@ -31,6 +31,7 @@ const ACTIONS: Record<string, string> = {
   "followup.answer": "audit.actions.followupAnswer",
   "followup.reassign": "audit.actions.followupReassign",
   "account.delete": "audit.actions.accountDelete",
+  "account.data_export": "fhir.auditDataExport",
 };
 
 function rowOf(e: ApiAuditEvent) {
