@@ -212,7 +212,8 @@ describe("GET /api/v1/fhir/Patient/{id}/$everything", () => {
     expect(res.headers["cache-control"]).toBe("no-store");
     expect(bundle).toMatchObject({ resourceType: "Bundle", type: "collection" });
     const check = expectValid(bundle);
-    if (process.env.FHIR_DUMP) writeFileSync(`${process.env.FHIR_DUMP}.warnings`, JSON.stringify(check.warnings, null, 2));
+    if (process.env.FHIR_DUMP)
+      writeFileSync(`${process.env.FHIR_DUMP}.warnings`, JSON.stringify(check.warnings, null, 2));
     expect(check.byType).toMatchObject({
       Organization: 1,
       Patient: 1,
@@ -557,6 +558,45 @@ describe("the screens", () => {
   });
 });
 
+describe("streaming", () => {
+  it("a slow reader holds the server to a little memory: files are read as the ZIP is read", async () => {
+    await signup("bulk", "Patient", "Bina");
+    let total = 0;
+    for (let i = 0; i < 6; i++) {
+      const big = Buffer.concat([samplePdf(`Scan ${i}`), randomBytes(9 * 1024 * 1024)]);
+      await upload("bulk", `scan-${i}.pdf`, big, "application/pdf", { reportType: "MRI" });
+      total += big.length;
+    }
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))![1]) * 1024;
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rss();
+    const { got, paused } = await new Promise<{ got: number; paused: number }>((resolve, reject) => {
+      const req = httpRequest(
+        `${server.url}/api/v1/profile/download-my-data`,
+        { headers: bearer(tok.bulk) },
+        (res) => {
+          let n = 0;
+          let during = 0;
+          res.on("data", (c: Buffer) => (n += c.length));
+          res.pause(); // a reader on a slow line
+          setTimeout(() => {
+            during = rss();
+            res.resume();
+          }, 2000);
+          res.on("end", () => resolve({ got: n, paused: during }));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(got).toBeGreaterThan(total);
+    // 54 MiB of files; while the reader waited, the server grew by a few MiB at most.
+    expect(paused - before).toBeLessThan(24 * 1024 * 1024);
+  }, 120_000);
+});
+
 describe("a damaged stored file", () => {
   it("cuts the download off (never a ZIP that looks whole) and the server carries on", async () => {
     const db = await openTestDb(server.dataDir);
@@ -586,4 +626,42 @@ describe("a damaged stored file", () => {
     }
     expect((await myDataZip(tok.patient)).status).toBe(200);
   });
+});
+
+describe("rate limit (a server with limits on)", () => {
+  it("ten exports an hour per account; refusals cost nothing; an account with no reports exports too", async () => {
+    const limited = await startServer({ SMTP_URL: smtp.url });
+    try {
+      const lapi = apiClient(limited.url);
+      const a = await signupViaApi(lapi, smtp, codeFrom, { email: "limit-a@fhir.test", firstName: "Lim" });
+      const b = await signupViaApi(lapi, smtp, codeFrom, { email: "limit-b@fhir.test", firstName: "Bea" });
+      const get = (id: string, token: string) =>
+        raw(`${limited.url}/api/v1/fhir/Patient/${id}/$everything`, { headers: bearer(token) });
+      // Forty refused attempts on someone else's data spend no budget (neither B's nor the address's).
+      for (let i = 0; i < 40; i++) expect((await get(a.user._id, b.token)).status).toBe(403);
+      const empty = JSON.parse((await get(b.user._id, b.token)).body.toString()) as Bundle;
+      expectValid(empty);
+      expect(resources(empty, "DocumentReference")).toHaveLength(0);
+      for (let i = 0; i < 10; i++) expect((await get(a.user._id, a.token)).status).toBe(200);
+      const over = await get(a.user._id, a.token);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers["retry-after"])).toBeGreaterThan(0);
+      expect(JSON.parse(over.body.toString()).message).toMatch(/^Too many attempts/);
+      const zip = await raw(`${limited.url}/api/v1/profile/download-my-data`, { headers: bearer(a.token) });
+      expect(zip.status).toBe(429);
+      // The screen says so on the page it came from.
+      const browser = new Browserish(limited.url);
+      await browser.post("/login", { email: "limit-a@fhir.test", password: strongPassword });
+      const screen = await browser.fetch("/dashboard/my-data/download", {
+        headers: { "Sec-Fetch-Site": "same-origin", Referer: `${limited.url}/dashboard/settings` },
+      });
+      expect(screen.status).toBe(302);
+      expect(screen.headers.get("retry-after")).toBeTruthy();
+      expect(await (await browser.follow(screen)).text()).toContain("Too many attempts");
+      // B's own budget is untouched by A.
+      expect((await get(b.user._id, b.token)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  }, 120_000);
 });
