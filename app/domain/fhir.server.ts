@@ -286,9 +286,13 @@ const CONSENT_PURPOSE_OF_USE: Record<ConsentPurpose, { code: string; display: st
 /** An audited entity that is the patient (HL7 object-role). */
 const PATIENT_ROLE = { system: "http://terminology.hl7.org/CodeSystem/object-role", code: "1", display: "Patient" };
 
-/** A FHIR string is never empty: null for nothing to say. */
+/**
+ * Free text as a FHIR string: never empty (undefined for nothing to say) and without the control
+ * characters FHIR strings may not hold (all below U+0020 but tab, CR and LF).
+ */
 function text(value: string | null | undefined): string | undefined {
-  const s = (value ?? "").trim();
+  // eslint-disable-next-line no-control-regex
+  const s = (value ?? "").replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").trim();
   return s ? s : undefined;
 }
 
@@ -428,7 +432,7 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       ...(file ? { url: file.url } : {}),
       size: file?.size ?? r.size,
       ...(file?.sha1 ? { hash: file.sha1 } : {}),
-      title: r.fileName,
+      ...(text(r.fileName) ? { title: text(r.fileName) } : {}),
       creation: iso(r.createdAt),
     };
     const document: DocumentReference = {
@@ -521,10 +525,11 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
         sent: f.askedAt,
         sender: patientRef,
         ...(holder ? { recipient: [holder] } : {}),
-        payload: [{ contentString: f.question }],
+        payload: [{ contentString: text(f.question) ?? "?" }],
       };
       const questionRef = add(question);
-      if (f.answer === null || !f.answeredAt) continue;
+      const answerText = text(f.answer);
+      if (!answerText || !f.answeredAt) continue;
       const answer: Communication = {
         resourceType: "Communication",
         id: fhirId("Communication", `answer/${f._id}`),
@@ -536,7 +541,7 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
         sent: f.answeredAt,
         ...(answerer ? { sender: answerer } : {}),
         recipient: [patientRef],
-        payload: [{ contentString: f.answer }],
+        payload: [{ contentString: answerText }],
       };
       add(answer);
     }

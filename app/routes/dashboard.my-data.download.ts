@@ -32,6 +32,8 @@ function backTo(request: Request): string {
  * back to the page it came from with the reason as a toast.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
+  // Remix runs loaders for HEAD too: that would start an export whose body nobody reads.
+  if (request.method !== "GET") return new Response(null, { status: 405, headers: { Allow: "GET" } });
   const actor = await requireActor(request);
   const patientId = new URL(request.url).searchParams.get("patientId") ?? actor.id;
   try {

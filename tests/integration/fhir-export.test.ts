@@ -130,6 +130,7 @@ beforeAll(async () => {
   });
   ids.blood = await upload("patient", "blood.png", samplePng(16, 16, [200, 10, 10]), "image/png", {
     reportType: "Blood Test",
+    description: "Fasting\u0007 sugar\u000b", // control characters a FHIR string may not hold
   });
   const big = Buffer.concat([samplePdf("Large MRI"), randomBytes(3 * 1024 * 1024 + 12345)]);
   ids.mri = await upload("patient", "mri (full).pdf", big, "application/pdf", { reportType: "MRI" });
@@ -253,6 +254,7 @@ describe("GET /api/v1/fhir/Patient/{id}/$everything", () => {
     const blood = docs.find((d) => d.identifier[0].value === ids.blood);
     expect(blood.content[0].attachment.contentType).toBe("image/png");
     expect(blood.context).toBeUndefined(); // pending: no opinion yet
+    expect(blood.description).toBe("Fasting sugar");
 
     const [opinion] = resources<any>(bundle, "DiagnosticReport");
     const [doctor] = resources<any>(bundle, "Practitioner");
@@ -536,6 +538,21 @@ describe("the screens", () => {
 
     const patient = new Browserish(server.url);
     await patient.post("/login", { email: "patient@fhir.test", password: strongPassword });
+    // HEAD would start an export nobody reads: refused before anything happens.
+    const db = await openTestDb(server.dataDir);
+    const count = async () =>
+      (await db.get<{ n: number }>(
+        "select count(*) as n from audit_events where action = 'account.data_export' and subject_id = ?",
+        ids.patient,
+      ))!.n;
+    const exportsBefore = await count();
+    const head = await patient.fetch("/dashboard/my-data/download", {
+      method: "HEAD",
+      headers: { "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(head.status).toBe(405);
+    expect(await count()).toBe(exportsBefore);
+    await db.close();
     const cross = await patient.fetch("/dashboard/my-data/download", {
       headers: { "Sec-Fetch-Site": "cross-site", Referer: "https://evil.example/" },
     });
