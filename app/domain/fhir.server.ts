@@ -284,7 +284,11 @@ const CONSENT_PURPOSE_OF_USE: Record<ConsentPurpose, { code: string; display: st
 };
 
 /** An audited entity that is the patient (HL7 object-role). */
-const PATIENT_ROLE = { system: "http://terminology.hl7.org/CodeSystem/object-role", code: "1", display: "Patient" };
+const PATIENT_ROLE = {
+  system: "http://terminology.hl7.org/CodeSystem/object-role",
+  code: "1",
+  display: "Patient",
+};
 
 /**
  * Free text as a FHIR string: never empty (undefined for nothing to say) and without the control
