@@ -58,6 +58,7 @@ import {
   twoFactorSetupObject,
   twoFactorStatusObject,
 } from "~/schemas/two-factor";
+import { fhirBundleObject } from "~/schemas/fhir";
 import { pageQuerySchema } from "~/utils/api.server";
 import { site } from "~/site";
 
@@ -97,6 +98,8 @@ export type Endpoint = {
   /** Set when the path alone does not name the operation (tus: one path, several methods). */
   operationId?: string;
   tus?: TusOperation;
+  /** A success body that is not the contract's JSON envelope: media type → schema (FHIR, ZIP). */
+  content?: { description: string; types: Record<string, ZodTypeAny> };
 };
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
@@ -709,6 +712,33 @@ export const ENDPOINTS: Endpoint[] = [
     data: callbackRequestObject,
     errors: [400, 401, 403],
   },
+  // Issue 14: the patient's data as FHIR R4, and "Download my data".
+  {
+    method: "get",
+    path: "/fhir/Patient/{id}/$everything",
+    who: "that Patient, Admin (any patient)",
+    summary:
+      "Everything about a patient as a FHIR R4 collection Bundle: Patient, DocumentReference (reports; the file by URL), DiagnosticReport (opinions; the letter PDF in presentedForm), Practitioner (registration number), Communication (follow-ups), Consent, AuditEvent (file openings and exports). Audited and rate-limited",
+    auth: true,
+    content: {
+      description: "The Bundle (application/fhir+json; fhirVersion=4.0)",
+      types: { "application/fhir+json": fhirBundleObject },
+    },
+    errors: [401, 403, 404, 429],
+  },
+  {
+    method: "get",
+    path: "/profile/download-my-data",
+    who: "Patient (own data)",
+    summary:
+      "Download my data: a ZIP, streamed, with the FHIR R4 Bundle (fhir-bundle.json; its attachment URLs are paths inside the ZIP, with size and SHA-1), the original files and the opinion letters. Audited and rate-limited",
+    auth: true,
+    content: {
+      description: "The ZIP file (attachment carebridge-my-data-YYYY-MM-DD.zip)",
+      types: { "application/zip": z.string().describe("binary") },
+    },
+    errors: [401, 403, 429],
+  },
   {
     method: "post",
     path: "/admin/reset-2fa",
@@ -748,7 +778,7 @@ export function operationIdOf(e: Pick<Endpoint, "method" | "path" | "operationId
   const words = e.path
     .split("/")
     .filter((seg) => seg && !seg.startsWith("{"))
-    .flatMap((seg) => seg.split(/[-.]/))
+    .flatMap((seg) => seg.split(/[-.$]/))
     .filter(Boolean);
   const id = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
   // The file and letter downloads are the GETs without a verb in their path.
@@ -899,6 +929,12 @@ export function openApiDocument(): object {
           }
         : { description: "Success", content: { "application/json": { schema: successBody } } },
     };
+    if (e.content) {
+      responses[e.status ?? 200] = {
+        description: e.content.description,
+        content: Object.fromEntries(Object.entries(e.content.types).map(([k, schema]) => [k, { schema }])),
+      };
+    }
     for (const code of [...e.errors, 405, 500]) {
       responses[code] = {
         description:

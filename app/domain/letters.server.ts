@@ -23,12 +23,32 @@ export async function opinionLetter(
   return renderOpinionLetter(report, letterCode, patientLocale);
 }
 
+/** What a letter prints: a reviewed report with its reviewer's details and the follow-ups. */
+export type LetterSource = Pick<
+  ApiReport,
+  | "patient"
+  | "reportType"
+  | "createdAt"
+  | "reviewedAt"
+  | "review"
+  | "findings"
+  | "recommendations"
+  | "seeDoctorSoon"
+  | "expert"
+  | "followUps"
+>;
+
+/** The letter's file name: the same for every fetch of one report's letter. */
+export function letterFileName(letterCode: string): string {
+  return `${site.productName}-opinion-${letterCode}.pdf`;
+}
+
 /**
- * The letter of a reviewed report (with its reviewer's details and follow-ups), for a caller that
- * has already decided it may be read: opinionLetter above, or a patient's sharing link.
+ * Renders a letter without deciding who may have it or recording anything: for callers that
+ * already did both (opinionLetter above, the data export in fhir.server.ts).
  */
 export async function renderOpinionLetter(
-  report: ApiReport,
+  report: LetterSource,
   letterCode: string,
   patientLocale: string,
 ): Promise<{ pdf: Buffer; fileName: string }> {
@@ -81,5 +101,5 @@ export async function renderOpinionLetter(
       disclaimer: t("letter.disclaimer", { product: site.productName }),
     },
   });
-  return { pdf, fileName: `${site.productName}-opinion-${letterCode}.pdf` };
+  return { pdf, fileName: letterFileName(letterCode) };
 }

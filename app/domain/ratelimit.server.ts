@@ -63,6 +63,8 @@ export const BUDGETS = {
     address: { points: 50, duration: 15 * MINUTE },
     account: { points: 10, duration: 15 * MINUTE },
   },
+  /** Data exports (issue 14): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
+  dataExport: { address: { points: 30, duration: HOUR }, account: { points: 10, duration: HOUR } },
 } satisfies Record<string, { address: Budget; account?: Budget }>;
 
 export type LimitedAction = keyof typeof BUDGETS;

@@ -43,6 +43,7 @@ const ACTIONS: Record<string, string> = {
   "account.2fa_reset": "mfa.auditReset",
   "account.2fa_recovery_codes": "mfa.auditRecoveryCodes",
   "account.2fa_recovery_login": "mfa.auditRecoveryLogin",
+  "account.data_export": "fhir.auditDataExport",
 };
 
 function rowOf(e: ApiAuditEvent) {

@@ -6,6 +6,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { useParams } from "@remix-run/react";
+import { myDataDownloadHref } from "~/components/DownloadMyData";
 import { useTranslation } from "react-i18next";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
@@ -322,6 +324,7 @@ function ReportList({
   const { t } = useTranslation();
   const loading = useListLoading();
   const patientName = items[0]?.patientName;
+  const { patientId } = useParams();
   return (
     <section aria-busy={loading || undefined}>
       <PageHeader
@@ -338,6 +341,12 @@ function ReportList({
           <Link to="/dashboard/upload-report" className="btn-primary">
             {t("dashboard.uploadReport")}
           </Link>
+        )}
+        {/* Issue 14: an admin looking at a patient's reports can download all of that patient's data. */}
+        {!own && patientId && (
+          <a href={myDataDownloadHref(patientId)} className="btn-secondary">
+            {t("fhir.adminButton")}
+          </a>
         )}
       </PageHeader>
       {items.length === 0 ? (

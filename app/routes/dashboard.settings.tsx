@@ -48,6 +48,9 @@ import { expertDetailsFormSchema } from "~/schemas/experts";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { TwoStepSection } from "~/components/TwoFactor";
 import { twoFactorStatus } from "~/domain/two-factor.server";
+import { useRouteLoaderData } from "@remix-run/react";
+import { DownloadMyData } from "~/components/DownloadMyData";
+import type { loader as dashboardLoader } from "./dashboard";
 
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
 const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
@@ -864,6 +867,8 @@ export default function Settings() {
   const expertShown = loaded.expert !== null;
   const notifyShown = loaded.notify !== null;
   const location = useLocation();
+  const isPatient =
+    useRouteLoaderData<typeof dashboardLoader>("routes/dashboard")?.user.accountType === "Patient";
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.settings")}</h1>
@@ -889,6 +894,8 @@ export default function Settings() {
         confirmFromServer={actionData?.intent === "delete"}
         lastResult={actionData?.intent === "delete" ? actionData.result : undefined}
       />
+      {/* Issue 14: patients download everything the service keeps about them (a plain link). */}
+      {isPatient && <DownloadMyData />}
     </div>
   );
 }

@@ -30,17 +30,24 @@ export function fileFrameHeaders(mimeType: string, opts: { ownFrames?: boolean }
   };
 }
 
+/**
+ * A Node stream as a response body. @remix-run/node's pump, when the response is cancelled (the
+ * client went away before the end), destroys the stream with the reason and then removes its own
+ * error listener, so the stream emits that error with no listener and the process dies. The
+ * listener here keeps that error harmless; errors before a cancel still reach the response.
+ */
+export function responseBody(stream: Readable) {
+  stream.on("error", () => {});
+  return createReadableStreamFromReadable(stream);
+}
+
 /** A stored file as an HTTP response: real type, safe name, never cached or sniffed. */
 export function fileResponse(
   file: { stream: Readable; mimeType: string; fileName: string; size: number },
   cache = "private, no-store",
   opts: { ownFrames?: boolean } = {},
 ) {
-  // A client that hangs up mid-download cancels the web stream, and @remix-run/node's pump then
-  // destroys the file stream with an error after removing its own listener: without one of ours
-  // that error is unhandled and ends the whole process.
-  file.stream.on("error", () => {});
-  return new Response(createReadableStreamFromReadable(file.stream), {
+  return new Response(responseBody(file.stream), {
     status: 200,
     headers: {
       "Content-Type": file.mimeType,

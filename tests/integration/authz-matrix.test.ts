@@ -274,6 +274,26 @@ const API: Row[] = [
     expert: 403,
     admin: 403,
   },
+  {
+    // Issue 14: a patient's data as FHIR R4 — the patient themself or an admin.
+    route: "GET /fhir/Patient/:own/$everything",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    // Issue 14: "Download my data" (ZIP) — every patient their own; other accounts have none.
+    route: "GET /profile/download-my-data",
+    anon: 401,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
   // Issue 14: two-step login. Nobody here has it on (409 where it must be), and the matrix server
   // runs with MFA_REQUIRED_FOR_ADMINS off.
   {
@@ -531,6 +551,25 @@ const SCREENS: Row[] = [
     unapproved: 403,
     expert: 403,
     admin: 403,
+  },
+  // Issue 14: "Download my data" streams the ZIP; a refusal goes back to Settings with the reason (302).
+  {
+    route: "/dashboard/my-data/download",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 302,
+    expert: 302,
+    admin: 302,
+  },
+  {
+    route: "/dashboard/my-data/download?patientId=:own",
+    anon: "login",
+    patient: 200,
+    otherPatient: 302,
+    unapproved: 302,
+    expert: 302,
+    admin: 200,
   },
 ];
 

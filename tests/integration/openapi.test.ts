@@ -30,10 +30,13 @@ function servedRoutes(): string[] {
       "/" +
       m[1]
         .replace(/\[\.\]/g, "§")
+        // A literal "$name" segment (FHIR operations such as $everything) is escaped as "[$name]".
+        .replace(/\[\$(\w+)\]/g, "¤$1")
         .split(".")
         .map((seg) => (seg.startsWith("$") ? `{${seg.slice(1)}}` : seg))
         .join("/")
-        .replace(/§/g, ".");
+        .replace(/§/g, ".")
+        .replace(/¤/g, "$$");
     const src = readFileSync(path.join(dir, f), "utf8");
     const methods = [
       ...src.matchAll(/^\s+(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS):/gm),

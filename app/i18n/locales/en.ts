@@ -1136,6 +1136,27 @@ const en = {
     mailRecoveryUsedBody:
       "Someone logged in to your account with one of your recovery codes. {{count}} codes are left. If it was not you, reset your password and contact us.",
   },
+  fhir: {
+    title: "Download my data",
+    intro:
+      "Get a copy of everything {{product}} keeps about you: your reports as you uploaded them, the experts' opinions and signed letters, your follow-up questions and the answers, your consents, and who opened your files.",
+    format:
+      "You get one ZIP file. Inside are your original files and a FHIR R4 file (fhir-bundle.json), the standard format that hospital systems and health apps can read.",
+    hint: "With many reports it may take a minute. Keep the file safe: it holds your medical information.",
+    button: "Download my data (ZIP)",
+    adminButton: "Download this patient's data (ZIP)",
+    notAllowed: "Only the patient themself or an administrator can export a patient's data.",
+    notYourData: "You can only export your own data.",
+    patientNotFound: "No patient has this id.",
+    patientsOnly: "Only patient accounts have data to download here.",
+    auditDataExport: "Data exported",
+    readmeTitle: "{{product}}: your data, exported on {{date}}",
+    readmeIntro: "This ZIP file holds a copy of your data on {{product}}.",
+    readmeReports:
+      "reports/ has one folder per report: the file you uploaded and, once an expert has reviewed it, the signed opinion letter (PDF).",
+    readmeBundle:
+      "{{file}} has all of it in FHIR R4 (JSON), the standard format that hospital systems and health apps read: you, your reports, the opinions and the experts who wrote them, your follow-up questions and answers, your consents, and who opened your files or exported your data. Its links to files point into this ZIP file.",
+  },
 } as const;
 
 export default en;

@@ -1,0 +1,939 @@
+import { createHash, randomUUID } from "node:crypto";
+import { PassThrough, Readable, Transform } from "node:stream";
+import type {
+  Attachment,
+  AuditEvent,
+  Bundle,
+  BundleEntry,
+  CodeableConcept,
+  Communication,
+  Consent,
+  ContactPoint,
+  DiagnosticReport,
+  DocumentReference,
+  Identifier,
+  Organization,
+  Patient,
+  Practitioner,
+  Reference,
+  Resource,
+} from "@medplum/fhirtypes";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { TFunction } from "i18next";
+import { ZipFile } from "yazl";
+import { config } from "~/config.server";
+import { db, first, unindexed } from "~/db/client.server";
+import {
+  auditEvents,
+  consentRecords,
+  profiles,
+  reports,
+  users,
+  type AccountType,
+  type ConsentPurpose,
+  type ReportRow,
+  type UserRow,
+} from "~/db/schema";
+import { isLocale, type Locale } from "~/i18n/config";
+import { getT } from "~/i18n/i18n.server";
+import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
+import { site } from "~/site";
+import { DEFAULT_TIME_ZONE } from "~/utils/format";
+import { log } from "~/utils/log.server";
+import { audit } from "./audit.server";
+import type { Client } from "./client";
+import { DomainError } from "./errors";
+import { expertDetailsFor } from "./expert-details.server";
+import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
+import { followUpsFor, type ApiFollowUp } from "./followups.server";
+import { letterFileName, renderOpinionLetter } from "./letters.server";
+import { limit } from "./ratelimit.server";
+import { opinionUrl, reportFileUrl, toApiReport } from "./reports.server";
+import type { ApiExpertDetails } from "./users.server";
+import type { Actor } from "./sessions.server";
+
+/**
+ * A patient's data as FHIR R4 (issue 14; decision 0018): one `collection` Bundle with the patient,
+ * their reports (DocumentReference, the file as an attachment), the opinions (DiagnosticReport,
+ * the letter PDF in presentedForm), the experts (Practitioner, registration number as an
+ * identifier), the follow-up questions and answers (Communication), consents (Consent) and who
+ * opened their files or exported their data (AuditEvent).
+ *
+ * Two shapes: for /api/v1 the attachments link to the authenticated file and letter routes; for
+ * "Download my data" a ZIP streams the decrypted originals and the letters one at a time and ends
+ * with the Bundle, whose attachment URLs are paths inside the ZIP (with size and SHA-1, counted
+ * while the bytes passed). The patient themself or an admin only; every export is audited and
+ * rate-limited.
+ */
+
+export const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
+
+// ---------------------------------------------------------------------------------------------
+// Identity: stable resource ids and the systems of our identifiers
+
+/** The namespace of our name-based (version 5) UUIDs: a constant, never to be changed. */
+const UUID_NAMESPACE = Buffer.from("3b2f8a61c0d94e5fa7b81e6d2c4f9a07", "hex");
+
+/**
+ * A stable UUID for a resource made from a database row: the same row gives the same id in
+ * every export (RFC 9562 version 5: SHA-1 of namespace and name).
+ */
+export function fhirId(kind: string, rowId: string): string {
+  const h = createHash("sha1").update(UUID_NAMESPACE).update(`${kind}/${rowId}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** Identifier systems and code systems: URLs under this deployment's address (decision 0018). */
+function systemsFor(base: string) {
+  const sid = (name: string) => `${base}/fhir/sid/${name}`;
+  const cs = (name: string) => `${base}/fhir/CodeSystem/${name}`;
+  return {
+    user: sid("user"),
+    report: sid("report"),
+    opinion: sid("opinion"),
+    letterCode: sid("letter-code"),
+    followUp: sid("follow-up"),
+    followUpAnswer: sid("follow-up-answer"),
+    consent: sid("consent"),
+    uploadConsent: sid("upload-consent"),
+    auditEvent: sid("audit-event"),
+    medicalRegistration: sid("medical-registration"),
+    export: sid("export"),
+    reportType: cs("report-type"),
+    opinionFlag: cs("opinion-flag"),
+    consentPurpose: cs("consent-purpose"),
+    consentText: cs("consent-text"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who may export whom
+
+const ID_MAX = 100;
+
+/**
+ * The patient whose data `actor` may export: their own (a patient), anyone's (an admin). Experts
+ * may not; another patient's id is refused without saying whether it exists; an admin asking
+ * for an id that is not a patient's gets not_found.
+ */
+async function exportablePatient(actor: Actor, patientId: unknown): Promise<UserRow> {
+  if (actor.accountType === "Expert") throw new DomainError("forbidden", "fhir.notAllowed");
+  const id = typeof patientId === "string" ? patientId : "";
+  if (actor.accountType === "Patient" && id !== actor.id) {
+    throw new DomainError("forbidden", "fhir.notYourData");
+  }
+  if (actor.accountType !== "Patient" && actor.accountType !== "Admin") {
+    throw new DomainError("forbidden", "fhir.notAllowed");
+  }
+  const user =
+    id && id.length <= ID_MAX ? await first(db().select().from(users).where(eq(users.id, id))) : undefined;
+  if (!user || user.accountType !== "Patient") throw new DomainError("not_found", "fhir.patientNotFound");
+  return user;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is exported: one consistent read of the patient's rows
+
+type Person = { id: string; firstName: string; lastName: string; accountType: AccountType };
+
+type EventRow = typeof auditEvents.$inferSelect;
+
+type Snapshot = {
+  patient: UserRow;
+  profile: typeof profiles.$inferSelect | undefined;
+  reports: ReportRow[];
+  followUps: Map<string, ApiFollowUp[]>;
+  /** Everyone the export names besides the patient (reviewers, answerers, who opened files), by id. */
+  people: Map<string, Person>;
+  expertDetails: Map<string, ApiExpertDetails>;
+  consents: (typeof consentRecords.$inferSelect)[];
+  events: EventRow[];
+  locale: Locale;
+  t: TFunction;
+  at: Date;
+};
+
+/** The file openings and exports a patient sees: who opened a report's file or letter, who exported their data. */
+const REPORT_EVENTS = ["report.file_open", "report.letter_open"] as const;
+export const EXPORT_EVENT = "account.data_export" as const;
+const BATCH = 500;
+
+async function snapshot(patient: UserRow): Promise<Snapshot> {
+  const at = new Date();
+  const [profile, reportRows, consents] = await Promise.all([
+    first(db().select().from(profiles).where(eq(profiles.userId, patient.id))),
+    db()
+      .select()
+      .from(reports)
+      // reports_patient_created_idx (patient_id, created_at, id)
+      .where(eq(reports.patientId, patient.id))
+      .orderBy(desc(reports.createdAt), desc(reports.id)),
+    db()
+      .select()
+      .from(consentRecords)
+      // consent_records_user_idx (user_id, purpose, created_at, id)
+      .where(eq(consentRecords.userId, patient.id))
+      .orderBy(asc(consentRecords.purpose), asc(consentRecords.createdAt), asc(consentRecords.id)),
+  ]);
+  const reportIds = reportRows.map((r) => r.id);
+  const followUps = await followUpsFor(reportIds);
+
+  const events: EventRow[] = [];
+  for (let i = 0; i < reportIds.length; i += BATCH) {
+    events.push(
+      ...(await db()
+        .select()
+        .from(auditEvents)
+        .where(
+          and(
+            // audit_events_subject_idx (subject_type, subject_id, created_at, id)
+            eq(auditEvents.subjectType, "report"),
+            inArray(auditEvents.subjectId, reportIds.slice(i, i + BATCH)),
+            inArray(unindexed(auditEvents.action), [...REPORT_EVENTS]),
+          ),
+        )),
+    );
+  }
+  events.push(
+    ...(await db()
+      .select()
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.subjectType, "user"),
+          eq(auditEvents.subjectId, patient.id),
+          sql`${unindexed(auditEvents.action)} = ${EXPORT_EVENT}`,
+        ),
+      )),
+  );
+  events.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+
+  const wanted = new Set<string>();
+  for (const r of reportRows) {
+    if (r.expertId) wanted.add(r.expertId);
+    if (r.followupExpertId) wanted.add(r.followupExpertId);
+  }
+  for (const list of followUps.values()) for (const f of list) if (f.answeredBy) wanted.add(f.answeredBy._id);
+  for (const e of events) if (e.actorId) wanted.add(e.actorId);
+  wanted.delete(patient.id);
+  const people = new Map<string, Person>();
+  const ids = [...wanted];
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const found = await db()
+      .select({
+        id: users.id,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        accountType: users.accountType,
+      })
+      .from(users)
+      .where(inArray(users.id, ids.slice(i, i + BATCH)));
+    for (const p of found) people.set(p.id, p);
+  }
+  const experts = [...people.values()].filter((p) => p.accountType === "Expert").map((p) => p.id);
+  const locale: Locale = isLocale(patient.locale) ? patient.locale : "en";
+  return {
+    patient,
+    profile,
+    reports: reportRows,
+    followUps,
+    people,
+    expertDetails: await expertDetailsFor(experts),
+    consents,
+    events,
+    locale,
+    t: await getT(locale),
+    at,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Bundle
+
+/** Where an attachment's bytes are: a URL (absolute in the API, a path inside the ZIP), and when known their size and SHA-1. */
+export type AttachmentLink = { url: string; size?: number; sha1?: string };
+
+type Links = {
+  file: (r: ReportRow) => AttachmentLink | null;
+  /** Null: no letter to point to (e.g. the reviewing expert's account was deleted). */
+  letter: (r: ReportRow) => AttachmentLink | null;
+};
+
+const GENDER: Record<string, Patient["gender"]> = {
+  Male: "male",
+  Female: "female",
+  "Non-Binary": "other",
+  Other: "other",
+  "Prefer not to say": "unknown",
+};
+
+const CONSENT_SCOPE: Record<ConsentPurpose, { code: string; display: string }> = {
+  review: { code: "treatment", display: "Treatment" },
+  contact: { code: "patient-privacy", display: "Privacy Consent" },
+  statistics: { code: "research", display: "Research" },
+};
+
+/** The purpose of use each consent permits (HL7 v3 ActReason). */
+const CONSENT_PURPOSE_OF_USE: Record<ConsentPurpose, { code: string; display: string }> = {
+  review: { code: "TREAT", display: "treatment" },
+  contact: { code: "PATADMIN", display: "patient administration" },
+  statistics: { code: "HRESCH", display: "healthcare research" },
+};
+
+/** An audited entity that is the patient (HL7 object-role). */
+const PATIENT_ROLE = {
+  system: "http://terminology.hl7.org/CodeSystem/object-role",
+  code: "1",
+  display: "Patient",
+};
+
+/**
+ * Free text as a FHIR string: never empty (undefined for nothing to say) and without the control
+ * characters FHIR strings may not hold (all below U+0020 but tab, CR and LF).
+ */
+function text(value: string | null | undefined): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const s = (value ?? "").replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").trim();
+  return s ? s : undefined;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+function humanName(first: string, last: string) {
+  const family = text(last);
+  const given = text(first);
+  return {
+    ...(family ? { family } : {}),
+    ...(given ? { given: [given] } : {}),
+    ...(text(`${first} ${last}`) ? { text: `${first} ${last}`.trim() } : {}),
+  };
+}
+
+/** A number as typed with its country code: "+91" + "9876543210"; numbers already in E.164 stay. */
+function phoneValue(countryCode: string | null | undefined, number: string | null | undefined) {
+  const n = (number ?? "").replace(/[\s\-().]/g, "");
+  if (!n) return undefined;
+  return n.startsWith("+") ? n : `${countryCode ?? ""}${n}`;
+}
+
+/** A reference to an entry of this Bundle (any target type: the element's type decides). */
+type Ref = Reference<any>;
+
+function buildBundle(s: Snapshot, links: Links): Bundle {
+  const base = config().appUrl;
+  const sys = systemsFor(base);
+  const { t } = s;
+  const entries: BundleEntry[] = [];
+  const add = (resource: Resource): Ref => {
+    const url = `urn:uuid:${resource.id}`;
+    entries.push({ fullUrl: url, resource });
+    return { reference: url, type: resource.resourceType };
+  };
+  const refTo = (resourceType: Resource["resourceType"], id: string, display?: string): Ref => ({
+    reference: `urn:uuid:${id}`,
+    type: resourceType,
+    ...(display ? { display } : {}),
+  });
+
+  // The service itself: custodian of the documents, observer of the audit trail.
+  const organization: Organization = {
+    resourceType: "Organization",
+    id: fhirId("Organization", "service"),
+    identifier: [{ system: "urn:ietf:rfc:3986", value: base }],
+    active: true,
+    name: site.productName,
+    telecom: [{ system: "url", value: base }],
+  };
+  const orgRef = add(organization);
+
+  // The patient.
+  const p = s.patient;
+  const patientName = `${p.firstName} ${p.lastName}`.trim();
+  const telecom: ContactPoint[] = [];
+  const seen = new Set<string>();
+  const addTelecom = (c: ContactPoint) => {
+    if (!c.value || seen.has(`${c.system}:${c.value}`)) return;
+    seen.add(`${c.system}:${c.value}`);
+    telecom.push(c);
+  };
+  if (text(p.email)) addTelecom({ system: "email", value: p.email });
+  if (text(p.phone)) addTelecom({ system: "phone", value: p.phone!, use: "mobile" });
+  addTelecom({ system: "phone", value: phoneValue(p.countryCode, p.contactNumber) });
+  addTelecom({ system: "phone", value: phoneValue(p.countryCode, s.profile?.contactNumber) });
+  for (const r of s.reports) addTelecom({ system: "phone", value: phoneValue(null, r.phoneNumber) });
+  const birthDate = s.profile?.dateOfBirth;
+  const gender = s.profile?.gender ? GENDER[s.profile.gender] : undefined;
+  const patient: Patient = {
+    resourceType: "Patient",
+    id: fhirId("Patient", p.id),
+    identifier: [{ use: "usual", system: sys.user, value: p.id }],
+    active: !p.suspendedAt,
+    name: [{ use: "official", ...humanName(p.firstName, p.lastName) }],
+    ...(telecom.length ? { telecom } : {}),
+    ...(gender ? { gender } : {}),
+    ...(birthDate && /^\d{4}-\d{2}-\d{2}$/.test(birthDate) ? { birthDate } : {}),
+    communication: [
+      { language: { coding: [{ system: "urn:ietf:bcp:47", code: s.locale }] }, preferred: true },
+    ],
+    managingOrganization: orgRef,
+  };
+  const patientRef = { ...add(patient), ...(patientName ? { display: patientName } : {}) };
+
+  // Experts: everyone of them the export names.
+  const practitionerRefs = new Map<string, Ref>();
+  for (const person of s.people.values()) {
+    if (person.accountType !== "Expert") continue;
+    const details = s.expertDetails.get(person.id);
+    const identifier: Identifier[] = [{ use: "usual", system: sys.user, value: person.id }];
+    if (text(details?.registrationNumber)) {
+      identifier.push({
+        use: "official",
+        type: {
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/v2-0203",
+              code: "MD",
+              display: "Medical License number",
+            },
+          ],
+          text: t("opinion.regNo"),
+        },
+        system: sys.medicalRegistration,
+        value: details!.registrationNumber.trim(),
+        ...(text(details?.registrationCouncil)
+          ? { assigner: { display: details!.registrationCouncil.trim() } }
+          : {}),
+      });
+    }
+    const practitioner: Practitioner = {
+      resourceType: "Practitioner",
+      id: fhirId("Practitioner", person.id),
+      identifier,
+      name: [humanName(person.firstName, person.lastName)],
+    };
+    const name = `${person.firstName} ${person.lastName}`.trim();
+    practitionerRefs.set(person.id, { ...add(practitioner), ...(name ? { display: name } : {}) });
+  }
+  const expertRef = (id: string | null | undefined) => (id ? practitionerRefs.get(id) : undefined);
+
+  // Reports and opinions.
+  const documentRefs = new Map<string, Ref>();
+  const opinionRefs = new Map<string, Ref>();
+  const typeOf = (r: ReportRow): CodeableConcept => ({
+    coding: [{ system: sys.reportType, code: r.reportType, display: r.reportType }],
+    text: t(REPORT_TYPE_KEYS[r.reportType as ReportType] ?? r.reportType),
+  });
+  for (const r of s.reports) {
+    const reviewed = r.status === "Reviewed";
+    const documentId = fhirId("DocumentReference", r.id);
+    const opinionId = fhirId("DiagnosticReport", r.id);
+    const file = links.file(r);
+    const attachment: Attachment = {
+      contentType: r.mimeType,
+      ...(file ? { url: file.url } : {}),
+      size: file?.size ?? r.size,
+      ...(file?.sha1 ? { hash: file.sha1 } : {}),
+      ...(text(r.fileName) ? { title: text(r.fileName) } : {}),
+      creation: iso(r.createdAt),
+    };
+    const document: DocumentReference = {
+      resourceType: "DocumentReference",
+      id: documentId,
+      identifier: [{ system: sys.report, value: r.id }],
+      status: "current",
+      type: typeOf(r),
+      subject: patientRef,
+      date: iso(r.createdAt),
+      author: [patientRef],
+      custodian: orgRef,
+      ...(text(r.description) ? { description: text(r.description) } : {}),
+      content: [{ attachment }],
+      ...(reviewed ? { context: { related: [refTo("DiagnosticReport", opinionId)] } } : {}),
+    };
+    documentRefs.set(r.id, add(document));
+
+    if (!reviewed) continue;
+    const reviewer = expertRef(r.expertId);
+    const letter = links.letter(r);
+    const conclusion = [
+      text(r.review),
+      text(r.findings) ? `${t("opinion.findings")}: ${text(r.findings)}` : undefined,
+      text(r.recommendations) ? `${t("opinion.recommendations")}: ${text(r.recommendations)}` : undefined,
+      r.seeDoctorSoon ? t("opinion.seeDoctorSoonNotice") : undefined,
+    ]
+      .filter(Boolean)
+      .join("\n\n");
+    const opinion: DiagnosticReport = {
+      resourceType: "DiagnosticReport",
+      id: opinionId,
+      identifier: [
+        { system: sys.opinion, value: r.id },
+        ...(r.letterCode ? [{ system: sys.letterCode, value: r.letterCode }] : []),
+      ],
+      status: "final",
+      code: typeOf(r),
+      subject: patientRef,
+      ...(r.reviewedAt ? { issued: iso(r.reviewedAt) } : {}),
+      ...(reviewer ? { performer: [reviewer], resultsInterpreter: [reviewer] } : {}),
+      ...(conclusion ? { conclusion } : {}),
+      ...(r.seeDoctorSoon
+        ? {
+            conclusionCode: [
+              {
+                coding: [
+                  {
+                    system: sys.opinionFlag,
+                    code: "see-doctor-soon",
+                    display: "See a doctor in person soon",
+                  },
+                ],
+                text: t("opinion.seeDoctorSoonNotice"),
+              },
+            ],
+          }
+        : {}),
+      ...(letter && r.letterCode
+        ? {
+            presentedForm: [
+              {
+                contentType: "application/pdf",
+                language: s.locale,
+                url: letter.url,
+                ...(letter.size !== undefined ? { size: letter.size } : {}),
+                ...(letter.sha1 ? { hash: letter.sha1 } : {}),
+                title: letterFileName(r.letterCode),
+              },
+            ],
+          }
+        : {}),
+    };
+    opinionRefs.set(r.id, add(opinion));
+  }
+
+  // Follow-up questions and their answers.
+  for (const r of s.reports) {
+    for (const f of s.followUps.get(r.id) ?? []) {
+      const about = opinionRefs.get(r.id);
+      const answerer = expertRef(f.answeredBy?._id);
+      const holder = answerer ?? expertRef(r.followupExpertId) ?? expertRef(r.expertId);
+      const question: Communication = {
+        resourceType: "Communication",
+        id: fhirId("Communication", `question/${f._id}`),
+        identifier: [{ system: sys.followUp, value: f._id }],
+        status: "completed",
+        subject: patientRef,
+        ...(about ? { about: [about] } : {}),
+        sent: f.askedAt,
+        sender: patientRef,
+        ...(holder ? { recipient: [holder] } : {}),
+        payload: [{ contentString: text(f.question) ?? "?" }],
+      };
+      const questionRef = add(question);
+      const answerText = text(f.answer);
+      if (!answerText || !f.answeredAt) continue;
+      const answer: Communication = {
+        resourceType: "Communication",
+        id: fhirId("Communication", `answer/${f._id}`),
+        identifier: [{ system: sys.followUpAnswer, value: f._id }],
+        inResponseTo: [questionRef],
+        status: "completed",
+        subject: patientRef,
+        ...(about ? { about: [about] } : {}),
+        sent: f.answeredAt,
+        ...(answerer ? { sender: answerer } : {}),
+        recipient: [patientRef],
+        payload: [{ contentString: answerText }],
+      };
+      add(answer);
+    }
+  }
+
+  // Consents: the upload form's consent for each report, then the recorded consents (newest per purpose active).
+  for (const r of s.reports) {
+    const consent: Consent = {
+      resourceType: "Consent",
+      id: fhirId("Consent", `upload/${r.id}`),
+      identifier: [{ system: sys.uploadConsent, value: r.id }],
+      status: "active",
+      scope: {
+        coding: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/consentscope",
+            code: CONSENT_SCOPE.review.code,
+            display: CONSENT_SCOPE.review.display,
+          },
+        ],
+      },
+      category: [{ coding: [{ system: "http://loinc.org", code: "59284-0", display: "Patient Consent" }] }],
+      patient: patientRef,
+      dateTime: iso(r.consentAt),
+      organization: [orgRef],
+      policyRule: {
+        coding: [{ system: sys.consentText, code: "upload-form" }],
+        text: t("reports.consentLabel"),
+      },
+      provision: {
+        type: "permit",
+        purpose: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/v3-ActReason",
+            code: CONSENT_PURPOSE_OF_USE.review.code,
+            display: CONSENT_PURPOSE_OF_USE.review.display,
+          },
+        ],
+        data: [{ meaning: "instance", reference: documentRefs.get(r.id)! }],
+      },
+    };
+    add(consent);
+  }
+  const newest = new Map<string, string>();
+  for (const c of s.consents) newest.set(c.purpose, c.id); // ordered by purpose, then time
+  for (const c of s.consents) {
+    const purpose = c.purpose as ConsentPurpose;
+    const scope = CONSENT_SCOPE[purpose];
+    const use = CONSENT_PURPOSE_OF_USE[purpose];
+    if (!scope || !use) continue;
+    const consent: Consent = {
+      resourceType: "Consent",
+      id: fhirId("Consent", c.id),
+      identifier: [{ system: sys.consent, value: c.id }],
+      status: newest.get(c.purpose) === c.id ? "active" : "inactive",
+      scope: {
+        coding: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/consentscope",
+            code: scope.code,
+            display: scope.display,
+          },
+        ],
+      },
+      category: [
+        { coding: [{ system: "http://loinc.org", code: "59284-0", display: "Patient Consent" }] },
+        { coding: [{ system: sys.consentPurpose, code: c.purpose }] },
+      ],
+      patient: patientRef,
+      dateTime: iso(c.createdAt),
+      organization: [orgRef],
+      sourceAttachment: {
+        ...(isLocale(c.locale) ? { language: c.locale } : {}),
+        title: c.textVersion,
+      },
+      policyRule: { coding: [{ system: sys.consentText, code: c.textVersion }], text: c.textVersion },
+      provision: {
+        type: c.granted ? "permit" : "deny",
+        purpose: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ActReason", ...use }],
+      },
+    };
+    add(consent);
+  }
+
+  // Who opened the files and letters, and who exported the data.
+  for (const e of s.events) {
+    const isExport = e.action === EXPORT_EVENT;
+    const what = isExport
+      ? patientRef
+      : e.action === "report.letter_open"
+        ? opinionRefs.get(e.subjectId ?? "")
+        : documentRefs.get(e.subjectId ?? "");
+    if (!what) continue;
+    const who: Person | undefined = e.actorId ? s.people.get(e.actorId) : undefined;
+    const whoRef =
+      e.actorId === p.id
+        ? patientRef
+        : who?.accountType === "Expert"
+          ? practitionerRefs.get(who.id)
+          : who
+            ? { display: `${who.firstName} ${who.lastName}`.trim() || who.accountType }
+            : undefined;
+    const role = e.actorId === p.id ? "Patient" : who?.accountType;
+    const event: AuditEvent = {
+      resourceType: "AuditEvent",
+      id: fhirId("AuditEvent", e.id),
+      type: isExport
+        ? { system: "http://dicom.nema.org/resources/ontology/DCM", code: "110106", display: "Export" }
+        : {
+            system: "http://terminology.hl7.org/CodeSystem/audit-event-type",
+            code: "rest",
+            display: "RESTful Operation",
+          },
+      ...(isExport
+        ? {}
+        : {
+            subtype: [{ system: "http://hl7.org/fhir/restful-interaction", code: "read", display: "read" }],
+          }),
+      action: "R",
+      recorded: iso(e.createdAt),
+      outcome: "0",
+      agent: [
+        {
+          ...(whoRef ? { who: whoRef } : {}),
+          ...(role ? { role: [{ text: role }] } : {}),
+          requestor: true,
+        },
+      ],
+      source: {
+        observer: orgRef,
+        type: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/security-source-type",
+            code: "4",
+            display: "Application Server",
+          },
+        ],
+      },
+      // The patient as an entity too, so the event is found by patient (AuditEvent's `patient` search).
+      entity: isExport
+        ? [{ what, role: PATIENT_ROLE }]
+        : [{ what }, { what: patientRef, role: PATIENT_ROLE }],
+    };
+    add(event);
+  }
+
+  return {
+    resourceType: "Bundle",
+    id: randomUUID(),
+    meta: { lastUpdated: iso(s.at) },
+    identifier: { system: sys.export, value: randomUUID() },
+    type: "collection",
+    timestamp: iso(s.at),
+    entry: entries,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exports
+
+type ExportFormat = "bundle" | "zip";
+
+/** Checks, limits and records one export; returns what it will contain. */
+async function beginExport(
+  actor: Actor,
+  patientId: unknown,
+  client: Client,
+  format: ExportFormat,
+): Promise<Snapshot> {
+  const patient = await exportablePatient(actor, patientId);
+  await limit("dataExport", actor.id, client);
+  // Recorded before the read, so the export lists itself among the exports of this patient's data.
+  await audit(
+    actor,
+    EXPORT_EVENT,
+    "user",
+    patient.id,
+    { format, by: actor.accountType },
+    client.ip === "unknown" ? null : client.ip,
+  );
+  return snapshot(patient);
+}
+
+/**
+ * `GET /api/v1/fhir/Patient/{id}/$everything`: the patient's data as a FHIR R4 collection Bundle
+ * whose attachments link to the authenticated file and letter routes (absolute URLs; fetching
+ * them is audited like any other opening).
+ */
+export async function exportBundle(actor: Actor, patientId: unknown, client: Client): Promise<Bundle> {
+  const s = await beginExport(actor, patientId, client, "bundle");
+  const base = config().appUrl;
+  return buildBundle(s, {
+    file: (r) => ({ url: `${base}${reportFileUrl(r.id)}` }),
+    letter: (r) => (r.expertId && r.letterCode ? { url: `${base}${opinionUrl(r.id)}` } : null),
+  });
+}
+
+const EXT: Record<string, string> = {
+  "application/pdf": "pdf",
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+};
+
+/** YYYY-MM-DD of `d` in the app's time zone. */
+function isoDay(d: Date): string {
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone: DEFAULT_TIME_ZONE,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(d);
+}
+
+/** A path inside the ZIP as a relative URL (each segment percent-encoded). */
+const relativeUrl = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+
+/** Counts and hashes the bytes passing through (the Bundle, written last, carries both). */
+function measured(onDone: (size: number, sha1: string) => void): Transform {
+  const hash = createHash("sha1");
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      onDone(size, hash.digest("base64"));
+      done();
+    },
+  });
+}
+
+export const BUNDLE_FILE = "fhir-bundle.json";
+
+/** What yazl's callback gets with an error (it reads no stream then). */
+const NO_STREAM = undefined as unknown as NodeJS.ReadableStream;
+
+/**
+ * "Download my data": a ZIP, streamed, with a README, one folder per report (the original file
+ * as uploaded, decrypted, and the signed opinion letter once reviewed) and, last, the FHIR Bundle
+ * whose attachments point at those files (relative paths, with size and SHA-1). Files are read
+ * one at a time; a file that cannot be read ends the download with an error (never a ZIP that
+ * looks whole but is not).
+ */
+export async function exportZip(
+  actor: Actor,
+  patientId: unknown,
+  client: Client,
+): Promise<{ stream: Readable; fileName: string }> {
+  const s = await beginExport(actor, patientId, client, "zip");
+  const { t } = s;
+  const day = isoDay(s.at);
+  const own = actor.id === s.patient.id;
+  const fileName = own
+    ? `carebridge-my-data-${day}.zip`
+    : `carebridge-patient-${s.patient.id.replace(/[^A-Za-z0-9]/g, "")}-${day}.zip`;
+
+  // Files the store no longer has are left out (and logged) rather than failing the export.
+  const present = new Set<string>();
+  for (const r of s.reports) {
+    if (await storedExists(r.fileKey)) present.add(r.id);
+    else log("error", "export: stored file missing", { reportId: r.id });
+  }
+
+  const folders = new Map<string, string>();
+  for (const r of s.reports) {
+    const type = r.reportType.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "") || "report";
+    folders.set(r.id, `reports/${isoDay(r.createdAt)}_${type}_${r.id.replace(/[^A-Za-z0-9]/g, "")}`);
+  }
+  const filePath = (r: ReportRow) =>
+    `${folders.get(r.id)}/${sanitizeFileName(r.fileName, EXT[r.mimeType] ?? "bin")}`;
+  const letterPath = (r: ReportRow) => {
+    const name = letterFileName(r.letterCode ?? "letter");
+    const path = `${folders.get(r.id)}/${name}`;
+    return path === filePath(r) ? `${folders.get(r.id)}/letter-${name}` : path;
+  };
+  const fileInfo = new Map<string, AttachmentLink>();
+  const letterInfo = new Map<string, AttachmentLink>();
+
+  const zip = new ZipFile();
+  const out = new PassThrough();
+  let current: Readable | null = null;
+  let failed = false;
+  const fail = (err: unknown) => {
+    if (failed) return;
+    failed = true;
+    log("error", "export zip failed", {
+      patientId: s.patient.id,
+      error: String((err as Error)?.message ?? err),
+    });
+    current?.destroy();
+    out.destroy(err instanceof Error ? err : new Error(String(err)));
+  };
+  zip.on("error", fail);
+  zip.outputStream.on("error", fail);
+  zip.outputStream.pipe(out);
+  // The reader went away (download cancelled): stop reading files.
+  out.on("close", () => {
+    if (!out.writableFinished) {
+      failed = true;
+      current?.destroy();
+    }
+  });
+
+  const readme = [
+    t("fhir.readmeTitle", { product: site.productName, date: day }),
+    "",
+    t("fhir.readmeIntro", { product: site.productName }),
+    "",
+    t("fhir.readmeReports"),
+    "",
+    t("fhir.readmeBundle", { file: BUNDLE_FILE }),
+    "",
+  ].join("\r\n");
+  zip.addBuffer(Buffer.from(readme, "utf8"), "README.txt", { mtime: s.at });
+
+  const entry = (
+    source: () => Promise<Readable>,
+    path: string,
+    mtime: Date,
+    info: Map<string, AttachmentLink>,
+    id: string,
+  ) =>
+    zip.addReadStreamLazy(path, { mtime, compress: false }, (cb) => {
+      if (failed) return cb(new Error("export cancelled"), NO_STREAM);
+      source().then(
+        (src) => {
+          const counter = measured((size, sha1) => info.set(id, { url: relativeUrl(path), size, sha1 }));
+          current = src;
+          src.on("error", (err) => counter.destroy(err));
+          counter.on("error", fail);
+          cb(null, src.pipe(counter));
+        },
+        (err) => cb(err, NO_STREAM),
+      );
+    });
+
+  for (const r of [...s.reports].reverse()) {
+    if (present.has(r.id)) entry(() => openDecrypted(r.fileKey), filePath(r), r.createdAt, fileInfo, r.id);
+    if (r.status === "Reviewed" && r.letterCode && r.expertId && s.people.has(r.expertId)) {
+      const letterCode = r.letterCode;
+      entry(
+        async () => {
+          const { pdf } = await renderOpinionLetter(letterSource(s, r), letterCode, s.locale);
+          return Readable.from([pdf], { objectMode: false });
+        },
+        letterPath(r),
+        r.reviewedAt ?? s.at,
+        letterInfo,
+        r.id,
+      );
+    }
+  }
+
+  zip.addReadStreamLazy(BUNDLE_FILE, { mtime: s.at }, (cb) => {
+    try {
+      const bundle = buildBundle(s, {
+        file: (r) => fileInfo.get(r.id) ?? null,
+        letter: (r) => letterInfo.get(r.id) ?? null,
+      });
+      cb(null, Readable.from([Buffer.from(JSON.stringify(bundle, null, 2), "utf8")], { objectMode: false }));
+    } catch (err) {
+      cb(err, NO_STREAM);
+    }
+  });
+  zip.end();
+  return { stream: out, fileName };
+}
+
+/** What the letter of one reviewed report prints, from the snapshot. */
+function letterSource(s: Snapshot, r: ReportRow) {
+  const expert = r.expertId ? (s.people.get(r.expertId) ?? null) : null;
+  const report = toApiReport(r, s.patient, expert);
+  const details = expert ? s.expertDetails.get(expert.id) : undefined;
+  if (report.expert && details) {
+    report.expert.registrationNumber = details.registrationNumber;
+    report.expert.registrationCouncil = details.registrationCouncil;
+    report.expert.specialties = details.specialties;
+  }
+  report.followUps = s.followUps.get(r.id) ?? [];
+  return report;
+}
+
+/** `GET /api/v1/profile/download-my-data`: the signed-in patient's own ZIP (other accounts have no such data). */
+export async function exportOwnZip(actor: Actor, client: Client) {
+  if (actor.accountType !== "Patient") throw new DomainError("forbidden", "fhir.patientsOnly");
+  return exportZip(actor, actor.id, client);
+}

@@ -1,0 +1,18 @@
+import { exportBundle } from "~/domain/fhir.server";
+import { apiRoute, requireApiActor } from "~/utils/api.server";
+import { exportAnswer, fhirJsonResponse } from "~/utils/fhir-response.server";
+import { clientOf } from "~/utils/request.server";
+
+/**
+ * FHIR R4 `Patient/{id}/$everything`: the patient's data as a collection Bundle
+ * (application/fhir+json). The patient themself or an admin; audited and rate-limited.
+ */
+const route = apiRoute({
+  GET: (request, params, context) =>
+    exportAnswer(request, async () => {
+      const actor = await requireApiActor(request);
+      return fhirJsonResponse(await exportBundle(actor, params.id ?? "", clientOf(context)));
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,20 @@
+import { exportOwnZip } from "~/domain/fhir.server";
+import { apiRoute } from "~/utils/api.server";
+import { fileActor } from "~/utils/file-access.server";
+import { exportAnswer, zipResponse } from "~/utils/fhir-response.server";
+import { clientOf } from "~/utils/request.server";
+
+/**
+ * "Download my data" for API clients: the signed-in patient's ZIP (the FHIR Bundle and the
+ * original files), streamed. Bearer token, or the browser session on a same-site request.
+ */
+const route = apiRoute({
+  GET: (request, _params, context) =>
+    exportAnswer(request, async () => {
+      const actor = await fileActor(request);
+      const { stream, fileName } = await exportOwnZip(actor, clientOf(context));
+      return zipResponse(stream, fileName);
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,54 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { isDomainError } from "~/domain/errors";
+import { exportZip } from "~/domain/fhir.server";
+import { tFor } from "~/i18n/i18n.server";
+import { requireActor } from "~/utils/auth.server";
+import { fileActor } from "~/utils/file-access.server";
+import { zipResponse } from "~/utils/fhir-response.server";
+import { clientOf } from "~/utils/request.server";
+import { redirectWithError } from "~/utils/toast.server";
+
+const FALLBACK = "/dashboard/settings";
+
+/** Where a refused download sends the browser back to: the dashboard page it came from, else Settings. */
+function backTo(request: Request): string {
+  const referer = request.headers.get("Referer");
+  if (!referer) return FALLBACK;
+  try {
+    const from = new URL(referer);
+    const here = new URL(request.url);
+    if (from.host !== here.host || !from.pathname.startsWith("/dashboard/")) return FALLBACK;
+    if (from.pathname.startsWith("/dashboard/my-data/download")) return FALLBACK;
+    return from.pathname + from.search;
+  } catch {
+    return FALLBACK;
+  }
+}
+
+/**
+ * "Download my data" (issue 14): the signed-in patient's ZIP — or, for an admin, the ZIP of the
+ * patient named by `?patientId=` — streamed as an attachment. A plain link, so it works without
+ * JavaScript; a refusal (another patient's id, too many exports, a link from another site) goes
+ * back to the page it came from with the reason as a toast.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  // Remix runs loaders for HEAD too: that would start an export whose body nobody reads.
+  if (request.method !== "GET") return new Response(null, { status: 405, headers: { Allow: "GET" } });
+  const actor = await requireActor(request);
+  const patientId = new URL(request.url).searchParams.get("patientId") ?? actor.id;
+  try {
+    // Same-site requests only: another site must not start exports in the patient's name.
+    await fileActor(request);
+    const { stream, fileName } = await exportZip(actor, patientId, clientOf(context));
+    return zipResponse(stream, fileName);
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    const { t } = await tFor(request);
+    const seconds = err.extra.retryAfterSeconds;
+    throw await redirectWithError(
+      backTo(request),
+      t(err.message, err.extra.values ?? { seconds }),
+      seconds ? { headers: { "Retry-After": String(seconds) } } : undefined,
+    );
+  }
+}
