@@ -132,7 +132,14 @@ export function pgPool(): pg.Pool | undefined {
 }
 
 /** Lock ids for PostgreSQL advisory locks (one number per kind of exclusive work). */
-const LOCKS = { migrate: 7_310_001, prune: 7_310_002, sweep: 7_310_003, overdue: 7_310_004 } as const;
+const LOCKS = {
+  migrate: 7_310_001,
+  prune: 7_310_002,
+  sweep: 7_310_003,
+  overdue: 7_310_004,
+  /** Issue 14: due erasures and the audit retention. */
+  rights: 7_310_014,
+} as const;
 export type JobName = Exclude<keyof typeof LOCKS, "migrate">;
 
 /**
