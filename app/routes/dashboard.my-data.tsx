@@ -295,7 +295,7 @@ function ConsentCard({ state, effect }: { state: ConsentState; effect: LoaderDat
     <article
       id={id}
       aria-labelledby={`${id}-title`}
-      className="scroll-mt-4 rounded-lg border border-slate-200 p-4"
+      className="scroll-mt-4 rounded-lg border border-slate-200 p-3 sm:p-4"
     >
       <div className="flex flex-wrap items-start justify-between gap-2">
         <h3 id={`${id}-title`} className="min-w-0 text-lg font-bold text-slate-900">
@@ -630,9 +630,9 @@ export default function MyData() {
   const jumps = [
     ...(patient ? [["consents", t("rights.consentsTitle")]] : []),
     ["requests", t("rights.requestsTitle")],
-    ["erasure", t("rights.erasureTitle")],
     ["nominee", t("rights.nomineeTitle")],
     ["grievance", t("rights.grievanceTitle")],
+    ["erasure", t("rights.erasureTitle")],
   ];
   return (
     <div className="space-y-6">
@@ -668,9 +668,9 @@ export default function MyData() {
       </section>
       {patient && <ConsentsSection />}
       <RequestsSection lastResult={resultFor("correction")} />
-      <ErasureSection key={`erasure-${location.key}`} lastResult={resultFor("erasure")} />
       <NomineeSection lastResult={resultFor("nominee")} />
       <GrievanceSection />
+      <ErasureSection key={`erasure-${location.key}`} lastResult={resultFor("erasure")} />
     </div>
   );
 }

@@ -256,6 +256,7 @@ function RequestCard({ r }: { r: ApiRightsRequest }) {
         <div className="mt-2 rounded-lg bg-brand-50 p-3">
           <p className="text-sm font-semibold text-brand-800">
             {t("rights.answerLabel")}
+            {r.resolvedAt ? ` · ${dateTime(r.resolvedAt)}` : ""}
             {r.resolvedBy
               ? ` · ${t("rights.resolvedBy", { name: `${r.resolvedBy.firstName} ${r.resolvedBy.lastName}`.trim() })}`
               : ""}

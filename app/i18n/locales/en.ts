@@ -912,7 +912,7 @@ const en = {
     give: "Give consent",
     giveAgain: "Agree to the new text",
     confirmWithdrawTitle: "Withdraw your consent to review?",
-    confirmWithdrawButton: "Withdraw and delete {{pending}} waiting reports",
+    confirmWithdrawButton: "Withdraw and delete waiting reports ({{pending}})",
     consentGiven: "Consent given.",
     consentWithdrawn: "Consent withdrawn.",
     consentWithdrawnReports:
@@ -943,7 +943,7 @@ const en = {
     erasureText:
       "We delete your account, your reports with their files and opinions, your consents and your nominee {{notice}} after you ask. Until then you can cancel: we send you a link, and you can also cancel here.",
     erasureKept:
-      "We keep the audit records of what was done, without your name, contact details or address, for {{retention}}, as the law requires.",
+      "We keep the audit records of what was done, without your name, contact details or address, for {{retention}}: the law asks us to keep such records for at least a year.",
     erasurePassword: "Your password",
     erasureButton: "Delete my account in {{notice}}",
     erasureRequested: "Your account will be deleted on {{date}}. We have sent you a link to cancel.",
