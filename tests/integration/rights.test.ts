@@ -452,12 +452,19 @@ describe("erasure with notice", () => {
       api.post("/rights/erasure/cancel", {}, tok.meena),
     ]);
     expect(both.map((r) => r.status).sort()).toEqual([200, 404]);
+    // Two erasure requests at once: one is made, the other is told there is one.
+    const twoAsks = await Promise.all([
+      api.post("/rights/erasure", { password: strongPassword }, tok.meena),
+      api.post("/rights/erasure", { password: strongPassword }, tok.meena),
+    ]);
+    expect(twoAsks.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect((await api.post("/rights/erasure/cancel", {}, tok.meena)).status).toBe(200);
     const actions = await sqlRows<{ action: string }>(
       "select e.action from audit_events e join rights_requests r on r.id = e.subject_id where r.user_id = ? and r.type = 'erasure'",
       ids.meena,
     );
-    expect(actions.filter((a) => a.action === "account.erasure_request")).toHaveLength(3);
-    expect(actions.filter((a) => a.action === "account.erasure_cancel")).toHaveLength(3);
+    expect(actions.filter((a) => a.action === "account.erasure_request")).toHaveLength(4);
+    expect(actions.filter((a) => a.action === "account.erasure_cancel")).toHaveLength(4);
     // The token is kept only as a hash.
     const stored = await sqlRows<{ h: string }>(
       "select cancel_token_hash as h from rights_requests where user_id = ? and type = 'erasure'",
