@@ -73,6 +73,8 @@ async function axe(page: Page, paths: string[]) {
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
       const result = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+      if (lng !== "en" && p === "/dashboard/my-data")
+        await shot(page, test.info(), `my-data-${lng}-${p.includes("rights") ? "admin" : "page"}`);
       for (const v of result.violations)
         failures.push(
           `${p} [${lng}] ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`,

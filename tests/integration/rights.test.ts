@@ -108,7 +108,11 @@ beforeAll(async () => {
     ADMIN_PASSWORD: ADMIN.password,
   });
   api = apiClient(server.url);
-  tok.admin = (await api.post("/auth/login", ADMIN)).body.token;
+  // The admin is created in the background at start-up: wait for it.
+  for (let i = 0; i < 100 && !tok.admin; i++) {
+    tok.admin = (await api.post("/auth/login", ADMIN)).body.token;
+    if (!tok.admin) await new Promise((r) => setTimeout(r, 100));
+  }
   await signup(api, "asha", "Patient", "Asha");
   await signup(api, "ravi", "Patient", "Ravi");
   await signup(api, "meena", "Patient", "Meena");
