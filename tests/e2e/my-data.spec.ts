@@ -218,6 +218,7 @@ test("the patient asks for a correction; an admin answers it from the queue; the
 test("My data, the rights queue and the cancel page pass axe in every language", async ({
   browser,
 }, info) => {
+  test.setTimeout(180_000); // four languages × four pages on a busy 2-core machine
   const page = await person(browser, info, w.patient);
   await axe(page, ["/dashboard/my-data", "/my-data/cancel-erasure/not-a-token"]);
   const admin = await person(browser, info, ADMIN);
