@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { site } from "./site";
 
 /**
  * The one place environment variables are read. Everything is validated with zod
@@ -90,6 +91,26 @@ const envSchema = z.object({
     .enum(["0", "1", "true", "false"])
     .default("true")
     .transform((v) => v === "1" || v === "true"),
+  /** Issue 14: notice before an erasure request is carried out (cancellable meanwhile); SECONDS overrides (tests). */
+  ERASURE_NOTICE_HOURS: z.coerce.number().positive().max(8_760).default(48),
+  ERASURE_NOTICE_SECONDS: z.coerce.number().positive().max(31_536_000).optional(),
+  /** How often due erasures are carried out and old audit events pruned (hourly by default). */
+  RIGHTS_JOB_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),
+  /** Audit events older than this are pruned; at least a year (the DPDP Rules keep logs that long). */
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(365, "must be at least 365 (logs are kept for a year at least)")
+    .max(36_500)
+    .default(1_095),
+  /** The grievance officer shown on My data and Contact Us (defaults in app/site.ts). */
+  GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
+  GRIEVANCE_EMAIL: z.string().trim().email().max(254).optional(),
+  GRIEVANCE_PHONE: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9][0-9 ()-]{5,24}$/, "a phone number such as +91 1800 123 4567")
+    .optional(),
 });
 
 export type Config = {
@@ -133,6 +154,10 @@ export type Config = {
   followupMax: number;
   followupWindowMs: number;
   mfaRequiredForAdmins: boolean;
+  erasureNoticeMs: number;
+  rightsJobMs: number;
+  auditRetentionMs: number;
+  grievance: { name: string; email: string; phone: string };
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -291,6 +316,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     followupMax: e.FOLLOWUP_MAX,
     followupWindowMs: Math.round(e.FOLLOWUP_DAYS * 86_400_000),
     mfaRequiredForAdmins: e.MFA_REQUIRED_FOR_ADMINS,
+    erasureNoticeMs: Math.round(
+      e.ERASURE_NOTICE_SECONDS !== undefined
+        ? e.ERASURE_NOTICE_SECONDS * 1000
+        : e.ERASURE_NOTICE_HOURS * 3_600_000,
+    ),
+    rightsJobMs: e.RIGHTS_JOB_SECONDS * 1000,
+    auditRetentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000,
+    grievance: {
+      name: e.GRIEVANCE_NAME ?? site.grievance.name,
+      email: e.GRIEVANCE_EMAIL ?? site.grievance.email,
+      phone: e.GRIEVANCE_PHONE ?? site.grievance.phone,
+    },
   };
 }
 

@@ -59,6 +59,19 @@ import {
   twoFactorStatusObject,
 } from "~/schemas/two-factor";
 import { fhirBundleObject } from "~/schemas/fhir";
+import {
+  cancelErasureSchema,
+  consentChangeSchema,
+  consentOverviewObject,
+  correctionSchema,
+  erasureSchema,
+  grievanceObject,
+  nomineeObject,
+  nomineeSchema,
+  resolveSchema,
+  rightsQueueQuerySchema,
+  rightsRequestObject,
+} from "~/schemas/rights";
 import { pageQuerySchema } from "~/utils/api.server";
 import { site } from "~/site";
 
@@ -762,6 +775,130 @@ export const ENDPOINTS: Endpoint[] = [
     data: smsMessageObject,
     errors: [400, 401, 403],
   },
+  // Issue 14: the consent and rights centre.
+  {
+    method: "get",
+    path: "/rights/consents",
+    who: "Patient",
+    summary:
+      "Current consent per purpose (review, contact, statistics) with the text shown today and its version, the history, and what withdrawing review would do",
+    auth: true,
+    data: consentOverviewObject,
+    errors: [401, 403],
+  },
+  {
+    method: "post",
+    path: "/rights/consents",
+    who: "Patient",
+    summary:
+      "Give or withdraw one purpose's consent (appended to the history). Withdrawing review deletes every report still waiting for a review, with its file; reviewed reports stay; uploading again needs `consent`",
+    auth: true,
+    body: consentChangeSchema,
+    data: consentOverviewObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "get",
+    path: "/rights/requests",
+    who: "signed in",
+    summary: "The person's correction and erasure requests with the admins' answers, newest first",
+    auth: true,
+    data: z.array(rightsRequestObject),
+    errors: [401],
+  },
+  {
+    method: "post",
+    path: "/rights/correction-requests",
+    who: "signed in",
+    summary: "Ask admins to correct one's data (free text; a few open at once)",
+    auth: true,
+    body: correctionSchema,
+    data: rightsRequestObject,
+    status: 201,
+    errors: [400, 401, 409],
+  },
+  {
+    method: "post",
+    path: "/rights/erasure",
+    who: "signed in",
+    summary:
+      "Ask for the account and its data to be erased after ERASURE_NOTICE_HOURS (48); the password again; a link to cancel is sent by mail/SMS",
+    auth: true,
+    body: erasureSchema,
+    data: rightsRequestObject,
+    status: 201,
+    errors: [400, 401, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/rights/erasure/cancel",
+    who: "signed in (own request), or anyone with the `token` of the cancel link",
+    summary: "Cancel an open erasure (a link works once)",
+    auth: false,
+    body: cancelErasureSchema,
+    bodyOptional: true,
+    data: rightsRequestObject,
+    errors: [400, 401, 404],
+  },
+  {
+    method: "get",
+    path: "/rights/nominee",
+    who: "signed in",
+    summary: "The person's nominee, or null",
+    auth: true,
+    data: nomineeObject.nullable(),
+    errors: [401],
+  },
+  {
+    method: "put",
+    path: "/rights/nominee",
+    who: "signed in",
+    summary: "Name or change the nominee (name, relationship, phone or e-mail)",
+    auth: true,
+    body: nomineeSchema,
+    data: nomineeObject,
+    errors: [400, 401],
+  },
+  {
+    method: "delete",
+    path: "/rights/nominee",
+    who: "signed in",
+    summary: "Remove the nominee",
+    auth: true,
+    errors: [401, 404],
+  },
+  {
+    method: "get",
+    path: "/rights/grievance-contact",
+    who: "anyone",
+    summary: "The grievance officer (name, e-mail, phone) from the site configuration",
+    auth: false,
+    data: grievanceObject,
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/admin/rights-requests",
+    who: "Admin",
+    summary:
+      "Correction and erasure requests, newest first; `status` (open by default, or all) and `type` filter",
+    auth: true,
+    list: true,
+    query: rightsQueueQuerySchema,
+    data: rightsRequestObject,
+    errors: [400, 401, 403],
+  },
+  {
+    method: "post",
+    path: "/admin/rights-requests/{requestId}/resolve",
+    who: "Admin",
+    summary:
+      "Answer an open request: a correction `done` or `rejected`, an erasure only `rejected` (due erasures are carried out by the job); the person is told",
+    auth: true,
+    body: resolveSchema,
+    data: rightsRequestObject,
+    errors: [400, 401, 403, 404, 409],
+  },
   {
     method: "get",
     path: "/openapi.json",
@@ -789,6 +926,9 @@ export function operationIdOf(e: Pick<Endpoint, "method" | "path" | "operationId
       e.method as "get" | "post" | "delete"
     ];
   if (e.path.endsWith("/opinion.pdf")) return "reportGetOpinionLetter";
+  // A path with several methods (issue 14: /rights/consents, /rights/nominee) names each by its method.
+  if (ENDPOINTS.some((o) => o.path === e.path && o.method !== e.method))
+    return e.method + id[0].toUpperCase() + id.slice(1);
   return id;
 }
 

@@ -46,6 +46,12 @@ export function Footer() {
         <a href="/api-docs" className="text-sm text-slate-200 underline underline-offset-2 hover:text-white">
           {t("footer.apiReference")}
         </a>
+        <a
+          href="/contact-us#grievance"
+          className="text-sm text-slate-200 underline underline-offset-2 hover:text-white"
+        >
+          {t("rights.footerGrievance")}
+        </a>
         <p className="text-sm text-slate-300">
           {t("footer.copyright", { year: site.footerYear, product: site.productName })}
         </p>

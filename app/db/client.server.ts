@@ -138,6 +138,8 @@ const LOCKS = {
   sweep: 7_310_003,
   overdue: 7_310_004,
   uploads: 7_310_005,
+  /** Issue 14: due erasures and the audit retention. */
+  rights: 7_310_014,
 } as const;
 export type JobName = Exclude<keyof typeof LOCKS, "migrate">;
 

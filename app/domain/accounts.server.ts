@@ -1,7 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { passwordResetTokens, profiles, reports, users, verificationCodes, type UserRow } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
@@ -724,13 +724,33 @@ export async function deleteAccountRows(actor: Actor): Promise<{ fileKeys: strin
   const user = await findUserById(actor.id);
   if (!user) throw new DomainError("not_found", "api.notFound");
   return transaction(function* (tx) {
-    const keys = (yield* rows(
-      tx.select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, actor.id)),
-    )).map((r) => r.key);
-    if (user.image) keys.push(user.image);
-    yield* exec(tx.delete(users).where(eq(users.id, actor.id)));
-    return { fileKeys: keys };
+    return { fileKeys: yield* accountDeletionSteps(tx, actor.id) };
   });
+}
+
+/**
+ * Inside a transaction: deletes the user row (profile, sessions, tokens and reports go with it by
+ * foreign key) and gives the stored file keys (reports, display picture) the file store must
+ * remove after the commit. Shared by deleteAccount and the erasure job (issue 14).
+ */
+export function* accountDeletionSteps(tx: DB, userId: string): TxSteps<string[]> {
+  const keys = (yield* rows(
+    tx.select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, userId)),
+  )).map((r) => r.key);
+  const [user] = yield* rows(tx.select({ image: users.image }).from(users).where(eq(users.id, userId)));
+  if (user?.image) keys.push(user.image);
+  yield* exec(tx.delete(users).where(eq(users.id, userId)));
+  return keys;
+}
+
+/**
+ * Checks a signed-in account's password again before something grave (the erasure request of
+ * issue 14), under the same `passwordCheck` budget as changing the password or deleting.
+ */
+export async function confirmPassword(actor: Actor, password: string, client: Client) {
+  const user = await findUserById(actor.id);
+  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  await confirmOwnPassword(user, password, client, "password", "profile.deletePasswordWrong");
 }
 
 /**

@@ -67,6 +67,7 @@ export const SHORT_LINKS = {
   p: "/dashboard/pending-report",
   t: "/dashboard/turnaround",
   s: "/dashboard/settings",
+  d: "/dashboard/my-data",
 } as const;
 export type ShortLink = keyof typeof SHORT_LINKS;
 

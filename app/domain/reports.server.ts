@@ -56,6 +56,7 @@ import { expertRecipientsFor } from "./experts.server";
 import { notify, recipientColumns } from "./notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "./files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
+import { hidePhonesOfRefusers, reviewConsentForUpload } from "./consent.server";
 import type { Actor } from "./sessions.server";
 import { reportTypesFor } from "./specialties";
 
@@ -521,7 +522,10 @@ export async function createReport(
       updatedAt: now,
     };
     const inserted = row;
+    const consentGiven = data.consent !== undefined;
     await transaction(function* (tx) {
+      // Issue 14: review consent is recorded with the upload, or refused once withdrawn.
+      yield* reviewConsentForUpload(tx, actor, consentGiven);
       yield* exec(tx.insert(reports).values(inserted));
       yield* exec(
         auditInsert(
@@ -570,7 +574,10 @@ export async function listPatientReports(
     throw new DomainError("forbidden", "reports.notYourReports");
   }
   const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
-  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  const items = await hidePhonesOfRefusers(
+    actor,
+    await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r)))),
+  );
   const views = await fileViewsForReports(items.map((r) => r._id));
   const opens = await linkOpensForReports(items.map((r) => r._id));
   return {
@@ -624,7 +631,7 @@ export async function listPendingReports(
       item.matchesSpecialties = mine.includes(item.reportType as ReportType);
     return item;
   });
-  return { items, total, page: page.page, pageSize: page.pageSize };
+  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
 }
 
 /** Expert: the reports they reviewed, with their follow-ups; Admin: every reviewed report. Newest review first. */
@@ -638,7 +645,7 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
   );
   await withFollowUps(held);
-  return { items, total, page: page.page, pageSize: page.pageSize };
+  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
 }
 
 /** Admin: every reviewed report with patient and expert names and follow-ups, newest review first. */
@@ -646,7 +653,7 @@ export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Pa
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
   const { found, total } = await pageOfSegments([preparedSegment("reviewed", null)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items, total, page: page.page, pageSize: page.pageSize };
+  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
 }
 
 /** Expert: the reviewed reports whose follow-up questions they hold (their own, or reassigned to them). */
@@ -654,7 +661,7 @@ export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promis
   requireApprovedExpert(actor);
   const { found, total } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items, total, page: page.page, pageSize: page.pageSize };
+  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -748,7 +755,7 @@ export async function releaseReport(
     throw new DomainError("conflict", "reports.notYourClaim");
   }
   const joined = (await findJoined(String(reportId)))!;
-  return fromJoined(joined);
+  return (await hidePhonesOfRefusers(actor, [fromJoined(joined)]))[0];
 }
 
 const CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: no I, L, O, U
@@ -846,7 +853,7 @@ export async function addReview(
     });
   }
   const [report] = await withReviewerDetails([fromJoined(joined)]);
-  return report;
+  return (await hidePhonesOfRefusers(actor, [report]))[0];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -929,7 +936,7 @@ export async function getReportForReview(actor: Actor, reportId: string): Promis
   }
   const mine = reportTypesFor(await specialtiesOf(actor.id));
   report.matchesSpecialties = mine.includes(report.reportType as ReportType);
-  return report;
+  return (await hidePhonesOfRefusers(actor, [report]))[0];
 }
 
 /**
@@ -1009,5 +1016,9 @@ export async function overdueReports(limit: number, now = Date.now()): Promise<A
     .where(overdueCondition(now))
     .orderBy(...byQueue)
     .limit(limit);
-  return found.map((r) => fromJoined(r));
+  // Admins see the overdue list: numbers of patients who refused calls are hidden.
+  return hidePhonesOfRefusers(
+    null,
+    found.map((r) => fromJoined(r)),
+  );
 }

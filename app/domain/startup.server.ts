@@ -7,6 +7,7 @@ import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";
 import { flushMail } from "./mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
+import { rightsJob } from "./rights.server";
 import { pruneExpiredSessions } from "./sessions.server";
 import { startSmsSender, stopSmsSender } from "./sms.server";
 import { sendOverdueDigest } from "./turnaround.server";
@@ -72,6 +73,11 @@ export function startup(): Promise<void> {
       await pruneAccountsTables();
     }).catch((err) => log("error", "prune failed", { error: String(err) }));
     setInterval(() => void hourly(), HOURLY_MS).unref(); // never keeps a stopping server alive
+    // Issue 14: due erasures and audit retention, at start-up and then every RIGHTS_JOB_SECONDS (hourly).
+    const rights = () =>
+      rightsJob().catch((err) => log("error", "rights job failed", { error: String(err) }));
+    void rights();
+    setInterval(() => void rights(), c.rightsJobMs).unref();
     // The configured admin exists before the node reports itself ready, so the first login
     // after start-up (an operator, a health-checked deploy, a test) never races its creation.
     if (c.adminEmail && c.adminPassword) {

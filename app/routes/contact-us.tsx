@@ -1,11 +1,12 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { saveContactMessage } from "~/domain/contact.server";
+import { grievanceContact } from "~/domain/rights.server";
 import { actorFromCookie } from "~/domain/sessions.server";
 import { tFor } from "~/i18n/i18n.server";
 import { contactSchema } from "~/schemas/public";
@@ -80,6 +81,32 @@ function ContactForm() {
   );
 }
 
+/** Issue 14: the grievance officer (site configuration, GRIEVANCE_* override it). */
+export async function loader() {
+  return { grievance: grievanceContact() };
+}
+
+function GrievanceOfficer() {
+  const { t } = useTranslation();
+  const { grievance } = useLoaderData<typeof loader>();
+  return (
+    <div id="grievance" className="scroll-mt-4">
+      <h2 className="font-bold">{t("rights.grievanceTitle")}</h2>
+      <p>{grievance.name}</p>
+      <p>
+        <a className="link break-all" href={`mailto:${grievance.email}`}>
+          {grievance.email}
+        </a>
+      </p>
+      <p>
+        <a className="link" href={`tel:${grievance.phone.replace(/[^\d+]/g, "")}`}>
+          {grievance.phone}
+        </a>
+      </p>
+    </div>
+  );
+}
+
 function ContactDetails() {
   const { t } = useTranslation();
   return (
@@ -104,6 +131,7 @@ function ContactDetails() {
         <h2 className="font-bold">{t("contact.hours")}</h2>
         <p>{site.hours}</p>
       </div>
+      <GrievanceOfficer />
     </aside>
   );
 }

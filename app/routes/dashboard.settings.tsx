@@ -860,6 +860,19 @@ function NotifySection({ lastResult }: { lastResult?: SubmissionResult<string[]>
   );
 }
 
+/** Issue 14: consents, correction and erasure requests, nominee and grievance officer live on My data. */
+function MyDataLink() {
+  const { t } = useTranslation();
+  return (
+    <Section id="my-data-heading" title={t("rights.settingsTitle")}>
+      <p className="max-w-prose text-slate-700">{t("rights.settingsText")}</p>
+      <Link to="/dashboard/my-data" className="btn-secondary mt-4">
+        {t("rights.settingsLink")}
+      </Link>
+    </Section>
+  );
+}
+
 export default function Settings() {
   const { t } = useTranslation();
   const actionData = useActionData<typeof action>();
@@ -890,6 +903,7 @@ export default function Settings() {
       />
       <TwoStepSection status={loaded.twoStep} />
       <SessionsSection />
+      <MyDataLink />
       <DeleteSection
         confirmFromServer={actionData?.intent === "delete"}
         lastResult={actionData?.intent === "delete" ? actionData.result : undefined}

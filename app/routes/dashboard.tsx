@@ -59,6 +59,8 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
             },
           ],
         },
+        // Issue 14: consents, requests, erasure, nominee (others reach it from Settings).
+        { to: "/dashboard/my-data", label: t("rights.navMyData"), icon: "shield" },
       ];
     case "Expert":
       return [
@@ -102,6 +104,7 @@ function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: stri
         { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
         { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
+        { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },
       ];
   }
 }
@@ -130,6 +133,7 @@ const ICONS = {
   chevron: "m9 6 6 6-6 6",
   chat: "M4 5h16v11H9l-5 4zM8 9h8M8 12h5",
   gauge: "M4 16a8 8 0 1 1 16 0M12 16l4-5M4 20h16",
+  shield: "M12 3 5 6v5c0 4.4 3 8.3 7 10 4-1.7 7-5.6 7-10V6zM9 12l2 2 4-4",
 } as const;
 
 function NavIcon({ name, className = "h-5 w-5 shrink-0" }: { name: Icon; className?: string }) {

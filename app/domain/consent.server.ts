@@ -1,0 +1,335 @@
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
+import { consentRecords, reports, users, type ConsentPurpose } from "~/db/schema";
+import { CONSENT_PURPOSES } from "~/db/types";
+import { getT } from "~/i18n/i18n.server";
+import { isLocale } from "~/i18n/config";
+import { CONSENT_TEXTS, type ConsentChange } from "~/schemas/rights";
+import { newId } from "~/utils/ids.server";
+import { log } from "~/utils/log.server";
+import { auditInsert } from "./audit.server";
+import { DomainError } from "./errors";
+import { deleteStored } from "./files.server";
+import type { Actor } from "./sessions.server";
+
+/**
+ * Consent (issue 14, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
+ * the version of the text the person was shown; the newest record of a purpose is the current
+ * consent. Patients give consent for three purposes:
+ *
+ * - review: an expert reviews the uploaded report. Given with the upload form's checkbox (recorded
+ *   "upload"). Withdrawing it withdraws every report still waiting for a review: it leaves the
+ *   experts' queue and is deleted with its file (reviewed reports stay with the patient).
+ *   Uploading again needs consent again.
+ * - contact: an expert may call the patient on the number given with the report. The number is
+ *   given for that purpose (the report-submitted screen says so), which the Act allows as a
+ *   legitimate use (s. 7(a)) until the patient says no: without a record it stands; withdrawn,
+ *   nobody but the patient sees the number on the reports.
+ * - statistics: anonymised use for statistics. Off unless given; nothing uses it yet, so there is
+ *   nothing to gate beyond the record.
+ */
+
+export { CONSENT_TEXTS };
+
+export type ConsentVia = "upload" | "settings" | "api";
+
+export type ConsentState = {
+  purpose: ConsentPurpose;
+  granted: boolean;
+  recorded: boolean;
+  textVersion: string | null;
+  currentTextVersion: string;
+  text: string;
+  outdated: boolean;
+  at: string | null;
+  via: string | null;
+};
+
+export type ConsentRecordOut = {
+  _id: string;
+  purpose: ConsentPurpose;
+  granted: boolean;
+  textVersion: string;
+  locale: string;
+  via: string;
+  createdAt: string;
+};
+
+export type ConsentOverview = {
+  consents: ConsentState[];
+  history: ConsentRecordOut[];
+  withdrawEffect: { pendingReports: number; reviewedReports: number };
+  withdrawnReports?: number;
+};
+
+type RecordRow = typeof consentRecords.$inferSelect;
+
+const HISTORY_MAX = 100;
+
+function requirePatient(actor: Actor) {
+  if (actor.accountType !== "Patient") throw new DomainError("forbidden", "rights.consentsPatientsOnly");
+}
+
+/** The newest record of one purpose (consent_records_user_idx walks it backwards). */
+function latestQuery(q: DB, userId: string, purpose: ConsentPurpose) {
+  return q
+    .select()
+    .from(consentRecords)
+    .where(and(eq(consentRecords.userId, userId), eq(consentRecords.purpose, purpose)))
+    .orderBy(desc(consentRecords.createdAt), desc(consentRecords.id))
+    .limit(1);
+}
+
+/**
+ * The first step of every transaction that reads or writes a person's consent: a no-op update of
+ * their user row. It serialises those transactions per person (a row lock on PostgreSQL; SQLite
+ * writes one at a time anyway), so a withdrawal and an upload, or two withdrawals, never interleave.
+ */
+export function* lockPerson(tx: DB, userId: string): TxSteps<boolean> {
+  const found = yield* rows(
+    tx
+      .update(users)
+      .set({ updatedAt: sql`${users.updatedAt}` })
+      .where(eq(users.id, userId))
+      .returning({ id: users.id }),
+  );
+  return found.length === 1;
+}
+
+async function reportCounts(patientId: string) {
+  const found = await db()
+    .select({ status: reports.status, n: count() })
+    .from(reports)
+    .where(eq(reports.patientId, patientId))
+    .groupBy(reports.status);
+  return {
+    pendingReports: found.find((r) => r.status === "Pending")?.n ?? 0,
+    reviewedReports: found.find((r) => r.status === "Reviewed")?.n ?? 0,
+  };
+}
+
+/** A patient's consents (current state per purpose, with today's text), the history and what withdrawing review would do. */
+export async function consentOverview(actor: Actor, locale: string): Promise<ConsentOverview> {
+  requirePatient(actor);
+  const t = await getT(isLocale(locale) ? locale : "en");
+  const history = await db()
+    .select()
+    .from(consentRecords)
+    .where(eq(consentRecords.userId, actor.id))
+    .orderBy(desc(consentRecords.createdAt), desc(consentRecords.id))
+    .limit(HISTORY_MAX);
+  const effect = await reportCounts(actor.id);
+  let newestReport: Date | null = null;
+  if (!history.some((r) => r.purpose === "review") && effect.pendingReports + effect.reviewedReports > 0) {
+    const row = await first(
+      db()
+        .select({ at: reports.consentAt })
+        .from(reports)
+        .where(eq(reports.patientId, actor.id))
+        .orderBy(desc(reports.createdAt), desc(reports.id)),
+    );
+    newestReport = row?.at ?? null;
+  }
+  const consents = CONSENT_PURPOSES.map((purpose): ConsentState => {
+    const latest = history.find((r) => r.purpose === purpose);
+    const text = CONSENT_TEXTS[purpose];
+    const base = { purpose, currentTextVersion: text.version, text: t(text.key) };
+    if (latest) {
+      return {
+        ...base,
+        granted: latest.granted,
+        recorded: true,
+        textVersion: latest.textVersion,
+        outdated: latest.granted && latest.textVersion !== text.version,
+        at: latest.createdAt.toISOString(),
+        via: latest.via,
+      };
+    }
+    // No record: review stands for reports uploaded before records were kept (their consentAt);
+    // contact stands as the number's stated purpose; statistics is off.
+    const granted = purpose === "contact" || (purpose === "review" && newestReport !== null);
+    return {
+      ...base,
+      granted,
+      recorded: false,
+      textVersion: null,
+      outdated: false,
+      at: purpose === "review" && newestReport ? newestReport.toISOString() : null,
+      via: purpose === "review" && newestReport ? "upload" : null,
+    };
+  });
+  return { consents, history: history.map(toRecordOut), withdrawEffect: effect };
+}
+
+function toRecordOut(r: RecordRow): ConsentRecordOut {
+  return {
+    _id: r.id,
+    purpose: r.purpose,
+    granted: r.granted,
+    textVersion: r.textVersion,
+    locale: r.locale,
+    via: r.via,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Gives or withdraws one purpose's consent: appends a record (unless the newest record already
+ * says so, for the current text) and audits it, in one transaction. Withdrawing review consent
+ * deletes, in the same transaction, every report of the patient still waiting for a review (a
+ * claim on it ends with it) and then their files; reviewed reports stay. Two withdrawals at once
+ * append one record and withdraw the reports once.
+ */
+export async function changeConsent(
+  actor: Actor,
+  input: ConsentChange,
+  opts: { via: ConsentVia; locale: string; ip?: string | null },
+): Promise<ConsentOverview> {
+  requirePatient(actor);
+  const { purpose, granted } = input;
+  const version = CONSENT_TEXTS[purpose].version;
+  const locale = isLocale(opts.locale) ? opts.locale : "en";
+  const removed = await transaction(function* (tx) {
+    if (!(yield* lockPerson(tx, actor.id)))
+      throw new DomainError("not_authenticated", "api.notAuthenticated");
+    const [latest] = yield* rows(latestQuery(tx, actor.id, purpose));
+    if (latest && latest.granted === granted && (!granted || latest.textVersion === version)) return null;
+    const now = new Date();
+    yield* exec(
+      tx.insert(consentRecords).values({
+        id: newId(),
+        userId: actor.id,
+        purpose,
+        granted,
+        textVersion: version,
+        locale,
+        via: opts.via,
+        createdAt: now,
+      }),
+    );
+    let gone: { id: string; fileKey: string }[] = [];
+    if (purpose === "review" && !granted) {
+      gone = yield* rows(
+        tx
+          .delete(reports)
+          .where(and(eq(reports.patientId, actor.id), eq(reports.status, "Pending")))
+          .returning({ id: reports.id, fileKey: reports.fileKey }),
+      );
+    }
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        granted ? "account.consent_grant" : "account.consent_withdraw",
+        "user",
+        actor.id,
+        {
+          purpose,
+          textVersion: version,
+          via: opts.via,
+          ...(gone.length ? { withdrawnReports: gone.length } : {}),
+        },
+        opts.ip,
+      ),
+    );
+    for (const r of gone)
+      yield* exec(auditInsert(tx, actor, "report.delete", "report", r.id, { by: "consent" }, opts.ip));
+    return gone;
+  });
+  // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
+  await Promise.all(
+    (removed ?? []).map((r) =>
+      deleteStored(r.fileKey).catch((err) =>
+        log("error", "could not delete withdrawn report file", { reportId: r.id, error: String(err) }),
+      ),
+    ),
+  );
+  const overview = await consentOverview(actor, locale);
+  return { ...overview, withdrawnReports: removed?.length ?? 0 };
+}
+
+/**
+ * Inside createReport's transaction (both upload paths): review consent for this upload. Ticked
+ * (the form always, an API client sending `consent`): recorded "upload" unless the newest record
+ * already gives it for the current text. Not sent (API clients of the original contract): allowed
+ * while consent stands, refused once the patient has withdrawn it — uploading again needs consent.
+ */
+export function* reviewConsentForUpload(
+  tx: DB,
+  actor: Actor,
+  given: boolean,
+): TxSteps<{ recorded: boolean }> {
+  yield* lockPerson(tx, actor.id);
+  const [latest] = yield* rows(latestQuery(tx, actor.id, "review"));
+  const version = CONSENT_TEXTS.review.version;
+  if (!given) {
+    if (latest && !latest.granted) {
+      throw new DomainError("invalid", "reports.consentRequired", {
+        fieldErrors: { consent: ["reports.consentRequired"] },
+      });
+    }
+    return { recorded: false };
+  }
+  if (latest?.granted && latest.textVersion === version) return { recorded: false };
+  yield* exec(
+    tx.insert(consentRecords).values({
+      id: newId(),
+      userId: actor.id,
+      purpose: "review",
+      granted: true,
+      textVersion: version,
+      locale: isLocale(actor.locale) ? actor.locale : "en",
+      via: "upload",
+      createdAt: new Date(),
+    }),
+  );
+  yield* exec(
+    auditInsert(tx, actor, "account.consent_grant", "user", actor.id, {
+      purpose: "review",
+      textVersion: version,
+      via: "upload",
+    }),
+  );
+  return { recorded: true };
+}
+
+/** Of these patients, those whose newest contact record is a withdrawal (they do not want calls). */
+export async function patientsRefusingCalls(patientIds: string[]): Promise<Set<string>> {
+  const ids = [...new Set(patientIds.filter(Boolean))];
+  const out = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await db()
+      .select({ userId: consentRecords.userId, granted: consentRecords.granted })
+      .from(consentRecords)
+      .where(
+        and(inArray(consentRecords.userId, ids.slice(i, i + 500)), eq(consentRecords.purpose, "contact")),
+      )
+      // consent_records_user_idx: per person newest first, so the first row of each is current.
+      .orderBy(desc(consentRecords.userId), desc(consentRecords.createdAt), desc(consentRecords.id));
+    const seen = new Set<string>();
+    for (const r of found) {
+      if (seen.has(r.userId)) continue;
+      seen.add(r.userId);
+      if (!r.granted) out.add(r.userId);
+    }
+  }
+  return out;
+}
+
+/** The mask shown instead of a number the patient does not want called (the same as for unapproved experts). */
+export const HIDDEN_PHONE = "**********";
+
+/**
+ * The contact gate: on reports seen by anyone but their patient, the phone number of a patient
+ * who withdrew contact consent is replaced by the mask. Changes the items in place.
+ */
+export async function hidePhonesOfRefusers<T extends { patient: { _id: string }; phoneNumber: string }>(
+  viewer: Pick<Actor, "accountType"> | null,
+  items: T[],
+): Promise<T[]> {
+  if (viewer?.accountType === "Patient" || !items.length) return items;
+  const refusing = await patientsRefusingCalls(items.map((r) => r.patient._id));
+  if (!refusing.size) return items;
+  for (const r of items) if (refusing.has(r.patient._id)) r.phoneNumber = HIDDEN_PHONE;
+  return items;
+}

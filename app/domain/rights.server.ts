@@ -1,0 +1,641 @@
+import { and, count, desc, eq, lt, lte, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { createHmac, randomBytes } from "node:crypto";
+import { config } from "~/config.server";
+import { affected, db, exec, first, rows, runExclusive, transaction } from "~/db/client.server";
+import { auditEvents, nominees, rightsRequests, users } from "~/db/schema";
+import { isLocale } from "~/i18n/config";
+import type { NomineeInput, ResolveInput, RightsQueueQuery } from "~/schemas/rights";
+import type { Paged, PageQuery } from "~/utils/api.server";
+import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
+import { newId, sha256 } from "~/utils/ids.server";
+import { log } from "~/utils/log.server";
+import { accountDeletionSteps, confirmPassword } from "./accounts.server";
+import { lockPerson } from "./consent.server";
+import { auditInsert } from "./audit.server";
+import type { Client } from "./client";
+import { DomainError } from "./errors";
+import { deleteStored } from "./files.server";
+import { notify, recipientColumns } from "./notify.server";
+import type { Actor } from "./sessions.server";
+
+/**
+ * The rights centre (issue 14, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
+ * erasure of the account after a notice (cancellable with a link that needs no sign-in), the
+ * nominee, the grievance contact, and the job that carries out due erasures and keeps the audit
+ * trail within its retention. Every step is written to the audit trail (ids and flags only).
+ */
+
+export type ApiRightsRequest = {
+  _id: string;
+  type: "correction" | "erasure";
+  status: "open" | "done" | "rejected" | "cancelled";
+  details: string;
+  dueAt: string | null;
+  response: string;
+  resolvedAt: string | null;
+  createdAt: string;
+  user?: { _id: string; firstName: string; lastName: string; email: string; accountType: string } | null;
+  resolvedBy?: { _id: string; firstName: string; lastName: string } | null;
+};
+
+type RequestRow = typeof rightsRequests.$inferSelect;
+
+/** A person may have this many correction requests open at once. */
+export const OPEN_CORRECTIONS_MAX = 5;
+/** The person's own list shows the newest this many. */
+const OWN_LIST_MAX = 50;
+
+export const CANCEL_PATH = "/my-data/cancel-erasure";
+
+function toApi(r: RequestRow): ApiRightsRequest {
+  return {
+    _id: r.id,
+    type: r.type,
+    status: r.status,
+    details: r.details,
+    dueAt: r.dueAt ? r.dueAt.toISOString() : null,
+    response: r.response,
+    resolvedAt: r.resolvedAt ? r.resolvedAt.toISOString() : null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/** The grievance officer of the site configuration (app/site.ts, GRIEVANCE_* override it). */
+export function grievanceContact() {
+  return { ...config().grievance };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The person's side
+
+/** The signed-in person's requests, newest first. */
+export async function listOwnRequests(actor: Actor): Promise<ApiRightsRequest[]> {
+  const found = await db()
+    .select()
+    .from(rightsRequests)
+    .where(eq(rightsRequests.userId, actor.id))
+    .orderBy(desc(rightsRequests.createdAt), desc(rightsRequests.id))
+    .limit(OWN_LIST_MAX);
+  return found.map(toApi);
+}
+
+/** The person's open erasure request, if any. */
+export async function openErasureOf(userId: string): Promise<ApiRightsRequest | null> {
+  const row = await first(
+    db()
+      .select()
+      .from(rightsRequests)
+      .where(
+        and(
+          eq(rightsRequests.userId, userId),
+          eq(rightsRequests.type, "erasure"),
+          eq(rightsRequests.status, "open"),
+        ),
+      ),
+  );
+  return row ? toApi(row) : null;
+}
+
+/** Asks admins to correct the person's data (free text). At most OPEN_CORRECTIONS_MAX open at once. */
+export async function requestCorrection(
+  actor: Actor,
+  input: { details: string },
+  opts: { ip?: string | null } = {},
+): Promise<ApiRightsRequest> {
+  const id = newId();
+  const now = new Date();
+  const row = await transaction(function* (tx) {
+    if (!(yield* lockPerson(tx, actor.id)))
+      throw new DomainError("not_authenticated", "api.notAuthenticated");
+    const [open] = yield* rows(
+      tx
+        .select({ n: count() })
+        .from(rightsRequests)
+        .where(
+          and(
+            eq(rightsRequests.userId, actor.id),
+            eq(rightsRequests.type, "correction"),
+            eq(rightsRequests.status, "open"),
+          ),
+        ),
+    );
+    if ((open?.n ?? 0) >= OPEN_CORRECTIONS_MAX) {
+      throw new DomainError("conflict", "rights.tooManyOpen", { values: { max: OPEN_CORRECTIONS_MAX } });
+    }
+    const [inserted] = yield* rows(
+      tx
+        .insert(rightsRequests)
+        .values({
+          id,
+          userId: actor.id,
+          type: "correction",
+          status: "open",
+          details: input.details,
+          createdAt: now,
+        })
+        .returning(),
+    );
+    yield* exec(auditInsert(tx, actor, "account.correction_request", "rights_request", id, null, opts.ip));
+    return inserted;
+  });
+  return toApi(row);
+}
+
+/** The SMS-sized token of a cancel link: 128 random bits, URL-safe (22 characters). */
+function newCancelToken() {
+  return randomBytes(16).toString("base64url");
+}
+
+/**
+ * Asks for the account to be erased: the password again (a session left open on a shared phone
+ * cannot do it), then an open erasure request due after the notice (ERASURE_NOTICE_HOURS, 48), and
+ * a mail and/or SMS with a link that cancels it without signing in. One open erasure per person.
+ */
+export async function requestErasure(
+  actor: Actor,
+  input: { password: string },
+  client: Client,
+): Promise<ApiRightsRequest> {
+  await confirmPassword(actor, input.password, client);
+  const token = newCancelToken();
+  const id = newId();
+  const now = new Date();
+  const due = new Date(now.getTime() + config().erasureNoticeMs);
+  const row = await transaction(function* (tx) {
+    if (!(yield* lockPerson(tx, actor.id)))
+      throw new DomainError("not_authenticated", "api.notAuthenticated");
+    const [open] = yield* rows(
+      tx
+        .select({ id: rightsRequests.id })
+        .from(rightsRequests)
+        .where(
+          and(
+            eq(rightsRequests.userId, actor.id),
+            eq(rightsRequests.type, "erasure"),
+            eq(rightsRequests.status, "open"),
+          ),
+        )
+        .limit(1),
+    );
+    if (open) throw new DomainError("conflict", "rights.erasureAlreadyRequested");
+    const [inserted] = yield* rows(
+      tx
+        .insert(rightsRequests)
+        .values({
+          id,
+          userId: actor.id,
+          type: "erasure",
+          status: "open",
+          dueAt: due,
+          cancelTokenHash: sha256(token),
+          createdAt: now,
+        })
+        .returning(),
+    );
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        "account.erasure_request",
+        "rights_request",
+        id,
+        { dueAt: due.toISOString() },
+        client.ip,
+      ),
+    );
+    return inserted;
+  });
+  const to = await first(db().select(recipientColumns).from(users).where(eq(users.id, actor.id)));
+  if (to) {
+    const locale = isLocale(to.locale) ? to.locale : "en";
+    const cancelLink = `${config().appUrl}${CANCEL_PATH}/${token}`;
+    notify(to, {
+      subject: "rights.erasureMailSubject",
+      body: "rights.erasureMailBody",
+      action: "rights.erasureMailAction",
+      path: `${CANCEL_PATH}/${token}`,
+      vars: { date: formatDateTime(due, locale, DEFAULT_TIME_ZONE), cancelLink },
+      lines: (t) => [t("rights.erasureMailKept")],
+      sms: { key: "rights.smsErasureNotice", purpose: "notice" },
+    });
+  }
+  return toApi(row);
+}
+
+/**
+ * Cancels an open erasure: signed in (the person's own), or by the token of the link in the notice
+ * (no sign-in). One conditional update decides, so a link works once, and a cancel racing the
+ * erasure job either wins (nothing is erased) or finds the request done.
+ */
+export async function cancelErasure(
+  actor: Actor | null,
+  input: { token?: string | null },
+  opts: { ip?: string | null } = {},
+): Promise<ApiRightsRequest> {
+  const token = typeof input.token === "string" ? input.token.trim() : "";
+  let where: SQL;
+  if (token) {
+    if (token.length > 100) throw new DomainError("not_found", "rights.cancelLinkInvalid");
+    where = eq(rightsRequests.cancelTokenHash, sha256(token));
+  } else if (actor) {
+    where = eq(rightsRequests.userId, actor.id);
+  } else {
+    throw new DomainError("not_authenticated", "api.notAuthenticated");
+  }
+  const now = new Date();
+  const row = await transaction(function* (tx) {
+    const [updated] = yield* rows(
+      tx
+        .update(rightsRequests)
+        .set({ status: "cancelled", resolvedAt: now })
+        .where(and(where, eq(rightsRequests.type, "erasure"), eq(rightsRequests.status, "open")))
+        .returning(),
+    );
+    if (!updated) return null;
+    yield* exec(
+      auditInsert(
+        tx,
+        updated.userId ? { id: updated.userId } : null,
+        "account.erasure_cancel",
+        "rights_request",
+        updated.id,
+        { by: token ? "link" : "signed-in" },
+        opts.ip,
+      ),
+    );
+    return updated;
+  });
+  if (!row) throw new DomainError("not_found", token ? "rights.cancelLinkInvalid" : "rights.noOpenErasure");
+  return toApi(row);
+}
+
+/** Whether a cancel link still cancels something (the public page asks before showing its button). */
+export async function cancelLinkLive(token: string): Promise<{ dueAt: string } | null> {
+  if (!token || token.length > 100) return null;
+  const row = await first(
+    db()
+      .select({ dueAt: rightsRequests.dueAt })
+      .from(rightsRequests)
+      .where(
+        and(
+          eq(rightsRequests.cancelTokenHash, sha256(token)),
+          eq(rightsRequests.type, "erasure"),
+          eq(rightsRequests.status, "open"),
+        ),
+      ),
+  );
+  return row?.dueAt ? { dueAt: row.dueAt.toISOString() } : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nominee
+
+export type ApiNominee = { name: string; relationship: string; contact: string; updatedAt: string };
+
+export async function getNominee(actor: Actor): Promise<ApiNominee | null> {
+  const row = await first(db().select().from(nominees).where(eq(nominees.userId, actor.id)));
+  return row
+    ? {
+        name: row.name,
+        relationship: row.relationship,
+        contact: row.contact,
+        updatedAt: row.updatedAt.toISOString(),
+      }
+    : null;
+}
+
+/** Names or changes the person's nominee (one per account). */
+export async function setNominee(
+  actor: Actor,
+  input: NomineeInput,
+  opts: { ip?: string | null } = {},
+): Promise<ApiNominee> {
+  const now = new Date();
+  const values = {
+    name: input.name,
+    relationship: input.relationship ?? "",
+    contact: input.contact,
+    updatedAt: now,
+  };
+  await transaction(function* (tx) {
+    if (!(yield* lockPerson(tx, actor.id)))
+      throw new DomainError("not_authenticated", "api.notAuthenticated");
+    const [before] = yield* rows(
+      tx.select({ id: nominees.userId }).from(nominees).where(eq(nominees.userId, actor.id)),
+    );
+    yield* exec(
+      tx
+        .insert(nominees)
+        .values({ userId: actor.id, ...values })
+        .onConflictDoUpdate({ target: nominees.userId, set: values }),
+    );
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        before ? "account.nominee_change" : "account.nominee_add",
+        "user",
+        actor.id,
+        null,
+        opts.ip,
+      ),
+    );
+  });
+  return { ...values, updatedAt: now.toISOString() };
+}
+
+/** Removes the nominee; not_found when there is none. */
+export async function removeNominee(actor: Actor, opts: { ip?: string | null } = {}): Promise<void> {
+  const removed = await transaction(function* (tx) {
+    const gone = yield* rows(
+      tx.delete(nominees).where(eq(nominees.userId, actor.id)).returning({ id: nominees.userId }),
+    );
+    if (gone.length)
+      yield* exec(auditInsert(tx, actor, "account.nominee_remove", "user", actor.id, null, opts.ip));
+    return gone.length > 0;
+  });
+  if (!removed) throw new DomainError("not_found", "rights.noNominee");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admins
+
+function requireAdmin(actor: Actor) {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "rights.adminsOnly");
+}
+
+const resolver = alias(users, "resolver");
+
+/** Admin: requests, newest first, by status (open unless told; "all") and type. */
+export async function listRightsRequests(
+  actor: Actor,
+  query: PageQuery & RightsQueueQuery,
+): Promise<Paged<ApiRightsRequest>> {
+  requireAdmin(actor);
+  const status = query.status ?? "open";
+  const where = and(
+    status === "all" ? undefined : eq(rightsRequests.status, status),
+    query.type ? eq(rightsRequests.type, query.type) : undefined,
+  );
+  const total = (await first(db().select({ n: count() }).from(rightsRequests).where(where)))?.n ?? 0;
+  const found = await db()
+    .select({ r: rightsRequests, u: users, by: resolver })
+    .from(rightsRequests)
+    .leftJoin(users, eq(users.id, rightsRequests.userId))
+    .leftJoin(resolver, eq(resolver.id, rightsRequests.resolvedBy))
+    // rights_requests_status_idx (status, created_at, id)
+    .where(where)
+    .orderBy(desc(rightsRequests.createdAt), desc(rightsRequests.id))
+    .limit(query.pageSize)
+    .offset((query.page - 1) * query.pageSize);
+  return {
+    items: found.map(({ r, u, by }) => ({
+      ...toApi(r),
+      user: u
+        ? {
+            _id: u.id,
+            firstName: u.firstName,
+            lastName: u.lastName,
+            email: u.email,
+            accountType: u.accountType,
+          }
+        : null,
+      resolvedBy: by ? { _id: by.id, firstName: by.firstName, lastName: by.lastName } : null,
+    })),
+    total,
+    page: query.page,
+    pageSize: query.pageSize,
+  };
+}
+
+/**
+ * Admin: answers an open request — a correction done or rejected, an erasure rejected (the law may
+ * require keeping the data; erasures are otherwise carried out by the job when due, never early).
+ * One conditional update decides, so two admins answering at once give one answer; the person is
+ * told (no content in the message) and reads the answer on My data.
+ */
+export async function resolveRightsRequest(
+  actor: Actor,
+  requestId: string,
+  input: ResolveInput,
+  opts: { ip?: string | null } = {},
+): Promise<ApiRightsRequest> {
+  requireAdmin(actor);
+  const id = typeof requestId === "string" && requestId.length <= 100 ? requestId : "";
+  const current = id
+    ? await first(db().select().from(rightsRequests).where(eq(rightsRequests.id, id)))
+    : undefined;
+  if (!current) throw new DomainError("not_found", "rights.requestNotFound");
+  if (current.type === "erasure" && input.status === "done") {
+    throw new DomainError("invalid", "rights.erasureNotDoneByHand", {
+      fieldErrors: { status: ["rights.erasureNotDoneByHand"] },
+    });
+  }
+  const now = new Date();
+  const row = await transaction(function* (tx) {
+    const [updated] = yield* rows(
+      tx
+        .update(rightsRequests)
+        .set({ status: input.status, response: input.response, resolvedBy: actor.id, resolvedAt: now })
+        .where(and(eq(rightsRequests.id, id), eq(rightsRequests.status, "open")))
+        .returning(),
+    );
+    if (!updated) return null;
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        "account.request_resolve",
+        "rights_request",
+        id,
+        { type: updated.type, status: input.status },
+        opts.ip,
+      ),
+    );
+    return updated;
+  });
+  if (!row) throw new DomainError("conflict", "rights.alreadyResolved");
+  if (row.userId) {
+    const to = await first(
+      db()
+        .select({ ...recipientColumns, suspendedAt: users.suspendedAt })
+        .from(users)
+        .where(eq(users.id, row.userId)),
+    );
+    if (to && !to.suspendedAt) {
+      notify(to, {
+        subject: "rights.answeredMailSubject",
+        body: "rights.answeredMailBody",
+        action: "rights.answeredMailAction",
+        path: "/dashboard/my-data",
+        sms: { key: "rights.smsRequestAnswered", purpose: "notice" },
+      });
+    }
+  }
+  return {
+    ...toApi(row),
+    resolvedBy: { _id: actor.id, firstName: actor.firstName, lastName: actor.lastName },
+  };
+}
+
+/** Admin: how many requests are open (the queue's badge). */
+export async function openRequestCount(actor: Actor): Promise<number> {
+  requireAdmin(actor);
+  return (
+    (await first(db().select({ n: count() }).from(rightsRequests).where(eq(rightsRequests.status, "open"))))
+      ?.n ?? 0
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The job: due erasures and the audit retention
+
+/**
+ * What replaces an erased person's id in the audit trail: a keyed hash (the deployment's session
+ * secret), so their events still read as one person's but lead to nobody.
+ */
+export function erasedPseudonym(userId: string): string {
+  return `erased-${createHmac("sha256", config().sessionSecret).update(`erased:${userId}`).digest("hex").slice(0, 24)}`;
+}
+
+/**
+ * Carries out one due erasure in one transaction: the request is marked done (a conditional
+ * update, so a cancel at the same moment wins or loses as a whole), the person's correction
+ * requests lose their text, their audit events keep what happened and when but lose the id (a
+ * pseudonym instead) and the address, and the account goes through the same deletion as Settings
+ * (profile, sessions, reports, consents, nominee by foreign key). Files go after the commit.
+ */
+async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): Promise<boolean> {
+  const userId = request.userId;
+  const pseudonym = userId ? erasedPseudonym(userId) : null;
+  // Read before the row goes: the last message tells the person it is done.
+  const to = userId
+    ? await first(db().select(recipientColumns).from(users).where(eq(users.id, userId)))
+    : undefined;
+  const result = await transaction(function* (tx) {
+    const [won] = yield* rows(
+      tx
+        .update(rightsRequests)
+        .set({ status: "done", resolvedAt: now, cancelTokenHash: null })
+        .where(
+          and(
+            eq(rightsRequests.id, request.id),
+            eq(rightsRequests.status, "open"),
+            lte(rightsRequests.dueAt, now),
+          ),
+        )
+        .returning({ id: rightsRequests.id }),
+    );
+    if (!won) return null;
+    let keys: string[] = [];
+    if (userId && pseudonym) {
+      yield* exec(
+        tx
+          .update(rightsRequests)
+          .set({ details: "", response: "" })
+          .where(and(eq(rightsRequests.userId, userId), eq(rightsRequests.type, "correction"))),
+      );
+      yield* exec(
+        tx.update(auditEvents).set({ actorId: pseudonym, ip: null }).where(eq(auditEvents.actorId, userId)),
+      );
+      yield* exec(
+        tx
+          .update(auditEvents)
+          .set({ subjectId: pseudonym })
+          .where(and(eq(auditEvents.subjectType, "user"), eq(auditEvents.subjectId, userId))),
+      );
+      const exists = yield* rows(tx.select({ id: users.id }).from(users).where(eq(users.id, userId)));
+      if (exists.length) keys = yield* accountDeletionSteps(tx, userId);
+    }
+    yield* exec(
+      auditInsert(tx, null, "account.erasure", "rights_request", request.id, {
+        person: pseudonym,
+        files: keys.length,
+      }),
+    );
+    return keys;
+  });
+  if (result === null) return false;
+  if (to) {
+    notify(to, {
+      subject: "rights.erasedMailSubject",
+      body: "rights.erasedMailBody",
+      action: "rights.erasedMailAction",
+      path: "/",
+      lines: (t) => [t("rights.erasureMailKept")],
+      sms: { key: "rights.smsErased", purpose: "notice" },
+    });
+  }
+  await Promise.all(
+    result.map((k) =>
+      deleteStored(k).catch((err) =>
+        log("error", "could not delete erased file", { key: k, error: String(err) }),
+      ),
+    ),
+  );
+  return true;
+}
+
+/** Carries out every erasure whose notice has run out; returns how many. */
+export async function runDueErasures(now = new Date()): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const due = await db()
+      .select({ id: rightsRequests.id, userId: rightsRequests.userId })
+      .from(rightsRequests)
+      // rights_requests_due_idx (type, status, due_at)
+      .where(
+        and(
+          eq(rightsRequests.type, "erasure"),
+          eq(rightsRequests.status, "open"),
+          lte(rightsRequests.dueAt, now),
+        ),
+      )
+      .limit(50);
+    if (!due.length) return done;
+    let progressed = false;
+    for (const r of due) {
+      try {
+        if (await eraseOne(r, now)) {
+          done++;
+          progressed = true;
+        }
+      } catch (err) {
+        log("error", "erasure failed", { request: r.id, error: String(err) });
+      }
+    }
+    if (!progressed) return done;
+  }
+}
+
+/** Removes audit events older than AUDIT_RETENTION_DAYS (at least a year); returns how many. */
+export async function pruneAuditEvents(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - config().auditRetentionMs);
+  // audit_events_created_idx (created_at, id)
+  const n = affected(await db().delete(auditEvents).where(lt(auditEvents.createdAt, cutoff)));
+  if (n) {
+    await auditInsert(db(), null, "account.audit_prune", "audit", null, {
+      removed: n,
+      before: cutoff.toISOString(),
+    });
+  }
+  return n;
+}
+
+let running = false;
+
+/** The rights job (start-up and every RIGHTS_JOB_SECONDS): one node at a time, one run at a time. */
+export async function rightsJob(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    await runExclusive("rights", async () => {
+      const erased = await runDueErasures();
+      if (erased) log("info", "erasures carried out", { count: erased });
+      await pruneAuditEvents();
+    });
+  } finally {
+    running = false;
+  }
+}

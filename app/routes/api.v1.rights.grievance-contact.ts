@@ -1,0 +1,9 @@
+import { grievanceContact } from "~/domain/rights.server";
+import { api, apiRoute } from "~/utils/api.server";
+
+/** Public: the grievance officer of this deployment (name, e-mail, phone). */
+const route = apiRoute({
+  GET: (request) => api(request, () => ({ message: "rights.grievanceFetched", data: grievanceContact() })),
+});
+export const loader = route.loader;
+export const action = route.action;
