@@ -651,21 +651,23 @@ export default function MyData() {
           ))}
         </ul>
       </nav>
-      {/* The data download (FHIR bundle and files in a ZIP) is its own piece of issue 14. */}
-      <section
-        aria-labelledby="download-title"
-        className="card flex flex-wrap items-center justify-between gap-3"
-      >
-        <div className="min-w-0">
-          <h2 id="download-title" className="text-xl font-bold text-slate-900">
-            {t("rights.downloadTitle")}
-          </h2>
-          <p className="mt-1 max-w-prose text-slate-700">{t("rights.downloadText")}</p>
-        </div>
-        <a href={DOWNLOAD_PATH} className="btn-secondary" data-download-my-data>
-          {t("rights.downloadButton")}
-        </a>
-      </section>
+      {/* The data download (FHIR bundle and files in a ZIP): a patient's own data only. */}
+      {patient && (
+        <section
+          aria-labelledby="download-title"
+          className="card flex flex-wrap items-center justify-between gap-3"
+        >
+          <div className="min-w-0">
+            <h2 id="download-title" className="text-xl font-bold text-slate-900">
+              {t("rights.downloadTitle")}
+            </h2>
+            <p className="mt-1 max-w-prose text-slate-700">{t("rights.downloadText")}</p>
+          </div>
+          <a href={DOWNLOAD_PATH} className="btn-secondary" data-download-my-data>
+            {t("rights.downloadButton")}
+          </a>
+        </section>
+      )}
       {patient && <ConsentsSection />}
       <RequestsSection lastResult={resultFor("correction")} />
       <NomineeSection lastResult={resultFor("nominee")} />
