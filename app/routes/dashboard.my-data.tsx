@@ -43,6 +43,7 @@ import {
   nomineeSchema,
 } from "~/schemas/rights";
 import { site } from "~/site";
+import { MY_DATA_DOWNLOAD_PATH } from "~/components/DownloadMyData";
 import { requireActor } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { readForm } from "~/utils/forms.server";
@@ -58,8 +59,6 @@ import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
  */
 
 const MY_DATA = "/dashboard/my-data";
-/** Built by the data-export work of issue 14 (FHIR bundle + files as a ZIP). */
-const DOWNLOAD_PATH = "/dashboard/my-data/download";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -663,7 +662,7 @@ export default function MyData() {
             </h2>
             <p className="mt-1 max-w-prose text-slate-700">{t("rights.downloadText")}</p>
           </div>
-          <a href={DOWNLOAD_PATH} className="btn-secondary" data-download-my-data>
+          <a href={MY_DATA_DOWNLOAD_PATH} className="btn-secondary" data-download-my-data>
             {t("rights.downloadButton")}
           </a>
         </section>
