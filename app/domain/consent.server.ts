@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
-import { consentRecords, reports, users, type ConsentPurpose } from "~/db/schema";
+import { consentRecords, reports, uploadSessions, users, type ConsentPurpose } from "~/db/schema";
 import { CONSENT_PURPOSES } from "~/db/types";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
@@ -9,7 +9,7 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { auditInsert } from "./audit.server";
 import { DomainError } from "./errors";
-import { deleteStored } from "./files.server";
+import { deleteSegments, deleteStored } from "./files.server";
 import type { Actor } from "./sessions.server";
 
 /**
@@ -208,12 +208,20 @@ export async function changeConsent(
       }),
     );
     let gone: { id: string; fileKey: string }[] = [];
+    let uploads: { id: string }[] = [];
     if (purpose === "review" && !granted) {
       gone = yield* rows(
         tx
           .delete(reports)
           .where(and(eq(reports.patientId, actor.id), eq(reports.status, "Pending")))
           .returning({ id: reports.id, fileKey: reports.fileKey }),
+      );
+      // Resumable uploads still on their way were started under the consent now withdrawn: they end too.
+      uploads = yield* rows(
+        tx
+          .delete(uploadSessions)
+          .where(and(eq(uploadSessions.ownerId, actor.id), isNull(uploadSessions.reportId)))
+          .returning({ id: uploadSessions.id }),
       );
     }
     yield* exec(
@@ -234,18 +242,23 @@ export async function changeConsent(
     );
     for (const r of gone)
       yield* exec(auditInsert(tx, actor, "report.delete", "report", r.id, { by: "consent" }, opts.ip));
-    return gone;
+    return { gone, uploads };
   });
   // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
-  await Promise.all(
-    (removed ?? []).map((r) =>
+  await Promise.all([
+    ...(removed?.gone ?? []).map((r) =>
       deleteStored(r.fileKey).catch((err) =>
         log("error", "could not delete withdrawn report file", { reportId: r.id, error: String(err) }),
       ),
     ),
-  );
+    ...(removed?.uploads ?? []).map((u) =>
+      deleteSegments(u.id).catch((err) =>
+        log("error", "could not remove upload segments", { upload: u.id, error: String(err) }),
+      ),
+    ),
+  ]);
   const overview = await consentOverview(actor, locale);
-  return { ...overview, withdrawnReports: removed?.length ?? 0 };
+  return { ...overview, withdrawnReports: removed?.gone.length ?? 0 };
 }
 
 /**
@@ -258,11 +271,15 @@ export function* reviewConsentForUpload(
   tx: DB,
   actor: Actor,
   given: boolean,
+  givenAt?: Date,
 ): TxSteps<{ recorded: boolean }> {
   yield* lockPerson(tx, actor.id);
   const [latest] = yield* rows(latestQuery(tx, actor.id, "review"));
   const version = CONSENT_TEXTS.review.version;
-  if (!given) {
+  // A resumable upload carries the consent ticked when it started (`givenAt`): a withdrawal
+  // recorded after that moment outweighs it.
+  const outweighed = given && givenAt && latest && !latest.granted && latest.createdAt > givenAt;
+  if (!given || outweighed) {
     if (latest && !latest.granted) {
       throw new DomainError("invalid", "reports.consentRequired", {
         fieldErrors: { consent: ["reports.consentRequired"] },

@@ -479,7 +479,7 @@ export async function createReport(
   actor: Actor,
   input: UploadReportInput | Record<string, unknown>,
   file: StoredFile | null | undefined,
-  opts: { form?: boolean; ip?: string | null } = {},
+  opts: { form?: boolean; ip?: string | null; consentGivenAt?: Date } = {},
 ): Promise<ApiReport> {
   let row: ReportRow;
   try {
@@ -525,7 +525,7 @@ export async function createReport(
     const consentGiven = data.consent !== undefined;
     await transaction(function* (tx) {
       // Issue 14: review consent is recorded with the upload, or refused once withdrawn.
-      yield* reviewConsentForUpload(tx, actor, consentGiven);
+      yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
       yield* exec(tx.insert(reports).values(inserted));
       yield* exec(
         auditInsert(

@@ -383,7 +383,12 @@ export async function finishUpload(
   let report: ApiReport;
   try {
     // Validates the fields again and removes the file when it fails.
-    report = await createReport(actor, session.fields, file, { form: true, ip });
+    // Consent was ticked when the upload began; a withdrawal since then outweighs it.
+    report = await createReport(actor, session.fields, file, {
+      form: true,
+      ip,
+      consentGivenAt: session.createdAt,
+    });
   } catch (err) {
     if (isDomainError(err)) await removeUpload(id);
     throw err;

@@ -394,6 +394,32 @@ describe("resumable uploads (tus)", () => {
     expect((await head({ token: tok.patient }, c.location)).res.status).toBe(404);
   });
 
+  it("withdrawing review consent ends the patient's unfinished uploads; one finished after a withdrawal makes no report", async () => {
+    const api = apiClient(server.url);
+    const r = await signupViaApi(api, smtp, codeFrom, {
+      email: "withdraws@tus.test",
+      accountType: "Patient",
+    });
+    const auth = { token: r.token };
+    const file = pdfOf(300_000);
+    const c = await create(auth, file.length);
+    expect((await patch(auth, c.location, 0, file.subarray(0, 100_000))).res.status).toBe(204);
+    expect(await segmentKeys(uploadIdOf(c.location))).toHaveLength(1);
+    const w = await api.post("/rights/consents", { purpose: "review", granted: false }, r.token);
+    expect(w.status).toBe(200);
+    // The upload is gone with its segments: resuming it is refused, nothing becomes a report.
+    expect((await head(auth, c.location)).res.status).toBe(404);
+    expect((await patch(auth, c.location, 100_000, file.subarray(100_000))).res.status).toBe(404);
+    expect(await segmentKeys(uploadIdOf(c.location))).toEqual([]);
+    expect((await api.get(`/report/get-report-by-patientId/${r.user._id}`, r.token)).body.data).toEqual([]);
+    // Consent given again with a new upload: that one completes.
+    const again = await create(auth, file.length);
+    expect((await patch(auth, again.location, 0, file)).res.status).toBe(200); // the last PATCH answers with the report
+    expect((await api.get(`/report/get-report-by-patientId/${r.user._id}`, r.token)).body.data).toHaveLength(
+      1,
+    );
+  });
+
   it("only the owning patient: others get 404 (the upload is not theirs to know), experts and admins 403, strangers 401", async () => {
     const file = pdfOf(100_000);
     const c = await create({ token: tok.patient }, file.length);
