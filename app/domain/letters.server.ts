@@ -55,7 +55,7 @@ export async function renderOpinionLetter(
   const locale: Locale = isLocale(patientLocale) ? patientLocale : "en";
   const t = await getT(locale);
   const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");
-  const expert = report.expert!;
+  const expert = report.expert;
   const verifyUrl = `${config().appUrl}/verify/${letterCode}`;
   const pdf = await renderLetterPdf({
     locale,
@@ -73,12 +73,20 @@ export async function renderOpinionLetter(
       askedOn: day(f.askedAt),
       answeredOn: f.answeredAt ? day(f.answeredAt) : null,
     })),
-    expert: {
-      name: t("letter.doctorName", { name: `${expert.firstName} ${expert.lastName}`.trim() }),
-      registrationNumber: expert.registrationNumber || t("letter.notGiven"),
-      registrationCouncil: expert.registrationCouncil,
-      specialties: expert.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s)).join(", "),
-    },
+    // The reviewing expert's account may have been deleted since: the opinion stands, the letter says so.
+    expert: expert
+      ? {
+          name: t("letter.doctorName", { name: `${expert.firstName} ${expert.lastName}`.trim() }),
+          registrationNumber: expert.registrationNumber || t("letter.notGiven"),
+          registrationCouncil: expert.registrationCouncil,
+          specialties: expert.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s)).join(", "),
+        }
+      : {
+          name: t("letter.expertGone", { product: site.productName }),
+          registrationNumber: t("letter.notGiven"),
+          registrationCouncil: "",
+          specialties: "",
+        },
     verificationCode: letterCode,
     text: {
       title: t("letter.title"),

@@ -985,13 +985,16 @@ export async function verifyLetter(code: string) {
   return {
     code: pretty,
     reviewedAt: found.reviewedAt?.toISOString() ?? null,
-    expert: {
-      firstName: found.first ?? "",
-      lastName: found.last ?? "",
-      registrationNumber: details?.registrationNumber ?? "",
-      registrationCouncil: details?.registrationCouncil ?? "",
-      specialties: details?.specialties ?? [],
-    },
+    // Null once the signing expert's account is deleted: the letter stays genuine, the signer unnamed.
+    expert: found.expertId
+      ? {
+          firstName: found.first ?? "",
+          lastName: found.last ?? "",
+          registrationNumber: details?.registrationNumber ?? "",
+          registrationCouncil: details?.registrationCouncil ?? "",
+          specialties: details?.specialties ?? [],
+        }
+      : null,
   };
 }
 

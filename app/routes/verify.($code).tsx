@@ -41,13 +41,18 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const found = await verifyLetter(params.code);
   if (!found) return data({ ...base, result: t("verify.invalid") }, { status: 404, headers });
   const e = found.expert;
+  const date = found.reviewedAt ? formatDay(found.reviewedAt, locale) : "";
+  if (!e) {
+    const result = t("verify.validSignerGone", { code: found.code, date, product: site.productName });
+    return data({ ...base, valid: true, result }, { headers });
+  }
   return data(
     {
       ...base,
       valid: true,
       result: t("verify.valid", {
         code: found.code,
-        date: found.reviewedAt ? formatDay(found.reviewedAt, locale) : "",
+        date,
         name: `${e.firstName} ${e.lastName}`.trim(),
         reg: e.registrationNumber || t("letter.notGiven"),
         council: [e.registrationCouncil, ...e.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s))]

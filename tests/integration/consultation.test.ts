@@ -631,3 +631,40 @@ describe("time limits (seconds instead of hours)", () => {
     expect(late.body.message).toMatch(/days after the opinion/);
   });
 });
+
+describe("a letter whose expert has left", () => {
+  it("still downloads (saying the expert is no longer registered) and still verifies, never a 500", async () => {
+    await signup("leaver", "Expert", expertExtra(["Radiology"], "KMC-4040"), "Lena");
+    expect((await api.post("/expert/approve-expert", { expertId: ids.leaver }, tok.admin)).status).toBe(200);
+    const up = await upload(tok.patient, { reportType: "CT Scan" });
+    expect(up.status).toBe(201);
+    const id = up.body.data._id;
+    expect((await api.post(`/report/claim/${id}`, {}, tok.leaver)).status).toBe(200);
+    expect(
+      (await api.post(`/report/add-review/${id}`, { review: "No bleed seen." }, tok.leaver)).status,
+    ).toBe(200);
+    expect(
+      (await api.call("DELETE", "/profile/delete-profile", { password: "Sturdy-pass-2026" }, tok.leaver))
+        .status,
+    ).toBe(200);
+    const res = await raw(`${server.url}/api/v1/report/${id}/opinion.pdf`, {
+      headers: { authorization: `Bearer ${tok.patient}` },
+    });
+    expect(res.status).toBe(200);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "cb-letter-"));
+    try {
+      writeFileSync(path.join(dir, "l.pdf"), res.body);
+      const text = execFileSync("pdftotext", [path.join(dir, "l.pdf"), "-"], { encoding: "utf8" });
+      expect(text).toContain("No bleed seen.");
+      expect(text).toContain("An expert no longer registered with CareBridge");
+      const code = /[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(text)?.[0];
+      const verified = await fetch(`${server.url}/verify/${code}`);
+      expect(verified.status).toBe(200);
+      expect(await verified.text()).toContain(
+        "the expert who signed it is no longer registered with CareBridge",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

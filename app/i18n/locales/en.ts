@@ -821,6 +821,7 @@ const en = {
       "This second opinion is based only on the report the patient uploaded to {{product}}. It is not a diagnosis or a prescription and does not replace an examination by a doctor who can see the patient. In an emergency, go to the nearest hospital.",
     doctorName: "Dr {{name}}",
     notGiven: "not given",
+    expertGone: "An expert no longer registered with {{product}}",
   },
   turnaround: {
     title: "Turnaround",
@@ -852,6 +853,8 @@ const en = {
     check: "Check",
     valid:
       "This letter is genuine. Code {{code}} was issued on {{date}} and signed by Dr {{name}}, Reg. No. {{reg}} ({{council}}).",
+    validSignerGone:
+      "This letter is genuine. Code {{code}} was issued on {{date}}; the expert who signed it is no longer registered with {{product}}.",
     invalid: "No letter with this code exists. Check the code and try again.",
   },
   /** Text messages (issue 13): short (at most two SMS), never any medical content. */
