@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, request, test, type APIRequestContext, type CDPSession, type Page } from "@playwright/test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,10 +23,12 @@ const PASSWORD = "Village-pass-2026";
 let kannel: Kannel;
 let app: AppProcess;
 let root: string;
-/** The browser's link to the app: slowed down and cut during the upload. */
+/** The browser's link to the app, cut during the upload (what reached the app before stays there). */
 let link: SlowProxy;
 /** Where the browser reaches the app (through the link). */
 let base: string;
+/** The expert's and the admin's API calls: straight to the app, in English (not on the patient's phone). */
+let staff: APIRequestContext;
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
@@ -43,11 +45,7 @@ test.beforeAll(async () => {
     WEB_CONCURRENCY: "2",
   });
   link = await startSlowProxy(app.port, linkPort);
-});
-
-test.afterEach(async ({}, info) => {
-  // A failed journey shows the app's log (errors are logged with their stack).
-  if (info.status !== info.expectedStatus) console.log(app?.output().slice(-6000));
+  staff = await request.newContext({ baseURL: app.url, extraHTTPHeaders: { "Accept-Language": "en" } });
 });
 
 test.afterAll(async () => {
@@ -55,6 +53,7 @@ test.afterAll(async () => {
     app.child.kill("SIGTERM");
     await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
   }
+  await staff?.dispose();
   await link?.stop();
   await kannel?.stop();
   if (root) rmSync(root, { recursive: true, force: true });
@@ -95,8 +94,9 @@ async function mailedCode(email: string): Promise<string> {
   throw new Error(`no code mailed to ${email}`);
 }
 
-const api = async (page: Page, method: "get" | "post", route: string, data?: unknown, token?: string) => {
-  const res = await page.request[method](`${base}/api/v1${route}`, {
+const api = async (method: "get" | "post", route: string, data?: unknown, token?: string) => {
+  const res = await staff.fetch(`/api/v1${route}`, {
+    method,
     data,
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
@@ -104,10 +104,10 @@ const api = async (page: Page, method: "get" | "post", route: string, data?: unk
 };
 
 /** An approved expert who reads blood tests, made through the API (the admin approves). */
-async function approvedExpert(page: Page, tag: string) {
+async function approvedExpert(tag: string) {
   const email = `expert-${tag}@journey.test`;
-  expect((await api(page, "post", "/auth/send-otp", { email })).status).toBe(200);
-  const signup = await api(page, "post", "/auth/signup", {
+  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
+  const signup = await api("post", "/auth/signup", {
     accountType: "Expert",
     firstName: "Kavitha",
     lastName: "Rao",
@@ -122,12 +122,25 @@ async function approvedExpert(page: Page, tag: string) {
     yearsOfPractice: 11,
   });
   expect(signup.status).toBe(201);
-  const admin = (await api(page, "post", "/auth/login", ADMIN)).body.token;
+  const admin = (await api("post", "/auth/login", ADMIN)).body.token;
   expect(
-    (await api(page, "post", "/expert/approve-expert", { expertId: signup.body.data._id }, admin)).status,
+    (await api("post", "/expert/approve-expert", { expertId: signup.body.data._id }, admin)).status,
   ).toBe(200);
-  return (await api(page, "post", "/auth/login", { email, password: PASSWORD })).body.token as string;
+  return (await api("post", "/auth/login", { email, password: PASSWORD })).body.token as string;
 }
+
+/** The phone's upload speed in bytes per second (Chromium's throttling); 0 = offline; null = unthrottled. */
+async function network(cdp: CDPSession, bytesPerSecond: number | null) {
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: bytesPerSecond === 0,
+    latency: bytesPerSecond === null ? 0 : 150,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond === null || bytesPerSecond === 0 ? -1 : bytesPerSecond,
+  });
+}
+
+const percent = async (page: Page) =>
+  Number(await page.getByTestId("upload-progress").getAttribute("data-percent"));
 
 const LANGUAGES = [
   {
@@ -161,9 +174,6 @@ for (const L of LANGUAGES) {
       locale: L.locale,
     });
     const page = await context.newPage();
-    page.on("pageerror", (e) => console.log("PAGEERROR", e.message, e.stack));
-    page.on("console", (m) => m.type() === "error" && console.log("CONSOLE", m.text()));
-    page.on("framenavigated", (f) => f === page.mainFrame() && console.log("NAV", f.url()));
     const national = `98${String(Date.now()).slice(-8)}`;
     const phone = `+91${national}`;
     const name = `journey-${L.lang}`;
@@ -220,37 +230,52 @@ for (const L of LANGUAGES) {
       if (r.request().method() === "HEAD" && r.url().includes("/api/v1/uploads/"))
         heads.push(Number(r.headers()["upload-offset"]));
     });
-    link.setRate(6_250); // 50 kbit/s
+    // The phone's own upload speed (Chromium's throttling: the progress shown is what really left).
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await network(cdp, 6_250); // 50 kbit/s
     const sentBefore = link.bytesUp();
     await page.locator("main button[type=submit]").last().click();
     await expect(page.getByTestId("upload-progress")).toBeVisible();
-    // A good part of the photo has reached the server, then the link drops.
+    // A good part of the photo has reached the server, then the signal is lost: the link drops
+    // (what reached the server stays there) and the phone knows it is offline.
     await expect.poll(() => link.bytesUp() - sentBefore, { timeout: 60_000 }).toBeGreaterThan(100_000);
+    // Offline only once the PATCH has failed: Chromium's offline emulation would let a request it
+    // is throttling finish at once (the whole photo would arrive, nothing left to resume). Being
+    // offline, the page waits at once instead of after tus-js-client's ~35 s of retries.
+    const failed = page.waitForEvent("requestfailed", (r) => r.method() === "PATCH");
     link.cut();
-    await expect(page.getByTestId("upload-waiting")).toBeVisible({ timeout: 30_000 });
+    await failed;
+    await network(cdp, 0);
+    const waiting = page.getByTestId("upload-waiting");
+    await expect(waiting).toBeVisible({ timeout: 20_000 });
+    const stopped = await percent(page);
+    expect(stopped).toBeGreaterThan(20);
+    expect(stopped).toBeLessThan(100);
     await shot(page, info, `journey-${L.lang}-3-upload-waiting`);
     await page.waitForTimeout(1_500);
-    // The link comes back (still slow): the page asks where to continue and sends the rest.
-    link.setRate(25_000);
+    expect(await percent(page)).toBe(stopped); // nothing moves while offline
+    // The signal comes back (still slow): the page asks the server where to continue and sends the rest.
     link.restore();
-    await expect(page).toHaveURL(/\/report-submitted$/, { timeout: 90_000 });
-    link.setRate(null);
+    await network(cdp, 25_000);
+    await expect(page).toHaveURL(/\/report-submitted$/, { timeout: 60_000 });
+    await network(cdp, null);
+    await cdp.detach();
     const resumedAt = heads.find((o) => o > 0);
     expect(resumedAt, "the server kept what arrived before the cut").toBeGreaterThan(50_000);
     expect(patches.filter((o) => o > 0)).toContain(resumedAt);
     await shot(page, info, `journey-${L.lang}-4-submitted`);
 
     // 3. An expert answers; the patient's phone gets the "opinion ready" SMS (no medical content).
-    const expert = await approvedExpert(page, `${L.lang}-${Date.now().toString(36)}`);
-    const pending = await api(page, "get", "/report/get-pending-reports?pageSize=50", undefined, expert);
+    const expert = await approvedExpert(`${L.lang}-${Date.now().toString(36)}`);
+    const pending = await api("get", "/report/get-pending-reports?pageSize=50", undefined, expert);
     const report = pending.body.data.find(
       (r: { description: string }) => r.description === `Sugar and haemoglobin ${name}`,
     );
     expect(report, "the uploaded photo is in the expert's queue").toBeTruthy();
-    expect((await api(page, "post", `/report/claim/${report._id}`, {}, expert)).status).toBe(200);
+    expect((await api("post", `/report/claim/${report._id}`, {}, expert)).status).toBe(200);
     const beforeReady = received(phone).length;
     const review = await api(
-      page,
       "post",
       `/report/add-review/${report._id}`,
       {
