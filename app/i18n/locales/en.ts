@@ -225,12 +225,14 @@ const en = {
     mobileRequired: "Please enter your mobile number",
     mobileInvalid: "This is not a valid mobile number. Check the country code and the number.",
     mobileCountryRequired: "Please choose the country code",
-    mobileSignupPatientsOnly: "Only patients can sign up with a mobile number. Experts sign up with an e-mail address.",
+    mobileSignupPatientsOnly:
+      "Only patients can sign up with a mobile number. Experts sign up with an e-mail address.",
     mobileTaken: "An account with this mobile number already exists",
     signupWith: "Sign up with",
     withEmail: "E-mail",
     withMobile: "Mobile number",
     mobileSignupHint: "No e-mail needed: we send a 6-digit code to this number by SMS.",
+    verifyPhoneButton: "Verify number",
     verifyPhoneTitle: "Verify your mobile number",
     verifyPhoneText: "A 6-digit code has been sent by SMS to {{phone}}. Enter it below.",
     emailOrMobileHint: "Your e-mail, or the mobile number you signed up with",
@@ -859,7 +861,8 @@ const en = {
     opinionReady: "{{product}}: your second opinion is ready. Read it at {{link}}",
     followUpAnswered: "{{product}}: the doctor has answered your question. Read it at {{link}}",
     notice: "{{subject}}: {{link}}",
-    failedLogins: "{{product}}: many wrong passwords were tried on your account. If it was not you, reset your password.",
+    failedLogins:
+      "{{product}}: many wrong passwords were tried on your account. If it was not you, reset your password.",
   },
   mail: {
     greeting: "Hello {{name}},",
