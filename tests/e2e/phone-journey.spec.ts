@@ -1,4 +1,12 @@
-import { expect, request, test, type APIRequestContext, type CDPSession, type Page } from "@playwright/test";
+import {
+  expect,
+  request,
+  test,
+  type APIRequestContext,
+  type CDPSession,
+  type Page,
+  type TestInfo,
+} from "@playwright/test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -129,6 +137,12 @@ async function approvedExpert(tag: string) {
   return (await api("post", "/auth/login", { email, password: PASSWORD })).body.token as string;
 }
 
+/** A full-page screenshot from the page's top (else the sticky header is drawn where the page was scrolled to). */
+async function screen(page: Page, info: TestInfo, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, info, name);
+}
+
 /** The phone's upload speed in bytes per second (Chromium's throttling); 0 = offline; null = unthrottled. */
 async function network(cdp: CDPSession, bytesPerSecond: number | null) {
   await cdp.send("Network.emulateNetworkConditions", {
@@ -189,16 +203,18 @@ for (const L of LANGUAGES) {
     await page.locator("input[name=mobileNumber]").fill(`${national.slice(0, 5)} ${national.slice(5)}`);
     await page.locator("input[name=password]").fill(PASSWORD);
     await page.locator("input[name=confirmPassword]").fill(PASSWORD);
-    await shot(page, info, `journey-${L.lang}-1-signup`);
+    await screen(page, info, `journey-${L.lang}-1-signup`);
     const before = received(phone).length;
     await page.locator("main button[type=submit]").last().click();
     await expect(page).toHaveURL(/\/verify-email$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(L.verifyTitle);
     await expect(page.locator("main")).toContainText(national.slice(-4));
+    // A number is verified here, not an e-mail address.
+    await expect(page.locator("button[name=intent][value=verify]")).not.toContainText(/mail|मेल/i);
     const signupSms = await sms(phone, /\d{6}/, before);
     expect(signupSms.coding).toBe(L.smsCoding);
     expect(signupSms.parts).toBe(1);
-    await shot(page, info, `journey-${L.lang}-2-code`);
+    await screen(page, info, `journey-${L.lang}-2-code`);
     const code = codeOf(signupSms);
     for (let i = 0; i < 6; i++) await page.locator(`input[name=d${i + 1}]`).fill(code[i]);
     await page.locator("button[name=intent][value=verify]").click();
@@ -252,7 +268,7 @@ for (const L of LANGUAGES) {
     const stopped = await percent(page);
     expect(stopped).toBeGreaterThan(20);
     expect(stopped).toBeLessThan(100);
-    await shot(page, info, `journey-${L.lang}-3-upload-waiting`);
+    await screen(page, info, `journey-${L.lang}-3-upload-waiting`);
     await page.waitForTimeout(1_500);
     expect(await percent(page)).toBe(stopped); // nothing moves while offline
     // The signal comes back (still slow): the page asks the server where to continue and sends the rest.
@@ -264,7 +280,7 @@ for (const L of LANGUAGES) {
     const resumedAt = heads.find((o) => o > 0);
     expect(resumedAt, "the server kept what arrived before the cut").toBeGreaterThan(50_000);
     expect(patches.filter((o) => o > 0)).toContain(resumedAt);
-    await shot(page, info, `journey-${L.lang}-4-submitted`);
+    await screen(page, info, `journey-${L.lang}-4-submitted`);
 
     // 3. An expert answers; the patient's phone gets the "opinion ready" SMS (no medical content).
     const expert = await approvedExpert(`${L.lang}-${Date.now().toString(36)}`);
@@ -299,18 +315,18 @@ for (const L of LANGUAGES) {
     await page.locator('a[href^="/login-code"]').click();
     await expect(page).toHaveURL(/\/login-code\?redirectTo=/);
     await page.locator("input[name=mobileNumber]").fill(national);
-    await shot(page, info, `journey-${L.lang}-5-login-code`);
+    await screen(page, info, `journey-${L.lang}-5-login-code`);
     const beforeLogin = received(phone).length;
     await page.locator("button[name=intent][value=send]").click();
     await expect(page.locator("input[name=d1]")).toBeVisible();
     await expect(page.locator("main")).toContainText(national.slice(-4));
     const loginCode = codeOf(await sms(phone, /\d{6}/, beforeLogin));
     for (let i = 0; i < 6; i++) await page.locator(`input[name=d${i + 1}]`).fill(loginCode[i]);
-    await shot(page, info, `journey-${L.lang}-6-login-code-entered`);
+    await screen(page, info, `journey-${L.lang}-6-login-code-entered`);
     await page.locator("button[name=intent][value=verify]").click();
     await expect(page).toHaveURL(/\/dashboard\/previous-report\//);
     await expect(page.getByTestId("opinion").first()).toContainText("Haemoglobin is slightly low");
-    await shot(page, info, `journey-${L.lang}-7-opinion`);
+    await screen(page, info, `journey-${L.lang}-7-opinion`);
     await context.close();
   });
 }

@@ -4,8 +4,9 @@ import net from "node:net";
  * A TCP proxy in front of the app that behaves like a poor mobile link, for browser tests:
  * what the browser sends is let through at `bytesPerSecond` (really: the proxy reads no faster),
  * and `cut()` drops every connection and refuses new ones until `restore()`. Chromium's own
- * network emulation only delays events (the bytes still reach the server at once), so it cannot
- * leave an upload half-way on the server; this can.
+ * network emulation paces an upload, but going "offline" there lets the request it is holding
+ * back finish at once (the whole body reaches the server), so it cannot leave an upload half-way
+ * on the server; this can.
  */
 export type SlowProxy = {
   port: number;
