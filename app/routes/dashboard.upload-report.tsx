@@ -342,7 +342,7 @@ function UploadForm({
   const [form, fields] = useForm({
     id: "upload-report",
     lastResult: serverResult ?? actionData,
-    defaultValue: { countryCode: contact.countryCode, phoneNumber: contact.phoneNumber } as Record<string, string>,
+    defaultValue: { countryCode: contact.countryCode, phoneNumber: contact.phoneNumber },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: clientSchema(maxBytes) }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
