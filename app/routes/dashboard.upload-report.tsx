@@ -28,6 +28,8 @@ import {
 } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
 import { formatBytes } from "~/utils/format";
+import { splitE164 } from "~/utils/phone.server";
+import { findUserById } from "~/domain/users.server";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
@@ -58,12 +60,27 @@ export async function loader({ request }: LoaderFunctionArgs) {
         countryCodes: [] as CountryCodeOption[],
         maxBytes,
         owner: "",
+        contact: { countryCode: "+91", phoneNumber: "" },
       },
       { status: 403 },
     );
   }
+  // The number to call is filled in from the account (the mobile number a phone patient signed up with).
+  const user = await findUserById(actor.id);
+  const mobile = splitE164(user?.phone);
+  const contact = {
+    countryCode: mobile?.countryCode ?? user?.countryCode ?? "+91",
+    phoneNumber: mobile?.national ?? user?.contactNumber ?? "",
+  };
   // `owner` keeps one account's unfinished uploads apart from another's on a shared phone.
-  return { title, notAllowed: null, countryCodes: countryCodeOptions(locale), maxBytes, owner: actor.id };
+  return {
+    title,
+    notAllowed: null,
+    countryCodes: countryCodeOptions(locale),
+    maxBytes,
+    owner: actor.id,
+    contact,
+  };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -123,9 +140,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function UploadReport() {
   const { t } = useTranslation();
-  const { countryCodes, maxBytes, notAllowed, owner } = useLoaderData<typeof loader>();
+  const { countryCodes, maxBytes, notAllowed, owner, contact } = useLoaderData<typeof loader>();
   if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
-  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} owner={owner} />;
+  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} owner={owner} contact={contact} />;
 }
 
 type UploadModule = typeof import("~/components/reports/resumable.client");
@@ -166,9 +183,12 @@ function UploadForm({
   countryCodes,
   maxBytes,
   owner,
+  contact,
 }: {
   countryCodes: CountryCodeOption[];
   maxBytes: number;
+  /** The account's own number, filled in (it can be changed). */
+  contact: { countryCode: string; phoneNumber: string };
   owner: string;
 }) {
   const { t, i18n } = useTranslation();
@@ -322,7 +342,7 @@ function UploadForm({
   const [form, fields] = useForm({
     id: "upload-report",
     lastResult: serverResult ?? actionData,
-    defaultValue: { countryCode: "+91" },
+    defaultValue: { countryCode: contact.countryCode, phoneNumber: contact.phoneNumber },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: clientSchema(maxBytes) }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",

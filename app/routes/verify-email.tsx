@@ -76,7 +76,9 @@ export default function VerifyEmail() {
           className="btn-primary w-full"
           disabled={verifying}
         >
-          {verifying ? t("accounts.verifying") : t("accounts.verifyButton")}
+          {verifying
+            ? t("accounts.verifying")
+            : t(phone ? "accounts.verifyPhoneButton" : "accounts.verifyButton")}
         </button>
       </Form>
       <Form method="post" className="mt-4 flex flex-wrap items-center justify-between gap-2 text-sm">

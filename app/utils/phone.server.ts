@@ -32,3 +32,11 @@ export function maskPhone(e164: string | null | undefined): string {
   if (digits.length - cc.length < 5) cc = "";
   return `+${cc}${"*".repeat(digits.length - cc.length - 4)}${digits.slice(-4)}`;
 }
+
+/** "+919876543210" → { countryCode: "+91", national: "9876543210" }, or null when not a valid number. */
+export function splitE164(e164: string | null | undefined): { countryCode: string; national: string } | null {
+  const p = e164 ? parsePhoneNumberFromString(e164) : undefined;
+  return p?.isValid()
+    ? { countryCode: `+${p.countryCallingCode}`, national: String(p.nationalNumber) }
+    : null;
+}

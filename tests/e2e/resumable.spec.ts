@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { samplePdf } from "../../scripts/samples";
-import { hydrated, logIn, newUser, personContext, signUp, type TestUser } from "./fixtures";
+import { hydrated, logIn, newUser, personContext, phonePhoto, signUp, type TestUser } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -226,47 +226,6 @@ test("a reload mid-upload at 50 kbit/s: choosing the same file again offers to c
   const stored = await downloadOf(page, description);
   expect(sha(stored.bytes)).toBe(sha(file));
 });
-
-/** A large camera-like JPEG made by Chromium itself (gradients, paper, text and sensor noise). */
-async function phonePhoto(page: Page): Promise<Buffer> {
-  const b64 = await page.evaluate(async () => {
-    const w = 4000;
-    const h = 3000;
-    const canvas = document.createElement("canvas");
-    canvas.width = w;
-    canvas.height = h;
-    const ctx = canvas.getContext("2d")!;
-    const g = ctx.createLinearGradient(0, 0, w, h);
-    g.addColorStop(0, "#6b5a45");
-    g.addColorStop(1, "#2f2a24");
-    ctx.fillStyle = g;
-    ctx.fillRect(0, 0, w, h);
-    ctx.fillStyle = "#f4f1ea";
-    ctx.fillRect(500, 250, 3000, 2500);
-    ctx.fillStyle = "#1d2733";
-    ctx.font = "bold 90px sans-serif";
-    ctx.fillText("CITY DIAGNOSTIC LABORATORY", 700, 500);
-    ctx.font = "56px sans-serif";
-    for (let i = 0; i < 24; i++)
-      ctx.fillText(`Haemoglobin ${(11 + (i % 5) * 0.7).toFixed(1)} g/dL   ref 12.0–16.0`, 700, 700 + i * 85);
-    const img = ctx.getImageData(0, 0, w, h);
-    let x = 12345;
-    for (let i = 0; i < img.data.length; i += 4) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      const n = ((x >>> 24) & 31) - 16;
-      img.data[i] += n;
-      img.data[i + 1] += n;
-      img.data[i + 2] += n;
-    }
-    ctx.putImageData(img, 0, 0);
-    const blob = await new Promise<Blob>((r) => canvas.toBlob((b) => r(b!), "image/jpeg", 0.92));
-    const bytes = new Uint8Array(await blob.arrayBuffer());
-    let s = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(s);
-  });
-  return Buffer.from(b64, "base64");
-}
 
 test("a phone photo is made smaller before it travels (sizes before and after), a PDF is sent as it is", async ({
   browser,

@@ -33,8 +33,10 @@ export function UploadProgress({
       data-percent={value}
     >
       <div className="flex flex-wrap items-center justify-between gap-x-3">
+        {/* The bytes wrap as a whole: never "112" at a line's end and "kB" on the next. */}
         <p className="font-semibold text-brand-800" aria-hidden="true">
-          {text} <span className="font-normal text-slate-700">· {bytes}</span>
+          {text} <span className="font-normal text-slate-700">·</span>{" "}
+          <span className="whitespace-nowrap font-normal text-slate-700">{bytes}</span>
         </p>
         {onCancel && (
           <button type="button" onClick={onCancel} className="link min-h-11 text-sm">

@@ -236,6 +236,7 @@ const bn: Catalogue = {
     withEmail: "ই-মেল",
     withMobile: "মোবাইল নম্বর",
     mobileSignupHint: "ই-মেলের দরকার নেই: আমরা এই নম্বরে SMS করে 6 অঙ্কের একটি কোড পাঠাব।",
+    verifyPhoneButton: "নম্বর যাচাই করুন",
     verifyPhoneTitle: "আপনার মোবাইল নম্বর যাচাই করুন",
     verifyPhoneText: "{{phone}} নম্বরে SMS করে 6 অঙ্কের একটি কোড পাঠানো হয়েছে। নিচে সেটি লিখুন।",
     emailOrMobileHint: "আপনার ই-মেল, বা যে মোবাইল নম্বর দিয়ে সাইন আপ করেছিলেন",

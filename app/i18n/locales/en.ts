@@ -232,6 +232,7 @@ const en = {
     withEmail: "E-mail",
     withMobile: "Mobile number",
     mobileSignupHint: "No e-mail needed: we send a 6-digit code to this number by SMS.",
+    verifyPhoneButton: "Verify number",
     verifyPhoneTitle: "Verify your mobile number",
     verifyPhoneText: "A 6-digit code has been sent by SMS to {{phone}}. Enter it below.",
     emailOrMobileHint: "Your e-mail, or the mobile number you signed up with",

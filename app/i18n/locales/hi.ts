@@ -232,6 +232,7 @@ const hi: Catalogue = {
     withEmail: "ई-मेल",
     withMobile: "मोबाइल नंबर",
     mobileSignupHint: "ई-मेल की ज़रूरत नहीं: हम इस नंबर पर SMS से 6 अंकों का कोड भेजेंगे।",
+    verifyPhoneButton: "नंबर सत्यापित करें",
     verifyPhoneTitle: "अपना मोबाइल नंबर सत्यापित करें",
     verifyPhoneText: "{{phone}} पर SMS से 6 अंकों का कोड भेजा गया है। उसे नीचे लिखें।",
     emailOrMobileHint: "आपका ई-मेल, या वह मोबाइल नंबर जिससे आपने साइन अप किया था",
