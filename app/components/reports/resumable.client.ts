@@ -17,8 +17,12 @@ export { shrinkPhoto, type PhotoResult } from "./photo";
 export const ENDPOINT = "/api/v1/uploads";
 /** Small enough that a chunk on a 50 kbit/s link is under two minutes; what arrived is kept anyway. */
 export const CHUNK_BYTES = 512 * 1024;
-/** tus-js-client's retries after a failed request (reset whenever bytes got through). */
-const RETRY_DELAYS = [0, 1_000, 3_000, 5_000, 10_000, 15_000];
+/**
+ * tus-js-client's retries after a failed request (reset whenever bytes got through). Kept short
+ * (~9 s in all): a link that dies while the phone still believes it is online shows the waiting
+ * notice after them, and the wait below goes on retrying every WAIT_RETRY_MS for as long as it takes.
+ */
+const RETRY_DELAYS = [0, 1_000, 3_000, 5_000];
 /** After the retries: try again this often while waiting (and at once when the browser goes online). */
 const WAIT_RETRY_MS = 10_000;
 /** The server sweeps uploads idle this long; older remembered ones are forgotten. */
