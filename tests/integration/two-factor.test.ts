@@ -1,5 +1,5 @@
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
@@ -16,6 +16,10 @@ const STEP_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** An authenticator app. The server accepts each time step once, so `next()` never repeats a step. */
+// An authenticator gives one code per 30 s step and a used step is refused again: a test that
+// needs a third fresh code waits for the next step (up to 30 s), longer than the default timeout.
+vi.setConfig({ testTimeout: 90_000 });
+
 class AuthApp {
   last = -Infinity;
   constructor(public secret: string) {}
