@@ -456,6 +456,7 @@ test("without JavaScript: upload as a plain multipart form, errors, delete with 
   await page.goto("/dashboard/upload-report");
   // The server answers the empty form with the same messages.
   await page.getByLabel(/^Country Code/).selectOption("");
+  await page.getByLabel(/^Phone Number/).fill(""); // filled in from the account; emptied to see its message
   await page.getByRole("button", { name: "Upload Report" }).click();
   await expect(page.getByText("Could not Uplaod Report").first()).toBeVisible();
   for (const message of [
