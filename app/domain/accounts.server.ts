@@ -25,6 +25,7 @@ import {
   assertMayTurnOff,
   openChallenge,
   passChallenge,
+  proveSecondFactor,
   pruneTwoFactorTables,
   secondStepFor,
   turnOff,
@@ -747,6 +748,25 @@ export function* accountDeletionSteps(tx: DB, userId: string): TxSteps<string[]>
  * Checks a signed-in account's password again before something grave (the erasure request of
  * issue 14), under the same `passwordCheck` budget as changing the password or deleting.
  */
+/**
+ * Re-authentication for a step that must not rest on a session or token alone (erasing the
+ * account, turning two-step login on, an admin resetting another admin's second factor): the
+ * current password, then — when two-step login is on — a code from the app or a recovery code.
+ * Wrong passwords are counted like every password check; a wrong code like every code.
+ */
+export async function reauthenticate(
+  actor: Pick<Actor, "id">,
+  input: { password: string } & Proof,
+  client: Client,
+  wrongPasswordKey = "accounts.currentPasswordWrong",
+): Promise<UserRow> {
+  const user = await findUserById(actor.id);
+  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  await confirmOwnPassword(user, input.password ?? "", client, "password", wrongPasswordKey);
+  await proveSecondFactor(user, input, client);
+  return user;
+}
+
 export async function confirmPassword(actor: Actor, password: string, client: Client) {
   const user = await findUserById(actor.id);
   if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");

@@ -280,6 +280,16 @@ async function checkProof(
   return viaRecovery ? "recovery" : "code";
 }
 
+/**
+ * The second half of a re-authentication (accounts.reauthenticate): when the account has two-step
+ * login on, a code from the app (or a recovery code) is required and used up; otherwise nothing.
+ */
+export async function proveSecondFactor(user: UserRow, proof: Proof, client: Client): Promise<void> {
+  const factor = await factorOf(user.id);
+  if (!factor?.confirmedAt) return;
+  await checkProof(user, factor, proof, client);
+}
+
 async function enabledFactor(user: UserRow): Promise<FactorRow> {
   const factor = await factorOf(user.id);
   if (!factor?.confirmedAt) throw new DomainError("conflict", "mfa.notOn");

@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, first, runExclusive } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
-import { uploadReportFormSchema } from "~/schemas/reports";
+import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { log } from "~/utils/log.server";
 import type { Client } from "./client";
 import { DomainError, isDomainError, zodFieldErrors } from "./errors";
@@ -39,17 +39,6 @@ import type { Actor } from "./sessions.server";
  *   file), creates the report with `createReport` and deletes the segments.
  * - `sweepUploads` removes sessions idle for a day, with their segments.
  */
-
-/** The report's fields an upload carries as metadata (the upload screen's form fields). */
-export const UPLOAD_FIELDS = [
-  "reportType",
-  "countryCode",
-  "phoneNumber",
-  "description",
-  "consent",
-  "urgent",
-  "urgentReason",
-] as const;
 
 /** A request body longer than this is stored as several segments, each counted as soon as it is stored. */
 export const SEGMENT_MAX_BYTES = 1024 * 1024;
@@ -129,7 +118,7 @@ export async function beginUpload(
   }
   const meta = input.metadata ?? {};
   const fields: Record<string, string> = {};
-  for (const k of UPLOAD_FIELDS) {
+  for (const k of UPLOAD_FORM_FIELDS) {
     const v = meta[k];
     if (typeof v === "string") fields[k] = v;
   }

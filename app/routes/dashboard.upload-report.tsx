@@ -23,6 +23,7 @@ import { tFor } from "~/i18n/i18n.server";
 import {
   DESCRIPTION_MAX,
   URGENT_REASON_MAX,
+  UPLOAD_FORM_FIELDS,
   uploadReportFormFields,
   urgentNeedsReason,
 } from "~/schemas/reports";
@@ -34,17 +35,6 @@ import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
-
-/** The form's text fields (the file travels as `report`). */
-const FIELDS = [
-  "reportType",
-  "countryCode",
-  "phoneNumber",
-  "description",
-  "consent",
-  "urgent",
-  "urgentReason",
-] as const;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -97,13 +87,13 @@ function errorReply(err: DomainError, t: TFunction, fields: Record<string, strin
     : { ...(err.extra.fieldErrors ?? {}) };
   const formErrors = fileProblem ? [t("reports.uploadFailed")] : [message];
   const initialValue = fields
-    ? Object.fromEntries(FIELDS.filter((k) => k in fields).map((k) => [k, fields[k]]))
+    ? Object.fromEntries(UPLOAD_FORM_FIELDS.filter((k) => k in fields).map((k) => [k, fields[k]]))
     : null;
   return {
     status: "error",
     initialValue,
     error: { "": formErrors, ...fieldErrors },
-    fields: [...FIELDS, "report"],
+    fields: [...UPLOAD_FORM_FIELDS, "report"],
   };
 }
 
@@ -123,7 +113,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     });
     fields = upload.fields;
     const input = Object.fromEntries(
-      FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
+      UPLOAD_FORM_FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
     );
     // Validates (with the screen's required country code and consent) and removes the file on failure.
     await createReport(actor, input, upload.file, { form: true, ip: clientOf(context).ip });
@@ -237,7 +227,7 @@ function UploadForm({
   const fillIn = (fields: Record<string, string>) => {
     const form = formRef.current;
     if (!form) return;
-    for (const name of FIELDS) {
+    for (const name of UPLOAD_FORM_FIELDS) {
       const el = form.elements.namedItem(name);
       if (el instanceof HTMLInputElement && el.type === "checkbox") el.checked = !!fields[name];
       else if (
@@ -287,7 +277,11 @@ function UploadForm({
       return;
     }
     if (r.errors)
-      setServerResult({ status: "error", error: { "": [message], ...r.errors }, fields: [...FIELDS] });
+      setServerResult({
+        status: "error",
+        error: { "": [message], ...r.errors },
+        fields: [...UPLOAD_FORM_FIELDS],
+      });
     toast.show({ type: "error", message });
   };
 

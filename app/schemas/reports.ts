@@ -98,6 +98,20 @@ export function urgentNeedsReason(v: { urgent?: boolean; urgentReason?: string }
     ctx.addIssue({ code: "custom", path: ["urgentReason"], message: "reports.urgentReasonRequired" });
 }
 
+/**
+ * The upload form's text fields (the file travels as `report`): what the screen form posts and
+ * what a resumable upload carries as metadata.
+ */
+export const UPLOAD_FORM_FIELDS = [
+  "reportType",
+  "countryCode",
+  "phoneNumber",
+  "description",
+  "consent",
+  "urgent",
+  "urgentReason",
+] as const;
+
 export const uploadReportSchema = z
   .object({
     reportType: reportTypeField,

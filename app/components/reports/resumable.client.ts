@@ -1,3 +1,4 @@
+import { UPLOAD_FORM_FIELDS } from "~/schemas/reports";
 import { Upload, type DetailedError, type PreviousUpload, type UrlStorage } from "tus-js-client";
 
 export { shrinkPhoto, type PhotoResult } from "./photo";
@@ -28,17 +29,6 @@ const WAIT_RETRY_MS = 10_000;
 /** The server sweeps uploads idle this long; older remembered ones are forgotten. */
 const REMEMBER_MS = 24 * 60 * 60 * 1000;
 const STORE_PREFIX = "carebridge-upload::";
-
-/** The report fields the server expects as metadata (the upload form's fields). */
-export const METADATA_FIELDS = [
-  "reportType",
-  "countryCode",
-  "phoneNumber",
-  "description",
-  "consent",
-  "urgent",
-  "urgentReason",
-] as const;
 
 type Stored = { size: number | null; creationTime: string; uploadUrl: string | null };
 
@@ -188,7 +178,7 @@ export async function findPrevious(file: File, owner: string): Promise<Previous 
 /** The metadata of a new upload from the form's fields. */
 export function metadataFrom(form: FormData, file: File): Record<string, string> {
   const out: Record<string, string> = { filename: file.name, filetype: file.type };
-  for (const k of METADATA_FIELDS) {
+  for (const k of UPLOAD_FORM_FIELDS) {
     const v = form.get(k);
     if (typeof v === "string") out[k] = v;
   }
@@ -197,7 +187,7 @@ export function metadataFrom(form: FormData, file: File): Record<string, string>
 
 /** Whether the form now says the same as when the earlier upload began (else a new upload starts). */
 export function sameFields(a: Record<string, string>, b: Record<string, string>): boolean {
-  return METADATA_FIELDS.every((k) => (a[k] ?? "").trim() === (b[k] ?? "").trim());
+  return UPLOAD_FORM_FIELDS.every((k) => (a[k] ?? "").trim() === (b[k] ?? "").trim());
 }
 
 /** A refusal from the server: its status and the API's JSON body, when there was one. */
