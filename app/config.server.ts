@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { getCountries } from "libphonenumber-js";
+import { applyRateLimits, type Budgets } from "./domain/budgets";
 import { site } from "./site";
 
 /**
@@ -83,6 +85,29 @@ const envSchema = z.object({
     .optional(),
   /** Ceiling on SMS sent per hour, all senders together (SMS cost money). */
   SMS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  /** Issue 19: the countries (ISO 3166 codes, comma-separated) whose mobile numbers may get SMS. */
+  SMS_COUNTRIES: z
+    .string()
+    .transform((v) => v.toUpperCase().split(/[\s,]+/).filter(Boolean))
+    .refine((list) => list.length > 0, "at least one country code, e.g. IN or IN,BD,NP")
+    .superRefine((list, ctx) => {
+      const known = new Set<string>(getCountries());
+      const bad = list.filter((c) => !known.has(c));
+      if (bad.length)
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown country code ${bad.join(", ")} (two-letter ISO 3166 codes, e.g. IN,BD,NP)`,
+        });
+    })
+    .default("IN"),
+  /** Issue 19: rate-limit budgets overriding the defaults (JSON; see README and app/domain/budgets.ts). */
+  RATE_LIMITS: z
+    .string()
+    .superRefine((v, ctx) => {
+      const r = applyRateLimits(v);
+      if ("error" in r) ctx.addIssue({ code: "custom", message: r.error });
+    })
+    .optional(),
   /** Follow-up questions a patient may ask about an opinion, and for how long after it. */
   FOLLOWUP_MAX: z.coerce.number().int().min(0).max(50).default(3),
   FOLLOWUP_DAYS: z.coerce.number().positive().max(3_650).default(14),
@@ -148,6 +173,10 @@ export type Config = {
   smsUrl: string | undefined;
   smsOutboxDir: string;
   smsPerHour: number;
+  /** ISO 3166 codes of the countries whose mobile numbers may get SMS (issue 19). */
+  smsCountries: string[];
+  /** Every rate-limit budget, RATE_LIMITS applied. */
+  budgets: Budgets;
   claimTtlMs: number;
   reviewTargetMs: number;
   reviewTargetUrgentMs: number;
@@ -310,6 +339,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsUrl: e.SMS_URL,
     smsOutboxDir: path.join(dataDir, "sms-outbox"),
     smsPerHour: e.SMS_PER_HOUR,
+    smsCountries: e.SMS_COUNTRIES as string[],
+    budgets: (applyRateLimits(e.RATE_LIMITS) as { budgets: Budgets }).budgets,
     claimTtlMs: Math.round(e.CLAIM_TTL_MINUTES * 60_000),
     reviewTargetMs: Math.round(e.REVIEW_TARGET_HOURS * 3_600_000),
     reviewTargetUrgentMs: Math.round(e.REVIEW_TARGET_HOURS_URGENT * 3_600_000),

@@ -2,7 +2,15 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
-import { passwordResetTokens, profiles, reports, users, verificationCodes, type UserRow } from "~/db/schema";
+import {
+  passwordResetTokens,
+  profiles,
+  reports,
+  sessions,
+  users,
+  verificationCodes,
+  type UserRow,
+} from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
 import type { ProfileInput, SignupForm } from "~/schemas/auth";
@@ -15,10 +23,16 @@ import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
 import { sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
-import { beginLogin, forgive, limit, takeMailPoint } from "./ratelimit.server";
+import { beginLogin, forgive, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
 import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
-import { maskPhone, validE164 } from "~/utils/phone.server";
-import { sendCode, sendFailedLoginsNotice, smsNumberOf, type CodePurpose } from "./notify.server";
+import { maskPhone, smsNumber, validE164 } from "~/utils/phone.server";
+import {
+  sendAccountExistsNotice,
+  sendCode,
+  sendFailedLoginsNotice,
+  smsNumberOf,
+  type CodePurpose,
+} from "./notify.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
 import {
@@ -88,13 +102,16 @@ const codeOwner = (target: CodeTarget) =>
 
 /**
  * Issues a fresh 6-digit code for an e-mail or a mobile number and purpose (older unused codes
- * for it stop working) and sends it by mail or SMS.
+ * for it stop working) and sends it by mail or SMS. With `accountExists` (a signup for an
+ * identity that has an account, issue 19) the code is stored all the same — a guess at it is
+ * answered like any wrong code — but never sent: the owner gets "you already have an account".
  */
 async function issueCode(
   target: CodeTarget,
   payload: string | null,
   locale: string,
   purpose: CodePurpose = "signup",
+  accountExists = false,
 ) {
   const id = newId();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
@@ -126,7 +143,8 @@ async function issueCode(
     );
   });
   try {
-    await sendCode(target, code, locale, purpose);
+    if (accountExists) await sendAccountExistsNotice(target, locale);
+    else await sendCode(target, code, locale, purpose);
   } catch {
     await db().delete(verificationCodes).where(eq(verificationCodes.id, id));
     throw new DomainError("invalid", "accounts.sendCodeFailed");
@@ -179,14 +197,6 @@ async function checkCode(row: typeof verificationCodes.$inferSelect | undefined,
   if (consumed.length !== 1) throw new DomainError("invalid", "accounts.otpExpired");
 }
 
-async function assertEmailFree(email: string) {
-  if (await findUserByEmail(email)) {
-    throw new DomainError("conflict", "accounts.emailTaken", {
-      fieldErrors: { email: ["accounts.emailTaken"] },
-    });
-  }
-}
-
 /**
  * The server's check of a number the schema only shaped (libphonenumber-js metadata stays off
  * the browser): a real number for its country, as E.164, or a 400 on the field that held it.
@@ -202,28 +212,79 @@ function checkedPhone(candidate: string): string {
   return e164;
 }
 
-/** A mobile number may belong to one account (as its identity). */
-async function assertPhoneFree(phone: string, field = "phone") {
-  if (await findUserByPhone(phone)) {
-    throw new DomainError("conflict", "accounts.mobileTaken", {
-      fieldErrors: { [field]: ["accounts.mobileTaken"], mobileNumber: ["accounts.mobileTaken"] },
+/**
+ * A number that may get SMS codes (issue 19): valid, of a country in SMS_COUNTRIES and a mobile
+ * range (never premium rate, toll free or a fixed line), as E.164 — or a 400 on the field that held it.
+ */
+function smsPhone(candidate: string): string {
+  const r = smsNumber(candidate);
+  if (r.ok) return r.e164;
+  const key =
+    r.reason === "country"
+      ? "accounts.mobileCountryNotServed"
+      : r.reason === "notMobile"
+        ? "accounts.mobileNotMobile"
+        : "accounts.mobileInvalid";
+  throw new DomainError("invalid", key, { fieldErrors: { phone: [key], mobileNumber: [key], email: [key] } });
+}
+
+/** The account that has this e-mail or number as its identity, if any. */
+const ownerOf = (target: CodeTarget) =>
+  target.phone ? findUserByPhone(target.phone) : findUserByEmail(target.email!);
+
+/**
+ * After a right signup code: the identity must still be free. A taken one is answered like a used
+ * code (issue 19), so not even a lucky guess learns more than "this code no longer works".
+ */
+async function assertFreeAfterCode(target: CodeTarget) {
+  if (await ownerOf(target)) {
+    throw new DomainError("invalid", "accounts.otpExpired", {
+      fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
     });
   }
 }
 
-async function assertTargetFree(target: CodeTarget) {
-  if (target.phone) await assertPhoneFree(target.phone);
-  else await assertEmailFree(target.email!);
+/** Whether the owner of `userId` has signed in from this client's address (a session, live or not). */
+async function signedInFrom(userId: string, client: Client): Promise<boolean> {
+  if (!client.ip) return false;
+  const row = await first(
+    db()
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.userId, userId), eq(sessions.ip, client.ip))),
+  );
+  return !!row;
 }
 
-/** Budgets per e-mail (mail) or per number (SMS, which costs money: its own limits and hourly ceiling). */
+/**
+ * The budgets of an SMS code (issue 19): per address and per number+address on every request,
+ * then the number's, the country's and the purpose's (see limitSms) — the ceiling only when a
+ * message is really `queued`. `owner` (login and reset codes): the account the number belongs to,
+ * whose own address may draw on the number's small reserve.
+ */
+async function limitSmsCode(
+  phone: string,
+  client: Client,
+  ceiling: SmsCeiling,
+  queued: boolean,
+  owner?: UserRow,
+) {
+  await limit("sms", phone, client);
+  const country = smsNumber(phone);
+  await limitSms(phone, country.ok ? country.country : "", ceiling, {
+    queued,
+    fromOwner: owner ? () => signedInFrom(owner.id, client) : undefined,
+  });
+}
+
+/** Budgets per e-mail (mail) or per number (SMS, which costs money: its own limits and hourly ceilings). */
 async function limitCode(target: CodeTarget, client: Client) {
-  if (target.phone) await limit("sms", target.phone, client);
+  if (target.phone) await limitSmsCode(target.phone, client, "signup", true);
   else await limit("mail", target.email!, client);
 }
 
 const targetOf = (v: { email?: string | null; phone?: string | null }): CodeTarget =>
-  v.phone ? { phone: checkedPhone(v.phone) } : { email: v.email ?? "" };
+  v.phone ? { phone: smsPhone(v.phone) } : { email: v.email ?? "" };
 
 /** Refuses a password from the common-password list (decision 0009), as a field error of `field`. */
 function assertPasswordNotCommon(password: string, field: string) {
@@ -239,7 +300,8 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
   assertPasswordNotCommon(input.password, "password");
   const target = targetOf(input);
   await limitCode(target, client);
-  await assertTargetFree(target);
+  // Issue 19: a taken e-mail or number gets the same answer; its owner hears instead of a code.
+  const owner = await ownerOf(target);
   const pending: PendingSignup = {
     accountType: input.accountType,
     firstName: input.firstName,
@@ -255,7 +317,14 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
     passwordHash: await hashPassword(input.password),
     locale,
   };
-  return { pendingId: await issueCode(target, JSON.stringify(pending), locale) };
+  const pendingId = await issueCode(
+    target,
+    JSON.stringify(pending),
+    owner ? loc(owner.locale) : locale,
+    "signup",
+    !!owner,
+  );
+  return { pendingId };
 }
 
 async function pendingRow(pendingId: string | null | undefined) {
@@ -277,9 +346,10 @@ export async function resendSignupCode(pendingId: string, client: Client) {
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
   const target = targetOf(row);
   await limitCode(target, client);
-  await assertTargetFree(target);
+  const owner = await ownerOf(target);
   const pending = JSON.parse(row.payload!) as PendingSignup;
-  return { pendingId: await issueCode(target, row.payload, pending.locale) };
+  const locale = owner ? loc(owner.locale) : pending.locale;
+  return { pendingId: await issueCode(target, row.payload, locale, "signup", !!owner) };
 }
 
 async function createAccount(pending: PendingSignup) {
@@ -312,6 +382,7 @@ export async function completeSignup(pendingId: string, code: string, client: Cl
   if (!row) throw new DomainError("invalid", "accounts.signupExpired");
   await limit("verifyCode", row.phone ?? row.email, client);
   await checkCode(row, code);
+  await assertFreeAfterCode(row.phone ? { phone: row.phone } : { email: row.email });
   return createAccount(JSON.parse(row.payload!) as PendingSignup);
 }
 
@@ -321,10 +392,12 @@ export async function sendSignupOtp(
   client: Client,
   locale: string,
 ) {
-  const target = to.phone ? { phone: checkedPhone(to.phone) } : { email: normalizeEmail(to.email ?? "") };
+  const target = to.phone ? { phone: smsPhone(to.phone) } : { email: normalizeEmail(to.email ?? "") };
   await limitCode(target, client);
-  await assertTargetFree(target);
-  await issueCode(target, null, locale);
+  // Issue 19: the same answer (and about the same time) for a taken e-mail or number; its owner
+  // gets "you already have an account" in their language instead of a code.
+  const owner = await ownerOf(target);
+  await issueCode(target, null, owner ? loc(owner.locale) : locale, "signup", !!owner);
 }
 
 /** API: POST /auth/signup with the code from send-otp (to the e-mail, or to `phone` for a phone-only patient). */
@@ -342,8 +415,9 @@ export async function signupWithOtp(
   assertPasswordNotCommon(input.password, "password");
   const target = targetOf(input);
   await limit("verifyCode", target.phone ?? target.email, client);
-  await assertTargetFree(target);
+  // The code first: for a taken identity a guess is answered like any wrong code (issue 19).
   await checkCode(await latestCode(target, "signup"), input.otp);
+  await assertFreeAfterCode(target);
   return createAccount({
     accountType: input.accountType,
     firstName: input.firstName,
@@ -421,11 +495,13 @@ export async function login(
  * an account has that number, and no SMS is sent (or paid for) when none has.
  */
 export async function requestLoginCode(number: string, client: Client, locale: string) {
-  const phone = checkedPhone(number);
-  await limit("sms", phone, client);
+  const phone = smsPhone(number);
   const user = await findUserByPhone(phone);
-  if (!user || user.suspendedAt) return;
-  await issueCode({ phone }, null, user.locale || locale, "login");
+  const live = user && !user.suspendedAt ? user : undefined;
+  // Issue 19: the ceiling is spent only when a message is queued; the same checks either way.
+  await limitSmsCode(phone, client, "account", !!live, live);
+  if (!live) return;
+  await issueCode({ phone }, null, live.locale || locale, "login");
 }
 
 /** Opens a session with a mobile number and its SMS login code (single use, 10 minutes, 5 tries). */
@@ -489,10 +565,11 @@ export async function requestPasswordReset(
   const target = typeof to === "string" ? { email: to } : to;
   if (target.phone) {
     // Phone accounts (issue 13): a 6-digit code by SMS, entered with the new password.
-    const phone = checkedPhone(target.phone);
-    await limit("sms", phone, client);
-    const owner = await findUserByPhone(phone);
-    if (!owner || owner.suspendedAt) return;
+    const phone = smsPhone(target.phone);
+    const user = await findUserByPhone(phone);
+    const owner = user && !user.suspendedAt ? user : undefined;
+    await limitSmsCode(phone, client, "account", !!owner, owner);
+    if (!owner) return;
     await issueCode({ phone }, null, owner.locale || locale, "reset");
     return;
   }

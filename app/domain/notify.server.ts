@@ -5,7 +5,7 @@ import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { log } from "~/utils/log.server";
-import { toE164 } from "~/utils/phone.server";
+import { smsE164, smsNumber } from "~/utils/phone.server";
 import { sendMail, sendMailInBackground, simpleHtml } from "./mail.server";
 import { queueSms, type SmsPurpose } from "./sms.server";
 
@@ -40,9 +40,13 @@ export const recipientColumns = {
 
 const loc = (l: string | null | undefined): Locale => (isLocale(l) ? l : "en");
 
-/** The mobile number SMS go to: the phone identity, or (experts, admins) the contact number. */
+/**
+ * The mobile number SMS go to: the phone identity, or (experts, admins) the contact number — only
+ * a mobile number of a country in SMS_COUNTRIES (issue 19), never a premium-rate or fixed line.
+ */
 export function smsNumberOf(to: Pick<Recipient, "phone" | "countryCode" | "contactNumber">): string | null {
-  return to.phone || toE164(to.contactNumber ?? "", to.countryCode || "+91");
+  if (to.phone) return smsNumber(to.phone).ok ? to.phone : null;
+  return smsE164(to.contactNumber ?? "", to.countryCode || "+91");
 }
 
 /** Where a message goes: an e-mail address and/or a mobile number (E.164). */
@@ -51,7 +55,8 @@ export function channelsFor(
   smsForPatients: boolean,
 ): { mail: string | null; sms: string | null } {
   const mail = to.email || null;
-  if (to.accountType === "Patient") return { mail, sms: smsForPatients ? to.phone || null : null };
+  if (to.accountType === "Patient")
+    return { mail, sms: smsForPatients && to.phone && smsNumber(to.phone).ok ? to.phone : null };
   const number = to.notify === "email" ? null : smsNumberOf(to);
   // Someone who chose SMS only but has no usable number still hears by mail.
   return { mail: to.notify === "sms" && number ? null : mail, sms: number };
@@ -154,6 +159,31 @@ export async function sendCode(
     subject: t("authMail.codeSubject", vars),
     text: `${t("authMail.codeBody", vars)}\n\n${t("authMail.ignore")}`,
     html: simpleHtml([t("authMail.codeBody", vars), t("authMail.ignore")]),
+  });
+}
+
+/**
+ * Issue 19: someone asked for a signup code for an e-mail or number that already has an account.
+ * Instead of a code, the owner hears — in their language, by mail or SMS like the code would have
+ * come, and with the same wait for SMTP — that they already have an account and can log in or
+ * reset their password. The person who asked sees the same answer as for a new one.
+ */
+export async function sendAccountExistsNotice(target: { email?: string; phone?: string }, locale: string) {
+  const t = await getT(loc(locale));
+  const vars = { product: site.productName, link: `${config().appUrl}/login` };
+  if (target.phone) {
+    await queueSms({ to: target.phone, text: t("sms.accountExists", vars), purpose: "signup-code" });
+    return;
+  }
+  const body = [t("authMail.accountExistsBody", vars), vars.link, t("authMail.ignore")];
+  await sendMail({
+    to: target.email!,
+    subject: t("authMail.accountExistsSubject", vars),
+    text: body.join("\n\n"),
+    html: simpleHtml([t("authMail.accountExistsBody", vars), t("authMail.ignore")], {
+      href: vars.link,
+      label: t("nav.login"),
+    }),
   });
 }
 

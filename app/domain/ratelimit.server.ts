@@ -11,63 +11,26 @@ import {
 import { config } from "~/config.server";
 import { affected, db, pgPool, sqliteConnection } from "~/db/client.server";
 import { rateLimits } from "~/db/schema";
+import { BUDGETS, type Budget, type BudgetSet, type LimitedAction } from "./budgets";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 
 /**
  * Rate limits (decision 0008). Counters live in the database by default (table `rate_limits`),
  * so every worker process — and on PostgreSQL every node — counts together; each consume is one
- * atomic upsert. Budgets are per
- * client address (an IPv6 client counts by its /64) and per account (e-mail, later phone);
- * one address exhausting its budget never touches another address's budget.
+ * atomic upsert. Budgets (budgets.ts, overridable with RATE_LIMITS) are per client address (an
+ * IPv6 client counts by its /64; a coarse guard, since many people share one), per account or
+ * recipient, and per account+address pair; one address exhausting its budget never touches
+ * another address's budget.
  */
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
 
-type Budget = { points: number; duration: number };
+export { BUDGETS, type LimitedAction };
 
-export const BUDGETS = {
-  /** Code and reset-link mails: send-otp, signup, resend, forgot-password / reset-password-token. */
-  mail: { address: { points: 30, duration: HOUR }, account: { points: 5, duration: HOUR } },
-  /** Codes by SMS (issue 13): signup, login and reset codes to a mobile number. SMS cost money. */
-  sms: { address: { points: 30, duration: HOUR }, account: { points: 5, duration: HOUR } },
-  /** Checking an e-mailed code (on top of the 5 tries each code allows). */
-  verifyCode: { address: { points: 100, duration: HOUR }, account: { points: 20, duration: HOUR } },
-  /** Every login attempt from one address, whatever the account (failures are handled by beginLogin). */
-  login: { address: { points: 100, duration: 15 * MINUTE } },
-  /** Report uploads and display pictures. */
-  upload: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
-  /** A signed-in account re-entering its password (change password, delete account): stops guessing with a stolen session. */
-  passwordCheck: {
-    address: { points: 30, duration: 15 * MINUTE },
-    account: { points: 5, duration: 15 * MINUTE },
-  },
-  /** The public contact and callback forms. */
-  publicForm: { address: { points: 10, duration: HOUR } },
-  /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
-  verifyLetter: { address: { points: 60, duration: HOUR } },
-  /** Sharing links (issue 14): unknown tokens tried from one address (a known token gives its point back). */
-  shareMiss: { address: { points: 30, duration: HOUR } },
-  /** Wrong passcodes on sharing links from one address (each link also locks after its own 5). */
-  sharePasscode: { address: { points: 20, duration: HOUR } },
-  /** Counted opens of sharing links from one address. */
-  shareOpen: { address: { points: 60, duration: HOUR } },
-  /** New sharing links (each with a passcode costs an Argon2 hash). */
-  shareCreate: { address: { points: 60, duration: HOUR }, account: { points: 30, duration: HOUR } },
-  /**
-   * Wrong second-factor codes (issue 14: authenticator or recovery codes, at login and in Settings),
-   * on top of the 5 tries each login challenge allows. Only failures count (a right code gives its point back).
-   */
-  mfa: {
-    address: { points: 50, duration: 15 * MINUTE },
-    account: { points: 10, duration: 15 * MINUTE },
-  },
-  /** Data exports (issue 14): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
-  dataExport: { address: { points: 30, duration: HOUR }, account: { points: 10, duration: HOUR } },
-} satisfies Record<string, { address: Budget; account?: Budget }>;
-
-export type LimitedAction = keyof typeof BUDGETS;
+/** A budget as configured (the defaults in budgets.ts with RATE_LIMITS applied). */
+const budgetOf = (action: LimitedAction): BudgetSet => config().budgets[action];
 
 /**
  * Wrong passwords. No account is ever blocked for everyone: failures count per account+address;
@@ -175,30 +138,82 @@ async function consume(keyPrefix: string, budget: Budget, key: string) {
 const mailCeiling = (): Budget => ({ points: config().mailPerHour, duration: HOUR });
 
 /**
- * Consumes one point of the action's budget for the client's address, then the account's (when the
- * action has one and an account is given); mails also count against the hourly ceiling for all
- * senders (MAIL_PER_HOUR). Over any → rate_limited (429 with Retry-After). The address is checked
- * first, so a refused address spends nothing of an account's or everyone's budget.
+ * Consumes one point of the action's budget for the client's address, then — when an account is
+ * given — the account+address pair's and the account's (each only when the action counts it);
+ * mails also count against the hourly ceiling for all senders (MAIL_PER_HOUR). Over any →
+ * rate_limited (429 with Retry-After). The address is checked first, so a refused address spends
+ * nothing of an account's or everyone's budget.
  */
 export async function limit(action: LimitedAction, account: string | null, client: Client) {
   if (config().rateLimitDisabled) return;
-  const budget: { address: Budget; account?: Budget } = BUDGETS[action];
-  await consume(`${action}:address`, budget.address, addressKey(client.ip));
+  const budget = budgetOf(action);
+  if (budget.address) await consume(`${action}:address`, budget.address, addressKey(client.ip));
+  if (budget.pair && account) await consume(`${action}:pair`, budget.pair, pairKey(account, client));
   if (budget.account && account) await consume(`${action}:account`, budget.account, accountKey(account));
   if (action === "mail") await consume("mail:all", mailCeiling(), "all");
-  if (action === "sms") await consume("sms:all", { points: config().smsPerHour, duration: HOUR }, "all");
 }
 
 /**
- * Gives back the point `limit()` took (address and account), for budgets that count only failures:
+ * Gives back the point `limit()` took (address, pair and account), for budgets that count only failures:
  * take the point before checking (parallel tries cannot slip through), return it when the check passed.
  */
 export async function forgive(action: LimitedAction, account: string | null, client: Client) {
   if (config().rateLimitDisabled) return;
-  const budget: { address: Budget; account?: Budget } = BUDGETS[action];
-  await limiter(`${action}:address`, budget.address).reward(hashed(addressKey(client.ip)));
+  const budget = budgetOf(action);
+  if (budget.address)
+    await limiter(`${action}:address`, budget.address).reward(hashed(addressKey(client.ip)));
+  if (budget.pair && account)
+    await limiter(`${action}:pair`, budget.pair).reward(hashed(pairKey(account, client)));
   if (budget.account && account)
     await limiter(`${action}:account`, budget.account).reward(hashed(accountKey(account)));
+}
+
+/** What an SMS code is for: signup codes and account codes (login, reset) have separate ceilings. */
+export type SmsCeiling = "signup" | "account";
+
+const smsCeiling = (): Budget => ({ points: config().smsPerHour, duration: HOUR });
+
+/** Whether a counter has points left, without taking one (so asking about nobody costs nobody). */
+async function peek(keyPrefix: string, budget: Budget, key: string) {
+  const res = await limiter(keyPrefix, budget).get(hashed(key));
+  if (res && res.consumedPoints >= budget.points) throw tooMany(res.msBeforeNext);
+}
+
+/**
+ * The budgets of an SMS code to `phone` (E.164) of the country `country` (issue 19), after
+ * `limit("sms", phone, client)` has counted the request per address and per number+address:
+ *
+ * - the number's budget (`smsNumber`), taken whether or not a message follows, so the answer
+ *   never tells whether the number has an account; once it is spent, a login or reset code may
+ *   still come from the reserve (`smsReserve`) when `fromOwner()` (an address its owner signed in from);
+ * - for signup codes, the country's and the number block's budgets (`smsCountry`, `smsRange`);
+ * - the hourly ceiling of the purpose (SMS_PER_HOUR each for signup codes and for login and
+ *   reset codes, so signup codes can never starve the others).
+ *
+ * The ceiling (and the country and range budgets) are taken only when `queued`, i.e. a message is
+ * really sent; otherwise they are only checked, so asking for numbers without an account spends
+ * nobody's budget but answers like a real one would.
+ */
+export async function limitSms(
+  phone: string,
+  country: string,
+  ceiling: SmsCeiling,
+  opts: { queued: boolean; fromOwner?: () => Promise<boolean> },
+) {
+  if (config().rateLimitDisabled) return;
+  const b = config().budgets;
+  try {
+    await consume("smsNumber:account", b.smsNumber.account!, accountKey(phone));
+  } catch (err) {
+    if (!(ceiling === "account" && opts.fromOwner && (await opts.fromOwner()))) throw err;
+    await consume("smsReserve:account", b.smsReserve.account!, accountKey(phone));
+  }
+  const take = opts.queued ? consume : peek;
+  if (ceiling === "signup") {
+    await take("smsCountry:account", b.smsCountry.account!, country);
+    await take("smsRange:account", b.smsRange.account!, phone.slice(0, -3));
+  }
+  await take(`sms:all:${ceiling}`, smsCeiling(), "all");
 }
 
 /** One point of the hourly mail ceiling for a mail nobody asked for (e.g. a security notice); false when spent. */
@@ -234,7 +249,7 @@ const failureCounter = { points: 1_000_000, duration: LOGIN.window };
  */
 export async function beginLogin(account: string, client: Client): Promise<LoginAttempt> {
   if (config().rateLimitDisabled) return NO_LIMITS;
-  await consume("login:address", BUDGETS.login.address, addressKey(client.ip));
+  await consume("login:address", budgetOf("login").address!, addressKey(client.ip));
   const pair = hashed(pairKey(account, client));
   const acct = hashed(accountKey(account));
   const pairFailures = limiter("login:fail:pair", failureCounter);

@@ -7,7 +7,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { OtpInput } from "~/components/OtpInput";
-import { countryCodeOptions } from "~/components/reports/screen.server";
+import { smsCountryCodeOptions } from "~/components/reports/screen.server";
 import { FormError } from "~/components/ui/FormError";
 import { loginWithCode, requestLoginCode } from "~/domain/accounts.server";
 import { isDomainError, HTTP_STATUS } from "~/domain/errors";
@@ -29,7 +29,7 @@ import { redirectWithSuccess, toasts } from "~/utils/toast.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   const { locale } = await tFor(request);
-  return { countryCodes: countryCodeOptions(locale) };
+  return { countryCodes: smsCountryCodeOptions(locale) };
 }
 
 type CodeStep = { step: "code"; phone: string; masked: string; error: string | null };

@@ -7,7 +7,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { MobileNumberField } from "~/components/MobileNumberField";
-import { countryCodeOptions } from "~/components/reports/screen.server";
+import { smsCountryCodeOptions } from "~/components/reports/screen.server";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
@@ -27,7 +27,7 @@ import { clientOf } from "~/utils/request.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   const { locale } = await tFor(request);
-  return { countryCodes: countryCodeOptions(locale) };
+  return { countryCodes: smsCountryCodeOptions(locale) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

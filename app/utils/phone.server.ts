@@ -1,9 +1,11 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { config } from "~/config.server";
 import { phoneCandidate } from "./phone-shape";
 
 /**
- * Mobile numbers (issue 13), checked against libphonenumber-js's metadata on the server only.
- * Stored in E.164 (+919876543210).
+ * Mobile numbers (issue 13), checked against libphonenumber-js's full ("max") metadata on the
+ * server only (it knows each number range's type: mobile, fixed line, premium rate, toll free …;
+ * the browser bundle never carries it). Stored in E.164 (+919876543210).
  */
 
 /** A number typed in any common form (with `defaultCode`, e.g. "+91", when it has none) as valid E.164, or null. */
@@ -16,6 +18,33 @@ export function toE164(input: unknown, defaultCode = "+91"): string | null {
 export function validE164(candidate: string): string | null {
   const parsed = parsePhoneNumberFromString(candidate);
   return parsed && parsed.isValid() ? parsed.number : null;
+}
+
+/** Why a number may not get SMS (issue 19), or null when it may. */
+export type SmsRefusal = "invalid" | "country" | "notMobile";
+
+/**
+ * Whether a "+digits" candidate may get SMS: a valid number (E.164) of a country in SMS_COUNTRIES
+ * whose range is MOBILE — or FIXED_LINE_OR_MOBILE where the country's plan cannot tell (US, CA …).
+ * Premium-rate, toll-free, shared-cost, VoIP and fixed-line numbers never get an SMS.
+ */
+export function smsNumber(
+  candidate: string,
+): { ok: true; e164: string; country: string } | { ok: false; reason: SmsRefusal } {
+  const parsed = parsePhoneNumberFromString(candidate);
+  if (!parsed || !parsed.isValid() || !parsed.country) return { ok: false, reason: "invalid" };
+  if (!config().smsCountries.includes(parsed.country)) return { ok: false, reason: "country" };
+  const type = parsed.getType();
+  if (type !== "MOBILE" && type !== "FIXED_LINE_OR_MOBILE") return { ok: false, reason: "notMobile" };
+  return { ok: true, e164: parsed.number, country: parsed.country };
+}
+
+/** A number typed in any common form as E.164 when it may get SMS (see smsNumber), else null. */
+export function smsE164(input: unknown, defaultCode = "+91"): string | null {
+  const candidate = phoneCandidate(input, defaultCode);
+  if (!candidate) return null;
+  const r = smsNumber(candidate);
+  return r.ok ? r.e164 : null;
 }
 
 /** A number as admins and logs see it: country code and the last 4 digits, e.g. +91******3210. */

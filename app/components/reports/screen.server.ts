@@ -1,4 +1,5 @@
 import { getCountries, getCountryCallingCode } from "libphonenumber-js";
+import { config } from "~/config.server";
 import { isDomainError } from "~/domain/errors";
 import { intlTag } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
@@ -38,11 +39,13 @@ export type CountryCodeOption = { value: string; label: string; country: string 
 const countryCache = new Map<string, CountryCodeOption[]>();
 
 /**
- * Every country's dial code (libphonenumber-js, about 245 entries), named in the UI
+ * Every country's dial code (libphonenumber-js, about 245 entries) — or only `countries` (ISO
+ * codes, e.g. SMS_COUNTRIES for the forms whose number gets SMS, issue 19) — named in the UI
  * language and sorted by that name: value "+91", label "India (+91)".
  */
-export function countryCodeOptions(locale: string): CountryCodeOption[] {
-  const cached = countryCache.get(locale);
+export function countryCodeOptions(locale: string, countries?: readonly string[]): CountryCodeOption[] {
+  const cacheKey = `${locale}|${countries?.join(",") ?? "*"}`;
+  const cached = countryCache.get(cacheKey);
   if (cached) return cached;
   const tag = intlTag(locale);
   let names: Intl.DisplayNames | null = null;
@@ -53,6 +56,7 @@ export function countryCodeOptions(locale: string): CountryCodeOption[] {
   }
   const collator = new Intl.Collator(tag);
   const list = getCountries()
+    .filter((country) => !countries || countries.includes(country))
     .map((country) => {
       const code = `+${getCountryCallingCode(country)}`;
       const name = names?.of(country) ?? country;
@@ -60,6 +64,11 @@ export function countryCodeOptions(locale: string): CountryCodeOption[] {
     })
     .sort((a, b) => collator.compare(a.name, b.name))
     .map(({ value, label, country }) => ({ value, label, country }));
-  countryCache.set(locale, list);
+  countryCache.set(cacheKey, list);
   return list;
+}
+
+/** The dial codes of the forms whose number gets an SMS code (signup, SMS login): SMS_COUNTRIES only. */
+export function smsCountryCodeOptions(locale: string): CountryCodeOption[] {
+  return countryCodeOptions(locale, config().smsCountries);
 }

@@ -228,6 +228,11 @@ const en = {
     mobileSignupPatientsOnly:
       "Only patients can sign up with a mobile number. Experts sign up with an e-mail address.",
     mobileTaken: "An account with this mobile number already exists",
+    // Issue 19: SMS only to mobile numbers of the countries served
+    mobileCountryNotServed:
+      "We send SMS codes only to mobile numbers of the countries in the country code list. Please choose one of them, or sign up with an e-mail address.",
+    mobileNotMobile:
+      "This number cannot receive our SMS codes (it is not a mobile number). Please give a mobile number.",
     signupWith: "Sign up with",
     withEmail: "E-mail",
     withMobile: "Mobile number",
@@ -250,6 +255,9 @@ const en = {
     codeSubject: "{{code}} is your {{product}} verification code",
     codeBody: "Your {{product}} verification code is {{code}}. It is valid for {{minutes}} minutes.",
     ignore: "If you did not ask for this, you can ignore this e-mail.",
+    accountExistsSubject: "You already have a {{product}} account",
+    accountExistsBody:
+      "Someone (perhaps you) asked to sign up on {{product}} with this e-mail address. You already have an account, so no new one was made and no code was sent. Log in, or reset your password from the login page if you have forgotten it.",
     resetSubject: "Reset your {{product}} password",
     resetBody:
       "We received a request to reset your {{product}} password. Open the link below within {{minutes}} minutes to choose a new one.",
@@ -860,6 +868,8 @@ const en = {
   },
   /** Text messages (issue 13): short (at most two SMS), never any medical content. */
   sms: {
+    accountExists:
+      "{{product}}: you already have an account with this number. Log in or reset your password: {{link}}",
     code: "{{code}} is your {{product}} code. It is valid for {{minutes}} minutes. Do not share it.",
     opinionReady: "{{product}}: your second opinion is ready. Read it at {{link}}",
     followUpAnswered: "{{product}}: the doctor has answered your question. Read it at {{link}}",

@@ -228,6 +228,11 @@ const hi: Catalogue = {
     mobileSignupPatientsOnly:
       "मोबाइल नंबर से सिर्फ़ मरीज़ साइन अप कर सकते हैं। विशेषज्ञ ई-मेल पते से साइन अप करें।",
     mobileTaken: "इस मोबाइल नंबर से पहले से एक खाता मौजूद है",
+    // Issue 19: SMS only to mobile numbers of the countries served
+    mobileCountryNotServed:
+      "हम SMS कोड केवल देश कोड सूची के देशों के मोबाइल नंबरों पर भेजते हैं। कृपया उनमें से एक चुनें, या ई-मेल पते से साइन अप करें।",
+    mobileNotMobile:
+      "इस नंबर पर हमारे SMS कोड नहीं आ सकते (यह मोबाइल नंबर नहीं है)। कृपया मोबाइल नंबर दें।",
     signupWith: "किससे साइन अप करेंगे?",
     withEmail: "ई-मेल",
     withMobile: "मोबाइल नंबर",
@@ -250,6 +255,9 @@ const hi: Catalogue = {
     codeSubject: "{{code}} आपका {{product}} सत्यापन कोड है",
     codeBody: "आपका {{product}} सत्यापन कोड {{code}} है। यह {{minutes}} मिनट तक मान्य है।",
     ignore: "अगर आपने यह अनुरोध नहीं किया, तो इस ई-मेल को अनदेखा कर सकते हैं।",
+    accountExistsSubject: "आपका {{product}} खाता पहले से है",
+    accountExistsBody:
+      "किसी ने (शायद आपने) इस ई-मेल पते से {{product}} पर साइन अप करना चाहा। आपका खाता पहले से है, इसलिए कोई नया खाता नहीं बना और कोई कोड नहीं भेजा गया। लॉग इन करें, या पासवर्ड भूल गए हों तो लॉगिन पेज से उसे रीसेट करें।",
     resetSubject: "अपना {{product}} पासवर्ड रीसेट करें",
     resetBody:
       "हमें आपका {{product}} पासवर्ड रीसेट करने का अनुरोध मिला है। नया पासवर्ड चुनने के लिए {{minutes}} मिनट के भीतर नीचे दिया लिंक खोलें।",
@@ -865,6 +873,8 @@ const hi: Catalogue = {
   },
   /** Text messages (issue 13): short (at most two SMS), never any medical content. */
   sms: {
+    accountExists:
+      "{{product}}: इस नंबर से आपका खाता पहले से है। लॉग इन करें या पासवर्ड रीसेट करें: {{link}}",
     code: "{{code}} आपका {{product}} कोड है। यह {{minutes}} मिनट तक चलेगा। किसी को न बताएँ।",
     opinionReady: "{{product}}: आपकी दूसरी राय तैयार है। यहाँ पढ़ें: {{link}}",
     followUpAnswered: "{{product}}: डॉक्टर ने आपके सवाल का जवाब दे दिया है। यहाँ पढ़ें: {{link}}",
