@@ -129,10 +129,11 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/auth/send-otp",
     who: "anyone",
-    summary: "Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients)",
+    summary:
+      "Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code (issue 19)",
     auth: false,
     body: sendOtpSchema,
-    errors: [400, 409, 429],
+    errors: [400, 429],
   },
   {
     method: "post",

@@ -50,7 +50,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await requestLoginCode(phone, clientOf(context), locale);
     } catch (err) {
       if (!isDomainError(err)) throw err;
-      const failed = submission.reply({ formErrors: [t(err.message, err.extra.values ?? {})] });
+      // A number that cannot get SMS (issue 19) is the number field's error; anything else (the limit) the form's.
+      const field = err.extra.fieldErrors?.mobileNumber;
+      const failed = field
+        ? submission.reply({ fieldErrors: { mobileNumber: field } })
+        : submission.reply({ formErrors: [t(err.message, err.extra.values ?? {})] });
       return data({ step: "phone" as const, result: failed }, { status: HTTP_STATUS[err.code] });
     }
     return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));

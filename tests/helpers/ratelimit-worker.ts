@@ -15,7 +15,8 @@ async function main() {
   await Promise.all(
     Array.from({ length: tries }, async () => {
       try {
-        await limit("verifyCode", "shared@example.test", client);
+        // One account+address pair from every process (code checks count per pair, issue 19).
+        await limit("verifyCode", "shared@example.test", { ...client, ip: "198.51.100.8" });
         passed.verify++;
       } catch {
         /* refused */

@@ -23,6 +23,44 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+describe("signup does not tell who has an account (issue 19, e-mail)", () => {
+  it("a registered e-mail, in any spelling, gets the same answer as a new one; its owner is told instead of getting a code", async () => {
+    await signupViaApi(api, smtp, codeFrom, { email: "owner19@example.com" });
+    const fresh = await api.post("/auth/send-otp", {
+      email: "newcomer19@example.com",
+      checkUserPresent: true,
+    });
+    expect(fresh.status).toBe(200);
+    await smtp.waitFor("newcomer19@example.com", /verification code/);
+    for (const spelling of ["owner19@example.com", "Owner19@Example.COM", " OWNER19@example.com "]) {
+      const before = smtp.mails.length;
+      const taken = await api.post("/auth/send-otp", { email: spelling, checkUserPresent: true });
+      expect(taken.status, spelling).toBe(200);
+      expect(taken.body).toEqual(fresh.body);
+      const notice = await smtp.waitFor("owner19@example.com", /already have/);
+      expect(smtp.mails.length).toBe(before + 1);
+      expect(notice.subject).toBe("You already have a CareBridge account");
+      expect(notice.subject).not.toMatch(/\d{6}/);
+      expect(notice.raw).not.toMatch(/verification code/i);
+    }
+    // A guessed code for the taken e-mail reads exactly like a wrong code for a new one.
+    const base = {
+      accountType: "Patient",
+      firstName: "Guess",
+      lastName: "Work",
+      contactNumber: "9876543210",
+      password: strongPassword,
+      confirmPassword: strongPassword,
+      otp: "123456",
+    };
+    const onNew = await api.post("/auth/signup", { ...base, email: "newcomer19@example.com" });
+    const onTaken = await api.post("/auth/signup", { ...base, email: "owner19@example.com" });
+    expect(onNew.status).toBe(400);
+    expect(onTaken.status).toBe(400);
+    expect(onTaken.body).toEqual(onNew.body);
+  });
+});
+
 describe("/api/v1/auth and /profile", () => {
   it("signs up with an e-mailed code, then logs in with a bearer token", async () => {
     const sent = await api.post("/auth/send-otp", { email: "Priya@Example.com", checkUserPresent: true });
@@ -57,10 +95,9 @@ describe("/api/v1/auth and /profile", () => {
     });
     expect(JSON.stringify(ok.body)).not.toMatch(/password|hash/i);
 
+    // The code was used: signing up again with it is a used code (400), not "already exists".
     const again = await api.post("/auth/signup", { ...base, otp: code });
-    expect(again.status).toBe(409);
-    const taken = await api.post("/auth/send-otp", { email: "priya@example.com" });
-    expect(taken.status).toBe(409);
+    expect(again.status).toBe(400);
 
     const login = await api.post("/auth/login", { email: "PRIYA@example.com", password: strongPassword });
     expect(login.status).toBe(200);

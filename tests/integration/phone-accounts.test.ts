@@ -3,6 +3,7 @@ import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
+import { raw } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -118,10 +119,8 @@ describe("a mobile number as an identity (API)", () => {
     const ok = await api.post("/auth/signup", { ...base, otp: code });
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({ email: "", phone, accountType: "Patient", notify: "email" });
-    expect((await api.post("/auth/signup", { ...base, otp: code })).status).toBe(409);
-    const taken = await api.post("/auth/send-otp", { phone });
-    expect(taken.status).toBe(409);
-    expect(taken.body.message).toBe("An account with this mobile number already exists");
+    // The code was used (issue 19: a used code, not "already exists"; see the tests of issue 19 below).
+    expect((await api.post("/auth/signup", { ...base, otp: code })).status).toBe(400);
 
     for (const who of [{ phone }, { phone: national }, { email: national }, { email: `0${national}` }]) {
       const login = await api.post("/auth/login", { ...who, password: strongPassword });
@@ -260,29 +259,275 @@ describe("a mobile number as an identity (API)", () => {
   });
 });
 
-describe("limits on SMS (they cost money)", () => {
-  let limited: TestServer;
-  let lapi: ReturnType<typeof apiClient>;
-  beforeAll(async () => {
-    limited = await startServer({ SMS_URL: kannel.url, SMS_PER_HOUR: "12" });
-    lapi = apiClient(limited.url);
-  }, 60_000);
-  afterAll(async () => limited?.stop());
+/** A JSON POST to a server's /api/v1 from a chosen source address (several clients in 127.0.0.0/8). */
+function postFrom(base: string, ip: string) {
+  return async (p: string, body: unknown, headers: Record<string, string> = {}) => {
+    const r = await raw(`${base}/api/v1${p}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+      localAddress: ip,
+    });
+    return { status: r.status, headers: r.headers, body: JSON.parse(r.body.toString()) };
+  };
+}
 
-  it("per number (5 an hour), then the hourly ceiling for the whole service", async () => {
-    const number = newNumber();
+/** A fresh valid Indian mobile number in a block of 1,000 numbers of its own (the signup range budget). */
+let nextBlock = 9_700_100_000;
+const blockNumber = () => String((nextBlock += 1000));
+
+/** Waits until `n` SMS have reached a number (the queue sends in the background). */
+async function untilCount(number: string, n: number, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (smsCount(number) < n) {
+    if (Date.now() > deadline) throw new Error(`only ${smsCount(number)} of ${n} SMS to ${number}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A phone patient on `base`, signed up and logged in from `ip` (a session from that address). */
+async function phonePatientOn(base: string, ip: string) {
+  const post = postFrom(base, ip);
+  const national = blockNumber();
+  const phone = e164(national);
+  const seen = smsCount(phone);
+  expect((await post("/auth/send-otp", { phone })).status).toBe(200);
+  const code = codeIn(await smsTo(phone, /code/, seen));
+  const body = {
+    accountType: "Patient",
+    firstName: "Asha",
+    lastName: "Rani",
+    phone,
+    password: strongPassword,
+    confirmPassword: strongPassword,
+    otp: code,
+  };
+  expect((await post("/auth/signup", body)).status).toBe(201);
+  expect((await post("/auth/login", { phone, password: strongPassword })).status).toBe(200);
+  await untilCount(phone, seen + 1);
+  return { phone, national, post };
+}
+
+describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
+  let pump: TestServer;
+  beforeAll(async () => {
+    pump = await startServer({ SMS_URL: kannel.url, SMS_COUNTRIES: "IN,GB,US,DE" });
+  }, 60_000);
+  afterAll(async () => pump?.stop());
+
+  const NOT_MOBILE =
+    "This number cannot receive our SMS codes (it is not a mobile number). Please give a mobile number.";
+  const NOT_SERVED =
+    "We send SMS codes only to mobile numbers of the countries in the country code list. Please choose one of them, or sign up with an e-mail address.";
+
+  it("1. only mobile numbers of the countries in SMS_COUNTRIES get an SMS: no premium rate, toll free, fixed line or other country", async () => {
+    const post = postFrom(pump.url, "127.0.40.1");
+    const refused: [string, string][] = [
+      ["+449066112345", NOT_MOBILE], // UK premium rate
+      ["+4490661 12346", NOT_MOBILE],
+      ["+18005550199", NOT_MOBILE], // US toll free
+      ["+4930123456", NOT_MOBILE], // German fixed line
+      ["+37491123456", NOT_SERVED], // an Armenian mobile: Armenia is not in SMS_COUNTRIES
+      ["+8801712345678", NOT_SERVED], // Bangladesh
+    ];
+    for (const [phone, message] of refused) {
+      for (const path of ["/auth/send-otp", "/auth/send-login-code", "/auth/reset-password-token"]) {
+        const r = await post(path, { phone });
+        expect(r.status, `${path} ${phone}`).toBe(400);
+        expect(r.body.errors.phone, `${path} ${phone}`).toEqual([message]);
+      }
+    }
+    // Mobile numbers pass, and US numbers whose plan cannot tell mobile from fixed line.
+    for (const phone of ["+4915123456789", "+12015550123", e164(blockNumber())]) {
+      expect((await post("/auth/send-otp", { phone })).status, phone).toBe(200);
+      expect(codeIn(await smsTo(phone, /code/))).toMatch(/^\d{6}$/);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const digits = refused.map(([p]) => p.replace(/\D/g, ""));
+    expect(
+      kannel.delivered().filter((m) => digits.includes(m.receiver.replace(/\D/g, "").replace(/^00/, ""))),
+    ).toEqual([]);
+  });
+
+  it("1. the dial codes on signup and SMS login follow SMS_COUNTRIES; another country is refused on the number's field", async () => {
+    const b = new Browserish(pump.url);
+    for (const page of ["/signup", "/login-code"]) {
+      const html = await (await b.fetch(page)).text();
+      for (const code of ["+91", "+44", "+49", "+1"])
+        expect(html, `${page} ${code}`).toContain(`<option value="${code}"`);
+      expect(html, page).not.toContain('<option value="+374"');
+      expect(html, page).not.toContain('<option value="+880"');
+      expect((html.match(/<option value="\+/g) ?? []).length, page).toBeLessThan(10);
+    }
+    const res = await b.post("/signup", {
+      accountType: "Patient",
+      signupWith: "phone",
+      firstName: "Anahit",
+      lastName: "K",
+      mobileCountryCode: "+374",
+      mobileNumber: "91 123456",
+      password: strongPassword,
+      confirmPassword: strongPassword,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain(NOT_SERVED);
+    const login = await b.post("/login-code", {
+      intent: "send",
+      mobileCountryCode: "+44",
+      mobileNumber: "906 611 2345",
+    });
+    expect(login.status).toBe(400);
+    expect(await login.text()).toContain("This number cannot receive our SMS codes");
+  });
+
+  it("1. signup codes per block of numbers: pumping a range from several addresses stops at 10 an hour", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await lapi.post("/auth/send-otp", { phone: number })).status);
+    for (let i = 0; i < 12; i++) {
+      const post = postFrom(pump.url, `127.0.41.${(i % 8) + 1}`);
+      statuses.push(
+        (await post("/auth/send-otp", { phone: `+9197770000${String(i).padStart(2, "0")}` })).status,
+      );
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
+    // Another block is not affected.
+    expect(
+      (await postFrom(pump.url, "127.0.41.9")("/auth/send-otp", { phone: e164(blockNumber()) })).status,
+    ).toBe(200);
+  });
+
+  it("3. one address asking for one number is limited per number+address; another address is not", async () => {
+    const phone = e164(blockNumber());
+    const mine = postFrom(pump.url, "127.0.42.1");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await mine("/auth/send-login-code", { phone })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    const sixth = await lapi.post("/auth/send-otp", { phone: number });
-    expect(Number(sixth.headers.get("Retry-After"))).toBeGreaterThan(0);
-    // Login and reset codes count against the same number's budget.
-    expect((await lapi.post("/auth/send-login-code", { phone: number })).status).toBe(429);
-    // 5 sent so far; 7 more numbers fill the ceiling of 12; then nobody gets a code this hour.
-    const more: number[] = [];
-    for (let i = 0; i < 8; i++) more.push((await lapi.post("/auth/send-otp", { phone: newNumber() })).status);
-    expect(more.slice(0, 7)).toEqual(Array(7).fill(200));
-    expect(more[7]).toBe(429);
+    expect((await postFrom(pump.url, "127.0.42.2")("/auth/send-login-code", { phone })).status).toBe(200);
+  });
+
+  it("3. strangers from many addresses cannot block the owner's login codes or code checks", async () => {
+    const victim = await phonePatientOn(pump.url, "127.0.43.1");
+    const start = smsCount(victim.phone);
+    // Nine strangers, nine addresses: each asks for a login code to the victim's number.
+    for (let i = 0; i < 9; i++) {
+      const r = await postFrom(pump.url, `127.0.44.${i + 1}`)("/auth/send-login-code", {
+        phone: victim.phone,
+      });
+      expect(r.status, `stranger ${i}`).toBe(200);
+    }
+    // The number's budget (10 an hour, the signup code included) is spent for strangers — known or unknown number alike.
+    expect(
+      (await postFrom(pump.url, "127.0.44.50")("/auth/send-login-code", { phone: victim.phone })).status,
+    ).toBe(429);
+    await untilCount(victim.phone, start + 9);
+    // 25 wrong code checks from 25 addresses (the old per-number budget of checks was 20).
+    for (let i = 0; i < 25; i++) {
+      const r = await postFrom(pump.url, `127.0.45.${i + 1}`)("/auth/login", {
+        phone: victim.phone,
+        otp: "000000",
+      });
+      expect(r.status, `check ${i}`).toBe(400);
+    }
+    // The owner, from the address they signed in from, still gets a code (the reserve) and logs in with it.
+    const seen = smsCount(victim.phone);
+    const own = await victim.post("/auth/send-login-code", { phone: victim.phone });
+    expect(own.status).toBe(200);
+    const code = codeIn(await smsTo(victim.phone, /code/, seen));
+    const login = await victim.post("/auth/login", { phone: victim.phone, otp: code });
+    expect(login.status).toBe(200);
+    expect(login.body.token).toBeTruthy();
+  });
+
+  describe("2. a small SMS_PER_HOUR", () => {
+    let ceil: TestServer;
+    beforeAll(async () => {
+      ceil = await startServer({ SMS_URL: kannel.url, SMS_PER_HOUR: "3" });
+    }, 60_000);
+    afterAll(async () => ceil?.stop());
+
+    it("asking for numbers without an account spends no ceiling; signup codes cannot starve login and reset codes", async () => {
+      const owner = await phonePatientOn(ceil.url, "127.0.50.1"); // signup codes: 1 of 3
+      const nobody: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const phone = e164(blockNumber());
+        nobody.push(phone);
+        const post = postFrom(ceil.url, `127.0.51.${i + 1}`);
+        expect((await post("/auth/send-login-code", { phone })).status).toBe(200);
+        expect((await post("/auth/reset-password-token", { phone })).status).toBe(200);
+      }
+      // The owner's login and reset codes still go out.
+      let seen = smsCount(owner.phone);
+      expect((await owner.post("/auth/send-login-code", { phone: owner.phone })).status).toBe(200);
+      await smsTo(owner.phone, /code/, seen);
+      seen = smsCount(owner.phone);
+      expect((await owner.post("/auth/reset-password-token", { phone: owner.phone })).status).toBe(200);
+      await smsTo(owner.phone, /code/, seen);
+      // Signup codes fill their own ceiling (2 more of 3) ...
+      const signups: number[] = [];
+      for (let i = 0; i < 3; i++)
+        signups.push(
+          (await postFrom(ceil.url, `127.0.52.${i + 1}`)("/auth/send-otp", { phone: e164(blockNumber()) }))
+            .status,
+        );
+      expect(signups).toEqual([200, 200, 429]);
+      // ... and the owner's next login code still goes out (3 of the 3 login and reset codes) ...
+      seen = smsCount(owner.phone);
+      expect((await owner.post("/auth/send-login-code", { phone: owner.phone })).status).toBe(200);
+      await smsTo(owner.phone, /code/, seen);
+      // ... after which that ceiling holds too.
+      expect((await owner.post("/auth/send-login-code", { phone: owner.phone })).status).toBe(429);
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const phone of nobody) expect(smsCount(phone), phone).toBe(0);
+    });
+  });
+});
+
+describe("issue 19: signup does not tell who has an account (phone)", () => {
+  it("a registered number, in any spelling, gets the same answer; its owner gets 'you already have an account' in their language, no code", async () => {
+    const p = await phonePatient("hi");
+    const fresh = await api.post("/auth/send-otp", { phone: newNumber() });
+    expect(fresh.status).toBe(200);
+    const spellings = [`0${p.national}`, `0091 ${p.national.slice(0, 5)} ${p.national.slice(5)}`, p.phone];
+    for (const phone of spellings) {
+      const seen = smsCount(p.phone);
+      const r = await api.post("/auth/send-otp", { phone }, undefined, { "Accept-Language": "en" });
+      expect(r.status, phone).toBe(200);
+      expect(r.body).toEqual(fresh.body);
+      const sms = await smsTo(p.phone, /./, seen);
+      expect(sms.text).toMatch(/[\u0900-\u097F]/); // the owner's language, not the asker's
+      expect(sms.text).toContain("/login");
+      expect(sms.text).not.toMatch(/\b\d{6}\b/);
+      expect(sms.parts).toBeLessThanOrEqual(2);
+    }
+    // A guessed code for the taken number reads exactly like a wrong code for a new one.
+    const other = newNumber();
+    expect((await api.post("/auth/send-otp", { phone: other })).status).toBe(200);
+    const base = {
+      accountType: "Patient",
+      firstName: "Guess",
+      lastName: "Work",
+      password: strongPassword,
+      confirmPassword: strongPassword,
+      otp: "123456",
+    };
+    const onNew = await api.post("/auth/signup", { ...base, phone: other });
+    const onTaken = await api.post("/auth/signup", { ...base, phone: p.phone });
+    expect(onNew.status).toBe(400);
+    expect(onTaken.status).toBe(400);
+    expect(onTaken.body).toEqual(onNew.body);
+    // The signup screen too: the same next step as for a new number.
+    const b = new Browserish(server.url);
+    const res = await b.post("/signup", {
+      accountType: "Patient",
+      signupWith: "phone",
+      firstName: "Meena",
+      lastName: "K",
+      mobileCountryCode: "+91",
+      mobileNumber: p.national,
+      password: strongPassword,
+      confirmPassword: strongPassword,
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/verify-email");
   });
 });
 
@@ -292,7 +537,9 @@ describe("the screens", () => {
     const page = await (await b.fetch("/signup")).text();
     expect(page).toContain('name="signupWith"');
     expect(page).toContain('name="mobileNumber"');
-    expect(page).toMatch(/<option value="\+880"[^>]*>/); // ~200 dial codes, Bangladesh among them
+    // Issue 19: the dial codes follow SMS_COUNTRIES (default IN), not every country's.
+    expect(page).toMatch(/<option value="\+91"[^>]*>/);
+    expect(page).not.toMatch(/<option value="\+880"[^>]*>/);
     const national = newNumber();
     const fields = {
       accountType: "Patient",

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi } from "../helpers/api";
+import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
 import { startServer, type TestServer } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /**
  * Rate limits as a stranger sees them, over HTTP, against our server with 2 worker processes:
@@ -15,6 +18,8 @@ beforeAll(async () => {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     WEB_CONCURRENCY: "2",
+    // Issue 19: the default mail budget per address is a coarse 200 an hour; these tests count 30.
+    RATE_LIMITS: JSON.stringify({ mail: { address: { points: 30, duration: 3600 } } }),
   });
 });
 afterAll(async () => {
@@ -101,4 +106,58 @@ describe("rate limits over HTTP, 2 workers", () => {
     // Another address asking for another account is not affected.
     expect((await post("127.0.3.2", "en", "other@example.test")).status).toBe(200);
   });
+});
+
+describe("issue 19: many people behind one address; RATE_LIMITS", () => {
+  it("a bad RATE_LIMITS stops the server with a message naming it", async () => {
+    for (const bad of ['{"upload":', '{"uplaod":{"address":{"points":600,"duration":3600}}}']) {
+      const err = await startServer({ RATE_LIMITS: bad }).then(
+        async (s) => {
+          await s.stop();
+          return "";
+        },
+        (e: Error) => e.message,
+      );
+      expect(err, bad).toMatch(/RATE_LIMITS/);
+    }
+  });
+
+  it("40 accounts sign up and upload from one address (a health camp); one account is still limited, as RATE_LIMITS says", async () => {
+    const smtp = await startSmtp();
+    const camp = await startServer({
+      SMTP_URL: smtp.url,
+      RATE_LIMITS: JSON.stringify({ upload: { account: { points: 3, duration: 3600 } } }),
+    });
+    try {
+      const api = apiClient(camp.url);
+      const upload = (token: string) =>
+        api.call(
+          "POST",
+          "/report/upload-report",
+          uploadForm(
+            { reportType: "Blood Test", phoneNumber: "9876543210", countryCode: "+91" },
+            { name: "r.pdf", data: samplePdf(), type: "application/pdf" },
+          ),
+          token,
+        );
+      // Every request comes from 127.0.0.1: signups (mail codes, code checks, logins) and uploads.
+      const tokens: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const { token } = await signupViaApi(api, smtp, codeFrom, { email: `camp${i}@clinic.test` });
+        tokens.push(token);
+      }
+      for (const [i, token] of tokens.entries())
+        expect((await upload(token)).status, `patient ${i}`).toBe(201);
+      // The per-account budget, set to 3 an hour by RATE_LIMITS (default 30), still holds.
+      expect((await upload(tokens[0])).status).toBe(201);
+      expect((await upload(tokens[0])).status).toBe(201);
+      const over = await upload(tokens[0]);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect((await upload(tokens[1])).status).toBe(201);
+    } finally {
+      await camp.stop();
+      await smtp.close();
+    }
+  }, 180_000);
 });

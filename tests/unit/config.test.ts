@@ -32,6 +32,40 @@ describe("configuration", () => {
     expect(() => loadConfig({ ...base, ADMIN_EMAIL: "a@b.co" })).toThrow(ConfigError);
   });
 
+  it("RATE_LIMITS overrides budgets; bad JSON, an unknown budget or scope, or a bad number stop with its name (issue 19)", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: dir, UPLOADS_DIR: dir };
+    const plain = loadConfig(base);
+    expect(plain.budgets.upload).toEqual({
+      address: { points: 600, duration: 3600 },
+      account: { points: 30, duration: 3600 },
+    });
+    expect(plain.smsCountries).toEqual(["IN"]);
+    const c = loadConfig({
+      ...base,
+      RATE_LIMITS: '{"upload":{"address":{"points":50}},"sms":{"pair":{"points":2,"duration":60}}}',
+      SMS_COUNTRIES: "in, bd,NP",
+    });
+    expect(c.budgets.upload).toEqual({
+      address: { points: 50, duration: 3600 },
+      account: { points: 30, duration: 3600 },
+    });
+    expect(c.budgets.sms.pair).toEqual({ points: 2, duration: 60 });
+    expect(c.smsCountries).toEqual(["IN", "BD", "NP"]);
+    for (const bad of [
+      "{upload:",
+      "[1]",
+      '{"uplod":{"address":{"points":5}}}',
+      '{"publicForm":{"account":{"points":5}}}',
+      '{"upload":{"address":{"points":0}}}',
+      '{"upload":{"address":{"points":"many"}}}',
+      '{"upload":{"address":{"points":5,"duration":1.5}}}',
+    ]) {
+      expect(() => loadConfig({ ...base, RATE_LIMITS: bad }), bad).toThrow(/RATE_LIMITS/);
+    }
+    expect(() => loadConfig({ ...base, SMS_COUNTRIES: "IN,XX" })).toThrow(/SMS_COUNTRIES.*XX/);
+  });
+
   it("honours explicit values", () => {
     const dir = tmp();
     const c = loadConfig({

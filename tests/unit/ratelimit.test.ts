@@ -21,6 +21,8 @@ const env = () => ({
   UPLOADS_DIR: path.join(tmp, "uploads"),
   LOG_LEVEL: "silent",
   MAIL_PER_HOUR: String(MAIL_PER_HOUR),
+  // The mail budget per address of the tests below (the default, 200, is over MAIL_PER_HOUR here).
+  RATE_LIMITS: JSON.stringify({ mail: { address: { points: 30, duration: 3600 } } }),
 });
 
 const at = (ip: string): Client => ({ ip, userAgent: null });
@@ -99,7 +101,7 @@ describe("budgets (mail ceiling counted across these tests: 30 + 5 + 25 = MAIL_P
   });
 
   it("contact forms are limited per address only", async () => {
-    for (let i = 0; i < 10; i++)
+    for (let i = 0; i < 60; i++)
       expect(await outcome(rl.limit("publicForm", null, at("203.0.113.50")))).toEqual({ ok: true });
     expect(await outcome(rl.limit("publicForm", null, at("203.0.113.50")))).toMatchObject({ ok: false });
     expect(await outcome(rl.limit("publicForm", null, at("203.0.113.51")))).toEqual({ ok: true });
@@ -111,6 +113,44 @@ describe("budgets (mail ceiling counted across these tests: 30 + 5 + 25 = MAIL_P
     }
     expect(await outcome(rl.limit("upload", "user-1", at("10.9.9.9")))).toMatchObject({ ok: false });
     expect(await outcome(rl.limit("upload", "user-2", at("10.9.9.9")))).toEqual({ ok: true });
+  });
+});
+
+describe("SMS budgets (issue 19)", () => {
+  it("counts a number per address: strangers asking for it elsewhere do not spend the owner's pair", async () => {
+    for (let i = 0; i < 5; i++)
+      expect(await outcome(rl.limit("sms", "+919700005000", at("203.0.113.70")))).toEqual({ ok: true });
+    expect(await outcome(rl.limit("sms", "+919700005000", at("203.0.113.70")))).toMatchObject({ ok: false });
+    expect(await outcome(rl.limit("sms", "+919700005000", at("203.0.113.71")))).toEqual({ ok: true });
+  });
+
+  it("a number's budget, then its reserve only for its owner's login and reset codes", async () => {
+    const phone = "+919700006000";
+    const sms = (fromOwner: boolean) =>
+      outcome(rl.limitSms(phone, "IN", "account", { queued: true, fromOwner: async () => fromOwner }));
+    for (let i = 0; i < 10; i++) expect(await sms(false)).toEqual({ ok: true });
+    expect(await sms(false)).toMatchObject({ ok: false, code: "rate_limited" });
+    expect(await outcome(rl.limitSms(phone, "IN", "signup", { queued: true }))).toMatchObject({ ok: false });
+    for (let i = 0; i < 3; i++) expect(await sms(true)).toEqual({ ok: true });
+    expect(await sms(true)).toMatchObject({ ok: false });
+  });
+
+  it("signup codes are counted per block of 1,000 numbers; login and reset codes are not", async () => {
+    for (let i = 0; i < 10; i++)
+      expect(await outcome(rl.limitSms(`+9197000070${10 + i}`, "IN", "signup", { queued: true }))).toEqual({
+        ok: true,
+      });
+    expect(await outcome(rl.limitSms("+919700007099", "IN", "signup", { queued: true }))).toMatchObject({
+      ok: false,
+    });
+    expect(await outcome(rl.limitSms("+919700008099", "IN", "signup", { queued: true }))).toEqual({
+      ok: true,
+    });
+    // Login and reset codes go only to numbers with an account: they are not counted per block.
+    for (let i = 0; i < 30; i++)
+      expect(await outcome(rl.limitSms(`+9197000070${40 + i}`, "IN", "account", { queued: true }))).toEqual({
+        ok: true,
+      });
   });
 });
 
@@ -196,7 +236,7 @@ describe("the database store", () => {
         );
       });
     const [a, b] = await Promise.all([run("192.0.2.101"), run("192.0.2.102")]);
-    // One account, 120 tries from two processes: exactly its budget of 20 went through.
+    // One account+address pair, 120 tries from two processes: exactly its budget of 20 went through.
     expect(a.verify + b.verify).toBe(20);
     // One account+address pair guessed in parallel from two processes: at most the free tries (+1 as a wait ends).
     expect(a.login + b.login).toBeGreaterThanOrEqual(5);
