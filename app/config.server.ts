@@ -88,7 +88,12 @@ const envSchema = z.object({
   /** Issue 19: the countries (ISO 3166 codes, comma-separated) whose mobile numbers may get SMS. */
   SMS_COUNTRIES: z
     .string()
-    .transform((v) => v.toUpperCase().split(/[\s,]+/).filter(Boolean))
+    .transform((v) =>
+      v
+        .toUpperCase()
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    )
     .refine((list) => list.length > 0, "at least one country code, e.g. IN or IN,BD,NP")
     .superRefine((list, ctx) => {
       const known = new Set<string>(getCountries());

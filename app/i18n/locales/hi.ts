@@ -231,8 +231,7 @@ const hi: Catalogue = {
     // Issue 19: SMS only to mobile numbers of the countries served
     mobileCountryNotServed:
       "हम SMS कोड केवल देश कोड सूची के देशों के मोबाइल नंबरों पर भेजते हैं। कृपया उनमें से एक चुनें, या ई-मेल पते से साइन अप करें।",
-    mobileNotMobile:
-      "इस नंबर पर हमारे SMS कोड नहीं आ सकते (यह मोबाइल नंबर नहीं है)। कृपया मोबाइल नंबर दें।",
+    mobileNotMobile: "इस नंबर पर हमारे SMS कोड नहीं आ सकते (यह मोबाइल नंबर नहीं है)। कृपया मोबाइल नंबर दें।",
     signupWith: "किससे साइन अप करेंगे?",
     withEmail: "ई-मेल",
     withMobile: "मोबाइल नंबर",
