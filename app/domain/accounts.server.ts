@@ -467,7 +467,9 @@ export async function login(
   kind: "web" | "api",
 ): Promise<LoginResult> {
   if (input.phone && input.otp) return loginWithCode(input.phone, input.otp, client, kind);
-  const phone = input.phone ? checkedPhone(input.phone) : null;
+  // The full metadata (issue 19) may call a number stored under the older check invalid: its
+  // owner still logs in with the password, so the number as shaped is looked up then.
+  const phone = input.phone ? (validE164(input.phone) ?? input.phone) : null;
   const account = phone ?? normalizeEmail(input.email ?? "");
   const attempt = await beginLogin(account, client);
   const user = phone ? await findUserByPhone(phone) : await findUserByEmail(account);

@@ -481,6 +481,24 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
   });
 });
 
+describe("issue 19: the full metadata and older accounts", () => {
+  it("an account whose stored number the full metadata calls invalid still logs in with its password", async () => {
+    const p = await phonePatient();
+    const odd = "+915012345678"; // valid by the "min" metadata of issue 13, not by the full one
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      expect(await db.run("UPDATE users SET phone = ? WHERE phone = ?", odd, p.phone)).toBe(1);
+    } finally {
+      await db.close();
+    }
+    const login = await api.post("/auth/login", { phone: odd, password: strongPassword });
+    expect(login.status).toBe(200);
+    expect(login.body.user._id).toBe(p.user._id);
+    // No SMS goes to it, though: it is not a number the full metadata knows.
+    expect((await api.post("/auth/send-login-code", { phone: odd })).status).toBe(400);
+  });
+});
+
 describe("issue 19: signup does not tell who has an account (phone)", () => {
   it("a registered number, in any spelling, gets the same answer; its owner gets 'you already have an account' in their language, no code", async () => {
     const p = await phonePatient("hi");
