@@ -329,6 +329,8 @@ describe("point 15: a rejected expert sees why, and what to do next", () => {
     expect(page).toContain("Your expert application was not approved");
     expect(page).toContain(`not approved: ${reason}. Correct your details in Settings`);
     expect(page).toContain('href="/dashboard/settings#expert-details-heading"');
+    // The dashboard's banner says so too, instead of "waiting for admin approval".
+    expect(page).not.toContain("waiting for admin approval");
     // Correcting the details re-applies; the notice goes away.
     const fixed = await api.put(
       "/profile/update-expert-details",
