@@ -109,7 +109,8 @@ export async function listApprovedExperts(actor: Actor, page: PageQuery): Promis
 
 /**
  * Admin: approves an expert account. Unknown id or not an expert → not_found. Approving an
- * already approved expert changes nothing and returns the user (no second mail or audit).
+ * already approved expert changes nothing and returns the user (no second mail or audit). An
+ * expert without a registration number cannot be approved: conflict "experts.registrationMissing".
  */
 export async function approveExpert(actor: Actor, expertId: string, ip?: string | null): Promise<ApiUser> {
   requireAdmin(actor);
