@@ -75,6 +75,9 @@ const envSchema = z.object({
   SESSION_IDLE_MINUTES_PATIENT: z.coerce.number().positive().max(525_600).default(720),
   /** How long an expert's claim on a report ("Start review") lasts unless released or submitted. */
   CLAIM_TTL_MINUTES: z.coerce.number().positive().max(10_080).default(120),
+  /** Issue 19: live claims one expert may hold at once, and how often one claim may be renewed before it lapses. */
+  CLAIM_MAX: z.coerce.number().int().min(1).max(1_000).default(3),
+  CLAIM_RENEW_MAX: z.coerce.number().int().min(0).max(100).default(2),
   /** Turnaround targets: a report waiting longer is overdue (routine / urgent). */
   REVIEW_TARGET_HOURS: z.coerce.number().positive().max(8_760).default(48),
   REVIEW_TARGET_HOURS_URGENT: z.coerce.number().positive().max(8_760).default(12),
@@ -183,6 +186,8 @@ export type Config = {
   /** Every rate-limit budget, RATE_LIMITS applied. */
   budgets: Budgets;
   claimTtlMs: number;
+  claimMax: number;
+  claimRenewMax: number;
   reviewTargetMs: number;
   reviewTargetUrgentMs: number;
   followupMax: number;
@@ -347,6 +352,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsCountries: e.SMS_COUNTRIES as string[],
     budgets: (applyRateLimits(e.RATE_LIMITS) as { budgets: Budgets }).budgets,
     claimTtlMs: Math.round(e.CLAIM_TTL_MINUTES * 60_000),
+    claimMax: e.CLAIM_MAX,
+    claimRenewMax: e.CLAIM_RENEW_MAX,
     reviewTargetMs: Math.round(e.REVIEW_TARGET_HOURS * 3_600_000),
     reviewTargetUrgentMs: Math.round(e.REVIEW_TARGET_HOURS_URGENT * 3_600_000),
     followupMax: e.FOLLOWUP_MAX,

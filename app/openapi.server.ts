@@ -294,7 +294,8 @@ export const ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/profile/get-user-details",
     who: "signed in",
-    summary: "The signed-in user",
+    summary:
+      "The signed-in user; experts get their expertDetails too (a rejected expert reads rejectionReason and corrects the details with PUT /profile/update-expert-details to apply again)",
     auth: true,
     data: userObject,
     errors: [401],
@@ -507,7 +508,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/claim/{reportId}",
     who: "approved Expert",
     summary:
-      "Start reviewing a report (of experts claiming at once exactly one wins; 409 names who holds it); the claim lapses after CLAIM_TTL_MINUTES",
+      "Start reviewing a report (of experts claiming at once exactly one wins; 409 names who holds it); the claim lapses after CLAIM_TTL_MINUTES. Claiming one's own claim again renews it, at most CLAIM_RENEW_MAX times; an expert holds at most CLAIM_MAX live claims (409 beyond either)",
     auth: true,
     data: reportObject,
     errors: [401, 403, 404, 409],
@@ -638,8 +639,9 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/report/{reportId}/file",
-    who: "owning Patient, approved Expert, Admin",
-    summary: "The report file, decrypted, with its real content type; each opening is recorded",
+    who: "owning Patient, Admin, approved Expert (any while pending; once reviewed its reviewer, claimant or follow-up expert)",
+    summary:
+      "The report file, decrypted, with its real content type; each opening is recorded, and so is each refused opening by an expert",
     auth: true,
     binary: true,
     errors: [401, 403, 404],
@@ -658,11 +660,11 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/expert/approve-expert",
     who: "Admin",
-    summary: "Approve an expert",
+    summary: "Approve an expert (409 when the expert has given no registration number)",
     auth: true,
     body: approveExpertSchema,
     data: userObject,
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 409],
   },
   {
     method: "post",
@@ -679,7 +681,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/profile/update-expert-details",
     who: "Expert",
     summary:
-      "Specialties, registration number, council and years of practice (a rejected application re-enters the queue)",
+      "Specialties, registration number, council and years of practice (a rejected application re-enters the queue; changing the registration number or council sends an approved expert back to admin review, live claims released, letters already signed unchanged)",
     auth: true,
     body: expertDetailsSchema,
     data: userObject,

@@ -161,12 +161,19 @@ export const reports = sqliteTable(
     claimedBy: text("claimed_by").references(() => users.id, { onDelete: "set null" }),
     claimedAt: integer("claimed_at", { mode: "timestamp_ms" }),
     claimExpiresAt: integer("claim_expires_at", { mode: "timestamp_ms" }),
+    /** How often the claimant renewed the claim (issue 19: at most CLAIM_RENEW_MAX, then it lapses). */
+    claimRenewals: integer("claim_renewals").notNull().default(0),
     /** The structured opinion: `review` is its summary. */
     findings: text("findings"),
     recommendations: text("recommendations"),
     seeDoctorSoon: integer("see_doctor_soon", { mode: "boolean" }).notNull().default(false),
     /** Printed on the opinion letter; /verify/{code} confirms it. */
     letterCode: text("letter_code"),
+    /** The signer as the letter prints them, copied at signing (issue 19): /verify and the PDF read these. */
+    signerFirstName: text("signer_first_name"),
+    signerLastName: text("signer_last_name"),
+    signerRegistrationNumber: text("signer_registration_number"),
+    signerRegistrationCouncil: text("signer_registration_council"),
     /** Who answers follow-up questions: the reviewer, or another expert an admin reassigned them to. */
     followupExpertId: text("followup_expert_id").references(() => users.id, { onDelete: "set null" }),
     /** When admins were told (in the hourly digest) that this report is overdue. */
@@ -187,6 +194,8 @@ export const reports = sqliteTable(
     index("reports_queue_type_idx").on(t.status, t.reportType, t.priority, t.createdAt, t.id),
     index("reports_followup_expert_idx").on(t.followupExpertId, t.reviewedAt, t.id),
     uniqueIndex("reports_letter_code_uq").on(t.letterCode),
+    // Issue 19: an expert's live claims are counted against CLAIM_MAX.
+    index("reports_claimed_by_idx").on(t.claimedBy, t.claimExpiresAt),
   ],
 );
 

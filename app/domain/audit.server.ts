@@ -13,6 +13,7 @@ import type { Actor } from "./sessions.server";
 export type AuditAction =
   | "report.upload"
   | "report.file_open"
+  | "report.file_refused"
   | "report.review"
   | "report.delete"
   | "report.claim"
@@ -21,6 +22,7 @@ export type AuditAction =
   | "report.overdue_notice"
   | "expert.approve"
   | "expert.reject"
+  | "expert.details_review"
   | "followup.ask"
   | "followup.answer"
   | "followup.reassign"

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, exists, isNull, ne, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { expertProfiles, profiles, users } from "~/db/schema";
+import { expertProfiles, profiles, reports, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { auditInsert } from "./audit.server";
@@ -109,22 +109,42 @@ export async function listApprovedExperts(actor: Actor, page: PageQuery): Promis
 
 /**
  * Admin: approves an expert account. Unknown id or not an expert → not_found. Approving an
- * already approved expert changes nothing and returns the user (no second mail or audit).
+ * already approved expert changes nothing and returns the user (no second mail or audit). An
+ * expert without a registration number cannot be approved: conflict "experts.registrationMissing".
  */
 export async function approveExpert(actor: Actor, expertId: string, ip?: string | null): Promise<ApiUser> {
   requireAdmin(actor);
   const user = await first(db().select().from(users).where(eq(users.id, expertId)));
   if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
   const now = new Date();
+  // Issue 19: every letter prints the signer's registration number, so there is none without one.
+  const hasRegistration = exists(
+    db()
+      .select({ one: sql`1` })
+      .from(expertProfiles)
+      .where(and(eq(expertProfiles.userId, users.id), ne(expertProfiles.registrationNumber, ""))),
+  );
   const changed = await transaction(function* (tx) {
     const won = yield* rows(
       tx
         .update(users)
         .set({ approved: true, updatedAt: now })
-        .where(and(eq(users.id, expertId), eq(users.accountType, "Expert"), eq(users.approved, false)))
+        .where(
+          and(
+            eq(users.id, expertId),
+            eq(users.accountType, "Expert"),
+            eq(users.approved, false),
+            hasRegistration,
+          ),
+        )
         .returning({ id: users.id }),
     );
-    if (won.length !== 1) return false;
+    if (won.length !== 1) {
+      const [current] = yield* rows(
+        tx.select({ approved: users.approved }).from(users).where(eq(users.id, expertId)),
+      );
+      return current?.approved ? false : ("no_registration" as const);
+    }
     // Who approved and when: on the expert's record and in the audit log.
     const decision = {
       approvedBy: actor.id,
@@ -142,6 +162,7 @@ export async function approveExpert(actor: Actor, expertId: string, ip?: string 
     yield* exec(auditInsert(tx, actor, "expert.approve", "user", expertId, null, ip));
     return true;
   });
+  if (changed === "no_registration") throw new DomainError("conflict", "experts.registrationMissing");
   if (changed) {
     if (!user.suspendedAt) {
       notify(user, {
@@ -214,12 +235,42 @@ export async function rejectExpert(
 
 /**
  * An expert updates their own verification details (Settings, the API). A rejected application
- * goes back into the admin's queue; an approved expert keeps their approval.
+ * goes back into the admin's queue. An approved expert keeps their approval unless the
+ * registration number or council changes (issue 19): that is what every letter and /verify
+ * print, so the account goes back to the admin's Pending Expert queue (approval withdrawn, live
+ * claims released, audited as "expert.details_review"); letters already signed keep the details
+ * they were signed with. `backToReview` says whether that happened.
  */
-export async function updateExpertDetails(actor: Actor, input: ExpertDetailsInput): Promise<ApiUser> {
+export async function updateExpertDetails(
+  actor: Actor,
+  input: ExpertDetailsInput,
+  ip?: string | null,
+): Promise<{ user: ApiUser; backToReview: boolean }> {
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "experts.onlyExperts");
   const now = new Date();
-  await transaction(function* (tx) {
+  const backToReview = await transaction(function* (tx) {
+    const [before] = yield* rows(
+      tx
+        .select({
+          approved: users.approved,
+          registrationNumber: expertProfiles.registrationNumber,
+          registrationCouncil: expertProfiles.registrationCouncil,
+        })
+        .from(users)
+        .leftJoin(expertProfiles, eq(expertProfiles.userId, users.id))
+        .where(eq(users.id, actor.id)),
+    );
+    const changed: string[] = [];
+    if (
+      input.registrationNumber !== undefined &&
+      input.registrationNumber !== (before?.registrationNumber ?? "")
+    )
+      changed.push("registrationNumber");
+    if (
+      input.registrationCouncil !== undefined &&
+      input.registrationCouncil !== (before?.registrationCouncil ?? "")
+    )
+      changed.push("registrationCouncil");
     yield* expertDetailsSteps(tx, actor.id, input, now);
     yield* exec(
       tx
@@ -227,8 +278,32 @@ export async function updateExpertDetails(actor: Actor, input: ExpertDetailsInpu
         .set({ rejectedAt: null, rejectionReason: null })
         .where(eq(expertProfiles.userId, actor.id)),
     );
+    if (!before?.approved || !changed.length) return false;
+    const withdrawn = yield* rows(
+      tx
+        .update(users)
+        .set({ approved: false, updatedAt: now })
+        .where(and(eq(users.id, actor.id), eq(users.approved, true)))
+        .returning({ id: users.id }),
+    );
+    if (withdrawn.length !== 1) return false;
+    yield* exec(
+      tx
+        .update(expertProfiles)
+        .set({ approvedAt: null, approvedBy: null })
+        .where(eq(expertProfiles.userId, actor.id)),
+    );
+    // Reports they were reviewing go back to the queue at once.
+    yield* exec(
+      tx
+        .update(reports)
+        .set({ claimedBy: null, claimedAt: null, claimExpiresAt: null, claimRenewals: 0 })
+        .where(and(eq(reports.claimedBy, actor.id), eq(reports.status, "Pending"))),
+    );
+    yield* exec(auditInsert(tx, actor, "expert.details_review", "user", actor.id, { changed }, ip));
+    return true;
   });
-  return expertUser(actor.id);
+  return { user: await expertUser(actor.id), backToReview };
 }
 
 /**

@@ -923,11 +923,8 @@ function letterSource(s: Snapshot, r: ReportRow) {
   const expert = r.expertId ? (s.people.get(r.expertId) ?? null) : null;
   const report = toApiReport(r, s.patient, expert);
   const details = expert ? s.expertDetails.get(expert.id) : undefined;
-  if (report.expert && details) {
-    report.expert.registrationNumber = details.registrationNumber;
-    report.expert.registrationCouncil = details.registrationCouncil;
-    report.expert.specialties = details.specialties;
-  }
+  // Name, registration and council as signed come with the report row (issue 19).
+  if (report.expert && details) report.expert.specialties = details.specialties;
   report.followUps = s.followUps.get(r.id) ?? [];
   return report;
 }

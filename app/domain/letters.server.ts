@@ -1,11 +1,10 @@
-import { config } from "~/config.server";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
-import { reportForLetter, type ApiReport } from "./reports.server";
+import { letterVerifyUrl, reportForLetter, type ApiReport } from "./reports.server";
 import type { Actor } from "./sessions.server";
 import { SPECIALTY_KEYS, type Specialty } from "./specialties";
 
@@ -56,7 +55,7 @@ export async function renderOpinionLetter(
   const t = await getT(locale);
   const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");
   const expert = report.expert;
-  const verifyUrl = `${config().appUrl}/verify/${letterCode}`;
+  const verifyUrl = letterVerifyUrl(letterCode);
   const pdf = await renderLetterPdf({
     locale,
     productName: site.productName,

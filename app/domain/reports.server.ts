@@ -9,6 +9,8 @@ import {
   isNotNull,
   isNull,
   lt,
+  ne,
+  not,
   notInArray,
   or,
   sql,
@@ -30,7 +32,7 @@ import {
   unindexed,
   type DB,
 } from "~/db/client.server";
-import { reports, users, type ReportRow } from "~/db/schema";
+import { expertProfiles, reports, users, type ReportRow } from "~/db/schema";
 import {
   reviewSchema,
   uploadReportFormSchema,
@@ -109,6 +111,8 @@ export type ApiReport = {
   overdue: boolean;
   /** The signed opinion letter (PDF), once reviewed. */
   opinionUrl: string | null;
+  /** Issue 19: the letter's verification code and public /verify address, once reviewed (for those who may fetch the letter). */
+  letter: { verifyCode: string; verifyUrl: string } | null;
   /** Only for experts: the report's type is read by one of their specialties. */
   matchesSpecialties?: boolean;
   /** Only for those who may read the thread: the patient, the expert holding it, admins. */
@@ -132,6 +136,11 @@ export function reportFileUrl(reportId: string) {
 
 export function opinionUrl(reportId: string) {
   return `/api/v1/report/${encodeURIComponent(reportId)}/opinion.pdf`;
+}
+
+/** Where anyone confirms a letter: printed on the PDF, given in the API (issue 19). */
+export function letterVerifyUrl(code: string) {
+  return `${config().appUrl}/verify/${code}`;
 }
 
 /** When a report's review is due: its upload time plus the target for its priority. */
@@ -186,13 +195,14 @@ export function toApiReport(
     mimeType: row.mimeType,
     size: row.size,
     patient: p,
+    // What the letter prints: the signer as they were at signing (issue 19); specialties are added later.
     expert: expert
       ? {
           _id: expert.id,
-          firstName: expert.firstName,
-          lastName: expert.lastName,
-          registrationNumber: "",
-          registrationCouncil: "",
+          firstName: row.signerFirstName ?? expert.firstName,
+          lastName: row.signerLastName ?? expert.lastName,
+          registrationNumber: row.signerRegistrationNumber ?? "",
+          registrationCouncil: row.signerRegistrationCouncil ?? "",
           specialties: [],
         }
       : null,
@@ -211,6 +221,10 @@ export function toApiReport(
     dueAt: due.toISOString(),
     overdue: row.status === "Pending" && due.getTime() < now,
     opinionUrl: row.status === "Reviewed" ? opinionUrl(row.id) : null,
+    letter:
+      row.status === "Reviewed" && row.letterCode
+        ? { verifyCode: row.letterCode, verifyUrl: letterVerifyUrl(row.letterCode) }
+        : null,
   };
 }
 
@@ -394,18 +408,17 @@ async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery
   return { found, total, page, pageSize };
 }
 
-/** Reviewer details (registration, specialties) on the reports that have a reviewer. */
+/**
+ * The reviewer's specialties on the reports that have a reviewer. Name, registration and council
+ * come from the report itself: copied when the letter was signed (issue 19), never the current ones.
+ */
 async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
   const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
   if (!ids.length) return items;
   const details = await expertDetailsFor(ids);
   for (const r of items) {
     const d = r.expert && details.get(r.expert._id);
-    if (d && r.expert) {
-      r.expert.registrationNumber = d.registrationNumber;
-      r.expert.registrationCouncil = d.registrationCouncil;
-      r.expert.specialties = d.specialties;
-    }
+    if (d && r.expert) r.expert.specialties = d.specialties;
   }
   return items;
 }
@@ -516,6 +529,11 @@ export async function createReport(
       recommendations: null,
       seeDoctorSoon: false,
       letterCode: null,
+      claimRenewals: 0,
+      signerFirstName: null,
+      signerLastName: null,
+      signerRegistrationNumber: null,
+      signerRegistrationCouncil: null,
       followupExpertId: null,
       overdueNotifiedAt: null,
       createdAt: now,
@@ -685,8 +703,16 @@ async function explainRefusal(reportId: string): Promise<never> {
 /**
  * An approved expert starts reviewing a pending report ("Start review"): one conditional update
  * decides, so of several experts claiming at once exactly one wins; the others get conflict
- * "reports.claimedByOther". Claiming again renews the expert's own claim. The claim lapses after
- * CLAIM_TTL_MINUTES or when released.
+ * "reports.claimedByOther". Claiming one's own live claim again renews it, at most
+ * CLAIM_RENEW_MAX times ("reports.claimRenewLimit"); then it lapses after CLAIM_TTL_MINUTES and
+ * the report is back in the queue for everyone. An expert holds at most CLAIM_MAX live claims
+ * ("reports.claimLimit", issue 19).
+ *
+ * The cap is counted inside the transaction after a write to the expert's own users row: on
+ * SQLite BEGIN IMMEDIATE already runs one transaction at a time; on PostgreSQL that row lock
+ * makes one expert's concurrent claims wait for each other, and the count (a new snapshot per
+ * statement under READ COMMITTED) sees the claims committed before. The same write re-checks
+ * that the expert is still approved.
  */
 export async function claimReport(
   actor: Actor,
@@ -694,30 +720,77 @@ export async function claimReport(
   opts: { ip?: string | null } = {},
 ): Promise<ApiReport> {
   requireApprovedExpert(actor);
+  const c = config();
   const now = new Date();
-  const won = await transaction(function* (tx) {
+  const id = String(reportId ?? "");
+  const ownLive = and(eq(reports.claimedBy, actor.id), gt(reports.claimExpiresAt, now))!;
+  const outcome = await transaction(function* (tx) {
+    const still = yield* rows(
+      tx
+        .update(users)
+        .set({ approved: sql`${users.approved}` })
+        .where(and(eq(users.id, actor.id), eq(users.approved, true)))
+        .returning({ id: users.id }),
+    );
+    if (still.length !== 1) return "unapproved" as const;
+    const held = yield* rows(
+      tx
+        .select({ n: count() })
+        .from(reports)
+        .where(
+          and(
+            eq(reports.claimedBy, actor.id),
+            gt(reports.claimExpiresAt, now),
+            eq(reports.status, "Pending"),
+            ne(reports.id, id),
+          ),
+        ),
+    );
+    if ((held[0]?.n ?? 0) >= c.claimMax) return "cap" as const;
     const updated = yield* rows(
       tx
         .update(reports)
         .set({
           claimedBy: actor.id,
           claimedAt: now,
-          claimExpiresAt: new Date(now.getTime() + config().claimTtlMs),
+          claimExpiresAt: new Date(now.getTime() + c.claimTtlMs),
+          claimRenewals: sql`CASE WHEN ${ownLive} THEN ${reports.claimRenewals} + 1 ELSE 0 END`,
         })
         .where(
           and(
-            eq(reports.id, String(reportId ?? "")),
+            eq(reports.id, id),
             eq(reports.status, "Pending"),
             claimIsFree(actor.id, now),
+            or(not(ownLive), lt(reports.claimRenewals, c.claimRenewMax)),
           ),
         )
-        .returning({ id: reports.id }),
+        .returning({ id: reports.id, renewals: reports.claimRenewals }),
     );
-    if (updated.length === 1)
-      yield* exec(auditInsert(tx, actor, "report.claim", "report", updated[0].id, null, opts.ip));
-    return updated.length === 1;
+    if (updated.length !== 1) return "refused" as const;
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        "report.claim",
+        "report",
+        updated[0].id,
+        updated[0].renewals ? { renewal: updated[0].renewals } : null,
+        opts.ip,
+      ),
+    );
+    return "won" as const;
   });
-  if (!won) await explainRefusal(String(reportId ?? ""));
+  if (outcome === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (outcome === "cap") {
+    throw new DomainError("conflict", "reports.claimLimit", { values: { max: c.claimMax } });
+  }
+  if (outcome === "refused") {
+    const row = await findRow(id);
+    if (row && liveClaim(row) && row.claimedBy === actor.id) {
+      throw new DomainError("conflict", "reports.claimRenewLimit", { values: { max: c.claimRenewMax } });
+    }
+    await explainRefusal(id);
+  }
   return getReportForReview(actor, reportId);
 }
 
@@ -791,14 +864,34 @@ export async function addReview(
   }
   const now = new Date();
   const data = parsed.data;
-  let won = false;
+  let won: boolean | "unapproved" = false;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       won = await transaction(function* (tx) {
+        // The signer as the letter prints them, read in the transaction that signs (issue 19); an
+        // expert sent back to admin review since this request began cannot sign.
+        const [signer] = yield* rows(
+          tx
+            .select({
+              approved: users.approved,
+              firstName: users.firstName,
+              lastName: users.lastName,
+              registrationNumber: expertProfiles.registrationNumber,
+              registrationCouncil: expertProfiles.registrationCouncil,
+            })
+            .from(users)
+            .leftJoin(expertProfiles, eq(expertProfiles.userId, users.id))
+            .where(eq(users.id, actor.id)),
+        );
+        if (!signer?.approved) return "unapproved" as const;
         const updated = yield* rows(
           tx
             .update(reports)
             .set({
+              signerFirstName: signer.firstName,
+              signerLastName: signer.lastName,
+              signerRegistrationNumber: signer.registrationNumber ?? "",
+              signerRegistrationCouncil: signer.registrationCouncil ?? "",
               status: "Reviewed",
               review: data.review,
               findings: data.findings ?? null,
@@ -835,6 +928,7 @@ export async function addReview(
       if (!isUniqueViolation(err) || attempt === 2) throw err;
     }
   }
+  if (won === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
   const patient = await first(
@@ -890,9 +984,37 @@ export async function deleteReport(
 
 export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };
 
+/** What decides who may open a report's file (from the row, or from the API object on a screen). */
+export type FileAccessFacts = {
+  patientId: string;
+  status: "Pending" | "Reviewed";
+  /** The expert who reviewed it (reports.expert_id). */
+  reviewerId: string | null;
+  /** The expert holding a live claim, or who held the claim that became the review. */
+  claimantId: string | null;
+  /** The expert answering its follow-up questions (the reviewer, or whom an admin reassigned them to). */
+  followupExpertId?: string | null;
+};
+
 /**
- * The decrypted file for the owning Patient, an approved Expert or an Admin; records who
- * opened it ("report.file_open"). An expert awaiting approval gets "reports.awaitApprovalFile".
+ * Who may open a report's file (issue 19), the one place this rule lives: the owning patient;
+ * admins; approved experts while the report is pending (to decide whether to claim it), and once
+ * reviewed only its reviewer, its claimant and the expert holding its follow-ups. Returns the
+ * refusal's message key, or null when allowed. (Sharing links serve files by their own token.)
+ */
+export function fileAccessRefusal(actor: Actor, facts: FileAccessFacts): string | null {
+  if (actor.accountType === "Admin") return null;
+  if (actor.accountType === "Patient") return facts.patientId === actor.id ? null : "reports.notYourReport";
+  if (actor.accountType !== "Expert") return "reports.notYourReport";
+  if (!actor.approved) return "reports.awaitApprovalFile";
+  if (facts.status === "Pending") return null;
+  if ([facts.reviewerId, facts.claimantId, facts.followupExpertId].includes(actor.id)) return null;
+  return "reports.fileNotYours";
+}
+
+/**
+ * The decrypted file for those fileAccessRefusal allows; records who opened it
+ * ("report.file_open"). A refused expert gets forbidden and is recorded ("report.file_refused").
  */
 export async function openReportFile(
   actor: Actor,
@@ -901,12 +1023,18 @@ export async function openReportFile(
 ): Promise<OpenedReportFile> {
   const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
-  if (actor.accountType === "Patient") {
-    if (row.patientId !== actor.id) throw new DomainError("forbidden", "reports.notYourReport");
-  } else if (actor.accountType === "Expert") {
-    if (!actor.approved) throw new DomainError("forbidden", "reports.awaitApprovalFile");
-  } else if (actor.accountType !== "Admin") {
-    throw new DomainError("forbidden", "reports.notYourReport");
+  const refusal = fileAccessRefusal(actor, {
+    patientId: row.patientId,
+    status: row.status,
+    reviewerId: row.expertId,
+    claimantId: row.claimedBy,
+    followupExpertId: row.followupExpertId,
+  });
+  if (refusal) {
+    if (actor.accountType === "Expert") {
+      await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
+    }
+    throw new DomainError("forbidden", refusal);
   }
   const stream = await openDecrypted(row.fileKey);
   try {
@@ -933,6 +1061,7 @@ export async function getReportForReview(actor: Actor, reportId: string): Promis
     report.review = null;
     report.findings = null;
     report.recommendations = null;
+    report.letter = null;
   }
   const mine = reportTypesFor(await specialtiesOf(actor.id));
   report.matchesSpecialties = mine.includes(report.reportType as ReportType);
@@ -961,7 +1090,10 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
   return { report, letterCode: r.letterCode, patientLocale: patientLocale?.locale ?? "en" };
 }
 
-/** Public: what /verify/{code} may say about a letter — that it exists, when and who signed it. */
+/**
+ * Public: what /verify/{code} may say about a letter — that it exists, when and who signed it, as
+ * the signer was when signing (issue 19: a later change of registration does not rewrite it).
+ */
 export async function verifyLetter(code: string) {
   const normal = String(code ?? "")
     .toUpperCase()
@@ -973,11 +1105,12 @@ export async function verifyLetter(code: string) {
       .select({
         reviewedAt: reports.reviewedAt,
         expertId: reports.expertId,
-        first: expertUser.firstName,
-        last: expertUser.lastName,
+        first: reports.signerFirstName,
+        last: reports.signerLastName,
+        registrationNumber: reports.signerRegistrationNumber,
+        registrationCouncil: reports.signerRegistrationCouncil,
       })
       .from(reports)
-      .leftJoin(expertUser, eq(expertUser.id, reports.expertId))
       .where(and(eq(reports.letterCode, pretty), eq(reports.status, "Reviewed"))),
   );
   if (!found) return null;
@@ -990,8 +1123,8 @@ export async function verifyLetter(code: string) {
       ? {
           firstName: found.first ?? "",
           lastName: found.last ?? "",
-          registrationNumber: details?.registrationNumber ?? "",
-          registrationCouncil: details?.registrationCouncil ?? "",
+          registrationNumber: found.registrationNumber ?? "",
+          registrationCouncil: found.registrationCouncil ?? "",
           specialties: details?.specialties ?? [],
         }
       : null,

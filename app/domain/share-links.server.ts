@@ -494,9 +494,10 @@ async function viewOf(f: Found): Promise<SharedView> {
       seeDoctorSoon: r.seeDoctorSoon,
       expert: f.expert?.id
         ? {
-            firstName: f.expert.firstName,
-            lastName: f.expert.lastName,
-            registrationNumber: details?.registrationNumber ?? "",
+            // As the letter was signed (issue 19), not the expert's current details.
+            firstName: r.signerFirstName ?? f.expert.firstName,
+            lastName: r.signerLastName ?? f.expert.lastName,
+            registrationNumber: r.signerRegistrationNumber ?? "",
             specialties: details?.specialties ?? [],
           }
         : null,
@@ -671,9 +672,8 @@ export async function sharedLetter(
     expert,
   );
   if (report.expert && expert) {
+    // Name, registration and council as signed come with the report (issue 19).
     const d = (await expertDetailsFor([expert.id])).get(expert.id);
-    report.expert.registrationNumber = d?.registrationNumber ?? "";
-    report.expert.registrationCouncil = d?.registrationCouncil ?? "";
     report.expert.specialties = d?.specialties ?? [];
   }
   report.followUps = (await followUpsFor([r.id])).get(r.id) ?? [];

@@ -1,4 +1,5 @@
 import { getProfile } from "~/domain/accounts.server";
+import { expertUser } from "~/domain/experts.server";
 import { hasTwoFactor } from "~/domain/two-factor.server";
 import { toApiUser } from "~/domain/users.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
@@ -7,9 +8,11 @@ const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
       const { user, profile } = await getProfile((await requireApiActor(request)).id);
+      // Experts read their own verification details and the admin's decision (issue 19: the rejection reason).
+      const apiUser = user.accountType === "Expert" ? await expertUser(user.id) : toApiUser(user, profile);
       return {
         message: "api.ok",
-        data: { ...toApiUser(user, profile), twoFactor: await hasTwoFactor(user.id) },
+        data: { ...apiUser, twoFactor: await hasTwoFactor(user.id) },
       };
     }),
 });

@@ -1,14 +1,19 @@
 import { updateExpertDetails } from "~/domain/experts.server";
 import { expertDetailsSchema } from "~/schemas/experts";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
 
-/** Expert: registration, council, years of practice and specialties (a rejected application re-enters the queue). */
+/** Expert: registration, council, years of practice and specialties (a rejected application re-enters the queue; a changed registration or council sends an approved expert back to admin review). */
 const route = apiRoute({
-  PUT: (request) =>
+  PUT: (request, _params, context) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
       const body = await jsonBody(request, expertDetailsSchema);
-      return { message: "experts.detailsUpdated", data: await updateExpertDetails(actor, body) };
+      const { user, backToReview } = await updateExpertDetails(actor, body, clientOf(context).ip);
+      return {
+        message: backToReview ? "experts.detailsUpdatedReview" : "experts.detailsUpdated",
+        data: user,
+      };
     }),
 });
 export const loader = route.loader;

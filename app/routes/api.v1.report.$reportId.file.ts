@@ -7,8 +7,8 @@ import { fileResponse } from "~/utils/file-response.server";
 import { clientOf } from "~/utils/request.server";
 
 /**
- * The only way to a report's bytes: the owning patient, approved experts and admins, with a
- * bearer token or the browser session (same-site requests only). Every opening is recorded in
+ * The only way to a report's bytes: those fileAccessRefusal allows (the owning patient, admins,
+ * approved experts while it is pending, its reviewer and claimant), with a bearer token or the browser session (same-site requests only). Every opening is recorded in
  * the audit trail.
  */
 const route = apiRoute({

@@ -16,7 +16,13 @@ import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/errors";
-import { addReview, claimReport, getReportForReview, releaseReport } from "~/domain/reports.server";
+import {
+  addReview,
+  claimReport,
+  fileAccessRefusal,
+  getReportForReview,
+  releaseReport,
+} from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
@@ -55,6 +61,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       description: report.description,
       createdAt: report.createdAt,
       reportUrl: report.reportUrl,
+      // Issue 19: a reviewed report's file is its reviewer's (and the patient's and admins'), no one else's.
+      fileAllowed: !fileAccessRefusal(actor, {
+        patientId: report.patient._id,
+        status: report.status,
+        reviewerId: report.expert?._id ?? null,
+        claimantId: report.claimedBy?._id ?? null,
+      }),
       resourceType: report.resourceType,
       status: report.status,
       urgent: report.urgent,
@@ -241,7 +254,9 @@ export default function AddReview() {
       <PageHeader title={t("reports.addReview")} />
       <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
-        {report.claimedBy && !report.claimedByMe ? (
+        {!report.fileAllowed ? (
+          <p className="card text-slate-700">{t("reports.fileNotYours")}</p>
+        ) : report.claimedBy && !report.claimedByMe ? (
           <div className="card">
             <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
               {t("reports.openInNewTab")}

@@ -19,10 +19,12 @@ import { requireRole } from "~/utils/auth.server";
 const ACTIONS: Record<string, string> = {
   "report.upload": "audit.actions.reportUpload",
   "report.file_open": "audit.actions.reportFileOpen",
+  "report.file_refused": "audit.actions.reportFileRefused",
   "report.review": "audit.actions.reportReview",
   "report.delete": "audit.actions.reportDelete",
   "expert.approve": "audit.actions.expertApprove",
   "expert.reject": "audit.actions.expertReject",
+  "expert.details_review": "audit.actions.expertDetailsReview",
   "report.claim": "audit.actions.reportClaim",
   "report.release": "audit.actions.reportRelease",
   "report.letter_open": "audit.actions.reportLetterOpen",

@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Avatar } from "~/components/Avatar";
 import { getProfile } from "~/domain/accounts.server";
+import { expertDetailsFor } from "~/domain/expert-details.server";
 import { avatarUrl } from "~/domain/users.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
@@ -14,8 +15,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { user, profile } = await getProfile(actor.id);
   const { t } = await tFor(request);
+  // Issue 19: a rejected expert reads why here too, and what to do next.
+  const expert =
+    user.accountType === "Expert" && !user.approved
+      ? (await expertDetailsFor([user.id])).get(user.id)
+      : undefined;
   return {
     title: t("profile.myProfile"),
+    rejectionReason: expert?.rejectedAt ? (expert.rejectionReason ?? "") : null,
     firstName: user.firstName,
     lastName: user.lastName,
     email: user.email,
@@ -95,6 +102,22 @@ export default function MyProfile() {
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.myProfile")}</h1>
+
+      {p.rejectionReason !== null && (
+        <section
+          role="alert"
+          className="rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-red-900"
+          aria-labelledby="rejected-heading"
+        >
+          <h2 id="rejected-heading" className="font-bold">
+            {t("profile.rejectedTitle")}
+          </h2>
+          <p className="mt-1 break-words">{t("dashboard.rejectedNotice", { reason: p.rejectionReason })}</p>
+          <Link to="/dashboard/settings#expert-details-heading" className="btn-primary mt-3 inline-flex px-4">
+            {t("profile.rejectedAction")}
+          </Link>
+        </section>
+      )}
 
       <section
         className="card flex flex-col items-start gap-4 sm:flex-row sm:items-center"

@@ -188,13 +188,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (submission.status !== "success") {
       return data({ intent: "expert-details" as const, result: submission.reply() }, { status: 400 });
     }
+    let backToReview = false;
     try {
-      await updateExpertDetails(actor, submission.value);
+      ({ backToReview } = await updateExpertDetails(actor, submission.value, clientOf(context).ip));
     } catch (err) {
       if (!isDomainError(err)) throw err;
       return redirectWithError(SETTINGS, domainMessage(err, t, "experts.onlyExperts"));
     }
-    return redirectWithSuccess(SETTINGS, t("experts.detailsUpdated"));
+    return redirectWithSuccess(
+      SETTINGS,
+      t(backToReview ? "experts.detailsUpdatedReview" : "experts.detailsUpdated"),
+    );
   }
 
   if (intent === "notify") {
@@ -595,6 +599,7 @@ function ExpertSection({ lastResult }: { lastResult?: SubmissionResult<string[]>
         </p>
       )}
       <p className="mb-4 text-slate-700">{t("experts.detailsIntro")}</p>
+      {expert?.approvedAt && <p className="mb-4 text-slate-700">{t("experts.changeNeedsReview")}</p>}
       <Form method="post" {...getFormProps(form)} aria-labelledby="expert-details-heading">
         <input type="hidden" name="intent" value="expert-details" />
         <FormError id={form.errorId} errors={form.errors} />

@@ -3,12 +3,19 @@ import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { AccountType } from "~/db/types";
+import { expertDetailsFor } from "~/domain/expert-details.server";
 import { avatarUrl } from "~/domain/users.server";
 import { requireActor } from "~/utils/auth.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
+  // An expert who is not approved: waiting for the admin, or rejected (issue 19: say why).
+  const waiting =
+    actor.accountType === "Expert" && !actor.approved
+      ? (await expertDetailsFor([actor.id])).get(actor.id)
+      : undefined;
   return {
+    rejectionReason: waiting?.rejectedAt ? (waiting.rejectionReason ?? "") : null,
     user: {
       id: actor.id,
       firstName: actor.firstName,
@@ -306,7 +313,7 @@ function LogoutDialog({ open, onClose }: { open: boolean; onClose: () => void })
 }
 
 export default function DashboardLayout() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, rejectionReason } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const location = useLocation();
   const hydrated = useHydrated();
@@ -381,7 +388,16 @@ export default function DashboardLayout() {
             role="note"
             className="mb-4 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-900"
           >
-            {t("dashboard.awaitingApproval")}
+            {rejectionReason !== null ? (
+              <>
+                {t("dashboard.rejectedNotice", { reason: rejectionReason })}{" "}
+                <Link to="/dashboard/settings#expert-details-heading" className="link font-semibold">
+                  {t("dashboard.settings")}
+                </Link>
+              </>
+            ) : (
+              t("dashboard.awaitingApproval")
+            )}
           </p>
         )}
         <Outlet />

@@ -90,6 +90,13 @@ export const reportObject = z.object({
   dueAt: z.string().datetime(),
   overdue: z.boolean(),
   opinionUrl: z.string().nullable(),
+  /** Issue 19: the opinion letter's verification code and its public /verify address, once reviewed. */
+  letter: z
+    .object({ verifyCode: z.string(), verifyUrl: z.string() })
+    .nullable()
+    .describe(
+      "Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it",
+    ),
   matchesSpecialties: z.boolean().optional(),
   followUps: z.array(followUpObject).optional(),
   followUpsLeft: z.number().int().optional(),

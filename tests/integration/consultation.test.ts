@@ -80,7 +80,7 @@ beforeAll(async () => {
   await signup("radio", "Expert", expertExtra(["Radiology"], "KMC-1001"), "Ravi");
   await signup("patho", "Expert", expertExtra(["Pathology", "General Medicine"], "WBMC-2002"), "Priya");
   await signup("cardio", "Expert", expertExtra(["Cardiology"], "TNMC-3003"), "Kumar");
-  await signup("bare", "Expert"); // an older client: no details
+  await signup("bare", "Expert", {}); // an older client: no details
 }, 120_000);
 
 afterAll(async () => {
@@ -108,7 +108,12 @@ describe("verified experts", () => {
     }
     const me = await api.get("/profile/get-user-details", tok.radio);
     const admin = await api.get("/profile/get-user-details", tok.admin);
-    expect(me.body.data.expertDetails).toBeUndefined(); // the contract's own user object stays as it was
+    // Issue 19: experts read their own details (and a rejection reason) here; admins get no expertDetails.
+    expect(me.body.data.expertDetails).toMatchObject({
+      registrationNumber: "KMC-1001",
+      rejectionReason: null,
+    });
+    expect(admin.body.data.expertDetails).toBeUndefined();
     const approved = await api.get("/expert/get-approved-expert?pageSize=100", tok.admin);
     const radioNow = approved.body.data.find((u: { _id: string }) => u._id === ids.radio);
     expect(radioNow.expertDetails.approvedBy).toMatchObject({ _id: admin.body.data._id });

@@ -64,6 +64,8 @@ async function makeUser(
     accountType,
     approved: extra.approved,
     locale: extra.locale,
+    // Issue 19: only experts with a registration number can be approved.
+    expert: accountType === "Expert" ? { registrationNumber: `REG-${seq}` } : undefined,
   });
   return asActor(row);
 }

@@ -301,6 +301,8 @@ const en = {
     aboutRequired: "Please enter your About.",
     aboutTooLong: "About is too long (at most 1000 characters)",
     myProfile: "My Profile",
+    rejectedTitle: "Your expert application was not approved",
+    rejectedAction: "Correct my details in Settings",
     about: "About",
     aboutPlaceholder: "write something about Yourself",
     personalDetails: "Personal Details",
@@ -585,6 +587,12 @@ const en = {
     releaseSuccess: "The report is back in the queue",
     claimedByOther: "Dr {{name}} is already reviewing this report.",
     claimedBySomeone: "Another expert is already reviewing this report.",
+    claimLimit:
+      "You are already reviewing {{max}} reports. Submit or release one of them before you start another.",
+    claimRenewLimit:
+      "You have renewed this claim as often as allowed ({{max}} times). Submit your review before the time runs out; then the report goes back to the queue for every expert.",
+    fileNotYours:
+      "This report was reviewed by another expert. Only that expert, the patient and admins can open its file.",
     notYourClaim: "You are not reviewing this report.",
     urgentLabel: "This is urgent",
     urgentHint: "Tick this if you need an answer quickly, and tell the expert why.",
@@ -695,6 +703,12 @@ const en = {
     detailsTitle: "Verification details",
     detailsIntro: "Patients see your name, registration number and specialty on every opinion you sign.",
     detailsUpdated: "Verification details saved",
+    detailsUpdatedReview:
+      "Verification details saved. Your registration changed, so an admin will check your account again; until then you cannot start or submit reviews. Your signed letters stay as they were.",
+    changeNeedsReview:
+      "Changing your registration number or council sends your account back to an admin for approval.",
+    registrationMissing:
+      "This expert has not given a registration number, which every opinion letter prints. Ask them to add it in Settings, then approve.",
     saveDetails: "Save details",
     specialties: "Specialties",
     specialtiesHint: "Choose every field you are qualified to read reports in.",
@@ -741,6 +755,8 @@ const en = {
     actions: {
       reportUpload: "Report uploaded",
       reportFileOpen: "Report file opened",
+      reportFileRefused: "Report file refused",
+      expertDetailsReview: "Registration changed: back to admin review",
       reportReview: "Report reviewed",
       reportDelete: "Report deleted",
       expertApprove: "Expert approved",
