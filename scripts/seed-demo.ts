@@ -9,8 +9,9 @@ const PASSWORD = "Demo-pass-2026";
 const { insertUser, findUserByEmail } = await import("../app/domain/users.server");
 const { createReport, addReview } = await import("../app/domain/reports.server");
 const { approveExpert } = await import("../app/domain/experts.server");
+const { expertDetailsSteps } = await import("../app/domain/expert-details.server");
 const { storeUpload } = await import("../app/domain/files.server");
-const { closeDatabase, migrateDatabase } = await import("../app/db/client.server");
+const { closeDatabase, migrateDatabase, transaction } = await import("../app/db/client.server");
 const { hashPassword } = await import("../app/domain/passwords.server");
 const { samplePdf, samplePng } = await import("./samples");
 
@@ -55,6 +56,15 @@ const patient = await user("ravi@demo.carebridge", "Ravi", "Kumar", "Patient");
 const patient2 = await user("lakshmi@demo.carebridge", "Lakshmi", "Iyer", "Patient");
 
 const adminActor = actorOf(admin);
+// An expert is approved only with a registration number (the opinion letter carries it).
+await transaction(function* (tx) {
+  yield* expertDetailsSteps(tx, expert.id, {
+    registrationNumber: "KMC-2014-2231",
+    registrationCouncil: "Karnataka Medical Council",
+    yearsOfPractice: 12,
+    specialties: ["Pathology", "Cardiology"],
+  });
+});
 await approveExpert(adminActor, expert.id);
 const expertActor = actorOf({ ...expert, approved: true });
 
