@@ -254,6 +254,74 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
   });
 });
 
+describe("the screens with two-step login on (issue 19, point 6)", () => {
+  it("Settings and My data ask for the code too; a recovery code does", async () => {
+    const email = "screen-two-step@erase.test";
+    const p = await emailPatient(email);
+    const setup = await api.post("/auth/two-factor/setup", {}, p.token);
+    const app = new AuthApp(setup.body.data.secret);
+    const confirmed = await api.post("/auth/two-factor/confirm", { code: await app.next() }, p.token);
+    expect(confirmed.status).toBe(200);
+    const codes = confirmed.body.data.recoveryCodes as string[];
+    const web = new Browserish(server.url);
+    expect((await web.post("/login", { email, password: strongPassword })).headers.get("Location")).toBe(
+      "/login-2fa",
+    );
+    expect((await web.post("/login-2fa", { intent: "recovery", recoveryCode: codes[0] })).status).toBe(302);
+    // The confirmation step (without JavaScript) shows the code field and the "now" box.
+    const confirm = await (await web.post("/dashboard/settings", { intent: "delete" })).text();
+    expect(confirm.includes("Code from your app, or a recovery code")).toBe(true);
+    expect(confirm.includes("Delete my account now, without the 48 hours notice")).toBe(true);
+
+    const noCode = await web.post("/dashboard/settings", {
+      intent: "delete-confirm",
+      password: strongPassword,
+      immediate: "on",
+    });
+    expect(noCode.status).toBe(400);
+    expect(await noCode.text()).toContain("Enter the 6-digit code from your app");
+    const myDataNoCode = await web.post("/dashboard/my-data", {
+      intent: "erasure",
+      password: strongPassword,
+    });
+    expect(myDataNoCode.status).toBe(400);
+    expect(await myDataNoCode.text()).toContain("Enter the 6-digit code from your app");
+    const wrongRecovery = await web.post("/dashboard/my-data", {
+      intent: "erasure",
+      password: strongPassword,
+      proof: "aaaaa-bbbbb",
+    });
+    expect(wrongRecovery.status).toBe(400);
+    expect(await wrongRecovery.text()).toContain("That recovery code is not right or was already used");
+    expect(await userCount(p.id)).toBe(1);
+    expect(
+      await db.get("SELECT id FROM rights_requests WHERE user_id = ? AND type = 'erasure'", p.id),
+    ).toBeUndefined();
+
+    const asked = await web.post("/dashboard/my-data", {
+      intent: "erasure",
+      password: strongPassword,
+      proof: codes[1],
+    });
+    expect(asked.status).toBe(302);
+    expect(
+      await db.get(
+        "SELECT id FROM rights_requests WHERE user_id = ? AND type = 'erasure' AND status = 'open'",
+        p.id,
+      ),
+    ).toBeTruthy();
+    const now = await web.post("/dashboard/settings", {
+      intent: "delete-confirm",
+      password: strongPassword,
+      proof: codes[2],
+      immediate: "on",
+    });
+    expect(now.status).toBe(302);
+    expect(now.headers.get("Location")).toBe("/");
+    expect(await userCount(p.id)).toBe(0);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Point 7: nothing of the person stays
 
