@@ -136,6 +136,8 @@ const envSchema = z.object({
     .min(365, "must be at least 365 (logs are kept for a year at least)")
     .max(36_500)
     .default(1_095),
+  /** Sent (and failed) SMS older than this are deleted by the rights job (issue 19). */
+  SMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   /** The grievance officer shown on My data and Contact Us (defaults in app/site.ts). */
   GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
   GRIEVANCE_EMAIL: z.string().trim().email().max(254).optional(),
@@ -196,6 +198,7 @@ export type Config = {
   erasureNoticeMs: number;
   rightsJobMs: number;
   auditRetentionMs: number;
+  smsRetentionMs: number;
   grievance: { name: string; email: string; phone: string };
 };
 
@@ -366,6 +369,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     rightsJobMs: e.RIGHTS_JOB_SECONDS * 1000,
     auditRetentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000,
+    smsRetentionMs: e.SMS_RETENTION_DAYS * 86_400_000,
     grievance: {
       name: e.GRIEVANCE_NAME ?? site.grievance.name,
       email: e.GRIEVANCE_EMAIL ?? site.grievance.email,

@@ -7,7 +7,6 @@ import {
 import { z, type ZodTypeAny } from "zod";
 import {
   changePasswordSchema,
-  deleteAccountApiSchema,
   forgotSchema,
   loginCodeSchema,
   loginSchema,
@@ -64,6 +63,7 @@ import {
   consentChangeSchema,
   consentOverviewObject,
   correctionSchema,
+  deleteProfileSchema,
   erasureSchema,
   grievanceObject,
   nomineeObject,
@@ -105,6 +105,8 @@ export type Endpoint = {
   query?: ZodTypeAny;
   data?: ZodTypeAny;
   status?: 200 | 201;
+  /** A second success: 202 Accepted, with its own data (work that is carried out later). */
+  accepted?: { description: string; data: ZodTypeAny };
   errors: number[];
   binary?: boolean;
   extra?: Record<string, ZodTypeAny>;
@@ -331,16 +333,29 @@ export const ENDPOINTS: Endpoint[] = [
     data: userObject,
     errors: [400, 401, 413, 415],
   },
-  {
-    method: "delete",
-    path: "/profile/delete-profile",
-    who: "signed in",
-    summary: "Delete the account, its reports and files; a `password`, when sent, must be the account's",
-    auth: true,
-    body: deleteAccountApiSchema,
-    bodyOptional: true,
-    errors: [400, 401, 429],
-  },
+  ...(["delete", "post"] as const).map(
+    (method): Endpoint => ({
+      method,
+      path: "/profile/delete-profile",
+      who: "signed in",
+      summary:
+        method === "delete"
+          ? "Erase the account (issue 19): `password` again, and `code` (or `recoveryCode`) when two-step login is on. By default after ERASURE_NOTICE_HOURS (48) with a cancel link sent by mail/SMS (202, `dueAt`); `immediate: true` erases now (200). Only pseudonymised audit events remain"
+          : "The same as DELETE /profile/delete-profile, for clients that cannot send a body with DELETE",
+      auth: true,
+      body: deleteProfileSchema,
+      data: z.object({ erased: z.literal(true), dueAt: z.null() }),
+      accepted: {
+        description: "Erasure requested: carried out at `dueAt` unless cancelled (link sent)",
+        data: z.object({
+          erased: z.literal(false),
+          dueAt: z.string().datetime(),
+          request: rightsRequestObject,
+        }),
+      },
+      errors: [400, 401, 409, 429],
+    }),
+  ),
   {
     method: "post",
     path: "/report/upload-report",
@@ -1072,6 +1087,16 @@ export function openApiDocument(): object {
           }
         : { description: "Success", content: { "application/json": { schema: successBody } } },
     };
+    if (e.accepted) {
+      responses[202] = {
+        description: e.accepted.description,
+        content: {
+          "application/json": {
+            schema: z.object({ success: z.literal(true), message: z.string(), data: e.accepted.data }),
+          },
+        },
+      };
+    }
     if (e.content) {
       responses[e.status ?? 200] = {
         description: e.content.description,

@@ -1,5 +1,5 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
@@ -7,6 +7,7 @@ import {
   profiles,
   reports,
   sessions,
+  uploadSessions,
   users,
   verificationCodes,
   type UserRow,
@@ -17,7 +18,6 @@ import type { ProfileInput, SignupForm } from "~/schemas/auth";
 export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
-import { audit } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
@@ -797,36 +797,57 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
 }
 
 /**
- * Deletes the account: the user row (profile, sessions, tokens and reports go with it by
- * foreign key) — and returns the stored file keys the caller's file store must remove.
+ * Inside a transaction: deletes the user row (profile, sessions, tokens, reports, consents,
+ * nominee, two-step factor and unfinished uploads go with it by foreign key) and the codes sent to
+ * the person's e-mail or numbers (a pending code or a sign-up's payload names them), and gives
+ * what the store must remove after the commit: the file keys (reports, display picture) and the
+ * ids of unfinished resumable uploads, whose encrypted segments are named by them. Used by the
+ * erasure (rights.server.ts), the one way an account is deleted.
  */
-export async function deleteAccountRows(actor: Actor): Promise<{ fileKeys: string[] }> {
-  const user = await findUserById(actor.id);
-  if (!user) throw new DomainError("not_found", "api.notFound");
-  return transaction(function* (tx) {
-    return { fileKeys: yield* accountDeletionSteps(tx, actor.id) };
-  });
-}
-
-/**
- * Inside a transaction: deletes the user row (profile, sessions, tokens and reports go with it by
- * foreign key) and gives the stored file keys (reports, display picture) the file store must
- * remove after the commit. Shared by deleteAccount and the erasure job (issue 14).
- */
-export function* accountDeletionSteps(tx: DB, userId: string): TxSteps<string[]> {
-  const keys = (yield* rows(
+export function* accountDeletionSteps(
+  tx: DB,
+  userId: string,
+): TxSteps<{ fileKeys: string[]; uploadIds: string[] }> {
+  const fileKeys = (yield* rows(
     tx.select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, userId)),
   )).map((r) => r.key);
-  const [user] = yield* rows(tx.select({ image: users.image }).from(users).where(eq(users.id, userId)));
-  if (user?.image) keys.push(user.image);
+  const [user] = yield* rows(
+    tx
+      .select({
+        image: users.image,
+        email: users.email,
+        phone: users.phone,
+        countryCode: users.countryCode,
+        contactNumber: users.contactNumber,
+      })
+      .from(users)
+      .where(eq(users.id, userId)),
+  );
+  if (!user) return { fileKeys: [], uploadIds: [] };
+  if (user.image) fileKeys.push(user.image);
+  const uploadIds = (yield* rows(
+    tx.select({ id: uploadSessions.id }).from(uploadSessions).where(eq(uploadSessions.ownerId, userId)),
+  )).map((u) => u.id);
+  const numbers = personNumbers(user);
+  const codeTargets = [
+    ...(user.email ? [eq(verificationCodes.email, user.email)] : []),
+    ...(numbers.length ? [inArray(verificationCodes.phone, numbers)] : []),
+  ];
+  if (codeTargets.length) yield* exec(tx.delete(verificationCodes).where(or(...codeTargets)));
   yield* exec(tx.delete(users).where(eq(users.id, userId)));
-  return keys;
+  return { fileKeys, uploadIds };
 }
 
-/**
- * Checks a signed-in account's password again before something grave (the erasure request of
- * issue 14), under the same `passwordCheck` budget as changing the password or deleting.
- */
+/** Every number of a person in E.164: the sign-in number and the contact number SMS may go to. */
+export function personNumbers(user: Pick<UserRow, "phone" | "countryCode" | "contactNumber">): string[] {
+  const contact = smsNumberOf({
+    phone: null,
+    countryCode: user.countryCode,
+    contactNumber: user.contactNumber,
+  });
+  return [...new Set([user.phone, contact].filter((n): n is string => !!n))];
+}
+
 /**
  * Re-authentication for a step that must not rest on a session or token alone (erasing the
  * account, turning two-step login on, an admin resetting another admin's second factor): the
@@ -844,33 +865,6 @@ export async function reauthenticate(
   await confirmOwnPassword(user, input.password ?? "", client, "password", wrongPasswordKey);
   await proveSecondFactor(user, input, client);
   return user;
-}
-
-export async function confirmPassword(actor: Actor, password: string, client: Client) {
-  const user = await findUserById(actor.id);
-  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
-  await confirmOwnPassword(user, password, client, "password", "profile.deletePasswordWrong");
-}
-
-/**
- * Deletes the account and every file it owned (reports and display picture); sessions end with it.
- * With a password (the screen always sends one; the API may), a wrong one deletes nothing.
- */
-export async function deleteAccount(actor: Actor, confirm?: { password: string; client: Client }) {
-  if (confirm) {
-    const user = await findUserById(actor.id);
-    if (!user) throw new DomainError("not_found", "api.notFound");
-    await confirmOwnPassword(
-      user,
-      confirm.password,
-      confirm.client,
-      "password",
-      "profile.deletePasswordWrong",
-    );
-  }
-  const { fileKeys } = await deleteAccountRows(actor);
-  await audit(null, "account.delete", "user", actor.id);
-  await Promise.all(fileKeys.map((k) => deleteStored(k).catch(() => {})));
 }
 
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */

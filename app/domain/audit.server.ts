@@ -92,7 +92,7 @@ export type ApiAuditEvent = {
   actor: { _id: string; firstName: string; lastName: string; email: string; accountType: AccountType } | null;
 };
 
-function parseDetail(text: string | null): unknown {
+export function parseDetail(text: string | null): unknown {
   if (text === null) return null;
   try {
     return JSON.parse(text);

@@ -1,10 +1,11 @@
-import { count, desc } from "drizzle-orm";
+import { and, count, desc, eq, like, or } from "drizzle-orm";
 import type { z } from "zod";
-import { db, first } from "~/db/client.server";
+import { db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
 import type { callbackSchema, contactSchema } from "~/schemas/public";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
+import { splitE164 } from "~/utils/phone.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { limit } from "./ratelimit.server";
@@ -127,4 +128,36 @@ export async function listCallbackRequests(
     createdAt: r.createdAt.toISOString(),
   }));
   return { items, ...rest };
+}
+
+// ---------------------------------------------------------------------------------------
+// Erasure (issue 19)
+
+/**
+ * Inside the erasure's transaction: the person's Contact Us messages and callback requests go —
+ * those sent signed in, and those sent signed out from their e-mail address or one of their
+ * numbers (the callback form keeps the country code and the national digits as typed).
+ */
+export function* contactErasureSteps(
+  tx: DB,
+  person: { userId: string; email: string; numbers: string[] },
+): TxSteps<void> {
+  const email = person.email.trim().toLowerCase();
+  yield* exec(
+    tx
+      .delete(contactMessages)
+      .where(
+        or(eq(contactMessages.userId, person.userId), email ? eq(contactMessages.email, email) : undefined),
+      ),
+  );
+  const byNumber = person.numbers
+    .map((n) => splitE164(n))
+    .filter((p): p is NonNullable<typeof p> => !!p)
+    .map((p) =>
+      and(
+        eq(callbackRequests.countryCode, p.countryCode),
+        like(callbackRequests.phoneNumber, `%${p.national}`),
+      ),
+    );
+  yield* exec(tx.delete(callbackRequests).where(or(eq(callbackRequests.userId, person.userId), ...byNumber)));
 }

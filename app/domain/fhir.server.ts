@@ -28,6 +28,7 @@ import {
   consentRecords,
   profiles,
   reports,
+  shareLinks,
   users,
   type AccountType,
   type ConsentPurpose,
@@ -40,7 +41,7 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
 import { log } from "~/utils/log.server";
-import { audit } from "./audit.server";
+import { audit, parseDetail } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { expertDetailsFor } from "./expert-details.server";
@@ -151,15 +152,33 @@ type Snapshot = {
   expertDetails: Map<string, ApiExpertDetails>;
   consents: (typeof consentRecords.$inferSelect)[];
   events: EventRow[];
+  /** The patient's own words for each sharing link an event went through, by link id. */
+  shareLabels: Map<string, string>;
   locale: Locale;
   t: TFunction;
   at: Date;
 };
 
-/** The file openings and exports a patient sees: who opened a report's file or letter, who exported their data. */
-const REPORT_EVENTS = ["report.file_open", "report.letter_open"] as const;
+/**
+ * The file openings and exports a patient sees: who opened a report's file or letter — signed in,
+ * or through one of the patient's sharing links (no actor; issue 19) — and who exported their data.
+ */
+const REPORT_EVENTS = [
+  "report.file_open",
+  "report.letter_open",
+  "share.file_open",
+  "share.letter_open",
+] as const;
+const LETTER_EVENTS = new Set(["report.letter_open", "share.letter_open"]);
+const SHARE_EVENTS = new Set(["share.file_open", "share.letter_open"]);
 export const EXPORT_EVENT = "account.data_export" as const;
 const BATCH = 500;
+
+/** The sharing link a "share.*" event went through ("" when the detail has none). */
+function linkIdOf(e: EventRow): string {
+  const detail = parseDetail(e.detail) as { linkId?: unknown } | null;
+  return typeof detail?.linkId === "string" ? detail.linkId : "";
+}
 
 async function snapshot(patient: UserRow): Promise<Snapshot> {
   const at = new Date();
@@ -233,6 +252,22 @@ async function snapshot(patient: UserRow): Promise<Snapshot> {
       .where(inArray(users.id, ids.slice(i, i + BATCH)));
     for (const p of found) people.set(p.id, p);
   }
+  const linkIds = [
+    ...new Set(
+      events
+        .filter((e) => SHARE_EVENTS.has(e.action))
+        .map((e) => linkIdOf(e))
+        .filter((id) => !!id),
+    ),
+  ];
+  const shareLabels = new Map<string, string>();
+  for (let i = 0; i < linkIds.length; i += BATCH) {
+    const found = await db()
+      .select({ id: shareLinks.id, label: shareLinks.label })
+      .from(shareLinks)
+      .where(inArray(shareLinks.id, linkIds.slice(i, i + BATCH)));
+    for (const l of found) shareLabels.set(l.id, l.label);
+  }
   const experts = [...people.values()].filter((p) => p.accountType === "Expert").map((p) => p.id);
   const locale: Locale = isLocale(patient.locale) ? patient.locale : "en";
   return {
@@ -244,6 +279,7 @@ async function snapshot(patient: UserRow): Promise<Snapshot> {
     expertDetails: await expertDetailsFor(experts),
     consents,
     events,
+    shareLabels,
     locale,
     t: await getT(locale),
     at,
@@ -635,20 +671,24 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
     const isExport = e.action === EXPORT_EVENT;
     const what = isExport
       ? patientRef
-      : e.action === "report.letter_open"
+      : LETTER_EVENTS.has(e.action)
         ? opinionRefs.get(e.subjectId ?? "")
         : documentRefs.get(e.subjectId ?? "");
     if (!what) continue;
+    // Through a sharing link: no account, so no actor; the agent is named by the patient's label.
+    const viaLink = SHARE_EVENTS.has(e.action);
+    const label = viaLink ? (s.shareLabels.get(linkIdOf(e)) ?? "") : "";
     const who: Person | undefined = e.actorId ? s.people.get(e.actorId) : undefined;
-    const whoRef =
-      e.actorId === p.id
+    const whoRef = viaLink
+      ? undefined
+      : e.actorId === p.id
         ? patientRef
         : who?.accountType === "Expert"
           ? practitionerRefs.get(who.id)
           : who
             ? { display: `${who.firstName} ${who.lastName}`.trim() || who.accountType }
             : undefined;
-    const role = e.actorId === p.id ? "Patient" : who?.accountType;
+    const role = viaLink ? undefined : e.actorId === p.id ? "Patient" : who?.accountType;
     const event: AuditEvent = {
       resourceType: "AuditEvent",
       id: fhirId("AuditEvent", e.id),
@@ -670,6 +710,9 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       agent: [
         {
           ...(whoRef ? { who: whoRef } : {}),
+          ...(viaLink
+            ? { name: label ? t("fhir.viaShareLink", { label }) : t("fhir.viaShareLinkNoLabel") }
+            : {}),
           ...(role ? { role: [{ text: role }] } : {}),
           requestor: true,
         },

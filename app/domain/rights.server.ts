@@ -10,13 +10,15 @@ import type { Paged, PageQuery } from "~/utils/api.server";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { accountDeletionSteps, confirmPassword } from "./accounts.server";
+import { accountDeletionSteps, personNumbers, reauthenticate } from "./accounts.server";
 import { lockPerson } from "./consent.server";
 import { auditInsert } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
-import { deleteStored } from "./files.server";
+import { contactErasureSteps } from "./contact.server";
+import { deleteSegments, deleteStored } from "./files.server";
 import { notify, recipientColumns } from "./notify.server";
+import { pruneSmsMessages, smsErasureSteps } from "./sms.server";
 import type { Actor } from "./sessions.server";
 
 /**
@@ -147,17 +149,102 @@ function newCancelToken() {
   return randomBytes(16).toString("base64url");
 }
 
+/** What erasing the account asks: the password again, the second factor when it is on, and when. */
+export type ErasureInput = {
+  password: string;
+  code?: string | null;
+  recoveryCode?: string | null;
+  /** Erase now instead of after the notice (ERASURE_NOTICE_HOURS); the notice is the default. */
+  immediate?: boolean;
+};
+
+export type ErasureOutcome = {
+  /** True when the account is gone now; false when an erasure is due after the notice. */
+  erased: boolean;
+  request: ApiRightsRequest;
+};
+
 /**
- * Asks for the account to be erased: the password again (a session left open on a shared phone
- * cannot do it), then an open erasure request due after the notice (ERASURE_NOTICE_HOURS, 48), and
- * a mail and/or SMS with a link that cancels it without signing in. One open erasure per person.
+ * Erases the account (issue 19): the one way an account is deleted, shared by Settings' "Delete
+ * account", My data's erasure request, `DELETE /api/v1/profile/delete-profile` and
+ * `POST /api/v1/rights/erasure`. A session or token alone is never enough: the password again
+ * (counted by the `passwordCheck` budget) and, when two-step login is on, a code from the app or a
+ * recovery code. By default an erasure request due after the notice, with a mail and/or SMS
+ * whose link cancels it without signing in (one open erasure per person); with `immediate`, the
+ * same erasure carried out now. Either way `eraseOne` does it: the audit trail pseudonymised,
+ * every trace of the person (SMS, codes, contact and callback messages, unfinished uploads) gone.
  */
+export async function eraseAccount(
+  actor: Actor,
+  input: ErasureInput,
+  client: Client,
+): Promise<ErasureOutcome> {
+  await reauthenticate(actor, input, client, "profile.deletePasswordWrong");
+  if (!input.immediate) return { erased: false, request: await scheduleErasure(actor, client) };
+  const now = new Date();
+  const row = await transaction(function* (tx) {
+    if (!(yield* lockPerson(tx, actor.id)))
+      throw new DomainError("not_authenticated", "api.notAuthenticated");
+    // An erasure already on notice is brought forward; otherwise one is made, due now.
+    const [open] = yield* rows(
+      tx
+        .update(rightsRequests)
+        .set({ dueAt: now })
+        .where(
+          and(
+            eq(rightsRequests.userId, actor.id),
+            eq(rightsRequests.type, "erasure"),
+            eq(rightsRequests.status, "open"),
+          ),
+        )
+        .returning(),
+    );
+    const [request] = open
+      ? [open]
+      : yield* rows(
+          tx
+            .insert(rightsRequests)
+            .values({
+              id: newId(),
+              userId: actor.id,
+              type: "erasure",
+              status: "open",
+              dueAt: now,
+              createdAt: now,
+            })
+            .returning(),
+        );
+    yield* exec(
+      auditInsert(
+        tx,
+        actor,
+        "account.erasure_request",
+        "rights_request",
+        request.id,
+        { dueAt: now.toISOString(), immediate: true },
+        client.ip,
+      ),
+    );
+    return request;
+  });
+  if (!(await eraseOne(row, now))) throw new DomainError("conflict", "profile.deleteFailedLater");
+  return { erased: true, request: toApi({ ...row, status: "done", resolvedAt: now, cancelTokenHash: null }) };
+}
+
+/** My data's and the rights API's erasure request: `eraseAccount` after the notice. */
 export async function requestErasure(
   actor: Actor,
-  input: { password: string },
+  input: Omit<ErasureInput, "immediate">,
   client: Client,
 ): Promise<ApiRightsRequest> {
-  await confirmPassword(actor, input.password, client);
+  return (await eraseAccount(actor, { ...input, immediate: false }, client)).request;
+}
+
+/**
+ * An open erasure request due after the notice (ERASURE_NOTICE_HOURS, 48), and a mail and/or SMS
+ * with a link that cancels it without signing in. One open erasure per person.
+ */
+async function scheduleErasure(actor: Actor, client: Client): Promise<ApiRightsRequest> {
   const token = newCancelToken();
   const id = newId();
   const now = new Date();
@@ -503,8 +590,11 @@ export function erasedPseudonym(userId: string): string {
  * Carries out one due erasure in one transaction: the request is marked done (a conditional
  * update, so a cancel at the same moment wins or loses as a whole), the person's correction
  * requests lose their text, their audit events keep what happened and when but lose the id (a
- * pseudonym instead) and the address, and the account goes through the same deletion as Settings
- * (profile, sessions, reports, consents, nominee by foreign key). Files go after the commit.
+ * pseudonym instead) and the address, every SMS to their numbers, their codes, and their contact
+ * and callback messages (matched by account, e-mail and number) are deleted, and the account goes
+ * (profile, sessions, reports, consents, nominee, unfinished uploads by foreign key). Files and
+ * upload segments go after the commit; the last message telling the person it is done is an SMS
+ * of purpose "erased", which the sender deletes once sent.
  */
 async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): Promise<boolean> {
   const userId = request.userId;
@@ -528,7 +618,7 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
         .returning({ id: rightsRequests.id }),
     );
     if (!won) return null;
-    let keys: string[] = [];
+    let removed: { fileKeys: string[]; uploadIds: string[] } = { fileKeys: [], uploadIds: [] };
     if (userId && pseudonym) {
       yield* exec(
         tx
@@ -545,16 +635,32 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
           .set({ subjectId: pseudonym })
           .where(and(eq(auditEvents.subjectType, "user"), eq(auditEvents.subjectId, userId))),
       );
-      const exists = yield* rows(tx.select({ id: users.id }).from(users).where(eq(users.id, userId)));
-      if (exists.length) keys = yield* accountDeletionSteps(tx, userId);
+      const [person] = yield* rows(
+        tx
+          .select({
+            email: users.email,
+            phone: users.phone,
+            countryCode: users.countryCode,
+            contactNumber: users.contactNumber,
+          })
+          .from(users)
+          .where(eq(users.id, userId)),
+      );
+      if (person) {
+        const numbers = personNumbers(person);
+        yield* smsErasureSteps(tx, numbers);
+        yield* contactErasureSteps(tx, { userId, email: person.email, numbers });
+        removed = yield* accountDeletionSteps(tx, userId);
+      }
     }
     yield* exec(
       auditInsert(tx, null, "account.erasure", "rights_request", request.id, {
         person: pseudonym,
-        files: keys.length,
+        files: removed.fileKeys.length,
+        uploads: removed.uploadIds.length,
       }),
     );
-    return keys;
+    return removed;
   });
   if (result === null) return false;
   if (to) {
@@ -564,16 +670,21 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
       action: "rights.erasedMailAction",
       path: "/",
       lines: (t) => [t("rights.erasureMailKept")],
-      sms: { key: "rights.smsErased", purpose: "notice" },
+      sms: { key: "rights.smsErased", purpose: "erased" },
     });
   }
-  await Promise.all(
-    result.map((k) =>
+  await Promise.all([
+    ...result.fileKeys.map((k) =>
       deleteStored(k).catch((err) =>
         log("error", "could not delete erased file", { key: k, error: String(err) }),
       ),
     ),
-  );
+    ...result.uploadIds.map((id) =>
+      deleteSegments(id).catch((err) =>
+        log("error", "could not delete erased upload segments", { upload: id, error: String(err) }),
+      ),
+    ),
+  ]);
   return true;
 }
 
@@ -634,6 +745,8 @@ export async function rightsJob(): Promise<void> {
       const erased = await runDueErasures();
       if (erased) log("info", "erasures carried out", { count: erased });
       await pruneAuditEvents();
+      const sms = await pruneSmsMessages();
+      if (sms) log("info", "old sms removed", { count: sms });
     });
   } finally {
     running = false;

@@ -4,7 +4,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import path from "node:path";
 import { config } from "~/config.server";
-import { db, first } from "~/db/client.server";
+import { affected, db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_STATUSES } from "~/db/types";
 import type { Paged, PageQuery } from "~/utils/api.server";
@@ -31,7 +31,9 @@ export type SmsPurpose =
   | "reset-code"
   | "opinion-ready"
   | "followup-answered"
-  | "notice";
+  | "notice"
+  /** The last message to an erased person: the row is deleted once sent (or given up), never kept. */
+  | "erased";
 
 export type SmsStatus = (typeof SMS_STATUSES)[number];
 
@@ -254,7 +256,8 @@ async function deliver(row: Claimed): Promise<keyof SmsRound> {
   const maxAttempts = settings.backoffMs.length + 1;
   const who = { id: row.id, to: maskPhone(row.to), purpose: row.purpose, attempt: row.attempts };
   const giveUp = async (lastError: string) => {
-    await settle(row, { status: "failed", lockedUntil: null, lastError });
+    if (row.purpose === "erased") await forget(row);
+    else await settle(row, { status: "failed", lockedUntil: null, lastError });
     log("error", "sms failed", { ...who, error: lastError });
     return "failed" as const;
   };
@@ -283,9 +286,48 @@ async function deliver(row: Claimed): Promise<keyof SmsRound> {
     log("warn", "sms not sent; will retry", { ...who, error: lastError, retryInMs: wait });
     return "retrying";
   }
-  await settle(row, { status: "sent", lockedUntil: null, sentAt: new Date() });
+  if (row.purpose === "erased") await forget(row);
+  else await settle(row, { status: "sent", lockedUntil: null, sentAt: new Date() });
   if (config().smsUrl) log("info", "sms sent", who);
   return "sent";
+}
+
+/** Deletes a row we hold (the last message to an erased person, sent or given up): nothing of it stays. */
+async function forget(row: Claimed) {
+  await db()
+    .delete(smsMessages)
+    .where(
+      and(
+        eq(smsMessages.id, row.id),
+        eq(smsMessages.status, "sending"),
+        eq(smsMessages.lockedUntil, row.lockedUntil!),
+      ),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Erasure and retention (issue 19)
+
+/**
+ * Inside the erasure's transaction: every message to the person's numbers goes (codes, notices,
+ * "will be deleted on …"), whatever its state; a sender holding one finds it gone and writes nothing.
+ */
+export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
+  if (numbers.length) yield* exec(tx.delete(smsMessages).where(inArray(smsMessages.to, numbers)));
+}
+
+/**
+ * Sent and failed messages older than SMS_RETENTION_DAYS are deleted (the rights job): the queue
+ * is not an archive of numbers and texts. Queued and sending ones stay until they are settled.
+ */
+export async function pruneSmsMessages(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - config().smsRetentionMs);
+  return affected(
+    await db()
+      .delete(smsMessages)
+      // sms_messages_created_idx (created_at, id)
+      .where(and(lt(smsMessages.createdAt, cutoff), inArray(smsMessages.status, ["sent", "failed"]))),
+  );
 }
 
 /** Without SMS_URL: one file per message (0600 in a 0700 folder) and one log line without the text. */

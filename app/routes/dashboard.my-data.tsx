@@ -36,7 +36,7 @@ import {
   consentChangeSchema,
   CORRECTION_MAX,
   correctionSchema,
-  erasureSchema,
+  erasureFormSchema,
   NOMINEE_CONTACT_MAX,
   NOMINEE_NAME_MAX,
   NOMINEE_RELATIONSHIP_MAX,
@@ -47,6 +47,8 @@ import { MY_DATA_DOWNLOAD_PATH } from "~/components/DownloadMyData";
 import { requireActor } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { readForm } from "~/utils/forms.server";
+import { proofFromText } from "~/schemas/two-factor";
+import { twoFactorStatus } from "~/domain/two-factor.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -71,6 +73,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     consents: patient ? await consentOverview(actor, locale) : null,
     requests: await listOwnRequests(actor),
     erasure: await openErasureOf(actor.id),
+    // Issue 19: with two-step login on, the erasure asks for a code too.
+    twoStep: (await twoFactorStatus(actor)).enabled,
     nominee: await getNominee(actor),
     grievance: grievanceContact(),
     notice: formatPeriod(c.erasureNoticeMs, locale),
@@ -140,11 +144,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "erasure") {
-    const submission = parseWithZod(formData, { schema: erasureSchema });
+    const submission = parseWithZod(formData, { schema: erasureFormSchema });
     if (submission.status !== "success")
-      return reply("erasure", submission.reply({ hideFields: ["password"] }));
+      return reply("erasure", submission.reply({ hideFields: ["password", "proof"] }));
     try {
-      const req = await requestErasure(actor, submission.value, client);
+      const { password, proof } = submission.value;
+      const req = await requestErasure(actor, { password, ...proofFromText(proof ?? "") }, client);
       return redirectWithSuccess(
         `${MY_DATA}#erasure`,
         t("rights.erasureRequested", { date: formatDateTime(req.dueAt!, locale, DEFAULT_TIME_ZONE) }),
@@ -152,11 +157,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     } catch (err) {
       if (!isDomainError(err)) throw err;
       const status = HTTP_STATUS[err.code];
+      // The second factor is one field here (a code or a recovery code).
+      const { code, recoveryCode, ...rest } = err.extra.fieldErrors ?? {};
+      const proofErrors = code ?? recoveryCode;
       const result = err.extra.fieldErrors
-        ? submission.reply({ fieldErrors: err.extra.fieldErrors, hideFields: ["password"] })
+        ? submission.reply({
+            fieldErrors: proofErrors ? { ...rest, proof: proofErrors } : rest,
+            hideFields: ["password", "proof"],
+          })
         : submission.reply({
             formErrors: [t(err.message, err.extra.values ?? {})],
-            hideFields: ["password"],
+            hideFields: ["password", "proof"],
           });
       const headers: Record<string, string> = err.extra.retryAfterSeconds
         ? { "Retry-After": String(err.extra.retryAfterSeconds) }
@@ -485,14 +496,14 @@ function RequestsSection({ lastResult }: { lastResult?: SubmissionResult<string[
 
 function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
-  const { erasure, notice, retention } = useLoaderData<typeof loader>();
+  const { erasure, notice, retention, twoStep } = useLoaderData<typeof loader>();
   const busy = useBusy("erasure");
   const cancelling = useBusy("cancel-erasure");
   const { dateTime } = useDateText();
   const [form, fields] = useForm({
     id: "erasure-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: erasureSchema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: erasureFormSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -521,6 +532,18 @@ function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<string[]
           <div className="mt-2 max-w-sm">
             <PasswordField meta={fields.password} label={t("rights.erasurePassword")} />
           </div>
+          {twoStep && (
+            <div className="mt-2 max-w-sm">
+              <TextField
+                meta={fields.proof}
+                label={t("mfa.proofLabel")}
+                hint={t("mfa.proofHint")}
+                autoComplete="one-time-code"
+                spellCheck={false}
+                maxLength={40}
+              />
+            </div>
+          )}
           <button type="submit" className="btn-danger mt-4" disabled={busy}>
             {t("rights.erasureButton", { notice })}
           </button>

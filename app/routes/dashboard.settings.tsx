@@ -13,7 +13,6 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
 import {
   changePassword,
-  deleteAccount,
   getProfile,
   setNotifyChannel,
   updateDisplayPicture,
@@ -27,7 +26,6 @@ import { avatarUrl } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
 import {
   changePasswordSchema,
-  deleteAccountFormSchema,
   DISPLAY_PICTURE_MAX_BYTES,
   GENDERS,
   notifySchema,
@@ -48,6 +46,12 @@ import { expertDetailsFormSchema } from "~/schemas/experts";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { TwoStepSection } from "~/components/TwoFactor";
 import { twoFactorStatus } from "~/domain/two-factor.server";
+import { eraseAccount } from "~/domain/rights.server";
+import { deleteAccountFormSchema } from "~/schemas/rights";
+import { proofFromText } from "~/schemas/two-factor";
+import { formatPeriod } from "~/components/rights/format";
+import { config } from "~/config.server";
+import { DEFAULT_TIME_ZONE } from "~/utils/format";
 import { useRouteLoaderData } from "@remix-run/react";
 import { DownloadMyData } from "~/components/DownloadMyData";
 import type { loader as dashboardLoader } from "./dashboard";
@@ -61,7 +65,7 @@ const SETTINGS = "/dashboard/settings";
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { user, profile } = await getProfile(actor.id);
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   return {
     title: t("profile.settings"),
     firstName: user.firstName,
@@ -87,6 +91,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     sessions: await listSessions(actor),
     // Two-step login (issue 14): set up and managed at /dashboard/two-step.
     twoStep: await twoFactorStatus(actor),
+    // Issue 19: "Delete account" is the erasure, after this notice unless the person asks for now.
+    erasureNotice: formatPeriod(config().erasureNoticeMs, locale),
   };
 }
 
@@ -156,7 +162,7 @@ async function pictureAction(request: Request, actor: Actor, client: Client) {
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireActor(request);
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
     return pictureAction(request, actor, clientOf(context));
   }
@@ -276,25 +282,47 @@ export async function action({ request, context }: ActionFunctionArgs) {
         { status: 400 },
       );
     }
+    let erased: boolean;
+    let dueAt: string | null;
     try {
-      await deleteAccount(actor, { password: submission.value.password, client: clientOf(context) });
+      const { password, proof, immediate } = submission.value;
+      const outcome = await eraseAccount(
+        actor,
+        { password, ...proofFromText(proof ?? ""), immediate: !!immediate },
+        clientOf(context),
+      );
+      erased = outcome.erased;
+      dueAt = outcome.request.dueAt;
     } catch (err) {
       if (!isDomainError(err)) throw err;
       if (err.code === "rate_limited") {
         return rateLimitedReply("delete", err, t, (o) =>
-          submission.reply({ ...o, hideFields: ["password"] }),
+          submission.reply({ ...o, hideFields: ["password", "proof"] }),
         );
       }
-      if (err.extra.fieldErrors) {
+      const fieldErrors = err.extra.fieldErrors;
+      if (fieldErrors) {
+        // The second factor is one field here (a code or a recovery code).
+        const { code, recoveryCode, ...rest } = fieldErrors;
+        const proof = code ?? recoveryCode;
         return data(
           {
             intent: "delete" as const,
-            result: submission.reply({ fieldErrors: err.extra.fieldErrors, hideFields: ["password"] }),
+            result: submission.reply({
+              fieldErrors: proof ? { ...rest, proof } : rest,
+              hideFields: ["password", "proof"],
+            }),
           },
           { status: 400 },
         );
       }
       return redirectWithError(SETTINGS, domainMessage(err, t, "profile.deleteFailedLater"));
+    }
+    if (!erased) {
+      return redirectWithSuccess(
+        "/dashboard/my-data#erasure",
+        t("rights.erasureRequested", { date: formatDateTime(dueAt!, locale, DEFAULT_TIME_ZONE) }),
+      );
     }
     return redirectWithSuccess("/", t("profile.deleted"), { headers: await clearSessionHeaders() });
   }
@@ -670,6 +698,7 @@ function DeleteSection({
   lastResult?: SubmissionResult<string[]>;
 }) {
   const { t } = useTranslation();
+  const { twoStep, erasureNotice } = useLoaderData<typeof loader>();
   const [form, fields] = useForm({
     id: "delete-form",
     lastResult,
@@ -708,7 +737,7 @@ function DeleteSection({
             {t("profile.deleteConfirmTitle")}
           </h3>
           <p id="delete-confirm-text" className="mt-1 text-red-900">
-            {t("profile.deleteConfirmText")}
+            {t("profile.deleteConfirmText")} {t("profile.deleteNoticeText", { notice: erasureNotice })}
           </p>
           <Form method="post" {...getFormProps(form)} className="mt-4">
             <input type="hidden" name="intent" value="delete-confirm" />
@@ -719,6 +748,30 @@ function DeleteSection({
                 label={t("profile.deletePasswordLabel")}
                 autoComplete="current-password"
               />
+            </div>
+            {twoStep.enabled && (
+              <div className="mt-2 max-w-sm">
+                <TextField
+                  meta={fields.proof}
+                  label={t("mfa.proofLabel")}
+                  hint={t("mfa.proofHint")}
+                  autoComplete="one-time-code"
+                  spellCheck={false}
+                  maxLength={40}
+                />
+              </div>
+            )}
+            <div className="mt-3 flex items-start gap-2">
+              <input
+                id={fields.immediate.id}
+                name={fields.immediate.name}
+                type="checkbox"
+                className="mt-1 h-4 w-4"
+                defaultChecked={fields.immediate.initialValue === "on"}
+              />
+              <label htmlFor={fields.immediate.id} className="text-red-900">
+                {t("profile.deleteNowLabel", { notice: erasureNotice })}
+              </label>
             </div>
             <div className="mt-4 flex flex-wrap gap-3">
               <button type="submit" className="btn-danger" disabled={busyIntent === "delete-confirm"}>

@@ -360,20 +360,3 @@ export const notifySchema = z.object({
 
 export type SignupForm = z.infer<typeof signupFormSchema>;
 export type ProfileInput = z.infer<typeof profileSchema>;
-
-/** Deleting the account: the screen asks for the password again. */
-export const deleteAccountFormSchema = z.object({
-  password: z
-    .string(req("profile.deletePasswordRequired"))
-    .min(1, "profile.deletePasswordRequired")
-    .max(128, "accounts.passwordTooLong"),
-});
-
-/** The API's DELETE /profile/delete-profile has no body in the contract; a password, when sent, is checked. */
-export const deleteAccountApiSchema = z.object({
-  password: z
-    .string()
-    .min(1, "profile.deletePasswordRequired")
-    .max(128, "accounts.passwordTooLong")
-    .optional(),
-});

@@ -57,15 +57,53 @@ export const correctionSchema = z.object({
     .max(CORRECTION_MAX, "rights.detailsTooLong"),
 });
 
-/** An erasure request: the account's password, asked again (like deleting the account). */
-export const erasureSchema = z.object({
-  password: z
-    .string({
-      required_error: "profile.deletePasswordRequired",
-      invalid_type_error: "profile.deletePasswordRequired",
-    })
-    .min(1, "profile.deletePasswordRequired")
-    .max(128, "accounts.passwordTooLong"),
+const erasurePassword = z
+  .string({
+    required_error: "profile.deletePasswordRequired",
+    invalid_type_error: "profile.deletePasswordRequired",
+  })
+  .min(1, "profile.deletePasswordRequired")
+  .max(128, "accounts.passwordTooLong");
+
+/** The second factor, when the account has two-step login on: a code from the app or a recovery code. */
+const proofFields = {
+  code: z
+    .string({ invalid_type_error: "mfa.codeShape" })
+    .max(40, "mfa.codeShape")
+    .nullish()
+    .describe("When two-step login is on: the 6-digit code the authenticator app shows now"),
+  recoveryCode: z
+    .string({ invalid_type_error: "mfa.recoveryWrong" })
+    .max(40, "mfa.recoveryWrong")
+    .nullish()
+    .describe("When two-step login is on and the phone is lost: a recovery code instead of `code`"),
+};
+
+/**
+ * An erasure request (My data, POST /rights/erasure): the account's password, asked again, and
+ * the second factor when two-step login is on (issue 19).
+ */
+export const erasureSchema = z.object({ password: erasurePassword, ...proofFields });
+
+/**
+ * Deleting the account (DELETE /profile/delete-profile, issue 19): the same re-authentication;
+ * by default an erasure due after the notice, `immediate: true` erases now.
+ */
+export const deleteProfileSchema = erasureSchema.extend({
+  immediate: z
+    .boolean({ invalid_type_error: "rights.immediateInvalid" })
+    .optional()
+    .describe("true: erase the account now instead of after the notice (default false)"),
+});
+
+/**
+ * Settings' "Delete account" form: the password, one field for the second factor (a code or a
+ * recovery code, when two-step login is on) and the box that skips the notice.
+ */
+export const deleteAccountFormSchema = z.object({
+  password: erasurePassword,
+  proof: z.string().max(40, "mfa.codeShape").optional(),
+  immediate: z.boolean().optional(),
 });
 
 /** Cancelling an erasure: signed in (no body needed), or with the token of the link in the notice. */
@@ -198,3 +236,6 @@ export const nomineeObject = z.object({
 });
 
 export const grievanceObject = z.object({ name: z.string(), email: z.string(), phone: z.string() });
+
+/** My data's erasure form: the password and (two-step login on) the code; always with the notice. */
+export const erasureFormSchema = deleteAccountFormSchema.omit({ immediate: true });

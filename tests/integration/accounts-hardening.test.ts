@@ -229,7 +229,11 @@ describe("account deletion asks for the password", () => {
     expect(await storedHash(server.dataDir, email)).toBeTruthy();
     expect((await web.fetch("/dashboard/settings")).status).toBe(200);
 
-    const ok = await web.post("/dashboard/settings", { intent: "delete-confirm", password: strongPassword });
+    const ok = await web.post("/dashboard/settings", {
+      intent: "delete-confirm",
+      password: strongPassword,
+      immediate: "on",
+    });
     expect(ok.status).toBe(302);
     expect(ok.headers.get("Location")).toBe("/");
     const db = await openTestDb(server.dataDir);
@@ -237,7 +241,7 @@ describe("account deletion asks for the password", () => {
     await db.close();
   });
 
-  it("API: a password, when sent, must be right; without a body the contract's call still works", async () => {
+  it("API: the password is required and must be right (issue 19: a token alone erases nothing)", async () => {
     const email = "leaving-api@example.com";
     await signup(email);
     const token = (await api.post("/auth/login", { email, password: strongPassword })).body.token;
@@ -247,14 +251,13 @@ describe("account deletion asks for the password", () => {
       success: false,
       message: "The password is not right. Your account was not deleted.",
     });
+    const none = await api.del("/profile/delete-profile", undefined, token);
+    expect(none.status).toBe(400);
+    expect(Object.keys(none.body.errors)).toEqual(["password"]);
     expect((await api.get("/profile/get-user-details", token)).status).toBe(200);
-    const ok = await api.del("/profile/delete-profile", { password: strongPassword }, token);
+    const ok = await api.del("/profile/delete-profile", { password: strongPassword, immediate: true }, token);
     expect(ok.status).toBe(200);
-
-    const other = "leaving-api2@example.com";
-    await signup(other);
-    const t2 = (await api.post("/auth/login", { email: other, password: strongPassword })).body.token;
-    expect((await api.del("/profile/delete-profile", undefined, t2)).status).toBe(200);
+    expect((await api.get("/profile/get-user-details", token)).status).toBe(401);
   });
 });
 
@@ -402,6 +405,14 @@ describe("with rate limits on and a short idle timeout", () => {
     expect(await screen.text()).toContain("Too many attempts.");
     const del = await web.post("/dashboard/settings", { intent: "delete-confirm", password: "x" });
     expect(del.status).toBe(429);
+    // And the API's erasure (issue 19): even the right password waits.
+    const apiDel = await lapi.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      token,
+    );
+    expect(apiDel.status).toBe(429);
+    expect((await lapi.get("/profile/get-user-details", token)).status).toBe(200);
   });
 
   it("a right current password does not spend the budget", async () => {

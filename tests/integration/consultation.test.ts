@@ -649,8 +649,14 @@ describe("a letter whose expert has left", () => {
       (await api.post(`/report/add-review/${id}`, { review: "No bleed seen." }, tok.leaver)).status,
     ).toBe(200);
     expect(
-      (await api.call("DELETE", "/profile/delete-profile", { password: "Sturdy-pass-2026" }, tok.leaver))
-        .status,
+      (
+        await api.call(
+          "DELETE",
+          "/profile/delete-profile",
+          { password: "Sturdy-pass-2026", immediate: true },
+          tok.leaver,
+        )
+      ).status,
     ).toBe(200);
     const res = await raw(`${server.url}/api/v1/report/${id}/opinion.pdf`, {
       headers: { authorization: `Bearer ${tok.patient}` },

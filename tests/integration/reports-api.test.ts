@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { storedBytes, storedKeys } from "../helpers/db";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
 import { startServer, type TestServer } from "../helpers/server";
@@ -354,7 +354,11 @@ describe("files and deletion", () => {
     );
     expect(notImage.status).toBe(415);
     const before = (await encFiles()).length;
-    const del = await api.del("/profile/delete-profile", undefined, tok.patientB);
+    const del = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      tok.patientB,
+    );
     expect(del.status).toBe(200);
     expect(del.body.message).toBe("Profile Deleted Successfully");
     expect((await encFiles()).length).toBe(before - 2);

@@ -4,6 +4,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
+import { checkBundle } from "../helpers/fhir-validate";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw, type RawResponse } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
@@ -601,7 +602,10 @@ describe("links that stop working", () => {
     const link = await createLink({ reportId }, leaver.token);
     expect(link.status).toBe(201);
     const token = tokenOf(link.body.data.url);
-    expect((await api.del("/profile/delete-profile", undefined, leaver.token)).status).toBe(200);
+    expect(
+      (await api.del("/profile/delete-profile", { password: strongPassword, immediate: true }, leaver.token))
+        .status,
+    ).toBe(200);
     expect(await db.get("SELECT id FROM share_links WHERE id = ?", link.body.data._id)).toBeUndefined();
     expect((await new Doctor().get(`/s/${token}`)).status).toBe(404);
   });
@@ -800,5 +804,42 @@ describe("the screens, without JavaScript", () => {
     expect((await patient.fetch("/dashboard/share/nope")).status).toBe(404);
     const anon = await new Browserish(server.url).fetch(`/dashboard/share/${ids.reviewed}`);
     expect(anon.status).toBe(302);
+  });
+});
+
+describe("the patient's FHIR export lists opens through sharing links (issue 19, point 14)", () => {
+  it("an AuditEvent per file and letter opened through a link, agent named by the link's label, no actor", async () => {
+    const label = "Dr. Rao, PHC Hosur";
+    const made = await createLink({ reportId: ids.reviewed, label });
+    expect(made.status).toBe(201);
+    const token = tokenOf(made.body.data.url);
+    const doctor = new Doctor();
+    expect((await doctor.open(token)).status).toBe(303);
+    expect((await doctor.get(`/s/${token}/file`)).status).toBe(200);
+    expect((await doctor.get(`/s/${token}/letter.pdf`)).status).toBe(200);
+
+    const res = await raw(`${server.url}/api/v1/fhir/Patient/${ids.patient}/$everything`, {
+      headers: { authorization: `Bearer ${tok.patient}` },
+    });
+    expect(res.status).toBe(200);
+    const bundle = JSON.parse(res.body.toString("utf8"));
+    const check = checkBundle(bundle);
+    expect(check.errors, JSON.stringify(check.errors, null, 2)).toEqual([]);
+    const viaLink = bundle.entry
+      .map((e: { resource: any }) => e.resource)
+      .filter(
+        (r: any) =>
+          r.resourceType === "AuditEvent" && r.agent?.[0]?.name === `via your sharing link ${label}`,
+      );
+    expect(viaLink.length).toBe(2);
+    const targets = viaLink.map((r: any) => r.entity[0].what.type).sort();
+    expect(targets).toEqual(["DiagnosticReport", "DocumentReference"]);
+    for (const r of viaLink) {
+      expect(r.agent).toHaveLength(1);
+      expect(r.agent[0].who).toBeUndefined();
+      expect(r.agent[0].role).toBeUndefined();
+      expect(r.agent[0].requestor).toBe(true);
+      expect(r.entity[1].what.type).toBe("Patient");
+    }
   });
 });

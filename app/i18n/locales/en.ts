@@ -357,6 +357,9 @@ const en = {
     deletePasswordWrong: "The password is not right. Your account was not deleted.",
     deleted: "Profile Deleted Successfully",
     deleteFailedLater: "Your Account Could not Deleted,Please Try later",
+    deleteNoticeText:
+      "Unless you tick the box below, this happens in {{notice}}: until then a link we send you cancels it.",
+    deleteNowLabel: "Delete my account now, without the {{notice}} notice",
   },
   dashboard: {
     users: "Users",
@@ -1167,6 +1170,8 @@ const en = {
       "Someone logged in to your account with one of your recovery codes. {{count}} codes are left. If it was not you, reset your password and contact us.",
   },
   fhir: {
+    viaShareLink: "via your sharing link {{label}}",
+    viaShareLinkNoLabel: "via your sharing link",
     title: "Download my data",
     intro:
       "Get a copy of everything {{product}} keeps about you: your reports as you uploaded them, the experts' opinions and signed letters, your follow-up questions and the answers, your consents, and who opened your files.",
@@ -1278,6 +1283,7 @@ const en = {
     erasureCancelButton: "Cancel the deletion",
     erasureCancelled: "The deletion is cancelled. Your account stays.",
     erasureAlreadyRequested: "You have already asked to delete your account.",
+    immediateInvalid: "immediate must be true or false",
     noOpenErasure: "There is no deletion to cancel.",
     cancelLinkInvalid:
       "This link no longer cancels anything: the deletion was already cancelled or carried out, or the link is not complete.",
