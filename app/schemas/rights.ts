@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictBoolean } from "./strict";
 import { CONSENT_PURPOSES, RIGHTS_REQUEST_STATUSES, RIGHTS_REQUEST_TYPES } from "~/db/types";
 
 /**
@@ -35,11 +36,8 @@ const purposeField = z.enum(CONSENT_PURPOSES, {
   errorMap: () => ({ message: "rights.purposeInvalid" }),
 });
 
-/** true/false as JSON booleans, or the strings a form sends. */
-const grantedField = z.preprocess(
-  (v) => (v === "true" || v === "on" || v === "1" ? true : v === "false" || v === "0" ? false : v),
-  z.boolean({ required_error: "rights.grantedRequired", invalid_type_error: "rights.grantedRequired" }),
-);
+/** true/false (a form's "true"/"false"/"on" through formSchema). */
+const grantedField = strictBoolean("rights.grantedRequired");
 
 /** Give or withdraw one purpose's consent. */
 export const consentChangeSchema = z.object({
