@@ -81,6 +81,8 @@ beforeAll(async () => {
     RATE_LIMIT_DISABLED: "1",
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
+    // Several processes on one database, as several nodes are: guesses really run side by side.
+    WEB_CONCURRENCY: "3",
   });
   api = apiClient(server.url);
   db = await openTestDb(server.dataDir);
