@@ -30,6 +30,17 @@ async function axeRun(page: Page, paths: string[], role: string) {
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
       const result = await wcagAxe(page).analyze();
+      // WCAG 2.5.3 on every signed-in screen: the account menu's name holds what it shows (the
+      // initials, "WZ"), whatever axe's heuristics make of the avatar inside it.
+      const menu = page.locator("header summary");
+      if (await menu.count()) {
+        const shown = (await menu.innerText()).trim();
+        if (shown) {
+          const name = (await menu.getAttribute("aria-label")) ?? shown;
+          if (!name.includes(shown))
+            failures.push(`${role} ${p} [${lng}] account menu: "${name}" lacks "${shown}"`);
+        }
+      }
       for (const v of result.violations) {
         failures.push(
           `${role} ${p} [${lng}] ${v.id}: ${v.help} — ${v.nodes
