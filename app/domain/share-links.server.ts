@@ -140,7 +140,9 @@ export async function createShareLink(
   opts: { form?: boolean; client?: Client } = {},
 ): Promise<ApiShareLink & { url: string }> {
   requirePatient(actor);
-  const parsed = (opts.form ? formSchema(createShareLinkFormSchema) : createShareLinkSchema).safeParse(input ?? {});
+  const parsed = (opts.form ? formSchema(createShareLinkFormSchema) : createShareLinkSchema).safeParse(
+    input ?? {},
+  );
   if (!parsed.success) {
     throw new DomainError("invalid", "share.createFailed", { fieldErrors: zodFieldErrors(parsed.error) });
   }

@@ -9,7 +9,10 @@ const route = apiRoute({
     api(request, async () => {
       const actor = await requireApiActor(request);
       const { password } = await jsonBody(request, startTwoFactorSchema);
-      return { message: "mfa.scanThenConfirm", data: await beginSetup(actor, { password }, clientOf(context)) };
+      return {
+        message: "mfa.scanThenConfirm",
+        data: await beginSetup(actor, { password }, clientOf(context)),
+      };
     }),
 });
 export const loader = route.loader;

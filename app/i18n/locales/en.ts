@@ -1087,7 +1087,8 @@ const en = {
     proofLabel: "Code from your app, or a recovery code",
     proofHint: "The 6-digit code your authenticator app shows now.",
     setupPasswordHint: "Enter your password to set up two-step login.",
-    adminReauthHint: "Resetting another admin's two-step login: enter your own password and a code from your authenticator app first.",
+    adminReauthHint:
+      "Resetting another admin's two-step login: enter your own password and a code from your authenticator app first.",
     turnOffTitle: "Turn off two-step login",
     turnOffText:
       "Your account will be protected by your password alone. Enter your password and a code to confirm.",
@@ -1113,7 +1114,8 @@ const en = {
     noSetup: "Start the setup first",
     cannotResetSelf: "You cannot reset your own two-step login here",
     notOnForUser: "This account does not use two-step login",
-    adminReauthRequired: "Resetting another admin's two-step login needs your password and a code from your app",
+    adminReauthRequired:
+      "Resetting another admin's two-step login needs your password and a code from your app",
     userIdRequired: "userId is required",
     apiCodeRequired: "Password accepted. Send a code from the authenticator app to /auth/login-2fa.",
     apiSetupRequired:
