@@ -780,6 +780,7 @@ describe("two-step login on the screens, without JavaScript", () => {
   });
 
   let admin2: Browserish;
+  let admin2App: AuthApp;
 
   it("an admin without it sets it up at login, sees the recovery codes once, and is signed in", async () => {
     const { user } = await signup("admin2@mfa.test", "Patient");
@@ -817,6 +818,7 @@ describe("two-step login on the screens, without JavaScript", () => {
     expect((await b.fetch("/dashboard/home")).status).toBe(200);
     expect(await auditOf("account.2fa_enable", user._id)).toHaveLength(1);
     admin2 = b;
+    admin2App = app;
   });
 
   it("the admin users screen resets a user's two-step login after a confirm step", async () => {
@@ -844,5 +846,40 @@ describe("two-step login on the screens, without JavaScript", () => {
     await expert.post("/login", { email: "e8@mfa.test", password: strongPassword });
     const refused = await expert.post("/dashboard/users", { intent: "reset-2fa", userId: target.user._id });
     expect(refused.status).toBe(404);
+  });
+  it("the users screen asks for the acting admin's password and code before resetting another admin (issue 19)", async () => {
+    const other = await signup("admin4@mfa.test");
+    await enable(other.token);
+    await db.run("UPDATE users SET account_type = 'Admin' WHERE id = ?", other.user._id);
+    const factorOn = () =>
+      count(
+        "SELECT count(*) AS n FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL",
+        other.user._id,
+      );
+    const confirm = await html(await admin2.fetch(`/dashboard/users?reset=${other.user._id}`));
+    expect(confirm).toContain("enter your own password and a code");
+    expect(confirm).toContain('name="password"');
+    expect(confirm).toContain('name="proof"');
+    const fields = { intent: "reset-2fa", userId: other.user._id, redirectTo: "/dashboard/users" };
+    const bare = await admin2.post("/dashboard/users", fields);
+    expect(bare.status).toBe(302);
+    // Back to the open confirmation, with the reason.
+    expect(bare.headers.get("Location")).toBe(`/dashboard/users?reset=${other.user._id}`);
+    const wrong = await admin2.post("/dashboard/users", {
+      ...fields,
+      password: "Not-my-pass-1",
+      proof: admin2App.peek(),
+    });
+    expect(wrong.headers.get("Location")).toBe(`/dashboard/users?reset=${other.user._id}`);
+    expect(await factorOn()).toBe(1);
+    const ok = await admin2.post("/dashboard/users", {
+      ...fields,
+      password: strongPassword,
+      proof: await admin2App.next(),
+    });
+    expect(ok.status).toBe(302);
+    expect(ok.headers.get("Location")).toBe("/dashboard/users");
+    expect(await factorOn()).toBe(0);
+    expect(await auditOf("account.2fa_reset", other.user._id)).toHaveLength(1);
   });
 });
