@@ -30,7 +30,6 @@ const bn: Catalogue = {
     mainNav: "প্রধান নেভিগেশন",
     dashboard: "ড্যাশবোর্ড",
     logout: "লগ আউট",
-    accountMenu: "অ্যাকাউন্ট মেনু",
     accountMenuFor: "{{name}}-এর অ্যাকাউন্ট মেনু",
   },
   footer: {

@@ -31,7 +31,6 @@ const en = {
     mainNav: "Main navigation",
     dashboard: "Dashboard",
     logout: "Logout",
-    accountMenu: "Account menu",
     accountMenuFor: "Account menu for {{name}}",
   },
   footer: {

@@ -29,7 +29,6 @@ const hi: Catalogue = {
     mainNav: "मुख्य नेविगेशन",
     dashboard: "डैशबोर्ड",
     logout: "लॉग आउट",
-    accountMenu: "खाता मेन्यू",
     accountMenuFor: "{{name}} का खाता मेन्यू",
   },
   footer: {

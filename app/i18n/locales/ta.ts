@@ -30,7 +30,6 @@ const ta: Catalogue = {
     mainNav: "முதன்மை வழிசெலுத்தல்",
     dashboard: "டாஷ்போர்டு",
     logout: "வெளியேறுக",
-    accountMenu: "கணக்கு மெனு",
     accountMenuFor: "{{name}} அவர்களின் கணக்கு மெனு",
   },
   footer: {
