@@ -36,6 +36,25 @@ export default tseslint.config(
     },
   },
   {
+    // Booleans and lists of form posts are read in one place (issue 19): app/schemas/strict.ts.
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["app/schemas/strict.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@conform-to/zod",
+              importNames: ["parseWithZod"],
+              message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Domain code never calls a driver's synchronous methods; they do not exist on PostgreSQL.
     files: ["app/domain/**/*.ts"],
     rules: {

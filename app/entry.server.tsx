@@ -3,7 +3,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { createInstance, type i18n } from "i18next";
 import { randomBytes } from "node:crypto";
-import { PassThrough } from "node:stream";
+import { Transform } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { shutdown, startup } from "~/domain/startup.server";
@@ -97,7 +97,7 @@ export default async function handleRequest(
         onAllReady() {
           shellRendered = true;
           clearTimeout(timer);
-          const body = new PassThrough();
+          const body = withoutNulBytes();
           const stream = createReadableStreamFromReadable(body);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
@@ -117,6 +117,20 @@ export default async function handleRequest(
         },
       },
     );
+  });
+}
+
+/**
+ * React 18.3's streaming renderer can flush its whole 2 KiB buffer when a multi-byte character did
+ * not fit at the end, unwritten zero bytes included (facebook/react#26228): a Hindi, Bengali or
+ * Tamil page then carries NUL bytes wherever a boundary falls inside a character. NUL is never
+ * valid in HTML (and React escapes no text into it), so the page's bytes pass through without it.
+ */
+function withoutNulBytes() {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, chunk.indexOf(0) === -1 ? chunk : Buffer.from(chunk.filter((b) => b !== 0)));
+    },
   });
 }
 

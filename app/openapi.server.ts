@@ -53,6 +53,7 @@ import {
   proofSchema,
   recoveryCodesObject,
   resetTwoFactorSchema,
+  startTwoFactorSchema,
   turnOffTwoFactorSchema,
   twoFactorSetupObject,
   twoFactorStatusObject,
@@ -211,17 +212,18 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/auth/two-factor/setup",
     who: "signed in",
     summary:
-      "Start setting up two-step login: a new secret (replaces an unfinished setup); 409 when it is already on",
+      "Start setting up two-step login after the current `password`: a new secret (replaces an unfinished setup); 409 when it is already on",
     auth: true,
+    body: startTwoFactorSchema,
     data: twoFactorSetupObject,
-    errors: [401, 409],
+    errors: [400, 401, 409, 429],
   },
   {
     method: "post",
     path: "/auth/two-factor/confirm",
     who: "signed in",
     summary:
-      "Turn two-step login on with the first `code` from the app; returns 10 recovery codes (shown once)",
+      "Turn two-step login on with the current `password` and the first `code` from the app; returns 10 recovery codes (shown once). Every other session and token of the account ends",
     auth: true,
     body: confirmTwoFactorSchema,
     data: recoveryCodesObject,
@@ -775,11 +777,11 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/admin/reset-2fa",
     who: "Admin (not for their own account)",
     summary:
-      "Remove another account's second factor (authenticator and recovery codes): the owner logs in with the password alone (an admin is asked to set one up again); recorded in the audit trail, the owner is told",
+      "Remove another account's second factor (authenticator and recovery codes): the owner logs in with the password alone (an admin is asked to set one up again) and every session and token of the account ends; recorded in the audit trail, the owner is told. For another admin, the acting admin sends their own `password` and `code` (or `recoveryCode`) first",
     auth: true,
     body: resetTwoFactorSchema,
     data: userObject,
-    errors: [400, 401, 403, 404, 409],
+    errors: [400, 401, 403, 404, 409, 429],
   },
   {
     method: "get",

@@ -167,6 +167,11 @@ async function primary(workers: number) {
   process.once("SIGINT", stop);
 }
 
+// Libraries loaded with the build (React above all) pick their production code from NODE_ENV,
+// which `npm start` does not set: give them the validated config's value (default production)
+// before the build is imported. Workers inherit it.
+process.env.NODE_ENV = config().nodeEnv;
+
 const role = process.env.CAREBRIDGE_ROLE;
 if (cluster.isPrimary && role !== "worker") {
   const workers = config().webConcurrency;

@@ -11,18 +11,21 @@ export function Avatar({
   lastName,
   image,
   size = 40,
+  decorative = false,
 }: {
   firstName?: string | null;
   lastName?: string | null;
   image?: string | null;
   size?: number;
+  /** Inside a control that is named already: the picture is decorative, the initials plain text. */
+  decorative?: boolean;
 }) {
   const name = `${firstName?.trim() || "unknown"} ${lastName?.trim() || "user"}`;
   if (image) {
     return (
       <img
         src={image}
-        alt={name}
+        alt={decorative ? "" : name}
         width={size}
         height={size}
         className="rounded-full object-cover"
@@ -32,8 +35,8 @@ export function Avatar({
   }
   return (
     <span
-      role="img"
-      aria-label={name}
+      role={decorative ? undefined : "img"}
+      aria-label={decorative ? undefined : name}
       className="inline-flex items-center justify-center rounded-full bg-brand-700 font-bold text-white"
       style={{ width: size, height: size, fontSize: size * 0.4 }}
     >

@@ -1,6 +1,6 @@
 import { Link, NavLink } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { Avatar } from "./Avatar";
+import { Avatar, initials } from "./Avatar";
 import { LanguageSwitcher } from "./LanguageSwitcher";
 import { Logo } from "./Logo";
 
@@ -13,6 +13,7 @@ const navClass = ({ isActive }: { isActive: boolean }) =>
 
 export function Header({ user }: { user: HeaderUser }) {
   const { t, i18n } = useTranslation();
+  const fullName = user ? `${user.firstName?.trim() || "unknown"} ${user.lastName?.trim() || "user"}` : "";
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
       <div className="mx-auto flex max-w-6xl items-center gap-1 px-2 py-2 sm:gap-2 sm:px-4">
@@ -35,10 +36,21 @@ export function Header({ user }: { user: HeaderUser }) {
           <details className="relative">
             <summary
               className="flex min-h-11 min-w-11 cursor-pointer list-none items-center justify-center rounded-full"
-              // The name holds what is shown (the picture's or initials' name: WCAG 2.5.3), then what it does.
-              aria-label={`${user.firstName?.trim() || "unknown"} ${user.lastName?.trim() || "user"}, ${t("nav.accountMenu")}`}
+              // WCAG 2.5.3 (label in name): the name starts with what is shown — the initials ("WZ") —
+              // then says what it is and whose; a picture shows no text, so its name is the rest alone.
+              aria-label={
+                user.image
+                  ? t("nav.accountMenuFor", { name: fullName })
+                  : `${initials(user.firstName, user.lastName)}, ${t("nav.accountMenuFor", { name: fullName })}`
+              }
             >
-              <Avatar firstName={user.firstName} lastName={user.lastName} image={user.image} size={36} />
+              <Avatar
+                firstName={user.firstName}
+                lastName={user.lastName}
+                image={user.image}
+                size={36}
+                decorative
+              />
             </summary>
             <div className="absolute right-0 z-40 mt-1 w-44 rounded-lg border border-slate-200 bg-white p-1 shadow-lg">
               <Link

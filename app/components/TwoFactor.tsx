@@ -1,4 +1,4 @@
-import { Form, Link } from "@remix-run/react";
+import { Link } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { site } from "~/site";
@@ -138,12 +138,10 @@ export function TwoStepSection({ status }: { status: TwoStepStatus }) {
                 {t("mfa.continueSetup")}
               </Link>
             ) : (
-              <Form method="post" action="/dashboard/two-step">
-                <input type="hidden" name="intent" value="start" />
-                <button type="submit" className="btn-primary">
-                  {t("mfa.setUp")}
-                </button>
-              </Form>
+              // The setup page asks for the password first (issue 19).
+              <Link to="/dashboard/two-step" className="btn-primary">
+                {t("mfa.setUp")}
+              </Link>
             )}
           </>
         )}

@@ -165,26 +165,39 @@ async function latestCode(target: CodeTarget, purpose: CodePurpose) {
   );
 }
 
-/** Checks a code against its row: single use, 10 minutes, at most 5 wrong tries. */
+/**
+ * Checks a code against its row: single use, 10 minutes, at most 5 tries. Each guess first takes
+ * a try with ONE conditional update (`attempts = attempts + 1 … WHERE attempts < 5 RETURNING`), so
+ * however many guesses arrive at once, on one node or several, at most 5 are ever compared.
+ */
 async function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
+  const tooMany = () =>
+    new DomainError("invalid", "accounts.otpTooManyTries", {
+      fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] },
+    });
   if (!row || row.consumedAt)
     throw new DomainError("invalid", "accounts.otpExpired", {
       fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
     });
-  if (row.attempts >= CODE_MAX_ATTEMPTS)
-    throw new DomainError("invalid", "accounts.otpTooManyTries", {
-      fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] },
-    });
+  if (row.attempts >= CODE_MAX_ATTEMPTS) throw tooMany();
   if (row.expiresAt.getTime() < Date.now())
     throw new DomainError("invalid", "accounts.otpExpired", {
       fieldErrors: { code: ["accounts.otpExpired"], otp: ["accounts.otpExpired"] },
     });
+  const took = await db()
+    .update(verificationCodes)
+    .set({ attempts: sql`${verificationCodes.attempts} + 1` })
+    .where(
+      and(
+        eq(verificationCodes.id, row.id),
+        isNull(verificationCodes.consumedAt),
+        lt(verificationCodes.attempts, CODE_MAX_ATTEMPTS),
+      ),
+    )
+    .returning({ attempts: verificationCodes.attempts });
+  if (took.length !== 1) throw tooMany();
   if (!sameHash(row.codeHash, codeHash(row.id, code))) {
-    await db()
-      .update(verificationCodes)
-      .set({ attempts: sql`${verificationCodes.attempts} + 1` })
-      .where(eq(verificationCodes.id, row.id));
-    const left = CODE_MAX_ATTEMPTS - row.attempts - 1;
+    const left = CODE_MAX_ATTEMPTS - took[0].attempts;
     const key = left > 0 ? "accounts.otpWrong" : "accounts.otpTooManyTries";
     throw new DomainError("invalid", key, { fieldErrors: { code: [key], otp: [key] }, values: { left } });
   }

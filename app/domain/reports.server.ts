@@ -41,6 +41,7 @@ import {
   type ReviewInput,
   type UploadReportInput,
 } from "~/schemas/reports";
+import { formSchema } from "~/schemas/strict";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -497,7 +498,8 @@ export async function createReport(
   let row: ReportRow;
   try {
     assertCanUpload(actor);
-    const parsed = (opts.form ? uploadReportFormSchema : uploadReportSchema).safeParse(input);
+    // The fields are text (multipart or upload metadata): read as a form reads them.
+    const parsed = formSchema(opts.form ? uploadReportFormSchema : uploadReportSchema).safeParse(input);
     const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
     if (!file) errors.report = ["reports.fileRequired"];
     if (!parsed.success || !file) {

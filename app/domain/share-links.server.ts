@@ -11,6 +11,7 @@ import {
   normalizePasscode,
   type ShareLinkStatus,
 } from "~/schemas/share-links";
+import { formSchema } from "~/schemas/strict";
 import type { Paged, PageQuery } from "~/utils/api.server";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit, auditInsert } from "./audit.server";
@@ -139,7 +140,9 @@ export async function createShareLink(
   opts: { form?: boolean; client?: Client } = {},
 ): Promise<ApiShareLink & { url: string }> {
   requirePatient(actor);
-  const parsed = (opts.form ? createShareLinkFormSchema : createShareLinkSchema).safeParse(input ?? {});
+  const parsed = (opts.form ? formSchema(createShareLinkFormSchema) : createShareLinkSchema).safeParse(
+    input ?? {},
+  );
   if (!parsed.success) {
     throw new DomainError("invalid", "share.createFailed", { fieldErrors: zodFieldErrors(parsed.error) });
   }

@@ -12,7 +12,9 @@ import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { notify } from "./notify.server";
 import { forgive, limit } from "./ratelimit.server";
-import type { Actor } from "./sessions.server";
+// accounts.server imports this module too: only functions cross, called at run time (no cycle at load).
+import { reauthenticate } from "./accounts.server";
+import { revokeAllSessions, type Actor } from "./sessions.server";
 import { findUserById } from "./users.server";
 
 /**
@@ -316,10 +318,19 @@ async function writePendingSecret(user: UserRow, onlyIfOlderThan?: Date) {
     });
 }
 
-/** Settings: starts a setup with a new secret (an unfinished one is replaced). */
-export async function beginSetup(actor: Pick<Actor, "id">): Promise<SetupInfo> {
+/**
+ * Settings: starts a setup with a new secret (an unfinished one is replaced). The account's
+ * password is asked first (issue 19): a stolen session or token alone cannot enrol an
+ * authenticator of its own.
+ */
+export async function beginSetup(
+  actor: Pick<Actor, "id">,
+  input: { password: string },
+  client: Client,
+): Promise<SetupInfo> {
   const user = await userOf(actor);
   if ((await factorOf(user.id))?.confirmedAt) throw new DomainError("conflict", "mfa.alreadyOn");
+  await reauthenticate(actor, { password: input.password }, client);
   await writePendingSecret(user);
   const factor = await factorOf(user.id);
   if (!factor || factor.confirmedAt) throw new DomainError("conflict", "mfa.alreadyOn");
@@ -349,6 +360,7 @@ async function confirmPending(
   code: string | null | undefined,
   client: Client,
   challengeId?: string,
+  keepSessionId?: string,
 ): Promise<string[]> {
   const factor = await factorOf(user.id);
   if (!factor) throw new DomainError("conflict", "mfa.noSetup");
@@ -384,6 +396,9 @@ async function confirmPending(
     yield* exec(tx.insert(recoveryCodes).values(fresh));
     yield* exec(auditInsert(tx, user, "account.2fa_enable", "user", user.id, null, client.ip));
   });
+  // Turning it on ends every other session and API token of the account (issue 19): whoever was
+  // signed in before must now pass the second step too.
+  await revokeAllSessions(user.id, keepSessionId);
   notify(user, {
     subject: "mfa.mailOnSubject",
     body: "mfa.mailOnBody",
@@ -394,10 +409,21 @@ async function confirmPending(
   return codes;
 }
 
-/** Settings: confirms the setup with a code from the app; returns the recovery codes (shown once). */
-export async function confirmSetup(actor: Pick<Actor, "id">, code: string, client: Client) {
+/**
+ * Settings: confirms the setup with the password and a code from the app; returns the recovery
+ * codes (shown once). The account's other sessions and tokens end; this one stays.
+ */
+export async function confirmSetup(
+  actor: Pick<Actor, "id" | "sessionId">,
+  input: { password: string; code: string },
+  client: Client,
+) {
   const user = await userOf(actor);
-  return { recoveryCodes: await confirmPending(user, code, client) };
+  const factor = await factorOf(user.id);
+  if (!factor) throw new DomainError("conflict", "mfa.noSetup");
+  if (factor.confirmedAt) throw new DomainError("conflict", "mfa.alreadyOn");
+  await reauthenticate(actor, { password: input.password }, client);
+  return { recoveryCodes: await confirmPending(user, input.code, client, undefined, actor.sessionId) };
 }
 
 /** New recovery codes (the old ones stop working), after a code or a recovery code. */
@@ -450,17 +476,29 @@ export async function turnOff(user: UserRow, proof: Proof, client: Client) {
 /**
  * Admin only, never one's own: removes an account's authenticator and recovery codes (and any
  * login waiting for a code), so the owner logs in with the password alone (an admin is asked to
- * set it up again). Recorded in the audit trail; the owner is told by their notification channel.
+ * set it up again). Every session and API token of the account ends with it (issue 19). Resetting
+ * another admin's factor asks the acting admin to re-authenticate first (their password, and a
+ * code when their own two-step login is on). Recorded in the audit trail; the owner is told by
+ * their notification channel.
  */
 export async function resetTwoFactor(
   actor: Pick<Actor, "id" | "accountType">,
   userId: string,
   client: Client,
+  proof: { password?: string | null } & Proof = {},
 ) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   if (actor.id === userId) throw new DomainError("invalid", "mfa.cannotResetSelf");
   const user = /^[a-f0-9]{24}$/.test(userId) ? await findUserById(userId) : undefined;
   if (!user) throw new DomainError("not_found", "api.notFound");
+  if (!(await factorOf(user.id))?.confirmedAt) throw new DomainError("conflict", "mfa.notOnForUser");
+  if (user.accountType === "Admin") {
+    if (!proof.password)
+      throw new DomainError("invalid", "mfa.adminReauthRequired", {
+        fieldErrors: { password: ["accounts.passwordRequired"] },
+      });
+    await reauthenticate(actor, { ...proof, password: proof.password }, client);
+  }
   await transaction(function* (tx) {
     const gone = yield* rows(
       tx
@@ -473,6 +511,7 @@ export async function resetTwoFactor(
     yield* exec(tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, user.id)));
     yield* exec(auditInsert(tx, actor, "account.2fa_reset", "user", user.id, null, client.ip));
   });
+  await revokeAllSessions(user.id);
   notify(user, {
     subject: "mfa.mailResetSubject",
     body: "mfa.mailResetBody",

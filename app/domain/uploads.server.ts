@@ -3,6 +3,7 @@ import { config } from "~/config.server";
 import { db, first, runExclusive } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
+import { formSchema } from "~/schemas/strict";
 import { log } from "~/utils/log.server";
 import type { Client } from "./client";
 import { DomainError, isDomainError, zodFieldErrors } from "./errors";
@@ -122,7 +123,7 @@ export async function beginUpload(
     const v = meta[k];
     if (typeof v === "string") fields[k] = v;
   }
-  const parsed = uploadReportFormSchema.safeParse(fields);
+  const parsed = formSchema(uploadReportFormSchema).safeParse(fields);
   const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
   if (length === 0) errors.report = ["files.empty"];
   if (Object.keys(errors).length) {

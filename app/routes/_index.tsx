@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -136,7 +136,7 @@ function CallbackForm() {
   const navigation = useNavigation();
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: callbackSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: callbackSchema }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

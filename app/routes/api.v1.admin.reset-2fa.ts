@@ -9,8 +9,8 @@ const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
-      const { userId } = await jsonBody(request, resetTwoFactorSchema);
-      const user = await resetTwoFactor(actor, userId, clientOf(context));
+      const { userId, ...proof } = await jsonBody(request, resetTwoFactorSchema);
+      const user = await resetTwoFactor(actor, userId, clientOf(context), proof);
       return { message: "mfa.resetDone", data: toApiUser(user) };
     }),
 });

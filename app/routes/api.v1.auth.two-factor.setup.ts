@@ -1,12 +1,18 @@
 import { beginSetup } from "~/domain/two-factor.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { startTwoFactorSchema } from "~/schemas/two-factor";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
 
-/** Starts setting up two-step login: a new secret (unconfirmed until /auth/two-factor/confirm). */
+/** Starts setting up two-step login after the current password: a new secret (unconfirmed until /auth/two-factor/confirm). */
 const route = apiRoute({
-  POST: (request) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
-      return { message: "mfa.scanThenConfirm", data: await beginSetup(actor) };
+      const { password } = await jsonBody(request, startTwoFactorSchema);
+      return {
+        message: "mfa.scanThenConfirm",
+        data: await beginSetup(actor, { password }, clientOf(context)),
+      };
     }),
 });
 export const loader = route.loader;

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
@@ -109,7 +109,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       ? redirectWithSuccess(here, t("reports.claimSuccess"))
       : redirectWithSuccess("/dashboard/pending-report", t("reports.releaseSuccess"));
   }
-  const submission = parseWithZod(form, { schema: reviewSchema });
+  const submission = parseFormData(form, { schema: reviewSchema });
   if (submission.status !== "success") {
     return Response.json(submission.reply(), { status: 400 });
   }
@@ -217,7 +217,7 @@ export default function AddReview() {
   const dates = useDateText();
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: reviewSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: reviewSchema }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
@@ -42,6 +42,7 @@ import {
   NOMINEE_RELATIONSHIP_MAX,
   nomineeSchema,
 } from "~/schemas/rights";
+import { formSchema } from "~/schemas/strict";
 import { site } from "~/site";
 import { MY_DATA_DOWNLOAD_PATH } from "~/components/DownloadMyData";
 import { requireActor } from "~/utils/auth.server";
@@ -106,7 +107,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     data({ intent: i, result }, { status });
 
   if (intent === "consent") {
-    const parsed = consentChangeSchema.safeParse({
+    const parsed = formSchema(consentChangeSchema).safeParse({
       purpose: formData.get("purpose"),
       granted: formData.get("granted"),
     });
@@ -128,7 +129,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "correction") {
-    const submission = parseWithZod(formData, { schema: correctionSchema });
+    const submission = parseFormData(formData, { schema: correctionSchema });
     if (submission.status !== "success") return reply("correction", submission.reply());
     try {
       await requestCorrection(actor, submission.value, { ip: client.ip });
@@ -144,7 +145,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "erasure") {
-    const submission = parseWithZod(formData, { schema: erasureFormSchema });
+    const submission = parseFormData(formData, { schema: erasureFormSchema });
     if (submission.status !== "success")
       return reply("erasure", submission.reply({ hideFields: ["password", "proof"] }));
     try {
@@ -186,7 +187,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "nominee") {
-    const submission = parseWithZod(formData, { schema: nomineeSchema });
+    const submission = parseFormData(formData, { schema: nomineeSchema });
     if (submission.status !== "success") return reply("nominee", submission.reply());
     await setNominee(actor, submission.value, { ip: client.ip });
     return redirectWithSuccess(`${MY_DATA}#nominee`, t("rights.nomineeSaved"));
@@ -413,7 +414,7 @@ function CorrectionForm({ lastResult }: { lastResult?: SubmissionResult<string[]
   const [form, fields] = useForm({
     id: "correction-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: correctionSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: correctionSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -503,7 +504,7 @@ function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<string[]
   const [form, fields] = useForm({
     id: "erasure-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: erasureFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: erasureFormSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -563,7 +564,7 @@ function NomineeSection({ lastResult }: { lastResult?: SubmissionResult<string[]
     defaultValue: nominee
       ? { name: nominee.name, relationship: nominee.relationship, contact: nominee.contact }
       : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: nomineeSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: nomineeSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -18,7 +18,7 @@ import { isDomainError } from "~/domain/errors";
 import { approveExpert, listPendingExperts, rejectExpert, type ApiUser } from "~/domain/experts.server";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
 import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import { tFor } from "~/i18n/i18n.server";
 import { approveExpertSchema } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";
@@ -71,7 +71,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = `/dashboard/pending-expert${url.search}`;
   const form = await readForm(request);
   if (form.get("intent") === "reject") {
-    const submission = parseWithZod(form, { schema: rejectExpertSchema });
+    const submission = parseFormData(form, { schema: rejectExpertSchema });
     if (submission.status !== "success") {
       const first = Object.values(submission.error ?? {}).flat()[0];
       return redirectWithError(back, t(first ?? "experts.rejectReasonRequired"));
@@ -84,7 +84,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return redirectWithSuccess(back, t("experts.rejected"));
   }
-  const submission = parseWithZod(form, { schema: approveExpertSchema });
+  const submission = parseFormData(form, { schema: approveExpertSchema });
   if (submission.status !== "success") return redirectWithError(back, t("experts.approveFailed"));
   try {
     await approveExpert(actor, submission.value.expertId, clientOf(context).ip);

@@ -23,7 +23,7 @@ import { pageError, pageInfo, screenPage } from "~/components/reports/screen.ser
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { isDomainError } from "~/domain/errors";
 import { askFollowUp } from "~/domain/followups.server";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import { deleteReport, listPatientReports, type PatientReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { deleteReportSchema } from "~/schemas/reports";
@@ -126,7 +126,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     }
     return redirectWithSuccess(at, t("followups.askSuccess"));
   }
-  const submission = parseWithZod(form, { schema: deleteReportSchema });
+  const submission = parseFormData(form, { schema: deleteReportSchema });
   if (submission.status !== "success") return redirectWithError(back, t("reports.deleteFailed"));
   try {
     // The owning patient or an Admin (the domain decides).

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
@@ -69,7 +69,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(formData.get("intent") ?? "");
   const requestId = String(formData.get("requestId") ?? "").slice(0, 100);
   const back = safeRedirect(formData.get("redirectTo"), QUEUE);
-  const submission = parseWithZod(formData, { schema: resolveSchema });
+  const submission = parseFormData(formData, { schema: resolveSchema });
   if (submission.status !== "success") {
     return data({ requestId, confirm: false, result: submission.reply() }, { status: 400 });
   }
@@ -143,7 +143,7 @@ function ResolveForm({ request }: { request: ApiRightsRequest }) {
   const [form, fields] = useForm({
     id: `resolve-${request._id}`,
     lastResult: mine?.result as SubmissionResult<string[]> | undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: resolveSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: resolveSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
@@ -170,7 +170,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = formData.get("intent");
 
   if (intent === "profile") {
-    const submission = parseWithZod(formData, { schema: profileSchema });
+    const submission = parseFormData(formData, { schema: profileSchema });
     if (submission.status !== "success") {
       return data({ intent: "profile" as const, result: submission.reply() }, { status: 400 });
     }
@@ -190,7 +190,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "expert-details") {
-    const submission = parseWithZod(formData, { schema: expertDetailsFormSchema });
+    const submission = parseFormData(formData, { schema: expertDetailsFormSchema });
     if (submission.status !== "success") {
       return data({ intent: "expert-details" as const, result: submission.reply() }, { status: 400 });
     }
@@ -208,7 +208,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "notify") {
-    const submission = parseWithZod(formData, { schema: notifySchema });
+    const submission = parseFormData(formData, { schema: notifySchema });
     if (submission.status !== "success") {
       return data({ intent: "notify" as const, result: submission.reply() }, { status: 400 });
     }
@@ -228,7 +228,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "password") {
-    const submission = parseWithZod(formData, { schema: changePasswordSchema });
+    const submission = parseFormData(formData, { schema: changePasswordSchema });
     if (submission.status !== "success") {
       return data(
         { intent: "password" as const, result: submission.reply({ hideFields: PASSWORD_FIELDS }) },
@@ -275,7 +275,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "delete-confirm") {
     // The password is asked again: a session left open on a shared phone cannot delete the account.
-    const submission = parseWithZod(formData, { schema: deleteAccountFormSchema });
+    const submission = parseFormData(formData, { schema: deleteAccountFormSchema });
     if (submission.status !== "success") {
       return data(
         { intent: "delete" as const, result: submission.reply({ hideFields: ["password"] }) },
@@ -529,7 +529,7 @@ function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]
     id: "profile-form",
     lastResult,
     defaultValue: profile,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: profileSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: profileSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -614,7 +614,7 @@ function ExpertSection({ lastResult }: { lastResult?: SubmissionResult<string[]>
           yearsOfPractice: expert.yearsOfPractice === null ? "" : String(expert.yearsOfPractice),
         } as any) // a checkbox group's default is a list; Conform types it from the schema's input
       : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: expertDetailsFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: expertDetailsFormSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -650,7 +650,7 @@ function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[
   const [form, fields] = useForm({
     id: "password-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: changePasswordSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: changePasswordSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -702,7 +702,7 @@ function DeleteSection({
   const [form, fields] = useForm({
     id: "delete-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: deleteAccountFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: deleteAccountFormSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
@@ -876,7 +876,7 @@ function NotifySection({ lastResult }: { lastResult?: SubmissionResult<string[]>
     id: "notify-form",
     lastResult,
     defaultValue: { notify: notify?.channel ?? "email" },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: notifySchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: notifySchema }),
     shouldValidate: "onSubmit",
   });
   subscribeToErrors(form);

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useRef, useState } from "react";
@@ -88,7 +88,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
 
   form.set("reportId", reportId);
-  const submission = parseWithZod(form, { schema: createShareLinkFormSchema });
+  const submission = parseFormData(form, { schema: createShareLinkFormSchema });
   // The passcode is never sent back into the page.
   const hide = { hideFields: ["passcode"] };
   if (submission.status !== "success") {
@@ -259,7 +259,7 @@ function CreateForm({
       includeLetter: reviewed ? "on" : "",
       expiresInDays: String(SHARE_DAYS_DEFAULT),
     },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: shareFormClientSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: shareFormClientSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -70,13 +70,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case "start":
-        await beginSetup(actor);
+        await beginSetup(actor, { password: String(form.get("password") ?? "") }, client);
         return redirect(PAGE);
       case "cancel":
         await cancelSetup(actor);
         return redirectWithSuccess(SETTINGS, t("mfa.setupCancelled"));
       case "confirm": {
-        const { recoveryCodes } = await confirmSetup(actor, codeFromForm(form), client);
+        const { recoveryCodes } = await confirmSetup(
+          actor,
+          { password: String(form.get("password") ?? ""), code: codeFromForm(form) },
+          client,
+        );
         return data({ intent, error: null, recoveryCodes });
       }
       case "regenerate": {
@@ -99,6 +103,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { status: HTTP_STATUS[err.code], headers },
     );
   }
+}
+
+/** The account's current password, asked again before two-step login is set up (issue 19). */
+function PasswordField({ id, invalid, errorId }: { id: string; invalid: boolean; errorId: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="max-w-xs">
+      <label htmlFor={id} className="field-label">
+        {t("accounts.password")}
+      </label>
+      <input
+        id={id}
+        name="password"
+        type="password"
+        className="field-input"
+        autoComplete="current-password"
+        maxLength={128}
+        required
+        aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? `${errorId} ${id}-hint` : `${id}-hint`}
+      />
+      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
+        {t("mfa.setupPasswordHint")}
+      </p>
+    </div>
+  );
 }
 
 function ProofField({ id, invalid, errorId }: { id: string; invalid: boolean; errorId: string }) {
@@ -241,6 +271,7 @@ export default function TwoStep() {
             <input type="hidden" name="intent" value="confirm" />
             <h2 className="font-bold text-slate-900">{t("mfa.step3Title")}</h2>
             <FormError id="confirm-error" errors={confirmError ? [confirmError] : null} />
+            <PasswordField id="confirm-password" invalid={!!confirmError} errorId="confirm-error" />
             <div className="max-w-sm">
               <OtpInput errorId="confirm-error" invalid={!!confirmError} />
             </div>
@@ -266,8 +297,9 @@ export default function TwoStep() {
       <div className="card space-y-4">
         {status.required && <p className="font-semibold text-slate-900">{t("mfa.requiredNote")}</p>}
         <FormError id="start-error" errors={startError ? [startError] : null} />
-        <Form method="post">
+        <Form method="post" className="space-y-4">
           <input type="hidden" name="intent" value="start" />
+          <PasswordField id="start-password" invalid={!!startError} errorId="start-error" />
           <button type="submit" className="btn-primary" disabled={!!busy}>
             {t("mfa.setUp")}
           </button>

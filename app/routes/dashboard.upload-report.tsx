@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import type { TFunction } from "i18next";
@@ -337,7 +337,7 @@ function UploadForm({
     id: "upload-report",
     lastResult: serverResult ?? actionData,
     defaultValue: { countryCode: contact.countryCode, phoneNumber: contact.phoneNumber },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: clientSchema(maxBytes) }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: clientSchema(maxBytes) }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onSubmit(event, { formData }) {

@@ -10,6 +10,7 @@ import { isDomainError } from "~/domain/errors";
 import { resetTwoFactor, twoFactorUserIds } from "~/domain/two-factor.server";
 import { listUsers, setSuspended } from "~/domain/users.server";
 import { tFor } from "~/i18n/i18n.server";
+import { proofFromText } from "~/schemas/two-factor";
 import { pagination } from "~/utils/api.server";
 import { requireRole } from "~/utils/auth.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
@@ -49,11 +50,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { t } = await tFor(request);
   const back = safeRedirect(form.get("redirectTo"), "/dashboard/users");
   if (form.get("intent") === "reset-2fa") {
+    const userId = String(form.get("userId") ?? "");
+    // Another admin's factor: the acting admin's own password and code (issue 19).
+    const proof = {
+      password: String(form.get("password") ?? ""),
+      ...proofFromText(String(form.get("proof") ?? "")),
+    };
     try {
-      await resetTwoFactor(actor, String(form.get("userId") ?? ""), clientOf(context));
+      await resetTwoFactor(actor, userId, clientOf(context), proof);
     } catch (err) {
       if (!isDomainError(err)) throw err;
-      return redirectWithError(back, t(err.message));
+      // Back to the open confirmation, so the admin can try again.
+      const again = /^[a-f0-9]{24}$/.test(userId)
+        ? `${back}${back.includes("?") ? "&" : "?"}reset=${userId}`
+        : back;
+      return redirectWithError(again, t(err.message, err.extra.values ?? {}));
     }
     return redirectWithSuccess(back, t("mfa.resetDone"));
   }
@@ -126,15 +137,57 @@ export default function Users() {
                     {t("mfa.resetConfirmTitle", { name: u.name || u.email })}
                   </h2>
                   <p className="mt-1 max-w-prose text-slate-800">{t("mfa.resetConfirmText")}</p>
-                  <Form method="post" className="mt-3 flex flex-wrap gap-3">
+                  <Form method="post" className="mt-3 space-y-3">
                     <input type="hidden" name="userId" value={u.id} />
                     <input type="hidden" name="redirectTo" value={here} />
-                    <button type="submit" name="intent" value="reset-2fa" className="btn-danger">
-                      {t("mfa.resetConfirmButton")}
-                    </button>
-                    <Link to={here} className="btn-secondary" preventScrollReset>
-                      {t("common.cancel")}
-                    </Link>
+                    {u.accountType === "Admin" && (
+                      <>
+                        <p id={`reauth-hint-${u.id}`} className="max-w-prose font-semibold text-slate-900">
+                          {t("mfa.adminReauthHint")}
+                        </p>
+                        <div className="max-w-xs">
+                          <label htmlFor={`reauth-password-${u.id}`} className="field-label">
+                            {t("accounts.password")}
+                          </label>
+                          <input
+                            id={`reauth-password-${u.id}`}
+                            name="password"
+                            type="password"
+                            className="field-input"
+                            autoComplete="current-password"
+                            maxLength={128}
+                            required
+                            aria-describedby={`reauth-hint-${u.id}`}
+                          />
+                        </div>
+                        <div className="max-w-xs">
+                          <label htmlFor={`reauth-proof-${u.id}`} className="field-label">
+                            {t("mfa.proofLabel")}
+                          </label>
+                          <input
+                            id={`reauth-proof-${u.id}`}
+                            name="proof"
+                            className="field-input font-mono"
+                            autoComplete="one-time-code"
+                            autoCapitalize="none"
+                            spellCheck={false}
+                            maxLength={40}
+                            aria-describedby={`reauth-proof-${u.id}-hint`}
+                          />
+                          <p id={`reauth-proof-${u.id}-hint`} className="mt-1 text-sm text-slate-600">
+                            {t("mfa.proofHint")}
+                          </p>
+                        </div>
+                      </>
+                    )}
+                    <div className="flex flex-wrap gap-3">
+                      <button type="submit" name="intent" value="reset-2fa" className="btn-danger">
+                        {t("mfa.resetConfirmButton")}
+                      </button>
+                      <Link to={here} className="btn-secondary" preventScrollReset>
+                        {t("common.cancel")}
+                      </Link>
+                    </div>
                   </Form>
                 </div>
               )}

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -54,7 +54,7 @@ export default function ForgotPassword() {
   const navigation = useNavigation();
   const [form, fields] = useForm({
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: forgotSchema }),
     shouldValidate: "onSubmit",
   });
   // Subscribe this component to every error so the field components re-render on the first submit.

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
@@ -41,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   const intent = form.get("intent");
   if (intent === "send") {
-    const submission = parseWithZod(form, { schema: mobileFormSchema });
+    const submission = parseFormData(form, { schema: mobileFormSchema });
     if (submission.status !== "success") {
       return data({ step: "phone" as const, result: submission.reply() }, { status: 400 });
     }
@@ -108,7 +108,7 @@ export default function LoginCode() {
   const phoneResult = actionData && actionData.step === "phone" ? actionData.result : undefined;
   const [form, fields] = useForm({
     lastResult: phoneResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: mobileFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: mobileFormSchema }),
     shouldValidate: "onSubmit",
   });
   // Subscribe this component to every error so the field components re-render on the first submit.

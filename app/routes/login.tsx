@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -29,7 +29,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     .clone()
     .formData()
     .catch(() => new FormData());
-  const submission = parseWithZod(formData, { schema: loginSchema });
+  const submission = parseFormData(formData, { schema: loginSchema });
   if (submission.status !== "success") {
     return Response.json(submission.reply({ hideFields: ["password"] }), { status: 400 });
   }
@@ -56,7 +56,7 @@ export default function Login() {
   const [params] = useSearchParams();
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: loginSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -58,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   form.set("code", codeFromForm(form));
   form.set("phone", phone);
-  const submission = parseWithZod(form, { schema: resetByCodeFormSchema });
+  const submission = parseFormData(form, { schema: resetByCodeFormSchema });
   if (submission.status !== "success") {
     return Response.json(submission.reply({ hideFields: HIDDEN }), { status: 400 });
   }

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
@@ -57,7 +57,7 @@ export default function Signup() {
   const navigation = useNavigation();
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: signupFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: signupFormSchema }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     defaultValue: {

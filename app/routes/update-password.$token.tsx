@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -44,7 +44,7 @@ export default function UpdatePassword() {
   const navigation = useNavigation();
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: resetPasswordFormSchema }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: resetPasswordFormSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictBoolean } from "./strict";
 import { NOTIFY_CHANNELS } from "~/db/types";
 import { looksLikePhone, phoneCandidate } from "~/utils/phone-shape";
 import {
@@ -196,7 +197,7 @@ export const signupApiSchema = z
 
 /** A signup code by e-mail, or (issue 13) by SMS to `phone`. */
 export const sendOtpSchema = z
-  .object({ email: email.optional(), phone: phone.optional(), checkUserPresent: z.boolean().optional() })
+  .object({ email: email.optional(), phone: phone.optional(), checkUserPresent: strictBoolean().optional() })
   .superRefine((v, ctx) => {
     if (!v.email && !v.phone)
       ctx.addIssue({ code: "custom", path: ["email"], message: "validation.emailRequired" });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SPECIALTIES } from "~/domain/specialties";
+import { strictArray } from "./strict";
 
 /**
  * An expert's verification details (issue 12), shared by the signup screen, Settings, the API and
@@ -12,11 +13,8 @@ export const REJECTION_MAX = 500;
 
 const specialty = z.enum(SPECIALTIES, { errorMap: () => ({ message: "experts.specialtyInvalid" }) });
 
-/** One value or several (a form sends one field per ticked box; JSON sends an array). */
-export const specialtiesField = z.preprocess(
-  (v) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]),
-  z.array(specialty).max(SPECIALTIES.length, "experts.specialtyInvalid"),
-);
+/** A list (JSON: an array; a form sends one field per ticked box, made a list by formSchema). */
+export const specialtiesField = strictArray(specialty).max(SPECIALTIES.length, "experts.specialtyInvalid");
 
 export const registrationNumberField = z
   .string({ invalid_type_error: "experts.registrationInvalid" })

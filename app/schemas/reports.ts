@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictBoolean } from "./strict";
 
 /**
  * Report and expert inputs, shared by the screens (Conform), the actions, the JSON API and
@@ -74,10 +75,8 @@ const countryCodeField = z
   .trim()
   .regex(DIAL_CODE_RE, "reports.countryCodeRequired");
 
-/** A checkbox value: the form sends "on"; JSON clients may send true/"true". */
-const consentField = z.union([z.literal("on"), z.literal("true"), z.literal(true)], {
-  errorMap: () => ({ message: "reports.consentRequired" }),
-});
+/** The consent checkbox: it must be ticked (a form sends "on"); anything but yes is refused. */
+const consentField = strictBoolean("reports.consentRequired").refine((v) => v, "reports.consentRequired");
 
 /**
  * Upload fields as the JSON API accepts them (the file travels separately, as `report`):
@@ -85,12 +84,6 @@ const consentField = z.union([z.literal("on"), z.literal("true"), z.literal(true
  * When consent is sent it must be given.
  */
 export const URGENT_REASON_MAX = 300;
-
-/** A checkbox or a JSON boolean; absent means no. */
-export const flagField = z.preprocess(
-  (v) => v === true || v === "true" || v === "on" || v === "1",
-  z.boolean(),
-);
 
 /** An urgent report says why (a short reason the experts read first). */
 export function urgentNeedsReason(v: { urgent?: boolean; urgentReason?: string }, ctx: z.RefinementCtx) {
@@ -120,7 +113,7 @@ export const uploadReportSchema = z
     countryCode: countryCodeField.optional(),
     consent: consentField.optional(),
     /** Issue 12: the patient may mark a report urgent, with a short reason. */
-    urgent: flagField.optional(),
+    urgent: strictBoolean().optional(),
     urgentReason: z
       .string({ invalid_type_error: "reports.urgentReasonTooLong" })
       .trim()
@@ -165,7 +158,7 @@ export const reviewSchema = z.object({
     .max(REVIEW_MAX, "reports.reviewTooLong"),
   findings: optionalText(REVIEW_MAX, "reports.findingsTooLong"),
   recommendations: optionalText(REVIEW_MAX, "reports.recommendationsTooLong"),
-  seeDoctorSoon: flagField.optional(),
+  seeDoctorSoon: strictBoolean().optional(),
 });
 export type ReviewInput = z.input<typeof reviewSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictBoolean } from "./strict";
 import { CONSENT_PURPOSES, RIGHTS_REQUEST_STATUSES, RIGHTS_REQUEST_TYPES } from "~/db/types";
 
 /**
@@ -35,11 +36,8 @@ const purposeField = z.enum(CONSENT_PURPOSES, {
   errorMap: () => ({ message: "rights.purposeInvalid" }),
 });
 
-/** true/false as JSON booleans, or the strings a form sends. */
-const grantedField = z.preprocess(
-  (v) => (v === "true" || v === "on" || v === "1" ? true : v === "false" || v === "0" ? false : v),
-  z.boolean({ required_error: "rights.grantedRequired", invalid_type_error: "rights.grantedRequired" }),
-);
+/** true/false (a form's "true"/"false"/"on" through formSchema). */
+const grantedField = strictBoolean("rights.grantedRequired");
 
 /** Give or withdraw one purpose's consent. */
 export const consentChangeSchema = z.object({
@@ -90,8 +88,7 @@ export const erasureSchema = z.object({ password: erasurePassword, ...proofField
  * by default an erasure due after the notice, `immediate: true` erases now.
  */
 export const deleteProfileSchema = erasureSchema.extend({
-  immediate: z
-    .boolean({ invalid_type_error: "rights.immediateInvalid" })
+  immediate: strictBoolean("rights.immediateInvalid")
     .optional()
     .describe("true: erase the account now instead of after the notice (default false)"),
 });
@@ -103,7 +100,7 @@ export const deleteProfileSchema = erasureSchema.extend({
 export const deleteAccountFormSchema = z.object({
   password: erasurePassword,
   proof: z.string().max(40, "mfa.codeShape").optional(),
-  immediate: z.boolean().optional(),
+  immediate: strictBoolean().optional(),
 });
 
 /** Cancelling an erasure: signed in (no body needed), or with the token of the link in the notice. */

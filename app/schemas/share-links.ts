@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flagField } from "./reports";
+import { strictBoolean } from "./strict";
 
 /**
  * Sharing links (issue 14, decision 0016): what a patient fills in to share one report with a
@@ -105,8 +105,9 @@ const common = {
   maxOpens: maxOpensField,
 };
 
-const jsonFlag = (v: boolean) =>
-  z.boolean({ invalid_type_error: "share.partInvalid" }).default(v).describe(`default ${v}`);
+const jsonFlag = (v: boolean) => strictBoolean("share.partInvalid").default(v).describe(`default ${v}`);
+/** A checkbox: absent means no (read through formSchema: "on"/"true"/"false"). */
+const formFlag = () => strictBoolean("share.partInvalid").default(false);
 
 /** The API: each part defaults to true (a JSON client that says nothing shares everything there is). */
 export const createShareLinkSchema = z
@@ -121,9 +122,9 @@ export const createShareLinkSchema = z
 /** The share screen: unticked checkboxes are absent from the form, so absent means no. */
 const formFields = z.object({
   ...common,
-  includeFile: flagField,
-  includeOpinion: flagField,
-  includeLetter: flagField,
+  includeFile: formFlag(),
+  includeOpinion: formFlag(),
+  includeLetter: formFlag(),
 });
 export const createShareLinkFormSchema = formFields.superRefine(somethingShared);
 /** The same rules in the browser, where the report is the page's (not a form field). */

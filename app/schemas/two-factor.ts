@@ -26,6 +26,13 @@ const proofShape = {
   recoveryCode: recoveryCode.optional().describe("Or one of the recovery codes (each works once)"),
 };
 
+/** The account's current password, asked again before changing how it signs in. */
+const currentPassword = z
+  .string(req("accounts.passwordRequired"))
+  .min(1, "accounts.passwordRequired")
+  .max(128, "accounts.passwordTooLong")
+  .describe("The account's current password");
+
 const hasProof = (v: { code?: string; recoveryCode?: string }) => !!(v.code || v.recoveryCode);
 const proofMissing = { message: "mfa.proofRequired", path: ["code"] };
 
@@ -42,8 +49,11 @@ export const loginSecondStepSchema = z.object({ mfaToken, ...proofShape }).refin
 /** POST /auth/login-2fa-setup: an admin who must set up two-step login asks for the secret. */
 export const mfaTokenSchema = z.object({ mfaToken });
 
-/** Confirming a new authenticator with its first code. */
-export const confirmTwoFactorSchema = z.object({ code: totpCode });
+/** Starting a setup: the current password first (issue 19: a session or token alone is not enough). */
+export const startTwoFactorSchema = z.object({ password: currentPassword });
+
+/** Confirming a new authenticator: the current password and its first code. */
+export const confirmTwoFactorSchema = z.object({ password: currentPassword, code: totpCode });
 
 /** New recovery codes: a code (or a recovery code) first. */
 export const proofSchema = z.object(proofShape).refine(hasProof, proofMissing);
@@ -51,10 +61,7 @@ export const proofSchema = z.object(proofShape).refine(hasProof, proofMissing);
 /** Turning two-step login off: the password and a code (or a recovery code). */
 export const turnOffTwoFactorSchema = z
   .object({
-    password: z
-      .string(req("accounts.passwordRequired"))
-      .min(1, "accounts.passwordRequired")
-      .max(128, "accounts.passwordTooLong"),
+    password: currentPassword,
     ...proofShape,
   })
   .refine(hasProof, proofMissing);
@@ -66,6 +73,13 @@ export const resetTwoFactorSchema = z.object({
     .trim()
     .min(1, "mfa.userIdRequired")
     .max(100, "mfa.userIdRequired"),
+  password: currentPassword
+    .optional()
+    .describe("Resetting another admin: the acting admin's own password (required then)"),
+  code: totpCode
+    .optional()
+    .describe("Resetting another admin: a code from the acting admin's own authenticator app"),
+  recoveryCode: recoveryCode.optional().describe("Or one of the acting admin's recovery codes"),
 });
 
 // Response objects

@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseFormData } from "~/schemas/strict";
 import type { z } from "zod";
 
 /**
@@ -39,7 +39,7 @@ export function codeFromForm(form: FormData): string {
 
 export async function parseForm<S extends z.ZodTypeAny>(request: Request, schema: S) {
   const formData = await readForm(request);
-  return parseWithZod(formData, { schema });
+  return parseFormData(formData, { schema });
 }
 
 const ORIGIN = "http://same-origin.invalid";

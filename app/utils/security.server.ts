@@ -2,7 +2,8 @@ import { config } from "~/config.server";
 
 /** Security headers for every HTML and data response. */
 export function securityHeaders(headers: Headers, request: Request, nonce?: string) {
-  const isProd = process.env.NODE_ENV === "production";
+  // From the validated config (NODE_ENV, default production): `npm start` sets no NODE_ENV (issue 19).
+  const isProd = config().nodeEnv === "production";
   if (nonce && isProd) {
     headers.set(
       "Content-Security-Policy",

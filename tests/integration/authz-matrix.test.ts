@@ -13,7 +13,7 @@ const ROLES: Role[] = ["anon", "patient", "otherPatient", "unapproved", "expert"
 
 // Placeholders: :own = the patient's id, :report = the patient's report, :pending = another pending report.
 // Codes: numbers are HTTP statuses (a 403 screen is the dashboard saying why, a 404 the not-found page); "login" = redirect to /login; "home" = redirect to /dashboard/home.
-type Row = { route: string; body?: () => unknown } & Record<Role, number | "login">;
+type Row = { route: string; body?: (role: string) => unknown } & Record<Role, number | "login">;
 
 const API: Row[] = [
   //                                                                  anon patient other unappr expert admin
@@ -421,7 +421,7 @@ const API: Row[] = [
   },
   {
     route: "POST /auth/two-factor/confirm",
-    body: () => ({ code: "123456" }),
+    body: () => ({ password: "whatever-123", code: "123456" }),
     anon: 401,
     patient: 409,
     otherPatient: 409,
@@ -481,8 +481,9 @@ const API: Row[] = [
     admin: 401,
   },
   {
-    // Last: it starts a setup (a pending secret) for each account.
+    // Last: it starts a setup (a pending secret) for each account, after its password (issue 19).
     route: "POST /auth/two-factor/setup",
+    body: (role) => ({ password: role === "admin" ? "Admin-pass-123" : strongPassword }),
     anon: 401,
     patient: 200,
     otherPatient: 200,
@@ -820,7 +821,7 @@ describe("authorization matrix: /api/v1", () => {
         { name: "a.pdf", data: samplePdf() },
       );
     } else if (row.body) {
-      body = JSON.stringify(row.body());
+      body = JSON.stringify(row.body(role));
       headers["Content-Type"] = "application/json";
     } else if (method !== "GET") {
       body = "{}";

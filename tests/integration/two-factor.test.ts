@@ -87,10 +87,14 @@ async function signup(email: string, accountType: "Patient" | "Expert" = "Expert
 
 /** Turns two-step login on through the API; the app and the recovery codes. */
 async function enable(token: string) {
-  const setup = await api.post("/auth/two-factor/setup", {}, token);
+  const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, token);
   expect(setup.status).toBe(200);
   const app = new AuthApp(setup.body.data.secret);
-  const confirmed = await api.post("/auth/two-factor/confirm", { code: await app.next() }, token);
+  const confirmed = await api.post(
+    "/auth/two-factor/confirm",
+    { password: strongPassword, code: await app.next() },
+    token,
+  );
   expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
   return { app, recoveryCodes: confirmed.body.data.recoveryCodes as string[] };
 }
@@ -131,6 +135,7 @@ const USER_KEYS = [
 
 let adminToken = "";
 let adminId = "";
+let adminApp: AuthApp;
 
 describe("two-step login through /api/v1", () => {
   it("leaves the login answer of an account without it exactly as it was", async () => {
@@ -157,8 +162,11 @@ describe("two-step login through /api/v1", () => {
 
   it("an expert turns it on: QR code and key, first code, 10 recovery codes; secrets never stored in clear", async () => {
     const { token, user } = await signup("e1@mfa.test");
-    expect((await api.post("/auth/two-factor/confirm", { code: "123456" }, token)).status).toBe(409);
-    const setup = await api.post("/auth/two-factor/setup", {}, token);
+    expect(
+      (await api.post("/auth/two-factor/confirm", { password: strongPassword, code: "123456" }, token))
+        .status,
+    ).toBe(409);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, token);
     expect(setup.status).toBe(200);
     const { secret, otpauthUrl, qrCode } = setup.body.data;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -172,21 +180,36 @@ describe("two-step login through /api/v1", () => {
     });
 
     const app = new AuthApp(secret);
-    const wrong = await api.post("/auth/two-factor/confirm", { code: app.wrong() }, token);
+    const wrong = await api.post(
+      "/auth/two-factor/confirm",
+      { password: strongPassword, code: app.wrong() },
+      token,
+    );
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors.code[0]).toMatch(/not right/);
-    const shape = await api.post("/auth/two-factor/confirm", { code: "12ab56" }, token);
+    const shape = await api.post(
+      "/auth/two-factor/confirm",
+      { password: strongPassword, code: "12ab56" },
+      token,
+    );
     expect(shape.status).toBe(400);
     expect(shape.body.errors.code).toEqual(["The code has 6 digits"]);
 
-    const ok = await api.post("/auth/two-factor/confirm", { code: await app.next() }, token);
+    const ok = await api.post(
+      "/auth/two-factor/confirm",
+      { password: strongPassword, code: await app.next() },
+      token,
+    );
     expect(ok.status).toBe(200);
     const codes: string[] = ok.body.data.recoveryCodes;
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     for (const c of codes) expect(c).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
-    expect((await api.post("/auth/two-factor/confirm", { code: app.peek() }, token)).status).toBe(409);
-    expect((await api.post("/auth/two-factor/setup", {}, token)).status).toBe(409);
+    expect(
+      (await api.post("/auth/two-factor/confirm", { password: strongPassword, code: app.peek() }, token))
+        .status,
+    ).toBe(409);
+    expect((await api.post("/auth/two-factor/setup", { password: strongPassword }, token)).status).toBe(409);
     expect((await api.get("/auth/two-factor/status", token)).body.data).toMatchObject({
       enabled: true,
       pending: false,
@@ -424,6 +447,7 @@ describe("two-step login through /api/v1", () => {
     expect(done.body.recoveryCodes).toHaveLength(10);
     adminToken = done.body.token;
     adminId = done.body.user._id;
+    adminApp = app;
     expect((await api.get("/auth/two-factor/status", adminToken)).body.data).toMatchObject({
       enabled: true,
       required: true,
@@ -443,8 +467,8 @@ describe("two-step login through /api/v1", () => {
   });
 
   it("an admin resets another account's second factor: audited, the owner is told, the password alone works", async () => {
-    const target = await signup("e7@mfa.test");
-    await enable(target.token);
+    const signedUp = await signup("e7@mfa.test");
+    const target = { ...signedUp, ...(await enable(signedUp.token)) };
     const patient = await signup("p7@mfa.test", "Patient");
     const expert = await signup("e8@mfa.test");
     const waiting = await challenge("e7@mfa.test");
@@ -460,9 +484,19 @@ describe("two-step login through /api/v1", () => {
     expect((await api.post("/admin/reset-2fa", {}, adminToken)).status).toBe(400);
     expect((await api.post("/admin/reset-2fa", { userId: patient.user._id }, adminToken)).status).toBe(409);
 
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "e7@mfa.test", password: strongPassword });
+    await b.post("/login-2fa", { intent: "code", ...digits(await target.app.next()) });
+    expect((await b.fetch("/dashboard/home")).status).toBe(200);
+    expect((await api.get("/profile/get-user-details", target.token)).status).toBe(200);
+
     const reset = await api.post("/admin/reset-2fa", body, adminToken);
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
     expect(reset.body.data._id).toBe(target.user._id);
+    // Issue 19: every session and token of the account ends with its second factor.
+    expect((await api.get("/profile/get-user-details", target.token)).status).toBe(401);
+    expect((await b.fetch("/dashboard/home")).status).toBe(302);
+    expect(await sessionsOf(target.user._id)).toBe(0);
     const events = await auditOf("account.2fa_reset", target.user._id);
     expect(events).toEqual([{ actor_id: adminId, subject_type: "user" }]);
     await smtp.waitFor("e7@mfa.test", /reset your two-step login/);
@@ -471,6 +505,87 @@ describe("two-step login through /api/v1", () => {
     const login = await api.post("/auth/login", { email: "e7@mfa.test", password: strongPassword });
     expect(login.body.token).toBeTruthy();
     expect((await api.post("/admin/reset-2fa", body, adminToken)).status).toBe(409);
+  });
+
+  it("setting it up asks for the password: a token alone can neither start nor confirm (issue 19)", async () => {
+    const { token, user } = await signup("e9@mfa.test");
+    const none = await api.post("/auth/two-factor/setup", {}, token);
+    expect(none.status).toBe(400);
+    expect(none.body.errors.password).toBeTruthy();
+    const wrong = await api.post("/auth/two-factor/setup", { password: "Not-my-pass-1" }, token);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors.password[0]).toMatch(/not right/);
+    expect((await api.get("/auth/two-factor/status", token)).body.data.pending).toBe(false);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, token);
+    expect(setup.status).toBe(200);
+    const app = new AuthApp(setup.body.data.secret);
+    const noPassword = await api.post("/auth/two-factor/confirm", { code: app.peek() }, token);
+    expect(noPassword.status).toBe(400);
+    expect(noPassword.body.errors.password).toBeTruthy();
+    const badPassword = await api.post(
+      "/auth/two-factor/confirm",
+      { password: "Not-my-pass-1", code: app.peek() },
+      token,
+    );
+    expect(badPassword.status).toBe(400);
+    expect(badPassword.body.errors.password[0]).toMatch(/not right/);
+    expect((await api.get("/auth/two-factor/status", token)).body.data.enabled).toBe(false);
+    expect(await count("SELECT count(*) AS n FROM recovery_codes WHERE user_id = ?", user._id)).toBe(0);
+  });
+
+  it("turning it on ends the account's other sessions and tokens; the one that did it stays (issue 19)", async () => {
+    const { token, user } = await signup("e10@mfa.test");
+    const other = (await api.post("/auth/login", { email: "e10@mfa.test", password: strongPassword })).body
+      .token;
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "e10@mfa.test", password: strongPassword });
+    expect((await b.fetch("/dashboard/home")).status).toBe(200);
+    expect(await sessionsOf(user._id)).toBe(3);
+    await enable(token);
+    expect((await api.get("/profile/get-user-details", token)).status).toBe(200);
+    expect((await api.get("/profile/get-user-details", other)).status).toBe(401);
+    expect((await b.fetch("/dashboard/home")).status).toBe(302);
+    expect(await sessionsOf(user._id)).toBe(1);
+  });
+
+  it("resetting another admin's second factor asks for the acting admin's password and code first (issue 19)", async () => {
+    const other = await signup("admin3@mfa.test");
+    await enable(other.token);
+    await db.run("UPDATE users SET account_type = 'Admin' WHERE id = ?", other.user._id);
+    const factorOn = () =>
+      count(
+        "SELECT count(*) AS n FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL",
+        other.user._id,
+      );
+    const body = { userId: other.user._id };
+    const bare = await api.post("/admin/reset-2fa", body, adminToken);
+    expect(bare.status).toBe(400);
+    expect(bare.body.errors.password).toBeTruthy();
+    const wrong = await api.post(
+      "/admin/reset-2fa",
+      { ...body, password: "Not-my-pass-1", code: adminApp.peek() },
+      adminToken,
+    );
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors.password[0]).toMatch(/not right/);
+    const noCode = await api.post("/admin/reset-2fa", { ...body, password: ADMIN.password }, adminToken);
+    expect(noCode.status).toBe(400);
+    const badCode = await api.post(
+      "/admin/reset-2fa",
+      { ...body, password: ADMIN.password, code: adminApp.wrong() },
+      adminToken,
+    );
+    expect(badCode.status).toBe(400);
+    expect(await factorOn()).toBe(1);
+    expect(await auditOf("account.2fa_reset", other.user._id)).toEqual([]);
+    const ok = await api.post(
+      "/admin/reset-2fa",
+      { ...body, password: ADMIN.password, code: await adminApp.next() },
+      adminToken,
+    );
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await factorOn()).toBe(0);
+    expect((await api.get("/profile/get-user-details", other.token)).status).toBe(401);
   });
 
   it("a login with an SMS code asks for the second step too", async () => {
@@ -533,9 +648,9 @@ describe("two-step login on the screens, without JavaScript", () => {
     expect((await b.post("/login", { email: s1Email, password: strongPassword })).status).toBe(302);
     const settings = await html(await b.fetch("/dashboard/settings"));
     expect(settings).toContain("Two-step login");
-    expect(settings).toContain('action="/dashboard/two-step"');
+    expect(settings).toContain('href="/dashboard/two-step"');
 
-    const start = await b.post("/dashboard/two-step", { intent: "start" });
+    const start = await b.post("/dashboard/two-step", { intent: "start", password: strongPassword });
     expect(start.status).toBe(302);
     expect(start.headers.get("Location")).toBe("/dashboard/two-step");
     const setupRes = await b.fetch("/dashboard/two-step");
@@ -546,10 +661,18 @@ describe("two-step login on the screens, without JavaScript", () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     const app = new AuthApp(secret!);
 
-    const wrong = await b.post("/dashboard/two-step", { intent: "confirm", ...digits(app.wrong()) });
+    const wrong = await b.post("/dashboard/two-step", {
+      intent: "confirm",
+      password: strongPassword,
+      ...digits(app.wrong()),
+    });
     expect(wrong.status).toBe(400);
     expect(await html(wrong)).toContain("That code is not right");
-    const done = await b.post("/dashboard/two-step", { intent: "confirm", ...digits(await app.next()) });
+    const done = await b.post("/dashboard/two-step", {
+      intent: "confirm",
+      password: strongPassword,
+      ...digits(await app.next()),
+    });
     expect(done.status).toBe(200);
     const donePage = await html(done);
     const codes = codesIn(donePage);
@@ -657,6 +780,7 @@ describe("two-step login on the screens, without JavaScript", () => {
   });
 
   let admin2: Browserish;
+  let admin2App: AuthApp;
 
   it("an admin without it sets it up at login, sees the recovery codes once, and is signed in", async () => {
     const { user } = await signup("admin2@mfa.test", "Patient");
@@ -694,6 +818,7 @@ describe("two-step login on the screens, without JavaScript", () => {
     expect((await b.fetch("/dashboard/home")).status).toBe(200);
     expect(await auditOf("account.2fa_enable", user._id)).toHaveLength(1);
     admin2 = b;
+    admin2App = app;
   });
 
   it("the admin users screen resets a user's two-step login after a confirm step", async () => {
@@ -721,5 +846,40 @@ describe("two-step login on the screens, without JavaScript", () => {
     await expert.post("/login", { email: "e8@mfa.test", password: strongPassword });
     const refused = await expert.post("/dashboard/users", { intent: "reset-2fa", userId: target.user._id });
     expect(refused.status).toBe(404);
+  });
+  it("the users screen asks for the acting admin's password and code before resetting another admin (issue 19)", async () => {
+    const other = await signup("admin4@mfa.test");
+    await enable(other.token);
+    await db.run("UPDATE users SET account_type = 'Admin' WHERE id = ?", other.user._id);
+    const factorOn = () =>
+      count(
+        "SELECT count(*) AS n FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL",
+        other.user._id,
+      );
+    const confirm = await html(await admin2.fetch(`/dashboard/users?reset=${other.user._id}`));
+    expect(confirm).toContain("enter your own password and a code");
+    expect(confirm).toContain('name="password"');
+    expect(confirm).toContain('name="proof"');
+    const fields = { intent: "reset-2fa", userId: other.user._id, redirectTo: "/dashboard/users" };
+    const bare = await admin2.post("/dashboard/users", fields);
+    expect(bare.status).toBe(302);
+    // Back to the open confirmation, with the reason.
+    expect(bare.headers.get("Location")).toBe(`/dashboard/users?reset=${other.user._id}`);
+    const wrong = await admin2.post("/dashboard/users", {
+      ...fields,
+      password: "Not-my-pass-1",
+      proof: admin2App.peek(),
+    });
+    expect(wrong.headers.get("Location")).toBe(`/dashboard/users?reset=${other.user._id}`);
+    expect(await factorOn()).toBe(1);
+    const ok = await admin2.post("/dashboard/users", {
+      ...fields,
+      password: strongPassword,
+      proof: await admin2App.next(),
+    });
+    expect(ok.status).toBe(302);
+    expect(ok.headers.get("Location")).toBe("/dashboard/users");
+    expect(await factorOn()).toBe(0);
+    expect(await auditOf("account.2fa_reset", other.user._id)).toHaveLength(1);
   });
 });

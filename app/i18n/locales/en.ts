@@ -31,7 +31,7 @@ const en = {
     mainNav: "Main navigation",
     dashboard: "Dashboard",
     logout: "Logout",
-    accountMenu: "Account menu",
+    accountMenuFor: "Account menu for {{name}}",
   },
   footer: {
     apiReference: "API reference",
@@ -120,6 +120,8 @@ const en = {
     phoneInvalid: "Please enter a valid phone number",
     countryCodeRequired: "Country code is required",
     invalidInput: "Please check the highlighted fields",
+    notBoolean: "Must be true or false",
+    notList: "Must be a list",
   },
   errors: {
     notFound: "Error - 404 the Page you are look is not found",
@@ -1112,6 +1114,9 @@ const en = {
     newCodesMade: "New recovery codes were made; the old ones no longer work",
     proofLabel: "Code from your app, or a recovery code",
     proofHint: "The 6-digit code your authenticator app shows now.",
+    setupPasswordHint: "Enter your password to set up two-step login.",
+    adminReauthHint:
+      "Resetting another admin's two-step login: enter your own password and a code from your authenticator app first.",
     turnOffTitle: "Turn off two-step login",
     turnOffText:
       "Your account will be protected by your password alone. Enter your password and a code to confirm.",
@@ -1137,6 +1142,8 @@ const en = {
     noSetup: "Start the setup first",
     cannotResetSelf: "You cannot reset your own two-step login here",
     notOnForUser: "This account does not use two-step login",
+    adminReauthRequired:
+      "Resetting another admin's two-step login needs your password and a code from your app",
     userIdRequired: "userId is required",
     apiCodeRequired: "Password accepted. Send a code from the authenticator app to /auth/login-2fa.",
     apiSetupRequired:

@@ -29,7 +29,7 @@ const hi: Catalogue = {
     mainNav: "मुख्य नेविगेशन",
     dashboard: "डैशबोर्ड",
     logout: "लॉग आउट",
-    accountMenu: "खाता मेन्यू",
+    accountMenuFor: "{{name}} का खाता मेन्यू",
   },
   footer: {
     apiReference: "API संदर्भ",
@@ -118,6 +118,8 @@ const hi: Catalogue = {
     phoneInvalid: "कृपया सही फ़ोन नंबर लिखें",
     countryCodeRequired: "देश कोड आवश्यक है",
     invalidInput: "कृपया चिह्नित फ़ील्ड जाँचें",
+    notBoolean: "मान true या false होना चाहिए",
+    notList: "यह एक सूची होनी चाहिए",
   },
   errors: {
     notFound: "त्रुटि - 404 आप जो पृष्ठ खोज रहे हैं वह नहीं मिला",
@@ -1115,6 +1117,9 @@ const hi: Catalogue = {
     newCodesMade: "नए रिकवरी कोड बन गए; पुराने अब काम नहीं करते",
     proofLabel: "ऐप का कोड, या कोई रिकवरी कोड",
     proofHint: "आपके ऑथेंटिकेटर ऐप में अभी दिख रहा 6 अंकों का कोड।",
+    setupPasswordHint: "दो-चरणीय लॉग इन सेट करने के लिए अपना पासवर्ड डालें।",
+    adminReauthHint:
+      "किसी दूसरे एडमिन का दो-चरणीय लॉग इन रीसेट करने से पहले अपना पासवर्ड और अपने ऑथेंटिकेटर ऐप का कोड डालें।",
     turnOffTitle: "दो-चरणीय लॉग इन बंद करें",
     turnOffText: "आपका खाता सिर्फ़ पासवर्ड से सुरक्षित रहेगा। पुष्टि के लिए अपना पासवर्ड और एक कोड डालें।",
     turnOffButton: "दो-चरणीय लॉग इन बंद करें",
@@ -1140,6 +1145,8 @@ const hi: Catalogue = {
     noSetup: "पहले सेटअप शुरू करें",
     cannotResetSelf: "आप यहाँ अपना दो-चरणीय लॉग इन रीसेट नहीं कर सकते",
     notOnForUser: "यह खाता दो-चरणीय लॉग इन इस्तेमाल नहीं करता",
+    adminReauthRequired:
+      "किसी दूसरे एडमिन का दो-चरणीय लॉग इन रीसेट करने के लिए आपका पासवर्ड और आपके ऐप का कोड चाहिए",
     userIdRequired: "userId ज़रूरी है",
     apiCodeRequired: "पासवर्ड स्वीकार हुआ। ऑथेंटिकेटर ऐप का कोड /auth/login-2fa पर भेजें।",
     apiSetupRequired:

@@ -1,0 +1,30 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+
+/** Every WCAG 2.x A/AA tag (2.0, 2.1, 2.2). */
+export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+/**
+ * axe's WCAG rules still marked experimental: a tag filter alone leaves them out, so they are
+ * switched on by name. label-content-name-mismatch is WCAG 2.5.3 (label in name): a control's
+ * accessible name must contain its visible text (the account menu's initials, issue 19).
+ */
+export const EXPERIMENTAL_WCAG_RULES = [
+  "label-content-name-mismatch",
+  "css-orientation-lock",
+  "p-as-heading",
+  "table-fake-caption",
+  "td-has-header",
+];
+
+/**
+ * The project's one axe configuration: every e2e spec that runs axe builds it here. `experimental`
+ * names the experimental rules to switch on (all of them unless a spec asks for fewer); label in
+ * name is always among them.
+ */
+export function wcagAxe(page: Page, experimental: readonly string[] = EXPERIMENTAL_WCAG_RULES) {
+  const rules = new Set(["label-content-name-mismatch", ...experimental]);
+  return new AxeBuilder({ page })
+    .options({ rules: Object.fromEntries([...rules].map((id) => [id, { enabled: true }])) })
+    .withTags(WCAG_TAGS);
+}
