@@ -173,12 +173,18 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
 
   it("with two-step login on, the code is required and checked (DELETE or POST)", async () => {
     const p = await emailPatient("two-step@erase.test");
-    const setup = await api.post("/auth/two-factor/setup", {}, p.token);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, p.token);
     expect(setup.status).toBe(200);
     const app = new AuthApp(setup.body.data.secret);
-    expect((await api.post("/auth/two-factor/confirm", { code: await app.next() }, p.token)).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await api.post(
+          "/auth/two-factor/confirm",
+          { password: strongPassword, code: await app.next() },
+          p.token,
+        )
+      ).status,
+    ).toBe(200);
 
     const noCode = await api.del(
       "/profile/delete-profile",
@@ -258,9 +264,13 @@ describe("the screens with two-step login on (issue 19, point 6)", () => {
   it("Settings and My data ask for the code too; a recovery code does", async () => {
     const email = "screen-two-step@erase.test";
     const p = await emailPatient(email);
-    const setup = await api.post("/auth/two-factor/setup", {}, p.token);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, p.token);
     const app = new AuthApp(setup.body.data.secret);
-    const confirmed = await api.post("/auth/two-factor/confirm", { code: await app.next() }, p.token);
+    const confirmed = await api.post(
+      "/auth/two-factor/confirm",
+      { password: strongPassword, code: await app.next() },
+      p.token,
+    );
     expect(confirmed.status).toBe(200);
     const codes = confirmed.body.data.recoveryCodes as string[];
     const web = new Browserish(server.url);

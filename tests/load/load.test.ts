@@ -164,8 +164,14 @@ describe("load without loss", () => {
       const open = async (client: number) => {
         if (!uploaded.length) return list(client);
         const target = uploaded[rand(uploaded.length)];
-        const token = client % 2 ? tokens.patients[target.patient].token : tokens.experts[client % 2];
-        const r = await call("file", `/api/v1/report/${target.id}/file`, { headers: bearer(token) }, [200]);
+        const asPatient = client % 2 === 1;
+        const token = asPatient ? tokens.patients[target.patient].token : tokens.experts[client % 2];
+        // An expert may open a report's file while it is pending or when they reviewed it; once the
+        // other expert has reviewed it, 403 (issue 19). The patient always may.
+        const r = await call("file", `/api/v1/report/${target.id}/file`, { headers: bearer(token) }, [
+          200,
+          ...(asPatient ? [] : [403]),
+        ]);
         if (r?.status === 200 && sha256(r.body) !== target.hash)
           failures.push(`file ${target.id}: different bytes`);
       };

@@ -57,6 +57,10 @@ beforeAll(async () => {
     ADMIN_PASSWORD: ADMIN.password,
     // Room for the slow uploads that are cut off by the kill after several S3 parts.
     MAX_UPLOAD_MB: "60",
+    // Behind one load balancer both nodes have the same public address (links in mails, letters' verify URL).
+    APP_URL: "http://carebridge.nodes.test",
+    // The per-address budget for code mails set small, so 40 requests cross it.
+    RATE_LIMITS: JSON.stringify({ mail: { address: { points: 30, duration: 3600 } } }),
   };
   rootA = mkdtempSync(path.join(os.tmpdir(), "cb-node-a-"));
   const rootB = mkdtempSync(path.join(os.tmpdir(), "cb-node-b-"));
@@ -245,7 +249,7 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
   });
 
   it("a per-client rate limit is counted across both nodes", async () => {
-    // 30 code mails per address an hour (decision 0008): 40 requests from one address, alternating nodes.
+    // 30 code mails per address an hour (RATE_LIMITS above): 40 requests from one address, alternating nodes.
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
       const node = i % 2 ? nodes.B! : nodes.A!;
