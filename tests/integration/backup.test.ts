@@ -141,7 +141,7 @@ describe("backup and restore on SQLite + a local folder", () => {
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
     await b.stop();
-  });
+  }, 90_000); // two app starts and two tsx scripts: slow on a busy 2-core machine
 
   it("refuses a folder that is not a backup", async () => {
     const r = await runFailing("scripts/restore.ts", [tmp], {
