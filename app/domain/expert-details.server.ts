@@ -1,6 +1,6 @@
 import { recipientColumns } from "./notify.server";
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias } from "~/db/alias";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { expertProfiles, expertSpecialties, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, lt, lte, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias } from "~/db/alias";
 import { createHmac, randomBytes } from "node:crypto";
 import { config } from "~/config.server";
 import { affected, db, exec, first, rows, runExclusive, transaction } from "~/db/client.server";

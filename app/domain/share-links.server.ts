@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias } from "~/db/alias";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
