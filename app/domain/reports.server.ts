@@ -42,7 +42,7 @@ import {
   type UploadReportInput,
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import {

@@ -6,7 +6,7 @@ import { affected, db, exec, first, rows, runExclusive, transaction } from "~/db
 import { auditEvents, nominees, rightsRequests, users } from "~/db/schema";
 import { isLocale } from "~/i18n/config";
 import type { NomineeInput, ResolveInput, RightsQueueQuery } from "~/schemas/rights";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";

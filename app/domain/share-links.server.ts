@@ -12,7 +12,7 @@ import {
   type ShareLinkStatus,
 } from "~/schemas/share-links";
 import { formSchema } from "~/schemas/strict";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit, auditInsert } from "./audit.server";
 import type { Client } from "./client";
