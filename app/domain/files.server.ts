@@ -5,7 +5,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
 import { reports, uploadSessions, users } from "~/db/schema";
-import { blobStore } from "~/storage/blob.server";
+import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
 import { DomainError } from "./errors";
