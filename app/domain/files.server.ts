@@ -12,7 +12,7 @@ import { DomainError } from "./errors";
 
 /**
  * Encrypted file store for report files and display pictures, over a blob store (a local folder
- * or an S3-compatible bucket: storage/blob.server.ts). Encryption happens here, before any byte
+ * or an S3-compatible bucket: storage/factory.server.ts). Encryption happens here, before any byte
  * leaves the process.
  *
  * Format of the object `<key>.enc` (AES-256-GCM, key = config().encryptionKey):
