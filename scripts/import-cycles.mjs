@@ -3,8 +3,9 @@
 //   node scripts/import-cycles.mjs [--values]
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const valuesOnly = process.argv.includes("--values");
 
 const files = [];
