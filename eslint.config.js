@@ -55,6 +55,46 @@ export default tseslint.config(
     },
   },
   {
+    // The domain's boundaries (decision 0025). It knows neither HTTP nor Remix (routes and utils
+    // adapt it), nor the database dialect (app/db/, decision 0010), nor the adapters' own modules.
+    // This block replaces the one above for app/domain, so it repeats its rule.
+    files: ["app/domain/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@conform-to/zod",
+              importNames: ["parseWithZod"],
+              message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
+            },
+          ],
+          patterns: [
+            {
+              regex: "^@remix-run/",
+              message:
+                "The domain never sees a Request or a cookie: HTTP belongs to app/utils (e.g. session-cookie.server.ts) and the routes.",
+            },
+            {
+              regex: "^drizzle-orm/[^/]+-core(/|$)",
+              message:
+                "Dialect code lives in app/db/ (decision 0010): alias from ~/db/alias, the rate-limit store from ~/db/ratelimit-store.server.",
+            },
+            {
+              regex: "^(~/|(\\.{1,2}/)+)(app/)?utils/api",
+              message: "The API adapter depends on the domain, not the other way round (pages: ./paging).",
+            },
+            {
+              regex: "^(~/|(\\.{1,2}/)+)(app/)?routes(/|$)",
+              message: "Routes depend on the domain, not the other way round.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Domain code never calls a driver's synchronous methods; they do not exist on PostgreSQL.
     files: ["app/domain/**/*.ts"],
     rules: {

@@ -14,7 +14,7 @@ import { useTranslation } from "react-i18next";
 import { Footer } from "~/components/Footer";
 import { Header } from "~/components/Header";
 import { Toaster } from "~/components/Toaster";
-import { actorFromCookie } from "~/domain/sessions.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { avatarUrl } from "~/domain/users.server";
 import { FALLBACK_LOCALE } from "~/i18n/config";
 import { getLocale, getT } from "~/i18n/i18n.server";

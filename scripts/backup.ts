@@ -31,7 +31,7 @@ import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { config } from "../app/config.server";
 import { closeDatabase, migrateDatabase, pgPool, sqliteConnection } from "../app/db/client.server";
-import { blobStore } from "../app/storage/blob.server";
+import { blobStore } from "../app/storage/factory.server";
 
 const KEY_RE = /^[a-f0-9]{32}$/;
 const REFERENCED_SQL =

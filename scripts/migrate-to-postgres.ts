@@ -32,7 +32,7 @@ import { closeDatabase, migrateDatabase, openSqlite, pgPool } from "../app/db/cl
 import * as pgSchema from "../app/db/schema.pg";
 import * as lite from "../app/db/schema.sqlite";
 import { openDecrypted } from "../app/domain/files.server";
-import { blobStore } from "../app/storage/blob.server";
+import { blobStore } from "../app/storage/factory.server";
 
 const USAGE =
   "Usage: DATABASE_URL=postgres://… [STORAGE_URL=s3://…] ENCRYPTION_KEY=$(cat data/secrets/encryption-key) " +

@@ -36,7 +36,7 @@ import path from "node:path";
 import { config, loadConfig, type DatabaseKind } from "../app/config.server";
 import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
 import { reports, users } from "../app/db/schema";
-import { blobStore } from "../app/storage/blob.server";
+import { blobStore } from "../app/storage/factory.server";
 
 const OBJECT_RE = /^([a-f0-9]{32})\.enc$/;
 const DATABASE_FILE: Record<DatabaseKind, string> = { sqlite: "app.db", postgres: "database.pgdump" };

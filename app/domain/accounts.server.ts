@@ -23,7 +23,7 @@ import { DomainError } from "./errors";
 import { deleteStored, type StoredFile } from "./files.server";
 import { sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
-import { beginLogin, forgive, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
+import { beginLogin, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
 import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
 import { maskPhone, smsNumber, validE164 } from "~/utils/phone.server";
 import {
@@ -37,9 +37,9 @@ import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
 import {
   assertMayTurnOff,
+  confirmOwnPassword,
   openChallenge,
   passChallenge,
-  proveSecondFactor,
   pruneTwoFactorTables,
   secondStepFor,
   turnOff,
@@ -676,25 +676,6 @@ export async function resetPasswordWithCode(number: string, code: string, passwo
   await revokeAllSessions(user.id);
 }
 
-/**
- * Checks a signed-in account's own password again (change password, delete account). Wrong
- * passwords count against the `passwordCheck` budget (5 per account / 15 minutes), so a stolen
- * session cannot be used to guess it; a right one gives its point back.
- */
-async function confirmOwnPassword(
-  user: UserRow,
-  password: string,
-  client: Client,
-  field: string,
-  key: string,
-) {
-  await limit("passwordCheck", user.id, client);
-  if (!(await verifyPassword(password, user.passwordHash))) {
-    throw new DomainError("invalid", key, { fieldErrors: { [field]: [key] } });
-  }
-  await forgive("passwordCheck", user.id, client);
-}
-
 /** Ends every reset link of the account that is not used yet. */
 async function revokeResetTokens(userId: string) {
   await db()
@@ -859,25 +840,6 @@ export function personNumbers(user: Pick<UserRow, "phone" | "countryCode" | "con
     contactNumber: user.contactNumber,
   });
   return [...new Set([user.phone, contact].filter((n): n is string => !!n))];
-}
-
-/**
- * Re-authentication for a step that must not rest on a session or token alone (erasing the
- * account, turning two-step login on, an admin resetting another admin's second factor): the
- * current password, then — when two-step login is on — a code from the app or a recovery code.
- * Wrong passwords are counted like every password check; a wrong code like every code.
- */
-export async function reauthenticate(
-  actor: Pick<Actor, "id">,
-  input: { password: string } & Proof,
-  client: Client,
-  wrongPasswordKey = "accounts.currentPasswordWrong",
-): Promise<UserRow> {
-  const user = await findUserById(actor.id);
-  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
-  await confirmOwnPassword(user, input.password ?? "", client, "password", wrongPasswordKey);
-  await proveSecondFactor(user, input, client);
-  return user;
 }
 
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { db, first, unindexed, type DB } from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
 import type { Actor } from "./sessions.server";

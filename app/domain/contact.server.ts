@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
 import type { callbackSchema, contactSchema } from "~/schemas/public";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { splitE164 } from "~/utils/phone.server";
 import type { Client } from "./client";

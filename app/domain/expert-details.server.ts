@@ -1,17 +1,28 @@
 import { recipientColumns } from "./notify.server";
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias } from "~/db/alias";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { expertProfiles, expertSpecialties, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { SPECIALTIES } from "./specialties";
-import type { ApiExpertDetails } from "./users.server";
 
 /**
  * Expert verification details (issue 12): registration number and council, years of practice,
  * specialties (one row each in expert_specialties, which routing reads), and the admin's decision
  * (approved by whom and when, or rejected with a reason). No other module writes these tables.
  */
+
+/** An expert's verification details as the API shows them (issue 12). */
+export type ApiExpertDetails = {
+  specialties: string[];
+  registrationNumber: string;
+  registrationCouncil: string;
+  yearsOfPractice: number | null;
+  approvedAt: string | null;
+  approvedBy: { _id: string; firstName: string; lastName: string } | null;
+  rejectedAt: string | null;
+  rejectionReason: string | null;
+};
 
 /** Transaction steps that store (or replace) an expert's details; fields left undefined stay as they are. */
 export function* expertDetailsSteps(

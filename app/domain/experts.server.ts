@@ -2,7 +2,7 @@ import { and, count, desc, eq, exists, isNull, ne, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { expertProfiles, profiles, reports, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { auditInsert } from "./audit.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
 import { specialtiesFor } from "./specialties";

@@ -44,13 +44,12 @@ import { log } from "~/utils/log.server";
 import { audit, parseDetail } from "./audit.server";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
-import { expertDetailsFor } from "./expert-details.server";
+import { expertDetailsFor, type ApiExpertDetails } from "./expert-details.server";
 import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
 import { followUpsFor, type ApiFollowUp } from "./followups.server";
 import { letterFileName, renderOpinionLetter } from "./letters.server";
 import { limit } from "./ratelimit.server";
 import { opinionUrl, reportFileUrl, toApiReport } from "./reports.server";
-import type { ApiExpertDetails } from "./users.server";
 import type { Actor } from "./sessions.server";
 
 /**

@@ -5,14 +5,14 @@ import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
 import { reports, uploadSessions, users } from "~/db/schema";
-import { blobStore } from "~/storage/blob.server";
+import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
 import { DomainError } from "./errors";
 
 /**
  * Encrypted file store for report files and display pictures, over a blob store (a local folder
- * or an S3-compatible bucket: storage/blob.server.ts). Encryption happens here, before any byte
+ * or an S3-compatible bucket: storage/factory.server.ts). Encryption happens here, before any byte
  * leaves the process.
  *
  * Format of the object `<key>.enc` (AES-256-GCM, key = config().encryptionKey):

@@ -1,15 +1,10 @@
 import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
 import { and, isNotNull, lt } from "drizzle-orm";
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { config } from "~/config.server";
-import { affected, db, pgPool, sqliteConnection } from "~/db/client.server";
+import { affected, db } from "~/db/client.server";
+import { databaseLimiter, rateLimitStoreHandle, type LimiterOptions } from "~/db/ratelimit-store.server";
 import { rateLimits } from "~/db/schema";
 import { BUDGETS, type Budget, type BudgetSet, type LimitedAction } from "./budgets";
 import type { Client } from "./client";
@@ -50,35 +45,20 @@ export const LOGIN = {
   notifyEvery: 24 * HOUR,
 } as const;
 
-type LimiterOptions = { keyPrefix: string; points: number; duration: number };
-
 let storeClient: unknown;
 const limiters = new Map<string, RateLimiterAbstract>();
 
 /**
- * The one place that picks a store. "database": the app's database through rate-limiter-flexible
- * on our migrated table `rate_limits` — RateLimiterSQLite (an INSERT … ON CONFLICT … RETURNING per
- * consume, which SQLite serialises across processes) or RateLimiterPostgres on the app's pool (the
- * same upsert, atomic across nodes). "memory": this process only.
+ * "database": the app's database (counted by every worker and node; the store for the dialect is
+ * built in app/db/ratelimit-store.server.ts). "memory": this process only.
  */
 function createLimiter(opts: LimiterOptions): RateLimiterAbstract {
-  if (config().rateLimitStore === "memory") return new RateLimiterMemory(opts);
-  const common = {
-    ...opts,
-    tableName: "rate_limits",
-    tableCreated: true,
-    clearExpiredByTimeout: false, // pruneRateLimits() does it
-    // Should the database not answer (busy beyond its timeout), count in memory rather than fail the request.
-    insuranceLimiter: new RateLimiterMemory(opts),
-  };
-  const pool = pgPool();
-  if (pool) return new RateLimiterPostgres({ ...common, storeClient: pool, storeType: "pool" });
-  return new RateLimiterSQLite({ ...common, storeClient: sqliteConnection(), storeType: "better-sqlite3" });
+  return config().rateLimitStore === "memory" ? new RateLimiterMemory(opts) : databaseLimiter(opts);
 }
 
 function limiter(keyPrefix: string, budget: Budget): RateLimiterAbstract {
   if (config().rateLimitStore === "database") {
-    const client = pgPool() ?? sqliteConnection();
+    const client = rateLimitStoreHandle();
     if (client !== storeClient) {
       // The database was reopened (tests, restarts inside one process): rebuild on the new handle.
       limiters.clear();

@@ -1,11 +1,11 @@
-import { createCookie } from "@remix-run/node";
 import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { affected, db, prepareQuery, timeParam, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 
-const WEB_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+/** How long a web session (the cookie) lives at most. */
+export const WEB_SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 const API_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** "Last used" is written at most once a minute (more often only for idle timeouts under 4 minutes). */
 const TOUCH_EVERY_MS = 60 * 1000;
@@ -29,22 +29,6 @@ export type Actor = {
   sessionId: string;
 };
 
-let cookie: ReturnType<typeof createCookie> | undefined;
-export function sessionCookie() {
-  if (!cookie) {
-    const c = config();
-    cookie = createCookie("cb_session", {
-      path: "/",
-      httpOnly: true,
-      sameSite: "lax",
-      secure: c.appUrl.startsWith("https://"),
-      secrets: [c.sessionSecret],
-      maxAge: WEB_TTL_MS / 1000,
-    });
-  }
-  return cookie;
-}
-
 export async function createSession(
   userId: string,
   kind: "web" | "api",
@@ -64,7 +48,7 @@ export async function createSession(
       ip: meta.ip ?? null,
       createdAt: new Date(now),
       lastSeenAt: new Date(now),
-      expiresAt: new Date(now + (kind === "web" ? WEB_TTL_MS : API_TTL_MS)),
+      expiresAt: new Date(now + (kind === "web" ? WEB_SESSION_TTL_MS : API_TTL_MS)),
     });
   return { id, token };
 }
@@ -149,23 +133,6 @@ export async function pruneExpiredSessions(): Promise<number> {
       .delete(sessions)
       .where(or(lt(sessions.expiresAt, new Date()), lt(sessions.lastSeenAt, idleCutoff))),
   );
-}
-
-export async function actorFromCookie(request: Request): Promise<Actor | null> {
-  const token = await sessionCookie().parse(request.headers.get("Cookie"));
-  return typeof token === "string" ? resolveToken(token, "web") : null;
-}
-
-export async function actorFromBearer(request: Request): Promise<Actor | null> {
-  const header = request.headers.get("Authorization") ?? "";
-  const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
-  return match ? resolveToken(match[1], "api") : null;
-}
-
-/** A bearer token when one is sent, otherwise the browser session cookie. */
-export async function actorFromRequest(request: Request): Promise<Actor | null> {
-  if (request.headers.has("Authorization")) return actorFromBearer(request);
-  return actorFromCookie(request);
 }
 
 export type SessionInfo = {

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias } from "~/db/alias";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
@@ -12,7 +12,7 @@ import {
   type ShareLinkStatus,
 } from "~/schemas/share-links";
 import { formSchema } from "~/schemas/strict";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit, auditInsert } from "./audit.server";
 import type { Client } from "./client";

@@ -7,7 +7,7 @@ import { config } from "~/config.server";
 import { affected, db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_STATUSES } from "~/db/types";
-import type { Paged, PageQuery } from "~/utils/api.server";
+import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { maskPhone } from "~/utils/phone.server";

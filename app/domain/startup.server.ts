@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
-import { blobStore } from "~/storage/blob.server";
+import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables } from "./accounts.server";
 import { sweepLeftovers } from "./files.server";

@@ -12,8 +12,7 @@ import type { Client } from "./client";
 import { DomainError } from "./errors";
 import { notify } from "./notify.server";
 import { forgive, limit } from "./ratelimit.server";
-// accounts.server imports this module too: only functions cross, called at run time (no cycle at load).
-import { reauthenticate } from "./accounts.server";
+import { verifyPassword } from "./passwords.server";
 import { revokeAllSessions, type Actor } from "./sessions.server";
 import { findUserById } from "./users.server";
 
@@ -283,13 +282,51 @@ async function checkProof(
 }
 
 /**
- * The second half of a re-authentication (accounts.reauthenticate): when the account has two-step
+ * The second half of a re-authentication (`reauthenticate()` below): when the account has two-step
  * login on, a code from the app (or a recovery code) is required and used up; otherwise nothing.
  */
 export async function proveSecondFactor(user: UserRow, proof: Proof, client: Client): Promise<void> {
   const factor = await factorOf(user.id);
   if (!factor?.confirmedAt) return;
   await checkProof(user, factor, proof, client);
+}
+
+/**
+ * Checks a signed-in account's own password again (change password, delete account). Wrong
+ * passwords count against the `passwordCheck` budget (5 per account / 15 minutes), so a stolen
+ * session cannot be used to guess it; a right one gives its point back.
+ */
+export async function confirmOwnPassword(
+  user: UserRow,
+  password: string,
+  client: Client,
+  field: string,
+  key: string,
+) {
+  await limit("passwordCheck", user.id, client);
+  if (!(await verifyPassword(password, user.passwordHash))) {
+    throw new DomainError("invalid", key, { fieldErrors: { [field]: [key] } });
+  }
+  await forgive("passwordCheck", user.id, client);
+}
+
+/**
+ * Re-authentication for a step that must not rest on a session or token alone (erasing the
+ * account, turning two-step login on, an admin resetting another admin's second factor): the
+ * current password, then — when two-step login is on — a code from the app or a recovery code.
+ * Wrong passwords are counted like every password check; a wrong code like every code.
+ */
+export async function reauthenticate(
+  actor: Pick<Actor, "id">,
+  input: { password: string } & Proof,
+  client: Client,
+  wrongPasswordKey = "accounts.currentPasswordWrong",
+): Promise<UserRow> {
+  const user = await findUserById(actor.id);
+  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
+  await confirmOwnPassword(user, input.password ?? "", client, "password", wrongPasswordKey);
+  await proveSecondFactor(user, input, client);
+  return user;
 }
 
 async function enabledFactor(user: UserRow): Promise<FactorRow> {

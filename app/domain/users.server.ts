@@ -4,7 +4,7 @@ import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import { expertDetailsSteps } from "./expert-details.server";
+import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
 
 export function normalizeEmail(email: string): string {
@@ -133,18 +133,6 @@ type ProfileRow = typeof profiles.$inferSelect;
 export function avatarUrl(imageKey: string | null | undefined): string | null {
   return imageKey ? `/media/avatar/${imageKey}` : null;
 }
-
-/** An expert's verification details as the API shows them (issue 12). */
-export type ApiExpertDetails = {
-  specialties: string[];
-  registrationNumber: string;
-  registrationCouncil: string;
-  yearsOfPractice: number | null;
-  approvedAt: string | null;
-  approvedBy: { _id: string; firstName: string; lastName: string } | null;
-  rejectedAt: string | null;
-  rejectionReason: string | null;
-};
 
 /**
  * The contract's User object: never a password hash, code or token. Experts' objects add

@@ -6,7 +6,7 @@ import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { saveCallbackRequest } from "~/domain/contact.server";
-import { actorFromCookie } from "~/domain/sessions.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { callbackSchema } from "~/schemas/public";
 import { site } from "~/site";

@@ -1,5 +1,5 @@
 import { cancelErasure } from "~/domain/rights.server";
-import { actorFromBearer } from "~/domain/sessions.server";
+import { actorFromBearer } from "~/utils/session-cookie.server";
 import { cancelErasureSchema } from "~/schemas/rights";
 import { api, apiRoute, readJson, validate } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -7,7 +7,7 @@ import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { saveContactMessage } from "~/domain/contact.server";
 import { grievanceContact } from "~/domain/rights.server";
-import { actorFromCookie } from "~/domain/sessions.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { contactSchema } from "~/schemas/public";
 import { site } from "~/site";

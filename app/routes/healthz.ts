@@ -1,5 +1,5 @@
 import { pingDatabase } from "~/db/client.server";
-import { blobStore } from "~/storage/blob.server";
+import { blobStore } from "~/storage/factory.server";
 
 const TIMEOUT_MS = 3_000;
 

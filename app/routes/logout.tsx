@@ -3,7 +3,7 @@ import { redirect } from "@remix-run/node";
 import { Form, Link, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { logout } from "~/domain/accounts.server";
-import { actorFromCookie } from "~/domain/sessions.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { clearSessionHeaders } from "~/utils/auth.server";

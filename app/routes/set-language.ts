@@ -1,6 +1,6 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { setUserLocale } from "~/domain/users.server";
-import { actorFromCookie } from "~/domain/sessions.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { isLocale } from "~/i18n/config";
 import { localeCookie } from "~/i18n/i18n.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";

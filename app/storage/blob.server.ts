@@ -1,13 +1,11 @@
 import type { Readable } from "node:stream";
-import { config } from "~/config.server";
-import { LocalBlobStore } from "./local.server";
-import { S3BlobStore } from "./s3.server";
 
 /**
  * Where encrypted files live (decision 0010): a local folder (the default) or an S3-compatible
- * bucket (STORAGE_URL=s3://…). A store only keeps opaque bytes under a key — encryption, type
- * sniffing and who may read what stay in domain/files.server.ts, so a bucket never holds
- * plaintext and both stores behave the same to the domain.
+ * bucket (STORAGE_URL=s3://…); `blobStore()` in factory.server.ts picks one. A store only keeps
+ * opaque bytes under a key — encryption, type sniffing and who may read what stay in
+ * domain/files.server.ts, so a bucket never holds plaintext and both stores behave the same to
+ * the domain.
  */
 export interface BlobStore {
   readonly kind: "local" | "s3";
@@ -34,15 +32,4 @@ export interface BlobStore {
   sweepIncomplete(cutoff: { idleBefore: number; startedBefore: number }): Promise<number>;
   /** Throws unless the store can be reached (for /healthz). */
   ping(): Promise<void>;
-}
-
-let store: { kind: string; key: string; store: BlobStore } | undefined;
-
-export function blobStore(): BlobStore {
-  const s = config().storage;
-  const key = s.kind === "local" ? s.dir : `${s.endpoint}|${s.bucket}|${s.prefix}`;
-  if (store?.key !== key) {
-    store = { kind: s.kind, key, store: s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s) };
-  }
-  return store.store;
 }

@@ -2,7 +2,9 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { TFunction } from "i18next";
 import { z } from "zod";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
-import { actorFromBearer, type Actor } from "~/domain/sessions.server";
+import type { Paged, PageQuery } from "~/domain/paging";
+import type { Actor } from "~/domain/sessions.server";
+import { actorFromBearer } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { log, logRequest } from "./log.server";
 
@@ -11,6 +13,9 @@ import { log, logRequest } from "./log.server";
  * result into `{ success, message, data }` and any DomainError into the contract's status
  * and error shape. Messages are i18n keys translated for the request's language.
  */
+// Pages are the domain's (domain/paging.ts); routes keep importing them from the adapter too.
+export type { Paged, PageQuery };
+
 export type ApiContext = { request: Request; t: TFunction; locale: string };
 
 export type ApiResult = {
@@ -130,7 +135,6 @@ export const pageQuerySchema = z.object({
     .max(100, "api.badPageSize")
     .default(20),
 });
-export type PageQuery = z.infer<typeof pageQuerySchema>;
 
 export function pageQuery(request: Request): PageQuery {
   const url = new URL(request.url);
@@ -139,8 +143,6 @@ export function pageQuery(request: Request): PageQuery {
     pageSize: url.searchParams.get("pageSize") ?? undefined,
   });
 }
-
-export type Paged<T> = { items: T[]; total: number; page: number; pageSize: number };
 
 export function pagination(p: Paged<unknown>) {
   return {

@@ -1,6 +1,7 @@
 import { redirect } from "@remix-run/node";
 import type { AccountType } from "~/db/types";
-import { actorFromCookie, sessionCookie, type Actor } from "~/domain/sessions.server";
+import type { Actor } from "~/domain/sessions.server";
+import { actorFromCookie, sessionCookie } from "./session-cookie.server";
 import { localeCookie, tFor } from "~/i18n/i18n.server";
 import { redirectWithError } from "./toast.server";
 

@@ -1,5 +1,6 @@
 import { DomainError } from "~/domain/errors";
-import { actorFromRequest, type Actor } from "~/domain/sessions.server";
+import type { Actor } from "~/domain/sessions.server";
+import { actorFromRequest } from "./session-cookie.server";
 
 /**
  * Whether a cookie-authenticated GET comes from our own pages (or the address bar): the

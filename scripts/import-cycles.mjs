@@ -1,0 +1,85 @@
+// Lists import circles among app/ and server/ modules (relative and ~/ imports, type imports
+// included; --values ignores `import type`). Exits 1 when there is one. Usage:
+//   node scripts/import-cycles.mjs [--values]
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const valuesOnly = process.argv.includes("--values");
+
+const files = [];
+const walk = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (/\.tsx?$/.test(name)) files.push(p);
+  }
+};
+walk(path.join(root, "app"));
+walk(path.join(root, "server"));
+
+function resolve(from, spec) {
+  let base;
+  if (spec.startsWith("~/")) base = path.join(root, "app", spec.slice(2));
+  else if (spec.startsWith(".")) base = path.resolve(path.dirname(from), spec);
+  else return null;
+  for (const c of [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, "index.ts"),
+    path.join(base, "index.tsx"),
+  ])
+    if (existsSync(c) && statSync(c).isFile()) return c;
+  return null;
+}
+
+const graph = new Map();
+for (const f of files) {
+  const deps = new Set();
+  for (const m of readFileSync(f, "utf8").matchAll(
+    /^\s*(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms,
+  )) {
+    if (valuesOnly && m[2]) continue;
+    const r = resolve(f, m[3]);
+    if (r) deps.add(r);
+  }
+  graph.set(f, deps);
+}
+
+// Tarjan's strongly connected components: every component of more than one module is a circle.
+let next = 0;
+const stack = [];
+const onStack = new Set();
+const index = new Map();
+const low = new Map();
+const circles = [];
+function visit(v) {
+  index.set(v, next);
+  low.set(v, next);
+  next++;
+  stack.push(v);
+  onStack.add(v);
+  for (const w of graph.get(v) ?? []) {
+    if (!index.has(w)) {
+      visit(w);
+      low.set(v, Math.min(low.get(v), low.get(w)));
+    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+  }
+  if (low.get(v) === index.get(v)) {
+    const group = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1) circles.push(group);
+  }
+}
+for (const v of graph.keys()) if (!index.has(v)) visit(v);
+
+for (const c of circles) console.log(`circle: ${c.map((f) => path.relative(root, f)).join(" ↔ ")}`);
+console.log(circles.length ? `${circles.length} import circle(s)` : "no import circles");
+process.exitCode = circles.length ? 1 : 0;
