@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { Icon } from "~/components/ui/Icon";
 import type { AccountType } from "~/db/types";
 import { expertDetailsFor } from "~/domain/expert-details.server";
 import { avatarUrl } from "~/domain/users.server";
@@ -145,18 +146,9 @@ const ICONS = {
 
 function NavIcon({ name, className = "h-5 w-5 shrink-0" }: { name: Icon; className?: string }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className={className}
-      aria-hidden="true"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
+    <Icon className={className}>
       <path d={ICONS[name]} />
-    </svg>
+    </Icon>
   );
 }
 
