@@ -1,16 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import {
-  data,
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useRouteError,
-  useRouteLoaderData,
-} from "@remix-run/react";
+import { data, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { ErrorPage } from "~/components/ErrorBoundary";
 import { Footer } from "~/components/Footer";
 import { Header } from "~/components/Header";
 import { Toaster } from "~/components/Toaster";
@@ -109,21 +100,7 @@ export default function App() {
   return <Outlet />;
 }
 
+/** A failure outside the dashboard (or of the dashboard's own loader): the error as the page. */
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const { t } = useTranslation();
-  const notFound = isRouteErrorResponse(error) && error.status === 404;
-  return (
-    <main
-      id="main"
-      className="mx-auto flex w-full max-w-3xl flex-1 flex-col items-center justify-center px-4 py-16 text-center"
-    >
-      <h1 className="text-2xl font-bold text-slate-900">
-        {notFound ? t("errors.notFound") : t("errors.serverError")}
-      </h1>
-      <a href="/" className="btn-primary mt-8">
-        {t("errors.backHome")}
-      </a>
-    </main>
-  );
+  return <ErrorPage />;
 }

@@ -21,6 +21,7 @@ import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
+import { DocumentIcon, EyeIcon } from "~/components/ui/Icon";
 import { isDomainError } from "~/domain/errors";
 import { askFollowUp } from "~/domain/followups.server";
 import { parseFormData } from "~/schemas/strict";
@@ -171,17 +172,7 @@ function FileViews({ views: accounts, opens }: { views: Card["fileViews"]; opens
       <ul className="space-y-0.5">
         {first.map((v, i) => (
           <li key={`${v.at}-${i}`} className="flex gap-1.5">
-            <svg
-              viewBox="0 0 24 24"
-              className="mt-0.5 h-4 w-4 shrink-0"
-              aria-hidden="true"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="1.8"
-            >
-              <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" />
-              <circle cx="12" cy="12" r="3" />
-            </svg>
+            <EyeIcon className="mt-0.5 h-4 w-4 shrink-0" />
             <span>{line(v)}</span>
           </li>
         ))}
@@ -223,16 +214,7 @@ function ReportCard({ report, own }: { report: Card; own: boolean }) {
       <div className="mt-4">
         {report.isPdf ? (
           <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="btn-secondary">
-            <svg
-              viewBox="0 0 24 24"
-              className="h-5 w-5"
-              aria-hidden="true"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="1.8"
-            >
-              <path d="M7 3h7l5 5v13H7zM14 3v5h5" />
-            </svg>
+            <DocumentIcon />
             {t("reports.viewPdf")}
             <span className="sr-only"> {t("reports.opensInNewTab")}</span>
           </a>

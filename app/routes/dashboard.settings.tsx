@@ -6,6 +6,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } 
 import type { TFunction } from "i18next";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { NameFields } from "~/components/AccountFields";
 import { Avatar } from "~/components/Avatar";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
@@ -543,19 +544,7 @@ function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]
       <Form method="post" {...getFormProps(form)} aria-labelledby="profile-heading">
         <input type="hidden" name="intent" value="profile" />
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField
-            meta={fields.firstName}
-            label={t("profile.firstName")}
-            required
-            autoComplete="given-name"
-            maxLength={50}
-          />
-          <TextField
-            meta={fields.lastName}
-            label={t("profile.lastName")}
-            autoComplete="family-name"
-            maxLength={50}
-          />
+          <NameFields firstName={fields.firstName} lastName={fields.lastName} />
           <TextField
             meta={fields.dateOfBirth}
             label={t("profile.dob")}

@@ -1,7 +1,17 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import {
+  Form,
+  Link,
+  NavLink,
+  Outlet,
+  useLoaderData,
+  useLocation,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
+import { Icon } from "~/components/ui/Icon";
 import type { AccountType } from "~/db/types";
 import { expertDetailsFor } from "~/domain/expert-details.server";
 import { avatarUrl } from "~/domain/users.server";
@@ -145,18 +155,9 @@ const ICONS = {
 
 function NavIcon({ name, className = "h-5 w-5 shrink-0" }: { name: Icon; className?: string }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className={className}
-      aria-hidden="true"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
+    <Icon className={className}>
       <path d={ICONS[name]} />
-    </svg>
+    </Icon>
   );
 }
 
@@ -314,6 +315,39 @@ function LogoutDialog({ open, onClose }: { open: boolean; onClose: () => void })
 
 export default function DashboardLayout() {
   const { user, rejectionReason } = useLoaderData<typeof loader>();
+  return (
+    <DashboardFrame user={user} rejectionReason={rejectionReason}>
+      <Outlet />
+    </DashboardFrame>
+  );
+}
+
+/**
+ * A screen inside the dashboard that fails (a report that is not there, a server error) shows
+ * its error where the screen would be, with the header, the sidebar and the way back around it.
+ * If the dashboard itself could not load, the error is the whole page, as at the root.
+ */
+export function ErrorBoundary() {
+  const data = useRouteLoaderData<typeof loader>("routes/dashboard");
+  const { t } = useTranslation();
+  if (!data) return <ErrorPage />;
+  return (
+    <DashboardFrame user={data.user} rejectionReason={data.rejectionReason}>
+      <ErrorMessage backTo="/dashboard/home" backLabel={t("reports.goToDashboardHome")} />
+    </DashboardFrame>
+  );
+}
+
+/** The dashboard around a screen: the sidebar (a menu on phones), the approval notice and the logout dialog. */
+function DashboardFrame({
+  user,
+  rejectionReason,
+  children,
+}: {
+  user: DashboardUser;
+  rejectionReason: string | null;
+  children: React.ReactNode;
+}) {
   const { t } = useTranslation();
   const location = useLocation();
   const hydrated = useHydrated();
@@ -400,7 +434,7 @@ export default function DashboardLayout() {
             )}
           </p>
         )}
-        <Outlet />
+        {children}
       </main>
       {hydrated && <LogoutDialog open={logoutOpen} onClose={closeLogout} />}
     </div>

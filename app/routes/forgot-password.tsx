@@ -4,7 +4,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
-import { TextField } from "~/components/ui/Field";
+import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
 import { requestPasswordReset } from "~/domain/accounts.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -86,19 +86,7 @@ export default function ForgotPassword() {
     <AuthCard title={t("accounts.forgotTitle")} intro={<p>{t("accounts.forgotText")}</p>}>
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
-        {/* An e-mail, or the mobile number of an account made with one (issue 13). */}
-        <TextField
-          meta={fields.email}
-          label={t("accounts.email")}
-          type="text"
-          inputMode="email"
-          hint={t("accounts.emailOrMobileHint")}
-          required
-          autoComplete="username"
-          autoCapitalize="none"
-          spellCheck={false}
-          maxLength={254}
-        />
+        <EmailOrMobileField meta={fields.email} />
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy && <Spinner />}
           {busy ? t("accounts.sending") : t("common.submit")}

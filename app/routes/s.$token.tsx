@@ -11,6 +11,7 @@ import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
 import { Opinion } from "~/components/reports/Opinion";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
+import { DocumentIcon } from "~/components/ui/Icon";
 import { isDomainError } from "~/domain/errors";
 import {
   isShareRefusal,
@@ -241,16 +242,7 @@ function View({ view }: { view: SharedView }) {
               className="btn-secondary mt-4"
               data-testid="shared-file"
             >
-              <svg
-                viewBox="0 0 24 24"
-                className="h-5 w-5"
-                aria-hidden="true"
-                fill="none"
-                stroke="currentColor"
-                strokeWidth="1.8"
-              >
-                <path d="M7 3h7l5 5v13H7zM14 3v5h5" />
-              </svg>
+              <DocumentIcon />
               {t("share.viewFile")}
               <span className="sr-only"> {t("reports.opensInNewTab")}</span>
             </a>

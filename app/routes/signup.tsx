@@ -4,6 +4,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { NameFields } from "~/components/AccountFields";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { MobileNumberField } from "~/components/MobileNumberField";
@@ -114,20 +115,7 @@ export default function Signup() {
           </div>
         </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField
-            meta={fields.firstName}
-            label={t("accounts.firstName")}
-            required
-            autoComplete="given-name"
-            maxLength={50}
-          />
-          <TextField
-            meta={fields.lastName}
-            label={t("accounts.lastName")}
-            required
-            autoComplete="family-name"
-            maxLength={50}
-          />
+          <NameFields firstName={fields.firstName} lastName={fields.lastName} lastNameRequired />
         </div>
         {/* Patients may sign up with a mobile number instead of an e-mail (issue 13); experts use e-mail.
             Shown or hidden by CSS from the radio buttons, so it works without JavaScript. */}

@@ -198,4 +198,21 @@ export class Browserish {
     }
     return r;
   }
+
+  /** The same session with the language cookie set (`hi`, `bn`, `ta`, `en`), as the switcher sets it. */
+  inLanguage(lng: string): Browserish {
+    const other = new Browserish(this.base);
+    other.cookies = new Map(this.cookies);
+    other.cookies.set("lng", encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64")));
+    return other;
+  }
+}
+
+/** A page's visible text, roughly: scripts and tags dropped, apostrophes decoded, white space folded. */
+export function pageText(html: string) {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/\s+/g, " ");
 }

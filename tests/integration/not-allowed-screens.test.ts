@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { samplePdf, uploadForm } from "../helpers/files";
-import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /**
@@ -16,12 +16,7 @@ const b: Record<"patient" | "other" | "expert" | "admin", Browserish> = {} as ne
 const ids: Record<string, string> = {};
 const NOT_FOUND = "Error - 404 the Page you are look is not found";
 
-const text = (html: string) =>
-  html
-    .replace(/<script[\s\S]*?<\/script>/g, "")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&#x27;|&#39;/g, "'")
-    .replace(/\s+/g, " ");
+const text = pageText;
 
 beforeAll(async () => {
   smtp = await startSmtp();
@@ -131,9 +126,7 @@ describe("Add Review is for experts", () => {
   });
 
   it("the message is translated (Hindi)", async () => {
-    const hi = new Browserish(server.url);
-    hi.cookies = new Map(b.admin.cookies);
-    hi.cookies.set("lng", encodeURIComponent(Buffer.from(JSON.stringify("hi")).toString("base64")));
+    const hi = b.admin.inLanguage("hi");
     const res = await hi.fetch(`/dashboard/add-review/${ids.report}`);
     expect(res.status).toBe(403);
     const body = text(await res.text());

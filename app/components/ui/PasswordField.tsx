@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ariaFor, FieldError, FieldLabel, type FieldMeta } from "./Field";
+import { EyeIcon } from "./Icon";
 
 /** A password input with a show/hide toggle (the toggle appears once JavaScript runs). */
 export function PasswordField({
@@ -43,19 +44,7 @@ export function PasswordField({
             title={visible ? t("accounts.hidePassword") : t("accounts.showPassword")}
             className="absolute inset-y-0 right-0 flex w-11 items-center justify-center rounded-r-lg text-brand-700 hover:bg-brand-50"
           >
-            <svg
-              viewBox="0 0 24 24"
-              className="h-5 w-5"
-              aria-hidden="true"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="1.8"
-              strokeLinecap="round"
-            >
-              <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" />
-              <circle cx="12" cy="12" r="3" />
-              {visible && <path d="M4 20 20 4" />}
-            </svg>
+            <EyeIcon crossed={visible} />
           </button>
         )}
       </div>

@@ -127,6 +127,8 @@ const en = {
     notFound: "Error - 404 the Page you are look is not found",
     backHome: "Go to the home page",
     serverError: "Something went wrong on our side. Please try again.",
+    status: "Error {{status}}",
+    requestRefused: "This request could not be completed.",
     loginFirstUpload: "Please login first to upload report",
     loginFirst: "Please log in to continue",
     tooManyRequests: "Too many attempts. Please wait {{seconds}} seconds and try again.",
