@@ -525,7 +525,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/claim/{reportId}",
     who: "approved Expert",
     summary:
-      "Start reviewing a report (of experts claiming at once exactly one wins; 409 names who holds it); the claim lapses after CLAIM_TTL_MINUTES. Claiming one's own claim again renews it, at most CLAIM_RENEW_MAX times; an expert holds at most CLAIM_MAX live claims (409 beyond either)",
+      "Start reviewing a report (of experts claiming at once exactly one wins; 409 names who holds it); the claim lapses after CLAIM_TTL_MINUTES. Claiming one's own claim again renews it, at most CLAIM_RENEW_MAX times; an expert holds at most CLAIM_MAX live claims; the expert whose claim ended (released or lapsed) may claim that report again one claim period after it ended, or at once once another expert has claimed it (409 for each of these). 403 for an expert without a registration number, who cannot sign",
     auth: true,
     data: reportObject,
     errors: [401, 403, 404, 409],
@@ -534,7 +534,8 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/report/release/{reportId}",
     who: "the claiming Expert, Admin",
-    summary: "Give a claimed report back to the queue",
+    summary:
+      "Give a claimed report back to the queue (the claim ends now; the expert who held it waits one claim period before claiming it again, unless another expert claims it first)",
     auth: true,
     data: reportObject,
     errors: [401, 403, 404, 409],
@@ -544,7 +545,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/add-review/{reportId}",
     who: "approved Expert",
     summary:
-      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional (the first review wins; 409 when another expert holds the claim)",
+      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
     auth: true,
     body: reviewSchema,
     data: reportObject,
@@ -658,7 +659,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/{reportId}/file",
     who: "owning Patient, Admin, approved Expert (any while pending; once reviewed its reviewer, claimant or follow-up expert)",
     summary:
-      "The report file, decrypted, with its real content type; each opening is recorded, and so is each refused opening by an expert",
+      "The report file, decrypted, with its real content type; each opening is recorded, and so is each refused opening (403) by anyone signed in",
     auth: true,
     binary: true,
     errors: [401, 403, 404],

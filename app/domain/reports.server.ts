@@ -9,8 +9,8 @@ import {
   isNotNull,
   isNull,
   lt,
+  lte,
   ne,
-  not,
   notInArray,
   or,
   sql,
@@ -687,9 +687,42 @@ export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promis
 // ---------------------------------------------------------------------------------------
 // Claims and reviews
 
-/** A claim is free for `actor` when nobody holds it, the holder's time ran out, or it is theirs. */
+/*
+ * A claim's columns (issue 19, decision 0023): `claimed_by` is the expert who last held the claim
+ * and `claim_expires_at` when it ends; the claim is live while that time is ahead. A release ends
+ * it at once (the time becomes "now") and keeps who held it, so the same expert's cool-down can be
+ * told from the row; a review or a withdrawn approval clears it. Every condition below is written
+ * so that a NULL column never turns it into NULL (which a WHERE reads as false).
+ */
+
+/** The claim has ended, or there is none: no holder, no end time, or the end time has passed. */
+function claimEnded(now: Date): SQL {
+  return or(isNull(reports.claimedBy), isNull(reports.claimExpiresAt), lte(reports.claimExpiresAt, now))!;
+}
+
+/** A claim is free for `actor` when nobody holds it live, or it is theirs. */
 function claimIsFree(actorId: string, now: Date): SQL {
-  return or(isNull(reports.claimedBy), lt(reports.claimExpiresAt, now), eq(reports.claimedBy, actorId))!;
+  return or(claimEnded(now), eq(reports.claimedBy, actorId))!;
+}
+
+/** Not `actor`'s own live claim (so no renewal is being asked for). */
+function notOwnLiveClaim(actorId: string, now: Date): SQL {
+  return or(claimEnded(now), ne(reports.claimedBy, actorId))!;
+}
+
+/**
+ * Not in `actor`'s cool-down: the expert whose claim on a report ended (released, or lapsed) cannot
+ * claim that report again for one claim period (CLAIM_TTL_MINUTES) after it ended, unless another
+ * expert claimed it meanwhile — so release and claim again cannot reset the renewal count.
+ */
+function notCoolingDown(actorId: string, now: Date, cooldownMs: number): SQL {
+  return or(
+    isNull(reports.claimedBy),
+    ne(reports.claimedBy, actorId),
+    isNull(reports.claimExpiresAt),
+    gt(reports.claimExpiresAt, now),
+    lte(reports.claimExpiresAt, new Date(now.getTime() - cooldownMs)),
+  )!;
 }
 
 /** Why a claim or review failed, read after the conditional update matched nothing. */
@@ -697,7 +730,9 @@ async function explainRefusal(reportId: string): Promise<never> {
   const joined = await findJoined(reportId);
   if (!joined) throw new DomainError("not_found", "reports.notFound");
   if (joined.report.status === "Reviewed") throw new DomainError("conflict", "reports.alreadyReviewed");
-  if (!joined.claimer?.id) throw new DomainError("conflict", "reports.claimedBySomeone");
+  if (!joined.claimer?.id || !liveClaim(joined.report)) {
+    throw new DomainError("conflict", "reports.claimedBySomeone");
+  }
   const who = `${joined.claimer.firstName} ${joined.claimer.lastName}`.trim();
   throw new DomainError("conflict", "reports.claimedByOther", { values: { name: who } });
 }
@@ -708,7 +743,11 @@ async function explainRefusal(reportId: string): Promise<never> {
  * "reports.claimedByOther". Claiming one's own live claim again renews it, at most
  * CLAIM_RENEW_MAX times ("reports.claimRenewLimit"); then it lapses after CLAIM_TTL_MINUTES and
  * the report is back in the queue for everyone. An expert holds at most CLAIM_MAX live claims
- * ("reports.claimLimit", issue 19).
+ * ("reports.claimLimit", issue 19). The expert whose claim ended (released or lapsed) cannot take
+ * the same report again for one claim period unless another expert claimed it meanwhile
+ * ("reports.claimCooldown"), so releasing and claiming again does not reset the renewals. An
+ * expert without a registration number (approved before approval required one) cannot sign, so
+ * cannot claim either ("reports.registrationToSign").
  *
  * The cap is counted inside the transaction after a write to the expert's own users row: on
  * SQLite BEGIN IMMEDIATE already runs one transaction at a time; on PostgreSQL that row lock
@@ -735,6 +774,13 @@ export async function claimReport(
         .returning({ id: users.id }),
     );
     if (still.length !== 1) return "unapproved" as const;
+    const [profile] = yield* rows(
+      tx
+        .select({ registrationNumber: expertProfiles.registrationNumber })
+        .from(expertProfiles)
+        .where(eq(expertProfiles.userId, actor.id)),
+    );
+    if (!profile?.registrationNumber?.trim()) return "unregistered" as const;
     const held = yield* rows(
       tx
         .select({ n: count() })
@@ -763,7 +809,8 @@ export async function claimReport(
             eq(reports.id, id),
             eq(reports.status, "Pending"),
             claimIsFree(actor.id, now),
-            or(not(ownLive), lt(reports.claimRenewals, c.claimRenewMax)),
+            or(notOwnLiveClaim(actor.id, now), lt(reports.claimRenewals, c.claimRenewMax)),
+            notCoolingDown(actor.id, now, c.claimTtlMs),
           ),
         )
         .returning({ id: reports.id, renewals: reports.claimRenewals }),
@@ -783,13 +830,22 @@ export async function claimReport(
     return "won" as const;
   });
   if (outcome === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (outcome === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (outcome === "cap") {
     throw new DomainError("conflict", "reports.claimLimit", { values: { max: c.claimMax } });
   }
   if (outcome === "refused") {
     const row = await findRow(id);
-    if (row && liveClaim(row) && row.claimedBy === actor.id) {
-      throw new DomainError("conflict", "reports.claimRenewLimit", { values: { max: c.claimRenewMax } });
+    if (row && row.status === "Pending" && row.claimedBy === actor.id && row.claimExpiresAt) {
+      if (liveClaim(row)) {
+        throw new DomainError("conflict", "reports.claimRenewLimit", { values: { max: c.claimRenewMax } });
+      }
+      const wait = row.claimExpiresAt.getTime() + c.claimTtlMs - Date.now();
+      if (wait > 0) {
+        throw new DomainError("conflict", "reports.claimCooldown", {
+          values: { minutes: Math.max(1, Math.ceil(wait / 60_000)) },
+        });
+      }
     }
     await explainRefusal(id);
   }
@@ -804,16 +860,19 @@ export async function releaseReport(
 ): Promise<ApiReport> {
   if (actor.accountType === "Expert") requireApprovedExpert(actor);
   else if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.onlyExperts");
+  const now = new Date();
   const released = await transaction(function* (tx) {
     const updated = yield* rows(
       tx
         .update(reports)
-        .set({ claimedBy: null, claimedAt: null, claimExpiresAt: null })
+        // The claim ends now; claimed_by keeps who held it, for their cool-down (see notCoolingDown).
+        .set({ claimExpiresAt: now, claimRenewals: 0 })
         .where(
           and(
             eq(reports.id, String(reportId ?? "")),
             eq(reports.status, "Pending"),
             isNotNull(reports.claimedBy),
+            gt(reports.claimExpiresAt, now),
             actor.accountType === "Admin" ? undefined : eq(reports.claimedBy, actor.id),
           ),
         )
@@ -866,7 +925,7 @@ export async function addReview(
   }
   const now = new Date();
   const data = parsed.data;
-  let won: boolean | "unapproved" = false;
+  let won: boolean | "unapproved" | "unregistered" = false;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       won = await transaction(function* (tx) {
@@ -886,6 +945,10 @@ export async function addReview(
             .where(eq(users.id, actor.id)),
         );
         if (!signer?.approved) return "unapproved" as const;
+        // Approval needs a registration number (issue 19), but experts approved before that rule
+        // may have none: they cannot sign until they add it in Settings (which sends them back to
+        // admin review), so no letter says "Reg. No. not given".
+        if (!signer.registrationNumber?.trim()) return "unregistered" as const;
         const updated = yield* rows(
           tx
             .update(reports)
@@ -931,6 +994,7 @@ export async function addReview(
     }
   }
   if (won === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (won === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
   const patient = await first(
@@ -986,37 +1050,34 @@ export async function deleteReport(
 
 export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };
 
-/** What decides who may open a report's file (from the row, or from the API object on a screen). */
-export type FileAccessFacts = {
-  patientId: string;
-  status: "Pending" | "Reviewed";
-  /** The expert who reviewed it (reports.expert_id). */
-  reviewerId: string | null;
-  /** The expert holding a live claim, or who held the claim that became the review. */
-  claimantId: string | null;
-  /** The expert answering its follow-up questions (the reviewer, or whom an admin reassigned them to). */
-  followupExpertId?: string | null;
-};
+/** What decides who may open a report's file: read from the report's own row, never from a caller. */
+type FileAccessFacts = Pick<
+  ReportRow,
+  "patientId" | "status" | "expertId" | "claimedBy" | "followupExpertId"
+>;
 
 /**
  * Who may open a report's file (issue 19), the one place this rule lives: the owning patient;
  * admins; approved experts while the report is pending (to decide whether to claim it), and once
- * reviewed only its reviewer, its claimant and the expert holding its follow-ups. Returns the
- * refusal's message key, or null when allowed. (Sharing links serve files by their own token.)
+ * reviewed only its reviewer (expert_id), the expert whose claim became the review (claimed_by)
+ * and the expert holding its follow-ups (followup_expert_id, the reviewer unless an admin
+ * reassigned them). Returns the refusal's message key, or null when allowed. It takes the row
+ * itself, so the file route and the add-review screen (reviewScreenReport) cannot disagree.
+ * (Sharing links serve files by their own token.)
  */
-export function fileAccessRefusal(actor: Actor, facts: FileAccessFacts): string | null {
+function fileAccessRefusal(actor: Actor, row: FileAccessFacts): string | null {
   if (actor.accountType === "Admin") return null;
-  if (actor.accountType === "Patient") return facts.patientId === actor.id ? null : "reports.notYourReport";
+  if (actor.accountType === "Patient") return row.patientId === actor.id ? null : "reports.notYourReport";
   if (actor.accountType !== "Expert") return "reports.notYourReport";
   if (!actor.approved) return "reports.awaitApprovalFile";
-  if (facts.status === "Pending") return null;
-  if ([facts.reviewerId, facts.claimantId, facts.followupExpertId].includes(actor.id)) return null;
+  if (row.status === "Pending") return null;
+  if ([row.expertId, row.claimedBy, row.followupExpertId].includes(actor.id)) return null;
   return "reports.fileNotYours";
 }
 
 /**
  * The decrypted file for those fileAccessRefusal allows; records who opened it
- * ("report.file_open"). A refused expert gets forbidden and is recorded ("report.file_refused").
+ * ("report.file_open"). Any refused actor gets forbidden and is recorded ("report.file_refused").
  */
 export async function openReportFile(
   actor: Actor,
@@ -1025,17 +1086,11 @@ export async function openReportFile(
 ): Promise<OpenedReportFile> {
   const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
-  const refusal = fileAccessRefusal(actor, {
-    patientId: row.patientId,
-    status: row.status,
-    reviewerId: row.expertId,
-    claimantId: row.claimedBy,
-    followupExpertId: row.followupExpertId,
-  });
+  const refusal = fileAccessRefusal(actor, row);
   if (refusal) {
-    if (actor.accountType === "Expert") {
-      await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
-    }
+    // Every refused opening by a signed-in actor is recorded — patients probing other patients'
+    // reports as much as experts (issue 19); strangers never get here (401 without a session).
+    await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
     throw new DomainError("forbidden", refusal);
   }
   const stream = await openDecrypted(row.fileKey);
@@ -1055,6 +1110,17 @@ export async function openReportFile(
  * returned too, so the screen can say so; its opinion only to the expert who wrote it.
  */
 export async function getReportForReview(actor: Actor, reportId: string): Promise<ApiReport> {
+  return (await reviewScreenReport(actor, reportId)).report;
+}
+
+/**
+ * getReportForReview for the add-review screen, with whether the actor may open the report's file
+ * — decided from the same row by the same rule as GET /api/v1/report/:id/file.
+ */
+export async function reviewScreenReport(
+  actor: Actor,
+  reportId: string,
+): Promise<{ report: ApiReport; fileAllowed: boolean }> {
   requireApprovedExpert(actor);
   const joined = await findJoined(reportId);
   if (!joined) throw new DomainError("not_found", "reports.notFound");
@@ -1067,7 +1133,10 @@ export async function getReportForReview(actor: Actor, reportId: string): Promis
   }
   const mine = reportTypesFor(await specialtiesOf(actor.id));
   report.matchesSpecialties = mine.includes(report.reportType as ReportType);
-  return (await hidePhonesOfRefusers(actor, [report]))[0];
+  return {
+    report: (await hidePhonesOfRefusers(actor, [report]))[0],
+    fileAllowed: !fileAccessRefusal(actor, joined.report),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, isNull } from "drizzle-orm";
 import { db, first, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
@@ -48,7 +48,7 @@ export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Tur
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
   const at = new Date(now);
   const since = new Date(now - WINDOW_DAYS * DAY);
-  const live = and(eq(reports.status, "Pending"), gte(reports.claimExpiresAt, at));
+  const live = and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, at));
   const [inReview, pendingAll, overdue] = await Promise.all([
     first(db().select({ n: count() }).from(reports).where(live)),
     first(db().select({ n: count() }).from(reports).where(eq(reports.status, "Pending"))),

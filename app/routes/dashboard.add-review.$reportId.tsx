@@ -16,13 +16,7 @@ import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/errors";
-import {
-  addReview,
-  claimReport,
-  fileAccessRefusal,
-  getReportForReview,
-  releaseReport,
-} from "~/domain/reports.server";
+import { addReview, claimReport, releaseReport, reviewScreenReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
@@ -44,9 +38,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     );
   }
   if (!actor.approved) return { title, notAllowed: null, approved: false as const, report: null };
-  let report: Awaited<ReturnType<typeof getReportForReview>>;
+  let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
+  let fileAllowed: boolean;
   try {
-    report = await getReportForReview(actor, params.reportId ?? "");
+    ({ report, fileAllowed } = await reviewScreenReport(actor, params.reportId ?? ""));
   } catch (err) {
     pageError(err);
   }
@@ -61,13 +56,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       description: report.description,
       createdAt: report.createdAt,
       reportUrl: report.reportUrl,
-      // Issue 19: a reviewed report's file is its reviewer's (and the patient's and admins'), no one else's.
-      fileAllowed: !fileAccessRefusal(actor, {
-        patientId: report.patient._id,
-        status: report.status,
-        reviewerId: report.expert?._id ?? null,
-        claimantId: report.claimedBy?._id ?? null,
-      }),
+      // Issue 19: the domain decides from the report's row, by the same rule as the file route.
+      fileAllowed,
       resourceType: report.resourceType,
       status: report.status,
       urgent: report.urgent,

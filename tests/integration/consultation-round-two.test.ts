@@ -102,7 +102,11 @@ beforeAll(async () => {
   await signup(api, "ravi", "Expert", details("KMC-1001"));
   await signup(api, "mira", "Expert", details("WBMC-2002"));
   await signup(api, "noreg", "Expert", { specialties: ["Radiology"] });
-  for (const k of ["ravi", "mira"]) {
+  await signup(api, "kiran", "Expert", details("KMC-3003"));
+  await signup(api, "lata", "Expert", details("TNMC-4004"));
+  await signup(api, "gone", "Expert", details("MMC-5005"));
+  await signup(api, "legacy", "Expert", { specialties: ["Radiology"] });
+  for (const k of ["ravi", "mira", "kiran", "lata", "gone"]) {
     expect((await api.post("/expert/approve-expert", { expertId: ids[k] }, tok.admin)).status).toBe(200);
   }
 }, 120_000);
@@ -149,6 +153,160 @@ describe("point 5: claims are capped per expert and renewals are limited", () =>
   });
 });
 
+describe("point 5, fixed: a claim never becomes unclaimable, and release does not reset the renewals", () => {
+  const claim = (id: string, who: string, headers?: Record<string, string>) =>
+    api.post(`/report/claim/${id}`, {}, tok[who], headers);
+  const release = (id: string, who: string) => api.post(`/report/release/${id}`, {}, tok[who]);
+  const renewals = async (id: string) => {
+    const db = await openTestDb(server.dataDir);
+    try {
+      return Number((await db.get("SELECT claim_renewals AS n FROM reports WHERE id = ?", id))!.n);
+    } finally {
+      await db.close();
+    }
+  };
+
+  it("renewed to the cap and released: another expert claims it at once, with the renewals counted afresh", async () => {
+    const id = await upload(api, tok.patient);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(409); // CLAIM_RENEW_MAX (2) reached
+    expect((await release(id, "kiran")).status).toBe(200);
+    expect(await renewals(id)).toBe(0);
+    const taken = await claim(id, "lata");
+    expect(taken.status).toBe(200);
+    expect(taken.body.data.claimedBy._id).toBe(ids.lata);
+    // Lata's own renewals start at 0: two are allowed.
+    expect((await claim(id, "lata")).status).toBe(200);
+    expect((await claim(id, "lata")).status).toBe(200);
+    expect((await claim(id, "lata")).status).toBe(409);
+    expect((await release(id, "lata")).status).toBe(200);
+  });
+
+  it("the holder of a renewed claim erases their account: the report is free for everyone else", async () => {
+    const id = await upload(api, tok.patient);
+    expect((await claim(id, "gone")).status).toBe(200);
+    expect((await claim(id, "gone")).status).toBe(200);
+    expect((await claim(id, "gone")).status).toBe(200);
+    const erased = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      tok.gone,
+    );
+    expect(erased.status).toBe(200);
+    // The claim's holder is gone (claimed_by set null), its renewal count and end time remain.
+    const taken = await claim(id, "kiran");
+    expect(taken.status).toBe(200);
+    expect(taken.body.data.claimedBy._id).toBe(ids.kiran);
+    expect((await release(id, "kiran")).status).toBe(200);
+  });
+
+  it("renew to the cap, release, claim again at once: refused with a translated reason; another expert may claim, then the first again", async () => {
+    const id = await upload(api, tok.patient);
+    expect((await claim(id, "lata")).status).toBe(200); // Lata released the first test's report: no cool-down here
+    expect((await release(id, "lata")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await release(id, "kiran")).status).toBe(200);
+    const again = await claim(id, "kiran");
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe(
+      "Your last claim on this report ended only recently. So that other experts get their chance at it, you can start it again in 120 minutes.",
+    );
+    const hindi = await claim(id, "kiran", { "Accept-Language": "hi" });
+    expect(hindi.status).toBe(409);
+    expect(hindi.body.message).toContain("120 मिनट बाद फिर शुरू कर सकते हैं");
+    // The Start review button on the queue screen says the same.
+    const b = await login("kiran@round2.test");
+    const screen = await b.follow(
+      await b.post("/dashboard/pending-report", { intent: "claim", reportId: id }),
+    );
+    expect(await screen.text()).toContain("you can start it again in 120 minutes");
+    // Lata released it a moment ago too, but her claim was not the last one: she may take it.
+    expect((await claim(id, "lata")).status).toBe(200);
+    expect((await release(id, "lata")).status).toBe(200);
+    // Someone else had their chance: Kiran may claim it again, renewals counted from 0.
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect(await renewals(id)).toBe(0);
+    expect((await release(id, "kiran")).status).toBe(200);
+  });
+
+  it("a claim that lapsed: its holder waits one claim period (CLAIM_TTL_MINUTES) after it ended", async () => {
+    const id = await upload(api, tok.patient);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    expect((await claim(id, "kiran")).status).toBe(200);
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      // The claim ran out a minute ago (nobody released it).
+      await db.run("UPDATE reports SET claim_expires_at = ? WHERE id = ?", db.time(Date.now() - 60_000), id);
+      const again = await claim(id, "kiran");
+      expect(again.status).toBe(409);
+      expect(again.body.message).toMatch(/you can start it again in 119 minutes/);
+      // Ended more than a claim period ago: the same expert may take it, the renewals from 0.
+      await db.run(
+        "UPDATE reports SET claim_expires_at = ? WHERE id = ?",
+        db.time(Date.now() - 121 * 60_000),
+        id,
+      );
+      expect((await claim(id, "kiran")).status).toBe(200);
+      expect(Number((await db.get("SELECT claim_renewals AS n FROM reports WHERE id = ?", id))!.n)).toBe(0);
+      expect((await release(id, "kiran")).status).toBe(200);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe("point 8, fixed: an expert approved before the registration rule cannot sign without one", () => {
+  it("claim and review (API and screen) are refused with what to do; adding the number in Settings sends them to review, then they sign", async () => {
+    // Approved before approval required a registration number (as the old code let an admin do).
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      await db.run(
+        "UPDATE users SET approved = ? WHERE id = ?",
+        db.kind === "postgres" ? true : 1,
+        ids.legacy,
+      );
+      await db.run(
+        "UPDATE expert_profiles SET approved_at = ? WHERE user_id = ?",
+        db.time(Date.now()),
+        ids.legacy,
+      );
+    } finally {
+      await db.close();
+    }
+    const id = await upload(api, tok.patient);
+    const advice =
+      "Add your medical registration number in Settings before you start or submit a review: every opinion letter prints it. An admin will then check your account again.";
+    const claimed = await api.post(`/report/claim/${id}`, {}, tok.legacy);
+    expect(claimed.status).toBe(403);
+    expect(claimed.body.message).toBe(advice);
+    const signed = await api.post(`/report/add-review/${id}`, { review: "Looks normal." }, tok.legacy);
+    expect(signed.status).toBe(403);
+    expect(signed.body.message).toBe(advice);
+    const b = await login("legacy@round2.test");
+    const screen = await b.post(`/dashboard/add-review/${id}`, { review: "Looks normal." });
+    expect(screen.status).toBe(403);
+    expect(await screen.text()).toContain(advice);
+    const still = await api.get("/report/get-pending-reports?pageSize=100", tok.admin);
+    expect(still.body.data.find((r: { _id: string }) => r._id === id).status).toBe("Pending");
+
+    // Adding the number sends them back to an admin; once approved, the letter prints it.
+    const added = await api.put(
+      "/profile/update-expert-details",
+      { registrationNumber: "KMC-6006", registrationCouncil: "Karnataka Medical Council" },
+      tok.legacy,
+    );
+    expect(added.body.data.approved).toBe(false);
+    expect((await api.post("/expert/approve-expert", { expertId: ids.legacy }, tok.admin)).status).toBe(200);
+    const ok = await api.post(`/report/add-review/${id}`, { review: "Looks normal." }, tok.legacy);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.expert.registrationNumber).toBe("KMC-6006");
+  });
+});
+
 describe("point 9: who may open a report's file", () => {
   it("pending: any approved expert; reviewed: its reviewer, the patient and admins; other experts 403 and audited", async () => {
     const pendingId = (JSON.parse(ids.spare) as string[])[0];
@@ -172,19 +330,22 @@ describe("point 9: who may open a report's file", () => {
     );
     expect((await fileOf(reviewed, tok.other)).status).toBe(403);
     expect((await fileOf(reviewed, tok.noreg)).status).toBe(403);
+    // A stranger without a session: 401, and nothing to record.
+    expect((await raw(`${server.url}/api/v1/report/${reviewed}/file`)).status).toBe(401);
     const db = await openTestDb(server.dataDir);
     try {
       const events = await db.all(
         "SELECT actor_id, action FROM audit_events WHERE subject_id = ? AND action IN ('report.file_refused', 'report.file_open')",
         reviewed,
       );
-      // Every refused opening by an expert is recorded: Ravi's and the unapproved expert's.
+      // Every refused opening by a signed-in actor is recorded: Ravi's, the unapproved expert's,
+      // and the other patient's (issue 19: "everything else 403, audited").
       expect(
         events
           .filter((e) => e.action === "report.file_refused")
           .map((e) => e.actor_id)
           .sort(),
-      ).toEqual([ids.ravi, ids.noreg].sort());
+      ).toEqual([ids.ravi, ids.noreg, ids.other].sort());
       expect(events.filter((e) => e.action === "report.file_open").map((e) => e.actor_id)).not.toContain(
         ids.ravi,
       );
@@ -201,6 +362,39 @@ describe("point 9: who may open a report's file", () => {
     const [mine] = JSON.parse(ids.raviClaims) as string[];
     const own = await (await b.fetch(`/dashboard/add-review/${mine}`)).text();
     expect(own).toContain(`src="/api/v1/report/${mine}/file"`);
+  });
+
+  it("follow-ups reassigned to another expert: their screen and the file route agree, they may open it", async () => {
+    const id = ids.miraReviewed;
+    expect(
+      (await api.post(`/report/reassign-follow-ups/${id}`, { expertId: ids.kiran }, tok.admin)).status,
+    ).toBe(200);
+    expect((await fileOf(id, tok.kiran)).status).toBe(200);
+    const b = await login("kiran@round2.test");
+    const page = await (await b.fetch(`/dashboard/add-review/${id}`)).text();
+    expect(page).toContain(`src="/api/v1/report/${id}/file"`);
+    expect(page).not.toContain("Only that expert, the patient and admins can open its file.");
+    // Lata holds neither the review nor the follow-ups: refused on both, the same way.
+    expect((await fileOf(id, tok.lata)).status).toBe(403);
+    const lata = await login("lata@round2.test");
+    expect(await (await lata.fetch(`/dashboard/add-review/${id}`)).text()).toContain(
+      "Only that expert, the patient and admins can open its file.",
+    );
+  });
+
+  it("a patient probing another patient's report files: 403, each attempt audited with the patient as actor", async () => {
+    const theirs = (JSON.parse(ids.spare) as string[])[1];
+    for (let i = 0; i < 2; i++) expect((await fileOf(theirs, tok.other)).status).toBe(403);
+    const db = await openTestDb(server.dataDir);
+    try {
+      const refused = await db.all(
+        "SELECT actor_id FROM audit_events WHERE subject_id = ? AND action = 'report.file_refused'",
+        theirs,
+      );
+      expect(refused.map((e) => e.actor_id)).toEqual([ids.other, ids.other]);
+    } finally {
+      await db.close();
+    }
   });
 });
 
@@ -383,5 +577,44 @@ describe("point 5: a claim that cannot be renewed lapses back to the queue", () 
     await new Promise((r) => setTimeout(r, 2_500));
     expect((await fastApi.post(`/report/claim/${a}`, {}, tok.fe2)).status).toBe(200); // back in the queue
     expect((await fastApi.post(`/report/claim/${b}`, {}, tok.fe1)).status).toBe(200); // fe1's cap is free again
+  });
+});
+
+describe("point 5, fixed: CLAIM_RENEW_MAX=0", () => {
+  let strict: TestServer;
+  let strictApi: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    strict = await startServer({
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_DISABLED: "1",
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      CLAIM_RENEW_MAX: "0",
+    });
+    strictApi = apiClient(strict.url);
+    tok.strictAdmin = (await strictApi.post("/auth/login", ADMIN)).body.token;
+    await signup(strictApi, "sp", "Patient", undefined, "strict2.test");
+    await signup(strictApi, "se1", "Expert", details("S-1"), "strict2.test");
+    await signup(strictApi, "se2", "Expert", details("S-2"), "strict2.test");
+    for (const k of ["se1", "se2"])
+      expect(
+        (await strictApi.post("/expert/approve-expert", { expertId: ids[k] }, tok.strictAdmin)).status,
+      ).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    await strict?.stop();
+  });
+
+  it("a first claim goes through, a renewal does not; another expert waits for it to end", async () => {
+    const id = await upload(strictApi, tok.sp);
+    const first = await strictApi.post(`/report/claim/${id}`, {}, tok.se1);
+    expect(first.status).toBe(200);
+    expect(first.body.data.claimedBy._id).toBe(ids.se1);
+    const renew = await strictApi.post(`/report/claim/${id}`, {}, tok.se1);
+    expect(renew.status).toBe(409);
+    expect(renew.body.message).toMatch(/renewed this claim as often as allowed \(0 times\)/);
+    expect((await strictApi.post(`/report/claim/${id}`, {}, tok.se2)).status).toBe(409);
+    expect((await strictApi.post(`/report/release/${id}`, {}, tok.se1)).status).toBe(200);
+    expect((await strictApi.post(`/report/claim/${id}`, {}, tok.se2)).status).toBe(200);
   });
 });

@@ -293,8 +293,13 @@ describe("claims", () => {
     expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.patient)).status).toBe(403);
     expect((await api.post(`/report/claim/no-such-report`, {}, tok.radio)).status).toBe(404);
     expect((await api.post(`/report/release/${ids.ecg}`, {}, other)).status).toBe(409);
-    // Release and claim again (renewing your own claim is allowed).
+    // Release gives it back: not to the same expert at once (issue 19, the cool-down), to any other.
     expect((await api.post(`/report/release/${ids.ecg}`, {}, tok.holder)).body.data.claimedBy).toBeNull();
+    expect((await api.post(`/report/release/${ids.ecg}`, {}, tok.holder)).status).toBe(409);
+    expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.holder)).status).toBe(409);
+    expect((await api.post(`/report/claim/${ids.ecg}`, {}, other)).status).toBe(200);
+    expect((await api.post(`/report/release/${ids.ecg}`, {}, other)).status).toBe(200);
+    // Another expert had the chance: the first may claim again, and renew their own claim.
     expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.holder)).status).toBe(200);
     expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.holder)).status).toBe(200);
   });

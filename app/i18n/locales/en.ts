@@ -601,6 +601,10 @@ const en = {
     fileNotYours:
       "This report was reviewed by another expert. Only that expert, the patient and admins can open its file.",
     notYourClaim: "You are not reviewing this report.",
+    claimCooldown:
+      "Your last claim on this report ended only recently. So that other experts get their chance at it, you can start it again in {{minutes}} minutes.",
+    registrationToSign:
+      "Add your medical registration number in Settings before you start or submit a review: every opinion letter prints it. An admin will then check your account again.",
     urgentLabel: "This is urgent",
     urgentHint: "Tick this if you need an answer quickly, and tell the expert why.",
     urgentReasonLabel: "Why is it urgent?",
