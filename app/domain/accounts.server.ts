@@ -6,7 +6,6 @@ import {
   passwordResetTokens,
   profiles,
   reports,
-  sessions,
   uploadSessions,
   users,
   verificationCodes,
@@ -24,7 +23,13 @@ import { deleteStored, type StoredFile } from "./files.server";
 import { sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
 import { beginLogin, forgive, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
-import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
+import {
+  createSession,
+  isKnownDeviceOf,
+  revokeAllSessions,
+  revokeSession,
+  type Actor,
+} from "./sessions.server";
 import { maskPhone, smsNumber, validE164 } from "~/utils/phone.server";
 import {
   sendAccountExistsNotice,
@@ -257,23 +262,13 @@ async function assertFreeAfterCode(target: CodeTarget) {
   }
 }
 
-/** Whether the owner of `userId` has signed in from this client's address (a session, live or not). */
-async function signedInFrom(userId: string, client: Client): Promise<boolean> {
-  if (!client.ip) return false;
-  const row = await first(
-    db()
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.userId, userId), eq(sessions.ip, client.ip))),
-  );
-  return !!row;
-}
-
 /**
  * The budgets of an SMS code (issue 19): per address and per number+address on every request,
  * then the number's, the country's and the purpose's (see limitSms) — the ceiling only when a
- * message is really `queued`. `owner` (login and reset codes): the account the number belongs to,
- * whose own address may draw on the number's small reserve.
+ * message is really `queued`. `owner` (login and reset codes): the account the number belongs to;
+ * `device`: the "known device" mark the request carried (sessions.server knownDeviceMark). Only
+ * a device the owner logged in on draws on the number's small reserve — something the owner
+ * holds, not an address (addresses change, sessions end at logout and reset).
  */
 async function limitSmsCode(
   phone: string,
@@ -281,12 +276,13 @@ async function limitSmsCode(
   ceiling: SmsCeiling,
   queued: boolean,
   owner?: UserRow,
+  device?: string | null,
 ) {
   await limit("sms", phone, client);
   const country = smsNumber(phone);
   await limitSms(phone, country.ok ? country.country : "", ceiling, {
     queued,
-    fromOwner: owner ? () => signedInFrom(owner.id, client) : undefined,
+    fromOwner: owner ? async () => isKnownDeviceOf(owner.id, device) : undefined,
   });
 }
 
@@ -509,12 +505,17 @@ export async function login(
  * Sends a login code by SMS to an account's mobile number. The answer is the same whether or not
  * an account has that number, and no SMS is sent (or paid for) when none has.
  */
-export async function requestLoginCode(number: string, client: Client, locale: string) {
+export async function requestLoginCode(
+  number: string,
+  client: Client,
+  locale: string,
+  device?: string | null,
+) {
   const phone = smsPhone(number);
   const user = await findUserByPhone(phone);
   const live = user && !user.suspendedAt ? user : undefined;
   // Issue 19: the ceiling is spent only when a message is queued; the same checks either way.
-  await limitSmsCode(phone, client, "account", !!live, live);
+  await limitSmsCode(phone, client, "account", !!live, live, device);
   if (!live) return;
   await issueCode({ phone }, null, live.locale || locale, "login");
 }
@@ -576,6 +577,7 @@ export async function requestPasswordReset(
   to: string | { email?: string | null; phone?: string | null },
   client: Client,
   locale = "en",
+  device?: string | null,
 ) {
   const target = typeof to === "string" ? { email: to } : to;
   if (target.phone) {
@@ -583,7 +585,7 @@ export async function requestPasswordReset(
     const phone = smsPhone(target.phone);
     const user = await findUserByPhone(phone);
     const owner = user && !user.suspendedAt ? user : undefined;
-    await limitSmsCode(phone, client, "account", !!owner, owner);
+    await limitSmsCode(phone, client, "account", !!owner, owner, device);
     if (!owner) return;
     await issueCode({ phone }, null, owner.locale || locale, "reset");
     return;

@@ -4,6 +4,7 @@ import { config } from "~/config.server";
 import { affected, db, prepareQuery, timeParam, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 const WEB_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 const API_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -43,6 +44,41 @@ export function sessionCookie() {
     });
   }
   return cookie;
+}
+
+const DEVICE_TTL_S = 365 * 24 * 60 * 60;
+
+let deviceCookie: ReturnType<typeof createCookie> | undefined;
+/**
+ * The "known device" cookie (issue 19, the owner's SMS reserve): set at every successful login,
+ * kept for a year and through logouts, password resets and address changes. Its value is
+ * knownDeviceMark() of the account, an HMAC under the app's secret: it names no one to whoever
+ * reads it, cannot be made for another account, and signs nobody in.
+ */
+export function knownDeviceCookie() {
+  if (!deviceCookie) {
+    deviceCookie = createCookie("cb_device", {
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      secure: config().appUrl.startsWith("https://"),
+      maxAge: DEVICE_TTL_S,
+    });
+  }
+  return deviceCookie;
+}
+
+/** The mark a device keeps after its owner logged in on it: HMAC-SHA256 of the user id under the session secret. */
+export function knownDeviceMark(userId: string): string {
+  return createHmac("sha256", config().sessionSecret).update(`known-device:${userId}`).digest("base64url");
+}
+
+/** Whether `mark` (the device cookie's value, as sent) is the mark of `userId`'s devices. */
+export function isKnownDeviceOf(userId: string, mark: string | null | undefined): boolean {
+  if (typeof mark !== "string" || mark.length > 100) return false;
+  const want = Buffer.from(knownDeviceMark(userId));
+  const got = Buffer.from(mark);
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 export async function createSession(
