@@ -31,6 +31,7 @@ import {
   type Actor,
 } from "./sessions.server";
 import { maskPhone, smsNumber, validE164 } from "~/utils/phone.server";
+import { phoneCandidate } from "~/utils/phone-shape";
 import {
   sendAccountExistsNotice,
   sendCode,
@@ -814,7 +815,8 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
 /**
  * Inside a transaction: deletes the user row (profile, sessions, tokens, reports, consents,
  * nominee, two-step factor and unfinished uploads go with it by foreign key) and the codes sent to
- * the person's e-mail or numbers (a pending code or a sign-up's payload names them), and gives
+ * the person's e-mail or numbers (a pending code or a sign-up's payload names them), blanks an
+ * expert's name and registration on the letters they signed, and gives
  * what the store must remove after the commit: the file keys (reports, display picture) and the
  * ids of unfinished resumable uploads, whose encrypted segments are named by them. Used by the
  * erasure (rights.server.ts), the one way an account is deleted.
@@ -849,18 +851,40 @@ export function* accountDeletionSteps(
     ...(numbers.length ? [inArray(verificationCodes.phone, numbers)] : []),
   ];
   if (codeTargets.length) yield* exec(tx.delete(verificationCodes).where(or(...codeTargets)));
+  // An expert's name and registration as copied onto the letters they signed (issue 19) go with
+  // them: the letters stay the patients' records, and /verify then says the signer is no longer
+  // registered (as for any deleted expert) — it never names someone whose data was erased.
+  yield* exec(
+    tx
+      .update(reports)
+      .set({
+        signerFirstName: null,
+        signerLastName: null,
+        signerRegistrationNumber: null,
+        signerRegistrationCouncil: null,
+      })
+      .where(eq(reports.expertId, userId)),
+  );
   yield* exec(tx.delete(users).where(eq(users.id, userId)));
   return { fileKeys, uploadIds };
 }
 
-/** Every number of a person in E.164: the sign-in number and the contact number SMS may go to. */
+/**
+ * Every number of a person, for the erasure (issue 19): the sign-in number and the contact number,
+ * each as stored ("+" and the digits, with the account's dial code for the contact number) and as
+ * valid E.164 when it is one. Any number, not only those SMS may go to today: a fixed line, a
+ * country since removed from SMS_COUNTRIES, or a number the full metadata now calls invalid may
+ * still have SMS rows, codes and callbacks naming it.
+ */
 export function personNumbers(user: Pick<UserRow, "phone" | "countryCode" | "contactNumber">): string[] {
-  const contact = smsNumberOf({
-    phone: null,
-    countryCode: user.countryCode,
-    contactNumber: user.contactNumber,
-  });
-  return [...new Set([user.phone, contact].filter((n): n is string => !!n))];
+  const contact = phoneCandidate(user.contactNumber ?? "", user.countryCode || "+91");
+  const forms = [
+    user.phone,
+    user.phone ? validE164(user.phone) : null,
+    contact,
+    contact ? validE164(contact) : null,
+  ];
+  return [...new Set(forms.filter((n): n is string => !!n))];
 }
 
 /**

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, storedKeys, type TestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -173,12 +174,18 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
 
   it("with two-step login on, the code is required and checked (DELETE or POST)", async () => {
     const p = await emailPatient("two-step@erase.test");
-    const setup = await api.post("/auth/two-factor/setup", {}, p.token);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, p.token);
     expect(setup.status).toBe(200);
     const app = new AuthApp(setup.body.data.secret);
-    expect((await api.post("/auth/two-factor/confirm", { code: await app.next() }, p.token)).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await api.post(
+          "/auth/two-factor/confirm",
+          { password: strongPassword, code: await app.next() },
+          p.token,
+        )
+      ).status,
+    ).toBe(200);
 
     const noCode = await api.del(
       "/profile/delete-profile",
@@ -258,9 +265,13 @@ describe("the screens with two-step login on (issue 19, point 6)", () => {
   it("Settings and My data ask for the code too; a recovery code does", async () => {
     const email = "screen-two-step@erase.test";
     const p = await emailPatient(email);
-    const setup = await api.post("/auth/two-factor/setup", {}, p.token);
+    const setup = await api.post("/auth/two-factor/setup", { password: strongPassword }, p.token);
     const app = new AuthApp(setup.body.data.secret);
-    const confirmed = await api.post("/auth/two-factor/confirm", { code: await app.next() }, p.token);
+    const confirmed = await api.post(
+      "/auth/two-factor/confirm",
+      { password: strongPassword, code: await app.next() },
+      p.token,
+    );
     expect(confirmed.status).toBe(200);
     const codes = confirmed.body.data.recoveryCodes as string[];
     const web = new Browserish(server.url);
@@ -523,6 +534,117 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
     // Other people's messages stay.
     expect(await db.get("SELECT id FROM callback_requests WHERE phone_number = '9812377999'")).toBeTruthy();
     expect(await db.get("SELECT id FROM contact_messages WHERE email = 'other@example.in'")).toBeTruthy();
+  });
+
+  it("an erased expert's name and registration leave the letters they signed; the letter stays genuine on /verify", async () => {
+    const firstName = "Hiranmayi";
+    const lastName = "Signwell";
+    const reg = "ERASE-REG-4411";
+    const council = "Zetland Erasure Council";
+    const email = "hiranmayi.signwell@erase.test";
+    const expert = await signupViaApi(api, smtp, codeFrom, {
+      email,
+      accountType: "Expert",
+      firstName,
+      lastName,
+      extra: {
+        specialties: ["Radiology"],
+        registrationNumber: reg,
+        registrationCouncil: council,
+        yearsOfPractice: 7,
+      },
+    });
+    const expertId = expert.user._id as string;
+    const admin = (await api.post("/auth/login", ADMIN)).body.token as string;
+    expect((await api.post("/expert/approve-expert", { expertId }, admin)).status).toBe(200);
+    const patient = await emailPatient("keeps.letter@erase.test");
+    const up = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "X-Ray", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "r.pdf", data: samplePdf(), type: "application/pdf" },
+      ),
+      patient.token,
+    );
+    expect(up.status).toBe(201);
+    const reportId = up.body.data._id as string;
+    expect((await api.post(`/report/claim/${reportId}`, {}, expert.token)).status).toBe(200);
+    const signed = await api.post(
+      `/report/add-review/${reportId}`,
+      { review: "No fracture seen." },
+      expert.token,
+    );
+    expect(signed.status).toBe(200);
+    const code = signed.body.data.letter.verifyCode as string;
+    const before = await (await fetch(`${server.url}/verify/${code}`)).text();
+    expect(before).toContain(reg);
+    expect(before).toContain(lastName);
+    expect((await findEverywhere([reg, council])).some((h) => h.startsWith("reports.signer_"))).toBe(true);
+
+    const erased = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      expert.token,
+    );
+    expect(erased.status).toBe(200);
+    expect(await userCount(expertId)).toBe(0);
+    expect(await findEverywhere([firstName, lastName, reg, council, email, expertId])).toEqual([]);
+    // The patient keeps the letter and its review; /verify: genuine, the signer no longer registered.
+    const mine = await api.get(`/report/get-report-by-patientId/${patient.id}?pageSize=100`, patient.token);
+    const report = mine.body.data.find((r: { _id: string }) => r._id === reportId);
+    expect(report.review).toBe("No fracture seen.");
+    expect(report.expert).toBeNull();
+    const after = await (await fetch(`${server.url}/verify/${code}`)).text();
+    expect(after).toContain("the expert who signed it is no longer registered");
+    expect(after).not.toContain(reg);
+    expect(after).not.toContain(lastName);
+  });
+
+  it("every number of the person goes: a fixed-line contact number, a country not in SMS_COUNTRIES, a number the metadata calls invalid", async () => {
+    const people = [
+      { key: "landline", countryCode: "+91", contactNumber: "1123456789", e164: "+911123456789" },
+      { key: "uk", countryCode: "+44", contactNumber: "7911123456", e164: "+447911123456" },
+      { key: "invalid", countryCode: "+91", contactNumber: "1000000000", e164: "+911000000000" },
+    ];
+    let n = 0;
+    for (const p of people) {
+      const email = `numbers.${p.key}@erase.test`;
+      const r = await signupViaApi(api, smtp, codeFrom, {
+        email,
+        firstName: "Numbered",
+        lastName: `Person${p.key}`,
+        extra: { countryCode: p.countryCode, contactNumber: p.contactNumber },
+      });
+      // An SMS row to the number (sent while it could still get SMS, or under an older check) ...
+      await db.run(
+        'INSERT INTO sms_messages (id, "to", text, purpose, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)',
+        `b1b2c3d4e5f6a7b8c9d0e1f${n++}`,
+        p.e164,
+        `Text to ${p.key}`,
+        "notice",
+        "sent",
+        db.time(Date.now()),
+        db.time(Date.now()),
+      );
+      // ... and a callback request to it, signed out, with the number as typed (a leading zero).
+      const cb = await new Browserish(server.url).post("/?index", {
+        name: `Caller ${p.key}`,
+        countryCode: p.countryCode,
+        phoneNumber: `0${p.contactNumber}`,
+        message: "Please call",
+      });
+      expect(cb.status).toBe(302);
+      const digits = p.contactNumber;
+      expect(await findEverywhere([digits, p.e164])).not.toEqual([]);
+      const erased = await api.del(
+        "/profile/delete-profile",
+        { password: strongPassword, immediate: true },
+        r.token,
+      );
+      expect(erased.status).toBe(200);
+      expect(await findEverywhere([digits, p.e164, email, `Person${p.key}`]), p.key).toEqual([]);
+    }
   });
 
   it("sent SMS older than SMS_RETENTION_DAYS (30) are pruned by the rights job; newer and queued ones stay", async () => {
