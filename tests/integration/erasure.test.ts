@@ -1,5 +1,7 @@
 import { Secret, TOTP } from "otpauth";
 import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, storedKeys, type TestDb } from "../helpers/db";
@@ -670,5 +672,115 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
       db.all<{ id: string }>("SELECT id FROM sms_messages WHERE \"to\" = '+919812300001' ORDER BY id");
     const after = await waitFor(ids, (r) => r.length === 2, 10_000);
     expect(after.map((r) => r.id)).toEqual(["a1b2c3d4e5f6a7b8c9d0e1f4", "a1b2c3d4e5f6a7b8c9d0e1f5"]);
+  });
+});
+
+describe("without SMS_URL: the outbox keeps nothing of an erased person (issue 19, point 7)", () => {
+  let bare: TestServer;
+  let bareDb: TestDb;
+  let bareApi: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    bare = await startServer({
+      SMS_URL: "", // unset, as the README starts it: messages go to data/sms-outbox
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_DISABLED: "1",
+      RIGHTS_JOB_SECONDS: "1",
+    });
+    bareApi = apiClient(bare.url);
+    bareDb = await openTestDb(bare.dataDir, { write: true });
+  }, 120_000);
+  afterAll(async () => {
+    await bareDb?.close();
+    await bare?.stop();
+  });
+
+  const outbox = () => path.join(bare.dataDir, "sms-outbox");
+  /** The outbox's messages, as the server wrote them. */
+  const outboxed = () =>
+    existsSync(outbox())
+      ? readdirSync(outbox())
+          .filter((f) => f.endsWith(".json"))
+          .map((f) => ({
+            file: f,
+            ...(JSON.parse(readFileSync(path.join(outbox(), f), "utf8")) as { to: string; text: string }),
+          }))
+      : [];
+  const anyOutboxFileHas = (needles: string[]) =>
+    existsSync(outbox())
+      ? readdirSync(outbox()).filter((f) => {
+          const text = readFileSync(path.join(outbox(), f), "utf8");
+          return needles.some((n) => text.includes(n) || f.includes(n));
+        })
+      : [];
+
+  it("the erasure deletes the person's outbox files and the last message leaves none; files older than SMS_RETENTION_DAYS are pruned", async () => {
+    const national = "9812377552";
+    const phone = `+91${national}`;
+    expect((await bareApi.post("/auth/send-otp", { phone })).status).toBe(200);
+    const codeFile = await waitFor(
+      async () => outboxed().find((m) => m.to === phone),
+      (m) => !!m,
+    );
+    const code = /\b(\d{6})\b/.exec(codeFile!.text)![1];
+    const signed = await bareApi.post("/auth/signup", {
+      accountType: "Patient",
+      firstName: "Outboxa",
+      lastName: "Keepsnot",
+      phone,
+      password: strongPassword,
+      confirmPassword: strongPassword,
+      otp: code,
+    });
+    expect(signed.status).toBe(201);
+    const token = (await bareApi.post("/auth/login", { phone, password: strongPassword })).body
+      .token as string;
+    expect((await bareApi.post("/auth/send-login-code", { phone })).status).toBe(200);
+    await waitFor(
+      async () => outboxed().filter((m) => m.to === phone).length,
+      (n) => n >= 2,
+    );
+    // Someone else's message stays.
+    expect((await bareApi.post("/auth/send-otp", { phone: "+919812377553" })).status).toBe(200);
+    await waitFor(
+      async () => outboxed().some((m) => m.to === "+919812377553"),
+      (ok) => ok,
+    );
+
+    const erased = await bareApi.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      token,
+    );
+    expect(erased.status).toBe(200);
+    // The last message ("your account has been deleted") is taken by the sender and its row forgotten ...
+    const rowsLeft = await waitFor(
+      async () => (await bareDb.all('SELECT id FROM sms_messages WHERE "to" = ?', phone)).length,
+      (n) => n === 0,
+    );
+    expect(rowsLeft).toBe(0);
+    await sleep(500);
+    // ... and no file names the person: neither the earlier codes nor the last message.
+    expect(anyOutboxFileHas([phone, national, "Outboxa", "Keepsnot"])).toEqual([]);
+    expect(outboxed().some((m) => m.to === "+919812377553")).toBe(true);
+
+    // Retention: an outbox file older than 30 days goes with the rights job; a newer one stays.
+    const oldFile = path.join(outbox(), "2020-01-01T00-00-00-000Z-c1c2c3d4e5f6a7b8c9d0e1f2.json");
+    const newFile = path.join(outbox(), "2020-01-02T00-00-00-000Z-c1c2c3d4e5f6a7b8c9d0e1f3.json");
+    for (const f of [oldFile, newFile])
+      writeFileSync(f, JSON.stringify({ to: "+919812300009", text: "old", purpose: "notice" }), {
+        mode: 0o600,
+      });
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    utimesSync(oldFile, old, old);
+    const recent = new Date(Date.now() - 29 * 86_400_000);
+    utimesSync(newFile, recent, recent);
+    expect(
+      await waitFor(
+        async () => existsSync(oldFile),
+        (e) => !e,
+        10_000,
+      ),
+    ).toBe(false);
+    expect(existsSync(newFile)).toBe(true);
   });
 });
