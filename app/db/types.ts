@@ -8,6 +8,16 @@ export const NOTIFY_CHANNELS = ["email", "sms", "both"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 export const CODE_PURPOSES = ["signup", "login", "reset"] as const;
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
+/** What an SMS is for (sms.server SmsPurpose); "erased": the last message to an erased person, never kept. */
+export const SMS_PURPOSES = [
+  "signup-code",
+  "login-code",
+  "reset-code",
+  "opinion-ready",
+  "followup-answered",
+  "notice",
+  "erased",
+] as const;
 
 /** Issue 14: what a patient consents to, each recorded separately with the text version shown. */
 export const CONSENT_PURPOSES = ["review", "contact", "statistics"] as const;

@@ -6,7 +6,6 @@ import {
   passwordResetTokens,
   profiles,
   reports,
-  sessions,
   uploadSessions,
   users,
   verificationCodes,
@@ -24,8 +23,15 @@ import { deleteStored, type StoredFile } from "./files.server";
 import { sendMailInBackground, simpleHtml } from "./mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
 import { beginLogin, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
-import { createSession, revokeAllSessions, revokeSession, type Actor } from "./sessions.server";
+import {
+  createSession,
+  isKnownDeviceOf,
+  revokeAllSessions,
+  revokeSession,
+  type Actor,
+} from "./sessions.server";
 import { maskPhone, smsNumber, validE164 } from "~/utils/phone.server";
+import { phoneCandidate } from "~/utils/phone-shape";
 import {
   sendAccountExistsNotice,
   sendCode,
@@ -257,23 +263,13 @@ async function assertFreeAfterCode(target: CodeTarget) {
   }
 }
 
-/** Whether the owner of `userId` has signed in from this client's address (a session, live or not). */
-async function signedInFrom(userId: string, client: Client): Promise<boolean> {
-  if (!client.ip) return false;
-  const row = await first(
-    db()
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.userId, userId), eq(sessions.ip, client.ip))),
-  );
-  return !!row;
-}
-
 /**
  * The budgets of an SMS code (issue 19): per address and per number+address on every request,
  * then the number's, the country's and the purpose's (see limitSms) — the ceiling only when a
- * message is really `queued`. `owner` (login and reset codes): the account the number belongs to,
- * whose own address may draw on the number's small reserve.
+ * message is really `queued`. `owner` (login and reset codes): the account the number belongs to;
+ * `device`: the "known device" mark the request carried (sessions.server knownDeviceMark). Only
+ * a device the owner logged in on draws on the number's small reserve — something the owner
+ * holds, not an address (addresses change, sessions end at logout and reset).
  */
 async function limitSmsCode(
   phone: string,
@@ -281,12 +277,13 @@ async function limitSmsCode(
   ceiling: SmsCeiling,
   queued: boolean,
   owner?: UserRow,
+  device?: string | null,
 ) {
   await limit("sms", phone, client);
   const country = smsNumber(phone);
   await limitSms(phone, country.ok ? country.country : "", ceiling, {
     queued,
-    fromOwner: owner ? () => signedInFrom(owner.id, client) : undefined,
+    fromOwner: owner ? async () => isKnownDeviceOf(owner.id, device) : undefined,
   });
 }
 
@@ -509,12 +506,17 @@ export async function login(
  * Sends a login code by SMS to an account's mobile number. The answer is the same whether or not
  * an account has that number, and no SMS is sent (or paid for) when none has.
  */
-export async function requestLoginCode(number: string, client: Client, locale: string) {
+export async function requestLoginCode(
+  number: string,
+  client: Client,
+  locale: string,
+  device?: string | null,
+) {
   const phone = smsPhone(number);
   const user = await findUserByPhone(phone);
   const live = user && !user.suspendedAt ? user : undefined;
   // Issue 19: the ceiling is spent only when a message is queued; the same checks either way.
-  await limitSmsCode(phone, client, "account", !!live, live);
+  await limitSmsCode(phone, client, "account", !!live, live, device);
   if (!live) return;
   await issueCode({ phone }, null, live.locale || locale, "login");
 }
@@ -576,6 +578,7 @@ export async function requestPasswordReset(
   to: string | { email?: string | null; phone?: string | null },
   client: Client,
   locale = "en",
+  device?: string | null,
 ) {
   const target = typeof to === "string" ? { email: to } : to;
   if (target.phone) {
@@ -583,7 +586,7 @@ export async function requestPasswordReset(
     const phone = smsPhone(target.phone);
     const user = await findUserByPhone(phone);
     const owner = user && !user.suspendedAt ? user : undefined;
-    await limitSmsCode(phone, client, "account", !!owner, owner);
+    await limitSmsCode(phone, client, "account", !!owner, owner, device);
     if (!owner) return;
     await issueCode({ phone }, null, owner.locale || locale, "reset");
     return;
@@ -793,7 +796,8 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
 /**
  * Inside a transaction: deletes the user row (profile, sessions, tokens, reports, consents,
  * nominee, two-step factor and unfinished uploads go with it by foreign key) and the codes sent to
- * the person's e-mail or numbers (a pending code or a sign-up's payload names them), and gives
+ * the person's e-mail or numbers (a pending code or a sign-up's payload names them), blanks an
+ * expert's name and registration on the letters they signed, and gives
  * what the store must remove after the commit: the file keys (reports, display picture) and the
  * ids of unfinished resumable uploads, whose encrypted segments are named by them. Used by the
  * erasure (rights.server.ts), the one way an account is deleted.
@@ -828,18 +832,40 @@ export function* accountDeletionSteps(
     ...(numbers.length ? [inArray(verificationCodes.phone, numbers)] : []),
   ];
   if (codeTargets.length) yield* exec(tx.delete(verificationCodes).where(or(...codeTargets)));
+  // An expert's name and registration as copied onto the letters they signed (issue 19) go with
+  // them: the letters stay the patients' records, and /verify then says the signer is no longer
+  // registered (as for any deleted expert) — it never names someone whose data was erased.
+  yield* exec(
+    tx
+      .update(reports)
+      .set({
+        signerFirstName: null,
+        signerLastName: null,
+        signerRegistrationNumber: null,
+        signerRegistrationCouncil: null,
+      })
+      .where(eq(reports.expertId, userId)),
+  );
   yield* exec(tx.delete(users).where(eq(users.id, userId)));
   return { fileKeys, uploadIds };
 }
 
-/** Every number of a person in E.164: the sign-in number and the contact number SMS may go to. */
+/**
+ * Every number of a person, for the erasure (issue 19): the sign-in number and the contact number,
+ * each as stored ("+" and the digits, with the account's dial code for the contact number) and as
+ * valid E.164 when it is one. Any number, not only those SMS may go to today: a fixed line, a
+ * country since removed from SMS_COUNTRIES, or a number the full metadata now calls invalid may
+ * still have SMS rows, codes and callbacks naming it.
+ */
 export function personNumbers(user: Pick<UserRow, "phone" | "countryCode" | "contactNumber">): string[] {
-  const contact = smsNumberOf({
-    phone: null,
-    countryCode: user.countryCode,
-    contactNumber: user.contactNumber,
-  });
-  return [...new Set([user.phone, contact].filter((n): n is string => !!n))];
+  const contact = phoneCandidate(user.contactNumber ?? "", user.countryCode || "+91");
+  const forms = [
+    user.phone,
+    user.phone ? validE164(user.phone) : null,
+    contact,
+    contact ? validE164(contact) : null,
+  ];
+  return [...new Set(forms.filter((n): n is string => !!n))];
 }
 
 /** Removes used, expired codes and reset tokens (run at start-up and now and then). */

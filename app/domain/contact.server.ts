@@ -1,4 +1,4 @@
-import { and, count, desc, eq, like, or } from "drizzle-orm";
+import { and, count, desc, eq, inArray, like, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
@@ -159,5 +159,15 @@ export function* contactErasureSteps(
         like(callbackRequests.phoneNumber, `%${p.national}`),
       ),
     );
-  yield* exec(tx.delete(callbackRequests).where(or(eq(callbackRequests.userId, person.userId), ...byNumber)));
+  // The digits as stored, whatever the metadata says of them today: the dial code and the number
+  // without its leading zeros spell "+" and the digits of one of the person's numbers.
+  const asStored = person.numbers.length
+    ? inArray(
+        sql`(${callbackRequests.countryCode} || ltrim(${callbackRequests.phoneNumber}, '0'))`,
+        person.numbers,
+      )
+    : undefined;
+  yield* exec(
+    tx.delete(callbackRequests).where(or(eq(callbackRequests.userId, person.userId), asStored, ...byNumber)),
+  );
 }

@@ -165,7 +165,8 @@ async function peek(keyPrefix: string, budget: Budget, key: string) {
  *
  * - the number's budget (`smsNumber`), taken whether or not a message follows, so the answer
  *   never tells whether the number has an account; once it is spent, a login or reset code may
- *   still come from the reserve (`smsReserve`) when `fromOwner()` (an address its owner signed in from);
+ *   still come from the reserve (`smsReserve`) when `fromOwner()` (the request carries the
+ *   "known device" mark of the number's owner: a browser or app the owner logged in on);
  * - for signup codes, the country's and the number block's budgets (`smsCountry`, `smsRange`);
  * - the hourly ceiling of the purpose (SMS_PER_HOUR each for signup codes and for login and
  *   reset codes, so signup codes can never starve the others).

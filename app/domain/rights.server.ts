@@ -19,7 +19,7 @@ import { DomainError } from "./errors";
 import { contactErasureSteps } from "./contact.server";
 import { deleteSegments, deleteStored } from "./files.server";
 import { notify, recipientColumns } from "./notify.server";
-import { pruneSmsMessages, smsErasureSteps } from "./sms.server";
+import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "./sms.server";
 import type { Actor } from "./sessions.server";
 
 /**
@@ -619,7 +619,11 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
         .returning({ id: rightsRequests.id }),
     );
     if (!won) return null;
-    let removed: { fileKeys: string[]; uploadIds: string[] } = { fileKeys: [], uploadIds: [] };
+    let removed: { fileKeys: string[]; uploadIds: string[]; numbers: string[] } = {
+      fileKeys: [],
+      uploadIds: [],
+      numbers: [],
+    };
     if (userId && pseudonym) {
       yield* exec(
         tx
@@ -651,7 +655,7 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
         const numbers = personNumbers(person);
         yield* smsErasureSteps(tx, numbers);
         yield* contactErasureSteps(tx, { userId, email: person.email, numbers });
-        removed = yield* accountDeletionSteps(tx, userId);
+        removed = { ...(yield* accountDeletionSteps(tx, userId)), numbers };
       }
     }
     yield* exec(
@@ -675,6 +679,10 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
     });
   }
   await Promise.all([
+    // Without SMS_URL, the outbox files of messages to the person (issue 19).
+    deleteOutboxFilesTo(result.numbers).catch((err) =>
+      log("error", "could not delete erased sms outbox files", { error: String(err) }),
+    ),
     ...result.fileKeys.map((k) =>
       deleteStored(k).catch((err) =>
         log("error", "could not delete erased file", { key: k, error: String(err) }),

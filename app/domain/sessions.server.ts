@@ -3,6 +3,7 @@ import { config } from "~/config.server";
 import { affected, db, prepareQuery, timeParam, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** How long a web session (the cookie) lives at most. */
 export const WEB_SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
@@ -28,6 +29,19 @@ export type Actor = {
   locale: string;
   sessionId: string;
 };
+
+/** The mark a device keeps after its owner logged in on it: HMAC-SHA256 of the user id under the session secret. */
+export function knownDeviceMark(userId: string): string {
+  return createHmac("sha256", config().sessionSecret).update(`known-device:${userId}`).digest("base64url");
+}
+
+/** Whether `mark` (the device cookie's value, as sent) is the mark of `userId`'s devices. */
+export function isKnownDeviceOf(userId: string, mark: string | null | undefined): boolean {
+  if (typeof mark !== "string" || mark.length > 100) return false;
+  const want = Buffer.from(knownDeviceMark(userId));
+  const got = Buffer.from(mark);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
 
 export async function createSession(
   userId: string,

@@ -1,12 +1,13 @@
 import { and, count, desc, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { readdir, readFile, stat, unlink } from "node:fs/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import path from "node:path";
 import { config } from "~/config.server";
 import { affected, db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
-import { SMS_STATUSES } from "~/db/types";
+import { SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -25,15 +26,8 @@ import type { Actor } from "./sessions.server";
  * retries failures with backoff until the last attempt marks it failed for the admins to see.
  * The text is never logged and never shown to anyone: it may hold a sign-in code.
  */
-export type SmsPurpose =
-  | "signup-code"
-  | "login-code"
-  | "reset-code"
-  | "opinion-ready"
-  | "followup-answered"
-  | "notice"
-  /** The last message to an erased person: the row is deleted once sent (or given up), never kept. */
-  | "erased";
+/** "erased": the last message to an erased person — the row is deleted once sent (or given up), never kept. */
+export type SmsPurpose = (typeof SMS_PURPOSES)[number];
 
 export type SmsStatus = (typeof SMS_STATUSES)[number];
 
@@ -322,6 +316,7 @@ export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
  */
 export async function pruneSmsMessages(now = Date.now()): Promise<number> {
   const cutoff = new Date(now - config().smsRetentionMs);
+  await pruneOutbox(cutoff.getTime());
   return affected(
     await db()
       .delete(smsMessages)
@@ -330,8 +325,61 @@ export async function pruneSmsMessages(now = Date.now()): Promise<number> {
   );
 }
 
-/** Without SMS_URL: one file per message (0600 in a 0700 folder) and one log line without the text. */
+/** The outbox's message files (SMS_URL unset), as paths; none when there is no outbox. */
+async function outboxFiles(): Promise<string[]> {
+  const dir = config().smsOutboxDir;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.filter((n) => n.endsWith(".json")).map((n) => path.join(dir, n));
+}
+
+/**
+ * The erasure (issue 19): the outbox files of messages to any of `numbers` (the person's, as
+ * personNumbers gives them) are deleted — the outbox is no archive of a person's numbers and texts.
+ */
+export async function deleteOutboxFilesTo(numbers: string[]): Promise<number> {
+  if (!numbers.length) return 0;
+  let n = 0;
+  for (const file of await outboxFiles()) {
+    try {
+      const to = (JSON.parse(await readFile(file, "utf8")) as { to?: unknown }).to;
+      if (typeof to === "string" && numbers.includes(to)) {
+        await unlink(file);
+        n++;
+      }
+    } catch (err) {
+      // Gone already (another node's erasure) or not one of ours: nothing to erase in it.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" && !(err instanceof SyntaxError))
+        log("error", "could not erase an sms outbox file", { file: path.basename(file), error: String(err) });
+    }
+  }
+  return n;
+}
+
+/** Outbox files written before `cutoff` (SMS_RETENTION_DAYS, like the rows) are deleted. */
+async function pruneOutbox(cutoff: number) {
+  for (const file of await outboxFiles()) {
+    try {
+      if ((await stat(file)).mtimeMs < cutoff) await unlink(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        log("error", "could not prune an sms outbox file", { file: path.basename(file), error: String(err) });
+    }
+  }
+}
+
+/**
+ * Without SMS_URL: one file per message (0600 in a 0700 folder) and one log line without the text.
+ * The last message to an erased person is not written (only the masked log line): the erasure has
+ * already removed their files, and nothing of them may come back.
+ */
 function writeToOutbox(dir: string, row: Claimed) {
+  if (row.purpose === "erased") {
+    log("info", "sms to an erased person not kept in the outbox", {
+      to: maskPhone(row.to),
+      purpose: row.purpose,
+    });
+    return;
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Named by the row, so a message taken again after a crash rewrites its own file.
   const file = path.join(dir, `${row.createdAt.toISOString().replace(/[:.]/g, "-")}-${row.id}.json`);

@@ -3,6 +3,7 @@ import { toApiUser } from "~/domain/users.server";
 import { loginSecondStepSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
+import { knownDeviceHeader } from "~/utils/auth.server";
 
 /** The second step of an API login (issue 14): the mfaToken from /auth/login and a code → the login answer. */
 const route = apiRoute({
@@ -19,6 +20,7 @@ const route = apiRoute({
       return {
         message: "accounts.loginSuccess",
         extra: { token, user: toApiUser(user, profile), ...(recoveryCodes ? { recoveryCodes } : {}) },
+        headers: { "Set-Cookie": await knownDeviceHeader(user.id) },
       };
     }),
 });

@@ -2,6 +2,7 @@ import { getProfile, login } from "~/domain/accounts.server";
 import { toApiUser } from "~/domain/users.server";
 import { loginSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
+import { knownDeviceHeader } from "~/utils/auth.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
@@ -27,6 +28,8 @@ const route = apiRoute({
       return {
         message: "accounts.loginSuccess",
         extra: { token: result.token, user: toApiUser(result.user, profile) },
+        // The "known device" mark (issue 19): a client that keeps it draws on the owner's SMS reserve.
+        headers: { "Set-Cookie": await knownDeviceHeader(result.user.id) },
       };
     }),
 });

@@ -1,6 +1,7 @@
 import { requestPasswordReset } from "~/domain/accounts.server";
 import { forgotSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
+import { knownDeviceOf } from "~/utils/auth.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
 const route = apiRoute({
@@ -8,7 +9,7 @@ const route = apiRoute({
     api(request, async ({ locale }) => {
       const body = await jsonBody(request, forgotSchema);
       // An e-mail gets the reset link; a mobile number (phone accounts) a 6-digit code by SMS.
-      await requestPasswordReset(body, clientOf(context), locale);
+      await requestPasswordReset(body, clientOf(context), locale, await knownDeviceOf(request));
       return { message: "accounts.resetSent" };
     }),
 });

@@ -2,6 +2,7 @@ import { requestLoginCode } from "~/domain/accounts.server";
 import { loginCodeSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
+import { knownDeviceOf } from "~/utils/auth.server";
 
 /**
  * Issue 13: a 6-digit login code by SMS to an account's mobile number (the same answer whether or
@@ -11,7 +12,7 @@ const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async ({ locale }) => {
       const body = await jsonBody(request, loginCodeSchema);
-      await requestLoginCode(body.phone, clientOf(context), locale);
+      await requestLoginCode(body.phone, clientOf(context), locale, await knownDeviceOf(request));
       return { message: "accounts.loginCodeSent" };
     }),
 });

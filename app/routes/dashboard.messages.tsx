@@ -8,7 +8,13 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { pageInfo, screenPage } from "~/components/reports/screen.server";
 import { listCallbackRequests, listContactMessages } from "~/domain/contact.server";
-import { countSmsByStatus, listSmsMessages, type ApiSmsMessage, type SmsStatus } from "~/domain/sms.server";
+import {
+  countSmsByStatus,
+  listSmsMessages,
+  type ApiSmsMessage,
+  type SmsPurpose,
+  type SmsStatus,
+} from "~/domain/sms.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 
@@ -26,13 +32,15 @@ const SMS_STATUS_LABEL = Object.fromEntries(SMS_FILTERS.map((f) => [f.status, f.
   string
 >;
 
-const SMS_PURPOSES: Record<string, string> = {
+/** Every purpose has its label (the type says so): an admin never sees a raw word. */
+const SMS_PURPOSE_LABELS: Record<SmsPurpose, string> = {
   "signup-code": "messages.smsPurposeSignupCode",
   "login-code": "messages.smsPurposeLoginCode",
   "reset-code": "messages.smsPurposeResetCode",
   "opinion-ready": "messages.smsPurposeOpinionReady",
   "followup-answered": "messages.smsPurposeFollowupAnswered",
   notice: "messages.smsPurposeNotice",
+  erased: "messages.smsPurposeErased",
 };
 
 function kindOf(value: string | null): Kind {
@@ -213,7 +221,11 @@ function SmsList({
                 <dt className="font-semibold text-slate-600">{t("messages.smsTo")}</dt>
                 <dd className="tabular-nums">{m.to}</dd>
                 <dt className="font-semibold text-slate-600">{t("messages.smsPurpose")}</dt>
-                <dd>{SMS_PURPOSES[m.purpose] ? t(SMS_PURPOSES[m.purpose]) : m.purpose}</dd>
+                <dd>
+                  {m.purpose in SMS_PURPOSE_LABELS
+                    ? t(SMS_PURPOSE_LABELS[m.purpose as SmsPurpose])
+                    : m.purpose}
+                </dd>
                 <dt className="font-semibold text-slate-600">{t("messages.smsAttempts")}</dt>
                 <dd className="tabular-nums">{m.attempts}</dd>
                 {m.lastError && (

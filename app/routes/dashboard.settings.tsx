@@ -325,7 +325,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         t("rights.erasureRequested", { date: formatDateTime(dueAt!, locale, DEFAULT_TIME_ZONE) }),
       );
     }
-    return redirectWithSuccess("/", t("profile.deleted"), { headers: await clearSessionHeaders() });
+    return redirectWithSuccess("/", t("profile.deleted"), { headers: await clearSessionHeaders(true) });
   }
 
   return data({ intent: "unknown" as const }, { status: 400 });

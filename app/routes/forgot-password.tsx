@@ -10,7 +10,7 @@ import { requestPasswordReset } from "~/domain/accounts.server";
 import { tFor } from "~/i18n/i18n.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { forgotSchema } from "~/schemas/auth";
-import { redirectIfSignedIn } from "~/utils/auth.server";
+import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { domainErrorReply } from "~/utils/screen-errors.server";
@@ -30,7 +30,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const { t, locale } = await tFor(request);
   try {
-    await requestPasswordReset(submission.value, clientOf(context), locale);
+    await requestPasswordReset(submission.value, clientOf(context), locale, await knownDeviceOf(request));
     if (submission.value.phone) {
       // A phone account (issue 13): the code comes by SMS and is entered with the new password.
       return redirectWithSuccess(

@@ -73,7 +73,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       token: session,
       recoveryCodes,
     } = await loginSecondStep(token, proof, clientOf(context), "web");
-    const headers = await sessionHeaders(session, user.locale);
+    const headers = await sessionHeaders(session, user.locale, user.id);
     headers.append("Set-Cookie", await clearChallengeCookie());
     if (recoveryCodes) {
       // Signed in now; the codes are shown once, in this response only.

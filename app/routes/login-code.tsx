@@ -13,7 +13,7 @@ import { loginWithCode, requestLoginCode } from "~/domain/accounts.server";
 import { isDomainError, HTTP_STATUS } from "~/domain/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/schemas/auth";
-import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
+import { knownDeviceOf, redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
 import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { toSecondStep } from "~/utils/mfa.server";
@@ -47,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     const { phone } = submission.value;
     try {
-      await requestLoginCode(phone, clientOf(context), locale);
+      await requestLoginCode(phone, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
       if (!isDomainError(err)) throw err;
       // A number that cannot get SMS (issue 19) is the number field's error; anything else (the limit) the form's.
@@ -67,7 +67,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const phone = parsedPhone.data;
   try {
     if (intent === "resend") {
-      await requestLoginCode(phone, clientOf(context), locale);
+      await requestLoginCode(phone, clientOf(context), locale, await knownDeviceOf(request));
       return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
     }
     const code = verifyCodeSchema.safeParse({ code: codeFromForm(form) });
@@ -78,7 +78,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // Two-step login (issue 14): no session yet, the second step comes first.
     if (result.mfa) return toSecondStep(result.mfa.token, target);
     return redirectWithSuccess(target, t("accounts.loginSuccess"), {
-      headers: await sessionHeaders(result.token, result.user.locale),
+      headers: await sessionHeaders(result.token, result.user.locale, result.user.id),
     });
   } catch (err) {
     if (!isDomainError(err)) throw err;

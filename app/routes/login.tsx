@@ -42,7 +42,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // Two-step login (issue 14): no session yet, the second step comes first.
     if (result.mfa) return toSecondStep(result.mfa.token, target);
     return redirectWithSuccess(target, t("accounts.loginSuccess"), {
-      headers: await sessionHeaders(result.token, result.user.locale),
+      headers: await sessionHeaders(result.token, result.user.locale, result.user.id),
     });
   } catch (err) {
     return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password"] }));

@@ -11,7 +11,7 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { requestPasswordReset, resetPasswordWithCode } from "~/domain/accounts.server";
 import { tFor } from "~/i18n/i18n.server";
 import { phone as phoneSchema, resetByCodeFormSchema } from "~/schemas/auth";
-import { redirectIfSignedIn } from "~/utils/auth.server";
+import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";
 import { codeFromForm, readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { maskPhone } from "~/utils/phone.server";
@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   if (form.get("intent") === "resend") {
     try {
-      await requestPasswordReset({ phone }, clientOf(context), locale);
+      await requestPasswordReset({ phone }, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
       // Only the form's message (e.g. the SMS limit): the fields were not filled for a resend.
       return domainErrorReply(err, t, (o) => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES, NOTIFY_CHANNELS, SMS_STATUSES } from "~/db/types";
+import { ACCOUNT_TYPES, NOTIFY_CHANNELS, SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
 import { SPECIALTIES } from "~/domain/specialties";
 import { REPORT_TYPES } from "./reports";
 
@@ -149,7 +149,9 @@ export const smsMessageObject = z.object({
   to: z.string().describe("The number masked: country code and the last 4 digits, e.g. +91******3210"),
   purpose: z
     .string()
-    .describe("signup-code, login-code, reset-code, opinion-ready, followup-answered, notice"),
+    .describe(
+      `One of ${SMS_PURPOSES.join(", ")} (erased: the last message to a person whose account was erased; deleted once sent)`,
+    ),
   status: z.enum(SMS_STATUSES),
   attempts: z.number().int(),
   lastError: z.string().nullable(),

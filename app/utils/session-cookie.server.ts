@@ -24,6 +24,28 @@ export function sessionCookie() {
   return cookie;
 }
 
+const DEVICE_TTL_S = 365 * 24 * 60 * 60;
+
+let deviceCookie: ReturnType<typeof createCookie> | undefined;
+/**
+ * The "known device" cookie (the owner's SMS reserve, decision 0021): set at every successful
+ * login, kept for a year and through logouts, password resets and address changes. Its value is
+ * the domain's knownDeviceMark() of the account, an HMAC under the app's secret: it names no one
+ * to whoever reads it, cannot be made for another account, and signs nobody in.
+ */
+export function knownDeviceCookie() {
+  if (!deviceCookie) {
+    deviceCookie = createCookie("cb_device", {
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      secure: config().appUrl.startsWith("https://"),
+      maxAge: DEVICE_TTL_S,
+    });
+  }
+  return deviceCookie;
+}
+
 export async function actorFromCookie(request: Request): Promise<Actor | null> {
   const token = await sessionCookie().parse(request.headers.get("Cookie"));
   return typeof token === "string" ? resolveToken(token, "web") : null;

@@ -1,8 +1,11 @@
 import { Secret, TOTP } from "otpauth";
 import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, storedKeys, type TestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -535,6 +538,117 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
     expect(await db.get("SELECT id FROM contact_messages WHERE email = 'other@example.in'")).toBeTruthy();
   });
 
+  it("an erased expert's name and registration leave the letters they signed; the letter stays genuine on /verify", async () => {
+    const firstName = "Hiranmayi";
+    const lastName = "Signwell";
+    const reg = "ERASE-REG-4411";
+    const council = "Zetland Erasure Council";
+    const email = "hiranmayi.signwell@erase.test";
+    const expert = await signupViaApi(api, smtp, codeFrom, {
+      email,
+      accountType: "Expert",
+      firstName,
+      lastName,
+      extra: {
+        specialties: ["Radiology"],
+        registrationNumber: reg,
+        registrationCouncil: council,
+        yearsOfPractice: 7,
+      },
+    });
+    const expertId = expert.user._id as string;
+    const admin = (await api.post("/auth/login", ADMIN)).body.token as string;
+    expect((await api.post("/expert/approve-expert", { expertId }, admin)).status).toBe(200);
+    const patient = await emailPatient("keeps.letter@erase.test");
+    const up = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "X-Ray", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "r.pdf", data: samplePdf(), type: "application/pdf" },
+      ),
+      patient.token,
+    );
+    expect(up.status).toBe(201);
+    const reportId = up.body.data._id as string;
+    expect((await api.post(`/report/claim/${reportId}`, {}, expert.token)).status).toBe(200);
+    const signed = await api.post(
+      `/report/add-review/${reportId}`,
+      { review: "No fracture seen." },
+      expert.token,
+    );
+    expect(signed.status).toBe(200);
+    const code = signed.body.data.letter.verifyCode as string;
+    const before = await (await fetch(`${server.url}/verify/${code}`)).text();
+    expect(before).toContain(reg);
+    expect(before).toContain(lastName);
+    expect((await findEverywhere([reg, council])).some((h) => h.startsWith("reports.signer_"))).toBe(true);
+
+    const erased = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      expert.token,
+    );
+    expect(erased.status).toBe(200);
+    expect(await userCount(expertId)).toBe(0);
+    expect(await findEverywhere([firstName, lastName, reg, council, email, expertId])).toEqual([]);
+    // The patient keeps the letter and its review; /verify: genuine, the signer no longer registered.
+    const mine = await api.get(`/report/get-report-by-patientId/${patient.id}?pageSize=100`, patient.token);
+    const report = mine.body.data.find((r: { _id: string }) => r._id === reportId);
+    expect(report.review).toBe("No fracture seen.");
+    expect(report.expert).toBeNull();
+    const after = await (await fetch(`${server.url}/verify/${code}`)).text();
+    expect(after).toContain("the expert who signed it is no longer registered");
+    expect(after).not.toContain(reg);
+    expect(after).not.toContain(lastName);
+  });
+
+  it("every number of the person goes: a fixed-line contact number, a country not in SMS_COUNTRIES, a number the metadata calls invalid", async () => {
+    const people = [
+      { key: "landline", countryCode: "+91", contactNumber: "1123456789", e164: "+911123456789" },
+      { key: "uk", countryCode: "+44", contactNumber: "7911123456", e164: "+447911123456" },
+      { key: "invalid", countryCode: "+91", contactNumber: "1000000000", e164: "+911000000000" },
+    ];
+    let n = 0;
+    for (const p of people) {
+      const email = `numbers.${p.key}@erase.test`;
+      const r = await signupViaApi(api, smtp, codeFrom, {
+        email,
+        firstName: "Numbered",
+        lastName: `Person${p.key}`,
+        extra: { countryCode: p.countryCode, contactNumber: p.contactNumber },
+      });
+      // An SMS row to the number (sent while it could still get SMS, or under an older check) ...
+      await db.run(
+        'INSERT INTO sms_messages (id, "to", text, purpose, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)',
+        `b1b2c3d4e5f6a7b8c9d0e1f${n++}`,
+        p.e164,
+        `Text to ${p.key}`,
+        "notice",
+        "sent",
+        db.time(Date.now()),
+        db.time(Date.now()),
+      );
+      // ... and a callback request to it, signed out, with the number as typed (a leading zero).
+      const cb = await new Browserish(server.url).post("/?index", {
+        name: `Caller ${p.key}`,
+        countryCode: p.countryCode,
+        phoneNumber: `0${p.contactNumber}`,
+        message: "Please call",
+      });
+      expect(cb.status).toBe(302);
+      const digits = p.contactNumber;
+      expect(await findEverywhere([digits, p.e164])).not.toEqual([]);
+      const erased = await api.del(
+        "/profile/delete-profile",
+        { password: strongPassword, immediate: true },
+        r.token,
+      );
+      expect(erased.status).toBe(200);
+      expect(await findEverywhere([digits, p.e164, email, `Person${p.key}`]), p.key).toEqual([]);
+    }
+  });
+
   it("sent SMS older than SMS_RETENTION_DAYS (30) are pruned by the rights job; newer and queued ones stay", async () => {
     const old = db.time(Date.now() - 31 * 86_400_000);
     const recent = db.time(Date.now() - 29 * 86_400_000);
@@ -558,5 +672,115 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
       db.all<{ id: string }>("SELECT id FROM sms_messages WHERE \"to\" = '+919812300001' ORDER BY id");
     const after = await waitFor(ids, (r) => r.length === 2, 10_000);
     expect(after.map((r) => r.id)).toEqual(["a1b2c3d4e5f6a7b8c9d0e1f4", "a1b2c3d4e5f6a7b8c9d0e1f5"]);
+  });
+});
+
+describe("without SMS_URL: the outbox keeps nothing of an erased person (issue 19, point 7)", () => {
+  let bare: TestServer;
+  let bareDb: TestDb;
+  let bareApi: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    bare = await startServer({
+      SMS_URL: "", // unset, as the README starts it: messages go to data/sms-outbox
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_DISABLED: "1",
+      RIGHTS_JOB_SECONDS: "1",
+    });
+    bareApi = apiClient(bare.url);
+    bareDb = await openTestDb(bare.dataDir, { write: true });
+  }, 120_000);
+  afterAll(async () => {
+    await bareDb?.close();
+    await bare?.stop();
+  });
+
+  const outbox = () => path.join(bare.dataDir, "sms-outbox");
+  /** The outbox's messages, as the server wrote them. */
+  const outboxed = () =>
+    existsSync(outbox())
+      ? readdirSync(outbox())
+          .filter((f) => f.endsWith(".json"))
+          .map((f) => ({
+            file: f,
+            ...(JSON.parse(readFileSync(path.join(outbox(), f), "utf8")) as { to: string; text: string }),
+          }))
+      : [];
+  const anyOutboxFileHas = (needles: string[]) =>
+    existsSync(outbox())
+      ? readdirSync(outbox()).filter((f) => {
+          const text = readFileSync(path.join(outbox(), f), "utf8");
+          return needles.some((n) => text.includes(n) || f.includes(n));
+        })
+      : [];
+
+  it("the erasure deletes the person's outbox files and the last message leaves none; files older than SMS_RETENTION_DAYS are pruned", async () => {
+    const national = "9812377552";
+    const phone = `+91${national}`;
+    expect((await bareApi.post("/auth/send-otp", { phone })).status).toBe(200);
+    const codeFile = await waitFor(
+      async () => outboxed().find((m) => m.to === phone),
+      (m) => !!m,
+    );
+    const code = /\b(\d{6})\b/.exec(codeFile!.text)![1];
+    const signed = await bareApi.post("/auth/signup", {
+      accountType: "Patient",
+      firstName: "Outboxa",
+      lastName: "Keepsnot",
+      phone,
+      password: strongPassword,
+      confirmPassword: strongPassword,
+      otp: code,
+    });
+    expect(signed.status).toBe(201);
+    const token = (await bareApi.post("/auth/login", { phone, password: strongPassword })).body
+      .token as string;
+    expect((await bareApi.post("/auth/send-login-code", { phone })).status).toBe(200);
+    await waitFor(
+      async () => outboxed().filter((m) => m.to === phone).length,
+      (n) => n >= 2,
+    );
+    // Someone else's message stays.
+    expect((await bareApi.post("/auth/send-otp", { phone: "+919812377553" })).status).toBe(200);
+    await waitFor(
+      async () => outboxed().some((m) => m.to === "+919812377553"),
+      (ok) => ok,
+    );
+
+    const erased = await bareApi.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      token,
+    );
+    expect(erased.status).toBe(200);
+    // The last message ("your account has been deleted") is taken by the sender and its row forgotten ...
+    const rowsLeft = await waitFor(
+      async () => (await bareDb.all('SELECT id FROM sms_messages WHERE "to" = ?', phone)).length,
+      (n) => n === 0,
+    );
+    expect(rowsLeft).toBe(0);
+    await sleep(500);
+    // ... and no file names the person: neither the earlier codes nor the last message.
+    expect(anyOutboxFileHas([phone, national, "Outboxa", "Keepsnot"])).toEqual([]);
+    expect(outboxed().some((m) => m.to === "+919812377553")).toBe(true);
+
+    // Retention: an outbox file older than 30 days goes with the rights job; a newer one stays.
+    const oldFile = path.join(outbox(), "2020-01-01T00-00-00-000Z-c1c2c3d4e5f6a7b8c9d0e1f2.json");
+    const newFile = path.join(outbox(), "2020-01-02T00-00-00-000Z-c1c2c3d4e5f6a7b8c9d0e1f3.json");
+    for (const f of [oldFile, newFile])
+      writeFileSync(f, JSON.stringify({ to: "+919812300009", text: "old", purpose: "notice" }), {
+        mode: 0o600,
+      });
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    utimesSync(oldFile, old, old);
+    const recent = new Date(Date.now() - 29 * 86_400_000);
+    utimesSync(newFile, recent, recent);
+    expect(
+      await waitFor(
+        async () => existsSync(oldFile),
+        (e) => !e,
+        10_000,
+      ),
+    ).toBe(false);
+    expect(existsSync(newFile)).toBe(true);
   });
 });

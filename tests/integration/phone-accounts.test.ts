@@ -303,9 +303,20 @@ async function phonePatientOn(base: string, ip: string) {
     otp: code,
   };
   expect((await post("/auth/signup", body)).status).toBe(201);
-  expect((await post("/auth/login", { phone, password: strongPassword })).status).toBe(200);
+  const login = await post("/auth/login", { phone, password: strongPassword });
+  expect(login.status).toBe(200);
   await untilCount(phone, seen + 1);
-  return { phone, national, post };
+  // The "known device" mark the login set (issue 19: what draws on the owner's SMS reserve).
+  const device = deviceCookieOf(login.headers["set-cookie"]);
+  return { phone, national, post, device };
+}
+
+/** The `cb_device=…` pair of a response's Set-Cookie headers (throws when there is none). */
+function deviceCookieOf(setCookie: string | string[] | undefined): string {
+  const all = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  const hit = all.find((c) => c.startsWith("cb_device="));
+  if (!hit) throw new Error(`no cb_device cookie in ${JSON.stringify(all)}`);
+  return hit.split(";")[0];
 }
 
 describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
@@ -427,14 +438,110 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
       });
       expect(r.status, `check ${i}`).toBe(400);
     }
-    // The owner, from the address they signed in from, still gets a code (the reserve) and logs in with it.
+    // The owner, on the device they logged in on (its mark), still gets a code (the reserve) and logs in with it.
     const seen = smsCount(victim.phone);
-    const own = await victim.post("/auth/send-login-code", { phone: victim.phone });
+    const own = await victim.post(
+      "/auth/send-login-code",
+      { phone: victim.phone },
+      { Cookie: victim.device },
+    );
     expect(own.status).toBe(200);
     const code = codeIn(await smsTo(victim.phone, /code/, seen));
     const login = await victim.post("/auth/login", { phone: victim.phone, otp: code });
     expect(login.status).toBe(200);
     expect(login.body.token).toBeTruthy();
+  });
+
+  it("3. the owner's reserve follows the device they logged in on: after logout, from any address; strangers, forged and other accounts' marks get nothing", async () => {
+    const victim = await phonePatientOn(pump.url, "127.0.46.1");
+    // The owner logs in on the screens (a browser), which keeps the mark, then logs out.
+    const owner = new Browserish(pump.url);
+    const signedIn = await owner.post("/login", { email: victim.phone, password: strongPassword });
+    expect(signedIn.status).toBe(302);
+    const setCookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("cb_device="))!;
+    expect(setCookie).toMatch(/; HttpOnly/i);
+    expect(setCookie).toMatch(/; SameSite=Lax/i);
+    expect(setCookie).toMatch(/; Max-Age=31536000/);
+    expect(setCookie).toMatch(/; Path=\//);
+    // The mark names no one: neither the account's id nor its number is in it, decoded or not.
+    const value = decodeURIComponent(setCookie.split(";")[0].slice("cb_device=".length));
+    const decoded = Buffer.from(value, "base64").toString();
+    for (const secret of [victim.phone, victim.national, "Asha"]) {
+      expect(value).not.toContain(secret);
+      expect(decoded).not.toContain(secret);
+    }
+    const me = await victim.post("/auth/login", { phone: victim.phone, password: strongPassword });
+    const userId = String(me.body.user._id);
+    expect(value).not.toContain(userId);
+    expect(decoded).not.toContain(userId);
+    // The same mark as the API login's: one per account, whatever the client.
+    expect(`cb_device=${owner.cookies.get("cb_device")}`).toBe(victim.device);
+    expect((await owner.post("/logout", {})).status).toBe(302);
+    expect(owner.cookies.has("cb_session")).toBe(false);
+    expect(owner.cookies.has("cb_device")).toBe(true); // logging out keeps the device known
+    // Another patient's device, and a forged mark.
+    const other = await phonePatientOn(pump.url, "127.0.46.2");
+    const otherBrowser = new Browserish(pump.url);
+    otherBrowser.cookies.set("cb_device", other.device.slice("cb_device=".length));
+    const forged = new Browserish(pump.url);
+    forged.cookies.set("cb_device", owner.cookies.get("cb_device")!.replace(/^.{4}/, "AAAA"));
+
+    // Strangers from several addresses spend the number's budget (10 an hour, the signup code included).
+    const start = smsCount(victim.phone);
+    for (let i = 0; i < 9; i++) {
+      const path = i % 2 ? "/auth/send-login-code" : "/auth/reset-password-token";
+      expect((await postFrom(pump.url, `127.0.47.${i + 1}`)(path, { phone: victim.phone })).status).toBe(200);
+    }
+    await untilCount(victim.phone, start + 9);
+    const stranger = postFrom(pump.url, "127.0.47.50");
+    expect((await stranger("/auth/send-login-code", { phone: victim.phone })).status).toBe(429);
+    // The owner's browser, logged out since, still gets a login code and a reset code on the screens.
+    let seen = smsCount(victim.phone);
+    const send = await owner.post("/login-code", {
+      intent: "send",
+      mobileCountryCode: "+91",
+      mobileNumber: victim.national,
+    });
+    expect(send.status).toBe(200);
+    await smsTo(victim.phone, /code/, seen);
+    seen = smsCount(victim.phone);
+    const reset = await owner.post("/forgot-password", { email: victim.phone });
+    expect(reset.status).toBe(302);
+    expect(reset.headers.get("Location")).toBe(`/reset-code?phone=${encodeURIComponent(victim.phone)}`);
+    await smsTo(victim.phone, /code/, seen);
+    // Without the mark, from a new address: 429; with another account's mark or a forged one: 429 too.
+    expect((await stranger("/auth/reset-password-token", { phone: victim.phone })).status).toBe(429);
+    expect(
+      (
+        await postFrom(pump.url, "127.0.47.51")(
+          "/auth/send-login-code",
+          { phone: victim.phone },
+          { Cookie: other.device },
+        )
+      ).status,
+    ).toBe(429);
+    for (const b of [otherBrowser, forged]) {
+      const r = await b.post("/login-code", {
+        intent: "send",
+        mobileCountryCode: "+91",
+        mobileNumber: victim.national,
+      });
+      expect(r.status).toBe(429);
+    }
+    // The API client that kept the mark from its login gets a code from any address (the reserve's third).
+    seen = smsCount(victim.phone);
+    expect(
+      (
+        await postFrom(pump.url, "127.0.47.52")(
+          "/auth/send-login-code",
+          { phone: victim.phone },
+          { Cookie: victim.device },
+        )
+      ).status,
+    ).toBe(200);
+    await smsTo(victim.phone, /code/, seen);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smsCount(victim.phone)).toBe(start + 12);
   });
 
   describe("2. a small SMS_PER_HOUR", () => {

@@ -523,4 +523,46 @@ describe("without SMS_URL, and the admin's list over HTTP (built app)", () => {
     const anon = await new Browserish(server.url).fetch("/dashboard/messages?kind=sms");
     expect(anon.status).toBe(302);
   });
+
+  it("names the last message to an erased person in the SMS tab (in each language) and in OpenAPI", async () => {
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      // Queued for tomorrow, so the sender leaves it in the list.
+      await db.run(
+        `INSERT INTO sms_messages (id, "to", text, purpose, status, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+        "d".repeat(24),
+        "+919812344321",
+        "Your CareBridge account has been deleted.",
+        "erased",
+        "queued",
+        db.time(Date.now() + 86_400_000),
+        db.time(Date.now()),
+      );
+    } finally {
+      await db.close();
+    }
+    const b = new Browserish(server.url);
+    expect((await b.post("/login", admin)).status).toBe(302);
+    const labels: Record<string, string> = {
+      en: "Account deleted",
+      hi: "खाता हटाया गया",
+      bn: "অ্যাকাউন্ট মুছে ফেলা হয়েছে",
+      ta: "கணக்கு நீக்கப்பட்டது",
+    };
+    for (const [lng, label] of Object.entries(labels)) {
+      b.cookies.set("lng", encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64")));
+      const html = await (
+        await b.fetch(`/dashboard/messages?kind=sms&status=queued&lng=${lng}`, {
+          headers: { "Accept-Language": lng },
+        })
+      ).text();
+      expect(html, lng).toContain("+91******4321");
+      expect(html, lng).toContain(label);
+      expect(html, lng).not.toMatch(/<dd>erased<\/dd>/);
+    }
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    const purpose = JSON.stringify(doc).match(/"description":"[^"]*signup-code[^"]*"/)?.[0] ?? "";
+    expect(purpose).toContain("erased");
+  });
 });

@@ -445,6 +445,7 @@ const bn: Catalogue = {
     smsPurposeOpinionReady: "মতামত তৈরি",
     smsPurposeFollowupAnswered: "ফলো-আপ প্রশ্নের উত্তর দেওয়া হয়েছে",
     smsPurposeNotice: "বিজ্ঞপ্তি",
+    smsPurposeErased: "অ্যাকাউন্ট মুছে ফেলা হয়েছে",
   },
   users: {
     title: "ব্যবহারকারী",

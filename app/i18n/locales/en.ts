@@ -440,6 +440,7 @@ const en = {
     smsPurposeOpinionReady: "Opinion ready",
     smsPurposeFollowupAnswered: "Follow-up question answered",
     smsPurposeNotice: "Notice",
+    smsPurposeErased: "Account deleted",
   },
   users: {
     title: "Users",

@@ -440,6 +440,7 @@ const hi: Catalogue = {
     smsPurposeOpinionReady: "राय तैयार है",
     smsPurposeFollowupAnswered: "फ़ॉलो-अप सवाल का जवाब दिया गया",
     smsPurposeNotice: "सूचना",
+    smsPurposeErased: "खाता हटाया गया",
   },
   users: {
     title: "उपयोगकर्ता",

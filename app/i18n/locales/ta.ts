@@ -461,6 +461,7 @@ const ta: Catalogue = {
     smsPurposeOpinionReady: "கருத்து தயார்",
     smsPurposeFollowupAnswered: "தொடர் கேள்விக்குப் பதில் அளிக்கப்பட்டது",
     smsPurposeNotice: "அறிவிப்பு",
+    smsPurposeErased: "கணக்கு நீக்கப்பட்டது",
   },
   users: {
     title: "பயனர்கள்",
