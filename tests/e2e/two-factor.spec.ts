@@ -69,8 +69,10 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await expect(section).toContainText("authenticator app");
   await section.getByRole("link", { name: "Set up two-step login" }).click();
   await expect(page).toHaveURL(/\/dashboard\/two-step$/);
+  // The URL changes before the new screen is drawn: wait for its heading.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Two-step login");
   // Issue 19: the password first, to start and again to turn it on.
-  await page.getByLabel("Password").fill(expert.password);
+  await page.getByLabel("Password", { exact: true }).fill(expert.password);
   await page.getByRole("button", { name: "Set up two-step login" }).click();
 
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Set up two-step login");
@@ -84,11 +86,11 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await shot(page, info, "two-step-setup");
 
   const next = authApp(secret);
-  await page.getByLabel("Password").fill(expert.password);
+  await page.getByLabel("Password", { exact: true }).fill(expert.password);
   await typeCode(page, wrongCode(secret));
   await page.getByRole("button", { name: "Turn on two-step login" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "not right" })).toBeVisible();
-  await page.getByLabel("Password").fill(expert.password);
+  await page.getByLabel("Password", { exact: true }).fill(expert.password);
   await typeCode(page, await next());
   await page.getByRole("button", { name: "Turn on two-step login" }).click();
 
