@@ -56,3 +56,21 @@ export function NameFields({
     </>
   );
 }
+
+/**
+ * The second factor asked again before a step a session alone may not take (erasing the account
+ * from Settings or My data): a code from the authenticator app, or a recovery code.
+ */
+export function SecondFactorField({ meta }: { meta: FieldMeta }) {
+  const { t } = useTranslation();
+  return (
+    <TextField
+      meta={meta}
+      label={t("mfa.proofLabel")}
+      hint={t("mfa.proofHint")}
+      autoComplete="one-time-code"
+      spellCheck={false}
+      maxLength={40}
+    />
+  );
+}

@@ -15,6 +15,7 @@ import {
 } from "~/components/rights/StatusPill";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
+import { SecondFactorField } from "~/components/AccountFields";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { config } from "~/config.server";
 import { changeConsent, consentOverview, type ConsentState } from "~/domain/consent.server";
@@ -535,14 +536,7 @@ function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<string[]
           </div>
           {twoStep && (
             <div className="mt-2 max-w-sm">
-              <TextField
-                meta={fields.proof}
-                label={t("mfa.proofLabel")}
-                hint={t("mfa.proofHint")}
-                autoComplete="one-time-code"
-                spellCheck={false}
-                maxLength={40}
-              />
+              <SecondFactorField meta={fields.proof} />
             </div>
           )}
           <button type="submit" className="btn-danger mt-4" disabled={busy}>

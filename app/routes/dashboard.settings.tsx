@@ -6,7 +6,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } 
 import type { TFunction } from "i18next";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { NameFields } from "~/components/AccountFields";
+import { NameFields, SecondFactorField } from "~/components/AccountFields";
 import { Avatar } from "~/components/Avatar";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
@@ -740,14 +740,7 @@ function DeleteSection({
             </div>
             {twoStep.enabled && (
               <div className="mt-2 max-w-sm">
-                <TextField
-                  meta={fields.proof}
-                  label={t("mfa.proofLabel")}
-                  hint={t("mfa.proofHint")}
-                  autoComplete="one-time-code"
-                  spellCheck={false}
-                  maxLength={40}
-                />
+                <SecondFactorField meta={fields.proof} />
               </div>
             )}
             <div className="mt-3 flex items-start gap-2">
