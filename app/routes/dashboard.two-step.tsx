@@ -7,6 +7,7 @@ import { OtpInput } from "~/components/OtpInput";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { RecoveryCodeList, SetupSteps } from "~/components/TwoFactor";
+import { ReauthPasswordField, ReauthProofField } from "~/components/TwoStepFields";
 import { FormError } from "~/components/ui/FormError";
 import { turnOffTwoFactor } from "~/domain/accounts.server";
 import { HTTP_STATUS, isDomainError } from "~/domain/errors";
@@ -105,58 +106,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 }
 
-/** The account's current password, asked again before two-step login is set up (issue 19). */
-function PasswordField({ id, invalid, errorId }: { id: string; invalid: boolean; errorId: string }) {
-  const { t } = useTranslation();
-  return (
-    <div className="max-w-xs">
-      <label htmlFor={id} className="field-label">
-        {t("accounts.password")}
-      </label>
-      <input
-        id={id}
-        name="password"
-        type="password"
-        className="field-input"
-        autoComplete="current-password"
-        maxLength={128}
-        required
-        aria-invalid={invalid || undefined}
-        aria-describedby={invalid ? `${errorId} ${id}-hint` : `${id}-hint`}
-      />
-      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-        {t("mfa.setupPasswordHint")}
-      </p>
-    </div>
-  );
-}
-
-function ProofField({ id, invalid, errorId }: { id: string; invalid: boolean; errorId: string }) {
-  const { t } = useTranslation();
-  return (
-    <div>
-      <label htmlFor={id} className="field-label">
-        {t("mfa.proofLabel")}
-      </label>
-      <input
-        id={id}
-        name="proof"
-        className="field-input max-w-xs font-mono"
-        autoComplete="one-time-code"
-        autoCapitalize="none"
-        spellCheck={false}
-        maxLength={40}
-        required
-        aria-invalid={invalid || undefined}
-        aria-describedby={invalid ? `${errorId} ${id}-hint` : `${id}-hint`}
-      />
-      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-        {t("mfa.proofHint")}
-      </p>
-    </div>
-  );
-}
-
 export default function TwoStep() {
   const { t, i18n } = useTranslation();
   const { status, setup } = useLoaderData<typeof loader>();
@@ -209,7 +158,7 @@ export default function TwoStep() {
           <Form method="post" className="mt-4 space-y-4">
             <input type="hidden" name="intent" value="regenerate" />
             <FormError id="regen-error" errors={regenerateError ? [regenerateError] : null} />
-            <ProofField id="regen-proof" invalid={!!regenerateError} errorId="regen-error" />
+            <ReauthProofField id="regen-proof" invalid={!!regenerateError} errorId="regen-error" />
             <button type="submit" className="btn-primary" disabled={!!busy}>
               {busy === "regenerate" ? t("mfa.checking") : t("mfa.regenerateButton")}
             </button>
@@ -243,7 +192,7 @@ export default function TwoStep() {
                     aria-describedby={disableError ? "off-error" : undefined}
                   />
                 </div>
-                <ProofField id="off-proof" invalid={!!disableError} errorId="off-error" />
+                <ReauthProofField id="off-proof" invalid={!!disableError} errorId="off-error" />
                 <button type="submit" className="btn-danger" disabled={!!busy}>
                   {busy === "disable" ? t("mfa.checking") : t("mfa.turnOffButton")}
                 </button>
@@ -271,7 +220,7 @@ export default function TwoStep() {
             <input type="hidden" name="intent" value="confirm" />
             <h2 className="font-bold text-slate-900">{t("mfa.step3Title")}</h2>
             <FormError id="confirm-error" errors={confirmError ? [confirmError] : null} />
-            <PasswordField id="confirm-password" invalid={!!confirmError} errorId="confirm-error" />
+            <ReauthPasswordField id="confirm-password" invalid={!!confirmError} errorId="confirm-error" />
             <div className="max-w-sm">
               <OtpInput errorId="confirm-error" invalid={!!confirmError} />
             </div>
@@ -299,7 +248,7 @@ export default function TwoStep() {
         <FormError id="start-error" errors={startError ? [startError] : null} />
         <Form method="post" className="space-y-4">
           <input type="hidden" name="intent" value="start" />
-          <PasswordField id="start-password" invalid={!!startError} errorId="start-error" />
+          <ReauthPasswordField id="start-password" invalid={!!startError} errorId="start-error" />
           <button type="submit" className="btn-primary" disabled={!!busy}>
             {t("mfa.setUp")}
           </button>
