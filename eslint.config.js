@@ -36,8 +36,10 @@ export default tseslint.config(
     },
   },
   {
-    // Booleans and lists of form posts are read in one place (issue 19): app/schemas/strict.ts.
-    files: ["app/**/*.{ts,tsx}"],
+    // Booleans and lists of form posts are read in one place: app/schemas/strict.ts. Outside the
+    // domain, its server side is reached through each context's index (what the context offers);
+    // the browser-safe modules (errors, specialties, budgets, paging, client) are imported as they are.
+    files: ["app/**/*.{ts,tsx}", "server/**/*.ts"],
     ignores: ["app/schemas/strict.ts"],
     rules: {
       "no-restricted-imports": [
@@ -48,6 +50,12 @@ export default tseslint.config(
               name: "@conform-to/zod",
               importNames: ["parseWithZod"],
               message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
+            },
+          ],
+          patterns: [
+            {
+              regex: "(^~/|^(\\.{1,2}/)+(app/)?)domain/[a-z-]+/(?!index\\.server$)[a-z-]+\\.server$",
+              message: "Import a domain context through its index: ~/domain/<context>/index.server.",
             },
           ],
         },
@@ -83,7 +91,7 @@ export default tseslint.config(
             },
             {
               regex: "^(~/|(\\.{1,2}/)+)(app/)?utils/api",
-              message: "The API adapter depends on the domain, not the other way round (pages: ./paging).",
+              message: "The API adapter depends on the domain, not the other way round (pages: platform/paging).",
             },
             {
               regex: "^(~/|(\\.{1,2}/)+)(app/)?routes(/|$)",

@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { getCountries } from "libphonenumber-js";
-import { applyRateLimits, type Budgets } from "./domain/budgets";
+import { applyRateLimits, type Budgets } from "./domain/platform/budgets";
 import { site } from "./site";
 
 /**
@@ -108,7 +108,7 @@ const envSchema = z.object({
         });
     })
     .default("IN"),
-  /** Issue 19: rate-limit budgets overriding the defaults (JSON; see README and app/domain/budgets.ts). */
+  /** Issue 19: rate-limit budgets overriding the defaults (JSON; see README and app/domain/platform/budgets.ts). */
   RATE_LIMITS: z
     .string()
     .superRefine((v, ctx) => {

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Transform } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
-import { shutdown, startup } from "~/domain/startup.server";
+import { shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { logRequest } from "~/utils/log.server";

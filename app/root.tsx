@@ -6,7 +6,7 @@ import { Footer } from "~/components/Footer";
 import { Header } from "~/components/Header";
 import { Toaster } from "~/components/Toaster";
 import { actorFromCookie } from "~/utils/session-cookie.server";
-import { avatarUrl } from "~/domain/users.server";
+import { avatarUrl } from "~/domain/accounts/index.server";
 import { FALLBACK_LOCALE } from "~/i18n/config";
 import { getLocale, getT } from "~/i18n/i18n.server";
 import { useLocaleSync } from "~/i18n/useLocaleSync";

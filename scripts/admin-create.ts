@@ -39,7 +39,7 @@ if (!parsed.success) {
   process.exit(2);
 }
 
-const { ensureAdmin } = await import("../app/domain/users.server");
+const { ensureAdmin } = await import("../app/domain/accounts/users.server");
 const { closeDatabase, migrateDatabase } = await import("../app/db/client.server");
 await migrateDatabase();
 const created = await ensureAdmin(parsed.data);

@@ -31,7 +31,7 @@ import { config } from "../app/config.server";
 import { closeDatabase, migrateDatabase, openSqlite, pgPool } from "../app/db/client.server";
 import * as pgSchema from "../app/db/schema.pg";
 import * as lite from "../app/db/schema.sqlite";
-import { openDecrypted } from "../app/domain/files.server";
+import { openDecrypted } from "../app/domain/records/files.server";
 import { blobStore } from "../app/storage/factory.server";
 
 const USAGE =

@@ -46,8 +46,8 @@ function prng(seed: number) {
 }
 
 async function seed(n: number) {
-  const { hashPassword } = await import("../app/domain/passwords.server");
-  const { storeUpload } = await import("../app/domain/files.server");
+  const { hashPassword } = await import("../app/domain/accounts/passwords.server");
+  const { storeUpload } = await import("../app/domain/records/files.server");
   const { newId } = await import("../app/utils/ids.server");
   const { REPORT_TYPES } = await import("../app/schemas/reports");
   const { users, reports, auditEvents } = await import("../app/db/schema");
@@ -192,10 +192,10 @@ type Actor = { id: string; approved: boolean; sessionId: string } & Record<strin
 
 /** Every list function of the domain, as one actor of each kind calls it. */
 async function listCases(admin: any, expert: any, patient: any) {
-  const reportsDomain = await import("../app/domain/reports.server");
-  const { listPendingExperts, listApprovedExperts } = await import("../app/domain/experts.server");
-  const { listAuditEvents } = await import("../app/domain/audit.server");
-  const { listUsers } = await import("../app/domain/users.server");
+  const reportsDomain = await import("../app/domain/consultation/reports.server");
+  const { listPendingExperts, listApprovedExperts } = await import("../app/domain/accounts/experts.server");
+  const { listAuditEvents } = await import("../app/domain/platform/audit.server");
+  const { listUsers } = await import("../app/domain/accounts/users.server");
   const page = { page: 1, pageSize: 20 };
   const cases: [string, () => unknown][] = [
     ["pending reports (Expert)", () => reportsDomain.listPendingReports(expert, page)],

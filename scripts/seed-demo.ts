@@ -6,13 +6,13 @@
 
 const PASSWORD = "Demo-pass-2026";
 
-const { insertUser, findUserByEmail } = await import("../app/domain/users.server");
-const { createReport, addReview } = await import("../app/domain/reports.server");
-const { approveExpert } = await import("../app/domain/experts.server");
-const { expertDetailsSteps } = await import("../app/domain/expert-details.server");
-const { storeUpload } = await import("../app/domain/files.server");
+const { insertUser, findUserByEmail } = await import("../app/domain/accounts/users.server");
+const { createReport, addReview } = await import("../app/domain/consultation/reports.server");
+const { approveExpert } = await import("../app/domain/accounts/experts.server");
+const { expertDetailsSteps } = await import("../app/domain/accounts/expert-details.server");
+const { storeUpload } = await import("../app/domain/records/files.server");
 const { closeDatabase, migrateDatabase, transaction } = await import("../app/db/client.server");
-const { hashPassword } = await import("../app/domain/passwords.server");
+const { hashPassword } = await import("../app/domain/accounts/passwords.server");
 const { samplePdf, samplePng } = await import("./samples");
 
 await migrateDatabase();

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import proxyaddr from "proxy-addr";
-import type { Client } from "~/domain/client";
+import type { Client } from "~/domain/platform/client";
 
 /**
  * Who the client is. The peer address comes from the socket; X-Forwarded-For is believed only

@@ -1,6 +1,6 @@
 import { useTranslation } from "react-i18next";
 import { COUNCIL_MAX, REGISTRATION_MAX } from "~/schemas/experts";
-import { SPECIALTIES, SPECIALTY_KEYS } from "~/domain/specialties";
+import { SPECIALTIES, SPECIALTY_KEYS } from "~/domain/accounts/specialties";
 import { describedBy, FieldError, TextField, type FieldMeta } from "./ui/Field";
 
 type Fields = {

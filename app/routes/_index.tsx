@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-ru
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { saveCallbackRequest } from "~/domain/contact.server";
+import { saveCallbackRequest } from "~/domain/messaging/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { callbackSchema } from "~/schemas/public";

@@ -1,4 +1,4 @@
-import { listCallbackRequests } from "~/domain/contact.server";
+import { listCallbackRequests } from "~/domain/messaging/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

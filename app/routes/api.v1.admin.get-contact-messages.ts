@@ -1,4 +1,4 @@
-import { listContactMessages } from "~/domain/contact.server";
+import { listContactMessages } from "~/domain/messaging/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

@@ -1,4 +1,4 @@
-import { listSmsMessages } from "~/domain/sms.server";
+import { listSmsMessages } from "~/domain/messaging/index.server";
 import { smsListQuerySchema } from "~/schemas/admin";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
 

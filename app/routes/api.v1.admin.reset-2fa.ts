@@ -1,5 +1,4 @@
-import { resetTwoFactor } from "~/domain/two-factor.server";
-import { toApiUser } from "~/domain/users.server";
+import { resetTwoFactor, toApiUser } from "~/domain/accounts/index.server";
 import { resetTwoFactorSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

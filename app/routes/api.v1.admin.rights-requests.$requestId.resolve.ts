@@ -1,4 +1,4 @@
-import { resolveRightsRequest } from "~/domain/rights.server";
+import { resolveRightsRequest } from "~/domain/rights/index.server";
 import { resolveSchema } from "~/schemas/rights";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

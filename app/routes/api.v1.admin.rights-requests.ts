@@ -1,4 +1,4 @@
-import { listRightsRequests } from "~/domain/rights.server";
+import { listRightsRequests } from "~/domain/rights/index.server";
 import { rightsQueueQuerySchema } from "~/schemas/rights";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
 

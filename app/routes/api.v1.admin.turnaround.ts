@@ -1,4 +1,4 @@
-import { getTurnaround } from "~/domain/turnaround.server";
+import { getTurnaround } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 /** Admin: queue counts, turnaround over the last 30 days, per expert, and the overdue list. */

@@ -1,4 +1,4 @@
-import { changePassword } from "~/domain/accounts.server";
+import { changePassword } from "~/domain/accounts/index.server";
 import { changePasswordSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { challengeSetup } from "~/domain/two-factor.server";
+import { challengeSetup } from "~/domain/accounts/index.server";
 import { mfaTokenSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 

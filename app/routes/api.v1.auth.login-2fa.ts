@@ -1,5 +1,4 @@
-import { getProfile, loginSecondStep } from "~/domain/accounts.server";
-import { toApiUser } from "~/domain/users.server";
+import { getProfile, loginSecondStep, toApiUser } from "~/domain/accounts/index.server";
 import { loginSecondStepSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

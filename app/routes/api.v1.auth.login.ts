@@ -1,5 +1,4 @@
-import { getProfile, login } from "~/domain/accounts.server";
-import { toApiUser } from "~/domain/users.server";
+import { getProfile, login, toApiUser } from "~/domain/accounts/index.server";
 import { loginSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
 import { knownDeviceHeader } from "~/utils/auth.server";

@@ -1,4 +1,4 @@
-import { logout } from "~/domain/accounts.server";
+import { logout } from "~/domain/accounts/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

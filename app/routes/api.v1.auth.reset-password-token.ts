@@ -1,4 +1,4 @@
-import { requestPasswordReset } from "~/domain/accounts.server";
+import { requestPasswordReset } from "~/domain/accounts/index.server";
 import { forgotSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
 import { knownDeviceOf } from "~/utils/auth.server";

@@ -1,4 +1,4 @@
-import { resetPassword, resetPasswordWithCode } from "~/domain/accounts.server";
+import { resetPassword, resetPasswordWithCode } from "~/domain/accounts/index.server";
 import { clientOf } from "~/utils/request.server";
 import { resetPasswordApiSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";

@@ -1,4 +1,4 @@
-import { requestLoginCode } from "~/domain/accounts.server";
+import { requestLoginCode } from "~/domain/accounts/index.server";
 import { loginCodeSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { sendSignupOtp } from "~/domain/accounts.server";
+import { sendSignupOtp } from "~/domain/accounts/index.server";
 import { sendOtpSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";

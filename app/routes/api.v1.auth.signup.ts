@@ -1,5 +1,4 @@
-import { signupWithOtp } from "~/domain/accounts.server";
-import { toApiUser } from "~/domain/users.server";
+import { signupWithOtp, toApiUser } from "~/domain/accounts/index.server";
 import { signupApiSchema } from "~/schemas/auth";
 import { clientOf } from "~/utils/request.server";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";

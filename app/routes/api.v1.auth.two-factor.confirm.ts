@@ -1,4 +1,4 @@
-import { confirmSetup } from "~/domain/two-factor.server";
+import { confirmSetup } from "~/domain/accounts/index.server";
 import { confirmTwoFactorSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { turnOffTwoFactor } from "~/domain/accounts.server";
+import { turnOffTwoFactor } from "~/domain/accounts/index.server";
 import { turnOffTwoFactorSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { regenerateRecoveryCodes } from "~/domain/two-factor.server";
+import { regenerateRecoveryCodes } from "~/domain/accounts/index.server";
 import { proofSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { beginSetup } from "~/domain/two-factor.server";
+import { beginSetup } from "~/domain/accounts/index.server";
 import { startTwoFactorSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

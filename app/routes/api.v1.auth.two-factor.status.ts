@@ -1,4 +1,4 @@
-import { twoFactorStatus } from "~/domain/two-factor.server";
+import { twoFactorStatus } from "~/domain/accounts/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

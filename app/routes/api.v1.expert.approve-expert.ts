@@ -1,4 +1,4 @@
-import { approveExpert } from "~/domain/experts.server";
+import { approveExpert } from "~/domain/accounts/index.server";
 import { approveExpertSchema } from "~/schemas/reports";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

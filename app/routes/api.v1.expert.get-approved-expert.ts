@@ -1,4 +1,4 @@
-import { listApprovedExperts } from "~/domain/experts.server";
+import { listApprovedExperts } from "~/domain/accounts/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

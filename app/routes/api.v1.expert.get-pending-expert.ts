@@ -1,4 +1,4 @@
-import { listPendingExperts } from "~/domain/experts.server";
+import { listPendingExperts } from "~/domain/accounts/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

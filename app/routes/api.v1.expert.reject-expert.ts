@@ -1,4 +1,4 @@
-import { rejectExpert } from "~/domain/experts.server";
+import { rejectExpert } from "~/domain/accounts/index.server";
 import { rejectExpertSchema } from "~/schemas/experts";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,5 +1,5 @@
-import { DomainError } from "~/domain/errors";
-import { eraseAccount } from "~/domain/rights.server";
+import { DomainError } from "~/domain/platform/errors";
+import { eraseAccount } from "~/domain/rights/index.server";
 import { deleteProfileSchema } from "~/schemas/rights";
 import { api, apiRoute, readJson, requireApiActor, validate, type ApiResult } from "~/utils/api.server";
 import type { AppLoadContext } from "@remix-run/node";

@@ -1,7 +1,4 @@
-import { getProfile } from "~/domain/accounts.server";
-import { expertUser } from "~/domain/experts.server";
-import { hasTwoFactor } from "~/domain/two-factor.server";
-import { toApiUser } from "~/domain/users.server";
+import { getProfile, expertUser, hasTwoFactor, toApiUser } from "~/domain/accounts/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

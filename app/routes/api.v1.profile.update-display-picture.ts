@@ -1,6 +1,5 @@
-import { DISPLAY_PICTURE_MAX_BYTES, updateDisplayPicture } from "~/domain/accounts.server";
-import { limit } from "~/domain/ratelimit.server";
-import { toApiUser } from "~/domain/users.server";
+import { DISPLAY_PICTURE_MAX_BYTES, updateDisplayPicture, toApiUser } from "~/domain/accounts/index.server";
+import { limit } from "~/domain/platform/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { updateExpertDetails } from "~/domain/experts.server";
+import { updateExpertDetails } from "~/domain/accounts/index.server";
 import { expertDetailsSchema } from "~/schemas/experts";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,5 +1,4 @@
-import { setNotifyChannel } from "~/domain/accounts.server";
-import { toApiUser } from "~/domain/users.server";
+import { setNotifyChannel, toApiUser } from "~/domain/accounts/index.server";
 import { notifySchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 

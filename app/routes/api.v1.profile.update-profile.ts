@@ -1,5 +1,4 @@
-import { updateProfile } from "~/domain/accounts.server";
-import { toApiUser } from "~/domain/users.server";
+import { updateProfile, toApiUser } from "~/domain/accounts/index.server";
 import { profileSchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 

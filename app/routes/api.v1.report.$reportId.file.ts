@@ -1,5 +1,5 @@
-import { DomainError } from "~/domain/errors";
-import { openReportFile } from "~/domain/reports.server";
+import { DomainError } from "~/domain/platform/errors";
+import { openReportFile } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { apiRoute, errorResponse } from "~/utils/api.server";
 import { fileActor } from "~/utils/file-access.server";

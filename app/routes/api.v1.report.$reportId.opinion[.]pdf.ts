@@ -1,5 +1,5 @@
-import { DomainError } from "~/domain/errors";
-import { opinionLetter } from "~/domain/letters.server";
+import { DomainError } from "~/domain/platform/errors";
+import { opinionLetter } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { apiRoute, errorResponse } from "~/utils/api.server";
 import { fileActor } from "~/utils/file-access.server";

@@ -1,4 +1,4 @@
-import { addReview } from "~/domain/reports.server";
+import { addReview } from "~/domain/consultation/index.server";
 import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

@@ -1,4 +1,4 @@
-import { claimReport } from "~/domain/reports.server";
+import { claimReport } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

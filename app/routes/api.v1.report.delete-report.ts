@@ -1,4 +1,4 @@
-import { deleteReport } from "~/domain/reports.server";
+import { deleteReport } from "~/domain/consultation/index.server";
 import { deleteReportSchema } from "~/schemas/reports";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { listAllReviewed } from "~/domain/reports.server";
+import { listAllReviewed } from "~/domain/consultation/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

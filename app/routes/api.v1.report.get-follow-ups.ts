@@ -1,4 +1,4 @@
-import { listFollowUpThreads } from "~/domain/reports.server";
+import { listFollowUpThreads } from "~/domain/consultation/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 /** Expert: reviewed reports whose follow-up questions they hold, with the threads. */

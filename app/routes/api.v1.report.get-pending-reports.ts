@@ -1,4 +1,4 @@
-import { listPendingReports } from "~/domain/reports.server";
+import { listPendingReports } from "~/domain/consultation/index.server";
 import { queueQuerySchema, reportTypeFilter } from "~/schemas/reports";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import { listReviewedByExpert } from "~/domain/reports.server";
+import { listReviewedByExpert } from "~/domain/consultation/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

@@ -1,4 +1,4 @@
-import { listPatientReports } from "~/domain/reports.server";
+import { listPatientReports } from "~/domain/consultation/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
 
 const route = apiRoute({

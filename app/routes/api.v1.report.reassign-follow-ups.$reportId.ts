@@ -1,4 +1,4 @@
-import { reassignFollowUps } from "~/domain/followups.server";
+import { reassignFollowUps } from "~/domain/consultation/index.server";
 import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

@@ -1,4 +1,4 @@
-import { releaseReport } from "~/domain/reports.server";
+import { releaseReport } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

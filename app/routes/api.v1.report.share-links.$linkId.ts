@@ -1,4 +1,4 @@
-import { revokeShareLink } from "~/domain/share-links.server";
+import { revokeShareLink } from "~/domain/sharing/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

@@ -1,4 +1,4 @@
-import { createShareLink, listShareLinks } from "~/domain/share-links.server";
+import { createShareLink, listShareLinks } from "~/domain/sharing/index.server";
 import { shareLinkListQuery } from "~/schemas/share-links";
 import {
   api,

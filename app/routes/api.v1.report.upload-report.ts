@@ -1,6 +1,6 @@
 import { config } from "~/config.server";
-import { limit } from "~/domain/ratelimit.server";
-import { assertCanUpload, createReport } from "~/domain/reports.server";
+import { limit } from "~/domain/platform/index.server";
+import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";

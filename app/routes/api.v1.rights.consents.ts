@@ -1,4 +1,4 @@
-import { changeConsent, consentOverview } from "~/domain/consent.server";
+import { changeConsent, consentOverview } from "~/domain/rights/index.server";
 import { consentChangeSchema } from "~/schemas/rights";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

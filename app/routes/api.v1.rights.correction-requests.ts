@@ -1,4 +1,4 @@
-import { requestCorrection } from "~/domain/rights.server";
+import { requestCorrection } from "~/domain/rights/index.server";
 import { correctionSchema } from "~/schemas/rights";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { cancelErasure } from "~/domain/rights.server";
+import { cancelErasure } from "~/domain/rights/index.server";
 import { actorFromBearer } from "~/utils/session-cookie.server";
 import { cancelErasureSchema } from "~/schemas/rights";
 import { api, apiRoute, readJson, validate } from "~/utils/api.server";

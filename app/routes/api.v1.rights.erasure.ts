@@ -1,4 +1,4 @@
-import { requestErasure } from "~/domain/rights.server";
+import { requestErasure } from "~/domain/rights/index.server";
 import { erasureSchema } from "~/schemas/rights";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

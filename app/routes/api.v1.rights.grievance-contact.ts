@@ -1,4 +1,4 @@
-import { grievanceContact } from "~/domain/rights.server";
+import { grievanceContact } from "~/domain/rights/index.server";
 import { api, apiRoute } from "~/utils/api.server";
 
 /** Public: the grievance officer of this deployment (name, e-mail, phone). */

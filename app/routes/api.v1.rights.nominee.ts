@@ -1,4 +1,4 @@
-import { getNominee, removeNominee, setNominee } from "~/domain/rights.server";
+import { getNominee, removeNominee, setNominee } from "~/domain/rights/index.server";
 import { nomineeSchema } from "~/schemas/rights";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";

@@ -1,4 +1,4 @@
-import { listOwnRequests } from "~/domain/rights.server";
+import { listOwnRequests } from "~/domain/rights/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 /** The signed-in person's correction and erasure requests with the admins' answers, newest first. */

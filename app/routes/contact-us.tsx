@@ -5,8 +5,8 @@ import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { saveContactMessage } from "~/domain/contact.server";
-import { grievanceContact } from "~/domain/rights.server";
+import { saveContactMessage } from "~/domain/messaging/index.server";
+import { grievanceContact } from "~/domain/rights/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { contactSchema } from "~/schemas/public";

@@ -15,8 +15,13 @@ import { useHydrated } from "~/components/reports/useHydrated";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { config } from "~/config.server";
-import { isDomainError } from "~/domain/errors";
-import { addReview, claimReport, releaseReport, reviewScreenReport } from "~/domain/reports.server";
+import { isDomainError } from "~/domain/platform/errors";
+import {
+  addReview,
+  claimReport,
+  releaseReport,
+  reviewScreenReport,
+} from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { Avatar } from "~/components/Avatar";
 import { EmptyState } from "~/components/reports/EmptyState";
@@ -11,7 +11,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { contactOf, roleKey } from "~/components/reports/people";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
-import { listApprovedExperts, type ApiUser } from "~/domain/experts.server";
+import { listApprovedExperts, type ApiUser } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 

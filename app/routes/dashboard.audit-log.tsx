@@ -11,7 +11,7 @@ import { roleKey } from "~/components/reports/people";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { useHydrated } from "~/components/reports/useHydrated";
-import { listAuditEvents, type ApiAuditEvent } from "~/domain/audit.server";
+import { listAuditEvents, type ApiAuditEvent } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 

@@ -7,14 +7,15 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { pageInfo, screenPage } from "~/components/reports/screen.server";
-import { listCallbackRequests, listContactMessages } from "~/domain/contact.server";
 import {
+  listCallbackRequests,
+  listContactMessages,
   countSmsByStatus,
   listSmsMessages,
   type ApiSmsMessage,
   type SmsPurpose,
   type SmsStatus,
-} from "~/domain/sms.server";
+} from "~/domain/messaging/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 

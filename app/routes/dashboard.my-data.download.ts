@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { isDomainError } from "~/domain/errors";
-import { exportZip } from "~/domain/fhir.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { exportZip } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { fileActor } from "~/utils/file-access.server";

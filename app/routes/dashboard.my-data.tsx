@@ -18,9 +18,10 @@ import { FormError } from "~/components/ui/FormError";
 import { SecondFactorField } from "~/components/AccountFields";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { config } from "~/config.server";
-import { changeConsent, consentOverview, type ConsentState } from "~/domain/consent.server";
-import { HTTP_STATUS, isDomainError } from "~/domain/errors";
 import {
+  changeConsent,
+  consentOverview,
+  type ConsentState,
   cancelErasure,
   getNominee,
   grievanceContact,
@@ -30,7 +31,8 @@ import {
   requestCorrection,
   requestErasure,
   setNominee,
-} from "~/domain/rights.server";
+} from "~/domain/rights/index.server";
+import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import {
   CONSENT_TEXTS,
@@ -50,7 +52,7 @@ import { requireActor } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { readForm } from "~/utils/forms.server";
 import { proofFromText } from "~/schemas/two-factor";
-import { twoFactorStatus } from "~/domain/two-factor.server";
+import { twoFactorStatus } from "~/domain/accounts/index.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";

@@ -14,9 +14,14 @@ import { contactOf, roleKey } from "~/components/reports/people";
 import { Pager } from "~/components/reports/Pager";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
-import { isDomainError } from "~/domain/errors";
-import { approveExpert, listPendingExperts, rejectExpert, type ApiUser } from "~/domain/experts.server";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { isDomainError } from "~/domain/platform/errors";
+import {
+  approveExpert,
+  listPendingExperts,
+  rejectExpert,
+  type ApiUser,
+} from "~/domain/accounts/index.server";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
 import { parseFormData } from "~/schemas/strict";
 import { tFor } from "~/i18n/i18n.server";

@@ -12,8 +12,8 @@ import { pageError, pageInfo, screenPage } from "~/components/reports/screen.ser
 import { formatDuration } from "~/components/reports/duration";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
-import { isDomainError } from "~/domain/errors";
-import { claimReport, listPendingReports, type ApiReport } from "~/domain/reports.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { claimReport, listPendingReports, type ApiReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { isReportType } from "~/schemas/reports";
 import { requireRole } from "~/utils/auth.server";

@@ -22,10 +22,14 @@ import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon, EyeIcon } from "~/components/ui/Icon";
-import { isDomainError } from "~/domain/errors";
-import { askFollowUp } from "~/domain/followups.server";
+import { isDomainError } from "~/domain/platform/errors";
+import {
+  askFollowUp,
+  deleteReport,
+  listPatientReports,
+  type PatientReport,
+} from "~/domain/consultation/index.server";
 import { parseFormData } from "~/schemas/strict";
-import { deleteReport, listPatientReports, type PatientReport } from "~/domain/reports.server";
 import { tFor } from "~/i18n/i18n.server";
 import { deleteReportSchema } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";

@@ -12,7 +12,7 @@ import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTab
 import { ReviewText } from "~/components/reports/ReviewText";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { StatusBadge } from "~/components/reports/StatusBadge";
-import { listReviewedByExpert, type ApiReport } from "~/domain/reports.server";
+import { listReviewedByExpert, type ApiReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 

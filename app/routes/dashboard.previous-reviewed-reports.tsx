@@ -11,10 +11,9 @@ import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTab
 import { ReviewText } from "~/components/reports/ReviewText";
 import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
 import { FollowUpThread } from "~/components/reports/Opinion";
-import { isDomainError } from "~/domain/errors";
-import { listApprovedExperts } from "~/domain/experts.server";
-import { reassignFollowUps } from "~/domain/followups.server";
-import { listAllReviewed, type ApiReport } from "~/domain/reports.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { listApprovedExperts } from "~/domain/accounts/index.server";
+import { reassignFollowUps, listAllReviewed, type ApiReport } from "~/domain/consultation/index.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";

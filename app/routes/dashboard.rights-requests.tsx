@@ -17,8 +17,12 @@ import {
 } from "~/components/rights/StatusPill";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { HTTP_STATUS, isDomainError } from "~/domain/errors";
-import { listRightsRequests, resolveRightsRequest, type ApiRightsRequest } from "~/domain/rights.server";
+import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
+import {
+  listRightsRequests,
+  resolveRightsRequest,
+  type ApiRightsRequest,
+} from "~/domain/rights/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { RESPONSE_MAX, resolveSchema, rightsQueueQuerySchema, type RightsQueueQuery } from "~/schemas/rights";
 import { site } from "~/site";

@@ -18,12 +18,18 @@ import {
   setNotifyChannel,
   updateDisplayPicture,
   updateProfile,
-} from "~/domain/accounts.server";
-import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
-import type { Client } from "~/domain/client";
-import { limit } from "~/domain/ratelimit.server";
-import { listSessions, revokeAllSessions, revokeOwnSession, type Actor } from "~/domain/sessions.server";
-import { avatarUrl } from "~/domain/users.server";
+  listSessions,
+  revokeAllSessions,
+  revokeOwnSession,
+  type Actor,
+  avatarUrl,
+  expertUser,
+  updateExpertDetails,
+  twoFactorStatus,
+} from "~/domain/accounts/index.server";
+import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
+import type { Client } from "~/domain/platform/client";
+import { limit } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import {
   changePasswordSchema,
@@ -32,7 +38,7 @@ import {
   notifySchema,
   profileSchema,
 } from "~/schemas/auth";
-import { smsNumberOf } from "~/domain/notify.server";
+import { smsNumberOf } from "~/domain/messaging/index.server";
 import { maskPhone } from "~/utils/phone.server";
 import { site } from "~/site";
 import { formatDateTime } from "~/utils/format";
@@ -42,12 +48,10 @@ import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
-import { expertUser, updateExpertDetails } from "~/domain/experts.server";
 import { expertDetailsFormSchema } from "~/schemas/experts";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { TwoStepSection } from "~/components/TwoFactor";
-import { twoFactorStatus } from "~/domain/two-factor.server";
-import { eraseAccount } from "~/domain/rights.server";
+import { eraseAccount } from "~/domain/rights/index.server";
 import { deleteAccountFormSchema } from "~/schemas/rights";
 import { proofFromText } from "~/schemas/two-factor";
 import { formatPeriod } from "~/components/rights/format";

@@ -14,13 +14,13 @@ import { StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { HTTP_STATUS, isDomainError } from "~/domain/errors";
+import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import {
   createShareLink,
   revokeShareLink,
   shareScreen,
   type ApiShareLink,
-} from "~/domain/share-links.server";
+} from "~/domain/sharing/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import {
   createShareLinkFormSchema,

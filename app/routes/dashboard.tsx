@@ -13,8 +13,7 @@ import { useTranslation } from "react-i18next";
 import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
 import { Icon } from "~/components/ui/Icon";
 import type { AccountType } from "~/db/types";
-import { expertDetailsFor } from "~/domain/expert-details.server";
-import { avatarUrl } from "~/domain/users.server";
+import { expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -11,7 +11,7 @@ import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { Flag } from "~/components/reports/StatusBadge";
 import { config } from "~/config.server";
-import { getTurnaround } from "~/domain/turnaround.server";
+import { getTurnaround } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 

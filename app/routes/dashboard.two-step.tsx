@@ -9,16 +9,16 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { RecoveryCodeList, SetupSteps } from "~/components/TwoFactor";
 import { ReauthPasswordField, ReauthProofField } from "~/components/TwoStepFields";
 import { FormError } from "~/components/ui/FormError";
-import { turnOffTwoFactor } from "~/domain/accounts.server";
-import { HTTP_STATUS, isDomainError } from "~/domain/errors";
 import {
+  turnOffTwoFactor,
   beginSetup,
   cancelSetup,
   confirmSetup,
   pendingSetup,
   regenerateRecoveryCodes,
   twoFactorStatus,
-} from "~/domain/two-factor.server";
+} from "~/domain/accounts/index.server";
+import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
 import { requireActor } from "~/utils/auth.server";

@@ -16,9 +16,9 @@ import { toast } from "~/components/Toaster";
 import { describedBy, FieldError, TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { config } from "~/config.server";
-import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/errors";
-import { limit } from "~/domain/ratelimit.server";
-import { assertCanUpload, createReport } from "~/domain/reports.server";
+import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
+import { limit } from "~/domain/platform/index.server";
+import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import {
   DESCRIPTION_MAX,
@@ -30,7 +30,7 @@ import {
 import { requireActor } from "~/utils/auth.server";
 import { formatBytes } from "~/utils/format";
 import { splitE164 } from "~/utils/phone.server";
-import { findUserById } from "~/domain/users.server";
+import { findUserById } from "~/domain/accounts/index.server";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";

@@ -6,7 +6,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
-import { requestPasswordReset } from "~/domain/accounts.server";
+import { requestPasswordReset } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { forgotSchema } from "~/schemas/auth";

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, Link, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { logout } from "~/domain/accounts.server";
+import { logout } from "~/domain/accounts/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { SHORT_LINKS, type ShortLink } from "~/domain/notify.server";
+import { SHORT_LINKS, type ShortLink } from "~/domain/messaging/index.server";
 import { requireActor } from "~/utils/auth.server";
 
 /**

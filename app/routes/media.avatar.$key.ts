@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { fileTypeFromBuffer } from "file-type";
-import { isDomainError } from "~/domain/errors";
-import { openDecrypted } from "~/domain/files.server";
-import { isUserImageKey } from "~/domain/users.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { openDecrypted } from "~/domain/records/index.server";
+import { isUserImageKey } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { fileFrameHeaders } from "~/utils/file-response.server";
 

@@ -8,7 +8,7 @@ import { AuthCard } from "~/components/AuthCard";
 import { OtpInput } from "~/components/OtpInput";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
-import { requestPasswordReset, resetPasswordWithCode } from "~/domain/accounts.server";
+import { requestPasswordReset, resetPasswordWithCode } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { phone as phoneSchema, resetByCodeFormSchema } from "~/schemas/auth";
 import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";

@@ -12,14 +12,14 @@ import { useDateText } from "~/components/reports/LocalDate";
 import { Opinion } from "~/components/reports/Opinion";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { DocumentIcon } from "~/components/ui/Icon";
-import { isDomainError } from "~/domain/errors";
+import { isDomainError } from "~/domain/platform/errors";
 import {
   isShareRefusal,
   openShareLink,
   visitShareLink,
   type ShareLanding,
   type SharedView,
-} from "~/domain/share-links.server";
+} from "~/domain/sharing/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { readForm } from "~/utils/forms.server";

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { openSharedFile } from "~/domain/share-links.server";
+import { openSharedFile } from "~/domain/sharing/index.server";
 import { fileResponse } from "~/utils/file-response.server";
 import { clientOf } from "~/utils/request.server";
 import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-page.server";

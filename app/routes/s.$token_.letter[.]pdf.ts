@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { sharedLetter } from "~/domain/share-links.server";
+import { sharedLetter } from "~/domain/sharing/index.server";
 import { contentDisposition, fileFrameHeaders } from "~/utils/file-response.server";
 import { clientOf } from "~/utils/request.server";
 import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-page.server";

@@ -1,5 +1,5 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { setUserLocale } from "~/domain/users.server";
+import { setUserLocale } from "~/domain/accounts/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { isLocale } from "~/i18n/config";
 import { localeCookie } from "~/i18n/i18n.server";

@@ -13,7 +13,7 @@ import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
-import { startSignup } from "~/domain/accounts.server";
+import { startSignup } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { SIGNUP_COUNTRY_CODES, signupFormSchema } from "~/schemas/auth";
 import { site } from "~/site";

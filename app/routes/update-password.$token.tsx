@@ -6,7 +6,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
-import { isResetTokenLive, resetPassword } from "~/domain/accounts.server";
+import { isResetTokenLive, resetPassword } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { resetPasswordFormSchema } from "~/schemas/auth";
 import { redirectIfSignedIn } from "~/utils/auth.server";

@@ -7,10 +7,10 @@ import {
 } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { isDomainError } from "~/domain/errors";
-import { limit } from "~/domain/ratelimit.server";
-import { verifyLetter } from "~/domain/reports.server";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { isDomainError } from "~/domain/platform/errors";
+import { limit } from "~/domain/platform/index.server";
+import { verifyLetter } from "~/domain/consultation/index.server";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { formatDay } from "~/utils/format";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SPECIALTIES } from "~/domain/specialties";
+import { SPECIALTIES } from "~/domain/accounts/specialties";
 import { strictArray } from "./strict";
 
 /**

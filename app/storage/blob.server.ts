@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
  * Where encrypted files live (decision 0010): a local folder (the default) or an S3-compatible
  * bucket (STORAGE_URL=s3://…); `blobStore()` in factory.server.ts picks one. A store only keeps
  * opaque bytes under a key — encryption, type sniffing and who may read what stay in
- * domain/files.server.ts, so a bucket never holds plaintext and both stores behave the same to
+ * domain/records/files.server.ts, so a bucket never holds plaintext and both stores behave the same to
  * the domain.
  */
 export interface BlobStore {

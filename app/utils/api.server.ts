@@ -1,9 +1,9 @@
 import type { AppLoadContext } from "@remix-run/node";
 import type { TFunction } from "i18next";
 import { z } from "zod";
-import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
-import type { Paged, PageQuery } from "~/domain/paging";
-import type { Actor } from "~/domain/sessions.server";
+import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
+import type { Paged, PageQuery } from "~/domain/platform/paging";
+import type { Actor } from "~/domain/accounts/index.server";
 import { actorFromBearer } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { log, logRequest } from "./log.server";
@@ -13,7 +13,7 @@ import { log, logRequest } from "./log.server";
  * result into `{ success, message, data }` and any DomainError into the contract's status
  * and error shape. Messages are i18n keys translated for the request's language.
  */
-// Pages are the domain's (domain/paging.ts); routes keep importing them from the adapter too.
+// Pages are the domain's (domain/platform/paging.ts); routes keep importing them from the adapter too.
 export type { Paged, PageQuery };
 
 export type ApiContext = { request: Request; t: TFunction; locale: string };

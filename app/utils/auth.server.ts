@@ -1,6 +1,6 @@
 import { redirect } from "@remix-run/node";
 import type { AccountType } from "~/db/types";
-import { knownDeviceMark, type Actor } from "~/domain/sessions.server";
+import { knownDeviceMark, type Actor } from "~/domain/accounts/index.server";
 import { actorFromCookie, knownDeviceCookie, sessionCookie } from "./session-cookie.server";
 import { localeCookie, tFor } from "~/i18n/i18n.server";
 import { redirectWithError } from "./toast.server";

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
-import { login } from "~/domain/accounts.server";
-import { UNKNOWN_CLIENT, type Client } from "~/domain/client";
-import { DomainError } from "~/domain/errors";
+import { login } from "~/domain/accounts/index.server";
+import { UNKNOWN_CLIENT, type Client } from "~/domain/platform/client";
+import { DomainError } from "~/domain/platform/errors";
 import { loginSchema } from "~/schemas/auth";
 import { fieldErrors } from "./api.server";
 

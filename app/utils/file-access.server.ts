@@ -1,5 +1,5 @@
-import { DomainError } from "~/domain/errors";
-import type { Actor } from "~/domain/sessions.server";
+import { DomainError } from "~/domain/platform/errors";
+import type { Actor } from "~/domain/accounts/index.server";
 import { actorFromRequest } from "./session-cookie.server";
 
 /**

@@ -1,6 +1,6 @@
 import { createCookie, redirect } from "@remix-run/node";
 import { config } from "~/config.server";
-import { CHALLENGE_TTL_MS } from "~/domain/two-factor.server";
+import { CHALLENGE_TTL_MS } from "~/domain/accounts/index.server";
 
 /**
  * The browser's half-done login (issue 14): after a right password, the challenge token waits in

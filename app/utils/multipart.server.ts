@@ -1,8 +1,8 @@
 import busboy from "busboy";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
-import { DomainError } from "~/domain/errors";
-import { storeUpload, deleteStored, type StoredFile, type UploadKind } from "~/domain/files.server";
+import { DomainError } from "~/domain/platform/errors";
+import { storeUpload, deleteStored, type StoredFile, type UploadKind } from "~/domain/records/index.server";
 
 const MAX_TEXT_PART = 64 * 1024;
 const MAX_PARTS = 20;

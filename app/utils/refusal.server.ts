@@ -1,4 +1,4 @@
-import { DomainError } from "~/domain/errors";
+import { DomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { errorResponse } from "./api.server";
 import { securityHeaders } from "./security.server";

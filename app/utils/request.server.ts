@@ -1,5 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
-import { UNKNOWN_CLIENT, type Client } from "~/domain/client";
+import { UNKNOWN_CLIENT, type Client } from "~/domain/platform/client";
 
 /**
  * What our server (server/) hands every request as Remix load context. Under the basic

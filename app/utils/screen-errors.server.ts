@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
 import type { TFunction } from "i18next";
-import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
+import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 
 /**
  * The screens' mapping of a DomainError: field errors go to their fields (as i18n keys),

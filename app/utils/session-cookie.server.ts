@@ -1,10 +1,10 @@
 import { createCookie } from "@remix-run/node";
 import { config } from "~/config.server";
-import { resolveToken, WEB_SESSION_TTL_MS, type Actor } from "~/domain/sessions.server";
+import { resolveToken, WEB_SESSION_TTL_MS, type Actor } from "~/domain/accounts/index.server";
 
 /**
  * The HTTP side of sessions: the signed `cb_session` cookie and the bearer header. The tokens
- * themselves (created, resolved, revoked) are the domain's, in domain/sessions.server.ts, which
+ * themselves (created, resolved, revoked) are the domain's, in domain/accounts/sessions.server.ts, which
  * never sees a Request.
  */
 

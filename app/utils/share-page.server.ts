@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { config } from "~/config.server";
-import { isDomainError } from "~/domain/errors";
-import { isShareRefusal, type ShareGrant } from "~/domain/share-links.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { isShareRefusal, type ShareGrant } from "~/domain/sharing/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { securityHeaders } from "./security.server";
 

@@ -2,10 +2,10 @@ import type { AppLoadContext } from "@remix-run/node";
 import { DataStore, ERRORS, MemoryLocker, Server, TUS_RESUMABLE, Upload } from "@tus/server";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
-import type { Client } from "~/domain/client";
-import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/errors";
-import { assertCanUpload } from "~/domain/reports.server";
-import type { Actor } from "~/domain/sessions.server";
+import type { Client } from "~/domain/platform/client";
+import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
+import { assertCanUpload } from "~/domain/consultation/index.server";
+import type { Actor } from "~/domain/accounts/index.server";
 import {
   abandonUpload,
   appendToUpload,
@@ -14,7 +14,7 @@ import {
   FINISHING,
   getUpload,
   type UploadSession,
-} from "~/domain/uploads.server";
+} from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { newId } from "~/utils/ids.server";
 import { errorResponse, jsonResponse } from "./api.server";
@@ -25,7 +25,7 @@ import { clientOf } from "./request.server";
 /**
  * The tus 1.0.0 protocol (https://tus.io/protocols/resumable-upload) for report uploads, spoken by
  * @tus/server's web-request handler (`handleWeb`) over our own store (decision 0015). The store
- * keeps nothing itself: every call goes to domain/uploads.server.ts, which keeps the upload in
+ * keeps nothing itself: every call goes to domain/records/uploads.server.ts, which keeps the upload in
  * `upload_sessions` and its bytes as encrypted segments, so any process or node can continue any
  * upload. Endpoints: POST /api/v1/uploads (create; OPTIONS there tells the protocol's settings),
  * HEAD / PATCH / DELETE /api/v1/uploads/:uploadId.

@@ -3,7 +3,7 @@
  * Env: the app's config (DATA_DIR …), START_AT (epoch ms to begin, so processes overlap),
  * WORKER_IP, TRIES. Prints one JSON line: how many tries each check let through.
  */
-import { beginLogin, limit } from "~/domain/ratelimit.server";
+import { beginLogin, limit } from "~/domain/platform/ratelimit.server";
 
 const client = { ip: process.env.WORKER_IP ?? "127.0.0.1", userAgent: null };
 const tries = Number(process.env.TRIES ?? 40);

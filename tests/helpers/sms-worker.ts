@@ -7,7 +7,7 @@
 import { inArray } from "drizzle-orm";
 import { closeDatabase, db } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
-import { processSmsQueue, type SmsRound } from "~/domain/sms.server";
+import { processSmsQueue, type SmsRound } from "~/domain/messaging/sms.server";
 
 const unsent = () =>
   db()

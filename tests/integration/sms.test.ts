@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "~/domain/sessions.server";
+import type { Actor } from "~/domain/accounts/sessions.server";
 import { apiClient } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
@@ -20,7 +20,7 @@ import { Browserish, freePort, rootBackend, startServer, type TestServer } from 
  */
 
 type Mods = {
-  sms: typeof import("~/domain/sms.server");
+  sms: typeof import("~/domain/messaging/sms.server");
   client: typeof import("~/db/client.server");
   schema: typeof import("~/db/schema");
   i18n: typeof import("~/i18n/i18n.server");
@@ -97,7 +97,7 @@ beforeAll(async () => {
     delete process.env[k];
   Object.assign(process.env, appEnv);
   m = {
-    sms: await import("~/domain/sms.server"),
+    sms: await import("~/domain/messaging/sms.server"),
     client: await import("~/db/client.server"),
     schema: await import("~/db/schema"),
     i18n: await import("~/i18n/i18n.server"),

@@ -101,7 +101,7 @@ export function multipartBody(file: Buffer, fileName?: string, reportType?: stri
 export const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 /**
- * Decrypts a stored file independently of the app (format in app/domain/files.server.ts:
+ * Decrypts a stored file independently of the app (format in app/domain/records/files.server.ts:
  * "CBF1", 12-byte IV, ciphertext, 16-byte GCM tag; AAD = magic + key). Throws when the file
  * is truncated or fails authentication.
  */

@@ -15,7 +15,7 @@ import { S3_CREDENTIALS, startS3, type S3Server } from "../helpers/backends";
  */
 
 let s3: S3Server;
-let files: typeof import("~/domain/files.server");
+let files: typeof import("~/domain/records/files.server");
 let tmp: string;
 const BUCKET = "cb-files-test";
 const PREFIX = "clinic-7/";
@@ -36,7 +36,7 @@ beforeAll(async () => {
     SESSION_SECRET: randomBytes(32).toString("hex"),
   });
   delete process.env.DATABASE_URL;
-  files = await import("~/domain/files.server");
+  files = await import("~/domain/records/files.server");
 }, 60_000);
 
 afterAll(async () => {

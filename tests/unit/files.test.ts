@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The domain modules read their configuration once, so the environment is set first and
 // the modules are imported afterwards (real files in a temporary folder, no mocks).
-let files: typeof import("~/domain/files.server");
+let files: typeof import("~/domain/records/files.server");
 let uploads: string;
 let tmp: string;
 const MB = 1024 * 1024;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   delete process.env.SMTP_URL;
   delete process.env.ENCRYPTION_KEY;
   uploads = process.env.UPLOADS_DIR;
-  files = await import("~/domain/files.server");
+  files = await import("~/domain/records/files.server");
 });
 
 afterAll(async () => {

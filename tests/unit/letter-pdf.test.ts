@@ -3,14 +3,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync 
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LetterData } from "~/domain/letter-pdf.server";
+import type { LetterData } from "~/domain/consultation/letter-pdf.server";
 
 // Real PDFs checked with poppler-utils (pdftotext, pdfinfo, pdftoppm): the text must come out in
 // logical order (ActualText per line), in every language. Page images for a human look land in
 // test-results/letters/.
 
-let renderLetterPdf: typeof import("~/domain/letter-pdf.server").renderLetterPdf;
-let textWidth: typeof import("~/domain/letter-pdf.server").textWidth;
+let renderLetterPdf: typeof import("~/domain/consultation/letter-pdf.server").renderLetterPdf;
+let textWidth: typeof import("~/domain/consultation/letter-pdf.server").textWidth;
 let tmp: string;
 const pngDir = path.resolve("test-results/letters");
 const VERIFY = "https://carebridge.example/verify/7K2M-9QXD-4TPA";
@@ -18,7 +18,7 @@ const VERIFY = "https://carebridge.example/verify/7K2M-9QXD-4TPA";
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), "cb-letter-"));
   mkdirSync(pngDir, { recursive: true });
-  ({ renderLetterPdf, textWidth } = await import("~/domain/letter-pdf.server"));
+  ({ renderLetterPdf, textWidth } = await import("~/domain/consultation/letter-pdf.server"));
 });
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

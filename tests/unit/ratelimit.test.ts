@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "~/domain/client";
-import type { DomainError } from "~/domain/errors";
+import type { Client } from "~/domain/platform/client";
+import type { DomainError } from "~/domain/platform/errors";
 
 /*
  * The rate-limit domain against a real SQLite file (the default "database" store), and two
@@ -12,7 +12,7 @@ import type { DomainError } from "~/domain/errors";
  * because config() reads it once.
  */
 
-type RL = typeof import("~/domain/ratelimit.server");
+type RL = typeof import("~/domain/platform/ratelimit.server");
 let rl: RL;
 let tmp: string;
 const MAIL_PER_HOUR = 60;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   for (const k of ["DATABASE_URL", "RATE_LIMIT_DISABLED", "RATE_LIMIT_STORE", "SESSION_SECRET"]) {
     delete process.env[k];
   }
-  rl = await import("~/domain/ratelimit.server");
+  rl = await import("~/domain/platform/ratelimit.server");
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserRow } from "~/db/schema";
-import type { Actor } from "~/domain/sessions.server";
+import type { Actor } from "~/domain/accounts/sessions.server";
 
 /*
  * The report, expert and audit domain against a real SQLite file, real encrypted files and
@@ -15,11 +15,11 @@ import type { Actor } from "~/domain/sessions.server";
  */
 
 type Mods = {
-  users: typeof import("~/domain/users.server");
-  reports: typeof import("~/domain/reports.server");
-  experts: typeof import("~/domain/experts.server");
-  files: typeof import("~/domain/files.server");
-  audit: typeof import("~/domain/audit.server");
+  users: typeof import("~/domain/accounts/users.server");
+  reports: typeof import("~/domain/consultation/reports.server");
+  experts: typeof import("~/domain/accounts/experts.server");
+  files: typeof import("~/domain/records/files.server");
+  audit: typeof import("~/domain/platform/audit.server");
   client: typeof import("~/db/client.server");
   config: typeof import("~/config.server");
 };
@@ -90,11 +90,11 @@ beforeAll(async () => {
     delete process.env[k];
   }
   m = {
-    users: await import("~/domain/users.server"),
-    reports: await import("~/domain/reports.server"),
-    experts: await import("~/domain/experts.server"),
-    files: await import("~/domain/files.server"),
-    audit: await import("~/domain/audit.server"),
+    users: await import("~/domain/accounts/users.server"),
+    reports: await import("~/domain/consultation/reports.server"),
+    experts: await import("~/domain/accounts/experts.server"),
+    files: await import("~/domain/records/files.server"),
+    audit: await import("~/domain/platform/audit.server"),
     client: await import("~/db/client.server"),
     config: await import("~/config.server"),
   };
@@ -980,7 +980,7 @@ describe("wording", () => {
 
 describe("turnaround (issue 12)", () => {
   it("percentiles by nearest rank", async () => {
-    const { percentile } = await import("~/domain/turnaround.server");
+    const { percentile } = await import("~/domain/consultation/turnaround.server");
     expect(percentile([], 50)).toBeNull();
     expect(percentile([5], 90)).toBe(5);
     const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -990,7 +990,7 @@ describe("turnaround (issue 12)", () => {
   });
 
   it("the overdue digest mails each admin once per newly overdue report, never twice, without medical content", async () => {
-    const { sendOverdueDigest } = await import("~/domain/turnaround.server");
+    const { sendOverdueDigest } = await import("~/domain/consultation/turnaround.server");
     const { reports } = await import("~/db/schema");
     const { eq } = await import("drizzle-orm");
     await settleMail();
@@ -1024,9 +1024,9 @@ describe("turnaround (issue 12)", () => {
     expect(await sendOverdueDigest()).toBe(0);
     expect(await mailsTo(admin.email, /overdue/, 1, 400)).toEqual([]);
     expect(fresh.overdue).toBe(false);
-    const t = await (await import("~/domain/turnaround.server")).getTurnaround(admin);
+    const t = await (await import("~/domain/consultation/turnaround.server")).getTurnaround(admin);
     expect(t.overdueReports.map((r) => r._id).slice(0, 2)).toEqual([urgent._id, old._id]);
-    await expect((await import("~/domain/turnaround.server")).getTurnaround(expert)).rejects.toThrow(
+    await expect((await import("~/domain/consultation/turnaround.server")).getTurnaround(expert)).rejects.toThrow(
       /reports.adminsOnly/,
     );
   });

@@ -1,7 +1,7 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FOLLOWUP_TEXT_MAX } from "~/schemas/reports";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { useDateText } from "./LocalDate";
 import { ReviewText } from "./ReviewText";
 

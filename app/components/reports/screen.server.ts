@@ -1,6 +1,6 @@
 import { getCountries, getCountryCallingCode } from "libphonenumber-js";
 import { config } from "~/config.server";
-import { isDomainError } from "~/domain/errors";
+import { isDomainError } from "~/domain/platform/errors";
 import { intlTag } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
 

@@ -3,13 +3,13 @@ import type { z } from "zod";
 import { db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
 import type { callbackSchema, contactSchema } from "~/schemas/public";
-import type { Paged, PageQuery } from "./paging";
+import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { splitE164 } from "~/utils/phone.server";
-import type { Client } from "./client";
-import { DomainError } from "./errors";
-import { limit } from "./ratelimit.server";
-import type { Actor } from "./sessions.server";
+import type { Client } from "../platform/client";
+import { DomainError } from "../platform/errors";
+import { limit } from "../platform/ratelimit.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /** Saves a Contact Us message; at most a few per client address an hour (rate_limited). */
 export async function saveContactMessage(

@@ -8,14 +8,14 @@ import { config } from "~/config.server";
 import { affected, db, exec, first, type DB, type TxSteps } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
-import type { Paged, PageQuery } from "./paging";
+import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { maskPhone } from "~/utils/phone.server";
 
 export { maskPhone };
-import { DomainError } from "./errors";
-import type { Actor } from "./sessions.server";
+import { DomainError } from "../platform/errors";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Outgoing SMS (issue 13, decision 0014). `queueSms` adds a row to the persisted queue (table

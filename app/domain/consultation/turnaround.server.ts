@@ -2,11 +2,11 @@ import { and, count, eq, gt, gte, inArray, isNull } from "drizzle-orm";
 import { db, first, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
-import { audit } from "./audit.server";
-import { DomainError } from "./errors";
-import { notify, recipientColumns } from "./notify.server";
+import { audit } from "../platform/audit.server";
+import { DomainError } from "../platform/errors";
+import { notify, recipientColumns } from "../messaging/notify.server";
 import { overdueCondition, overdueReports, type ApiReport } from "./reports.server";
-import type { Actor } from "./sessions.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Turnaround (issue 12): how long patients wait. Admins see pending / in review / overdue counts,

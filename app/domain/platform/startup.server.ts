@@ -3,16 +3,16 @@ import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
-import { pruneAccountsTables } from "./accounts.server";
-import { sweepLeftovers } from "./files.server";
-import { flushMail } from "./mail.server";
+import { pruneAccountsTables } from "../accounts/accounts.server";
+import { sweepLeftovers } from "../records/files.server";
+import { flushMail } from "../messaging/mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
-import { rightsJob } from "./rights.server";
-import { pruneExpiredSessions } from "./sessions.server";
-import { startSmsSender, stopSmsSender } from "./sms.server";
-import { sendOverdueDigest } from "./turnaround.server";
-import { sweepUploads } from "./uploads.server";
-import { ensureAdmin } from "./users.server";
+import { rightsJob } from "../rights/rights.server";
+import { pruneExpiredSessions } from "../accounts/sessions.server";
+import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
+import { sendOverdueDigest } from "../consultation/turnaround.server";
+import { sweepUploads } from "../records/uploads.server";
+import { ensureAdmin } from "../accounts/users.server";
 
 let started: Promise<void> | undefined;
 

@@ -2,12 +2,12 @@ import { and, count, desc, eq, exists, isNull, ne, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { expertProfiles, profiles, reports, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import type { Paged, PageQuery } from "./paging";
-import { auditInsert } from "./audit.server";
+import type { Paged, PageQuery } from "../platform/paging";
+import { auditInsert } from "../platform/audit.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
 import { specialtiesFor } from "./specialties";
-import { DomainError } from "./errors";
-import { notify, recipientColumns, type Recipient } from "./notify.server";
+import { DomainError } from "../platform/errors";
+import { notify, recipientColumns, type Recipient } from "../messaging/notify.server";
 import type { Actor } from "./sessions.server";
 import { toApiUser, type ApiUser } from "./users.server";
 

@@ -6,21 +6,21 @@ import { affected, db, exec, first, rows, runExclusive, transaction } from "~/db
 import { auditEvents, nominees, rightsRequests, users } from "~/db/schema";
 import { isLocale } from "~/i18n/config";
 import type { NomineeInput, ResolveInput, RightsQueueQuery } from "~/schemas/rights";
-import type { Paged, PageQuery } from "./paging";
+import type { Paged, PageQuery } from "../platform/paging";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { accountDeletionSteps, personNumbers } from "./accounts.server";
-import { reauthenticate } from "./two-factor.server";
+import { accountDeletionSteps, personNumbers } from "../accounts/accounts.server";
+import { reauthenticate } from "../accounts/two-factor.server";
 import { lockPerson } from "./consent.server";
-import { auditInsert } from "./audit.server";
-import type { Client } from "./client";
-import { DomainError } from "./errors";
-import { contactErasureSteps } from "./contact.server";
-import { deleteSegments, deleteStored } from "./files.server";
-import { notify, recipientColumns } from "./notify.server";
-import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "./sms.server";
-import type { Actor } from "./sessions.server";
+import { auditInsert } from "../platform/audit.server";
+import type { Client } from "../platform/client";
+import { DomainError } from "../platform/errors";
+import { contactErasureSteps } from "../messaging/contact.server";
+import { deleteSegments, deleteStored } from "../records/files.server";
+import { notify, recipientColumns } from "../messaging/notify.server";
+import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "../messaging/sms.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * The rights centre (issue 14, DPDP Act 2023 ss. 11-14): correction requests answered by admins,

@@ -42,7 +42,7 @@ import {
   type UploadReportInput,
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
-import type { Paged, PageQuery } from "./paging";
+import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import {
@@ -52,16 +52,16 @@ import {
   linkOpensForReports,
   type FileView,
   type LinkOpen,
-} from "./audit.server";
-import { DomainError, zodFieldErrors } from "./errors";
-import { expertDetailsFor, specialtiesOf } from "./expert-details.server";
-import { expertRecipientsFor } from "./experts.server";
-import { notify, recipientColumns } from "./notify.server";
-import { deleteStored, openDecrypted, type StoredFile } from "./files.server";
+} from "../platform/audit.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
+import { expertRecipientsFor } from "../accounts/experts.server";
+import { notify, recipientColumns } from "../messaging/notify.server";
+import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
-import { hidePhonesOfRefusers, reviewConsentForUpload } from "./consent.server";
-import type { Actor } from "./sessions.server";
-import { reportTypesFor } from "./specialties";
+import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
+import type { Actor } from "../accounts/sessions.server";
+import { reportTypesFor } from "../accounts/specialties";
 
 /**
  * Reports: upload (with urgency), the patient's own list, the experts' queues (urgent first, then

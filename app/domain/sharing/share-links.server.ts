@@ -12,19 +12,19 @@ import {
   type ShareLinkStatus,
 } from "~/schemas/share-links";
 import { formSchema } from "~/schemas/strict";
-import type { Paged, PageQuery } from "./paging";
+import type { Paged, PageQuery } from "../platform/paging";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
-import { audit, auditInsert } from "./audit.server";
-import type { Client } from "./client";
-import { DomainError, zodFieldErrors, type DomainErrorCode } from "./errors";
-import { expertDetailsFor } from "./expert-details.server";
-import { openDecrypted } from "./files.server";
-import { followUpsFor } from "./followups.server";
-import { renderOpinionLetter } from "./letters.server";
-import { hashPassword, verifyPassword } from "./passwords.server";
-import { forgive, limit } from "./ratelimit.server";
-import { toApiReport } from "./reports.server";
-import type { Actor } from "./sessions.server";
+import { audit, auditInsert } from "../platform/audit.server";
+import type { Client } from "../platform/client";
+import { DomainError, zodFieldErrors, type DomainErrorCode } from "../platform/errors";
+import { expertDetailsFor } from "../accounts/expert-details.server";
+import { openDecrypted } from "../records/files.server";
+import { followUpsFor } from "../consultation/followups.server";
+import { renderOpinionLetter } from "../consultation/letters.server";
+import { hashPassword, verifyPassword } from "../accounts/passwords.server";
+import { forgive, limit } from "../platform/ratelimit.server";
+import { toApiReport } from "../consultation/reports.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Sharing links (issue 14, decision 0016), modelled on SMART Health Links: a patient shares one

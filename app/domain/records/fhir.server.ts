@@ -41,16 +41,16 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
 import { log } from "~/utils/log.server";
-import { audit, parseDetail } from "./audit.server";
-import type { Client } from "./client";
-import { DomainError } from "./errors";
-import { expertDetailsFor, type ApiExpertDetails } from "./expert-details.server";
+import { audit, parseDetail } from "../platform/audit.server";
+import type { Client } from "../platform/client";
+import { DomainError } from "../platform/errors";
+import { expertDetailsFor, type ApiExpertDetails } from "../accounts/expert-details.server";
 import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
-import { followUpsFor, type ApiFollowUp } from "./followups.server";
-import { letterFileName, renderOpinionLetter } from "./letters.server";
-import { limit } from "./ratelimit.server";
-import { opinionUrl, reportFileUrl, toApiReport } from "./reports.server";
-import type { Actor } from "./sessions.server";
+import { followUpsFor, type ApiFollowUp } from "../consultation/followups.server";
+import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
+import { limit } from "../platform/ratelimit.server";
+import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/reports.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * A patient's data as FHIR R4 (issue 14; decision 0018): one `collection` Bundle with the patient,

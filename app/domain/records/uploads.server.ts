@@ -5,8 +5,8 @@ import { uploadSessions } from "~/db/schema";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { log } from "~/utils/log.server";
-import type { Client } from "./client";
-import { DomainError, isDomainError, zodFieldErrors } from "./errors";
+import type { Client } from "../platform/client";
+import { DomainError, isDomainError, zodFieldErrors } from "../platform/errors";
 import {
   deleteSegments,
   deleteStored,
@@ -20,9 +20,9 @@ import {
   type Segment,
   type StoredFile,
 } from "./files.server";
-import { limit } from "./ratelimit.server";
-import { assertCanUpload, createReport, type ApiReport } from "./reports.server";
-import type { Actor } from "./sessions.server";
+import { limit } from "../platform/ratelimit.server";
+import { assertCanUpload, createReport, type ApiReport } from "../consultation/reports.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Resumable uploads (decision 0015): a report file sent in pieces over as many requests — and

@@ -7,10 +7,10 @@ import { isLocale } from "~/i18n/config";
 import { CONSENT_TEXTS, type ConsentChange } from "~/schemas/rights";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { auditInsert } from "./audit.server";
-import { DomainError } from "./errors";
-import { deleteSegments, deleteStored } from "./files.server";
-import type { Actor } from "./sessions.server";
+import { auditInsert } from "../platform/audit.server";
+import { DomainError } from "../platform/errors";
+import { deleteSegments, deleteStored } from "../records/files.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Consent (issue 14, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with

@@ -17,12 +17,12 @@ import type { ProfileInput, SignupForm } from "~/schemas/auth";
 export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
-import type { Client } from "./client";
-import { DomainError } from "./errors";
-import { deleteStored, type StoredFile } from "./files.server";
-import { sendMailInBackground, simpleHtml } from "./mail.server";
+import type { Client } from "../platform/client";
+import { DomainError } from "../platform/errors";
+import { deleteStored, type StoredFile } from "../records/files.server";
+import { sendMailInBackground, simpleHtml } from "../messaging/mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
-import { beginLogin, limit, limitSms, takeMailPoint, type SmsCeiling } from "./ratelimit.server";
+import { beginLogin, limit, limitSms, takeMailPoint, type SmsCeiling } from "../platform/ratelimit.server";
 import {
   createSession,
   isKnownDeviceOf,
@@ -38,7 +38,7 @@ import {
   sendFailedLoginsNotice,
   smsNumberOf,
   type CodePurpose,
-} from "./notify.server";
+} from "../messaging/notify.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
 import {

@@ -8,7 +8,7 @@ import { reports, uploadSessions, users } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
-import { DomainError } from "./errors";
+import { DomainError } from "../platform/errors";
 
 /**
  * Encrypted file store for report files and display pictures, over a blob store (a local folder

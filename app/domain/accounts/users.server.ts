@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
-import { DomainError } from "./errors";
+import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";

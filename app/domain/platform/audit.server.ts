@@ -4,7 +4,7 @@ import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
-import type { Actor } from "./sessions.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * The audit trail: who did what to which record, when and from where. Details never hold

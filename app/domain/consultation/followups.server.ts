@@ -5,10 +5,10 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reportFollowups, reports, users } from "~/db/schema";
 import { followUpAnswerSchema, followUpQuestionSchema, reassignSchema } from "~/schemas/reports";
 import { newId } from "~/utils/ids.server";
-import { auditInsert } from "./audit.server";
-import { DomainError, zodFieldErrors } from "./errors";
-import { notify, recipientColumns } from "./notify.server";
-import type { Actor } from "./sessions.server";
+import { auditInsert } from "../platform/audit.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { notify, recipientColumns } from "../messaging/notify.server";
+import type { Actor } from "../accounts/sessions.server";
 
 /**
  * Follow-up questions (issue 12): after the opinion, the patient may ask up to FOLLOWUP_MAX

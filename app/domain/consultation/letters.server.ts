@@ -5,8 +5,8 @@ import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
 import { letterVerifyUrl, reportForLetter, type ApiReport } from "./reports.server";
-import type { Actor } from "./sessions.server";
-import { SPECIALTY_KEYS, type Specialty } from "./specialties";
+import type { Actor } from "../accounts/sessions.server";
+import { SPECIALTY_KEYS, type Specialty } from "../accounts/specialties";
 
 /**
  * The signed opinion letter (issue 12): the structured opinion, the follow-ups, who signed it and a

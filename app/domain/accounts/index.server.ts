@@ -1,0 +1,23 @@
+/**
+ * Accounts: who someone is and how they prove it.
+ *
+ * - accounts: signup (code by mail or SMS), login (password, SMS code, second step), logout,
+ *   password reset and change, the profile and its notice channel.
+ * - sessions: web sessions and API tokens (create, resolve, revoke, list) and the known-device mark.
+ * - two-factor: TOTP setup, recovery codes, the second-step challenge, re-authentication.
+ * - passwords: hashing (argon2id, bcrypt read), the common-password list.
+ * - users: finding and creating users, the admin's user list, suspension, avatars, `ApiUser`.
+ * - experts, expert-details, specialties: expert approval, their specialties and registration,
+ *   and which specialties read which report type (specialties.ts is also safe in the browser).
+ *
+ * Other contexts and the adapters import from here; modules inside the domain import the module
+ * they need directly, so the indexes never form an import circle.
+ */
+export * from "./accounts.server";
+export * from "./sessions.server";
+export * from "./two-factor.server";
+export * from "./passwords.server";
+export * from "./users.server";
+export * from "./experts.server";
+export * from "./expert-details.server";
+export * from "./specialties";

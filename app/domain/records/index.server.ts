@@ -1,0 +1,11 @@
+/**
+ * Records: the files themselves and the patient's data as a record.
+ *
+ * - files: encrypted storage of uploads (AES-256-GCM before bytes reach the local folder or the
+ *   bucket), type sniffing, safe names, segments of resumable uploads, the leftover sweep.
+ * - uploads: resumable upload sessions (begin, append, finish, abandon, sweep).
+ * - fhir: the patient's data as a FHIR R4 Bundle and as a zip with the files.
+ */
+export * from "./files.server";
+export * from "./uploads.server";
+export * from "./fhir.server";
