@@ -507,7 +507,10 @@ describe("resumable uploads (tus)", () => {
 
 /** The app's own domain modules, opened on the test server's database and store. */
 let domain:
-  | { uploads: typeof import("~/domain/records/uploads.server"); files: typeof import("~/domain/records/files.server") }
+  | {
+      uploads: typeof import("~/domain/records/uploads.server");
+      files: typeof import("~/domain/records/files.server");
+    }
   | undefined;
 
 async function openDomain() {
@@ -524,7 +527,10 @@ async function openDomain() {
     LOG_LEVEL: "silent",
     ...backend,
   });
-  domain = { uploads: await import("~/domain/records/uploads.server"), files: await import("~/domain/records/files.server") };
+  domain = {
+    uploads: await import("~/domain/records/uploads.server"),
+    files: await import("~/domain/records/files.server"),
+  };
   return domain;
 }
 

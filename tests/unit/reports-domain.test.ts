@@ -1026,8 +1026,8 @@ describe("turnaround (issue 12)", () => {
     expect(fresh.overdue).toBe(false);
     const t = await (await import("~/domain/consultation/turnaround.server")).getTurnaround(admin);
     expect(t.overdueReports.map((r) => r._id).slice(0, 2)).toEqual([urgent._id, old._id]);
-    await expect((await import("~/domain/consultation/turnaround.server")).getTurnaround(expert)).rejects.toThrow(
-      /reports.adminsOnly/,
-    );
+    await expect(
+      (await import("~/domain/consultation/turnaround.server")).getTurnaround(expert),
+    ).rejects.toThrow(/reports.adminsOnly/);
   });
 });
