@@ -91,7 +91,8 @@ export default tseslint.config(
             },
             {
               regex: "^(~/|(\\.{1,2}/)+)(app/)?utils/api",
-              message: "The API adapter depends on the domain, not the other way round (pages: platform/paging).",
+              message:
+                "The API adapter depends on the domain, not the other way round (pages: platform/paging).",
             },
             {
               regex: "^(~/|(\\.{1,2}/)+)(app/)?routes(/|$)",
