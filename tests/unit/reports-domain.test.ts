@@ -629,8 +629,8 @@ describe("reviews", () => {
     const domain = path.resolve("app/domain");
     writeFileSync(
       script,
-      `import { addReview } from ${JSON.stringify(path.join(domain, "reports.server.ts"))};
-import { findUserById } from ${JSON.stringify(path.join(domain, "users.server.ts"))};
+      `import { addReview } from ${JSON.stringify(path.join(domain, "consultation/reports.server.ts"))};
+import { findUserById } from ${JSON.stringify(path.join(domain, "accounts/users.server.ts"))};
 const [expertId, startAt, ...ids] = process.argv.slice(2);
 const u = (await findUserById(expertId))!;
 const actor = { ...u, sessionId: "worker" } as any;
