@@ -1,5 +1,5 @@
 import { useTranslation } from "react-i18next";
-import type { CountryCodeOption } from "~/components/reports/screen.server";
+import type { CountryCodeOption } from "~/utils/country-codes.server";
 import { describedBy, FieldError, FieldLabel, type FieldMeta } from "./ui/Field";
 
 /**

@@ -14,7 +14,7 @@ import { parseForm } from "~/utils/forms.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
@@ -26,7 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await saveCallbackRequest(await actorFromCookie(request), submission.value, clientOf(context));
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply(o));
+    return formFailure(err, t, (o) => submission.reply(o));
   }
   return redirectWithSuccess("/#callback", t("contact.thanks"));
 }

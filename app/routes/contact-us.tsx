@@ -14,7 +14,7 @@ import { site } from "~/site";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -27,7 +27,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await saveContactMessage(await actorFromCookie(request), submission.value, clientOf(context));
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply(o));
+    return formFailure(err, t, (o) => submission.reply(o));
   }
   return redirectWithSuccess("/contact-us", t("contact.thanks"));
 }

@@ -9,7 +9,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { pageError } from "~/components/reports/screen.server";
+import { pageError } from "~/utils/screen.server";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { TextAreaField } from "~/components/ui/Field";
@@ -28,7 +28,7 @@ import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -119,7 +119,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         { status: 409 },
       );
     }
-    return domainErrorReply(err, t, (o) => submission.reply(o));
+    return formFailure(err, t, (o) => submission.reply(o));
   }
   return redirectWithSuccess("/dashboard/pending-report", t("reports.reviewSuccess"));
 }

@@ -10,7 +10,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { contactOf, roleKey } from "~/components/reports/people";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { listApprovedExperts, type ApiUser } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";

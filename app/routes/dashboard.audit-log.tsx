@@ -9,7 +9,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { listAuditEvents, type ApiAuditEvent } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";

@@ -9,7 +9,7 @@ import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { answerFollowUp, listFollowUpThreads } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";

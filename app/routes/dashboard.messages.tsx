@@ -6,7 +6,7 @@ import { LocalDate } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
-import { pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageInfo, screenPage } from "~/utils/screen.server";
 import {
   listCallbackRequests,
   listContactMessages,

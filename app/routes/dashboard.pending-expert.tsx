@@ -13,7 +13,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { contactOf, roleKey } from "~/components/reports/people";
 import { Pager } from "~/components/reports/Pager";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { isDomainError } from "~/domain/platform/errors";
 import {
   approveExpert,

@@ -8,7 +8,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { ReportTypeOptions, useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { formatDuration } from "~/components/reports/duration";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";

@@ -19,7 +19,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon, EyeIcon } from "~/components/ui/Icon";
 import { isDomainError } from "~/domain/platform/errors";

@@ -9,7 +9,7 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { ReviewText } from "~/components/reports/ReviewText";
-import { pageError, pageInfo, screenPage } from "~/components/reports/screen.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { FollowUpThread } from "~/components/reports/Opinion";
 import { isDomainError } from "~/domain/platform/errors";
 import { listApprovedExperts } from "~/domain/accounts/index.server";

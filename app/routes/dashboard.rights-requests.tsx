@@ -28,7 +28,7 @@ import { RESPONSE_MAX, resolveSchema, rightsQueueQuerySchema, type RightsQueueQu
 import { site } from "~/site";
 import { pagination } from "~/utils/api.server";
 import { requireRole } from "~/utils/auth.server";
-import { screenPage } from "~/components/reports/screen.server";
+import { screenPage } from "~/utils/screen.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";

@@ -9,7 +9,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { pageError } from "~/components/reports/screen.server";
+import { pageError } from "~/utils/screen.server";
 import { StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { FieldError, TextField } from "~/components/ui/Field";

@@ -10,7 +10,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { ReportTypeOptions } from "~/components/reports/ReportTypeSelect";
 import type { PhotoResult, Previous, Refusal, Sending } from "~/components/reports/resumable.client";
-import { countryCodeOptions, type CountryCodeOption } from "~/components/reports/screen.server";
+import { countryCodeOptions, type CountryCodeOption } from "~/utils/country-codes.server";
 import { UploadProgress } from "~/components/reports/UploadProgress";
 import { toast } from "~/components/Toaster";
 import { describedBy, FieldError, TextAreaField, TextField } from "~/components/ui/Field";

@@ -5,7 +5,7 @@ import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
-import { screenPage } from "~/components/reports/screen.server";
+import { screenPage } from "~/utils/screen.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { resetTwoFactor, twoFactorUserIds, listUsers, setSuspended } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";

@@ -13,7 +13,7 @@ import { forgotSchema } from "~/schemas/auth";
 import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { toasts } from "~/utils/toast.server";
 import { clientOf } from "~/utils/request.server";
 
@@ -39,7 +39,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       );
     }
   } catch (err) {
-    const res = domainErrorReply(err, t, (o) => submission.reply(o));
+    const res = formFailure(err, t, (o) => submission.reply(o));
     return Response.json({ result: res.data, sentTo: null }, res.init ?? undefined);
   }
   return toasts().jsonWithSuccess(

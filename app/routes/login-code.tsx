@@ -7,7 +7,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { OtpInput } from "~/components/OtpInput";
-import { smsCountryCodeOptions } from "~/components/reports/screen.server";
+import { smsCountryCodeOptions } from "~/utils/country-codes.server";
 import { FormError } from "~/components/ui/FormError";
 import { loginWithCode, requestLoginCode } from "~/domain/accounts/index.server";
 import { isDomainError, HTTP_STATUS } from "~/domain/platform/errors";

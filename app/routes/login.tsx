@@ -15,7 +15,7 @@ import { safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { toSecondStep } from "~/utils/mfa.server";
 import { clientOf } from "~/utils/request.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: await sessionHeaders(result.token, result.user.locale, result.user.id),
     });
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: ["password"] }));
+    return formFailure(err, t, (o) => submission.reply({ ...o, hideFields: ["password"] }));
   }
 }
 

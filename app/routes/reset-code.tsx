@@ -16,7 +16,7 @@ import { codeFromForm, readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { maskPhone } from "~/utils/phone.server";
 import { clientOf } from "~/utils/request.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
@@ -48,7 +48,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await requestPasswordReset({ phone }, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
       // Only the form's message (e.g. the SMS limit): the fields were not filled for a resend.
-      return domainErrorReply(err, t, (o) => ({
+      return formFailure(err, t, (o) => ({
         status: "error",
         initialValue: null,
         error: { "": o.formErrors ?? [] },
@@ -66,7 +66,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const v = submission.value;
     await resetPasswordWithCode(v.phone, v.code, v.password, clientOf(context));
   } catch (err) {
-    return domainErrorReply(err, t, (o) => submission.reply({ ...o, hideFields: HIDDEN }));
+    return formFailure(err, t, (o) => submission.reply({ ...o, hideFields: HIDDEN }));
   }
   return redirectWithSuccess("/login", t("accounts.resetSuccess"));
 }

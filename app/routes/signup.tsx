@@ -8,7 +8,7 @@ import { NameFields } from "~/components/AccountFields";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { MobileNumberField } from "~/components/MobileNumberField";
-import { smsCountryCodeOptions } from "~/components/reports/screen.server";
+import { smsCountryCodeOptions } from "~/utils/country-codes.server";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
@@ -21,7 +21,7 @@ import { redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { pendingSignupCookie } from "~/utils/pending-signup.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { clientOf } from "~/utils/request.server";
 
@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: { "Set-Cookie": await pendingSignupCookie().serialize(pendingId) },
     });
   } catch (err) {
-    return domainErrorReply(err, t, (o) =>
+    return formFailure(err, t, (o) =>
       submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }),
     );
   }

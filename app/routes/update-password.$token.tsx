@@ -12,7 +12,7 @@ import { resetPasswordFormSchema } from "~/schemas/auth";
 import { redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
-import { domainErrorReply } from "~/utils/screen-errors.server";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -30,7 +30,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     await resetPassword(params.token ?? "", submission.value.password);
   } catch (err) {
-    return domainErrorReply(err, t, (o) =>
+    return formFailure(err, t, (o) =>
       submission.reply({ ...o, hideFields: ["password", "confirmPassword"] }),
     );
   }

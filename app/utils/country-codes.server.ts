@@ -1,39 +1,8 @@
 import { getCountries, getCountryCallingCode } from "libphonenumber-js";
 import { config } from "~/config.server";
-import { isDomainError } from "~/domain/platform/errors";
 import { intlTag } from "~/i18n/config";
-import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
 
-/**
- * Server helpers shared by the report and expert screens (thin adapters over the domain).
- */
-
-/** ?page=&pageSize= as the API reads them; a malformed value on a screen just means page 1. */
-export function screenPage(request: Request): PageQuery {
-  try {
-    return pageQuery(request);
-  } catch {
-    return { page: 1, pageSize: 20 };
-  }
-}
-
-export function notFound(): never {
-  throw new Response("Not Found", { status: 404 });
-}
-
-/**
- * A domain refusal on a page load (another patient's reports, an unknown id) shows the
- * not-found page, so a screen never reveals whether a record exists.
- */
-export function pageError(err: unknown): never {
-  if (isDomainError(err) && (err.code === "forbidden" || err.code === "not_found")) notFound();
-  throw err;
-}
-
-export function pageInfo(p: Paged<unknown>) {
-  return pagination(p);
-}
-
+/** The dial-code lists of the phone number fields, named in the reader's language. */
 export type CountryCodeOption = { value: string; label: string; country: string };
 
 const countryCache = new Map<string, CountryCodeOption[]>();

@@ -1,0 +1,120 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { data } from "@remix-run/node";
+import type { TFunction } from "i18next";
+import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
+import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
+import { redirectWithError } from "~/utils/toast.server";
+
+/**
+ * The one way a screen fails. A domain refusal reaches the person in one of three places, and
+ * each is one call here:
+ * - on the form's fields and above the form: `formFailure` (an action answering with the form);
+ * - as a toast on the screen it sends them back to: `toastFailure` (an action that redirects);
+ * - as the not-found page when they asked for something that is not theirs: `pageError` (a loader).
+ * All three translate the error's key with its values, keep its HTTP status, and send Retry-After
+ * with a rate limit. Anything that is not a DomainError is a bug and is rethrown (the error
+ * boundary shows it), never turned into a message.
+ */
+
+/** What a DomainError means to a screen: status, Retry-After, the translated message, field errors. */
+export type ScreenFailure = {
+  error: DomainError;
+  status: number;
+  headers: Record<string, string>;
+  message: string;
+  fieldErrors?: Record<string, string[]>;
+};
+
+/** Reads a DomainError for a screen; anything else is rethrown. `fallbackKey` is used when the
+ * error's own key has no translation (a generic refusal made specific by the screen). */
+export function screenFailure(err: unknown, t: TFunction, fallbackKey?: string): ScreenFailure {
+  if (!isDomainError(err)) throw err;
+  const headers: Record<string, string> = {};
+  const seconds = err.extra.retryAfterSeconds;
+  if (err.code === "rate_limited" && seconds) headers["Retry-After"] = String(seconds);
+  const values = { ...(seconds ? { seconds } : {}), ...(err.extra.values ?? {}) };
+  const message = fallbackKey ? t([err.message, fallbackKey], values) : t(err.message, values);
+  return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors: err.extra.fieldErrors };
+}
+
+type Reply = (opts: {
+  formErrors?: string[];
+  fieldErrors?: Record<string, string[]>;
+  hideFields?: string[];
+}) => SubmissionResult<string[]>;
+
+export type FormFailureOptions<W> = {
+  /** The translation to use when the error's key has none. */
+  fallbackKey?: string;
+  /** Fields whose values are not sent back (passwords, codes). */
+  hideFields?: string[];
+  /** Field errors of the domain renamed to the form's own field names (e.g. code → proof). */
+  renameFields?: Record<string, string>;
+  /** Field errors only, without the message above the form (the fields say it all). */
+  fieldsOnly?: boolean;
+  /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
+  wrap?: (result: SubmissionResult<string[]>) => W;
+};
+
+/**
+ * An action's answer with the form: the domain's field errors on their fields (as i18n keys the
+ * form translates), its message above the form, the error's status and Retry-After.
+ */
+export function formFailure<W = SubmissionResult<string[]>>(
+  err: unknown,
+  t: TFunction,
+  reply: Reply,
+  options: FormFailureOptions<W> = {},
+) {
+  const f = screenFailure(err, t, options.fallbackKey);
+  let fieldErrors = f.fieldErrors;
+  if (fieldErrors && options.renameFields) {
+    fieldErrors = Object.fromEntries(
+      Object.entries(fieldErrors).map(([k, v]) => [options.renameFields?.[k] ?? k, v]),
+    );
+  }
+  const result = reply({
+    ...(fieldErrors ? { fieldErrors } : {}),
+    ...(fieldErrors && options.fieldsOnly ? {} : { formErrors: [f.message] }),
+    ...(options.hideFields ? { hideFields: options.hideFields } : {}),
+  });
+  const body = options.wrap ? options.wrap(result) : result;
+  return data(body as W, { status: f.status, headers: f.headers });
+}
+
+/** An action's answer as a redirect with the translated refusal as a toast (and Retry-After). */
+export async function toastFailure(
+  err: unknown,
+  t: TFunction,
+  to: string,
+  options: { fallbackKey?: string } = {},
+): Promise<Response> {
+  const f = screenFailure(err, t, options.fallbackKey);
+  return redirectWithError(to, f.message, { headers: f.headers });
+}
+
+export function notFound(): never {
+  throw new Response("Not Found", { status: 404 });
+}
+
+/**
+ * A domain refusal on a page load (another patient's reports, an unknown id) shows the
+ * not-found page, so a screen never reveals whether a record exists.
+ */
+export function pageError(err: unknown): never {
+  if (isDomainError(err) && (err.code === "forbidden" || err.code === "not_found")) notFound();
+  throw err;
+}
+
+/** ?page=&pageSize= as the API reads them; a malformed value on a screen just means page 1. */
+export function screenPage(request: Request): PageQuery {
+  try {
+    return pageQuery(request);
+  } catch {
+    return { page: 1, pageSize: 20 };
+  }
+}
+
+export function pageInfo(p: Paged<unknown>) {
+  return pagination(p);
+}
