@@ -10,7 +10,6 @@ import { OtpInput } from "~/components/OtpInput";
 import { smsCountryCodeOptions } from "~/utils/country-codes.server";
 import { FormError } from "~/components/ui/FormError";
 import { loginWithCode, requestLoginCode } from "~/domain/accounts/index.server";
-import { isDomainError, HTTP_STATUS } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/schemas/auth";
 import { knownDeviceOf, redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
@@ -18,6 +17,7 @@ import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { toSecondStep } from "~/utils/mfa.server";
 import { maskPhone } from "~/utils/phone.server";
+import { formFailure, screenFailure } from "~/utils/screen.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess, toasts } from "~/utils/toast.server";
 
@@ -49,13 +49,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     try {
       await requestLoginCode(phone, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
-      if (!isDomainError(err)) throw err;
-      // A number that cannot get SMS (issue 19) is the number field's error; anything else (the limit) the form's.
-      const field = err.extra.fieldErrors?.mobileNumber;
-      const failed = field
-        ? submission.reply({ fieldErrors: { mobileNumber: field } })
-        : submission.reply({ formErrors: [t(err.message, err.extra.values ?? {})] });
-      return data({ step: "phone" as const, result: failed }, { status: HTTP_STATUS[err.code] });
+      // A number that cannot get SMS is the number field's error; anything else (the limit) the form's.
+      return formFailure(err, t, (o) => submission.reply(o), {
+        onlyFields: ["mobileNumber"],
+        fieldsOnly: true,
+        wrap: (result) => ({ step: "phone" as const, result }),
+      });
     }
     return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
   }
@@ -81,13 +80,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: await sessionHeaders(result.token, result.user.locale, result.user.id),
     });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const headers: Record<string, string> = {};
-    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
-    return data(codeStep(phone, t(err.message, err.extra.values ?? {})), {
-      status: HTTP_STATUS[err.code],
-      headers,
-    });
+    const f = screenFailure(err, t);
+    return data(codeStep(phone, f.message), { status: f.status, headers: f.headers });
   }
 }
 
