@@ -18,7 +18,7 @@ import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
-/** Expert: the opinions whose follow-up questions they hold, with the threads and answer forms (issue 12). */
+/** Expert: the opinions whose follow-up questions they hold, with the threads and answer forms. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);

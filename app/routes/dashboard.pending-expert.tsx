@@ -182,7 +182,7 @@ export default function PendingExperts() {
     {
       key: "verification",
       header: t("experts.detailsTitle"),
-      // Specialties, then registration number, council and years of practice (issue 12).
+      // Specialties, then registration number, council and years of practice.
       cell: (r) => (
         <div className="min-w-48 space-y-1">
           <Specialties row={r} />

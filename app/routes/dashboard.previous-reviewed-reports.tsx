@@ -45,7 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     pageError(err);
   }
   const { t } = await tFor(request);
-  // Who can take over a report's follow-up questions (issue 12).
+  // Who can take over a report's follow-up questions.
   const experts = await listApprovedExperts(actor, { page: 1, pageSize: 100 });
   return {
     title: t("reports.allReviewedTitle"),

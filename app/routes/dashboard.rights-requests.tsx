@@ -34,7 +34,7 @@ import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * Admin: the rights requests queue (issue 14). Filters are a GET form; answering is two steps —
+ * Admin: the rights requests queue (decision 0019). Filters are a GET form; answering is two steps —
  * "Mark done"/"Reject" with the answer shows what the person will read, "Send" resolves — both plain
  * POSTs, so the screen works without JavaScript. The rules live in rights.server.ts.
  */

@@ -21,7 +21,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   // A page number that is not one shows the first page (it was a 500).
   const page = await listUsers(actor, screenPage(request));
-  // Two-step login (issue 14): who has it on, and whose reset is being confirmed (?reset=<id>).
+  // Two-step login: who has it on, and whose reset is being confirmed (?reset=<id>).
   const withTwoFactor = await twoFactorUserIds(page.items.map((u) => u.id));
   const url = new URL(request.url);
   return {
@@ -49,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = safeRedirect(form.get("redirectTo"), "/dashboard/users");
   if (form.get("intent") === "reset-2fa") {
     const userId = String(form.get("userId") ?? "");
-    // Another admin's factor: the acting admin's own password and code (issue 19).
+    // Another admin's factor: the acting admin's own password and code.
     const proof = {
       password: String(form.get("password") ?? ""),
       ...proofFromText(String(form.get("proof") ?? "")),

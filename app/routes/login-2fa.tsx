@@ -20,7 +20,7 @@ import { screenFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * The second step of a browser login (issue 14). The password was right; the challenge token is
+ * The second step of a browser login (decision 0017). The password was right; the challenge token is
  * in the short cb_mfa cookie. Either a code from the authenticator app (or a recovery code), or —
  * for an admin without one while it is required — setting the app up here, before any session.
  * Plain forms: works without JavaScript. The loader never redirects, so the recovery codes of a

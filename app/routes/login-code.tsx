@@ -22,7 +22,7 @@ import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess, toasts } from "~/utils/toast.server";
 
 /**
- * Log in with a mobile number and a 6-digit SMS code (issue 13), for patients who have no
+ * Log in with a mobile number and a 6-digit SMS code, for patients who have no
  * e-mail they read or forget passwords. Step 1 asks for the number, step 2 for the code; the
  * number travels in the form, so the page works without JavaScript and after a reload.
  */
@@ -74,7 +74,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const result = await loginWithCode(phone, code.data.code, clientOf(context), "web");
     const to = safeRedirect(form.get("redirectTo"), "/dashboard/home");
     const target = to.startsWith("/login") ? "/dashboard/home" : to;
-    // Two-step login (issue 14): no session yet, the second step comes first.
+    // Two-step login: no session yet, the second step comes first.
     if (result.mfa) return toSecondStep(result.mfa.token, target);
     return redirectWithSuccess(target, t("accounts.loginSuccess"), {
       headers: await sessionHeaders(result.token, result.user.locale, result.user.id),

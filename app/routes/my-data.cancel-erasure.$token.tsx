@@ -11,7 +11,7 @@ import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 
 /**
- * The cancel link of an erasure notice (issue 14): works without signing in. Opening it changes
+ * The cancel link of an erasure notice (decision 0019): works without signing in. Opening it changes
  * nothing (mail scanners open links); the button posts, and the link then stops working.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
