@@ -75,7 +75,7 @@ const envSchema = z.object({
   SESSION_IDLE_MINUTES_PATIENT: z.coerce.number().positive().max(525_600).default(720),
   /** How long an expert's claim on a report ("Start review") lasts unless released or submitted. */
   CLAIM_TTL_MINUTES: z.coerce.number().positive().max(10_080).default(120),
-  /** Issue 19: live claims one expert may hold at once, and how often one claim may be renewed before it lapses. */
+  /** Live claims one expert may hold at once, and how often one claim may be renewed before it lapses. */
   CLAIM_MAX: z.coerce.number().int().min(1).max(1_000).default(3),
   CLAIM_RENEW_MAX: z.coerce.number().int().min(0).max(100).default(2),
   /** Turnaround targets: a report waiting longer is overdue (routine / urgent). */
@@ -88,7 +88,7 @@ const envSchema = z.object({
     .optional(),
   /** Ceiling on SMS sent per hour, all senders together (SMS cost money). */
   SMS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(200),
-  /** Issue 19: the countries (ISO 3166 codes, comma-separated) whose mobile numbers may get SMS. */
+  /** The countries (ISO 3166 codes, comma-separated) whose mobile numbers may get SMS. */
   SMS_COUNTRIES: z
     .string()
     .transform((v) =>
@@ -108,7 +108,7 @@ const envSchema = z.object({
         });
     })
     .default("IN"),
-  /** Issue 19: rate-limit budgets overriding the defaults (JSON; see README and app/domain/platform/budgets.ts). */
+  /** Rate-limit budgets overriding the defaults (JSON; see README and app/domain/platform/budgets.ts). */
   RATE_LIMITS: z
     .string()
     .superRefine((v, ctx) => {
@@ -119,12 +119,12 @@ const envSchema = z.object({
   /** Follow-up questions a patient may ask about an opinion, and for how long after it. */
   FOLLOWUP_MAX: z.coerce.number().int().min(0).max(50).default(3),
   FOLLOWUP_DAYS: z.coerce.number().positive().max(3_650).default(14),
-  /** Two-step login (issue 14): admins must set it up before they get a session. Default on; test servers turn it off. */
+  /** Two-step login (decision 0017): admins must set it up before they get a session. Default on; test servers turn it off. */
   MFA_REQUIRED_FOR_ADMINS: z
     .enum(["0", "1", "true", "false"])
     .default("true")
     .transform((v) => v === "1" || v === "true"),
-  /** Issue 14: notice before an erasure request is carried out (cancellable meanwhile); SECONDS overrides (tests). */
+  /** Notice before an erasure request is carried out (cancellable meanwhile; decision 0019); SECONDS overrides (tests). */
   ERASURE_NOTICE_HOURS: z.coerce.number().positive().max(8_760).default(48),
   ERASURE_NOTICE_SECONDS: z.coerce.number().positive().max(31_536_000).optional(),
   /** How often due erasures are carried out and old audit events pruned (hourly by default). */
@@ -136,7 +136,7 @@ const envSchema = z.object({
     .min(365, "must be at least 365 (logs are kept for a year at least)")
     .max(36_500)
     .default(1_095),
-  /** Sent (and failed) SMS older than this are deleted by the rights job (issue 19). */
+  /** Sent (and failed) SMS older than this are deleted by the rights job. */
   SMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   /** The grievance officer shown on My data and Contact Us (defaults in app/site.ts). */
   GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
@@ -183,7 +183,7 @@ export type Config = {
   smsUrl: string | undefined;
   smsOutboxDir: string;
   smsPerHour: number;
-  /** ISO 3166 codes of the countries whose mobile numbers may get SMS (issue 19). */
+  /** ISO 3166 codes of the countries whose mobile numbers may get SMS. */
   smsCountries: string[];
   /** Every rate-limit budget, RATE_LIMITS applied. */
   budgets: Budgets;

@@ -591,7 +591,7 @@ export const ENDPOINTS: Endpoint[] = [
     data: reportObject,
     errors: [400, 401, 403],
   },
-  // Issue 14: sharing links for the patient's local doctor (decision 0016). Listed before the
+  // Sharing links for the patient's local doctor (decision 0016). Listed before the
   // `/report/{reportId}/…` paths, which redocly would otherwise call ambiguous with `{linkId}`.
   {
     method: "get",
@@ -746,7 +746,7 @@ export const ENDPOINTS: Endpoint[] = [
     data: callbackRequestObject,
     errors: [400, 401, 403],
   },
-  // Issue 14: the patient's data as FHIR R4, and "Download my data".
+  // The patient's data as FHIR R4, and "Download my data" (decision 0018).
   {
     method: "get",
     path: "/fhir/Patient/{id}/$everything",
@@ -796,7 +796,7 @@ export const ENDPOINTS: Endpoint[] = [
     data: smsMessageObject,
     errors: [400, 401, 403],
   },
-  // Issue 14: the consent and rights centre.
+  // The consent and rights centre (decision 0019).
   {
     method: "get",
     path: "/rights/consents",
@@ -941,13 +941,13 @@ export function operationIdOf(e: Pick<Endpoint, "method" | "path" | "operationId
   const id = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
   // The file and letter downloads are the GETs without a verb in their path.
   if (e.path.endsWith("/file")) return "reportGetFile";
-  // Sharing links (issue 14): one resource, so the method names the operation.
+  // Sharing links: one resource, so the method names the operation.
   if (e.path.startsWith("/report/share-links"))
     return { get: "reportListShareLinks", post: "reportCreateShareLink", delete: "reportRevokeShareLink" }[
       e.method as "get" | "post" | "delete"
     ];
   if (e.path.endsWith("/opinion.pdf")) return "reportGetOpinionLetter";
-  // A path with several methods (issue 14: /rights/consents, /rights/nominee) names each by its method.
+  // A path with several methods (/rights/consents, /rights/nominee) names each by its method.
   if (ENDPOINTS.some((o) => o.path === e.path && o.method !== e.method))
     return e.method + id[0].toUpperCase() + id.slice(1);
   return id;

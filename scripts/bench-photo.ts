@@ -1,5 +1,5 @@
 /**
- * The effect of making photos smaller in the browser (issue 13, item 5): how long a phone photo
+ * The effect of making photos smaller in the browser: how long a phone photo
  * of a report takes to upload at 400 kbit/s as taken, and after the upload page's own code
  * (app/components/reports/photo.ts, bundled with esbuild and run in Chromium) has made it smaller.
  *

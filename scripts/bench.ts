@@ -12,7 +12,7 @@
  * table and the targets, and writes everything (with EXPLAIN QUERY PLAN of every list
  * query) as JSON to bench/results/.
  *
- * PostgreSQL + S3 (issue 11): the bench also starts its own PostgreSQL cluster and S3 server
+ * PostgreSQL + S3 (decision 0010): the bench also starts its own PostgreSQL cluster and S3 server
  * (s3rver) through tests/helpers/backends.ts, seeds BENCH_PG_REPORTS reports into them, and runs
  * the same lists, in the same rounds, against ONE node (our server with WEB_CONCURRENCY workers,
  * like the SQLite rows) and against TWO nodes (two servers, WEB_CONCURRENCY=1 each, on two
@@ -20,7 +20,7 @@
  * It stops only the cluster, s3rver and servers it started.
  *
  *   npm run bench                          SQLite and PostgreSQL + S3
- *   npm run bench -- --no-postgres         SQLite only (the issue 10 figures)
+ *   npm run bench -- --no-postgres         SQLite only (the figures of docs/performance.md)
  *   npm run bench -- --only-postgres       PostgreSQL + S3 only (with the bare reference)
  *
  * Environment: BENCH_DURATION (seconds per figure and round, default 5), BENCH_ROUNDS
@@ -515,7 +515,7 @@ async function prepareDataset(n: number) {
 type Dataset = Awaited<ReturnType<typeof prepareDataset>>;
 
 // ---------------------------------------------------------------------------------------
-// PostgreSQL + S3 (issue 11)
+// PostgreSQL + S3 (decision 0010)
 
 type Target = { url: string | string[]; headers?: Record<string, string> };
 const LIST_KEYS = ["pendingApi", "patientApi", "pendingPage"] as const;
@@ -961,7 +961,7 @@ if (RUN_SQLITE) {
   const small = SIZES[0];
   const large = SIZES[SIZES.length - 1];
   targets = {
-    /** Issue 10: shares of bare node:http req/s in the same round, at 32 connections. */
+    /** Shares of bare node:http req/s in the same round, at 32 connections. */
     healthzVsBare: { sharePct: sharePct("healthz"), ok: sharePct("healthz") >= 6 },
     pendingApiVsBare: Object.fromEntries(
       SIZES.map((n) => {

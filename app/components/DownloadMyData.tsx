@@ -12,7 +12,7 @@ export function myDataDownloadHref(patientId?: string | null) {
 }
 
 /**
- * "Download my data" (issue 14): what the ZIP holds and a plain link to it, so it works without
+ * "Download my data" (decision 0018): what the ZIP holds and a plain link to it, so it works without
  * JavaScript (the server answers with the file as an attachment, or comes back here with a
  * message). Placed in Settings and on the My data page; `headingLevel` fits the host page.
  */

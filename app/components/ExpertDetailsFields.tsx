@@ -10,7 +10,7 @@ type Fields = {
   yearsOfPractice: FieldMeta;
 };
 
-/** An expert's verification details (issue 12): the same fields on signup and in Settings. */
+/** An expert's verification details (decision 0013): the same fields on signup and in Settings. */
 export function ExpertDetailsFields({ fields }: { fields: Fields }) {
   const { t } = useTranslation();
   const chosen = new Set(

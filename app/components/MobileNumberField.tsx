@@ -3,7 +3,7 @@ import type { CountryCodeOption } from "~/utils/country-codes.server";
 import { describedBy, FieldError, FieldLabel, type FieldMeta } from "./ui/Field";
 
 /**
- * A mobile number (issue 13): the country's dial code (about 200, named in the UI language) and
+ * A mobile number (decision 0020): the country's dial code (about 200, named in the UI language) and
  * the number as people type it; the server turns both into E.164.
  */
 export function MobileNumberField({

@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { site } from "~/site";
 import { formatDateTime } from "~/utils/format";
 
-/** Two-step login (issue 14): the pieces the login, Settings and the two-step page share. */
+/** Two-step login (decision 0017): the pieces the login, Settings and the two-step page share. */
 
 export type SetupView = { secret: string; otpauthUrl: string; qrCode: string };
 export type TwoStepStatus = {
@@ -138,7 +138,7 @@ export function TwoStepSection({ status }: { status: TwoStepStatus }) {
                 {t("mfa.continueSetup")}
               </Link>
             ) : (
-              // The setup page asks for the password first (issue 19).
+              // The setup page asks for the password first: a session left open alone cannot set up a factor.
               <Link to="/dashboard/two-step" className="btn-primary">
                 {t("mfa.setUp")}
               </Link>

@@ -2,7 +2,10 @@ import { useTranslation } from "react-i18next";
 
 /** The fields the two-step screen asks for again: the current password, and a code or recovery code. */
 
-/** The account's current password, asked again before two-step login is set up (issue 19). */
+/**
+ * The account's current password, asked again before two-step login is set up, so a session left
+ * open alone cannot enrol an authenticator of its own.
+ */
 export function ReauthPasswordField({
   id,
   invalid,

@@ -138,7 +138,7 @@ const LOCKS = {
   sweep: 7_310_003,
   overdue: 7_310_004,
   uploads: 7_310_005,
-  /** Issue 14: due erasures and the audit retention. */
+  /** Due erasures and the audit retention (decision 0019). */
   rights: 7_310_014,
 } as const;
 export type JobName = Exclude<keyof typeof LOCKS, "migrate">;

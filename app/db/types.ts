@@ -19,11 +19,11 @@ export const SMS_PURPOSES = [
   "erased",
 ] as const;
 
-/** Issue 14: what a patient consents to, each recorded separately with the text version shown. */
+/** What a patient consents to, each recorded separately with the text version shown (decision 0019). */
 export const CONSENT_PURPOSES = ["review", "contact", "statistics"] as const;
 export type ConsentPurpose = (typeof CONSENT_PURPOSES)[number];
-/** Issue 14: requests a person makes about their data; admins act on them in a queue. */
+/** Requests a person makes about their data; admins act on them in a queue (decision 0019). */
 export const RIGHTS_REQUEST_TYPES = ["correction", "erasure"] as const;
 export const RIGHTS_REQUEST_STATUSES = ["open", "done", "rejected", "cancelled"] as const;
-/** Issue 14: second-factor challenges wait for a code after a right password (web or API login). */
+/** Second-factor challenges wait for a code after a right password (web or API login; decision 0017). */
 export const MFA_KINDS = ["web", "api"] as const;

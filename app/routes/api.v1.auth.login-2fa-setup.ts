@@ -2,7 +2,7 @@ import { challengeSetup } from "~/domain/accounts/index.server";
 import { mfaTokenSchema } from "~/schemas/two-factor";
 import { api, apiRoute, jsonBody } from "~/utils/api.server";
 
-/** An admin who must set up two-step login before a token (issue 14): the secret for this login. */
+/** An admin who must set up two-step login before a token: the secret for this login. */
 const route = apiRoute({
   POST: (request) =>
     api(request, async () => {

@@ -4,7 +4,7 @@ import { api, apiRoute, jsonBody } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 import { knownDeviceHeader } from "~/utils/auth.server";
 
-/** The second step of an API login (issue 14): the mfaToken from /auth/login and a code → the login answer. */
+/** The second step of an API login: the mfaToken from /auth/login and a code → the login answer. */
 const route = apiRoute({
   POST: (request, _params, context) =>
     api(request, async () => {

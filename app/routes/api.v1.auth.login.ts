@@ -10,7 +10,7 @@ const route = apiRoute({
       const body = await jsonBody(request, loginSchema);
       const result = await login(body, clientOf(context), "api");
       if (result.mfa) {
-        // Two-step login (issue 14): still 200, but no token yet — POST /auth/login-2fa with the
+        // Two-step login (decision 0017): still 200, but no token yet — POST /auth/login-2fa with the
         // mfaToken and a code (an admin who must set it up first calls /auth/login-2fa-setup).
         const enrol = result.mfa.mode === "enrol";
         return {
@@ -27,7 +27,7 @@ const route = apiRoute({
       return {
         message: "accounts.loginSuccess",
         extra: { token: result.token, user: toApiUser(result.user, profile) },
-        // The "known device" mark (issue 19): a client that keeps it draws on the owner's SMS reserve.
+        // The "known device" mark (decision 0021): a client that keeps it draws on the owner's SMS reserve.
         headers: { "Set-Cookie": await knownDeviceHeader(result.user.id) },
       };
     }),

@@ -5,7 +5,7 @@ import { clientOf } from "~/utils/request.server";
 import { knownDeviceOf } from "~/utils/auth.server";
 
 /**
- * Issue 13: a 6-digit login code by SMS to an account's mobile number (the same answer whether or
+ * A 6-digit login code by SMS to an account's mobile number (the same answer whether or
  * not an account has it); then POST /auth/login with { phone, otp }.
  */
 const route = apiRoute({

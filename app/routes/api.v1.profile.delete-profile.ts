@@ -6,7 +6,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { clientOf } from "~/utils/request.server";
 
 /**
- * Deleting the account through the API (issue 19): the erasure of the rights centre. The body
+ * Deleting the account through the API (decision 0022): the erasure of the rights centre. The body
  * `{ password, code?, recoveryCode?, immediate? }` is required (a bearer token alone erases
  * nothing); without `immediate: true` the account is erased after the notice (202, with when),
  * with it now (200). DELETE carries the body; POST to the same path takes it too, for clients that

@@ -5,7 +5,7 @@ const route = apiRoute({
   GET: (request) =>
     api(request, async () => {
       const { user, profile } = await getProfile((await requireApiActor(request)).id);
-      // Experts read their own verification details and the admin's decision (issue 19: the rejection reason).
+      // Experts read their own verification details and the admin's decision (the rejection reason).
       const apiUser = user.accountType === "Expert" ? await expertUser(user.id) : toApiUser(user, profile);
       return {
         message: "api.ok",

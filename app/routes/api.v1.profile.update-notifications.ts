@@ -2,7 +2,7 @@ import { setNotifyChannel, toApiUser } from "~/domain/accounts/index.server";
 import { notifySchema } from "~/schemas/auth";
 import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
 
-/** Issue 13: an expert or admin chooses e-mail, SMS or both for notifications. */
+/** An expert or admin chooses e-mail, SMS or both for notifications. */
 const route = apiRoute({
   PUT: (request) =>
     api(request, async () => {

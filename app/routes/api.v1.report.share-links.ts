@@ -12,7 +12,7 @@ import {
 import { clientOf } from "~/utils/request.server";
 
 /**
- * Sharing links (issue 14): the patient's own links (optionally of one report), and a new link to
+ * Sharing links (decision 0016): the patient's own links (optionally of one report), and a new link to
  * one of their reports — its `url` is in this answer only, never again.
  */
 const route = apiRoute({

@@ -81,7 +81,7 @@ function ContactForm() {
   );
 }
 
-/** Issue 14: the grievance officer (site configuration, GRIEVANCE_* override it). */
+/** The grievance officer (site configuration, GRIEVANCE_* override it). */
 export async function loader() {
   return { grievance: grievanceContact() };
 }

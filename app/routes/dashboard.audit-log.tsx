@@ -39,7 +39,7 @@ const ACTIONS: Record<string, string> = {
   "share.file_open": "share.auditFileOpen",
   "share.letter_open": "share.auditLetterOpen",
   "share.passcode_fail": "share.auditPasscodeFail",
-  // Two-step login (issue 14)
+  // Two-step login (decision 0017)
   "account.2fa_enable": "mfa.auditEnable",
   "account.2fa_disable": "mfa.auditDisable",
   "account.2fa_reset": "mfa.auditReset",

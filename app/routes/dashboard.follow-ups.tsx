@@ -9,17 +9,16 @@ import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
-import { isDomainError } from "~/domain/platform/errors";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
 import { answerFollowUp, listFollowUpThreads } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 
-/** Expert: the opinions whose follow-up questions they hold, with the threads and answer forms (issue 12). */
+/** Expert: the opinions whose follow-up questions they hold, with the threads and answer forms. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);
@@ -73,9 +72,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       },
     );
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const field = err.extra.fieldErrors?.answer?.[0];
-    return redirectWithError(back, t(field ?? err.message, err.extra.values ?? {}));
+    return toastFailure(err, t, back, { field: "answer" });
   }
   return redirectWithSuccess(back, t("followups.answerSuccess"));
 }

@@ -13,8 +13,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { contactOf, roleKey } from "~/components/reports/people";
 import { Pager } from "~/components/reports/Pager";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
-import { isDomainError } from "~/domain/platform/errors";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
 import {
   approveExpert,
   listPendingExperts,
@@ -84,8 +83,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     try {
       await rejectExpert(actor, submission.value, clientOf(context).ip);
     } catch (err) {
-      if (!isDomainError(err)) throw err;
-      return redirectWithError(back, t(err.message));
+      return toastFailure(err, t, back);
     }
     return redirectWithSuccess(back, t("experts.rejected"));
   }
@@ -94,8 +92,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await approveExpert(actor, submission.value.expertId, clientOf(context).ip);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return redirectWithError(back, `${t("experts.approveFailed")}: ${t(err.message)}`);
+    return toastFailure(err, t, back, { prefixKey: "experts.approveFailed" });
   }
   return redirectWithSuccess(back, t("experts.approved"));
 }
@@ -185,7 +182,7 @@ export default function PendingExperts() {
     {
       key: "verification",
       header: t("experts.detailsTitle"),
-      // Specialties, then registration number, council and years of practice (issue 12).
+      // Specialties, then registration number, council and years of practice.
       cell: (r) => (
         <div className="min-w-48 space-y-1">
           <Specialties row={r} />

@@ -8,11 +8,10 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { ReportTypeOptions, useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
 import { formatDuration } from "~/components/reports/duration";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
-import { isDomainError } from "~/domain/platform/errors";
 import { claimReport, listPendingReports, type ApiReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { isReportType } from "~/schemas/reports";
@@ -20,7 +19,7 @@ import { requireRole } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 
 function rowOf(r: ApiReport, me: string, now: number) {
   return {
@@ -83,8 +82,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await claimReport(actor, reportId, { ip: clientOf(context).ip });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return redirectWithError(back, t(err.message, err.extra.values ?? {}));
+    return toastFailure(err, t, back);
   }
   return redirectWithSuccess(
     `/dashboard/add-review/${encodeURIComponent(reportId)}`,

@@ -28,7 +28,7 @@ function rowOf(r: ApiReport) {
     // The spec's "Reviewed On" is the report's updatedAt; reviewedAt is that same moment.
     reviewedOn: r.reviewedAt ?? r.updatedAt,
     expertId: r.expert?._id ?? null,
-    // The follow-up thread, when this expert holds it (issue 12).
+    // The follow-up thread, when this expert holds it.
     followUps: r.followUps ?? null,
   };
 }

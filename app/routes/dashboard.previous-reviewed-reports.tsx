@@ -9,15 +9,14 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { ReviewText } from "~/components/reports/ReviewText";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
 import { FollowUpThread } from "~/components/reports/Opinion";
-import { isDomainError } from "~/domain/platform/errors";
 import { listApprovedExperts } from "~/domain/accounts/index.server";
 import { reassignFollowUps, listAllReviewed, type ApiReport } from "~/domain/consultation/index.server";
 import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 
@@ -46,7 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     pageError(err);
   }
   const { t } = await tFor(request);
-  // Who can take over a report's follow-up questions (issue 12).
+  // Who can take over a report's follow-up questions.
   const experts = await listApprovedExperts(actor, { page: 1, pageSize: 100 });
   return {
     title: t("reports.allReviewedTitle"),
@@ -73,9 +72,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       },
     );
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const field = err.extra.fieldErrors?.expertId?.[0];
-    return redirectWithError(back, t(field ?? err.message));
+    return toastFailure(err, t, back, { field: "expertId" });
   }
   return redirectWithSuccess(back, t("followups.reassignSuccess"));
 }

@@ -17,7 +17,6 @@ import {
 } from "~/components/rights/StatusPill";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import {
   listRightsRequests,
   resolveRightsRequest,
@@ -28,14 +27,14 @@ import { RESPONSE_MAX, resolveSchema, rightsQueueQuerySchema, type RightsQueueQu
 import { site } from "~/site";
 import { pagination } from "~/utils/api.server";
 import { requireRole } from "~/utils/auth.server";
-import { screenPage } from "~/utils/screen.server";
+import { formFailure, screenFailure, screenPage, toastFailure } from "~/utils/screen.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * Admin: the rights requests queue (issue 14). Filters are a GET form; answering is two steps —
+ * Admin: the rights requests queue (decision 0019). Filters are a GET form; answering is two steps —
  * "Mark done"/"Reject" with the answer shows what the person will read, "Send" resolves — both plain
  * POSTs, so the screen works without JavaScript. The rules live in rights.server.ts.
  */
@@ -85,14 +84,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await resolveRightsRequest(actor, requestId, submission.value, { ip: clientOf(context).ip });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    if (err.extra.fieldErrors) {
-      return data(
-        { requestId, confirm: false, result: submission.reply({ fieldErrors: err.extra.fieldErrors }) },
-        { status: HTTP_STATUS[err.code] },
-      );
+    // A refusal of the answer itself goes back on the form; any other as a toast on the queue.
+    if (screenFailure(err, t).fieldErrors) {
+      return formFailure(err, t, (o) => submission.reply(o), {
+        fieldsOnly: true,
+        wrap: (result) => ({ requestId, confirm: false, result }),
+      });
     }
-    return redirectWithError(back, t(err.message, err.extra.values ?? {}));
+    return toastFailure(err, t, back);
   }
   return redirectWithSuccess(back, t("rights.resolved"));
 }

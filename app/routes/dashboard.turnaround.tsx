@@ -15,7 +15,7 @@ import { getTurnaround } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 
-/** Admin: how long patients wait for an opinion (issue 12). */
+/** Admin: how long patients wait for an opinion. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);

@@ -5,8 +5,7 @@ import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
-import { screenPage } from "~/utils/screen.server";
-import { isDomainError } from "~/domain/platform/errors";
+import { screenPage, toastFailure } from "~/utils/screen.server";
 import { resetTwoFactor, twoFactorUserIds, listUsers, setSuspended } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
@@ -15,14 +14,14 @@ import { requireRole } from "~/utils/auth.server";
 import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 
 /** Admin: every account, with suspension (sessions end at once; login is refused) and its lifting. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   // A page number that is not one shows the first page (it was a 500).
   const page = await listUsers(actor, screenPage(request));
-  // Two-step login (issue 14): who has it on, and whose reset is being confirmed (?reset=<id>).
+  // Two-step login: who has it on, and whose reset is being confirmed (?reset=<id>).
   const withTwoFactor = await twoFactorUserIds(page.items.map((u) => u.id));
   const url = new URL(request.url);
   return {
@@ -50,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = safeRedirect(form.get("redirectTo"), "/dashboard/users");
   if (form.get("intent") === "reset-2fa") {
     const userId = String(form.get("userId") ?? "");
-    // Another admin's factor: the acting admin's own password and code (issue 19).
+    // Another admin's factor: the acting admin's own password and code.
     const proof = {
       password: String(form.get("password") ?? ""),
       ...proofFromText(String(form.get("proof") ?? "")),
@@ -58,12 +57,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     try {
       await resetTwoFactor(actor, userId, clientOf(context), proof);
     } catch (err) {
-      if (!isDomainError(err)) throw err;
       // Back to the open confirmation, so the admin can try again.
       const again = /^[a-f0-9]{24}$/.test(userId)
         ? `${back}${back.includes("?") ? "&" : "?"}reset=${userId}`
         : back;
-      return redirectWithError(again, t(err.message, err.extra.values ?? {}));
+      return toastFailure(err, t, again);
     }
     return redirectWithSuccess(back, t("mfa.resetDone"));
   }
@@ -71,8 +69,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await setSuspended(actor, String(form.get("userId") ?? ""), suspend);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return redirectWithError(back, t(err.message));
+    return toastFailure(err, t, back);
   }
   return redirectWithSuccess(back, t(suspend ? "users.suspended" : "users.reinstated"));
 }

@@ -32,7 +32,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await requestPasswordReset(submission.value, clientOf(context), locale, await knownDeviceOf(request));
     if (submission.value.phone) {
-      // A phone account (issue 13): the code comes by SMS and is entered with the new password.
+      // A phone account: the code comes by SMS and is entered with the new password.
       return redirectWithSuccess(
         `/reset-code?phone=${encodeURIComponent(submission.value.phone)}`,
         t("accounts.resetCodeSent"),

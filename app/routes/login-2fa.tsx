@@ -9,7 +9,6 @@ import { OtpInput } from "~/components/OtpInput";
 import { RecoveryCodeList, SetupSteps } from "~/components/TwoFactor";
 import { FormError } from "~/components/ui/FormError";
 import { loginSecondStep, challengeSetup, challengeState } from "~/domain/accounts/index.server";
-import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
@@ -17,10 +16,11 @@ import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { challengeFromCookie, clearChallengeCookie } from "~/utils/mfa.server";
 import { clientOf } from "~/utils/request.server";
+import { screenFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * The second step of a browser login (issue 14). The password was right; the challenge token is
+ * The second step of a browser login (decision 0017). The password was right; the challenge token is
  * in the short cb_mfa cookie. Either a code from the authenticator app (or a recovery code), or —
  * for an admin without one while it is required — setting the app up here, before any session.
  * Plain forms: works without JavaScript. The loader never redirects, so the recovery codes of a
@@ -80,20 +80,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return redirectWithSuccess(target, t("accounts.loginSuccess"), { headers });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const headers = new Headers();
-    if (err.extra.retryAfterSeconds) headers.set("Retry-After", String(err.extra.retryAfterSeconds));
-    const expired = err.code === "not_authenticated" || err.code === "forbidden";
+    const f = screenFailure(err, t);
+    const headers = new Headers(f.headers);
+    const expired = f.error.code === "not_authenticated" || f.error.code === "forbidden";
     if (expired) headers.append("Set-Cookie", await clearChallengeCookie());
     return data(
-      {
-        intent,
-        recoveryCodes: null,
-        target,
-        error: t(err.message, err.extra.values ?? {}),
-        expired,
-      },
-      { status: HTTP_STATUS[err.code], headers },
+      { intent, recoveryCodes: null, target, error: f.message, expired },
+      { status: f.status, headers },
     );
   }
 }

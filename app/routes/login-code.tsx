@@ -10,7 +10,6 @@ import { OtpInput } from "~/components/OtpInput";
 import { smsCountryCodeOptions } from "~/utils/country-codes.server";
 import { FormError } from "~/components/ui/FormError";
 import { loginWithCode, requestLoginCode } from "~/domain/accounts/index.server";
-import { isDomainError, HTTP_STATUS } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/schemas/auth";
 import { knownDeviceOf, redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
@@ -18,11 +17,12 @@ import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { toSecondStep } from "~/utils/mfa.server";
 import { maskPhone } from "~/utils/phone.server";
+import { formFailure, screenFailure } from "~/utils/screen.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithSuccess, toasts } from "~/utils/toast.server";
 
 /**
- * Log in with a mobile number and a 6-digit SMS code (issue 13), for patients who have no
+ * Log in with a mobile number and a 6-digit SMS code, for patients who have no
  * e-mail they read or forget passwords. Step 1 asks for the number, step 2 for the code; the
  * number travels in the form, so the page works without JavaScript and after a reload.
  */
@@ -49,13 +49,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     try {
       await requestLoginCode(phone, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
-      if (!isDomainError(err)) throw err;
-      // A number that cannot get SMS (issue 19) is the number field's error; anything else (the limit) the form's.
-      const field = err.extra.fieldErrors?.mobileNumber;
-      const failed = field
-        ? submission.reply({ fieldErrors: { mobileNumber: field } })
-        : submission.reply({ formErrors: [t(err.message, err.extra.values ?? {})] });
-      return data({ step: "phone" as const, result: failed }, { status: HTTP_STATUS[err.code] });
+      // A number that cannot get SMS is the number field's error; anything else (the limit) the form's.
+      return formFailure(err, t, (o) => submission.reply(o), {
+        onlyFields: ["mobileNumber"],
+        fieldsOnly: true,
+        wrap: (result) => ({ step: "phone" as const, result }),
+      });
     }
     return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
   }
@@ -75,19 +74,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const result = await loginWithCode(phone, code.data.code, clientOf(context), "web");
     const to = safeRedirect(form.get("redirectTo"), "/dashboard/home");
     const target = to.startsWith("/login") ? "/dashboard/home" : to;
-    // Two-step login (issue 14): no session yet, the second step comes first.
+    // Two-step login: no session yet, the second step comes first.
     if (result.mfa) return toSecondStep(result.mfa.token, target);
     return redirectWithSuccess(target, t("accounts.loginSuccess"), {
       headers: await sessionHeaders(result.token, result.user.locale, result.user.id),
     });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const headers: Record<string, string> = {};
-    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
-    return data(codeStep(phone, t(err.message, err.extra.values ?? {})), {
-      status: HTTP_STATUS[err.code],
-      headers,
-    });
+    const f = screenFailure(err, t);
+    return data(codeStep(phone, f.message), { status: f.status, headers: f.headers });
   }
 }
 

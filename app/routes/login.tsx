@@ -39,7 +39,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     const target = to === "/login" ? "/dashboard/home" : to;
     const result = await authenticateForm(request, clientOf(context));
-    // Two-step login (issue 14): no session yet, the second step comes first.
+    // Two-step login: no session yet, the second step comes first.
     if (result.mfa) return toSecondStep(result.mfa.token, target);
     return redirectWithSuccess(target, t("accounts.loginSuccess"), {
       headers: await sessionHeaders(result.token, result.user.locale, result.user.id),

@@ -4,7 +4,7 @@ import { SHORT_LINKS, type ShortLink } from "~/domain/messaging/index.server";
 import { requireActor } from "~/utils/auth.server";
 
 /**
- * The short links in SMS (issue 13): `/m/o` is "my opinions", `/m/f` follow-ups and so on. They
+ * The short links in SMS: `/m/o` is "my opinions", `/m/f` follow-ups and so on. They
  * hold no ids; signed out, the login page brings the person back here.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { fileTypeFromBuffer } from "file-type";
-import { isDomainError } from "~/domain/platform/errors";
 import { openDecrypted } from "~/domain/records/index.server";
 import { isUserImageKey } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { fileFrameHeaders } from "~/utils/file-response.server";
+import { pageError } from "~/utils/screen.server";
 
 const KEY_RE = /^[a-f0-9]{32}$/;
 /** How many leading bytes decide the type (as when the file was stored). */
@@ -29,8 +29,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   try {
     stream = await openDecrypted(key);
   } catch (err) {
-    if (isDomainError(err) && err.code === "not_found") throw notFound();
-    throw err;
+    pageError(err);
   }
 
   // Read the first bytes to send the real content type, then stream the rest as it comes.

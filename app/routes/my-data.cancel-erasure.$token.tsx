@@ -11,7 +11,7 @@ import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 
 /**
- * The cancel link of an erasure notice (issue 14): works without signing in. Opening it changes
+ * The cancel link of an erasure notice (decision 0019): works without signing in. Opening it changes
  * nothing (mail scanners open links); the button posts, and the link then stops working.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -33,6 +33,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   try {
     await cancelErasure(null, { token: params.token ?? "" }, { ip: clientOf(context).ip });
   } catch (err) {
+    // Not a screen helper's answer on purpose: every refusal reads the same here (the link no
+    // longer cancels anything), with 404, so a used link and a made-up one look alike.
     if (!isDomainError(err)) throw err;
     return data({ done: false }, { status: 404, headers: { "Cache-Control": "no-store" } });
   }

@@ -20,7 +20,7 @@ import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * A new password for a phone account (issue 13): the 6-digit code sent by SMS from "Forgot
+ * A new password for a phone account: the 6-digit code sent by SMS from "Forgot
  * password", entered with the new password on one page.
  */
 function phoneFrom(request: Request) {

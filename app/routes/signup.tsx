@@ -117,7 +117,7 @@ export default function Signup() {
         <div className="grid gap-4 sm:grid-cols-2">
           <NameFields firstName={fields.firstName} lastName={fields.lastName} lastNameRequired />
         </div>
-        {/* Patients may sign up with a mobile number instead of an e-mail (issue 13); experts use e-mail.
+        {/* Patients may sign up with a mobile number instead of an e-mail; experts use e-mail.
             Shown or hidden by CSS from the radio buttons, so it works without JavaScript. */}
         <fieldset className="group-has-[.expert-choice:checked]/signup:hidden">
           <legend className="field-label">{t("accounts.signupWith")}</legend>
@@ -178,7 +178,7 @@ export default function Signup() {
           />
           <p className="mt-1 text-sm text-slate-600">{t("accounts.mobileSignupHint")}</p>
         </div>
-        {/* Experts say who they are (issue 12). Shown by CSS while "Expert" is chosen, so it works without JavaScript. */}
+        {/* Experts say who they are. Shown by CSS while "Expert" is chosen, so it works without JavaScript. */}
         <fieldset
           className="hidden rounded-lg border border-slate-200 p-3 group-has-[.expert-choice:checked]/signup:block"
           data-testid="expert-details"

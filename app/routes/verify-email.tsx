@@ -6,13 +6,13 @@ import { OtpInput } from "~/components/OtpInput";
 import { AuthCard } from "~/components/AuthCard";
 import { FormError } from "~/components/ui/FormError";
 import { completeSignup, getPendingSignup, resendSignupCode } from "~/domain/accounts/index.server";
-import { isDomainError, HTTP_STATUS } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { verifyCodeSchema } from "~/schemas/auth";
 import { redirectIfSignedIn } from "~/utils/auth.server";
 import { codeFromForm, readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { pendingSignupCookie, readPendingId } from "~/utils/pending-signup.server";
+import { screenFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { clientOf } from "~/utils/request.server";
 
@@ -44,13 +44,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: { "Set-Cookie": await pendingSignupCookie().serialize("", { maxAge: 0 }) },
     });
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const headers: Record<string, string> = {};
-    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
-    return data(
-      { error: t(err.message, err.extra.values ?? {}) },
-      { status: HTTP_STATUS[err.code], headers },
-    );
+    const f = screenFailure(err, t);
+    return data({ error: f.message }, { status: f.status, headers: f.headers });
   }
 }
 

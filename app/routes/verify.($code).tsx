@@ -7,7 +7,6 @@ import {
 } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { isDomainError } from "~/domain/platform/errors";
 import { limit } from "~/domain/platform/index.server";
 import { verifyLetter } from "~/domain/consultation/index.server";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
@@ -15,6 +14,7 @@ import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { formatDay } from "~/utils/format";
 import { clientOf } from "~/utils/request.server";
+import { screenFailure } from "~/utils/screen.server";
 
 /**
  * Public: does an opinion letter with this code exist, and who signed it — nothing more (no
@@ -35,8 +35,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   try {
     await limit("verifyLetter", null, clientOf(context));
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return data({ ...base, result: t(err.message, err.extra.values ?? {}) }, { status: 429, headers });
+    const f = screenFailure(err, t);
+    return data({ ...base, result: f.message }, { status: f.status, headers: { ...headers, ...f.headers } });
   }
   const found = await verifyLetter(params.code);
   if (!found) return data({ ...base, result: t("verify.invalid") }, { status: 404, headers });

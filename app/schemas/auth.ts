@@ -42,7 +42,7 @@ export const otp = z
   .trim()
   .regex(/^\d{6}$/, "accounts.otpInvalid");
 
-/** A mobile number in any common form, as E.164 (issue 13); "+91" is assumed without a country code. */
+/** A mobile number in any common form, as E.164 (decision 0020); "+91" is assumed without a country code. */
 export const phone = z
   .string(req("accounts.mobileRequired"))
   .trim()
@@ -98,7 +98,7 @@ const signupFields = {
   }),
   firstName: name("accounts.firstNameRequired"),
   lastName: name("accounts.lastNameRequired"),
-  // An e-mail, or (patients, issue 13) a mobile number instead: the refinements below decide.
+  // An e-mail, or (patients) a mobile number instead: the refinements below decide.
   email: email.optional(),
   contactNumber: contactNumber.optional(),
   password: newPassword(),
@@ -111,7 +111,7 @@ const passwordsMatch = <T extends { password: string; confirmPassword: string }>
   v.password === v.confirmPassword;
 const mismatch = { message: "accounts.passwordMismatch", path: ["confirmPassword"] };
 
-/** An expert's verification details at signup (issue 12): required on the screen, optional on the API. */
+/** An expert's verification details at signup (decision 0013): required on the screen, optional on the API. */
 const expertSignupFields = {
   specialties: specialtiesField.optional(),
   registrationNumber: registrationNumberField.optional(),
@@ -119,7 +119,7 @@ const expertSignupFields = {
   yearsOfPractice: yearsField,
 };
 
-/** The identity of a new account: an e-mail, or for patients a mobile number (issue 13). */
+/** The identity of a new account: an e-mail, or for patients a mobile number. */
 function requireIdentity(
   v: { accountType: string; email?: string; contactNumber?: string; phone?: string | null },
   ctx: z.RefinementCtx,
@@ -188,14 +188,14 @@ export const signupApiSchema = z
     ...signupFields,
     ...expertSignupFields,
     countryCode: z.enum(SIGNUP_COUNTRY_CODES).optional(),
-    /** Issue 13: a patient may sign up with a mobile number (E.164, or digits with +91 assumed) instead of an e-mail. */
+    /** A patient may sign up with a mobile number (E.164, or digits with +91 assumed) instead of an e-mail. */
     phone: phone.optional(),
     otp,
   })
   .refine(passwordsMatch, mismatch)
   .superRefine((v, ctx) => requireIdentity(v, ctx, "phone"));
 
-/** A signup code by e-mail, or (issue 13) by SMS to `phone`. */
+/** A signup code by e-mail, or by SMS to `phone`. */
 export const sendOtpSchema = z
   .object({ email: email.optional(), phone: phone.optional(), checkUserPresent: strictBoolean().optional() })
   .superRefine((v, ctx) => {
@@ -206,7 +206,7 @@ export const sendOtpSchema = z
 export const verifyCodeSchema = z.object({ code: otp });
 
 /**
- * Login (issue 13 widens it): `email` — which on the screen may also hold a mobile number — or
+ * Login: `email` — which on the screen may also hold a mobile number — or
  * `phone`, with the password, or with an SMS code (`otp`, phone accounts) instead of the password.
  */
 export const loginSchema = z
@@ -236,10 +236,10 @@ export const loginSchema = z
     return { email: byEmail, phone: byPhone, password: v.password ?? null, otp: v.otp ?? null };
   });
 
-/** A mobile number to send a login code to (the SMS-code login, issue 13). */
+/** A mobile number to send a login code to (the SMS-code login). */
 export const loginCodeSchema = z.object({ phone });
 
-/** Forgot password: the account's e-mail, or its mobile number (a code by SMS; issue 13). */
+/** Forgot password: the account's e-mail, or its mobile number (a code by SMS). */
 export const forgotSchema = z
   .object({
     email: z
@@ -275,7 +275,7 @@ export const resetPasswordFormSchema = z
   })
   .refine(passwordsMatch, mismatch);
 
-/** The API's reset: with the link's token, or (phone accounts, issue 13) with `phone` and the SMS `otp`. */
+/** The API's reset: with the link's token, or (phone accounts) with `phone` and the SMS `otp`. */
 export const resetPasswordApiSchema = z
   .object({
     password: newPassword(),
@@ -354,7 +354,7 @@ export const profileSchema = z.object({
     .max(1000, "profile.aboutTooLong"),
 });
 
-/** Experts and admins choose how notifications reach them (issue 13). */
+/** Experts and admins choose how notifications reach them (decision 0020). */
 export const notifySchema = z.object({
   notify: z.enum(NOTIFY_CHANNELS, { errorMap: () => ({ message: "profile.notifyInvalid" }) }),
 });

@@ -3,7 +3,7 @@ import { SPECIALTIES } from "~/domain/accounts/specialties";
 import { strictArray } from "./strict";
 
 /**
- * An expert's verification details (issue 12), shared by the signup screen, Settings, the API and
+ * An expert's verification details (decision 0013), shared by the signup screen, Settings, the API and
  * the OpenAPI document. Messages are i18n keys. On the API every field is optional (older clients
  * sign experts up without them); the signup screen requires them for experts.
  */

@@ -8,11 +8,11 @@ export const userObject = z.object({
   _id: z.string(),
   firstName: z.string(),
   lastName: z.string(),
-  /** "" for a patient who signed up with a mobile number (issue 13). */
+  /** "" for a patient who signed up with a mobile number (decision 0020). */
   email: z.string(),
-  /** Issue 13: the mobile number (E.164) a patient signed up with, else null. */
+  /** The mobile number (E.164) a patient signed up with, else null. */
   phone: z.string().nullable(),
-  /** Issue 13: how notifications reach the account. */
+  /** How notifications reach the account. */
   notify: z.enum(NOTIFY_CHANNELS),
   accountType: z.enum(ACCOUNT_TYPES),
   contactNumber: z.string(),
@@ -27,7 +27,7 @@ export const userObject = z.object({
   }),
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
-  /** Experts only (issue 12): verification details and the admin's decision. */
+  /** Experts only (decision 0013): verification details and the admin's decision. */
   expertDetails: z
     .object({
       specialties: z.array(z.enum(SPECIALTIES)),
@@ -41,7 +41,7 @@ export const userObject = z.object({
     })
     .nullable()
     .optional(),
-  /** Issue 14: two-step login is on (GET /profile/get-user-details). */
+  /** Two-step login is on (GET /profile/get-user-details). */
   twoFactor: z.boolean().optional(),
 });
 
@@ -79,7 +79,8 @@ export const reportObject = z.object({
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
   reviewedAt: z.string().datetime().nullable(),
-  // Issue 12 (new fields; status keeps its two values — a claimed report is Pending with claimedBy set).
+  // The consultation's fields (decision 0013), added so old clients can ignore them; status keeps its
+  // two values — a claimed report is Pending with claimedBy set.
   urgent: z.boolean(),
   urgentReason: z.string().nullable(),
   claimedBy: person.nullable(),
@@ -90,7 +91,7 @@ export const reportObject = z.object({
   dueAt: z.string().datetime(),
   overdue: z.boolean(),
   opinionUrl: z.string().nullable(),
-  /** Issue 19: the opinion letter's verification code and its public /verify address, once reviewed. */
+  /** The opinion letter's verification code and its public /verify address, once reviewed. */
   letter: z
     .object({ verifyCode: z.string(), verifyUrl: z.string() })
     .nullable()

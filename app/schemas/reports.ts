@@ -112,7 +112,7 @@ export const uploadReportSchema = z
     phoneNumber: phoneNumberField,
     countryCode: countryCodeField.optional(),
     consent: consentField.optional(),
-    /** Issue 12: the patient may mark a report urgent, with a short reason. */
+    /** The patient may mark a report urgent, with a short reason. */
     urgent: strictBoolean().optional(),
     urgentReason: z
       .string({ invalid_type_error: "reports.urgentReasonTooLong" })
@@ -147,7 +147,7 @@ const optionalText = (max: number, tooLong: string) =>
     .transform((v) => (v ? v : null));
 
 /**
- * The structured opinion (issue 12): `review` is the summary (the contract's field, required);
+ * The structured opinion (decision 0013): `review` is the summary (the contract's field, required);
  * findings, recommendations and the "see a doctor in person soon" flag are optional additions.
  */
 export const reviewSchema = z.object({

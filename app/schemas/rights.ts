@@ -3,7 +3,7 @@ import { strictBoolean } from "./strict";
 import { CONSENT_PURPOSES, RIGHTS_REQUEST_STATUSES, RIGHTS_REQUEST_TYPES } from "~/db/types";
 
 /**
- * Inputs of the consent and rights centre (issue 14), shared by the My data screen, the admin
+ * Inputs of the consent and rights centre (decision 0019), shared by the My data screen, the admin
  * queue, /api/v1/rights/* and the OpenAPI document. Messages are i18n keys (section `rights`).
  */
 
@@ -79,12 +79,12 @@ const proofFields = {
 
 /**
  * An erasure request (My data, POST /rights/erasure): the account's password, asked again, and
- * the second factor when two-step login is on (issue 19).
+ * the second factor when two-step login is on (decision 0022).
  */
 export const erasureSchema = z.object({ password: erasurePassword, ...proofFields });
 
 /**
- * Deleting the account (DELETE /profile/delete-profile, issue 19): the same re-authentication;
+ * Deleting the account (DELETE /profile/delete-profile, decision 0022): the same re-authentication;
  * by default an erasure due after the notice, `immediate: true` erases now.
  */
 export const deleteProfileSchema = erasureSchema.extend({

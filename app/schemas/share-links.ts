@@ -2,7 +2,7 @@ import { z } from "zod";
 import { strictBoolean } from "./strict";
 
 /**
- * Sharing links (issue 14, decision 0016): what a patient fills in to share one report with a
+ * Sharing links (decision 0016): what a patient fills in to share one report with a
  * doctor, and what the doctor types on the public page. Shared by the share screen (Conform), the
  * JSON API, the domain and the OpenAPI document. Messages are i18n keys (section `share`).
  */

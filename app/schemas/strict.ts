@@ -2,7 +2,7 @@ import { parseWithZod, unstable_coerceFormValue } from "@conform-to/zod";
 import { z } from "zod";
 
 /**
- * Yes/no fields and lists, decided in ONE place for the whole app (issue 19): every boolean of
+ * Yes/no fields and lists, decided in ONE place for the whole app (decision 0024): every boolean of
  * every input schema is `strictBoolean()`, every list `strictArray()`. In JSON a boolean is only
  * `true` or `false` and a list only an array; anything else ("yes", 1, a string for a list) is a
  * 400 naming the field — never a silent default.

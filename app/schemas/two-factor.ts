@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Two-step login (issue 14): the inputs of the screens and /api/v1, and the objects the API
+ * Two-step login (decision 0017): the inputs of the screens and /api/v1, and the objects the API
  * answers with (for the OpenAPI document). Messages are i18n keys.
  */
 const req = (key: string) => ({ required_error: key, invalid_type_error: key });
@@ -49,7 +49,7 @@ export const loginSecondStepSchema = z.object({ mfaToken, ...proofShape }).refin
 /** POST /auth/login-2fa-setup: an admin who must set up two-step login asks for the secret. */
 export const mfaTokenSchema = z.object({ mfaToken });
 
-/** Starting a setup: the current password first (issue 19: a session or token alone is not enough). */
+/** Starting a setup: the current password first (a session or token alone is not enough). */
 export const startTwoFactorSchema = z.object({ password: currentPassword });
 
 /** Confirming a new authenticator: the current password and its first code. */

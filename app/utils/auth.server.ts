@@ -32,7 +32,7 @@ export async function redirectIfSignedIn(request: Request) {
 
 /**
  * Set-Cookie headers that start a browser session (and carry the account's language), with the
- * device's "known device" mark for `userId` (the owner's SMS reserve, issue 19).
+ * device's "known device" mark for `userId` (the owner's SMS reserve, decision 0021).
  */
 export async function sessionHeaders(token: string, locale: string, userId: string) {
   const headers = new Headers();

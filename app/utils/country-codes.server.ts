@@ -9,7 +9,7 @@ const countryCache = new Map<string, CountryCodeOption[]>();
 
 /**
  * Every country's dial code (libphonenumber-js, about 245 entries) — or only `countries` (ISO
- * codes, e.g. SMS_COUNTRIES for the forms whose number gets SMS, issue 19) — named in the UI
+ * codes, e.g. SMS_COUNTRIES for the forms whose number gets SMS, decision 0021) — named in the UI
  * language and sorted by that name: value "+91", label "India (+91)".
  */
 export function countryCodeOptions(locale: string, countries?: readonly string[]): CountryCodeOption[] {

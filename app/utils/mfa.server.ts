@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { CHALLENGE_TTL_MS } from "~/domain/accounts/index.server";
 
 /**
- * The browser's half-done login (issue 14): after a right password, the challenge token waits in
+ * The browser's half-done login (decision 0017): after a right password, the challenge token waits in
  * this short, signed, HttpOnly cookie until /login-2fa gets the second step. It is not a session.
  */
 let cookie: ReturnType<typeof createCookie> | undefined;

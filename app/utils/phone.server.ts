@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { phoneCandidate } from "./phone-shape";
 
 /**
- * Mobile numbers (issue 13), checked against libphonenumber-js's full ("max") metadata on the
+ * Mobile numbers (decision 0020), checked against libphonenumber-js's full ("max") metadata on the
  * server only (it knows each number range's type: mobile, fixed line, premium rate, toll free …;
  * the browser bundle never carries it). Stored in E.164 (+919876543210).
  */
@@ -20,7 +20,7 @@ export function validE164(candidate: string): string | null {
   return parsed && parsed.isValid() ? parsed.number : null;
 }
 
-/** Why a number may not get SMS (issue 19), or null when it may. */
+/** Why a number may not get SMS (decision 0021), or null when it may. */
 export type SmsRefusal = "invalid" | "country" | "notMobile";
 
 /**

@@ -52,6 +52,9 @@ export type FormFailureOptions<W> = {
   renameFields?: Record<string, string>;
   /** Field errors only, without the message above the form (the fields say it all). */
   fieldsOnly?: boolean;
+  /** Only these of the domain's field errors (it may name fields this form does not have); with
+   * none of them left, the message goes above the form. */
+  onlyFields?: string[];
   /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
   wrap?: (result: SubmissionResult<string[]>) => W;
 };
@@ -68,6 +71,10 @@ export function formFailure<W = SubmissionResult<string[]>>(
 ) {
   const f = screenFailure(err, t, options.fallbackKey);
   let fieldErrors = f.fieldErrors;
+  if (fieldErrors && options.onlyFields) {
+    const picked = Object.entries(fieldErrors).filter(([k]) => options.onlyFields?.includes(k));
+    fieldErrors = picked.length ? Object.fromEntries(picked) : undefined;
+  }
   if (fieldErrors && options.renameFields) {
     fieldErrors = Object.fromEntries(
       Object.entries(fieldErrors).map(([k, v]) => [options.renameFields?.[k] ?? k, v]),
@@ -82,15 +89,28 @@ export function formFailure<W = SubmissionResult<string[]>>(
   return data(body as W, { status: f.status, headers: f.headers });
 }
 
+export type ToastFailureOptions = {
+  /** The translation to use when the error's key has none. */
+  fallbackKey?: string;
+  /** The form's one field: its error, when the domain gives one, is the toast instead of the
+   * error's own message (a small inline form whose refusal is shown as a toast). */
+  field?: string;
+  /** A translated lead-in before the refusal, as "<lead-in>: <refusal>". */
+  prefixKey?: string;
+};
+
 /** An action's answer as a redirect with the translated refusal as a toast (and Retry-After). */
 export async function toastFailure(
   err: unknown,
   t: TFunction,
   to: string,
-  options: { fallbackKey?: string } = {},
+  options: ToastFailureOptions = {},
 ): Promise<Response> {
   const f = screenFailure(err, t, options.fallbackKey);
-  return redirectWithError(to, f.message, { headers: f.headers });
+  const fieldKey = options.field ? f.fieldErrors?.[options.field]?.[0] : undefined;
+  const refusal = fieldKey ? t(fieldKey, f.error.extra.values ?? {}) : f.message;
+  const message = options.prefixKey ? `${t(options.prefixKey)}: ${refusal}` : refusal;
+  return redirectWithError(to, message, { headers: f.headers });
 }
 
 export function notFound(): never {

@@ -2,7 +2,7 @@ import { config } from "~/config.server";
 
 /** Security headers for every HTML and data response. */
 export function securityHeaders(headers: Headers, request: Request, nonce?: string) {
-  // From the validated config (NODE_ENV, default production): `npm start` sets no NODE_ENV (issue 19).
+  // From the validated config (NODE_ENV, default production): `npm start` sets no NODE_ENV.
   const isProd = config().nodeEnv === "production";
   if (nonce && isProd) {
     headers.set(

@@ -69,7 +69,7 @@ export async function signupViaApi(
     password: strongPassword,
     confirmPassword: strongPassword,
     otp: code,
-    // An admin approves only experts with a registration number (issue 19); tests that need one
+    // An admin approves only experts with a registration number; tests that need one
     // without pass `extra` (e.g. `{}`).
     ...(user.accountType === "Expert" && user.extra === undefined
       ? {

@@ -15,7 +15,7 @@ async function main() {
   await Promise.all(
     Array.from({ length: tries }, async () => {
       try {
-        // One account+address pair from every process (code checks count per pair, issue 19).
+        // One account+address pair from every process (code checks count per pair, decision 0021).
         await limit("verifyCode", "shared@example.test", { ...client, ip: "198.51.100.8" });
         passed.verify++;
       } catch {

@@ -90,7 +90,7 @@ export async function spawnApp(
         ARGON2_MEMORY_KIB: "1024",
         ARGON2_TIME_COST: "1",
         WEB_CONCURRENCY: "1",
-        // Two-step login is required for admins by default (issue 14); the suites that log in as the
+        // Two-step login is required for admins by default (decision 0017); the suites that log in as the
         // bootstrap admin with a password run without it unless they turn it on.
         MFA_REQUIRED_FOR_ADMINS: "false",
         ...backend,

@@ -102,3 +102,25 @@ describe("a failing dashboard screen keeps the dashboard around it", () => {
     expect(html).not.toContain('aria-label="Dashboard navigation"');
   });
 });
+
+describe("a refused dashboard form comes back as a toast on the screen it came from", () => {
+  it("approving an expert who is not there: the screen's lead-in, then the refusal", async () => {
+    const res = await admin.post("/dashboard/pending-expert", { expertId: UNKNOWN_REPORT });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/dashboard/pending-expert");
+    const html = await (await admin.follow(res)).text();
+    expect(html).toContain("Approval failed: Expert not found");
+  });
+
+  it("reassigning follow-ups without an expert: the field's own error, not the form's", async () => {
+    const res = await admin.post("/dashboard/previous-reviewed-reports?page=2", {
+      reportId: UNKNOWN_REPORT,
+      expertId: "",
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/dashboard/previous-reviewed-reports?page=2");
+    const html = await (await admin.follow(res)).text();
+    expect(html).toContain("Expert id is required");
+    expect(html).not.toContain("Could not reassign the follow-ups");
+  });
+});

@@ -23,7 +23,7 @@ export type FollowUpData = {
 };
 
 /**
- * The structured opinion (issue 12) in the order the patient reads it: the "see a doctor soon"
+ * The structured opinion (decision 0013) in the order the patient reads it: the "see a doctor soon"
  * notice first and prominent, then summary, findings, recommendations, and who signed it.
  */
 export function Opinion({ opinion, headingLevel = 3 }: { opinion: OpinionData; headingLevel?: 3 | 4 }) {

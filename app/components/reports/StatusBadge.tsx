@@ -2,7 +2,7 @@ import { useTranslation } from "react-i18next";
 
 /**
  * The spec's status colours — green Reviewed, yellow Pending — always with the word too. A report
- * an expert is reviewing now (issue 12) is blue "In review" (for the patient: "An expert is
+ * an expert is reviewing now is blue "In review" (for the patient: "An expert is
  * reviewing your report").
  */
 export function StatusBadge({

@@ -1,5 +1,5 @@
 /**
- * Smaller photos before they travel (issue 13): a photo of a report taken with a phone is often
+ * Smaller photos before they travel: a photo of a report taken with a phone is often
  * 3–5 MB at 4000 px, minutes on a 2G link. Downscaled to at most 2000 px on its longest side and
  * re-encoded (WebP, or JPEG where the browser cannot write WebP) it stays readable and is usually
  * a tenth of that. PDFs, GIFs, photos the browser cannot decode and photos that are already small

@@ -109,7 +109,7 @@ const codeOwner = (target: CodeTarget) =>
 /**
  * Issues a fresh 6-digit code for an e-mail or a mobile number and purpose (older unused codes
  * for it stop working) and sends it by mail or SMS. With `accountExists` (a signup for an
- * identity that has an account, issue 19) the code is stored all the same — a guess at it is
+ * identity that has an account) the code is stored all the same — a guess at it is
  * answered like any wrong code — but never sent: the owner gets "you already have an account".
  */
 async function issueCode(
@@ -232,7 +232,7 @@ function checkedPhone(candidate: string): string {
 }
 
 /**
- * A number that may get SMS codes (issue 19): valid, of a country in SMS_COUNTRIES and a mobile
+ * A number that may get SMS codes (decision 0021): valid, of a country in SMS_COUNTRIES and a mobile
  * range (never premium rate, toll free or a fixed line), as E.164 — or a 400 on the field that held it.
  */
 function smsPhone(candidate: string): string {
@@ -253,7 +253,7 @@ const ownerOf = (target: CodeTarget) =>
 
 /**
  * After a right signup code: the identity must still be free. A taken one is answered like a used
- * code (issue 19), so not even a lucky guess learns more than "this code no longer works".
+ * code, so not even a lucky guess learns more than "this code no longer works".
  */
 async function assertFreeAfterCode(target: CodeTarget) {
   if (await ownerOf(target)) {
@@ -264,7 +264,7 @@ async function assertFreeAfterCode(target: CodeTarget) {
 }
 
 /**
- * The budgets of an SMS code (issue 19): per address and per number+address on every request,
+ * The budgets of an SMS code (decision 0021): per address and per number+address on every request,
  * then the number's, the country's and the purpose's (see limitSms) — the ceiling only when a
  * message is really `queued`. `owner` (login and reset codes): the account the number belongs to;
  * `device`: the "known device" mark the request carried (sessions.server knownDeviceMark). Only
@@ -310,7 +310,7 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
   assertPasswordNotCommon(input.password, "password");
   const target = targetOf(input);
   await limitCode(target, client);
-  // Issue 19: a taken e-mail or number gets the same answer; its owner hears instead of a code.
+  // A taken e-mail or number gets the same answer; its owner hears instead of a code.
   const owner = await ownerOf(target);
   const pending: PendingSignup = {
     accountType: input.accountType,
@@ -373,7 +373,7 @@ async function createAccount(pending: PendingSignup) {
     countryCode: pending.countryCode,
     contactNumber: pending.contactNumber,
     locale: pending.locale,
-    // An expert's verification details (issue 12), when given.
+    // An expert's verification details, when given.
     expert:
       pending.accountType === "Expert"
         ? {
@@ -396,7 +396,7 @@ export async function completeSignup(pendingId: string, code: string, client: Cl
   return createAccount(JSON.parse(row.payload!) as PendingSignup);
 }
 
-/** API: POST /auth/send-otp — a signup code by mail, or by SMS to `phone` (issue 13). */
+/** API: POST /auth/send-otp — a signup code by mail, or by SMS to `phone`. */
 export async function sendSignupOtp(
   to: { email?: string | null; phone?: string | null },
   client: Client,
@@ -404,7 +404,7 @@ export async function sendSignupOtp(
 ) {
   const target = to.phone ? { phone: smsPhone(to.phone) } : { email: normalizeEmail(to.email ?? "") };
   await limitCode(target, client);
-  // Issue 19: the same answer (and about the same time) for a taken e-mail or number; its owner
+  // The same answer (and about the same time) for a taken e-mail or number; its owner
   // gets "you already have an account" in their language instead of a code.
   const owner = await ownerOf(target);
   await issueCode(target, null, owner ? loc(owner.locale) : locale, "signup", !!owner);
@@ -425,7 +425,7 @@ export async function signupWithOtp(
   assertPasswordNotCommon(input.password, "password");
   const target = targetOf(input);
   await limit("verifyCode", target.phone ?? target.email, client);
-  // The code first: for a taken identity a guess is answered like any wrong code (issue 19).
+  // The code first: for a taken identity a guess is answered like any wrong code.
   await checkCode(await latestCode(target, "signup"), input.otp);
   await assertFreeAfterCode(target);
   return createAccount({
@@ -453,7 +453,7 @@ async function mailFailedLogins(user: UserRow) {
 
 /**
  * What a right password (or SMS code) leads to: a session, or — for an account with two-step
- * login, or an admin who must set it up (issue 14) — a challenge for the second step, and no session yet.
+ * login, or an admin who must set it up (decision 0017) — a challenge for the second step, and no session yet.
  */
 export type LoginResult =
   | { user: UserRow; token: string; sessionId: string; mfa?: undefined }
@@ -468,7 +468,7 @@ async function sessionOrChallenge(user: UserRow, client: Client, kind: "web" | "
 
 /**
  * Checks credentials and opens a session (a web cookie session or an API token): an e-mail or a
- * mobile number with the password, or (issue 13) a mobile number with an SMS login code. With
+ * mobile number with the password, or a mobile number with an SMS login code. With
  * two-step login the answer is a challenge instead (see LoginResult).
  */
 export async function login(
@@ -477,7 +477,7 @@ export async function login(
   kind: "web" | "api",
 ): Promise<LoginResult> {
   if (input.phone && input.otp) return loginWithCode(input.phone, input.otp, client, kind);
-  // The full metadata (issue 19) may call a number stored under the older check invalid: its
+  // The full metadata (decision 0021) may call a number stored under the older check invalid: its
   // owner still logs in with the password, so the number as shaped is looked up then.
   const phone = input.phone ? (validE164(input.phone) ?? input.phone) : null;
   const account = phone ?? normalizeEmail(input.email ?? "");
@@ -515,7 +515,7 @@ export async function requestLoginCode(
   const phone = smsPhone(number);
   const user = await findUserByPhone(phone);
   const live = user && !user.suspendedAt ? user : undefined;
-  // Issue 19: the ceiling is spent only when a message is queued; the same checks either way.
+  // The ceiling is spent only when a message is queued; the same checks either way.
   await limitSmsCode(phone, client, "account", !!live, live, device);
   if (!live) return;
   await issueCode({ phone }, null, live.locale || locale, "login");
@@ -539,7 +539,7 @@ export async function loginWithCode(
 }
 
 /**
- * The second step of a login (issue 14): a code from the authenticator or a recovery code — or,
+ * The second step of a login (decision 0017): a code from the authenticator or a recovery code — or,
  * for an admin setting it up, the first code of the new authenticator — opens the session.
  * `recoveryCodes` is set only when the step enabled two-step login (shown once).
  */
@@ -555,7 +555,7 @@ export async function loginSecondStep(
 }
 
 /**
- * Turns the account's two-step login off (issue 14): the password and then a code (or a recovery
+ * Turns the account's two-step login off (decision 0017): the password and then a code (or a recovery
  * code) are asked, so neither a session left open nor a stolen phone alone can do it.
  */
 export async function turnOffTwoFactor(actor: Actor, input: { password: string } & Proof, client: Client) {
@@ -582,7 +582,7 @@ export async function requestPasswordReset(
 ) {
   const target = typeof to === "string" ? { email: to } : to;
   if (target.phone) {
-    // Phone accounts (issue 13): a 6-digit code by SMS, entered with the new password.
+    // Phone accounts: a 6-digit code by SMS, entered with the new password.
     const phone = smsPhone(target.phone);
     const user = await findUserByPhone(phone);
     const owner = user && !user.suspendedAt ? user : undefined;
@@ -711,7 +711,7 @@ export async function getProfile(userId: string) {
 }
 
 /**
- * Experts and admins choose e-mail, SMS or both for their notifications (issue 13). SMS go to
+ * Experts and admins choose e-mail, SMS or both for their notifications (decision 0020). SMS go to
  * their contact number, which must then be a valid mobile number. Patients do not choose: mail
  * when they have an e-mail address, SMS when they signed up with their mobile number.
  */
@@ -832,7 +832,7 @@ export function* accountDeletionSteps(
     ...(numbers.length ? [inArray(verificationCodes.phone, numbers)] : []),
   ];
   if (codeTargets.length) yield* exec(tx.delete(verificationCodes).where(or(...codeTargets)));
-  // An expert's name and registration as copied onto the letters they signed (issue 19) go with
+  // An expert's name and registration as copied onto the letters they signed (decision 0023) go with
   // them: the letters stay the patients' records, and /verify then says the signer is no longer
   // registered (as for any deleted expert) — it never names someone whose data was erased.
   yield* exec(
@@ -851,7 +851,7 @@ export function* accountDeletionSteps(
 }
 
 /**
- * Every number of a person, for the erasure (issue 19): the sign-in number and the contact number,
+ * Every number of a person, for the erasure (decision 0022): the sign-in number and the contact number,
  * each as stored ("+" and the digits, with the account's dial code for the contact number) and as
  * valid E.164 when it is one. Any number, not only those SMS may go to today: a fixed line, a
  * country since removed from SMS_COUNTRIES, or a number the full metadata now calls invalid may

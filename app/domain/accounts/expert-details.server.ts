@@ -7,12 +7,12 @@ import type { ExpertDetailsInput } from "~/schemas/experts";
 import { SPECIALTIES } from "./specialties";
 
 /**
- * Expert verification details (issue 12): registration number and council, years of practice,
+ * Expert verification details (decision 0013): registration number and council, years of practice,
  * specialties (one row each in expert_specialties, which routing reads), and the admin's decision
  * (approved by whom and when, or rejected with a reason). No other module writes these tables.
  */
 
-/** An expert's verification details as the API shows them (issue 12). */
+/** An expert's verification details as the API shows them. */
 export type ApiExpertDetails = {
   specialties: string[];
   registrationNumber: string;

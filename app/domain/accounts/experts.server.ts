@@ -117,7 +117,7 @@ export async function approveExpert(actor: Actor, expertId: string, ip?: string 
   const user = await first(db().select().from(users).where(eq(users.id, expertId)));
   if (!user || user.accountType !== "Expert") throw new DomainError("not_found", "experts.notFound");
   const now = new Date();
-  // Issue 19: every letter prints the signer's registration number, so there is none without one.
+  // Every letter prints the signer's registration number, so there is none without one.
   const hasRegistration = exists(
     db()
       .select({ one: sql`1` })
@@ -236,7 +236,7 @@ export async function rejectExpert(
 /**
  * An expert updates their own verification details (Settings, the API). A rejected application
  * goes back into the admin's queue. An approved expert keeps their approval unless the
- * registration number or council changes (issue 19): that is what every letter and /verify
+ * registration number or council changes (decision 0023): that is what every letter and /verify
  * print, so the account goes back to the admin's Pending Expert queue (approval withdrawn, live
  * claims released, audited as "expert.details_review"); letters already signed keep the details
  * they were signed with. `backToReview` says whether that happened.

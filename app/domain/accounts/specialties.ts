@@ -2,7 +2,7 @@ import type { ReportType } from "~/schemas/reports";
 
 /**
  * Medical specialties an expert can hold, and which of them read each report type — the one
- * routing table (issue 12). Values are stable English names (stored and sent over the API); labels
+ * routing table (decision 0013). Values are stable English names (stored and sent over the API); labels
  * are translated under `specialties.*`. Edit the lists here; nothing else needs to change.
  */
 export const SPECIALTIES = [

@@ -17,7 +17,7 @@ import { revokeAllSessions, type Actor } from "./sessions.server";
 import { findUserById } from "./users.server";
 
 /**
- * Two-step login (issue 14, decision 0017): a TOTP authenticator (RFC 6238: SHA-1, 6 digits,
+ * Two-step login (decision 0017): a TOTP authenticator (RFC 6238: SHA-1, 6 digits,
  * 30-second steps, ±1 step accepted) plus 10 single-use recovery codes. The shared secret is
  * kept encrypted under the deployment's ENCRYPTION_KEY; recovery codes only as keyed hashes.
  *
@@ -357,7 +357,7 @@ async function writePendingSecret(user: UserRow, onlyIfOlderThan?: Date) {
 
 /**
  * Settings: starts a setup with a new secret (an unfinished one is replaced). The account's
- * password is asked first (issue 19): a stolen session or token alone cannot enrol an
+ * password is asked first: a stolen session or token alone cannot enrol an
  * authenticator of its own.
  */
 export async function beginSetup(
@@ -433,7 +433,7 @@ async function confirmPending(
     yield* exec(tx.insert(recoveryCodes).values(fresh));
     yield* exec(auditInsert(tx, user, "account.2fa_enable", "user", user.id, null, client.ip));
   });
-  // Turning it on ends every other session and API token of the account (issue 19): whoever was
+  // Turning it on ends every other session and API token of the account: whoever was
   // signed in before must now pass the second step too.
   await revokeAllSessions(user.id, keepSessionId);
   notify(user, {
@@ -513,7 +513,7 @@ export async function turnOff(user: UserRow, proof: Proof, client: Client) {
 /**
  * Admin only, never one's own: removes an account's authenticator and recovery codes (and any
  * login waiting for a code), so the owner logs in with the password alone (an admin is asked to
- * set it up again). Every session and API token of the account ends with it (issue 19). Resetting
+ * set it up again). Every session and API token of the account ends with it. Resetting
  * another admin's factor asks the acting admin to re-authenticate first (their password, and a
  * code when their own two-step login is on). Recorded in the audit trail; the owner is told by
  * their notification channel.

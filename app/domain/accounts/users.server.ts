@@ -36,7 +36,7 @@ export async function findUserById(id: string): Promise<UserRow | undefined> {
 export type NewUser = {
   /** "" for a patient who signs up with a mobile number only. */
   email: string;
-  /** A verified mobile number (E.164): a phone-only patient's identity (issue 13). */
+  /** A verified mobile number (E.164): a phone-only patient's identity (decision 0020). */
   phone?: string | null;
   firstName: string;
   lastName?: string;
@@ -144,9 +144,9 @@ export function toApiUser(user: UserRow, profile?: ProfileRow | null, expert?: A
     firstName: user.firstName,
     lastName: user.lastName,
     email: user.email,
-    /** Issue 13: the verified mobile number (E.164) of a patient who signs in with it, else null. */
+    /** The verified mobile number (E.164) of a patient who signs in with it, else null. */
     phone: user.phone,
-    /** Issue 13: how notifications reach the account ("email", "sms" or "both"; experts and admins choose). */
+    /** How notifications reach the account ("email", "sms" or "both"; experts and admins choose). */
     notify: user.notify,
     accountType: user.accountType,
     contactNumber: user.contactNumber,

@@ -11,7 +11,7 @@ import { notify, recipientColumns } from "../messaging/notify.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * Follow-up questions (issue 12): after the opinion, the patient may ask up to FOLLOWUP_MAX
+ * Follow-up questions (decision 0013): after the opinion, the patient may ask up to FOLLOWUP_MAX
  * questions within FOLLOWUP_DAYS; the expert who holds the report's follow-ups (the reviewer, or
  * another expert an admin reassigned them to) answers each. Both sides are told by mail (no
  * content). Asking, answering and reassigning are audited like reviews. Who may read a thread is

@@ -1,4 +1,4 @@
-// The opinion letter as a PDF (issue 12, item 7): a pure function of its data, no I/O besides
+// The opinion letter as a PDF (decision 0012): a pure function of its data, no I/O besides
 // reading the font files. Decision 0012 explains the choices; in short:
 // - pdfkit draws, its fontkit shapes (OpenType, Indic shaper: conjuncts, reordered matras);
 // - Noto Sans for Latin, Noto Sans Devanagari/Bengali/Tamil for those scripts. The script fonts

@@ -9,7 +9,7 @@ import type { Actor } from "../accounts/sessions.server";
 import { SPECIALTY_KEYS, type Specialty } from "../accounts/specialties";
 
 /**
- * The signed opinion letter (issue 12): the structured opinion, the follow-ups, who signed it and a
+ * The signed opinion letter (decision 0012): the structured opinion, the follow-ups, who signed it and a
  * verification code, rendered as a PDF in the patient's language. Only the patient, the reviewing
  * expert and admins may fetch it (reportForLetter decides and records each fetch).
  */

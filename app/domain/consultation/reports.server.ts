@@ -98,7 +98,7 @@ export type ApiReport = {
   createdAt: string;
   updatedAt: string;
   reviewedAt: string | null;
-  // Issue 12 additions (new fields only: old clients ignore them).
+  // The consultation's fields (decision 0013): new fields only, so old clients ignore them.
   urgent: boolean;
   urgentReason: string | null;
   /** The expert reviewing it now (a live claim), else null. */
@@ -112,7 +112,7 @@ export type ApiReport = {
   overdue: boolean;
   /** The signed opinion letter (PDF), once reviewed. */
   opinionUrl: string | null;
-  /** Issue 19: the letter's verification code and public /verify address, once reviewed (for those who may fetch the letter). */
+  /** The letter's verification code and public /verify address, once reviewed (for those who may fetch the letter). */
   letter: { verifyCode: string; verifyUrl: string } | null;
   /** Only for experts: the report's type is read by one of their specialties. */
   matchesSpecialties?: boolean;
@@ -125,7 +125,7 @@ export type ApiReport = {
 
 export type PatientReport = ApiReport & {
   fileViews: FileView[];
-  /** Issue 14: openings through the patient's sharing links ("Opened via your link on …"). */
+  /** Openings through the patient's sharing links ("Opened via your link on …"). */
   linkOpens: LinkOpen[];
 };
 
@@ -139,7 +139,7 @@ export function opinionUrl(reportId: string) {
   return `/api/v1/report/${encodeURIComponent(reportId)}/opinion.pdf`;
 }
 
-/** Where anyone confirms a letter: printed on the PDF, given in the API (issue 19). */
+/** Where anyone confirms a letter: printed on the PDF, given in the API. */
 export function letterVerifyUrl(code: string) {
   return `${config().appUrl}/verify/${code}`;
 }
@@ -196,7 +196,7 @@ export function toApiReport(
     mimeType: row.mimeType,
     size: row.size,
     patient: p,
-    // What the letter prints: the signer as they were at signing (issue 19); specialties are added later.
+    // What the letter prints: the signer as they were at signing (decision 0023); specialties are added later.
     expert: expert
       ? {
           _id: expert.id,
@@ -411,7 +411,7 @@ async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery
 
 /**
  * The reviewer's specialties on the reports that have a reviewer. Name, registration and council
- * come from the report itself: copied when the letter was signed (issue 19), never the current ones.
+ * come from the report itself: copied when the letter was signed (decision 0023), never the current ones.
  */
 async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
   const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
@@ -544,7 +544,7 @@ export async function createReport(
     const inserted = row;
     const consentGiven = data.consent !== undefined;
     await transaction(function* (tx) {
-      // Issue 14: review consent is recorded with the upload, or refused once withdrawn.
+      // Review consent is recorded with the upload, or refused once withdrawn.
       yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
       yield* exec(tx.insert(reports).values(inserted));
       yield* exec(
@@ -688,7 +688,7 @@ export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promis
 // Claims and reviews
 
 /*
- * A claim's columns (issue 19, decision 0023): `claimed_by` is the expert who last held the claim
+ * A claim's columns (decision 0023): `claimed_by` is the expert who last held the claim
  * and `claim_expires_at` when it ends; the claim is live while that time is ahead. A release ends
  * it at once (the time becomes "now") and keeps who held it, so the same expert's cool-down can be
  * told from the row; a review or a withdrawn approval clears it. Every condition below is written
@@ -743,7 +743,7 @@ async function explainRefusal(reportId: string): Promise<never> {
  * "reports.claimedByOther". Claiming one's own live claim again renews it, at most
  * CLAIM_RENEW_MAX times ("reports.claimRenewLimit"); then it lapses after CLAIM_TTL_MINUTES and
  * the report is back in the queue for everyone. An expert holds at most CLAIM_MAX live claims
- * ("reports.claimLimit", issue 19). The expert whose claim ended (released or lapsed) cannot take
+ * ("reports.claimLimit", decision 0023). The expert whose claim ended (released or lapsed) cannot take
  * the same report again for one claim period unless another expert claimed it meanwhile
  * ("reports.claimCooldown"), so releasing and claiming again does not reset the renewals. An
  * expert without a registration number (approved before approval required one) cannot sign, so
@@ -929,7 +929,7 @@ export async function addReview(
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       won = await transaction(function* (tx) {
-        // The signer as the letter prints them, read in the transaction that signs (issue 19); an
+        // The signer as the letter prints them, read in the transaction that signs (decision 0023); an
         // expert sent back to admin review since this request began cannot sign.
         const [signer] = yield* rows(
           tx
@@ -945,7 +945,7 @@ export async function addReview(
             .where(eq(users.id, actor.id)),
         );
         if (!signer?.approved) return "unapproved" as const;
-        // Approval needs a registration number (issue 19), but experts approved before that rule
+        // Approval needs a registration number (decision 0023), but experts approved before that rule
         // may have none: they cannot sign until they add it in Settings (which sends them back to
         // admin review), so no letter says "Reg. No. not given".
         if (!signer.registrationNumber?.trim()) return "unregistered" as const;
@@ -1057,7 +1057,7 @@ type FileAccessFacts = Pick<
 >;
 
 /**
- * Who may open a report's file (issue 19), the one place this rule lives: the owning patient;
+ * Who may open a report's file (decision 0023), the one place this rule lives: the owning patient;
  * admins; approved experts while the report is pending (to decide whether to claim it), and once
  * reviewed only its reviewer (expert_id), the expert whose claim became the review (claimed_by)
  * and the expert holding its follow-ups (followup_expert_id, the reviewer unless an admin
@@ -1089,7 +1089,7 @@ export async function openReportFile(
   const refusal = fileAccessRefusal(actor, row);
   if (refusal) {
     // Every refused opening by a signed-in actor is recorded — patients probing other patients'
-    // reports as much as experts (issue 19); strangers never get here (401 without a session).
+    // reports as much as experts; strangers never get here (401 without a session).
     await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
     throw new DomainError("forbidden", refusal);
   }
@@ -1163,7 +1163,7 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
 
 /**
  * Public: what /verify/{code} may say about a letter — that it exists, when and who signed it, as
- * the signer was when signing (issue 19: a later change of registration does not rewrite it).
+ * the signer was when signing (decision 0023: a later change of registration does not rewrite it).
  */
 export async function verifyLetter(code: string) {
   const normal = String(code ?? "")

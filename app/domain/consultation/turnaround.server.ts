@@ -9,7 +9,7 @@ import { overdueCondition, overdueReports, type ApiReport } from "./reports.serv
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * Turnaround (issue 12): how long patients wait. Admins see pending / in review / overdue counts,
+ * Turnaround (decision 0013): how long patients wait. Admins see pending / in review / overdue counts,
  * the median and 90th-percentile time from upload to opinion over the last 30 days, each
  * expert's claims, reviews and median time, and the overdue list; an hourly job mails admins a
  * digest of newly overdue reports (each report once).

@@ -131,7 +131,7 @@ export async function listCallbackRequests(
 }
 
 // ---------------------------------------------------------------------------------------
-// Erasure (issue 19)
+// Erasure (decision 0022)
 
 /**
  * Inside the erasure's transaction: the person's Contact Us messages and callback requests go —

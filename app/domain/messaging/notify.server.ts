@@ -11,7 +11,7 @@ import { queueSms, type SmsPurpose } from "./sms.server";
 
 /**
  * Every message CareBridge sends to a person — notification or code, mail or SMS — goes through
- * this module (issue 13), which picks the channels:
+ * this module (decision 0020), which picks the channels:
  *
  * - Patients: a mail when the account has an e-mail address; an SMS when it has a mobile number
  *   as its identity (phone sign-up) and the message is one patients get by SMS (opinion ready,
@@ -42,7 +42,7 @@ const loc = (l: string | null | undefined): Locale => (isLocale(l) ? l : "en");
 
 /**
  * The mobile number SMS go to: the phone identity, or (experts, admins) the contact number — only
- * a mobile number of a country in SMS_COUNTRIES (issue 19), never a premium-rate or fixed line.
+ * a mobile number of a country in SMS_COUNTRIES (decision 0021), never a premium-rate or fixed line.
  */
 export function smsNumberOf(to: Pick<Recipient, "phone" | "countryCode" | "contactNumber">): string | null {
   if (to.phone) return smsNumber(to.phone).ok ? to.phone : null;
@@ -163,7 +163,7 @@ export async function sendCode(
 }
 
 /**
- * Issue 19: someone asked for a signup code for an e-mail or number that already has an account.
+ * Someone asked for a signup code for an e-mail or number that already has an account.
  * Instead of a code, the owner hears — in their language, by mail or SMS like the code would have
  * come, and with the same wait for SMTP — that they already have an account and can log in or
  * reset their password. The person who asked sees the same answer as for a new one.

@@ -18,7 +18,7 @@ import { DomainError } from "../platform/errors";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * Outgoing SMS (issue 13, decision 0014). `queueSms` adds a row to the persisted queue (table
+ * Outgoing SMS (decision 0014). `queueSms` adds a row to the persisted queue (table
  * sms_messages) and kicks this process's sender; a request never waits for the gateway. The
  * sender runs in every serving process (started by startup.server.ts): it claims one due row at a
  * time with one conditional update, so several processes and nodes never send a row twice, sends
@@ -300,7 +300,7 @@ async function forget(row: Claimed) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Erasure and retention (issue 19)
+// Erasure and retention (decision 0022)
 
 /**
  * Inside the erasure's transaction: every message to the person's numbers goes (codes, notices,
@@ -333,7 +333,7 @@ async function outboxFiles(): Promise<string[]> {
 }
 
 /**
- * The erasure (issue 19): the outbox files of messages to any of `numbers` (the person's, as
+ * The erasure (decision 0022): the outbox files of messages to any of `numbers` (the person's, as
  * personNumbers gives them) are deleted — the outbox is no archive of a person's numbers and texts.
  */
 export async function deleteOutboxFilesTo(numbers: string[]): Promise<number> {

@@ -201,7 +201,7 @@ export async function fileViewsForReports(reportIds: string[]): Promise<Map<stri
   return out;
 }
 
-/** An opening of one of the patient's sharing links (issue 14), for the report's access trail. */
+/** An opening of one of the patient's sharing links (decision 0016), for the report's access trail. */
 export type LinkOpen = {
   /** ISO-8601 UTC. */
   at: string;

@@ -42,7 +42,7 @@ export const BUDGETS = {
   publicForm: { address: per(60, HOUR) },
   /** Checking an opinion letter's code at /verify (codes have 60 random bits; this stops scanning). */
   verifyLetter: { address: per(300, HOUR) },
-  /** Sharing links (issue 14): unknown tokens tried from one address (a known token gives its point back). */
+  /** Sharing links (decision 0016): unknown tokens tried from one address (a known token gives its point back). */
   shareMiss: { address: per(30, HOUR) },
   /** Wrong passcodes on sharing links from one address (each link also locks after its own 5). */
   sharePasscode: { address: per(20, HOUR) },
@@ -51,11 +51,11 @@ export const BUDGETS = {
   /** New sharing links (each with a passcode costs an Argon2 hash). */
   shareCreate: { address: per(300, HOUR), account: per(30, HOUR) },
   /**
-   * Wrong second-factor codes (issue 14: authenticator or recovery codes, at login and in Settings),
+   * Wrong second-factor codes (authenticator or recovery codes, at login and in Settings),
    * on top of the 5 tries each login challenge allows. Only failures count (a right code gives its point back).
    */
   mfa: { address: per(200, 15 * MINUTE), account: per(10, 15 * MINUTE) },
-  /** Data exports (issue 14): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
+  /** Data exports (decision 0018): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
   dataExport: { address: per(100, HOUR), account: per(10, HOUR) },
 } satisfies Record<string, BudgetSet>;
 

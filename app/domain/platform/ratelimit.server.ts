@@ -160,7 +160,7 @@ async function peek(keyPrefix: string, budget: Budget, key: string) {
 }
 
 /**
- * The budgets of an SMS code to `phone` (E.164) of the country `country` (issue 19), after
+ * The budgets of an SMS code to `phone` (E.164) of the country `country` (decision 0021), after
  * `limit("sms", phone, client)` has counted the request per address and per number+address:
  *
  * - the number's budget (`smsNumber`), taken whether or not a message follows, so the answer

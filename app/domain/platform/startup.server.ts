@@ -73,7 +73,7 @@ export function startup(): Promise<void> {
       await pruneAccountsTables();
     }).catch((err) => log("error", "prune failed", { error: String(err) }));
     setInterval(() => void hourly(), HOURLY_MS).unref(); // never keeps a stopping server alive
-    // Issue 14: due erasures and audit retention, at start-up and then every RIGHTS_JOB_SECONDS (hourly).
+    // Due erasures and audit retention (decision 0019), at start-up and then every RIGHTS_JOB_SECONDS (hourly).
     const rights = () =>
       rightsJob().catch((err) => log("error", "rights job failed", { error: String(err) }));
     void rights();

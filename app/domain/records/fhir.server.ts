@@ -53,7 +53,7 @@ import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/reports.
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * A patient's data as FHIR R4 (issue 14; decision 0018): one `collection` Bundle with the patient,
+ * A patient's data as FHIR R4 (decision 0018): one `collection` Bundle with the patient,
  * their reports (DocumentReference, the file as an attachment), the opinions (DiagnosticReport,
  * the letter PDF in presentedForm), the experts (Practitioner, registration number as an
  * identifier), the follow-up questions and answers (Communication), consents (Consent) and who
@@ -160,7 +160,7 @@ type Snapshot = {
 
 /**
  * The file openings and exports a patient sees: who opened a report's file or letter — signed in,
- * or through one of the patient's sharing links (no actor; issue 19) — and who exported their data.
+ * or through one of the patient's sharing links (no actor) — and who exported their data.
  */
 const REPORT_EVENTS = [
   "report.file_open",
@@ -965,7 +965,7 @@ function letterSource(s: Snapshot, r: ReportRow) {
   const expert = r.expertId ? (s.people.get(r.expertId) ?? null) : null;
   const report = toApiReport(r, s.patient, expert);
   const details = expert ? s.expertDetails.get(expert.id) : undefined;
-  // Name, registration and council as signed come with the report row (issue 19).
+  // Name, registration and council as signed come with the report row (decision 0023).
   if (report.expert && details) report.expert.specialties = details.specialties;
   report.followUps = s.followUps.get(r.id) ?? [];
   return report;

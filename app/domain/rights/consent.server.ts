@@ -13,7 +13,7 @@ import { deleteSegments, deleteStored } from "../records/files.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * Consent (issue 14, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
+ * Consent (decision 0019, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
  * the version of the text the person was shown; the newest record of a purpose is the current
  * consent. Patients give consent for three purposes:
  *

@@ -23,7 +23,7 @@ import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "../messa
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * The rights centre (issue 14, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
+ * The rights centre (decision 0019, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
  * erasure of the account after a notice (cancellable with a link that needs no sign-in), the
  * nominee, the grievance contact, and the job that carries out due erasures and keeps the audit
  * trail within its retention. Every step is written to the audit trail (ids and flags only).
@@ -166,7 +166,7 @@ export type ErasureOutcome = {
 };
 
 /**
- * Erases the account (issue 19): the one way an account is deleted, shared by Settings' "Delete
+ * Erases the account (decision 0022): the one way an account is deleted, shared by Settings' "Delete
  * account", My data's erasure request, `DELETE /api/v1/profile/delete-profile` and
  * `POST /api/v1/rights/erasure`. A session or token alone is never enough: the password again
  * (counted by the `passwordCheck` budget) and, when two-step login is on, a code from the app or a
@@ -679,7 +679,7 @@ async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: Date): 
     });
   }
   await Promise.all([
-    // Without SMS_URL, the outbox files of messages to the person (issue 19).
+    // Without SMS_URL, the outbox files of messages to the person (decision 0022).
     deleteOutboxFilesTo(result.numbers).catch((err) =>
       log("error", "could not delete erased sms outbox files", { error: String(err) }),
     ),

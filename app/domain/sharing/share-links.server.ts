@@ -27,7 +27,7 @@ import { toApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
- * Sharing links (issue 14, decision 0016), modelled on SMART Health Links: a patient shares one
+ * Sharing links (decision 0016), modelled on SMART Health Links: a patient shares one
  * report — its file, the written opinion, the opinion letter — with a doctor who has no account.
  *
  * - The link is `<APP_URL>/s/<token>`: 32 random bytes (base64url, 43 characters); only the
@@ -497,7 +497,7 @@ async function viewOf(f: Found): Promise<SharedView> {
       seeDoctorSoon: r.seeDoctorSoon,
       expert: f.expert?.id
         ? {
-            // As the letter was signed (issue 19), not the expert's current details.
+            // As the letter was signed (decision 0023), not the expert's current details.
             firstName: r.signerFirstName ?? f.expert.firstName,
             lastName: r.signerLastName ?? f.expert.lastName,
             registrationNumber: r.signerRegistrationNumber ?? "",
@@ -675,7 +675,7 @@ export async function sharedLetter(
     expert,
   );
   if (report.expert && expert) {
-    // Name, registration and council as signed come with the report (issue 19).
+    // Name, registration and council as signed come with the report (decision 0023).
     const d = (await expertDetailsFor([expert.id])).get(expert.id);
     report.expert.specialties = d?.specialties ?? [];
   }

@@ -227,7 +227,7 @@ const bn: Catalogue = {
       "এই পাসওয়ার্ডটি খুব সাধারণ এবং সহজে অনুমান করা যায়। অনুগ্রহ করে অন্য একটি পাসওয়ার্ড বেছে নিন।",
     passwordChanged: "পাসওয়ার্ড সফলভাবে বদলানো হয়েছে",
     passwordChangeFailed: "পাসওয়ার্ড বদলানো যায়নি",
-    // Issue 13: mobile numbers and SMS codes
+    // Mobile numbers and SMS codes
     mobileCountry: "দেশের কোড",
     mobileNumber: "মোবাইল নম্বর",
     mobileRequired: "অনুগ্রহ করে আপনার মোবাইল নম্বর লিখুন",
@@ -236,7 +236,7 @@ const bn: Catalogue = {
     mobileSignupPatientsOnly:
       "শুধু রোগীরাই মোবাইল নম্বর দিয়ে সাইন আপ করতে পারেন। বিশেষজ্ঞরা ই-মেল ঠিকানা দিয়ে সাইন আপ করেন।",
     mobileTaken: "এই মোবাইল নম্বর দিয়ে আগে থেকেই একটি অ্যাকাউন্ট আছে",
-    // Issue 19: SMS only to mobile numbers of the countries served
+    // SMS only to mobile numbers of the countries served
     mobileCountryNotServed:
       "আমরা SMS কোড শুধু দেশের কোডের তালিকার দেশগুলির মোবাইল নম্বরে পাঠাই। অনুগ্রহ করে সেগুলির একটি বেছে নিন, অথবা ই-মেল ঠিকানা দিয়ে সাইন আপ করুন।",
     mobileNotMobile:
@@ -904,7 +904,7 @@ const bn: Catalogue = {
       "এই চিঠিটি আসল। কোড {{code}} {{date}} তারিখে দেওয়া হয়েছিল; যে বিশেষজ্ঞ এতে স্বাক্ষর করেছিলেন তিনি আর {{product}}-এ নিবন্ধিত নন।",
     invalid: "এই কোডের কোনো পত্র নেই। কোডটি দেখে নিয়ে আবার চেষ্টা করুন।",
   },
-  /** Text messages (issue 13): short (at most two SMS), never any medical content. */
+  /** Text messages: short (at most two SMS), never any medical content. */
   sms: {
     accountExists:
       "{{product}}: এই নম্বরে আপনার অ্যাকাউন্ট আগে থেকেই আছে। লগ ইন বা পাসওয়ার্ড রিসেট করুন: {{link}}",
@@ -957,7 +957,7 @@ const bn: Catalogue = {
     overdueMore: "…এবং আরও {{count}}টি রিপোর্ট।",
     overdueAction: "“মতামত পাওয়ার সময়” পাতা খুলুন",
   },
-  /** Issue 14: sharing links for the patient's local doctor (decision 0016). */
+  /** Sharing links for the patient's local doctor (decision 0016). */
   share: {
     action: "ডাক্তারের সঙ্গে শেয়ার করুন",
     title: "ডাক্তারের সঙ্গে শেয়ার করুন",

@@ -223,7 +223,7 @@ const en = {
     passwordCommon: "This password is too common and easy to guess. Please choose another one.",
     passwordChanged: "Password Changed successfully",
     passwordChangeFailed: "Could not change the password",
-    // Issue 13: mobile numbers and SMS codes
+    // Mobile numbers and SMS codes
     mobileCountry: "Country code",
     mobileNumber: "Mobile number",
     mobileRequired: "Please enter your mobile number",
@@ -232,7 +232,7 @@ const en = {
     mobileSignupPatientsOnly:
       "Only patients can sign up with a mobile number. Experts sign up with an e-mail address.",
     mobileTaken: "An account with this mobile number already exists",
-    // Issue 19: SMS only to mobile numbers of the countries served
+    // SMS only to mobile numbers of the countries served
     mobileCountryNotServed:
       "We send SMS codes only to mobile numbers of the countries in the country code list. Please choose one of them, or sign up with an e-mail address.",
     mobileNotMobile:
@@ -894,7 +894,7 @@ const en = {
       "This letter is genuine. Code {{code}} was issued on {{date}}; the expert who signed it is no longer registered with {{product}}.",
     invalid: "No letter with this code exists. Check the code and try again.",
   },
-  /** Text messages (issue 13): short (at most two SMS), never any medical content. */
+  /** Text messages: short (at most two SMS), never any medical content. */
   sms: {
     accountExists:
       "{{product}}: you already have an account with this number. Log in or reset your password: {{link}}",
@@ -946,7 +946,7 @@ const en = {
     overdueMore: "…and {{count}} more.",
     overdueAction: "Open Turnaround",
   },
-  /** Issue 14: sharing links for the patient's local doctor (decision 0016). */
+  /** Sharing links for the patient's local doctor (decision 0016). */
   share: {
     action: "Share with a doctor",
     title: "Share with a doctor",
@@ -1206,7 +1206,7 @@ const en = {
     readmeBundle:
       "{{file}} has all of it in FHIR R4 (JSON), the standard format that hospital systems and health apps read: you, your reports, the opinions and the experts who wrote them, your follow-up questions and answers, your consents, and who opened your files or exported your data. Its links to files point into this ZIP file.",
   },
-  /** Issue 14: the consent and rights centre (My data), the admins' requests queue and their notices. */
+  /** The consent and rights centre (My data), the admins' requests queue and their notices. */
   rights: {
     title: "My data",
     intro:

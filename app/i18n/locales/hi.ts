@@ -223,7 +223,7 @@ const hi: Catalogue = {
       "यह पासवर्ड बहुत आम है और आसानी से अनुमान लगाया जा सकता है। कृपया कोई दूसरा पासवर्ड चुनें।",
     passwordChanged: "पासवर्ड सफलतापूर्वक बदल गया",
     passwordChangeFailed: "पासवर्ड नहीं बदला जा सका",
-    // Issue 13: mobile numbers and SMS codes
+    // Mobile numbers and SMS codes
     mobileCountry: "देश कोड",
     mobileNumber: "मोबाइल नंबर",
     mobileRequired: "कृपया अपना मोबाइल नंबर लिखें",
@@ -232,7 +232,7 @@ const hi: Catalogue = {
     mobileSignupPatientsOnly:
       "मोबाइल नंबर से सिर्फ़ मरीज़ साइन अप कर सकते हैं। विशेषज्ञ ई-मेल पते से साइन अप करें।",
     mobileTaken: "इस मोबाइल नंबर से पहले से एक खाता मौजूद है",
-    // Issue 19: SMS only to mobile numbers of the countries served
+    // SMS only to mobile numbers of the countries served
     mobileCountryNotServed:
       "हम SMS कोड केवल देश कोड सूची के देशों के मोबाइल नंबरों पर भेजते हैं। कृपया उनमें से एक चुनें, या ई-मेल पते से साइन अप करें।",
     mobileNotMobile: "इस नंबर पर हमारे SMS कोड नहीं आ सकते (यह मोबाइल नंबर नहीं है)। कृपया मोबाइल नंबर दें।",
@@ -897,7 +897,7 @@ const hi: Catalogue = {
       "यह पत्र असली है। कोड {{code}} {{date}} को जारी किया गया था; इस पर हस्ताक्षर करने वाले विशेषज्ञ अब {{product}} पर पंजीकृत नहीं हैं।",
     invalid: "इस कोड का कोई पत्र नहीं है। कोड जाँचकर फिर से कोशिश करें।",
   },
-  /** Text messages (issue 13): short (at most two SMS), never any medical content. */
+  /** Text messages: short (at most two SMS), never any medical content. */
   sms: {
     accountExists:
       "{{product}}: इस नंबर से आपका खाता पहले से है। लॉग इन करें या पासवर्ड रीसेट करें: {{link}}",
@@ -950,7 +950,7 @@ const hi: Catalogue = {
     overdueMore: "…और {{count}} रिपोर्ट।",
     overdueAction: "‘राय मिलने का समय’ पेज खोलें",
   },
-  /** Issue 14: sharing links for the patient's local doctor (decision 0016). */
+  /** Sharing links for the patient's local doctor (decision 0016). */
   share: {
     action: "डॉक्टर के साथ साझा करें",
     title: "डॉक्टर के साथ साझा करें",

@@ -235,7 +235,7 @@ const ta: Catalogue = {
       "இந்தக் கடவுச்சொல் மிகவும் பொதுவானது, எளிதில் ஊகிக்கக்கூடியது. வேறு ஒன்றைத் தேர்ந்தெடுக்கவும்.",
     passwordChanged: "கடவுச்சொல் வெற்றிகரமாக மாற்றப்பட்டது",
     passwordChangeFailed: "கடவுச்சொல்லை மாற்ற முடியவில்லை",
-    // Issue 13: mobile numbers and SMS codes
+    // Mobile numbers and SMS codes
     mobileCountry: "நாட்டுக் குறியீடு",
     mobileNumber: "மொபைல் எண்",
     mobileRequired: "தயவுசெய்து உங்கள் மொபைல் எண்ணை உள்ளிடவும்",
@@ -244,7 +244,7 @@ const ta: Catalogue = {
     mobileSignupPatientsOnly:
       "நோயாளிகள் மட்டுமே மொபைல் எண் மூலம் பதிவுசெய்ய முடியும். நிபுணர்கள் மின்னஞ்சல் முகவரி மூலம் பதிவுசெய்ய வேண்டும்.",
     mobileTaken: "இந்த மொபைல் எண்ணுடன் ஏற்கெனவே ஒரு கணக்கு உள்ளது",
-    // Issue 19: SMS only to mobile numbers of the countries served
+    // SMS only to mobile numbers of the countries served
     mobileCountryNotServed:
       "நாட்டுக் குறியீட்டுப் பட்டியலில் உள்ள நாடுகளின் மொபைல் எண்களுக்கு மட்டுமே SMS குறியீடுகளை அனுப்புகிறோம். அவற்றில் ஒன்றைத் தேர்வு செய்யவும், அல்லது மின்னஞ்சல் முகவரியுடன் பதிவு செய்யவும்.",
     mobileNotMobile:
@@ -928,7 +928,7 @@ const ta: Catalogue = {
       "இந்தக் கடிதம் உண்மையானது. குறியீடு {{code}} {{date}} அன்று வழங்கப்பட்டது; இதில் கையொப்பமிட்ட நிபுணர் இப்போது {{product}}-இல் பதிவில் இல்லை.",
     invalid: "இந்தக் குறியீட்டுடன் எந்தக் கடிதமும் இல்லை. குறியீட்டைச் சரிபார்த்து மீண்டும் முயலவும்.",
   },
-  /** Text messages (issue 13): short (at most two SMS), never any medical content. */
+  /** Text messages: short (at most two SMS), never any medical content. */
   sms: {
     accountExists:
       "{{product}}: இந்த எண்ணுடன் உங்களுக்கு ஏற்கெனவே கணக்கு உள்ளது. உள்நுழைய/மீட்டமைக்க: {{link}}",
@@ -982,7 +982,7 @@ const ta: Catalogue = {
     overdueMore: "…மேலும் {{count}} அறிக்கைகள்.",
     overdueAction: "'கருத்து கிடைக்கும் நேரம்' பக்கத்தைத் திறக்கவும்",
   },
-  /** Issue 14: sharing links for the patient's local doctor (decision 0016). */
+  /** Sharing links for the patient's local doctor (decision 0016). */
   share: {
     action: "மருத்துவருடன் பகிரவும்",
     title: "மருத்துவருடன் பகிரவும்",
