@@ -45,7 +45,7 @@ export const users = pgTable(
   "users",
   {
     id: text("id").primaryKey(),
-    /** Lower-cased; "" for a patient who signed up with a mobile number only (issue 13). */
+    /** Lower-cased; "" for a patient who signed up with a mobile number only. */
     email: text("email").notNull(),
     /** A verified mobile number in E.164 (+919876543210): a patient's identity, or where SMS go. */
     phone: text("phone"),
@@ -179,7 +179,7 @@ export const reports = pgTable(
     claimedBy: text("claimed_by").references(() => users.id, { onDelete: "set null" }),
     claimedAt: ms("claimed_at"),
     claimExpiresAt: ms("claim_expires_at"),
-    /** How often the claimant renewed the claim (issue 19: at most CLAIM_RENEW_MAX, then it lapses). */
+    /** How often the claimant renewed the claim (at most CLAIM_RENEW_MAX, then it lapses; decision 0023). */
     claimRenewals: integer("claim_renewals").notNull().default(0),
     /** The structured opinion: `review` is its summary. */
     findings: text("findings"),
@@ -187,7 +187,7 @@ export const reports = pgTable(
     seeDoctorSoon: boolean("see_doctor_soon").notNull().default(false),
     /** Printed on the opinion letter; /verify/{code} confirms it. */
     letterCode: text("letter_code"),
-    /** The signer as the letter prints them, copied at signing (issue 19): /verify and the PDF read these. */
+    /** The signer as the letter prints them, copied at signing, so a later change of name does not rewrite a signed letter (decision 0023): /verify and the PDF read these. */
     signerFirstName: text("signer_first_name"),
     signerLastName: text("signer_last_name"),
     signerRegistrationNumber: text("signer_registration_number"),
@@ -212,7 +212,7 @@ export const reports = pgTable(
     index("reports_queue_type_idx").on(t.status, t.reportType, t.priority, t.createdAt, t.id),
     index("reports_followup_expert_idx").on(t.followupExpertId, t.reviewedAt, t.id),
     uniqueIndex("reports_letter_code_uq").on(t.letterCode),
-    // Issue 19: an expert's live claims are counted against CLAIM_MAX.
+    // An expert's live claims are counted against CLAIM_MAX (decision 0023).
     index("reports_claimed_by_idx").on(t.claimedBy, t.claimExpiresAt),
   ],
 );
@@ -322,7 +322,7 @@ export const rateLimits = pgTable(
 );
 
 /**
- * Outgoing SMS (issue 13), a persisted queue: a request only adds a row; a background sender in
+ * Outgoing SMS, a persisted queue (decision 0014): a request only adds a row; a background sender in
  * every process claims due rows one at a time (a conditional update), sends them through the SMS
  * gateway and retries failures with backoff, so a message is never lost and never blocks a request.
  */
@@ -351,7 +351,7 @@ export const smsMessages = pgTable(
 );
 
 /**
- * Resumable uploads in progress (tus, issue 13): whose, how long, how far, the report's fields.
+ * Resumable uploads in progress (tus, decision 0015): whose, how long, how far, the report's fields.
  * The bytes are encrypted segments in the blob store; any node can continue an upload.
  */
 export const uploadSessions = pgTable(
@@ -379,7 +379,7 @@ export const uploadSessions = pgTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Issue 14: the patient's data in the patient's hands
+// The patient's data in the patient's hands (decisions 0016, 0018, 0019)
 
 /**
  * Sharing links (modelled on SMART Health Links): a patient shares one report with a doctor who
