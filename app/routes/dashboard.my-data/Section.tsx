@@ -15,7 +15,7 @@ export function useBusy(intent: string) {
 
 /**
  * Conform re-renders a form only for the state its last render read; reading every error in the
- * component that owns useForm keeps the first submit's errors showing (see dashboard.settings).
+ * component that owns useForm keeps the first submit's errors showing.
  */
 export function subscribeToErrors(form: { allErrors: unknown }) {
   void form.allErrors;

@@ -38,7 +38,7 @@ export function CreateForm({
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
-  void form.allErrors; // keep Conform's subscription to every field's errors (see Settings)
+  void form.allErrors; // keep Conform's subscription to every field's errors, so the first submit's show
   const parts = [
     { meta: fields.includeFile, label: t("share.partFile") },
     { meta: fields.includeOpinion, label: t("share.partOpinion") },
