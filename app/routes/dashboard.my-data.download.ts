@@ -1,12 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { isDomainError } from "~/domain/platform/errors";
 import { exportZip } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { fileActor } from "~/utils/file-access.server";
 import { zipResponse } from "~/utils/fhir-response.server";
 import { clientOf } from "~/utils/request.server";
-import { redirectWithError } from "~/utils/toast.server";
+import { toastFailure } from "~/utils/screen.server";
 
 const FALLBACK = "/dashboard/settings";
 
@@ -26,7 +25,7 @@ function backTo(request: Request): string {
 }
 
 /**
- * "Download my data" (issue 14): the signed-in patient's ZIP — or, for an admin, the ZIP of the
+ * "Download my data": the signed-in patient's ZIP — or, for an admin, the ZIP of the
  * patient named by `?patientId=` — streamed as an attachment. A plain link, so it works without
  * JavaScript; a refusal (another patient's id, too many exports, a link from another site) goes
  * back to the page it came from with the reason as a toast.
@@ -42,13 +41,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     const { stream, fileName } = await exportZip(actor, patientId, clientOf(context));
     return zipResponse(stream, fileName);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
     const { t } = await tFor(request);
-    const seconds = err.extra.retryAfterSeconds;
-    throw await redirectWithError(
-      backTo(request),
-      t(err.message, err.extra.values ?? { seconds }),
-      seconds ? { headers: { "Retry-After": String(seconds) } } : undefined,
-    );
+    throw await toastFailure(err, t, backTo(request));
   }
 }
