@@ -252,14 +252,18 @@ export async function makeReport(patient: Person | Actor, opts: ReportOpts = {})
     fileName: "report.pdf",
   });
   const urgent = opts.urgency === "urgent";
-  return d.consultation.createReport(patient, {
-    reportType: opts.type ?? "Blood Test",
-    description: opts.description ?? "Please have a look",
-    phoneNumber: "98765 43210",
-    countryCode: "+91",
-    ...(opts.consent === false ? {} : { consent: "on" }),
-    ...(urgent ? { urgent: "true", urgentReason: "Chest pain" } : {}),
-  });
+  return d.consultation.createReport(
+    patient,
+    {
+      reportType: opts.type ?? "Blood Test",
+      description: opts.description ?? "Please have a look",
+      phoneNumber: "98765 43210",
+      countryCode: "+91",
+      ...(opts.consent === false ? {} : { consent: "on" }),
+      ...(urgent ? { urgent: "true", urgentReason: "Chest pain" } : {}),
+    },
+    file,
+  );
 }
 
 type ReportRef = { _id: string };
