@@ -145,6 +145,8 @@ type PersonOpts = {
   lastName?: string;
   email?: string;
   phone?: string | null;
+  /** The contact number's national digits (the dial code is +91). */
+  contactNumber?: string;
   locale?: string;
   password?: string;
 };
@@ -158,6 +160,7 @@ async function makePerson(
   const row = await d.accounts.insertUser({
     email: opts.email ?? uniqueEmail(accountType.toLowerCase()),
     phone: opts.phone ?? null,
+    contactNumber: opts.contactNumber,
     password,
     firstName: opts.firstName ?? accountType,
     lastName: opts.lastName ?? unique("Tester"),
