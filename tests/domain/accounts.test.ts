@@ -99,7 +99,11 @@ describe("signup with a code", () => {
 describe("login", () => {
   it("the right password opens a session whose token resolves to the person", async () => {
     const p = await makePatient();
-    const r = await d.accounts.login({ email: p.email.toUpperCase(), password: p.password }, newClient(), "api");
+    const r = await d.accounts.login(
+      { email: p.email.toUpperCase(), password: p.password },
+      newClient(),
+      "api",
+    );
     expect(r.mfa).toBeUndefined();
     const actor = await d.accounts.resolveToken(r.token!, "api");
     expect(actor).toMatchObject({ id: p.id, sessionId: r.sessionId });
@@ -158,7 +162,9 @@ describe("passwords", () => {
   it("a reset for an unknown e-mail answers the same and sends nothing", async () => {
     const email = uniqueEmail("ghost");
     await expect(d.accounts.requestPasswordReset(email, newClient())).resolves.toBeUndefined();
-    await expect(linkTokenMailedTo(email, "/update-password", 300)).rejects.toThrow(/no \/update-password link/);
+    await expect(linkTokenMailedTo(email, "/update-password", 300)).rejects.toThrow(
+      /no \/update-password link/,
+    );
   });
 
   it("change: needs the current password; other sessions end, this one stays", async () => {
@@ -166,7 +172,11 @@ describe("passwords", () => {
     const other = await d.accounts.login({ email: p.email, password: p.password }, newClient(), "web");
     expect(
       await refusal(() =>
-        d.accounts.changePassword(p, { oldPassword: "Not-my-password-1", newPassword: "Fresh-secret-77" }, p.client),
+        d.accounts.changePassword(
+          p,
+          { oldPassword: "Not-my-password-1", newPassword: "Fresh-secret-77" },
+          p.client,
+        ),
       ),
     ).toMatchObject({ code: "invalid", message: "accounts.currentPasswordWrong" });
     expect(await d.accounts.resolveToken(other.token!, "web")).not.toBeNull();
@@ -183,7 +193,10 @@ describe("passwords", () => {
       await refusal(() =>
         d.accounts.changePassword(p, { oldPassword: p.password, newPassword: "password123" }, p.client),
       ),
-    ).toMatchObject({ message: "accounts.passwordCommon", extra: { fieldErrors: { newPassword: expect.any(Array) } } });
+    ).toMatchObject({
+      message: "accounts.passwordCommon",
+      extra: { fieldErrors: { newPassword: expect.any(Array) } },
+    });
   });
 });
 

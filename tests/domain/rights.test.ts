@@ -43,7 +43,11 @@ describe("correction requests", () => {
   it("a person has at most five open at once; an admin answers them, nobody else", async () => {
     const p = await makePatient();
     const first = await d.rights.requestCorrection(p, { details: "My surname is Verma, not Varma" });
-    expect(first).toMatchObject({ type: "correction", status: "open", details: "My surname is Verma, not Varma" });
+    expect(first).toMatchObject({
+      type: "correction",
+      status: "open",
+      details: "My surname is Verma, not Varma",
+    });
     for (let i = 2; i <= 5; i++) await d.rights.requestCorrection(p, { details: `Fix ${i}` });
     expect(await refusal(() => d.rights.requestCorrection(p, { details: "one more" }))).toMatchObject({
       code: "conflict",
@@ -53,10 +57,15 @@ describe("correction requests", () => {
 
     const expert = await makeExpert();
     expect(
-      await refusal(() => d.rights.resolveRightsRequest(expert, first._id, { status: "done", response: "ok" })),
+      await refusal(() =>
+        d.rights.resolveRightsRequest(expert, first._id, { status: "done", response: "ok" }),
+      ),
     ).toMatchObject({ code: "forbidden" });
     const admin = await makeAdmin();
-    const done = await d.rights.resolveRightsRequest(admin, first._id, { status: "done", response: "Corrected" });
+    const done = await d.rights.resolveRightsRequest(admin, first._id, {
+      status: "done",
+      response: "Corrected",
+    });
     expect(done).toMatchObject({ status: "done", response: "Corrected" });
     // Answered once: a second answer finds nothing open.
     await expect(
@@ -80,10 +89,12 @@ describe("erasure after the notice", () => {
     const due = new Date(req.dueAt!).getTime();
     expect(due - before).toBeGreaterThanOrEqual(48 * HOUR - 1000);
     expect(due - before).toBeLessThanOrEqual(48 * HOUR + 60_000);
-    expect(await refusal(() => d.rights.requestErasure(p, { password: p.password }, p.client))).toMatchObject({
-      code: "conflict",
-      message: "rights.erasureAlreadyRequested",
-    });
+    expect(await refusal(() => d.rights.requestErasure(p, { password: p.password }, p.client))).toMatchObject(
+      {
+        code: "conflict",
+        message: "rights.erasureAlreadyRequested",
+      },
+    );
 
     await d.rights.runDueErasures(new Date(due - 60_000));
     expect(await d.accounts.findUserById(p.id)).toBeDefined();
@@ -116,7 +127,9 @@ describe("erasure after the notice", () => {
     expect(await refusal(() => d.rights.cancelErasure(p, {}))).toMatchObject({
       message: "rights.noOpenErasure",
     });
-    expect(await d.rights.requestErasure(p, { password: p.password }, p.client)).toMatchObject({ status: "open" });
+    expect(await d.rights.requestErasure(p, { password: p.password }, p.client)).toMatchObject({
+      status: "open",
+    });
   });
 });
 
@@ -153,9 +166,14 @@ describe("eraseAccount removes what decision 0022 lists", () => {
     expect(await d.records.storedExists(fileKey)).toBe(false);
     expect(await countWhere(s.passwordResetTokens, eq(s.passwordResetTokens.userId, p.id))).toBe(0);
     // The last SMS (purpose "erased") may still wait for the sender, which deletes it once sent.
-    expect(await countWhere(s.smsMessages, and(eq(s.smsMessages.to, mobile), eq(s.smsMessages.purpose, "notice")))).toBe(0);
     expect(
-      await countWhere(s.contactMessages, or(eq(s.contactMessages.userId, p.id), eq(s.contactMessages.email, p.email))),
+      await countWhere(s.smsMessages, and(eq(s.smsMessages.to, mobile), eq(s.smsMessages.purpose, "notice"))),
+    ).toBe(0);
+    expect(
+      await countWhere(
+        s.contactMessages,
+        or(eq(s.contactMessages.userId, p.id), eq(s.contactMessages.email, p.email)),
+      ),
     ).toBe(0);
     expect(await countWhere(s.callbackRequests, eq(s.callbackRequests.userId, p.id))).toBe(0);
     expect(await countWhere(s.auditEvents, eq(s.auditEvents.actorId, p.id))).toBe(0);
@@ -184,7 +202,9 @@ describe("eraseAccount removes what decision 0022 lists", () => {
   it("without the password nothing is erased, immediate or not", async () => {
     const p = await makePatient();
     expect(
-      await refusal(() => d.rights.eraseAccount(p, { password: "Not-the-password-1", immediate: true }, p.client)),
+      await refusal(() =>
+        d.rights.eraseAccount(p, { password: "Not-the-password-1", immediate: true }, p.client),
+      ),
     ).toMatchObject({ message: "profile.deletePasswordWrong" });
     expect(await d.accounts.findUserById(p.id)).toBeDefined();
   });

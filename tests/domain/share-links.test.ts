@@ -50,7 +50,9 @@ describe("creating and revoking", () => {
       message: "share.notYourReport",
     });
     expect(
-      await refusal(() => d.sharing.createShareLink(expert, { reportId: report._id }, { client: expert.client })),
+      await refusal(() =>
+        d.sharing.createShareLink(expert, { reportId: report._id }, { client: expert.client }),
+      ),
     ).toMatchObject({ code: "forbidden", message: "share.patientsOnly" });
     expect(await refusal(() => makeShareLink(p, report, { includeFile: false }))).toMatchObject({
       code: "invalid",
@@ -99,8 +101,12 @@ describe("the doctor's visit", () => {
       kind: "landing",
       passcode: true,
     });
-    expect(await refused(() => d.sharing.openShareLink(link.token, {}, null, doctor))).toBe("passcode_required");
-    const wrong = await refusal(() => d.sharing.openShareLink(link.token, { passcode: "135790" }, null, doctor));
+    expect(await refused(() => d.sharing.openShareLink(link.token, {}, null, doctor))).toBe(
+      "passcode_required",
+    );
+    const wrong = await refusal(() =>
+      d.sharing.openShareLink(link.token, { passcode: "135790" }, null, doctor),
+    );
     expect(wrong).toMatchObject({ reason: "wrong_passcode", extra: { values: { count: 4 } } });
     // Without an open, nothing of the report.
     expect(await refused(() => d.sharing.openSharedFile(link.token, null, doctor))).toBe("not_opened");
@@ -119,7 +125,9 @@ describe("the doctor's visit", () => {
     expect((await collect(file.stream)).equals(bytes)).toBe(true);
     // A grant belongs to its link.
     const other = await makeShareLink(p, report);
-    expect(await d.sharing.visitShareLink(other.token, grant.value, doctor)).toMatchObject({ kind: "landing" });
+    expect(await d.sharing.visitShareLink(other.token, grant.value, doctor)).toMatchObject({
+      kind: "landing",
+    });
     // An unknown token is simply unknown.
     expect(await refused(() => d.sharing.visitShareLink("x".repeat(43), null, doctor))).toBe("unknown");
   });
@@ -149,8 +157,9 @@ describe("limits", () => {
     expect(await d.sharing.visitShareLink(link.token, grant.value, first)).toMatchObject({ kind: "view" });
     // Opening again with the grant counts nothing.
     await d.sharing.openShareLink(link.token, {}, grant.value, first);
-    const [listed] = (await d.sharing.listShareLinks(p, { reportId: link.reportId }, { page: 1, pageSize: 5 }))
-      .items;
+    const [listed] = (
+      await d.sharing.listShareLinks(p, { reportId: link.reportId }, { page: 1, pageSize: 5 })
+    ).items;
     expect(listed).toMatchObject({ opens: 1, status: "used_up" });
   });
 
@@ -163,11 +172,13 @@ describe("limits", () => {
         await refusal(() => d.sharing.openShareLink(link.token, { passcode: "guess-code" }, null, doctor)),
       ).toMatchObject({ reason: "wrong_passcode", extra: { values: { count: left } } });
     }
-    expect(await refused(() => d.sharing.openShareLink(link.token, { passcode: "guess-code" }, null, doctor))).toBe(
-      "locked",
-    );
     expect(
-      await refused(() => d.sharing.openShareLink(link.token, { passcode: "secret-code" }, null, newClient())),
+      await refused(() => d.sharing.openShareLink(link.token, { passcode: "guess-code" }, null, doctor)),
+    ).toBe("locked");
+    expect(
+      await refused(() =>
+        d.sharing.openShareLink(link.token, { passcode: "secret-code" }, null, newClient()),
+      ),
     ).toBe("locked");
   });
 

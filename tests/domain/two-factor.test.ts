@@ -35,11 +35,19 @@ function nextStep() {
 }
 
 /** Sets up and confirms two-step login for a new patient; returns them, their app and recovery codes. */
-async function withTwoFactor(): Promise<{ p: Person; app: ReturnType<typeof authenticator>; codes: string[] }> {
+async function withTwoFactor(): Promise<{
+  p: Person;
+  app: ReturnType<typeof authenticator>;
+  codes: string[];
+}> {
   const p = await makePatient();
   const setup = await d.accounts.beginSetup(p, { password: p.password }, p.client);
   const app = authenticator(setup.secret);
-  const { recoveryCodes } = await d.accounts.confirmSetup(p, { password: p.password, code: app.code() }, p.client);
+  const { recoveryCodes } = await d.accounts.confirmSetup(
+    p,
+    { password: p.password, code: app.code() },
+    p.client,
+  );
   return { p, app, codes: recoveryCodes };
 }
 
@@ -131,7 +139,12 @@ describe("logging in with it", () => {
   it("a recovery code works once, in any case and with or without its dash", async () => {
     const { p, codes } = await withTwoFactor();
     const typed = codes[0].toUpperCase().replace("-", " ");
-    const ok = await d.accounts.loginSecondStep(await challenge(p), { recoveryCode: typed }, newClient(), "web");
+    const ok = await d.accounts.loginSecondStep(
+      await challenge(p),
+      { recoveryCode: typed },
+      newClient(),
+      "web",
+    );
     expect(ok.user.id).toBe(p.id);
     expect((await d.accounts.twoFactorStatus(p)).recoveryCodesLeft).toBe(9);
     expect(
@@ -171,7 +184,9 @@ describe("turning it off", () => {
       ),
     ).toMatchObject({ code: "invalid", message: "accounts.currentPasswordWrong" });
     expect(
-      await refusal(() => d.accounts.turnOffTwoFactor(p, { password: p.password, code: app.wrong() }, p.client)),
+      await refusal(() =>
+        d.accounts.turnOffTwoFactor(p, { password: p.password, code: app.wrong() }, p.client),
+      ),
     ).toMatchObject({ message: "mfa.codeWrong" });
     expect(await d.accounts.hasTwoFactor(p.id)).toBe(true);
 
@@ -180,7 +195,9 @@ describe("turning it off", () => {
     const r = await d.accounts.login({ email: p.email, password: p.password }, newClient(), "web");
     expect(r.token).toBeTruthy();
     expect(
-      await refusal(() => d.accounts.turnOffTwoFactor(p, { password: p.password, code: app.code() }, p.client)),
+      await refusal(() =>
+        d.accounts.turnOffTwoFactor(p, { password: p.password, code: app.code() }, p.client),
+      ),
     ).toMatchObject({ code: "conflict", message: "mfa.notOn" });
   });
 });
