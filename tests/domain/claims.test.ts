@@ -69,7 +69,7 @@ describe("who holds a report", () => {
 describe("the cap", () => {
   it("an expert holds at most three live claims; a review frees a place", async () => {
     const e = await makeExpert();
-    const rs = [];
+    const rs: { _id: string }[] = [];
     for (let i = 0; i < 4; i++) rs.push(await makeReport(patient));
     for (const r of rs.slice(0, 3)) await claim(e, r);
     expect(await refusal(() => claim(e, rs[3]))).toMatchObject({

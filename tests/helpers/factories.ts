@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Actor } from "~/domain/accounts/sessions.server";
+import type { Specialty } from "~/domain/accounts/specialties";
 import type { Client } from "~/domain/platform/client";
 
 /*
@@ -153,7 +154,11 @@ type PersonOpts = {
 
 async function makePerson(
   accountType: "Patient" | "Expert" | "Admin",
-  opts: PersonOpts & { approved?: boolean; specialties?: string[]; registrationNumber?: string | null } = {},
+  opts: PersonOpts & {
+    approved?: boolean;
+    specialties?: Specialty[];
+    registrationNumber?: string | null;
+  } = {},
 ): Promise<Person> {
   const d = domain();
   const password = opts.password ?? PASSWORD;
@@ -179,6 +184,13 @@ async function makePerson(
   const client = newClient();
   const session = await d.accounts.createSession(row.id, "web", client);
   return { ...actorOf(row, session.id), password, token: session.token, client };
+}
+
+/** Logs the person in again with their password (a new session elsewhere); fails when a second step is asked. */
+export async function logIn(p: Pick<Person, "email" | "password">, kind: "web" | "api" = "web") {
+  const r = await domain().accounts.login({ email: p.email, password: p.password }, newClient(), kind);
+  if (!r.token) throw new Error("login asked for a second step");
+  return { token: r.token, sessionId: r.sessionId };
 }
 
 /** The Actor of a user row, as a request with that session would see them. */
@@ -214,7 +226,11 @@ export function makePatient(opts: PersonOpts = {}) {
 
 /** An expert; approved with a registration number unless told otherwise. */
 export function makeExpert(
-  opts: PersonOpts & { approved?: boolean; specialties?: string[]; registrationNumber?: string | null } = {},
+  opts: PersonOpts & {
+    approved?: boolean;
+    specialties?: Specialty[];
+    registrationNumber?: string | null;
+  } = {},
 ) {
   return makePerson("Expert", { approved: true, ...opts });
 }
