@@ -163,6 +163,18 @@ describe("limits", () => {
     expect(listed).toMatchObject({ opens: 1, status: "used_up" });
   });
 
+  it("of simultaneous opens of a link limited to one open, exactly one succeeds", async () => {
+    const p = await makePatient();
+    const link = await makeShareLink(p, await makeReport(p), { maxOpens: 1 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () => d.sharing.openShareLink(link.token, {}, null, newClient())),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === "rejected") expect((r.reason as { reason: string }).reason).toBe("used_up");
+    }
+  });
+
   it("five wrong access codes lock the link for good, even for the right one", async () => {
     const p = await makePatient();
     const link = await makeShareLink(p, await makeReport(p), { passcode: "secret-code" });
