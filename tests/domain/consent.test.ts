@@ -1,3 +1,4 @@
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   freshDomain,
@@ -44,10 +45,21 @@ describe("review consent", () => {
     const claimed = await makeReport(p);
     await d.consultation.claimReport(expert, claimed._id);
     expect(await pendingIds(expert)).toEqual(expect.arrayContaining([...waiting, claimed].map((r) => r._id)));
-    const files = await Promise.all(
-      [...waiting, claimed].map(async (r) => (await d.consultation.openReportFile(p, r._id, null)).stream),
-    );
-    files.forEach((s) => s.destroy());
+    const s = d.schema;
+    const keys = (
+      await d.db
+        .db()
+        .select({ key: s.reports.fileKey })
+        .from(s.reports)
+        .where(
+          inArray(
+            s.reports.id,
+            [...waiting, claimed].map((r) => r._id),
+          ),
+        )
+    ).map((r) => r.key);
+    expect(keys).toHaveLength(3);
+    for (const k of keys) expect(await d.records.storedExists(k)).toBe(true);
 
     const overview = await d.rights.consentOverview(p, "en");
     expect(overview.withdrawEffect).toEqual({ pendingReports: 3, reviewedReports: 1 });
@@ -65,6 +77,7 @@ describe("review consent", () => {
         code: "not_found",
       });
     }
+    for (const k of keys) expect(await d.records.storedExists(k)).toBe(false);
     const mine = await d.consultation.listPatientReports(p, p.id, page);
     expect(mine.items.map((r) => r._id)).toEqual([reviewed._id]);
   });
