@@ -18,6 +18,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   test: {
     include: [
       "tests/unit/**/*.test.ts",
+      "tests/domain/**/*.test.ts",
       "tests/integration/**/*.test.ts",
       "tests/load/**/*.test.ts",
       "tests/multinode/**/*.test.ts",

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserRow } from "~/db/schema";
 import type { Actor } from "~/domain/accounts/sessions.server";
+import { parseEml, type Mail } from "../helpers/factories";
 
 /*
  * The report, expert and audit domain against a real SQLite file, real encrypted files and
@@ -179,50 +180,7 @@ function dbRow(sql: string, ...params: unknown[]) {
     .get(...params) as Record<string, any> | undefined;
 }
 
-// --- reading the .eml outbox -----------------------------------------------------------
-
-type Mail = { file: string; to: string; subject: string; body: string };
-
-function decodeQp(s: string) {
-  return Buffer.from(
-    s.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))),
-    "latin1",
-  ).toString("utf8");
-}
-
-function decodeWords(s: string) {
-  return s.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_, enc: string, text: string) =>
-    enc.toLowerCase() === "b"
-      ? Buffer.from(text, "base64").toString("utf8")
-      : decodeQp(text.replace(/_/g, " ")),
-  );
-}
-
-function parseEml(file: string): Mail {
-  const raw = readFileSync(file, "utf8");
-  const split = (chunk: string) => {
-    const at = chunk.indexOf("\n\n");
-    return at < 0 ? [chunk, ""] : [chunk.slice(0, at), chunk.slice(at + 2)];
-  };
-  const [head] = split(raw);
-  const headers = head.replace(/\n[ \t]+/g, " ");
-  const header = (name: string) => new RegExp(`^${name}: (.*)$`, "mi").exec(headers)?.[1] ?? "";
-  const bodies: string[] = [];
-  for (const seg of raw.split(/\n--[^\n]*\n/)) {
-    const [h, b] = split(seg);
-    if (!/content-type: text\//i.test(h)) continue;
-    const enc = /content-transfer-encoding: ([\w-]+)/i.exec(h)?.[1]?.toLowerCase();
-    const body = b.replace(/\n--[^\n]*--\s*$/, "");
-    bodies.push(
-      enc === "base64"
-        ? Buffer.from(body, "base64").toString("utf8")
-        : enc === "quoted-printable"
-          ? decodeQp(body)
-          : body,
-    );
-  }
-  return { file, to: header("To"), subject: decodeWords(header("Subject")), body: bodies.join("\n") };
-}
+// --- reading the .eml outbox (parseEml: tests/helpers/factories.ts) ----------------------
 
 const seenMail = new Set<string>();
 function outbox(): Mail[] {
