@@ -54,6 +54,9 @@ export type FormFailureOptions<W> = {
   fieldsOnly?: boolean;
   /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
   wrap?: (result: SubmissionResult<string[]>) => W;
+  /** Refusals that concern one field rather than the form (e.g. the file of an upload, `when` says
+   * which): the translated message goes under `field`, and `formKey`'s translation above the form. */
+  onField?: { field: string; when: (err: DomainError) => boolean; formKey: string };
 };
 
 /**
@@ -67,6 +70,16 @@ export function formFailure<W = SubmissionResult<string[]>>(
   options: FormFailureOptions<W> = {},
 ) {
   const f = screenFailure(err, t, options.fallbackKey);
+  const own = options.onField?.when(f.error) ? options.onField : undefined;
+  if (own) {
+    const result = reply({
+      fieldErrors: { [own.field]: [f.message] },
+      formErrors: [t(own.formKey)],
+      ...(options.hideFields ? { hideFields: options.hideFields } : {}),
+    });
+    const body = options.wrap ? options.wrap(result) : result;
+    return data(body as W, { status: f.status, headers: f.headers });
+  }
   let fieldErrors = f.fieldErrors;
   if (fieldErrors && options.renameFields) {
     fieldErrors = Object.fromEntries(
@@ -87,10 +100,16 @@ export async function toastFailure(
   err: unknown,
   t: TFunction,
   to: string,
-  options: { fallbackKey?: string } = {},
+  options: {
+    fallbackKey?: string;
+    /** A refusal of this one field (e.g. a question too long) is told by the field's own message. */
+    field?: string;
+  } = {},
 ): Promise<Response> {
   const f = screenFailure(err, t, options.fallbackKey);
-  return redirectWithError(to, f.message, { headers: f.headers });
+  const fieldKey = options.field ? f.fieldErrors?.[options.field]?.[0] : undefined;
+  const message = fieldKey ? t(fieldKey, f.error.extra.values ?? {}) : f.message;
+  return redirectWithError(to, message, { headers: f.headers });
 }
 
 export function notFound(): never {
