@@ -33,25 +33,20 @@ export function ReleaseBar({ report, busy }: { report: ReviewReport; busy: boole
   const dates = useDateText();
   return (
     <div className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-sky-200 bg-sky-50 px-4 py-3">
-        <p role="status" className="text-sky-950">
-          {t("reports.youAreReviewing", {
-            time: report.claimUntil ? dates.dateTime(report.claimUntil) : "",
-          })}
-        </p>
-        <Form method="post">
-          <input type="hidden" name="intent" value="release" />
-          <button
-            type="submit"
-            className="btn-secondary"
-            disabled={busy}
-            aria-describedby="release-hint"
-          >
-            {t("reports.release")}
-          </button>
-          <span id="release-hint" className="sr-only">
-            {t("reports.releaseHint")}
-          </span>
-        </Form>
-      </div>
+      <p role="status" className="text-sky-950">
+        {t("reports.youAreReviewing", {
+          time: report.claimUntil ? dates.dateTime(report.claimUntil) : "",
+        })}
+      </p>
+      <Form method="post">
+        <input type="hidden" name="intent" value="release" />
+        <button type="submit" className="btn-secondary" disabled={busy} aria-describedby="release-hint">
+          {t("reports.release")}
+        </button>
+        <span id="release-hint" className="sr-only">
+          {t("reports.releaseHint")}
+        </span>
+      </Form>
+    </div>
   );
 }

@@ -1,4 +1,3 @@
-import { data } from "@remix-run/node";
 import { addReview } from "~/domain/consultation/index.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { reviewSchema } from "~/schemas/reports";

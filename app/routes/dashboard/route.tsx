@@ -53,4 +53,3 @@ export function ErrorBoundary() {
     </DashboardFrame>
   );
 }
-

@@ -13,7 +13,10 @@ export const TITLE_KEY: Record<AccountType, string> = {
 };
 
 /** The sidebar of each account type, exactly as in the spec's table (plus the admin's audit log and messages). */
-export function sidebarFor(user: Pick<DashboardUser, "id" | "accountType">, t: (k: string) => string): NavEntry[] {
+export function sidebarFor(
+  user: Pick<DashboardUser, "id" | "accountType">,
+  t: (k: string) => string,
+): NavEntry[] {
   const all: NavEntry[] = [
     { to: "/dashboard/home", label: t("dashboard.home"), icon: "home" },
     { to: "/dashboard/my-profile", label: t("dashboard.myProfile"), icon: "user" },
