@@ -52,8 +52,9 @@ export type FormFailureOptions<W> = {
   renameFields?: Record<string, string>;
   /** Field errors only, without the message above the form (the fields say it all). */
   fieldsOnly?: boolean;
-  /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
-  wrap?: (result: SubmissionResult<string[]>) => W;
+  /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`);
+   * it gets the refusal too, for an answer that depends on which one it was. */
+  wrap?: (result: SubmissionResult<string[]>, error: DomainError) => W;
   /** Refusals that concern one field rather than the form (e.g. the file of an upload, `when` says
    * which): the translated message goes under `field`, and `formKey`'s translation above the form. */
   onField?: { field: string; when: (err: DomainError) => boolean; formKey: string };
@@ -77,7 +78,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
       formErrors: [t(own.formKey)],
       ...(options.hideFields ? { hideFields: options.hideFields } : {}),
     });
-    const body = options.wrap ? options.wrap(result) : result;
+    const body = options.wrap ? options.wrap(result, f.error) : result;
     return data(body as W, { status: f.status, headers: f.headers });
   }
   let fieldErrors = f.fieldErrors;
@@ -91,7 +92,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
     ...(fieldErrors && options.fieldsOnly ? {} : { formErrors: [f.message] }),
     ...(options.hideFields ? { hideFields: options.hideFields } : {}),
   });
-  const body = options.wrap ? options.wrap(result) : result;
+  const body = options.wrap ? options.wrap(result, f.error) : result;
   return data(body as W, { status: f.status, headers: f.headers });
 }
 

@@ -1,5 +1,4 @@
 import { addReview } from "~/domain/consultation/index.server";
-import { isDomainError } from "~/domain/platform/errors";
 import { reviewSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
 import { formFailure } from "~/utils/screen.server";
@@ -15,10 +14,9 @@ export async function reviewAction(form: FormData, { actor, t, reportId, ip }: R
   try {
     await addReview(actor, reportId, submission.value, { ip });
   } catch (err) {
-    const conflict = isDomainError(err) && err.code === "conflict";
     return formFailure(err, t, (o) => submission.reply(o), {
       // Someone was first: say so and keep the text, but never overwrite.
-      wrap: (result) => (conflict ? { ...result, conflict: true } : result),
+      wrap: (result, e) => (e.code === "conflict" ? { ...result, conflict: true } : result),
     });
   }
   return redirectWithSuccess("/dashboard/pending-report", t("reports.reviewSuccess"));
