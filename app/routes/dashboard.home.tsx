@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
-import type { loader as dashboardLoader } from "./dashboard";
+import type { loader as dashboardLoader } from "~/routes/dashboard/route";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireActor(request);

@@ -55,8 +55,12 @@ export type FormFailureOptions<W> = {
   /** Only these of the domain's field errors (it may name fields this form does not have); with
    * none of them left, the message goes above the form. */
   onlyFields?: string[];
-  /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
-  wrap?: (result: SubmissionResult<string[]>) => W;
+  /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`);
+   * it gets the refusal too, for an answer that depends on which one it was. */
+  wrap?: (result: SubmissionResult<string[]>, error: DomainError) => W;
+  /** Refusals that concern one field rather than the form (e.g. the file of an upload, `when` says
+   * which): the translated message goes under `field`, and `formKey`'s translation above the form. */
+  onField?: { field: string; when: (err: DomainError) => boolean; formKey: string };
 };
 
 /**
@@ -70,6 +74,16 @@ export function formFailure<W = SubmissionResult<string[]>>(
   options: FormFailureOptions<W> = {},
 ) {
   const f = screenFailure(err, t, options.fallbackKey);
+  const own = options.onField?.when(f.error) ? options.onField : undefined;
+  if (own) {
+    const result = reply({
+      fieldErrors: { [own.field]: [f.message] },
+      formErrors: [t(own.formKey)],
+      ...(options.hideFields ? { hideFields: options.hideFields } : {}),
+    });
+    const body = options.wrap ? options.wrap(result, f.error) : result;
+    return data(body as W, { status: f.status, headers: f.headers });
+  }
   let fieldErrors = f.fieldErrors;
   if (fieldErrors && options.onlyFields) {
     const picked = Object.entries(fieldErrors).filter(([k]) => options.onlyFields?.includes(k));
@@ -85,7 +99,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
     ...(fieldErrors && options.fieldsOnly ? {} : { formErrors: [f.message] }),
     ...(options.hideFields ? { hideFields: options.hideFields } : {}),
   });
-  const body = options.wrap ? options.wrap(result) : result;
+  const body = options.wrap ? options.wrap(result, f.error) : result;
   return data(body as W, { status: f.status, headers: f.headers });
 }
 

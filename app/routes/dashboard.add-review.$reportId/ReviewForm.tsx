@@ -1,0 +1,73 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { Form, useActionData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { TextAreaField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
+import { parseFormData } from "~/schemas/strict";
+import type { action } from "./route";
+
+/** The structured review (reviewAction): summary, findings, recommendations, "see a doctor soon". */
+export function ReviewForm({ busyIntent }: { busyIntent: string | null }) {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseFormData(formData, { schema: reviewSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  // The action's answer when another expert was first a moment ago.
+  const conflict = !!(lastResult && "conflict" in lastResult && lastResult.conflict);
+  return (
+    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+      <input type="hidden" name="intent" value="review" />
+      <FormError id={form.errorId} errors={form.errors} />
+      {conflict && <p className="sr-only">{t("reports.alreadyReviewed")}</p>}
+      <div>
+        <TextAreaField
+          meta={fields.review}
+          label={t("opinion.summary")}
+          required
+          maxLength={REVIEW_MAX}
+          rows={5}
+          aria-describedby={`${fields.review.id}-hint${fields.review.errors?.length ? ` ${fields.review.errorId}` : ""}`}
+        />
+        <p id={`${fields.review.id}-hint`} className="mt-1 text-sm text-slate-600">
+          {t("reports.summaryHint")}
+        </p>
+      </div>
+      <div>
+        <TextAreaField
+          meta={fields.findings}
+          label={`${t("opinion.findings")} ${t("common.optional")}`}
+          maxLength={REVIEW_MAX}
+          rows={4}
+          placeholder={t("reports.findingsHint")}
+        />
+      </div>
+      <div>
+        <TextAreaField
+          meta={fields.recommendations}
+          label={`${t("opinion.recommendations")} ${t("common.optional")}`}
+          maxLength={REVIEW_MAX}
+          rows={4}
+          placeholder={t("reports.recommendationsHint")}
+        />
+      </div>
+      <label className="flex cursor-pointer items-start gap-3 rounded-lg border border-red-200 bg-red-50 p-3">
+        <input
+          type="checkbox"
+          name={fields.seeDoctorSoon.name}
+          id={fields.seeDoctorSoon.id}
+          defaultChecked={fields.seeDoctorSoon.initialValue === "on"}
+          className="mt-1 h-5 w-5 shrink-0 accent-red-700"
+        />
+        <span className="font-semibold text-red-950">{t("reports.seeDoctorSoonLabel")}</span>
+      </label>
+      <button type="submit" className="btn-primary w-full sm:w-auto" disabled={!!busyIntent}>
+        {busyIntent === "review" ? t("reports.submitting") : t("reports.submitReview")}
+      </button>
+    </Form>
+  );
+}

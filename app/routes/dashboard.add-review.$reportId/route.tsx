@@ -1,0 +1,158 @@
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { config } from "~/config.server";
+import { reviewScreenReport } from "~/domain/consultation/index.server";
+import { tFor } from "~/i18n/i18n.server";
+import { requireActor } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { pageError } from "~/utils/screen.server";
+import { claimAction } from "./claim.server";
+import { ClaimPanel, ReleaseBar } from "./ClaimPanel";
+import { ReportFacts } from "./ReportFacts";
+import { ReportViewer } from "./ReportViewer";
+import { reviewAction } from "./review.server";
+import { ReviewForm } from "./ReviewForm";
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const title = t("reports.addReview");
+  if (actor.accountType !== "Expert") {
+    // Patients and admins: the dashboard says why (the spec's message), not the not-found page.
+    return data(
+      { title, notAllowed: t("reports.onlyExperts"), approved: false as const, report: null },
+      { status: 403 },
+    );
+  }
+  if (!actor.approved) return { title, notAllowed: null, approved: false as const, report: null };
+  let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
+  let fileAllowed: boolean;
+  try {
+    ({ report, fileAllowed } = await reviewScreenReport(actor, params.reportId ?? ""));
+  } catch (err) {
+    pageError(err);
+  }
+  const claimedByMe = report.claimedBy?._id === actor.id;
+  return {
+    title,
+    notAllowed: null,
+    approved: true as const,
+    report: {
+      _id: report._id,
+      reportType: report.reportType,
+      description: report.description,
+      createdAt: report.createdAt,
+      reportUrl: report.reportUrl,
+      // The domain decides from the report's row, by the same rule as the file route.
+      fileAllowed,
+      resourceType: report.resourceType,
+      status: report.status,
+      urgent: report.urgent,
+      urgentReason: report.urgentReason,
+      overdue: report.overdue,
+      matches: !!report.matchesSpecialties,
+      claimedBy: report.claimedBy
+        ? `${report.claimedBy.firstName} ${report.claimedBy.lastName}`.trim()
+        : null,
+      claimedByMe,
+      claimUntil:
+        claimedByMe && report.claimedAt
+          ? new Date(Date.parse(report.claimedAt) + config().claimTtlMs).toISOString()
+          : null,
+    },
+  };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+/** Three forms on one screen: claim and release (claim.server.ts), and the review (review.server.ts). */
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  // Non-experts get 403 "Only experts can add reviews" from the domain.
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const screen = { actor, t, reportId: params.reportId ?? "", ip: clientOf(context).ip };
+  const form = await readForm(request);
+  const intent = form.get("intent");
+  if (intent === "claim" || intent === "release") return claimAction(intent, screen);
+  return reviewAction(form, screen);
+}
+
+export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["report"]>;
+
+export default function AddReview() {
+  const { t } = useTranslation();
+  const { approved, report, notAllowed } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const busyIntent =
+    navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
+  const back = (
+    <Link to="/dashboard/pending-report" className="link">
+      ← {t("reports.backToPending")}
+    </Link>
+  );
+
+  if (notAllowed) return <NotAllowed title={t("reports.addReview")} message={notAllowed} />;
+
+  if (!approved || !report) {
+    return (
+      <section className="max-w-2xl">
+        <PageHeader title={t("reports.addReview")} />
+        <p
+          role="alert"
+          className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 font-semibold text-amber-900"
+        >
+          {t("reports.awaitApproval")}
+        </p>
+        <p className="mt-6">{back}</p>
+      </section>
+    );
+  }
+
+  return (
+    <section>
+      <PageHeader title={t("reports.addReview")} />
+      <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
+        {!report.fileAllowed ? (
+          <p className="card text-slate-700">{t("reports.fileNotYours")}</p>
+        ) : report.claimedBy && !report.claimedByMe ? (
+          <div className="card">
+            <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
+              {t("reports.openInNewTab")}
+              <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+            </a>
+          </div>
+        ) : (
+          <ReportViewer report={report} />
+        )}
+        <div className="min-w-0 space-y-5">
+          <ReportFacts report={report} />
+
+          {report.status === "Reviewed" ? (
+            <p
+              role="alert"
+              className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 font-semibold text-amber-900"
+            >
+              {t("reports.alreadyReviewed")}
+            </p>
+          ) : !report.claimedByMe ? (
+            <ClaimPanel report={report} busy={!!busyIntent} />
+          ) : (
+            <>
+              <ReleaseBar report={report} busy={!!busyIntent} />
+              <ReviewForm busyIntent={busyIntent} />
+            </>
+          )}
+          <p>{back}</p>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,103 @@
+import { Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
+import { useDateText } from "~/components/reports/LocalDate";
+import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
+import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
+import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
+import { DocumentIcon } from "~/components/ui/Icon";
+import type { Card } from "./cards.server";
+import { FileViews } from "./FileViews";
+
+/**
+ * One report: the file, its status, the opinion with its follow-up questions (askAction), who
+ * opened it, sharing, and deleting it (deleteAction).
+ */
+export function ReportCard({ report, own }: { report: Card; own: boolean }) {
+  const { t } = useTranslation();
+  const typeLabel = useReportTypeLabel();
+  const dates = useDateText();
+  const title = typeLabel(report.reportType);
+  const reviewed = report.status === "Reviewed";
+  return (
+    <li id={`report-${report._id}`} className="card flex scroll-mt-4 flex-col" data-testid="report-card">
+      <h2 className="text-lg font-bold text-slate-900">{title}</h2>
+      <p className="text-sm text-slate-600">
+        <time dateTime={report.createdAt}>
+          {t("reports.submittedOn", { date: dates.day(report.createdAt) })}
+        </time>
+      </p>
+      <p
+        className={`mt-3 break-words whitespace-pre-line ${report.description ? "text-slate-800" : "text-slate-500 italic"}`}
+      >
+        {report.description || t("reports.noDescription")}
+      </p>
+
+      <div className="mt-4">
+        {report.isPdf ? (
+          <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="btn-secondary">
+            <DocumentIcon />
+            {t("reports.viewPdf")}
+            <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+          </a>
+        ) : (
+          <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="block">
+            <img
+              src={report.reportUrl}
+              loading="lazy"
+              decoding="async"
+              alt={t("reports.imageAlt", { type: title })}
+              className="aspect-[4/3] w-full rounded-lg border border-slate-200 bg-slate-100 object-contain"
+            />
+            <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+          </a>
+        )}
+      </div>
+
+      <p className="mt-4 flex flex-wrap items-center gap-2">
+        <span className="font-semibold text-slate-700">{t("reports.status")}:</span>
+        <StatusBadge status={report.status} inReview={report.inReview} forPatient />
+        {report.urgent && <Flag kind="urgent" />}
+      </p>
+
+      {reviewed && (
+        <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">
+          <h3 className="font-bold text-green-900">{t("reports.expertReview")}</h3>
+          <Opinion opinion={report} headingLevel={4} />
+          {report.opinionUrl && (
+            <a href={report.opinionUrl} className="btn-secondary" download data-testid="download-opinion">
+              {t("reports.downloadOpinion")}
+            </a>
+          )}
+        </div>
+      )}
+      {reviewed && (
+        <div className="mt-3">
+          <FollowUpThread
+            reportId={report._id}
+            followUps={report.followUps}
+            ask={own ? { left: report.followUpsLeft, until: report.followUpsUntil } : undefined}
+          />
+        </div>
+      )}
+
+      <FileViews views={report.fileViews} opens={report.linkOpens} />
+
+      <div className="mt-auto flex flex-wrap items-start gap-3 pt-4">
+        {own && (
+          <Link
+            to={`/dashboard/share/${encodeURIComponent(report._id)}`}
+            className="btn-secondary"
+            data-testid="share-report-link"
+          >
+            {t("share.action")}
+            <span className="sr-only"> {title}</span>
+          </Link>
+        )}
+        <div className="min-w-0 flex-1">
+          <ConfirmDelete reportId={report._id} label={title} />
+        </div>
+      </div>
+    </li>
+  );
+}

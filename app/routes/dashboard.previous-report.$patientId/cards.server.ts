@@ -1,0 +1,30 @@
+import type { PatientReport } from "~/domain/consultation/index.server";
+
+/** One report as its card shows it (the patient's list, or an admin looking at a patient's). */
+export function cardOf(r: PatientReport) {
+  return {
+    _id: r._id,
+    reportType: r.reportType,
+    description: r.description,
+    status: r.status,
+    review: r.review,
+    reportUrl: r.reportUrl,
+    isPdf: r.resourceType === "raw" || r.reportUrl.includes("/raw/"),
+    createdAt: r.createdAt,
+    patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
+    fileViews: r.fileViews,
+    linkOpens: r.linkOpens,
+    urgent: r.urgent,
+    inReview: !!r.claimedBy,
+    findings: r.findings,
+    recommendations: r.recommendations,
+    seeDoctorSoon: r.seeDoctorSoon,
+    expert: r.expert,
+    opinionUrl: r.opinionUrl,
+    followUps: r.followUps ?? [],
+    followUpsLeft: r.followUpsLeft ?? 0,
+    followUpsUntil: r.followUpsUntil ?? null,
+  };
+}
+
+export type Card = ReturnType<typeof cardOf>;

@@ -1,0 +1,99 @@
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
+import { listPatientReports } from "~/domain/consultation/index.server";
+import { tFor } from "~/i18n/i18n.server";
+import { requireActor } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { askAction } from "./ask.server";
+import { cardOf } from "./cards.server";
+import { deleteAction } from "./delete.server";
+import { ReportList } from "./ReportList";
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const patientId = params.patientId ?? "";
+  const page = screenPage(request);
+  if (actor.accountType === "Expert" || (actor.accountType === "Patient" && actor.id !== patientId)) {
+    // Inside the dashboard, why not (the same answer whether that id exists or not).
+    const { t } = await tFor(request);
+    const patient = actor.accountType === "Patient";
+    return data(
+      {
+        title: t("reports.previousTitle"),
+        notAllowed: t(patient ? "reports.notYourReports" : "reports.patientOrAdminOnly"),
+        ownReports: patient ? `/dashboard/previous-report/${encodeURIComponent(actor.id)}` : null,
+      },
+      { status: 403 },
+    );
+  }
+  let result: Awaited<ReturnType<typeof listPatientReports>>;
+  try {
+    // The patient themself or an Admin (an unknown patient id is not found).
+    result = await listPatientReports(actor, patientId, page);
+  } catch (err) {
+    pageError(err);
+  }
+  const info = pageInfo(result);
+  if (result.items.length === 0 && page.page > info.totalPages && result.total > 0) {
+    const url = new URL(request.url);
+    url.searchParams.set("page", String(info.totalPages));
+    throw redirect(`${url.pathname}${url.search}`);
+  }
+  const { t } = await tFor(request);
+  return {
+    title: t("reports.previousTitle"),
+    notAllowed: null,
+    own: actor.id === patientId,
+    canUpload: actor.accountType === "Patient",
+    items: result.items.map(cardOf),
+    pagination: info,
+  };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+/** Two forms on each card: a follow-up question (ask.server.ts) and deleting the report (delete.server.ts). */
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const url = new URL(request.url);
+  url.searchParams.delete("confirm");
+  url.searchParams.delete("index");
+  const back = `/dashboard/previous-report/${encodeURIComponent(params.patientId ?? "")}${url.search}`;
+  const form = await readForm(request);
+  const screen = { actor, t, back, ip: clientOf(context).ip };
+  if (form.get("intent") === "ask") return askAction(form, screen);
+  return deleteAction(form, screen);
+}
+
+export type ListData = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
+
+export default function PreviousReports() {
+  const { t } = useTranslation();
+  const loaded = useLoaderData<typeof loader>();
+  if (loaded.notAllowed !== null) {
+    return (
+      <NotAllowed title={t("reports.previousTitle")} message={loaded.notAllowed}>
+        {loaded.ownReports && (
+          <Link to={loaded.ownReports} className="link">
+            {t("reports.seeOwnReports")}
+          </Link>
+        )}
+      </NotAllowed>
+    );
+  }
+  return <ReportList {...loaded} />;
+}

@@ -1,0 +1,59 @@
+import { useTranslation } from "react-i18next";
+import { describedBy, FieldError, TextField, type FieldMeta } from "~/components/ui/Field";
+import type { CountryCodeOption } from "~/utils/country-codes.server";
+
+/** The number to call back on: the country code and the national number. */
+export function ContactFields({
+  countryCode,
+  phoneNumber,
+  countryCodes,
+}: {
+  countryCode: FieldMeta;
+  phoneNumber: FieldMeta;
+  countryCodes: CountryCodeOption[];
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-4 sm:grid-cols-[minmax(0,15rem)_minmax(0,1fr)]">
+      <div className="min-w-0">
+        <label htmlFor={countryCode.id} className="field-label">
+          {t("reports.countryCodeLabel")}
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        </label>
+        <select
+          id={countryCode.id}
+          name={countryCode.name}
+          defaultValue={
+            countryCode.errors?.length ? "" : ((countryCode.initialValue as string | undefined) ?? "+91")
+          }
+          aria-invalid={countryCode.errors?.length ? true : undefined}
+          aria-describedby={describedBy(countryCode)}
+          aria-required
+          autoComplete="tel-country-code"
+          className="field-input"
+        >
+          <option value="">{t("reports.countryCodeLabel")}</option>
+          {countryCodes.map((c) => (
+            <option key={c.country} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+        <FieldError meta={countryCode} />
+      </div>
+      <TextField
+        meta={phoneNumber}
+        label={t("reports.phoneLabel")}
+        type="tel"
+        inputMode="tel"
+        autoComplete="tel-national"
+        hint={t("reports.phoneHint")}
+        required
+        maxLength={20}
+      />
+    </div>
+  );
+}

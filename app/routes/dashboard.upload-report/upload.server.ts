@@ -1,0 +1,61 @@
+import type { SubmissionResult } from "@conform-to/react";
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { config } from "~/config.server";
+import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
+import { limit } from "~/domain/platform/index.server";
+import { tFor } from "~/i18n/i18n.server";
+import { UPLOAD_FORM_FIELDS } from "~/schemas/reports";
+import { requireActor } from "~/utils/auth.server";
+import { guardForm } from "~/utils/guard.server";
+import { parseUpload } from "~/utils/multipart.server";
+import { clientOf } from "~/utils/request.server";
+import { formFailure } from "~/utils/screen.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+/**
+ * The form posted without JavaScript (or when the upload code could not be fetched): one
+ * multipart request with the file. A refusal comes back onto the form with the details given,
+ * file problems under the file input, the rest where the domain put them.
+ */
+export async function uploadAction({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  // Non-patients get 403 "Only patients can upload reports" (assertCanUpload, before the body is read).
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  let fields: Record<string, string> | null = null;
+  try {
+    assertCanUpload(actor); // before a single byte of the file is read
+    await limit("upload", actor.id, clientOf(context));
+    const upload = await parseUpload(request, {
+      fileField: "report",
+      kind: "report",
+      maxBytes: config().maxUploadBytes,
+    });
+    fields = upload.fields;
+    const input = Object.fromEntries(
+      UPLOAD_FORM_FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
+    );
+    // Validates (with the screen's required country code and consent) and removes the file on failure.
+    await createReport(actor, input, upload.file, { form: true, ip: clientOf(context).ip });
+  } catch (err) {
+    const given = fields;
+    // The browser cannot put a file back, so the reply carries the other details as they were sent.
+    const reply = (o: { formErrors?: string[]; fieldErrors?: Record<string, string[]> }) =>
+      ({
+        status: "error",
+        initialValue: given
+          ? Object.fromEntries(UPLOAD_FORM_FIELDS.filter((k) => k in given).map((k) => [k, given[k]]))
+          : null,
+        error: { "": o.formErrors ?? [], ...(o.fieldErrors ?? {}) },
+        fields: [...UPLOAD_FORM_FIELDS, "report"],
+      }) satisfies SubmissionResult<string[]>;
+    return formFailure(err, t, reply, {
+      onField: {
+        field: "report",
+        when: (e) => e.code === "too_large" || e.code === "unsupported_type" || e.message === "files.empty",
+        formKey: "reports.uploadFailed",
+      },
+    });
+  }
+  return redirectWithSuccess("/report-submitted", t("reports.uploadSuccess"));
+}

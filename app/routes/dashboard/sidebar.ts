@@ -1,0 +1,96 @@
+import type { AccountType } from "~/db/types";
+import type { NavIconName } from "./NavIcon";
+import type { DashboardUser } from "./route";
+
+type NavItem = { to: string; label: string; icon: NavIconName };
+type NavGroup = { group: string; label: string; icon: NavIconName; items: NavItem[]; alsoActive?: string[] };
+export type NavEntry = NavItem | NavGroup;
+
+export const TITLE_KEY: Record<AccountType, string> = {
+  Patient: "dashboard.patientTitle",
+  Expert: "dashboard.expertTitle",
+  Admin: "dashboard.adminTitle",
+};
+
+/** The sidebar of each account type, exactly as in the spec's table (plus the admin's audit log and messages). */
+export function sidebarFor(
+  user: Pick<DashboardUser, "id" | "accountType">,
+  t: (k: string) => string,
+): NavEntry[] {
+  const all: NavEntry[] = [
+    { to: "/dashboard/home", label: t("dashboard.home"), icon: "home" },
+    { to: "/dashboard/my-profile", label: t("dashboard.myProfile"), icon: "user" },
+  ];
+  switch (user.accountType) {
+    case "Patient":
+      return [
+        ...all,
+        {
+          group: "report",
+          label: t("dashboard.report"),
+          icon: "report",
+          // Sharing a report with a doctor belongs to the patient's reports.
+          alsoActive: ["/dashboard/share"],
+          items: [
+            { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
+            {
+              to: `/dashboard/previous-report/${user.id}`,
+              label: t("dashboard.previousReport"),
+              icon: "history",
+            },
+          ],
+        },
+        // Consents, requests, erasure, nominee: the patient's own entry (others reach it from Settings).
+        { to: "/dashboard/my-data", label: t("rights.navMyData"), icon: "shield" },
+      ];
+    case "Expert":
+      return [
+        ...all,
+        {
+          group: "report",
+          label: t("dashboard.report"),
+          icon: "report",
+          // Adding a review belongs to the pending-report flow.
+          alsoActive: ["/dashboard/add-review"],
+          items: [
+            { to: "/dashboard/pending-report", label: t("dashboard.pendingReport"), icon: "clock" },
+            {
+              to: "/dashboard/previous-reviewed-report",
+              label: t("dashboard.previousReviewedReport"),
+              icon: "history",
+            },
+            { to: "/dashboard/follow-ups", label: t("dashboard.followUps"), icon: "chat" },
+          ],
+        },
+      ];
+    case "Admin":
+      return [
+        ...all,
+        {
+          group: "report",
+          label: t("dashboard.report"),
+          icon: "report",
+          items: [
+            { to: "/dashboard/pending-report", label: t("dashboard.pendingReport"), icon: "clock" },
+            {
+              to: "/dashboard/previous-reviewed-reports",
+              label: t("dashboard.previousReviewedReport"),
+              icon: "history",
+            },
+            { to: "/dashboard/turnaround", label: t("dashboard.turnaround"), icon: "gauge" },
+          ],
+        },
+        { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
+        { to: "/dashboard/approved-expert", label: t("dashboard.approvedExperts"), icon: "users" },
+        { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
+        { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
+        { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
+        { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },
+      ];
+  }
+}
+
+/** Whether `pathname` is `to` or below it (so a plural path never matches its singular). */
+export function isUnder(pathname: string, to: string) {
+  return pathname === to || pathname.startsWith(`${to}/`);
+}
