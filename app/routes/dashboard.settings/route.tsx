@@ -59,7 +59,7 @@ import { config } from "~/config.server";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
 import { useRouteLoaderData } from "@remix-run/react";
 import { DownloadMyData } from "~/components/DownloadMyData";
-import type { loader as dashboardLoader } from "./dashboard";
+import type { loader as dashboardLoader } from "../dashboard";
 
 /** What the picker offers; the server decides the real type from the bytes (files.server). */
 const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
