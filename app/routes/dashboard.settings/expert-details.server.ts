@@ -1,0 +1,27 @@
+import { data } from "@remix-run/node";
+import { updateExpertDetails } from "~/domain/accounts/index.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { expertDetailsFormSchema } from "~/schemas/experts";
+import { parseFormData } from "~/schemas/strict";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { domainMessage } from "./errors.server";
+import { SETTINGS, type IntentArgs } from "./shared";
+
+/** An expert's verification details; a change to an approved expert's goes back to review. */
+export async function expertDetailsAction({ formData, actor, t, client }: IntentArgs) {
+  const submission = parseFormData(formData, { schema: expertDetailsFormSchema });
+  if (submission.status !== "success") {
+    return data({ intent: "expert-details" as const, result: submission.reply() }, { status: 400 });
+  }
+  let backToReview = false;
+  try {
+    ({ backToReview } = await updateExpertDetails(actor, submission.value, client.ip));
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    return redirectWithError(SETTINGS, domainMessage(err, t, "experts.onlyExperts"));
+  }
+  return redirectWithSuccess(
+    SETTINGS,
+    t(backToReview ? "experts.detailsUpdatedReview" : "experts.detailsUpdated"),
+  );
+}
