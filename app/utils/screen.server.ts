@@ -52,6 +52,8 @@ export type FormFailureOptions<W> = {
   renameFields?: Record<string, string>;
   /** Field errors only, without the message above the form (the fields say it all). */
   fieldsOnly?: boolean;
+  /** The message above the form only, the domain's field errors dropped (a form with no place for them). */
+  formOnly?: boolean;
   /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`). */
   wrap?: (result: SubmissionResult<string[]>) => W;
 };
@@ -67,7 +69,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
   options: FormFailureOptions<W> = {},
 ) {
   const f = screenFailure(err, t, options.fallbackKey);
-  let fieldErrors = f.fieldErrors;
+  let fieldErrors = options.formOnly ? undefined : f.fieldErrors;
   if (fieldErrors && options.renameFields) {
     fieldErrors = Object.fromEntries(
       Object.entries(fieldErrors).map(([k, v]) => [options.renameFields?.[k] ?? k, v]),
@@ -80,6 +82,14 @@ export function formFailure<W = SubmissionResult<string[]>>(
   });
   const body = options.wrap ? options.wrap(result) : result;
   return data(body as W, { status: f.status, headers: f.headers });
+}
+
+/**
+ * For an action that answers some refusals on its form and the rest with a toast: true when the
+ * form is the place — the domain points at fields, or asks the person to wait (a rate limit).
+ */
+export function refusalOnForm(err: unknown): boolean {
+  return isDomainError(err) && (err.code === "rate_limited" || !!err.extra.fieldErrors);
 }
 
 /** An action's answer as a redirect with the translated refusal as a toast (and Retry-After). */

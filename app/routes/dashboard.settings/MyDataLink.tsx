@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Section } from "./Section";
 
-/** Issue 14: consents, correction and erasure requests, nominee and grievance officer live on My data. */
+/** Consents, correction and erasure requests, nominee and grievance officer live on My data. */
 export function MyDataLink() {
   const { t } = useTranslation();
   return (

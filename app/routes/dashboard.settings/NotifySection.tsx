@@ -13,7 +13,7 @@ const NOTIFY_LABELS = {
   both: "profile.notifyBoth",
 } as const;
 
-/** Experts and admins: notifications by e-mail, SMS or both (issue 13). */
+/** Experts and admins: notifications by e-mail, SMS or both. */
 export function NotifySection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const { notify } = useLoaderData<typeof loader>();

@@ -1,14 +1,13 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
-import { isDomainError } from "~/domain/platform/errors";
 import { eraseAccount } from "~/domain/rights/index.server";
 import { deleteAccountFormSchema } from "~/schemas/rights";
 import { parseFormData } from "~/schemas/strict";
 import { proofFromText } from "~/schemas/two-factor";
 import { clearSessionHeaders } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import { domainMessage, rateLimitedReply } from "./errors.server";
+import { formFailure, refusalOnForm, toastFailure } from "~/utils/screen.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Step one (needed without JavaScript): show the confirmation. */
@@ -40,29 +39,16 @@ export async function deleteAction({ formData, actor, t, locale, client }: Inten
     erased = outcome.erased;
     dueAt = outcome.request.dueAt;
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    if (err.code === "rate_limited") {
-      return rateLimitedReply("delete", err, t, (o) =>
-        submission.reply({ ...o, hideFields: ["password", "proof"] }),
-      );
+    if (refusalOnForm(err)) {
+      return formFailure(err, t, (o) => submission.reply(o), {
+        fieldsOnly: true,
+        hideFields: ["password", "proof"],
+        // The second factor is one field here (a code or a recovery code).
+        renameFields: { code: "proof", recoveryCode: "proof" },
+        wrap: (result) => ({ intent: "delete" as const, result }),
+      });
     }
-    const fieldErrors = err.extra.fieldErrors;
-    if (fieldErrors) {
-      // The second factor is one field here (a code or a recovery code).
-      const { code, recoveryCode, ...rest } = fieldErrors;
-      const proof = code ?? recoveryCode;
-      return data(
-        {
-          intent: "delete" as const,
-          result: submission.reply({
-            fieldErrors: proof ? { ...rest, proof } : rest,
-            hideFields: ["password", "proof"],
-          }),
-        },
-        { status: 400 },
-      );
-    }
-    return redirectWithError(SETTINGS, domainMessage(err, t, "profile.deleteFailedLater"));
+    return toastFailure(err, t, SETTINGS, { fallbackKey: "profile.deleteFailedLater" });
   }
   if (!erased) {
     return redirectWithSuccess(

@@ -1,10 +1,9 @@
 import { data } from "@remix-run/node";
 import { updateExpertDetails } from "~/domain/accounts/index.server";
-import { isDomainError } from "~/domain/platform/errors";
 import { expertDetailsFormSchema } from "~/schemas/experts";
 import { parseFormData } from "~/schemas/strict";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import { domainMessage } from "./errors.server";
+import { toastFailure } from "~/utils/screen.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** An expert's verification details; a change to an approved expert's goes back to review. */
@@ -17,8 +16,7 @@ export async function expertDetailsAction({ formData, actor, t, client }: Intent
   try {
     ({ backToReview } = await updateExpertDetails(actor, submission.value, client.ip));
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return redirectWithError(SETTINGS, domainMessage(err, t, "experts.onlyExperts"));
+    return toastFailure(err, t, SETTINGS, { fallbackKey: "experts.onlyExperts" });
   }
   return redirectWithSuccess(
     SETTINGS,

@@ -1,10 +1,9 @@
 import { data } from "@remix-run/node";
 import { setNotifyChannel } from "~/domain/accounts/index.server";
-import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { notifySchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
+import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
-import { domainMessage } from "./errors.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Experts and admins: notifications by e-mail, SMS or both. */
@@ -16,14 +15,12 @@ export async function notifyAction({ formData, actor, t }: IntentArgs) {
   try {
     await setNotifyChannel(actor, submission.value.notify);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    return data(
-      {
-        intent: "notify" as const,
-        result: submission.reply({ formErrors: [domainMessage(err, t, "profile.notifyInvalid")] }),
-      },
-      { status: HTTP_STATUS[err.code] },
-    );
+    // The radio group has no error of its own: the reason (no mobile number) goes above the form.
+    return formFailure(err, t, (o) => submission.reply(o), {
+      fallbackKey: "profile.notifyInvalid",
+      formOnly: true,
+      wrap: (result) => ({ intent: "notify" as const, result }),
+    });
   }
   return redirectWithSuccess(SETTINGS, t("profile.notifySaved"));
 }

@@ -1,10 +1,9 @@
 import { data } from "@remix-run/node";
 import { changePassword } from "~/domain/accounts/index.server";
-import { isDomainError } from "~/domain/platform/errors";
 import { changePasswordSchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import { domainMessage, rateLimitedReply } from "./errors.server";
+import { formFailure, refusalOnForm, toastFailure } from "~/utils/screen.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Never sent back: a password stays only in the person's head. */
@@ -22,22 +21,15 @@ export async function passwordAction({ formData, actor, t, client }: IntentArgs)
   try {
     await changePassword(actor, submission.value, client);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    if (err.code === "rate_limited") {
-      return rateLimitedReply("password", err, t, (o) =>
-        submission.reply({ ...o, hideFields: PASSWORD_FIELDS }),
-      );
+    // A wrong or common password sits at its field; too many tries is said above the form.
+    if (refusalOnForm(err)) {
+      return formFailure(err, t, (o) => submission.reply(o), {
+        fieldsOnly: true,
+        hideFields: PASSWORD_FIELDS,
+        wrap: (result) => ({ intent: "password" as const, result }),
+      });
     }
-    if (err.extra.fieldErrors) {
-      return data(
-        {
-          intent: "password" as const,
-          result: submission.reply({ fieldErrors: err.extra.fieldErrors, hideFields: PASSWORD_FIELDS }),
-        },
-        { status: 400 },
-      );
-    }
-    return redirectWithError(SETTINGS, domainMessage(err, t, "accounts.passwordChangeFailed"));
+    return toastFailure(err, t, SETTINGS, { fallbackKey: "accounts.passwordChangeFailed" });
   }
   return redirectWithSuccess(SETTINGS, t("accounts.passwordChanged"));
 }

@@ -1,15 +1,20 @@
 import { data } from "@remix-run/node";
 import { updateDisplayPicture, type Actor } from "~/domain/accounts/index.server";
 import type { Client } from "~/domain/platform/client";
-import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
+import type { DomainError } from "~/domain/platform/errors";
 import { limit } from "~/domain/platform/index.server";
-import { tFor } from "~/i18n/i18n.server";
+import type { TFunction } from "i18next";
 import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { parseUpload } from "~/utils/multipart.server";
+import { screenFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { SETTINGS } from "./shared";
 
-/** The picture upload's error as an i18n key of this screen (the file store's codes mapped). */
+/**
+ * The words this screen uses for a refused picture. The file store speaks of files in general;
+ * the person chose a picture, and PictureSection shows the same keys for its own checks before
+ * the upload, so the server's answer reads like them.
+ */
 function pictureErrorKey(err: DomainError) {
   switch (err.code) {
     case "too_large":
@@ -26,12 +31,10 @@ function pictureErrorKey(err: DomainError) {
 }
 
 /** Display picture: multipart, the file streamed straight into the encrypted store. */
-export async function pictureAction(request: Request, actor: Actor, client: Client) {
-  const fail = (key: string, status = 400, e?: DomainError) => {
-    const seconds = e?.extra.retryAfterSeconds;
-    const headers: Record<string, string> = seconds ? { "Retry-After": String(seconds) } : {};
-    return data({ intent: "picture" as const, error: key, values: e?.extra.values }, { status, headers });
-  };
+export async function pictureAction(
+  request: Request,
+  { actor, t, client }: { actor: Actor; t: TFunction; client: Client },
+) {
   try {
     await limit("upload", actor.id, client); // before a single byte of the file is read
     const { file } = await parseUpload(request, {
@@ -41,9 +44,12 @@ export async function pictureAction(request: Request, actor: Actor, client: Clie
     });
     await updateDisplayPicture(actor, file);
   } catch (err) {
-    if (isDomainError(err)) return fail(pictureErrorKey(err), HTTP_STATUS[err.code], err);
-    throw err;
+    // The key (not its translation) goes back: the section translates it with the error's values.
+    const f = screenFailure(err, t);
+    return data(
+      { intent: "picture" as const, error: pictureErrorKey(f.error), values: f.error.extra.values },
+      { status: f.status, headers: f.headers },
+    );
   }
-  const { t } = await tFor(request);
   return redirectWithSuccess(SETTINGS, t("profile.pictureUpdated"));
 }

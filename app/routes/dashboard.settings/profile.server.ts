@@ -1,10 +1,9 @@
 import { data } from "@remix-run/node";
 import { updateProfile } from "~/domain/accounts/index.server";
-import { isDomainError } from "~/domain/platform/errors";
 import { profileSchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import { domainMessage } from "./errors.server";
+import { formFailure, refusalOnForm, toastFailure } from "~/utils/screen.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Name, date of birth, gender, contact number and about; saved, the person sees their profile. */
@@ -16,14 +15,13 @@ export async function profileAction({ formData, actor, t }: IntentArgs) {
   try {
     await updateProfile(actor, submission.value);
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    if (err.extra.fieldErrors) {
-      return data(
-        { intent: "profile" as const, result: submission.reply({ fieldErrors: err.extra.fieldErrors }) },
-        { status: 400 },
-      );
+    if (refusalOnForm(err)) {
+      return formFailure(err, t, (o) => submission.reply(o), {
+        fieldsOnly: true,
+        wrap: (result) => ({ intent: "profile" as const, result }),
+      });
     }
-    return redirectWithError(SETTINGS, domainMessage(err, t, "profile.profileFailed"));
+    return toastFailure(err, t, SETTINGS, { fallbackKey: "profile.profileFailed" });
   }
   return redirectWithSuccess("/dashboard/my-profile", t("profile.profileUpdated"));
 }

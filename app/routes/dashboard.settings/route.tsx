@@ -89,7 +89,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const client = clientOf(context);
   // The picture is the one multipart form: its file is streamed, never read into a FormData.
   if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
-    return pictureAction(request, actor, client);
+    return pictureAction(request, { actor, t, client });
   }
   const formData = await readForm(request);
   const args = { formData, actor, t, locale, client };
