@@ -13,7 +13,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { user, profile } = await getProfile(actor.id);
   const { t } = await tFor(request);
-  // Issue 19: a rejected expert reads why here too, and what to do next.
+  // A rejected expert reads why here too, and what to do next.
   const expert =
     user.accountType === "Expert" && !user.approved
       ? (await expertDetailsFor([user.id])).get(user.id)

@@ -18,7 +18,6 @@ import {
   regenerateRecoveryCodes,
   twoFactorStatus,
 } from "~/domain/accounts/index.server";
-import { HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
 import { requireActor } from "~/utils/auth.server";
@@ -26,10 +25,11 @@ import { formatDateTime } from "~/utils/format";
 import { codeFromForm, readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
+import { screenFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * Two-step login for the signed-in account (issue 14), reached from Settings: set it up (QR code
+ * Two-step login for the signed-in account, reached from Settings: set it up (QR code
  * and key → first code → recovery codes shown once), make new recovery codes, or turn it off
  * (password and a code; not for admins while it is required). Plain forms, no JavaScript needed.
  */
@@ -96,13 +96,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
     }
   } catch (err) {
-    if (!isDomainError(err)) throw err;
-    const headers: Record<string, string> = {};
-    if (err.extra.retryAfterSeconds) headers["Retry-After"] = String(err.extra.retryAfterSeconds);
-    return data(
-      { intent, error: t(err.message, err.extra.values ?? {}), recoveryCodes: null },
-      { status: HTTP_STATUS[err.code], headers },
-    );
+    // Plain forms without Conform: the translated refusal goes to the form that was sent.
+    const f = screenFailure(err, t);
+    return data({ intent, error: f.message, recoveryCodes: null }, { status: f.status, headers: f.headers });
   }
 }
 

@@ -61,6 +61,8 @@ export type FormFailureOptions<W> = {
   /** Refusals that concern one field rather than the form (e.g. the file of an upload, `when` says
    * which): the translated message goes under `field`, and `formKey`'s translation above the form. */
   onField?: { field: string; when: (err: DomainError) => boolean; formKey: string };
+  /** The message above the form only, the domain's field errors dropped (a form with no place for them). */
+  formOnly?: boolean;
 };
 
 /**
@@ -84,7 +86,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
     const body = options.wrap ? options.wrap(result, f.error) : result;
     return data(body as W, { status: f.status, headers: f.headers });
   }
-  let fieldErrors = f.fieldErrors;
+  let fieldErrors = options.formOnly ? undefined : f.fieldErrors;
   if (fieldErrors && options.onlyFields) {
     const picked = Object.entries(fieldErrors).filter(([k]) => options.onlyFields?.includes(k));
     fieldErrors = picked.length ? Object.fromEntries(picked) : undefined;
@@ -101,6 +103,14 @@ export function formFailure<W = SubmissionResult<string[]>>(
   });
   const body = options.wrap ? options.wrap(result, f.error) : result;
   return data(body as W, { status: f.status, headers: f.headers });
+}
+
+/**
+ * For an action that answers some refusals on its form and the rest with a toast: true when the
+ * form is the place — the domain points at fields, or asks the person to wait (a rate limit).
+ */
+export function refusalOnForm(err: unknown): boolean {
+  return isDomainError(err) && (err.code === "rate_limited" || !!err.extra.fieldErrors);
 }
 
 export type ToastFailureOptions = {

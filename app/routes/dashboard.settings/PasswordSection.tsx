@@ -1,0 +1,54 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { Form } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { FormError } from "~/components/ui/FormError";
+import { PasswordField } from "~/components/ui/PasswordField";
+import { changePasswordSchema } from "~/schemas/auth";
+import { parseFormData } from "~/schemas/strict";
+import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+
+export function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
+  const { t } = useTranslation();
+  const busy = useBusyIntent() === "password";
+  const [form, fields] = useForm({
+    id: "password-form",
+    lastResult,
+    onValidate: ({ formData }) => parseFormData(formData, { schema: changePasswordSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  subscribeToErrors(form);
+  return (
+    <Section id="password-heading" title={t("profile.passwordTitle")}>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
+        <input type="hidden" name="intent" value="password" />
+        {/* Only an error of the whole form (e.g. too many tries); field errors sit at their fields. */}
+        <FormError id={form.errorId} errors={form.errors} />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div className="sm:col-span-2 sm:max-w-[calc(50%-0.5rem)]">
+            <PasswordField
+              meta={fields.oldPassword}
+              label={t("profile.currentPassword")}
+              autoComplete="current-password"
+            />
+          </div>
+          <PasswordField
+            meta={fields.newPassword}
+            label={t("profile.newPassword")}
+            autoComplete="new-password"
+          />
+          <PasswordField
+            meta={fields.confirmNewPassword}
+            label={t("profile.confirmNewPassword")}
+            autoComplete="new-password"
+          />
+        </div>
+        <div className="mt-5 flex justify-end">
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.changePassword")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}

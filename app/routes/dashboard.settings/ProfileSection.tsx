@@ -1,0 +1,83 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { NameFields } from "~/components/AccountFields";
+import { TextAreaField, TextField } from "~/components/ui/Field";
+import { SelectField } from "~/components/ui/Select";
+import { GENDERS, profileSchema } from "~/schemas/auth";
+import { parseFormData } from "~/schemas/strict";
+import type { loader } from "./route";
+import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+
+const GENDER_KEYS: Record<(typeof GENDERS)[number], string> = {
+  Male: "profile.genderMale",
+  Female: "profile.genderFemale",
+  "Non-Binary": "profile.genderNonBinary",
+  "Prefer not to say": "profile.genderPreferNot",
+  Other: "profile.genderOther",
+};
+
+export function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
+  const { t } = useTranslation();
+  const { profile, today } = useLoaderData<typeof loader>();
+  const busy = useBusyIntent() === "profile";
+  const [form, fields] = useForm({
+    id: "profile-form",
+    lastResult,
+    defaultValue: profile,
+    onValidate: ({ formData }) => parseFormData(formData, { schema: profileSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  subscribeToErrors(form);
+  const genderOptions = [
+    { value: "", label: t("profile.genderSelect") },
+    ...GENDERS.map((g) => ({ value: g, label: t(GENDER_KEYS[g]) })),
+  ];
+  return (
+    <Section id="profile-heading" title={t("profile.profileInfo")}>
+      <Form method="post" {...getFormProps(form)} aria-labelledby="profile-heading">
+        <input type="hidden" name="intent" value="profile" />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <NameFields firstName={fields.firstName} lastName={fields.lastName} />
+          <TextField
+            meta={fields.dateOfBirth}
+            label={t("profile.dob")}
+            type="date"
+            required
+            max={today}
+            min="1900-01-01"
+            autoComplete="bday"
+          />
+          <SelectField meta={fields.gender} label={t("profile.gender")} options={genderOptions} required />
+          <TextField
+            meta={fields.contactNumber}
+            label={t("profile.phone")}
+            type="tel"
+            inputMode="numeric"
+            required
+            autoComplete="tel-national"
+            maxLength={12}
+          />
+          <div className="sm:col-span-2">
+            <TextAreaField
+              meta={fields.about}
+              label={t("profile.about")}
+              required
+              maxLength={1000}
+              placeholder={t("profile.aboutPlaceholder")}
+            />
+          </div>
+        </div>
+        <div className="mt-5 flex flex-wrap justify-end gap-3">
+          <Link to="/dashboard/my-profile" className="btn-secondary">
+            {t("common.cancel")}
+          </Link>
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.save")}
+          </button>
+        </div>
+      </Form>
+    </Section>
+  );
+}
