@@ -5,7 +5,7 @@ import { Avatar } from "~/components/Avatar";
 import { getProfile, expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
-import { GENDERS } from "~/schemas/auth";
+import { GENDER_LABEL_KEYS } from "~/schemas/auth";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
 
@@ -36,15 +36,6 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
   ...(matches.find((m) => m.id === "root")?.meta ?? []).filter((m) => !("title" in m)),
   { title: data ? `${data.title} | ${site.productName}` : site.productName },
 ];
-
-/** i18n key of each stored (English) gender value. */
-const GENDER_KEYS: Record<(typeof GENDERS)[number], string> = {
-  Male: "profile.genderMale",
-  Female: "profile.genderFemale",
-  "Non-Binary": "profile.genderNonBinary",
-  "Prefer not to say": "profile.genderPreferNot",
-  Other: "profile.genderOther",
-};
 
 /** A yyyy-mm-dd date as dd MMM yyyy in the current language (a calendar date: no time zone shift). */
 function formatDate(iso: string, language: string) {
@@ -96,7 +87,9 @@ export default function MyProfile() {
   const { t, i18n } = useTranslation();
   const fullName = `${p.firstName} ${p.lastName}`.trim();
   const gender =
-    p.gender && p.gender in GENDER_KEYS ? t(GENDER_KEYS[p.gender as keyof typeof GENDER_KEYS]) : p.gender;
+    p.gender && p.gender in GENDER_LABEL_KEYS
+      ? t(GENDER_LABEL_KEYS[p.gender as keyof typeof GENDER_LABEL_KEYS])
+      : p.gender;
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("profile.myProfile")}</h1>

@@ -17,6 +17,15 @@ export const DISPLAY_PICTURE_MAX_BYTES = 2 * 1024 * 1024;
 
 export const GENDERS = ["Male", "Female", "Non-Binary", "Prefer not to say", "Other"] as const;
 
+/** i18n key of each stored (English) gender value: the settings form and the profile page. */
+export const GENDER_LABEL_KEYS: Record<(typeof GENDERS)[number], string> = {
+  Male: "profile.genderMale",
+  Female: "profile.genderFemale",
+  "Non-Binary": "profile.genderNonBinary",
+  "Prefer not to say": "profile.genderPreferNot",
+  Other: "profile.genderOther",
+};
+
 const req = (key: string) => ({ required_error: key, invalid_type_error: key });
 
 export const email = z

@@ -27,7 +27,7 @@ const child = spawn(
       ARGON2_TIME_COST: "1",
       WEB_CONCURRENCY: "2",
       RATE_LIMIT_DISABLED: "1",
-      // Two-step login for admins (issue 14) is off for the e2e server unless the run turns it on.
+      // Two-step login for admins is off for the e2e server unless the run turns it on.
       MFA_REQUIRED_FOR_ADMINS: process.env.MFA_REQUIRED_FOR_ADMINS || "false",
       E2E_ROOT: root,
     },

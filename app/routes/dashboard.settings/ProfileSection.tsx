@@ -4,18 +4,10 @@ import { useTranslation } from "react-i18next";
 import { NameFields } from "~/components/AccountFields";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { SelectField } from "~/components/ui/Select";
-import { GENDERS, profileSchema } from "~/schemas/auth";
+import { GENDER_LABEL_KEYS, GENDERS, profileSchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
 import type { loader } from "./route";
 import { Section, subscribeToErrors, useBusyIntent } from "./Section";
-
-const GENDER_KEYS: Record<(typeof GENDERS)[number], string> = {
-  Male: "profile.genderMale",
-  Female: "profile.genderFemale",
-  "Non-Binary": "profile.genderNonBinary",
-  "Prefer not to say": "profile.genderPreferNot",
-  Other: "profile.genderOther",
-};
 
 export function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
@@ -32,7 +24,7 @@ export function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<s
   subscribeToErrors(form);
   const genderOptions = [
     { value: "", label: t("profile.genderSelect") },
-    ...GENDERS.map((g) => ({ value: g, label: t(GENDER_KEYS[g]) })),
+    ...GENDERS.map((g) => ({ value: g, label: t(GENDER_LABEL_KEYS[g]) })),
   ];
   return (
     <Section id="profile-heading" title={t("profile.profileInfo")}>
