@@ -100,7 +100,7 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
     expect(bare.status).toBe(400);
     expect(bare.body.success).toBe(false);
     expect(bare.body.errors.password).toEqual(["Please enter your password to delete your account"]);
-    const empty = await api.del("/profile/delete-profile", {}, p.token);
+    const empty = await api.raw("DELETE", "/profile/delete-profile", {}, p.token);
     expect(empty.status).toBe(400);
     expect(Object.keys(empty.body.errors)).toEqual(["password"]);
     const wrong = await api.del(
@@ -111,7 +111,8 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe("The password is not right. Your account was not deleted.");
     expect(wrong.body.errors.password).toBeTruthy();
-    const badFlag = await api.del(
+    const badFlag = await api.raw(
+      "DELETE",
       "/profile/delete-profile",
       { password: strongPassword, immediate: "yes" },
       p.token,
