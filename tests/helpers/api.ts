@@ -140,7 +140,7 @@ export async function signupViaApi(
     firstName?: string;
     lastName?: string;
     /** More signup fields (e.g. an expert's specialties and registration). */
-    extra?: Record<string, unknown>;
+    extra?: Partial<ApiBody<"post", "/auth/signup">>;
   },
 ) {
   const sent = await api.post("/auth/send-otp", { email: user.email, checkUserPresent: true });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi } from "../helpers/api";
+import { apiClient, signupViaApi, type ApiBody } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
@@ -25,7 +25,10 @@ let api: ReturnType<typeof apiClient>;
 const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
-const expertExtra = (specialties: string[], reg: string) => ({
+const expertExtra = (
+  specialties: NonNullable<ApiBody<"post", "/auth/signup">["specialties"]>,
+  reg: string,
+) => ({
   specialties,
   registrationNumber: reg,
   registrationCouncil: "National Medical Commission",

@@ -606,9 +606,9 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
 
   it("every number of the person goes: a fixed-line contact number, a country not in SMS_COUNTRIES, a number the metadata calls invalid", async () => {
     const people = [
-      { key: "landline", countryCode: "+91", contactNumber: "1123456789", e164: "+911123456789" },
-      { key: "uk", countryCode: "+44", contactNumber: "7911123456", e164: "+447911123456" },
-      { key: "invalid", countryCode: "+91", contactNumber: "1000000000", e164: "+911000000000" },
+      { key: "landline", countryCode: "+91" as const, contactNumber: "1123456789", e164: "+911123456789" },
+      { key: "uk", countryCode: "+44" as const, contactNumber: "7911123456", e164: "+447911123456" },
+      { key: "invalid", countryCode: "+91" as const, contactNumber: "1000000000", e164: "+911000000000" },
     ];
     let n = 0;
     for (const p of people) {

@@ -23,7 +23,7 @@ const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
 const expertExtra = {
-  specialties: ["Cardiology"],
+  specialties: ["Cardiology" as const],
   registrationNumber: "KMC-4040",
   registrationCouncil: "National Medical Commission",
   yearsOfPractice: 9,

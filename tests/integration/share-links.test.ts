@@ -33,13 +33,18 @@ const OPINION = {
 const SECRET_DESCRIPTION = "Private note about my fasting sugar";
 const OTHER_DESCRIPTION = "Another report nobody was given";
 
-async function signup(key: string, accountType: "Patient" | "Expert", firstName: string, extra?: object) {
+async function signup(
+  key: string,
+  accountType: "Patient" | "Expert",
+  firstName: string,
+  extra?: Partial<ApiBody<"post", "/auth/signup">>,
+) {
   const r = await signupViaApi(api, smtp, codeFrom, {
     email: `${key}@share.test`,
     accountType,
     firstName,
     lastName: "Kumari",
-    extra: extra as Record<string, unknown>,
+    extra,
   });
   tok[key] = r.token;
   ids[key] = r.user._id;
