@@ -12,6 +12,7 @@ export default tseslint.config(
       "data/**",
       "uploads/**",
       "bench/results/**",
+      "clients/typescript/dist/**",
     ],
   },
   js.configs.recommended,

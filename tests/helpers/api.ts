@@ -1,12 +1,43 @@
-/** Tiny JSON client for the /api/v1 tests. */
+import { createCareBridgeClient, type paths } from "../../clients/typescript/src";
+
+/**
+ * The /api/v1 tests' client, on the published one (clients/typescript). `get`, `post`, `put`, `del`
+ * and `call` are typed against the OpenAPI document: a path must be documented for its method (ids
+ * filled in: `/report/${id}/file` matches `/report/{reportId}/file`; a query string may follow), and
+ * a body must be what the document accepts — so `tsc` over the tests fails when the contract moves.
+ * `raw` is the deliberate escape for bad input (wrong types, unknown fields, cut-off or non-JSON
+ * bodies, undocumented paths or methods): it sends exactly what it is given.
+ * Every call answers `{ status, headers, body }`; `body` is the parsed JSON, or `{ raw: text }`.
+ */
 export function apiClient(base: string) {
-  const call = async (
+  const client = createCareBridgeClient({ baseUrl: base });
+
+  const typed = async (
+    method: Method,
+    path: string,
+    body: unknown,
+    token?: string,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResult> => {
+    let answer: Response | undefined;
+    const { response } = await client.request(method as "get", path as "/openapi.json", {
+      body: body as never,
+      headers: token ? { ...headers, Authorization: `Bearer ${token}` } : headers,
+      parseAs: "stream",
+      // The answer is read here, the same way for successes and errors (openapi-fetch reads an
+      // error's body itself; the test wants every answer's text).
+      middleware: [{ onResponse: ({ response }) => void (answer = response.clone()) }],
+    });
+    return result(answer ?? response);
+  };
+
+  const raw = async (
     method: string,
     path: string,
     body?: unknown,
     token?: string,
     headers: Record<string, string> = {},
-  ) => {
+  ): Promise<ApiResult> => {
     const h: Record<string, string> = { ...headers };
     if (body !== undefined && !(body instanceof FormData)) h["Content-Type"] ??= "application/json";
     if (token) h.Authorization = `Bearer ${token}`;
@@ -22,24 +53,79 @@ export function apiClient(base: string) {
               ? body
               : JSON.stringify(body),
     });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = { raw: text };
-    }
-    return { status: res.status, headers: res.headers, body: json };
+    return result(res);
   };
+
   return {
-    get: (p: string, token?: string) => call("GET", p, undefined, token),
-    post: (p: string, body?: unknown, token?: string, headers?: Record<string, string>) =>
-      call("POST", p, body ?? {}, token, headers),
-    put: (p: string, body?: unknown, token?: string) => call("PUT", p, body ?? {}, token),
-    del: (p: string, body?: unknown, token?: string) => call("DELETE", p, body, token),
-    call,
+    get: <P extends ApiPath<"get">>(p: P, token?: string) => typed("get", p, undefined, token),
+    post: <P extends ApiPath<"post">>(
+      p: P,
+      body?: BodyOf<"post", P>,
+      token?: string,
+      headers?: Record<string, string>,
+    ) => typed("post", p, body ?? {}, token, headers),
+    put: <P extends ApiPath<"put">>(p: P, body?: BodyOf<"put", P>, token?: string) =>
+      typed("put", p, body ?? {}, token),
+    del: <P extends ApiPath<"delete">>(p: P, body?: BodyOf<"delete", P>, token?: string) =>
+      typed("delete", p, body, token),
+    /** A documented call with its method spelled out (tus: HEAD, PATCH). */
+    call: <M extends Uppercase<Method>, P extends ApiPath<Lowercase<M>>>(
+      method: M,
+      p: P,
+      body?: BodyOf<Lowercase<M>, P>,
+      token?: string,
+      headers?: Record<string, string>,
+    ) => typed(method.toLowerCase() as Method, p, body, token, headers),
+    raw,
   };
 }
+
+export type ApiResult = { status: number; headers: Headers; body: any };
+
+async function result(res: Response): Promise<ApiResult> {
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+type Method = "get" | "put" | "post" | "delete" | "patch" | "head";
+
+/** A documented path with its `{param}` segments open: "/report/{reportId}/file" → `/report/${string}/file`. */
+type Filled<S extends string> = S extends `${infer A}{${string}}${infer B}` ? `${A}${string}${Filled<B>}` : S;
+type Concrete<S extends string> = Filled<S> | `${Filled<S>}?${string}`;
+
+/** The documented paths that have method M. */
+type Documented<M extends Method> = {
+  [K in keyof paths]: [NonNullable<paths[K][M]>] extends [never] ? never : K;
+}[keyof paths];
+
+/** The paths a test may call with method M: a documented one with its ids filled in. */
+type ApiPath<M extends Method> = { [K in Documented<M>]: Concrete<K> }[Documented<M>];
+
+/** The operation(s) a concrete path names. */
+type OperationOf<M extends Method, P extends string> = {
+  [K in Documented<M>]: P extends Concrete<K> ? NonNullable<paths[K][M]> : never;
+}[Documented<M>];
+
+/** What the document accepts as the body: its JSON, FormData for a multipart upload, nothing when it takes none. */
+type BodyOf<M extends Method, P extends string> = RequestBody<OperationOf<M, P>>;
+export type ApiBody<M extends Method, P extends ApiPath<M>> = BodyOf<M, P>;
+type RequestBody<O> = O extends { requestBody?: infer R }
+  ? [NonNullable<R>] extends [never]
+    ? Record<string, never>
+    : NonNullable<R> extends { content: infer C }
+      ? C extends { "application/json": infer J }
+        ? J
+        : C extends { "multipart/form-data": unknown }
+          ? FormData
+          : C[keyof C]
+      : never
+  : never;
 
 export const strongPassword = "Sturdy-pass-2026";
 
@@ -54,7 +140,7 @@ export async function signupViaApi(
     firstName?: string;
     lastName?: string;
     /** More signup fields (e.g. an expert's specialties and registration). */
-    extra?: Record<string, unknown>;
+    extra?: Partial<ApiBody<"post", "/auth/signup">>;
   },
 ) {
   const sent = await api.post("/auth/send-otp", { email: user.email, checkUserPresent: true });

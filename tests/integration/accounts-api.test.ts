@@ -45,7 +45,7 @@ describe("signup does not tell who has an account (issue 19, e-mail)", () => {
     }
     // A guessed code for the taken e-mail reads exactly like a wrong code for a new one.
     const base = {
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Guess",
       lastName: "Work",
       contactNumber: "9876543210",
@@ -71,7 +71,7 @@ describe("/api/v1/auth and /profile", () => {
     expect(mail.raw).toContain(code);
 
     const base = {
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Priya",
       lastName: "Das",
       email: "priya@example.com",
@@ -90,7 +90,7 @@ describe("/api/v1/auth and /profile", () => {
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({
       email: "priya@example.com",
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Priya",
     });
     expect(JSON.stringify(ok.body)).not.toMatch(/password|hash/i);
@@ -109,7 +109,7 @@ describe("/api/v1/auth and /profile", () => {
   });
 
   it("refuses Admin signups and bad input with the error shape", async () => {
-    const r = await api.post("/auth/signup", {
+    const r = await api.raw("POST", "/auth/signup", {
       accountType: "Admin",
       firstName: "A",
       lastName: "B",
@@ -124,16 +124,16 @@ describe("/api/v1/auth and /profile", () => {
     expect(Object.keys(r.body.errors)).toEqual(
       expect.arrayContaining(["accountType", "contactNumber", "password", "otp"]),
     );
-    const notJson = await api.call("POST", "/auth/login", "email=a", undefined, {
+    const notJson = await api.raw("POST", "/auth/login", "email=a", undefined, {
       "Content-Type": "application/x-www-form-urlencoded",
     });
     expect(notJson.status).toBe(400);
-    const broken = await api.call("POST", "/auth/login", "{not json", undefined, {
+    const broken = await api.raw("POST", "/auth/login", "{not json", undefined, {
       "Content-Type": "application/json",
     });
     expect(broken.status).toBe(400);
     expect(broken.body.message).toMatch(/JSON/);
-    const arr = await api.call("POST", "/auth/login", "[1,2]", undefined, {
+    const arr = await api.raw("POST", "/auth/login", "[1,2]", undefined, {
       "Content-Type": "application/json",
     });
     expect(arr.status).toBe(400);
@@ -144,7 +144,7 @@ describe("/api/v1/auth and /profile", () => {
     const code = codeFrom(await smtp.waitFor("lock@example.com", /verification code/));
     const wrongCode = code === "123456" ? "654321" : "123456";
     const base = {
-      accountType: "Expert",
+      accountType: "Expert" as const,
       firstName: "L",
       lastName: "K",
       email: "lock@example.com",
@@ -169,7 +169,8 @@ describe("/api/v1/auth and /profile", () => {
 
   it("validates and updates the profile", async () => {
     const { token } = await signupViaApi(api, smtp, codeFrom, { email: "prof@example.com" });
-    const bad = await api.put(
+    const bad = await api.raw(
+      "PUT",
       "/profile/update-profile",
       { firstName: "", dateOfBirth: "2999-01-01", gender: "Select", contactNumber: "123", about: "" },
       token,
@@ -281,11 +282,11 @@ describe("/api/v1/auth and /profile", () => {
   });
 
   it("answers unknown API paths and wrong methods with JSON", async () => {
-    const nf = await api.get("/no/such/thing");
+    const nf = await api.raw("GET", "/no/such/thing");
     expect(nf.status).toBe(404);
     expect(nf.headers.get("content-type")).toMatch(/application\/json/);
     expect(nf.body.success).toBe(false);
-    const m = await api.get("/auth/login");
+    const m = await api.raw("GET", "/auth/login");
     expect(m.status).toBe(405);
     expect(m.headers.get("allow")).toBe("POST");
     expect(m.body.success).toBe(false);

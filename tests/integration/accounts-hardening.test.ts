@@ -34,7 +34,7 @@ afterAll(async () => {
 const COMMON_EN = "This password is too common and easy to guess. Please choose another one.";
 
 const signupBody = (email: string, password: string, otp: string) => ({
-  accountType: "Patient",
+  accountType: "Patient" as const,
   firstName: "Asha",
   lastName: "Roy",
   email,

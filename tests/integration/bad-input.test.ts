@@ -150,7 +150,7 @@ describe("bad-input sweep over /api/v1", () => {
     for (const ep of jsonEndpoints) {
       for (const b of hostileBodies) {
         const path = ep.path.replace("REPORT", reportId);
-        const res = await api.call(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, {
+        const res = await api.raw(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, {
           "Content-Type": b.type ?? "application/json",
         });
         const label = `${ep.method} ${ep.path} with ${b.name}: ${res.status}`;
@@ -191,7 +191,7 @@ describe("bad-input sweep over /api/v1", () => {
     const failures: string[] = [];
     for (const l of lists) {
       for (const q of queries) {
-        const res = await api.get(`${l.path}?${q}`, tok[l.token]);
+        const res = await api.raw("GET", `${l.path}?${q}`, undefined, tok[l.token]);
         const label = `GET ${l.path}?${q}: ${res.status}`;
         if (res.status >= 500) failures.push(label);
         if (!res.headers.get("content-type")?.includes("application/json"))
@@ -232,7 +232,7 @@ describe("bad-input sweep over /api/v1", () => {
       expect(res.status, c.name).toBe(c.expect);
       expect(res.body.success).toBe(false);
     }
-    const garbage = await api.call(
+    const garbage = await api.raw(
       "POST",
       "/report/upload-report",
       "--x\r\nnot really multipart",
@@ -240,11 +240,11 @@ describe("bad-input sweep over /api/v1", () => {
       { "Content-Type": "multipart/form-data; boundary=x" },
     );
     expect(garbage.status).toBeLessThan(500);
-    const noBoundary = await api.call("POST", "/report/upload-report", "abc", tok.patient, {
+    const noBoundary = await api.raw("POST", "/report/upload-report", "abc", tok.patient, {
       "Content-Type": "multipart/form-data",
     });
     expect(noBoundary.status).toBeLessThan(500);
-    const json = await api.call("POST", "/report/upload-report", "{}", tok.patient, {
+    const json = await api.raw("POST", "/report/upload-report", "{}", tok.patient, {
       "Content-Type": "application/json",
     });
     expect(json.status).toBe(400);

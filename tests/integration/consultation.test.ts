@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi } from "../helpers/api";
+import { apiClient, signupViaApi, type ApiBody } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
@@ -25,7 +25,10 @@ let api: ReturnType<typeof apiClient>;
 const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
-const expertExtra = (specialties: string[], reg: string) => ({
+const expertExtra = (
+  specialties: NonNullable<ApiBody<"post", "/auth/signup">["specialties"]>,
+  reg: string,
+) => ({
   specialties,
   registrationNumber: reg,
   registrationCouncil: "National Medical Commission",
@@ -131,7 +134,9 @@ describe("verified experts", () => {
 
   it("rejects with a reason the expert reads by mail; correcting the details re-applies", async () => {
     const since = smtp.mails.length;
-    expect((await api.post("/expert/reject-expert", { expertId: ids.bare }, tok.admin)).status).toBe(400);
+    expect((await api.raw("POST", "/expert/reject-expert", { expertId: ids.bare }, tok.admin)).status).toBe(
+      400,
+    );
     expect(
       (await api.post("/expert/reject-expert", { expertId: ids.bare, reason: "x" }, tok.patient)).status,
     ).toBe(403);
@@ -151,7 +156,8 @@ describe("verified experts", () => {
     const pending = await api.get("/expert/get-pending-expert?pageSize=100", tok.admin);
     expect(pending.body.data.map((u: { _id: string }) => u._id)).not.toContain(ids.bare);
 
-    const bad = await api.put(
+    const bad = await api.raw(
+      "PUT",
       "/profile/update-expert-details",
       { specialties: ["Astrology"], yearsOfPractice: 99 },
       tok.bare,

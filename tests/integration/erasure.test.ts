@@ -100,7 +100,7 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
     expect(bare.status).toBe(400);
     expect(bare.body.success).toBe(false);
     expect(bare.body.errors.password).toEqual(["Please enter your password to delete your account"]);
-    const empty = await api.del("/profile/delete-profile", {}, p.token);
+    const empty = await api.raw("DELETE", "/profile/delete-profile", {}, p.token);
     expect(empty.status).toBe(400);
     expect(Object.keys(empty.body.errors)).toEqual(["password"]);
     const wrong = await api.del(
@@ -111,7 +111,8 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe("The password is not right. Your account was not deleted.");
     expect(wrong.body.errors.password).toBeTruthy();
-    const badFlag = await api.del(
+    const badFlag = await api.raw(
+      "DELETE",
       "/profile/delete-profile",
       { password: strongPassword, immediate: "yes" },
       p.token,
@@ -605,9 +606,9 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
 
   it("every number of the person goes: a fixed-line contact number, a country not in SMS_COUNTRIES, a number the metadata calls invalid", async () => {
     const people = [
-      { key: "landline", countryCode: "+91", contactNumber: "1123456789", e164: "+911123456789" },
-      { key: "uk", countryCode: "+44", contactNumber: "7911123456", e164: "+447911123456" },
-      { key: "invalid", countryCode: "+91", contactNumber: "1000000000", e164: "+911000000000" },
+      { key: "landline", countryCode: "+91" as const, contactNumber: "1123456789", e164: "+911123456789" },
+      { key: "uk", countryCode: "+44" as const, contactNumber: "7911123456", e164: "+447911123456" },
+      { key: "invalid", countryCode: "+91" as const, contactNumber: "1000000000", e164: "+911000000000" },
     ];
     let n = 0;
     for (const p of people) {

@@ -10,7 +10,7 @@ import bn from "~/i18n/locales/bn";
 import en from "~/i18n/locales/en";
 import hi from "~/i18n/locales/hi";
 import ta from "~/i18n/locales/ta";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword, type ApiBody } from "../helpers/api";
 import { openTestDb, storedKeys } from "../helpers/db";
 import { checkBundle } from "../helpers/fhir-validate";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
@@ -77,13 +77,18 @@ function unpack(zip: Buffer) {
   return { file, names, read };
 }
 
-async function signup(key: string, accountType: "Patient" | "Expert", firstName: string, extra?: object) {
+async function signup(
+  key: string,
+  accountType: "Patient" | "Expert",
+  firstName: string,
+  extra?: Partial<ApiBody<"post", "/auth/signup">>,
+) {
   const r = await signupViaApi(api, smtp, codeFrom, {
     email: `${key}@fhir.test`,
     accountType,
     firstName,
     lastName: "Tester",
-    extra: extra as Record<string, unknown>,
+    extra,
   });
   tok[key] = r.token;
   ids[key] = r.user._id;

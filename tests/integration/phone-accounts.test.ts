@@ -107,7 +107,7 @@ describe("a mobile number as an identity (API)", () => {
     expect(sms.parts).toBe(1);
     const code = codeIn(sms);
     const base = {
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Ravi",
       lastName: "Kumar",
       phone: national, // digits only: +91 assumed
@@ -217,7 +217,7 @@ describe("a mobile number as an identity (API)", () => {
       const r = await api.post("/auth/send-otp", { phone });
       expect(r.status, phone).toBe(400);
     }
-    const r = await api.post("/auth/send-otp", { phone: 9876543210 });
+    const r = await api.raw("POST", "/auth/send-otp", { phone: 9876543210 });
     expect(r.status).toBe(400);
 
     // Two clients finish a signup for the same number at once: one account, one 409.
@@ -225,7 +225,7 @@ describe("a mobile number as an identity (API)", () => {
     await api.post("/auth/send-otp", { phone: number });
     const code = codeIn(await smsTo(e164(number)));
     const body = {
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Twin",
       lastName: "Race",
       phone: number,
@@ -627,7 +627,7 @@ describe("issue 19: signup does not tell who has an account (phone)", () => {
     const other = newNumber();
     expect((await api.post("/auth/send-otp", { phone: other })).status).toBe(200);
     const base = {
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Guess",
       lastName: "Work",
       password: strongPassword,
@@ -806,9 +806,9 @@ describe("notifications by SMS", () => {
     const chosen = await api.put("/profile/update-notifications", { notify: "sms" }, expert.token);
     expect(chosen.status).toBe(200);
     expect(chosen.body.data.notify).toBe("sms");
-    expect((await api.put("/profile/update-notifications", { notify: "pigeon" }, expert.token)).status).toBe(
-      400,
-    );
+    expect(
+      (await api.raw("PUT", "/profile/update-notifications", { notify: "pigeon" }, expert.token)).status,
+    ).toBe(400);
 
     const p = await phonePatient("hi");
     const mailsBefore = smtp.mails.length;

@@ -139,7 +139,7 @@ describe("report upload", () => {
       { name: "a.pdf", data: pdf },
     );
     expect(badType.status).toBe(400);
-    const json = await api.post("/report/upload-report", { reportType: "MRI" }, tok.patientA);
+    const json = await api.raw("POST", "/report/upload-report", { reportType: "MRI" }, tok.patientA);
     expect(json.status).toBe(400);
     expect((await encFiles()).length).toBe(before);
     const traversal = await upload(
@@ -328,7 +328,7 @@ describe("files and deletion", () => {
     expect((await api.del("/report/delete-report", { reportId: ids.report2 }, tok.patientA)).status).toBe(
       404,
     );
-    expect((await api.del("/report/delete-report", {}, tok.patientA)).status).toBe(400);
+    expect((await api.raw("DELETE", "/report/delete-report", {}, tok.patientA)).status).toBe(400);
   });
 
   it("deleting an account removes its reports and files and ends its tokens", async () => {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword, type ApiBody } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { checkBundle } from "../helpers/fhir-validate";
 import { samplePdf, uploadForm } from "../helpers/files";
@@ -33,13 +33,18 @@ const OPINION = {
 const SECRET_DESCRIPTION = "Private note about my fasting sugar";
 const OTHER_DESCRIPTION = "Another report nobody was given";
 
-async function signup(key: string, accountType: "Patient" | "Expert", firstName: string, extra?: object) {
+async function signup(
+  key: string,
+  accountType: "Patient" | "Expert",
+  firstName: string,
+  extra?: Partial<ApiBody<"post", "/auth/signup">>,
+) {
   const r = await signupViaApi(api, smtp, codeFrom, {
     email: `${key}@share.test`,
     accountType,
     firstName,
     lastName: "Kumari",
-    extra: extra as Record<string, unknown>,
+    extra,
   });
   tok[key] = r.token;
   ids[key] = r.user._id;
@@ -59,7 +64,7 @@ const upload = async (token: string, fields: Record<string, string>) => {
   return res.body.data._id as string;
 };
 
-const createLink = (body: Record<string, unknown>, token = tok.patient) =>
+const createLink = (body: ApiBody<"post", "/report/share-links">, token = tok.patient) =>
   api.post("/report/share-links", body, token);
 
 const tokenOf = (url: string) => /\/s\/([A-Za-z0-9_-]{43})$/.exec(url)![1];
@@ -218,7 +223,7 @@ describe("creating, listing and revoking through /api/v1", () => {
       [{}, "reportId", /./],
     ];
     for (const [body, field, message] of cases) {
-      const res = await createLink(body);
+      const res = await api.raw("POST", "/report/share-links", body, tok.patient);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.success).toBe(false);
       expect(res.body.errors[field][0], field).toMatch(message);
@@ -229,9 +234,9 @@ describe("creating, listing and revoking through /api/v1", () => {
     expect(pendingOnly.body.message).toMatch(/not been reviewed yet/);
     expect((await createLink({ reportId: "nope" })).status).toBe(404);
     // Cut-off or mislabelled bodies.
-    const cut = await api.call("POST", "/report/share-links", '{"reportId": "ab', tok.patient);
+    const cut = await api.raw("POST", "/report/share-links", '{"reportId": "ab', tok.patient);
     expect(cut.status).toBe(400);
-    const form = await api.call("POST", "/report/share-links", "reportId=x", tok.patient, {
+    const form = await api.raw("POST", "/report/share-links", "reportId=x", tok.patient, {
       "Content-Type": "application/x-www-form-urlencoded",
     });
     expect(form.status).toBe(400);
@@ -258,7 +263,7 @@ describe("creating, listing and revoking through /api/v1", () => {
     expect(
       (await api.del("/report/share-links/000000000000000000000000", undefined, tok.patient)).status,
     ).toBe(404);
-    expect((await api.call("PUT", `/report/share-links/${ids.plain}`, {}, tok.patient)).status).toBe(405);
+    expect((await api.raw("PUT", `/report/share-links/${ids.plain}`, {}, tok.patient)).status).toBe(405);
     const row = await db.get("SELECT revoked_at FROM share_links WHERE id = ?", ids.plain);
     expect(row!.revoked_at).toBeNull();
   });

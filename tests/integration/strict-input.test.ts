@@ -25,7 +25,7 @@ const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
 const expertDetails = {
-  specialties: ["Radiology"],
+  specialties: ["Radiology" as const],
   registrationNumber: "KMC-7001",
   registrationCouncil: "National Medical Commission",
   yearsOfPractice: 9,
@@ -112,7 +112,8 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
     expect(up.status, JSON.stringify(up.body)).toBe(201);
     const id = up.body.data._id;
     for (const bad of ["yes", 1, 0, "true", "on", null, ["true"], {}]) {
-      const res = await api.post(
+      const res = await api.raw(
+        "POST",
         `/report/add-review/${id}`,
         { review: "Looks normal", seeDoctorSoon: bad },
         tok.expert,
@@ -190,7 +191,7 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
     expect((await api.post("/auth/send-otp", { email, checkUserPresent: true })).status).toBe(200);
     const otp = codeFrom(await smtp.waitFor(email, /verification code/));
     const form = {
-      accountType: "Expert",
+      accountType: "Expert" as const,
       firstName: "Second",
       lastName: "Expert",
       email,
@@ -200,14 +201,17 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
       otp,
       ...expertDetails,
     };
-    refused(await api.post("/auth/signup", { ...form, specialties: "Radiology" }), "specialties");
-    refused(await api.post("/auth/signup", { ...form, specialties: { 0: "Radiology" } }), "specialties");
+    refused(await api.raw("POST", "/auth/signup", { ...form, specialties: "Radiology" }), "specialties");
+    refused(
+      await api.raw("POST", "/auth/signup", { ...form, specialties: { 0: "Radiology" } }),
+      "specialties",
+    );
     expect(await count("SELECT count(*) AS n FROM users WHERE email = ?", email)).toBe(0);
     const ok = await api.post("/auth/signup", form);
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
 
     refused(
-      await api.put("/profile/update-expert-details", { specialties: "Cardiology" }, tok.expert),
+      await api.raw("PUT", "/profile/update-expert-details", { specialties: "Cardiology" }, tok.expert),
       "specialties",
     );
     expect(
@@ -220,8 +224,8 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
 
   it("send-otp: checkUserPresent 'yes' or 1 is refused and no code is made", async () => {
     const email = "nobody@strict.test";
-    refused(await api.post("/auth/send-otp", { email, checkUserPresent: "yes" }), "checkUserPresent");
-    refused(await api.post("/auth/send-otp", { email, checkUserPresent: 1 }), "checkUserPresent");
+    refused(await api.raw("POST", "/auth/send-otp", { email, checkUserPresent: "yes" }), "checkUserPresent");
+    refused(await api.raw("POST", "/auth/send-otp", { email, checkUserPresent: 1 }), "checkUserPresent");
     expect(await count("SELECT count(*) AS n FROM verification_codes WHERE email = ?", email)).toBe(0);
     expect((await api.post("/auth/send-otp", { email, checkUserPresent: false })).status).toBe(200);
   });
@@ -230,11 +234,11 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
     const up = await upload(tok.patient, { description: "to share" });
     const reportId = up.body.data._id;
     refused(
-      await api.post("/report/share-links", { reportId, includeFile: "yes" }, tok.patient),
+      await api.raw("POST", "/report/share-links", { reportId, includeFile: "yes" }, tok.patient),
       "includeFile",
     );
     refused(
-      await api.post("/report/share-links", { reportId, includeLetter: 1 }, tok.patient),
+      await api.raw("POST", "/report/share-links", { reportId, includeLetter: 1 }, tok.patient),
       "includeLetter",
     );
     expect(await count("SELECT count(*) AS n FROM share_links WHERE report_id = ?", reportId)).toBe(0);
@@ -252,7 +256,7 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
     const before = await records();
     for (const bad of ["yes", "true", 0, null])
       refused(
-        await api.post("/rights/consents", { purpose: "statistics", granted: bad }, tok.patient),
+        await api.raw("POST", "/rights/consents", { purpose: "statistics", granted: bad }, tok.patient),
         "granted",
       );
     expect(await records()).toBe(before);
@@ -288,7 +292,7 @@ describe("a code's tries (issue 19, point 12)", () => {
     const wrong = (i: number) => String((Number(right) + 1 + i * 7919) % 1_000_000).padStart(6, "0");
     const guesses = Array.from({ length: 30 }, (_, i) => (i === 20 ? right : wrong(i)));
     const body = (otp: string) => ({
-      accountType: "Patient",
+      accountType: "Patient" as const,
       firstName: "Race",
       lastName: "Condition",
       email,
