@@ -13,7 +13,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code (issue 19)
+     * Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code, so the endpoint does not tell who has an account
      * @description Who: anyone.
      */
     post: operations["authSendOtp"];
@@ -398,7 +398,7 @@ export interface paths {
      */
     post: operations["postProfileDeleteProfile"];
     /**
-     * Erase the account (issue 19): `password` again, and `code` (or `recoveryCode`) when two-step login is on. By default after ERASURE_NOTICE_HOURS (48) with a cancel link sent by mail/SMS (202, `dueAt`); `immediate: true` erases now (200). Only pseudonymised audit events remain
+     * Erase the account: `password` again, and `code` (or `recoveryCode`) when two-step login is on. By default after ERASURE_NOTICE_HOURS (48) with a cancel link sent by mail/SMS (202, `dueAt`); `immediate: true` erases now (200). Only pseudonymised audit events remain
      * @description Who: signed in.
      */
     delete: operations["deleteProfileDeleteProfile"];
