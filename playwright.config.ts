@@ -1,13 +1,29 @@
 import { defineConfig } from "@playwright/test";
+import os from "node:os";
 
-const PORT = Number(process.env.E2E_PORT ?? 4310);
+/**
+ * Workers sized to the machine: one per core, at most 4 (each brings a Chromium and a 2-process app
+ * server). E2E_WORKERS overrides.
+ */
+const WORKERS = Number(process.env.E2E_WORKERS) || Math.max(1, Math.min(4, os.cpus().length));
+const FIRST_PORT = Number(process.env.E2E_PORT ?? 4310);
+/**
+ * Each worker has an app server of its own (tests/e2e/serve.mjs, its own data folder) on
+ * E2E_PORT + its parallel index, so specs running side by side never see each other's users,
+ * reports, counts or admin settings; within a worker, spec files run one after another on that
+ * server as they did on the single server before. Playwright loads this file again in every
+ * worker with TEST_PARALLEL_INDEX set (0 … workers-1); the runner itself has none and starts all
+ * the servers below.
+ */
+const PORT = FIRST_PORT + Number(process.env.TEST_PARALLEL_INDEX ?? 0);
 export const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({
   testDir: "tests/e2e",
   outputDir: "test-results/artifacts",
+  // Tests within a file run in order in one worker (several files build on earlier tests).
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -34,11 +50,11 @@ export default defineConfig({
     { name: "desktop", use: { viewport: { width: 1280, height: 800 } } },
     { name: "phone", use: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
   ],
-  webServer: {
+  webServer: Array.from({ length: WORKERS }, (_, i) => ({
     command: `node tests/e2e/serve.mjs`,
-    url: `${BASE_URL}/healthz`,
+    url: `http://127.0.0.1:${FIRST_PORT + i}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { E2E_PORT: String(PORT) },
-  },
+    env: { E2E_PORT: String(FIRST_PORT + i) },
+  })),
 });

@@ -16,14 +16,8 @@ export default defineConfig(({ isSsrBuild }) => ({
   // The server build runs on Node 20 (top-level await: loading it waits for start-up); browsers get es2020.
   build: { target: isSsrBuild ? "node20" : "es2020" },
   test: {
-    include: [
-      "tests/unit/**/*.test.ts",
-      "tests/domain/**/*.test.ts",
-      "tests/integration/**/*.test.ts",
-      "tests/load/**/*.test.ts",
-      "tests/multinode/**/*.test.ts",
-    ],
-    // TEST_BACKEND=pg-s3: one PostgreSQL and one S3 server for the run (tests/helpers/global-backends.ts).
+    // Settings here are shared by every project below (`extends: true`); each project names its files.
+    // The pg-s3 project: one PostgreSQL and one S3 server for the run (tests/helpers/global-backends.ts).
     globalSetup: ["tests/helpers/global-backends.ts"],
     // The pinned AWS SDK works on Node 20; its notice that later releases need Node 22 is known (decision 0010).
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
@@ -31,6 +25,47 @@ export default defineConfig(({ isSsrBuild }) => ({
     hookTimeout: 60_000,
     pool: "forks",
     fileParallelism: true,
-    maxWorkers: 2,
+    // One pool for every project of the run, so the SQLite and the PostgreSQL + S3 files share the
+    // cores (decision 0026). VITEST_MAX_WORKERS overrides.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
+    projects: selectedProjects(),
   },
 }));
+
+/**
+ * The test projects. `sqlite` is unit, domain (tests/domain), HTTP (tests/integration), load and
+ * multi-node tests on the default backend; `pg-s3` runs the domain and HTTP suites again on
+ * PostgreSQL + S3. TEST_BACKEND picks which: unset or `sqlite`
+ * the SQLite project (`vitest run <file>` as ever), `pg-s3` the PostgreSQL + S3 project alone
+ * (`npm run test:pg`), `all` both in one run (`npm test`). A new project is one more entry here.
+ */
+function selectedProjects() {
+  const backend = process.env.TEST_BACKEND || "sqlite";
+  const projects = [
+    {
+      extends: true as const,
+      test: {
+        name: "sqlite",
+        include: [
+          "tests/unit/**/*.test.ts",
+          "tests/domain/**/*.test.ts",
+          "tests/integration/**/*.test.ts",
+          "tests/load/**/*.test.ts",
+          "tests/multinode/**/*.test.ts",
+        ],
+        env: { TEST_BACKEND: "sqlite" },
+      },
+    },
+    {
+      extends: true as const,
+      test: {
+        name: "pg-s3",
+        include: ["tests/domain/**/*.test.ts", "tests/integration/**/*.test.ts"],
+        env: { TEST_BACKEND: "pg-s3" },
+      },
+    },
+  ];
+  if (!["sqlite", "pg-s3", "all"].includes(backend))
+    throw new Error(`TEST_BACKEND must be sqlite, pg-s3 or all (got "${backend}")`);
+  return projects.filter((p) => backend === "all" || p.test.name === backend);
+}

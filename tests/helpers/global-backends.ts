@@ -1,20 +1,19 @@
+import type { TestProject } from "vitest/node";
 import { startPostgres, startS3, type Postgres, type S3Server } from "./backends";
 
 /**
- * Vitest global setup. With TEST_BACKEND=pg-s3 it starts one PostgreSQL cluster and one
- * S3-protocol server for the whole run (each test server then gets its own database and bucket);
- * on the default SQLite run it does nothing.
+ * Vitest global setup, run once per project. For the pg-s3 project (its env says
+ * TEST_BACKEND=pg-s3) it starts one PostgreSQL cluster and one S3-protocol server for the whole
+ * run (each test server then gets its own database and bucket); for the others it does nothing.
+ * The addresses reach the test files through the environment, which forked workers inherit.
  */
-let pg: Postgres | undefined;
-let s3: S3Server | undefined;
-
-export async function setup() {
-  if (process.env.TEST_BACKEND !== "pg-s3") return;
-  [pg, s3] = await Promise.all([startPostgres(), startS3()]);
+export async function setup(project: TestProject) {
+  if (project.config.env?.TEST_BACKEND !== "pg-s3") return;
+  const [pg, s3]: [Postgres, S3Server] = await Promise.all([startPostgres(), startS3()]);
   process.env.CB_TEST_PG_URL = pg.url();
   process.env.CB_TEST_S3_ENDPOINT = s3.endpoint;
-}
-
-export async function teardown() {
-  await Promise.allSettled([pg?.stop(), s3?.stop()]);
+  // The teardown that stops exactly these two (returned, so no other project's teardown can).
+  return async () => {
+    await Promise.allSettled([pg.stop(), s3.stop()]);
+  };
 }
