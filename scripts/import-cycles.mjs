@@ -1,5 +1,6 @@
 // Lists import circles among app/ and server/ modules (relative and ~/ imports, type imports
-// included; --values ignores `import type`). Exits 1 when there is one. Usage:
+// included — except a folder route's sections reading their own route.tsx's types; --values
+// ignores every `import type`). Exits 1 when there is one. Usage:
 //   node scripts/import-cycles.mjs [--values]
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -43,6 +44,9 @@ for (const f of files) {
   )) {
     if (valuesOnly && m[2]) continue;
     const r = resolve(f, m[3]);
+    // A folder route's sections read their route's types (`typeof loader`) while the route renders
+    // the sections: a type-only import, erased when compiled, and the convention of decision 0028.
+    if (r && m[2] && path.basename(r) === "route.tsx" && path.dirname(r) === path.dirname(f)) continue;
     if (r) deps.add(r);
   }
   graph.set(f, deps);
