@@ -2,7 +2,6 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { NameFields } from "~/components/AccountFields";
 import { AuthCard } from "~/components/AuthCard";
@@ -70,10 +69,10 @@ export default function Signup() {
   });
   // Subscribe this component to every error so the field components re-render on the first submit.
   const _allErrors = form.allErrors;
-  const [accountType, setAccountType] = useState<string>(
-    (fields.accountType.initialValue as string) || "Patient",
-  );
-  const [signupWith, setSignupWith] = useState<string>((fields.signupWith.initialValue as string) || "email");
+  // The choices are uncontrolled radios: a choice made before the page has hydrated (a slow phone)
+  // stays chosen, and CSS shows the fields that follow from it.
+  const accountType = (fields.accountType.initialValue as string) || "Patient";
+  const signupWith = (fields.signupWith.initialValue as string) || "email";
   const busy = navigation.state === "submitting";
 
   return (
@@ -105,8 +104,7 @@ export default function Signup() {
                   type="radio"
                   name={fields.accountType.name}
                   value={type}
-                  checked={accountType === type}
-                  onChange={() => setAccountType(type)}
+                  defaultChecked={accountType === type}
                   className={`sr-only ${type === "Expert" ? "expert-choice" : ""}`}
                 />
                 {type === "Patient" ? t("accounts.patient") : t("accounts.expert")}
@@ -131,8 +129,7 @@ export default function Signup() {
                   type="radio"
                   name={fields.signupWith.name}
                   value={way}
-                  checked={signupWith === way}
-                  onChange={() => setSignupWith(way)}
+                  defaultChecked={signupWith === way}
                   className={`sr-only ${way === "phone" ? "phone-choice" : ""}`}
                 />
                 {way === "email" ? t("accounts.withEmail") : t("accounts.withMobile")}
