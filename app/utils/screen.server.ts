@@ -1,7 +1,10 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
 import type { TFunction } from "i18next";
+import type { Actor } from "~/domain/accounts/index.server";
+import type { Client } from "~/domain/platform/client";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
+import type { Locale } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
 import { redirectWithError } from "~/utils/toast.server";
 
@@ -162,3 +165,15 @@ export function screenPage(request: Request): PageQuery {
 export function pageInfo(p: Paged<unknown>) {
   return pagination(p);
 }
+
+/**
+ * What a folder route's action has worked out once and hands to the handler of the form that
+ * posted (decision 0028): who asks, in which language, from where, what was posted.
+ */
+export type IntentArgs = {
+  actor: Actor;
+  t: TFunction;
+  locale: Locale;
+  client: Client;
+  formData: FormData;
+};

@@ -1,18 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
-import type { TFunction } from "i18next";
-import type { Actor } from "~/domain/accounts/index.server";
-import type { Client } from "~/domain/platform/client";
-import type { Locale } from "~/i18n/config";
 
-/** What each form's action gets from the route: who asks, in which language, from where, what was posted. */
-export type IntentArgs = {
-  actor: Actor;
-  t: TFunction;
-  locale: Locale;
-  client: Client;
-  formData: FormData;
-};
+export type { IntentArgs } from "~/utils/screen.server";
 
 /** The forms that answer with themselves (their errors); the others redirect with a toast. */
 export type FormIntent = "correction" | "erasure" | "nominee";
