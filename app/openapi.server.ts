@@ -79,44 +79,11 @@ import { site } from "~/site";
 // Adds `.openapi()` to zod's prototypes (also for schemas created before this line).
 extendZodWithOpenApi(z);
 
-type Method = "get" | "head" | "post" | "put" | "patch" | "delete" | "options";
-
-/**
- * A tus 1.0.0 operation (resumable uploads, decision 0015): protocol headers in, bytes as
- * application/offset+octet-stream, answers that are mostly headers.
- */
-type TusOperation = {
-  headers?: z.AnyZodObject;
-  octetBody?: boolean;
-  responses: Record<number, { description: string; headers?: Record<string, string>; data?: ZodTypeAny }>;
-};
-
-/** One row per endpoint of the contract: the OpenAPI document and the route test are built from it. */
-export type Endpoint = {
-  method: Method;
-  path: string;
-  who: string;
-  summary: string;
-  auth: boolean;
-  body?: ZodTypeAny;
-  /** The JSON body may be left out. */
-  bodyOptional?: boolean;
-  multipart?: { fileField: string; fields?: ZodTypeAny; types: string };
-  list?: boolean;
-  query?: ZodTypeAny;
-  data?: ZodTypeAny;
-  status?: 200 | 201;
-  /** A second success: 202 Accepted, with its own data (work that is carried out later). */
-  accepted?: { description: string; data: ZodTypeAny };
-  errors: number[];
-  binary?: boolean;
-  extra?: Record<string, ZodTypeAny>;
-  /** Set when the path alone does not name the operation (tus: one path, several methods). */
-  operationId?: string;
-  tus?: TusOperation;
-  /** A success body that is not the contract's JSON envelope: media type → schema (FHIR, ZIP). */
-  content?: { description: string; types: Record<string, ZodTypeAny> };
-};
+export type { Endpoint } from "./openapi/endpoint";
+import type { Endpoint, TusOperation } from "./openapi/endpoint";
+import { CENTRE_ENDPOINTS } from "./openapi/centres";
+import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
+import { FAMILY_ENDPOINTS } from "./openapi/family";
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
 const uploadOffset = z
@@ -928,6 +895,9 @@ export const ENDPOINTS: Endpoint[] = [
     auth: false,
     errors: [],
   },
+  ...CENTRE_ENDPOINTS,
+  ...REGISTRATION_ENDPOINTS,
+  ...FAMILY_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

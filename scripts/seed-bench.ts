@@ -50,7 +50,7 @@ async function seed(n: number) {
   const { storeUpload } = await import("../app/domain/records/files.server");
   const { newId } = await import("../app/utils/ids.server");
   const { REPORT_TYPES } = await import("../app/schemas/reports");
-  const { users, reports, auditEvents } = await import("../app/db/schema");
+  const { users, reports, auditEvents, patients: patientProfiles } = await import("../app/db/schema");
   const { count } = await import("drizzle-orm");
   const { samplePdf } = await import("./samples");
   await migrateDatabase();
@@ -171,6 +171,19 @@ async function seed(n: number) {
   // Multi-row inserts, 500 rows a statement (inside PostgreSQL's 65,535-parameter limit).
   const CHUNK = 500;
   for (let i = 0; i < userRows.length; i += CHUNK) await d.insert(users).values(userRows.slice(i, i + CHUNK));
+  // Every patient account is its own patient profile (the reports belong to the profile).
+  const profileRows = userRows
+    .filter((u) => u.accountType === "Patient")
+    .map((u) => ({
+      id: u.id,
+      accountId: u.id,
+      firstName: u.firstName,
+      lastName: u.lastName ?? "",
+      createdAt: u.createdAt,
+      updatedAt: u.updatedAt,
+    }));
+  for (let i = 0; i < profileRows.length; i += CHUNK)
+    await d.insert(patientProfiles).values(profileRows.slice(i, i + CHUNK));
   for (let i = 0; i < reportRows.length; i += CHUNK)
     await d.insert(reports).values(reportRows.slice(i, i + CHUNK));
   for (let i = 0; i < auditRows.length; i += CHUNK)

@@ -50,11 +50,21 @@ export function openSqlite(file: string) {
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   for (const extra of ["-wal", "-shm"]) ownerOnly(file + extra);
-  sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   const raw = drizzleSqlite(sqlite, { schema: liteSchema });
+  // A migration that changes a table's foreign keys rebuilds it (SQLite's documented procedure):
+  // with foreign keys on, dropping the old table would cascade into the rows that refer to it.
+  // The pragma is a no-op inside the migrator's transaction, so it is set around it, and every
+  // reference is checked before the database is used.
+  sqlite.pragma("foreign_keys = OFF");
   migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() });
+  const broken = sqlite.pragma("foreign_key_check") as unknown[];
+  if (broken.length)
+    throw new Error(
+      `migrations left ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`,
+    );
+  sqlite.pragma("foreign_keys = ON");
   return { raw, sqlite };
 }
 

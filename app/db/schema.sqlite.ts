@@ -1,5 +1,13 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+  type AnySQLiteColumn,
+} from "drizzle-orm/sqlite-core";
 import {
   ACCOUNT_TYPES,
   CODE_PURPOSES,
@@ -11,6 +19,12 @@ import {
   RIGHTS_REQUEST_TYPES,
   RIGHTS_REQUEST_STATUSES,
   MFA_KINDS,
+  CENTRE_KINDS,
+  HEALTH_WORKER_ROLES,
+  SEXES,
+  PHONE_OWNERS,
+  PATIENT_CONSENT_KINDS,
+  CONSENT_METHODS,
 } from "./types";
 
 /**
@@ -141,7 +155,7 @@ export const reports = sqliteTable(
     id: text("id").primaryKey(),
     patientId: text("patient_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references((): AnySQLiteColumn => patients.id, { onDelete: "cascade" }),
     reportType: text("report_type").notNull(),
     description: text("description"),
     phoneNumber: text("phone_number").notNull(),
@@ -382,7 +396,7 @@ export const shareLinks = sqliteTable(
       .references(() => reports.id, { onDelete: "cascade" }),
     patientId: text("patient_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references((): AnySQLiteColumn => patients.id, { onDelete: "cascade" }),
     /** Who it is for, in the patient's words ("Dr. Rao, PHC Hosur"); shown to the patient only. */
     label: text("label").notNull().default(""),
     /** What the link shows: the report's file, the written opinion, the opinion letter PDF. */
@@ -527,5 +541,139 @@ export const mfaChallenges = sqliteTable(
   (t) => [
     uniqueIndex("mfa_challenges_token_uq").on(t.tokenHash),
     index("mfa_challenges_expires_idx").on(t.expiresAt),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Care through centres and families (decision 0030)
+
+/** A place health workers register and submit for patients (Health & Wellness Centre, PHC, …). */
+export const centres = sqliteTable(
+  "centres",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: CENTRE_KINDS }).notNull(),
+    district: text("district").notNull().default(""),
+    state: text("state").notNull().default(""),
+    pinCode: text("pin_code").notNull().default(""),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("centres_name_idx").on(t.name, t.id)],
+);
+
+/** A health worker's place and role; the account is approved (users.approved) by an admin like an expert. */
+export const healthWorkers = sqliteTable(
+  "health_workers",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    centreId: text("centre_id")
+      .notNull()
+      .references(() => centres.id),
+    role: text("role", { enum: HEALTH_WORKER_ROLES }).notNull(),
+    /** Their government or programme ID (e.g. an ASHA ID), as they gave it. */
+    workerId: text("worker_id").notNull().default(""),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("health_workers_centre_idx").on(t.centreId, t.userId)],
+);
+
+/**
+ * The person whose health it is. Reports, opinions, consents and sharing links belong to a patient
+ * profile; a login manages it. A patient account's own profile has the account's id (so the API's
+ * patientId is unchanged); a dependant or a centre's patient has none until they take it over.
+ */
+export const patients = sqliteTable(
+  "patients",
+  {
+    id: text("id").primaryKey(),
+    /** The login that is this person (their own account), if any. */
+    accountId: text("account_id").references(() => users.id, { onDelete: "cascade" }),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull().default(""),
+    sex: text("sex", { enum: SEXES }),
+    birthYear: integer("birth_year"),
+    /** The year of birth was worked out from an age the patient gave. */
+    birthYearEstimated: integer("birth_year_estimated", { mode: "boolean" }).notNull().default(false),
+    locality: text("locality").notNull().default(""),
+    /** The language letters and messages for this person are in. */
+    locale: text("locale").notNull().default("en"),
+    /** E.164, where notices about this person may go (never naming them), or null. */
+    phone: text("phone"),
+    phoneOwner: text("phone_owner", { enum: PHONE_OWNERS }).notNull().default("none"),
+    /** Whose phone it is when it is a family member's ("son", "husband"). */
+    phoneRelationship: text("phone_relationship").notNull().default(""),
+    /** The centre that registered them, whose health workers may act for them (unless revoked). */
+    centreId: text("centre_id").references(() => centres.id, { onDelete: "set null" }),
+    centreAccessRevokedAt: integer("centre_access_revoked_at", { mode: "timestamp_ms" }),
+    registeredBy: text("registered_by").references(() => users.id, { onDelete: "set null" }),
+    /** A short human-readable ID printed on the slip (CB-7K4M-2Q). */
+    shortId: text("short_id"),
+    takenOverAt: integer("taken_over_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("patients_account_uq").on(t.accountId),
+    uniqueIndex("patients_short_id_uq").on(t.shortId),
+    index("patients_centre_created_idx").on(t.centreId, t.createdAt, t.id),
+    index("patients_phone_idx").on(t.phone),
+  ],
+);
+
+/** A login that manages someone else's profile (a family member); access ends when revoked. */
+export const patientManagers = sqliteTable(
+  "patient_managers",
+  {
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => patients.id, { onDelete: "cascade" }),
+    managerId: text("manager_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The dependant as seen from the manager ("daughter", "father"). */
+    relationship: text("relationship").notNull().default(""),
+    createdAt: createdAt(),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.patientId, t.managerId] }),
+    index("patient_managers_manager_idx").on(t.managerId, t.createdAt),
+  ],
+);
+
+/**
+ * Consent given for a patient by someone else: at a centre (facilitated, the worker reading the
+ * text aloud), or a guardian's for a minor. Never updated; the newest row is the one in force.
+ */
+export const patientConsents = sqliteTable(
+  "patient_consents",
+  {
+    id: text("id").primaryKey(),
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => patients.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: PATIENT_CONSENT_KINDS }).notNull(),
+    granted: integer("granted", { mode: "boolean" }).notNull().default(true),
+    textVersion: text("text_version").notNull(),
+    locale: text("locale").notNull().default("en"),
+    method: text("method", { enum: CONSENT_METHODS }).notNull(),
+    witnessName: text("witness_name"),
+    /** A photo of the signature or thumbprint, stored encrypted like a report's file. */
+    evidenceKey: text("evidence_key"),
+    /** Who recorded it (the health worker or the guardian), and their name as it was then. */
+    recordedBy: text("recorded_by").references(() => users.id, { onDelete: "set null" }),
+    recordedByName: text("recorded_by_name").notNull().default(""),
+    centreId: text("centre_id").references(() => centres.id, { onDelete: "set null" }),
+    /** The guardian's relationship, for a minor. */
+    relationship: text("relationship").notNull().default(""),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("patient_consents_patient_idx").on(t.patientId, t.createdAt, t.id),
+    index("patient_consents_evidence_idx").on(t.evidenceKey),
   ],
 );

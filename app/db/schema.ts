@@ -34,7 +34,14 @@ export const {
   totpFactors,
   recoveryCodes,
   mfaChallenges,
+  centres,
+  healthWorkers,
+  patients,
+  patientManagers,
+  patientConsents,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
 export type ReportRow = typeof lite.reports.$inferSelect;
+export type PatientRow = typeof lite.patients.$inferSelect;
+export type CentreRow = typeof lite.centres.$inferSelect;

@@ -1,5 +1,6 @@
 /** Values shared by both dialects' schemas and by code that must not import a driver (forms, OpenAPI). */
-export const ACCOUNT_TYPES = ["Patient", "Expert", "Admin"] as const;
+/** HealthWorker: a CHO, ANM, ASHA, VLE or doctor at a centre who registers patients and submits for them. */
+export const ACCOUNT_TYPES = ["Patient", "Expert", "Admin", "HealthWorker"] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 export const REPORT_STATUSES = ["Pending", "Reviewed"] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
@@ -27,3 +28,20 @@ export const RIGHTS_REQUEST_TYPES = ["correction", "erasure"] as const;
 export const RIGHTS_REQUEST_STATUSES = ["open", "done", "rejected", "cancelled"] as const;
 /** Second-factor challenges wait for a code after a right password (web or API login; decision 0017). */
 export const MFA_KINDS = ["web", "api"] as const;
+
+/** Where a health worker works (decision 0030): Health & Wellness Centre, PHC, CHC, clinic, Common Service Centre. */
+export const CENTRE_KINDS = ["hwc", "phc", "chc", "clinic", "csc"] as const;
+export type CentreKind = (typeof CENTRE_KINDS)[number];
+/** A health worker's role at their centre. */
+export const HEALTH_WORKER_ROLES = ["cho", "anm", "asha", "vle", "doctor", "other"] as const;
+export type HealthWorkerRole = (typeof HEALTH_WORKER_ROLES)[number];
+/** A patient profile's sex as registered. */
+export const SEXES = ["female", "male", "other"] as const;
+/** Whose phone a patient profile's number is: the patient's own, a family member's, or none. */
+export const PHONE_OWNERS = ["self", "family", "none"] as const;
+export type PhoneOwner = (typeof PHONE_OWNERS)[number];
+/** Consent given for someone else: at a centre (facilitated) or by a guardian for a minor dependant. */
+export const PATIENT_CONSENT_KINDS = ["facilitated", "guardian", "family"] as const;
+/** How a facilitated consent was taken (Telemedicine Practice Guidelines 2020: explicit consent). */
+export const CONSENT_METHODS = ["verbal", "witnessed", "signature", "thumbprint", "online"] as const;
+export type ConsentMethod = (typeof CONSENT_METHODS)[number];

@@ -40,6 +40,13 @@ export default function DashboardHome() {
         { to: "/dashboard/previous-reviewed-report", label: t("dashboard.previousReviewedReport") },
       ];
       break;
+    case "HealthWorker":
+      text = t("care.healthWorkerWelcome");
+      actions = [
+        { to: "/dashboard/centre/register", label: t("care.navRegister"), primary: true },
+        { to: "/dashboard/centre", label: t("care.navCentre") },
+      ];
+      break;
     case "Admin":
       text = t("dashboard.adminWelcome");
       actions = [

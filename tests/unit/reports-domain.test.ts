@@ -324,10 +324,13 @@ describe("uploading a report", () => {
       report: ["reports.fileRequired"],
     });
 
-    // the insert itself fails (a patient whose account vanished: foreign key) → file removed
+    // a patient whose account (and so their profile) vanished: nobody to file it for → file removed
     const ghost: Actor = { ...patientA, id: "000000000000000000000000" };
     const file4 = await store();
-    await expect(m.reports.createReport(ghost, baseInput, file4)).rejects.toThrow(/FOREIGN KEY/);
+    await expect(m.reports.createReport(ghost, baseInput, file4)).rejects.toMatchObject({
+      message: "reports.uploadFailed",
+      extra: { fieldErrors: { patientId: ["care.notYourPatient"] } },
+    });
     expect(await m.files.storedExists(file4.key)).toBe(false);
     expect(encKeys()).toEqual(before);
 

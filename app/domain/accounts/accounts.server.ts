@@ -4,6 +4,7 @@ import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
   passwordResetTokens,
+  patients,
   profiles,
   reports,
   uploadSessions,
@@ -741,6 +742,13 @@ export async function updateProfile(actor: Actor, input: ProfileInput) {
           updatedAt: now,
         })
         .where(eq(users.id, actor.id)),
+    );
+    // The name is the person's: their own patient profile carries it too (decision 0030).
+    yield* exec(
+      tx
+        .update(patients)
+        .set({ firstName: input.firstName, lastName: input.lastName ?? "", updatedAt: now })
+        .where(eq(patients.accountId, actor.id)),
     );
     yield* exec(
       tx

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
-import { profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
+import { patients, profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
@@ -84,6 +84,21 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
       yield* exec(
         tx.insert(profiles).values({ userId: id, contactNumber: contactNumber || null, updatedAt: now }),
       );
+      // A patient account is its own patient profile, under the same id (decision 0030).
+      if (input.accountType === "Patient")
+        yield* exec(
+          tx.insert(patients).values({
+            id,
+            accountId: id,
+            firstName: input.firstName.trim(),
+            lastName: (input.lastName ?? "").trim(),
+            locale: input.locale ?? "en",
+            phone: input.phone ?? null,
+            phoneOwner: input.phone ? "self" : "none",
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
       if (input.accountType === "Expert" && input.expert)
         yield* expertDetailsSteps(tx, id, input.expert, now);
     });
@@ -125,6 +140,7 @@ export async function ensureAdmin(input: {
 
 export async function setUserLocale(userId: string, locale: string) {
   await db().update(users).set({ locale, updatedAt: new Date() }).where(eq(users.id, userId));
+  await db().update(patients).set({ locale, updatedAt: new Date() }).where(eq(patients.accountId, userId));
 }
 
 type ProfileRow = typeof profiles.$inferSelect;

@@ -32,7 +32,7 @@ import {
   unindexed,
   type DB,
 } from "~/db/client.server";
-import { expertProfiles, reports, users, type ReportRow } from "~/db/schema";
+import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
 import {
   reviewSchema,
   uploadReportFormSchema,
@@ -62,6 +62,8 @@ import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.s
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
 import { reportTypesFor } from "../accounts/specialties";
+import { hasConsentFor, patientAccess, requirePatientAccess, traceAccess } from "../care/patients.server";
+import { notifyOpinionReady } from "../care/notices.server";
 
 /**
  * Reports: upload (with urgency), the patient's own list, the experts' queues (urgent first, then
@@ -240,17 +242,19 @@ function selectReports(q: DB = db()) {
   return q
     .select({
       report: reports,
+      // The report's person is its patient profile (decision 0030); the e-mail is their own account's.
       patient: {
-        id: patientUser.id,
-        firstName: patientUser.firstName,
-        lastName: patientUser.lastName,
-        email: patientUser.email,
+        id: patients.id,
+        firstName: patients.firstName,
+        lastName: patients.lastName,
+        email: sql<string>`coalesce(${patientUser.email}, '')`,
       },
       expert: { id: expertUser.id, firstName: expertUser.firstName, lastName: expertUser.lastName },
       claimer: { id: claimerUser.id, firstName: claimerUser.firstName, lastName: claimerUser.lastName },
     })
     .from(reports)
-    .innerJoin(patientUser, eq(patientUser.id, reports.patientId))
+    .innerJoin(patients, eq(patients.id, reports.patientId))
+    .leftJoin(patientUser, eq(patientUser.id, patients.accountId))
     .leftJoin(expertUser, eq(expertUser.id, reports.expertId))
     .leftJoin(claimerUser, eq(claimerUser.id, reports.claimedBy));
 }
@@ -468,10 +472,43 @@ function requireApprovedExpert(actor: Actor) {
 // ---------------------------------------------------------------------------------------
 // Upload
 
-/** Only patients upload. Routes call this before reading the body, createReport again. */
+/**
+ * Patients (for themselves or a family member they manage) and approved health workers (for their
+ * centre's patients) upload. Routes call this before reading the body, createReport again.
+ */
 export function assertCanUpload(actor: Actor | null): asserts actor is Actor {
   if (!actor) throw new DomainError("not_authenticated", "errors.loginFirstUpload");
-  if (actor.accountType !== "Patient") throw new DomainError("forbidden", "reports.patientsOnly");
+  if (actor.accountType === "HealthWorker" && !actor.approved)
+    throw new DomainError("forbidden", "care.awaitApproval");
+  if (actor.accountType !== "Patient" && actor.accountType !== "HealthWorker")
+    throw new DomainError("forbidden", "reports.patientsOnly");
+}
+
+/**
+ * Whose report an upload files: the profile named (`patientId`) if the uploader may act for it,
+ * else the uploader's own profile. A health worker must name one of their centre's patients. A
+ * profile someone else acts for needs the consent given for it (facilitated or a guardian's).
+ */
+async function uploadTarget(actor: Actor, patientId: unknown) {
+  const id =
+    typeof patientId === "string" && patientId ? patientId : actor.accountType === "Patient" ? actor.id : "";
+  if (!id) {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.choosePatient"] },
+    });
+  }
+  const access = await patientAccess(actor, id);
+  if (!access || access.kind === "admin") {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.notYourPatient"] },
+    });
+  }
+  if (access.kind !== "self" && !(await hasConsentFor(id))) {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.consentMissing"] },
+    });
+  }
+  return access;
 }
 
 /** "+CC" + digits when a country code is given and the number carries none; else as typed. */
@@ -493,11 +530,13 @@ export async function createReport(
   actor: Actor,
   input: UploadReportInput | Record<string, unknown>,
   file: StoredFile | null | undefined,
-  opts: { form?: boolean; ip?: string | null; consentGivenAt?: Date } = {},
+  opts: { form?: boolean; ip?: string | null; consentGivenAt?: Date; patientId?: string | null } = {},
 ): Promise<ApiReport> {
   let row: ReportRow;
+  let access: Awaited<ReturnType<typeof uploadTarget>>;
   try {
     assertCanUpload(actor);
+    access = await uploadTarget(actor, opts.patientId ?? (input as Record<string, unknown>)?.patientId);
     // The fields are text (multipart or upload metadata): read as a form reads them.
     const parsed = formSchema(opts.form ? uploadReportFormSchema : uploadReportSchema).safeParse(input);
     const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
@@ -509,7 +548,7 @@ export async function createReport(
     const now = new Date();
     row = {
       id: newId(),
-      patientId: actor.id,
+      patientId: access.patient.id,
       reportType: data.reportType,
       description: data.description ? data.description : null,
       phoneNumber: composePhoneNumber(data.phoneNumber, data.countryCode),
@@ -544,8 +583,9 @@ export async function createReport(
     const inserted = row;
     const consentGiven = data.consent !== undefined;
     await transaction(function* (tx) {
-      // Review consent is recorded with the upload, or refused once withdrawn.
-      yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
+      // Review consent is recorded with the upload, or refused once withdrawn; for someone else's
+      // profile the consent given for them at registration stands (uploadTarget checked it).
+      if (access.kind === "self") yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
       yield* exec(tx.insert(reports).values(inserted));
       yield* exec(
         auditInsert(
@@ -554,7 +594,12 @@ export async function createReport(
           "report.upload",
           "report",
           inserted.id,
-          { mimeType: inserted.mimeType, size: inserted.size, urgent: inserted.priority === 0 },
+          {
+            mimeType: inserted.mimeType,
+            size: inserted.size,
+            urgent: inserted.priority === 0,
+            ...(access.kind === "self" ? {} : { for: inserted.patientId, by: access.kind }),
+          },
           opts.ip,
         ),
       );
@@ -575,7 +620,18 @@ export async function createReport(
       path: "/dashboard/pending-report",
     });
   }
-  return toApiReport(row, actor, null);
+  await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
+  const p = access.patient;
+  return toApiReport(
+    row,
+    {
+      id: p.id,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      email: actor.id === p.accountId ? actor.email : "",
+    },
+    null,
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -587,12 +643,8 @@ export async function listPatientReports(
   patientId: string,
   page: PageQuery,
 ): Promise<Paged<PatientReport>> {
-  if (actor.accountType === "Admin") {
-    const exists = await first(db().select({ id: users.id }).from(users).where(eq(users.id, patientId)));
-    if (!exists) throw new DomainError("not_found", "reports.patientNotFound");
-  } else if (actor.accountType !== "Patient" || actor.id !== patientId) {
-    throw new DomainError("forbidden", "reports.notYourReports");
-  }
+  const access = await requirePatientAccess(actor, patientId);
+  await traceAccess(actor, access, "patient.reports_open");
   const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const items = await hidePhonesOfRefusers(
     actor,
@@ -997,21 +1049,7 @@ export async function addReview(
   if (won === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
-  const patient = await first(
-    db()
-      .select({ ...recipientColumns, suspendedAt: users.suspendedAt })
-      .from(users)
-      .where(eq(users.id, joined.report.patientId)),
-  );
-  if (patient && !patient.suspendedAt) {
-    notify(patient, {
-      subject: "mail.reviewedSubject",
-      body: data.seeDoctorSoon ? "mail.reviewedImportantBody" : "mail.reviewedBody",
-      action: "mail.reviewedAction",
-      path: `/dashboard/previous-report/${encodeURIComponent(joined.report.patientId)}`,
-      sms: { key: "sms.opinionReady", purpose: "opinion-ready" },
-    });
-  }
+  await notifyOpinionReady(joined.report.patientId, { seeDoctorSoon: !!data.seeDoctorSoon });
   const [report] = await withReviewerDetails([fromJoined(joined)]);
   return (await hidePhonesOfRefusers(actor, [report]))[0];
 }
@@ -1025,14 +1063,17 @@ export async function deleteReport(
   reportId: string,
   opts: { ip?: string | null } = {},
 ): Promise<void> {
-  if (actor.accountType !== "Patient" && actor.accountType !== "Admin") {
+  if (
+    actor.accountType !== "Patient" &&
+    actor.accountType !== "Admin" &&
+    actor.accountType !== "HealthWorker"
+  ) {
     throw new DomainError("forbidden", "reports.deleteNotAllowed");
   }
   const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
-  if (actor.accountType === "Patient" && row.patientId !== actor.id) {
-    throw new DomainError("forbidden", "reports.deleteNotAllowed");
-  }
+  const access = await patientAccess(actor, row.patientId);
+  if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)
@@ -1065,9 +1106,10 @@ type FileAccessFacts = Pick<
  * itself, so the file route and the add-review screen (reviewScreenReport) cannot disagree.
  * (Sharing links serve files by their own token.)
  */
-function fileAccessRefusal(actor: Actor, row: FileAccessFacts): string | null {
+async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
   if (actor.accountType === "Admin") return null;
-  if (actor.accountType === "Patient") return row.patientId === actor.id ? null : "reports.notYourReport";
+  if (actor.accountType === "Patient" || actor.accountType === "HealthWorker")
+    return (await patientAccess(actor, row.patientId)) ? null : "reports.notYourReport";
   if (actor.accountType !== "Expert") return "reports.notYourReport";
   if (!actor.approved) return "reports.awaitApprovalFile";
   if (row.status === "Pending") return null;
@@ -1086,7 +1128,7 @@ export async function openReportFile(
 ): Promise<OpenedReportFile> {
   const row = await findRow(reportId);
   if (!row) throw new DomainError("not_found", "reports.notFound");
-  const refusal = fileAccessRefusal(actor, row);
+  const refusal = await fileAccessRefusal(actor, row);
   if (refusal) {
     // Every refused opening by a signed-in actor is recorded — patients probing other patients'
     // reports as much as experts; strangers never get here (401 without a session).
@@ -1135,7 +1177,7 @@ export async function reviewScreenReport(
   report.matchesSpecialties = mine.includes(report.reportType as ReportType);
   return {
     report: (await hidePhonesOfRefusers(actor, [report]))[0],
-    fileAllowed: !fileAccessRefusal(actor, joined.report),
+    fileAllowed: !(await fileAccessRefusal(actor, joined.report)),
   };
 }
 
@@ -1147,17 +1189,23 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
   const joined = await findJoined(reportId);
   if (!joined) throw new DomainError("not_found", "reports.notFound");
   const r = joined.report;
+  const access =
+    actor.accountType === "Patient" || actor.accountType === "HealthWorker"
+      ? await patientAccess(actor, r.patientId)
+      : null;
   const allowed =
     actor.accountType === "Admin" ||
-    (actor.accountType === "Patient" && r.patientId === actor.id) ||
+    !!access ||
     (actor.accountType === "Expert" && actor.approved && r.expertId === actor.id);
   if (!allowed) throw new DomainError("forbidden", "letters.notAllowed");
   if (r.status !== "Reviewed" || !r.letterCode) throw new DomainError("not_found", "letters.notReviewedYet");
   const [report] = await withFollowUps(await withReviewerDetails([fromJoined(joined)]));
+  // The letter is in the patient's language: their profile's (their own account's for their own).
   const patientLocale = await first(
-    db().select({ locale: users.locale }).from(users).where(eq(users.id, r.patientId)),
+    db().select({ locale: patients.locale }).from(patients).where(eq(patients.id, r.patientId)),
   );
   await audit(actor, "report.letter_open", "report", r.id, null, ip);
+  if (access) await traceAccess(actor, access, "patient.letter_open", { reportId: r.id }, ip);
   return { report, letterCode: r.letterCode, patientLocale: patientLocale?.locale ?? "en" };
 }
 

@@ -27,6 +27,8 @@ export type AuditAction =
   | "followup.answer"
   | "followup.reassign"
   | `account.${string}`
+  | `patient.${string}`
+  | `centre.${string}`
   | `share.${string}`;
 
 export type AuditSubjectType = "report" | "user" | (string & {});

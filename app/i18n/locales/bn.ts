@@ -1,3 +1,7 @@
+import care_bn from "./sections/care.bn";
+import centres_bn from "./sections/centres.bn";
+import registration_bn from "./sections/registration.bn";
+import family_bn from "./sections/family.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1405,6 +1409,10 @@ const bn: Catalogue = {
     smsRequestAnswered: "{{product}}: আপনার অনুরোধের উত্তর এসেছে। এখানে পড়ুন: {{link}}",
     smsErased: "{{product}}: আপনার অনুরোধ মতো আপনার অ্যাকাউন্ট মুছে ফেলা হয়েছে।",
   },
+  care: care_bn,
+  centres: centres_bn,
+  registration: registration_bn,
+  family: family_bn,
 };
 
 export default bn;

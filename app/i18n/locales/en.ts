@@ -1,3 +1,7 @@
+import care_en from "./sections/care.en";
+import centres_en from "./sections/centres.en";
+import registration_en from "./sections/registration.en";
+import family_en from "./sections/family.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1393,6 +1397,10 @@ const en = {
     smsRequestAnswered: "{{product}}: your request has been answered. Read it at {{link}}",
     smsErased: "{{product}}: your account has been deleted as you asked.",
   },
+  care: care_en,
+  centres: centres_en,
+  registration: registration_en,
+  family: family_en,
 } as const;
 
 export default en;

@@ -1,3 +1,7 @@
+import care_hi from "./sections/care.hi";
+import centres_hi from "./sections/centres.hi";
+import registration_hi from "./sections/registration.hi";
+import family_hi from "./sections/family.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1397,6 +1401,10 @@ const hi: Catalogue = {
     smsRequestAnswered: "{{product}}: आपके अनुरोध का जवाब आ गया है। यहाँ पढ़ें: {{link}}",
     smsErased: "{{product}}: आपके कहे अनुसार आपका खाता हटा दिया गया है।",
   },
+  care: care_hi,
+  centres: centres_hi,
+  registration: registration_hi,
+  family: family_hi,
 };
 
 export default hi;

@@ -1,3 +1,7 @@
+import care_ta from "./sections/care.ta";
+import centres_ta from "./sections/centres.ta";
+import registration_ta from "./sections/registration.ta";
+import family_ta from "./sections/family.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1445,6 +1449,10 @@ const ta: Catalogue = {
     smsRequestAnswered: "{{product}}: உங்கள் கோரிக்கைக்குப் பதில் வந்துள்ளது. இங்கே படிக்கவும்: {{link}}",
     smsErased: "{{product}}: நீங்கள் கேட்டபடி உங்கள் கணக்கு நீக்கப்பட்டது.",
   },
+  care: care_ta,
+  centres: centres_ta,
+  registration: registration_ta,
+  family: family_ta,
 };
 
 export default ta;

@@ -10,6 +10,7 @@ export const TITLE_KEY: Record<AccountType, string> = {
   Patient: "dashboard.patientTitle",
   Expert: "dashboard.expertTitle",
   Admin: "dashboard.adminTitle",
+  HealthWorker: "care.healthWorkerTitle",
 };
 
 /** The sidebar of each account type, exactly as in the spec's table (plus the admin's audit log and messages). */
@@ -40,8 +41,17 @@ export function sidebarFor(
             },
           ],
         },
+        // Dependants: whose reports the patient manages (decision 0030).
+        { to: "/dashboard/family", label: t("care.navFamily"), icon: "user" },
         // Consents, requests, erasure, nominee: the patient's own entry (others reach it from Settings).
         { to: "/dashboard/my-data", label: t("rights.navMyData"), icon: "shield" },
+      ];
+    case "HealthWorker":
+      return [
+        ...all,
+        { to: "/dashboard/centre", label: t("care.navCentre"), icon: "history" },
+        { to: "/dashboard/centre/register", label: t("care.navRegister"), icon: "user" },
+        { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
       ];
     case "Expert":
       return [
@@ -83,6 +93,7 @@ export function sidebarFor(
         { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
         { to: "/dashboard/approved-expert", label: t("dashboard.approvedExperts"), icon: "users" },
         { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
+        { to: "/dashboard/centres", label: t("care.navCentres"), icon: "gauge" },
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
         { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
         { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },

@@ -1427,7 +1427,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -1598,7 +1598,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -1793,7 +1793,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -3173,7 +3173,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -3313,7 +3313,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -3368,7 +3368,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -3518,7 +3518,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -3684,7 +3684,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -8253,7 +8253,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -8424,7 +8424,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -8622,7 +8622,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -8835,7 +8835,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -9192,7 +9192,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;
@@ -9868,7 +9868,7 @@ export interface operations {
               /** @enum {string} */
               notify: "email" | "sms" | "both";
               /** @enum {string} */
-              accountType: "Patient" | "Expert" | "Admin";
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
               contactNumber: string;
               countryCode: string;
               image: string | null;

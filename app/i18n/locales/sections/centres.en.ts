@@ -1,0 +1,3 @@
+/** centres (decision 0030). */
+const centres = {};
+export default centres;

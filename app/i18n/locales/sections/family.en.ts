@@ -1,0 +1,3 @@
+/** family (decision 0030). */
+const family = {};
+export default family;

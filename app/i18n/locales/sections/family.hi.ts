@@ -1,0 +1,4 @@
+import type en from "./family.en";
+
+const family: typeof en = {};
+export default family;

@@ -1,0 +1,3 @@
+/** registration (decision 0030). */
+const registration = {};
+export default registration;

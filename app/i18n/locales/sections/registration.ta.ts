@@ -1,0 +1,4 @@
+import type en from "./registration.en";
+
+const registration: typeof en = {};
+export default registration;
