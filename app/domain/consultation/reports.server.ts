@@ -56,7 +56,7 @@ import {
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
-import { notify, recipientColumns } from "../messaging/notify.server";
+import { notify } from "../messaging/notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
