@@ -182,6 +182,64 @@ describe("eraseAccount removes what decision 0022 lists", () => {
     ).toBeGreaterThan(0);
   });
 
+  it("family members only the erased account could reach go with it; one with a centre or another manager stays", async () => {
+    const s = d.schema;
+    const manager = await makePatient();
+    const other = await makePatient();
+    const centreId = `c${Date.now()}`;
+    await d.db.db().insert(s.centres).values({ id: centreId, name: "HWC Hosur", kind: "hwc" });
+    const dependant = async (id: string, extra: Record<string, unknown> = {}) => {
+      await d.db
+        .db()
+        .insert(s.patients)
+        .values({ id, firstName: `Dep ${id}`, ...extra });
+      await d.db
+        .db()
+        .insert(s.patientManagers)
+        .values({ patientId: id, managerId: manager.id, relationship: "son" });
+      await d.db
+        .db()
+        .insert(s.patientConsents)
+        .values({
+          id: `${id}-consent`,
+          patientId: id,
+          kind: "guardian",
+          textVersion: "v1",
+          method: "online",
+          recordedBy: manager.id,
+        });
+    };
+    const stamp = Date.now().toString(36);
+    const [alone, atCentre, shared] = [`alone${stamp}`, `centre${stamp}`, `shared${stamp}`];
+    await dependant(alone);
+    await dependant(atCentre, { centreId });
+    await dependant(shared);
+    await d.db.db().insert(s.patientManagers).values({ patientId: shared, managerId: other.id });
+    // The manager uploads for the lone dependant (the guardian's consent is on record).
+    const file = await d.records.storeUpload(
+      (async function* () {
+        yield Buffer.from("%PDF-1.4\n%%EOF\n");
+      })(),
+      { maxBytes: 1024 * 1024, allowed: "report", fileName: "son.pdf" },
+    );
+    const report = await d.consultation.createReport(
+      manager,
+      { reportType: "Blood Test", phoneNumber: "9876543210", countryCode: "+91" },
+      file,
+      { patientId: alone },
+    );
+    expect(report.patient._id).toBe(alone);
+    const fileKey = (await reportRow(report._id))!.fileKey;
+
+    await d.rights.eraseAccount(manager, { password: manager.password, immediate: true }, manager.client);
+    expect(await countWhere(s.patients, eq(s.patients.id, alone))).toBe(0);
+    expect(await countWhere(s.reports, eq(s.reports.patientId, alone))).toBe(0);
+    expect(await d.records.storedExists(fileKey)).toBe(false);
+    expect(await countWhere(s.patients, eq(s.patients.id, atCentre))).toBe(1);
+    expect(await countWhere(s.patients, eq(s.patients.id, shared))).toBe(1);
+    expect(await countWhere(s.patientManagers, eq(s.patientManagers.managerId, manager.id))).toBe(0);
+  });
+
   it("an erased expert's letters stay with the patient but no longer name the signer", async () => {
     const expert = await makeExpert({ firstName: "Ravi", lastName: "Kumar" });
     const p = await makePatient();

@@ -27,6 +27,7 @@ async function load() {
     consultation: await import("~/domain/consultation/index.server"),
     records: await import("~/domain/records/index.server"),
     sharing: await import("~/domain/sharing/index.server"),
+    care: await import("~/domain/care/index.server"),
     rights: await import("~/domain/rights/index.server"),
     messaging: await import("~/domain/messaging/index.server"),
     platform: await import("~/domain/platform/index.server"),

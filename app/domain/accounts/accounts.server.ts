@@ -1,9 +1,11 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
   passwordResetTokens,
+  patientConsents,
+  patientManagers,
   patients,
   profiles,
   reports,
@@ -810,13 +812,65 @@ export async function updateDisplayPicture(actor: Actor, file: StoredFile | null
  * ids of unfinished resumable uploads, whose encrypted segments are named by them. Used by the
  * erasure (rights.server.ts), the one way an account is deleted.
  */
+/** Family members only `managerId` can reach: no own login, no centre with access, no other manager. */
+function* orphanedDependants(tx: DB, managerId: string): TxSteps<string[]> {
+  const managed = yield* rows(
+    tx
+      .select({
+        id: patients.id,
+        accountId: patients.accountId,
+        centreId: patients.centreId,
+        revoked: patients.centreAccessRevokedAt,
+      })
+      .from(patientManagers)
+      .innerJoin(patients, eq(patients.id, patientManagers.patientId))
+      .where(and(eq(patientManagers.managerId, managerId), isNull(patientManagers.revokedAt))),
+  );
+  const out: string[] = [];
+  for (const p of managed) {
+    if (p.accountId || (p.centreId && !p.revoked)) continue;
+    const others = yield* rows(
+      tx
+        .select({ id: patientManagers.managerId })
+        .from(patientManagers)
+        .where(
+          and(
+            eq(patientManagers.patientId, p.id),
+            isNull(patientManagers.revokedAt),
+            ne(patientManagers.managerId, managerId),
+          ),
+        )
+        .limit(1),
+    );
+    if (!others.length) out.push(p.id);
+  }
+  return out;
+}
+
 export function* accountDeletionSteps(
   tx: DB,
   userId: string,
 ): TxSteps<{ fileKeys: string[]; uploadIds: string[] }> {
+  // The profiles that go with the account (decision 0030): its own, and the family members it
+  // manages who have no login of their own, no centre acting for them and no other manager — no
+  // one else could ever reach them again.
+  const profileIds = [userId, ...(yield* orphanedDependants(tx, userId))];
   const fileKeys = (yield* rows(
-    tx.select({ key: reports.fileKey }).from(reports).where(eq(reports.patientId, userId)),
+    tx.select({ key: reports.fileKey }).from(reports).where(inArray(reports.patientId, profileIds)),
   )).map((r) => r.key);
+  for (const c of yield* rows(
+    tx
+      .select({ key: patientConsents.evidenceKey })
+      .from(patientConsents)
+      .where(and(inArray(patientConsents.patientId, profileIds), isNotNull(patientConsents.evidenceKey))),
+  ))
+    fileKeys.push(c.key!);
+  if (profileIds.length > 1)
+    yield* exec(tx.delete(patients).where(inArray(patients.id, profileIds.slice(1))));
+  // A health worker's name as copied onto the consents they recorded goes with them.
+  yield* exec(
+    tx.update(patientConsents).set({ recordedByName: "" }).where(eq(patientConsents.recordedBy, userId)),
+  );
   const [user] = yield* rows(
     tx
       .select({
