@@ -233,7 +233,7 @@ function RequestCard({ r }: { r: ApiRightsRequest }) {
             {r.user && (
               <>
                 {" · "}
-                {t(roleKey(r.user.accountType as "Patient" | "Expert" | "Admin"))}
+                {t(roleKey(r.user.accountType))}
               </>
             )}
           </p>

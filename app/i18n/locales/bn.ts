@@ -777,6 +777,7 @@ const bn: Catalogue = {
       patient: "রোগী",
       expert: "বিশেষজ্ঞ",
       admin: "অ্যাডমিন",
+      healthWorker: "স্বাস্থ্যকর্মী",
     },
     actions: {
       reportUpload: "রিপোর্ট আপলোড করা হয়েছে",

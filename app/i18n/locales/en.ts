@@ -767,6 +767,7 @@ const en = {
       patient: "Patient",
       expert: "Expert",
       admin: "Admin",
+      healthWorker: "Health worker",
     },
     actions: {
       reportUpload: "Report uploaded",

@@ -770,6 +770,7 @@ const hi: Catalogue = {
       patient: "मरीज़",
       expert: "विशेषज्ञ",
       admin: "एडमिन",
+      healthWorker: "स्वास्थ्य कार्यकर्ता",
     },
     actions: {
       reportUpload: "रिपोर्ट अपलोड की गई",

@@ -800,6 +800,7 @@ const ta: Catalogue = {
       patient: "நோயாளி",
       expert: "நிபுணர்",
       admin: "நிர்வாகி",
+      healthWorker: "சுகாதாரப் பணியாளர்",
     },
     actions: {
       reportUpload: "அறிக்கை பதிவேற்றப்பட்டது",
