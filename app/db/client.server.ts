@@ -5,7 +5,7 @@ import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
 import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
@@ -42,6 +42,45 @@ function ownerOnly(file: string) {
   }
 }
 
+/** How many migrations the folder holds that the database has not applied yet. */
+function pendingSqliteMigrations(sqlite: Database.Database): number {
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS.sqlite(), "meta/_journal.json"), "utf8")) as {
+    entries: unknown[];
+  };
+  const table = sqlite
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get();
+  const applied = table
+    ? (sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n
+    : 0;
+  return journal.entries.length - applied;
+}
+
+/**
+ * Applies pending migrations with foreign keys off (decision 0030). A migration that changes a
+ * table's foreign keys rebuilds it (SQLite's documented procedure); with foreign keys on, dropping
+ * the old table would cascade into the rows that refer to it. The pragma is a no-op inside the
+ * migrator's transaction, so it is set around it. Afterwards no reference may be broken that was
+ * not broken before (an older problem in the file is left to the tools that report it, such as
+ * migrate:to-postgres); the check scans every table, so it runs only when something was applied.
+ */
+function migrateSqliteSafely(sqlite: Database.Database, migrate: () => void) {
+  sqlite.pragma("foreign_keys = OFF");
+  if (pendingSqliteMigrations(sqlite) <= 0) return migrate();
+  type Broken = { table: string; rowid: number; parent: string };
+  const key = (b: Broken) => `${b.table}:${b.rowid}:${b.parent}`;
+  const before = new Set((sqlite.pragma("foreign_key_check") as Broken[]).map(key));
+  migrate();
+  const added = (sqlite.pragma("foreign_key_check") as Broken[]).filter((b) => !before.has(key(b)));
+  if (added.length)
+    throw new Error(
+      `the migrations broke ${added.length} references, e.g. ${added
+        .slice(0, 3)
+        .map((b) => `${b.table} row ${b.rowid} → ${b.parent}`)
+        .join(", ")}`,
+    );
+}
+
 /** Opens a SQLite file (WAL, foreign keys, busy timeout) and applies pending migrations. */
 export function openSqlite(file: string) {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -53,17 +92,7 @@ export function openSqlite(file: string) {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   const raw = drizzleSqlite(sqlite, { schema: liteSchema });
-  // A migration that changes a table's foreign keys rebuilds it (SQLite's documented procedure):
-  // with foreign keys on, dropping the old table would cascade into the rows that refer to it.
-  // The pragma is a no-op inside the migrator's transaction, so it is set around it, and every
-  // reference is checked before the database is used.
-  sqlite.pragma("foreign_keys = OFF");
-  migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() });
-  const broken = sqlite.pragma("foreign_key_check") as unknown[];
-  if (broken.length)
-    throw new Error(
-      `migrations left ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`,
-    );
+  migrateSqliteSafely(sqlite, () => migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() }));
   sqlite.pragma("foreign_keys = ON");
   return { raw, sqlite };
 }
