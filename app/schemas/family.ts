@@ -103,3 +103,33 @@ export const completeTakeOverSchema = z
     path: ["confirmPassword"],
   });
 export type CompleteTakeOverInput = z.infer<typeof completeTakeOverSchema>;
+
+/** A profile the account acts for, as the family list and the add answer show it. */
+export const familyMemberObject = z.object({
+  _id: z.string().describe("The profile's id: the `patientId` of its reports"),
+  shortId: z.string().nullable().describe("The short ID to read out (CB-7K4M-2Q)"),
+  firstName: z.string(),
+  lastName: z.string(),
+  sex: z.enum(SEXES).nullable(),
+  birthYear: z.number().int().nullable(),
+  birthYearEstimated: z.boolean().describe("The year was worked out from an age"),
+  locality: z.string(),
+  preferredLanguage: z.string(),
+  phone: z.string().nullable().describe("Where notices about them may go (never naming them)"),
+  phoneOwner: z.enum(["self", "family", "none"]),
+  phoneRelationship: z.string(),
+  centreId: z.string().nullable(),
+  hasOwnAccount: z.boolean().describe("They have a login of their own (their own profile, or taken over)"),
+  createdAt: z.string().datetime(),
+  relationship: z.string().describe('Who they are to the account holder; "" for the holder\'s own profile'),
+  self: z.boolean().describe("The account holder's own profile"),
+  age: z.number().int().nullable(),
+  minor: z.boolean().describe("Under 18 (or of an unknown age)"),
+  canTakeOver: z.boolean().describe("An adult without a login who may take the profile over"),
+});
+
+/** The answer to starting a take-over: where the code went (masked). */
+export const takeOverSentObject = z.object({
+  phone: z.string().describe("The number the code went to, masked (+91******3210)"),
+  expiresInMinutes: z.number().int(),
+});

@@ -208,3 +208,21 @@ export async function addFamilyMember(
   const row = (await first(db().select().from(patients).where(eq(patients.id, id))))!;
   return toMember({ ...row, relationship: input.relationship }, actor.id);
 }
+
+/** One choice of the "whose reports" switcher: a profile the account acts for. */
+export type WhoseOption = { id: string; name: string; relationship: string; self: boolean };
+
+/**
+ * The "whose reports" switcher's choices for a screen: the account's own profile and its family
+ * members (none for other account types, and none when there is nobody to switch to).
+ */
+export async function whoseOptions(actor: Pick<Actor, "id" | "accountType">): Promise<WhoseOption[]> {
+  const rows = await familyProfiles(actor);
+  if (rows.length < 2) return [];
+  return rows.map((r) => ({
+    id: r.id,
+    name: `${r.firstName} ${r.lastName}`.trim(),
+    relationship: r.relationship,
+    self: r.accountId === actor.id,
+  }));
+}

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { db, exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
+import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
 import { patientManagers, patients, profiles, users, type UserRow } from "~/db/schema";
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/utils/phone.server";
@@ -172,4 +172,22 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
     throw err;
   }
   return (await findUserById(patient.id))!;
+}
+
+/**
+ * The take-over screen's profile: whom the manager or health worker is about to hand their profile
+ * to, and why it cannot be done when it cannot (a minor, a profile that has its own login).
+ */
+export async function takeOverTarget(actor: Actor, patientId: string) {
+  const access = await requirePatientAccess(actor, patientId, "family.notYours");
+  if (access.kind !== "manager" && access.kind !== "centre")
+    throw new DomainError("forbidden", "family.takeOverNotYours");
+  const p = access.patient;
+  let blocked: string | null = null;
+  try {
+    assertTakeable(p);
+  } catch (err) {
+    blocked = (err as DomainError).message;
+  }
+  return { id: p.id, name: `${p.firstName} ${p.lastName}`.trim(), by: access.kind, blocked };
 }

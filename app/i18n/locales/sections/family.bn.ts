@@ -9,6 +9,7 @@ const family: typeof en = {
   listTitle: "কার রিপোর্ট",
   you: "আপনি",
   ageYears: "{{count}} বছর",
+  ageLabel: "বয়স",
   ageUnknown: "বয়স জানা নেই",
   shortId: "ছোট আইডি",
   ownLogin: "এঁর নিজের লগইন আছে",
@@ -94,6 +95,10 @@ const family: typeof en = {
   smsTakeOverCode:
     "{{code}} আপনার প্রোফাইল নেওয়ার জন্য আপনার {{product}} কোড। {{minutes}} মিনিটের মধ্যে {{link}}-এ দিন।",
   smsPurposeTakeOverCode: "প্রোফাইল নেওয়ার কোড",
+  listSuccess: "আপনার পরিবার।",
+  addSuccess: "পরিবারের সদস্য যোগ করা হয়েছে।",
+  takeOverStarted: "ওই ব্যক্তির মোবাইল নম্বরে একটি কোড পাঠানো হয়েছে।",
+  takeOverDone: "এখন এই প্রোফাইল ওই ব্যক্তির নিজের অ্যাকাউন্ট।",
   whoseReports: "কার রিপোর্ট",
   whoseDownload: "এঁর ডেটা ডাউনলোড করুন",
 };

@@ -8,6 +8,7 @@ const family = {
   listTitle: "Whose reports",
   you: "You",
   ageYears: "{{count}} years",
+  ageLabel: "Age",
   ageUnknown: "Age not known",
   shortId: "Short ID",
   ownLogin: "Has their own login",
@@ -96,6 +97,10 @@ const family = {
   smsTakeOverCode:
     "{{code}} is your {{product}} code to take over your profile. Enter it at {{link}} within {{minutes}} minutes.",
   smsPurposeTakeOverCode: "Profile take-over code",
+  listSuccess: "Your family.",
+  addSuccess: "Family member added.",
+  takeOverStarted: "A code was sent to the person's mobile number.",
+  takeOverDone: "The profile is now the person's own account.",
   whoseReports: "Whose reports",
   whoseDownload: "Download the data of",
 };

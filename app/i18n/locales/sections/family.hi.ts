@@ -9,6 +9,7 @@ const family: typeof en = {
   listTitle: "किसकी रिपोर्ट",
   you: "आप",
   ageYears: "{{count}} वर्ष",
+  ageLabel: "उम्र",
   ageUnknown: "उम्र पता नहीं",
   shortId: "छोटी आईडी",
   ownLogin: "इनका अपना लॉगिन है",
@@ -95,6 +96,10 @@ const family: typeof en = {
   smsTakeOverCode:
     "{{code}} आपकी प्रोफ़ाइल संभालने के लिए आपका {{product}} कोड है। इसे {{minutes}} मिनट में {{link}} पर डालें।",
   smsPurposeTakeOverCode: "प्रोफ़ाइल संभालने का कोड",
+  listSuccess: "आपका परिवार।",
+  addSuccess: "परिवार का सदस्य जोड़ा गया।",
+  takeOverStarted: "उस व्यक्ति के मोबाइल नंबर पर एक कोड भेजा गया।",
+  takeOverDone: "अब यह प्रोफ़ाइल उस व्यक्ति का अपना खाता है।",
   whoseReports: "किसकी रिपोर्ट",
   whoseDownload: "इनका डेटा डाउनलोड करें",
 };

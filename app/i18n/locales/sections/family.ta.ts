@@ -9,6 +9,7 @@ const family: typeof en = {
   listTitle: "யாருடைய அறிக்கைகள்",
   you: "நீங்கள்",
   ageYears: "{{count}} வயது",
+  ageLabel: "வயது",
   ageUnknown: "வயது தெரியவில்லை",
   shortId: "சிறு அடையாள எண்",
   ownLogin: "இவருக்குச் சொந்த உள்நுழைவு உள்ளது",
@@ -98,6 +99,10 @@ const family: typeof en = {
   smsTakeOverCode:
     "{{code}} உங்கள் சுயவிவரத்தை எடுத்துக்கொள்வதற்கான உங்கள் {{product}} குறியீடு. {{minutes}} நிமிடங்களுக்குள் {{link}}-இல் உள்ளிடவும்.",
   smsPurposeTakeOverCode: "சுயவிவரத்தை எடுத்துக்கொள்ளும் குறியீடு",
+  listSuccess: "உங்கள் குடும்பம்.",
+  addSuccess: "குடும்ப உறுப்பினர் சேர்க்கப்பட்டார்.",
+  takeOverStarted: "அந்த நபரின் கைபேசி எண்ணுக்கு ஒரு குறியீடு அனுப்பப்பட்டது.",
+  takeOverDone: "இனி இந்தச் சுயவிவரம் அந்த நபரின் சொந்தக் கணக்கு.",
   whoseReports: "யாருடைய அறிக்கைகள்",
   whoseDownload: "இவருடைய தரவைப் பதிவிறக்கு",
 };
