@@ -293,7 +293,8 @@ describe("taking a profile over", () => {
 
     // Her reports are hers; the father's access ended at once.
     const her = await d.accounts.login({ phone: mobile, password: PASSWORD }, newClient(), "web");
-    const herActor = actorOf(user, her.sessionId!);
+    if (!her.token) throw new Error("a second step was asked");
+    const herActor = actorOf(user, her.sessionId);
     const list = await d.consultation.listPatientReports(herActor, daughter._id, { page: 1, pageSize: 10 });
     expect(list.items.map((r) => r._id)).toEqual([report._id]);
     expect(await care.patientAccess(father, daughter._id)).toBeNull();
