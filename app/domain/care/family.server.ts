@@ -138,7 +138,7 @@ export async function addFamilyMember(
       .from(users)
       .where(eq(users.id, actor.id)),
   );
-  if (!holder) throw new DomainError("not_authenticated", "accounts.sessionExpired");
+  if (!holder) throw new DomainError("not_authenticated", "api.notAuthenticated");
   const id = newId();
   const byRelation = holderRelationship(input.relationship);
   for (let attempt = 0; ; attempt++) {

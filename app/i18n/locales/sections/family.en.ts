@@ -79,7 +79,6 @@ const family = {
   completeIntro:
     "Someone in your family, or the health worker at your centre, has kept your reports for you. With the code sent to your mobile you get a login of your own, and all your reports stay yours.",
   phone: "Your mobile number",
-  code: "Code from the SMS",
   password: "New password",
   confirmPassword: "Password again",
   keepLegend: "May the person or centre who kept your reports still see and send them?",
