@@ -37,7 +37,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const { t } = await tFor(request);
   const form = await readForm(request);
+  // The six boxes of the code become one field (the schema allows no others).
   form.set("code", codeFromForm(form));
+  for (let i = 1; i <= 6; i++) form.delete(`d${i}`);
   const submission = parseFormData(form, { schema: completeTakeOverSchema });
   if (submission.status !== "success") {
     return data<ActionData>(
