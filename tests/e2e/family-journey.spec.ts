@@ -246,5 +246,14 @@ test("axe: the family screens in all four languages", async ({ browser }) => {
   }
   if (failures.length) console.log(failures.join("\n"));
   expect(failures).toEqual([]);
+  // The same screens at desktop width, for people to look at.
+  for (const [page, p] of screens) {
+    await setLang(page, "hi");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(p);
+    await shoot(page, `desktop${p.replace(/\//g, "_")}-hi-1280`);
+  }
+  await father.goto(`/dashboard/previous-report/${sonId}`);
+  await shoot(father, "desktop-whose-reports-hi-1280");
   await anon.context().close();
 });

@@ -1,5 +1,5 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
@@ -45,6 +45,7 @@ export default function Family() {
   const { t } = useTranslation();
   const loaded = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as AddData | undefined;
+  const location = useLocation();
   if (loaded.notAllowed !== null) return <NotAllowed title={t("family.title")} message={loaded.notAllowed} />;
   const { members } = loaded as Loaded;
   return (
@@ -52,7 +53,8 @@ export default function Family() {
       <PageHeader title={t("family.title")} intro={t("family.intro")} />
       <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
         <MemberList members={members} />
-        <AddMemberForm lastResult={actionData?.result} />
+        {/* A new page after each added member (the redirect): an empty form, as without JavaScript. */}
+        <AddMemberForm key={location.key} lastResult={actionData?.result} />
       </div>
     </section>
   );

@@ -19,8 +19,9 @@ export function ReportList({
 }: Pick<ListData, "items" | "pagination" | "own" | "managed" | "whose" | "canUpload">) {
   const { t } = useTranslation();
   const loading = useListLoading();
-  const patientName = items[0]?.patientName;
   const { patientId } = useParams();
+  // A family member's name comes from the switcher too, so an empty list still says whose it is.
+  const patientName = items[0]?.patientName ?? whose.find((o) => o.id === patientId && !o.self)?.name;
   return (
     <section aria-busy={loading || undefined}>
       <PageHeader
