@@ -42,7 +42,7 @@ export const FAMILY_ENDPOINTS: Endpoint[] = [
     auth: true,
     body: startTakeOverSchema,
     data: takeOverSentObject,
-    errors: [400, 401, 403, 409, 429],
+    errors: [400, 401, 403, 404, 409, 429],
   },
   {
     method: "post",

@@ -359,6 +359,15 @@ describe("taking a profile over", () => {
   });
 
   it("a centre's patient takes over through the API; wrong, expired and taken are refused; the centre may keep access", async () => {
+    // The start screen is the centre's too; a health worker of another centre gets the not-found page.
+    expect((await browsers.worker.fetch(`/dashboard/family/${ids.centrePatient}/take-over`)).status).toBe(
+      200,
+    );
+    for (const role of ["otherWorker", "unapprovedWorker"])
+      expect(
+        (await browsers[role].fetch(`/dashboard/family/${ids.centrePatient}/take-over`)).status,
+        role,
+      ).toBe(404);
     const own = mobile();
     const start = await api.post(
       `/family/members/${ids.centrePatient}/take-over`,

@@ -64,8 +64,9 @@ export async function startTakeOver(
     throw new DomainError("invalid", "family.takeOverFailed", { fieldErrors: zodFieldErrors(parsed.error) });
   assertTakeable(access.patient);
   const phone = smsPhone(parsed.data.phone);
-  if (await findUserByPhone(phone)) throw numberTaken();
+  // The budgets first: "this number has an account" must not be asked for number after number.
   await limitSmsCode(phone, client, "signup", true);
+  if (await findUserByPhone(phone)) throw numberTaken();
   const pending: Pending = { patientId: access.patient.id, startedBy: actor.id };
   await issueCode({ phone }, JSON.stringify(pending), access.patient.locale, "takeover");
   await traceAccess(actor, access, "patient.takeover_start", {}, client.ip);

@@ -12108,6 +12108,22 @@ export interface operations {
           };
         };
       };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
       /** @description Wrong method */
       405: {
         headers: {
