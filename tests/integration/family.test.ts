@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -260,6 +261,17 @@ describe("family screen and whose reports (no JavaScript)", () => {
       expect(html).toContain(`/dashboard/previous-report/${id}`);
     // Another patient is told it is not theirs.
     expect((await browsers.other.fetch(`/dashboard/previous-report/${ids.daughter}`)).status).toBe(403);
+    // The share screen of one of his own reports offers the switcher too.
+    const up = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm({ reportType: "ECG", phoneNumber: "9876543210" }, { name: "a.pdf", data: samplePdf() }),
+      tok.father,
+    );
+    expect(up.status).toBe(201);
+    const share = await (await browsers.father.fetch(`/dashboard/share/${up.body.data._id}`)).text();
+    expect(share).toContain('data-testid="whose-reports"');
+    expect(share).toContain(`/dashboard/previous-report/${ids.daughter}`);
     // The data download offers each profile.
     const myData = await (await browsers.father.fetch("/dashboard/my-data")).text();
     expect(myData).toContain(`/dashboard/my-data/download?patientId=${ids.daughter}`);
