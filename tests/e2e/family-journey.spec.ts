@@ -18,7 +18,8 @@ test.describe.configure({ mode: "serial" });
 
 const PASSWORD = "Family-phone-2026";
 const DAUGHTER_PASSWORD = "Meena-owns-2026";
-const SHOTS = "/work/tmp/shots/c";
+/** Screenshots for people to look at (SHOTS_DIR overrides, e.g. a reviewer's folder). */
+const SHOTS = process.env.SHOTS_DIR ?? path.join("test-results", "screens", "phone");
 let kannel: Kannel;
 let app: AppProcess;
 let root: string;

@@ -11,7 +11,13 @@ import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Actor } from "../accounts/sessions.server";
-import { familyProfiles, newShortId, toApiPatient, type ApiPatientProfile } from "./patients.server";
+import {
+  ensureShortId,
+  familyProfiles,
+  newShortId,
+  toApiPatient,
+  type ApiPatientProfile,
+} from "./patients.server";
 
 /**
  * Family under one phone (decision 0030): a patient account adds the people whose reports it sends
@@ -92,6 +98,8 @@ function patientsOnly(actor: Actor) {
 export async function listFamily(actor: Actor): Promise<ApiFamilyMember[]> {
   patientsOnly(actor);
   const rows = await familyProfiles(actor);
+  // Every profile shows a short ID to read out at a centre (an account's own from before gets one now).
+  for (const r of rows) if (!r.shortId) r.shortId = await ensureShortId(r);
   return rows.map((r) => toMember(r, actor.id));
 }
 

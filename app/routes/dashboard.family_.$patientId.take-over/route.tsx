@@ -126,7 +126,7 @@ export default function StartTakeOver() {
       )}
       <p className="mt-6">
         <Link to={back} className="link">
-          {t("family.takeOverBack")}
+          {t(back === "/dashboard/family" ? "family.takeOverBack" : "care.navCentre")}
         </Link>
       </p>
     </section>
