@@ -86,7 +86,7 @@ export function AddMemberForm({ lastResult }: { lastResult?: SubmissionResult<st
           <FieldError meta={fields.sex} />
         </fieldset>
         <div>
-          <div className="grid grid-cols-2 gap-3">
+          <div className="grid grid-cols-2 items-end gap-3">
             <TextField
               meta={fields.birthYear}
               label={t("family.birthYear")}
