@@ -191,7 +191,8 @@ export async function addFamilyMember(
             method: "online",
             recordedBy: actor.id,
             recordedByName: `${holder.firstName} ${holder.lastName}`.trim(),
-            relationship: byRelation,
+            // For a child: a parent, or (a younger sibling, a grandchild) a guardian.
+            relationship: minor && byRelation !== "parent" ? "guardian" : byRelation,
             createdAt: now,
           }),
         );
