@@ -7,13 +7,15 @@ export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const SESSION_KINDS = ["web", "api"] as const;
 export const NOTIFY_CHANNELS = ["email", "sms", "both"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
-export const CODE_PURPOSES = ["signup", "login", "reset"] as const;
+/** "takeover": a code sent to the number of someone taking over their patient profile (care/takeover). */
+export const CODE_PURPOSES = ["signup", "login", "reset", "takeover"] as const;
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 /** What an SMS is for (sms.server SmsPurpose); "erased": the last message to an erased person, never kept. */
 export const SMS_PURPOSES = [
   "signup-code",
   "login-code",
   "reset-code",
+  "takeover-code",
   "opinion-ready",
   "followup-answered",
   "notice",

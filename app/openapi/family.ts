@@ -1,4 +1,59 @@
+import { z } from "zod";
+import {
+  completeTakeOverSchema,
+  familyMemberObject,
+  familyMemberSchema,
+  startTakeOverSchema,
+  takeOverSentObject,
+} from "~/schemas/family";
+import { userObject } from "~/schemas/objects";
 import type { Endpoint } from "./endpoint";
 
 /** Family under one phone: dependants, whose reports, taking a profile over, revoking access (decision 0030). */
-export const FAMILY_ENDPOINTS: Endpoint[] = [];
+export const FAMILY_ENDPOINTS: Endpoint[] = [
+  {
+    method: "get",
+    path: "/family/members",
+    who: "Patient",
+    summary:
+      "The profiles the patient account acts for: its own first, then the family members it manages (access not revoked), each with its short ID; the `_id` is the `patientId` of their reports",
+    auth: true,
+    data: z.array(familyMemberObject),
+    errors: [401, 403],
+  },
+  {
+    method: "post",
+    path: "/family/members",
+    who: "Patient",
+    summary:
+      "Add a family member: name, sex, `birthYear` or `age`, relationship and language. A child under 18 needs `guardianConsent: true` (the account holder is the parent or guardian); an adult `memberConsent: true` (the person agreed). The consent is recorded (method online) and the member gets a short ID; their phone is the account holder's, if any",
+    auth: true,
+    body: familyMemberSchema,
+    data: familyMemberObject,
+    status: 201,
+    errors: [400, 401, 403, 409],
+  },
+  {
+    method: "post",
+    path: "/family/members/{patientId}/take-over",
+    who: "the family manager of the profile, or an approved health worker of its centre",
+    summary:
+      "Start a take-over: a 6-digit code goes by SMS to the person's own `phone` (10 minutes, single use; SMS budgets as for signup codes). Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)",
+    auth: true,
+    body: startTakeOverSchema,
+    data: takeOverSentObject,
+    errors: [400, 401, 403, 404, 409, 429],
+  },
+  {
+    method: "post",
+    path: "/take-over",
+    who: "anyone holding the code",
+    summary:
+      "Complete a take-over with the code sent to `phone`: a patient account of the person's own (phone identity) whose id is the profile's id, so every report stays theirs. With `keepAccess: false` the family manager's (and the centre's) access ends at once. Log in afterwards with the number and password",
+    auth: false,
+    body: completeTakeOverSchema,
+    data: userObject,
+    status: 201,
+    errors: [400, 409, 429],
+  },
+];

@@ -38,6 +38,7 @@ const SMS_PURPOSE_LABELS: Record<SmsPurpose, string> = {
   "signup-code": "messages.smsPurposeSignupCode",
   "login-code": "messages.smsPurposeLoginCode",
   "reset-code": "messages.smsPurposeResetCode",
+  "takeover-code": "family.smsPurposeTakeOverCode",
   "opinion-ready": "messages.smsPurposeOpinionReady",
   "followup-answered": "messages.smsPurposeFollowupAnswered",
   notice: "messages.smsPurposeNotice",

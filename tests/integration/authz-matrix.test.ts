@@ -480,6 +480,54 @@ const API: Row[] = [
     expert: 401,
     admin: 401,
   },
+  // Family under one phone (decision 0030): a patient account's family members and take-overs.
+  {
+    route: "GET /family/members",
+    anon: 401,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "POST /family/members",
+    body: () => ({
+      firstName: "Meena",
+      sex: "female",
+      age: 30,
+      relationship: "daughter",
+      preferredLanguage: "hi",
+      memberConsent: true,
+    }),
+    anon: 401,
+    patient: 201,
+    otherPatient: 201,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    // The account's own profile is already the person's: nobody starts a take-over of it.
+    route: "POST /family/members/:own/take-over",
+    body: () => ({ phone: "9876543210" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    // Public (the code proves it); an empty body is a 400 for anyone.
+    route: "POST /take-over",
+    anon: 400,
+    patient: 400,
+    otherPatient: 400,
+    unapproved: 400,
+    expert: 400,
+    admin: 400,
+  },
   {
     // Last: it starts a setup (a pending secret) for each account, after its password (issue 19).
     route: "POST /auth/two-factor/setup",
@@ -494,6 +542,34 @@ const API: Row[] = [
 ];
 
 const SCREENS: Row[] = [
+  {
+    route: "/dashboard/family",
+    anon: "login",
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    // Starting a take-over is for the manager or the centre; the account's own profile is nobody's to hand over.
+    route: "/dashboard/family/:own/take-over",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "/take-over",
+    anon: 200,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
   {
     route: "/dashboard/home",
     anon: "login",

@@ -57,7 +57,7 @@ import {
 } from "./two-factor.server";
 
 /** The national digits of an E.164 number (the contact number kept on a phone-only account). */
-function phoneDigits(e164: string | null | undefined): string {
+export function phoneDigits(e164: string | null | undefined): string {
   return e164
     ? e164
         .replace(/^\+91/, "")
@@ -115,7 +115,7 @@ const codeOwner = (target: CodeTarget) =>
  * identity that has an account) the code is stored all the same — a guess at it is
  * answered like any wrong code — but never sent: the owner gets "you already have an account".
  */
-async function issueCode(
+export async function issueCode(
   target: CodeTarget,
   payload: string | null,
   locale: string,
@@ -162,7 +162,7 @@ async function issueCode(
 }
 
 /** The newest unused code of a purpose for an e-mail or a number. */
-async function latestCode(target: CodeTarget, purpose: CodePurpose) {
+export async function latestCode(target: CodeTarget, purpose: CodePurpose) {
   return first(
     db()
       .select()
@@ -179,7 +179,7 @@ async function latestCode(target: CodeTarget, purpose: CodePurpose) {
  * a try with ONE conditional update (`attempts = attempts + 1 … WHERE attempts < 5 RETURNING`), so
  * however many guesses arrive at once, on one node or several, at most 5 are ever compared.
  */
-async function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
+export async function checkCode(row: typeof verificationCodes.$inferSelect | undefined, code: string) {
   const tooMany = () =>
     new DomainError("invalid", "accounts.otpTooManyTries", {
       fieldErrors: { code: ["accounts.otpTooManyTries"], otp: ["accounts.otpTooManyTries"] },
@@ -223,7 +223,7 @@ async function checkCode(row: typeof verificationCodes.$inferSelect | undefined,
  * The server's check of a number the schema only shaped (libphonenumber-js metadata stays off
  * the browser): a real number for its country, as E.164, or a 400 on the field that held it.
  */
-function checkedPhone(candidate: string): string {
+export function checkedPhone(candidate: string): string {
   const e164 = validE164(candidate);
   if (!e164) {
     const msg = ["accounts.mobileInvalid"];
@@ -238,7 +238,7 @@ function checkedPhone(candidate: string): string {
  * A number that may get SMS codes (decision 0021): valid, of a country in SMS_COUNTRIES and a mobile
  * range (never premium rate, toll free or a fixed line), as E.164 — or a 400 on the field that held it.
  */
-function smsPhone(candidate: string): string {
+export function smsPhone(candidate: string): string {
   const r = smsNumber(candidate);
   if (r.ok) return r.e164;
   const key =
@@ -274,7 +274,7 @@ async function assertFreeAfterCode(target: CodeTarget) {
  * a device the owner logged in on draws on the number's small reserve — something the owner
  * holds, not an address (addresses change, sessions end at logout and reset).
  */
-async function limitSmsCode(
+export async function limitSmsCode(
   phone: string,
   client: Client,
   ceiling: SmsCeiling,
@@ -300,7 +300,7 @@ const targetOf = (v: { email?: string | null; phone?: string | null }): CodeTarg
   v.phone ? { phone: smsPhone(v.phone) } : { email: v.email ?? "" };
 
 /** Refuses a password from the common-password list (decision 0009), as a field error of `field`. */
-function assertPasswordNotCommon(password: string, field: string) {
+export function assertPasswordNotCommon(password: string, field: string) {
   if (isCommonPassword(password)) {
     throw new DomainError("invalid", "accounts.passwordCommon", {
       fieldErrors: { [field]: ["accounts.passwordCommon"] },

@@ -3,9 +3,13 @@
  *
  * - patients: patient profiles apart from logins, the one rule of who may act for a profile
  *   (self, family manager, centre, admin), the access trail, short IDs.
+ * - family: a patient account's dependants (added with a guardian's or the person's consent).
+ * - takeover: a dependant or a centre's patient taking their profile over with their own number.
  *
  * Other contexts and the adapters import from here; modules inside the domain import the module
  * they need directly, so the indexes never form an import circle.
  */
 export * from "./patients.server";
 export * from "./notices.server";
+export * from "./family.server";
+export * from "./takeover.server";

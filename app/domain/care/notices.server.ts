@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { users } from "~/db/schema";
+import { patientManagers, users } from "~/db/schema";
 import { notify, recipientColumns } from "../messaging/notify.server";
 import { findPatient } from "./patients.server";
 
@@ -26,5 +26,29 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
         path: `/dashboard/previous-report/${encodeURIComponent(patient.id)}`,
         sms: { key: "sms.opinionReady", purpose: "opinion-ready" },
       });
+  }
+  await notifyManagersOpinionReady(patient.id);
+}
+
+/**
+ * The family accounts that manage the profile (access not revoked) hear that "a report in your
+ * family has an answer" — by mail and, with a phone, by SMS — never whose: a shared phone's
+ * messages are read by the whole household. The link opens the family screen.
+ */
+export async function notifyManagersOpinionReady(patientId: string) {
+  const managers = await db()
+    .select({ ...recipientColumns, suspendedAt: users.suspendedAt })
+    .from(patientManagers)
+    .innerJoin(users, eq(users.id, patientManagers.managerId))
+    .where(and(eq(patientManagers.patientId, patientId), isNull(patientManagers.revokedAt)));
+  for (const m of managers) {
+    if (m.suspendedAt) continue;
+    notify(m, {
+      subject: "family.noticeSubject",
+      body: "family.noticeBody",
+      action: "family.noticeAction",
+      path: "/dashboard/family",
+      sms: { key: "family.smsOpinionReady", purpose: "opinion-ready" },
+    });
   }
 }

@@ -73,6 +73,8 @@ export const SHORT_LINKS = {
   t: "/dashboard/turnaround",
   s: "/dashboard/settings",
   d: "/dashboard/my-data",
+  // The family screen: a manager's notices never say whose report it is.
+  y: "/dashboard/family",
 } as const;
 export type ShortLink = keyof typeof SHORT_LINKS;
 
@@ -132,7 +134,7 @@ async function deliver(to: Recipient, message: Message) {
   }
 }
 
-export type CodePurpose = "signup" | "login" | "reset";
+export type CodePurpose = "signup" | "login" | "reset" | "takeover";
 
 /**
  * Sends a 6-digit code to where the person asked for it: by mail (waits for SMTP, so a failure
@@ -147,10 +149,20 @@ export async function sendCode(
   const t = await getT(loc(locale));
   const vars = { code, product: site.productName, minutes: 10 };
   if (target.phone) {
+    // A take-over code goes to someone without an account yet: it says what it is for and where to enter it.
+    const takeover = purpose === "takeover";
     await queueSms({
       to: target.phone,
-      text: t("sms.code", vars),
-      purpose: purpose === "signup" ? "signup-code" : purpose === "login" ? "login-code" : "reset-code",
+      text: takeover
+        ? t("family.smsTakeOverCode", { ...vars, link: `${config().appUrl}/take-over` })
+        : t("sms.code", vars),
+      purpose: takeover
+        ? "takeover-code"
+        : purpose === "signup"
+          ? "signup-code"
+          : purpose === "login"
+            ? "login-code"
+            : "reset-code",
     });
     return;
   }

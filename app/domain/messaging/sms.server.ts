@@ -82,7 +82,7 @@ export const SMS_BACKOFF_MS: readonly number[] = [
 ];
 
 /** Code texts are useless once the code has expired: such a message is not sent after this long. */
-const CODE_PURPOSES: readonly string[] = ["signup-code", "login-code", "reset-code"];
+const CODE_PURPOSES: readonly string[] = ["signup-code", "login-code", "reset-code", "takeover-code"];
 
 type SenderSettings = {
   /** Waits between attempts; attempts in all = backoffMs.length + 1. */

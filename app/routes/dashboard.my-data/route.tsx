@@ -1,11 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { MY_DATA_DOWNLOAD_PATH } from "~/components/DownloadMyData";
+import { MY_DATA_DOWNLOAD_PATH, myDataDownloadHref } from "~/components/DownloadMyData";
+import { WhoseReports } from "~/components/WhoseReports";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { formatPeriod } from "~/components/rights/format";
 import { config } from "~/config.server";
 import { twoFactorStatus } from "~/domain/accounts/index.server";
+import { whoseOptions } from "~/domain/care/index.server";
 import {
   consentOverview,
   getNominee,
@@ -58,6 +60,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     notice: formatPeriod(c.erasureNoticeMs, locale),
     retention: formatPeriod(c.auditRetentionMs, locale),
     confirm: new URL(request.url).searchParams.get("confirm") === "review",
+    // A family account downloads the data of each profile it acts for.
+    whose: patient ? await whoseOptions(actor) : [],
   };
 }
 
@@ -92,7 +96,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function MyData() {
   const { t } = useTranslation();
-  const { patient } = useLoaderData<typeof loader>();
+  const { patient, whose } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const location = useLocation();
   const resultFor = (i: FormIntent) => (actionData?.intent === i ? actionData.result : undefined);
@@ -135,6 +139,16 @@ export default function MyData() {
           <a href={MY_DATA_DOWNLOAD_PATH} className="btn-secondary" data-download-my-data>
             {t("rights.downloadButton")}
           </a>
+          {whose.length > 0 && (
+            <div className="w-full">
+              <WhoseReports
+                options={whose}
+                label={t("family.whoseDownload")}
+                hrefFor={(id) => myDataDownloadHref(whose.find((o) => o.self)?.id === id ? null : id)}
+                reloadDocument
+              />
+            </div>
+          )}
         </section>
       )}
       {patient && <ConsentsSection />}

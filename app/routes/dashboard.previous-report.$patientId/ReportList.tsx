@@ -2,6 +2,7 @@ import { Link, useParams } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { myDataDownloadHref } from "~/components/DownloadMyData";
 import { EmptyState } from "~/components/reports/EmptyState";
+import { WhoseReports } from "~/components/WhoseReports";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useListLoading } from "~/components/reports/useListLoading";
@@ -12,12 +13,15 @@ export function ReportList({
   items,
   pagination,
   own,
+  managed,
+  whose,
   canUpload,
-}: Pick<ListData, "items" | "pagination" | "own" | "canUpload">) {
+}: Pick<ListData, "items" | "pagination" | "own" | "managed" | "whose" | "canUpload">) {
   const { t } = useTranslation();
   const loading = useListLoading();
-  const patientName = items[0]?.patientName;
   const { patientId } = useParams();
+  // A family member's name comes from the switcher too, so an empty list still says whose it is.
+  const patientName = items[0]?.patientName ?? whose.find((o) => o.id === patientId && !o.self)?.name;
   return (
     <section aria-busy={loading || undefined}>
       <PageHeader
@@ -42,6 +46,11 @@ export function ReportList({
           </a>
         )}
       </PageHeader>
+      <WhoseReports
+        options={whose}
+        current={patientId}
+        hrefFor={(id) => `/dashboard/previous-report/${encodeURIComponent(id)}`}
+      />
       {items.length === 0 ? (
         <EmptyState message={t("reports.noReportsForPatient")}>
           {canUpload && (
@@ -56,7 +65,8 @@ export function ReportList({
       ) : (
         <ul className="grid gap-4 sm:grid-cols-2">
           {items.map((r) => (
-            <ReportCard key={r._id} report={r} own={own} />
+            // A family manager acts for the member as for themself (follow-ups, sharing).
+            <ReportCard key={r._id} report={r} own={own || managed} />
           ))}
         </ul>
       )}

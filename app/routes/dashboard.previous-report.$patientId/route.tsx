@@ -9,7 +9,9 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
+import { whoseOptions } from "~/domain/care/index.server";
 import { listPatientReports } from "~/domain/consultation/index.server";
+import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -25,8 +27,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const patientId = params.patientId ?? "";
   const page = screenPage(request);
-  if (actor.accountType === "Expert" || (actor.accountType === "Patient" && actor.id !== patientId)) {
-    // Inside the dashboard, why not (the same answer whether that id exists or not).
+  // Inside the dashboard, why not (the same answer whether that id exists or not).
+  const notAllowed = async () => {
     const { t } = await tFor(request);
     const patient = actor.accountType === "Patient";
     return data(
@@ -37,12 +39,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       },
       { status: 403 },
     );
-  }
+  };
+  if (actor.accountType === "Expert") return notAllowed();
   let result: Awaited<ReturnType<typeof listPatientReports>>;
   try {
-    // The patient themself or an Admin (an unknown patient id is not found).
+    // Whoever may act for the profile: the person, their family manager, their centre, an Admin
+    // (an unknown patient id is not found for admins).
     result = await listPatientReports(actor, patientId, page);
   } catch (err) {
+    if (actor.accountType === "Patient" && isDomainError(err) && err.code === "forbidden")
+      return notAllowed();
     pageError(err);
   }
   const info = pageInfo(result);
@@ -52,10 +58,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     throw redirect(`${url.pathname}${url.search}`);
   }
   const { t } = await tFor(request);
+  // A family account switches between the profiles it acts for ("whose reports").
+  const whose = await whoseOptions(actor);
   return {
     title: t("reports.previousTitle"),
     notAllowed: null,
     own: actor.id === patientId,
+    managed: actor.accountType === "Patient" && actor.id !== patientId,
+    whose,
     canUpload: actor.accountType === "Patient",
     items: result.items.map(cardOf),
     pagination: info,

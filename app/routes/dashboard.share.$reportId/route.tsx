@@ -7,6 +7,8 @@ import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
+import { WhoseReports } from "~/components/WhoseReports";
+import { whoseOptions } from "~/domain/care/index.server";
 import { shareScreen } from "~/domain/sharing/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
@@ -42,11 +44,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   } catch (err) {
     pageError(err); // someone else's report and an unknown id look the same: not found
   }
+  // Whose report this is (the account's own until sharing names the profile), for the switcher.
+  const whoseCurrent = (screen.report as { patientId?: string }).patientId ?? actor.id;
   return {
     title,
     notAllowed: null,
     ...screen,
-    reportsPath: `/dashboard/previous-report/${encodeURIComponent(actor.id)}`,
+    reportsPath: `/dashboard/previous-report/${encodeURIComponent(whoseCurrent)}`,
+    whose: await whoseOptions(actor),
+    whoseCurrent,
   };
 }
 
@@ -72,7 +78,7 @@ export default function ShareReport() {
   return <ShareScreen {...(loaded as Loaded)} />;
 }
 
-function ShareScreen({ report, links, reportsPath }: Loaded) {
+function ShareScreen({ report, links, reportsPath, whose, whoseCurrent }: Loaded) {
   const { t } = useTranslation();
   const dates = useDateText();
   const typeLabel = useReportTypeLabel();
@@ -84,6 +90,11 @@ function ShareScreen({ report, links, reportsPath }: Loaded) {
           {t("share.backToReports")}
         </Link>
       </PageHeader>
+      <WhoseReports
+        options={whose}
+        current={whoseCurrent}
+        hrefFor={(id) => `/dashboard/previous-report/${encodeURIComponent(id)}`}
+      />
       <p className="mb-5 flex flex-wrap items-center gap-x-3 gap-y-1" data-testid="share-report">
         <span className="text-lg font-bold text-slate-900">{typeLabel(report.reportType)}</span>
         <span className="text-slate-600">

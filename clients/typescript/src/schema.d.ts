@@ -1255,6 +1255,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/family/members": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The profiles the patient account acts for: its own first, then the family members it manages (access not revoked), each with its short ID; the `_id` is the `patientId` of their reports
+     * @description Who: Patient.
+     */
+    get: operations["getFamilyMembers"];
+    put?: never;
+    /**
+     * Add a family member: name, sex, `birthYear` or `age`, relationship and language. A child under 18 needs `guardianConsent: true` (the account holder is the parent or guardian); an adult `memberConsent: true` (the person agreed). The consent is recorded (method online) and the member gets a short ID; their phone is the account holder's, if any
+     * @description Who: Patient.
+     */
+    post: operations["postFamilyMembers"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/family/members/{patientId}/take-over": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a take-over: a 6-digit code goes by SMS to the person's own `phone` (10 minutes, single use; SMS budgets as for signup codes). Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)
+     * @description Who: the family manager of the profile, or an approved health worker of its centre.
+     */
+    post: operations["familyMembersTakeOver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/take-over": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a take-over with the code sent to `phone`: a patient account of the person's own (phone identity) whose id is the profile's id, so every report stays theirs. With `keepAccess: false` the family manager's (and the centre's) access ends at once. Log in afterwards with the number and password
+     * @description Who: anyone holding the code.
+     */
+    post: operations["takeOver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10074,7 +10138,7 @@ export interface operations {
               _id: string;
               /** @description The number masked: country code and the last 4 digits, e.g. +91******3210 */
               to: string;
-              /** @description One of signup-code, login-code, reset-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
+              /** @description One of signup-code, login-code, reset-code, takeover-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
               purpose: string;
               /** @enum {string} */
               status: "queued" | "sending" | "sent" | "failed";
@@ -11636,6 +11700,652 @@ export interface operations {
       };
       /** @description Wrong method */
       405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getFamilyMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The profile's id: the `patientId` of its reports */
+              _id: string;
+              /** @description The short ID to read out (CB-7K4M-2Q) */
+              shortId: string | null;
+              firstName: string;
+              lastName: string;
+              /** @enum {string|null} */
+              sex: "female" | "male" | "other" | null;
+              birthYear: number | null;
+              /** @description The year was worked out from an age */
+              birthYearEstimated: boolean;
+              locality: string;
+              preferredLanguage: string;
+              /** @description Where notices about them may go (never naming them) */
+              phone: string | null;
+              /** @enum {string} */
+              phoneOwner: "self" | "family" | "none";
+              phoneRelationship: string;
+              centreId: string | null;
+              /** @description They have a login of their own (their own profile, or taken over) */
+              hasOwnAccount: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description Who they are to the account holder; "" for the holder's own profile */
+              relationship: string;
+              /** @description The account holder's own profile */
+              self: boolean;
+              age: number | null;
+              /** @description Under 18 (or of an unknown age) */
+              minor: boolean;
+              /** @description An adult without a login who may take the profile over */
+              canTakeOver: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  postFamilyMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The family member's first name */
+          firstName: string;
+          /**
+           * @description Their last name (optional)
+           * @default
+           */
+          lastName?: string;
+          /** @enum {string} */
+          sex: "female" | "male" | "other";
+          /** @description Year of birth; give this or `age` */
+          birthYear?: number;
+          /** @description Age in years, when the year of birth is not known (the year is then marked estimated) */
+          age?: number;
+          /**
+           * @description Who they are to the account holder
+           * @enum {string}
+           */
+          relationship: "daughter" | "son" | "father" | "mother" | "spouse" | "other";
+          /**
+           * @description The language their letters and messages are in
+           * @enum {string}
+           */
+          preferredLanguage: "en" | "hi" | "bn" | "ta";
+          /** @description For a child under 18: the account holder declares they are the parent or legal guardian and consents for the child */
+          guardianConsent?: boolean;
+          /** @description For an adult: the account holder confirms the person agreed that the account holder sends their reports and reads the opinions */
+          memberConsent?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The profile's id: the `patientId` of its reports */
+              _id: string;
+              /** @description The short ID to read out (CB-7K4M-2Q) */
+              shortId: string | null;
+              firstName: string;
+              lastName: string;
+              /** @enum {string|null} */
+              sex: "female" | "male" | "other" | null;
+              birthYear: number | null;
+              /** @description The year was worked out from an age */
+              birthYearEstimated: boolean;
+              locality: string;
+              preferredLanguage: string;
+              /** @description Where notices about them may go (never naming them) */
+              phone: string | null;
+              /** @enum {string} */
+              phoneOwner: "self" | "family" | "none";
+              phoneRelationship: string;
+              centreId: string | null;
+              /** @description They have a login of their own (their own profile, or taken over) */
+              hasOwnAccount: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description Who they are to the account holder; "" for the holder's own profile */
+              relationship: string;
+              /** @description The account holder's own profile */
+              self: boolean;
+              age: number | null;
+              /** @description Under 18 (or of an unknown age) */
+              minor: boolean;
+              /** @description An adult without a login who may take the profile over */
+              canTakeOver: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  familyMembersTakeOver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        patientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The person's own mobile number (E.164, or 10 digits for India): the code goes there */
+          phone: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The number the code went to, masked (+91******3210) */
+              phone: string;
+              expiresInMinutes: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  takeOver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The person's own mobile number (E.164, or 10 digits for India): the code goes there */
+          phone: string;
+          /** @description The 6-digit code sent by SMS to `phone` */
+          code: string;
+          password: string;
+          confirmPassword: string;
+          /** @description Whether the family member (or the centre) who acted for the person may still do so */
+          keepAccess: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              firstName: string;
+              lastName: string;
+              email: string;
+              phone: string | null;
+              /** @enum {string} */
+              notify: "email" | "sms" | "both";
+              /** @enum {string} */
+              accountType: "Patient" | "Expert" | "Admin" | "HealthWorker";
+              contactNumber: string;
+              countryCode: string;
+              image: string | null;
+              approved: boolean;
+              additionalDetails: {
+                about: string | null;
+                gender: string | null;
+                dateOfBirth: string | null;
+                contactNumber: string | null;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              expertDetails?: {
+                specialties: (
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                )[];
+                registrationNumber: string;
+                registrationCouncil: string;
+                yearsOfPractice: number | null;
+                /** Format: date-time */
+                approvedAt: string | null;
+                approvedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                rejectedAt: string | null;
+                rejectionReason: string | null;
+              } | null;
+              twoFactor?: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
         headers: {
           [name: string]: unknown;
         };

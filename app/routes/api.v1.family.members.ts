@@ -1,0 +1,24 @@
+import { addFamilyMember, listFamily } from "~/domain/care/index.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
+import { clientOf } from "~/utils/request.server";
+
+/**
+ * A patient account's family (decision 0030): the profiles it acts for (its own first), and a new
+ * family member added with a guardian's consent (a child) or the person's own (an adult).
+ */
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      return { message: "family.listSuccess", data: await listFamily(actor) };
+    }),
+  POST: (request, _params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const body = await readJson(request);
+      const member = await addFamilyMember(actor, body, { ip: clientOf(context).ip });
+      return { status: 201, message: "family.addSuccess", data: member };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

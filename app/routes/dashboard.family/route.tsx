@@ -1,0 +1,61 @@
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { screenMeta } from "~/components/reports/meta";
+import { NotAllowed } from "~/components/reports/NotAllowed";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { listFamily } from "~/domain/care/index.server";
+import { tFor } from "~/i18n/i18n.server";
+import { requireActor } from "~/utils/auth.server";
+import { readForm } from "~/utils/forms.server";
+import { guardForm } from "~/utils/guard.server";
+import { clientOf } from "~/utils/request.server";
+import { addAction, type AddData } from "./add.server";
+import { AddMemberForm } from "./AddMemberForm";
+import { MemberList } from "./MemberList";
+
+/**
+ * Family (decision 0030): the profiles a patient account acts for — its own and its family
+ * members' — with their short IDs and a way to each one's reports, and the form that adds a
+ * family member with the consent their age needs. Works without JavaScript.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const title = t("family.title");
+  if (actor.accountType !== "Patient") {
+    return data({ title, notAllowed: t("family.patientsOnly") }, { status: 403 });
+  }
+  return { title, notAllowed: null, members: await listFamily(actor) };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireActor(request);
+  const { t } = await tFor(request);
+  const form = await readForm(request);
+  return addAction({ actor, t, form, ip: clientOf(context).ip });
+}
+
+type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
+
+export default function Family() {
+  const { t } = useTranslation();
+  const loaded = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>() as AddData | undefined;
+  const location = useLocation();
+  if (loaded.notAllowed !== null) return <NotAllowed title={t("family.title")} message={loaded.notAllowed} />;
+  const { members } = loaded as Loaded;
+  return (
+    <section>
+      <PageHeader title={t("family.title")} intro={t("family.intro")} />
+      <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+        <MemberList members={members} />
+        {/* A new page after each added member (the redirect): an empty form, as without JavaScript. */}
+        <AddMemberForm key={location.key} lastResult={actionData?.result} />
+      </div>
+    </section>
+  );
+}
