@@ -3,9 +3,13 @@
  *
  * - patients: patient profiles apart from logins, the one rule of who may act for a profile
  *   (self, family manager, centre, admin), the access trail, short IDs.
+ * - registration: a centre registers a patient after the facilitated consent; one patient's page.
+ * - centre-queue: a centre's patients with where their reports stand.
  *
  * Other contexts and the adapters import from here; modules inside the domain import the module
  * they need directly, so the indexes never form an import circle.
  */
 export * from "./patients.server";
 export * from "./notices.server";
+export * from "./registration.server";
+export * from "./centre-queue.server";
