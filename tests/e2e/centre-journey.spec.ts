@@ -269,7 +269,7 @@ test("a health worker registers an elderly woman without a phone, submits her re
   expect(reviewed.status).toBe(200);
 
   // 5. The worker's phone gets the SMS (Hindi, UCS-2), naming no patient.
-  const notice = await sms(`+91${worker.national}`, /CareBridge/, before);
+  const notice = await sms(`+91${worker.national}`, new RegExp(journey.shortId!), before);
   expect(notice.coding).toBe("ucs-2");
   expect(notice.text).not.toContain("कमला");
 

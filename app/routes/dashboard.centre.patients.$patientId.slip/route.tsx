@@ -35,9 +35,8 @@ export default function Slip() {
   return (
     <section className="mx-auto max-w-md">
       <PrintStyle />
-      <h1 className="sr-only">{t("registration.slipTitle")}</h1>
       <div data-print className="card space-y-4 border-2 border-slate-800 text-slate-900" data-testid="slip">
-        <p className="text-lg font-semibold">{t("registration.slipTitle")}</p>
+        <h1 className="text-lg font-semibold">{t("registration.slipTitle")}</h1>
         <div>
           <p className="text-sm text-slate-700">{t("registration.slipId")}</p>
           <p className="font-mono text-4xl font-bold tracking-wider break-all" data-testid="slip-short-id">
