@@ -324,6 +324,12 @@ for (const lang of ["en", "hi", "bn", "ta"]) {
         ),
       ).toEqual([]);
       if (lang !== "hi") await screen(page, info, `centre-${name}-${lang}`);
+      if (lang === "en") {
+        // The same screen on a desktop, to look at.
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await screen(page, info, `centre-${name}-en-1280`);
+        await page.setViewportSize({ width: 360, height: 740 });
+      }
     }
     await context.close();
   });

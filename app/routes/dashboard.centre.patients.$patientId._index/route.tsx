@@ -93,9 +93,7 @@ export default function CentrePatient() {
         </div>
       </PageHeader>
       <div className="card mb-5 space-y-1" data-testid="patient-facts">
-        <p className="font-mono text-lg">
-          {t("registration.idLabel", { shortId: patient.shortId })}
-        </p>
+        <p className="font-mono text-lg">{t("registration.idLabel", { shortId: patient.shortId })}</p>
         <p>
           {[
             patient.sex ? t(`registration.sexes.${patient.sex}`) : null,
