@@ -417,8 +417,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB)
-     * @description Who: Patient.
+     * Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB); `patientId` names whose report it is (a patient's own profile when left out; required for a health worker)
+     * @description Who: Patient; HealthWorker (approved) for one of their centre's patients.
      */
     post: operations["reportUploadReport"];
     delete?: never;
@@ -438,7 +438,7 @@ export interface paths {
     put?: never;
     /**
      * Start a resumable upload of a report file (tus creation): Upload-Length, and the report's fields (as for upload-report, with countryCode and consent) base64 in Upload-Metadata, plus `filename`; checked before any byte is sent
-     * @description Who: Patient. Resumable upload, tus 1.0.0 (https://tus.io/protocols/resumable-upload).
+     * @description Who: Patient; HealthWorker (approved) for one of their centre's patients. Resumable upload, tus 1.0.0 (https://tus.io/protocols/resumable-upload).
      */
     post: operations["uploadsCreate"];
     delete?: never;
@@ -4488,7 +4488,7 @@ export interface operations {
         "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes (at most MAX_UPLOAD_MB) */
         "Upload-Length": string;
-        /** @description Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, filename */
+        /** @description Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, patientId (whose report, as for upload-report), filename */
         "Upload-Metadata": string;
       };
       path?: never;
