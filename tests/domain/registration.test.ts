@@ -189,3 +189,64 @@ describe("when the opinion is ready, and after", () => {
     expect(queue.items[0]).toMatchObject({ opinionReady: true, followUpsPending: 1 });
   });
 });
+
+describe("a family account's members", () => {
+  it("uploads for a member it manages (with the consent given for them) and asks on their behalf", async () => {
+    const parent = await makePatient();
+    const { randomBytes } = await import("node:crypto");
+    const dependantId = randomBytes(12).toString("hex");
+    await d.db.db().insert(d.schema.patients).values({ id: dependantId, firstName: "Chhoti", locale: "hi" });
+    await d.db
+      .db()
+      .insert(d.schema.patientManagers)
+      .values({ patientId: dependantId, managerId: parent.id, relationship: "daughter" });
+    const upload = async () =>
+      d.consultation.createReport(
+        parent,
+        {
+          reportType: "Blood Test",
+          phoneNumber: "9876543210",
+          countryCode: "+91",
+          consent: "on",
+          patientId: dependantId,
+        },
+        await d.records.storeUpload(chunks(samplePdf("x")), {
+          maxBytes: 1_000_000,
+          allowed: "report",
+          fileName: "x.pdf",
+        }),
+      );
+    // Without a consent recorded for the member, nothing is filed.
+    expect((await refusal(upload)).extra.fieldErrors.patientId).toEqual(["care.consentMissing"]);
+    await d.db
+      .db()
+      .insert(d.schema.patientConsents)
+      .values({
+        id: randomBytes(12).toString("hex"),
+        patientId: dependantId,
+        kind: "family",
+        textVersion: "family-2026-11",
+        method: "online",
+        recordedBy: parent.id,
+      });
+    const report = await upload();
+    expect(report.patient._id).toBe(dependantId);
+    expect((await d.care.familyProfiles(parent)).map((p) => p.id)).toEqual([parent.id, dependantId]);
+    const expert = await makeExpert();
+    await claim(expert, report);
+    await review(expert, report);
+    await d.consultation.askFollowUp(parent, report._id, { question: "Should she fast?" });
+    const { and, eq } = await import("drizzle-orm");
+    const trail = await d.db
+      .db()
+      .select()
+      .from(d.schema.auditEvents)
+      .where(
+        and(
+          eq(d.schema.auditEvents.subjectId, dependantId),
+          eq(d.schema.auditEvents.action, "patient.followup_ask"),
+        ),
+      );
+    expect(trail).toHaveLength(1);
+  });
+});
