@@ -24,12 +24,13 @@ import { redirectWithSuccess } from "~/utils/toast.server";
  * with the opinions, and from here the upload for them, the slip, the print view and the letter,
  * and the follow-up questions the patient dictates.
  */
-export async function loader({ request, params, context }: LoaderFunctionArgs) {
+export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);
   const id = params.patientId ?? "";
   try {
-    const patient = await getCarePatient(actor, id, { ip: clientOf(context).ip });
+    // One entry in the profile's trail per visit: the reports list below records the opening.
+    const patient = await getCarePatient(actor, id, { trace: false });
     const reports = await listPatientReports(actor, id, screenPage(request));
     const name = `${patient.firstName} ${patient.lastName}`.trim();
     return {
