@@ -328,8 +328,9 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "post",
     path: "/report/upload-report",
-    who: "Patient",
-    summary: "Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB)",
+    who: "Patient; HealthWorker (approved) for one of their centre's patients",
+    summary:
+      "Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB); `patientId` names whose report it is (a patient's own profile when left out; required for a health worker)",
     auth: true,
     multipart: {
       fileField: "report",
@@ -364,7 +365,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "post",
     path: "/uploads",
-    who: "Patient",
+    who: "Patient; HealthWorker (approved) for one of their centre's patients",
     summary:
       "Start a resumable upload of a report file (tus creation): Upload-Length, and the report's fields (as for upload-report, with countryCode and consent) base64 in Upload-Metadata, plus `filename`; checked before any byte is sent",
     auth: true,
@@ -380,7 +381,7 @@ export const ENDPOINTS: Endpoint[] = [
         "Upload-Metadata": z
           .string()
           .describe(
-            "Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, filename",
+            "Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, patientId (whose report, as for upload-report), filename",
           ),
       }),
       octetBody: true,

@@ -103,6 +103,7 @@ export const UPLOAD_FORM_FIELDS = [
   "consent",
   "urgent",
   "urgentReason",
+  "patientId",
 ] as const;
 
 export const uploadReportSchema = z
@@ -112,6 +113,15 @@ export const uploadReportSchema = z
     phoneNumber: phoneNumberField,
     countryCode: countryCodeField.optional(),
     consent: consentField.optional(),
+    /**
+     * Whose report it is: a patient profile the uploader acts for (a health worker: one of their
+     * centre's patients; a family account: a member). Left out, the uploader's own profile.
+     */
+    patientId: z
+      .string({ invalid_type_error: "care.choosePatient" })
+      .trim()
+      .max(100, "care.notYourPatient")
+      .optional(),
     /** The patient may mark a report urgent, with a short reason. */
     urgent: strictBoolean().optional(),
     urgentReason: z

@@ -241,6 +241,59 @@ export function makeAdmin(opts: PersonOpts = {}) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Centres and their health workers (their signup belongs elsewhere: made straight in the tables)
+
+/** A centre (a Health & Wellness Centre unless told otherwise). */
+export async function makeCentre(
+  opts: { name?: string; kind?: "hwc" | "phc" | "chc" | "clinic" | "csc" } = {},
+) {
+  const d = domain();
+  const [row] = await d.db
+    .db()
+    .insert(d.schema.centres)
+    .values({
+      id: randomBytes(12).toString("hex"),
+      name: opts.name ?? unique("Centre "),
+      kind: opts.kind ?? "hwc",
+      district: "Sitapur",
+      state: "Uttar Pradesh",
+      pinCode: "261001",
+    })
+    .returning();
+  return row;
+}
+
+/** A health worker of `centre` with a session: an approved account unless told otherwise. */
+export async function makeHealthWorker(
+  centre: { id: string },
+  opts: PersonOpts & { approved?: boolean; suspended?: boolean } = {},
+): Promise<Person> {
+  const d = domain();
+  const { eq } = await import("drizzle-orm");
+  const password = opts.password ?? PASSWORD;
+  const row = await d.accounts.insertUser({
+    email: opts.email ?? uniqueEmail("worker"),
+    phone: opts.phone ?? null,
+    contactNumber: opts.contactNumber,
+    password,
+    firstName: opts.firstName ?? "Worker",
+    lastName: opts.lastName ?? unique("Tester"),
+    accountType: "HealthWorker",
+    locale: opts.locale,
+  });
+  const approved = opts.approved ?? true;
+  await d.db
+    .db()
+    .update(d.schema.users)
+    .set({ approved, suspendedAt: opts.suspended ? new Date() : null })
+    .where(eq(d.schema.users.id, row.id));
+  await d.db.db().insert(d.schema.healthWorkers).values({ userId: row.id, centreId: centre.id, role: "cho" });
+  const client = newClient();
+  const session = await d.accounts.createSession(row.id, "web", client);
+  return { ...actorOf({ ...row, approved }, session.id), password, token: session.token, client };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reports, claims, reviews, links
 
 /** A small PDF-looking file (the type is sniffed from its first bytes). */

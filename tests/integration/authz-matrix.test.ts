@@ -528,6 +528,35 @@ const API: Row[] = [
     expert: 400,
     admin: 400,
   },
+  // A centre's patients (registration, queue, one patient): approved health workers of that centre
+  // only (their own roles are in centre-registration.test.ts); one patient also the person and admins.
+  {
+    route: "GET /centre/patients",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "POST /centre/patients",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "GET /centre/patients/:own",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
   {
     // Last: it starts a setup (a pending secret) for each account, after its password (issue 19).
     route: "POST /auth/two-factor/setup",
@@ -779,6 +808,35 @@ const SCREENS: Row[] = [
     unapproved: 404,
     expert: 404,
     admin: 200,
+  },
+  // The centre's screens: a dashboard refusal (403) for anyone but its approved health workers.
+  ...["/dashboard/centre", "/dashboard/centre/register"].map((route) => ({
+    route,
+    anon: "login" as const,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  })),
+  // One patient's page and slip: whoever may act for the profile; anyone else the not-found page.
+  ...["/dashboard/centre/patients/:own", "/dashboard/centre/patients/:own/slip"].map((route) => ({
+    route,
+    anon: "login" as const,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  })),
+  {
+    route: "/dashboard/centre/patients/:own/reports/:report/print",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
   },
 ];
 

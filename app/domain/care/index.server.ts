@@ -5,6 +5,8 @@
  *   (self, family manager, centre, admin), the access trail, short IDs.
  * - family: a patient account's dependants (added with a guardian's or the person's consent).
  * - takeover: a dependant or a centre's patient taking their profile over with their own number.
+ * - registration: a centre registers a patient after the facilitated consent; one patient's page.
+ * - centre-queue: a centre's patients with where their reports stand.
  *
  * Other contexts and the adapters import from here; modules inside the domain import the module
  * they need directly, so the indexes never form an import circle.
@@ -13,3 +15,5 @@ export * from "./patients.server";
 export * from "./notices.server";
 export * from "./family.server";
 export * from "./takeover.server";
+export * from "./registration.server";
+export * from "./centre-queue.server";

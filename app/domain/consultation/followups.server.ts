@@ -8,6 +8,7 @@ import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
+import { patientAccess, traceAccess } from "../care/patients.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
@@ -86,7 +87,10 @@ export async function askFollowUp(
   input: unknown,
   opts: { ip?: string | null } = {},
 ): Promise<ApiFollowUp> {
-  if (actor.accountType !== "Patient") throw new DomainError("forbidden", "followups.patientsOnly");
+  // The patient, or whoever acts for their profile (a family manager, their centre's health worker)
+  // asking what the patient dictates; experts and admins never ask.
+  if (actor.accountType !== "Patient" && actor.accountType !== "HealthWorker")
+    throw new DomainError("forbidden", "followups.patientsOnly");
   const parsed = followUpQuestionSchema.safeParse(input);
   if (!parsed.success) {
     throw new DomainError("invalid", "followups.askFailed", { fieldErrors: zodFieldErrors(parsed.error) });
@@ -98,7 +102,8 @@ export async function askFollowUp(
       .where(eq(reports.id, String(reportId ?? ""))),
   );
   if (!report) throw new DomainError("not_found", "reports.notFound");
-  if (report.patientId !== actor.id) throw new DomainError("forbidden", "reports.notYourReport");
+  const access = await patientAccess(actor, report.patientId);
+  if (!access || access.kind === "admin") throw new DomainError("forbidden", "reports.notYourReport");
   if (report.status !== "Reviewed") throw new DomainError("conflict", "followups.notReviewedYet");
   const c = config();
   const now = new Date();
@@ -131,6 +136,14 @@ export async function askFollowUp(
     yield* exec(auditInsert(tx, actor, "followup.ask", "report", report.id, { followUpId: id }, opts.ip));
     return "ok" as const;
   });
+  if (outcome === "ok")
+    await traceAccess(
+      actor,
+      access,
+      "patient.followup_ask",
+      { reportId: report.id, followUpId: id },
+      opts.ip,
+    );
   if (outcome === "gone") throw new DomainError("not_found", "reports.notFound");
   if (outcome === "limit")
     throw new DomainError("conflict", "followups.limitReached", { values: { max: c.followupMax } });

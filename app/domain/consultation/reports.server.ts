@@ -489,7 +489,7 @@ export function assertCanUpload(actor: Actor | null): asserts actor is Actor {
  * else the uploader's own profile. A health worker must name one of their centre's patients. A
  * profile someone else acts for needs the consent given for it (facilitated or a guardian's).
  */
-async function uploadTarget(actor: Actor, patientId: unknown) {
+export async function uploadTarget(actor: Actor, patientId: unknown) {
   const id =
     typeof patientId === "string" && patientId ? patientId : actor.accountType === "Patient" ? actor.id : "";
   if (!id) {

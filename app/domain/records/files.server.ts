@@ -4,7 +4,7 @@ import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import { reports, uploadSessions, users } from "~/db/schema";
+import { patientConsents, reports, uploadSessions, users } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
@@ -494,15 +494,21 @@ export async function deleteSegments(uploadId: string): Promise<number> {
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
-  const [fromReports, fromUsers, fromUploads] = await Promise.all([
+  const [fromReports, fromUsers, fromUploads, fromConsents] = await Promise.all([
     db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
     db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
     db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
+    // Photos of a signature or thumbprint given as consent at a centre.
+    db()
+      .select({ k: patientConsents.evidenceKey })
+      .from(patientConsents)
+      .where(inArray(patientConsents.evidenceKey, keys)),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
     ...fromReports.map((r) => r.k),
     ...fromUsers.map((r) => r.k!),
+    ...fromConsents.map((r) => r.k!),
     ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
   ]);
 }

@@ -21,7 +21,7 @@ import {
   type StoredFile,
 } from "./files.server";
 import { limit } from "../platform/ratelimit.server";
-import { assertCanUpload, createReport, type ApiReport } from "../consultation/reports.server";
+import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
@@ -123,6 +123,8 @@ export async function beginUpload(
     const v = meta[k];
     if (typeof v === "string") fields[k] = v;
   }
+  // Whose report: refused before a byte is sent (the same check runs again when the report is made).
+  await uploadTarget(actor, fields.patientId);
   const parsed = formSchema(uploadReportFormSchema).safeParse(fields);
   const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
   if (length === 0) errors.report = ["files.empty"];

@@ -15,6 +15,8 @@ import { ContactFields } from "./ContactFields";
 import { FileField } from "./FileField";
 import type { action } from "./route";
 import { useResumableUpload, type UploadResult } from "./useResumableUpload";
+import type { Whose } from "./route";
+import { PatientSearch, WhoseReportField } from "./WhoseReport";
 
 /**
  * The report form. Without JavaScript a plain multipart post (uploadAction); with it, the file
@@ -25,12 +27,15 @@ export function UploadForm({
   maxBytes,
   owner,
   contact,
+  whose = null,
 }: {
   countryCodes: CountryCodeOption[];
   maxBytes: number;
   /** The account's own number, filled in (it can be changed). */
   contact: { countryCode: string; phoneNumber: string };
   owner: string;
+  /** Whose report: a worker's centre patients or a family's members (null: the uploader's own). */
+  whose?: Whose | null;
 }) {
   const { t, i18n } = useTranslation();
   const actionData = useActionData<typeof action>() as UploadResult | undefined;
@@ -66,6 +71,7 @@ export function UploadForm({
         <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("reports.uploadTitle")}</h1>
         <p className="mt-1 text-slate-700">{t("reports.uploadIntro")}</p>
       </header>
+      {whose && <PatientSearch whose={whose} />}
       {unfinished && !file && !uploading && (
         <p
           className="mb-4 rounded-lg border border-sky-300 bg-sky-50 px-4 py-3 text-sky-900"
@@ -83,6 +89,8 @@ export function UploadForm({
         className="card space-y-5"
       >
         <FormError id={form.errorId} errors={form.errors?.map(say)} />
+
+        {whose && <WhoseReportField whose={whose} meta={fields.patientId} />}
 
         <div>
           <label htmlFor={fields.reportType.id} className="field-label">

@@ -5,7 +5,9 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { config } from "~/config.server";
 import { findUserById } from "~/domain/accounts/index.server";
+import { centreQueue, familyProfiles, getCarePatient, workerCentreId } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
+import type { Actor } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { countryCodeOptions, type CountryCodeOption } from "~/utils/country-codes.server";
 import { splitE164 } from "~/utils/phone.server";
@@ -17,12 +19,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { t, locale } = await tFor(request);
   const title = t("reports.uploadTitle");
   const maxBytes = config().maxUploadBytes;
-  if (actor.accountType !== "Patient") {
-    // Experts and admins: the dashboard says why, not the not-found page.
+  const worker = actor.accountType === "HealthWorker";
+  if (actor.accountType !== "Patient" && !(worker && (await workerCentreId(actor)))) {
+    // Experts, admins, health workers awaiting approval: the dashboard says why, not the not-found page.
     return data(
       {
         title,
-        notAllowed: t("reports.patientsOnly"),
+        notAllowed: t(worker ? "care.awaitApproval" : "reports.patientsOnly"),
+        whose: null as Whose | null,
         countryCodes: [] as CountryCodeOption[],
         maxBytes,
         owner: "",
@@ -42,11 +46,48 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     title,
     notAllowed: null,
+    whose: await whoseChoices(actor, new URL(request.url).searchParams),
     countryCodes: countryCodeOptions(locale),
     maxBytes,
     owner: actor.id,
     contact,
   };
+}
+
+/** Whose report an upload may be: a worker's centre patients (searched), or a family's members. */
+export type Whose = {
+  kind: "centre" | "family";
+  options: { id: string; label: string }[];
+  selected: string;
+  q: string;
+};
+
+async function whoseChoices(actor: Actor, params: URLSearchParams): Promise<Whose | null> {
+  const asked = params.get("patient") ?? "";
+  if (actor.accountType === "HealthWorker") {
+    const q = (params.get("q") ?? "").slice(0, 100);
+    const page = await centreQueue(actor, { page: 1, pageSize: 100 }, { q });
+    const options = page.items.map((p) => ({
+      id: p._id,
+      label: `${p.firstName} ${p.lastName}`.trim() + (p.shortId ? ` (${p.shortId})` : ""),
+    }));
+    if (asked && !options.some((o) => o.id === asked)) {
+      const p = await getCarePatient(actor, asked, { trace: false }).catch(() => null);
+      if (p?.access === "centre")
+        options.unshift({
+          id: p._id,
+          label: `${p.firstName} ${p.lastName}`.trim() + ` (${p.shortId ?? ""})`,
+        });
+    }
+    return { kind: "centre", options, selected: options.some((o) => o.id === asked) ? asked : "", q };
+  }
+  const family = await familyProfiles(actor);
+  if (family.length < 2) return null;
+  const options = family.map((p) => ({
+    id: p.id,
+    label: `${p.firstName} ${p.lastName}`.trim() + (p.relationship ? ` (${p.relationship})` : ""),
+  }));
+  return { kind: "family", options, selected: options.some((o) => o.id === asked) ? asked : actor.id, q: "" };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -57,7 +98,15 @@ export async function action(args: ActionFunctionArgs) {
 
 export default function UploadReport() {
   const { t } = useTranslation();
-  const { countryCodes, maxBytes, notAllowed, owner, contact } = useLoaderData<typeof loader>();
+  const { countryCodes, maxBytes, notAllowed, owner, contact, whose } = useLoaderData<typeof loader>();
   if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
-  return <UploadForm countryCodes={countryCodes} maxBytes={maxBytes} owner={owner} contact={contact} />;
+  return (
+    <UploadForm
+      countryCodes={countryCodes}
+      maxBytes={maxBytes}
+      owner={owner}
+      contact={contact}
+      whose={whose}
+    />
+  );
 }

@@ -417,8 +417,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB)
-     * @description Who: Patient.
+     * Upload a report file (pdf, png, jpeg, webp, gif; MAX_UPLOAD_MB); `patientId` names whose report it is (a patient's own profile when left out; required for a health worker)
+     * @description Who: Patient; HealthWorker (approved) for one of their centre's patients.
      */
     post: operations["reportUploadReport"];
     delete?: never;
@@ -438,7 +438,7 @@ export interface paths {
     put?: never;
     /**
      * Start a resumable upload of a report file (tus creation): Upload-Length, and the report's fields (as for upload-report, with countryCode and consent) base64 in Upload-Metadata, plus `filename`; checked before any byte is sent
-     * @description Who: Patient. Resumable upload, tus 1.0.0 (https://tus.io/protocols/resumable-upload).
+     * @description Who: Patient; HealthWorker (approved) for one of their centre's patients. Resumable upload, tus 1.0.0 (https://tus.io/protocols/resumable-upload).
      */
     post: operations["uploadsCreate"];
     delete?: never;
@@ -1247,6 +1247,50 @@ export interface paths {
      * @description Who: anyone.
      */
     get: operations["openapiJson"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centre/patients": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The centre's patients, newest first, with where their reports stand (latest status, waiting since, opinion ready, follow-ups pending); `q`: part of a name or a short ID
+     * @description Who: HealthWorker (approved; their centre's patients only).
+     */
+    get: operations["getCentrePatients"];
+    put?: never;
+    /**
+     * Register a patient at the worker's centre after reading the facilitated-consent text aloud (consent=granted; refused saves nothing and answers 400). Methods: verbal, witnessed (witnessName), signature or thumbprint (a photo as `evidence`, stored encrypted). Age or birthYear; phone unless phoneOwner=none
+     * @description Who: HealthWorker (approved).
+     */
+    post: operations["postCentrePatients"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centre/patients/{patientId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One patient: profile, centre, the consent in force (the opening is in their access trail)
+     * @description Who: HealthWorker of the patient's centre, the patient, their family manager, Admin.
+     */
+    get: operations["centrePatients"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4276,6 +4320,7 @@ export interface operations {
           phoneNumber: string;
           countryCode?: string;
           consent?: boolean;
+          patientId?: string;
           urgent?: boolean;
           urgentReason?: string;
           /** @description binary; application/pdf, image/png, image/jpeg, image/webp, image/gif */
@@ -4507,7 +4552,7 @@ export interface operations {
         "Tus-Resumable": "1.0.0";
         /** @description The file's size in bytes (at most MAX_UPLOAD_MB) */
         "Upload-Length": string;
-        /** @description Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, filename */
+        /** @description Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, patientId (whose report, as for upload-report), filename */
         "Upload-Metadata": string;
       };
       path?: never;
@@ -11700,6 +11745,552 @@ export interface operations {
       };
       /** @description Wrong method */
       405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getCentrePatients: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+        q?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @description The short ID printed on the slip, e.g. CB-7K4M-2Q */
+              shortId: string | null;
+              firstName: string;
+              lastName: string;
+              /** @enum {string|null} */
+              sex: "female" | "male" | "other" | null;
+              birthYear: number | null;
+              /** @description Worked out from the age the patient gave */
+              birthYearEstimated: boolean;
+              locality: string;
+              /** @description en, hi, bn or ta: the language of letters and messages */
+              preferredLanguage: string;
+              /** @description E.164; notices to it never name the patient */
+              phone: string | null;
+              /** @enum {string} */
+              phoneOwner: "self" | "family" | "none";
+              phoneRelationship: string;
+              centreId: string | null;
+              hasOwnAccount: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              reports: number;
+              latestReport: {
+                _id: string;
+                reportType: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+              } | null;
+              /**
+               * Format: date-time
+               * @description Upload time of the oldest report without an opinion
+               */
+              waitingSince: string | null;
+              opinionsReady: number;
+              /** @description The latest report has its opinion */
+              opinionReady: boolean;
+              /** @description Follow-up questions not answered yet */
+              followUpsPending: number;
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  postCentrePatients: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          firstName: string;
+          /** @default  */
+          lastName?: string | null;
+          /** @enum {string} */
+          sex: "female" | "male" | "other";
+          age?: number | null;
+          birthYear?: number | null;
+          locality: string;
+          /** @enum {string} */
+          preferredLanguage: "en" | "hi" | "bn" | "ta";
+          /** @enum {string} */
+          phoneOwner: "self" | "family" | "none";
+          /** @default  */
+          phone?: string | null;
+          /** @default +91 */
+          countryCode?: string | null;
+          /** @default  */
+          phoneRelationship?: string | null;
+          /** @enum {string} */
+          consent: "granted" | "refused";
+          /** @enum {string} */
+          consentMethod: "verbal" | "witnessed" | "signature" | "thumbprint";
+          /** @default  */
+          witnessName?: string | null;
+          /** @default  */
+          consentTextVersion?: string | null;
+          /** @description binary; image/png, image/jpeg, image/webp, image/gif */
+          evidence: Blob;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @description The short ID printed on the slip, e.g. CB-7K4M-2Q */
+              shortId: string | null;
+              firstName: string;
+              lastName: string;
+              /** @enum {string|null} */
+              sex: "female" | "male" | "other" | null;
+              birthYear: number | null;
+              /** @description Worked out from the age the patient gave */
+              birthYearEstimated: boolean;
+              locality: string;
+              /** @description en, hi, bn or ta: the language of letters and messages */
+              preferredLanguage: string;
+              /** @description E.164; notices to it never name the patient */
+              phone: string | null;
+              /** @enum {string} */
+              phoneOwner: "self" | "family" | "none";
+              phoneRelationship: string;
+              centreId: string | null;
+              hasOwnAccount: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              centre: {
+                _id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+                district: string;
+                state: string;
+              } | null;
+              consent: {
+                _id: string;
+                /** @enum {string} */
+                kind: "facilitated" | "guardian" | "family";
+                granted: boolean;
+                textVersion: string;
+                locale: string;
+                /** @enum {string} */
+                method: "verbal" | "witnessed" | "signature" | "thumbprint" | "online";
+                witnessName: string | null;
+                /** @description A photo of the signature or thumbprint is kept (encrypted) */
+                hasEvidence: boolean;
+                recordedByName: string;
+                /** Format: date-time */
+                createdAt: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Upload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description File type not allowed */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centrePatients: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        patientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @description The short ID printed on the slip, e.g. CB-7K4M-2Q */
+              shortId: string | null;
+              firstName: string;
+              lastName: string;
+              /** @enum {string|null} */
+              sex: "female" | "male" | "other" | null;
+              birthYear: number | null;
+              /** @description Worked out from the age the patient gave */
+              birthYearEstimated: boolean;
+              locality: string;
+              /** @description en, hi, bn or ta: the language of letters and messages */
+              preferredLanguage: string;
+              /** @description E.164; notices to it never name the patient */
+              phone: string | null;
+              /** @enum {string} */
+              phoneOwner: "self" | "family" | "none";
+              phoneRelationship: string;
+              centreId: string | null;
+              hasOwnAccount: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              centre: {
+                _id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+                district: string;
+                state: string;
+              } | null;
+              consent: {
+                _id: string;
+                /** @enum {string} */
+                kind: "facilitated" | "guardian" | "family";
+                granted: boolean;
+                textVersion: string;
+                locale: string;
+                /** @enum {string} */
+                method: "verbal" | "witnessed" | "signature" | "thumbprint" | "online";
+                witnessName: string | null;
+                /** @description A photo of the signature or thumbprint is kept (encrypted) */
+                hasEvidence: boolean;
+                recordedByName: string;
+                /** Format: date-time */
+                createdAt: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,0 +1,252 @@
+import { and, desc, eq } from "drizzle-orm";
+import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
+import { centres, patientConsents, patients, type PatientRow } from "~/db/schema";
+import {
+  CONSENT_TEXT_VERSION,
+  EVIDENCE_METHODS,
+  registrationSchema,
+  type RegistrationData,
+} from "~/schemas/registration";
+import { formSchema } from "~/schemas/strict";
+import { newId } from "~/utils/ids.server";
+import { log } from "~/utils/log.server";
+import { phoneCandidate } from "~/utils/phone-shape";
+import { smsNumber } from "~/utils/phone.server";
+import type { Actor } from "../accounts/sessions.server";
+import { auditInsert } from "../platform/audit.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { deleteStored, type StoredFile } from "../records/files.server";
+import {
+  newShortId,
+  requirePatientAccess,
+  toApiPatient,
+  traceAccess,
+  workerCentreId,
+  type ApiPatientProfile,
+  type PatientAccessKind,
+} from "./patients.server";
+
+/**
+ * Registering a patient at a centre (decision 0030). The health worker reads the facilitated-consent
+ * text aloud in the patient's language first; only a patient who agrees is registered, and then in
+ * one transaction: the profile (the worker's centre, a short ID for the slip), the consent (method,
+ * witness or the photo of the signature or thumbprint, who recorded it) and the "registered" event
+ * of the profile's access trail. A refusal saves nothing.
+ */
+
+export type ApiCentre = { _id: string; name: string; kind: string; district: string; state: string };
+
+export type ApiFacilitatedConsent = {
+  _id: string;
+  kind: string;
+  granted: boolean;
+  textVersion: string;
+  locale: string;
+  method: string;
+  witnessName: string | null;
+  hasEvidence: boolean;
+  recordedByName: string;
+  createdAt: string;
+};
+
+export type ApiCentrePatient = ApiPatientProfile & {
+  centre: ApiCentre | null;
+  consent: ApiFacilitatedConsent | null;
+};
+
+/** The approved health worker's centre (id and name), or 403 for anyone else. */
+export async function requireWorkerCentre(actor: Actor): Promise<ApiCentre> {
+  const centreId = await workerCentreId(actor);
+  if (!centreId) {
+    throw new DomainError(
+      "forbidden",
+      actor.accountType === "HealthWorker" ? "care.awaitApproval" : "registration.healthWorkersOnly",
+    );
+  }
+  const centre = await first(db().select().from(centres).where(eq(centres.id, centreId)));
+  if (!centre) throw new DomainError("forbidden", "registration.healthWorkersOnly");
+  return toApiCentre(centre);
+}
+
+function toApiCentre(c: typeof centres.$inferSelect): ApiCentre {
+  return { _id: c.id, name: c.name, kind: c.kind, district: c.district, state: c.state };
+}
+
+async function discard(file: StoredFile | null | undefined) {
+  if (!file) return;
+  await deleteStored(file.key).catch((e) =>
+    log("error", "could not remove a consent photo that was not kept", { key: file.key, error: String(e) }),
+  );
+}
+
+/** The number notices may go to (an SMS-capable mobile), or a 400 on the phone field. */
+function noticePhone(data: RegistrationData): string | null {
+  if (data.phoneOwner === "none") return null;
+  const candidate = phoneCandidate(data.phone, data.countryCode);
+  const checked = candidate ? smsNumber(candidate) : null;
+  if (!checked?.ok) {
+    throw new DomainError("invalid", "registration.checkFields", {
+      fieldErrors: { phone: ["registration.phoneInvalid"] },
+    });
+  }
+  return checked.e164;
+}
+
+/**
+ * Registers a patient at the actor's centre. `input` is text (a form or multipart fields);
+ * `evidence` is the stored photo of the signature or thumbprint (kept only for those methods). Any
+ * refusal — not an approved health worker, bad fields, the patient refused — removes the photo and
+ * saves nothing.
+ */
+export async function registerPatient(
+  actor: Actor,
+  input: Record<string, unknown>,
+  evidence: StoredFile | null | undefined,
+  opts: { ip?: string | null } = {},
+): Promise<ApiCentrePatient> {
+  let kept: StoredFile | null = null;
+  try {
+    const centre = await requireWorkerCentre(actor);
+    const parsed = formSchema(registrationSchema).safeParse(input);
+    if (parsed.success && parsed.data.consent === "refused") {
+      throw new DomainError("invalid", "registration.notRegistered", {
+        fieldErrors: { consent: ["registration.refusedWhatToDo"] },
+      });
+    }
+    const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
+    const method = parsed.success ? parsed.data.consentMethod : String(input.consentMethod ?? "");
+    if (EVIDENCE_METHODS.includes(method) && !evidence) errors.evidence = ["registration.evidenceRequired"];
+    if (!parsed.success || errors.evidence) {
+      throw new DomainError("invalid", "registration.checkFields", { fieldErrors: errors });
+    }
+    const data = parsed.data;
+    const phone = noticePhone(data);
+    const now = new Date();
+    const thisYear = now.getUTCFullYear();
+    if (data.birthYear !== undefined && data.birthYear > thisYear) {
+      throw new DomainError("invalid", "registration.checkFields", {
+        fieldErrors: { birthYear: ["registration.birthYearInvalid"] },
+      });
+    }
+    if (EVIDENCE_METHODS.includes(data.consentMethod)) kept = evidence ?? null;
+    else await discard(evidence);
+
+    const patientId = newId();
+    const base: Omit<PatientRow, "shortId"> = {
+      id: patientId,
+      accountId: null,
+      firstName: data.firstName,
+      lastName: data.lastName,
+      sex: data.sex,
+      birthYear: data.birthYear ?? thisYear - data.age!,
+      birthYearEstimated: data.birthYear === undefined,
+      locality: data.locality,
+      locale: data.preferredLanguage,
+      phone,
+      phoneOwner: data.phoneOwner,
+      phoneRelationship: data.phoneOwner === "family" ? data.phoneRelationship : "",
+      centreId: centre._id,
+      centreAccessRevokedAt: null,
+      registeredBy: actor.id,
+      takenOverAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const consent: ConsentRow = {
+      id: newId(),
+      patientId,
+      kind: "facilitated",
+      granted: true,
+      textVersion: CONSENT_TEXT_VERSION,
+      locale: data.preferredLanguage,
+      method: data.consentMethod,
+      witnessName: data.consentMethod === "witnessed" ? data.witnessName : null,
+      evidenceKey: kept?.key ?? null,
+      recordedBy: actor.id,
+      recordedByName: `${actor.firstName} ${actor.lastName}`.trim(),
+      centreId: centre._id,
+      relationship: "",
+      createdAt: now,
+    };
+    // A short ID that another profile already has is drawn again (the unique index decides).
+    for (let attempt = 0; ; attempt++) {
+      const row: PatientRow = { ...base, shortId: newShortId() };
+      try {
+        await transaction(function* (tx) {
+          yield* exec(tx.insert(patients).values(row));
+          yield* exec(tx.insert(patientConsents).values(consent));
+          yield* exec(
+            auditInsert(
+              tx,
+              actor,
+              "patient.registered",
+              "patient",
+              patientId,
+              {
+                by: "centre",
+                centreId: centre._id,
+                centreName: centre.name,
+                workerName: consent.recordedByName,
+                consentMethod: consent.method,
+              },
+              opts.ip,
+            ),
+          );
+        });
+        return { ...toApiPatient(row), centre, consent: toApiConsent(consent) };
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= 4) throw err;
+      }
+    }
+  } catch (err) {
+    await discard(kept ?? evidence);
+    throw err;
+  }
+}
+
+type ConsentRow = typeof patientConsents.$inferSelect;
+
+function toApiConsent(c: ConsentRow): ApiFacilitatedConsent {
+  return {
+    _id: c.id,
+    kind: c.kind,
+    granted: c.granted,
+    textVersion: c.textVersion,
+    locale: c.locale,
+    method: c.method,
+    witnessName: c.witnessName ?? null,
+    hasEvidence: !!c.evidenceKey,
+    recordedByName: c.recordedByName,
+    createdAt: c.createdAt.toISOString(),
+  };
+}
+
+/**
+ * One patient as the people who act for them see it: the profile, the centre that registered them
+ * and the consent in force. The opening is written into the profile's access trail.
+ */
+export async function getCarePatient(
+  actor: Actor,
+  patientId: string,
+  opts: { ip?: string | null; trace?: boolean } = {},
+): Promise<ApiCentrePatient & { access: PatientAccessKind }> {
+  const access = await requirePatientAccess(actor, patientId, "registration.notYourPatient");
+  const p = access.patient;
+  const [centre, consent] = await Promise.all([
+    p.centreId ? first(db().select().from(centres).where(eq(centres.id, p.centreId))) : undefined,
+    first(
+      db()
+        .select()
+        .from(patientConsents)
+        .where(and(eq(patientConsents.patientId, p.id)))
+        .orderBy(desc(patientConsents.createdAt), desc(patientConsents.id)),
+    ),
+  ]);
+  if (opts.trace !== false) await traceAccess(actor, access, "patient.opened", {}, opts.ip);
+  return {
+    ...toApiPatient(p),
+    centre: centre ? toApiCentre(centre) : null,
+    consent: consent ? toApiConsent(consent) : null,
+    access: access.kind,
+  };
+}

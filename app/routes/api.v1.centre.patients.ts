@@ -1,0 +1,43 @@
+import { config } from "~/config.server";
+import { centreQueue, registerPatient, requireWorkerCentre } from "~/domain/care/index.server";
+import { limit } from "~/domain/platform/index.server";
+import { centreQueueQuery } from "~/schemas/registration";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { parseUpload } from "~/utils/multipart.server";
+import { clientOf } from "~/utils/request.server";
+
+/**
+ * The centre's patients (decision 0030): its queue (paged, `q` a name or short ID), and registering
+ * a patient after their facilitated consent — multipart, so the photo of a signature or
+ * thumbprint (`evidence`) travels with the fields.
+ */
+const route = apiRoute({
+  GET: (request) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const { q } = validate(centreQueueQuery, {
+        q: new URL(request.url).searchParams.get("q") ?? undefined,
+      });
+      const page = await centreQueue(actor, pageQuery(request), { q });
+      return {
+        message: "registration.queueSuccess",
+        data: page.items,
+        extra: { pagination: pagination(page) },
+      };
+    }),
+  POST: (request, _params, context) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      await requireWorkerCentre(actor); // before a single byte of the photo is read
+      await limit("upload", actor.id, clientOf(context));
+      const { fields, file } = await parseUpload(request, {
+        fileField: "evidence",
+        kind: "image",
+        maxBytes: config().maxUploadBytes,
+      });
+      const patient = await registerPatient(actor, fields, file, { ip: clientOf(context).ip });
+      return { status: 201, message: "registration.registered", data: patient };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,336 @@
+import { expect, request, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import hi from "../../app/i18n/locales/hi";
+import { openTestDb, type TestDb } from "../helpers/db";
+import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
+import { spawnApp, type AppProcess } from "../helpers/server";
+import { wcagAxe } from "./axe";
+import { phonePhoto } from "./fixtures";
+import { shot } from "./helpers";
+
+/**
+ * A health worker at a Health & Wellness Centre, in Hindi at 360 px, against a real Kannel: registers
+ * an elderly woman who has no phone after witnessed spoken consent, uploads a photo of her report
+ * from the patient page, an expert claims and reviews it, the worker gets the SMS, opens the A4
+ * print view and fetches the letter (its text checked with pdftotext). Then axe on the centre's
+ * screens in all four languages. This file starts its own app (with SMS_URL) and Kannel.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+const ADMIN = { email: "admin@centre-journey.test", password: "Admin-pass-2026" };
+const PASSWORD = "Village-pass-2026";
+const CENTRE = { id: "c00000000000000000000e2e", name: "आयुष्मान आरोग्य मंदिर रामपुर" };
+let kannel: Kannel;
+let app: AppProcess;
+let root: string;
+let db: TestDb;
+let staff: APIRequestContext;
+const worker = { national: `97${String(Date.now()).slice(-8)}`, id: "" };
+const journey: { patientId?: string; reportId?: string; shortId?: string } = {};
+
+const received = (number: string) =>
+  kannel.delivered().filter((m) => m.receiver.replace(/^00/, "+") === number);
+async function sms(number: string, match: RegExp, after: number, timeoutMs = 30_000): Promise<DeliveredSms> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = received(number)
+      .slice(after)
+      .find((m) => match.test(m.text));
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`no SMS to ${number} matching ${match}:\n${kannel.logs()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const api = async (method: "get" | "post", route: string, data?: unknown, token?: string) => {
+  const res = await staff.fetch(`/api/v1${route}`, {
+    method,
+    data,
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  return { status: res.status(), body: await res.json() };
+};
+
+async function mailedCode(email: string): Promise<string> {
+  const outbox = path.join(app.dataDir, "outbox");
+  for (let i = 0; i < 100; i++) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
+    } catch {
+      // not there yet
+    }
+    for (const f of names.sort().reverse()) {
+      const text = readFileSync(path.join(outbox, f), "utf8");
+      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
+      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
+      if (code) return code;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code mailed to ${email}`);
+}
+
+/** The health worker: a mobile signup (SMS code), then made an approved CHO of the centre, notices by SMS. */
+async function makeWorker() {
+  const phone = `+91${worker.national}`;
+  expect((await api("post", "/auth/send-otp", { phone: worker.national })).status).toBe(200);
+  const code = /\b(\d{6})\b/.exec((await sms(phone, /\d{6}/, 0)).text)![1];
+  const signup = await api("post", "/auth/signup", {
+    accountType: "Patient",
+    firstName: "सुनीता",
+    lastName: "यादव",
+    phone,
+    password: PASSWORD,
+    confirmPassword: PASSWORD,
+    otp: code,
+  });
+  expect(signup.status).toBe(201);
+  worker.id = signup.body.data._id;
+  const now = db.time(Date.now());
+  await db.run(
+    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'hwc', 'सीतापुर', 'उत्तर प्रदेश', '261001', ?, ?)",
+    CENTRE.id,
+    CENTRE.name,
+    now,
+    now,
+  );
+  await db.run("DELETE FROM patients WHERE id = ?", worker.id);
+  await db.run(
+    "UPDATE users SET account_type = 'HealthWorker', approved = ?, notify = 'sms', locale = 'hi' WHERE id = ?",
+    db.kind === "sqlite" ? 1 : true,
+    worker.id,
+  );
+  await db.run(
+    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'cho', 'CHO-101', ?)",
+    worker.id,
+    CENTRE.id,
+    now,
+  );
+}
+
+async function approvedExpert() {
+  const email = "expert@centre-journey.test";
+  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
+  const signup = await api("post", "/auth/signup", {
+    accountType: "Expert",
+    firstName: "Kavitha",
+    lastName: "Rao",
+    email,
+    contactNumber: "9876543210",
+    password: PASSWORD,
+    confirmPassword: PASSWORD,
+    otp: await mailedCode(email),
+    specialties: ["Pathology", "General Medicine"],
+    registrationNumber: "KMC-55501",
+    registrationCouncil: "Karnataka Medical Council",
+    yearsOfPractice: 11,
+  });
+  expect(signup.status).toBe(201);
+  const admin = (await api("post", "/auth/login", ADMIN)).body.token;
+  expect(
+    (await api("post", "/expert/approve-expert", { expertId: signup.body.data._id }, admin)).status,
+  ).toBe(200);
+  return (await api("post", "/auth/login", { email, password: PASSWORD })).body.token as string;
+}
+
+async function screen(page: Page, info: TestInfo, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, info, name);
+}
+
+async function workerPage(browserNew: () => Promise<Page>, lang = "hi") {
+  const page = await browserNew();
+  await page.goto(`${app.url}/login`);
+  await page.locator("input[name=email]").fill(worker.national);
+  await page.locator("input[name=password]").fill(PASSWORD);
+  await page.locator("form button[type=submit]").last().click();
+  await expect(page).toHaveURL(/\/dashboard/);
+  if (lang !== "hi") {
+    await page.context().addCookies([
+      {
+        name: "lng",
+        value: encodeURIComponent(Buffer.from(JSON.stringify(lang)).toString("base64")),
+        url: app.url,
+      },
+    ]);
+  }
+  return page;
+}
+
+test.beforeAll(async () => {
+  test.skip(test.info().project.name !== "phone", "the centre journey runs at 360 px");
+  test.setTimeout(120_000);
+  kannel = await startKannel();
+  root = mkdtempSync(path.join(os.tmpdir(), "carebridge-centre-"));
+  app = await spawnApp(root, {
+    SMS_URL: kannel.url,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_DISABLED: "1",
+    WEB_CONCURRENCY: "2",
+  });
+  staff = await request.newContext({ baseURL: app.url, extraHTTPHeaders: { "Accept-Language": "en" } });
+  db = await openTestDb(app.dataDir, { write: true });
+  await makeWorker();
+});
+
+test.afterAll(async () => {
+  await db?.close();
+  if (app && app.child.exitCode === null) {
+    app.child.kill("SIGTERM");
+    await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
+  }
+  await staff?.dispose();
+  await kannel?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+test("a health worker registers an elderly woman without a phone, submits her report and prints the answer (Hindi, 360 px)", async ({
+  browser,
+}, info) => {
+  test.setTimeout(240_000);
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+    locale: "hi-IN",
+  });
+  const page = await workerPage(() => context.newPage());
+
+  // 1. Consent first: the text in Hindi, large, read aloud; witnessed spoken consent.
+  await page.goto(`${app.url}/dashboard/centre/register?lang=hi`);
+  await expect(page.locator("html")).toHaveAttribute("lang", "hi");
+  await expect(page.getByTestId("consent-text")).toContainText(hi.registration.consentQuestion);
+  await screen(page, info, "centre-register-hi");
+  await page.locator("label:has(input[name=consent][value=granted])").click();
+  await page.locator("label:has(input[name=consentMethod][value=witnessed])").click();
+  await page.locator("input[name=witnessName]").fill("गीता (आशा)");
+  await page.locator("input[name=firstName]").fill("कमला");
+  await page.locator("input[name=lastName]").fill("देवी");
+  await page.locator("label:has(input[name=sex][value=female])").click();
+  await page.locator("input[name=age]").fill("74");
+  await page.locator("input[name=locality]").fill("रामपुर");
+  await page.locator("label:has(input[name=phoneOwner][value=none])").click();
+  await page.getByRole("button", { name: hi.registration.registerButton }).click();
+
+  // 2. The slip: the short ID large, the centre, how the answer comes back (no phone: come back).
+  await expect(page).toHaveURL(/\/dashboard\/centre\/patients\/[0-9a-f]{24}\/slip$/);
+  const slip = page.getByTestId("slip");
+  await expect(slip).toContainText(CENTRE.name);
+  await expect(slip).toContainText(hi.registration.slipHowBack);
+  journey.shortId = (await page.getByTestId("slip-short-id").innerText()).trim();
+  expect(journey.shortId).toMatch(/^CB-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
+  journey.patientId = /patients\/([0-9a-f]{24})\/slip/.exec(page.url())![1];
+  await screen(page, info, "centre-slip-hi");
+
+  // 3. From her page, the upload with her preselected: a photo of the report.
+  await page.getByRole("link", { name: hi.registration.backToPatient }).click();
+  await expect(page.getByTestId("consent-line")).toContainText("गीता (आशा)");
+  await screen(page, info, "centre-patient-hi");
+  await page.getByRole("link", { name: hi.registration.uploadForPatient }).first().click();
+  await expect(page.getByTestId("whose-report")).toHaveValue(journey.patientId);
+  await page.locator("select[name=reportType]").selectOption("Blood Test");
+  const photo = await phonePhoto(page);
+  await page
+    .locator("input[name=report]")
+    .setInputFiles({ name: "report.jpg", mimeType: "image/jpeg", buffer: photo });
+  await page.locator("input[name=phoneNumber]").fill("9876543210");
+  await page.locator("input[name=consent]").check();
+  await screen(page, info, "centre-upload-hi");
+  await page.locator("form#upload-report button[type=submit]").click();
+  await expect(page).toHaveURL(/\/report-submitted/, { timeout: 60_000 });
+  const row = await db.get<{ id: string; mime_type: string; size: number }>(
+    "SELECT id, mime_type, size FROM reports WHERE patient_id = ?",
+    journey.patientId,
+  );
+  expect(row).toBeTruthy();
+  expect(row!.size).toBeLessThan(photo.length); // made smaller in the browser
+  journey.reportId = row!.id;
+
+  // 4. An expert claims and reviews it.
+  const expert = await approvedExpert();
+  const before = received(`+91${worker.national}`).length;
+  expect((await api("post", `/report/claim/${journey.reportId}`, {}, expert)).status).toBe(200);
+  const reviewed = await api(
+    "post",
+    `/report/add-review/${journey.reportId}`,
+    {
+      review: "Haemoglobin is a little low.",
+      findings: "Hb 10.4 g/dL",
+      recommendations: "Iron-rich food; repeat in 8 weeks.",
+    },
+    expert,
+  );
+  expect(reviewed.status).toBe(200);
+
+  // 5. The worker's phone gets the SMS (Hindi, UCS-2), naming no patient.
+  const notice = await sms(`+91${worker.national}`, new RegExp(journey.shortId!), before);
+  expect(notice.coding).toBe("ucs-2");
+  expect(notice.text).not.toContain("कमला");
+
+  // 6. The queue says the opinion is ready; the print view and the letter.
+  await page.goto(`${app.url}/dashboard/centre`);
+  await expect(page.getByTestId("opinion-ready").first()).toBeVisible();
+  await screen(page, info, "centre-queue-hi");
+  await page.goto(
+    `${app.url}/dashboard/centre/patients/${journey.patientId}/reports/${journey.reportId}/print`,
+  );
+  const printed = page.getByTestId("print-opinion");
+  await expect(printed).toContainText("Haemoglobin is a little low.");
+  await expect(page.getByTestId("verify-line")).toContainText(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/);
+  await screen(page, info, "centre-print-hi");
+  await page.emulateMedia({ media: "print" });
+  await shot(page, info, "centre-print-paper-hi");
+  await page.emulateMedia({ media: "screen" });
+  const pdf = await page.request.get(`${app.url}/api/v1/report/${journey.reportId}/opinion.pdf`);
+  expect(pdf.status()).toBe(200);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cb-centre-letter-"));
+  try {
+    const file = path.join(dir, "letter.pdf");
+    writeFileSync(file, await pdf.body());
+    const text = execFileSync("pdftotext", [file, "-"], { encoding: "utf8" });
+    for (const expected of [hi.letter.title, "कमला देवी", "Haemoglobin is a little low.", "Iron-rich food"])
+      expect(text.replace(/\s+/g, " ")).toContain(expected);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await context.close();
+});
+
+for (const lang of ["en", "hi", "bn", "ta"]) {
+  test(`the centre's screens pass axe in ${lang}`, async ({ browser }, info) => {
+    test.skip(!journey.patientId || !journey.reportId, "needs the journey's patient");
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true });
+    const page = await workerPage(() => context.newPage(), lang);
+    for (const [name, url] of [
+      ["register", "/dashboard/centre/register"],
+      ["queue", "/dashboard/centre"],
+      ["patient", `/dashboard/centre/patients/${journey.patientId}`],
+      ["slip", `/dashboard/centre/patients/${journey.patientId}/slip`],
+      ["print", `/dashboard/centre/patients/${journey.patientId}/reports/${journey.reportId}/print`],
+      ["upload", `/dashboard/upload-report?patient=${journey.patientId}`],
+    ] as const) {
+      await page.goto(`${app.url}${url}`);
+      await expect(page.locator("html")).toHaveAttribute("lang", lang);
+      const result = await wcagAxe(page).analyze();
+      expect(
+        result.violations.map(
+          (v) => `${name} [${lang}] ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`,
+        ),
+      ).toEqual([]);
+      if (lang !== "hi") await screen(page, info, `centre-${name}-${lang}`);
+      if (lang === "en") {
+        // The same screen on a desktop, to look at.
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await screen(page, info, `centre-${name}-en-1280`);
+        await page.setViewportSize({ width: 360, height: 740 });
+      }
+    }
+    await context.close();
+  });
+}
