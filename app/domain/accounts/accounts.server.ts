@@ -3,6 +3,7 @@ import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
+  centres,
   passwordResetTokens,
   patients,
   profiles,
@@ -306,9 +307,32 @@ function assertPasswordNotCommon(password: string, field: string) {
   }
 }
 
+/**
+ * A health worker signs up for a centre that exists (a field error on `centreId` otherwise, before
+ * any code is sent).
+ */
+async function assertCentreExists(v: { accountType: string; centreId?: string }) {
+  if (v.accountType !== "HealthWorker") return;
+  const found = v.centreId
+    ? await first(db().select({ id: centres.id }).from(centres).where(eq(centres.id, v.centreId)))
+    : undefined;
+  if (!found)
+    throw new DomainError("invalid", "centres.centreUnknown", {
+      fieldErrors: { centreId: ["centres.centreUnknown"] },
+    });
+}
+
+/** A health worker's place, role and ID, kept with the account. */
+function healthWorkerOf(v: Pick<PendingSignup, "accountType" | "centreId" | "workerRole" | "workerId">) {
+  return v.accountType === "HealthWorker" && v.centreId && v.workerRole
+    ? { centreId: v.centreId, role: v.workerRole, workerId: v.workerId ?? "" }
+    : undefined;
+}
+
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
   assertPasswordNotCommon(input.password, "password");
+  await assertCentreExists(input);
   const target = targetOf(input);
   await limitCode(target, client);
   // A taken e-mail or number gets the same answer; its owner hears instead of a code.
@@ -325,6 +349,9 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
     yearsOfPractice: input.yearsOfPractice,
+    centreId: input.centreId,
+    workerRole: input.workerRole,
+    workerId: input.workerId,
     passwordHash: await hashPassword(input.password),
     locale,
   };
@@ -384,6 +411,8 @@ async function createAccount(pending: PendingSignup) {
             yearsOfPractice: pending.yearsOfPractice,
           }
         : undefined,
+    // A health worker's centre, role and ID (the account waits for an admin's approval).
+    healthWorker: healthWorkerOf(pending),
   });
 }
 
@@ -424,6 +453,7 @@ export async function signupWithOtp(
   locale: string,
 ) {
   assertPasswordNotCommon(input.password, "password");
+  await assertCentreExists(input);
   const target = targetOf(input);
   await limit("verifyCode", target.phone ?? target.email, client);
   // The code first: for a taken identity a guess is answered like any wrong code.
@@ -441,6 +471,9 @@ export async function signupWithOtp(
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
     yearsOfPractice: input.yearsOfPractice,
+    centreId: input.centreId,
+    workerRole: input.workerRole,
+    workerId: input.workerId,
     passwordHash: await hashPassword(input.password),
     locale,
   });

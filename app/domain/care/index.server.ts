@@ -3,9 +3,13 @@
  *
  * - patients: patient profiles apart from logins, the one rule of who may act for a profile
  *   (self, family manager, centre, admin), the access trail, short IDs.
+ * - centres: the admin's centres, their figures (turnaround, overdue) and the public directory.
+ * - workers: health workers' approval, rejection, moves and suspension.
  *
  * Other contexts and the adapters import from here; modules inside the domain import the module
  * they need directly, so the indexes never form an import circle.
  */
 export * from "./patients.server";
 export * from "./notices.server";
+export * from "./centres.server";
+export * from "./workers.server";

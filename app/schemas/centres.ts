@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { CENTRE_KINDS, HEALTH_WORKER_ROLES } from "~/db/types";
+import { strictBoolean } from "./strict";
+
+/**
+ * Centres and health workers (decision 0030): the admin's centre form, a health worker's details at
+ * signup, and the admin's decisions about health workers. Shared by the screens (Conform), the API
+ * and the OpenAPI document. Messages are i18n keys.
+ */
+
+export const CENTRE_NAME_MAX = 120;
+export const PLACE_MAX = 80;
+export const WORKER_ID_MAX = 40;
+export const WORKER_REJECTION_MAX = 500;
+
+/** i18n key of each centre kind's name. */
+export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
+  hwc: "centres.kindHwc",
+  phc: "centres.kindPhc",
+  chc: "centres.kindChc",
+  clinic: "centres.kindClinic",
+  csc: "centres.kindCsc",
+};
+
+/** i18n key of each health worker role's name. */
+export const WORKER_ROLE_KEYS: Record<(typeof HEALTH_WORKER_ROLES)[number], string> = {
+  cho: "centres.roleCho",
+  anm: "centres.roleAnm",
+  asha: "centres.roleAsha",
+  vle: "centres.roleVle",
+  doctor: "centres.roleDoctor",
+  other: "centres.roleOther",
+};
+
+const text = (requiredKey: string, max: number, tooLongKey: string) =>
+  z
+    .string({ required_error: requiredKey, invalid_type_error: requiredKey })
+    .trim()
+    .min(1, requiredKey)
+    .max(max, tooLongKey);
+
+export const centreKindField = z.enum(CENTRE_KINDS, {
+  errorMap: () => ({ message: "centres.kindInvalid" }),
+});
+
+/** An Indian PIN code: six digits, the first not 0. */
+export const pinCodeField = z
+  .string({ required_error: "centres.pinRequired", invalid_type_error: "centres.pinInvalid" })
+  .trim()
+  .min(1, "centres.pinRequired")
+  .regex(/^[1-9]\d{5}$/, "centres.pinInvalid");
+
+const centreFields = {
+  name: text("centres.nameRequired", CENTRE_NAME_MAX, "centres.nameTooLong"),
+  kind: centreKindField,
+  district: text("centres.districtRequired", PLACE_MAX, "centres.placeTooLong"),
+  state: text("centres.stateRequired", PLACE_MAX, "centres.placeTooLong"),
+  pinCode: pinCodeField,
+};
+
+/** A new centre: every field. */
+export const centreSchema = z.object(centreFields);
+export type CentreInput = z.infer<typeof centreSchema>;
+
+/** Changing a centre: any of its fields (at least one). */
+export const centreUpdateSchema = z
+  .object({
+    name: centreFields.name.optional(),
+    kind: centreFields.kind.optional(),
+    district: centreFields.district.optional(),
+    state: centreFields.state.optional(),
+    pinCode: centreFields.pinCode.optional(),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), {
+    message: "centres.nothingToChange",
+    path: ["name"],
+  });
+export type CentreUpdate = z.infer<typeof centreUpdateSchema>;
+
+/** An id of a centre as a field (a select on screens). */
+export const centreIdField = z
+  .string({ required_error: "centres.centreRequired", invalid_type_error: "centres.centreRequired" })
+  .trim()
+  .min(1, "centres.centreRequired")
+  .max(64, "centres.centreUnknown");
+
+export const workerRoleField = z.enum(HEALTH_WORKER_ROLES, {
+  errorMap: () => ({ message: "centres.roleInvalid" }),
+});
+
+export const workerIdField = z
+  .string({ required_error: "centres.workerIdRequired", invalid_type_error: "centres.workerIdRequired" })
+  .trim()
+  .min(1, "centres.workerIdRequired")
+  .max(WORKER_ID_MAX, "centres.workerIdInvalid")
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} /._-]*$/u, "centres.workerIdInvalid");
+
+/** A health worker's details at signup (screen and API): their centre, role and ID. */
+export const healthWorkerSignupFields = {
+  centreId: centreIdField.optional(),
+  workerRole: workerRoleField.optional(),
+  workerId: workerIdField.optional(),
+};
+
+/** A health worker must say where they work, as what and their ID (screen and API alike). */
+export function requireHealthWorkerDetails(
+  v: { accountType: string; centreId?: string; workerRole?: string; workerId?: string },
+  ctx: z.RefinementCtx,
+) {
+  if (v.accountType !== "HealthWorker") return;
+  if (!v.centreId) ctx.addIssue({ code: "custom", path: ["centreId"], message: "centres.centreRequired" });
+  if (!v.workerRole) ctx.addIssue({ code: "custom", path: ["workerRole"], message: "centres.roleRequired" });
+  if (!v.workerId) ctx.addIssue({ code: "custom", path: ["workerId"], message: "centres.workerIdRequired" });
+}
+
+export const HEALTH_WORKER_STATUSES = ["pending", "approved", "suspended"] as const;
+export type HealthWorkerStatus = (typeof HEALTH_WORKER_STATUSES)[number];
+
+/** The admin's list of health workers: by status (pending first by default) and optionally one centre. */
+export const healthWorkerQuerySchema = z.object({
+  status: z
+    .enum(HEALTH_WORKER_STATUSES, { errorMap: () => ({ message: "centres.statusInvalid" }) })
+    .default("pending"),
+  centreId: z.string().trim().max(64, "centres.centreUnknown").optional(),
+});
+
+/** Declining a health worker's application: a reason they are told. */
+export const rejectWorkerSchema = z.object({
+  reason: z
+    .string({
+      required_error: "centres.rejectReasonRequired",
+      invalid_type_error: "centres.rejectReasonRequired",
+    })
+    .trim()
+    .min(1, "centres.rejectReasonRequired")
+    .max(WORKER_REJECTION_MAX, "centres.rejectReasonTooLong"),
+});
+
+/** The admin changes a health worker: moves them to another centre, suspends or lifts a suspension. */
+export const updateWorkerSchema = z
+  .object({
+    centreId: centreIdField.optional(),
+    suspended: strictBoolean().optional(),
+  })
+  .refine((v) => v.centreId !== undefined || v.suspended !== undefined, {
+    message: "centres.nothingToChange",
+    path: ["centreId"],
+  });
+export type UpdateWorkerInput = z.infer<typeof updateWorkerSchema>;
