@@ -116,6 +116,18 @@ export function requireHealthWorkerDetails(
 export const HEALTH_WORKER_STATUSES = ["pending", "approved", "suspended"] as const;
 export type HealthWorkerStatus = (typeof HEALTH_WORKER_STATUSES)[number];
 
+/** i18n key of each status's name, and of the empty list of that status. */
+export const WORKER_STATUS_KEYS: Record<HealthWorkerStatus, string> = {
+  pending: "centres.status_pending",
+  approved: "centres.status_approved",
+  suspended: "centres.status_suspended",
+};
+export const NO_WORKERS_KEYS: Record<HealthWorkerStatus, string> = {
+  pending: "centres.noWorkers_pending",
+  approved: "centres.noWorkers_approved",
+  suspended: "centres.noWorkers_suspended",
+};
+
 /** The admin's list of health workers: by status (pending first by default) and optionally one centre. */
 export const healthWorkerQuerySchema = z.object({
   status: z

@@ -18,7 +18,7 @@ import {
   type ApiHealthWorker,
 } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, centreSchema } from "~/schemas/centres";
+import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS, centreSchema } from "~/schemas/centres";
 import { parseFormData } from "~/schemas/strict";
 import { requireRole } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -116,7 +116,7 @@ export default function CentrePage() {
       header: t("centres.workerId"),
       cell: (w) => <span className="break-all">{w.workerId}</span>,
     },
-    { key: "status", header: t("reports.status"), cell: (w) => t(`centres.status_${w.status}`) },
+    { key: "status", header: t("reports.status"), cell: (w) => t(WORKER_STATUS_KEYS[w.status]) },
   ];
   const lateColumns: Column<Late>[] = [
     {

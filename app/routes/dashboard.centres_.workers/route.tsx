@@ -24,7 +24,9 @@ import { tFor } from "~/i18n/i18n.server";
 import {
   HEALTH_WORKER_STATUSES,
   WORKER_REJECTION_MAX,
+  NO_WORKERS_KEYS,
   WORKER_ROLE_KEYS,
+  WORKER_STATUS_KEYS,
   type HealthWorkerStatus,
 } from "~/schemas/centres";
 import { requireRole } from "~/utils/auth.server";
@@ -268,7 +270,7 @@ export default function HealthWorkers() {
                 aria-current={filters.status === s ? "page" : undefined}
                 className="inline-flex min-h-11 items-center rounded-full border border-slate-300 bg-white px-4 text-sm font-semibold text-slate-800 hover:bg-slate-100 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
               >
-                {t(`centres.status_${s}`)}
+                {t(WORKER_STATUS_KEYS[s])}
               </Link>
             </li>
           ))}
@@ -285,10 +287,10 @@ export default function HealthWorkers() {
         </ul>
       </nav>
       {items.length === 0 ? (
-        <EmptyState message={t(`centres.noWorkers_${filters.status}`)} />
+        <EmptyState message={t(NO_WORKERS_KEYS[filters.status])} />
       ) : (
         <ResponsiveTable
-          caption={t(`centres.status_${filters.status}`)}
+          caption={t(WORKER_STATUS_KEYS[filters.status])}
           columns={columns}
           rows={items}
           rowKey={(w) => w._id}
