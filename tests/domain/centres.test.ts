@@ -18,6 +18,7 @@ import {
   refusal,
   review,
   uniqueEmail,
+  uniqueMobile,
   type Domain,
   type Person,
 } from "../helpers/factories";
@@ -225,6 +226,32 @@ describe("health workers", () => {
     expect(await refusal(() => care.approveHealthWorker(admin, "nobody"))).toMatchObject({
       code: "not_found",
     });
+  });
+
+  it("a health worker with a mobile number only hears of their approval by SMS, in their language", async () => {
+    const c = await care.createCentre(admin, centreInput());
+    const phone = uniqueMobile();
+    const row = await d.accounts.insertUser({
+      email: "",
+      phone,
+      password: PASSWORD,
+      firstName: "Savitri",
+      accountType: "HealthWorker",
+      healthWorker: { centreId: c._id, role: "asha", workerId: "ASHA-9" },
+      locale: "hi",
+    });
+    expect(row.notify).toBe("sms");
+    await care.approveHealthWorker(admin, row.id);
+    const deadline = Date.now() + 3000;
+    let sent: { text: string }[] = [];
+    while (!sent.length && Date.now() < deadline) {
+      sent = await d.db.db().select().from(d.schema.smsMessages).where(eq(d.schema.smsMessages.to, phone));
+      if (!sent.length) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sent).toHaveLength(1);
+    // The subject in Hindi and a short link; never a patient's name.
+    expect(sent[0].text).toContain("स्वास्थ्य कार्यकर्ता");
+    expect(sent[0].text).toMatch(/\/m\/h$/);
   });
 
   it("declining needs a reason, suspends the account and tells the worker why", async () => {
