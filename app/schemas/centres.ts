@@ -95,11 +95,30 @@ export const workerIdField = z
   .max(WORKER_ID_MAX, "centres.workerIdInvalid")
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} /._-]*$/u, "centres.workerIdInvalid");
 
-/** A health worker's details at signup (screen and API): their centre, role and ID. */
+/**
+ * A health worker's details at signup (screen and API): their centre, role and ID. Read as text
+ * here and checked by `requireHealthWorkerDetails` only when the account is a health worker: the
+ * screen sends these fields (hidden) whatever account type is chosen, and a patient must never be
+ * refused over a field they cannot see.
+ */
 export const healthWorkerSignupFields = {
-  centreId: centreIdField.optional(),
-  workerRole: workerRoleField.optional(),
-  workerId: workerIdField.optional(),
+  centreId: z
+    .string({ invalid_type_error: "centres.centreUnknown" })
+    .trim()
+    .optional()
+    .describe("Health workers: the centre's id (GET /centres/directory)"),
+  workerRole: z
+    .string({ invalid_type_error: "centres.roleInvalid" })
+    .trim()
+    .optional()
+    .describe(`Health workers: ${HEALTH_WORKER_ROLES.join(", ")}`),
+  workerId: z
+    .string({ invalid_type_error: "centres.workerIdInvalid" })
+    .trim()
+    .optional()
+    .describe(
+      "Health workers: the ID their programme gave them (at most 40 letters, digits, spaces, / . - _)",
+    ),
 };
 
 /** A health worker must say where they work, as what and their ID (screen and API alike). */
@@ -108,9 +127,18 @@ export function requireHealthWorkerDetails(
   ctx: z.RefinementCtx,
 ) {
   if (v.accountType !== "HealthWorker") return;
-  if (!v.centreId) ctx.addIssue({ code: "custom", path: ["centreId"], message: "centres.centreRequired" });
-  if (!v.workerRole) ctx.addIssue({ code: "custom", path: ["workerRole"], message: "centres.roleRequired" });
-  if (!v.workerId) ctx.addIssue({ code: "custom", path: ["workerId"], message: "centres.workerIdRequired" });
+  for (const [key, schema, requiredKey] of [
+    ["centreId", centreIdField, "centres.centreRequired"],
+    ["workerRole", workerRoleField, "centres.roleRequired"],
+    ["workerId", workerIdField, "centres.workerIdRequired"],
+  ] as const) {
+    if (!v[key]) {
+      ctx.addIssue({ code: "custom", path: [key], message: requiredKey });
+      continue;
+    }
+    const r = schema.safeParse(v[key]);
+    if (!r.success) ctx.addIssue({ code: "custom", path: [key], message: r.error.issues[0].message });
+  }
 }
 
 export const HEALTH_WORKER_STATUSES = ["pending", "approved", "suspended"] as const;
@@ -159,3 +187,8 @@ export const updateWorkerSchema = z
     path: ["centreId"],
   });
 export type UpdateWorkerInput = z.infer<typeof updateWorkerSchema>;
+
+/** A role as the signup schema checked it (it reads the field as text). */
+export function isHealthWorkerRole(v: unknown): v is (typeof HEALTH_WORKER_ROLES)[number] {
+  return (HEALTH_WORKER_ROLES as readonly unknown[]).includes(v);
+}

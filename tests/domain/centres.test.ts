@@ -161,6 +161,19 @@ describe("health workers", () => {
         ["workerId", "centres.workerIdRequired"],
       ]),
     );
+    // A patient is never refused over the health worker's fields, which the screen sends hidden.
+    expect(
+      signupFormSchema.safeParse({ ...base, accountType: "Patient", workerRole: "nurse", workerId: "#!" })
+        .success,
+    ).toBe(true);
+    expect(
+      signupFormSchema
+        .safeParse({ ...base, centreId: c._id, workerRole: "nurse", workerId: "#!" })
+        .error?.issues.map((i) => [i.path.join("."), i.message]),
+    ).toEqual([
+      ["workerRole", "centres.roleInvalid"],
+      ["workerId", "centres.workerIdInvalid"],
+    ]);
     // A centre that does not exist is refused on its field before any code is sent.
     const unknown = signupFormSchema.parse({
       ...base,

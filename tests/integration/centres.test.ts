@@ -438,6 +438,15 @@ describe("screens without JavaScript", () => {
     expect(bareText).toContain("Choose your centre.");
     expect(bareText).toContain("Choose your role.");
     expect(bareText).toContain("Enter your ID");
+    // A patient who looked at the health worker's fields first is not refused over them (they are hidden).
+    const asPatient = await new Browserish(server.url).post("/signup", {
+      ...fields,
+      email: "radha-patient@centres.test",
+      accountType: "Patient",
+      workerRole: "nurse",
+      workerId: "#?",
+    });
+    expect(asPatient.status).toBe(302);
     const res = await b.post("/signup", {
       ...fields,
       centreId: ids.centre,

@@ -16,6 +16,7 @@ import {
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
 import type { ProfileInput, SignupForm } from "~/schemas/auth";
+import { isHealthWorkerRole } from "~/schemas/centres";
 export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
@@ -324,7 +325,7 @@ async function assertCentreExists(v: { accountType: string; centreId?: string })
 
 /** A health worker's place, role and ID, kept with the account. */
 function healthWorkerOf(v: Pick<PendingSignup, "accountType" | "centreId" | "workerRole" | "workerId">) {
-  return v.accountType === "HealthWorker" && v.centreId && v.workerRole
+  return v.accountType === "HealthWorker" && v.centreId && isHealthWorkerRole(v.workerRole)
     ? { centreId: v.centreId, role: v.workerRole, workerId: v.workerId ?? "" }
     : undefined;
 }

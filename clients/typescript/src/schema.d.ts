@@ -1588,9 +1588,11 @@ export interface operations {
           registrationNumber?: string | "";
           registrationCouncil?: string;
           yearsOfPractice?: number | null;
+          /** @description Health workers: the centre's id (GET /centres/directory) */
           centreId?: string;
-          /** @enum {string} */
-          workerRole?: "cho" | "anm" | "asha" | "vle" | "doctor" | "other";
+          /** @description Health workers: cho, anm, asha, vle, doctor, other */
+          workerRole?: string;
+          /** @description Health workers: the ID their programme gave them (at most 40 letters, digits, spaces, / . - _) */
           workerId?: string;
           /** @enum {string} */
           countryCode?: "+91" | "+1" | "+44" | "+61" | "+81";
