@@ -92,7 +92,9 @@ export default function Users() {
                 <p className="text-sm break-all text-slate-600">{u.email}</p>
                 <p className="text-sm text-slate-600">
                   {t(roleKey(u.accountType))}
-                  {u.accountType === "Expert" && !u.approved ? ` · ${t("users.unapproved")}` : ""}
+                  {(u.accountType === "Expert" || u.accountType === "HealthWorker") && !u.approved
+                    ? ` · ${t("users.unapproved")}`
+                    : ""}
                   {u.suspended && (
                     <span className="ml-2 rounded bg-red-100 px-2 py-0.5 text-xs font-bold text-red-800">
                       {t("users.suspendedBadge")}

@@ -518,6 +518,9 @@ describe("screens without JavaScript", () => {
     expect((await b.fetch("/dashboard/centres/no-such-centre")).status).toBe(404);
 
     const w = await signupWorker("screen-approve@centres.test", ids.other, "vle");
+    // The users screen names health workers as such, and says when one waits for approval.
+    const users = pageText(await (await b.fetch("/dashboard/users")).text());
+    expect(users).toContain("Health worker · awaiting approval");
     const workers = await b.fetch("/dashboard/centres/workers");
     expect(pageText(await workers.text())).toContain("screen-approve@centres.test");
     const approve = await b.post("/dashboard/centres/workers", { intent: "approve", userId: w.user._id });

@@ -12,5 +12,7 @@ export function roleKey(type: string | null | undefined): string {
     ? "audit.roles.expert"
     : type === "Admin"
       ? "audit.roles.admin"
-      : "audit.roles.patient";
+      : type === "HealthWorker"
+        ? "care.healthWorkerTitle"
+        : "audit.roles.patient";
 }
