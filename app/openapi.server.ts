@@ -4,7 +4,7 @@ import {
   OpenAPIRegistry,
   type RouteConfig,
 } from "@asteasolutions/zod-to-openapi";
-import { z, type ZodTypeAny } from "zod";
+import { z } from "zod";
 import {
   changePasswordSchema,
   forgotSchema,
@@ -100,7 +100,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/auth/send-otp",
     who: "anyone",
     summary:
-      "Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code, so the endpoint does not tell who has an account",
+      "Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients and health workers; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code, so the endpoint does not tell who has an account",
     auth: false,
     body: sendOtpSchema,
     errors: [400, 429],
@@ -110,7 +110,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/auth/signup",
     who: "anyone",
     summary:
-      "Create a Patient or Expert account with the code; a patient may give `phone` (with the SMS code) instead of `email` and `contactNumber`",
+      "Create a Patient, Expert or HealthWorker account with the code; a patient or health worker may give `phone` (with the SMS code) instead of `email` and `contactNumber`. A health worker names their centre (`centreId`, from GET /centres/directory), `workerRole` and `workerId`, and waits for an admin's approval",
     auth: false,
     body: signupApiSchema,
     data: userObject,

@@ -1,15 +1,19 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useRouteLoaderData } from "@remix-run/react";
+import { Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { ownHealthWorker } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
 import type { loader as dashboardLoader } from "~/routes/dashboard/route";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireActor(request);
+  const actor = await requireActor(request);
   const { t } = await tFor(request);
-  return { title: t("dashboard.home") };
+  // A health worker an admin has not approved yet sees that they are waiting, and for which centre.
+  const worker = await ownHealthWorker(actor);
+  const waitingAt = worker && worker.status === "pending" ? worker.centre.name : null;
+  return { title: t("dashboard.home"), waitingAt };
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
@@ -22,6 +26,7 @@ type Action = { to: string; label: string; primary?: boolean };
 export default function DashboardHome() {
   const { t } = useTranslation();
   const user = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard")?.user;
+  const { waitingAt } = useLoaderData<typeof loader>();
   if (!user) return null;
   let text: string;
   let actions: Action[];
@@ -62,6 +67,16 @@ export default function DashboardHome() {
         {t("dashboard.welcome", { name: user.firstName || user.lastName })}
       </h1>
       <p className="mt-3 max-w-prose text-lg text-slate-700">{text}</p>
+      {waitingAt !== null && (
+        <div
+          role="status"
+          className="mt-4 max-w-prose rounded-lg border border-amber-300 bg-amber-50 p-4 text-slate-900"
+          data-testid="awaiting-approval"
+        >
+          <h2 className="font-bold">{t("centres.awaitingTitle")}</h2>
+          <p className="mt-1">{t("centres.awaitingText", { centre: waitingAt })}</p>
+        </div>
+      )}
       <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap">
         {actions.map((a) => (
           <Link key={a.label} to={a.to} className={a.primary ? "btn-primary" : "btn-secondary"}>

@@ -13,6 +13,9 @@ import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
 import { startSignup } from "~/domain/accounts/index.server";
+import { centreDirectory } from "~/domain/care/index.server";
+import { HEALTH_WORKER_ROLES } from "~/db/types";
+import { WORKER_ID_MAX, WORKER_ROLE_KEYS } from "~/schemas/centres";
 import { tFor } from "~/i18n/i18n.server";
 import { SIGNUP_COUNTRY_CODES, signupFormSchema } from "~/schemas/auth";
 import { site } from "~/site";
@@ -27,7 +30,8 @@ import { clientOf } from "~/utils/request.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);
   const { locale } = await tFor(request);
-  return { countryCodes: smsCountryCodeOptions(locale) };
+  // Health workers choose the centre they work at.
+  return { countryCodes: smsCountryCodeOptions(locale), centres: await centreDirectory() };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -52,7 +56,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Signup() {
   const { t } = useTranslation();
-  const { countryCodes } = useLoaderData<typeof loader>();
+  const { countryCodes, centres } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
   const [form, fields] = useForm({
@@ -94,20 +98,24 @@ export default function Signup() {
         <FormError id={form.errorId} errors={form.errors} />
         <fieldset>
           <legend className="field-label">{t("accounts.accountType")}</legend>
-          <div className="grid grid-cols-2 gap-1 rounded-lg bg-slate-100 p-1" role="radiogroup">
-            {(["Patient", "Expert"] as const).map((type) => (
+          <div className="grid grid-cols-3 gap-1 rounded-lg bg-slate-100 p-1" role="radiogroup">
+            {(["Patient", "Expert", "HealthWorker"] as const).map((type) => (
               <label
                 key={type}
-                className="flex min-h-11 cursor-pointer items-center justify-center rounded-md font-semibold text-slate-700 has-[:checked]:bg-white has-[:checked]:text-brand-800 has-[:checked]:shadow has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-brand-600"
+                className="flex min-h-11 cursor-pointer items-center justify-center rounded-md px-1 text-center leading-tight font-semibold text-slate-700 has-[:checked]:bg-white has-[:checked]:text-brand-800 has-[:checked]:shadow has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-brand-600"
               >
                 <input
                   type="radio"
                   name={fields.accountType.name}
                   value={type}
                   defaultChecked={accountType === type}
-                  className={`sr-only ${type === "Expert" ? "expert-choice" : ""}`}
+                  className={`sr-only ${type === "Expert" ? "expert-choice" : type === "HealthWorker" ? "hw-choice" : ""}`}
                 />
-                {type === "Patient" ? t("accounts.patient") : t("accounts.expert")}
+                {type === "Patient"
+                  ? t("accounts.patient")
+                  : type === "Expert"
+                    ? t("accounts.expert")
+                    : t("centres.accountHealthWorker")}
               </label>
             ))}
           </div>
@@ -183,6 +191,48 @@ export default function Signup() {
           <legend className="px-1 font-semibold text-slate-900">{t("experts.detailsTitle")}</legend>
           <p className="mb-3 text-sm text-slate-600">{t("experts.detailsIntro")}</p>
           <ExpertDetailsFields fields={fields} />
+        </fieldset>
+        {/* Health workers name their centre, role and ID. Shown by CSS while "Health worker" is chosen. */}
+        <fieldset
+          className="hidden rounded-lg border border-slate-200 p-3 group-has-[.hw-choice:checked]/signup:block"
+          data-testid="health-worker-details"
+        >
+          <legend className="px-1 font-semibold text-slate-900">{t("centres.signupTitle")}</legend>
+          <p className="mb-3 text-sm text-slate-600">{t("centres.signupIntro")}</p>
+          {centres.length === 0 ? (
+            <p className="rounded-lg bg-amber-50 p-3 text-sm text-slate-900">{t("centres.noCentresYet")}</p>
+          ) : (
+            <div className="space-y-4">
+              <SelectField
+                meta={fields.centreId}
+                label={t("centres.centre")}
+                required
+                options={[
+                  { value: "", label: t("centres.chooseCentre") },
+                  ...centres.map((c) => ({ value: c._id, label: `${c.name} — ${c.district}, ${c.state}` })),
+                ]}
+              />
+              <div className="grid gap-4 sm:grid-cols-2">
+                <SelectField
+                  meta={fields.workerRole}
+                  label={t("centres.role")}
+                  required
+                  options={[
+                    { value: "", label: "—" },
+                    ...HEALTH_WORKER_ROLES.map((r) => ({ value: r, label: t(WORKER_ROLE_KEYS[r]) })),
+                  ]}
+                />
+                <TextField
+                  meta={fields.workerId}
+                  label={t("centres.workerId")}
+                  hint={t("centres.workerIdHint")}
+                  required
+                  autoComplete="off"
+                  maxLength={WORKER_ID_MAX}
+                />
+              </div>
+            </div>
+          )}
         </fieldset>
         <div className="grid gap-4 sm:grid-cols-2">
           <PasswordField meta={fields.password} label={t("accounts.password")} autoComplete="new-password" />

@@ -9,6 +9,7 @@ import {
   specialtiesField,
   yearsField,
 } from "./experts";
+import { healthWorkerSignupFields, requireHealthWorkerDetails } from "./centres";
 
 /** Account schemas shared by the screens (Conform), the API and the OpenAPI document. Messages are i18n keys. */
 export const SIGNUP_COUNTRY_CODES = ["+91", "+1", "+44", "+61", "+81"] as const;
@@ -102,7 +103,7 @@ const contactNumber = z
   .regex(/^\d{10}$/, "accounts.contactTenDigits");
 
 const signupFields = {
-  accountType: z.enum(["Patient", "Expert"], {
+  accountType: z.enum(["Patient", "Expert", "HealthWorker"], {
     errorMap: () => ({ message: "accounts.accountTypeInvalid" }),
   }),
   firstName: name("accounts.firstNameRequired"),
@@ -135,7 +136,7 @@ function requireIdentity(
   phoneField: string,
 ) {
   if (v.phone) {
-    if (v.accountType !== "Patient")
+    if (v.accountType === "Expert")
       ctx.addIssue({ code: "custom", path: [phoneField], message: "accounts.mobileSignupPatientsOnly" });
     return;
   }
@@ -146,14 +147,18 @@ function requireIdentity(
 
 export const SIGNUP_WITH = ["email", "phone"] as const;
 
-/** Experts always sign up with e-mail, whatever the (hidden) choice says. */
+/**
+ * Experts always sign up with e-mail, whatever the (hidden) choice says; patients and health
+ * workers (many have a mobile number and no e-mail) choose.
+ */
 const byPhone = (v: { signupWith: string; accountType: string }) =>
-  v.signupWith === "phone" && v.accountType === "Patient";
+  v.signupWith === "phone" && v.accountType !== "Expert";
 
 export const signupFormSchema = z
   .object({
     ...signupFields,
     ...expertSignupFields,
+    ...healthWorkerSignupFields,
     // Checked below by the chosen way of signing up: a half-typed e-mail does not block a
     // mobile signup, nor a stray mobile number an e-mail one.
     email: z.string().optional(),
@@ -180,6 +185,7 @@ export const signupFormSchema = z
     }
     if (v.password !== v.confirmPassword) ctx.addIssue({ code: "custom", ...mismatch });
     if (v.accountType === "Expert") requireExpertDetails(v, ctx);
+    requireHealthWorkerDetails(v, ctx);
   })
   .transform((v) => {
     const phone = byPhone(v) ? phoneCandidate(v.mobileNumber, v.mobileCountryCode) : null;
@@ -196,13 +202,18 @@ export const signupApiSchema = z
   .object({
     ...signupFields,
     ...expertSignupFields,
+    /** A health worker's centre, role and ID (required with accountType "HealthWorker"). */
+    ...healthWorkerSignupFields,
     countryCode: z.enum(SIGNUP_COUNTRY_CODES).optional(),
-    /** A patient may sign up with a mobile number (E.164, or digits with +91 assumed) instead of an e-mail. */
+    /** A patient or a health worker may sign up with a mobile number (E.164, or digits with +91 assumed) instead of an e-mail. */
     phone: phone.optional(),
     otp,
   })
   .refine(passwordsMatch, mismatch)
-  .superRefine((v, ctx) => requireIdentity(v, ctx, "phone"));
+  .superRefine((v, ctx) => {
+    requireIdentity(v, ctx, "phone");
+    requireHealthWorkerDetails(v, ctx);
+  });
 
 /** A signup code by e-mail, or by SMS to `phone`. */
 export const sendOtpSchema = z

@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
 import type { TFunction } from "i18next";
 import type { Actor } from "~/domain/accounts/index.server";
-import { requireWorkerCentre, type ApiCentre } from "~/domain/care/index.server";
+import { requireWorkerCentre, type PublicCentre } from "~/domain/care/index.server";
 import { isDomainError } from "~/domain/platform/errors";
 
 /**
@@ -13,7 +13,9 @@ export async function centreOrRefusal(
   actor: Actor,
   t: TFunction,
   title: string,
-): Promise<{ centre: ApiCentre; refusal: null } | { centre: null; refusal: ReturnType<typeof refusalData> }> {
+): Promise<
+  { centre: PublicCentre; refusal: null } | { centre: null; refusal: ReturnType<typeof refusalData> }
+> {
   try {
     return { centre: await requireWorkerCentre(actor), refusal: null };
   } catch (err) {

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import path from "node:path";
-import { ADMIN, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
+import { ADMIN, logIn, newUser, patientWithReport, personContext, readOtp, signUp } from "./fixtures";
 import { wcagAxe } from "./axe";
 import { shot } from "./helpers";
 
@@ -192,6 +192,89 @@ test("axe: admin screens", async () => {
     ],
     "admin",
   );
+});
+
+test("axe: centres and health workers (admins; a health worker waiting for approval)", async ({
+  browser,
+}, info) => {
+  test.setTimeout(480_000);
+  // The admin adds a centre on the centres screen.
+  const centreName = `Ayushman Arogya Mandir ${info.project.name} ${Date.now().toString(36)}`;
+  await w.admin.goto("/dashboard/centres");
+  await w.admin.getByLabel("Centre name").fill(centreName);
+  await w.admin.getByLabel("Kind of centre").selectOption("hwc");
+  await w.admin.getByLabel("PIN code").fill("635109");
+  await w.admin.getByLabel("District").fill("Krishnagiri");
+  await w.admin.getByLabel("State").fill("Tamil Nadu");
+  await w.admin.getByRole("button", { name: "Add centre" }).click();
+  await expect(w.admin).toHaveURL(/\/dashboard\/centres\/[a-f0-9]{24}$/);
+  const centrePath = new URL(w.admin.url()).pathname;
+  // A health worker signs up for it on the signup screen and waits for approval.
+  const hw = newUser("Patient", info, "Lakshmi", "Devi");
+  hw.email = hw.email.replace(/^patient-/, "hw-");
+  const page = await (await personContext(browser, info)).newPage();
+  await page.goto("/signup");
+  await page.locator("label", { hasText: /^Health worker$/ }).click();
+  await page.getByLabel("First Name").fill(hw.firstName);
+  await page.getByLabel("Last Name").fill(hw.lastName);
+  await page.getByLabel("Email Address").fill(hw.email);
+  await page.getByLabel("Phone Number").fill(hw.phone);
+  const details = page.getByTestId("health-worker-details");
+  await expect(details).toBeVisible();
+  await details
+    .locator('select[name="centreId"]')
+    .selectOption({ label: `${centreName} — Krishnagiri, Tamil Nadu` });
+  await details.locator('select[name="workerRole"]').selectOption("cho");
+  await details.locator('input[name="workerId"]').fill("CHO-TN-0042");
+  await page.getByLabel(/^Password/).fill(hw.password);
+  await page.getByLabel(/^Confirm Password/).fill(hw.password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page).toHaveURL(/\/verify-email$/);
+  const code = await readOtp(hw.email);
+  for (let i = 0; i < 6; i++) await page.getByLabel(`Digit ${i + 1} of 6`).fill(code[i]);
+  await page.getByRole("button", { name: "Verify Email" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await logIn(page, hw.email, hw.password);
+  await expect(page.getByTestId("awaiting-approval")).toContainText(centreName);
+  await axeRun(page, ["/dashboard/home"], "health-worker-waiting");
+  await axeRun(
+    w.admin,
+    [
+      "/dashboard/centres",
+      centrePath,
+      "/dashboard/centres/workers",
+      "/dashboard/centres/workers?status=suspended",
+    ],
+    "admin-centres",
+  );
+  // Screenshots of each screen in English and Hindi for people to look at.
+  for (const lng of ["en", "hi"]) {
+    await setLang(w.admin, lng);
+    for (const [name, p] of [
+      ["centres", "/dashboard/centres"],
+      ["centre", centrePath],
+      ["workers", "/dashboard/centres/workers"],
+    ]) {
+      await w.admin.goto(p);
+      await shot(w.admin, info, `centres-${name}-${lng}`);
+    }
+    await setLang(page, lng);
+    await page.goto("/dashboard/home");
+    await shot(page, info, `centres-hw-waiting-${lng}`);
+  }
+  await setLang(w.admin, "en");
+  // The admin approves them on the health workers screen.
+  await w.admin.goto("/dashboard/centres/workers");
+  await w.admin
+    .locator("li, tr, article")
+    .filter({ hasText: hw.email })
+    .first()
+    .getByRole("button", { name: "Approve" })
+    .click();
+  await expect(w.admin.getByText("Health worker approved.")).toBeVisible();
+  await axeRun(w.admin, ["/dashboard/centres/workers?status=approved"], "admin-centres-approved");
+  await w.admin.goto("/dashboard/centres/workers?status=approved");
+  await shot(w.admin, info, "centres-workers-approved-en");
 });
 
 test("axe: approved expert screens", async () => {

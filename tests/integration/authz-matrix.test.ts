@@ -490,6 +490,117 @@ const API: Row[] = [
     expert: 403,
     admin: 403,
   },
+  // Centres and health workers: admins only (the directory is public, for the signup form).
+  {
+    route: "GET /centres/directory",
+    anon: 200,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 200,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    route: "GET /centres",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "POST /centres",
+    body: () => ({
+      name: "PHC Matrix",
+      kind: "phc",
+      district: "Hosur",
+      state: "Tamil Nadu",
+      pinCode: "635109",
+    }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 201,
+  },
+  {
+    route: "GET /centres/:centre",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "PATCH /centres/:centre",
+    body: () => ({ district: "Krishnagiri" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /centres/:centre/stats",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /centres/:centre/overdue",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "GET /health-workers",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    // Not a health worker: the admin is told so (404).
+    route: "POST /health-workers/:patient/approve",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 404,
+  },
+  {
+    route: "POST /health-workers/:patient/reject",
+    body: () => ({ reason: "Not a health worker" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 404,
+  },
+  {
+    route: "PATCH /health-workers/:patient",
+    body: () => ({ suspended: true }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 404,
+  },
   {
     route: "POST /family/members",
     body: () => ({
@@ -571,6 +682,33 @@ const API: Row[] = [
 ];
 
 const SCREENS: Row[] = [
+  {
+    route: "/dashboard/centres",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/centres/:centre",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/centres/workers",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
   {
     route: "/dashboard/family",
     anon: "login",
@@ -885,6 +1023,13 @@ beforeAll(async () => {
   ids.upload = await startUpload();
   ids.pending = (await up()).body.data._id;
   ids.own = ids.patient;
+  ids.centre = (
+    await api.post(
+      "/centres",
+      { name: "HWC Matrix", kind: "hwc", district: "Hosur", state: "Tamil Nadu", pinCode: "635109" },
+      tok.admin,
+    )
+  ).body.data._id;
   ids.link = (await api.post("/report/share-links", { reportId: ids.report }, tok.patient)).body.data._id;
   for (const role of ROLES) {
     const b = new Browserish(server.url);

@@ -3,6 +3,7 @@ import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "driz
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
+  centres,
   passwordResetTokens,
   patientConsents,
   patientManagers,
@@ -17,6 +18,7 @@ import {
 import { getT } from "~/i18n/i18n.server";
 import { isLocale, type Locale } from "~/i18n/config";
 import type { ProfileInput, SignupForm } from "~/schemas/auth";
+import { isHealthWorkerRole } from "~/schemas/centres";
 export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
@@ -308,9 +310,32 @@ export function assertPasswordNotCommon(password: string, field: string) {
   }
 }
 
+/**
+ * A health worker signs up for a centre that exists (a field error on `centreId` otherwise, before
+ * any code is sent).
+ */
+async function assertCentreExists(v: { accountType: string; centreId?: string }) {
+  if (v.accountType !== "HealthWorker") return;
+  const found = v.centreId
+    ? await first(db().select({ id: centres.id }).from(centres).where(eq(centres.id, v.centreId)))
+    : undefined;
+  if (!found)
+    throw new DomainError("invalid", "centres.centreUnknown", {
+      fieldErrors: { centreId: ["centres.centreUnknown"] },
+    });
+}
+
+/** A health worker's place, role and ID, kept with the account. */
+function healthWorkerOf(v: Pick<PendingSignup, "accountType" | "centreId" | "workerRole" | "workerId">) {
+  return v.accountType === "HealthWorker" && v.centreId && isHealthWorkerRole(v.workerRole)
+    ? { centreId: v.centreId, role: v.workerRole, workerId: v.workerId ?? "" }
+    : undefined;
+}
+
 /** Screen signup, step 1: keeps the signup (password hashed) on the server and mails a code. */
 export async function startSignup(input: SignupForm, client: Client, locale: string) {
   assertPasswordNotCommon(input.password, "password");
+  await assertCentreExists(input);
   const target = targetOf(input);
   await limitCode(target, client);
   // A taken e-mail or number gets the same answer; its owner hears instead of a code.
@@ -327,6 +352,9 @@ export async function startSignup(input: SignupForm, client: Client, locale: str
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
     yearsOfPractice: input.yearsOfPractice,
+    centreId: input.centreId,
+    workerRole: input.workerRole,
+    workerId: input.workerId,
     passwordHash: await hashPassword(input.password),
     locale,
   };
@@ -386,6 +414,8 @@ async function createAccount(pending: PendingSignup) {
             yearsOfPractice: pending.yearsOfPractice,
           }
         : undefined,
+    // A health worker's centre, role and ID (the account waits for an admin's approval).
+    healthWorker: healthWorkerOf(pending),
   });
 }
 
@@ -426,6 +456,7 @@ export async function signupWithOtp(
   locale: string,
 ) {
   assertPasswordNotCommon(input.password, "password");
+  await assertCentreExists(input);
   const target = targetOf(input);
   await limit("verifyCode", target.phone ?? target.email, client);
   // The code first: for a taken identity a guess is answered like any wrong code.
@@ -443,6 +474,9 @@ export async function signupWithOtp(
     registrationNumber: input.registrationNumber,
     registrationCouncil: input.registrationCouncil,
     yearsOfPractice: input.yearsOfPractice,
+    centreId: input.centreId,
+    workerRole: input.workerRole,
+    workerId: input.workerId,
     passwordHash: await hashPassword(input.password),
     locale,
   });

@@ -1,6 +1,15 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
-import { patients, profiles, sessions, users, type AccountType, type UserRow } from "~/db/schema";
+import {
+  healthWorkers,
+  patients,
+  profiles,
+  sessions,
+  users,
+  type AccountType,
+  type UserRow,
+} from "~/db/schema";
+import type { HealthWorkerRole } from "~/db/types";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
@@ -47,6 +56,8 @@ export type NewUser = {
   locale?: string;
   /** An expert's verification details, stored with the account. */
   expert?: ExpertDetailsInput;
+  /** A health worker's centre, role and ID (decision 0030), stored with the account. */
+  healthWorker?: { centreId: string; role: HealthWorkerRole; workerId?: string };
 } & ({ password: string } | { passwordHash: string });
 
 /** Inserts a user and their empty profile; a taken email (even by a concurrent signup) is a conflict. */
@@ -75,7 +86,15 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
           accountType: input.accountType,
           countryCode: input.countryCode ?? "+91",
           contactNumber,
-          approved: input.accountType === "Expert" ? (input.approved ?? false) : true,
+          // Experts and health workers wait for an admin's approval.
+          approved:
+            input.accountType === "Expert" || input.accountType === "HealthWorker"
+              ? (input.approved ?? false)
+              : true,
+          // A health worker with a mobile number only hears by SMS (patients always do).
+          ...(input.accountType === "HealthWorker" && !email && input.phone
+            ? { notify: "sms" as const }
+            : {}),
           locale: input.locale ?? "en",
           createdAt: now,
           updatedAt: now,
@@ -101,6 +120,16 @@ export async function insertUser(input: NewUser): Promise<UserRow> {
         );
       if (input.accountType === "Expert" && input.expert)
         yield* expertDetailsSteps(tx, id, input.expert, now);
+      if (input.accountType === "HealthWorker" && input.healthWorker)
+        yield* exec(
+          tx.insert(healthWorkers).values({
+            userId: id,
+            centreId: input.healthWorker.centreId,
+            role: input.healthWorker.role,
+            workerId: (input.healthWorker.workerId ?? "").trim(),
+            updatedAt: now,
+          }),
+        );
     });
   } catch (err) {
     // Two signups with one address at the same moment: the unique index lets one in.

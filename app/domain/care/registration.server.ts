@@ -25,6 +25,7 @@ import {
   type ApiPatientProfile,
   type PatientAccessKind,
 } from "./patients.server";
+import { toPublicCentre, type PublicCentre } from "./centres.server";
 
 /**
  * Registering a patient at a centre (decision 0030). The health worker reads the facilitated-consent
@@ -33,8 +34,6 @@ import {
  * witness or the photo of the signature or thumbprint, who recorded it) and the "registered" event
  * of the profile's access trail. A refusal saves nothing.
  */
-
-export type ApiCentre = { _id: string; name: string; kind: string; district: string; state: string };
 
 export type ApiFacilitatedConsent = {
   _id: string;
@@ -49,13 +48,13 @@ export type ApiFacilitatedConsent = {
   createdAt: string;
 };
 
-export type ApiCentrePatient = ApiPatientProfile & {
-  centre: ApiCentre | null;
+export type PublicCentrePatient = ApiPatientProfile & {
+  centre: PublicCentre | null;
   consent: ApiFacilitatedConsent | null;
 };
 
 /** The approved health worker's centre (id and name), or 403 for anyone else. */
-export async function requireWorkerCentre(actor: Actor): Promise<ApiCentre> {
+export async function requireWorkerCentre(actor: Actor): Promise<PublicCentre> {
   const centreId = await workerCentreId(actor);
   if (!centreId) {
     throw new DomainError(
@@ -65,11 +64,7 @@ export async function requireWorkerCentre(actor: Actor): Promise<ApiCentre> {
   }
   const centre = await first(db().select().from(centres).where(eq(centres.id, centreId)));
   if (!centre) throw new DomainError("forbidden", "registration.healthWorkersOnly");
-  return toApiCentre(centre);
-}
-
-function toApiCentre(c: typeof centres.$inferSelect): ApiCentre {
-  return { _id: c.id, name: c.name, kind: c.kind, district: c.district, state: c.state };
+  return toPublicCentre(centre);
 }
 
 async function discard(file: StoredFile | null | undefined) {
@@ -103,7 +98,7 @@ export async function registerPatient(
   input: Record<string, unknown>,
   evidence: StoredFile | null | undefined,
   opts: { ip?: string | null } = {},
-): Promise<ApiCentrePatient> {
+): Promise<PublicCentrePatient> {
   let kept: StoredFile | null = null;
   try {
     const centre = await requireWorkerCentre(actor);
@@ -229,7 +224,7 @@ export async function getCarePatient(
   actor: Actor,
   patientId: string,
   opts: { ip?: string | null; trace?: boolean } = {},
-): Promise<ApiCentrePatient & { access: PatientAccessKind }> {
+): Promise<PublicCentrePatient & { access: PatientAccessKind }> {
   const access = await requirePatientAccess(actor, patientId, "registration.notYourPatient");
   const p = access.patient;
   const [centre, consent] = await Promise.all([
@@ -245,7 +240,7 @@ export async function getCarePatient(
   if (opts.trace !== false) await traceAccess(actor, access, "patient.opened", {}, opts.ip);
   return {
     ...toApiPatient(p),
-    centre: centre ? toApiCentre(centre) : null,
+    centre: centre ? toPublicCentre(centre) : null,
     consent: consent ? toApiConsent(consent) : null,
     access: access.kind,
   };

@@ -1265,10 +1265,10 @@ export function overdueCondition(now = Date.now()): SQL {
   )!;
 }
 
-/** The overdue list (urgent first, then oldest), for the Turnaround screen. */
-export async function overdueReports(limit: number, now = Date.now()): Promise<ApiReport[]> {
+/** The overdue list (urgent first, then oldest), for the Turnaround screen; `where` narrows it (a centre's). */
+export async function overdueReports(limit: number, now = Date.now(), where?: SQL): Promise<ApiReport[]> {
   const found = await selectReports()
-    .where(overdueCondition(now))
+    .where(where ? and(overdueCondition(now), where) : overdueCondition(now))
     .orderBy(...byQueue)
     .limit(limit);
   // Admins see the overdue list: numbers of patients who refused calls are hidden.

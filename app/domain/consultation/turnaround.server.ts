@@ -1,4 +1,4 @@
-import { and, count, eq, gt, gte, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, isNull, type SQL } from "drizzle-orm";
 import { db, first, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
@@ -44,22 +44,69 @@ export type Turnaround = {
   overdueReports: ApiReport[];
 };
 
-export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Turnaround> {
-  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
+/** The queue counts and the time to opinion of a set of reports (every report, or one centre's). */
+export type TurnaroundFigures = {
+  pending: number;
+  inReview: number;
+  overdue: number;
+  windowDays: number;
+  reviewedInWindow: number;
+  medianMs: number | null;
+  p90Ms: number | null;
+};
+
+/**
+ * The one definition of the figures: pending (not in review), in review (a live claim), overdue,
+ * and the median and 90th percentile from upload to opinion over the last 30 days — of every report,
+ * or of those `where` selects (a centre's), so the centres screen and this one can never disagree.
+ */
+async function figuresOf(where: SQL | undefined, now: number) {
   const at = new Date(now);
   const since = new Date(now - WINDOW_DAYS * DAY);
-  const live = and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, at));
+  const scoped = (c: SQL) => (where ? and(c, where)! : c);
+  const live = scoped(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, at))!);
   const [inReview, pendingAll, overdue] = await Promise.all([
     first(db().select({ n: count() }).from(reports).where(live)),
-    first(db().select({ n: count() }).from(reports).where(eq(reports.status, "Pending"))),
-    first(db().select({ n: count() }).from(reports).where(overdueCondition(now))),
+    first(
+      db()
+        .select({ n: count() })
+        .from(reports)
+        .where(scoped(eq(reports.status, "Pending"))),
+    ),
+    first(
+      db()
+        .select({ n: count() })
+        .from(reports)
+        .where(scoped(overdueCondition(now))),
+    ),
   ]);
   // reports_status_reviewed_idx (status, reviewed_at, id): the last 30 days of opinions.
   const done = await db()
     .select({ createdAt: reports.createdAt, reviewedAt: reports.reviewedAt, expertId: reports.expertId })
     .from(reports)
-    .where(and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since)));
+    .where(scoped(and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!));
   const durations = done.map((r) => r.reviewedAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
+  const inReviewN = inReview?.n ?? 0;
+  const figures: TurnaroundFigures = {
+    pending: (pendingAll?.n ?? 0) - inReviewN,
+    inReview: inReviewN,
+    overdue: overdue?.n ?? 0,
+    windowDays: WINDOW_DAYS,
+    reviewedInWindow: durations.length,
+    medianMs: percentile(durations, 50),
+    p90Ms: percentile(durations, 90),
+  };
+  return { figures, done, since };
+}
+
+/** The figures of the reports `where` selects (for a centre: its patients' reports). No permission check: callers check. */
+export async function turnaroundFigures(where?: SQL, now = Date.now()): Promise<TurnaroundFigures> {
+  return (await figuresOf(where, now)).figures;
+}
+
+export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Turnaround> {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
+  const { figures, done, since } = await figuresOf(undefined, now);
   const perExpert = new Map<string, number[]>();
   for (const r of done) {
     if (!r.expertId) continue;
@@ -97,15 +144,8 @@ export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Tur
         b.claimed - a.claimed ||
         a.expert.firstName.localeCompare(b.expert.firstName),
     );
-  const inReviewN = inReview?.n ?? 0;
   return {
-    pending: (pendingAll?.n ?? 0) - inReviewN,
-    inReview: inReviewN,
-    overdue: overdue?.n ?? 0,
-    windowDays: WINDOW_DAYS,
-    reviewedInWindow: durations.length,
-    medianMs: percentile(durations, 50),
-    p90Ms: percentile(durations, 90),
+    ...figures,
     experts,
     overdueReports: await overdueReports(50, now),
   };

@@ -13,7 +13,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code, so the endpoint does not tell who has an account
+     * Send a 6-digit signup code: by mail to `email`, or by SMS to `phone` (E.164; patients and health workers; a mobile number of a country in SMS_COUNTRIES). The answer is the same when the e-mail or number already has an account: its owner is told so instead of getting a code, so the endpoint does not tell who has an account
      * @description Who: anyone.
      */
     post: operations["authSendOtp"];
@@ -33,7 +33,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Create a Patient or Expert account with the code; a patient may give `phone` (with the SMS code) instead of `email` and `contactNumber`
+     * Create a Patient, Expert or HealthWorker account with the code; a patient or health worker may give `phone` (with the SMS code) instead of `email` and `contactNumber`. A health worker names their centre (`centreId`, from GET /centres/directory), `workerRole` and `workerId`, and waits for an admin's approval
      * @description Who: anyone.
      */
     post: operations["authSignup"];
@@ -1255,6 +1255,194 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/centres/directory": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every centre's id, name, kind, district and state (what a health worker signs up for)
+     * @description Who: anyone.
+     */
+    get: operations["centreDirectory"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centres": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Centres by state, district and name, each with its figures: patients, pending, in review, reviewed, overdue, median and 90th-percentile time to opinion (30 days, as /admin/turnaround), health workers
+     * @description Who: Admin.
+     */
+    get: operations["listCentres"];
+    put?: never;
+    /**
+     * Create a centre (name, kind, district, state, six-digit PIN code)
+     * @description Who: Admin.
+     */
+    post: operations["createCentre"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centres/{centreId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One centre with its figures
+     * @description Who: Admin.
+     */
+    get: operations["getCentre"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a centre's name, kind, district, state or PIN code (any of them)
+     * @description Who: Admin.
+     */
+    patch: operations["updateCentre"];
+    trace?: never;
+  };
+  "/centres/{centreId}/stats": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A centre's patients, queue counts, median and 90th-percentile time to opinion (the definitions of /admin/turnaround over the centre's reports) and health workers
+     * @description Who: Admin.
+     */
+    get: operations["centreStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centres/{centreId}/overdue": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A centre's overdue reports (past the review target), urgent first, then oldest
+     * @description Who: Admin.
+     */
+    get: operations["centreOverdue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/health-workers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Health workers by `status` (pending by default: waiting for approval; approved; suspended, which includes declined applications), newest first, optionally of one `centreId`
+     * @description Who: Admin.
+     */
+    get: operations["listHealthWorkers"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/health-workers/{userId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Move a health worker to another centre (`centreId`; they act for that centre's patients from then on) and/or suspend (`suspended: true`, their sessions end) or reinstate them
+     * @description Who: Admin.
+     */
+    patch: operations["updateHealthWorker"];
+    trace?: never;
+  };
+  "/health-workers/{userId}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a waiting health worker (told by mail or SMS); they may then register patients and send reports. 409 for a suspended one
+     * @description Who: Admin.
+     */
+    post: operations["approveHealthWorker"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/health-workers/{userId}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline a waiting health worker's application with a `reason` they are told; the account is suspended (reinstating it puts it back in the queue). 409 when not waiting
+     * @description Who: Admin.
+     */
+    post: operations["rejectHealthWorker"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/centre/patients": {
     parameters: {
       query?: never;
@@ -1483,7 +1671,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @enum {string} */
-          accountType: "Patient" | "Expert";
+          accountType: "Patient" | "Expert" | "HealthWorker";
           firstName: string;
           lastName: string;
           /** Format: email */
@@ -1508,6 +1696,12 @@ export interface operations {
           registrationNumber?: string | "";
           registrationCouncil?: string;
           yearsOfPractice?: number | null;
+          /** @description Health workers: the centre's id (GET /centres/directory) */
+          centreId?: string;
+          /** @description Health workers: cho, anm, asha, vle, doctor, other */
+          workerRole?: string;
+          /** @description Health workers: the ID their programme gave them (at most 40 letters, digits, spaces, / . - _) */
+          workerId?: string;
           /** @enum {string} */
           countryCode?: "+91" | "+1" | "+44" | "+61" | "+81";
           phone?: string;
@@ -11745,6 +11939,1577 @@ export interface operations {
       };
       /** @description Wrong method */
       405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centreDirectory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              name: string;
+              /**
+               * @description hwc: Health & Wellness Centre, phc, chc, clinic, csc: Common Service Centre
+               * @enum {string}
+               */
+              kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+              district: string;
+              state: string;
+            }[];
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listCentres: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              name: string;
+              /**
+               * @description hwc: Health & Wellness Centre, phc, chc, clinic, csc: Common Service Centre
+               * @enum {string}
+               */
+              kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+              district: string;
+              state: string;
+              /** @description Six digits */
+              pinCode: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              stats: {
+                /** @description Pending reports not in review */
+                pending: number;
+                inReview: number;
+                overdue: number;
+                windowDays: number;
+                reviewedInWindow: number;
+                /** @description Median time from upload to opinion over the window */
+                medianMs: number | null;
+                /** @description 90th percentile (nearest rank) over the window */
+                p90Ms: number | null;
+                /** @description Patient profiles registered at the centre */
+                patients: number;
+                /** @description Reports with an opinion, ever */
+                reviewed: number;
+                workers: {
+                  approved: number;
+                  pending: number;
+                  suspended: number;
+                };
+              };
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createCentre: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+          district: string;
+          state: string;
+          pinCode: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              name: string;
+              /**
+               * @description hwc: Health & Wellness Centre, phc, chc, clinic, csc: Common Service Centre
+               * @enum {string}
+               */
+              kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+              district: string;
+              state: string;
+              /** @description Six digits */
+              pinCode: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getCentre: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        centreId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              name: string;
+              /**
+               * @description hwc: Health & Wellness Centre, phc, chc, clinic, csc: Common Service Centre
+               * @enum {string}
+               */
+              kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+              district: string;
+              state: string;
+              /** @description Six digits */
+              pinCode: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              stats: {
+                /** @description Pending reports not in review */
+                pending: number;
+                inReview: number;
+                overdue: number;
+                windowDays: number;
+                reviewedInWindow: number;
+                /** @description Median time from upload to opinion over the window */
+                medianMs: number | null;
+                /** @description 90th percentile (nearest rank) over the window */
+                p90Ms: number | null;
+                /** @description Patient profiles registered at the centre */
+                patients: number;
+                /** @description Reports with an opinion, ever */
+                reviewed: number;
+                workers: {
+                  approved: number;
+                  pending: number;
+                  suspended: number;
+                };
+              };
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  updateCentre: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        centreId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          kind?: "hwc" | "phc" | "chc" | "clinic" | "csc";
+          district?: string;
+          state?: string;
+          pinCode?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              name: string;
+              /**
+               * @description hwc: Health & Wellness Centre, phc, chc, clinic, csc: Common Service Centre
+               * @enum {string}
+               */
+              kind: "hwc" | "phc" | "chc" | "clinic" | "csc";
+              district: string;
+              state: string;
+              /** @description Six digits */
+              pinCode: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centreStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        centreId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description Pending reports not in review */
+              pending: number;
+              inReview: number;
+              overdue: number;
+              windowDays: number;
+              reviewedInWindow: number;
+              /** @description Median time from upload to opinion over the window */
+              medianMs: number | null;
+              /** @description 90th percentile (nearest rank) over the window */
+              p90Ms: number | null;
+              /** @description Patient profiles registered at the centre */
+              patients: number;
+              /** @description Reports with an opinion, ever */
+              reviewed: number;
+              workers: {
+                approved: number;
+                pending: number;
+                suspended: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centreOverdue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        centreId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @enum {string} */
+              reportType:
+                | "Blood Test"
+                | "X-Ray"
+                | "MRI"
+                | "CT Scan"
+                | "Urine Test"
+                | "ECG"
+                | "Ultrasound"
+                | "Biopsy"
+                | "Allergy Test"
+                | "Eye Exam"
+                | "Hearing Test"
+                | "Dental Checkup"
+                | "COVID-19 Test";
+              description: string | null;
+              phoneNumber: string;
+              /** @enum {string} */
+              status: "Pending" | "Reviewed";
+              review: string | null;
+              reportUrl: string;
+              /** @enum {string} */
+              resourceType: "raw" | "image";
+              fileName: string;
+              mimeType: string;
+              size: number;
+              patient: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+                email: string;
+              };
+              expert: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+                registrationNumber: string;
+                registrationCouncil: string;
+                specialties: string[];
+              } | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** Format: date-time */
+              reviewedAt: string | null;
+              urgent: boolean;
+              urgentReason: string | null;
+              claimedBy: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+              } | null;
+              /** Format: date-time */
+              claimedAt: string | null;
+              findings: string | null;
+              recommendations: string | null;
+              seeDoctorSoon: boolean;
+              /** Format: date-time */
+              dueAt: string;
+              overdue: boolean;
+              opinionUrl: string | null;
+              /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+              letter: {
+                verifyCode: string;
+                verifyUrl: string;
+              } | null;
+              matchesSpecialties?: boolean;
+              followUps?: {
+                _id: string;
+                question: string;
+                /** Format: date-time */
+                askedAt: string;
+                answer: string | null;
+                /** Format: date-time */
+                answeredAt: string | null;
+                answeredBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+              }[];
+              followUpsLeft?: number;
+              /** Format: date-time */
+              followUpsUntil?: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listHealthWorkers: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+        status?: "pending" | "approved" | "suspended";
+        centreId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The health worker's user id */
+              _id: string;
+              firstName: string;
+              lastName: string;
+              email: string;
+              phone: string | null;
+              /** @enum {string} */
+              role: "cho" | "anm" | "asha" | "vle" | "doctor" | "other";
+              workerId: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "suspended";
+              approved: boolean;
+              /** Format: date-time */
+              suspendedAt: string | null;
+              centre: {
+                _id: string;
+                name: string;
+                district: string;
+                state: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  updateHealthWorker: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          centreId?: string;
+          suspended?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The health worker's user id */
+              _id: string;
+              firstName: string;
+              lastName: string;
+              email: string;
+              phone: string | null;
+              /** @enum {string} */
+              role: "cho" | "anm" | "asha" | "vle" | "doctor" | "other";
+              workerId: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "suspended";
+              approved: boolean;
+              /** Format: date-time */
+              suspendedAt: string | null;
+              centre: {
+                _id: string;
+                name: string;
+                district: string;
+                state: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  approveHealthWorker: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The health worker's user id */
+              _id: string;
+              firstName: string;
+              lastName: string;
+              email: string;
+              phone: string | null;
+              /** @enum {string} */
+              role: "cho" | "anm" | "asha" | "vle" | "doctor" | "other";
+              workerId: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "suspended";
+              approved: boolean;
+              /** Format: date-time */
+              suspendedAt: string | null;
+              centre: {
+                _id: string;
+                name: string;
+                district: string;
+                state: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  rejectHealthWorker: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The health worker's user id */
+              _id: string;
+              firstName: string;
+              lastName: string;
+              email: string;
+              phone: string | null;
+              /** @enum {string} */
+              role: "cho" | "anm" | "asha" | "vle" | "doctor" | "other";
+              workerId: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "suspended";
+              approved: boolean;
+              /** Format: date-time */
+              suspendedAt: string | null;
+              centre: {
+                _id: string;
+                name: string;
+                district: string;
+                state: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
         headers: {
           [name: string]: unknown;
         };
