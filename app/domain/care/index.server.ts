@@ -9,3 +9,4 @@
  */
 export * from "./patients.server";
 export * from "./notices.server";
+export * from "./access.server";

@@ -20,6 +20,8 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError } from "~/utils/toast.server";
+import { accessData, revokeCentreAction, revokeManagerAction } from "./access.server";
+import { AccessSection, TrailSection } from "./AccessSection";
 import { consentAction } from "./consent.server";
 import { ConsentsSection } from "./ConsentsSection";
 import { correctionAction } from "./correction.server";
@@ -58,6 +60,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     notice: formatPeriod(c.erasureNoticeMs, locale),
     retention: formatPeriod(c.auditRetentionMs, locale),
     confirm: new URL(request.url).searchParams.get("confirm") === "review",
+    access: await accessData(actor, locale, new URL(request.url)),
   };
 }
 
@@ -86,18 +89,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return nomineeAction(args);
     case "remove-nominee":
       return removeNomineeAction(args);
+    case "revoke-manager":
+      return revokeManagerAction(args);
+    case "revoke-centre":
+      return revokeCentreAction(args);
   }
   return redirectWithError(MY_DATA, t("rights.unknownAction"));
 }
 
 export default function MyData() {
   const { t } = useTranslation();
-  const { patient } = useLoaderData<typeof loader>();
+  const { patient, access } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const location = useLocation();
   const resultFor = (i: FormIntent) => (actionData?.intent === i ? actionData.result : undefined);
   const jumps = [
+    ...(access ? [["access", t("control.accessTitle")]] : []),
     ...(patient ? [["consents", t("rights.consentsTitle")]] : []),
+    ...(access ? [["trail", t("control.trailTitle")]] : []),
     ["requests", t("rights.requestsTitle")],
     ["nominee", t("rights.nomineeTitle")],
     ["grievance", t("rights.grievanceTitle")],
@@ -137,7 +146,9 @@ export default function MyData() {
           </a>
         </section>
       )}
+      <AccessSection />
       {patient && <ConsentsSection />}
+      <TrailSection />
       <RequestsSection lastResult={resultFor("correction")} />
       <NomineeSection lastResult={resultFor("nominee")} />
       <GrievanceSection />
