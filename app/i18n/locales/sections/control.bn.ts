@@ -46,6 +46,13 @@ const control: typeof import("./control.en").default = {
     thumbprint: "Thumbprint",
     online: "Confirmed online",
   },
+  centreKind: {
+    hwc: "Health & Wellness Centre (Ayushman Arogya Mandir)",
+    phc: "Primary Health Centre",
+    chc: "Community Health Centre",
+    clinic: "Clinic",
+    csc: "Common Service Centre",
+  },
   consentGranted: "Given",
   consentRefused: "Refused",
   consentMethodLine: "How: {{method}}",
