@@ -46,7 +46,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     title,
     notAllowed: null,
     ...screen,
-    reportsPath: `/dashboard/previous-report/${encodeURIComponent(actor.id)}`,
+    // Back to the list of whose report this is (a family member's, or the person's own).
+    reportsPath: `/dashboard/previous-report/${encodeURIComponent(screen.report.patientId)}`,
   };
 }
 
