@@ -59,7 +59,13 @@ async function holdersOf(patient: PatientRow): Promise<ApiAccessHolders> {
     patientId: patient.id,
     managers: managers.map((m) => ({ ...m, since: m.since.toISOString() })),
     centre: centre
-      ? { _id: centre.id, name: centre.name, kind: centre.kind, district: centre.district, state: centre.state }
+      ? {
+          _id: centre.id,
+          name: centre.name,
+          kind: centre.kind,
+          district: centre.district,
+          state: centre.state,
+        }
       : null,
   };
 }
@@ -115,7 +121,9 @@ export async function revokeCentreAccess(
       tx
         .update(patients)
         .set({ centreAccessRevokedAt: new Date() })
-        .where(and(eq(patients.id, own.id), isNotNull(patients.centreId), isNull(patients.centreAccessRevokedAt)))
+        .where(
+          and(eq(patients.id, own.id), isNotNull(patients.centreId), isNull(patients.centreAccessRevokedAt)),
+        )
         .returning({ centreId: patients.centreId }),
     );
     if (ended.length === 1)
@@ -284,7 +292,10 @@ export async function accessTrail(
       action: e.action,
       at: e.createdAt.toISOString(),
       by,
-      actor: e.actorId && r.firstName !== null ? { _id: e.actorId, firstName: r.firstName, lastName: r.lastName ?? "" } : null,
+      actor:
+        e.actorId && r.firstName !== null
+          ? { _id: e.actorId, firstName: r.firstName, lastName: r.lastName ?? "" }
+          : null,
       centre: centreId ? { _id: centreId, name: centreName } : null,
       reportId: str(d.reportId),
       text,

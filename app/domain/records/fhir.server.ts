@@ -137,7 +137,11 @@ async function exportablePatient(
   patientId: unknown,
 ): Promise<{ patient: PatientRow; account: UserRow | undefined; access: PatientAccess }> {
   if (actor.accountType === "Expert") throw new DomainError("forbidden", "fhir.notAllowed");
-  if (actor.accountType !== "Patient" && actor.accountType !== "Admin" && actor.accountType !== "HealthWorker")
+  if (
+    actor.accountType !== "Patient" &&
+    actor.accountType !== "Admin" &&
+    actor.accountType !== "HealthWorker"
+  )
     throw new DomainError("forbidden", "fhir.notAllowed");
   const id = typeof patientId === "string" && patientId.length <= ID_MAX ? patientId : "";
   const patient = id ? await findPatient(id) : undefined;
@@ -387,15 +391,33 @@ function relatedRole(relationship: string, managerGender: string | null): { code
   const male = managerGender === "Male";
   const female = managerGender === "Female";
   if (["daughter", "son", "child"].includes(r))
-    return male ? { code: "FTH", display: "father" } : female ? { code: "MTH", display: "mother" } : { code: "PRN", display: "parent" };
+    return male
+      ? { code: "FTH", display: "father" }
+      : female
+        ? { code: "MTH", display: "mother" }
+        : { code: "PRN", display: "parent" };
   if (["father", "mother", "parent"].includes(r))
-    return male ? { code: "SON", display: "natural son" } : female ? { code: "DAU", display: "natural daughter" } : { code: "CHILD", display: "child" };
+    return male
+      ? { code: "SON", display: "natural son" }
+      : female
+        ? { code: "DAU", display: "natural daughter" }
+        : { code: "CHILD", display: "child" };
   if (["spouse", "husband", "wife"].includes(r))
-    return r === "husband" ? { code: "WIFE", display: "wife" } : r === "wife" ? { code: "HUSB", display: "husband" } : { code: "SPS", display: "spouse" };
+    return r === "husband"
+      ? { code: "WIFE", display: "wife" }
+      : r === "wife"
+        ? { code: "HUSB", display: "husband" }
+        : { code: "SPS", display: "spouse" };
   if (["brother", "sister", "sibling"].includes(r))
-    return male ? { code: "BRO", display: "brother" } : female ? { code: "SIS", display: "sister" } : { code: "SIB", display: "sibling" };
-  if (["grandfather", "grandmother", "grandparent"].includes(r)) return { code: "GRNDCHILD", display: "grandchild" };
-  if (["grandson", "granddaughter", "grandchild"].includes(r)) return { code: "GRPRN", display: "grandparent" };
+    return male
+      ? { code: "BRO", display: "brother" }
+      : female
+        ? { code: "SIS", display: "sister" }
+        : { code: "SIB", display: "sibling" };
+  if (["grandfather", "grandmother", "grandparent"].includes(r))
+    return { code: "GRNDCHILD", display: "grandchild" };
+  if (["grandson", "granddaughter", "grandchild"].includes(r))
+    return { code: "GRPRN", display: "grandparent" };
   return { code: "FAMMEMB", display: "family member" };
 }
 
@@ -495,7 +517,13 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       active: true,
       type: [
         {
-          coding: [{ system: "http://terminology.hl7.org/CodeSystem/organization-type", code: "prov", display: "Healthcare Provider" }],
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/organization-type",
+              code: "prov",
+              display: "Healthcare Provider",
+            },
+          ],
           text: kind,
         },
       ],
@@ -556,7 +584,13 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
             {
               relationship: [
                 {
-                  coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode", code: "FAMMEMB", display: "family member" }],
+                  coding: [
+                    {
+                      system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+                      code: "FAMMEMB",
+                      display: "family member",
+                    },
+                  ],
                   ...(text(p.phoneRelationship) ? { text: text(p.phoneRelationship) } : {}),
                 },
               ],
@@ -584,7 +618,13 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       patient: patientRef,
       relationship: [
         {
-          coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode", code: role.code, display: role.display }],
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+              code: role.code,
+              display: role.display,
+            },
+          ],
           ...(text(m.relationship) ? { text: text(m.relationship) } : {}),
         },
       ],
@@ -889,8 +929,12 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
           t(`control.consentKind.${c.kind}`),
           t("control.consentMethodLine", { method: t(`control.consentMethod.${c.method}`) }),
           text(c.witnessName) ? t("control.consentWitness", { name: text(c.witnessName) }) : "",
-          text(c.recordedByName) ? t("control.consentRecordedBy", { name: text(c.recordedByName), date: iso(c.createdAt) }) : "",
-          text(c.relationship) ? t("control.consentRelationship", { relationship: text(c.relationship) }) : "",
+          text(c.recordedByName)
+            ? t("control.consentRecordedBy", { name: text(c.recordedByName), date: iso(c.createdAt) })
+            : "",
+          text(c.relationship)
+            ? t("control.consentRelationship", { relationship: text(c.relationship) })
+            : "",
         ]
           .filter(Boolean)
           .join(". "),
@@ -905,7 +949,22 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
           },
         ],
         ...(performer && c.kind === "guardian" && performer.reference
-          ? { actor: [{ role: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode", code: "GUARD", display: "guardian" }] }, reference: performer }] }
+          ? {
+              actor: [
+                {
+                  role: {
+                    coding: [
+                      {
+                        system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+                        code: "GUARD",
+                        display: "guardian",
+                      },
+                    ],
+                  },
+                  reference: performer,
+                },
+              ],
+            }
           : {}),
       },
     };

@@ -230,7 +230,9 @@ export async function consentOverview(
       via: purpose === "review" && newestReport ? "upload" : null,
     };
   });
-  const own = await first(db().select({ id: patients.id }).from(patients).where(eq(patients.accountId, actor.id)));
+  const own = await first(
+    db().select({ id: patients.id }).from(patients).where(eq(patients.accountId, actor.id)),
+  );
   return {
     consents,
     history: history.map(toRecordOut),

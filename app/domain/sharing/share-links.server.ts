@@ -244,7 +244,13 @@ export async function createShareLink(
     if (isForeignKeyViolation(err)) throw new DomainError("not_found", "reports.notFound");
     throw err;
   }
-  await traceAccess(actor, access, "patient.share_create", { reportId: report.id, linkId: row.id }, opts.client?.ip);
+  await traceAccess(
+    actor,
+    access,
+    "patient.share_create",
+    { reportId: report.id, linkId: row.id },
+    opts.client?.ip,
+  );
   return { ...toApiShareLink(row, report.reportType), url: shareUrl(token) };
 }
 
@@ -268,7 +274,9 @@ export async function listShareLinks(
   const profileIds = query.patientId ? mine.filter((id) => id === query.patientId) : mine;
   if (!profileIds.length) return { items: [], total: 0, page: page.page, pageSize: page.pageSize };
   const where = and(
-    profileIds.length === 1 ? eq(shareLinks.patientId, profileIds[0]) : inArray(shareLinks.patientId, profileIds),
+    profileIds.length === 1
+      ? eq(shareLinks.patientId, profileIds[0])
+      : inArray(shareLinks.patientId, profileIds),
     query.reportId ? eq(shareLinks.reportId, query.reportId) : undefined,
   );
   const total = (await first(db().select({ n: count() }).from(shareLinks).where(where)))?.n ?? 0;
@@ -355,7 +363,13 @@ export async function revokeShareLink(
     return updated.length === 1;
   });
   if (revoked)
-    await traceAccess(actor, access, "patient.share_revoke", { reportId: found.link.reportId, linkId: id }, opts.ip);
+    await traceAccess(
+      actor,
+      access,
+      "patient.share_revoke",
+      { reportId: found.link.reportId, linkId: id },
+      opts.ip,
+    );
   const after = await first(linkWithType().where(eq(shareLinks.id, id)));
   if (!after) throw new DomainError("not_found", "share.linkNotFound");
   return toApiShareLink(after.link, after.reportType);

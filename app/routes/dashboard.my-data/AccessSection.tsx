@@ -24,7 +24,11 @@ function Confirm({
   const { t } = useTranslation();
   const busy = useBusy(intent);
   return (
-    <div role="alertdialog" aria-labelledby={`${id}-confirm`} className="mt-3 rounded-lg border border-red-300 bg-red-50 p-4">
+    <div
+      role="alertdialog"
+      aria-labelledby={`${id}-confirm`}
+      className="mt-3 rounded-lg border border-red-300 bg-red-50 p-4"
+    >
       <p id={`${id}-confirm`} className="font-semibold text-red-900">
         {text}
       </p>
@@ -65,7 +69,11 @@ export function AccessSection() {
             const name = `${m.firstName} ${m.lastName}`.trim();
             const id = `access-${m.managerId}`;
             return (
-              <li key={m.managerId} id={id} className="scroll-mt-4 rounded-lg border border-slate-200 p-3 sm:p-4">
+              <li
+                key={m.managerId}
+                id={id}
+                className="scroll-mt-4 rounded-lg border border-slate-200 p-3 sm:p-4"
+              >
                 <div className="flex flex-wrap items-start justify-between gap-3">
                   <div className="min-w-0">
                     <p className="text-sm font-semibold text-slate-600">{t("control.familyLabel")}</p>
@@ -77,7 +85,11 @@ export function AccessSection() {
                     </p>
                   </div>
                   {confirm !== m.managerId && (
-                    <Link to={revokeHref(m.managerId)} className="btn-secondary" aria-label={`${t("control.revoke")}: ${name}`}>
+                    <Link
+                      to={revokeHref(m.managerId)}
+                      className="btn-secondary"
+                      aria-label={`${t("control.revoke")}: ${name}`}
+                    >
                       {t("control.revoke")}
                     </Link>
                   )}
@@ -164,7 +176,9 @@ export function TrailSection() {
               {t("common.previous")}
             </Link>
           )}
-          <span className="text-sm text-slate-700">{t("common.pageOf", { page: trail.page, total: pages })}</span>
+          <span className="text-sm text-slate-700">
+            {t("common.pageOf", { page: trail.page, total: pages })}
+          </span>
           {trail.page < pages && (
             <Link to={pageHref(trail.page + 1)} className="btn-secondary">
               {t("common.next")}

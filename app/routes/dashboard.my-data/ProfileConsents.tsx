@@ -33,9 +33,13 @@ export function ProfileConsents() {
                   </StatusPill>
                 </div>
                 <ul className="mt-2 space-y-1 text-sm text-slate-800">
-                  <li>{t("control.consentMethodLine", { method: t(`control.consentMethod.${c.method}`) })}</li>
+                  <li>
+                    {t("control.consentMethodLine", { method: t(`control.consentMethod.${c.method}`) })}
+                  </li>
                   {c.witnessName && <li>{t("control.consentWitness", { name: c.witnessName })}</li>}
-                  {c.relationship && <li>{t("control.consentRelationship", { relationship: c.relationship })}</li>}
+                  {c.relationship && (
+                    <li>{t("control.consentRelationship", { relationship: c.relationship })}</li>
+                  )}
                   <li>
                     {c.centre
                       ? t("control.consentRecordedAt", {
@@ -43,7 +47,10 @@ export function ProfileConsents() {
                           centre: c.centre.name,
                           date: dateTime(c.createdAt),
                         })
-                      : t("control.consentRecordedBy", { name: c.recordedBy.name || "—", date: dateTime(c.createdAt) })}
+                      : t("control.consentRecordedBy", {
+                          name: c.recordedBy.name || "—",
+                          date: dateTime(c.createdAt),
+                        })}
                   </li>
                   {c.evidence && <li>{t("control.consentEvidence")}</li>}
                   <li className="text-slate-600">{t("rights.textVersion", { version: c.textVersion })}</li>

@@ -14,7 +14,10 @@ const TRAIL_PAGE = 20;
  */
 export async function accessData(actor: Actor, locale: string, url: URL) {
   if (actor.accountType !== "Patient") return null;
-  const page = Math.max(1, Math.min(1000, Number.parseInt(url.searchParams.get("trailPage") ?? "1", 10) || 1));
+  const page = Math.max(
+    1,
+    Math.min(1000, Number.parseInt(url.searchParams.get("trailPage") ?? "1", 10) || 1),
+  );
   try {
     const [holders, trail] = await Promise.all([
       accessHolders(actor),

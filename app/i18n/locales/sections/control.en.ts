@@ -21,7 +21,7 @@ const control = {
   centreNote: "The centre's health workers registered you and can act for you.",
   revoke: "Revoke",
   revokeManagerConfirm:
-    "Revoke {{name}}'s access? From now on they cannot see your reports, letters or sharing links, or send reports for you. Only they can ask for it again, and only you can allow it.",
+    "Revoke {{name}}'s access? From now on they cannot see your reports, letters or sharing links, or send reports for you.",
   revokeCentreConfirm:
     "Revoke {{centre}}'s access? From now on its health workers cannot see your reports or send reports for you.",
   revokeConfirmButton: "Yes, revoke access",
@@ -29,7 +29,6 @@ const control = {
   trailIntro:
     "Every time a health worker or a family member opens your reports or acts for you, it is written here.",
   trailEmpty: "Nobody else has opened your records.",
-  trailWhen: "{{date}}",
   othersConsentsTitle: "Consent given for you by others",
   othersConsentsIntro:
     "When a health worker or a family member asked for a second opinion for you, the consent was recorded like this.",
