@@ -16,7 +16,7 @@ const control = {
   noOneElse: "আপনি ছাড়া আর কেউ আপনার হয়ে কাজ করতে পারে না। আপনার রিপোর্ট শুধু আপনিই দেখেন।",
   familyLabel: "পরিবার",
   centreLabel: "কেন্দ্র",
-  managerSince: "{{relationship}} · {{date}} থেকে",
+  managerSince: "আপনাকে {{relationship}} হিসেবে যোগ করেছেন · {{date}} থেকে",
   managerSinceNoRelationship: "{{date}} থেকে",
   centreNote: "এই কেন্দ্রের স্বাস্থ্যকর্মীরা আপনাকে নথিভুক্ত করেছেন এবং আপনার হয়ে কাজ করতে পারেন।",
   revoke: "অ্যাক্সেস সরান",

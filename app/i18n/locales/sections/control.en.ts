@@ -16,7 +16,7 @@ const control = {
   noOneElse: "Nobody else can act for you. Only you see your reports.",
   familyLabel: "Family",
   centreLabel: "Centre",
-  managerSince: "{{relationship}} · since {{date}}",
+  managerSince: "Added you as their {{relationship}} · since {{date}}",
   managerSinceNoRelationship: "Since {{date}}",
   centreNote: "The centre's health workers registered you and can act for you.",
   revoke: "Revoke",

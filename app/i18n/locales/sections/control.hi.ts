@@ -16,7 +16,7 @@ const control = {
   noOneElse: "आपके अलावा कोई और आपकी ओर से काम नहीं कर सकता। आपकी रिपोर्ट केवल आप देखते हैं।",
   familyLabel: "परिवार",
   centreLabel: "केंद्र",
-  managerSince: "{{relationship}} · {{date}} से",
+  managerSince: "आपको {{relationship}} के रूप में जोड़ा · {{date}} से",
   managerSinceNoRelationship: "{{date}} से",
   centreNote: "इस केंद्र के स्वास्थ्य कार्यकर्ताओं ने आपका पंजीकरण किया था और वे आपकी ओर से काम कर सकते हैं।",
   revoke: "पहुँच हटाएँ",
