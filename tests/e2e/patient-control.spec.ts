@@ -40,6 +40,7 @@ async function setLang(page: Page, lng: string) {
 const SHOTS = "/work/tmp/shots/d";
 
 let page: Page;
+let childId = "";
 
 test.beforeAll(async ({ browser }, info) => {
   test.setTimeout(180_000);
@@ -63,6 +64,28 @@ test.beforeAll(async ({ browser }, info) => {
   db.prepare(
     "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, witness_name, recorded_by_name, centre_id, relationship, created_at) VALUES (?, ?, 'facilitated', 1, 'facilitated-2026-11', 'hi', 'witnessed', 'Gita Bai', 'Sunita Pawar', ?, '', ?)",
   ).run(randomBytes(12).toString("hex"), me.id, centreId, now);
+  // A child without a login whom she manages, with her guardian's consent.
+  childId = randomBytes(12).toString("hex");
+  db.prepare(
+    "INSERT INTO patients (id, first_name, last_name, sex, birth_year, birth_year_estimated, locality, locale, phone_owner, phone_relationship, created_at, updated_at) VALUES (?, 'Anu', 'Verma', 'female', 2016, 0, 'Sinnar', 'hi', 'none', '', ?, ?)",
+  ).run(childId, now, now);
+  db.prepare(
+    "INSERT INTO patient_managers (patient_id, manager_id, relationship, created_at) VALUES (?, ?, 'daughter', ?)",
+  ).run(childId, me.id, now);
+  db.prepare(
+    "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, recorded_by, recorded_by_name, relationship, created_at) VALUES (?, ?, 'guardian', 1, 'family-2026-11', 'en', 'online', ?, 'Asha Verma', 'mother', ?)",
+  ).run(randomBytes(12).toString("hex"), childId, me.id, now);
+  // A child without a login whom she manages, with her guardian's consent.
+  childId = randomBytes(12).toString("hex");
+  db.prepare(
+    "INSERT INTO patients (id, first_name, last_name, sex, birth_year, birth_year_estimated, locality, locale, phone_owner, phone_relationship, created_at, updated_at) VALUES (?, 'Anu', 'Verma', 'female', 2016, 0, 'Sinnar', 'hi', 'none', '', ?, ?)",
+  ).run(childId, now, now);
+  db.prepare(
+    "INSERT INTO patient_managers (patient_id, manager_id, relationship, created_at) VALUES (?, ?, 'daughter', ?)",
+  ).run(childId, me.id, now);
+  db.prepare(
+    "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, recorded_by, recorded_by_name, relationship, created_at) VALUES (?, ?, 'guardian', 1, 'family-2026-11', 'en', 'online', ?, 'Asha Verma', 'mother', ?)",
+  ).run(randomBytes(12).toString("hex"), childId, me.id, now);
   db.close();
   // The son opens her reports and her file: two entries in her trail.
   const login = await sonPage.request.post("/api/v1/auth/login", {
@@ -107,6 +130,24 @@ test("axe: My data's control sections in all four languages, with the revoke con
         await page.locator("#trail").screenshot({ path: path.join(SHOTS, `${name}-trail.png`) });
       }
     }
+  }
+  // A family member's consents and trail (?patientId=).
+  for (const lng of ["en", "hi", "bn", "ta"]) {
+    await setLang(page, lng);
+    await page.goto(`/dashboard/my-data?patientId=${childId}`);
+    await expect(page.locator("#member")).toBeVisible();
+    const result = await wcagAxe(page).analyze();
+    for (const v of result.violations)
+      failures.push(
+        `member [${lng}] ${v.id}: ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(" | ")}`,
+      );
+    if (lng === "en" || lng === "hi")
+      await page
+        .locator("#member")
+        .screenshot({ path: path.join(SHOTS, `${info.project.name}-${lng}-member.png`) });
   }
   await setLang(page, "en");
   await shot(page, info, "my-data-control");

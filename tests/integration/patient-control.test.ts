@@ -336,6 +336,18 @@ describe("who can act for the person, and what they did", () => {
       expect.objectContaining({ kind: "guardian", method: "online", relationship: "father" }),
     ]);
     expect((await get(`/rights/consents?patientId=${ids.child}`, tok.stranger)).status).toBe(403);
+    // On My data, the son sees his child's (a member without a login); not his mother's, who has one.
+    const son = new Browserish(server.url);
+    expect((await son.post("/login", { email: "son@control.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const childPage = await (await son.fetch(`/dashboard/my-data?patientId=${ids.child}`)).text();
+    expect(childPage).toContain("Anu Kumari: consents and access trail");
+    expect(childPage).toContain("Guardian&#x27;s consent");
+    expect(childPage).toContain("Relationship: father");
+    const motherPage = await (await son.fetch(`/dashboard/my-data?patientId=${ids.mother}`)).text();
+    expect(motherPage).not.toContain("consents and access trail");
+    expect(motherPage).not.toContain("Gita Bai");
 
     const browser = new Browserish(server.url);
     expect(

@@ -1,6 +1,7 @@
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
+import { ProfileConsents } from "./ProfileConsents";
 import type { loader } from "./route";
 import { MY_DATA, Section, useBusy } from "./Section";
 
@@ -138,12 +139,54 @@ export function AccessSection() {
   );
 }
 
+type Trail = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["access"]>["trail"];
+
+function TrailList({ trail }: { trail: Trail }) {
+  const { t } = useTranslation();
+  const { dateTime } = useDateText();
+  if (trail.items.length === 0) return <p className="text-slate-700">{t("control.trailEmpty")}</p>;
+  return (
+    <ol className="divide-y divide-slate-200" data-access-trail>
+      {trail.items.map((e) => (
+        <li key={e._id} className="py-2">
+          <p className="break-words text-slate-900">{e.text}</p>
+          <p className="text-sm text-slate-600">
+            <time dateTime={e.at}>{dateTime(e.at)}</time>
+          </p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * `?patientId=<member>`: a family manager's view of a member without a login of their own — the
+ * consents given for them and their trail (the member cannot look themself).
+ */
+export function MemberSection() {
+  const { t } = useTranslation();
+  const { member } = useLoaderData<typeof loader>();
+  if (!member) return null;
+  return (
+    <Section
+      id="member"
+      title={t("control.memberTitle", { name: member.name })}
+      intro={t("control.memberIntro")}
+    >
+      <ProfileConsents member />
+      <h3 className="mt-6 text-lg font-bold text-slate-900">{t("control.trailTitleMember")}</h3>
+      <div className="mt-2" data-member-trail>
+        <TrailList trail={member.trail} />
+      </div>
+    </Section>
+  );
+}
+
 /** The access trail: what others did with the person's records, newest first, paged by plain links. */
 export function TrailSection() {
   const { t } = useTranslation();
   const { access } = useLoaderData<typeof loader>();
   const location = useLocation();
-  const { dateTime } = useDateText();
   if (!access) return null;
   const { trail } = access;
   const pages = Math.max(1, Math.ceil(trail.total / trail.pageSize));
@@ -155,20 +198,7 @@ export function TrailSection() {
   };
   return (
     <Section id="trail" title={t("control.trailTitle")} intro={t("control.trailIntro")}>
-      {trail.items.length === 0 ? (
-        <p className="text-slate-700">{t("control.trailEmpty")}</p>
-      ) : (
-        <ol className="divide-y divide-slate-200" data-access-trail>
-          {trail.items.map((e) => (
-            <li key={e._id} className="py-2">
-              <p className="break-words text-slate-900">{e.text}</p>
-              <p className="text-sm text-slate-600">
-                <time dateTime={e.at}>{dateTime(e.at)}</time>
-              </p>
-            </li>
-          ))}
-        </ol>
-      )}
+      <TrailList trail={trail} />
       {pages > 1 && (
         <nav aria-label={t("control.trailTitle")} className="mt-3 flex flex-wrap items-center gap-3">
           {trail.page > 1 && (

@@ -8,14 +8,15 @@ import type { loader } from "./route";
  * Inside the consents section: the consents others recorded for the person — a health worker at a
  * centre (how it was given, the witness, who recorded it where and when) or a guardian.
  */
-export function ProfileConsents() {
+export function ProfileConsents({ member = false }: { member?: boolean }) {
   const { t } = useTranslation();
-  const { consents } = useLoaderData<typeof loader>();
+  const { consents, member: shown } = useLoaderData<typeof loader>();
   const { dateTime } = useDateText();
-  const list = consents?.profileConsents ?? [];
+  const list = (member ? shown?.consents : consents?.profileConsents) ?? [];
+  const id = member ? "member-consents" : "profile-consents";
   return (
-    <section aria-labelledby="profile-consents-title" className="mt-6" id="profile-consents">
-      <h3 id="profile-consents-title" className="text-lg font-bold text-slate-900">
+    <section aria-labelledby={`${id}-title`} className="mt-6" id={id}>
+      <h3 id={`${id}-title`} className="text-lg font-bold text-slate-900">
         {t("control.othersConsentsTitle")}
       </h3>
       {list.length === 0 ? (

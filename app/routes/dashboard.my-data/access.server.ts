@@ -1,4 +1,11 @@
-import { accessHolders, accessTrail, revokeCentreAccess, revokeManager } from "~/domain/care/index.server";
+import {
+  accessHolders,
+  accessTrail,
+  familyProfiles,
+  revokeCentreAccess,
+  revokeManager,
+} from "~/domain/care/index.server";
+import { consentOverview } from "~/domain/rights/index.server";
 import type { Actor } from "~/domain/accounts/index.server";
 import { toastFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
@@ -26,6 +33,30 @@ export async function accessData(actor: Actor, locale: string, url: URL) {
     return { holders, trail, confirm: url.searchParams.get("revoke") ?? "" };
   } catch {
     // A patient account without a profile (it was never created): nothing to show.
+    return null;
+  }
+}
+
+/**
+ * `?patientId=<member>`: a family manager looks at a member's consents given by others and their
+ * trail (a member without a login of their own; the access rule decides). Anything else shows nothing.
+ */
+export async function memberData(actor: Actor, locale: string, url: URL) {
+  const patientId = url.searchParams.get("patientId");
+  if (actor.accountType !== "Patient" || !patientId || patientId === actor.id || patientId.length > 100)
+    return null;
+  try {
+    const trail = await accessTrail(actor, { patientId, locale }, { page: 1, pageSize: TRAIL_PAGE });
+    const overview = await consentOverview(actor, locale, { patientId });
+    const member = (await familyProfiles(actor)).find((p) => p.id === patientId);
+    if (!member) return null;
+    return {
+      patientId,
+      name: `${member.firstName} ${member.lastName}`.trim(),
+      consents: overview.profileConsents,
+      trail,
+    };
+  } catch {
     return null;
   }
 }

@@ -20,8 +20,8 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError } from "~/utils/toast.server";
-import { accessData, revokeCentreAction, revokeManagerAction } from "./access.server";
-import { AccessSection, TrailSection } from "./AccessSection";
+import { accessData, memberData, revokeCentreAction, revokeManagerAction } from "./access.server";
+import { AccessSection, MemberSection, TrailSection } from "./AccessSection";
 import { consentAction } from "./consent.server";
 import { ConsentsSection } from "./ConsentsSection";
 import { correctionAction } from "./correction.server";
@@ -61,6 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     retention: formatPeriod(c.auditRetentionMs, locale),
     confirm: new URL(request.url).searchParams.get("confirm") === "review",
     access: await accessData(actor, locale, new URL(request.url)),
+    member: await memberData(actor, locale, new URL(request.url)),
   };
 }
 
@@ -146,6 +147,7 @@ export default function MyData() {
           </a>
         </section>
       )}
+      <MemberSection />
       <AccessSection />
       {patient && <ConsentsSection />}
       <TrailSection />

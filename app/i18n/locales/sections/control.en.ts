@@ -28,6 +28,10 @@ const control = {
   trailTitle: "Who looked at or acted on your records",
   trailIntro:
     "Every time a health worker or a family member opens your reports or acts for you, it is written here.",
+  memberTitle: "{{name}}: consents and access trail",
+  memberIntro:
+    "You manage this family member's profile. Here is the consent given for them and everything others did with their records.",
+  trailTitleMember: "Who looked at or acted on their records",
   trailEmpty: "Nobody else has opened your records.",
   othersConsentsTitle: "Consent given for you by others",
   othersConsentsIntro:
