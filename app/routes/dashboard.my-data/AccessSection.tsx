@@ -141,10 +141,11 @@ export function AccessSection() {
 
 type Trail = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["access"]>["trail"];
 
-function TrailList({ trail }: { trail: Trail }) {
+function TrailList({ trail, member = false }: { trail: Trail; member?: boolean }) {
   const { t } = useTranslation();
   const { dateTime } = useDateText();
-  if (trail.items.length === 0) return <p className="text-slate-700">{t("control.trailEmpty")}</p>;
+  if (trail.items.length === 0)
+    return <p className="text-slate-700">{t(member ? "control.trailEmptyMember" : "control.trailEmpty")}</p>;
   return (
     <ol className="divide-y divide-slate-200" data-access-trail>
       {trail.items.map((e) => (
@@ -176,7 +177,7 @@ export function MemberSection() {
       <ProfileConsents member />
       <h3 className="mt-6 text-lg font-bold text-slate-900">{t("control.trailTitleMember")}</h3>
       <div className="mt-2" data-member-trail>
-        <TrailList trail={member.trail} />
+        <TrailList trail={member.trail} member />
       </div>
     </Section>
   );

@@ -17,13 +17,15 @@ export function ProfileConsents({ member = false }: { member?: boolean }) {
   return (
     <section aria-labelledby={`${id}-title`} className="mt-6" id={id}>
       <h3 id={`${id}-title`} className="text-lg font-bold text-slate-900">
-        {t("control.othersConsentsTitle")}
+        {t(member ? "control.memberConsentsTitle" : "control.othersConsentsTitle")}
       </h3>
       {list.length === 0 ? (
-        <p className="mt-1 text-slate-700">{t("control.othersConsentsEmpty")}</p>
+        <p className="mt-1 text-slate-700">
+          {t(member ? "control.memberConsentsEmpty" : "control.othersConsentsEmpty")}
+        </p>
       ) : (
         <>
-          <p className="mt-1 max-w-prose text-slate-700">{t("control.othersConsentsIntro")}</p>
+          {!member && <p className="mt-1 max-w-prose text-slate-700">{t("control.othersConsentsIntro")}</p>}
           <ul className="mt-3 space-y-3" data-profile-consents>
             {list.map((c) => (
               <li key={c._id} className="rounded-lg border border-slate-200 p-3 sm:p-4">

@@ -32,6 +32,9 @@ const control = {
   memberIntro:
     "আপনি পরিবারের এই সদস্যের প্রোফাইল দেখাশোনা করেন। এখানে তাঁর জন্য দেওয়া সম্মতি এবং তাঁর রেকর্ডে অন্যরা যা করেছেন সব আছে।",
   trailTitleMember: "কে তাঁর রেকর্ড দেখেছে বা তাতে কাজ করেছে",
+  memberConsentsTitle: "তাঁর জন্য দেওয়া সম্মতি",
+  memberConsentsEmpty: "তাঁর জন্য কোনো সম্মতি নথিভুক্ত হয়নি।",
+  trailEmptyMember: "আর কেউ তাঁর রেকর্ড খোলেনি।",
   trailEmpty: "আর কেউ আপনার রেকর্ড খোলেনি।",
   othersConsentsTitle: "অন্যরা আপনার জন্য যে সম্মতি দিয়েছেন",
   othersConsentsIntro:

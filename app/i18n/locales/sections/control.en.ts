@@ -32,6 +32,9 @@ const control = {
   memberIntro:
     "You manage this family member's profile. Here is the consent given for them and everything others did with their records.",
   trailTitleMember: "Who looked at or acted on their records",
+  memberConsentsTitle: "Consent given for them",
+  memberConsentsEmpty: "No consent has been recorded for them.",
+  trailEmptyMember: "Nobody else has opened their records.",
   trailEmpty: "Nobody else has opened your records.",
   othersConsentsTitle: "Consent given for you by others",
   othersConsentsIntro:

@@ -32,6 +32,9 @@ const control = {
   memberIntro:
     "आप परिवार के इस सदस्य की प्रोफ़ाइल सँभालते हैं। यहाँ उनके लिए दी गई सहमति और उनके रिकॉर्ड पर दूसरों द्वारा किया गया सब कुछ है।",
   trailTitleMember: "किसने उनके रिकॉर्ड देखे या उन पर काम किया",
+  memberConsentsTitle: "उनके लिए दी गई सहमति",
+  memberConsentsEmpty: "उनके लिए कोई सहमति दर्ज नहीं की गई है।",
+  trailEmptyMember: "किसी और ने उनके रिकॉर्ड नहीं खोले हैं।",
   trailEmpty: "किसी और ने आपके रिकॉर्ड नहीं खोले हैं।",
   othersConsentsTitle: "दूसरों द्वारा आपके लिए दी गई सहमति",
   othersConsentsIntro:
