@@ -42,6 +42,7 @@ import {
 } from "~/db/schema";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
+import { CENTRE_KIND_KEYS, CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/control";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
@@ -503,7 +504,7 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
   // The centres: the one that registered the patient, and those where a consent was recorded.
   const centreRefs = new Map<string, Ref>();
   for (const c of s.centres.values()) {
-    const kind = t(`control.centreKind.${c.kind}`);
+    const kind = t(CENTRE_KIND_KEYS[c.kind]);
     const address = {
       ...(text(c.district) ? { district: text(c.district) } : {}),
       ...(text(c.state) ? { state: text(c.state) } : {}),
@@ -913,7 +914,7 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       },
       category: [
         { coding: [{ system: "http://loinc.org", code: "59284-0", display: "Patient Consent" }] },
-        { coding: [{ system: sys.consentBasis, code: c.kind }], text: t(`control.consentKind.${c.kind}`) },
+        { coding: [{ system: sys.consentBasis, code: c.kind }], text: t(CONSENT_KIND_KEYS[c.kind]) },
       ],
       patient: patientRef,
       dateTime: iso(c.createdAt),
@@ -926,8 +927,8 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
       policyRule: {
         coding: [{ system: sys.consentBasis, code: c.kind }],
         text: [
-          t(`control.consentKind.${c.kind}`),
-          t("control.consentMethodLine", { method: t(`control.consentMethod.${c.method}`) }),
+          t(CONSENT_KIND_KEYS[c.kind]),
+          t("control.consentMethodLine", { method: t(CONSENT_METHOD_KEYS[c.method]) }),
           text(c.witnessName) ? t("control.consentWitness", { name: text(c.witnessName) }) : "",
           text(c.recordedByName)
             ? t("control.consentRecordedBy", { name: text(c.recordedByName), date: iso(c.createdAt) })

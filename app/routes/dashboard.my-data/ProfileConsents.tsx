@@ -2,6 +2,7 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
 import { StatusPill } from "~/components/rights/StatusPill";
+import { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/control";
 import type { loader } from "./route";
 
 /**
@@ -30,15 +31,13 @@ export function ProfileConsents({ member = false }: { member?: boolean }) {
             {list.map((c) => (
               <li key={c._id} className="rounded-lg border border-slate-200 p-3 sm:p-4">
                 <div className="flex flex-wrap items-start justify-between gap-2">
-                  <p className="min-w-0 font-bold text-slate-900">{t(`control.consentKind.${c.kind}`)}</p>
+                  <p className="min-w-0 font-bold text-slate-900">{t(CONSENT_KIND_KEYS[c.kind])}</p>
                   <StatusPill tone={c.granted ? "green" : "amber"}>
                     {t(c.granted ? "control.consentGranted" : "control.consentRefused")}
                   </StatusPill>
                 </div>
                 <ul className="mt-2 space-y-1 text-sm text-slate-800">
-                  <li>
-                    {t("control.consentMethodLine", { method: t(`control.consentMethod.${c.method}`) })}
-                  </li>
+                  <li>{t("control.consentMethodLine", { method: t(CONSENT_METHOD_KEYS[c.method]) })}</li>
                   {c.witnessName && <li>{t("control.consentWitness", { name: c.witnessName })}</li>}
                   {c.relationship && (
                     <li>{t("control.consentRelationship", { relationship: c.relationship })}</li>
