@@ -7,6 +7,7 @@ import {
 } from "~/domain/care/index.server";
 import { consentOverview } from "~/domain/rights/index.server";
 import type { Actor } from "~/domain/accounts/index.server";
+import { isDomainError } from "~/domain/platform/errors";
 import { toastFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import type { IntentArgs } from "./intent.server";
@@ -31,9 +32,10 @@ export async function accessData(actor: Actor, locale: string, url: URL) {
       accessTrail(actor, { locale }, { page, pageSize: TRAIL_PAGE }),
     ]);
     return { holders, trail, confirm: url.searchParams.get("revoke") ?? "" };
-  } catch {
+  } catch (err) {
     // A patient account without a profile (it was never created): nothing to show.
-    return null;
+    if (isDomainError(err)) return null;
+    throw err;
   }
 }
 
@@ -56,8 +58,10 @@ export async function memberData(actor: Actor, locale: string, url: URL) {
       consents: overview.profileConsents,
       trail,
     };
-  } catch {
-    return null;
+  } catch (err) {
+    // Not a member this account may look at: the page shows only the account's own sections.
+    if (isDomainError(err)) return null;
+    throw err;
   }
 }
 
