@@ -59,6 +59,7 @@ import {
   twoFactorStatusObject,
 } from "~/schemas/two-factor";
 import { fhirBundleObject } from "~/schemas/fhir";
+import { accessTrailQuery } from "~/schemas/control";
 import {
   cancelErasureSchema,
   consentChangeSchema,
@@ -770,10 +771,11 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/rights/consents",
     who: "Patient",
     summary:
-      "Current consent per purpose (review, contact, statistics) with the text shown today and its version, the history, and what withdrawing review would do",
+      "Current consent per purpose (review, contact, statistics) with the text shown today and its version, the history, what withdrawing review would do, and the consents given for the profile by others (`profileConsents`: facilitated at a centre with its method and witness, a guardian's). With `patientId`, a family member's profile the caller manages: its `profileConsents` and report counts only",
     auth: true,
+    query: accessTrailQuery,
     data: consentOverviewObject,
-    errors: [401, 403],
+    errors: [400, 401, 403],
   },
   {
     method: "post",

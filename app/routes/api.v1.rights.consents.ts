@@ -1,14 +1,24 @@
 import { changeConsent, consentOverview } from "~/domain/rights/index.server";
 import { consentChangeSchema } from "~/schemas/rights";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { accessTrailQuery } from "~/schemas/control";
+import { api, apiRoute, jsonBody, requireApiActor, validate } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 
-/** Patients: their consents per purpose (with the text shown today), the history, and the effect of withdrawing review. */
+/**
+ * Patients: their consents per purpose (with the text shown today), the history, the effect of
+ * withdrawing review and the consents others gave for their profile (`patientId`: a family member's).
+ */
 const route = apiRoute({
   GET: (request) =>
     api(request, async ({ locale }) => {
       const actor = await requireApiActor(request);
-      return { message: "rights.consentsFetched", data: await consentOverview(actor, locale) };
+      const query = validate(accessTrailQuery, {
+        patientId: new URL(request.url).searchParams.get("patientId") ?? undefined,
+      });
+      return {
+        message: "rights.consentsFetched",
+        data: await consentOverview(actor, locale, { patientId: query.patientId }),
+      };
     }),
   POST: (request, _params, context) =>
     api(request, async ({ locale }) => {

@@ -25,8 +25,9 @@ function backTo(request: Request): string {
 }
 
 /**
- * "Download my data": the signed-in patient's ZIP — or, for an admin, the ZIP of the
- * patient named by `?patientId=` — streamed as an attachment. A plain link, so it works without
+ * "Download my data": the signed-in patient's ZIP — or the ZIP of the profile named by
+ * `?patientId=` for whoever the access rule lets act for it (a family manager, the centre's health
+ * worker, an admin) — streamed as an attachment. A plain link, so it works without
  * JavaScript; a refusal (another patient's id, too many exports, a link from another site) goes
  * back to the page it came from with the reason as a toast.
  */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { profileConsentObject } from "./control";
 import { strictBoolean } from "./strict";
 import { CONSENT_PURPOSES, RIGHTS_REQUEST_STATUSES, RIGHTS_REQUEST_TYPES } from "~/db/types";
 
@@ -196,6 +197,8 @@ export const consentOverviewObject = z.object({
   withdrawEffect: z.object({ pendingReports: z.number().int(), reviewedReports: z.number().int() }),
   /** On a change: how many pending reports were withdrawn by it. */
   withdrawnReports: z.number().int().optional(),
+  /** Consents given for the profile by others: facilitated at a centre (method, witness, who recorded it), a guardian's, a family member's. */
+  profileConsents: z.array(profileConsentObject),
 });
 
 export const rightsRequestObject = z.object({

@@ -25,9 +25,9 @@ async function load() {
   return {
     accounts: await import("~/domain/accounts/index.server"),
     consultation: await import("~/domain/consultation/index.server"),
+    care: await import("~/domain/care/index.server"),
     records: await import("~/domain/records/index.server"),
     sharing: await import("~/domain/sharing/index.server"),
-    care: await import("~/domain/care/index.server"),
     rights: await import("~/domain/rights/index.server"),
     messaging: await import("~/domain/messaging/index.server"),
     platform: await import("~/domain/platform/index.server"),
@@ -359,6 +359,150 @@ export async function makeShareLink(patient: Person, report: ReportRef, input: R
     { client: patient.client },
   );
   return { ...link, token: link.url.split("/s/")[1] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiles others act for (decision 0030): rows written straight into the tables, small on purpose
+
+/**
+ * A family member without a login of their own, managed by `manager` (described as
+ * `relationship`), with the consent given for them (a guardian's by default). Returns the profile id.
+ */
+export async function makeDependant(
+  manager: Person | Actor,
+  opts: {
+    firstName?: string;
+    relationship?: string;
+    consent?: "guardian" | "family";
+    birthYear?: number;
+  } = {},
+): Promise<string> {
+  const d = domain();
+  const { newId } = await import("~/utils/ids.server");
+  const id = newId();
+  const now = new Date();
+  await d.db
+    .db()
+    .insert(d.schema.patients)
+    .values({
+      id,
+      firstName: opts.firstName ?? "Anu",
+      lastName: unique("Kumari"),
+      sex: "female",
+      birthYear: opts.birthYear ?? 2016,
+      locality: "Sinnar",
+      locale: "hi",
+      createdAt: now,
+      updatedAt: now,
+    });
+  await d.db
+    .db()
+    .insert(d.schema.patientManagers)
+    .values({
+      patientId: id,
+      managerId: manager.id,
+      relationship: opts.relationship ?? "daughter",
+      createdAt: now,
+    });
+  await d.db
+    .db()
+    .insert(d.schema.patientConsents)
+    .values({
+      id: newId(),
+      patientId: id,
+      kind: opts.consent ?? "guardian",
+      textVersion: "family-2026-11",
+      locale: "hi",
+      method: "online",
+      recordedBy: manager.id,
+      recordedByName: `${manager.firstName} ${manager.lastName}`,
+      relationship: "father",
+      createdAt: now,
+    });
+  return id;
+}
+
+/**
+ * A centre with an approved health worker, and a patient the worker registered there (witnessed
+ * verbal consent). `patient` makes an existing profile (e.g. a patient account's own) the centre's.
+ */
+export async function makeCentrePatient(opts: { patient?: string; centreName?: string } = {}) {
+  const d = domain();
+  const { newId } = await import("~/utils/ids.server");
+  const now = new Date();
+  const centreId = newId();
+  await d.db
+    .db()
+    .insert(d.schema.centres)
+    .values({
+      id: centreId,
+      name: opts.centreName ?? unique("Ayushman Arogya Mandir "),
+      kind: "hwc",
+      district: "Nashik",
+      state: "Maharashtra",
+      pinCode: "422001",
+      createdAt: now,
+      updatedAt: now,
+    });
+  const row = await d.accounts.insertUser({
+    email: uniqueEmail("worker"),
+    password: PASSWORD,
+    firstName: "Sunita",
+    lastName: unique("Pawar"),
+    accountType: "HealthWorker",
+  });
+  await d.db
+    .db()
+    .insert(d.schema.healthWorkers)
+    .values({ userId: row.id, centreId, role: "cho", workerId: "CHO-1" });
+  const client = newClient();
+  const session = await d.accounts.createSession(row.id, "web", client);
+  const worker: Person = { ...actorOf(row, session.id), password: PASSWORD, token: session.token, client };
+  let patientId = opts.patient;
+  if (patientId) {
+    const { eq } = await import("drizzle-orm");
+    await d.db
+      .db()
+      .update(d.schema.patients)
+      .set({ centreId, registeredBy: worker.id })
+      .where(eq(d.schema.patients.id, patientId));
+  } else {
+    patientId = newId();
+    await d.db
+      .db()
+      .insert(d.schema.patients)
+      .values({
+        id: patientId,
+        firstName: "Kamla",
+        lastName: unique("Bai"),
+        sex: "female",
+        birthYear: 1950,
+        birthYearEstimated: true,
+        locality: "Sinnar",
+        locale: "hi",
+        centreId,
+        registeredBy: worker.id,
+        createdAt: now,
+        updatedAt: now,
+      });
+  }
+  await d.db
+    .db()
+    .insert(d.schema.patientConsents)
+    .values({
+      id: newId(),
+      patientId,
+      kind: "facilitated",
+      textVersion: "facilitated-2026-11",
+      locale: "hi",
+      method: "witnessed",
+      witnessName: "Gita Bai",
+      recordedBy: worker.id,
+      recordedByName: `${worker.firstName} ${worker.lastName}`,
+      centreId,
+      createdAt: now,
+    });
+  return { patientId, centreId, worker };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { request as httpRequest } from "node:http";
-import type { Bundle, BundleEntry, Resource } from "@medplum/fhirtypes";
+import type { Bundle, BundleEntry, Consent, Patient, RelatedPerson, Resource } from "@medplum/fhirtypes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import bn from "~/i18n/locales/bn";
 import en from "~/i18n/locales/en";
@@ -577,6 +577,69 @@ describe("the screens", () => {
     expect(resources(JSON.parse(zip.read("fhir-bundle.json").toString()), "DocumentReference")).toHaveLength(
       3,
     );
+  });
+});
+
+describe("a family member's data (profiles, decision 0030)", () => {
+  it("the manager downloads a dependant's ZIP (?patientId=): the Bundle names him as RelatedPerson, with the guardian's consent; valid R4", async () => {
+    // A child without a login whom the patient manages (the family screens make these; here the database).
+    const db = await openTestDb(server.dataDir, { write: true });
+    const child = randomBytes(12).toString("hex");
+    const now = db.time(Date.now());
+    await db.run(
+      "INSERT INTO patients (id, first_name, last_name, sex, birth_year, birth_year_estimated, locality, locale, phone_owner, phone_relationship, created_at, updated_at) VALUES (?, 'Anu', 'Tester', 'female', 2017, ?, 'Sinnar', 'hi', 'none', '', ?, ?)",
+      child,
+      db.kind === "postgres" ? false : 0,
+      now,
+      now,
+    );
+    await db.run(
+      "INSERT INTO patient_managers (patient_id, manager_id, relationship, created_at) VALUES (?, ?, 'daughter', ?)",
+      child,
+      ids.patient,
+      now,
+    );
+    await db.run(
+      "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, recorded_by, recorded_by_name, relationship, created_at) VALUES (?, ?, 'guardian', ?, 'family-2026-11', 'hi', 'online', ?, 'Priya Tester', 'mother', ?)",
+      randomBytes(12).toString("hex"),
+      child,
+      db.kind === "postgres" ? true : 1,
+      ids.patient,
+      now,
+    );
+    await db.close();
+
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "patient@fhir.test", password: strongPassword });
+    const res = await b.fetch(`/dashboard/my-data/download?patientId=${child}`, {
+      headers: { "Sec-Fetch-Site": "same-origin", Referer: `${server.url}/dashboard/my-data` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toMatch(/filename="carebridge-patient-/);
+    const zip = unpack(Buffer.from(await res.arrayBuffer()));
+    const bundle = JSON.parse(zip.read("fhir-bundle.json").toString("utf8")) as Bundle;
+    expectValid(bundle);
+    const [patient] = resources<Patient>(bundle, "Patient");
+    expect(patient.birthDate).toBe("2017");
+    expect(patient.identifier?.[0].value).toBe(child);
+    const [parent] = resources<RelatedPerson>(bundle, "RelatedPerson");
+    expect(parent.patient.reference).toBe(`urn:uuid:${patient.id}`);
+    expect(parent.relationship?.[0].coding?.[0].system).toBe(
+      "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+    );
+    const guardian = resources<Consent>(bundle, "Consent").find(
+      (c) => c.policyRule?.coding?.[0].code === "guardian",
+    );
+    expect(guardian?.performer?.[0].reference).toBe(`urn:uuid:${parent.id}`);
+    // Another patient may not, and the child's ZIP is not the manager's own.
+    const other = new Browserish(server.url);
+    await other.post("/login", { email: "other@fhir.test", password: strongPassword });
+    const refused = await other.fetch(`/dashboard/my-data/download?patientId=${child}`, {
+      headers: { "Sec-Fetch-Site": "same-origin", Referer: `${server.url}/dashboard/my-data` },
+    });
+    expect(refused.status).toBe(302);
+    expect(await (await other.follow(refused)).text()).toContain("You can only export your own data.");
+    expect((await everything(child, tok.expert)).status).toBe(403);
   });
 });
 

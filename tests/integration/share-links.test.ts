@@ -697,6 +697,54 @@ describe("strangers", () => {
   });
 });
 
+describe("a family member's report (profiles, decision 0030)", () => {
+  it("the manager shares his child's report; the doctor's page names the child; the child's links are his to list and revoke", async () => {
+    // A child without a login whom Ravi manages; a report of hers (the family screens make these).
+    const child = randomBytes(12).toString("hex");
+    const now = db.time(Date.now());
+    await db.run(
+      "INSERT INTO patients (id, first_name, last_name, sex, birth_year, birth_year_estimated, locality, locale, phone_owner, phone_relationship, created_at, updated_at) VALUES (?, 'Anu', 'Rao', 'female', 2016, ?, 'Sinnar', 'hi', 'none', '', ?, ?)",
+      child,
+      db.kind === "postgres" ? false : 0,
+      now,
+      now,
+    );
+    await db.run(
+      "INSERT INTO patient_managers (patient_id, manager_id, relationship, created_at) VALUES (?, ?, 'daughter', ?)",
+      child,
+      ids.other,
+      now,
+    );
+    const report = await upload(tok.other, { reportType: "Blood Test" });
+    await db.run("UPDATE reports SET patient_id = ? WHERE id = ?", child, report);
+
+    const made = await createLink({ reportId: report, label: "Dr Joshi" }, tok.other);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const stored = await db.get("SELECT patient_id FROM share_links WHERE id = ?", made.body.data._id);
+    expect(stored?.patient_id).toBe(child);
+    // Nobody else shares or revokes it.
+    expect((await createLink({ reportId: report }, tok.patient)).status).toBe(403);
+    expect((await api.del(`/report/share-links/${made.body.data._id}`, undefined, tok.patient)).status).toBe(
+      403,
+    );
+
+    const doctor = new Doctor();
+    expect((await doctor.open(tokenOf(made.body.data.url))).status).toBe(303);
+    const page = await doctor.get(`/s/${tokenOf(made.body.data.url)}`);
+    expect(page.status).toBe(200);
+    expect(text(page)).toContain("Anu Rao");
+    expect(text(page)).not.toContain("Ravi");
+    expect((await doctor.get(`/s/${tokenOf(made.body.data.url)}/file`)).status).toBe(200);
+
+    const listed = await api.get("/report/share-links", tok.other);
+    expect(listed.body.data.map((l: { _id: string }) => l._id)).toContain(made.body.data._id);
+    expect((await api.del(`/report/share-links/${made.body.data._id}`, undefined, tok.other)).status).toBe(
+      200,
+    );
+    expect((await doctor.get(`/s/${tokenOf(made.body.data.url)}`)).status).toBe(410);
+  });
+});
+
 describe("the screens, without JavaScript", () => {
   let patient: Browserish;
   beforeAll(async () => {

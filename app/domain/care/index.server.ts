@@ -21,3 +21,4 @@ export * from "./registration.server";
 export * from "./centre-queue.server";
 export * from "./centres.server";
 export * from "./workers.server";
+export * from "./access.server";

@@ -1138,6 +1138,9 @@ export async function openReportFile(
   const stream = await openDecrypted(row.fileKey);
   try {
     await audit(actor, "report.file_open", "report", row.id, null, ip);
+    // A family manager's or a health worker's opening is in the profile's access trail too.
+    const access = actor.accountType === "Admin" ? null : await patientAccess(actor, row.patientId);
+    if (access) await traceAccess(actor, access, "patient.file_open", { reportId: row.id }, ip);
   } catch (err) {
     stream.destroy();
     throw err;

@@ -16,27 +16,33 @@ import type {
   Patient,
   Practitioner,
   Reference,
+  RelatedPerson,
   Resource,
 } from "@medplum/fhirtypes";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { TFunction } from "i18next";
 import { ZipFile } from "yazl";
 import { config } from "~/config.server";
 import { db, first, unindexed } from "~/db/client.server";
 import {
   auditEvents,
+  centres,
   consentRecords,
+  patientConsents,
+  patientManagers,
   profiles,
   reports,
   shareLinks,
   users,
   type AccountType,
   type ConsentPurpose,
+  type PatientRow,
   type ReportRow,
   type UserRow,
 } from "~/db/schema";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
+import { CENTRE_KIND_KEYS, CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/control";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
@@ -51,6 +57,7 @@ import { letterFileName, renderOpinionLetter } from "../consultation/letters.ser
 import { limit } from "../platform/ratelimit.server";
 import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
+import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 
 /**
  * A patient's data as FHIR R4 (decision 0018): one `collection` Bundle with the patient,
@@ -106,6 +113,12 @@ function systemsFor(base: string) {
     opinionFlag: cs("opinion-flag"),
     consentPurpose: cs("consent-purpose"),
     consentText: cs("consent-text"),
+    patient: sid("patient"),
+    shortId: sid("short-id"),
+    centre: sid("centre"),
+    consentBasis: cs("consent-basis"),
+    consentMethod: `${base}/fhir/StructureDefinition/consent-method`,
+    consentWitness: `${base}/fhir/StructureDefinition/consent-witness`,
   };
 }
 
@@ -115,23 +128,34 @@ function systemsFor(base: string) {
 const ID_MAX = 100;
 
 /**
- * The patient whose data `actor` may export: their own (a patient), anyone's (an admin). Experts
- * may not; another patient's id is refused without saying whether it exists; an admin asking
- * for an id that is not a patient's gets not_found.
+ * The profile whose data `actor` may export, through the one access rule (decision 0030): the
+ * person themself, a family manager, the registering centre's health workers, an admin. Experts
+ * may not; a profile the actor may not act for is refused without saying whether it exists; an
+ * admin asking for an id that is no profile gets not_found.
  */
-async function exportablePatient(actor: Actor, patientId: unknown): Promise<UserRow> {
+async function exportablePatient(
+  actor: Actor,
+  patientId: unknown,
+): Promise<{ patient: PatientRow; account: UserRow | undefined; access: PatientAccess }> {
   if (actor.accountType === "Expert") throw new DomainError("forbidden", "fhir.notAllowed");
-  const id = typeof patientId === "string" ? patientId : "";
-  if (actor.accountType === "Patient" && id !== actor.id) {
+  if (
+    actor.accountType !== "Patient" &&
+    actor.accountType !== "Admin" &&
+    actor.accountType !== "HealthWorker"
+  )
+    throw new DomainError("forbidden", "fhir.notAllowed");
+  const id = typeof patientId === "string" && patientId.length <= ID_MAX ? patientId : "";
+  const patient = id ? await findPatient(id) : undefined;
+  if (!patient) {
+    if (actor.accountType === "Admin") throw new DomainError("not_found", "fhir.patientNotFound");
     throw new DomainError("forbidden", "fhir.notYourData");
   }
-  if (actor.accountType !== "Patient" && actor.accountType !== "Admin") {
-    throw new DomainError("forbidden", "fhir.notAllowed");
-  }
-  const user =
-    id && id.length <= ID_MAX ? await first(db().select().from(users).where(eq(users.id, id))) : undefined;
-  if (!user || user.accountType !== "Patient") throw new DomainError("not_found", "fhir.patientNotFound");
-  return user;
+  const access = await patientAccess(actor, patient.id);
+  if (!access) throw new DomainError("forbidden", "fhir.notYourData");
+  const account = patient.accountId
+    ? await first(db().select().from(users).where(eq(users.id, patient.accountId)))
+    : undefined;
+  return { patient, account, access };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,9 +165,27 @@ type Person = { id: string; firstName: string; lastName: string; accountType: Ac
 
 type EventRow = typeof auditEvents.$inferSelect;
 
+type ManagerRow = {
+  managerId: string;
+  firstName: string;
+  lastName: string;
+  relationship: string;
+  gender: string | null;
+  since: Date;
+};
+
 type Snapshot = {
-  patient: UserRow;
+  /** The patient profile (decision 0030). */
+  patient: PatientRow;
+  /** Their own login, when they have one (a patient account, or a profile taken over). */
+  account: UserRow | undefined;
   profile: typeof profiles.$inferSelect | undefined;
+  /** Family logins acting for the profile now. */
+  managers: ManagerRow[];
+  /** The centre that registered them, and every centre a consent for them was recorded at. */
+  centres: Map<string, typeof centres.$inferSelect>;
+  /** Consents given for the profile by others (facilitated, a guardian's, a family member's). */
+  profileConsents: (typeof patientConsents.$inferSelect)[];
   reports: ReportRow[];
   followUps: Map<string, ApiFollowUp[]>;
   /** Everyone the export names besides the patient (reviewers, answerers, who opened files), by id. */
@@ -179,10 +221,10 @@ function linkIdOf(e: EventRow): string {
   return typeof detail?.linkId === "string" ? detail.linkId : "";
 }
 
-async function snapshot(patient: UserRow): Promise<Snapshot> {
+async function snapshot(patient: PatientRow, account: UserRow | undefined): Promise<Snapshot> {
   const at = new Date();
-  const [profile, reportRows, consents] = await Promise.all([
-    first(db().select().from(profiles).where(eq(profiles.userId, patient.id))),
+  const [profile, reportRows, consents, managers, givenByOthers] = await Promise.all([
+    account ? first(db().select().from(profiles).where(eq(profiles.userId, account.id))) : undefined,
     db()
       .select()
       .from(reports)
@@ -193,9 +235,36 @@ async function snapshot(patient: UserRow): Promise<Snapshot> {
       .select()
       .from(consentRecords)
       // consent_records_user_idx (user_id, purpose, created_at, id)
-      .where(eq(consentRecords.userId, patient.id))
+      .where(eq(consentRecords.userId, account?.id ?? ""))
       .orderBy(asc(consentRecords.purpose), asc(consentRecords.createdAt), asc(consentRecords.id)),
+    db()
+      .select({
+        managerId: patientManagers.managerId,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        relationship: patientManagers.relationship,
+        gender: profiles.gender,
+        since: patientManagers.createdAt,
+      })
+      .from(patientManagers)
+      .innerJoin(users, eq(users.id, patientManagers.managerId))
+      .leftJoin(profiles, eq(profiles.userId, patientManagers.managerId))
+      .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt)))
+      .orderBy(asc(patientManagers.createdAt), asc(patientManagers.managerId)),
+    db()
+      .select()
+      .from(patientConsents)
+      // patient_consents_patient_idx (patient_id, created_at, id)
+      .where(eq(patientConsents.patientId, patient.id))
+      .orderBy(asc(patientConsents.createdAt), asc(patientConsents.id)),
   ]);
+  const centreIds = [
+    ...new Set([patient.centreId, ...givenByOthers.map((c) => c.centreId)].filter((c): c is string => !!c)),
+  ];
+  const centreRows = new Map<string, typeof centres.$inferSelect>();
+  if (centreIds.length)
+    for (const c of await db().select().from(centres).where(inArray(centres.id, centreIds)))
+      centreRows.set(c.id, c);
   const reportIds = reportRows.map((r) => r.id);
   const followUps = await followUpsFor(reportIds);
 
@@ -271,7 +340,11 @@ async function snapshot(patient: UserRow): Promise<Snapshot> {
   const locale: Locale = isLocale(patient.locale) ? patient.locale : "en";
   return {
     patient,
+    account,
     profile,
+    managers,
+    centres: centreRows,
+    profileConsents: givenByOthers,
     reports: reportRows,
     followUps,
     people,
@@ -304,6 +377,50 @@ const GENDER: Record<string, Patient["gender"]> = {
   Other: "other",
   "Prefer not to say": "unknown",
 };
+
+/** A profile's sex as registered (decision 0030). */
+const PROFILE_GENDER: Record<string, Patient["gender"]> = { female: "female", male: "male", other: "other" };
+
+/**
+ * What a family manager is to the patient, as an HL7 v3 RoleCode. The relationship is recorded
+ * the other way round — the member as the manager described them ("daughter": the manager is her
+ * parent) — so it is turned over, and made a father or mother, a son or daughter where the
+ * manager's own profile gives their gender. Anything else is a family member.
+ */
+function relatedRole(relationship: string, managerGender: string | null): { code: string; display: string } {
+  const r = relationship.trim().toLowerCase();
+  const male = managerGender === "Male";
+  const female = managerGender === "Female";
+  if (["daughter", "son", "child"].includes(r))
+    return male
+      ? { code: "FTH", display: "father" }
+      : female
+        ? { code: "MTH", display: "mother" }
+        : { code: "PRN", display: "parent" };
+  if (["father", "mother", "parent"].includes(r))
+    return male
+      ? { code: "SON", display: "natural son" }
+      : female
+        ? { code: "DAU", display: "natural daughter" }
+        : { code: "CHILD", display: "child" };
+  if (["spouse", "husband", "wife"].includes(r))
+    return r === "husband"
+      ? { code: "WIFE", display: "wife" }
+      : r === "wife"
+        ? { code: "HUSB", display: "husband" }
+        : { code: "SPS", display: "spouse" };
+  if (["brother", "sister", "sibling"].includes(r))
+    return male
+      ? { code: "BRO", display: "brother" }
+      : female
+        ? { code: "SIS", display: "sister" }
+        : { code: "SIB", display: "sibling" };
+  if (["grandfather", "grandmother", "grandparent"].includes(r))
+    return { code: "GRNDCHILD", display: "grandchild" };
+  if (["grandson", "granddaughter", "grandchild"].includes(r))
+    return { code: "GRPRN", display: "grandparent" };
+  return { code: "FAMMEMB", display: "family member" };
+}
 
 const CONSENT_SCOPE: Record<ConsentPurpose, { code: string; display: string }> = {
   review: { code: "treatment", display: "Treatment" },
@@ -384,8 +501,43 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
   };
   const orgRef = add(organization);
 
-  // The patient.
+  // The centres: the one that registered the patient, and those where a consent was recorded.
+  const centreRefs = new Map<string, Ref>();
+  for (const c of s.centres.values()) {
+    const kind = t(CENTRE_KIND_KEYS[c.kind]);
+    const address = {
+      ...(text(c.district) ? { district: text(c.district) } : {}),
+      ...(text(c.state) ? { state: text(c.state) } : {}),
+      ...(text(c.pinCode) ? { postalCode: text(c.pinCode) } : {}),
+      country: "IN",
+    };
+    const centre: Organization = {
+      resourceType: "Organization",
+      id: fhirId("Organization", `centre/${c.id}`),
+      identifier: [{ use: "usual", system: sys.centre, value: c.id }],
+      active: true,
+      type: [
+        {
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/organization-type",
+              code: "prov",
+              display: "Healthcare Provider",
+            },
+          ],
+          text: kind,
+        },
+      ],
+      name: text(c.name) ?? kind,
+      address: [address],
+      partOf: orgRef,
+    };
+    centreRefs.set(c.id, { ...add(centre), display: centre.name });
+  }
+
+  // The patient: the profile (decision 0030), with their own login's contact details when they have one.
   const p = s.patient;
+  const acc = s.account;
   const patientName = `${p.firstName} ${p.lastName}`.trim();
   const telecom: ContactPoint[] = [];
   const seen = new Set<string>();
@@ -394,28 +546,95 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
     seen.add(`${c.system}:${c.value}`);
     telecom.push(c);
   };
-  if (text(p.email)) addTelecom({ system: "email", value: p.email });
-  if (text(p.phone)) addTelecom({ system: "phone", value: p.phone!, use: "mobile" });
-  addTelecom({ system: "phone", value: phoneValue(p.countryCode, p.contactNumber) });
-  addTelecom({ system: "phone", value: phoneValue(p.countryCode, s.profile?.contactNumber) });
+  if (acc && text(acc.email)) addTelecom({ system: "email", value: acc.email });
+  if (acc && text(acc.phone)) addTelecom({ system: "phone", value: acc.phone!, use: "mobile" });
+  if (p.phone && p.phoneOwner === "self") addTelecom({ system: "phone", value: p.phone, use: "mobile" });
+  if (acc) addTelecom({ system: "phone", value: phoneValue(acc.countryCode, acc.contactNumber) });
+  if (acc) addTelecom({ system: "phone", value: phoneValue(acc.countryCode, s.profile?.contactNumber) });
   for (const r of s.reports) addTelecom({ system: "phone", value: phoneValue(null, r.phoneNumber) });
   const birthDate = s.profile?.dateOfBirth;
-  const gender = s.profile?.gender ? GENDER[s.profile.gender] : undefined;
+  const gender = p.sex ? PROFILE_GENDER[p.sex] : s.profile?.gender ? GENDER[s.profile.gender] : undefined;
+  const identifier: Identifier[] = [
+    // A patient account's profile has the account's id: the identifier earlier exports carried.
+    p.accountId === p.id
+      ? { use: "usual", system: sys.user, value: p.id }
+      : { use: "usual", system: sys.patient, value: p.id },
+  ];
+  if (p.shortId) identifier.push({ use: "secondary", system: sys.shortId, value: p.shortId });
+  const locality = text(p.locality);
+  const registeredAt = p.centreId ? centreRefs.get(p.centreId) : undefined;
+  // A phone that is a family member's: how to reach the patient, as a contact.
+  const familyPhone = p.phone && p.phoneOwner === "family" ? p.phone : null;
   const patient: Patient = {
     resourceType: "Patient",
     id: fhirId("Patient", p.id),
-    identifier: [{ use: "usual", system: sys.user, value: p.id }],
-    active: !p.suspendedAt,
+    identifier,
+    active: acc ? !acc.suspendedAt : true,
     name: [{ use: "official", ...humanName(p.firstName, p.lastName) }],
     ...(telecom.length ? { telecom } : {}),
     ...(gender ? { gender } : {}),
-    ...(birthDate && /^\d{4}-\d{2}-\d{2}$/.test(birthDate) ? { birthDate } : {}),
+    ...(birthDate && /^\d{4}-\d{2}-\d{2}$/.test(birthDate)
+      ? { birthDate }
+      : p.birthYear && p.birthYear > 1800 && p.birthYear < 10000
+        ? { birthDate: String(p.birthYear) }
+        : {}),
+    ...(locality ? { address: [{ use: "home", text: locality, city: locality, country: "IN" }] } : {}),
+    ...(familyPhone
+      ? {
+          contact: [
+            {
+              relationship: [
+                {
+                  coding: [
+                    {
+                      system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+                      code: "FAMMEMB",
+                      display: "family member",
+                    },
+                  ],
+                  ...(text(p.phoneRelationship) ? { text: text(p.phoneRelationship) } : {}),
+                },
+              ],
+              telecom: [{ system: "phone", value: familyPhone, use: "mobile" }],
+            },
+          ],
+        }
+      : {}),
     communication: [
       { language: { coding: [{ system: "urn:ietf:bcp:47", code: s.locale }] }, preferred: true },
     ],
-    managingOrganization: orgRef,
+    managingOrganization: registeredAt ?? orgRef,
   };
   const patientRef = { ...add(patient), ...(patientName ? { display: patientName } : {}) };
+
+  // Family members who act for the patient: a RelatedPerson each, the relationship coded (v3-RoleCode).
+  const relatedRefs = new Map<string, Ref>();
+  for (const m of s.managers) {
+    const role = relatedRole(m.relationship, m.gender);
+    const related: RelatedPerson = {
+      resourceType: "RelatedPerson",
+      id: fhirId("RelatedPerson", `${p.id}/${m.managerId}`),
+      identifier: [{ use: "usual", system: sys.user, value: m.managerId }],
+      active: true,
+      patient: patientRef,
+      relationship: [
+        {
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+              code: role.code,
+              display: role.display,
+            },
+          ],
+          ...(text(m.relationship) ? { text: text(m.relationship) } : {}),
+        },
+      ],
+      name: [humanName(m.firstName, m.lastName)],
+      period: { start: iso(m.since) },
+    };
+    const name = `${m.firstName} ${m.lastName}`.trim();
+    relatedRefs.set(m.managerId, { ...add(related), ...(name ? { display: name } : {}) });
+  }
 
   // Experts: everyone of them the export names.
   const practitionerRefs = new Map<string, Ref>();
@@ -665,6 +884,94 @@ function buildBundle(s: Snapshot, links: Links): Bundle {
     add(consent);
   }
 
+  // Consents given for the patient by someone else: the basis of a consultation a health worker
+  // or a guardian started (the facilitated consent at the centre, the guardian's for a minor).
+  const newestGiven = s.profileConsents.at(-1)?.id;
+  for (const c of s.profileConsents) {
+    const centreRef = c.centreId ? centreRefs.get(c.centreId) : undefined;
+    const performer: Ref | undefined =
+      c.kind === "facilitated"
+        ? centreRef
+        : ((c.recordedBy ? relatedRefs.get(c.recordedBy) : undefined) ??
+          (text(c.recordedByName) ? { display: text(c.recordedByName) } : undefined));
+    const consent: Consent = {
+      resourceType: "Consent",
+      id: fhirId("Consent", `profile/${c.id}`),
+      identifier: [{ system: sys.consent, value: c.id }],
+      extension: [
+        { url: sys.consentMethod, valueCode: c.method },
+        ...(text(c.witnessName) ? [{ url: sys.consentWitness, valueString: text(c.witnessName) }] : []),
+      ],
+      status: !c.granted ? "rejected" : c.id === newestGiven ? "active" : "inactive",
+      scope: {
+        coding: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/consentscope",
+            code: CONSENT_SCOPE.review.code,
+            display: CONSENT_SCOPE.review.display,
+          },
+        ],
+      },
+      category: [
+        { coding: [{ system: "http://loinc.org", code: "59284-0", display: "Patient Consent" }] },
+        { coding: [{ system: sys.consentBasis, code: c.kind }], text: t(CONSENT_KIND_KEYS[c.kind]) },
+      ],
+      patient: patientRef,
+      dateTime: iso(c.createdAt),
+      ...(performer ? { performer: [performer] } : {}),
+      organization: [centreRef ?? orgRef],
+      sourceAttachment: {
+        ...(isLocale(c.locale) ? { language: c.locale } : {}),
+        title: c.textVersion,
+      },
+      policyRule: {
+        coding: [{ system: sys.consentBasis, code: c.kind }],
+        text: [
+          t(CONSENT_KIND_KEYS[c.kind]),
+          t("control.consentMethodLine", { method: t(CONSENT_METHOD_KEYS[c.method]) }),
+          text(c.witnessName) ? t("control.consentWitness", { name: text(c.witnessName) }) : "",
+          text(c.recordedByName)
+            ? t("control.consentRecordedBy", { name: text(c.recordedByName), date: iso(c.createdAt) })
+            : "",
+          text(c.relationship)
+            ? t("control.consentRelationship", { relationship: text(c.relationship) })
+            : "",
+        ]
+          .filter(Boolean)
+          .join(". "),
+      },
+      provision: {
+        type: c.granted ? "permit" : "deny",
+        purpose: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/v3-ActReason",
+            code: CONSENT_PURPOSE_OF_USE.review.code,
+            display: CONSENT_PURPOSE_OF_USE.review.display,
+          },
+        ],
+        ...(performer && c.kind === "guardian" && performer.reference
+          ? {
+              actor: [
+                {
+                  role: {
+                    coding: [
+                      {
+                        system: "http://terminology.hl7.org/CodeSystem/v3-RoleCode",
+                        code: "GUARD",
+                        display: "guardian",
+                      },
+                    ],
+                  },
+                  reference: performer,
+                },
+              ],
+            }
+          : {}),
+      },
+    };
+    add(consent);
+  }
+
   // Who opened the files and letters, and who exported the data.
   for (const e of s.events) {
     const isExport = e.action === EXPORT_EVENT;
@@ -757,18 +1064,14 @@ async function beginExport(
   client: Client,
   format: ExportFormat,
 ): Promise<Snapshot> {
-  const patient = await exportablePatient(actor, patientId);
+  const { patient, account, access } = await exportablePatient(actor, patientId);
   await limit("dataExport", actor.id, client);
+  const ip = client.ip === "unknown" ? null : client.ip;
   // Recorded before the read, so the export lists itself among the exports of this patient's data.
-  await audit(
-    actor,
-    EXPORT_EVENT,
-    "user",
-    patient.id,
-    { format, by: actor.accountType },
-    client.ip === "unknown" ? null : client.ip,
-  );
-  return snapshot(patient);
+  await audit(actor, EXPORT_EVENT, "user", patient.id, { format, by: actor.accountType }, ip);
+  // A family manager's or a health worker's export is in the profile's access trail too.
+  await traceAccess(actor, access, "patient.fhir_export", { format }, ip);
+  return snapshot(patient, account);
 }
 
 /**
@@ -843,7 +1146,7 @@ export async function exportZip(
   const s = await beginExport(actor, patientId, client, "zip");
   const { t } = s;
   const day = isoDay(s.at);
-  const own = actor.id === s.patient.id;
+  const own = actor.id === s.patient.accountId;
   const fileName = own
     ? `carebridge-my-data-${day}.zip`
     : `carebridge-patient-${s.patient.id.replace(/[^A-Za-z0-9]/g, "")}-${day}.zip`;

@@ -1,6 +1,15 @@
 import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
-import { consentRecords, reports, uploadSessions, users, type ConsentPurpose } from "~/db/schema";
+import {
+  centres,
+  consentRecords,
+  patientConsents,
+  patients,
+  reports,
+  uploadSessions,
+  users,
+  type ConsentPurpose,
+} from "~/db/schema";
 import { CONSENT_PURPOSES } from "~/db/types";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
@@ -11,6 +20,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteSegments, deleteStored } from "../records/files.server";
 import type { Actor } from "../accounts/sessions.server";
+import { requirePatientAccess } from "../care/patients.server";
 
 /**
  * Consent (decision 0019, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
@@ -55,11 +65,29 @@ export type ConsentRecordOut = {
   createdAt: string;
 };
 
+/** A consent given for the person's profile by someone else (patient_consents): at a centre, a guardian's, a family member's. */
+export type ProfileConsentOut = {
+  _id: string;
+  kind: "facilitated" | "guardian" | "family";
+  granted: boolean;
+  textVersion: string;
+  locale: string;
+  method: "verbal" | "witnessed" | "signature" | "thumbprint" | "online";
+  witnessName: string | null;
+  evidence: boolean;
+  recordedBy: { _id: string | null; name: string };
+  centre: { _id: string; name: string } | null;
+  relationship: string;
+  createdAt: string;
+};
+
 export type ConsentOverview = {
   consents: ConsentState[];
   history: ConsentRecordOut[];
   withdrawEffect: { pendingReports: number; reviewedReports: number };
   withdrawnReports?: number;
+  /** Consents given for the profile by others, newest first (facilitated with method and witness, a guardian's …). */
+  profileConsents: ProfileConsentOut[];
 };
 
 type RecordRow = typeof consentRecords.$inferSelect;
@@ -108,9 +136,53 @@ async function reportCounts(patientId: string) {
   };
 }
 
-/** A patient's consents (current state per purpose, with today's text), the history and what withdrawing review would do. */
-export async function consentOverview(actor: Actor, locale: string): Promise<ConsentOverview> {
+/** The consents recorded for a profile by others, newest first, with the centre's name. */
+export async function profileConsents(patientId: string): Promise<ProfileConsentOut[]> {
+  const found = await db()
+    .select({ c: patientConsents, centreName: centres.name })
+    .from(patientConsents)
+    .leftJoin(centres, eq(centres.id, patientConsents.centreId))
+    // patient_consents_patient_idx (patient_id, created_at, id)
+    .where(eq(patientConsents.patientId, patientId))
+    .orderBy(desc(patientConsents.createdAt), desc(patientConsents.id))
+    .limit(HISTORY_MAX);
+  return found.map(({ c, centreName }) => ({
+    _id: c.id,
+    kind: c.kind,
+    granted: c.granted,
+    textVersion: c.textVersion,
+    locale: c.locale,
+    method: c.method,
+    witnessName: c.witnessName || null,
+    evidence: !!c.evidenceKey,
+    recordedBy: { _id: c.recordedBy, name: c.recordedByName },
+    centre: c.centreId ? { _id: c.centreId, name: centreName ?? "" } : null,
+    relationship: c.relationship,
+    createdAt: c.createdAt.toISOString(),
+  }));
+}
+
+/**
+ * A patient's consents (current state per purpose, with today's text), the history, what
+ * withdrawing review would do, and the consents others gave for their profile. With `patientId`,
+ * a family manager reads a member's: only the consents given for that profile (the purposes and
+ * their history belong to a login, which the member does not have) and its report counts.
+ */
+export async function consentOverview(
+  actor: Actor,
+  locale: string,
+  opts: { patientId?: string | null } = {},
+): Promise<ConsentOverview> {
   requirePatient(actor);
+  if (opts.patientId && opts.patientId !== actor.id) {
+    const access = await requirePatientAccess(actor, opts.patientId, "rights.consentsPatientsOnly");
+    return {
+      consents: [],
+      history: [],
+      withdrawEffect: await reportCounts(access.patient.id),
+      profileConsents: await profileConsents(access.patient.id),
+    };
+  }
   const t = await getT(isLocale(locale) ? locale : "en");
   const history = await db()
     .select()
@@ -158,7 +230,15 @@ export async function consentOverview(actor: Actor, locale: string): Promise<Con
       via: purpose === "review" && newestReport ? "upload" : null,
     };
   });
-  return { consents, history: history.map(toRecordOut), withdrawEffect: effect };
+  const own = await first(
+    db().select({ id: patients.id }).from(patients).where(eq(patients.accountId, actor.id)),
+  );
+  return {
+    consents,
+    history: history.map(toRecordOut),
+    withdrawEffect: effect,
+    profileConsents: own ? await profileConsents(own.id) : [],
+  };
 }
 
 function toRecordOut(r: RecordRow): ConsentRecordOut {

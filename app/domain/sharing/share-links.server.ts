@@ -1,10 +1,10 @@
-import { and, count, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { alias } from "~/db/alias";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { reports, shareLinks, users } from "~/db/schema";
+import { patients, reports, shareLinks, users } from "~/db/schema";
 import {
   createShareLinkFormSchema,
   createShareLinkSchema,
@@ -25,6 +25,7 @@ import { hashPassword, verifyPassword } from "../accounts/passwords.server";
 import { forgive, limit } from "../platform/ratelimit.server";
 import { toApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
+import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 
 /**
  * Sharing links (decision 0016), modelled on SMART Health Links: a patient shares one
@@ -116,6 +117,15 @@ function requirePatient(actor: Actor) {
   if (actor.accountType !== "Patient") throw new DomainError("forbidden", "share.patientsOnly");
 }
 
+/**
+ * Whether the patient account may share this profile's reports: the person themself, or a family
+ * member who manages the profile (decision 0030). Centres and admins do not make links.
+ */
+async function sharingAccess(actor: Actor, patientId: string): Promise<PatientAccess | null> {
+  const access = await patientAccess(actor, patientId);
+  return access && (access.kind === "self" || access.kind === "manager") ? access : null;
+}
+
 function isForeignKeyViolation(err: unknown): boolean {
   for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 4; i++) {
     if (e.code === "23503" || e.code === "SQLITE_CONSTRAINT_FOREIGNKEY") return true;
@@ -159,7 +169,8 @@ export async function createShareLink(
       .where(eq(reports.id, d.reportId)),
   );
   if (!report) throw new DomainError("not_found", "reports.notFound");
-  if (report.patientId !== actor.id) throw new DomainError("forbidden", "share.notYourReport");
+  const access = await sharingAccess(actor, report.patientId);
+  if (!access) throw new DomainError("forbidden", "share.notYourReport");
   if (report.status !== "Reviewed" && !d.includeFile) {
     throw new DomainError("invalid", "share.notReviewedYet", {
       fieldErrors: { includeFile: ["share.notReviewedYet"] },
@@ -191,7 +202,7 @@ export async function createShareLink(
     id: newId(),
     tokenHash: sha256(token),
     reportId: report.id,
-    patientId: actor.id,
+    patientId: report.patientId,
     label: d.label,
     includeFile: d.includeFile,
     includeOpinion: d.includeOpinion,
@@ -233,6 +244,13 @@ export async function createShareLink(
     if (isForeignKeyViolation(err)) throw new DomainError("not_found", "reports.notFound");
     throw err;
   }
+  await traceAccess(
+    actor,
+    access,
+    "patient.share_create",
+    { reportId: report.id, linkId: row.id },
+    opts.client?.ip,
+  );
   return { ...toApiShareLink(row, report.reportType), url: shareUrl(token) };
 }
 
@@ -242,15 +260,23 @@ const linkWithType = () =>
     .from(shareLinks)
     .innerJoin(reports, eq(reports.id, shareLinks.reportId));
 
-/** The patient's own links, newest first; `reportId` narrows to one report. */
+/**
+ * The links of the profiles the patient account shares for (their own and the family members they
+ * manage), newest first; `reportId` narrows to one report, `patientId` to one of those profiles.
+ */
 export async function listShareLinks(
   actor: Actor,
-  query: { reportId?: string | null },
+  query: { reportId?: string | null; patientId?: string | null },
   page: PageQuery,
 ): Promise<Paged<ApiShareLink>> {
   requirePatient(actor);
+  const mine = (await familyProfiles(actor)).map((p) => p.id);
+  const profileIds = query.patientId ? mine.filter((id) => id === query.patientId) : mine;
+  if (!profileIds.length) return { items: [], total: 0, page: page.page, pageSize: page.pageSize };
   const where = and(
-    eq(shareLinks.patientId, actor.id),
+    profileIds.length === 1
+      ? eq(shareLinks.patientId, profileIds[0])
+      : inArray(shareLinks.patientId, profileIds),
     query.reportId ? eq(shareLinks.reportId, query.reportId) : undefined,
   );
   const total = (await first(db().select({ n: count() }).from(shareLinks).where(where)))?.n ?? 0;
@@ -287,11 +313,17 @@ export async function shareScreen(actor: Actor, reportId: string) {
           .where(eq(reports.id, id)),
       )
     : undefined;
-  if (!report || report.patientId !== actor.id) throw new DomainError("not_found", "reports.notFound");
-  const list = await listShareLinks(actor, { reportId: report.id }, { page: 1, pageSize: 100 });
+  if (!report || !(await sharingAccess(actor, report.patientId)))
+    throw new DomainError("not_found", "reports.notFound");
+  const list = await listShareLinks(
+    actor,
+    { reportId: report.id, patientId: report.patientId },
+    { page: 1, pageSize: 100 },
+  );
   return {
     report: {
       _id: report.id,
+      patientId: report.patientId,
       reportType: report.reportType,
       status: report.status,
       createdAt: report.createdAt.toISOString(),
@@ -313,9 +345,10 @@ export async function revokeShareLink(
   const id = typeof linkId === "string" && linkId.length <= 100 ? linkId : "";
   const found = id ? await first(linkWithType().where(eq(shareLinks.id, id))) : undefined;
   if (!found) throw new DomainError("not_found", "share.linkNotFound");
-  if (found.link.patientId !== actor.id) throw new DomainError("forbidden", "share.notYourLink");
+  const access = await sharingAccess(actor, found.link.patientId);
+  if (!access) throw new DomainError("forbidden", "share.notYourLink");
   const now = new Date();
-  await transaction(function* (tx) {
+  const revoked = await transaction(function* (tx) {
     const updated = yield* rows(
       tx
         .update(shareLinks)
@@ -327,7 +360,16 @@ export async function revokeShareLink(
       yield* exec(
         auditInsert(tx, actor, "share.revoke", "report", found.link.reportId, { linkId: id }, opts.ip),
       );
+    return updated.length === 1;
   });
+  if (revoked)
+    await traceAccess(
+      actor,
+      access,
+      "patient.share_revoke",
+      { reportId: found.link.reportId, linkId: id },
+      opts.ip,
+    );
   const after = await first(linkWithType().where(eq(shareLinks.id, id)));
   if (!after) throw new DomainError("not_found", "share.linkNotFound");
   return toApiShareLink(after.link, after.reportType);
@@ -385,7 +427,7 @@ export function isShareRefusal(err: unknown): err is ShareLinkRefused {
   return err instanceof ShareLinkRefused;
 }
 
-const patientUser = alias(users, "share_patient");
+const patientAccount = alias(users, "share_patient");
 const expertUser = alias(users, "share_expert");
 
 async function findByToken(token: unknown, client: Client) {
@@ -398,17 +440,20 @@ async function findByToken(token: unknown, client: Client) {
           .select({
             link: shareLinks,
             report: reports,
+            // The report's patient profile (decision 0030): a family member's as much as the person's own.
             patient: {
-              firstName: patientUser.firstName,
-              lastName: patientUser.lastName,
-              locale: patientUser.locale,
-              suspendedAt: patientUser.suspendedAt,
+              firstName: patients.firstName,
+              lastName: patients.lastName,
+              locale: patients.locale,
             },
+            // Their own login, if any: a suspended account's links open nothing.
+            account: { suspendedAt: patientAccount.suspendedAt },
             expert: { id: expertUser.id, firstName: expertUser.firstName, lastName: expertUser.lastName },
           })
           .from(shareLinks)
           .innerJoin(reports, eq(reports.id, shareLinks.reportId))
-          .innerJoin(patientUser, eq(patientUser.id, shareLinks.patientId))
+          .innerJoin(patients, eq(patients.id, shareLinks.patientId))
+          .leftJoin(patientAccount, eq(patientAccount.id, patients.accountId))
           .leftJoin(expertUser, eq(expertUser.id, reports.expertId))
           // share_links_token_uq
           .where(eq(shareLinks.tokenHash, sha256(t))),
@@ -425,7 +470,7 @@ type Found = Awaited<ReturnType<typeof findByToken>>;
 function refuseIfDead(f: Found, opened: boolean, now = Date.now()) {
   const status = linkStatus(f.link, now);
   if (status === "revoked") throw new ShareLinkRefused("revoked");
-  if (f.patient.suspendedAt) throw new ShareLinkRefused("unavailable");
+  if (f.account?.suspendedAt) throw new ShareLinkRefused("unavailable");
   if (status === "locked") throw new ShareLinkRefused("locked");
   if (status === "expired") throw new ShareLinkRefused("expired");
   if (status === "used_up" && !opened) throw new ShareLinkRefused("used_up");

@@ -2,6 +2,7 @@ import care_bn from "./sections/care.bn";
 import centres_bn from "./sections/centres.bn";
 import registration_bn from "./sections/registration.bn";
 import family_bn from "./sections/family.bn";
+import control_bn from "./sections/control.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1414,6 +1415,7 @@ const bn: Catalogue = {
   centres: centres_bn,
   registration: registration_bn,
   family: family_bn,
+  control: control_bn,
 };
 
 export default bn;

@@ -2,6 +2,7 @@ import care_en from "./sections/care.en";
 import centres_en from "./sections/centres.en";
 import registration_en from "./sections/registration.en";
 import family_en from "./sections/family.en";
+import control_en from "./sections/control.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1402,6 +1403,7 @@ const en = {
   centres: centres_en,
   registration: registration_en,
   family: family_en,
+  control: control_en,
 } as const;
 
 export default en;

@@ -2,6 +2,7 @@ import care_hi from "./sections/care.hi";
 import centres_hi from "./sections/centres.hi";
 import registration_hi from "./sections/registration.hi";
 import family_hi from "./sections/family.hi";
+import control_hi from "./sections/control.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1406,6 +1407,7 @@ const hi: Catalogue = {
   centres: centres_hi,
   registration: registration_hi,
   family: family_hi,
+  control: control_hi,
 };
 
 export default hi;

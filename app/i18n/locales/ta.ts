@@ -2,6 +2,7 @@ import care_ta from "./sections/care.ta";
 import centres_ta from "./sections/centres.ta";
 import registration_ta from "./sections/registration.ta";
 import family_ta from "./sections/family.ta";
+import control_ta from "./sections/control.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1454,6 +1455,7 @@ const ta: Catalogue = {
   centres: centres_ta,
   registration: registration_ta,
   family: family_ta,
+  control: control_ta,
 };
 
 export default ta;

@@ -5,6 +5,7 @@ import { StatusPill } from "~/components/rights/StatusPill";
 import type { ConsentState } from "~/domain/rights/index.server";
 import { CONSENT_TEXTS } from "~/schemas/rights";
 import type { loader } from "./route";
+import { ProfileConsents } from "./ProfileConsents";
 import { MY_DATA, Section, useBusy } from "./Section";
 
 /**
@@ -146,6 +147,7 @@ export function ConsentsSection() {
           <ConsentCard key={c.purpose} state={c} effect={consents} />
         ))}
       </div>
+      <ProfileConsents />
       {consents.history.length > 0 && (
         <details className="mt-4">
           <summary className="min-h-11 cursor-pointer py-2 font-semibold text-brand-800">

@@ -22,6 +22,8 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError } from "~/utils/toast.server";
+import { accessData, memberData, revokeCentreAction, revokeManagerAction } from "./access.server";
+import { AccessSection, MemberSection, TrailSection } from "./AccessSection";
 import { consentAction } from "./consent.server";
 import { ConsentsSection } from "./ConsentsSection";
 import { correctionAction } from "./correction.server";
@@ -62,6 +64,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     confirm: new URL(request.url).searchParams.get("confirm") === "review",
     // A family account downloads the data of each profile it acts for.
     whose: patient ? await whoseOptions(actor) : [],
+    access: await accessData(actor, locale, new URL(request.url)),
+    member: await memberData(actor, locale, new URL(request.url)),
   };
 }
 
@@ -90,18 +94,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return nomineeAction(args);
     case "remove-nominee":
       return removeNomineeAction(args);
+    case "revoke-manager":
+      return revokeManagerAction(args);
+    case "revoke-centre":
+      return revokeCentreAction(args);
   }
   return redirectWithError(MY_DATA, t("rights.unknownAction"));
 }
 
 export default function MyData() {
   const { t } = useTranslation();
-  const { patient, whose } = useLoaderData<typeof loader>();
+  const { patient, whose, access } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const location = useLocation();
   const resultFor = (i: FormIntent) => (actionData?.intent === i ? actionData.result : undefined);
   const jumps = [
+    ...(access ? [["access", t("control.accessTitle")]] : []),
     ...(patient ? [["consents", t("rights.consentsTitle")]] : []),
+    ...(access ? [["trail", t("control.trailTitle")]] : []),
     ["requests", t("rights.requestsTitle")],
     ["nominee", t("rights.nomineeTitle")],
     ["grievance", t("rights.grievanceTitle")],
@@ -151,7 +161,10 @@ export default function MyData() {
           )}
         </section>
       )}
+      <MemberSection />
+      <AccessSection />
       {patient && <ConsentsSection />}
+      <TrailSection />
       <RequestsSection lastResult={resultFor("correction")} />
       <NomineeSection lastResult={resultFor("nominee")} />
       <GrievanceSection />

@@ -45,11 +45,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     pageError(err); // someone else's report and an unknown id look the same: not found
   }
   // Whose report this is (the account's own until sharing names the profile), for the switcher.
-  const whoseCurrent = (screen.report as { patientId?: string }).patientId ?? actor.id;
+  const whoseCurrent = screen.report.patientId;
   return {
     title,
     notAllowed: null,
     ...screen,
+    // Back to the list of whose report this is (a family member's, or the person's own).
     reportsPath: `/dashboard/previous-report/${encodeURIComponent(whoseCurrent)}`,
     whose: await whoseOptions(actor),
     whoseCurrent,

@@ -1051,7 +1051,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Current consent per purpose (review, contact, statistics) with the text shown today and its version, the history, and what withdrawing review would do
+     * Current consent per purpose (review, contact, statistics) with the text shown today and its version, the history, what withdrawing review would do, and the consents given for the profile by others (`profileConsents`: facilitated at a centre with its method and witness, a guardian's). With `patientId`, a family member's profile the caller manages: its `profileConsents` and report counts only
      * @description Who: Patient.
      */
     get: operations["getRightsConsents"];
@@ -1545,6 +1545,86 @@ export interface paths {
      * @description Who: anyone holding the code.
      */
     post: operations["takeOver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/profile/access": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who may act for the caller's profile now: the family logins managing it (name, relationship, since) and the centre that registered them; revoked ones are left out
+     * @description Who: Patient (own profile).
+     */
+    get: operations["profileGetAccess"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/profile/access/managers/{managerId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End a family manager's access to the caller's profile, at once (reports, files, letters, sharing links, export); recorded in the access trail. Answers who may act for them now; 404 when that person has no access (any more)
+     * @description Who: Patient (own profile).
+     */
+    delete: operations["profileRevokeManager"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/profile/access/centre": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End the registering centre's access to the caller's profile, at once: its health workers no longer see or act for them; recorded in the access trail. 404 when no centre has access (any more)
+     * @description Who: Patient (own profile).
+     */
+    delete: operations["profileRevokeCentre"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/profile/access-trail": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The profile's access trail, newest first: every read or action by a health worker or a family manager (registered, reports opened, file and letter opened, upload, follow-up, sharing link, export) and every access revoked, each worded in the request's language
+     * @description Who: Patient (own profile, or a family member's without a login of their own), Admin.
+     */
+    get: operations["profileGetAccessTrail"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -10528,6 +10608,45 @@ export interface operations {
                 reviewedReports: number;
               };
               withdrawnReports?: number;
+              profileConsents: {
+                _id: string;
+                /** @enum {string} */
+                kind: "facilitated" | "guardian" | "family";
+                granted: boolean;
+                textVersion: string;
+                locale: string;
+                /** @enum {string} */
+                method: "verbal" | "witnessed" | "signature" | "thumbprint" | "online";
+                witnessName: string | null;
+                evidence: boolean;
+                recordedBy: {
+                  _id: string | null;
+                  name: string;
+                };
+                centre: {
+                  _id: string;
+                  name: string;
+                } | null;
+                relationship: string;
+                /** Format: date-time */
+                createdAt: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
             };
           };
         };
@@ -10655,6 +10774,29 @@ export interface operations {
                 reviewedReports: number;
               };
               withdrawnReports?: number;
+              profileConsents: {
+                _id: string;
+                /** @enum {string} */
+                kind: "facilitated" | "guardian" | "family";
+                granted: boolean;
+                textVersion: string;
+                locale: string;
+                /** @enum {string} */
+                method: "verbal" | "witnessed" | "signature" | "thumbprint" | "online";
+                witnessName: string | null;
+                evidence: boolean;
+                recordedBy: {
+                  _id: string | null;
+                  name: string;
+                };
+                centre: {
+                  _id: string;
+                  name: string;
+                } | null;
+                relationship: string;
+                /** Format: date-time */
+                createdAt: string;
+              }[];
             };
           };
         };
@@ -14686,6 +14828,523 @@ export interface operations {
       };
       /** @description Rate limited (see Retry-After) */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  profileGetAccess: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              patientId: string;
+              managers: {
+                managerId: string;
+                firstName: string;
+                lastName: string;
+                relationship: string;
+                /** Format: date-time */
+                since: string;
+              }[];
+              centre: {
+                _id: string;
+                name: string;
+                kind: string;
+                district: string;
+                state: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  profileRevokeManager: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        managerId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              patientId: string;
+              managers: {
+                managerId: string;
+                firstName: string;
+                lastName: string;
+                relationship: string;
+                /** Format: date-time */
+                since: string;
+              }[];
+              centre: {
+                _id: string;
+                name: string;
+                kind: string;
+                district: string;
+                state: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  profileRevokeCentre: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              patientId: string;
+              managers: {
+                managerId: string;
+                firstName: string;
+                lastName: string;
+                relationship: string;
+                /** Format: date-time */
+                since: string;
+              }[];
+              centre: {
+                _id: string;
+                name: string;
+                kind: string;
+                district: string;
+                state: string;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  profileGetAccessTrail: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+        patientId?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              action: string;
+              /** Format: date-time */
+              at: string;
+              /** @enum {string} */
+              by: "self" | "manager" | "centre" | "admin" | "other";
+              actor: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+              } | null;
+              centre: {
+                _id: string;
+                name: string;
+              } | null;
+              reportId: string | null;
+              text: string;
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
         headers: {
           [name: string]: unknown;
         };

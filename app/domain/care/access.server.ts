@@ -1,0 +1,305 @@
+import { and, count, desc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { auditEvents, centres, patientManagers, patients, users, type PatientRow } from "~/db/schema";
+import { getT } from "~/i18n/i18n.server";
+import { isLocale } from "~/i18n/config";
+import { auditInsert, parseDetail } from "../platform/audit.server";
+import { DomainError } from "../platform/errors";
+import type { Paged, PageQuery } from "../platform/paging";
+import type { Actor } from "../accounts/sessions.server";
+import { findPatient, patientAccess } from "./patients.server";
+
+/**
+ * The person stays in control of their profile (decision 0030): they see who may act for them (the
+ * family logins managing it, the centre that registered them), end that access at once, and read
+ * the profile's access trail — what those others did. patientAccess reads the same two columns
+ * (patient_managers.revoked_at, patients.centre_access_revoked_at) on every request, so a revoked
+ * manager or health worker is refused from the next request on, on screens and the API alike.
+ */
+
+export type ApiAccessHolders = {
+  patientId: string;
+  managers: {
+    managerId: string;
+    firstName: string;
+    lastName: string;
+    /** The person as the manager described them ("daughter", "father"). */
+    relationship: string;
+    since: string;
+  }[];
+  centre: { _id: string; name: string; kind: string; district: string; state: string } | null;
+};
+
+/** The profile that is the actor themself (a patient account's own, or one they took over). */
+async function ownProfile(actor: Actor): Promise<PatientRow> {
+  if (actor.accountType !== "Patient") throw new DomainError("forbidden", "control.patientsOnly");
+  const own = await first(db().select().from(patients).where(eq(patients.accountId, actor.id)));
+  if (!own) throw new DomainError("not_found", "control.noProfile");
+  return own;
+}
+
+async function holdersOf(patient: PatientRow): Promise<ApiAccessHolders> {
+  const managers = await db()
+    .select({
+      managerId: patientManagers.managerId,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      relationship: patientManagers.relationship,
+      since: patientManagers.createdAt,
+    })
+    .from(patientManagers)
+    .innerJoin(users, eq(users.id, patientManagers.managerId))
+    .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt)))
+    .orderBy(patientManagers.createdAt, patientManagers.managerId);
+  const centre =
+    patient.centreId && !patient.centreAccessRevokedAt
+      ? await first(db().select().from(centres).where(eq(centres.id, patient.centreId)))
+      : undefined;
+  return {
+    patientId: patient.id,
+    managers: managers.map((m) => ({ ...m, since: m.since.toISOString() })),
+    centre: centre
+      ? {
+          _id: centre.id,
+          name: centre.name,
+          kind: centre.kind,
+          district: centre.district,
+          state: centre.state,
+        }
+      : null,
+  };
+}
+
+/** Who may act for the actor's own profile now: family managers and the centre (revoked ones left out). */
+export async function accessHolders(actor: Actor): Promise<ApiAccessHolders> {
+  return holdersOf(await ownProfile(actor));
+}
+
+/**
+ * The person ends a family manager's access to their profile. One conditional update (so two
+ * revocations at once record one), audited in the profile's trail in the same transaction.
+ */
+export async function revokeManager(
+  actor: Actor,
+  managerId: string,
+  opts: { ip?: string | null } = {},
+): Promise<ApiAccessHolders> {
+  const own = await ownProfile(actor);
+  const id = typeof managerId === "string" && managerId.length <= 100 ? managerId : "";
+  const done = await transaction(function* (tx) {
+    const ended = yield* rows(
+      tx
+        .update(patientManagers)
+        .set({ revokedAt: new Date() })
+        .where(
+          and(
+            eq(patientManagers.patientId, own.id),
+            eq(patientManagers.managerId, id),
+            isNull(patientManagers.revokedAt),
+          ),
+        )
+        .returning({ managerId: patientManagers.managerId }),
+    );
+    if (ended.length === 1)
+      yield* exec(
+        auditInsert(tx, actor, "patient.manager_revoked", "patient", own.id, { managerId: id }, opts.ip),
+      );
+    return ended.length === 1;
+  });
+  if (!done) throw new DomainError("not_found", "control.managerNotFound");
+  return holdersOf((await findPatient(own.id)) ?? own);
+}
+
+/** The person ends the registering centre's access to their profile (its health workers lose it at once). */
+export async function revokeCentreAccess(
+  actor: Actor,
+  opts: { ip?: string | null } = {},
+): Promise<ApiAccessHolders> {
+  const own = await ownProfile(actor);
+  const done = await transaction(function* (tx) {
+    const ended = yield* rows(
+      tx
+        .update(patients)
+        .set({ centreAccessRevokedAt: new Date() })
+        .where(
+          and(eq(patients.id, own.id), isNotNull(patients.centreId), isNull(patients.centreAccessRevokedAt)),
+        )
+        .returning({ centreId: patients.centreId }),
+    );
+    if (ended.length === 1)
+      yield* exec(
+        auditInsert(
+          tx,
+          actor,
+          "patient.centre_revoked",
+          "patient",
+          own.id,
+          { centreId: ended[0].centreId },
+          opts.ip,
+        ),
+      );
+    return ended.length === 1;
+  });
+  if (!done) throw new DomainError("not_found", "control.noCentreAccess");
+  return holdersOf((await findPatient(own.id)) ?? own);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The access trail
+
+export type TrailBy = "self" | "manager" | "centre" | "admin" | "other";
+
+export type ApiTrailEntry = {
+  _id: string;
+  action: string;
+  at: string;
+  by: TrailBy;
+  actor: { _id: string; firstName: string; lastName: string } | null;
+  centre: { _id: string; name: string } | null;
+  reportId: string | null;
+  /** What happened, in the reader's language, without the date ("Opened by Asha (health worker, PHC Rampur)"). */
+  text: string;
+};
+
+const TRAIL_TEXT: Record<string, string> = {
+  "patient.registered": "control.trail.registered",
+  "patient.reports_open": "control.trail.reportsOpen",
+  "patient.file_open": "control.trail.fileOpen",
+  "patient.letter_open": "control.trail.letterOpen",
+  "patient.report_upload": "control.trail.reportUpload",
+  "patient.followup_ask": "control.trail.followupAsk",
+  "patient.share_create": "control.trail.shareCreate",
+  "patient.share_revoke": "control.trail.shareRevoke",
+  "patient.fhir_export": "control.trail.export",
+  "patient.manager_revoked": "control.trail.managerRevoked",
+  "patient.centre_revoked": "control.trail.centreRevoked",
+};
+
+/**
+ * Whose trail `actor` may read: the person (their own profile), an admin, and a family manager of a
+ * profile that has no login of its own (a child's, a parent's who never signed up) — whoever acts
+ * for a person who cannot look themself. Anyone else gets the same refusal as for an unknown id.
+ */
+async function trailProfile(actor: Actor, patientId: string | null | undefined): Promise<PatientRow> {
+  if (!patientId) return ownProfile(actor);
+  const access = await patientAccess(actor, patientId);
+  if (
+    !access ||
+    access.kind === "centre" ||
+    (access.kind === "manager" && access.patient.accountId !== null)
+  ) {
+    if (actor.accountType === "Admin") throw new DomainError("not_found", "reports.patientNotFound");
+    throw new DomainError("forbidden", "control.notYourTrail");
+  }
+  return access.patient;
+}
+
+/** The profile's access trail, newest first, each entry worded in `locale`. */
+export async function accessTrail(
+  actor: Actor,
+  query: { patientId?: string | null; locale: string },
+  page: PageQuery,
+): Promise<Paged<ApiTrailEntry>> {
+  const patient = await trailProfile(actor, query.patientId);
+  const where = and(eq(auditEvents.subjectType, "patient"), eq(auditEvents.subjectId, patient.id));
+  const total = (await first(db().select({ n: count() }).from(auditEvents).where(where)))?.n ?? 0;
+  // audit_events_subject_idx (subject_type, subject_id, created_at, id)
+  const events = await db()
+    .select({
+      e: auditEvents,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      accountType: users.accountType,
+    })
+    .from(auditEvents)
+    .leftJoin(users, eq(users.id, auditEvents.actorId))
+    .where(where)
+    .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
+    .limit(page.pageSize)
+    .offset((page.page - 1) * page.pageSize);
+  const details = events.map((r) => (parseDetail(r.e.detail) ?? {}) as Record<string, unknown>);
+  const str = (v: unknown) => (typeof v === "string" && v ? v : null);
+  const centreIds = new Set<string>();
+  const managerIds = new Set<string>();
+  for (const d of details) {
+    const c = str(d.centreId);
+    if (c) centreIds.add(c);
+    const m = str(d.managerId);
+    if (m) managerIds.add(m);
+  }
+  if (patient.centreId) centreIds.add(patient.centreId);
+  const centreNames = new Map<string, string>();
+  if (centreIds.size)
+    for (const c of await db()
+      .select({ id: centres.id, name: centres.name })
+      .from(centres)
+      .where(inArray(centres.id, [...centreIds])))
+      centreNames.set(c.id, c.name);
+  const managerNames = new Map<string, string>();
+  if (managerIds.size)
+    for (const u of await db()
+      .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
+      .from(users)
+      .where(inArray(users.id, [...managerIds])))
+      managerNames.set(u.id, `${u.firstName} ${u.lastName}`.trim());
+
+  const t = await getT(isLocale(query.locale) ? query.locale : "en");
+  const items = events.map((r, i): ApiTrailEntry => {
+    const d = details[i];
+    const e = r.e;
+    const self = !!e.actorId && e.actorId === patient.accountId;
+    const by: TrailBy = self
+      ? "self"
+      : d.by === "manager" || d.by === "centre"
+        ? d.by
+        : r.accountType === "HealthWorker"
+          ? "centre"
+          : r.accountType === "Admin"
+            ? "admin"
+            : r.accountType === "Patient"
+              ? "manager"
+              : "other";
+    // The centre a health worker acted for: recorded with the event, else the profile's own.
+    const centreId = str(d.centreId) ?? (by === "centre" ? patient.centreId : null);
+    const centreName = centreId ? (centreNames.get(centreId) ?? "") : "";
+    const name = r.firstName !== null ? `${r.firstName} ${r.lastName ?? ""}`.trim() : "";
+    const who = !e.actorId
+      ? t("control.who.nobody")
+      : r.firstName === null
+        ? t("control.who.gone")
+        : by === "self"
+          ? t("control.who.you")
+          : by === "centre"
+            ? t("control.who.worker", { name, centre: centreName || "—" })
+            : by === "manager"
+              ? t("control.who.family", { name })
+              : by === "admin"
+                ? t("control.who.admin", { name })
+                : name;
+    const key = TRAIL_TEXT[e.action];
+    const text =
+      e.action === "patient.registered"
+        ? t(key, { name: name || t("control.who.gone"), centre: centreName || "—" })
+        : e.action === "patient.manager_revoked"
+          ? t(key, { name: managerNames.get(str(d.managerId) ?? "") || t("control.who.gone"), who })
+          : e.action === "patient.centre_revoked"
+            ? t(key, { centre: centreName || "—", who })
+            : key
+              ? t(key, { who })
+              : t("control.trail.other", { action: e.action.replace(/^patient\./, ""), who });
+    return {
+      _id: e.id,
+      action: e.action,
+      at: e.createdAt.toISOString(),
+      by,
+      actor:
+        e.actorId && r.firstName !== null
+          ? { _id: e.actorId, firstName: r.firstName, lastName: r.lastName ?? "" }
+          : null,
+      centre: centreId ? { _id: centreId, name: centreName } : null,
+      reportId: str(d.reportId),
+      text,
+    };
+  });
+  return { items, total, page: page.page, pageSize: page.pageSize };
+}

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { CENTRE_KINDS, CONSENT_METHODS, PATIENT_CONSENT_KINDS } from "~/db/types";
+
+/** The patient stays in control (decision 0030): who may act for a profile, its access trail, consents given by others. */
+
+const blankToUndefined = (v: unknown) => (v === "" || v === null ? undefined : v);
+
+export const accessTrailQuery = z.object({
+  /** A profile the caller manages (a family member without a login of their own); default: their own. */
+  patientId: z.preprocess(blankToUndefined, z.string().max(100, "reports.patientNotFound").optional()),
+});
+
+export const accessHoldersObject = z.object({
+  patientId: z.string(),
+  managers: z.array(
+    z.object({
+      managerId: z.string(),
+      firstName: z.string(),
+      lastName: z.string(),
+      relationship: z.string(),
+      since: z.string().datetime(),
+    }),
+  ),
+  centre: z
+    .object({ _id: z.string(), name: z.string(), kind: z.string(), district: z.string(), state: z.string() })
+    .nullable(),
+});
+
+export const trailEntryObject = z.object({
+  _id: z.string(),
+  /** patient.registered, patient.reports_open, patient.file_open, patient.letter_open, … */
+  action: z.string(),
+  at: z.string().datetime(),
+  by: z.enum(["self", "manager", "centre", "admin", "other"]),
+  actor: z.object({ _id: z.string(), firstName: z.string(), lastName: z.string() }).nullable(),
+  centre: z.object({ _id: z.string(), name: z.string() }).nullable(),
+  reportId: z.string().nullable(),
+  /** What happened, in the request's language, without the date. */
+  text: z.string(),
+});
+
+/** A consent given for the profile by someone else: facilitated at a centre, a guardian's, a family member's. */
+export const profileConsentObject = z.object({
+  _id: z.string(),
+  kind: z.enum(PATIENT_CONSENT_KINDS),
+  granted: z.boolean(),
+  textVersion: z.string(),
+  locale: z.string(),
+  method: z.enum(CONSENT_METHODS),
+  witnessName: z.string().nullable(),
+  /** A photo of the signature or thumbprint is kept (encrypted). */
+  evidence: z.boolean(),
+  recordedBy: z.object({ _id: z.string().nullable(), name: z.string() }),
+  centre: z.object({ _id: z.string(), name: z.string() }).nullable(),
+  relationship: z.string(),
+  createdAt: z.string().datetime(),
+});
+
+/** The words for each kind of consent given by others, method and centre kind (screens and the FHIR export). */
+export const CONSENT_KIND_KEYS: Record<(typeof PATIENT_CONSENT_KINDS)[number], string> = {
+  facilitated: "control.consentKind.facilitated",
+  guardian: "control.consentKind.guardian",
+  family: "control.consentKind.family",
+};
+
+export const CONSENT_METHOD_KEYS: Record<(typeof CONSENT_METHODS)[number], string> = {
+  verbal: "control.consentMethod.verbal",
+  witnessed: "control.consentMethod.witnessed",
+  signature: "control.consentMethod.signature",
+  thumbprint: "control.consentMethod.thumbprint",
+  online: "control.consentMethod.online",
+};
+
+export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
+  hwc: "control.centreKind.hwc",
+  phc: "control.centreKind.phc",
+  chc: "control.centreKind.chc",
+  clinic: "control.centreKind.clinic",
+  csc: "control.centreKind.csc",
+};

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  freshDomain,
+  makeAdmin,
+  makeCentrePatient,
+  makeDependant,
+  makeExpert,
+  makePatient,
+  makeReport,
+  refusal,
+  type Domain,
+} from "../helpers/factories";
+
+/*
+ * The person in control of their profile, without HTTP: who may act for them, revoking a family
+ * manager and the centre (at once, once, only by the person), and the access trail's entries and
+ * wording. The screens and the API are in tests/integration/patient-control.test.ts.
+ */
+
+let d: Domain;
+beforeAll(async () => {
+  d = await freshDomain();
+});
+afterAll(() => d?.close());
+
+const page = { page: 1, pageSize: 50 };
+
+describe("who can act for a person, and revoking it", () => {
+  it("lists the managers and the centre; revoking a manager ends their access at once, once", async () => {
+    const mother = await makePatient({ firstName: "Lakshmi" });
+    const son = await makePatient({ firstName: "Ravi" });
+    const { worker, centreId } = await makeCentrePatient({ patient: mother.id, centreName: "HWC Sinnar" });
+    await d.db
+      .db()
+      .insert(d.schema.patientManagers)
+      .values({ patientId: mother.id, managerId: son.id, relationship: "mother", createdAt: new Date() });
+    const before = await d.care.accessHolders(mother);
+    expect(before.managers.map((m) => m.managerId)).toEqual([son.id]);
+    expect(before.centre).toMatchObject({ _id: centreId, name: "HWC Sinnar" });
+    expect((await d.care.patientAccess(son, mother.id))?.kind).toBe("manager");
+
+    const after = await d.care.revokeManager(mother, son.id, { ip: "10.0.0.1" });
+    expect(after.managers).toEqual([]);
+    expect(await d.care.patientAccess(son, mother.id)).toBeNull();
+    expect((await refusal(() => d.care.revokeManager(mother, son.id))).code).toBe("not_found");
+    // The worker still may, until the centre is revoked too.
+    expect((await d.care.patientAccess(worker, mother.id))?.kind).toBe("centre");
+    await d.care.revokeCentreAccess(mother);
+    expect(await d.care.patientAccess(worker, mother.id)).toBeNull();
+    expect((await refusal(() => d.care.revokeCentreAccess(mother))).code).toBe("not_found");
+
+    const trail = await d.care.accessTrail(mother, { locale: "en" }, page);
+    expect(trail.items.map((e) => e.text)).toEqual([
+      "Access of HWC Sinnar ended by you",
+      `Access of Ravi ${son.lastName} ended by you`,
+    ]);
+  });
+
+  it("only the person revokes: a manager, a health worker, an expert or an admin cannot", async () => {
+    const parent = await makePatient();
+    const child = await makeDependant(parent);
+    const { worker } = await makeCentrePatient();
+    for (const actor of [worker, await makeExpert(), await makeAdmin()])
+      expect((await refusal(() => d.care.revokeCentreAccess(actor))).code).toBe("forbidden");
+    // The parent has no manager of their own: revoking themself from the child is not this function's.
+    expect((await refusal(() => d.care.revokeManager(parent, parent.id))).code).toBe("not_found");
+    expect((await d.care.patientAccess(parent, child))?.kind).toBe("manager");
+  });
+});
+
+describe("the access trail", () => {
+  it("records what a manager and a health worker did, worded with who and where; the person's own acts are not in it", async () => {
+    const mother = await makePatient({ firstName: "Lakshmi" });
+    const son = await makePatient({ firstName: "Ravi", lastName: "Kumar" });
+    const { worker } = await makeCentrePatient({ patient: mother.id, centreName: "PHC Igatpuri" });
+    await d.db
+      .db()
+      .insert(d.schema.patientManagers)
+      .values({ patientId: mother.id, managerId: son.id, relationship: "mother", createdAt: new Date() });
+    const report = await makeReport(mother);
+    await d.consultation.listPatientReports(mother, mother.id, page);
+    await d.consultation.listPatientReports(son, mother.id, page);
+    await d.consultation.listPatientReports(worker, mother.id, page);
+    const file = await d.consultation.openReportFile(son, report._id);
+    file.stream.destroy();
+
+    const en = await d.care.accessTrail(mother, { locale: "en" }, page);
+    expect(en.items.map((e) => e.text)).toEqual([
+      "Report file opened by Ravi Kumar (family)",
+      `Opened by Sunita ${worker.lastName} (health worker, PHC Igatpuri)`,
+      "Opened by Ravi Kumar (family)",
+    ]);
+    expect(en.items[0]).toMatchObject({ by: "manager", reportId: report._id, actor: { _id: son.id } });
+    expect(en.items[1]).toMatchObject({ by: "centre", centre: { name: "PHC Igatpuri" } });
+    const ta = await d.care.accessTrail(mother, { locale: "ta" }, page);
+    expect(ta.items[2].text).toBe("Ravi Kumar (குடும்பம்) திறந்தார்");
+
+    // Who reads it: the person and admins; not the manager of a person with a login, nor a stranger.
+    expect(
+      (await refusal(() => d.care.accessTrail(son, { patientId: mother.id, locale: "en" }, page))).code,
+    ).toBe("forbidden");
+    expect(
+      (await refusal(() => d.care.accessTrail(worker, { patientId: mother.id, locale: "en" }, page))).code,
+    ).toBe("forbidden");
+    const admin = await makeAdmin();
+    expect((await d.care.accessTrail(admin, { patientId: mother.id, locale: "en" }, page)).total).toBe(3);
+    expect(
+      (await refusal(() => d.care.accessTrail(admin, { patientId: "nope", locale: "en" }, page))).code,
+    ).toBe("not_found");
+  });
+
+  it("a centre's registration reads 'Registered by … at …'", async () => {
+    const { patientId, worker } = await makeCentrePatient({ centreName: "HWC Nandgaon" });
+    await d.platform.audit(worker, "patient.registered", "patient", patientId, { centreId: null });
+    const admin = await makeAdmin();
+    const trail = await d.care.accessTrail(admin, { patientId, locale: "en" }, page);
+    expect(trail.items[0].text).toBe(`Registered by Sunita ${worker.lastName} at HWC Nandgaon`);
+  });
+});
+
+describe("consents given by others", () => {
+  it("the person's consent overview lists the facilitated consent; a manager reads a dependant's", async () => {
+    const mother = await makePatient();
+    await makeCentrePatient({ patient: mother.id, centreName: "HWC Sinnar" });
+    const overview = await d.rights.consentOverview(mother, "en");
+    expect(overview.profileConsents).toEqual([
+      expect.objectContaining({
+        kind: "facilitated",
+        method: "witnessed",
+        witnessName: "Gita Bai",
+        centre: expect.objectContaining({ name: "HWC Sinnar" }),
+      }),
+    ]);
+    const parent = await makePatient();
+    const child = await makeDependant(parent);
+    const theirs = await d.rights.consentOverview(parent, "en", { patientId: child });
+    expect(theirs.profileConsents).toEqual([expect.objectContaining({ kind: "guardian", method: "online" })]);
+    expect((await refusal(() => d.rights.consentOverview(mother, "en", { patientId: child }))).code).toBe(
+      "forbidden",
+    );
+  });
+});
