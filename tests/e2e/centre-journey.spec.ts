@@ -272,6 +272,9 @@ test("a health worker registers an elderly woman without a phone, submits her re
   const notice = await sms(`+91${worker.national}`, new RegExp(journey.shortId!), before);
   expect(notice.coding).toBe("ucs-2");
   expect(notice.text).not.toContain("कमला");
+  // Its short link opens the centre's queue (/m/c), where the worker is taken after signing in.
+  const link = /https?:\/\/\S+\/m\/c\b/.exec(notice.text)?.[0];
+  expect(link).toBeTruthy();
 
   // 6. The queue says the opinion is ready; the print view and the letter.
   await page.goto(`${app.url}/dashboard/centre`);

@@ -9,9 +9,10 @@ import { wcagAxe } from "./axe";
 /**
  * A family under one phone, in Hindi at 360 px, against a real Kannel: a father's account adds his
  * young son (his consent as guardian) and his adult daughter (her consent); the daughter takes her
- * profile over with her own mobile number and the SMS code, logs in, and — having chosen that her
- * father does not keep access — her father can no longer open her reports. Then axe on the family
- * screens in all four languages. This file starts its own app (with SMS_URL) and Kannel.
+ * profile over with her own mobile number and the SMS code (letting her father keep access for now),
+ * logs in, and revokes her father's access on My data — after which he can no longer open her
+ * reports. Then axe on the family screens in all four languages. This file starts its own app
+ * (with SMS_URL) and Kannel.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -186,7 +187,7 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   const code = codeOf(await sms(herPhone, 0));
   expect(received(dad.phone).length).toBe(beforeDad);
 
-  // 6. On her own phone, signed out: the number, the code, a password, and "no" to her father keeping access.
+  // 6. On her own phone, signed out: the number, the code, a password; her father may keep access for now.
   const her = await (await phoneContext(browser)).newPage();
   await her.goto("/take-over");
   await expect(her.locator("html")).toHaveAttribute("lang", "hi");
@@ -194,7 +195,7 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   for (let i = 0; i < 6; i++) await her.locator(`input[name=d${i + 1}]`).fill(code[i]);
   await her.locator("input[name=password]").fill(DAUGHTER_PASSWORD);
   await her.locator("input[name=confirmPassword]").fill(DAUGHTER_PASSWORD);
-  await her.locator("input[name=keepAccess][value=false]").check();
+  await her.locator("input[name=keepAccess][value=true]").check();
   await shoot(her, "family-7-take-over-complete-360");
   await her.locator("main button[type=submit]").click();
   await expect(her).toHaveURL(/\/login$/);
@@ -205,8 +206,21 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await expect(her.getByTestId("not-allowed")).toHaveCount(0);
   await expect(her.getByRole("heading", { level: 1 })).toBeVisible();
   await shoot(her, "family-8-her-own-reports-360");
+  // Her father still may, as she allowed.
+  await father.goto(`/dashboard/previous-report/${ids.daughter}`);
+  await expect(father.getByTestId("not-allowed")).toHaveCount(0);
 
-  // 8. Her father can no longer open them, and she has left his family list.
+  // 8. On My data she sees who can act for her, and revokes her father (a confirmation first).
+  await her.goto("/dashboard/my-data#access");
+  const access = her.locator("#access");
+  await expect(access).toContainText("Ramesh");
+  await access.getByRole("link", { name: /Ramesh/ }).click();
+  await expect(her).toHaveURL(/revoke=/);
+  await shoot(her, "family-8b-revoke-confirm-360");
+  await access.getByRole("button", { name: "हाँ, पहुँच हटाएँ" }).click();
+  await expect(her.locator("#access")).not.toContainText("Ramesh");
+
+  // 9. Her father can no longer open them, and she has left his family list.
   await father.goto(`/dashboard/previous-report/${ids.daughter}`);
   await expect(father.getByTestId("not-allowed")).toBeVisible();
   await shoot(father, "family-9-father-refused-360");

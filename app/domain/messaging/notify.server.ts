@@ -75,11 +75,17 @@ export const SHORT_LINKS = {
   d: "/dashboard/my-data",
   // The family screen: a manager's notices never say whose report it is.
   y: "/dashboard/family",
+  // A centre's queue: a health worker's notice about one of the centre's patients.
+  c: "/dashboard/centre",
 } as const;
 export type ShortLink = keyof typeof SHORT_LINKS;
 
 function shortLinkFor(path: string): string {
-  const hit = (Object.entries(SHORT_LINKS) as [ShortLink, string][]).find(([, p]) => path.startsWith(p));
+  // Whole path segments: /dashboard/centres (the admins') is not under /dashboard/centre.
+  const bare = path.split(/[?#]/)[0];
+  const hit = (Object.entries(SHORT_LINKS) as [ShortLink, string][]).find(
+    ([, p]) => bare === p || bare.startsWith(`${p}/`),
+  );
   return `${config().appUrl}/m/${hit ? hit[0] : "h"}`;
 }
 

@@ -21,6 +21,10 @@ export function SidebarNav({
 }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
+  // A link whose path holds another entry's path (the centre's patients above "Register a patient")
+  // is active on its own page only, so one page never highlights two entries.
+  const paths = entries.flatMap((e) => ("group" in e ? e.items.map((i) => i.to) : [e.to]));
+  const endsAt = (to: string) => paths.some((o) => o !== to && isUnder(o, to));
   return (
     <nav aria-label={t("dashboard.sidebar")}>
       <ul className="space-y-1">
@@ -28,7 +32,7 @@ export function SidebarNav({
           if (!("group" in entry)) {
             return (
               <li key={entry.to}>
-                <NavLink to={entry.to} className={linkClass} prefetch="intent">
+                <NavLink to={entry.to} end={endsAt(entry.to)} className={linkClass} prefetch="intent">
                   <NavIcon name={entry.icon} />
                   <span>{entry.label}</span>
                 </NavLink>
@@ -57,7 +61,7 @@ export function SidebarNav({
                 <ul className="mt-1 space-y-1 pl-4">
                   {entry.items.map((item) => (
                     <li key={item.to}>
-                      <NavLink to={item.to} className={linkClass} prefetch="intent">
+                      <NavLink to={item.to} end={endsAt(item.to)} className={linkClass} prefetch="intent">
                         <NavIcon name={item.icon} />
                         <span>{item.label}</span>
                       </NavLink>
