@@ -1,15 +1,13 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDuration } from "~/components/reports/duration";
 import { EmptyState } from "~/components/reports/EmptyState";
-import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
+import { useOverdueColumns } from "~/components/reports/overdueColumns";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { Flag } from "~/components/reports/StatusBadge";
 import { config } from "~/config.server";
 import { getTurnaround } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -63,13 +61,11 @@ function Stat({ label, value, tone }: { label: string; value: string | number; t
 export default function Turnaround() {
   const { t } = useTranslation();
   const { stats, notAllowed, now, targets } = useLoaderData<typeof loader>();
-  const typeLabel = useReportTypeLabel();
-  const dates = useDateText();
+  const lateColumns = useOverdueColumns(now);
   if (notAllowed || !stats || !targets)
     return <NotAllowed title={t("turnaround.title")} message={notAllowed ?? ""} />;
   const dur = (ms: number | null) => (ms === null ? t("reports.notAvailable") : formatDuration(ms, t));
   type Expert = (typeof stats.experts)[number];
-  type Late = (typeof stats.overdueReports)[number];
   const expertColumns: Column<Expert>[] = [
     {
       key: "expert",
@@ -89,38 +85,6 @@ export default function Turnaround() {
       cell: (e) => <span className="tabular-nums">{e.reviewed}</span>,
     },
     { key: "median", header: t("turnaround.colMedian"), cell: (e) => dur(e.medianMs) },
-  ];
-  const lateColumns: Column<Late>[] = [
-    {
-      key: "type",
-      header: t("reports.reportTypeLabel"),
-      cell: (r) => (
-        <span className="flex flex-wrap items-center gap-1">
-          {typeLabel(r.reportType)} {r.urgent && <Flag kind="urgent" />}
-        </span>
-      ),
-    },
-    {
-      key: "patient",
-      header: t("reports.colPatientName"),
-      cell: (r) => (
-        <Link to={`/dashboard/previous-report/${encodeURIComponent(r.patientId)}`} className="link">
-          {r.patientName || t("reports.notAvailable")}
-        </Link>
-      ),
-    },
-    {
-      key: "waiting",
-      header: t("reports.colWaiting"),
-      cell: (r) => formatDuration(now - Date.parse(r.createdAt), t),
-    },
-    { key: "due", header: t("turnaround.colDue"), cell: (r) => dates.dateTime(r.dueAt) },
-    {
-      key: "status",
-      header: t("reports.status"),
-      cell: (r) =>
-        r.claimedBy ? t("reports.inReviewBy", { name: r.claimedBy }) : t("reports.statusPending"),
-    },
   ];
   return (
     <section className="space-y-6">

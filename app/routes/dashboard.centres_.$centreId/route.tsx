@@ -3,12 +3,10 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDuration } from "~/components/reports/duration";
 import { EmptyState } from "~/components/reports/EmptyState";
-import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
+import { useOverdueColumns } from "~/components/reports/overdueColumns";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { Flag } from "~/components/reports/StatusBadge";
 import {
   centreOverdue,
   centreStats,
@@ -100,10 +98,8 @@ export default function CentrePage() {
   const { t } = useTranslation();
   const { centre, stats, workers, overdue, now } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const typeLabel = useReportTypeLabel();
-  const dates = useDateText();
+  const lateColumns = useOverdueColumns(now);
   const dur = (ms: number | null) => (ms === null ? t("reports.notAvailable") : formatDuration(ms, t));
-  type Late = (typeof overdue)[number];
   const workerColumns: Column<ApiHealthWorker>[] = [
     {
       key: "name",
@@ -117,38 +113,6 @@ export default function CentrePage() {
       cell: (w) => <span className="break-all">{w.workerId}</span>,
     },
     { key: "status", header: t("reports.status"), cell: (w) => t(WORKER_STATUS_KEYS[w.status]) },
-  ];
-  const lateColumns: Column<Late>[] = [
-    {
-      key: "type",
-      header: t("reports.reportTypeLabel"),
-      cell: (r) => (
-        <span className="flex flex-wrap items-center gap-1">
-          {typeLabel(r.reportType)} {r.urgent && <Flag kind="urgent" />}
-        </span>
-      ),
-    },
-    {
-      key: "patient",
-      header: t("reports.colPatientName"),
-      cell: (r) => (
-        <Link to={`/dashboard/previous-report/${encodeURIComponent(r.patientId)}`} className="link">
-          {r.patientName || t("reports.notAvailable")}
-        </Link>
-      ),
-    },
-    {
-      key: "waiting",
-      header: t("reports.colWaiting"),
-      cell: (r) => formatDuration(now - Date.parse(r.createdAt), t),
-    },
-    { key: "due", header: t("turnaround.colDue"), cell: (r) => dates.dateTime(r.dueAt) },
-    {
-      key: "status",
-      header: t("reports.status"),
-      cell: (r) =>
-        r.claimedBy ? t("reports.inReviewBy", { name: r.claimedBy }) : t("reports.statusPending"),
-    },
   ];
   return (
     <section className="space-y-6">
