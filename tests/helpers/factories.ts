@@ -430,34 +430,9 @@ export async function makeCentrePatient(opts: { patient?: string; centreName?: s
   const d = domain();
   const { newId } = await import("~/utils/ids.server");
   const now = new Date();
-  const centreId = newId();
-  await d.db
-    .db()
-    .insert(d.schema.centres)
-    .values({
-      id: centreId,
-      name: opts.centreName ?? unique("Ayushman Arogya Mandir "),
-      kind: "hwc",
-      district: "Nashik",
-      state: "Maharashtra",
-      pinCode: "422001",
-      createdAt: now,
-      updatedAt: now,
-    });
-  const row = await d.accounts.insertUser({
-    email: uniqueEmail("worker"),
-    password: PASSWORD,
-    firstName: "Sunita",
-    lastName: unique("Pawar"),
-    accountType: "HealthWorker",
-  });
-  await d.db
-    .db()
-    .insert(d.schema.healthWorkers)
-    .values({ userId: row.id, centreId, role: "cho", workerId: "CHO-1" });
-  const client = newClient();
-  const session = await d.accounts.createSession(row.id, "web", client);
-  const worker: Person = { ...actorOf(row, session.id), password: PASSWORD, token: session.token, client };
+  const centre = await makeCentre({ name: opts.centreName ?? unique("Ayushman Arogya Mandir ") });
+  const centreId = centre.id;
+  const worker = await makeHealthWorker(centre, { firstName: "Sunita", lastName: unique("Pawar") });
   let patientId = opts.patient;
   if (patientId) {
     const { eq } = await import("drizzle-orm");
