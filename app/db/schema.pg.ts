@@ -420,6 +420,8 @@ export const shareLinks = pgTable(
     maxOpens: integer("max_opens"),
     opens: integer("opens").notNull().default(0),
     lastOpenedAt: ms("last_opened_at"),
+    /** Who made the link: the person, or a family member acting for them (their links end with their access). */
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     revokedAt: ms("revoked_at"),
     createdAt: createdAt(),
   },

@@ -412,6 +412,8 @@ export const shareLinks = sqliteTable(
     maxOpens: integer("max_opens"),
     opens: integer("opens").notNull().default(0),
     lastOpenedAt: integer("last_opened_at", { mode: "timestamp_ms" }),
+    /** Who made the link: the person, or a family member acting for them (their links end with their access). */
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
   },

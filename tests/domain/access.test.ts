@@ -7,6 +7,7 @@ import {
   makeExpert,
   makePatient,
   makeReport,
+  makeShareLink,
   refusal,
   type Domain,
 } from "../helpers/factories";
@@ -39,8 +40,22 @@ describe("who can act for a person, and revoking it", () => {
     expect(before.centre).toMatchObject({ _id: centreId, name: "HWC Sinnar" });
     expect((await d.care.patientAccess(son, mother.id))?.kind).toBe("manager");
 
+    // A link her son made for her report, and one she made herself.
+    const report = await makeReport(mother);
+    const sons = await makeShareLink(son, report);
+    const hers = await makeShareLink(mother, report);
+    const linkRow = async (id: string) => {
+      const { eq } = await import("drizzle-orm");
+      const [row] = await d.db.db().select().from(d.schema.shareLinks).where(eq(d.schema.shareLinks.id, id));
+      return row;
+    };
+    expect(await linkRow(sons._id)).toMatchObject({ createdBy: son.id, revokedAt: null });
+
     const after = await d.care.revokeManager(mother, son.id, { ip: "10.0.0.1" });
     expect(after.managers).toEqual([]);
+    // The links he made for her end with his access; hers stay.
+    expect((await linkRow(sons._id))!.revokedAt).not.toBeNull();
+    expect(await linkRow(hers._id)).toMatchObject({ createdBy: mother.id, revokedAt: null });
     expect(await d.care.patientAccess(son, mother.id)).toBeNull();
     expect((await refusal(() => d.care.revokeManager(mother, son.id))).code).toBe("not_found");
     // The worker still may, until the centre is revoked too.
@@ -53,6 +68,7 @@ describe("who can act for a person, and revoking it", () => {
     expect(trail.items.map((e) => e.text)).toEqual([
       "Access of HWC Sinnar ended by you",
       `Access of Ravi ${son.lastName} ended by you`,
+      `Sharing link made by Ravi ${son.lastName} (family)`,
     ]);
   });
 

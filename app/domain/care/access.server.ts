@@ -8,6 +8,7 @@ import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import type { Actor } from "../accounts/sessions.server";
 import { findPatient, patientAccess } from "./patients.server";
+import { revokeLinksMadeBy } from "../sharing/share-links.server";
 
 /**
  * The person stays in control of their profile (decision 0030): they see who may act for them (the
@@ -100,10 +101,21 @@ export async function revokeManager(
         )
         .returning({ managerId: patientManagers.managerId }),
     );
-    if (ended.length === 1)
+    if (ended.length === 1) {
+      // The sharing links they made for this person end with their access.
+      const links = yield* revokeLinksMadeBy(tx, own.id, id);
       yield* exec(
-        auditInsert(tx, actor, "patient.manager_revoked", "patient", own.id, { managerId: id }, opts.ip),
+        auditInsert(
+          tx,
+          actor,
+          "patient.manager_revoked",
+          "patient",
+          own.id,
+          { managerId: id, links },
+          opts.ip,
+        ),
       );
+    }
     return ended.length === 1;
   });
   if (!done) throw new DomainError("not_found", "control.managerNotFound");

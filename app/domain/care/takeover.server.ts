@@ -22,6 +22,7 @@ import { DomainError, zodFieldErrors } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
 import { isMinor } from "./family.server";
 import { findPatient, requirePatientAccess, traceAccess } from "./patients.server";
+import { revokeLinksMadeBy } from "../sharing/share-links.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a
@@ -137,12 +138,15 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
       // Someone completed the same take-over a moment earlier: undo this one.
       if (took.length !== 1) throw new DomainError("conflict", "family.alreadyOwnAccount");
       if (!input.keepAccess) {
-        yield* exec(
+        const ended = yield* rows(
           tx
             .update(patientManagers)
             .set({ revokedAt: now })
-            .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt))),
+            .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt)))
+            .returning({ managerId: patientManagers.managerId }),
         );
+        // The links those managers made for her end with their access.
+        for (const m of ended) yield* revokeLinksMadeBy(tx, patient.id, m.managerId);
         yield* exec(
           tx
             .update(patients)

@@ -3,7 +3,7 @@ import { alias } from "~/db/alias";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { patients, reports, shareLinks, users } from "~/db/schema";
 import {
   createShareLinkFormSchema,
@@ -214,6 +214,7 @@ export async function createShareLink(
     opens: 0,
     lastOpenedAt: null,
     revokedAt: null,
+    createdBy: actor.id,
     createdAt: now,
   };
   try {
@@ -728,4 +729,26 @@ export async function sharedLetter(
   const letter = await renderOpinionLetter(report, r.letterCode, f.patient.locale);
   await audit(null, "share.letter_open", "report", r.id, { linkId: f.link.id }, client.ip);
   return letter;
+}
+
+/**
+ * Inside a transaction: ends the live links to a profile's reports that `userId` made while acting
+ * for it — when the person revokes a family member's access, the links that member made go too
+ * (decision 0030). Returns how many.
+ */
+export function* revokeLinksMadeBy(tx: DB, patientId: string, userId: string): TxSteps<number> {
+  const ended = yield* rows(
+    tx
+      .update(shareLinks)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(shareLinks.patientId, patientId),
+          eq(shareLinks.createdBy, userId),
+          isNull(shareLinks.revokedAt),
+        ),
+      )
+      .returning({ id: shareLinks.id }),
+  );
+  return ended.length;
 }
