@@ -228,7 +228,18 @@ export async function eraseAccount(
     );
     return request;
   });
-  if (!(await eraseOne(row, now))) throw new DomainError("conflict", "profile.deleteFailedLater");
+  if (!(await eraseOne(row, now))) {
+    // The rights job (any node's) may have carried out this request, due now, a moment before us:
+    // the person asked for the erasure and it is done.
+    const done = await first(
+      db()
+        .select()
+        .from(rightsRequests)
+        .where(and(eq(rightsRequests.id, row.id), eq(rightsRequests.status, "done"))),
+    );
+    if (!done) throw new DomainError("conflict", "profile.deleteFailedLater");
+    return { erased: true, request: toApi(done) };
+  }
   return { erased: true, request: toApi({ ...row, status: "done", resolvedAt: now, cancelTokenHash: null }) };
 }
 
