@@ -1,15 +1,16 @@
 import type { AppLoadContext, EntryContext, HandleDataRequestFunction } from "@remix-run/node";
-import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { createInstance, type i18n } from "i18next";
 import { randomBytes } from "node:crypto";
-import { Transform } from "node:stream";
+import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
+import { withRememberedStrings } from "~/i18n/resolved.server";
 import { logRequest } from "~/utils/log.server";
+import { pageCacheKey, publicRender } from "~/utils/page-cache.server";
 import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
@@ -19,7 +20,7 @@ import { NonceContext } from "~/utils/nonce";
 await startup();
 
 /** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
-export const appHooks = { refusal, shutdown };
+export const appHooks = { refusal, shutdown, pageCacheKey };
 
 const ABORT_DELAY = 10_000;
 
@@ -35,7 +36,7 @@ function i18nFor(locale: string) {
     instance = created
       .use(initReactI18next)
       .init({ ...i18nOptions, lng: locale, resources })
-      .then(() => created);
+      .then(() => withRememberedStrings(created));
     instances.set(locale, instance);
   }
   return instance;
@@ -97,14 +98,30 @@ export default async function handleRequest(
         onAllReady() {
           shellRendered = true;
           clearTimeout(timer);
-          const body = withoutNulBytes();
-          const stream = createReadableStreamFromReadable(body);
+          const status = responseStatusCode;
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
+          // A document is drawn for the visitor's language and session: a shared cache keys on both.
+          responseHeaders.append("Vary", "Cookie, Accept-Language");
           if (isPrivate(request, remixContext)) responseHeaders.set("Cache-Control", "no-store");
-          resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
-          pipe(body);
-          logRequest(request, params, responseStatusCode, loadContext);
+          // Our server may keep this page for everyone asking the same way (server/page-cache.ts).
+          if (loadContext.pageCache && publicRender(request, status, responseHeaders, remixContext))
+            loadContext.pageCache.nonce = nonce;
+          // The page is complete: it is collected and answered as one body (the server compresses
+          // it in one call) rather than streamed through web streams chunk by chunk.
+          const chunks: Buffer[] = [];
+          const sink = new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              chunks.push(chunk);
+              done();
+            },
+          });
+          sink.once("finish", () => {
+            const page = withoutNulBytes(Buffer.concat(chunks));
+            resolve(new Response(page as unknown as BodyInit, { headers: responseHeaders, status }));
+            logRequest(request, params, status, loadContext);
+          });
+          pipe(sink);
         },
         onShellError(error: unknown) {
           clearTimeout(timer);
@@ -124,14 +141,10 @@ export default async function handleRequest(
  * React 18.3's streaming renderer can flush its whole 2 KiB buffer when a multi-byte character did
  * not fit at the end, unwritten zero bytes included (facebook/react#26228): a Hindi, Bengali or
  * Tamil page then carries NUL bytes wherever a boundary falls inside a character. NUL is never
- * valid in HTML (and React escapes no text into it), so the page's bytes pass through without it.
+ * valid in HTML (and React escapes no text into it), so the page's bytes pass without it.
  */
-function withoutNulBytes() {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      done(null, chunk.indexOf(0) === -1 ? chunk : Buffer.from(chunk.filter((b) => b !== 0)));
-    },
-  });
+function withoutNulBytes(page: Buffer): Buffer {
+  return page.indexOf(0) === -1 ? page : Buffer.from(page.filter((b) => b !== 0));
 }
 
 export const handleDataRequest: HandleDataRequestFunction = (response, { request, params, context }) => {

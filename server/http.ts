@@ -5,6 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { constants, createBrotliCompress, createGzip, brotliCompressSync, gzipSync } from "node:zlib";
 import type { RequestContext } from "~/utils/request.server";
 import { resolveClient, type Trust } from "./client";
+import { PageCache } from "./page-cache";
 import { pickEncoding, type StaticFile } from "./static";
 
 /**
@@ -16,6 +17,19 @@ export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
 export type AppHooks = {
   refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
   routeOf: (pathname: string) => string;
+  /**
+   * The key under which this GET's rendered page may be kept and served again (the same for
+   * everyone asking so), or null: the app decides which pages are public and what varies them.
+   */
+  pageCacheKey?: (request: PageRequest) => string | null;
+};
+
+export type PageRequest = {
+  pathname: string;
+  search: string;
+  origin: string;
+  cookie: string | undefined;
+  acceptLanguage: string | undefined;
 };
 
 export type HandlerOptions = {
@@ -143,14 +157,26 @@ function drainAfterResponse(req: IncomingMessage, res: ServerResponse, max: numb
   });
 }
 
+/**
+ * A rendered page is compressed whole once it is drawn (the app answers when the page is complete,
+ * so nothing is lost by not streaming it); level 4 costs about half of 6 for a page a few percent
+ * larger — see docs/performance.md, "Rendered pages".
+ */
+const HTML_GZIP_LEVEL = 4;
+const HTML_BROTLI_QUALITY = 4;
+/** A page larger than this is streamed through the compressor instead of held whole. */
+const HTML_WHOLE_MAX = 2 * 1024 * 1024;
+
 export function createHandler(opts: HandlerOptions) {
   const handleRemix = createRequestHandler(opts.build, "production");
+  const pages = new PageCache();
 
   async function send(
     req: IncomingMessage,
     res: ServerResponse,
     response: Response,
     encodingAllowed: boolean,
+    keep?: { key: string; context: RequestContext },
   ): Promise<void> {
     const headers = response.headers;
     const type = headers.get("Content-Type") ?? "";
@@ -173,6 +199,27 @@ export function createHandler(opts: HandlerOptions) {
     if (!response.body || req.method === "HEAD") {
       res.writeHead(response.status, out);
       res.end();
+      return;
+    }
+    const length = Number(headers.get("Content-Length") ?? NaN);
+    if (isHtml && !(length > HTML_WHOLE_MAX)) {
+      let body: Buffer = Buffer.from(await response.arrayBuffer());
+      const nonce = keep?.context.pageCache?.nonce;
+      if (keep && nonce && response.status === 200 && !cookies.length && body.length <= HTML_WHOLE_MAX) {
+        pages.store(keep.key, response.status, out as Record<string, string>, body, nonce, {
+          route: keep.context.requestLog.route,
+        });
+      }
+      if (encoding && body.length > 1024) {
+        body =
+          encoding === "br"
+            ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: HTML_BROTLI_QUALITY } })
+            : gzipSync(body, { level: HTML_GZIP_LEVEL });
+        out["content-encoding"] = encoding;
+      }
+      out["content-length"] = String(body.length);
+      res.writeHead(response.status, out);
+      res.end(body);
       return;
     }
     if (isJson) {
@@ -309,7 +356,31 @@ export function createHandler(opts: HandlerOptions) {
       }
     }
 
-    // 4. Bodies: uploads stream with a counted limit; everything else is read whole (small).
+    // 4. A public page kept whole (the same for everyone asking so), with a nonce of its own.
+    let keep: { key: string; context: RequestContext } | undefined;
+    if (method === "GET" && opts.hooks.pageCacheKey) {
+      const key = opts.hooks.pageCacheKey({
+        pathname,
+        search: q === -1 ? "" : rawUrl.slice(q),
+        origin: `${proto}://${host}`,
+        cookie: header(req, "cookie"),
+        acceptLanguage: header(req, "accept-language"),
+      });
+      if (key) {
+        const ae = header(req, "accept-encoding");
+        const hit = pages.serve(key, pickEncoding(ae), /\bgzip\b(?!;q=0(\.0*)?\b)/i.test(ae ?? ""));
+        if (hit) {
+          context.requestLog.route = hit.route ?? opts.hooks.routeOf(pathname);
+          res.writeHead(hit.status, hit.headers);
+          res.end(hit.body);
+          return;
+        }
+        context.pageCache = {};
+        keep = { key, context };
+      }
+    }
+
+    // 5. Bodies: uploads stream with a counted limit; everything else is read whole (small).
     let body: BodyInit | undefined;
     if (method !== "GET" && method !== "HEAD") {
       const isUpload = UPLOAD_PATHS.test(pathname);
@@ -362,6 +433,6 @@ export function createHandler(opts: HandlerOptions) {
       response = new Response("Internal Server Error", { status: 500 });
     }
     context.requestLog.route ??= opts.hooks.routeOf(pathname);
-    await send(req, res, response, true);
+    await send(req, res, response, true, keep);
   };
 }

@@ -1,6 +1,7 @@
 import { createCookie } from "@remix-run/node";
 import { createInstance, type TFunction } from "i18next";
 import { RemixI18Next } from "remix-i18next/server";
+import { rememberStrings } from "./resolved.server";
 import { FALLBACK_LOCALE, i18nOptions, isLocale, NAMESPACE, SUPPORTED_LOCALES, type Locale } from "./config";
 import en from "./locales/en";
 import hi from "./locales/hi";
@@ -45,7 +46,7 @@ export async function getT(locale: Locale): Promise<TFunction> {
   if (!t) {
     const instance = createInstance();
     await instance.init({ ...i18nOptions, lng: locale, resources });
-    t = instance.getFixedT(locale, NAMESPACE);
+    t = rememberStrings(instance.getFixedT(locale, NAMESPACE));
     instances.set(locale, t);
   }
   return t;

@@ -9,6 +9,11 @@ export type RequestContext = {
   client: Client;
   /** Filled by the app with the matched route pattern; the server writes the log line. */
   requestLog: { route?: string };
+  /**
+   * Present when the server may keep this GET's page for others asking the same way; the render
+   * sets `nonce` only when the page it drew is public (no user, no toast, no cookie set).
+   */
+  pageCache?: { nonce?: string };
 };
 
 declare module "@remix-run/node" {

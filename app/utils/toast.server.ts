@@ -28,4 +28,13 @@ export const redirectWithSuccess = (url: string, message: string, init?: Respons
   toasts().redirectWithSuccess(url, message, init);
 export const redirectWithError = (url: string, message: string, init?: ResponseInit) =>
   toasts().redirectWithError(url, message, init);
-export const getToast = (request: Request) => toasts().getToast(request);
+
+/**
+ * The toast of this request, if its cookie carries one. Without a toast cookie there is nothing to
+ * read and nothing to clear, so no cookie is set either (remix-toast would write an empty one on
+ * every page, which made every page personal to the browser that got it).
+ */
+export const getToast = (request: Request): ReturnType<ReturnType<typeof toasts>["getToast"]> =>
+  /(?:^|;)\s*toast=/.test(request.headers.get("Cookie") ?? "")
+    ? toasts().getToast(request)
+    : Promise.resolve({ toast: undefined, headers: new Headers() });
