@@ -163,7 +163,7 @@ function drainAfterResponse(req: IncomingMessage, res: ServerResponse, max: numb
  * larger — see docs/performance.md, "Rendered pages".
  */
 const HTML_GZIP_LEVEL = 4;
-const HTML_BROTLI_QUALITY = 4;
+const HTML_BROTLI_QUALITY = 2;
 /** A page larger than this is streamed through the compressor instead of held whole. */
 const HTML_WHOLE_MAX = 2 * 1024 * 1024;
 

@@ -199,13 +199,11 @@ export default function PendingReports() {
         ) : r.claimedBy ? (
           <span className="text-sm text-slate-600">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
         ) : (
-          <Form method="post" preventScrollReset>
-            <input type="hidden" name="reportId" value={r._id} />
-            <button type="submit" className="btn-primary px-3 whitespace-nowrap">
-              {t("reports.startReview")}
-              <span className="sr-only"> {typeLabel(r.reportType)}</span>
-            </button>
-          </Form>
+          // The button itself names the report: one form around the table (below), not one per row.
+          <button type="submit" name="reportId" value={r._id} className="btn-primary px-3 whitespace-nowrap">
+            {t("reports.startReview")}
+            <span className="sr-only"> {typeLabel(r.reportType)}</span>
+          </button>
         ),
     });
   }
@@ -268,16 +266,31 @@ export default function PendingReports() {
       {items.length === 0 ? (
         <EmptyState message={t("reports.noPendingReports")} />
       ) : (
-        <ResponsiveTable
-          caption={t("reports.pendingTitle")}
-          columns={columns}
-          rows={items}
-          rowKey={(r) => r._id}
-          busy={loading}
-          testId="pending-reports"
-        />
+        <ClaimForm enabled={isExpert && approved}>
+          <ResponsiveTable
+            caption={t("reports.pendingTitle")}
+            columns={columns}
+            rows={items}
+            rowKey={(r) => r._id}
+            busy={loading}
+            testId="pending-reports"
+          />
+        </ClaimForm>
       )}
       <Pager pagination={pagination} />
     </section>
+  );
+}
+
+/**
+ * "Start review" posts the report of the button pressed (its name and value): one form around
+ * the whole queue instead of a form and a hidden field in each of its rows.
+ */
+function ClaimForm({ enabled, children }: { enabled: boolean; children: React.ReactNode }) {
+  if (!enabled) return <>{children}</>;
+  return (
+    <Form method="post" preventScrollReset>
+      {children}
+    </Form>
   );
 }
