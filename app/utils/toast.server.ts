@@ -31,10 +31,17 @@ export const redirectWithError = (url: string, message: string, init?: ResponseI
 
 /**
  * The toast of this request, if its cookie carries one. Without a toast cookie there is nothing to
- * read and nothing to clear, so no cookie is set either (remix-toast would write an empty one on
- * every page, which made every page personal to the browser that got it).
+ * read and nothing to clear, so no cookie is set either; a toast cookie that holds no toast (what
+ * remix-toast leaves after showing one) is removed rather than written again empty. An empty
+ * cookie on every page made every page personal to its browser (never kept, see
+ * app/utils/page-cache.server.ts).
  */
-export const getToast = (request: Request): ReturnType<ReturnType<typeof toasts>["getToast"]> =>
-  /(?:^|;)\s*toast=/.test(request.headers.get("Cookie") ?? "")
-    ? toasts().getToast(request)
-    : Promise.resolve({ toast: undefined, headers: new Headers() });
+export async function getToast(request: Request): ReturnType<ReturnType<typeof toasts>["getToast"]> {
+  if (!/(?:^|;)\s*toast=/.test(request.headers.get("Cookie") ?? ""))
+    return { toast: undefined, headers: new Headers() };
+  const read = await toasts().getToast(request);
+  if (read.toast) return read;
+  const secure = config().appUrl.startsWith("https://") ? "; Secure" : "";
+  const headers = new Headers({ "Set-Cookie": `toast=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}` });
+  return { toast: undefined, headers };
+}

@@ -110,6 +110,18 @@ describe("a kept public page", () => {
     for (let i = 0; i < 2; i++) {
       expect(await (await get("/")).text()).not.toContain("Thank you for reaching out!");
     }
+    // The toast was shown once; its emptied cookie is then removed, and the visitor is public again.
+    const after = await visitor.fetch("/");
+    expect(await after.text()).not.toContain("Thank you for reaching out!");
+    if (visitor.cookies.has("toast")) {
+      const next = await visitor.fetch("/");
+      expect(next.headers.getSetCookie().find((c) => c.startsWith("toast="))).toMatch(/Max-Age=0/);
+      expect(await next.text()).not.toContain("Thank you for reaching out!");
+    }
+    expect(visitor.cookies.has("toast")).toBe(false);
+    const again = await visitor.fetch("/");
+    expect(again.headers.get("set-cookie")).toBeNull();
+    expect(new Set(nonces(await again.text()))).toEqual(new Set([nonceOf(again)]));
   });
 
   it("is kept only for the page itself: a query string is drawn for its request", async () => {
