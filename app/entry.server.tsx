@@ -6,20 +6,27 @@ import { randomBytes } from "node:crypto";
 import { Transform } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
-import { shutdown, startup } from "~/domain/platform/index.server";
+import { poolStats } from "~/db/client.server";
+import { mailQueue } from "~/domain/messaging/index.server";
+import { productGauges, shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { logRequest } from "~/utils/log.server";
 import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
+import { installProbe } from "~/utils/probe.server";
 
 // Runs once when the server build is loaded: migrations, folders, admin bootstrap. Loading the
 // build waits for it, so no request reaches a database that is not migrated yet.
 await startup();
 
-/** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
-export const appHooks = { refusal, shutdown };
+/**
+ * What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`:
+ * refusals and shutdown; for /metrics and traces (decision 0033) the probe seam, the product
+ * gauges, the PostgreSQL pool's figures and this process's mail queue.
+ */
+export const appHooks = { refusal, shutdown, instrument: installProbe, productGauges, poolStats, mailQueue };
 
 const ABORT_DELAY = 10_000;
 
