@@ -86,6 +86,7 @@ async function serve(role: "single" | "worker") {
         }
       : (metrics?.probe ?? tracing?.probe);
   if (probe) hooks.instrument(probe);
+  if (tracing) log("info", "tracing on", { endpoint: new URL(c.otelEndpoint!).origin });
   const scrape = role === "single" && c.metrics.enabled ? scrapeSource(hooks, "single") : undefined;
   if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
   const handler = createHandler({
