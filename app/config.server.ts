@@ -310,6 +310,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
     throw new ConfigError("Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      "Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own; for /metrics on the main port set METRICS_TOKEN)",
+    );
+  }
   if ((databaseKind(cleaned) === "postgres" || e.STORAGE_URL) && !(e.SESSION_SECRET && e.ENCRYPTION_KEY)) {
     // Generated secrets live in one machine's data folder: another node (or this one, redeployed)
     // would sign cookies differently and could not decrypt the files in the shared store.

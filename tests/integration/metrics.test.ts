@@ -192,10 +192,13 @@ describe("/metrics on the main port, one process", () => {
   });
 });
 
-describe("/metrics without a token", () => {
+describe("/metrics without a token, one process with METRICS_PORT", () => {
   let server: TestServer;
+  let metricsUrl = "";
   beforeAll(async () => {
-    server = await startServer({});
+    const port = await freePort();
+    metricsUrl = `http://127.0.0.1:${port}`;
+    server = await startServer({ METRICS_PORT: String(port) });
   });
   afterAll(async () => {
     await server?.stop();
@@ -207,6 +210,18 @@ describe("/metrics without a token", () => {
       expect(r.status).toBe(404);
       expect(r.text).not.toContain("http_request_duration_seconds");
     }
+  });
+
+  it("serves the process's metrics on its own port without a token", async () => {
+    expect((await raw(`${server.url}/about-us`)).status).toBe(200);
+    expect((await scrape(server.url, TOKEN)).status).toBe(404);
+    const r = await scrape(metricsUrl);
+    expect(r.status).toBe(200);
+    expect(promtoolCheck(r.text)).toEqual({ code: 0, output: "" });
+    expect(sample(r.text, "http_request_duration_seconds_count", { route: "/about-us" })).toBe(1);
+    // Without a token the main port's /metrics is an ordinary unknown page (Remix's 404), never metrics.
+    expect(sample(r.text, "http_request_duration_seconds_count", { route: "/metrics" })).toBeUndefined();
+    expect(total(r.text, "http_request_duration_seconds_count", { status_class: "4xx" })).toBeGreaterThan(0);
   });
 });
 
