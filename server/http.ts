@@ -417,6 +417,10 @@ async function serveMetrics(
     res.end("metrics unavailable");
     return;
   }
-  res.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" });
+  res.writeHead(200, {
+    "content-type": metrics.contentType,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
   res.end(req.method === "HEAD" ? undefined : text);
 }

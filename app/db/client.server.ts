@@ -131,14 +131,14 @@ function timedQuery(client: pg.Client, config: any, values: any, callback: any):
   }
   const text = typeof config === "string" ? config : config?.text;
   const end = probe!.start("db", "postgresql", "query", typeof text === "string" ? text : undefined);
-  const query = (pg.Client.prototype.query as any).bind(client);
+  const query = pg.Client.prototype.query as any;
   if (typeof callback === "function") {
-    return query(config, values, (err: unknown, res: unknown) => {
+    return query.call(client, config, values, (err: unknown, res: unknown) => {
       end(err ?? undefined);
       callback(err, res);
     });
   }
-  const result = query(config, values);
+  const result = query.call(client, config, values);
   if (result && typeof result.then === "function") {
     return result.then(
       (r: unknown) => {
