@@ -12,7 +12,8 @@ import { freePort, spawnApp, type AppProcess } from "../helpers/server";
  * would run it (decision 0033). On PostgreSQL + S3 the two nodes share one database and bucket (a
  * real two-node deployment); on SQLite each node has its own data folder (what is tested here is
  * the scrape, not the sharing). One node is scraped on its METRICS_PORT, the other on its main
- * port with the bearer token. Prometheus runs on a free port with its data in a temporary folder
+ * port with the bearer token. One process each: the summing of a node's workers is
+ * tests/integration/metrics.test.ts's, and two clusters at once start slowly on a loaded machine. Prometheus runs on a free port with its data in a temporary folder
  * and is stopped by its process handle.
  */
 
@@ -60,7 +61,6 @@ beforeAll(async () => {
     await spawnApp(path.join(root, "a"), {
       ...shared,
       METRICS_PORT: String(metricsPort),
-      WEB_CONCURRENCY: "2",
     }),
   );
   nodes.push(await spawnApp(path.join(root, "b"), { ...shared, METRICS_TOKEN: TOKEN }));
