@@ -146,6 +146,13 @@ const envSchema = z.object({
     .trim()
     .regex(/^\+?[0-9][0-9 ()-]{5,24}$/, "a phone number such as +91 1800 123 4567")
     .optional(),
+  /** Prometheus metrics on their own listener (the cluster primary's; never the public port). */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** With it, /metrics is also served on the main port to `Authorization: Bearer <token>`; without it that path is a 404. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** OpenTelemetry traces go to this OTLP/HTTP collector when set; unset, the SDK is never loaded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
 });
 
 export type Config = {
@@ -200,6 +207,10 @@ export type Config = {
   auditRetentionMs: number;
   smsRetentionMs: number;
   grievance: { name: string; email: string; phone: string };
+  /** Metrics (decision 0033): on for the process when either a port or a token is set. */
+  metrics: { port: number | undefined; host: string; token: string | undefined; enabled: boolean };
+  /** The OTLP endpoint traces are sent to; undefined: tracing off and its SDK not loaded. */
+  otelEndpoint: string | undefined;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -299,6 +310,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.ADMIN_EMAIL && !e.ADMIN_PASSWORD) || (!e.ADMIN_EMAIL && e.ADMIN_PASSWORD)) {
     throw new ConfigError("Invalid configuration:\n  ADMIN_EMAIL/ADMIN_PASSWORD: set both or neither");
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      "Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own; for /metrics on the main port set METRICS_TOKEN)",
+    );
+  }
   if ((databaseKind(cleaned) === "postgres" || e.STORAGE_URL) && !(e.SESSION_SECRET && e.ENCRYPTION_KEY)) {
     // Generated secrets live in one machine's data folder: another node (or this one, redeployed)
     // would sign cookies differently and could not decrypt the files in the shared store.
@@ -375,6 +391,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       email: e.GRIEVANCE_EMAIL ?? site.grievance.email,
       phone: e.GRIEVANCE_PHONE ?? site.grievance.phone,
     },
+    metrics: {
+      port: e.METRICS_PORT,
+      host: e.METRICS_HOST,
+      token: e.METRICS_TOKEN,
+      enabled: e.METRICS_PORT !== undefined || e.METRICS_TOKEN !== undefined,
+    },
+    otelEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }
 

@@ -5,7 +5,9 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
-import { shutdown, startup } from "~/domain/platform/index.server";
+import { poolStats } from "~/db/client.server";
+import { mailQueue } from "~/domain/messaging/index.server";
+import { productGauges, shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { withRememberedStrings } from "~/i18n/resolved.server";
@@ -14,13 +16,26 @@ import { pageCacheKey, publicRender } from "~/utils/page-cache.server";
 import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
+import { installProbe } from "~/utils/probe.server";
 
 // Runs once when the server build is loaded: migrations, folders, admin bootstrap. Loading the
 // build waits for it, so no request reaches a database that is not migrated yet.
 await startup();
 
-/** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
-export const appHooks = { refusal, shutdown, pageCacheKey };
+/**
+ * What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`:
+ * refusals and shutdown; the key of a kept public page (decision 0035); for /metrics and traces (decision 0033) the probe seam, the product
+ * gauges, the PostgreSQL pool's figures and this process's mail queue.
+ */
+export const appHooks = {
+  refusal,
+  shutdown,
+  pageCacheKey,
+  instrument: installProbe,
+  productGauges,
+  poolStats,
+  mailQueue,
+};
 
 const ABORT_DELAY = 10_000;
 

@@ -5,6 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { constants, createBrotliCompress, createGzip, brotliCompressSync, gzipSync } from "node:zlib";
 import type { RequestContext } from "~/utils/request.server";
 import { resolveClient, type Trust } from "./client";
+import { tokenMatches } from "./metrics";
 import { PageCache } from "./page-cache";
 import { pickEncoding, type StaticFile } from "./static";
 
@@ -43,6 +44,20 @@ export type HandlerOptions = {
   uploadLimit: number;
   log: (fields: Record<string, unknown>) => void;
   isDraining: () => boolean;
+  /**
+   * /metrics on this port (decision 0033): only with a configured token, answered to
+   * `Authorization: Bearer <token>`; without one the path goes to Remix, which has no such page.
+   */
+  metrics?: { token: string; render: () => Promise<string>; contentType: string };
+  /** With OTEL_EXPORTER_OTLP_ENDPOINT: a server span around each request (server/tracing.ts). */
+  trace?: (req: IncomingMessage, method: string) => RequestSpan;
+};
+
+export type RequestSpan = {
+  /** Runs the request's handling with the span as the active context (database and store spans are its children). */
+  run<T>(fn: () => T): T;
+  /** Ends it, named after the route pattern. */
+  end(route: string, status: number): void;
 };
 
 /** Routes whose bodies are file uploads: streamed, with the larger limit (tus: creation and PATCH). */
@@ -268,17 +283,26 @@ export function createHandler(opts: HandlerOptions) {
     res.end(req.method === "HEAD" ? undefined : body);
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse) {
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? "GET").toUpperCase();
+    if (!opts.trace) return handleRequest(req, res, method, undefined);
+    const span = opts.trace(req, method);
+    return span.run(() => handleRequest(req, res, method, span));
+  };
+
+  async function handleRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    span?: RequestSpan,
+  ) {
     const started = performance.now();
     const context: RequestContext = { client: { ip: "unknown", userAgent: null }, requestLog: {} };
-    const method = (req.method ?? "GET").toUpperCase();
     res.once("close", () => {
-      opts.log({
-        method,
-        route: context.requestLog.route ?? "(unknown)",
-        status: res.headersSent ? res.statusCode : 499,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      });
+      const route = context.requestLog.route ?? "(unknown)";
+      const status = res.headersSent ? res.statusCode : 499;
+      opts.log({ method, route, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+      span?.end(route, status);
     });
 
     const rawUrl = req.url ?? "/";
@@ -298,6 +322,11 @@ export function createHandler(opts: HandlerOptions) {
         const ready = !opts.isDraining();
         res.writeHead(ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
         res.end(JSON.stringify({ ready }));
+        return;
+      }
+      if (pathname === "/metrics" && opts.metrics) {
+        context.requestLog.route = "/metrics";
+        await serveMetrics(req, res, opts.metrics);
         return;
       }
     }
@@ -434,5 +463,35 @@ export function createHandler(opts: HandlerOptions) {
     }
     context.requestLog.route ??= opts.hooks.routeOf(pathname);
     await send(req, res, response, true, keep);
-  };
+  }
+}
+
+async function serveMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  metrics: NonNullable<HandlerOptions["metrics"]>,
+) {
+  if (!tokenMatches(header(req, "authorization"), metrics.token)) {
+    res.writeHead(401, {
+      "content-type": "text/plain",
+      "www-authenticate": 'Bearer realm="metrics"',
+      "cache-control": "no-store",
+    });
+    res.end("Unauthorized");
+    return;
+  }
+  let text: string;
+  try {
+    text = await metrics.render();
+  } catch {
+    res.writeHead(503, { "content-type": "text/plain", "cache-control": "no-store" });
+    res.end("metrics unavailable");
+    return;
+  }
+  res.writeHead(200, {
+    "content-type": metrics.contentType,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  res.end(req.method === "HEAD" ? undefined : text);
 }

@@ -7,6 +7,15 @@ import { config } from "~/config.server";
 import { log } from "~/utils/log.server";
 import { parseTrustProxy } from "./client";
 import { createHandler, type AppHooks } from "./http";
+import {
+  CONTENT_TYPE,
+  listenForScrapes,
+  processMetrics,
+  renderViaPrimary,
+  scrapeSource,
+  type MetricsHooks,
+  type ProcessMetrics,
+} from "./metrics";
 import { routePatterns } from "./routes";
 import { loadStaticFiles } from "./static";
 
@@ -19,7 +28,7 @@ import { loadStaticFiles } from "./static";
 const BUILD_DIR = path.dirname(fileURLToPath(import.meta.url));
 const DRAIN_MS = 10_000;
 
-type Hooks = AppHooks & { shutdown: () => Promise<void> };
+type Hooks = AppHooks & MetricsHooks & { shutdown: () => Promise<void> };
 
 async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
   const build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
@@ -27,7 +36,8 @@ async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
   return { build, hooks: { ...appHooks, routeOf: routePatterns(build) } };
 }
 
-function requestLogger() {
+/** The per-request log line, which is also where the request duration histogram is observed. */
+function requestLogger(metrics: ProcessMetrics | undefined) {
   const silent = config().logLevel === "silent";
   return (fields: Record<string, unknown>) => {
     if (fields.level === "error") {
@@ -35,6 +45,12 @@ function requestLogger() {
       log("error", String(msg), rest);
       return;
     }
+    metrics?.observeRequest(
+      fields.method as string,
+      fields.route as string,
+      fields.status as number,
+      fields.ms as number,
+    );
     if (silent) return;
     process.stdout.write(
       JSON.stringify({
@@ -53,6 +69,26 @@ async function serve(role: "single" | "worker") {
   const c = config();
   const { build, hooks } = await loadBuild();
   let draining = false;
+  const metrics = c.metrics.enabled ? processMetrics(hooks, role) : undefined;
+  // Off unless asked for: without the variable the tracing module (and the SDK) is never loaded.
+  const tracing = c.otelEndpoint ? await (await import("./tracing")).startTracing() : undefined;
+  const probe =
+    metrics && tracing
+      ? {
+          start: ((...args) => {
+            const a = metrics.probe.start(...args);
+            const b = tracing.probe.start(...args);
+            return (error?: unknown) => {
+              a(error);
+              b(error);
+            };
+          }) as typeof metrics.probe.start,
+        }
+      : (metrics?.probe ?? tracing?.probe);
+  if (probe) hooks.instrument(probe);
+  if (tracing) log("info", "tracing on", { endpoint: new URL(c.otelEndpoint!).origin });
+  const scrape = role === "single" && c.metrics.enabled ? scrapeSource(hooks, "single") : undefined;
+  if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
   const handler = createHandler({
     build,
     hooks,
@@ -60,8 +96,16 @@ async function serve(role: "single" | "worker") {
     staticFiles: loadStaticFiles(path.join(BUILD_DIR, "client")),
     bodyLimit: c.bodyLimitBytes,
     uploadLimit: c.maxUploadBytes + 1024 * 1024,
-    log: requestLogger(),
+    log: requestLogger(metrics),
     isDraining: () => draining,
+    metrics: c.metrics.token
+      ? {
+          token: c.metrics.token,
+          render: scrape ? scrape.render : renderViaPrimary(),
+          contentType: CONTENT_TYPE,
+        }
+      : undefined,
+    trace: tracing?.trace,
   });
   let inFlight = 0;
   let idle: (() => void) | null = null;
@@ -104,6 +148,7 @@ async function serve(role: "single" | "worker") {
     }
     server.closeAllConnections();
     await hooks.shutdown();
+    await tracing?.shutdown().catch(() => {}); // the last spans go out before the process ends
     process.exit(0);
   };
   process.once("SIGTERM", stop);
@@ -115,6 +160,9 @@ async function primary(workers: number) {
   const c = config();
   const { hooks } = await loadBuild(); // runs start-up (migrations, sweep, admin, pruning)
   let stopping = false;
+  // The primary answers scrapes for the node: the workers' registries summed, plus its own.
+  const scrape = c.metrics.enabled ? scrapeSource(hooks, "primary") : undefined;
+  if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
   const started = new Map<number, number>();
   let quickDeaths = 0;
   const fork = () => {
@@ -126,6 +174,7 @@ async function primary(workers: number) {
     started.delete(w.id);
     if (stopping) return;
     log("error", "worker exited; starting another", { code, signal, livedMs: lived });
+    scrape?.workerRestarted();
     quickDeaths = lived < 5_000 ? quickDeaths + 1 : 0;
     if (quickDeaths > 10) {
       log("error", "workers keep dying at start; giving up");

@@ -9,6 +9,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } f
 import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
+import { onProbe, probe } from "~/utils/probe.server";
 import * as pgSchema from "./schema.pg";
 import * as liteSchema from "./schema.sqlite";
 
@@ -114,7 +115,72 @@ class Client extends pg.Client {
       config = { ...config, values: config.values.map(withoutNul) };
     }
     if (Array.isArray(values)) values = values.map(withoutNul);
-    return (super.query as any)(config, values, callback);
+    if (!probe || typeof config?.submit === "function") return (super.query as any)(config, values, callback);
+    return timedQuery(this, config, values, callback);
+  }
+}
+
+/**
+ * One statement timed by the server's probe (metrics, traces): the pool hands us a callback, a
+ * transaction awaits a promise. Only reached when a probe is installed.
+ */
+function timedQuery(client: pg.Client, config: any, values: any, callback: any): any {
+  if (typeof values === "function") {
+    callback = values;
+    values = undefined;
+  }
+  const text = typeof config === "string" ? config : config?.text;
+  const end = probe!.start("db", "postgresql", "query", typeof text === "string" ? text : undefined);
+  const query = pg.Client.prototype.query as any;
+  if (typeof callback === "function") {
+    return query.call(client, config, values, (err: unknown, res: unknown) => {
+      end(err ?? undefined);
+      callback(err, res);
+    });
+  }
+  const result = query.call(client, config, values);
+  if (result && typeof result.then === "function") {
+    return result.then(
+      (r: unknown) => {
+        end();
+        return r;
+      },
+      (err: unknown) => {
+        end(err);
+        throw err;
+      },
+    );
+  }
+  end();
+  return result;
+}
+
+/**
+ * better-sqlite3 runs every statement through its Statement class's all/get/run: wrapping those
+ * once (when a probe is installed) times every query of every connection, drizzle's and ours.
+ * Statements are synchronous, so the request's trace context is the active one while they run.
+ */
+function probeSqliteStatements(sqlite: Database.Database) {
+  type Method = (this: Database.Statement, ...args: unknown[]) => unknown;
+  const proto = Object.getPrototypeOf(sqlite.prepare("select 1")) as Record<string, Method> & {
+    __carebridgeProbed?: boolean;
+  };
+  if (proto.__carebridgeProbed) return;
+  proto.__carebridgeProbed = true;
+  for (const name of ["all", "get", "run"] as const) {
+    const original = proto[name];
+    proto[name] = function (this: Database.Statement, ...args: unknown[]) {
+      if (!probe) return original.apply(this, args);
+      const end = probe.start("db", "sqlite", "query", this.source);
+      try {
+        const result = original.apply(this, args);
+        end();
+        return result;
+      } catch (err) {
+        end(err);
+        throw err;
+      }
+    };
   }
 }
 
@@ -144,6 +210,7 @@ function handle(): Handle {
     } else {
       const { raw, sqlite } = openSqlite(c.databaseUrl);
       h = { kind: "sqlite", db: raw as unknown as DB, sqlite, raw };
+      onProbe(() => probeSqliteStatements(sqlite));
     }
     globalForDb.__carebridgeDb = h;
   }
@@ -168,6 +235,14 @@ export function sqliteConnection(): Database.Database | undefined {
 export function pgPool(): pg.Pool | undefined {
   const h = handle();
   return h.kind === "postgres" ? h.pool : undefined;
+}
+
+/** The pool's connections for /metrics (PostgreSQL; null on SQLite, which has no pool). */
+export function poolStats(): { total: number; idle: number; waiting: number; max: number } | null {
+  const h = globalForDb.__carebridgeDb;
+  if (h?.kind !== "postgres") return null;
+  const p = h.pool;
+  return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: p.options.max ?? 10 };
 }
 
 /** Lock ids for PostgreSQL advisory locks (one number per kind of exclusive work). */

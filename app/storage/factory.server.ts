@@ -1,22 +1,57 @@
 import { config } from "~/config.server";
+import { probe, type Probe } from "~/utils/probe.server";
 import type { BlobStore } from "./blob.server";
 import { LocalBlobStore } from "./local.server";
 import { S3BlobStore } from "./s3.server";
 
 export type { BlobStore };
 
-let store: { kind: string; key: string; store: BlobStore } | undefined;
+let store: { kind: string; key: string; store: BlobStore; probed: boolean } | undefined;
 
 /**
  * The store STORAGE_URL selects (a local folder by default, or an S3-compatible bucket), built
  * once and built again when the configuration changes (tests). The stores only know the
- * interface in blob.server.ts, so nothing imports in a circle.
+ * interface in blob.server.ts, so nothing imports in a circle. When the server watches the app
+ * (metrics, traces) every call goes through `probed`, whatever the store.
  */
 export function blobStore(): BlobStore {
   const s = config().storage;
   const key = s.kind === "local" ? s.dir : `${s.endpoint}|${s.bucket}|${s.prefix}`;
-  if (store?.key !== key) {
-    store = { kind: s.kind, key, store: s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s) };
+  if (store?.key !== key || (probe && !store.probed)) {
+    const inner = s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s);
+    store = { kind: s.kind, key, store: probe ? probed(inner, probe) : inner, probed: !!probe };
   }
   return store.store;
+}
+
+/** The same store with each call timed (and traced) by the server's probe; errors are counted, then rethrown. */
+function probed(inner: BlobStore, p: Probe): BlobStore {
+  async function timed<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const end = p.start("store", inner.kind, operation);
+    try {
+      const result = await run();
+      end();
+      return result;
+    } catch (err) {
+      end(err);
+      throw err;
+    }
+  }
+  return {
+    kind: inner.kind,
+    put: (key, body) => timed("put", () => inner.put(key, body)),
+    get: (key) => timed("get", () => inner.get(key)),
+    delete: (key) => timed("delete", () => inner.delete(key)),
+    exists: (key) => timed("exists", () => inner.exists(key)),
+    async *list(prefix) {
+      const pages = inner.list(prefix)[Symbol.asyncIterator]();
+      for (;;) {
+        const page = await timed("list", () => pages.next());
+        if (page.done) return;
+        yield page.value;
+      }
+    },
+    sweepIncomplete: (cutoff) => timed("sweep", () => inner.sweepIncomplete(cutoff)),
+    ping: () => timed("ping", () => inner.ping()),
+  };
 }

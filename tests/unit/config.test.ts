@@ -30,6 +30,26 @@ describe("configuration", () => {
     expect(() => loadConfig({ ...base, PORT: "99999" })).toThrow(/PORT/);
     expect(() => loadConfig({ ...base, SMTP_URL: "http://x" })).toThrow(/SMTP_URL/);
     expect(() => loadConfig({ ...base, ADMIN_EMAIL: "a@b.co" })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, METRICS_PORT: "3000" })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
+    expect(() => loadConfig({ ...base, METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "collector" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+    // Metrics are off unless a port or a token is given; the listener is private by default.
+    expect(loadConfig(base).metrics).toEqual({
+      port: undefined,
+      host: "127.0.0.1",
+      token: undefined,
+      enabled: false,
+    });
+    expect(loadConfig({ ...base, METRICS_PORT: "9464" }).metrics).toMatchObject({
+      port: 9464,
+      enabled: true,
+    });
+    expect(loadConfig({ ...base, METRICS_TOKEN: "t".repeat(16) }).metrics).toMatchObject({ enabled: true });
+    expect(loadConfig(base).otelEndpoint).toBeUndefined();
   });
 
   it("RATE_LIMITS overrides budgets; bad JSON, an unknown budget or scope, or a bad number stop with its name (issue 19)", () => {

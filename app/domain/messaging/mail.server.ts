@@ -47,6 +47,15 @@ export async function sendMail(mail: Mail): Promise<void> {
 }
 
 const inFlight = new Set<Promise<void>>();
+let failedSinceStart = 0;
+
+/**
+ * Mail has no stored queue: "queued" is what this process is still sending in the background,
+ * "failed" how many background sends failed since it started (for /metrics and the Service screen).
+ */
+export function mailQueue(): { queued: number; failed: number } {
+  return { queued: inFlight.size, failed: failedSinceStart };
+}
 
 /**
  * Off the request path: the answer never waits for (or is timed by) the mail server, and a mail
@@ -54,9 +63,10 @@ const inFlight = new Set<Promise<void>>();
  */
 export function sendMailInBackground(mail: Mail) {
   const p: Promise<void> = sendMail(mail)
-    .catch((err) =>
-      log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) }),
-    )
+    .catch((err) => {
+      failedSinceStart++;
+      log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) });
+    })
     .finally(() => inFlight.delete(p));
   inFlight.add(p);
 }

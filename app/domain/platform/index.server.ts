@@ -6,6 +6,7 @@
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
  * - startup: migrations, the admin account and the background jobs at start, and their shutdown.
+ * - gauges: the product's own figures for /metrics and the Service screen (pending, overdue, queues).
  */
 export * from "./errors";
 export * from "./client";
@@ -14,3 +15,4 @@ export * from "./ratelimit.server";
 export * from "./budgets";
 export * from "./audit.server";
 export * from "./startup.server";
+export * from "./gauges.server";
