@@ -1279,8 +1279,11 @@ if (RUN_SQLITE) {
  * to the first size on the same database (point 1, target ≥ 0.9) and PostgreSQL to SQLite at the
  * same size (point 2, target ≥ 0.8) — each ratio taken within a round, the median over rounds.
  */
-const ratioOf = (a: string, b: string) =>
-  rounds[0]?.[a] && rounds[0]?.[b] ? perRound((r) => r[a].rps / r[b].rps) : undefined;
+const ratioOf = (a: string, b: string) => {
+  // A figure that completed no request (a machine too busy for the round's length) is no data.
+  const valid = rounds.filter((r) => r[a]?.rps > 0 && r[b]?.rps > 0);
+  return valid.length ? Math.round(median(valid.map((r) => r[a].rps / r[b].rps)) * 100) / 100 : undefined;
+};
 const listFigures: Record<string, Record<string, unknown>> = {};
 for (const row of LIST_ROWS) {
   for (const n of ALL_SIZES) {
@@ -1427,26 +1430,27 @@ for (const row of LIST_ROWS) {
   for (const n of ALL_SIZES.slice(1)) {
     const f = listFigures[`${row.key}@${n}`] as Record<string, { vsFirstSize?: number; vsSqlite?: number }>;
     for (const db of ["sqlite", "postgres"] as const) {
-      const v = f?.[db]?.vsFirstSize;
-      if (v === undefined) continue;
+      if (!f?.[db]) continue; // that database did not run
+      const v = f[db].vsFirstSize;
       stateTargets.push({
         point: "1 flat cost",
         target: `${row.key} ${db} @${n} ≥ 0.9× @${ALL_SIZES[0]}`,
-        value: `×${v}`,
-        ok: v >= 0.9,
+        value: v === undefined ? "no data" : `×${v}`,
+        ok: v !== undefined && v >= 0.9,
       });
     }
   }
 }
 for (const row of LIST_ROWS) {
   for (const n of ALL_SIZES) {
-    const v = (listFigures[`${row.key}@${n}`]?.postgres as { vsSqlite?: number } | undefined)?.vsSqlite;
-    if (v === undefined) continue;
+    const f = listFigures[`${row.key}@${n}`];
+    if (!f?.postgres || !f.sqlite) continue; // both databases must have run
+    const v = (f.postgres as { vsSqlite?: number }).vsSqlite;
     stateTargets.push({
       point: "2 PostgreSQL parity",
       target: `${row.key} @${n} ≥ 0.8× SQLite`,
-      value: `×${v}`,
-      ok: v >= 0.8,
+      value: v === undefined ? "no data" : `×${v}`,
+      ok: v !== undefined && v >= 0.8,
     });
   }
 }
@@ -1478,7 +1482,10 @@ for (const [prefix, db] of [
 }
 const openLoopFigures: Record<string, unknown> = {};
 for (const k of Object.keys(summary).filter((k) => k.startsWith("open:"))) {
-  const tail = perRound((r) => r[k].p99 / Math.max(r[k].p50, 1));
+  const valid = rounds.filter((r) => r[k].requests > 0);
+  const tail = valid.length
+    ? Math.round(median(valid.map((r) => r[k].p99 / Math.max(r[k].p50, 1))) * 100) / 100
+    : Infinity;
   const rate = median(rounds.map((r) => r[k].rate ?? 0));
   openLoopFigures[k.slice(5)] = {
     rate,
