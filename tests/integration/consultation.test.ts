@@ -226,7 +226,11 @@ describe("routing by specialty", () => {
 
   it("an expert who changes specialties sees the queue follow on the very next request with the same token", async () => {
     // The specialties come with the session lookup; nothing may keep the old ones past a request.
-    const changed = await api.put("/profile/update-expert-details", { specialties: ["Radiology"] }, tok.patho);
+    const changed = await api.put(
+      "/profile/update-expert-details",
+      { specialties: ["Radiology"] },
+      tok.patho,
+    );
     expect(changed.status).toBe(200);
     const only = await api.get("/report/get-pending-reports?match=only&pageSize=100", tok.patho);
     expect(only.status).toBe(200);
