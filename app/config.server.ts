@@ -29,8 +29,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("data"),
   /** A SQLite file path (the default, data/app.db) or postgres://user:pass@host:port/db (decision 0010). */
   DATABASE_URL: z.string().min(1).optional(),
-  /** PostgreSQL connections per process (each node runs WEB_CONCURRENCY processes). */
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** PostgreSQL connections per process (each node runs WEB_CONCURRENCY processes); default: poolMaxFor(). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
   /** Unset: encrypted files in UPLOADS_DIR. s3://bucket[/prefix]?endpoint=…&region=…: an S3-compatible store. */
   STORAGE_URL: z
     .string()
@@ -231,6 +231,17 @@ export type StorageConfig =
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /**
+ * PostgreSQL connections per process when DATABASE_POOL_MAX is unset. One process is one event
+ * loop: a statement holds its connection for one round trip (well under a millisecond for the
+ * lists), so a handful keep a worker from queueing behind its own queries, and more only add
+ * backends that compete for the same cores. A node keeps about 16 in all, at least 4 per process
+ * and at most 10: 10 for one worker, 8 for two, 6 for three, 4 from four up.
+ */
+export function poolMaxFor(workers: number): number {
+  return Math.min(10, Math.max(4, Math.ceil(16 / workers)));
+}
+
+/**
  * Which database DATABASE_URL selects, read without validating the rest of the configuration:
  * the schema module picks its dialect's tables with it when it is first imported.
  */
@@ -345,7 +356,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       databaseKind(cleaned) === "postgres"
         ? e.DATABASE_URL!
         : path.resolve((e.DATABASE_URL ?? path.join(dataDir, "app.db")).replace(/^file:/, "")),
-    databasePoolMax: e.DATABASE_POOL_MAX,
+    databasePoolMax: e.DATABASE_POOL_MAX ?? poolMaxFor(e.WEB_CONCURRENCY ?? availableParallelism()),
     storage: parseStorage(e.STORAGE_URL, uploadsDir, e),
     uploadsDir,
     outboxDir,

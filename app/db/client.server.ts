@@ -193,6 +193,11 @@ function openPostgres(url: string, max: number) {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: `carebridge-${process.pid}`,
+    // Every statement the app runs often is a named prepared statement whose best plan does not
+    // depend on its values (keys, a status, LIMIT/OFFSET); PostgreSQL would otherwise plan a
+    // custom plan on every execution, which for a list page costs more than running it
+    // (docs/performance.md, "PostgreSQL round trips").
+    options: "-c plan_cache_mode=force_generic_plan",
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", () => {});
@@ -357,6 +362,17 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export function unindexed(column: SQLWrapper): SQL {
   return dialect() === "sqlite" ? sql`+${column}` : sql`${column}`;
+}
+
+/**
+ * The values of `column` over the rows `from` selects, joined by `separator` into one text (null
+ * when none): a correlated sub-select that lets one statement bring a short list along with its
+ * row (string_agg on PostgreSQL, group_concat on SQLite).
+ */
+export function textList(column: SQLWrapper, from: SQL, separator: string): SQL<string | null> {
+  return dialect() === "sqlite"
+    ? sql<string | null>`(select group_concat(${column}, ${sql.raw(`'${separator}'`)}) ${from})`
+    : sql<string | null>`(select string_agg(${column}, ${sql.raw(`'${separator}'`)}) ${from})`;
 }
 
 /** A time bound as a prepared statement's placeholder value (placeholders skip the column's mapping). */

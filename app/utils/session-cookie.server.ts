@@ -46,15 +46,41 @@ export function knownDeviceCookie() {
   return deviceCookie;
 }
 
-export async function actorFromCookie(request: Request): Promise<Actor | null> {
-  const token = await sessionCookie().parse(request.headers.get("Cookie"));
-  return typeof token === "string" ? resolveToken(token, "web") : null;
+/**
+ * A rendered page runs several loaders for one request (the root, the dashboard layout, the
+ * screen), each asking who is signed in; they share one lookup. Only reads (GET/HEAD) share it, and
+ * only for as long as their Request object lives: a write may end or change the session it came
+ * with, and the next request looks the session up again, so a revoked or expired session is never
+ * honoured beyond the request that found it live.
+ */
+const lookups = {
+  web: new WeakMap<Request, Promise<Actor | null>>(),
+  api: new WeakMap<Request, Promise<Actor | null>>(),
+};
+
+function once(request: Request, kind: "web" | "api", resolve: () => Promise<Actor | null>) {
+  if (request.method !== "GET" && request.method !== "HEAD") return resolve();
+  let found = lookups[kind].get(request);
+  if (!found) {
+    found = resolve();
+    lookups[kind].set(request, found);
+  }
+  return found;
 }
 
-export async function actorFromBearer(request: Request): Promise<Actor | null> {
-  const header = request.headers.get("Authorization") ?? "";
-  const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
-  return match ? resolveToken(match[1], "api") : null;
+export function actorFromCookie(request: Request): Promise<Actor | null> {
+  return once(request, "web", async () => {
+    const token = await sessionCookie().parse(request.headers.get("Cookie"));
+    return typeof token === "string" ? resolveToken(token, "web") : null;
+  });
+}
+
+export function actorFromBearer(request: Request): Promise<Actor | null> {
+  return once(request, "api", async () => {
+    const header = request.headers.get("Authorization") ?? "";
+    const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
+    return match ? resolveToken(match[1], "api") : null;
+  });
 }
 
 /** A bearer token when one is sent, otherwise the browser session cookie. */

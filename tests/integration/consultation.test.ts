@@ -223,6 +223,24 @@ describe("routing by specialty", () => {
     const junk = await api.get("/report/get-pending-reports?match=mine", tok.patho);
     expect(junk.status).toBe(400);
   });
+
+  it("an expert who changes specialties sees the queue follow on the very next request with the same token", async () => {
+    // The specialties come with the session lookup; nothing may keep the old ones past a request.
+    const changed = await api.put(
+      "/profile/update-expert-details",
+      { specialties: ["Radiology"] },
+      tok.patho,
+    );
+    expect(changed.status).toBe(200);
+    const only = await api.get("/report/get-pending-reports?match=only&pageSize=100", tok.patho);
+    expect(only.status).toBe(200);
+    expect(only.body.data.map((r: { _id: string }) => r._id)).toContain(ids.xray);
+    expect(only.body.data.some((r: { reportType: string }) => r.reportType === "Blood Test")).toBe(false);
+    const back = await api.put("/profile/update-expert-details", { specialties: ["Pathology"] }, tok.patho);
+    expect(back.status).toBe(200);
+    const again = await api.get("/report/get-pending-reports?match=only&pageSize=100", tok.patho);
+    expect(again.body.data.map((r: { reportType: string }) => r.reportType)).toEqual(["Blood Test"]);
+  });
 });
 
 describe("urgency and the queue", () => {

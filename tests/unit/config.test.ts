@@ -22,6 +22,18 @@ describe("configuration", () => {
     expect(readFileSync(file, "utf8").trim()).toBe(a.sessionSecret);
   });
 
+  it("sizes the PostgreSQL pool to the workers unless DATABASE_POOL_MAX says otherwise", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: dir, UPLOADS_DIR: dir };
+    const pool = (env: Record<string, string>) => loadConfig({ ...base, ...env }).databasePoolMax;
+    expect(pool({ WEB_CONCURRENCY: "1" })).toBe(10);
+    expect(pool({ WEB_CONCURRENCY: "2" })).toBe(8);
+    expect(pool({ WEB_CONCURRENCY: "3" })).toBe(6);
+    expect(pool({ WEB_CONCURRENCY: "16" })).toBe(4);
+    expect(pool({ WEB_CONCURRENCY: "2", DATABASE_POOL_MAX: "25" })).toBe(25);
+    expect(() => pool({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
   it("names the bad variable", () => {
     const dir = tmp();
     const base = { DATA_DIR: dir, UPLOADS_DIR: dir };

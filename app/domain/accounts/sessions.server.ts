@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { affected, db, prepareQuery, timeParam, type DB } from "~/db/client.server";
-import { sessions, users, type AccountType } from "~/db/schema";
+import { affected, db, prepareQuery, textList, timeParam, type DB } from "~/db/client.server";
+import { expertSpecialties, sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
 
@@ -28,6 +28,11 @@ export type Actor = {
   image: string | null;
   locale: string;
   sessionId: string;
+  /**
+   * An expert's specialties, when the actor came from a session lookup (which reads them in the
+   * same statement, so the queue needs no second round trip); absent on actors made otherwise.
+   */
+  specialties?: readonly string[];
 };
 
 /** The mark a device keeps after its owner logged in on it: HMAC-SHA256 of the user id under the session secret. */
@@ -67,11 +72,26 @@ export async function createSession(
   return { id, token };
 }
 
+/** Specialty names hold letters and spaces only (accounts/specialties.ts), never this. */
+const SPECIALTY_SEPARATOR = "|";
+
+/**
+ * The session, its user and the user's specialties in one statement: every signed-in request
+ * runs it, and on PostgreSQL each statement is a round trip.
+ */
 function prepareTokenLookup(d: DB) {
   return prepareQuery(
-    "session_by_token",
+    "session_by_token_v2",
     d
-      .select({ session: sessions, user: users })
+      .select({
+        session: sessions,
+        user: users,
+        specialties: textList(
+          expertSpecialties.specialty,
+          sql`from ${expertSpecialties} where ${expertSpecialties.userId} = ${users.id}`,
+          SPECIALTY_SEPARATOR,
+        ),
+      })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(
@@ -120,6 +140,7 @@ export async function resolveToken(token: string, kind: "web" | "api"): Promise<
     image: u.image,
     locale: u.locale,
     sessionId: row.session.id,
+    specialties: row.specialties ? row.specialties.split(SPECIALTY_SEPARATOR) : [],
   };
 }
 

@@ -683,7 +683,10 @@ export async function listPendingReports(
   }
   const o: PendingOptions = typeof opts === "string" || opts === null ? { reportType: opts } : opts;
   const queue = o.sort === "queue";
-  const mine = actor.accountType === "Expert" ? reportTypesFor(await specialtiesOf(actor.id)) : [];
+  const mine =
+    actor.accountType === "Expert"
+      ? reportTypesFor(actor.specialties ?? (await specialtiesOf(actor.id)))
+      : [];
   let segments: Segment[];
   if (o.reportType) {
     segments = [preparedSegment(queue ? "queueOfType" : "pendingOfType", o.reportType)];
@@ -1176,7 +1179,7 @@ export async function reviewScreenReport(
     report.recommendations = null;
     report.letter = null;
   }
-  const mine = reportTypesFor(await specialtiesOf(actor.id));
+  const mine = reportTypesFor(actor.specialties ?? (await specialtiesOf(actor.id)));
   report.matchesSpecialties = mine.includes(report.reportType as ReportType);
   return {
     report: (await hidePhonesOfRefusers(actor, [report]))[0],
