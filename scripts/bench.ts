@@ -34,6 +34,10 @@
  * before each closed-loop figure, default 1), BENCH_ROUNDS (default 3), BENCH_SIZES (reports per
  * data set, on both databases; default "1000,100000,1000000"; the first is the reference of the
  * flat-cost target),
+ * BENCH_BEFORE (a built checkout of older code, e.g. a `git worktree` of the commit before a change,
+ * with its own node_modules: its server runs on the SQLite data set of 100,000 reports, or the first,
+ * and its home page and pending page are measured in the same rounds, so "n× faster" is a ratio
+ * taken within each round on the same machine),
  * CHROMIUM_PATH (for the first-visit JavaScript; default /usr/bin/chromium), WEB_CONCURRENCY
  * (workers of our server; the two-node rows always run 1 per node), PG_BIN (PostgreSQL's server
  * binaries, found under /usr/lib/postgresql by default). Rate limits are off for the run (login
@@ -171,18 +175,19 @@ process.on("exit", killLeftovers);
  */
 async function startApp(
   root: string,
-  opts: { basic?: boolean; env?: Record<string, string>; name?: string } = {},
+  opts: { basic?: boolean; env?: Record<string, string>; name?: string; appDir?: string } = {},
 ): Promise<App> {
+  const appDir = opts.appDir ?? APP_DIR;
   const port = await freePort();
   const logFile = path.join(root, `${opts.name ?? (opts.basic ? "server-basic" : "server")}.log`);
   const out = openSync(logFile, "a");
   const child = spawn(
     NODE,
     opts.basic
-      ? [path.join(APP_DIR, "node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"]
+      ? [path.join(appDir, "node_modules/@remix-run/serve/dist/cli.js"), "build/server/index.js"]
       : ["build/main.js"],
     {
-      cwd: APP_DIR,
+      cwd: appDir,
       env: {
         ...process.env,
         NODE_ENV: "production",
@@ -931,6 +936,7 @@ APP_DIR = snapshotBuild();
 process.on("exit", () => rmSync(APP_DIR, { recursive: true, force: true }));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BEFORE_DIR = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : "";
 const started = new Date();
 const machine = {
   cpus: os.cpus().length,
@@ -965,6 +971,7 @@ const other: Record<number, { login: Figure; upload5mb: Figure }> = {};
 let js: Awaited<ReturnType<typeof firstVisitJs>> | undefined;
 const stops: Record<string, Awaited<ReturnType<typeof stopApp>>> = {};
 let basic: App | undefined;
+let before: App | undefined;
 let pgSetup: PgSetup | undefined;
 let pgOther: { upload5mbOneNode: Figure; upload5mbTwoNodes: Figure } | undefined;
 let sharedState: Awaited<ReturnType<typeof crossNodeCheck>> | undefined;
@@ -1003,6 +1010,17 @@ try {
   if (pgSmall) plan.push(["pg1:healthz", pgSmall.targets.healthz]);
   // The signed-out home page, the same for every visitor in a language (rendered, gzip).
   if (small) plan.push([`homePage@${small.n}`, small.targets.homePage]);
+  // The older build (BENCH_BEFORE) on the same data, its home and pending page beside ours.
+  if (BEFORE_DIR && datasets.length) {
+    const on = datasets.find((d) => d.n === 100_000) ?? datasets[0];
+    before = await startApp(on.root, { appDir: BEFORE_DIR, name: "server-before" });
+    const onBefore = (t: Target) => ({ ...t, url: (t.url as string).replace(on.app.url, before!.url) });
+    if (on !== small) plan.push([`homePage@${on.n}`, on.targets.homePage]);
+    plan.push(
+      [`before:homePage@${on.n}`, onBefore(on.targets.homePage)],
+      [`before:pendingPage@${on.n}`, onBefore(on.targets.pendingPage)],
+    );
+  }
   if (pgSmall) plan.push([`pg1:homePage@${pgSmall.n}`, pgSmall.targets.homePage]);
   // Each list on every size of both databases, one after the other within the round.
   for (const row of LIST_ROWS) {
@@ -1123,6 +1141,7 @@ try {
     js = await firstVisitJs(small.app.url);
     console.log(`first visit JS: ${js.files} files, ${js.gzipKb} KB gzip (${js.method})`);
     stops.basic = await stopApp(basic!); // first: it shares the small data set's database
+    if (before) stops.before = await stopApp(before);
   }
   for (const d of datasets) stops[d.n] = await stopApp(d.app);
   if (pgSetup) {
@@ -1481,6 +1500,20 @@ for (const [prefix, db] of [
       ok: pct >= 5 * HOME_BEFORE_PCT,
     });
   }
+}
+/** Ours against the older build (BENCH_BEFORE), the median of the per-round ratios. */
+for (const k of Object.keys(summary).filter((k) => k.startsWith("before:"))) {
+  const ours = k.slice("before:".length);
+  if (!summary[ours]) continue;
+  const valid = rounds.filter((r) => r[k].rps > 0 && r[ours]);
+  const times = valid.length ? Math.round(median(valid.map((r) => r[ours].rps / r[k].rps)) * 100) / 100 : 0;
+  const want = ours.startsWith("homePage") ? 5 : 3;
+  stateTargets.push({
+    point: "3 screens",
+    target: `${ours} ≥ ${want}× the older build (same rounds)`,
+    value: `${summary[ours].rps} vs ${summary[k].rps} req/s (×${times})`,
+    ok: times >= want,
+  });
 }
 const openLoopFigures: Record<string, unknown> = {};
 for (const k of Object.keys(summary).filter((k) => k.startsWith("open:"))) {
