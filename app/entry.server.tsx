@@ -11,6 +11,7 @@ import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { logRequest } from "~/utils/log.server";
 import { refusal } from "~/utils/refusal.server";
+import { tailInsideBody } from "~/utils/document-tail.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
 
@@ -98,7 +99,7 @@ export default async function handleRequest(
           shellRendered = true;
           clearTimeout(timer);
           const body = withoutNulBytes();
-          const stream = createReadableStreamFromReadable(body);
+          const stream = createReadableStreamFromReadable(body.pipe(tailInsideBody()));
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
           if (isPrivate(request, remixContext)) responseHeaders.set("Cache-Control", "no-store");

@@ -168,7 +168,7 @@ function CallbackForm() {
         <TextField
           meta={fields.phoneNumber}
           label={t("home.callbackPhone")}
-          type="tel"
+          type="text"
           inputMode="numeric"
           autoComplete="tel-national"
           required
