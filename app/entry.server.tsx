@@ -9,6 +9,8 @@ import { I18nextProvider, initReactI18next } from "react-i18next";
 import { shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
+import { recordingKeys } from "~/i18n/recorder.server";
+import { pageStringsJson } from "~/i18n/strings.server";
 import { logRequest } from "~/utils/log.server";
 import { refusal } from "~/utils/refusal.server";
 import { tailInsideBody } from "~/utils/document-tail.server";
@@ -82,6 +84,12 @@ export default async function handleRequest(
   if (responseStatusCode === 429) keepRetryAfter(responseHeaders, remixContext);
   const nonce = randomBytes(16).toString("base64");
   const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
+  // The browser gets the strings of this page only, written after the render (it knows which keys
+  // it used) as a data block at the end of <body>; entry.client starts i18next from it.
+  const { i18n: recorder, used } = recordingKeys(instance);
+  const routeIds = remixContext.staticHandlerContext.matches.map((m) => m.route.id);
+  const strings = () =>
+    `<script type="application/json" id="cb-strings">${pageStringsJson(locale, routeIds, used)}</script>`;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -89,7 +97,7 @@ export default async function handleRequest(
     const timer = setTimeout(() => abort(), ABORT_DELAY);
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
-        <I18nextProvider i18n={instance}>
+        <I18nextProvider i18n={recorder}>
           <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
         </I18nextProvider>
       </NonceContext.Provider>,
@@ -99,7 +107,7 @@ export default async function handleRequest(
           shellRendered = true;
           clearTimeout(timer);
           const body = withoutNulBytes();
-          const stream = createReadableStreamFromReadable(body.pipe(tailInsideBody()));
+          const stream = createReadableStreamFromReadable(body.pipe(tailInsideBody(strings)));
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           securityHeaders(responseHeaders, request, nonce);
           if (isPrivate(request, remixContext)) responseHeaders.set("Cache-Control", "no-store");

@@ -8,9 +8,10 @@ const END = Buffer.from("</body></html>");
  * body anyway, but the HTML spec calls a tag there a parse error and the W3C validator stops at it.
  * This moves everything that follows `</body></html>` in front of it, so the document ends with
  * `</html>` and the browser builds exactly the same tree. Everything before the end tags still
- * streams as it comes; only the short tail is held until the render ends.
+ * streams as it comes; only the short tail is held until the render ends. `extra` is asked for
+ * at the end, for markup that depends on the whole render (the page's strings).
  */
-export function tailInsideBody() {
+export function tailInsideBody(extra?: () => string) {
   let held: Buffer = Buffer.alloc(0);
   let found = false;
   const tail: Buffer[] = [];
@@ -35,7 +36,7 @@ export function tailInsideBody() {
     },
     flush(done) {
       if (!found) return done(null, held);
-      done(null, Buffer.concat([...tail, END]));
+      done(null, Buffer.concat([...tail, Buffer.from(extra?.() ?? ""), END]));
     },
   });
 }
