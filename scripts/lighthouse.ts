@@ -42,10 +42,10 @@ const seeded = spawnSync(process.execPath, ["--import", "tsx", "scripts/seed-dem
 if (seeded.status !== 0) throw new Error(`seed:demo failed:\n${seeded.stdout}\n${seeded.stderr}`);
 
 const server = await startServer({ RATE_LIMIT_DISABLED: "1" }, { root });
-const chrome = await chromeLauncher.launch({
-  chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  chromeFlags: FLAGS,
-});
+// A fresh browser per run: a cookie a page set in an earlier run would otherwise take the place of
+// the session cookie Lighthouse sends as an extra header (the dashboards then scored as /login).
+const launchChrome = () =>
+  chromeLauncher.launch({ chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", chromeFlags: FLAGS });
 
 type Row = {
   label: string;
@@ -106,16 +106,20 @@ try {
       jsFiles: number;
     }[] = [];
     for (let i = 0; i < RUNS; i++) {
+      const chrome = await launchChrome();
       const result = await lighthouse(server.url + pagePath, {
         port: chrome.port,
         output: "json",
         logLevel: "error",
         onlyCategories: ["performance"],
         extraHeaders: who ? { Cookie: who.cookieHeader() } : undefined,
-      });
+      }).finally(() => chrome.kill());
       if (!result) throw new Error(`no Lighthouse result for ${label}`);
       const { lhr } = result;
       if (lhr.runtimeError) throw new Error(`${label}: ${lhr.runtimeError.message}`);
+      // A page that sent Lighthouse elsewhere (a lost session → /login) would score the wrong page.
+      const landed = new URL(lhr.finalDisplayedUrl).pathname;
+      if (landed !== new URL(server.url + pagePath).pathname) throw new Error(`${label}: ended on ${landed}`);
       const summary = (
         lhr.audits["resource-summary"].details as unknown as {
           items: { resourceType: string; transferSize: number; requestCount: number }[];
@@ -167,6 +171,5 @@ try {
   );
   console.log(`written to ${out}`);
 } finally {
-  chrome.kill();
   await server.stop();
 }
