@@ -10,9 +10,12 @@ import { mailQueue } from "~/domain/messaging/index.server";
 import { productGauges, shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
+import { recordingKeys } from "~/i18n/recorder.server";
 import { withRememberedStrings } from "~/i18n/resolved.server";
+import { pageStringsJson } from "~/i18n/strings.server";
 import { logRequest } from "~/utils/log.server";
 import { pageCacheKey, publicRender } from "~/utils/page-cache.server";
+import { tailInsideBody } from "~/utils/document-tail.server";
 import { refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
@@ -97,6 +100,12 @@ export default async function handleRequest(
   if (responseStatusCode === 429) keepRetryAfter(responseHeaders, remixContext);
   const nonce = randomBytes(16).toString("base64");
   const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
+  // The browser gets the strings of this page only, written after the render (it knows which keys
+  // it used) as a data block at the end of <body>; entry.client starts i18next from it.
+  const { i18n: recorder, used } = recordingKeys(instance);
+  const routeIds = remixContext.staticHandlerContext.matches.map((m) => m.route.id);
+  const strings = () =>
+    `<script type="application/json" id="cb-strings">${pageStringsJson(locale, routeIds, used)}</script>`;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -104,7 +113,7 @@ export default async function handleRequest(
     const timer = setTimeout(() => abort(), ABORT_DELAY);
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
-        <I18nextProvider i18n={instance}>
+        <I18nextProvider i18n={recorder}>
           <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
         </I18nextProvider>
       </NonceContext.Provider>,
@@ -132,7 +141,7 @@ export default async function handleRequest(
             },
           });
           sink.once("finish", () => {
-            const page = withoutNulBytes(Buffer.concat(chunks));
+            const page = tailInsideBody(withoutNulBytes(Buffer.concat(chunks)), strings());
             resolve(new Response(page as unknown as BodyInit, { headers: responseHeaders, status }));
             logRequest(request, params, status, loadContext);
           });

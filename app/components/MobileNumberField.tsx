@@ -46,7 +46,7 @@ export function MobileNumberField({
         <input
           id={number.id}
           name={number.name}
-          type="tel"
+          type="text"
           inputMode="tel"
           autoComplete="tel-national"
           maxLength={20}

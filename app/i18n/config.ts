@@ -1,5 +1,3 @@
-import type { Catalogue } from "./locales/en";
-
 export const LANGUAGES = [
   { code: "en", label: "English", intl: "en-IN" },
   { code: "hi", label: "हिन्दी", intl: "hi-IN" },
@@ -20,14 +18,6 @@ export function isLocale(value: unknown): value is Locale {
 export function intlTag(locale: string): string {
   return LANGUAGES.find((l) => l.code === locale)?.intl ?? "en-IN";
 }
-
-/** Catalogue loaders: each language becomes its own chunk on the client. */
-export const catalogueLoaders: Record<Locale, () => Promise<{ default: Catalogue }>> = {
-  en: () => import("./locales/en"),
-  hi: () => import("./locales/hi"),
-  bn: () => import("./locales/bn"),
-  ta: () => import("./locales/ta"),
-};
 
 export const i18nOptions = {
   supportedLngs: SUPPORTED_LOCALES,

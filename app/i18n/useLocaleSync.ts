@@ -1,20 +1,19 @@
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { catalogueLoaders, isLocale, NAMESPACE } from "./config";
+import { isLocale } from "./config";
+import { loadShownRoutesIn } from "./strings.browser";
 
-/** Keeps the browser's i18next on the language the server rendered with. */
+/** Keeps the browser's i18next on the language the server rendered with (strings of the shown routes). */
 export function useLocaleSync(locale: string) {
   const { i18n } = useTranslation();
   useEffect(() => {
     if (!isLocale(locale) || i18n.language === locale) return;
     let cancelled = false;
-    void catalogueLoaders[locale]().then((mod) => {
-      if (cancelled) return;
-      if (!i18n.hasResourceBundle(locale, NAMESPACE)) {
-        i18n.addResourceBundle(locale, NAMESPACE, mod.default, true, true);
-      }
-      void i18n.changeLanguage(locale);
-    });
+    void loadShownRoutesIn(locale, i18n.language)
+      .catch(() => undefined)
+      .then(() => {
+        if (!cancelled) void i18n.changeLanguage(locale);
+      });
     return () => {
       cancelled = true;
     };

@@ -1,10 +1,9 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { saveCallbackRequest } from "~/domain/messaging/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -134,17 +133,11 @@ function CallbackForm() {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: callbackSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
+  // Checked by the server only (a public page loads no validation code).
+  const [form, fields] = useServerForm(lastResult, ["name", "countryCode", "phoneNumber", "message"]);
   const busy = navigation.state === "submitting" && navigation.formAction === "/?index";
   return (
-    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+    <Form method="post" {...form.props} className="card space-y-4">
       <FormError id={form.errorId} errors={form.errors} />
       <TextField meta={fields.name} label={t("home.callbackName")} required autoComplete="name" />
       <div className="grid grid-cols-[7rem_1fr] gap-3">
@@ -168,7 +161,7 @@ function CallbackForm() {
         <TextField
           meta={fields.phoneNumber}
           label={t("home.callbackPhone")}
-          type="tel"
+          type="text"
           inputMode="numeric"
           autoComplete="tel-national"
           required

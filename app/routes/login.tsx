@@ -1,4 +1,3 @@
-import { getFormProps, useForm } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
@@ -6,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard } from "~/components/AuthCard";
 import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { tFor } from "~/i18n/i18n.server";
 import { loginSchema } from "~/schemas/auth";
@@ -54,18 +54,12 @@ export default function Login() {
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
   const [params] = useSearchParams();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: loginSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
+  // Checked by the server only (a public page loads no validation code).
+  const [form, fields] = useServerForm(lastResult, ["email", "password"]);
   const busy = navigation.state === "submitting";
   return (
     <AuthCard title={t("accounts.loginTitle")} intro={<p>{t("accounts.loginText")}</p>}>
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...form.props} className="space-y-4">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormError id={form.errorId} errors={form.errors} />
         <EmailOrMobileField meta={fields.email} />

@@ -164,7 +164,7 @@ export default function Signup() {
             <TextField
               meta={fields.contactNumber}
               label={t("accounts.contactNumber")}
-              type="tel"
+              type="text"
               inputMode="numeric"
               required
               autoComplete="tel-national"

@@ -2,8 +2,8 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server";
 
-/** Cheap phones on slow links: the JavaScript a first visit loads stays under 150 KB gzip. */
-const BUDGET = 150 * 1024;
+/** Cheap phones on slow links: the JavaScript a first visit loads stays under 120 KB gzip. */
+const BUDGET = 120 * 1024;
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
@@ -46,7 +46,7 @@ async function uploadPageExtraChunks(): Promise<string[]> {
 
 describe("first-visit JavaScript budget", () => {
   for (const path of ["/", "/login"]) {
-    it(`${path} loads at most 150 KB of gzip JavaScript`, async () => {
+    it(`${path} loads at most 120 KB of gzip JavaScript`, async () => {
       const { total, files } = await firstVisitJs(path);
       console.log(`${path}: ${files} files, ${(total / 1024).toFixed(1)} KB gzip`);
       expect(files).toBeGreaterThan(2);

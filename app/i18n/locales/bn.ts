@@ -652,7 +652,6 @@ const bn: Catalogue = {
     zoomIn: "বড় করুন",
     zoomOut: "ছোট করুন",
     zoomReset: "আসল মাপ",
-    pdfFallback: "আপনার ব্রাউজার এখানে PDF দেখাতে পারছে না।",
     summaryHint: "কয়েকটি সহজ বাক্যে মতামত, যাতে রোগী বুঝতে পারেন।",
     findingsHint: "রিপোর্টে আপনি যা দেখছেন।",
     recommendationsHint: "রোগীর এরপর কী করা উচিত।",

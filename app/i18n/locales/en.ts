@@ -643,7 +643,6 @@ const en = {
     zoomIn: "Zoom in",
     zoomOut: "Zoom out",
     zoomReset: "Actual size",
-    pdfFallback: "Your browser cannot show the PDF here.",
     summaryHint: "The opinion in a few plain sentences the patient can follow.",
     findingsHint: "What you see in the report.",
     recommendationsHint: "What the patient should do next.",

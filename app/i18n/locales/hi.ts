@@ -646,7 +646,6 @@ const hi: Catalogue = {
     zoomIn: "बड़ा करें",
     zoomOut: "छोटा करें",
     zoomReset: "असली आकार",
-    pdfFallback: "आपका ब्राउज़र यहाँ PDF नहीं दिखा सकता।",
     summaryHint: "कुछ आसान वाक्यों में राय, जिसे मरीज़ समझ सके।",
     findingsHint: "रिपोर्ट में आपको क्या दिखता है।",
     recommendationsHint: "मरीज़ को आगे क्या करना चाहिए।",

@@ -29,9 +29,7 @@ export function ReportViewer({ report }: { report: ReviewReport }) {
           title={`${t("reports.reportFile")}: ${typeLabel(report.reportType)}`}
           className="h-[60vh] w-full rounded-md border border-slate-200 bg-slate-100 lg:h-[75vh]"
           data-testid="report-viewer"
-        >
-          {t("reports.pdfFallback")}
-        </iframe>
+        />
       ) : (
         <>
           {hydrated && (

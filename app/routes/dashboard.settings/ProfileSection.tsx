@@ -45,7 +45,7 @@ export function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<s
           <TextField
             meta={fields.contactNumber}
             label={t("profile.phone")}
-            type="tel"
+            type="text"
             inputMode="numeric"
             required
             autoComplete="tel-national"

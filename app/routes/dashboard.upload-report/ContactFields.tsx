@@ -47,7 +47,7 @@ export function ContactFields({
       <TextField
         meta={phoneNumber}
         label={t("reports.phoneLabel")}
-        type="tel"
+        type="text"
         inputMode="tel"
         autoComplete="tel-national"
         hint={t("reports.phoneHint")}
