@@ -105,7 +105,7 @@ export default async function handleRequest(
   const { i18n: recorder, used } = recordingKeys(instance);
   const routeIds = remixContext.staticHandlerContext.matches.map((m) => m.route.id);
   const strings = () =>
-    `<script type="application/json" id="cb-strings">${pageStringsJson(locale, routeIds, used)}</script>`;
+    `<script type="application/json" id="cb-strings" nonce="${nonce}">${pageStringsJson(locale, routeIds, used)}</script>`;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;

@@ -19,9 +19,8 @@ afterAll(async () => {
 async function pageStrings(path: string, lng?: string) {
   const res = await fetch(server.url + path, { headers: lng ? { "Accept-Language": lng } : {} });
   const html = await res.text();
-  const block = /<script type="application\/json" id="cb-strings">([^<]*)<\/script><\/body><\/html>$/.exec(
-    html,
-  );
+  const block =
+    /<script type="application\/json" id="cb-strings"[^>]*>([^<]*)<\/script><\/body><\/html>$/.exec(html);
   expect(block, "the strings block closes the body, and the document ends with </html>").toBeTruthy();
   return { html, page: JSON.parse(block![1]) as { r: string[]; s: Record<string, Record<string, unknown>> } };
 }
