@@ -150,6 +150,8 @@ export function pagination(p: Paged<unknown>) {
     pageSize: p.pageSize,
     total: p.total,
     totalPages: Math.max(1, Math.ceil(p.total / p.pageSize)),
+    // Only where the list was counted up to a cap (a search): there are more than `total` rows.
+    ...(p.totalIsLowerBound ? { totalIsLowerBound: true } : {}),
   };
 }
 

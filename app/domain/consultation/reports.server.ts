@@ -5,13 +5,11 @@ import {
   desc,
   eq,
   gt,
-  inArray,
   isNotNull,
   isNull,
   lt,
   lte,
   ne,
-  notInArray,
   or,
   sql,
   type SQL,
@@ -21,7 +19,6 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
 import {
-  dataVersion,
   db,
   exec,
   first,
@@ -29,11 +26,11 @@ import {
   prepareQuery,
   rows,
   transaction,
-  unindexed,
   type DB,
 } from "~/db/client.server";
 import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
 import {
+  REPORT_TYPES,
   reviewSchema,
   uploadReportFormSchema,
   uploadReportSchema,
@@ -42,6 +39,7 @@ import {
   type UploadReportInput,
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
+import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -268,40 +266,66 @@ const byQueue = [asc(reports.priority), asc(reports.createdAt), asc(reports.id)]
 
 /**
  * The report lists. Each `where` + `orderBy` is a matching index prefix + its sort columns (see
- * the reports_* indexes in the schema, which end in id), so neither the count nor the page scans
- * the table or sorts; id breaks ties within one millisecond. `key` is the list's one parameter
- * (patient id, report type, expert id).
+ * the reports_* indexes in the schema, which end in id), so the page never scans the table or
+ * sorts; id breaks ties within one millisecond. `key` is the list's one parameter (patient id,
+ * report type, expert id); `total` names the list's counter row (platform/list-counts.server.ts),
+ * kept by triggers, so no list counts its rows per request.
  */
 const LISTS = {
   // reports_patient_created_idx (patient_id, created_at, id)
-  patient: { where: () => eq(reports.patientId, sql.placeholder("key")), orderBy: byCreated },
+  patient: {
+    where: () => eq(reports.patientId, sql.placeholder("key")),
+    orderBy: byCreated,
+    total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
+  },
   // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
-  pending: { where: () => eq(reports.status, "Pending"), orderBy: byCreated },
+  pending: {
+    where: () => eq(reports.status, "Pending"),
+    orderBy: byCreated,
+    total: () => COUNT_KEYS.reportsOfStatus("Pending"),
+  },
   // reports_status_type_created_idx (status, report_type, created_at, id)
   pendingOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byCreated,
+    total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_queue_idx (status, priority, created_at, id)
-  queue: { where: () => eq(reports.status, "Pending"), orderBy: byQueue },
+  queue: {
+    where: () => eq(reports.status, "Pending"),
+    orderBy: byQueue,
+    total: () => COUNT_KEYS.reportsOfStatus("Pending"),
+  },
   // reports_queue_type_idx (status, report_type, priority, created_at, id)
   queueOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byQueue,
+    total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_expert_reviewed_idx (expert_id, reviewed_at, id); only reviewed reports have an expert.
-  expert: { where: () => eq(reports.expertId, sql.placeholder("key")), orderBy: byReviewed },
+  expert: {
+    where: () => eq(reports.expertId, sql.placeholder("key")),
+    orderBy: byReviewed,
+    total: (key: string) => COUNT_KEYS.reportsOfExpert(key),
+  },
   // reports_followup_expert_idx (followup_expert_id, reviewed_at, id)
-  followups: { where: () => eq(reports.followupExpertId, sql.placeholder("key")), orderBy: byReviewed },
+  followups: {
+    where: () => eq(reports.followupExpertId, sql.placeholder("key")),
+    orderBy: byReviewed,
+    total: (key: string) => COUNT_KEYS.followupsOfExpert(key),
+  },
   // reports_status_reviewed_idx (status, reviewed_at, id)
-  reviewed: { where: () => eq(reports.status, "Reviewed"), orderBy: byReviewed },
+  reviewed: {
+    where: () => eq(reports.status, "Reviewed"),
+    orderBy: byReviewed,
+    total: () => COUNT_KEYS.reportsOfStatus("Reviewed"),
+  },
 };
 type ListKind = keyof typeof LISTS;
 
 function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
   return {
-    count: prepareQuery(`reports_${kind}_count`, db().select({ n: count() }).from(reports).where(where)),
     page: prepareQuery(
       `reports_${kind}_page`,
       selectReports()
@@ -317,43 +341,13 @@ function prepareList(kind: ListKind) {
 let prepared: { handle: DB; lists: Map<ListKind, ReturnType<typeof prepareList>> } | undefined;
 function statements() {
   const handle = db();
-  if (prepared?.handle !== handle) {
-    prepared = { handle, lists: new Map() };
-    counts.clear();
-  }
+  if (prepared?.handle !== handle) prepared = { handle, lists: new Map() };
   return prepared;
 }
 
-/**
- * Exact totals, reused while nothing at all has been written to the database (dataVersion()): a
- * count walks every matching index entry (about 2 ms for 50,000 pending reports on SQLite), the
- * page only 20. On PostgreSQL there is no such cheap version across nodes, so every list counts.
- */
-const counts = new Map<string, number>();
-let countsVersion: string | null = "";
-const MAX_CACHED_COUNTS = 10_000;
-
-async function cachedCount(key: string, run: () => Promise<number>): Promise<number> {
-  const version = dataVersion();
-  if (version === null || version !== countsVersion) {
-    counts.clear();
-    countsVersion = version;
-  }
-  let total = counts.get(key);
-  if (total === undefined) {
-    total = await run();
-    if (version !== null) {
-      if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
-      counts.set(key, total);
-    }
-  }
-  return total;
-}
-
-/** A piece of a list: its total and a window of its rows, in order. */
+/** A piece of a list: the counter rows whose sum is its total, and a window of its rows, in order. */
 type Segment = {
-  key: string;
-  count: () => Promise<number>;
+  totals: string[];
   rows: (limit: number, offset: number) => Promise<Joined[]>;
 };
 
@@ -363,39 +357,55 @@ function preparedSegment(kind: ListKind, key: string | null): Segment {
   if (!list) st.lists.set(kind, (list = prepareList(kind)));
   const l = list;
   return {
-    key: `${kind}:${key ?? ""}`,
-    count: async () => (await l.count.execute({ key }))[0]?.n ?? 0,
+    totals: [LISTS[kind].total(key ?? "")],
     rows: (limit, offset) => l.page.execute({ key, limit, offset }),
   };
 }
 
 /**
- * The pending queue restricted to report types in (or not in) a set. The type is compared without
- * its index (unindexed) so the database walks reports_queue_idx in queue order and filters,
- * instead of collecting every matching row and sorting.
+ * The pending queue (urgent first, then oldest) of the reports whose type is in `types`: one
+ * ordered range of reports_queue_type_idx per type, each cut at offset + limit, merged in queue
+ * order — however rare the types are among a million pending reports, no more than
+ * types × (offset + limit) index entries are read, and the rows are then fetched by id.
+ */
+function queueOfTypes(types: readonly string[]): Segment {
+  if (types.length === 1) return preparedSegment("queueOfType", types[0]);
+  return {
+    totals: types.map((t) => COUNT_KEYS.reportsOfStatusType("Pending", t)),
+    rows: async (limit, offset) => {
+      if (!types.length) return [];
+      const each = offset + limit;
+      const parts = types.map(
+        (t, i) =>
+          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
+      );
+      const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${limit} offset ${offset}`;
+      return selectReports()
+        .where(sql`${reports.id} in (${ids})`)
+        .orderBy(...byQueue);
+    },
+  };
+}
+
+/**
+ * The specialty segments of an expert's queue: the pending reports of the types their specialties
+ * read (`inSet`), or of every other type.
  */
 function typesSegment(types: string[], inSet: boolean): Segment {
-  const typeCol = unindexed(reports.reportType);
-  const where = and(
-    eq(reports.status, "Pending"),
-    inSet ? inArray(typeCol, types) : types.length ? notInArray(typeCol, types) : undefined,
-  );
-  return {
-    key: `queue-types:${inSet ? "in" : "out"}:${[...types].sort().join("|")}`,
-    count: async () => (await db().select({ n: count() }).from(reports).where(where))[0]?.n ?? 0,
-    rows: (limit, offset) =>
-      selectReports()
-        .where(where)
-        .orderBy(...byQueue)
-        .limit(limit)
-        .offset(offset),
-  };
+  const set = inSet
+    ? REPORT_TYPES.filter((t) => types.includes(t))
+    : REPORT_TYPES.filter((t) => !types.includes(t));
+  // Every type: the whole queue, walked in order on reports_queue_idx.
+  if (set.length === REPORT_TYPES.length) return preparedSegment("queue", null);
+  return queueOfTypes(set);
 }
 
 /** One page across consecutive segments (e.g. matching reports, then the others). */
 async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery) {
-  const totals: number[] = [];
-  for (const s of segments) totals.push(s.key ? await cachedCount(s.key, s.count) : await s.count());
+  const keys = segments.flatMap((s) => s.totals);
+  const values = await listCountsOf(keys);
+  const byKey = new Map(keys.map((k, i) => [k, values[i]]));
+  const totals = segments.map((s) => s.totals.reduce((sum, k) => sum + (byKey.get(k) ?? 0), 0));
   const total = totals.reduce((a, b) => a + b, 0);
   let offset = (page - 1) * pageSize;
   let need = pageSize;

@@ -5,4 +5,11 @@
 export type PageQuery = { page: number; pageSize: number };
 
 /** One page of a list, with the total across all pages. */
-export type Paged<T> = { items: T[]; total: number; page: number; pageSize: number };
+export type Paged<T> = {
+  items: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+  /** The list was counted only up to a cap: it holds more than `total` rows (a search, a filter). */
+  totalIsLowerBound?: boolean;
+};
