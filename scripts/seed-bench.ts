@@ -176,15 +176,13 @@ async function seed(n: number) {
     .values({ userId: ids.expert, registrationNumber: "BENCH-1", registrationCouncil: "Bench Council" });
   await d.insert(schema.expertSpecialties).values({ userId: ids.expert, specialty: "Radiology" });
   // A centre with its health workers and the patients it registered (no accounts of their own).
-  await d
-    .insert(schema.centres)
-    .values({
-      id: ids.centre,
-      name: "Bench Health & Wellness Centre",
-      kind: "hwc",
-      district: "Nashik",
-      state: "Maharashtra",
-    });
+  await d.insert(schema.centres).values({
+    id: ids.centre,
+    name: "Bench Health & Wellness Centre",
+    kind: "hwc",
+    district: "Nashik",
+    state: "Maharashtra",
+  });
   await user(ids.worker, BENCH_WORKER, "Bench", "Worker", "HealthWorker", true);
   for (let i = 0; i < 9; i++)
     await user(newId(), `worker${i}@bench.test`, `Worker${i}`, "Bench", "HealthWorker", i % 3 !== 0);
@@ -361,24 +359,58 @@ async function seed(n: number) {
 type Actor = { id: string; approved: boolean; sessionId: string } & Record<string, unknown>;
 
 /** Every list function of the domain, as one actor of each kind calls it. */
-async function listCases(admin: any, expert: any, patient: any) {
+async function listCases(admin: any, expert: any, patient: any, worker: any) {
   const reportsDomain = await import("../app/domain/consultation/reports.server");
   const { listPendingExperts, listApprovedExperts } = await import("../app/domain/accounts/experts.server");
   const { listAuditEvents } = await import("../app/domain/platform/audit.server");
   const { listUsers } = await import("../app/domain/accounts/users.server");
+  const { listContactMessages, listCallbackRequests, listSmsMessages } = await import(
+    "../app/domain/messaging/index.server"
+  );
+  const { listRightsRequests } = await import("../app/domain/rights/rights.server");
+  const { centreQueue } = await import("../app/domain/care/centre-queue.server");
+  const { listCentres } = await import("../app/domain/care/centres.server");
+  const { listHealthWorkers } = await import("../app/domain/care/workers.server");
   const page = { page: 1, pageSize: 20 };
   const cases: [string, () => unknown][] = [
     ["pending reports (Expert)", () => reportsDomain.listPendingReports(expert, page)],
     ["pending reports of one type", () => reportsDomain.listPendingReports(expert, page, "Blood Test")],
     ["pending reports, page 50", () => reportsDomain.listPendingReports(expert, { page: 50, pageSize: 20 })],
+    [
+      "pending queue (urgent first, oldest)",
+      () => reportsDomain.listPendingReports(expert, page, { sort: "queue" }),
+    ],
+    [
+      "pending queue, specialty types first",
+      () => reportsDomain.listPendingReports(expert, page, { sort: "queue", match: "first" }),
+    ],
+    [
+      "pending queue, specialty types only, page 50",
+      () =>
+        reportsDomain.listPendingReports(
+          expert,
+          { page: 50, pageSize: 20 },
+          { sort: "queue", match: "only" },
+        ),
+    ],
     ["patient's reports (+ file views)", () => reportsDomain.listPatientReports(patient, patient.id, page)],
     ["reviewed by this expert", () => reportsDomain.listReviewedByExpert(expert, page)],
+    ["follow-up threads (Expert)", () => reportsDomain.listFollowUpThreads(expert, page)],
     ["all reviewed (Admin)", () => reportsDomain.listAllReviewed(admin, page)],
     ["pending experts", () => listPendingExperts(admin, page)],
     ["approved experts", () => listApprovedExperts(admin, page)],
     ["users (Admin)", () => listUsers(admin, { ...page })],
     ["users of one type (Admin)", () => listUsers(admin, { ...page, accountType: "Patient" })],
     ["audit log (Admin)", () => listAuditEvents(admin, { ...page })],
+    ["audit log of one action (Admin)", () => listAuditEvents(admin, { ...page, action: "report.review" })],
+    ["contact messages (Admin)", () => listContactMessages(admin, page)],
+    ["callback requests (Admin)", () => listCallbackRequests(admin, page)],
+    ["SMS (Admin)", () => listSmsMessages(admin, { ...page })],
+    ["rights requests, open (Admin)", () => listRightsRequests(admin, { ...page })],
+    ["centres (Admin)", () => listCentres(admin, page)],
+    ["health workers (Admin)", () => listHealthWorkers(admin, { status: "approved" }, page)],
+    ["centre queue (health worker)", () => centreQueue(worker, page)],
+    ["centre queue, name search", () => centreQueue(worker, page, { q: "kamla1" })],
   ];
   return cases;
 }
@@ -400,6 +432,7 @@ async function plansPostgres(pool: NonNullable<ReturnType<typeof pgPool>>) {
     await actor(BENCH_ADMIN),
     await actor(BENCH_EXPERT),
     await actor(BENCH_PATIENT),
+    await actor(BENCH_WORKER),
   );
   const counts = (
     await pool.query(
@@ -490,7 +523,7 @@ async function plans() {
   const admin = actor(BENCH_ADMIN);
   const expert = actor(BENCH_EXPERT);
   const patient = actor(BENCH_PATIENT);
-  const cases = await listCases(admin, expert, patient);
+  const cases = await listCases(admin, expert, patient, actor(BENCH_WORKER));
   const counts = sqlite()
     .prepare(
       "SELECT (SELECT count(*) FROM reports) AS reports, (SELECT count(*) FROM reports WHERE status = 'Pending') AS pending, (SELECT count(*) FROM audit_events) AS audit",

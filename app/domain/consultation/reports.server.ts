@@ -25,6 +25,7 @@ import {
   isUniqueViolation,
   prepareQuery,
   rows,
+  timeParam,
   transaction,
   type DB,
 } from "~/db/client.server";
@@ -40,6 +41,7 @@ import {
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
+import { decodeCursor, encodeCursor, type CursorShape, type CursorValue } from "../platform/cursor.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -265,6 +267,35 @@ const byReviewed = [desc(reports.reviewedAt), desc(reports.id)];
 const byQueue = [asc(reports.priority), asc(reports.createdAt), asc(reports.id)];
 
 /**
+ * Each order's keyset: the row-value comparison "after this row" on the order's columns (served
+ * by the same index as the order), the cursor's values and how a row gives them. Times travel as
+ * epoch milliseconds.
+ */
+const k = (i: number) => sql.placeholder(`k${i}`);
+const SORTS = {
+  created: {
+    after: () => sql`(${reports.createdAt}, ${reports.id}) < (${k(0)}, ${k(1)})`,
+    shape: ["number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.createdAt.getTime(), r.id],
+    params: (v: CursorValue[]) => ({ k0: timeParam(v[0] as number), k1: v[1] }),
+  },
+  reviewed: {
+    after: () => sql`(${reports.reviewedAt}, ${reports.id}) < (${k(0)}, ${k(1)})`,
+    shape: ["number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.reviewedAt?.getTime() ?? 0, r.id],
+    params: (v: CursorValue[]) => ({ k0: timeParam(v[0] as number), k1: v[1] }),
+  },
+  queue: {
+    after: () =>
+      sql`(${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${k(0)}, ${k(1)}, ${k(2)})`,
+    shape: ["number", "number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.priority, r.createdAt.getTime(), r.id],
+    params: (v: CursorValue[]) => ({ k0: v[0], k1: timeParam(v[1] as number), k2: v[2] }),
+  },
+};
+type SortKind = keyof typeof SORTS;
+
+/**
  * The report lists. Each `where` + `orderBy` is a matching index prefix + its sort columns (see
  * the reports_* indexes in the schema, which end in id), so the page never scans the table or
  * sorts; id breaks ties within one millisecond. `key` is the list's one parameter (patient id,
@@ -276,48 +307,56 @@ const LISTS = {
   patient: {
     where: () => eq(reports.patientId, sql.placeholder("key")),
     orderBy: byCreated,
+    sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
   },
   // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
   pending: {
     where: () => eq(reports.status, "Pending"),
     orderBy: byCreated,
+    sort: "created" as SortKind,
     total: () => COUNT_KEYS.reportsOfStatus("Pending"),
   },
   // reports_status_type_created_idx (status, report_type, created_at, id)
   pendingOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byCreated,
+    sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_queue_idx (status, priority, created_at, id)
   queue: {
     where: () => eq(reports.status, "Pending"),
     orderBy: byQueue,
+    sort: "queue" as SortKind,
     total: () => COUNT_KEYS.reportsOfStatus("Pending"),
   },
   // reports_queue_type_idx (status, report_type, priority, created_at, id)
   queueOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byQueue,
+    sort: "queue" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_expert_reviewed_idx (expert_id, reviewed_at, id); only reviewed reports have an expert.
   expert: {
     where: () => eq(reports.expertId, sql.placeholder("key")),
     orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfExpert(key),
   },
   // reports_followup_expert_idx (followup_expert_id, reviewed_at, id)
   followups: {
     where: () => eq(reports.followupExpertId, sql.placeholder("key")),
     orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
     total: (key: string) => COUNT_KEYS.followupsOfExpert(key),
   },
   // reports_status_reviewed_idx (status, reviewed_at, id)
   reviewed: {
     where: () => eq(reports.status, "Reviewed"),
     orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
     total: () => COUNT_KEYS.reportsOfStatus("Reviewed"),
   },
 };
@@ -326,6 +365,14 @@ type ListKind = keyof typeof LISTS;
 function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
   return {
+    // After a cursor: the same index range from the cursor's row on, no OFFSET.
+    after: prepareQuery(
+      `reports_${kind}_after`,
+      selectReports()
+        .where(and(where, SORTS[LISTS[kind].sort].after()))
+        .orderBy(...LISTS[kind].orderBy)
+        .limit(sql.placeholder("limit")),
+    ),
     page: prepareQuery(
       `reports_${kind}_page`,
       selectReports()
@@ -348,7 +395,9 @@ function statements() {
 /** A piece of a list: the counter rows whose sum is its total, and a window of its rows, in order. */
 type Segment = {
   totals: string[];
-  rows: (limit: number, offset: number) => Promise<Joined[]>;
+  sort: SortKind;
+  /** `after`: the cursor's sort values; the window then starts after that row (offset 0). */
+  rows: (limit: number, offset: number, after?: CursorValue[]) => Promise<Joined[]>;
 };
 
 function preparedSegment(kind: ListKind, key: string | null): Segment {
@@ -356,9 +405,14 @@ function preparedSegment(kind: ListKind, key: string | null): Segment {
   let list = st.lists.get(kind);
   if (!list) st.lists.set(kind, (list = prepareList(kind)));
   const l = list;
+  const sort = LISTS[kind].sort;
   return {
     totals: [LISTS[kind].total(key ?? "")],
-    rows: (limit, offset) => l.page.execute({ key, limit, offset }),
+    sort,
+    rows: (limit, offset, after) =>
+      after
+        ? l.after.execute({ key, limit, ...SORTS[sort].params(after) })
+        : l.page.execute({ key, limit, offset }),
   };
 }
 
@@ -372,12 +426,16 @@ function queueOfTypes(types: readonly string[]): Segment {
   if (types.length === 1) return preparedSegment("queueOfType", types[0]);
   return {
     totals: types.map((t) => COUNT_KEYS.reportsOfStatusType("Pending", t)),
-    rows: async (limit, offset) => {
+    sort: "queue",
+    rows: async (limit, offset, after) => {
       if (!types.length) return [];
       const each = offset + limit;
+      const from = after
+        ? sql` and (${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${after[0]}, ${timeParam(after[1] as number)}, ${after[2]})`
+        : sql``;
       const parts = types.map(
         (t, i) =>
-          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
+          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t}${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
       );
       const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${limit} offset ${offset}`;
       return selectReports()
@@ -400,27 +458,48 @@ function typesSegment(types: string[], inSet: boolean): Segment {
   return queueOfTypes(set);
 }
 
-/** One page across consecutive segments (e.g. matching reports, then the others). */
-async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery) {
+/**
+ * One page across consecutive segments (e.g. matching reports, then the others), by page number
+ * or after a cursor ([segment, ...sort values of the last row]), and the cursor of its last row.
+ */
+async function pageOfSegments(segments: Segment[], { page, pageSize, cursor }: PageQuery) {
   const keys = segments.flatMap((s) => s.totals);
   const values = await listCountsOf(keys);
-  const byKey = new Map(keys.map((k, i) => [k, values[i]]));
-  const totals = segments.map((s) => s.totals.reduce((sum, k) => sum + (byKey.get(k) ?? 0), 0));
+  const byKey = new Map(keys.map((key, i) => [key, values[i]]));
+  const totals = segments.map((s) => s.totals.reduce((sum, key) => sum + (byKey.get(key) ?? 0), 0));
   const total = totals.reduce((a, b) => a + b, 0);
-  let offset = (page - 1) * pageSize;
-  let need = pageSize;
+  const sort = SORTS[segments[0]?.sort ?? "created"];
   const found: Joined[] = [];
-  for (let i = 0; i < segments.length && need > 0; i++) {
-    if (offset >= totals[i]) {
-      offset -= totals[i];
-      continue;
+  let lastSegment = 0;
+  let need = pageSize;
+  if (cursor) {
+    const [segment, ...after] = decodeCursor(cursor, ["number", ...sort.shape]);
+    if ((segment as number) < 0 || (segment as number) >= segments.length)
+      throw new DomainError("invalid", "api.badCursor", { fieldErrors: { cursor: ["api.badCursor"] } });
+    for (let i = segment as number; i < segments.length && need > 0; i++) {
+      const got = await segments[i].rows(need, 0, i === segment ? after : undefined);
+      if (got.length) lastSegment = i;
+      found.push(...got);
+      need -= got.length;
     }
-    const got = await segments[i].rows(need, offset);
-    found.push(...got);
-    need -= got.length;
-    offset = 0;
+  } else {
+    let offset = (page - 1) * pageSize;
+    for (let i = 0; i < segments.length && need > 0; i++) {
+      if (offset >= totals[i]) {
+        offset -= totals[i];
+        continue;
+      }
+      const got = await segments[i].rows(need, offset);
+      if (got.length) lastSegment = i;
+      found.push(...got);
+      need -= got.length;
+      offset = 0;
+    }
   }
-  return { found, total, page, pageSize };
+  const last = found.at(-1);
+  const more = found.length === pageSize && (cursor ? true : (page - 1) * pageSize + found.length < total);
+  const nextCursor = last && more ? encodeCursor([lastSegment, ...sort.key(last.report)]) : null;
+  return { found, total, page, pageSize, nextCursor };
 }
 
 /**
@@ -655,7 +734,7 @@ export async function listPatientReports(
 ): Promise<Paged<PatientReport>> {
   const access = await requirePatientAccess(actor, patientId);
   await traceAccess(actor, access, "patient.reports_open");
-  const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const items = await hidePhonesOfRefusers(
     actor,
     await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r)))),
@@ -667,6 +746,7 @@ export async function listPatientReports(
     total,
     page: page.page,
     pageSize: page.pageSize,
+    nextCursor,
   };
 }
 
@@ -704,8 +784,9 @@ export async function listPendingReports(
   } else {
     segments = [preparedSegment(queue ? "queue" : "pending", null)];
   }
-  if (!segments.length) return { items: [], total: 0, page: page.page, pageSize: page.pageSize };
-  const { found, total } = await pageOfSegments(segments, page);
+  if (!segments.length)
+    return { items: [], total: 0, page: page.page, pageSize: page.pageSize, nextCursor: null };
+  const { found, total, nextCursor } = await pageOfSegments(segments, page);
   const mask = masksFor(actor);
   const items = found.map((r) => {
     const item = fromJoined(r, mask);
@@ -713,37 +794,61 @@ export async function listPendingReports(
       item.matchesSpecialties = mine.includes(item.reportType as ReportType);
     return item;
   });
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Expert: the reports they reviewed, with their follow-ups; Admin: every reviewed report. Newest review first. */
 export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
-  const { found, total } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
   const items = await withReviewerDetails(found.map((r) => fromJoined(r, masksFor(actor))));
   // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
   const held = items.filter(
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
   );
   await withFollowUps(held);
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Admin: every reviewed report with patient and expert names and follow-ups, newest review first. */
 export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
-  const { found, total } = await pageOfSegments([preparedSegment("reviewed", null)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("reviewed", null)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Expert: the reviewed reports whose follow-up questions they hold (their own, or reassigned to them). */
 export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   requireApprovedExpert(actor);
-  const { found, total } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 // ---------------------------------------------------------------------------------------
