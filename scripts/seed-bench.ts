@@ -5,10 +5,13 @@
  *   tsx scripts/seed-bench.ts --plans              EXPLAIN QUERY PLAN + timings of every list query
  *                                                  (on PostgreSQL: EXPLAIN (ANALYZE, BUFFERS) + timings)
  *
- * Seeding writes, in one transaction, N reports spread over N/20 patients (one "bench"
- * patient owns max(40, N/100) of them), half still pending, the other half reviewed by one
- * approved expert, with the audit events the app would have written (upload, review, some
- * file opens). The rows share a handful of real encrypted files, stored once through the
+ * Seeding writes N reports spread over N/20 patients (one "bench" patient owns max(40, N/100)
+ * of them) and N/100 patients of one centre (5 % of the reports), half still pending (10 %
+ * urgent, all 13 types), the other half reviewed by one approved Radiology expert (2 % with a
+ * follow-up question), with the audit events the app would have written (upload, review, some
+ * file opens), contact messages and callback requests (1 % each), rights requests (0.2 %),
+ * other experts and the centre's health workers. The list counters are kept by their triggers
+ * while seeding and checked at the end. The rows share a handful of real encrypted files, stored once through the
  * app's own file store: fine for reading benchmarks, never delete such rows one by one.
  * Prints one JSON line: the accounts to log in with and the counts.
  */
@@ -45,12 +48,16 @@ function prng(seed: number) {
   };
 }
 
+export const BENCH_WORKER = "bench.worker@bench.test";
+
 async function seed(n: number) {
+  const started = performance.now();
   const { hashPassword } = await import("../app/domain/accounts/passwords.server");
   const { storeUpload } = await import("../app/domain/records/files.server");
   const { newId } = await import("../app/utils/ids.server");
   const { REPORT_TYPES } = await import("../app/schemas/reports");
-  const { users, reports, auditEvents, patients: patientProfiles } = await import("../app/db/schema");
+  const schema = await import("../app/db/schema");
+  const { users, reports, auditEvents, patients: patientProfiles } = schema;
   const { count } = await import("drizzle-orm");
   const { samplePdf } = await import("./samples");
   await migrateDatabase();
@@ -73,24 +80,49 @@ async function seed(n: number) {
     keys.push(f);
   }
 
+  // Rows are written as they are made, in multi-row inserts (500 rows a statement: inside
+  // PostgreSQL's 65,535-parameter limit), with the list counters' triggers on, so the counters
+  // are exact when seeding ends (checked below). SQLite: one transaction; PostgreSQL: each
+  // statement commits (synchronous_commit is off in the bench's cluster).
+  const CHUNK = 500;
+  const buffers = new Map<unknown, unknown[]>();
+  const order: unknown[] = [];
+  async function flush(table: unknown) {
+    const rows = buffers.get(table);
+    if (!rows?.length) return;
+    buffers.set(table, []);
+    await d.insert(table as typeof users).values(rows as (typeof users.$inferInsert)[]);
+  }
+  async function put<T>(table: { $inferInsert: T }, row: T) {
+    let rows = buffers.get(table);
+    if (!rows) {
+      buffers.set(table, (rows = []));
+      order.push(table);
+    }
+    rows.push(row);
+    // Parents before children: a full buffer writes every buffer, in the order tables were first used.
+    if (rows.length >= CHUNK) await flushAll();
+  }
+  async function flushAll() {
+    for (const t of order) await flush(t);
+  }
+  const lite = sqliteConnection();
+  lite?.exec("BEGIN");
+
   const now = Date.now();
   const YEAR = 365 * 24 * 60 * 60 * 1000;
   type NewUser = typeof users.$inferInsert;
-  type NewReport = typeof reports.$inferInsert;
-  type NewAudit = typeof auditEvents.$inferInsert;
-  const userRows: NewUser[] = [];
-  const reportRows: NewReport[] = [];
-  const auditRows: NewAudit[] = [];
-  const user = (
+  const user = async (
     id: string,
     email: string,
     firstName: string,
     lastName: string,
     accountType: NewUser["accountType"],
     approved: boolean,
+    createdAt = now - YEAR - 1000,
   ) => {
-    const created = new Date(now - YEAR - 1000);
-    userRows.push({
+    const created = new Date(createdAt);
+    await put(users, {
       id,
       email,
       passwordHash: hash,
@@ -102,33 +134,108 @@ async function seed(n: number) {
       createdAt: created,
       updatedAt: created,
     });
+    if (accountType === "Patient")
+      await put(patientProfiles, {
+        id,
+        accountId: id,
+        firstName,
+        lastName,
+        createdAt: created,
+        updatedAt: created,
+      });
   };
 
   const patients = Math.max(10, Math.ceil(n / 20));
   const ownShare = Math.max(40, Math.floor(n / 100));
-  const ids = { admin: newId(), expert: newId(), patient: newId() };
+  const ids = { admin: newId(), expert: newId(), patient: newId(), worker: newId(), centre: newId() };
   const others: string[] = [];
-  user(ids.admin, BENCH_ADMIN, "Bench", "Admin", "Admin", true);
-  user(ids.expert, BENCH_EXPERT, "Bench", "Expert", "Expert", true);
-  user(ids.patient, BENCH_PATIENT, "Bench", "Patient", "Patient", false);
+  await user(ids.admin, BENCH_ADMIN, "Bench", "Admin", "Admin", true);
+  await user(ids.expert, BENCH_EXPERT, "Bench", "Expert", "Expert", true);
+  await user(ids.patient, BENCH_PATIENT, "Bench", "Patient", "Patient", false);
   for (let i = 1; i < patients; i++) {
     const id = newId();
     others.push(id);
-    user(id, `patient${i}@bench.test`, `Patient${i}`, "Bench", "Patient", false);
+    // Sign-ups spread over the year, so the admin's users list has an order to walk.
+    await user(
+      id,
+      `patient${i}@bench.test`,
+      `Patient${i}`,
+      "Bench",
+      "Patient",
+      false,
+      now - YEAR + Math.floor((i / patients) * YEAR),
+    );
   }
+  // A few other experts, some waiting for approval, and the bench expert's specialties
+  // (Radiology reads 4 of the 13 report types: the specialty queue's first segment).
+  for (let i = 0; i < 20; i++)
+    await user(newId(), `expert${i}@bench.test`, `Expert${i}`, "Bench", "Expert", i % 2 === 0);
+  await flushAll();
+  await d
+    .insert(schema.expertProfiles)
+    .values({ userId: ids.expert, registrationNumber: "BENCH-1", registrationCouncil: "Bench Council" });
+  await d.insert(schema.expertSpecialties).values({ userId: ids.expert, specialty: "Radiology" });
+  // A centre with its health workers and the patients it registered (no accounts of their own).
+  await d.insert(schema.centres).values({
+    id: ids.centre,
+    name: "Bench Health & Wellness Centre",
+    kind: "hwc",
+    district: "Nashik",
+    state: "Maharashtra",
+  });
+  await user(ids.worker, BENCH_WORKER, "Bench", "Worker", "HealthWorker", true);
+  for (let i = 0; i < 9; i++)
+    await user(newId(), `worker${i}@bench.test`, `Worker${i}`, "Bench", "HealthWorker", i % 3 !== 0);
+  await flushAll();
+  const workers = (
+    await d
+      .select({ id: users.id })
+      .from(users)
+      .where((await import("drizzle-orm")).eq(users.accountType, "HealthWorker"))
+  ).map((r) => r.id);
+  for (const w of workers)
+    await put(schema.healthWorkers, { userId: w, centreId: ids.centre, role: "asha" as const, workerId: "" });
+  const centrePatients: string[] = [];
+  const centreCount = Math.max(10, Math.floor(n / 100));
+  for (let i = 0; i < centreCount; i++) {
+    const id = newId();
+    centrePatients.push(id);
+    const created = new Date(now - YEAR + Math.floor((i / centreCount) * YEAR));
+    await put(patientProfiles, {
+      id,
+      firstName: `Kamla${i}`,
+      lastName: "Bai",
+      locality: "Sinnar",
+      locale: "hi",
+      centreId: ids.centre,
+      registeredBy: ids.worker,
+      createdAt: created,
+      updatedAt: created,
+    });
+  }
+  await flushAll();
+
   let pending = 0;
+  let followUps = 0;
   for (let i = 0; i < n; i++) {
     const id = newId();
-    // Own reports are spread evenly through time, the rest at random among the others.
+    // Own reports are spread evenly through time, 5 % belong to the centre's patients, the rest
+    // at random among the other patients.
     const patient =
-      i % Math.floor(n / ownShare) === 0 ? ids.patient : others[Math.floor(rand() * others.length)];
+      i % Math.floor(n / ownShare) === 0
+        ? ids.patient
+        : rand() < 0.05
+          ? centrePatients[Math.floor(rand() * centrePatients.length)]
+          : others[Math.floor(rand() * others.length)];
     const createdAt = now - YEAR + Math.floor((i / n) * YEAR) + Math.floor(rand() * 1000);
     const file = keys[i % keys.length];
     const type = REPORT_TYPES[Math.floor(rand() * REPORT_TYPES.length)];
     const reviewed = rand() < 0.5;
     const reviewedAt = reviewed ? createdAt + Math.floor(rand() * 3 * 24 * 60 * 60 * 1000) : null;
+    const urgent = rand() < 0.1;
+    const followUp = reviewed && rand() < 0.02;
     if (!reviewed) pending++;
-    reportRows.push({
+    await put(reports, {
       id,
       patientId: patient,
       reportType: type,
@@ -143,11 +250,14 @@ async function seed(n: number) {
       review: reviewed ? "Values are within the normal range. No action needed." : null,
       expertId: reviewed ? ids.expert : null,
       reviewedAt: reviewedAt ? new Date(reviewedAt) : null,
+      priority: urgent ? 0 : 1,
+      urgentReason: urgent ? "Chest pain" : null,
+      followupExpertId: followUp ? ids.expert : null,
       createdAt: new Date(createdAt),
       updatedAt: new Date(reviewedAt ?? createdAt),
     });
-    const audit = (actorId: string, action: string, detail: string | null, at: number) =>
-      auditRows.push({
+    const audit = async (actorId: string, action: string, detail: string | null, at: number) =>
+      put(auditEvents, {
         id: newId(),
         actorId,
         action,
@@ -157,45 +267,90 @@ async function seed(n: number) {
         ip: "127.0.0.1",
         createdAt: new Date(at),
       });
-    audit(
+    await audit(
       patient,
       "report.upload",
       JSON.stringify({ mimeType: "application/pdf", size: file.size }),
       createdAt,
     );
     if (reviewed) {
-      audit(ids.expert, "report.file_open", null, reviewedAt! - 60_000);
-      audit(ids.expert, "report.review", null, reviewedAt!);
+      await audit(ids.expert, "report.file_open", null, reviewedAt! - 60_000);
+      await audit(ids.expert, "report.review", null, reviewedAt!);
     }
+    if (followUp) {
+      followUps++;
+      await put(schema.reportFollowups, {
+        id: newId(),
+        reportId: id,
+        question: "Should I repeat the test?",
+        askedAt: new Date(reviewedAt! + 3_600_000),
+        answer: rand() < 0.5 ? "Yes, in three months." : null,
+        answeredBy: null,
+        answeredAt: null,
+      });
+    }
+    // Public forms and data-rights requests arrive alongside.
+    if (i % 100 === 0)
+      await put(schema.contactMessages, {
+        id: newId(),
+        name: `Visitor ${i}`,
+        email: `visitor${i}@bench.test`,
+        message: "When will my report be reviewed?",
+        createdAt: new Date(createdAt),
+      });
+    if (i % 100 === 50)
+      await put(schema.callbackRequests, {
+        id: newId(),
+        name: `Caller ${i}`,
+        countryCode: "+91",
+        phoneNumber: "9876543210",
+        message: null,
+        createdAt: new Date(createdAt),
+      });
+    if (i % 500 === 0)
+      await put(schema.rightsRequests, {
+        id: newId(),
+        userId: others[Math.floor(rand() * others.length)],
+        type: rand() < 0.7 ? "correction" : "erasure",
+        status: rand() < 0.2 ? "open" : "done",
+        details: "Please correct my year of birth.",
+        createdAt: new Date(createdAt),
+      });
   }
-  // Multi-row inserts, 500 rows a statement (inside PostgreSQL's 65,535-parameter limit).
-  const CHUNK = 500;
-  for (let i = 0; i < userRows.length; i += CHUNK) await d.insert(users).values(userRows.slice(i, i + CHUNK));
-  // Every patient account is its own patient profile (the reports belong to the profile).
-  const profileRows = userRows
-    .filter((u) => u.accountType === "Patient")
-    .map((u) => ({
-      id: u.id,
-      accountId: u.id,
-      firstName: u.firstName,
-      lastName: u.lastName ?? "",
-      createdAt: u.createdAt,
-      updatedAt: u.updatedAt,
-    }));
-  for (let i = 0; i < profileRows.length; i += CHUNK)
-    await d.insert(patientProfiles).values(profileRows.slice(i, i + CHUNK));
-  for (let i = 0; i < reportRows.length; i += CHUNK)
-    await d.insert(reports).values(reportRows.slice(i, i + CHUNK));
-  for (let i = 0; i < auditRows.length; i += CHUNK)
-    await d.insert(auditEvents).values(auditRows.slice(i, i + CHUNK));
+  await flushAll();
+  lite?.exec("COMMIT");
+
+  // The triggers kept the counters; check the two a bench reads most against a real count.
+  const { listCount, COUNT_KEYS } = await import("../app/domain/platform/list-counts.server");
+  const counted = {
+    pending: await listCount(COUNT_KEYS.reportsOfStatus("Pending")),
+    audit: await listCount(COUNT_KEYS.auditAll),
+  };
+  const real = {
+    pending: Number(
+      (
+        await d
+          .select({ n: count() })
+          .from(reports)
+          .where((await import("drizzle-orm")).eq(reports.status, "Pending"))
+      )[0]?.n,
+    ),
+    audit: Number((await d.select({ n: count() }).from(auditEvents))[0]?.n),
+  };
+  if (counted.pending !== real.pending || counted.audit !== real.audit)
+    throw new Error(`list counters disagree after seeding: ${JSON.stringify({ counted, real })}`);
   console.log(
     JSON.stringify({
       reports: n,
       pending,
       patients,
+      centrePatients: centreCount,
+      followUps,
+      auditEvents: real.audit,
+      seconds: Math.round((performance.now() - started) / 100) / 10,
       benchPatientReports: Math.ceil(n / Math.floor(n / ownShare)),
       ids,
-      emails: { admin: BENCH_ADMIN, expert: BENCH_EXPERT, patient: BENCH_PATIENT },
+      emails: { admin: BENCH_ADMIN, expert: BENCH_EXPERT, patient: BENCH_PATIENT, worker: BENCH_WORKER },
       password: BENCH_PASSWORD,
     }),
   );
@@ -204,24 +359,58 @@ async function seed(n: number) {
 type Actor = { id: string; approved: boolean; sessionId: string } & Record<string, unknown>;
 
 /** Every list function of the domain, as one actor of each kind calls it. */
-async function listCases(admin: any, expert: any, patient: any) {
+async function listCases(admin: any, expert: any, patient: any, worker: any) {
   const reportsDomain = await import("../app/domain/consultation/reports.server");
   const { listPendingExperts, listApprovedExperts } = await import("../app/domain/accounts/experts.server");
   const { listAuditEvents } = await import("../app/domain/platform/audit.server");
   const { listUsers } = await import("../app/domain/accounts/users.server");
+  const { listContactMessages, listCallbackRequests, listSmsMessages } = await import(
+    "../app/domain/messaging/index.server"
+  );
+  const { listRightsRequests } = await import("../app/domain/rights/rights.server");
+  const { centreQueue } = await import("../app/domain/care/centre-queue.server");
+  const { listCentres } = await import("../app/domain/care/centres.server");
+  const { listHealthWorkers } = await import("../app/domain/care/workers.server");
   const page = { page: 1, pageSize: 20 };
   const cases: [string, () => unknown][] = [
     ["pending reports (Expert)", () => reportsDomain.listPendingReports(expert, page)],
     ["pending reports of one type", () => reportsDomain.listPendingReports(expert, page, "Blood Test")],
     ["pending reports, page 50", () => reportsDomain.listPendingReports(expert, { page: 50, pageSize: 20 })],
+    [
+      "pending queue (urgent first, oldest)",
+      () => reportsDomain.listPendingReports(expert, page, { sort: "queue" }),
+    ],
+    [
+      "pending queue, specialty types first",
+      () => reportsDomain.listPendingReports(expert, page, { sort: "queue", match: "first" }),
+    ],
+    [
+      "pending queue, specialty types only, page 50",
+      () =>
+        reportsDomain.listPendingReports(
+          expert,
+          { page: 50, pageSize: 20 },
+          { sort: "queue", match: "only" },
+        ),
+    ],
     ["patient's reports (+ file views)", () => reportsDomain.listPatientReports(patient, patient.id, page)],
     ["reviewed by this expert", () => reportsDomain.listReviewedByExpert(expert, page)],
+    ["follow-up threads (Expert)", () => reportsDomain.listFollowUpThreads(expert, page)],
     ["all reviewed (Admin)", () => reportsDomain.listAllReviewed(admin, page)],
     ["pending experts", () => listPendingExperts(admin, page)],
     ["approved experts", () => listApprovedExperts(admin, page)],
     ["users (Admin)", () => listUsers(admin, { ...page })],
     ["users of one type (Admin)", () => listUsers(admin, { ...page, accountType: "Patient" })],
     ["audit log (Admin)", () => listAuditEvents(admin, { ...page })],
+    ["audit log of one action (Admin)", () => listAuditEvents(admin, { ...page, action: "report.review" })],
+    ["contact messages (Admin)", () => listContactMessages(admin, page)],
+    ["callback requests (Admin)", () => listCallbackRequests(admin, page)],
+    ["SMS (Admin)", () => listSmsMessages(admin, { ...page })],
+    ["rights requests, open (Admin)", () => listRightsRequests(admin, { ...page })],
+    ["centres (Admin)", () => listCentres(admin, page)],
+    ["health workers (Admin)", () => listHealthWorkers(admin, { status: "approved" }, page)],
+    ["centre queue (health worker)", () => centreQueue(worker, page)],
+    ["centre queue, name search", () => centreQueue(worker, page, { q: "kamla1" })],
   ];
   return cases;
 }
@@ -243,6 +432,7 @@ async function plansPostgres(pool: NonNullable<ReturnType<typeof pgPool>>) {
     await actor(BENCH_ADMIN),
     await actor(BENCH_EXPERT),
     await actor(BENCH_PATIENT),
+    await actor(BENCH_WORKER),
   );
   const counts = (
     await pool.query(
@@ -333,7 +523,7 @@ async function plans() {
   const admin = actor(BENCH_ADMIN);
   const expert = actor(BENCH_EXPERT);
   const patient = actor(BENCH_PATIENT);
-  const cases = await listCases(admin, expert, patient);
+  const cases = await listCases(admin, expert, patient, actor(BENCH_WORKER));
   const counts = sqlite()
     .prepare(
       "SELECT (SELECT count(*) FROM reports) AS reports, (SELECT count(*) FROM reports WHERE status = 'Pending') AS pending, (SELECT count(*) FROM audit_events) AS audit",

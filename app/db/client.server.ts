@@ -387,27 +387,6 @@ export function prepareQuery<P>(name: string, query: Preparable<P>): P {
   return dialect() === "sqlite" ? query.prepare() : query.prepare(name);
 }
 
-const versions = new WeakMap<Database.Database, Database.Statement>();
-
-/**
- * A value that changes whenever anything is written to the database, for caches of counts. SQLite:
- * writes through this connection plus commits by any other connection. PostgreSQL has no cheap
- * equivalent across nodes, so it answers null and callers do not cache (counting there is measured
- * in docs/performance.md).
- */
-export function dataVersion(): string | null {
-  const h = handle();
-  if (h.kind !== "sqlite") return null;
-  let st = versions.get(h.sqlite);
-  if (!st) {
-    st = h.sqlite
-      .prepare("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version())")
-      .pluck();
-    versions.set(h.sqlite, st);
-  }
-  return st.get() as string;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Transactions
 

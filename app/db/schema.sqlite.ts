@@ -276,8 +276,21 @@ export const auditEvents = sqliteTable(
     index("audit_events_created_idx").on(t.createdAt, t.id),
     index("audit_events_action_created_idx").on(t.action, t.createdAt, t.id),
     index("audit_events_subject_idx").on(t.subjectType, t.subjectId, t.createdAt, t.id),
+    // Pseudonymising or erasing one person's events finds them without walking the trail.
+    index("audit_events_actor_idx").on(t.actorId, t.createdAt, t.id),
   ],
 );
+
+/**
+ * Totals of the lists, one row per list (e.g. `r:s:Pending`, `r:p:<patient id>`, `a:all`), kept
+ * exact by triggers written in the migrations of both dialects (drizzle/sqlite, drizzle/pg: list_counts), so
+ * every write path — the domain, cascades of an erasure, scripts — keeps them right and a list
+ * reads its total from one row instead of counting the archive. Keys: docs/decisions/0031.
+ */
+export const listCounts = sqliteTable("list_counts", {
+  key: text("key").primaryKey(),
+  n: integer("n").notNull().default(0),
+});
 
 export const contactMessages = sqliteTable(
   "contact_messages",

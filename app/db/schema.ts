@@ -39,6 +39,7 @@ export const {
   patients,
   patientManagers,
   patientConsents,
+  listCounts,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

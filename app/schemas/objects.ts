@@ -128,6 +128,14 @@ export const paginationObject = z.object({
   pageSize: z.number().int(),
   total: z.number().int(),
   totalPages: z.number().int(),
+  /** The list was counted only up to a cap (a search): it holds more than `total` rows. */
+  totalIsLowerBound: z.boolean().optional(),
+  /**
+   * Keyset pagination: pass it as `cursor` to get the page after this one, in the same order
+   * without OFFSET (a row added meanwhile is neither repeated nor skipped); null after the last
+   * page. Lists that do not page by cursor yet leave it null.
+   */
+  nextCursor: z.string().nullable().optional(),
 });
 
 export const errorObject = z.object({

@@ -134,6 +134,15 @@ export const pageQuerySchema = z.object({
     .min(1, "api.badPageSize")
     .max(100, "api.badPageSize")
     .default(20),
+  /** Keyset pagination: the previous page's `nextCursor` (opaque; checked by the list that reads it). */
+  cursor: z
+    .string()
+    .min(1, "api.badCursor")
+    .max(400, "api.badCursor")
+    .optional()
+    .describe(
+      "Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400.",
+    ),
 });
 
 export function pageQuery(request: Request): PageQuery {
@@ -141,6 +150,7 @@ export function pageQuery(request: Request): PageQuery {
   return validate(pageQuerySchema, {
     page: url.searchParams.get("page") ?? undefined,
     pageSize: url.searchParams.get("pageSize") ?? undefined,
+    cursor: url.searchParams.get("cursor") ?? undefined,
   });
 }
 
@@ -150,6 +160,10 @@ export function pagination(p: Paged<unknown>) {
     pageSize: p.pageSize,
     total: p.total,
     totalPages: Math.max(1, Math.ceil(p.total / p.pageSize)),
+    // Only where the list was counted up to a cap (a search): there are more than `total` rows.
+    ...(p.totalIsLowerBound ? { totalIsLowerBound: true } : {}),
+    // Keyset pagination: pass as `cursor` for the page after this one (null: this was the last).
+    nextCursor: p.nextCursor ?? null,
   };
 }
 

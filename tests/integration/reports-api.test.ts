@@ -183,7 +183,13 @@ describe("lists, masking and ownership", () => {
     const own = await api.get(`/report/get-report-by-patientId/${ids.patientA}?pageSize=2`, tok.patientA);
     expect(own.status).toBe(200);
     expect(own.body.data.map((r: any) => r._id)).toEqual([ids.report3, ids.report2]);
-    expect(own.body.pagination).toEqual({ page: 1, pageSize: 2, total: 3, totalPages: 2 });
+    expect(own.body.pagination).toEqual({
+      page: 1,
+      pageSize: 2,
+      total: 3,
+      totalPages: 2,
+      nextCursor: expect.any(String),
+    });
     expect((await api.get(`/report/get-report-by-patientId/${ids.patientA}`, tok.patientB)).status).toBe(403);
     expect((await api.get(`/report/get-report-by-patientId/${ids.patientA}`, tok.admin)).status).toBe(200);
     expect(

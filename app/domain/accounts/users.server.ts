@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import {
   healthWorkers,
@@ -15,6 +15,7 @@ import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
+import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -244,7 +245,9 @@ export async function listUsers(
 ) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   const where = query.accountType ? eq(users.accountType, query.accountType) : undefined;
-  const total = (await first(db().select({ n: count() }).from(users).where(where)))?.n ?? 0;
+  const total = await listCount(
+    query.accountType ? COUNT_KEYS.usersOfType(query.accountType) : COUNT_KEYS.usersAll,
+  );
   const items = await db()
     .select()
     .from(users)

@@ -5,6 +5,7 @@ import type { Actor } from "../accounts/sessions.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { normalShortId, toApiPatient, type ApiPatientProfile } from "./patients.server";
 import { requireWorkerCentre } from "./registration.server";
+import { cappedCount, COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 /**
  * The centre's queue (decision 0030): the patients a centre registered, newest first, each with
@@ -54,7 +55,9 @@ export async function centreQueue(
     isNull(patients.centreAccessRevokedAt),
     searchCondition(opts.q),
   );
-  const [found, [{ n }]] = await Promise.all([
+  // The whole queue's total is a counter row (decision 0031); a search counts its matches only
+  // up to a cap and then says "more than".
+  const [found, counted] = await Promise.all([
     db()
       .select()
       .from(patients)
@@ -62,9 +65,17 @@ export async function centreQueue(
       .orderBy(desc(patients.createdAt), desc(patients.id))
       .limit(page.pageSize)
       .offset((page.page - 1) * page.pageSize),
-    db().select({ n: count() }).from(patients).where(where),
+    opts.q?.trim()
+      ? cappedCount(db().select({ id: patients.id }).from(patients).where(where))
+      : listCount(COUNT_KEYS.centrePatients(centre._id)).then((total) => ({ total, lowerBound: false })),
   ]);
-  return { items: await withReportState(found), total: Number(n), page: page.page, pageSize: page.pageSize };
+  return {
+    items: await withReportState(found),
+    total: counted.total,
+    page: page.page,
+    pageSize: page.pageSize,
+    ...(counted.lowerBound ? { totalIsLowerBound: true } : {}),
+  };
 }
 
 async function withReportState(found: PatientRow[]): Promise<CentreQueueItem[]> {

@@ -11,6 +11,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { overdueReports, type ApiReport } from "../consultation/reports.server";
 import { turnaroundFigures, type TurnaroundFigures } from "../consultation/turnaround.server";
 import type { Actor } from "../accounts/sessions.server";
+import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 /**
  * Centres (decision 0030): the places health workers register patients and send their reports —
@@ -143,7 +144,7 @@ export async function listCentres(
   now = Date.now(),
 ): Promise<Paged<ApiCentreWithStats>> {
   requireAdmin(actor);
-  const total = (await first(db().select({ n: count() }).from(centres)))?.n ?? 0;
+  const total = await listCount(COUNT_KEYS.centresAll);
   const found = await db()
     .select()
     .from(centres)

@@ -5,13 +5,11 @@ import {
   desc,
   eq,
   gt,
-  inArray,
   isNotNull,
   isNull,
   lt,
   lte,
   ne,
-  notInArray,
   or,
   sql,
   type SQL,
@@ -21,19 +19,19 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
 import {
-  dataVersion,
   db,
   exec,
   first,
   isUniqueViolation,
   prepareQuery,
   rows,
+  timeParam,
   transaction,
-  unindexed,
   type DB,
 } from "~/db/client.server";
 import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
 import {
+  REPORT_TYPES,
   reviewSchema,
   uploadReportFormSchema,
   uploadReportSchema,
@@ -42,6 +40,8 @@ import {
   type UploadReportInput,
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
+import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
+import { decodeCursor, encodeCursor, type CursorShape, type CursorValue } from "../platform/cursor.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -267,41 +267,112 @@ const byReviewed = [desc(reports.reviewedAt), desc(reports.id)];
 const byQueue = [asc(reports.priority), asc(reports.createdAt), asc(reports.id)];
 
 /**
+ * Each order's keyset: the row-value comparison "after this row" on the order's columns (served
+ * by the same index as the order), the cursor's values and how a row gives them. Times travel as
+ * epoch milliseconds.
+ */
+const k = (i: number) => sql.placeholder(`k${i}`);
+const SORTS = {
+  created: {
+    after: () => sql`(${reports.createdAt}, ${reports.id}) < (${k(0)}, ${k(1)})`,
+    shape: ["number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.createdAt.getTime(), r.id],
+    params: (v: CursorValue[]) => ({ k0: timeParam(v[0] as number), k1: v[1] }),
+  },
+  reviewed: {
+    after: () => sql`(${reports.reviewedAt}, ${reports.id}) < (${k(0)}, ${k(1)})`,
+    shape: ["number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.reviewedAt?.getTime() ?? 0, r.id],
+    params: (v: CursorValue[]) => ({ k0: timeParam(v[0] as number), k1: v[1] }),
+  },
+  queue: {
+    after: () =>
+      sql`(${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${k(0)}, ${k(1)}, ${k(2)})`,
+    shape: ["number", "number", "string"] as CursorShape,
+    key: (r: ReportRow): CursorValue[] => [r.priority, r.createdAt.getTime(), r.id],
+    params: (v: CursorValue[]) => ({ k0: v[0], k1: timeParam(v[1] as number), k2: v[2] }),
+  },
+};
+type SortKind = keyof typeof SORTS;
+
+/**
  * The report lists. Each `where` + `orderBy` is a matching index prefix + its sort columns (see
- * the reports_* indexes in the schema, which end in id), so neither the count nor the page scans
- * the table or sorts; id breaks ties within one millisecond. `key` is the list's one parameter
- * (patient id, report type, expert id).
+ * the reports_* indexes in the schema, which end in id), so the page never scans the table or
+ * sorts; id breaks ties within one millisecond. `key` is the list's one parameter (patient id,
+ * report type, expert id); `total` names the list's counter row (platform/list-counts.server.ts),
+ * kept by triggers, so no list counts its rows per request.
  */
 const LISTS = {
   // reports_patient_created_idx (patient_id, created_at, id)
-  patient: { where: () => eq(reports.patientId, sql.placeholder("key")), orderBy: byCreated },
+  patient: {
+    where: () => eq(reports.patientId, sql.placeholder("key")),
+    orderBy: byCreated,
+    sort: "created" as SortKind,
+    total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
+  },
   // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
-  pending: { where: () => eq(reports.status, "Pending"), orderBy: byCreated },
+  pending: {
+    where: () => eq(reports.status, "Pending"),
+    orderBy: byCreated,
+    sort: "created" as SortKind,
+    total: () => COUNT_KEYS.reportsOfStatus("Pending"),
+  },
   // reports_status_type_created_idx (status, report_type, created_at, id)
   pendingOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byCreated,
+    sort: "created" as SortKind,
+    total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_queue_idx (status, priority, created_at, id)
-  queue: { where: () => eq(reports.status, "Pending"), orderBy: byQueue },
+  queue: {
+    where: () => eq(reports.status, "Pending"),
+    orderBy: byQueue,
+    sort: "queue" as SortKind,
+    total: () => COUNT_KEYS.reportsOfStatus("Pending"),
+  },
   // reports_queue_type_idx (status, report_type, priority, created_at, id)
   queueOfType: {
     where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
     orderBy: byQueue,
+    sort: "queue" as SortKind,
+    total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
   },
   // reports_expert_reviewed_idx (expert_id, reviewed_at, id); only reviewed reports have an expert.
-  expert: { where: () => eq(reports.expertId, sql.placeholder("key")), orderBy: byReviewed },
+  expert: {
+    where: () => eq(reports.expertId, sql.placeholder("key")),
+    orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
+    total: (key: string) => COUNT_KEYS.reportsOfExpert(key),
+  },
   // reports_followup_expert_idx (followup_expert_id, reviewed_at, id)
-  followups: { where: () => eq(reports.followupExpertId, sql.placeholder("key")), orderBy: byReviewed },
+  followups: {
+    where: () => eq(reports.followupExpertId, sql.placeholder("key")),
+    orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
+    total: (key: string) => COUNT_KEYS.followupsOfExpert(key),
+  },
   // reports_status_reviewed_idx (status, reviewed_at, id)
-  reviewed: { where: () => eq(reports.status, "Reviewed"), orderBy: byReviewed },
+  reviewed: {
+    where: () => eq(reports.status, "Reviewed"),
+    orderBy: byReviewed,
+    sort: "reviewed" as SortKind,
+    total: () => COUNT_KEYS.reportsOfStatus("Reviewed"),
+  },
 };
 type ListKind = keyof typeof LISTS;
 
 function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
   return {
-    count: prepareQuery(`reports_${kind}_count`, db().select({ n: count() }).from(reports).where(where)),
+    // After a cursor: the same index range from the cursor's row on, no OFFSET.
+    after: prepareQuery(
+      `reports_${kind}_after`,
+      selectReports()
+        .where(and(where, SORTS[LISTS[kind].sort].after()))
+        .orderBy(...LISTS[kind].orderBy)
+        .limit(sql.placeholder("limit")),
+    ),
     page: prepareQuery(
       `reports_${kind}_page`,
       selectReports()
@@ -317,44 +388,16 @@ function prepareList(kind: ListKind) {
 let prepared: { handle: DB; lists: Map<ListKind, ReturnType<typeof prepareList>> } | undefined;
 function statements() {
   const handle = db();
-  if (prepared?.handle !== handle) {
-    prepared = { handle, lists: new Map() };
-    counts.clear();
-  }
+  if (prepared?.handle !== handle) prepared = { handle, lists: new Map() };
   return prepared;
 }
 
-/**
- * Exact totals, reused while nothing at all has been written to the database (dataVersion()): a
- * count walks every matching index entry (about 2 ms for 50,000 pending reports on SQLite), the
- * page only 20. On PostgreSQL there is no such cheap version across nodes, so every list counts.
- */
-const counts = new Map<string, number>();
-let countsVersion: string | null = "";
-const MAX_CACHED_COUNTS = 10_000;
-
-async function cachedCount(key: string, run: () => Promise<number>): Promise<number> {
-  const version = dataVersion();
-  if (version === null || version !== countsVersion) {
-    counts.clear();
-    countsVersion = version;
-  }
-  let total = counts.get(key);
-  if (total === undefined) {
-    total = await run();
-    if (version !== null) {
-      if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
-      counts.set(key, total);
-    }
-  }
-  return total;
-}
-
-/** A piece of a list: its total and a window of its rows, in order. */
+/** A piece of a list: the counter rows whose sum is its total, and a window of its rows, in order. */
 type Segment = {
-  key: string;
-  count: () => Promise<number>;
-  rows: (limit: number, offset: number) => Promise<Joined[]>;
+  totals: string[];
+  sort: SortKind;
+  /** `after`: the cursor's sort values; the window then starts after that row (offset 0). */
+  rows: (limit: number, offset: number, after?: CursorValue[]) => Promise<Joined[]>;
 };
 
 function preparedSegment(kind: ListKind, key: string | null): Segment {
@@ -362,55 +405,101 @@ function preparedSegment(kind: ListKind, key: string | null): Segment {
   let list = st.lists.get(kind);
   if (!list) st.lists.set(kind, (list = prepareList(kind)));
   const l = list;
+  const sort = LISTS[kind].sort;
   return {
-    key: `${kind}:${key ?? ""}`,
-    count: async () => (await l.count.execute({ key }))[0]?.n ?? 0,
-    rows: (limit, offset) => l.page.execute({ key, limit, offset }),
+    totals: [LISTS[kind].total(key ?? "")],
+    sort,
+    rows: (limit, offset, after) =>
+      after
+        ? l.after.execute({ key, limit, ...SORTS[sort].params(after) })
+        : l.page.execute({ key, limit, offset }),
   };
 }
 
 /**
- * The pending queue restricted to report types in (or not in) a set. The type is compared without
- * its index (unindexed) so the database walks reports_queue_idx in queue order and filters,
- * instead of collecting every matching row and sorting.
+ * The pending queue (urgent first, then oldest) of the reports whose type is in `types`: one
+ * ordered range of reports_queue_type_idx per type, each cut at offset + limit, merged in queue
+ * order — however rare the types are among a million pending reports, no more than
+ * types × (offset + limit) index entries are read, and the rows are then fetched by id.
  */
-function typesSegment(types: string[], inSet: boolean): Segment {
-  const typeCol = unindexed(reports.reportType);
-  const where = and(
-    eq(reports.status, "Pending"),
-    inSet ? inArray(typeCol, types) : types.length ? notInArray(typeCol, types) : undefined,
-  );
+function queueOfTypes(types: readonly string[]): Segment {
+  if (types.length === 1) return preparedSegment("queueOfType", types[0]);
   return {
-    key: `queue-types:${inSet ? "in" : "out"}:${[...types].sort().join("|")}`,
-    count: async () => (await db().select({ n: count() }).from(reports).where(where))[0]?.n ?? 0,
-    rows: (limit, offset) =>
-      selectReports()
-        .where(where)
-        .orderBy(...byQueue)
-        .limit(limit)
-        .offset(offset),
+    totals: types.map((t) => COUNT_KEYS.reportsOfStatusType("Pending", t)),
+    sort: "queue",
+    rows: async (limit, offset, after) => {
+      if (!types.length) return [];
+      const each = offset + limit;
+      const from = after
+        ? sql` and (${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${after[0]}, ${timeParam(after[1] as number)}, ${after[2]})`
+        : sql``;
+      const parts = types.map(
+        (t, i) =>
+          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t}${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
+      );
+      const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${limit} offset ${offset}`;
+      return selectReports()
+        .where(sql`${reports.id} in (${ids})`)
+        .orderBy(...byQueue);
+    },
   };
 }
 
-/** One page across consecutive segments (e.g. matching reports, then the others). */
-async function pageOfSegments(segments: Segment[], { page, pageSize }: PageQuery) {
-  const totals: number[] = [];
-  for (const s of segments) totals.push(s.key ? await cachedCount(s.key, s.count) : await s.count());
+/**
+ * The specialty segments of an expert's queue: the pending reports of the types their specialties
+ * read (`inSet`), or of every other type.
+ */
+function typesSegment(types: string[], inSet: boolean): Segment {
+  const set = inSet
+    ? REPORT_TYPES.filter((t) => types.includes(t))
+    : REPORT_TYPES.filter((t) => !types.includes(t));
+  // Every type: the whole queue, walked in order on reports_queue_idx.
+  if (set.length === REPORT_TYPES.length) return preparedSegment("queue", null);
+  return queueOfTypes(set);
+}
+
+/**
+ * One page across consecutive segments (e.g. matching reports, then the others), by page number
+ * or after a cursor ([segment, ...sort values of the last row]), and the cursor of its last row.
+ */
+async function pageOfSegments(segments: Segment[], { page, pageSize, cursor }: PageQuery) {
+  const keys = segments.flatMap((s) => s.totals);
+  const values = await listCountsOf(keys);
+  const byKey = new Map(keys.map((key, i) => [key, values[i]]));
+  const totals = segments.map((s) => s.totals.reduce((sum, key) => sum + (byKey.get(key) ?? 0), 0));
   const total = totals.reduce((a, b) => a + b, 0);
-  let offset = (page - 1) * pageSize;
-  let need = pageSize;
+  const sort = SORTS[segments[0]?.sort ?? "created"];
   const found: Joined[] = [];
-  for (let i = 0; i < segments.length && need > 0; i++) {
-    if (offset >= totals[i]) {
-      offset -= totals[i];
-      continue;
+  let lastSegment = 0;
+  let need = pageSize;
+  if (cursor) {
+    const [segment, ...after] = decodeCursor(cursor, ["number", ...sort.shape]);
+    if ((segment as number) < 0 || (segment as number) >= segments.length)
+      throw new DomainError("invalid", "api.badCursor", { fieldErrors: { cursor: ["api.badCursor"] } });
+    for (let i = segment as number; i < segments.length && need > 0; i++) {
+      const got = await segments[i].rows(need, 0, i === segment ? after : undefined);
+      if (got.length) lastSegment = i;
+      found.push(...got);
+      need -= got.length;
     }
-    const got = await segments[i].rows(need, offset);
-    found.push(...got);
-    need -= got.length;
-    offset = 0;
+  } else {
+    let offset = (page - 1) * pageSize;
+    for (let i = 0; i < segments.length && need > 0; i++) {
+      if (offset >= totals[i]) {
+        offset -= totals[i];
+        continue;
+      }
+      const got = await segments[i].rows(need, offset);
+      if (got.length) lastSegment = i;
+      found.push(...got);
+      need -= got.length;
+      offset = 0;
+    }
   }
-  return { found, total, page, pageSize };
+  const last = found.at(-1);
+  const more = found.length === pageSize && (cursor ? true : (page - 1) * pageSize + found.length < total);
+  const nextCursor = last && more ? encodeCursor([lastSegment, ...sort.key(last.report)]) : null;
+  return { found, total, page, pageSize, nextCursor };
 }
 
 /**
@@ -645,7 +734,7 @@ export async function listPatientReports(
 ): Promise<Paged<PatientReport>> {
   const access = await requirePatientAccess(actor, patientId);
   await traceAccess(actor, access, "patient.reports_open");
-  const { found, total } = await pageOfSegments([preparedSegment("patient", patientId)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const items = await hidePhonesOfRefusers(
     actor,
     await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r)))),
@@ -657,6 +746,7 @@ export async function listPatientReports(
     total,
     page: page.page,
     pageSize: page.pageSize,
+    nextCursor,
   };
 }
 
@@ -697,8 +787,9 @@ export async function listPendingReports(
   } else {
     segments = [preparedSegment(queue ? "queue" : "pending", null)];
   }
-  if (!segments.length) return { items: [], total: 0, page: page.page, pageSize: page.pageSize };
-  const { found, total } = await pageOfSegments(segments, page);
+  if (!segments.length)
+    return { items: [], total: 0, page: page.page, pageSize: page.pageSize, nextCursor: null };
+  const { found, total, nextCursor } = await pageOfSegments(segments, page);
   const mask = masksFor(actor);
   const items = found.map((r) => {
     const item = fromJoined(r, mask);
@@ -706,37 +797,61 @@ export async function listPendingReports(
       item.matchesSpecialties = mine.includes(item.reportType as ReportType);
     return item;
   });
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Expert: the reports they reviewed, with their follow-ups; Admin: every reviewed report. Newest review first. */
 export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
-  const { found, total } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
   const items = await withReviewerDetails(found.map((r) => fromJoined(r, masksFor(actor))));
   // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
   const held = items.filter(
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
   );
   await withFollowUps(held);
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Admin: every reviewed report with patient and expert names and follow-ups, newest review first. */
 export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
-  const { found, total } = await pageOfSegments([preparedSegment("reviewed", null)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("reviewed", null)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 /** Expert: the reviewed reports whose follow-up questions they hold (their own, or reassigned to them). */
 export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   requireApprovedExpert(actor);
-  const { found, total } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
+  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
-  return { items: await hidePhonesOfRefusers(actor, items), total, page: page.page, pageSize: page.pageSize };
+  return {
+    items: await hidePhonesOfRefusers(actor, items),
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+    nextCursor,
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, like, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, like, or, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { db, exec, first, type DB, type TxSteps } from "~/db/client.server";
+import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { callbackRequests, contactMessages } from "~/db/schema";
 import type { callbackSchema, contactSchema } from "~/schemas/public";
 import type { Paged, PageQuery } from "../platform/paging";
@@ -10,6 +10,7 @@ import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
 import type { Actor } from "../accounts/sessions.server";
+import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 /** Saves a Contact Us message; at most a few per client address an hour (rate_limited). */
 export async function saveContactMessage(
@@ -88,7 +89,9 @@ async function newestFirst<T extends typeof contactMessages | typeof callbackReq
   { page, pageSize }: PageQuery,
 ) {
   requireAdmin(actor);
-  const total = (await first(db().select({ n: count() }).from(table)))?.n ?? 0;
+  const total = await listCount(
+    table === contactMessages ? COUNT_KEYS.contactMessages : COUNT_KEYS.callbackRequests,
+  );
   const rows = (await db()
     .select()
     .from(table as typeof contactMessages)

@@ -16,6 +16,7 @@ import { maskPhone } from "~/utils/phone.server";
 export { maskPhone };
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../accounts/sessions.server";
+import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 /**
  * Outgoing SMS (decision 0014). `queueSms` adds a row to the persisted queue (table
@@ -508,7 +509,7 @@ export async function listSmsMessages(
   requireAdmin(actor);
   const { page, pageSize, status } = query;
   const where = status ? eq(smsMessages.status, status) : undefined;
-  const total = (await first(db().select({ n: count() }).from(smsMessages).where(where)))?.n ?? 0;
+  const total = await listCount(status ? COUNT_KEYS.smsOfStatus(status) : COUNT_KEYS.smsAll);
   const rows = await db()
     .select({
       id: smsMessages.id,

@@ -1,10 +1,11 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { db, first, unindexed, type DB } from "~/db/client.server";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { db, unindexed, type DB } from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
 import type { Actor } from "../accounts/sessions.server";
+import { COUNT_KEYS, listCount } from "./list-counts.server";
 
 /**
  * The audit trail: who did what to which record, when and from where. Details never hold
@@ -111,7 +112,8 @@ export async function listAuditEvents(
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "audit.adminsOnly");
   const { page, pageSize } = query;
   const where = query.action ? eq(auditEvents.action, query.action) : undefined;
-  const total = (await first(db().select({ n: count() }).from(auditEvents).where(where)))?.n ?? 0;
+  // The trail's counter rows (all events, or one action's), kept by triggers (decision 0031).
+  const total = await listCount(query.action ? COUNT_KEYS.auditOfAction(query.action) : COUNT_KEYS.auditAll);
   const rows = await db()
     .select({ e: auditEvents, u: users })
     .from(auditEvents)

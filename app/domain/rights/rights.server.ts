@@ -21,6 +21,7 @@ import { deleteSegments, deleteStored } from "../records/files.server";
 import { notify, recipientColumns } from "../messaging/notify.server";
 import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "../messaging/sms.server";
 import type { Actor } from "../accounts/sessions.server";
+import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 
 /**
  * The rights centre (decision 0019, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
@@ -477,7 +478,15 @@ export async function listRightsRequests(
     status === "all" ? undefined : eq(rightsRequests.status, status),
     query.type ? eq(rightsRequests.type, query.type) : undefined,
   );
-  const total = (await first(db().select({ n: count() }).from(rightsRequests).where(where)))?.n ?? 0;
+  const total = await listCount(
+    status === "all"
+      ? query.type
+        ? COUNT_KEYS.rightsOfType(query.type)
+        : COUNT_KEYS.rightsAll
+      : query.type
+        ? COUNT_KEYS.rightsOfStatusType(status, query.type)
+        : COUNT_KEYS.rightsOfStatus(status),
+  );
   const found = await db()
     .select({ r: rightsRequests, u: users, by: resolver })
     .from(rightsRequests)

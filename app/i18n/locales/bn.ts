@@ -476,6 +476,7 @@ const bn: Catalogue = {
     bodyTooLarge: "অনুরোধের বডি অনেক বড়",
     badPage: "page অবশ্যই 1 বা তার বেশি একটি পূর্ণসংখ্যা হতে হবে",
     badPageSize: "pageSize অবশ্যই 1 থেকে 100-এর মধ্যে একটি পূর্ণসংখ্যা হতে হবে",
+    badCursor: "cursor এই তালিকার দেওয়া নয়; এটি ছাড়া আবার শুরু করুন",
     ok: "ঠিক আছে",
   },
   reports: {

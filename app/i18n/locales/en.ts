@@ -471,6 +471,7 @@ const en = {
     bodyTooLarge: "The request body is too large",
     badPage: "page must be a whole number from 1",
     badPageSize: "pageSize must be a whole number from 1 to 100",
+    badCursor: "cursor is not one this list gave out; start again without it",
     ok: "OK",
   },
   reports: {

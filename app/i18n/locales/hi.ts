@@ -471,6 +471,7 @@ const hi: Catalogue = {
     bodyTooLarge: "अनुरोध का मुख्य भाग बहुत बड़ा है",
     badPage: "page 1 या उससे बड़ी पूर्ण संख्या होनी चाहिए",
     badPageSize: "pageSize 1 से 100 तक की पूर्ण संख्या होनी चाहिए",
+    badCursor: "cursor इस सूची का दिया हुआ नहीं है; उसके बिना फिर से शुरू करें",
     ok: "ठीक है",
   },
   reports: {

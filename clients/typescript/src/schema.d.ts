@@ -5665,6 +5665,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -5777,6 +5779,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -5884,6 +5888,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -5994,6 +6000,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -6085,6 +6093,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         reportType?:
           | "Blood Test"
           | "X-Ray"
@@ -6212,6 +6222,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -7418,6 +7430,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -7528,6 +7542,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -7619,6 +7635,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         reportId?: string | null;
       };
       header?: never;
@@ -7664,6 +7682,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -8306,6 +8326,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -8416,6 +8438,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -8610,6 +8634,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -8687,6 +8713,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -9549,6 +9577,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -9626,6 +9656,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -9717,6 +9749,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -9748,6 +9782,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -9839,6 +9875,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -9871,6 +9909,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -10435,6 +10475,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         status?: "queued" | "sending" | "sent" | "failed" | null;
       };
       header?: never;
@@ -10473,6 +10515,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -11749,6 +11793,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         status?: "open" | "done" | "rejected" | "cancelled" | "all";
         type?: "correction" | "erasure";
       };
@@ -11800,6 +11846,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -12169,6 +12217,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -12229,6 +12279,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -13067,6 +13119,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         status?: "pending" | "approved" | "suspended";
         centreId?: string;
       };
@@ -13115,6 +13169,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -13673,6 +13729,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         q?: string | null;
       };
       header?: never;
@@ -13741,6 +13799,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };
@@ -15233,6 +15293,8 @@ export interface operations {
       query?: {
         page?: number;
         pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
         patientId?: string | null;
       };
       header?: never;
@@ -15275,6 +15337,8 @@ export interface operations {
               pageSize: number;
               total: number;
               totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
             };
           };
         };

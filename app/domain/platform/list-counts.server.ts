@@ -1,0 +1,78 @@
+import { count, eq, inArray, sql } from "drizzle-orm";
+import { db, prepareQuery, type DB } from "~/db/client.server";
+import { listCounts } from "~/db/schema";
+
+/**
+ * The lists' totals (decision 0031). Each list's total is one row of `list_counts`, kept exact by
+ * triggers in the migrations of both dialects on every write to the counted tables (the domain,
+ * an erasure's cascades, scripts alike), so a list never counts the archive per request. The keys
+ * are written here and in those triggers; keep them in step.
+ */
+export const COUNT_KEYS = {
+  reportsOfStatus: (status: string) => `r:s:${status}`,
+  reportsOfStatusPriority: (status: string, priority: number) => `r:sp:${status}:${priority}`,
+  reportsOfStatusType: (status: string, type: string) => `r:st:${status}:${type}`,
+  reportsOfPatient: (patientId: string) => `r:p:${patientId}`,
+  reportsOfExpert: (expertId: string) => `r:e:${expertId}`,
+  followupsOfExpert: (expertId: string) => `r:f:${expertId}`,
+  auditAll: "a:all",
+  auditOfAction: (action: string) => `a:a:${action}`,
+  usersAll: "u:all",
+  usersOfType: (type: string) => `u:t:${type}`,
+  contactMessages: "cm:all",
+  callbackRequests: "cb:all",
+  smsAll: "sms:all",
+  smsOfStatus: (status: string) => `sms:s:${status}`,
+  rightsAll: "rr:all",
+  rightsOfStatus: (status: string) => `rr:s:${status}`,
+  rightsOfType: (type: string) => `rr:t:${type}`,
+  rightsOfStatusType: (status: string, type: string) => `rr:st:${status}:${type}`,
+  centresAll: "c:all",
+  /** A centre's patients whose access the centre still holds (its queue). */
+  centrePatients: (centreId: string) => `pc:${centreId}`,
+} as const;
+
+type CountStatement = { execute(p: { key: string }): Promise<{ n: number }[]> };
+let one: { handle: unknown; st: CountStatement } | undefined;
+
+/** One list's total: a primary-key lookup of its counter row (0 when nothing was ever counted). */
+export async function listCount(key: string): Promise<number> {
+  const handle = db();
+  if (one?.handle !== handle) {
+    const query = handle
+      .select({ n: listCounts.n })
+      .from(listCounts)
+      .where(eq(listCounts.key, sql.placeholder("key")));
+    one = { handle, st: prepareQuery("list_count", query) as CountStatement };
+  }
+  return Number((await one.st.execute({ key }))[0]?.n ?? 0);
+}
+
+/** Several totals in one query, in the order of `keys`. */
+export async function listCountsOf(keys: string[]): Promise<number[]> {
+  if (!keys.length) return [];
+  if (keys.length === 1) return [await listCount(keys[0])];
+  const found = await db()
+    .select({ key: listCounts.key, n: listCounts.n })
+    .from(listCounts)
+    .where(inArray(listCounts.key, [...new Set(keys)]));
+  const byKey = new Map(found.map((r) => [r.key, Number(r.n)]));
+  return keys.map((k) => byKey.get(k) ?? 0);
+}
+
+/** How far a list without an exact total counts before it says "more than". */
+export const COUNT_CAP = 1000;
+
+/**
+ * Where an exact total is not needed (a search, a filter without its own counter): counts at
+ * most `cap` + 1 matching rows, so the cost is bounded whatever the archive holds. Exact below the
+ * cap; above it `lowerBound` is true and the list holds more than `total` rows.
+ */
+export async function cappedCount(
+  rows: { limit(n: number): { as(alias: string): unknown } },
+  cap = COUNT_CAP,
+): Promise<{ total: number; lowerBound: boolean }> {
+  const capped = rows.limit(cap + 1).as("capped") as Parameters<ReturnType<DB["select"]>["from"]>[0];
+  const n = Number((await db().select({ n: count() }).from(capped))[0]?.n ?? 0);
+  return n > cap ? { total: cap, lowerBound: true } : { total: n, lowerBound: false };
+}
