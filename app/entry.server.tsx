@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Transform } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
-import { shutdown, startup } from "~/domain/platform/index.server";
+import { requestDone, shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { logRequest } from "~/utils/log.server";
@@ -19,7 +19,7 @@ import { NonceContext } from "~/utils/nonce";
 await startup();
 
 /** What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`. */
-export const appHooks = { refusal, shutdown };
+export const appHooks = { refusal, shutdown, requestDone };
 
 const ABORT_DELAY = 10_000;
 

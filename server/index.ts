@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { config } from "~/config.server";
 import { log } from "~/utils/log.server";
 import { parseTrustProxy } from "./client";
-import { createHandler, type AppHooks } from "./http";
+import { createHandler, type AppHooks, type RequestDone } from "./http";
 import { routePatterns } from "./routes";
 import { loadStaticFiles } from "./static";
 
@@ -27,13 +27,22 @@ async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
   return { build, hooks: { ...appHooks, routeOf: routePatterns(build) } };
 }
 
-function requestLogger() {
+/** The request log line, and the app's `requestDone` hook (counted even when logging is silent). */
+function requestLogger(hooks: Pick<AppHooks, "requestDone">) {
   const silent = config().logLevel === "silent";
+  const done = hooks.requestDone;
   return (fields: Record<string, unknown>) => {
     if (fields.level === "error") {
       const { level: _l, msg, ...rest } = fields;
       log("error", String(msg), rest);
       return;
+    }
+    if (done) {
+      try {
+        done(fields as RequestDone);
+      } catch (err) {
+        log("error", "requestDone hook failed", { error: String(err) });
+      }
     }
     if (silent) return;
     process.stdout.write(
@@ -60,7 +69,7 @@ async function serve(role: "single" | "worker") {
     staticFiles: loadStaticFiles(path.join(BUILD_DIR, "client")),
     bodyLimit: c.bodyLimitBytes,
     uploadLimit: c.maxUploadBytes + 1024 * 1024,
-    log: requestLogger(),
+    log: requestLogger(hooks),
     isDraining: () => draining,
   });
   let inFlight = 0;

@@ -39,6 +39,8 @@ export const {
   patients,
   patientManagers,
   patientConsents,
+  serviceRequestMinutes,
+  serviceGaugeMinutes,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

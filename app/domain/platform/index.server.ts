@@ -6,6 +6,7 @@
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
  * - startup: migrations, the admin account and the background jobs at start, and their shutdown.
+ * - service: the Service screen's request rollups and queue samples (decision 0034).
  */
 export * from "./errors";
 export * from "./client";
@@ -14,3 +15,12 @@ export * from "./ratelimit.server";
 export * from "./budgets";
 export * from "./audit.server";
 export * from "./startup.server";
+export {
+  requestDone,
+  serviceSummary,
+  routeGroup,
+  ROUTE_GROUPS,
+  QUEUE_SERIES,
+  type ServiceSummary,
+  type RouteGroup,
+} from "./service.server";
