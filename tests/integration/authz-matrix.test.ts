@@ -1003,6 +1003,15 @@ const SCREENS: Row[] = [
     expert: 404,
     admin: 200,
   },
+  {
+    route: "/dashboard/service",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
   // The centre's screens: a dashboard refusal (403) for anyone but its approved health workers.
   ...["/dashboard/centre", "/dashboard/centre/register"].map((route) => ({
     route,
