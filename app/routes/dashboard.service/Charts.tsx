@@ -32,6 +32,11 @@ export function niceMax(max: number): number {
   return 10 * p;
 }
 
+/** An axis label: whole numbers as they are, halves of a small axis with one decimal. */
+export function axisNumber(v: number): string {
+  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
+
 function Frame({
   title,
   desc,
@@ -115,7 +120,7 @@ export function StackedBars({
   const scale = (v: number) => ((bottom - top) * v) / max;
   return (
     <Frame title={title} desc={desc} height={H} testId={testId}>
-      <YAxis max={max} top={top} bottom={bottom} format={(v) => String(Math.round(v))} />
+      <YAxis max={max} top={top} bottom={bottom} format={axisNumber} />
       {bars.map((b, i) => {
         let y = bottom;
         const x = LEFT + i * slot + slot * 0.15;

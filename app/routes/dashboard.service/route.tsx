@@ -9,7 +9,7 @@ import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
-import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "./Charts";
+import { axisNumber, FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "./Charts";
 
 /**
  * Admin: how the service is doing (decision 0034) — requests and errors per hour, response times
@@ -79,6 +79,9 @@ const SERIES_KEYS: Record<string, string> = {
   'carebridge_mail_messages{state="failed"}': "service.mailFailed",
   carebridge_uploads_in_progress: "service.uploads",
 };
+
+/** Milliseconds as hours, for the turnaround chart's axis (round 1, 2, 5 × 10ⁿ hours). */
+const inHours = (ms: number | null) => (ms === null ? null : ms / 3_600_000);
 
 function Section({ id, title, children }: { id: string; title: string; children: React.ReactNode }) {
   return (
@@ -224,10 +227,10 @@ export default function Service() {
           })}
           labels={turnaround.map((w) => w.tick)}
           tickEvery={3}
-          format={(v) => t("service.hoursShort", { value: Math.round(v / 3_600_000) })}
+          format={(h) => t("service.hoursShort", { value: axisNumber(h) })}
           series={[
-            { key: "median", values: turnaround.map((w) => w.medianMs) },
-            { key: "p90", values: turnaround.map((w) => w.p90Ms), dashed: true },
+            { key: "median", values: turnaround.map((w) => inHours(w.medianMs)) },
+            { key: "p90", values: turnaround.map((w) => inHours(w.p90Ms)), dashed: true },
           ]}
         />
         <Legend
