@@ -9,7 +9,7 @@ import { useId, type ReactNode } from "react";
  */
 
 const W = 360;
-const LEFT = 34;
+const LEFT = 40;
 const RIGHT = 8;
 const TEXT = "#334155"; // slate-700
 const GRID = "#cbd5e1"; // slate-300
@@ -59,7 +59,7 @@ function Frame({
       className="block h-auto w-full max-w-xl"
       data-testid={testId}
       fontFamily="inherit"
-      fontSize={11}
+      fontSize={13}
     >
       <title id={`${id}t`}>{title}</title>
       <desc id={`${id}d`}>{desc}</desc>
@@ -112,9 +112,9 @@ export function StackedBars({
   tickEvery: number;
   testId?: string;
 }) {
-  const H = 170;
+  const H = 180;
   const top = 8;
-  const bottom = H - 22;
+  const bottom = H - 24;
   const max = niceMax(Math.max(0, ...bars.map((b) => b.parts.reduce((a, p) => a + p.value, 0))));
   const slot = (W - LEFT - RIGHT) / Math.max(1, bars.length);
   const scale = (v: number) => ((bottom - top) * v) / max;
@@ -160,26 +160,26 @@ export function PairedBars({
   }[];
   testId?: string;
 }) {
-  const row = 52;
+  const row = 62;
   const H = groups.length * row + 4;
   const max = niceMax(Math.max(0, ...groups.flatMap((g) => [g.a.value ?? 0, g.b.value ?? 0])));
-  const span = W - 90;
+  const span = W - 110;
   const bar = (v: number | null) => (v === null ? 0 : Math.max(1, (span * v) / max));
   return (
     <Frame title={title} desc={desc} height={H} testId={testId}>
       {groups.map((g, i) => {
-        const y = i * row + 14;
+        const y = i * row + 15;
         return (
           <g key={g.label}>
-            <text x={0} y={y} fill={TEXT} fontWeight={600} fontSize={12}>
+            <text x={0} y={y} fill={TEXT} fontWeight={600} fontSize={14}>
               {g.label}
             </text>
-            <rect x={0} y={y + 5} width={bar(g.a.value)} height={13} fill={COLOURS.p50} />
-            <text x={bar(g.a.value) + 4} y={y + 15} fill={TEXT}>
+            <rect x={0} y={y + 6} width={bar(g.a.value)} height={16} fill={COLOURS.p50} />
+            <text x={bar(g.a.value) + 4} y={y + 19} fill={TEXT}>
               p50 {g.a.text}
             </text>
-            <rect x={0} y={y + 21} width={bar(g.b.value)} height={13} fill={COLOURS.p99} />
-            <text x={bar(g.b.value) + 4} y={y + 31} fill={TEXT}>
+            <rect x={0} y={y + 25} width={bar(g.b.value)} height={16} fill={COLOURS.p99} />
+            <text x={bar(g.b.value) + 4} y={y + 38} fill={TEXT}>
               p99 {g.b.text}
             </text>
           </g>
@@ -197,7 +197,7 @@ export function Lines({
   series,
   tickEvery,
   format,
-  height = 180,
+  height = 190,
   testId,
 }: {
   title: string;
@@ -211,7 +211,7 @@ export function Lines({
 }) {
   const H = height;
   const top = 8;
-  const bottom = H - 22;
+  const bottom = H - 24;
   const max = niceMax(Math.max(0, ...series.flatMap((s) => s.values.map((v) => v ?? 0))));
   const n = Math.max(1, labels.length - 1);
   const x = (i: number) => LEFT + 6 + ((W - LEFT - RIGHT - 12) * i) / n;
@@ -266,7 +266,7 @@ export function Spark({ title, desc, values }: { title: string; desc: string; va
   const H = 48;
   const max = niceMax(Math.max(0, ...values.map((v) => v ?? 0)));
   const n = Math.max(1, values.length - 1);
-  const x = (i: number) => 2 + ((W - 4) * i) / n;
+  const x = (i: number) => 4 + ((W - 8) * i) / n;
   const y = (v: number) => H - 3 - ((H - 8) * v) / max;
   return (
     <Frame title={title} desc={desc} height={H}>
@@ -292,14 +292,14 @@ export function Spark({ title, desc, values }: { title: string; desc: string; va
 export function Legend({
   items,
 }: {
-  items: { key: keyof typeof COLOURS; label: string; dashed?: boolean }[];
+  items: { key: keyof typeof COLOURS; label: string; line?: boolean; dashed?: boolean }[];
 }) {
   return (
     <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-700">
       {items.map((i) => (
         <li key={i.key} className="flex items-center gap-1.5">
           <svg width="18" height="10" aria-hidden="true">
-            {i.dashed ? (
+            {i.line || i.dashed ? (
               <line
                 x1="0"
                 x2="18"
@@ -307,7 +307,7 @@ export function Legend({
                 y2="5"
                 stroke={COLOURS[i.key]}
                 strokeWidth="2"
-                strokeDasharray="5 3"
+                strokeDasharray={i.dashed ? "5 3" : undefined}
               />
             ) : (
               <rect width="18" height="10" fill={COLOURS[i.key]} />

@@ -85,7 +85,7 @@ const inHours = (ms: number | null) => (ms === null ? null : ms / 3_600_000);
 
 function Section({ id, title, children }: { id: string; title: string; children: React.ReactNode }) {
   return (
-    <section aria-labelledby={id} className="card min-w-0">
+    <section aria-labelledby={id} className="card min-w-0 max-sm:px-3">
       <h2 id={id} className="mb-3 text-lg font-bold text-slate-900">
         {title}
       </h2>
@@ -235,7 +235,7 @@ export default function Service() {
         />
         <Legend
           items={[
-            { key: "median", label: t("service.median") },
+            { key: "median", label: t("service.median"), line: true },
             { key: "p90", label: t("service.p90"), dashed: true },
           ]}
         />
