@@ -15,6 +15,7 @@ const ADMIN = { email: "admin@service.test", password: "Admin-pass-2026" };
 let server: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 const browsers: Record<string, Browserish> = {};
+const tok: Record<string, string> = {};
 
 async function browserFor(email: string, password: string) {
   const b = new Browserish(server.url);
@@ -44,7 +45,8 @@ beforeAll(async () => {
   });
   const api = apiClient(server.url);
   const admin = (await api.post("/auth/login", ADMIN)).body.token;
-  await signupViaApi(api, smtp, codeFrom, { email: "patient@service.test" });
+  tok.admin = admin;
+  tok.patient = (await signupViaApi(api, smtp, codeFrom, { email: "patient@service.test" })).token;
   const expert = await signupViaApi(api, smtp, codeFrom, {
     email: "expert@service.test",
     accountType: "Expert",
@@ -155,5 +157,27 @@ describe("the Service screen", () => {
     // Not in anyone else's sidebar either.
     const home = await (await browsers.expert.fetch("/dashboard/home")).text();
     expect(home).not.toContain('href="/dashboard/service"');
+  });
+});
+
+describe("GET /api/v1/service/summary", () => {
+  it("gives admins the same figures as JSON", async () => {
+    const api = apiClient(server.url);
+    const res = await api.get("/service/summary", tok.admin);
+    expect(res.status).toBe(200);
+    const data = res.body.data!;
+    expect(data.hours).toBe(48);
+    expect(data.requests).toHaveLength(48);
+    expect(data.requests.reduce((a, r) => a + r.clientErrors, 0)).toBeGreaterThanOrEqual(7);
+    expect(new Date(data.requests[47].hour).getTime()).toBeLessThanOrEqual(Date.now());
+    expect(data.latency.map((g) => g.group)).toEqual(["api", "pages", "uploads", "files", "other"]);
+    expect(data.turnaround).toHaveLength(12);
+    expect(Object.keys(data.queues[47].values)).toContain('carebridge_pending_reports{urgency="urgent"}');
+  });
+
+  it("refuses everyone else", async () => {
+    const api = apiClient(server.url);
+    expect((await api.raw("GET", "/service/summary", undefined, tok.patient)).status).toBe(403);
+    expect((await api.raw("GET", "/service/summary")).status).toBe(401);
   });
 });

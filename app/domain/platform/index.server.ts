@@ -18,6 +18,7 @@ export * from "./startup.server";
 export {
   requestDone,
   serviceSummary,
+  apiServiceSummary,
   routeGroup,
   ROUTE_GROUPS,
   QUEUE_SERIES,

@@ -409,3 +409,29 @@ export async function serviceSummary(actor: Actor, now = Date.now()): Promise<Se
     turnaround,
   };
 }
+
+/** The summary as the API gives it: times as ISO-8601 UTC, the queues by name. */
+export type ApiServiceSummary = ReturnType<typeof apiServiceSummary>;
+export function apiServiceSummary(s: ServiceSummary) {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    from: iso(s.from),
+    hours: s.hours,
+    requests: s.requests.map((r) => ({
+      hour: iso(r.hour),
+      total: r.total,
+      ok: r.ok,
+      clientErrors: r["4xx"],
+      serverErrors: r["5xx"],
+    })),
+    latency: s.latency,
+    queues: s.queues.map((q) => ({ hour: iso(q.hour), values: q.values })),
+    turnaround: s.turnaround.map((w) => ({
+      weekStart: iso(w.weekStart),
+      weekEnd: iso(w.weekStart + WEEK),
+      reviewed: w.reviewed,
+      medianMs: w.medianMs,
+      p90Ms: w.p90Ms,
+    })),
+  };
+}
