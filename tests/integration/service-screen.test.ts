@@ -168,9 +168,17 @@ describe("GET /api/v1/service/summary", () => {
     const data = res.body.data!;
     expect(data.hours).toBe(48);
     expect(data.requests).toHaveLength(48);
-    expect(data.requests.reduce((a, r) => a + r.clientErrors, 0)).toBeGreaterThanOrEqual(7);
+    expect(
+      data.requests.reduce((a: number, r: { clientErrors: number }) => a + r.clientErrors, 0),
+    ).toBeGreaterThanOrEqual(7);
     expect(new Date(data.requests[47].hour).getTime()).toBeLessThanOrEqual(Date.now());
-    expect(data.latency.map((g) => g.group)).toEqual(["api", "pages", "uploads", "files", "other"]);
+    expect(data.latency.map((g: { group: string }) => g.group)).toEqual([
+      "api",
+      "pages",
+      "uploads",
+      "files",
+      "other",
+    ]);
     expect(data.turnaround).toHaveLength(12);
     expect(Object.keys(data.queues[47].values)).toContain('carebridge_pending_reports{urgency="urgent"}');
   });
