@@ -32,8 +32,9 @@ export function niceMax(max: number): number {
   return 10 * p;
 }
 
-/** An axis label: whole numbers as they are, halves of a small axis with one decimal. */
+/** An axis label: whole numbers as they are, halves of a small axis with one decimal, thousands as "k" (it must fit left of the axis). */
 export function axisNumber(v: number): string {
+  if (v >= 1000) return `${axisNumber(v / 1000)}k`;
   return Number.isInteger(v) ? String(v) : v.toFixed(1);
 }
 
@@ -196,8 +197,8 @@ export function Lines({
   labels,
   series,
   tickEvery,
-  format,
-  height = 190,
+  unit,
+  height = 200,
   testId,
 }: {
   title: string;
@@ -205,12 +206,13 @@ export function Lines({
   labels: string[];
   series: { key: keyof typeof COLOURS; values: (number | null)[]; dashed?: boolean }[];
   tickEvery: number;
-  format: (v: number) => string;
+  /** The values' unit, written once above the axis (a unit on every label does not fit in every language). */
+  unit: string;
   height?: number;
   testId?: string;
 }) {
   const H = height;
-  const top = 8;
+  const top = 24;
   const bottom = H - 24;
   const max = niceMax(Math.max(0, ...series.flatMap((s) => s.values.map((v) => v ?? 0))));
   const n = Math.max(1, labels.length - 1);
@@ -218,7 +220,10 @@ export function Lines({
   const y = (v: number) => bottom - ((bottom - top) * v) / max;
   return (
     <Frame title={title} desc={desc} height={H} testId={testId}>
-      <YAxis max={max} top={top} bottom={bottom} format={format} />
+      <text x={0} y={12} fill={TEXT}>
+        {unit}
+      </text>
+      <YAxis max={max} top={top} bottom={bottom} format={axisNumber} />
       {labels.map((l, i) =>
         i % tickEvery === 0 ? (
           <text key={i} x={x(i)} y={H - 6} textAnchor="middle" fill={TEXT}>

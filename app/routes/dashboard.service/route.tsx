@@ -9,7 +9,7 @@ import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
-import { axisNumber, FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "./Charts";
+import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "./Charts";
 
 /**
  * Admin: how the service is doing (decision 0034) — requests and errors per hour, response times
@@ -227,7 +227,7 @@ export default function Service() {
           })}
           labels={turnaround.map((w) => w.tick)}
           tickEvery={3}
-          format={(h) => t("service.hoursShort", { value: axisNumber(h) })}
+          unit={t("service.hoursUnit")}
           series={[
             { key: "median", values: turnaround.map((w) => inHours(w.medianMs)) },
             { key: "p90", values: turnaround.map((w) => inHours(w.p90Ms)), dashed: true },

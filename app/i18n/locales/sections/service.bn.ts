@@ -51,6 +51,6 @@ const service: typeof en = {
   reviewed: "মতামত",
   median: "মধ্যমা",
   p90: "90% এর মধ্যে",
-  hoursShort: "{{value}} ঘ",
+  hoursUnit: "ঘণ্টা",
 };
 export default service;

@@ -51,6 +51,6 @@ const service = {
   reviewed: "Opinions",
   median: "Median",
   p90: "90% within",
-  hoursShort: "{{value}} h",
+  hoursUnit: "hours",
 };
 export default service;

@@ -52,6 +52,6 @@ const service: typeof en = {
   reviewed: "राय",
   median: "माध्यिका",
   p90: "90% इतने में",
-  hoursShort: "{{value}} घं",
+  hoursUnit: "घंटे",
 };
 export default service;

@@ -53,6 +53,6 @@ const service: typeof en = {
   reviewed: "கருத்துகள்",
   median: "இடைநிலை",
   p90: "90% இதற்குள்",
-  hoursShort: "{{value}} மணி",
+  hoursUnit: "மணிநேரம்",
 };
 export default service;
