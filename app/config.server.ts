@@ -129,6 +129,10 @@ const envSchema = z.object({
   ERASURE_NOTICE_SECONDS: z.coerce.number().positive().max(31_536_000).optional(),
   /** How often due erasures are carried out and old audit events pruned (hourly by default). */
   RIGHTS_JOB_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),
+  /** How often each serving process adds its request counts to the Service screen's rollups (decision 0034). */
+  SERVICE_ROLLUP_FLUSH_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
+  /** How often the product's gauges (queue sizes) are sampled for the Service screen (one process does it). */
+  SERVICE_SAMPLE_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   /** Audit events older than this are pruned; at least a year (the DPDP Rules keep logs that long). */
   AUDIT_RETENTION_DAYS: z.coerce
     .number()
@@ -204,6 +208,8 @@ export type Config = {
   mfaRequiredForAdmins: boolean;
   erasureNoticeMs: number;
   rightsJobMs: number;
+  serviceFlushMs: number;
+  serviceSampleMs: number;
   auditRetentionMs: number;
   smsRetentionMs: number;
   grievance: { name: string; email: string; phone: string };
@@ -395,6 +401,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : e.ERASURE_NOTICE_HOURS * 3_600_000,
     ),
     rightsJobMs: e.RIGHTS_JOB_SECONDS * 1000,
+    serviceFlushMs: e.SERVICE_ROLLUP_FLUSH_MS,
+    serviceSampleMs: e.SERVICE_SAMPLE_MS,
     auditRetentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000,
     smsRetentionMs: e.SMS_RETENTION_DAYS * 86_400_000,
     grievance: {

@@ -7,7 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { poolStats } from "~/db/client.server";
 import { mailQueue } from "~/domain/messaging/index.server";
-import { productGauges, shutdown, startup } from "~/domain/platform/index.server";
+import { productGauges, requestDone, shutdown, startup } from "~/domain/platform/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { recordingKeys } from "~/i18n/recorder.server";
@@ -28,7 +28,7 @@ await startup();
 /**
  * What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`:
  * refusals and shutdown; the key of a kept public page (decision 0035); for /metrics and traces (decision 0033) the probe seam, the product
- * gauges, the PostgreSQL pool's figures and this process's mail queue.
+ * gauges, the PostgreSQL pool's figures and this process's mail queue; every finished request for the Service screen's counts (0034).
  */
 export const appHooks = {
   refusal,
@@ -38,6 +38,7 @@ export const appHooks = {
   productGauges,
   poolStats,
   mailQueue,
+  requestDone,
 };
 
 const ABORT_DELAY = 10_000;

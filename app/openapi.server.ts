@@ -85,6 +85,7 @@ import type { Endpoint, TusOperation } from "./openapi/endpoint";
 import { CENTRE_ENDPOINTS } from "./openapi/centres";
 import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
+import { SERVICE_ENDPOINTS } from "./openapi/service";
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
 const uploadOffset = z
@@ -901,6 +902,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...CENTRE_ENDPOINTS,
   ...REGISTRATION_ENDPOINTS,
   ...FAMILY_ENDPOINTS,
+  ...SERVICE_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -15,9 +15,12 @@ import { pickEncoding, type StaticFile } from "./static";
  * cut-off bodies), then Remix with the client as load context, and one log line.
  */
 export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
+export type RequestDone = { method: string; route: string; status: number; ms: number };
 export type AppHooks = {
   refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
   routeOf: (pathname: string) => string;
+  /** Every finished request, as logged (the Service screen's counts); must be cheap and never throw. */
+  requestDone?: (fields: RequestDone) => void;
   /**
    * The key under which this GET's rendered page may be kept and served again (the same for
    * everyone asking so), or null: the app decides which pages are public and what varies them.

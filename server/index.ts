@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { config } from "~/config.server";
 import { log } from "~/utils/log.server";
 import { parseTrustProxy } from "./client";
-import { createHandler, type AppHooks } from "./http";
+import { createHandler, type AppHooks, type RequestDone } from "./http";
 import {
   CONTENT_TYPE,
   listenForScrapes,
@@ -36,9 +36,13 @@ async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
   return { build, hooks: { ...appHooks, routeOf: routePatterns(build) } };
 }
 
-/** The per-request log line, which is also where the request duration histogram is observed. */
-function requestLogger(metrics: ProcessMetrics | undefined) {
+/**
+ * The per-request log line, which is also where the request duration histogram is observed and the
+ * app's `requestDone` hook is told (counted even when logging is silent).
+ */
+function requestLogger(metrics: ProcessMetrics | undefined, hooks: Pick<AppHooks, "requestDone">) {
   const silent = config().logLevel === "silent";
+  const done = hooks.requestDone;
   return (fields: Record<string, unknown>) => {
     if (fields.level === "error") {
       const { level: _l, msg, ...rest } = fields;
@@ -51,6 +55,13 @@ function requestLogger(metrics: ProcessMetrics | undefined) {
       fields.status as number,
       fields.ms as number,
     );
+    if (done) {
+      try {
+        done(fields as RequestDone);
+      } catch (err) {
+        log("error", "requestDone hook failed", { error: String(err) });
+      }
+    }
     if (silent) return;
     process.stdout.write(
       JSON.stringify({
@@ -96,7 +107,7 @@ async function serve(role: "single" | "worker") {
     staticFiles: loadStaticFiles(path.join(BUILD_DIR, "client")),
     bodyLimit: c.bodyLimitBytes,
     uploadLimit: c.maxUploadBytes + 1024 * 1024,
-    log: requestLogger(metrics),
+    log: requestLogger(metrics, hooks),
     isDraining: () => draining,
     metrics: c.metrics.token
       ? {

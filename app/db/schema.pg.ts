@@ -700,3 +700,37 @@ export const patientConsents = pgTable(
     index("patient_consents_evidence_idx").on(t.evidenceKey),
   ],
 );
+
+/** The Service screen's request rollups (decision 0034); see schema.sqlite.ts. */
+export const serviceRequestMinutes = pgTable(
+  "service_request_minutes",
+  {
+    minute: integer("minute").notNull(),
+    routeGroup: text("route_group").notNull(),
+    statusClass: text("status_class").notNull(),
+    count: integer("count").notNull().default(0),
+    le5: integer("le_5").notNull().default(0),
+    le10: integer("le_10").notNull().default(0),
+    le25: integer("le_25").notNull().default(0),
+    le50: integer("le_50").notNull().default(0),
+    le100: integer("le_100").notNull().default(0),
+    le250: integer("le_250").notNull().default(0),
+    le500: integer("le_500").notNull().default(0),
+    le1000: integer("le_1000").notNull().default(0),
+    le2500: integer("le_2500").notNull().default(0),
+    le5000: integer("le_5000").notNull().default(0),
+    leInf: integer("le_inf").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.routeGroup, t.statusClass] })],
+);
+
+/** The Service screen's gauge samples (decision 0034); see schema.sqlite.ts. */
+export const serviceGaugeMinutes = pgTable(
+  "service_gauge_minutes",
+  {
+    minute: integer("minute").notNull(),
+    name: text("name").notNull(),
+    value: integer("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.name] })],
+);

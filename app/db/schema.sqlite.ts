@@ -692,3 +692,48 @@ export const patientConsents = sqliteTable(
     index("patient_consents_evidence_idx").on(t.evidenceKey),
   ],
 );
+
+/**
+ * The Service screen's request rollups (decision 0034): per minute, route group and status class,
+ * how many requests ended and how many fell in each latency bucket (not cumulative: `le_10` holds
+ * requests over 5 and up to 10 ms). Every serving process adds its own counts with one upsert per
+ * row, so workers and nodes sum up. `minute` is whole minutes since the epoch, an integer in both
+ * databases, so an hour is `minute / 60` in either. Pruned after 8 days by the hourly job.
+ */
+export const serviceRequestMinutes = sqliteTable(
+  "service_request_minutes",
+  {
+    minute: integer("minute").notNull(),
+    routeGroup: text("route_group").notNull(),
+    statusClass: text("status_class").notNull(),
+    count: integer("count").notNull().default(0),
+    le5: integer("le_5").notNull().default(0),
+    le10: integer("le_10").notNull().default(0),
+    le25: integer("le_25").notNull().default(0),
+    le50: integer("le_50").notNull().default(0),
+    le100: integer("le_100").notNull().default(0),
+    le250: integer("le_250").notNull().default(0),
+    le500: integer("le_500").notNull().default(0),
+    le1000: integer("le_1000").notNull().default(0),
+    le2500: integer("le_2500").notNull().default(0),
+    le5000: integer("le_5000").notNull().default(0),
+    leInf: integer("le_inf").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.routeGroup, t.statusClass] })],
+);
+
+/**
+ * The Service screen's gauge samples (decision 0034): once a minute one process of the whole
+ * deployment writes the product's gauges (queue sizes); whoever inserts the minute's `sampler` row
+ * first samples, the others see the key taken and skip. `name` is the gauge with its labels, e.g.
+ * `carebridge_pending_reports{urgency="urgent"}`. Pruned after 8 days by the hourly job.
+ */
+export const serviceGaugeMinutes = sqliteTable(
+  "service_gauge_minutes",
+  {
+    minute: integer("minute").notNull(),
+    name: text("name").notNull(),
+    value: integer("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.name] })],
+);

@@ -40,6 +40,8 @@ export const {
   patientManagers,
   patientConsents,
   listCounts,
+  serviceRequestMinutes,
+  serviceGaugeMinutes,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

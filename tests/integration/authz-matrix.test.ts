@@ -548,6 +548,15 @@ const API: Row[] = [
   },
   // Centres and health workers: admins only (the directory is public, for the signup form).
   {
+    route: "GET /service/summary",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
     route: "GET /centres/directory",
     anon: 200,
     patient: 200,
@@ -996,6 +1005,15 @@ const SCREENS: Row[] = [
   },
   {
     route: "/dashboard/rights-requests",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    route: "/dashboard/service",
     anon: "login",
     patient: 404,
     otherPatient: 404,

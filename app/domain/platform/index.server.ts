@@ -7,6 +7,7 @@
  * - audit: the audit trail and who opened which file or link.
  * - startup: migrations, the admin account and the background jobs at start, and their shutdown.
  * - gauges: the product's own figures for /metrics and the Service screen (pending, overdue, queues).
+ * - service: the Service screen's request rollups and queue samples (decision 0034).
  */
 export * from "./errors";
 export * from "./client";
@@ -16,3 +17,13 @@ export * from "./budgets";
 export * from "./audit.server";
 export * from "./startup.server";
 export * from "./gauges.server";
+export {
+  requestDone,
+  serviceSummary,
+  apiServiceSummary,
+  routeGroup,
+  ROUTE_GROUPS,
+  QUEUE_SERIES,
+  type ServiceSummary,
+  type RouteGroup,
+} from "./service.server";

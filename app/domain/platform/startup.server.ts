@@ -13,6 +13,12 @@ import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
 import { sendOverdueDigest } from "../consultation/turnaround.server";
 import { sweepUploads } from "../records/uploads.server";
 import { ensureAdmin } from "../accounts/users.server";
+import {
+  pruneServiceRollups,
+  startGaugeSampler,
+  startRequestRollups,
+  stopServiceRollups,
+} from "./service.server";
 
 let started: Promise<void> | undefined;
 
@@ -30,6 +36,7 @@ async function hourly() {
       await pruneExpiredSessions();
       await pruneAccountsTables();
       await pruneRateLimits();
+      await pruneServiceRollups();
     });
   } catch (err) {
     log("error", "prune failed", { error: String(err) });
@@ -62,6 +69,10 @@ export function startup(): Promise<void> {
     trackRequestStart();
     // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
     startSmsSender();
+    // The Service screen (decision 0034): processes that answer requests add their counts to the
+    // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
+    if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
+    if (owner) startGaugeSampler(c.serviceSampleMs);
     if (!owner) return;
     // At start-up nothing is in flight in a local folder, so every leftover there counts as old
     // (a crash mid-upload leaves .part files). A shared bucket may hold other nodes' uploads in
@@ -94,7 +105,7 @@ export async function shutdown() {
   // Background mails (reset links, notices) still on their way go out before the process ends,
   // and the SMS being sent is finished (an unfinished one is taken again by another process later).
   await Promise.race([
-    Promise.all([flushMail(), stopSmsSender()]),
+    Promise.all([flushMail(), stopSmsSender(), stopServiceRollups()]),
     new Promise((r) => setTimeout(r, 12_000).unref()),
   ]);
   await closeDatabase();

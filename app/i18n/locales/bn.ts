@@ -3,6 +3,7 @@ import centres_bn from "./sections/centres.bn";
 import registration_bn from "./sections/registration.bn";
 import family_bn from "./sections/family.bn";
 import control_bn from "./sections/control.bn";
+import service_bn from "./sections/service.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1416,6 +1417,7 @@ const bn: Catalogue = {
   registration: registration_bn,
   family: family_bn,
   control: control_bn,
+  service: service_bn,
 };
 
 export default bn;

@@ -3,6 +3,7 @@ import centres_en from "./sections/centres.en";
 import registration_en from "./sections/registration.en";
 import family_en from "./sections/family.en";
 import control_en from "./sections/control.en";
+import service_en from "./sections/service.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1404,6 +1405,7 @@ const en = {
   registration: registration_en,
   family: family_en,
   control: control_en,
+  service: service_en,
 } as const;
 
 export default en;

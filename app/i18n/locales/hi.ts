@@ -3,6 +3,7 @@ import centres_hi from "./sections/centres.hi";
 import registration_hi from "./sections/registration.hi";
 import family_hi from "./sections/family.hi";
 import control_hi from "./sections/control.hi";
+import service_hi from "./sections/service.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1408,6 +1409,7 @@ const hi: Catalogue = {
   registration: registration_hi,
   family: family_hi,
   control: control_hi,
+  service: service_hi,
 };
 
 export default hi;

@@ -3,6 +3,7 @@ import centres_ta from "./sections/centres.ta";
 import registration_ta from "./sections/registration.ta";
 import family_ta from "./sections/family.ta";
 import control_ta from "./sections/control.ta";
+import service_ta from "./sections/service.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1456,6 +1457,7 @@ const ta: Catalogue = {
   registration: registration_ta,
   family: family_ta,
   control: control_ta,
+  service: service_ta,
 };
 
 export default ta;

@@ -1631,6 +1631,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/service/summary": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Service screen's figures: requests and errors per hour (48 h), p50/p99 per kind of request (24 h), queue sizes per hour (48 h), time to opinion per week (12 weeks)
+     * @description Who: Admin.
+     */
+    get: operations["serviceSummary"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15393,6 +15413,143 @@ export interface operations {
       };
       /** @description Unknown id or route */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  serviceSummary: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /**
+               * Format: date-time
+               * @description Start of the first hour
+               */
+              from: string;
+              /** @description How many hours the hourly series hold (48) */
+              hours: number;
+              /** @description Requests answered by every server, per hour, oldest first */
+              requests: {
+                /** Format: date-time */
+                hour: string;
+                total: number;
+                /** @description 2xx and 3xx */
+                ok: number;
+                /** @description 4xx (499: the client went away) */
+                clientErrors: number;
+                /** @description 5xx */
+                serverErrors: number;
+              }[];
+              /** @description Over the last 24 hours; percentiles from latency buckets (5 ms … 5 s), interpolated inside the bucket */
+              latency: {
+                /** @enum {string} */
+                group: "api" | "pages" | "uploads" | "files" | "other";
+                requests: number;
+                p50Ms: number | null;
+                p99Ms: number | null;
+              }[];
+              /** @description Queue sizes per hour, oldest first */
+              queues: {
+                /** Format: date-time */
+                hour: string;
+                /** @description Each gauge (e.g. carebridge_pending_reports{urgency="urgent"}): the hour's largest sample, or null */
+                values: {
+                  [key: string]: number | null;
+                };
+              }[];
+              /** @description Time from upload to opinion of the opinions given in each of the last 12 weeks (7-day windows ending now), oldest first */
+              turnaround: {
+                /** Format: date-time */
+                weekStart: string;
+                /** Format: date-time */
+                weekEnd: string;
+                reviewed: number;
+                medianMs: number | null;
+                /** @description 90th percentile (nearest rank), as /admin/turnaround */
+                p90Ms: number | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
