@@ -10,8 +10,8 @@
  * urgent, all 13 types), the other half reviewed by one approved Radiology expert (2 % with a
  * follow-up question), with the audit events the app would have written (upload, review, some
  * file opens), contact messages and callback requests (1 % each), rights requests (0.2 %),
- * other experts and the centre's health workers. The list counters are kept by their triggers
- * while seeding and checked at the end. The rows share a handful of real encrypted files, stored once through the
+ * other experts and the centre's health workers. The list counters' triggers are set aside while
+ * loading, then put back and every list recounted once (app/db/bulk-load.server.ts); checked at the end. The rows share a handful of real encrypted files, stored once through the
  * app's own file store: fine for reading benchmarks, never delete such rows one by one.
  * Prints one JSON line: the accounts to log in with and the counts.
  */
@@ -81,9 +81,8 @@ async function seed(n: number) {
   }
 
   // Rows are written as they are made, in multi-row inserts (500 rows a statement: inside
-  // PostgreSQL's 65,535-parameter limit), with the list counters' triggers on, so the counters
-  // are exact when seeding ends (checked below). SQLite: one transaction; PostgreSQL: each
-  // statement commits (synchronous_commit is off in the bench's cluster).
+  // PostgreSQL's 65,535-parameter limit); the counters are recounted at the end and checked
+  // below. SQLite: one transaction; PostgreSQL: each statement commits (synchronous_commit is off in the bench's cluster).
   const CHUNK = 500;
   const buffers = new Map<unknown, unknown[]>();
   const order: unknown[] = [];
@@ -106,6 +105,9 @@ async function seed(n: number) {
   async function flushAll() {
     for (const t of order) await flush(t);
   }
+  // The counters' triggers fire once per row: set aside while loading, then every list recounted.
+  const { setAsideListCountTriggers } = await import("../app/db/bulk-load.server");
+  const restoreTriggers = await setAsideListCountTriggers();
   const lite = sqliteConnection();
   lite?.exec("BEGIN");
 
@@ -319,6 +321,7 @@ async function seed(n: number) {
   }
   await flushAll();
   lite?.exec("COMMIT");
+  await restoreTriggers();
 
   // The triggers kept the counters; check the two a bench reads most against a real count.
   const { listCount, COUNT_KEYS } = await import("../app/domain/platform/list-counts.server");
