@@ -1,29 +1,32 @@
 import { and, count, eq, gt, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { reports, smsMessages, uploadSessions } from "~/db/schema";
+import { reports, uploadSessions } from "~/db/schema";
 import { overdueCondition } from "../consultation/reports.server";
 import { mailQueue } from "../messaging/mail.server";
+import { COUNT_KEYS, listCountsOf } from "./list-counts.server";
 
 /** One product figure as Prometheus shows it (and the Service screen draws it). */
 export type Gauge = { name: string; help: string; labels?: Record<string, string>; value: number };
 
 /**
  * The product's own gauges, for /metrics (decision 0033) and the admin's Service screen: how much
- * work waits and whether messages are getting out. Each is a COUNT today, served by the queue and
- * status indexes; callers cache the answer (the metrics server for ~10 s, in one process per node),
+ * work waits and whether messages are getting out. Callers cache the answer (the metrics server for ~10 s, in one process per node),
  * so a scrape never costs these per worker.
  *
- * Maintained counters would plug in here: where the lists keep a running count of pending reports
- * by priority, read that row instead of the first COUNT below (the others are small tables).
+ * Pending reports by urgency and the SMS outbox by state are read from the lists' counters
+ * (decision 0031); overdue and held claims are index ranges of pending reports (few in a healthy
+ * service), and unfinished uploads a small table.
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [pending, overdue, claims, sms, uploads] = await Promise.all([
-    db()
-      .select({ priority: reports.priority, n: count() })
-      .from(reports)
-      .where(eq(reports.status, "Pending"))
-      .groupBy(reports.priority),
+  const [counted, overdue, claims, uploads] = await Promise.all([
+    listCountsOf([
+      COUNT_KEYS.reportsOfStatusPriority("Pending", 0),
+      COUNT_KEYS.reportsOfStatusPriority("Pending", 1),
+      COUNT_KEYS.smsOfStatus("queued"),
+      COUNT_KEYS.smsOfStatus("sending"),
+      COUNT_KEYS.smsOfStatus("failed"),
+    ]),
     first(db().select({ n: count() }).from(reports).where(overdueCondition(now))),
     first(
       db()
@@ -31,12 +34,9 @@ export async function productGauges(): Promise<Gauge[]> {
         .from(reports)
         .where(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now)))),
     ),
-    db().select({ status: smsMessages.status, n: count() }).from(smsMessages).groupBy(smsMessages.status),
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
   ]);
-  const urgent = pending.filter((r) => r.priority === 0).reduce((a, r) => a + r.n, 0);
-  const normal = pending.filter((r) => r.priority !== 0).reduce((a, r) => a + r.n, 0);
-  const smsIn = (state: string) => sms.filter((r) => r.status === state).reduce((a, r) => a + r.n, 0);
+  const [urgent, normal, smsQueued, smsSending, smsFailed] = counted;
   const mail = mailQueue();
   const pendingHelp = "Reports waiting for an opinion, by urgency.";
   const smsHelp = "SMS in the outbox: queued (waiting or retrying) and failed (given up).";
@@ -58,9 +58,9 @@ export async function productGauges(): Promise<Gauge[]> {
       name: "carebridge_sms_messages",
       help: smsHelp,
       labels: { state: "queued" },
-      value: smsIn("queued") + smsIn("sending"),
+      value: smsQueued + smsSending,
     },
-    { name: "carebridge_sms_messages", help: smsHelp, labels: { state: "failed" }, value: smsIn("failed") },
+    { name: "carebridge_sms_messages", help: smsHelp, labels: { state: "failed" }, value: smsFailed },
     { name: "carebridge_mail_messages", help: mailHelp, labels: { state: "queued" }, value: mail.queued },
     { name: "carebridge_mail_messages", help: mailHelp, labels: { state: "failed" }, value: mail.failed },
     {
