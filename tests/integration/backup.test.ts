@@ -352,13 +352,14 @@ describe("PostgreSQL and an S3 bucket", () => {
       ).toBe(200);
       await a.stop();
 
-      // Every table of the clinic except the rate-limit counters (and Drizzle's own bookkeeping).
+      // Every table of the clinic except the rate-limit counters, the lists' totals (the target's
+      // triggers keep its own; compared below) and Drizzle's own bookkeeping.
       const sqlite = new Database(lite.DATABASE_URL, { readonly: true, fileMustExist: true });
       const tables = (
         sqlite
           .prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' " +
-              "AND name NOT IN ('__drizzle_migrations', 'rate_limits') ORDER BY name",
+              "AND name NOT IN ('__drizzle_migrations', 'rate_limits', 'list_counts') ORDER BY name",
           )
           .all() as { name: string }[]
       ).map((r) => r.name);
@@ -366,8 +367,14 @@ describe("PostgreSQL and an S3 bucket", () => {
       const sourceCounts = Object.fromEntries(
         tables.map((t) => [t, (sqlite.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]),
       );
+      const listTotals = (rows: { key: string; n: number | string }[]) =>
+        Object.fromEntries(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.key, Number(r.n)]));
+      const sourceTotals = listTotals(
+        sqlite.prepare("SELECT key, n FROM list_counts").all() as { key: string; n: number }[],
+      );
       sqlite.close();
       expect(sourceCounts).toMatchObject({ users: 3, reports: 1, sessions: 3 });
+      expect(sourceTotals["r:s:Reviewed"]).toBe(1);
       expect(sourceCounts.audit_events).toBeGreaterThan(0);
 
       // PostgreSQL takes the secrets from the environment: the clinic's generated ones.
@@ -435,6 +442,18 @@ describe("PostgreSQL and an S3 bucket", () => {
       expect(out).toMatch(/Secrets: /);
       expect(out).not.toMatch(/WARNING/);
       expect(await pgCounts(target.DATABASE_URL, tables)).toEqual(sourceCounts);
+      // The lists' totals the target's triggers kept while the rows arrived: the clinic's own.
+      {
+        const client = new pg.Client({ connectionString: target.DATABASE_URL });
+        await client.connect();
+        try {
+          expect(listTotals((await client.query("SELECT key, n FROM list_counts")).rows)).toEqual(
+            sourceTotals,
+          );
+        } finally {
+          await client.end();
+        }
+      }
       const objects = await bucketObjects(target.STORAGE_URL);
       expect(objects.size).toBe(2);
       for (const [key, bytes] of objects) {

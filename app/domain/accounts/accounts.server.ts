@@ -24,6 +24,7 @@ import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
+import { forgetPersonCounts } from "../platform/list-counts.server";
 import { deleteStored, type StoredFile } from "../records/files.server";
 import { sendMailInBackground, simpleHtml } from "../messaging/mail.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
@@ -943,6 +944,7 @@ export function* accountDeletionSteps(
       .where(eq(reports.expertId, userId)),
   );
   yield* exec(tx.delete(users).where(eq(users.id, userId)));
+  yield* exec(forgetPersonCounts(tx, userId, profileIds));
   return { fileKeys, uploadIds };
 }
 

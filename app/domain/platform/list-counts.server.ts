@@ -60,6 +60,20 @@ export async function listCountsOf(keys: string[]): Promise<number[]> {
   return keys.map((k) => byKey.get(k) ?? 0);
 }
 
+/**
+ * The counter rows named by a person's ids (their reports, the reports they reviewed, the
+ * follow-ups they hold), deleted with the person: an erasure leaves no id behind, and no list can
+ * name them again.
+ */
+export function forgetPersonCounts(tx: DB, userId: string, profileIds: string[]) {
+  const keys = [
+    ...profileIds.map(COUNT_KEYS.reportsOfPatient),
+    COUNT_KEYS.reportsOfExpert(userId),
+    COUNT_KEYS.followupsOfExpert(userId),
+  ];
+  return tx.delete(listCounts).where(inArray(listCounts.key, keys));
+}
+
 /** How far a list without an exact total counts before it says "more than". */
 export const COUNT_CAP = 1000;
 
