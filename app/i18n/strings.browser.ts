@@ -58,7 +58,9 @@ export function loadShownRoutesIn(lng: string, from: string) {
 
 /** i18next's missing-key hook: the key's section, once per language. */
 export function loadMissing(lngs: readonly string[], _ns: string, key: string) {
-  const lng = lngs[0] ?? instance?.language;
+  // i18next names the languages it would save the key to (the fallback, English), not the one
+  // shown: the section is wanted in the page's language.
+  const lng = instance?.language ?? lngs[0];
   const section = key.split(".")[0];
   if (!lng || !section) return;
   let sections = loadedSections.get(lng);
