@@ -193,11 +193,10 @@ function openPostgres(url: string, max: number) {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: `carebridge-${process.pid}`,
-    // Every statement the app runs often is a named prepared statement whose best plan does not
-    // depend on its values (keys, a status, LIMIT/OFFSET); PostgreSQL would otherwise plan a
-    // custom plan on every execution, which for a list page costs more than running it
-    // (docs/performance.md, "PostgreSQL round trips").
-    options: "-c plan_cache_mode=force_generic_plan",
+    // No forced generic plans: at 100,000 reports the generic plan of a list page (status and
+    // LIMIT/OFFSET as unknown parameters) walked and sorted the pending rows, making the pending
+    // and reviewed APIs 6–7× slower than with a custom plan per execution (bench of 2026-11-24,
+    // docs/performance.md); planning a custom plan costs far less than that.
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", () => {});
