@@ -4,7 +4,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
@@ -23,7 +23,6 @@ import {
 import { tFor } from "~/i18n/i18n.server";
 import {
   HEALTH_WORKER_STATUSES,
-  WORKER_REJECTION_MAX,
   NO_WORKERS_KEYS,
   WORKER_ROLE_KEYS,
   WORKER_STATUS_KEYS,
@@ -35,6 +34,7 @@ import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { Actions } from "./Actions";
 
 /**
  * Admin: health workers — those waiting for approval (approve, or decline with a reason they are
@@ -112,100 +112,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return toastFailure(err, t, back, { field });
   }
   return redirectWithError(back, t("centres.unknownAction"));
-}
-
-function useBusy(userId: string) {
-  const navigation = useNavigation();
-  return navigation.state !== "idle" && navigation.formData?.get("userId") === userId;
-}
-
-function Actions({ w }: { w: ApiHealthWorker }) {
-  const { t } = useTranslation();
-  const { centres } = useLoaderData<typeof loader>();
-  const busy = useBusy(w._id);
-  const name = `${w.firstName} ${w.lastName}`.trim();
-  const hidden = (intent: string) => (
-    <>
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="userId" value={w._id} />
-    </>
-  );
-  if (w.status === "pending") {
-    const reasonId = `reject-reason-${w._id}`;
-    return (
-      <div className="flex min-w-44 flex-col gap-2">
-        <Form method="post" preventScrollReset>
-          {hidden("approve")}
-          <button type="submit" className="btn-primary w-full whitespace-nowrap" disabled={busy}>
-            {t("centres.approve")}
-            <span className="sr-only"> {name}</span>
-          </button>
-        </Form>
-        <details className="rounded-lg border border-slate-200">
-          <summary className="btn-secondary w-full cursor-pointer list-none whitespace-nowrap">
-            {t("centres.reject")}
-            <span className="sr-only"> {name}</span>
-          </summary>
-          <Form method="post" preventScrollReset className="space-y-2 p-2">
-            {hidden("reject")}
-            <label htmlFor={reasonId} className="field-label">
-              {t("centres.rejectReasonLabel")}
-            </label>
-            <textarea
-              id={reasonId}
-              name="reason"
-              required
-              maxLength={WORKER_REJECTION_MAX}
-              className="field-input min-h-20"
-            />
-            <button type="submit" className="btn-danger w-full whitespace-nowrap" disabled={busy}>
-              {t("centres.reject")}
-            </button>
-          </Form>
-        </details>
-      </div>
-    );
-  }
-  if (w.status === "suspended") {
-    return (
-      <Form method="post" preventScrollReset>
-        {hidden("unsuspend")}
-        <button type="submit" className="btn-secondary w-full whitespace-nowrap" disabled={busy}>
-          {t("centres.unsuspend")}
-          <span className="sr-only"> {name}</span>
-        </button>
-      </Form>
-    );
-  }
-  const moveId = `move-${w._id}`;
-  return (
-    <div className="flex min-w-52 flex-col gap-2">
-      <Form method="post" preventScrollReset className="space-y-2">
-        {hidden("move")}
-        <label htmlFor={moveId} className="field-label">
-          {t("centres.moveTo")}
-        </label>
-        <select id={moveId} name="centreId" defaultValue={w.centre._id} className="field-input">
-          {centres.map((c) => (
-            <option key={c._id} value={c._id}>
-              {c.name} ({c.district})
-            </option>
-          ))}
-        </select>
-        <button type="submit" className="btn-secondary w-full whitespace-nowrap" disabled={busy}>
-          {t("centres.move")}
-          <span className="sr-only"> {name}</span>
-        </button>
-      </Form>
-      <Form method="post" preventScrollReset>
-        {hidden("suspend")}
-        <button type="submit" className="btn-danger w-full whitespace-nowrap" disabled={busy}>
-          {t("centres.suspend")}
-          <span className="sr-only"> {name}</span>
-        </button>
-      </Form>
-    </div>
-  );
 }
 
 export default function HealthWorkers() {

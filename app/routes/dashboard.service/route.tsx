@@ -9,7 +9,7 @@ import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
-import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "./Charts";
+import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
 /**
  * Admin: how the service is doing (decision 0034) — requests and errors per hour, response times

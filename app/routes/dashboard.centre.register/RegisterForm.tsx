@@ -1,0 +1,279 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { FieldError, TextField, describedBy, type FieldMeta } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { LANGUAGES } from "~/i18n/config";
+import { FACILITATED_METHODS, METHOD_KEYS } from "~/schemas/registration";
+import type { action, loader } from "./route";
+
+/** The consent-first registration form (decision 0030): consent in the patient's language, then their details. */
+export type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
+
+function Radios({
+  meta,
+  legend,
+  options,
+  required = true,
+}: {
+  meta: FieldMeta;
+  legend: string;
+  options: { value: string; label: string; hint?: string }[];
+  required?: boolean;
+}) {
+  return (
+    <fieldset aria-describedby={describedBy(meta)}>
+      <legend className="field-label">
+        {legend}
+        {required && (
+          <span aria-hidden="true" className="text-red-700">
+            {" "}
+            *
+          </span>
+        )}
+      </legend>
+      <div className="mt-1 grid gap-2 sm:grid-cols-2">
+        {options.map((o) => (
+          <label
+            key={o.value}
+            className="flex min-h-11 cursor-pointer items-start gap-3 rounded-lg border border-slate-300 bg-white px-3 py-2"
+          >
+            <input
+              type="radio"
+              name={meta.name}
+              value={o.value}
+              defaultChecked={meta.initialValue === o.value}
+              aria-invalid={meta.errors?.length ? true : undefined}
+              className="mt-1 h-5 w-5 shrink-0 accent-brand-700"
+            />
+            <span>
+              <span className="font-medium text-slate-900">{o.label}</span>
+              {o.hint && <span className="block text-sm text-slate-600">{o.hint}</span>}
+            </span>
+          </label>
+        ))}
+      </div>
+      <FieldError meta={meta} />
+    </fieldset>
+  );
+}
+
+export function RegisterForm({ centre, lang, consentText, consentQuestion, textVersion }: Loaded) {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useForm<Record<string, string>>({
+    id: "register-patient",
+    lastResult,
+    defaultValue: { preferredLanguage: lang, countryCode: "+91" },
+    shouldValidate: "onSubmit",
+  });
+  const refused = fields.consent.errors?.includes("registration.refusedWhatToDo");
+  const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
+  return (
+    <section className="mx-auto max-w-2xl">
+      <PageHeader
+        title={t("registration.registerTitle")}
+        intro={t("registration.registerIntro", { centre: centre.name })}
+      />
+      {refused && (
+        <div
+          role="alert"
+          className="mb-5 rounded-lg border-2 border-amber-500 bg-amber-50 px-4 py-4 text-lg text-amber-950"
+          data-testid="consent-refused"
+        >
+          <p className="font-bold">{t("registration.notRegistered")}</p>
+          <p className="mt-1">{t("registration.refusedWhatToDo")}</p>
+        </div>
+      )}
+      <Form
+        method="post"
+        encType="multipart/form-data"
+        {...getFormProps(form)}
+        className="space-y-6"
+        noValidate
+      >
+        {!refused && <FormError id={form.errorId} errors={form.errors?.map((e) => t(e))} />}
+        <input type="hidden" name="consentTextVersion" value={textVersion} />
+
+        <section aria-labelledby="consent-heading" className="card space-y-4">
+          <h2 id="consent-heading" className="text-xl font-bold text-slate-900">
+            {t("registration.step1")}
+          </h2>
+          <nav aria-label={t("registration.readInLanguage")} className="flex flex-wrap items-center gap-2">
+            <span className="text-slate-700">{t("registration.readInLanguage")}</span>
+            {LANGUAGES.map((l) => (
+              <Link
+                key={l.code}
+                to={`?lang=${l.code}`}
+                lang={l.code}
+                aria-current={l.code === lang ? "true" : undefined}
+                className={l.code === lang ? "btn-primary" : "btn-secondary"}
+                preventScrollReset
+              >
+                {l.label}
+              </Link>
+            ))}
+          </nav>
+          <div
+            lang={lang}
+            className="space-y-3 rounded-lg border border-brand-600 bg-brand-50 p-4 text-xl leading-relaxed text-slate-900"
+            data-testid="consent-text"
+          >
+            {consentText.map((p, i) => (
+              <p key={i}>{p}</p>
+            ))}
+            <p className="font-bold">{consentQuestion}</p>
+          </div>
+          <p className="text-sm text-slate-600">
+            {t("registration.textVersion", { version: textVersion, language: langOf(lang) })}
+          </p>
+          <Radios
+            meta={fields.consent}
+            legend={t("registration.consentAnswer")}
+            options={[
+              { value: "granted", label: t("registration.consentGranted") },
+              {
+                value: "refused",
+                label: t("registration.consentRefused"),
+                hint: t("registration.consentRefusedHint"),
+              },
+            ]}
+          />
+          <Radios
+            meta={fields.consentMethod}
+            legend={t("registration.methodLabel")}
+            options={FACILITATED_METHODS.map((m) => ({
+              value: m,
+              label: t(METHOD_KEYS[m].label),
+              hint: t(METHOD_KEYS[m].hint),
+            }))}
+          />
+          <TextField
+            meta={fields.witnessName}
+            label={t("registration.witnessLabel")}
+            hint={t("registration.witnessHint")}
+            maxLength={120}
+            autoComplete="off"
+          />
+          <div>
+            <label htmlFor="evidence" className="field-label">
+              {t("registration.evidenceLabel")}
+            </label>
+            <input
+              id="evidence"
+              name="evidence"
+              type="file"
+              accept="image/png,image/jpeg,image/webp,image/gif"
+              capture="environment"
+              aria-describedby={`evidence-hint${fields.evidence.errors?.length ? " evidence-error" : ""}`}
+              className="field-input"
+            />
+            <p id="evidence-hint" className="mt-1 text-sm text-slate-600">
+              {t("registration.evidenceHint")}
+            </p>
+            {fields.evidence.errors?.length ? (
+              <p id="evidence-error" className="field-error" role="alert">
+                {t(fields.evidence.errors[0])}
+              </p>
+            ) : null}
+          </div>
+          <p className="text-sm text-slate-700">{t("registration.recordedBy")}</p>
+        </section>
+
+        <section aria-labelledby="details-heading" className="card space-y-4">
+          <h2 id="details-heading" className="text-xl font-bold text-slate-900">
+            {t("registration.step2")}
+          </h2>
+          <TextField
+            meta={fields.firstName}
+            label={t("registration.firstName")}
+            required
+            maxLength={100}
+            autoComplete="off"
+          />
+          <TextField
+            meta={fields.lastName}
+            label={t("registration.lastName")}
+            maxLength={100}
+            autoComplete="off"
+          />
+          <Radios
+            meta={fields.sex}
+            legend={t("registration.sex")}
+            options={[
+              { value: "female", label: t("registration.sexes.female") },
+              { value: "male", label: t("registration.sexes.male") },
+              { value: "other", label: t("registration.sexes.other") },
+            ]}
+          />
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField
+              meta={fields.age}
+              label={t("registration.age")}
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={120}
+              hint={t("registration.ageHint")}
+            />
+            <TextField
+              meta={fields.birthYear}
+              label={t("registration.birthYear")}
+              type="number"
+              inputMode="numeric"
+              min={1890}
+            />
+          </div>
+          <TextField meta={fields.locality} label={t("registration.locality")} required maxLength={200} />
+          <div>
+            <label htmlFor={fields.preferredLanguage.id} className="field-label">
+              {t("registration.language")}
+            </label>
+            <select
+              id={fields.preferredLanguage.id}
+              name={fields.preferredLanguage.name}
+              defaultValue={(fields.preferredLanguage.initialValue as string) ?? lang}
+              className="field-input"
+            >
+              {LANGUAGES.map((l) => (
+                <option key={l.code} value={l.code} lang={l.code}>
+                  {l.label}
+                </option>
+              ))}
+            </select>
+            <FieldError meta={fields.preferredLanguage} />
+          </div>
+          <Radios
+            meta={fields.phoneOwner}
+            legend={t("registration.phoneOwner")}
+            options={[
+              { value: "self", label: t("registration.phoneOwners.self") },
+              { value: "family", label: t("registration.phoneOwners.family") },
+              { value: "none", label: t("registration.phoneOwners.none") },
+            ]}
+          />
+          <input type="hidden" name="countryCode" value="+91" />
+          <TextField
+            meta={fields.phone}
+            label={t("registration.phone")}
+            type="tel"
+            inputMode="tel"
+            autoComplete="off"
+            hint={t("registration.phoneHint")}
+          />
+          <TextField
+            meta={fields.phoneRelationship}
+            label={t("registration.phoneRelationship")}
+            hint={t("registration.phoneRelationshipHint")}
+            maxLength={60}
+          />
+        </section>
+
+        <button type="submit" className="btn-primary w-full sm:w-auto">
+          {t("registration.registerButton")}
+        </button>
+      </Form>
+    </section>
+  );
+}
