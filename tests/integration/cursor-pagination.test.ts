@@ -70,12 +70,36 @@ beforeAll(async () => {
     ids[key] = r.user._id;
   }
   expect((await api.post("/expert/approve-expert", { expertId: ids.radio }, tok.admin)).status).toBe(200);
+  // More experts waiting for approval, so the admin's expert list has several pages.
+  for (let i = 0; i < 4; i++) {
+    const r = await signupViaApi(api, smtp, codeFrom, {
+      email: `waiting${i}@cursor.test`,
+      accountType: "Expert",
+      firstName: `waiting${i}`,
+      lastName: "Test",
+      extra: {
+        specialties: ["Cardiology"],
+        registrationNumber: `REG-CURSOR-W${i}`,
+        registrationCouncil: "National Medical Commission",
+        yearsOfPractice: 3,
+      },
+    });
+    ids[`waiting${i}`] = r.user._id;
+  }
   const types = ["X-Ray", "Blood Test", "MRI", "ECG", "CT Scan", "Urine Test", "Ultrasound"];
   for (let i = 0; i < 23; i++) {
     const r = await upload(types[i % types.length], i % 5 === 0);
     expect(r.status).toBe(201);
+    if (i < 8) {
+      const link = await api.post(
+        "/report/share-links",
+        { reportId: r.body.data._id, label: `Dr ${i}` },
+        tok.patient,
+      );
+      expect(link.status).toBe(201);
+    }
   }
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await server?.stop();
   await smtp?.close();
@@ -122,6 +146,9 @@ describe("cursor pagination", () => {
     ],
     ["the specialty queue, matching only", "/report/get-pending-reports?sort=queue&match=only", "radio"],
     ["the patient's reports", "/report/get-report-by-patientId/PATIENT", "patient"],
+    // Lists other than reports: newest first by (created_at, id).
+    ["the patient's share links", "/report/share-links", "patient"],
+    ["experts waiting for approval", "/expert/get-pending-expert", "admin"],
   ];
   for (const [name, path, who] of lists) {
     it(`${name}: the cursor walk returns the page walk's rows`, async () => {
@@ -172,6 +199,18 @@ describe("cursor pagination", () => {
     const r = await get("/report/get-pending-reports?pageSize=100", tok.admin);
     expect(r.body.pagination.nextCursor).toBeNull();
     expect(r.body.pagination.total).toBe(r.body.data.length);
+  });
+
+  it("lists other than reports refuse a forged cursor too", async () => {
+    for (const path of ["/report/share-links", "/profile/access-trail"]) {
+      const r = (await get(
+        `${path}?cursor=${Buffer.from("[1,2]").toString("base64url")}`,
+        tok.patient,
+      )) as unknown as {
+        status: number;
+      };
+      expect(r.status, path).toBe(400);
+    }
   });
 
   it("a cursor the list did not give out is a 400 with a clear message", async () => {

@@ -10,6 +10,7 @@ import { DomainError } from "../platform/errors";
 import { notify, recipientColumns, type Recipient } from "../messaging/notify.server";
 import type { Actor } from "./sessions.server";
 import { toApiUser, type ApiUser } from "./users.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * Expert accounts: the admin's approval queue and the list of approved experts.
@@ -25,7 +26,8 @@ function requireAdmin(actor: Actor) {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "experts.adminsOnly");
 }
 
-async function listExperts(approved: boolean, { page, pageSize }: PageQuery): Promise<Paged<ApiUser>> {
+async function listExperts(approved: boolean, pageQuery: PageQuery): Promise<Paged<ApiUser>> {
+  const { page, pageSize } = pageQuery;
   // Waiting for approval: not approved and not rejected (a rejected expert re-applies from Settings).
   const where = approved
     ? and(eq(users.accountType, "Expert"), eq(users.approved, true))
@@ -40,18 +42,21 @@ async function listExperts(approved: boolean, { page, pageSize }: PageQuery): Pr
           .where(where),
       )
     )?.n ?? 0;
-  const found = await db()
+  const win = newestFirstWindow(pageQuery, users.createdAt, users.id);
+  const foundRead = await db()
     .select({ user: users, profile: profiles })
     .from(users)
     .leftJoin(profiles, eq(profiles.userId, users.id))
     .leftJoin(expertProfiles, eq(expertProfiles.userId, users.id))
-    .where(where)
+    .where(and(where, win.after))
     // users_type_approved_created_idx (account_type, approved, created_at, id).
     .orderBy(desc(users.createdAt), desc(users.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: found, nextCursor } = win.cut(foundRead, (r) => r.user);
   const details = await expertDetailsFor(found.map((r) => r.user.id));
   return {
+    nextCursor,
     items: found.map((r) => toApiUser(r.user, r.profile, details.get(r.user.id) ?? null)),
     total,
     page,

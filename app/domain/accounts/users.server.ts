@@ -16,6 +16,7 @@ import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -248,13 +249,21 @@ export async function listUsers(
   const total = await listCount(
     query.accountType ? COUNT_KEYS.usersOfType(query.accountType) : COUNT_KEYS.usersAll,
   );
-  const items = await db()
+  const win = newestFirstWindow(query, users.createdAt, users.id);
+  const itemsRead = await db()
     .select()
     .from(users)
-    .where(where)
+    .where(and(where, win.after))
     // users_created_idx / users_type_created_idx (…, created_at, id)
     .orderBy(desc(users.createdAt), desc(users.id))
-    .limit(query.pageSize)
-    .offset((query.page - 1) * query.pageSize);
-  return { items, total, page: query.page, pageSize: query.pageSize };
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: items, nextCursor } = win.cut(itemsRead, (r) => r);
+  return {
+    nextCursor,
+    items,
+    total,
+    page: query.page,
+    pageSize: query.pageSize,
+  };
 }

@@ -9,6 +9,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import type { Actor } from "../accounts/sessions.server";
 import { findPatient, patientAccess } from "./patients.server";
 import { revokeLinksMadeBy } from "../sharing/share-links.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * The person stays in control of their profile (decision 0030): they see who may act for them (the
@@ -216,7 +217,8 @@ export async function accessTrail(
   const where = and(eq(auditEvents.subjectType, "patient"), eq(auditEvents.subjectId, patient.id));
   const total = (await first(db().select({ n: count() }).from(auditEvents).where(where)))?.n ?? 0;
   // audit_events_subject_idx (subject_type, subject_id, created_at, id)
-  const events = await db()
+  const win = newestFirstWindow(page, auditEvents.createdAt, auditEvents.id);
+  const eventsRead = await db()
     .select({
       e: auditEvents,
       firstName: users.firstName,
@@ -225,10 +227,11 @@ export async function accessTrail(
     })
     .from(auditEvents)
     .leftJoin(users, eq(users.id, auditEvents.actorId))
-    .where(where)
+    .where(and(where, win.after))
     .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
-    .limit(page.pageSize)
-    .offset((page.page - 1) * page.pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: events, nextCursor } = win.cut(eventsRead, (r) => r.e);
   const details = events.map((r) => (parseDetail(r.e.detail) ?? {}) as Record<string, unknown>);
   const str = (v: unknown) => (typeof v === "string" && v ? v : null);
   const centreIds = new Set<string>();
@@ -313,5 +316,11 @@ export async function accessTrail(
       text,
     };
   });
-  return { items, total, page: page.page, pageSize: page.pageSize };
+  return {
+    nextCursor,
+    items,
+    total,
+    page: page.page,
+    pageSize: page.pageSize,
+  };
 }

@@ -6,6 +6,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { normalShortId, toApiPatient, type ApiPatientProfile } from "./patients.server";
 import { requireWorkerCentre } from "./registration.server";
 import { cappedCount, COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * The centre's queue (decision 0030): the patients a centre registered, newest first, each with
@@ -57,19 +58,22 @@ export async function centreQueue(
   );
   // The whole queue's total is a counter row (decision 0031); a search counts its matches only
   // up to a cap and then says "more than".
-  const [found, counted] = await Promise.all([
+  const win = newestFirstWindow(page, patients.createdAt, patients.id);
+  const [read, counted] = await Promise.all([
     db()
       .select()
       .from(patients)
-      .where(where)
+      .where(and(where, win.after))
       .orderBy(desc(patients.createdAt), desc(patients.id))
-      .limit(page.pageSize)
-      .offset((page.page - 1) * page.pageSize),
+      .limit(win.limit)
+      .offset(win.offset),
     opts.q?.trim()
       ? cappedCount(db().select({ id: patients.id }).from(patients).where(where))
       : listCount(COUNT_KEYS.centrePatients(centre._id)).then((total) => ({ total, lowerBound: false })),
   ]);
+  const { rows: found, nextCursor } = win.cut(read, (p) => p);
   return {
+    nextCursor,
     items: await withReportState(found),
     total: counted.total,
     page: page.page,

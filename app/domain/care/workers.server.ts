@@ -16,6 +16,7 @@ import { notify } from "../messaging/notify.server";
 import type { Actor } from "../accounts/sessions.server";
 import { setSuspended } from "../accounts/users.server";
 import { findCentre } from "./centres.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * Health workers (decision 0030): a CHO, ANM, ASHA, VLE or doctor signs up for a centre and waits
@@ -128,8 +129,9 @@ async function requireWorker(userId: string): Promise<ApiHealthWorker> {
 export async function listHealthWorkers(
   actor: Actor,
   query: unknown,
-  { page, pageSize }: PageQuery,
+  pageQuery: PageQuery,
 ): Promise<Paged<ApiHealthWorker>> {
+  const { page, pageSize } = pageQuery;
   requireAdmin(actor);
   const q = parse(healthWorkerQuerySchema, query ?? {});
   const where = and(
@@ -147,12 +149,14 @@ export async function listHealthWorkers(
           .where(where),
       )
     )?.n ?? 0;
-  const found = await selectWorkers()
-    .where(where)
+  const win = newestFirstWindow(pageQuery, users.createdAt, users.id);
+  const read = await selectWorkers()
+    .where(and(where, win.after))
     .orderBy(desc(users.createdAt), desc(users.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize);
-  return { items: found.map(toApiWorker), total, page, pageSize };
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: found, nextCursor } = win.cut(read, (r) => r.user);
+  return { items: found.map(toApiWorker), total, page, pageSize, nextCursor };
 }
 
 /**

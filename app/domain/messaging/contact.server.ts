@@ -11,6 +11,7 @@ import { DomainError } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
 import type { Actor } from "../accounts/sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /** Saves a Contact Us message; at most a few per client address an hour (rate_limited). */
 export async function saveContactMessage(
@@ -86,19 +87,23 @@ function requireAdmin(actor: Actor) {
 async function newestFirst<T extends typeof contactMessages | typeof callbackRequests>(
   actor: Actor,
   table: T,
-  { page, pageSize }: PageQuery,
+  query: PageQuery,
 ) {
+  const { page, pageSize } = query;
   requireAdmin(actor);
   const total = await listCount(
     table === contactMessages ? COUNT_KEYS.contactMessages : COUNT_KEYS.callbackRequests,
   );
-  const rows = (await db()
+  const win = newestFirstWindow(query, table.createdAt, table.id);
+  const found = (await db()
     .select()
     .from(table as typeof contactMessages)
+    .where(win.after)
     .orderBy(desc(table.createdAt), desc(table.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)) as unknown as T["$inferSelect"][];
-  return { rows, total, page, pageSize };
+    .limit(win.limit)
+    .offset(win.offset)) as unknown as T["$inferSelect"][];
+  const { rows, nextCursor } = win.cut(found, (r) => r);
+  return { rows, total, page, pageSize, nextCursor };
 }
 
 /** Admin: Contact Us messages. */

@@ -17,6 +17,7 @@ export { maskPhone };
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../accounts/sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * Outgoing SMS (decision 0014). `queueSms` adds a row to the persisted queue (table
@@ -510,7 +511,8 @@ export async function listSmsMessages(
   const { page, pageSize, status } = query;
   const where = status ? eq(smsMessages.status, status) : undefined;
   const total = await listCount(status ? COUNT_KEYS.smsOfStatus(status) : COUNT_KEYS.smsAll);
-  const rows = await db()
+  const win = newestFirstWindow(query, smsMessages.createdAt, smsMessages.id);
+  const rowsRead = await db()
     .select({
       id: smsMessages.id,
       to: smsMessages.to,
@@ -522,10 +524,11 @@ export async function listSmsMessages(
       sentAt: smsMessages.sentAt,
     })
     .from(smsMessages)
-    .where(where)
+    .where(and(where, win.after))
     .orderBy(desc(smsMessages.createdAt), desc(smsMessages.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows, nextCursor } = win.cut(rowsRead, (r) => r);
   const items = rows.map((r) => ({
     _id: r.id,
     to: maskPhone(r.to),
@@ -536,7 +539,13 @@ export async function listSmsMessages(
     createdAt: r.createdAt.toISOString(),
     sentAt: r.sentAt ? r.sentAt.toISOString() : null,
   }));
-  return { items, total, page, pageSize };
+  return {
+    nextCursor,
+    items,
+    total,
+    page,
+    pageSize,
+  };
 }
 
 /** Admin: how many messages are in each status (the screen's filter shows the failed count). */

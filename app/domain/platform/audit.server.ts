@@ -6,6 +6,7 @@ import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
 import type { Actor } from "../accounts/sessions.server";
 import { COUNT_KEYS, listCount } from "./list-counts.server";
+import { newestFirstWindow } from "./cursor.server";
 
 /**
  * The audit trail: who did what to which record, when and from where. Details never hold
@@ -114,16 +115,19 @@ export async function listAuditEvents(
   const where = query.action ? eq(auditEvents.action, query.action) : undefined;
   // The trail's counter rows (all events, or one action's), kept by triggers (decision 0031).
   const total = await listCount(query.action ? COUNT_KEYS.auditOfAction(query.action) : COUNT_KEYS.auditAll);
-  const rows = await db()
+  const win = newestFirstWindow(query, auditEvents.createdAt, auditEvents.id);
+  const found = await db()
     .select({ e: auditEvents, u: users })
     .from(auditEvents)
     .leftJoin(users, eq(users.id, auditEvents.actorId))
-    .where(where)
+    .where(and(where, win.after))
     // audit_events_created_idx / audit_events_action_created_idx (…, created_at, id).
     .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows, nextCursor } = win.cut(found, (r) => r.e);
   return {
+    nextCursor,
     items: rows.map(({ e, u }) => ({
       _id: e.id,
       action: e.action,

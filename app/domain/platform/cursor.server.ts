@@ -1,4 +1,7 @@
+import { sql, type AnyColumn } from "drizzle-orm";
+import { timeParam } from "~/db/client.server";
 import { DomainError } from "./errors";
+import type { PageQuery } from "./paging";
 
 /**
  * Cursors of keyset pagination (decision 0031): the last row's sort key, as base64url of a JSON
@@ -31,4 +34,34 @@ export function decodeCursor(cursor: string, shape: CursorShape): CursorValue[] 
     if (!ok) throw bad();
   });
   return values as CursorValue[];
+}
+
+/**
+ * Keyset pagination of a newest-first list — ordered by (created_at desc, id desc) on an index
+ * ending in (…, created_at, id): the audit trail, messages, rights requests, workers, a centre's
+ * patients. With a cursor the page starts right after that row (no OFFSET: the index is entered at
+ * the row); by page number it is the OFFSET as before. One row more than the page is read, so the
+ * page knows whether a next one exists without counting.
+ */
+export function newestFirstWindow(query: PageQuery, createdAt: AnyColumn, id: AnyColumn) {
+  const after = query.cursor ? decodeCursor(query.cursor, ["number", "string"]) : null;
+  return {
+    /** The condition that starts the page after the cursor's row (undefined without a cursor). */
+    after: after ? sql`(${createdAt}, ${id}) < (${timeParam(after[0] as number)}, ${after[1]})` : undefined,
+    limit: query.pageSize + 1,
+    offset: after ? 0 : (query.page - 1) * query.pageSize,
+    /** The page's rows (the extra one dropped) and the cursor of its last row, or null after the last. */
+    cut<T>(
+      rows: T[],
+      key: (row: T) => { createdAt: Date; id: string },
+    ): { rows: T[]; nextCursor: string | null } {
+      const page = rows.slice(0, query.pageSize);
+      const last = page.at(-1);
+      const more = rows.length > query.pageSize && last !== undefined;
+      return {
+        rows: page,
+        nextCursor: more ? encodeCursor([key(last).createdAt.getTime(), key(last).id]) : null,
+      };
+    },
+  };
 }

@@ -22,6 +22,7 @@ import { notify, recipientColumns } from "../messaging/notify.server";
 import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "../messaging/sms.server";
 import type { Actor } from "../accounts/sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * The rights centre (decision 0019, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
@@ -487,17 +488,20 @@ export async function listRightsRequests(
         ? COUNT_KEYS.rightsOfStatusType(status, query.type)
         : COUNT_KEYS.rightsOfStatus(status),
   );
-  const found = await db()
+  const win = newestFirstWindow(query, rightsRequests.createdAt, rightsRequests.id);
+  const foundRead = await db()
     .select({ r: rightsRequests, u: users, by: resolver })
     .from(rightsRequests)
     .leftJoin(users, eq(users.id, rightsRequests.userId))
     .leftJoin(resolver, eq(resolver.id, rightsRequests.resolvedBy))
     // rights_requests_status_idx (status, created_at, id)
-    .where(where)
+    .where(and(where, win.after))
     .orderBy(desc(rightsRequests.createdAt), desc(rightsRequests.id))
-    .limit(query.pageSize)
-    .offset((query.page - 1) * query.pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: found, nextCursor } = win.cut(foundRead, (r) => r.r);
   return {
+    nextCursor,
     items: found.map(({ r, u, by }) => ({
       ...toApi(r),
       user: u

@@ -26,6 +26,7 @@ import { forgive, limit } from "../platform/ratelimit.server";
 import { toApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
 import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
+import { newestFirstWindow } from "../platform/cursor.server";
 
 /**
  * Sharing links (decision 0016), modelled on SMART Health Links: a patient shares one
@@ -282,13 +283,16 @@ export async function listShareLinks(
   );
   const total = (await first(db().select({ n: count() }).from(shareLinks).where(where)))?.n ?? 0;
   // share_links_patient_idx (patient_id, created_at, id)
-  const found = await linkWithType()
-    .where(where)
+  const win = newestFirstWindow(page, shareLinks.createdAt, shareLinks.id);
+  const foundRead = await linkWithType()
+    .where(and(where, win.after))
     .orderBy(desc(shareLinks.createdAt), desc(shareLinks.id))
-    .limit(page.pageSize)
-    .offset((page.page - 1) * page.pageSize);
+    .limit(win.limit)
+    .offset(win.offset);
+  const { rows: found, nextCursor } = win.cut(foundRead, (r) => r.link);
   const now = Date.now();
   return {
+    nextCursor,
     items: found.map((f) => toApiShareLink(f.link, f.reportType, now)),
     total,
     page: page.page,
