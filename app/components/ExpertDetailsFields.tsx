@@ -1,5 +1,5 @@
 import { useTranslation } from "react-i18next";
-import { COUNCIL_MAX, REGISTRATION_MAX } from "~/schemas/experts";
+import { COUNCIL_MAX, REGISTRATION_MAX } from "~/schemas/limits";
 import { SPECIALTIES, SPECIALTY_KEYS } from "~/domain/accounts/specialties";
 import { describedBy, FieldError, TextField, type FieldMeta } from "./ui/Field";
 

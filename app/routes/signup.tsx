@@ -1,5 +1,3 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -9,15 +7,16 @@ import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { smsCountryCodeOptions } from "~/utils/country-codes.server";
 import { TextField } from "~/components/ui/Field";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { SelectField } from "~/components/ui/Select";
 import { startSignup } from "~/domain/accounts/index.server";
 import { centreDirectory } from "~/domain/care/index.server";
 import { HEALTH_WORKER_ROLES } from "~/db/types";
-import { WORKER_ID_MAX, WORKER_ROLE_KEYS } from "~/schemas/centres";
+import { SIGNUP_COUNTRY_CODES, WORKER_ID_MAX, WORKER_ROLE_KEYS } from "~/schemas/limits";
 import { tFor } from "~/i18n/i18n.server";
-import { SIGNUP_COUNTRY_CODES, signupFormSchema } from "~/schemas/auth";
+import { signupFormSchema } from "~/schemas/auth";
 import { site } from "~/site";
 import { redirectIfSignedIn } from "~/utils/auth.server";
 import { parseForm } from "~/utils/forms.server";
@@ -59,20 +58,32 @@ export default function Signup() {
   const { countryCodes, centres } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
+  // Checked by the server only: a public page loads no validation code (decision 0036); the
+  // server's answer puts each message by its field, with or without JavaScript.
+  const [form, fields] = useServerForm(
     lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: signupFormSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-    defaultValue: {
-      accountType: "Patient",
-      countryCode: "+91",
-      signupWith: "email",
-      mobileCountryCode: "+91",
-    },
-  });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
+    [
+      "accountType",
+      "firstName",
+      "lastName",
+      "signupWith",
+      "email",
+      "countryCode",
+      "contactNumber",
+      "mobileCountryCode",
+      "mobileNumber",
+      "specialties",
+      "registrationNumber",
+      "registrationCouncil",
+      "yearsOfPractice",
+      "centreId",
+      "workerRole",
+      "workerId",
+      "password",
+      "confirmPassword",
+    ],
+    { accountType: "Patient", countryCode: "+91", signupWith: "email", mobileCountryCode: "+91" },
+  );
   // The choices are uncontrolled radios: a choice made before the page has hydrated (a slow phone)
   // stays chosen, and CSS shows the fields that follow from it.
   const accountType = (fields.accountType.initialValue as string) || "Patient";
@@ -94,7 +105,7 @@ export default function Signup() {
         </>
       }
     >
-      <Form method="post" {...getFormProps(form)} className="group/signup space-y-4">
+      <Form method="post" {...form.props} noValidate className="group/signup space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <fieldset>
           <legend className="field-label">{t("accounts.accountType")}</legend>

@@ -10,9 +10,10 @@ import {
   yearsField,
 } from "./experts";
 import { healthWorkerSignupFields, requireHealthWorkerDetails } from "./centres";
+import { SIGNUP_COUNTRY_CODES } from "./limits";
 
 /** Account schemas shared by the screens (Conform), the API and the OpenAPI document. Messages are i18n keys. */
-export const SIGNUP_COUNTRY_CODES = ["+91", "+1", "+44", "+61", "+81"] as const;
+export { SIGNUP_COUNTRY_CODES };
 /** Display pictures: images only, at most 2 MiB (checked in the browser as a courtesy, enforced on the server). */
 export const DISPLAY_PICTURE_MAX_BYTES = 2 * 1024 * 1024;
 

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { CENTRE_KINDS, HEALTH_WORKER_ROLES } from "~/db/types";
 import { strictBoolean } from "./strict";
+import { WORKER_ID_MAX, WORKER_ROLE_KEYS } from "./limits";
+
+export { WORKER_ID_MAX, WORKER_ROLE_KEYS };
 
 /**
  * Centres and health workers (decision 0030): the admin's centre form, a health worker's details at
@@ -10,7 +13,6 @@ import { strictBoolean } from "./strict";
 
 export const CENTRE_NAME_MAX = 120;
 export const PLACE_MAX = 80;
-export const WORKER_ID_MAX = 40;
 export const WORKER_REJECTION_MAX = 500;
 
 /** i18n key of each centre kind's name. */
@@ -23,14 +25,6 @@ export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
 };
 
 /** i18n key of each health worker role's name. */
-export const WORKER_ROLE_KEYS: Record<(typeof HEALTH_WORKER_ROLES)[number], string> = {
-  cho: "centres.roleCho",
-  anm: "centres.roleAnm",
-  asha: "centres.roleAsha",
-  vle: "centres.roleVle",
-  doctor: "centres.roleDoctor",
-  other: "centres.roleOther",
-};
 
 const text = (requiredKey: string, max: number, tooLongKey: string) =>
   z

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { SPECIALTIES } from "~/domain/accounts/specialties";
 import { strictArray } from "./strict";
+import { COUNCIL_MAX, REGISTRATION_MAX } from "./limits";
+
+export { COUNCIL_MAX, REGISTRATION_MAX };
 
 /**
  * An expert's verification details (decision 0013), shared by the signup screen, Settings, the API and
  * the OpenAPI document. Messages are i18n keys. On the API every field is optional (older clients
  * sign experts up without them); the signup screen requires them for experts.
  */
-export const REGISTRATION_MAX = 40;
-export const COUNCIL_MAX = 120;
 export const REJECTION_MAX = 500;
 
 const specialty = z.enum(SPECIALTIES, { errorMap: () => ({ message: "experts.specialtyInvalid" }) });

@@ -45,7 +45,7 @@ async function uploadPageExtraChunks(): Promise<string[]> {
 }
 
 describe("first-visit JavaScript budget", () => {
-  for (const path of ["/", "/login"]) {
+  for (const path of ["/", "/login", "/signup"]) {
     it(`${path} loads at most 120 KB of gzip JavaScript`, async () => {
       const { total, files } = await firstVisitJs(path);
       console.log(`${path}: ${files} files, ${(total / 1024).toFixed(1)} KB gzip`);
@@ -66,7 +66,7 @@ describe("first-visit JavaScript budget", () => {
     }
     expect(tusClient, "tus-js-client is in the upload page's chunk").toBe(true);
     console.log(`upload page extra: ${extra.length} file(s), ${(size / 1024).toFixed(1)} KB gzip`);
-    for (const path of ["/", "/login"]) {
+    for (const path of ["/", "/login", "/signup"]) {
       const urls = await firstVisitUrls(path);
       for (const url of extra) expect(urls.has(url), `${url} on ${path}`).toBe(false);
       for (const url of urls) {

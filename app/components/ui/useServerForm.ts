@@ -12,10 +12,12 @@ import type { FieldMeta } from "./Field";
 export function useServerForm<F extends string>(
   lastResult: SubmissionResult<string[]> | undefined | null,
   names: readonly F[],
+  /** What the fields hold before the first answer (the server's reply then carries what was sent). */
+  defaults: Partial<Record<F, unknown>> = {},
 ) {
   const formId = useId();
   const error = lastResult?.error ?? {};
-  const initial = (lastResult?.initialValue ?? {}) as Record<string, unknown>;
+  const initial = (lastResult?.initialValue ?? defaults) as Record<string, unknown>;
   const formErrors = error[""] ?? undefined;
   const form = {
     id: formId,
