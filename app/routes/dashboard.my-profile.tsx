@@ -5,7 +5,7 @@ import { Avatar } from "~/components/Avatar";
 import { getProfile, expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
-import { GENDER_LABEL_KEYS } from "~/schemas/auth";
+import { GENDER_LABEL_KEYS } from "~/schemas/limits";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
 

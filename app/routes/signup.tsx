@@ -82,7 +82,14 @@ export default function Signup() {
       "password",
       "confirmPassword",
     ],
-    { accountType: "Patient", countryCode: "+91", signupWith: "email", mobileCountryCode: "+91" },
+    {
+      defaultValue: {
+        accountType: "Patient",
+        countryCode: "+91",
+        signupWith: "email",
+        mobileCountryCode: "+91",
+      },
+    },
   );
   // The choices are uncontrolled radios: a choice made before the page has hydrated (a slow phone)
   // stays chosen, and CSS shows the fields that follow from it.

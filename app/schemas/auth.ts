@@ -11,22 +11,12 @@ import {
 } from "./experts";
 import { healthWorkerSignupFields, requireHealthWorkerDetails } from "./centres";
 import { SIGNUP_COUNTRY_CODES } from "./limits";
+import { DISPLAY_PICTURE_MAX_BYTES, GENDERS, GENDER_LABEL_KEYS } from "./limits";
+
+export { DISPLAY_PICTURE_MAX_BYTES, GENDERS, GENDER_LABEL_KEYS };
 
 /** Account schemas shared by the screens (Conform), the API and the OpenAPI document. Messages are i18n keys. */
 export { SIGNUP_COUNTRY_CODES };
-/** Display pictures: images only, at most 2 MiB (checked in the browser as a courtesy, enforced on the server). */
-export const DISPLAY_PICTURE_MAX_BYTES = 2 * 1024 * 1024;
-
-export const GENDERS = ["Male", "Female", "Non-Binary", "Prefer not to say", "Other"] as const;
-
-/** i18n key of each stored (English) gender value: the settings form and the profile page. */
-export const GENDER_LABEL_KEYS: Record<(typeof GENDERS)[number], string> = {
-  Male: "profile.genderMale",
-  Female: "profile.genderFemale",
-  "Non-Binary": "profile.genderNonBinary",
-  "Prefer not to say": "profile.genderPreferNot",
-  Other: "profile.genderOther",
-};
 
 const req = (key: string) => ({ required_error: key, invalid_type_error: key });
 

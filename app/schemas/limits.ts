@@ -1,4 +1,4 @@
-import { HEALTH_WORKER_ROLES } from "~/db/types";
+import { CONSENT_PURPOSES, HEALTH_WORKER_ROLES } from "~/db/types";
 
 /**
  * Limits and choices the forms show in the browser (maxlength, select options), kept apart from the
@@ -25,3 +25,59 @@ export const WORKER_ROLE_KEYS: Record<(typeof HEALTH_WORKER_ROLES)[number], stri
   doctor: "centres.roleDoctor",
   other: "centres.roleOther",
 };
+
+/** Display pictures: images only, at most 2 MiB (checked in the browser as a courtesy, enforced on the server). */
+export const DISPLAY_PICTURE_MAX_BYTES = 2 * 1024 * 1024;
+
+export const GENDERS = ["Male", "Female", "Non-Binary", "Prefer not to say", "Other"] as const;
+
+/** i18n key of each stored (English) gender value: the settings form and the profile page. */
+export const GENDER_LABEL_KEYS: Record<(typeof GENDERS)[number], string> = {
+  Male: "profile.genderMale",
+  Female: "profile.genderFemale",
+  "Non-Binary": "profile.genderNonBinary",
+  "Prefer not to say": "profile.genderPreferNot",
+  Other: "profile.genderOther",
+};
+
+/** The text each purpose shows (an i18n key) and its version: change the text, change the version. */
+export const CONSENT_TEXTS: Record<
+  (typeof CONSENT_PURPOSES)[number],
+  { version: string; key: string; titleKey: string }
+> = {
+  // The upload form's checkbox says exactly this (the spec's wording), so it is the text recorded.
+  review: { version: "review-2026-11", key: "reports.consentLabel", titleKey: "rights.purposeReview" },
+  contact: {
+    version: "contact-2026-11",
+    key: "rights.consentContactText",
+    titleKey: "rights.purposeContact",
+  },
+  statistics: {
+    version: "statistics-2026-11",
+    key: "rights.consentStatisticsText",
+    titleKey: "rights.purposeStatistics",
+  },
+};
+
+export const CORRECTION_MAX = 2000;
+
+export const RESPONSE_MAX = 2000;
+
+export const NOMINEE_NAME_MAX = 100;
+
+export const NOMINEE_RELATIONSHIP_MAX = 60;
+
+export const NOMINEE_CONTACT_MAX = 254;
+
+/** SMART Health Links allow a label of at most 80 characters; ours follows. */
+export const SHARE_LABEL_MAX = 80;
+
+export const SHARE_DAYS_DEFAULT = 7;
+
+export const SHARE_DAYS_MAX = 30;
+
+export const SHARE_PASSCODE_MIN = 6;
+
+export const SHARE_PASSCODE_MAX = 40;
+
+export const SHARE_MAX_OPENS_MAX = 100;

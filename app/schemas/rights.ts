@@ -2,36 +2,28 @@ import { z } from "zod";
 import { profileConsentObject } from "./control";
 import { strictBoolean } from "./strict";
 import { CONSENT_PURPOSES, RIGHTS_REQUEST_STATUSES, RIGHTS_REQUEST_TYPES } from "~/db/types";
+import {
+  CONSENT_TEXTS,
+  CORRECTION_MAX,
+  RESPONSE_MAX,
+  NOMINEE_NAME_MAX,
+  NOMINEE_RELATIONSHIP_MAX,
+  NOMINEE_CONTACT_MAX,
+} from "./limits";
+
+export {
+  CONSENT_TEXTS,
+  CORRECTION_MAX,
+  RESPONSE_MAX,
+  NOMINEE_NAME_MAX,
+  NOMINEE_RELATIONSHIP_MAX,
+  NOMINEE_CONTACT_MAX,
+};
 
 /**
  * Inputs of the consent and rights centre (decision 0019), shared by the My data screen, the admin
  * queue, /api/v1/rights/* and the OpenAPI document. Messages are i18n keys (section `rights`).
  */
-
-/** The text each purpose shows (an i18n key) and its version: change the text, change the version. */
-export const CONSENT_TEXTS: Record<
-  (typeof CONSENT_PURPOSES)[number],
-  { version: string; key: string; titleKey: string }
-> = {
-  // The upload form's checkbox says exactly this (the spec's wording), so it is the text recorded.
-  review: { version: "review-2026-11", key: "reports.consentLabel", titleKey: "rights.purposeReview" },
-  contact: {
-    version: "contact-2026-11",
-    key: "rights.consentContactText",
-    titleKey: "rights.purposeContact",
-  },
-  statistics: {
-    version: "statistics-2026-11",
-    key: "rights.consentStatisticsText",
-    titleKey: "rights.purposeStatistics",
-  },
-};
-
-export const CORRECTION_MAX = 2000;
-export const RESPONSE_MAX = 2000;
-export const NOMINEE_NAME_MAX = 100;
-export const NOMINEE_RELATIONSHIP_MAX = 60;
-export const NOMINEE_CONTACT_MAX = 254;
 
 const purposeField = z.enum(CONSENT_PURPOSES, {
   errorMap: () => ({ message: "rights.purposeInvalid" }),

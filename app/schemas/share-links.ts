@@ -1,19 +1,28 @@
 import { z } from "zod";
 import { strictBoolean } from "./strict";
+import {
+  SHARE_LABEL_MAX,
+  SHARE_DAYS_DEFAULT,
+  SHARE_DAYS_MAX,
+  SHARE_PASSCODE_MIN,
+  SHARE_PASSCODE_MAX,
+  SHARE_MAX_OPENS_MAX,
+} from "./limits";
+
+export {
+  SHARE_LABEL_MAX,
+  SHARE_DAYS_DEFAULT,
+  SHARE_DAYS_MAX,
+  SHARE_PASSCODE_MIN,
+  SHARE_PASSCODE_MAX,
+  SHARE_MAX_OPENS_MAX,
+};
 
 /**
  * Sharing links (decision 0016): what a patient fills in to share one report with a
  * doctor, and what the doctor types on the public page. Shared by the share screen (Conform), the
  * JSON API, the domain and the OpenAPI document. Messages are i18n keys (section `share`).
  */
-
-/** SMART Health Links allow a label of at most 80 characters; ours follows. */
-export const SHARE_LABEL_MAX = 80;
-export const SHARE_DAYS_DEFAULT = 7;
-export const SHARE_DAYS_MAX = 30;
-export const SHARE_PASSCODE_MIN = 6;
-export const SHARE_PASSCODE_MAX = 40;
-export const SHARE_MAX_OPENS_MAX = 100;
 
 /** Devanagari, Bengali and Tamil digits typed on a local keyboard count as 0–9. */
 const DIGIT_BASES = [0x0966, 0x09e6, 0x0be6];

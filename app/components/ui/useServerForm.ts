@@ -1,5 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { useId } from "react";
+import { useEffect, useId } from "react";
 import type { FieldMeta } from "./Field";
 
 /**
@@ -12,12 +12,23 @@ import type { FieldMeta } from "./Field";
 export function useServerForm<F extends string>(
   lastResult: SubmissionResult<string[]> | undefined | null,
   names: readonly F[],
-  /** What the fields hold before the first answer (the server's reply then carries what was sent). */
-  defaults: Partial<Record<F, unknown>> = {},
+  options: {
+    /** The form's id (the fields' ids derive from it); a generated one when not given. */
+    id?: string;
+    /** What the fields hold before the first answer (the server's reply then carries what was sent). */
+    defaultValue?: Partial<Record<F, unknown>>;
+  } = {},
 ) {
-  const formId = useId();
+  const generated = useId();
+  const formId = options.id ?? generated;
   const error = lastResult?.error ?? {};
-  const initial = (lastResult?.initialValue ?? defaults) as Record<string, unknown>;
+  const initial = (lastResult?.initialValue ?? options.defaultValue ?? {}) as Record<string, unknown>;
+  // A reply made with `resetForm` (`initialValue: null`, e.g. after a link was made) empties what was
+  // typed, as Conform's form does: the browser's own reset puts each field back to its default.
+  const reset = lastResult != null && lastResult.initialValue === null;
+  useEffect(() => {
+    if (reset) (document.getElementById(formId) as HTMLFormElement | null)?.reset();
+  }, [lastResult, reset, formId]);
   const formErrors = error[""] ?? undefined;
   const form = {
     id: formId,

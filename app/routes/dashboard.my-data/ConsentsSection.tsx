@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
 import { StatusPill } from "~/components/rights/StatusPill";
 import type { ConsentState } from "~/domain/rights/index.server";
-import { CONSENT_TEXTS } from "~/schemas/rights";
+import { CONSENT_TEXTS } from "~/schemas/limits";
 import type { loader } from "./route";
 import { ProfileConsents } from "./ProfileConsents";
 import { MY_DATA, Section, useBusy } from "./Section";

@@ -1,14 +1,13 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { SecondFactorField } from "~/components/AccountFields";
 import { useDateText } from "~/components/reports/LocalDate";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
-import { erasureFormSchema } from "~/schemas/rights";
-import { parseFormData } from "~/schemas/strict";
 import type { loader } from "./route";
-import { MY_DATA, Section, subscribeToErrors, useBusy } from "./Section";
+import { MY_DATA, Section, useBusy } from "./Section";
 
 /**
  * Erasure (actions: erasure.server.ts): the request with password (and second factor), or, while
@@ -20,14 +19,8 @@ export function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<s
   const busy = useBusy("erasure");
   const cancelling = useBusy("cancel-erasure");
   const { dateTime } = useDateText();
-  const [form, fields] = useForm({
-    id: "erasure-form",
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: erasureFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  subscribeToErrors(form);
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["password", "proof"], { id: "erasure-form" });
   return (
     <Section id="erasure" title={t("rights.erasureTitle")} danger>
       {erasure ? (
@@ -42,7 +35,7 @@ export function ErasureSection({ lastResult }: { lastResult?: SubmissionResult<s
           </Form>
         </div>
       ) : (
-        <Form method="post" action={MY_DATA} {...getFormProps(form)} aria-labelledby="erasure-title">
+        <Form method="post" action={MY_DATA} {...form.props} noValidate aria-labelledby="erasure-title">
           <p className="max-w-prose text-slate-700">{t("rights.erasureText", { notice })}</p>
           <p className="mt-2 max-w-prose text-sm text-slate-600">{t("rights.erasureKept", { retention })}</p>
           <input type="hidden" name="intent" value="erasure" />

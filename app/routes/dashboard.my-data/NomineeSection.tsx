@@ -1,38 +1,29 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import {
-  NOMINEE_CONTACT_MAX,
-  NOMINEE_NAME_MAX,
-  NOMINEE_RELATIONSHIP_MAX,
-  nomineeSchema,
-} from "~/schemas/rights";
-import { parseFormData } from "~/schemas/strict";
+import { NOMINEE_CONTACT_MAX, NOMINEE_NAME_MAX, NOMINEE_RELATIONSHIP_MAX } from "~/schemas/limits";
 import type { loader } from "./route";
-import { MY_DATA, Section, subscribeToErrors, useBusy } from "./Section";
+import { MY_DATA, Section, useBusy } from "./Section";
 
 /** The nominee (actions: nominee.server.ts): the form, filled in when there is one, and Remove. */
 export function NomineeSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const { nominee } = useLoaderData<typeof loader>();
   const busy = useBusy("nominee");
-  const [form, fields] = useForm({
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["name", "relationship", "contact"], {
     id: "nominee-form",
-    lastResult,
     defaultValue: nominee
       ? { name: nominee.name, relationship: nominee.relationship, contact: nominee.contact }
       : undefined,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: nomineeSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
-  subscribeToErrors(form);
   return (
     <Section id="nominee" title={t("rights.nomineeTitle")} intro={t("rights.nomineeIntro")}>
       {!nominee && <p className="mb-3 text-slate-700">{t("rights.noNomineeYet")}</p>}
-      <Form method="post" action={MY_DATA} {...getFormProps(form)} aria-labelledby="nominee-title">
+      <Form method="post" action={MY_DATA} {...form.props} noValidate aria-labelledby="nominee-title">
         <input type="hidden" name="intent" value="nominee" />
         <FormError id={form.errorId} errors={form.errors} />
         <div className="grid gap-4 sm:grid-cols-2">

@@ -1,4 +1,5 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { LocalDate, useDateText } from "~/components/reports/LocalDate";
@@ -10,26 +11,19 @@ import {
 } from "~/components/rights/StatusPill";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { CORRECTION_MAX, correctionSchema } from "~/schemas/rights";
-import { parseFormData } from "~/schemas/strict";
+import { CORRECTION_MAX } from "~/schemas/limits";
 import type { loader } from "./route";
-import { MY_DATA, Section, subscribeToErrors, useBusy } from "./Section";
+import { MY_DATA, Section, useBusy } from "./Section";
 
 /** The correction form (action: correction.server.ts) and the person's own requests with their answers. */
 
 function CorrectionForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const busy = useBusy("correction");
-  const [form, fields] = useForm({
-    id: "correction-form",
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: correctionSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  subscribeToErrors(form);
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["details"], { id: "correction-form" });
   return (
-    <Form method="post" action={MY_DATA} {...getFormProps(form)} aria-labelledby="correction-title">
+    <Form method="post" action={MY_DATA} {...form.props} noValidate aria-labelledby="correction-title">
       <h3 id="correction-title" className="text-lg font-bold text-slate-900">
         {t("rights.correctionTitle")}
       </h3>

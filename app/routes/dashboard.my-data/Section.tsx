@@ -13,13 +13,6 @@ export function useBusy(intent: string) {
   );
 }
 
-/**
- * Conform re-renders a form only for the state its last render read; reading every error in the
- * component that owns useForm keeps the first submit's errors showing.
- */
-export function subscribeToErrors(form: { allErrors: unknown }) {
-  void form.allErrors;
-}
 
 /** One card of the screen, its heading the target of the jump links (`#id`). */
 export function Section({

@@ -1,14 +1,13 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { SecondFactorField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
-import { deleteAccountFormSchema } from "~/schemas/rights";
-import { parseFormData } from "~/schemas/strict";
 import type { loader } from "./route";
-import { Section, subscribeToErrors, useBusyIntent, useHydrated } from "./Section";
+import { Section, useBusyIntent, useHydrated } from "./Section";
 import { SETTINGS } from "./shared";
 
 export function DeleteSection({
@@ -20,14 +19,8 @@ export function DeleteSection({
 }) {
   const { t } = useTranslation();
   const { twoStep, erasureNotice } = useLoaderData<typeof loader>();
-  const [form, fields] = useForm({
-    id: "delete-form",
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: deleteAccountFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  subscribeToErrors(form);
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["password", "proof", "immediate"], { id: "delete-form" });
   const hydrated = useHydrated();
   const busyIntent = useBusyIntent();
   const [confirming, setConfirming] = useState(false);
@@ -60,7 +53,7 @@ export function DeleteSection({
           <p id="delete-confirm-text" className="mt-1 text-red-900">
             {t("profile.deleteConfirmText")} {t("profile.deleteNoticeText", { notice: erasureNotice })}
           </p>
-          <Form method="post" {...getFormProps(form)} className="mt-4">
+          <Form method="post" {...form.props} noValidate className="mt-4">
             <input type="hidden" name="intent" value="delete-confirm" />
             <FormError id={form.errorId} errors={form.errors} />
             <div className="mt-2 max-w-sm">

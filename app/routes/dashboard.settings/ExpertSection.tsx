@@ -1,34 +1,33 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { FormError } from "~/components/ui/FormError";
-import { expertDetailsFormSchema } from "~/schemas/experts";
-import { parseFormData } from "~/schemas/strict";
 import type { loader } from "./route";
-import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+import { Section, useBusyIntent } from "./Section";
 
 /** Experts: registration, council, years of practice and specialties; a rejected application is resubmitted by saving. */
 export function ExpertSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const { expert } = useLoaderData<typeof loader>();
   const busy = useBusyIntent() === "expert-details";
-  const [form, fields] = useForm({
-    id: "expert-details-form",
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(
     lastResult,
-    defaultValue: expert
-      ? ({
-          specialties: expert.specialties,
-          registrationNumber: expert.registrationNumber,
-          registrationCouncil: expert.registrationCouncil,
-          yearsOfPractice: expert.yearsOfPractice === null ? "" : String(expert.yearsOfPractice),
-        } as any) // a checkbox group's default is a list; Conform types it from the schema's input
-      : undefined,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: expertDetailsFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  subscribeToErrors(form);
+    ["specialties", "registrationNumber", "registrationCouncil", "yearsOfPractice"],
+    {
+      id: "expert-details-form",
+      defaultValue: expert
+        ? ({
+            specialties: expert.specialties,
+            registrationNumber: expert.registrationNumber,
+            registrationCouncil: expert.registrationCouncil,
+            yearsOfPractice: expert.yearsOfPractice === null ? "" : String(expert.yearsOfPractice),
+          } as any) // a checkbox group"s default is a list; Conform types it from the schema"s input
+        : undefined,
+    },
+  );
   return (
     <Section id="expert-details-heading" title={t("experts.detailsTitle")}>
       {expert?.rejectedAt && (
@@ -38,7 +37,7 @@ export function ExpertSection({ lastResult }: { lastResult?: SubmissionResult<st
       )}
       <p className="mb-4 text-slate-700">{t("experts.detailsIntro")}</p>
       {expert?.approvedAt && <p className="mb-4 text-slate-700">{t("experts.changeNeedsReview")}</p>}
-      <Form method="post" {...getFormProps(form)} aria-labelledby="expert-details-heading">
+      <Form method="post" {...form.props} noValidate aria-labelledby="expert-details-heading">
         <input type="hidden" name="intent" value="expert-details" />
         <FormError id={form.errorId} errors={form.errors} />
         <ExpertDetailsFields

@@ -1,11 +1,10 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FormError } from "~/components/ui/FormError";
-import { notifySchema } from "~/schemas/auth";
-import { parseFormData } from "~/schemas/strict";
 import type { loader } from "./route";
-import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+import { Section, useBusyIntent } from "./Section";
 
 const NOTIFY_LABELS = {
   email: "profile.notifyEmail",
@@ -18,18 +17,15 @@ export function NotifySection({ lastResult }: { lastResult?: SubmissionResult<st
   const { t } = useTranslation();
   const { notify } = useLoaderData<typeof loader>();
   const busy = useBusyIntent() === "notify";
-  const [form, fields] = useForm({
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["notify"], {
     id: "notify-form",
-    lastResult,
     defaultValue: { notify: notify?.channel ?? "email" },
-    onValidate: ({ formData }) => parseFormData(formData, { schema: notifySchema }),
-    shouldValidate: "onSubmit",
   });
-  subscribeToErrors(form);
   const chosen = (fields.notify.initialValue as string | undefined) ?? "email";
   return (
     <Section id="notify-heading" title={t("profile.notifyTitle")}>
-      <Form method="post" {...getFormProps(form)} aria-labelledby="notify-heading">
+      <Form method="post" {...form.props} noValidate aria-labelledby="notify-heading">
         <input type="hidden" name="intent" value="notify" />
         <FormError id={form.errorId} errors={form.errors} />
         <fieldset aria-describedby="notify-hint">

@@ -1,26 +1,21 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
-import { changePasswordSchema } from "~/schemas/auth";
-import { parseFormData } from "~/schemas/strict";
-import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+import { Section, useBusyIntent } from "./Section";
 
 export function PasswordSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const busy = useBusyIntent() === "password";
-  const [form, fields] = useForm({
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(lastResult, ["oldPassword", "newPassword", "confirmNewPassword"], {
     id: "password-form",
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: changePasswordSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
-  subscribeToErrors(form);
   return (
     <Section id="password-heading" title={t("profile.passwordTitle")}>
-      <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
+      <Form method="post" {...form.props} noValidate aria-labelledby="password-heading">
         <input type="hidden" name="intent" value="password" />
         {/* Only an error of the whole form (e.g. too many tries); field errors sit at their fields. */}
         <FormError id={form.errorId} errors={form.errors} />

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useLoaderData } from "@remix-run/react";
 import { Avatar } from "~/components/Avatar";
-import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
+import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/limits";
 import type { loader } from "./route";
 import { Section, useBusyIntent, useHydrated } from "./Section";
 

@@ -1,34 +1,31 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { NameFields } from "~/components/AccountFields";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { SelectField } from "~/components/ui/Select";
-import { GENDER_LABEL_KEYS, GENDERS, profileSchema } from "~/schemas/auth";
-import { parseFormData } from "~/schemas/strict";
+import { GENDER_LABEL_KEYS, GENDERS } from "~/schemas/limits";
 import type { loader } from "./route";
-import { Section, subscribeToErrors, useBusyIntent } from "./Section";
+import { Section, useBusyIntent } from "./Section";
 
 export function ProfileSection({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const { profile, today } = useLoaderData<typeof loader>();
   const busy = useBusyIntent() === "profile";
-  const [form, fields] = useForm({
-    id: "profile-form",
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(
     lastResult,
-    defaultValue: profile,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: profileSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  subscribeToErrors(form);
+    ["firstName", "lastName", "dateOfBirth", "gender", "contactNumber", "about"],
+    { id: "profile-form", defaultValue: profile },
+  );
   const genderOptions = [
     { value: "", label: t("profile.genderSelect") },
     ...GENDERS.map((g) => ({ value: g, label: t(GENDER_LABEL_KEYS[g]) })),
   ];
   return (
     <Section id="profile-heading" title={t("profile.profileInfo")}>
-      <Form method="post" {...getFormProps(form)} aria-labelledby="profile-heading">
+      <Form method="post" {...form.props} noValidate aria-labelledby="profile-heading">
         <input type="hidden" name="intent" value="profile" />
         <div className="grid gap-4 sm:grid-cols-2">
           <NameFields firstName={fields.firstName} lastName={fields.lastName} />

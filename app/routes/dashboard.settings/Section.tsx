@@ -30,15 +30,6 @@ export function useHydrated() {
   return hydrated;
 }
 
-/**
- * Conform re-renders a form only for the state its last render read. When React calls the
- * form's component again but bails out before its children (which read each field's errors),
- * that subscription is lost and the first submit shows no errors. Reading every error here,
- * in the component that owns useForm, keeps it.
- */
-export function subscribeToErrors(form: { allErrors: unknown }) {
-  void form.allErrors;
-}
 
 /** Which form (by its intent) the current submission belongs to, if any. */
 export function useBusyIntent() {

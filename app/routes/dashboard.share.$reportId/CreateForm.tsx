@@ -1,4 +1,5 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FieldError, TextField } from "~/components/ui/Field";
@@ -9,9 +10,7 @@ import {
   SHARE_LABEL_MAX,
   SHARE_MAX_OPENS_MAX,
   SHARE_PASSCODE_MAX,
-  shareFormClientSchema,
-} from "~/schemas/share-links";
-import { parseFormData } from "~/schemas/strict";
+} from "~/schemas/limits";
 
 /** The form that makes a new link (action: create.server.ts): label, parts, days, opens, passcode. */
 export function CreateForm({
@@ -25,20 +24,20 @@ export function CreateForm({
   const navigation = useNavigation();
   const { pathname } = useLocation();
   const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "create";
-  const [form, fields] = useForm({
-    id: "share-form",
+  // Checked by the server (the page loads no zod; decision 0036): errors come back with its answer.
+  const [form, fields] = useServerForm(
     lastResult,
-    defaultValue: {
-      includeFile: "on",
-      includeOpinion: reviewed ? "on" : "",
-      includeLetter: reviewed ? "on" : "",
-      expiresInDays: String(SHARE_DAYS_DEFAULT),
+    ["expiresInDays", "includeFile", "includeLetter", "includeOpinion", "label", "maxOpens", "passcode"],
+    {
+      id: "share-form",
+      defaultValue: {
+        includeFile: "on",
+        includeOpinion: reviewed ? "on" : "",
+        includeLetter: reviewed ? "on" : "",
+        expiresInDays: String(SHARE_DAYS_DEFAULT),
+      },
     },
-    onValidate: ({ formData }) => parseFormData(formData, { schema: shareFormClientSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  void form.allErrors; // keep Conform's subscription to every field's errors, so the first submit's show
+  );
   const parts = [
     { meta: fields.includeFile, label: t("share.partFile") },
     { meta: fields.includeOpinion, label: t("share.partOpinion") },
@@ -53,7 +52,8 @@ export function CreateForm({
       <Form
         method="post"
         action={pathname}
-        {...getFormProps(form)}
+        {...form.props}
+        noValidate
         className="mt-4 space-y-5"
         aria-labelledby="share-form-title"
       >
