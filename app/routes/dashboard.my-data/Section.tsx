@@ -13,7 +13,6 @@ export function useBusy(intent: string) {
   );
 }
 
-
 /** One card of the screen, its heading the target of the jump links (`#id`). */
 export function Section({
   id,

@@ -30,7 +30,6 @@ export function useHydrated() {
   return hydrated;
 }
 
-
 /** Which form (by its intent) the current submission belongs to, if any. */
 export function useBusyIntent() {
   const navigation = useNavigation();
