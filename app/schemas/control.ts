@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { CENTRE_KINDS, CONSENT_METHODS, PATIENT_CONSENT_KINDS } from "~/db/types";
+import { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "./limits";
+
+export { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS };
 
 /** The patient stays in control (decision 0030): who may act for a profile, its access trail, consents given by others. */
 
@@ -55,21 +58,6 @@ export const profileConsentObject = z.object({
   relationship: z.string(),
   createdAt: z.string().datetime(),
 });
-
-/** The words for each kind of consent given by others, method and centre kind (screens and the FHIR export). */
-export const CONSENT_KIND_KEYS: Record<(typeof PATIENT_CONSENT_KINDS)[number], string> = {
-  facilitated: "control.consentKind.facilitated",
-  guardian: "control.consentKind.guardian",
-  family: "control.consentKind.family",
-};
-
-export const CONSENT_METHOD_KEYS: Record<(typeof CONSENT_METHODS)[number], string> = {
-  verbal: "control.consentMethod.verbal",
-  witnessed: "control.consentMethod.witnessed",
-  signature: "control.consentMethod.signature",
-  thumbprint: "control.consentMethod.thumbprint",
-  online: "control.consentMethod.online",
-};
 
 export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
   hwc: "control.centreKind.hwc",

@@ -1,46 +1,15 @@
 import { z } from "zod";
 import { strictBoolean } from "./strict";
+import { REPORT_TYPES, REPORT_TYPE_KEYS, type ReportType } from "./limits";
+
+export { REPORT_TYPES, REPORT_TYPE_KEYS };
+export type { ReportType };
 
 /**
  * Report and expert inputs, shared by the screens (Conform), the actions, the JSON API and
  * the OpenAPI document. Messages are i18n keys (see the `reports` and `experts` sections of
  * app/i18n/locales/en.ts); the English text is the spec's wording.
  */
-
-/** The 13 report types of spec section 3, in the spec's order and spelling. */
-export const REPORT_TYPES = [
-  "Blood Test",
-  "X-Ray",
-  "MRI",
-  "CT Scan",
-  "Urine Test",
-  "ECG",
-  "Ultrasound",
-  "Biopsy",
-  "Allergy Test",
-  "Eye Exam",
-  "Hearing Test",
-  "Dental Checkup",
-  "COVID-19 Test",
-] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
-
-/** i18n key (under `reports.types`) of each report type's label; English is the type itself. */
-export const REPORT_TYPE_KEYS: Record<ReportType, string> = {
-  "Blood Test": "reports.types.bloodTest",
-  "X-Ray": "reports.types.xRay",
-  MRI: "reports.types.mri",
-  "CT Scan": "reports.types.ctScan",
-  "Urine Test": "reports.types.urineTest",
-  ECG: "reports.types.ecg",
-  Ultrasound: "reports.types.ultrasound",
-  Biopsy: "reports.types.biopsy",
-  "Allergy Test": "reports.types.allergyTest",
-  "Eye Exam": "reports.types.eyeExam",
-  "Hearing Test": "reports.types.hearingTest",
-  "Dental Checkup": "reports.types.dentalCheckup",
-  "COVID-19 Test": "reports.types.covid19Test",
-};
 
 export const DESCRIPTION_MAX = 2000;
 export const REVIEW_MAX = 10_000;

@@ -2,7 +2,7 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useDateText } from "~/components/reports/LocalDate";
 import { StatusPill } from "~/components/rights/StatusPill";
-import { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/control";
+import { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/limits";
 import type { loader } from "./route";
 
 /**
