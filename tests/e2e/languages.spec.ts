@@ -57,6 +57,8 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
       "/dashboard/settings",
       "/dashboard/upload-report",
       `/dashboard/previous-report/${report.patient._id}`,
+      "/dashboard/my-data",
+      "/dashboard/family",
       "/report-submitted",
       "/logout",
     ].map((p) => [ppage, p] as [Page, string]),
@@ -69,6 +71,11 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
       "/dashboard/approved-expert",
       "/dashboard/audit-log",
       "/dashboard/users",
+      "/dashboard/service",
+      "/dashboard/turnaround",
+      "/dashboard/rights-requests",
+      "/dashboard/messages",
+      "/dashboard/centres",
     ].map((p) => [apage, p] as [Page, string]),
   ];
   const leaks: string[] = [];
