@@ -14,6 +14,8 @@ import { COUNT_KEYS, listCount } from "./list-counts.server";
 export type AuditAction =
   | "report.upload"
   | "report.file_open"
+  | "report.study_open"
+  | "report.frame_open"
   | "report.file_refused"
   | "report.review"
   | "report.delete"

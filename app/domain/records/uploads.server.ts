@@ -1,5 +1,4 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import { config } from "~/config.server";
 import { db, first, runExclusive } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
@@ -12,7 +11,10 @@ import {
   deleteStored,
   isUploadId,
   listSegments,
+  maxBytesFor,
   openSegment,
+  reportUploadMaxBytes,
+  tooLarge,
   sniffType,
   SNIFF_SAMPLE_BYTES,
   storeSegment,
@@ -107,7 +109,7 @@ export async function beginUpload(
   assertCanUpload(actor);
   await limit("upload", actor.id, client);
   if (!isUploadId(input.id)) throw new Error("upload ids are 24 hex characters");
-  const max = config().maxUploadBytes;
+  const max = reportUploadMaxBytes();
   const length = input.length;
   if (length === undefined || !Number.isSafeInteger(length) || length < 0) {
     throw new DomainError("invalid", "uploads.lengthRequired");
@@ -242,7 +244,9 @@ export async function appendToUpload(
     const head = await reader.peek(want);
     if (head.length === want) {
       try {
-        await sniffType(head, "report");
+        const type = await sniffType(head, "report");
+        // The type's own limit (MAX_UPLOAD_MB, or MAX_STUDY_MB for medical images) against the declared length.
+        if (session.length > maxBytesFor(type.mime)) throw tooLarge(maxBytesFor(type.mime));
       } catch (err) {
         await removeUpload(id);
         throw err;
@@ -271,9 +275,7 @@ export async function appendToUpload(
     at = session.received;
   }
   if (at >= session.length && (await reader.hasMore())) {
-    throw new DomainError("too_large", "files.tooLarge", {
-      values: { max: Number((config().maxUploadBytes / (1024 * 1024)).toFixed(1)) },
-    });
+    throw tooLarge(reportUploadMaxBytes());
   }
   return session;
 }
@@ -364,7 +366,7 @@ export async function finishUpload(
   try {
     const plan = planSegments(await listSegments(id), session.length);
     file = await storeUpload(assembled(plan), {
-      maxBytes: config().maxUploadBytes,
+      maxBytes: reportUploadMaxBytes(),
       allowed: "report",
       fileName: session.fileName,
     });
