@@ -21,6 +21,8 @@ const imaging: typeof en = {
   auditStudyOpen: "মেডিক্যাল ছবি খোলা হয়েছে",
   auditFrameOpen: "একটি মেডিক্যাল ছবি দেখা হয়েছে",
   title: "মেডিক্যাল ছবি",
+  back: "ড্যাশবোর্ডে ফিরে যান",
+  viewImages: "মেডিক্যাল ছবি দেখুন এবং তাতে আপনার সম্পর্কে কী আছে জানুন",
   summary: "{{series}}টি সিরিজে {{count}}টি ছবি",
   modality: "ধরন",
   bodyPart: "শরীরের অংশ",

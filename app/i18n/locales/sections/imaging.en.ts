@@ -20,6 +20,8 @@ const imaging = {
   auditStudyOpen: "Opened medical images",
   auditFrameOpen: "Viewed a medical image",
   title: "Medical images",
+  back: "Back to the dashboard",
+  viewImages: "View the medical images and what they carry about you",
   summary: "{{count}} images in {{series}} series",
   modality: "Type",
   bodyPart: "Body part",

@@ -21,6 +21,8 @@ const imaging: typeof en = {
   auditStudyOpen: "मेडिकल इमेज खोलीं",
   auditFrameOpen: "एक मेडिकल इमेज देखी",
   title: "मेडिकल इमेज",
+  back: "डैशबोर्ड पर वापस जाएँ",
+  viewImages: "मेडिकल इमेज देखें और जानें कि उनमें आपके बारे में क्या है",
   summary: "{{series}} सीरीज़ में {{count}} इमेज",
   modality: "प्रकार",
   bodyPart: "शरीर का भाग",
