@@ -1,5 +1,6 @@
 import dcmjs from "dcmjs";
 import jpeg from "jpeg-js";
+import { crc32, deflateRawSync } from "node:zlib";
 
 /**
  * DICOM test files made in code with dcmjs (never downloaded): a CT-like series with a known
@@ -211,4 +212,53 @@ export function jpegInstance(o: DicomOptions = {}): Buffer {
 /** 132 bytes that look like a DICOM file's start but lack "DICM" (and a PDF-less text body). */
 export function fakeDcm(): Buffer {
   return Buffer.concat([Buffer.alloc(128), Buffer.from("NOPE this is not a DICOM file\n".repeat(20))]);
+}
+
+export type ZipEntry = { name: string; data: Buffer; deflate?: boolean; symlink?: boolean };
+
+/**
+ * A ZIP written byte by byte (local headers, central directory, end record), so the tests can make
+ * what no well-behaved archiver would: `../` names, absolute paths, symlink entries, bombs.
+ */
+export function makeZip(entries: ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, "utf8");
+    const body = e.deflate ? deflateRawSync(e.data) : e.data;
+    const crc = crc32(e.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(e.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix: the external attributes carry the mode
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(e.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((e.symlink ? 0o120777 : 0o100644) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    centrals.push(central, name);
+    offset += 30 + name.length + body.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
 }

@@ -288,6 +288,8 @@ async function readZipStudy(file: StoredFile, stored: string[]): Promise<Instanc
   try {
     const zip = await yauzl.fromRandomAccessReaderPromise(new CopyReader(copy), copy.size, {
       lazyEntries: true,
+      // The entries are opened after the directory has been read to its end: closed by us.
+      autoClose: false,
       decodeStrings: false,
       validateEntrySizes: true,
     });
