@@ -74,7 +74,7 @@ function base(o: DicomOptions, sopClass: string, sopInstance: string) {
 
 /**
  * A 16-bit MONOCHROME2 CT-like instance: stored value at (x, y) = (x + y * columns) * 4095 /
- * (pixels - 1) + frame * 10 (a ramp over 0…4095), rescaled by slope 1, intercept −1024 to
+ * (pixels - 1) + (frame + instance − 1) × 40 (a ramp over 0…4095), rescaled by slope 1, intercept −1024 to
  * −1024…3071 HU, so each window preset maps it to visibly different grey levels.
  */
 export function ctInstance(o: DicomOptions = {}): Buffer {
@@ -83,8 +83,11 @@ export function ctInstance(o: DicomOptions = {}): Buffer {
   const frames = o.frames ?? 1;
   const n = rows * columns;
   const pixels = new Uint16Array(n * frames);
+  // Each frame, and each instance of a series, is shifted by 40 so that neighbours differ.
+  const shift = ((o.instanceNumber ?? 1) - 1) * 40;
   for (let f = 0; f < frames; f++)
-    for (let i = 0; i < n; i++) pixels[f * n + i] = Math.min(4095, Math.round((i * 4095) / (n - 1)) + f * 10);
+    for (let i = 0; i < n; i++)
+      pixels[f * n + i] = Math.min(4095, Math.round((i * 4095) / (n - 1)) + f * 40 + shift);
   const sop = DicomMetaDictionary.uid();
   const dataset = {
     ...base(o, CT_IMAGE_STORAGE, sop),
