@@ -65,7 +65,9 @@ export const studyObject = z.object({
   description: z.string().nullable(),
   personalFields: z
     .array(z.string())
-    .describe("Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values"),
+    .describe(
+      "Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values",
+    ),
   series: z.array(
     z.object({
       seriesUid: z.string(),
@@ -142,7 +144,9 @@ export const reportObject = z.object({
   followUps: z.array(followUpObject).optional(),
   followUpsLeft: z.number().int().optional(),
   followUpsUntil: z.string().datetime().nullable().optional(),
-  study: studyObject.optional().describe("Medical images: given with the upload (and by GET /report/{reportId}/study)"),
+  study: studyObject
+    .optional()
+    .describe("Medical images: given with the upload (and by GET /report/{reportId}/study)"),
 });
 
 export const turnaroundObject = z.object({

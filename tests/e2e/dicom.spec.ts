@@ -51,8 +51,13 @@ async function shownPixels(page: Page): Promise<{ src: string; png: PNG }> {
   return { src, png: PNG.sync.read(Buffer.from(await res.body())) };
 }
 
-test("patient uploads a CT series as a ZIP and sees the personal fields it carries", async ({ browser }, info) => {
-  const signupContext = await browser.newContext({ baseURL: info.project.use.baseURL, viewport: { width: 1280, height: 800 } });
+test("patient uploads a CT series as a ZIP and sees the personal fields it carries", async ({
+  browser,
+}, info) => {
+  const signupContext = await browser.newContext({
+    baseURL: info.project.use.baseURL,
+    viewport: { width: 1280, height: 800 },
+  });
   w.contexts.push(signupContext);
   await signUp(await signupContext.newPage(), w.patient);
   await signUp(await signupContext.newPage(), w.expert);
@@ -64,7 +69,9 @@ test("patient uploads a CT series as a ZIP and sees the personal fields it carri
   const { files } = ctSeries(4, { rows: 96, columns: 96 });
   const zip = makeZip(files.map((data, i) => ({ name: `DICOM/IM${i}`, data, deflate: true })));
   await page.getByLabel(/^Report Type/).selectOption("CT Scan");
-  await page.getByLabel(/^Report File/).setInputFiles({ name: "ct-chest.zip", mimeType: "application/zip", buffer: zip });
+  await page
+    .getByLabel(/^Report File/)
+    .setInputFiles({ name: "ct-chest.zip", mimeType: "application/zip", buffer: zip });
   await page.getByLabel(/^Phone Number/).fill("9876543210");
   await page.getByLabel(/I hereby give my consent/).check();
   await page.getByRole("button", { name: "Upload Report" }).click();
@@ -77,24 +84,39 @@ test("patient uploads a CT series as a ZIP and sees the personal fields it carri
   await expect(page).toHaveURL(/\/dashboard\/images\/[^/?]+/);
   w.reportId = new URL(page.url()).pathname.split("/").pop()!;
   const personal = page.getByTestId("personal-fields");
-  await expect(personal).toContainText("This file carries: your name, your hospital ID, your date of birth, your sex");
+  await expect(personal).toContainText(
+    "This file carries: your name, your hospital ID, your date of birth, your sex",
+  );
   await expect(personal).toContainText("the hospital or centre");
   await expect(page.getByTestId("study-summary")).toContainText("4 images in 1 series");
   await expect(page.getByTestId("study-frame")).toBeVisible();
-  await expect.poll(() => page.getByTestId("study-frame").evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96);
+  await expect
+    .poll(() => page.getByTestId("study-frame").evaluate((el) => (el as HTMLImageElement).naturalWidth))
+    .toBe(96);
   await noAxeViolations(page);
   await shot(page, info, "imaging-patient-en");
 });
 
-test("expert: viewer beside the review form, presets change the pixels, the slider moves through the series", async ({ browser }, info) => {
+test("expert: viewer beside the review form, presets change the pixels, the slider moves through the series", async ({
+  browser,
+}, info) => {
   // The admin approves the expert (the approval screens are reports.spec.ts's subject).
   const admin = await (await personContext(browser, info)).newPage();
   w.contexts.push(admin.context());
-  const adminToken = (await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json()).token as string;
+  const adminToken = (await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json())
+    .token as string;
   const expertToken = (
-    await (await admin.request.post("/api/v1/auth/login", { data: { email: w.expert.email, password: w.expert.password } })).json()
+    await (
+      await admin.request.post("/api/v1/auth/login", {
+        data: { email: w.expert.email, password: w.expert.password },
+      })
+    ).json()
   ).token as string;
-  const me = await (await admin.request.get("/api/v1/profile/get-user-details", { headers: { Authorization: `Bearer ${expertToken}` } })).json();
+  const me = await (
+    await admin.request.get("/api/v1/profile/get-user-details", {
+      headers: { Authorization: `Bearer ${expertToken}` },
+    })
+  ).json();
   const approve = await admin.request.post("/api/v1/expert/approve-expert", {
     headers: { Authorization: `Bearer ${adminToken}` },
     data: { expertId: me.data._id },
@@ -116,7 +138,13 @@ test("expert: viewer beside the review form, presets change the pixels, the slid
   await expect(page.getByTestId("study-frame")).toHaveAttribute("src", /preset=lung$/);
   const lung = await shownPixels(page);
   expect(lung.png.data.equals(before.png.data)).toBe(false);
-  await expect.poll(() => page.getByTestId("study-frame").evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth)).toBe(96);
+  await expect
+    .poll(() =>
+      page
+        .getByTestId("study-frame")
+        .evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth),
+    )
+    .toBe(96);
   await shot(page, info, "imaging-expert-lung");
 
   // With JavaScript the slider swaps the frame without a reload: image 3 is the third instance.

@@ -30,7 +30,12 @@ export type DicomOptions = {
   personal?: boolean;
 };
 
-function write(dataset: Record<string, unknown>, transferSyntax: string, sopClass: string, sopInstance: string) {
+function write(
+  dataset: Record<string, unknown>,
+  transferSyntax: string,
+  sopClass: string,
+  sopInstance: string,
+) {
   const meta = {
     FileMetaInformationVersion: new Uint8Array([0, 1]).buffer,
     MediaStorageSOPClassUID: sopClass,

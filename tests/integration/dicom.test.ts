@@ -44,7 +44,9 @@ beforeAll(async () => {
     tok[k] = r.token;
     ids[k] = r.user._id;
   }
-  tok.admin = (await api.post("/auth/login", { email: "admin@d.test", password: "Admin-pass-123" })).body.token;
+  tok.admin = (
+    await api.post("/auth/login", { email: "admin@d.test", password: "Admin-pass-123" })
+  ).body.token;
 }, 120_000);
 afterAll(async () => {
   await server?.stop();
@@ -82,7 +84,12 @@ describe("DICOM uploads", () => {
     });
     expect(rep.study.series).toHaveLength(1);
     expect(rep.study.series[0]).toMatchObject({ frames: 3, modality: "CT" });
-    expect(rep.study.series[0].instances[0]).toMatchObject({ rows: 64, columns: 64, frames: 3, transferSyntax: "1.2.840.10008.1.2.1" });
+    expect(rep.study.series[0].instances[0]).toMatchObject({
+      rows: 64,
+      columns: 64,
+      frames: 3,
+      transferSyntax: "1.2.840.10008.1.2.1",
+    });
     expect(rep.study.personalFields).toEqual([
       "PatientName",
       "PatientID",
@@ -95,7 +102,8 @@ describe("DICOM uploads", () => {
     ids.singleInstance = rep.study.series[0].instances[0].id;
     // Stored encrypted like every report file.
     const keys = await storedKeys(server);
-    for (const k of keys) expect((await storedBytes(server, k)).includes(Buffer.from("Test^Asha"))).toBe(false);
+    for (const k of keys)
+      expect((await storedBytes(server, k)).includes(Buffer.from("Test^Asha"))).toBe(false);
   });
 
   it("a file without personal fields says so (an empty list)", async () => {
@@ -117,7 +125,9 @@ describe("DICOM uploads", () => {
     expect(r.body.data.mimeType).toBe("application/zip");
     expect(r.body.data.study.instanceCount).toBe(3);
     expect(r.body.data.study.series[0].frames).toBe(3);
-    expect(r.body.data.study.series[0].instances.map((i: { instanceNumber: number }) => i.instanceNumber)).toEqual([1, 2, 3]);
+    expect(
+      r.body.data.study.series[0].instances.map((i: { instanceNumber: number }) => i.instanceNumber),
+    ).toEqual([1, 2, 3]);
     ids.zip = r.body.data._id;
     const got = await api.raw("GET", `/report/${ids.zip}/study`, undefined, tok.patientA);
     expect(got.status).toBe(200);
@@ -137,10 +147,31 @@ describe("DICOM uploads", () => {
       ["dotdot", makeZip([{ name: "../../etc/IM0", data: dcm }]), /outside its folder/],
       ["absolute", makeZip([{ name: "/tmp/IM0", data: dcm }]), /outside its folder/],
       ["windows", makeZip([{ name: "..\\..\\IM0", data: dcm }]), /outside its folder/],
-      ["symlink", makeZip([{ name: "IM0", data: dcm }, { name: "link", data: Buffer.from("/etc/passwd"), symlink: true }]), /links/],
-      ["bomb", makeZip([{ name: "IM0", data: dcm }, { name: "zeros", data: Buffer.alloc(50 * 1024 * 1024), deflate: true }]), /far more than its size/],
+      [
+        "symlink",
+        makeZip([
+          { name: "IM0", data: dcm },
+          { name: "link", data: Buffer.from("/etc/passwd"), symlink: true },
+        ]),
+        /links/,
+      ],
+      [
+        "bomb",
+        makeZip([
+          { name: "IM0", data: dcm },
+          { name: "zeros", data: Buffer.alloc(50 * 1024 * 1024), deflate: true },
+        ]),
+        /far more than its size/,
+      ],
       ["none", makeZip([{ name: "README.TXT", data: Buffer.from("nothing here") }]), /no DICOM/],
-      ["two studies", makeZip([{ name: "A", data: ctInstance() }, { name: "B", data: ctInstance() }]), /more than one study/],
+      [
+        "two studies",
+        makeZip([
+          { name: "A", data: ctInstance() },
+          { name: "B", data: ctInstance() },
+        ]),
+        /more than one study/,
+      ],
     ];
     for (const [what, zip, message] of cases) {
       const r = await upload(tok.patientA, `${what}.zip`, zip, "application/zip");
@@ -245,7 +276,9 @@ describe("who may see a study", () => {
     const r = await upload(tok.patientA, "a.pdf", pdf, "application/pdf");
     expect(r.status).toBe(201);
     expect(r.body.data.study).toBeUndefined();
-    expect((await api.raw("GET", `/report/${r.body.data._id}/study`, undefined, tok.patientA)).status).toBe(404);
+    expect((await api.raw("GET", `/report/${r.body.data._id}/study`, undefined, tok.patientA)).status).toBe(
+      404,
+    );
   });
 
   it("deleting the report removes the study's instances and previews", async () => {

@@ -49,7 +49,10 @@ describe("PACS hand-off", () => {
     const up = await api.call(
       "POST",
       "/report/upload-report",
-      uploadForm({ reportType: "CT Scan", phoneNumber: "9876543210", countryCode: "+91" }, { name: "ct.zip", data: zip }),
+      uploadForm(
+        { reportType: "CT Scan", phoneNumber: "9876543210", countryCode: "+91" },
+        { name: "ct.zip", data: zip },
+      ),
       token,
     );
     expect(up.status).toBe(201);

@@ -9,7 +9,15 @@ import { frameAt, frameUrl, VIEWER_PRESETS, withState, ZOOMS, type ViewerState }
  * window presets, zoom and pan. Every control is a link or a GET form (the frame is rendered on
  * the server); with JavaScript the slider swaps the image without a reload.
  */
-export function StudyViewer({ reportId, study, state }: { reportId: string; study: Study; state: ViewerState }) {
+export function StudyViewer({
+  reportId,
+  study,
+  state,
+}: {
+  reportId: string;
+  study: Study;
+  state: ViewerState;
+}) {
   const { t } = useTranslation();
   const { search } = useLocation();
   const series = study.series[state.s];
@@ -31,7 +39,13 @@ export function StudyViewer({ reportId, study, state }: { reportId: string; stud
           {t("imaging.title")}
         </h2>
         {study.viewerUrl && (
-          <a href={study.viewerUrl} target="_blank" rel="noopener noreferrer" className="link text-sm" data-testid="ohif-link">
+          <a
+            href={study.viewerUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+            className="link text-sm"
+            data-testid="ohif-link"
+          >
             {t("imaging.openViewer")}
             <span className="sr-only"> {t("reports.opensInNewTab")}</span>
           </a>
@@ -49,7 +63,11 @@ export function StudyViewer({ reportId, study, state }: { reportId: string; stud
                   aria-current={i === state.s ? "true" : undefined}
                   className={i === state.s ? "btn-primary px-3" : "btn-secondary px-3"}
                 >
-                  {t("imaging.seriesItem", { n: s.seriesNumber ?? i + 1, description: s.description ?? "", frames: s.frames })}
+                  {t("imaging.seriesItem", {
+                    n: s.seriesNumber ?? i + 1,
+                    description: s.description ?? "",
+                    frames: s.frames,
+                  })}
                 </Link>
               </li>
             ))}
@@ -74,7 +92,11 @@ export function StudyViewer({ reportId, study, state }: { reportId: string; stud
 
       <div
         className="relative mx-auto w-full max-w-xl overflow-hidden rounded-md bg-black"
-        style={{ aspectRatio: series?.instances[0] ? `${series.instances[0].columns} / ${series.instances[0].rows}` : "1" }}
+        style={{
+          aspectRatio: series?.instances[0]
+            ? `${series.instances[0].columns} / ${series.instances[0].rows}`
+            : "1",
+        }}
       >
         {at && (
           <img
@@ -119,10 +141,19 @@ export function StudyViewer({ reportId, study, state }: { reportId: string; stud
       </Form>
 
       <div className="flex flex-wrap gap-2 text-sm">
-        <Link to={link({ z: ZOOMS[Math.max(0, ZOOMS.indexOf(state.z as 1) - 1)] })} preventScrollReset className="btn-secondary px-3">
+        <Link
+          to={link({ z: ZOOMS[Math.max(0, ZOOMS.indexOf(state.z as 1) - 1)] })}
+          preventScrollReset
+          className="btn-secondary px-3"
+        >
           {t("imaging.zoomOut")}
         </Link>
-        <Link to={link({ z: ZOOMS[Math.min(ZOOMS.length - 1, ZOOMS.indexOf(state.z as 1) + 1)] })} preventScrollReset className="btn-secondary px-3" data-testid="zoom-in">
+        <Link
+          to={link({ z: ZOOMS[Math.min(ZOOMS.length - 1, ZOOMS.indexOf(state.z as 1) + 1)] })}
+          preventScrollReset
+          className="btn-secondary px-3"
+          data-testid="zoom-in"
+        >
           {t("imaging.zoomIn")}
         </Link>
         {state.z > 1 && (
@@ -155,7 +186,10 @@ export function StudyViewer({ reportId, study, state }: { reportId: string; stud
 /** Type, body part, date, counts and the PACS hand-off. */
 export function StudyFacts({ study }: { study: Study }) {
   const { t } = useTranslation();
-  const pacs = study.pacs.status === "none" ? "" : t(`imaging.pacs.${study.pacs.status}`, { error: study.pacs.error ?? "" });
+  const pacs =
+    study.pacs.status === "none"
+      ? ""
+      : t(`imaging.pacs.${study.pacs.status}`, { error: study.pacs.error ?? "" });
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
       {study.modality && (
@@ -178,7 +212,10 @@ export function StudyFacts({ study }: { study: Study }) {
       )}
       <dt className="sr-only">{t("imaging.series")}</dt>
       <dd className="col-span-2" data-testid="study-summary">
-        {[study.description, t("imaging.summary", { count: study.instanceCount, series: study.series.length })]
+        {[
+          study.description,
+          t("imaging.summary", { count: study.instanceCount, series: study.series.length }),
+        ]
           .filter(Boolean)
           .join(" · ")}
       </dd>
@@ -196,7 +233,10 @@ export function PersonalFields({ study }: { study: Study }) {
   const { t } = useTranslation();
   const fields = study.personalFields.map((f) => t(`imaging.fields.${f}`));
   return (
-    <section className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-950" data-testid="personal-fields">
+    <section
+      className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-950"
+      data-testid="personal-fields"
+    >
       <h2 className="font-semibold">{t("imaging.carriesTitle")}</h2>
       <p>{fields.length ? t("imaging.carries", { fields: fields.join(", ") }) : t("imaging.carriesNone")}</p>
       {fields.length > 0 && <p className="mt-1 text-sm">{t("imaging.carriesNote")}</p>}

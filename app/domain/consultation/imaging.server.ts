@@ -21,7 +21,8 @@ async function recordOpening(
 ) {
   await audit(actor, action, "report", row.id, detail, ip);
   const access = actor.accountType === "Admin" ? null : await patientAccess(actor, row.patientId);
-  if (access) await traceAccess(actor, access, "patient.file_open", { reportId: row.id, ...(detail ?? {}) }, ip);
+  if (access)
+    await traceAccess(actor, access, "patient.file_open", { reportId: row.id, ...(detail ?? {}) }, ip);
 }
 
 /** The report's study (not_found when its file is not medical images). */
@@ -49,7 +50,11 @@ export async function openStudyFrame(
 }
 
 /** The study for a screen that already checked access itself with the same row (review page, patient's report). */
-export async function studyForScreen(actor: Actor, reportId: string, ip?: string | null): Promise<Study | null> {
+export async function studyForScreen(
+  actor: Actor,
+  reportId: string,
+  ip?: string | null,
+): Promise<Study | null> {
   try {
     return await openReportStudy(actor, reportId, ip);
   } catch (err) {

@@ -31,7 +31,12 @@ export function configurePacsSender(overrides?: Partial<typeof settings>): void 
 /** Starts this process's sender when PACS_URL is set (idempotent). */
 export function startPacsSender(): void {
   if (sender || !config().pacsUrl) return;
-  sender = { timer: setInterval(kickPacsSender, settings.pollMs).unref(), running: null, again: false, stopping: false };
+  sender = {
+    timer: setInterval(kickPacsSender, settings.pollMs).unref(),
+    running: null,
+    again: false,
+    stopping: false,
+  };
   kickPacsSender();
 }
 
@@ -85,7 +90,11 @@ export async function sendNextStudy(now = new Date()): Promise<boolean> {
   if (!due) return false;
   const claimed = await db()
     .update(imagingStudies)
-    .set({ pacsStatus: "sending", pacsLockedUntil: new Date(now.getTime() + LOCK_MS), pacsAttempts: due.attempts + 1 })
+    .set({
+      pacsStatus: "sending",
+      pacsLockedUntil: new Date(now.getTime() + LOCK_MS),
+      pacsAttempts: due.attempts + 1,
+    })
     .where(and(eq(imagingStudies.reportId, due.reportId), eq(imagingStudies.pacsAttempts, due.attempts)))
     .returning({ reportId: imagingStudies.reportId });
   if (!claimed.length) return true; // another process took it
@@ -93,7 +102,13 @@ export async function sendNextStudy(now = new Date()): Promise<boolean> {
     await stow(base, due.reportId);
     await db()
       .update(imagingStudies)
-      .set({ pacsStatus: "sent", pacsSentAt: new Date(), pacsLockedUntil: null, pacsError: null, pacsNextAt: null })
+      .set({
+        pacsStatus: "sent",
+        pacsSentAt: new Date(),
+        pacsLockedUntil: null,
+        pacsError: null,
+        pacsNextAt: null,
+      })
       .where(eq(imagingStudies.reportId, due.reportId));
     log("info", "study sent to pacs", { reportId: due.reportId });
   } catch (err) {

@@ -21,7 +21,11 @@ type DicomImageLib = {
     getNumberOfFrames(): number;
     getWidth(): number;
     getHeight(): number;
-    render(opts: { frame?: number; windowLevel?: unknown }): { width: number; height: number; pixels: ArrayBuffer };
+    render(opts: { frame?: number; windowLevel?: unknown }): {
+      width: number;
+      height: number;
+      pixels: ArrayBuffer;
+    };
   };
   WindowLevel: new (window: number, level: number) => unknown;
   NativePixelDecoder: { initializeAsync(): Promise<void>; isInitialized(): boolean };
@@ -79,7 +83,9 @@ export async function renderPng(bytes: Buffer, frame: number, preset: Preset): P
   return oneAtATime(async () => {
     let image;
     try {
-      image = new lib.DicomImage(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer);
+      image = new lib.DicomImage(
+        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer,
+      );
     } catch {
       throw new DomainError("invalid", "imaging.unreadable");
     }
@@ -104,13 +110,25 @@ export async function renderPng(bytes: Buffer, frame: number, preset: Preset): P
  * The PNG of one frame of one instance of the report's study with a preset: from the cache, or
  * rendered and cached. The caller has checked access to the report.
  */
-export async function framePng(reportId: string, instanceId: string, frame: number, preset: Preset): Promise<Buffer> {
+export async function framePng(
+  reportId: string,
+  instanceId: string,
+  frame: number,
+  preset: Preset,
+): Promise<Buffer> {
   const inst = await findInstance(reportId, instanceId);
-  if (!Number.isInteger(frame) || frame < 0 || frame >= inst.frames) throw new DomainError("not_found", "imaging.notFound");
+  if (!Number.isInteger(frame) || frame < 0 || frame >= inst.frames)
+    throw new DomainError("not_found", "imaging.notFound");
   const [cached] = await db()
     .select({ key: imagingPreviews.key })
     .from(imagingPreviews)
-    .where(and(eq(imagingPreviews.instanceId, inst.id), eq(imagingPreviews.frame, frame), eq(imagingPreviews.preset, preset)));
+    .where(
+      and(
+        eq(imagingPreviews.instanceId, inst.id),
+        eq(imagingPreviews.frame, frame),
+        eq(imagingPreviews.preset, preset),
+      ),
+    );
   if (cached) {
     try {
       const chunks: Buffer[] = [];
@@ -122,7 +140,11 @@ export async function framePng(reportId: string, instanceId: string, frame: numb
     }
   }
   const png = await renderPng(await readInstanceBytes(inst.fileKey), frame, preset);
-  const stored = await storeUpload(once(png), { maxBytes: 64 * 1024 * 1024, allowed: "image", fileName: "frame.png" });
+  const stored = await storeUpload(once(png), {
+    maxBytes: 64 * 1024 * 1024,
+    allowed: "image",
+    fileName: "frame.png",
+  });
   const inserted = await db()
     .insert(imagingPreviews)
     .values({ key: stored.key, instanceId: inst.id, frame, preset, createdAt: new Date() })

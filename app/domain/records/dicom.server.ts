@@ -14,7 +14,15 @@ import { imagingInstances, imagingPreviews, imagingStudies } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { DomainError, isDomainError } from "../platform/errors";
-import { deleteStored, DICOM_MIME, isStudyMime, openDecrypted, storeUpload, ZIP_MIME, type StoredFile } from "./files.server";
+import {
+  deleteStored,
+  DICOM_MIME,
+  isStudyMime,
+  openDecrypted,
+  storeUpload,
+  ZIP_MIME,
+  type StoredFile,
+} from "./files.server";
 
 /**
  * Medical images (decision 0039): a report file that is one DICOM Part 10 file or a ZIP of one
@@ -112,7 +120,10 @@ export function parseInstance(bytes: Buffer): Omit<InstanceDraft, "id" | "fileKe
   let data: Record<string, unknown>;
   try {
     const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-    const parsed = dcmjs.data.DicomMessage.readFile(ab, { untilTag: "7FE00010", includeUntilTagValue: false });
+    const parsed = dcmjs.data.DicomMessage.readFile(ab, {
+      untilTag: "7FE00010",
+      includeUntilTagValue: false,
+    });
     meta = parsed.meta;
     data = dcmjs.data.DicomMetaDictionary.naturalizeDataset(parsed.dict) as Record<string, unknown>;
   } catch {
@@ -332,7 +343,8 @@ async function readZipStudy(file: StoredFile, stored: string[]): Promise<Instanc
         if (
           total > maxTotal ||
           entry.uncompressedSize > INSTANCE_MAX_BYTES ||
-          (entry.uncompressedSize > 1024 * 1024 && entry.uncompressedSize / Math.max(1, entry.compressedSize) > ZIP_MAX_RATIO)
+          (entry.uncompressedSize > 1024 * 1024 &&
+            entry.uncompressedSize / Math.max(1, entry.compressedSize) > ZIP_MAX_RATIO)
         ) {
           throw refuse("imaging.zipBomb");
         }
@@ -357,7 +369,11 @@ async function readZipStudy(file: StoredFile, stored: string[]): Promise<Instanc
         if (found.length && parsed.studyUid !== found[0].studyUid) throw refuse("imaging.oneStudy");
         if (seen.has(parsed.sopInstanceUid)) continue;
         seen.add(parsed.sopInstanceUid);
-        const own = await storeUpload(once(bytes), { maxBytes: INSTANCE_MAX_BYTES, allowed: "report", fileName: "instance.dcm" });
+        const own = await storeUpload(once(bytes), {
+          maxBytes: INSTANCE_MAX_BYTES,
+          allowed: "report",
+          fileName: "instance.dcm",
+        });
         stored.push(own.key);
         found.push({ ...parsed, id: newId(), fileKey: own.key, own: true });
       }
@@ -493,12 +509,24 @@ export async function loadStudy(reportId: string): Promise<Study | null> {
     .select()
     .from(imagingInstances)
     .where(eq(imagingInstances.reportId, reportId))
-    .orderBy(asc(imagingInstances.seriesNumber), asc(imagingInstances.seriesUid), asc(imagingInstances.instanceNumber), asc(imagingInstances.id));
+    .orderBy(
+      asc(imagingInstances.seriesNumber),
+      asc(imagingInstances.seriesUid),
+      asc(imagingInstances.instanceNumber),
+      asc(imagingInstances.id),
+    );
   const series: StudySeries[] = [];
   for (const r of rows) {
     let s = series.find((x) => x.seriesUid === r.seriesUid);
     if (!s) {
-      s = { seriesUid: r.seriesUid, seriesNumber: r.seriesNumber, description: r.seriesDescription, modality: r.modality, instances: [], frames: 0 };
+      s = {
+        seriesUid: r.seriesUid,
+        seriesNumber: r.seriesNumber,
+        description: r.seriesDescription,
+        modality: r.modality,
+        instances: [],
+        frames: 0,
+      };
       series.push(s);
     }
     s.instances.push({

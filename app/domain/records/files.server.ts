@@ -4,7 +4,14 @@ import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import { imagingInstances, imagingPreviews, patientConsents, reports, uploadSessions, users } from "~/db/schema";
+import {
+  imagingInstances,
+  imagingPreviews,
+  patientConsents,
+  reports,
+  uploadSessions,
+  users,
+} from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
@@ -166,7 +173,8 @@ export async function sniffType(sample: Buffer, allowed: UploadKind): Promise<{ 
   if (!type || !type.kinds.includes(allowed)) {
     throw new DomainError("unsupported_type", "files.unsupportedType", {
       values: {
-        types: allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF, DICOM (.dcm, .zip)" : "PNG, JPEG, WebP, GIF",
+        types:
+          allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF, DICOM (.dcm, .zip)" : "PNG, JPEG, WebP, GIF",
       },
     });
   }
@@ -542,7 +550,10 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
       .from(patientConsents)
       .where(inArray(patientConsents.evidenceKey, keys)),
     // Medical images: each instance of a ZIP and each cached preview is an object of its own.
-    db().select({ k: imagingInstances.fileKey }).from(imagingInstances).where(inArray(imagingInstances.fileKey, keys)),
+    db()
+      .select({ k: imagingInstances.fileKey })
+      .from(imagingInstances)
+      .where(inArray(imagingInstances.fileKey, keys)),
     db().select({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));

@@ -5,7 +5,11 @@ import { useTranslation } from "react-i18next";
 export function StudyLink({ reportId }: { reportId: string }) {
   const { t } = useTranslation();
   return (
-    <Link to={`/dashboard/images/${encodeURIComponent(reportId)}`} className="btn-secondary" data-testid="study-link">
+    <Link
+      to={`/dashboard/images/${encodeURIComponent(reportId)}`}
+      className="btn-secondary"
+      data-testid="study-link"
+    >
       {t("imaging.viewImages")}
     </Link>
   );

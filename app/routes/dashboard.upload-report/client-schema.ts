@@ -16,7 +16,9 @@ export function clientSchema(maxBytes: number, studyBytes = maxBytes) {
         if (!isFile) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "reports.fileRequired" });
         else if (
           (value as File).size >
-            (STUDY_FILE.test((value as File).name) || /dicom|zip/.test((value as File).type) ? studyBytes : maxBytes) &&
+            (STUDY_FILE.test((value as File).name) || /dicom|zip/.test((value as File).type)
+              ? studyBytes
+              : maxBytes) &&
           !SHRINKABLE.test((value as File).type)
         )
           ctx.addIssue({ code: z.ZodIssueCode.custom, message: "files.tooLarge" });

@@ -5,7 +5,8 @@ const imaging: typeof en = {
   notDicom: "यह फ़ाइल DICOM इमेज नहीं है। CD से .dcm फ़ाइल चुनें, या स्टडी की ZIP।",
   unreadable: "यह DICOM फ़ाइल पढ़ी नहीं जा सकी। हो सकता है यह ख़राब हो।",
   badZip: "यह ZIP पढ़ी नहीं जा सकी। हो सकता है यह ख़राब हो।",
-  zipPathTrick: "इस ZIP में ऐसी फ़ाइलें या लिंक हैं जो उसके फ़ोल्डर से बाहर जाते हैं। इसे स्वीकार नहीं किया गया।",
+  zipPathTrick:
+    "इस ZIP में ऐसी फ़ाइलें या लिंक हैं जो उसके फ़ोल्डर से बाहर जाते हैं। इसे स्वीकार नहीं किया गया।",
   zipBomb: "यह ZIP खुलने पर अपने आकार से बहुत बड़ी हो जाती है। इसे स्वीकार नहीं किया गया।",
   zipTooMany: "इस ZIP में {{max}} से ज़्यादा फ़ाइलें हैं।",
   zipNoDicom: "इस ZIP में कोई DICOM इमेज नहीं है।",
@@ -16,7 +17,8 @@ const imaging: typeof en = {
   busy: "इमेज तैयार हो रही हैं। थोड़ी देर में फिर कोशिश करें।",
   frameTooLarge: "यह इमेज पूर्वावलोकन के लिए बहुत बड़ी है।",
   cannotRender: "यह इमेज दिखाई नहीं जा सकी।",
-  badFrameRequest: "फ़्रेम <संख्या>.png के रूप में माँगें, प्रीसेट के साथ: default, lung, bone, soft या brain।",
+  badFrameRequest:
+    "फ़्रेम <संख्या>.png के रूप में माँगें, प्रीसेट के साथ: default, lung, bone, soft या brain।",
   studyFound: "स्टडी मिल गई।",
   auditStudyOpen: "मेडिकल इमेज खोलीं",
   auditFrameOpen: "एक मेडिकल इमेज देखी",
