@@ -2,6 +2,7 @@ import { Form, Link, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Study } from "~/domain/records/index.server";
+import { FIELD_LABELS, PACS_LABELS, PRESET_LABELS } from "./labels";
 import { frameAt, frameUrl, VIEWER_PRESETS, withState, ZOOMS, type ViewerState } from "./viewer-state";
 
 /**
@@ -30,7 +31,7 @@ export function StudyViewer({
   const shift = (v: number, d: number) => Math.min(100, Math.max(0, v + d));
   // The zoomed image is z times the frame's box; x/y pick which part of it shows.
   const offset = (v: number) => ((v / 100) * (1 - 1 / state.z) * 100).toFixed(2);
-  const presetName = t(`imaging.presets.${state.p}`);
+  const presetName = t(PRESET_LABELS[state.p]);
 
   return (
     <section className="card min-w-0 space-y-3 p-3" aria-labelledby="study-title" data-testid="study-viewer">
@@ -85,7 +86,7 @@ export function StudyViewer({
             className={p === state.p ? "btn-primary px-3" : "btn-secondary px-3"}
             data-testid={`preset-${p}`}
           >
-            {t(`imaging.presets.${p}`)}
+            {t(PRESET_LABELS[p])}
           </Link>
         ))}
       </div>
@@ -189,7 +190,7 @@ export function StudyFacts({ study }: { study: Study }) {
   const pacs =
     study.pacs.status === "none"
       ? ""
-      : t(`imaging.pacs.${study.pacs.status}`, { error: study.pacs.error ?? "" });
+      : t(PACS_LABELS[study.pacs.status] ?? "imaging.pacs.queued", { error: study.pacs.error ?? "" });
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
       {study.modality && (
@@ -231,7 +232,7 @@ export function StudyFacts({ study }: { study: Study }) {
 /** What the images carry about the person (names of fields, never their values). */
 export function PersonalFields({ study }: { study: Study }) {
   const { t } = useTranslation();
-  const fields = study.personalFields.map((f) => t(`imaging.fields.${f}`));
+  const fields = study.personalFields.filter((f) => FIELD_LABELS[f]).map((f) => t(FIELD_LABELS[f]));
   return (
     <section
       className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-950"

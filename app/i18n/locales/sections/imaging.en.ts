@@ -49,7 +49,6 @@ const imaging = {
   frameAlt: "Image {{n}} of {{total}}, window: {{preset}}",
   openViewer: "Open in the full image viewer",
   pacs: {
-    none: "",
     queued: "Waiting to be sent to the image archive.",
     sending: "Being sent to the image archive.",
     sent: "In the image archive.",

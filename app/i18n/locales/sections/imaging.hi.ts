@@ -52,7 +52,6 @@ const imaging: typeof en = {
   frameAlt: "{{total}} में से इमेज {{n}}, विंडो: {{preset}}",
   openViewer: "पूरे इमेज व्यूअर में खोलें",
   pacs: {
-    none: "",
     queued: "इमेज संग्रह में भेजे जाने की प्रतीक्षा में।",
     sending: "इमेज संग्रह में भेजी जा रही है।",
     sent: "इमेज संग्रह में है।",
