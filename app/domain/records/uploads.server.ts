@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { config } from "~/config.server";
 import { db, first, runExclusive } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
@@ -109,17 +110,20 @@ export async function beginUpload(
   assertCanUpload(actor);
   await limit("upload", actor.id, client);
   if (!isUploadId(input.id)) throw new Error("upload ids are 24 hex characters");
-  const max = reportUploadMaxBytes();
+  const meta = input.metadata ?? {};
+  // Only what claims to be medical images (by its name or type; the bytes decide at the first
+  // PATCH) may be over MAX_UPLOAD_MB: anything else is refused before a byte is sent.
+  const claimed = `${meta.filename ?? meta.name ?? ""} ${meta.filetype ?? meta.type ?? ""}`;
+  const max = /\.(?:dcm|dicom|zip)\b|dicom|zip/i.test(claimed)
+    ? reportUploadMaxBytes()
+    : config().maxUploadBytes;
   const length = input.length;
   if (length === undefined || !Number.isSafeInteger(length) || length < 0) {
     throw new DomainError("invalid", "uploads.lengthRequired");
   }
   if (length > max) {
-    throw new DomainError("too_large", "files.tooLarge", {
-      values: { max: Number((max / (1024 * 1024)).toFixed(1)) },
-    });
+    throw tooLarge(max);
   }
-  const meta = input.metadata ?? {};
   const fields: Record<string, string> = {};
   for (const k of UPLOAD_FORM_FIELDS) {
     const v = meta[k];

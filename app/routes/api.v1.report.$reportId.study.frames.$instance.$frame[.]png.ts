@@ -18,7 +18,8 @@ const route = apiRoute({
     const { t } = await tFor(request);
     try {
       const actor = await fileActor(request);
-      const m = /^(\d{1,6})\.png$/.exec(params.frame ?? "");
+      // "$frame[.]png": the router matches "<n>.png" and gives the number alone.
+      const m = /^(\d{1,6})$/.exec(params.frame ?? "");
       const preset = new URL(request.url).searchParams.get("preset") ?? "default";
       if (!m || !isPreset(preset)) throw new DomainError("invalid", "imaging.badFrameRequest");
       const png = await openStudyFrame(
