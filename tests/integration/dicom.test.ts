@@ -164,6 +164,12 @@ describe("DICOM uploads", () => {
         /far more than its size/,
       ],
       ["none", makeZip([{ name: "README.TXT", data: Buffer.from("nothing here") }]), /no DICOM/],
+      // Cut off before its central directory (an interrupted copy from the CD).
+      [
+        "cut off",
+        makeZip([{ name: "IM0", data: dcm, deflate: true }]).subarray(0, 4000),
+        /could not be read/,
+      ],
       [
         "two studies",
         makeZip([
@@ -239,6 +245,15 @@ describe("previews", () => {
       // A horizontal ramp (JPEG) or a row-major ramp (RLE): the first and last pixels differ.
       expect(img.data[0], name).toBeLessThan(img.data[img.data.length - 4]);
     }
+  });
+
+  it("two simultaneous renders of the same frame keep one cached copy", async () => {
+    const before = (await storedKeys(server)).length;
+    const path = `/report/${ids.single}/study/frames/${ids.singleInstance}/1.png?preset=soft`;
+    const [a, b] = await Promise.all([frame(path, tok.patientA), frame(path, tok.patientA)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.equals(b.body)).toBe(true);
+    expect((await storedKeys(server)).length).toBe(before + 1);
   });
 
   it("refuses bad frame requests with messages, not 5xx", async () => {
