@@ -1,6 +1,6 @@
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { storedBytes, storedKeys } from "../helpers/db";
 import { ctInstance, ctSeries, fakeDcm, jpegInstance, makeZip, rleInstance } from "../helpers/dicom";
 import { uploadForm } from "../helpers/files";
@@ -308,5 +308,32 @@ describe("who may see a study", () => {
     // The ZIP, its three instances and the preview.
     expect((await storedKeys(server)).length).toBe(withPreview.length - 5);
     expect((await api.raw("GET", `/report/${ids.zip}/study`, undefined, tok.patientA)).status).toBe(404);
+  });
+
+  it("deleting the account removes its studies' instances and previews with the files", async () => {
+    const who = await signupViaApi(api, smtp, codeFrom, {
+      email: "leaving@d.test",
+      accountType: "Patient",
+      firstName: "Leaving",
+      lastName: "Test",
+    });
+    const before = (await storedKeys(server)).length;
+    const { files } = ctSeries(2);
+    const zip = makeZip(files.map((data, i) => ({ name: `IM${i}`, data })));
+    const up = await upload(who.token, "study.zip", zip, "application/zip");
+    expect(up.status).toBe(201);
+    const inst = up.body.data.study.series[0].instances[0].id;
+    expect((await frame(`/report/${up.body.data._id}/study/frames/${inst}/0.png`, who.token)).status).toBe(
+      200,
+    );
+    // The ZIP, two instances, one preview.
+    expect((await storedKeys(server)).length).toBe(before + 4);
+    const gone = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      who.token,
+    );
+    expect(gone.status).toBe(200);
+    expect((await storedKeys(server)).length).toBe(before);
   });
 });
