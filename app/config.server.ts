@@ -51,6 +51,12 @@ const envSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default("CareBridge <no-reply@carebridge.local>"),
   MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(10),
+  /** Medical images (a DICOM file or a ZIP of one study) may be larger than other report files. */
+  MAX_STUDY_MB: z.coerce.number().positive().max(4096).default(200),
+  /** DICOMweb root of a PACS that receives every uploaded study by STOW-RS (e.g. http://pacs/dicom-web). */
+  PACS_URL: z.string().url().optional(),
+  /** An OHIF viewer that opens studies from that PACS; the review page links to it. */
+  OHIF_URL: z.string().url().optional(),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ENCRYPTION_KEY: z
     .string()
@@ -179,6 +185,10 @@ export type Config = {
   smtpUrl: string | undefined;
   mailFrom: string;
   maxUploadBytes: number;
+  /** Limit for a DICOM file or a ZIP of one study (MAX_STUDY_MB). */
+  maxStudyBytes: number;
+  pacsUrl: string | undefined;
+  ohifUrl: string | undefined;
   sessionSecret: string;
   encryptionKey: Buffer;
   adminEmail: string | undefined;
@@ -370,6 +380,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
+    maxStudyBytes: Math.round(e.MAX_STUDY_MB * 1024 * 1024),
+    pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),
+    ohifUrl: e.OHIF_URL?.replace(/\/+$/, ""),
     sessionSecret,
     encryptionKey: Buffer.from(encryptionKeyHex, "hex"),
     adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),

@@ -26,6 +26,7 @@ import {
   paginationObject,
   reportObject,
   smsMessageObject,
+  studyObject,
   turnaroundObject,
   userObject,
 } from "~/schemas/objects";
@@ -633,6 +634,29 @@ export const ENDPOINTS: Endpoint[] = [
     auth: true,
     binary: true,
     errors: [401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/report/{reportId}/study",
+    who: "those who may open the report's file",
+    summary:
+      "Medical images: the study's metadata, the personal fields its files carry, series and instances, the PACS hand-off; each opening is recorded (404 when the file is not images)",
+    auth: true,
+    data: studyObject,
+    errors: [401, 403, 404],
+  },
+  {
+    method: "get",
+    path: "/report/{reportId}/study/frames/{instance}/{frame}.png",
+    who: "those who may open the report's file",
+    summary:
+      "One frame (from 0) of one instance rendered as PNG on the server with a window preset (default: the file's own); cached, recorded",
+    auth: true,
+    query: z.object({
+      preset: z.enum(["default", "lung", "bone", "soft", "brain"]).optional(),
+    }),
+    content: { description: "The frame as PNG", types: { "image/png": z.string().describe("binary") } },
+    errors: [400, 401, 403, 404, 413, 415, 429],
   },
   {
     method: "get",

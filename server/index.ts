@@ -106,7 +106,8 @@ async function serve(role: "single" | "worker") {
     trust: parseTrustProxy(c.trustProxy),
     staticFiles: loadStaticFiles(path.join(BUILD_DIR, "client")),
     bodyLimit: c.bodyLimitBytes,
-    uploadLimit: c.maxUploadBytes + 1024 * 1024,
+    // Medical images (MAX_STUDY_MB) may be larger than other report files.
+    uploadLimit: Math.max(c.maxUploadBytes, c.maxStudyBytes) + 1024 * 1024,
     log: requestLogger(metrics, hooks),
     isDraining: () => draining,
     metrics: c.metrics.token

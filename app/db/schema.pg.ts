@@ -734,3 +734,67 @@ export const serviceGaugeMinutes = pgTable(
   },
   (t) => [primaryKey({ columns: [t.minute, t.name] })],
 );
+
+/** See schema.sqlite.ts (decision 0039). */
+export const imagingStudies = pgTable(
+  "imaging_studies",
+  {
+    reportId: text("report_id")
+      .primaryKey()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    studyUid: text("study_uid").notNull(),
+    modality: text("modality"),
+    bodyPart: text("body_part"),
+    studyDate: text("study_date"),
+    description: text("description"),
+    personalFields: text("personal_fields").notNull(),
+    pacsStatus: text("pacs_status").notNull().default("none"),
+    pacsAttempts: integer("pacs_attempts").notNull().default(0),
+    pacsNextAt: ms("pacs_next_at"),
+    pacsLockedUntil: ms("pacs_locked_until"),
+    pacsError: text("pacs_error"),
+    pacsSentAt: ms("pacs_sent_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("imaging_studies_pacs_due_idx").on(t.pacsStatus, t.pacsNextAt, t.reportId)],
+);
+
+export const imagingInstances = pgTable(
+  "imaging_instances",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    fileKey: text("file_key").notNull(),
+    seriesUid: text("series_uid").notNull(),
+    seriesNumber: integer("series_number"),
+    seriesDescription: text("series_description"),
+    modality: text("modality"),
+    instanceNumber: integer("instance_number"),
+    sopInstanceUid: text("sop_instance_uid").notNull(),
+    rows: integer("rows").notNull(),
+    columns: integer("columns").notNull(),
+    frames: integer("frames").notNull(),
+    transferSyntax: text("transfer_syntax").notNull(),
+    size: integer("size").notNull(),
+  },
+  (t) => [
+    index("imaging_instances_report_idx").on(t.reportId, t.seriesUid, t.instanceNumber, t.id),
+    index("imaging_instances_file_key_idx").on(t.fileKey),
+  ],
+);
+
+export const imagingPreviews = pgTable(
+  "imaging_previews",
+  {
+    key: text("key").primaryKey(),
+    instanceId: text("instance_id")
+      .notNull()
+      .references(() => imagingInstances.id, { onDelete: "cascade" }),
+    frame: integer("frame").notNull(),
+    preset: text("preset").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("imaging_previews_uq").on(t.instanceId, t.frame, t.preset)],
+);

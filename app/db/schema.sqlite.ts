@@ -737,3 +737,77 @@ export const serviceGaugeMinutes = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.minute, t.name] })],
 );
+
+/**
+ * A report whose file is medical images (a DICOM file or a ZIP of one study, decision 0039): what
+ * the study is, which personal fields its files carry (names only, never the values), and its
+ * hand-off to the PACS (an outbox: status, attempts, next attempt, last error).
+ */
+export const imagingStudies = sqliteTable(
+  "imaging_studies",
+  {
+    reportId: text("report_id")
+      .primaryKey()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    studyUid: text("study_uid").notNull(),
+    modality: text("modality"),
+    bodyPart: text("body_part"),
+    /** As the file has it: YYYYMMDD. */
+    studyDate: text("study_date"),
+    description: text("description"),
+    /** JSON array of the personal fields present, e.g. ["PatientName","PatientBirthDate"]. */
+    personalFields: text("personal_fields").notNull(),
+    /** none (no PACS_URL) · queued · sending · sent · failed */
+    pacsStatus: text("pacs_status").notNull().default("none"),
+    pacsAttempts: integer("pacs_attempts").notNull().default(0),
+    pacsNextAt: integer("pacs_next_at", { mode: "timestamp_ms" }),
+    pacsLockedUntil: integer("pacs_locked_until", { mode: "timestamp_ms" }),
+    pacsError: text("pacs_error"),
+    pacsSentAt: integer("pacs_sent_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("imaging_studies_pacs_due_idx").on(t.pacsStatus, t.pacsNextAt, t.reportId)],
+);
+
+/** One DICOM instance of a study; its bytes are an encrypted object of its own (`file_key`). */
+export const imagingInstances = sqliteTable(
+  "imaging_instances",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    /** The report's own file for a single .dcm; an object of its own for each file of a ZIP. */
+    fileKey: text("file_key").notNull(),
+    seriesUid: text("series_uid").notNull(),
+    seriesNumber: integer("series_number"),
+    seriesDescription: text("series_description"),
+    modality: text("modality"),
+    instanceNumber: integer("instance_number"),
+    sopInstanceUid: text("sop_instance_uid").notNull(),
+    rows: integer("rows").notNull(),
+    columns: integer("columns").notNull(),
+    frames: integer("frames").notNull(),
+    transferSyntax: text("transfer_syntax").notNull(),
+    size: integer("size").notNull(),
+  },
+  (t) => [
+    index("imaging_instances_report_idx").on(t.reportId, t.seriesUid, t.instanceNumber, t.id),
+    index("imaging_instances_file_key_idx").on(t.fileKey),
+  ],
+);
+
+/** Rendered previews (PNG), cached encrypted: one per instance, frame and window preset. */
+export const imagingPreviews = sqliteTable(
+  "imaging_previews",
+  {
+    key: text("key").primaryKey(),
+    instanceId: text("instance_id")
+      .notNull()
+      .references(() => imagingInstances.id, { onDelete: "cascade" }),
+    frame: integer("frame").notNull(),
+    preset: text("preset").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("imaging_previews_uq").on(t.instanceId, t.frame, t.preset)],
+);

@@ -42,6 +42,9 @@ export const {
   listCounts,
   serviceRequestMinutes,
   serviceGaugeMinutes,
+  imagingStudies,
+  imagingInstances,
+  imagingPreviews,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

@@ -1,4 +1,4 @@
-import { config } from "~/config.server";
+import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { limit } from "~/domain/platform/index.server";
 import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
@@ -14,7 +14,7 @@ const route = apiRoute({
       const { fields, file } = await parseUpload(request, {
         fileField: "report",
         kind: "report",
-        maxBytes: config().maxUploadBytes,
+        maxBytes: reportUploadMaxBytes(),
       });
       const report = await createReport(actor, fields, file, { ip: clientOf(context).ip });
       return { status: 201, message: "reports.uploadSuccess", data: report };

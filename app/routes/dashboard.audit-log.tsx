@@ -19,6 +19,8 @@ import { requireRole } from "~/utils/auth.server";
 const ACTIONS: Record<string, string> = {
   "report.upload": "audit.actions.reportUpload",
   "report.file_open": "audit.actions.reportFileOpen",
+  "report.study_open": "imaging.auditStudyOpen",
+  "report.frame_open": "imaging.auditFrameOpen",
   "report.file_refused": "audit.actions.reportFileRefused",
   "report.review": "audit.actions.reportReview",
   "report.delete": "audit.actions.reportDelete",

@@ -56,6 +56,48 @@ export const followUpObject = z.object({
   answeredBy: person.nullable(),
 });
 
+/** Medical images (decision 0039): a report whose file is a DICOM file or a ZIP of one study. */
+export const studyObject = z.object({
+  studyUid: z.string(),
+  modality: z.string().nullable(),
+  bodyPart: z.string().nullable(),
+  studyDate: z.string().nullable().describe("YYYY-MM-DD, when the file gives a valid date"),
+  description: z.string().nullable(),
+  personalFields: z
+    .array(z.string())
+    .describe(
+      "Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values",
+    ),
+  series: z.array(
+    z.object({
+      seriesUid: z.string(),
+      seriesNumber: z.number().int().nullable(),
+      description: z.string().nullable(),
+      modality: z.string().nullable(),
+      frames: z.number().int(),
+      instances: z.array(
+        z.object({
+          id: z.string().describe("Names the instance in …/study/frames/{instance}/{frame}.png"),
+          instanceNumber: z.number().int().nullable(),
+          sopInstanceUid: z.string(),
+          rows: z.number().int(),
+          columns: z.number().int(),
+          frames: z.number().int(),
+          transferSyntax: z.string(),
+        }),
+      ),
+    }),
+  ),
+  instanceCount: z.number().int(),
+  pacs: z.object({
+    status: z.enum(["none", "queued", "sending", "sent", "failed"]),
+    attempts: z.number().int(),
+    sentAt: z.string().datetime().nullable(),
+    error: z.string().nullable(),
+  }),
+  viewerUrl: z.string().nullable().describe("The study in the OHIF viewer, when OHIF_URL is set"),
+});
+
 export const reportObject = z.object({
   _id: z.string(),
   reportType: z.enum(REPORT_TYPES),
@@ -102,6 +144,9 @@ export const reportObject = z.object({
   followUps: z.array(followUpObject).optional(),
   followUpsLeft: z.number().int().optional(),
   followUpsUntil: z.string().datetime().nullable().optional(),
+  study: studyObject
+    .optional()
+    .describe("Medical images: given with the upload (and by GET /report/{reportId}/study)"),
 });
 
 export const turnaroundObject = z.object({

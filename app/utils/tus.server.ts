@@ -1,7 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { DataStore, ERRORS, MemoryLocker, Server, TUS_RESUMABLE, Upload } from "@tus/server";
 import type { Readable } from "node:stream";
-import { config } from "~/config.server";
 import type { Client } from "~/domain/platform/client";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import { assertCanUpload } from "~/domain/consultation/index.server";
@@ -13,6 +12,7 @@ import {
   finishUpload,
   FINISHING,
   getUpload,
+  reportUploadMaxBytes,
   type UploadSession,
 } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -170,7 +170,7 @@ export async function handleTus(
     datastore: store,
     locker,
     relativeLocation: true,
-    maxSize: config().maxUploadBytes,
+    maxSize: reportUploadMaxBytes(),
     // Same-origin only: no CORS headers for other sites.
     allowedOrigins: () => false,
     namingFunction: () => newId(),
@@ -197,7 +197,7 @@ export async function handleTus(
       }
       if (err === ERRORS.ERR_MAX_SIZE_EXCEEDED || (err as { status_code?: number }).status_code === 413) {
         failure = new DomainError("too_large", "files.tooLarge", {
-          values: { max: Number((config().maxUploadBytes / (1024 * 1024)).toFixed(1)) },
+          values: { max: Number((reportUploadMaxBytes() / (1024 * 1024)).toFixed(1)) },
         });
         return { status_code: 413, body: failure.message };
       }

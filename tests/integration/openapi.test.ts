@@ -33,7 +33,8 @@ function servedRoutes(): string[] {
         // A literal "$name" segment (FHIR operations such as $everything) is escaped as "[$name]".
         .replace(/\[\$(\w+)\]/g, "¤$1")
         .split(".")
-        .map((seg) => (seg.startsWith("$") ? `{${seg.slice(1)}}` : seg))
+        // A parameter may be followed by a literal in its segment ("$frame[.]png" is "{frame}.png").
+        .map((seg) => (seg.startsWith("$") ? seg.replace(/^\$(\w+)/, "{$1}") : seg))
         .join("/")
         .replace(/§/g, ".")
         .replace(/¤/g, "$$");
@@ -105,7 +106,7 @@ describe("OpenAPI 3.1 document", () => {
       };
       expect(report.totals.errors).toBe(0);
       // The accepted warnings: these paths are fixed by the API contract (v1 never breaks) and by
-      // issue 12 (`/report/{id}/opinion.pdf`); the router tells them apart (the literal segment wins).
+      // issue 12 (`/report/{id}/opinion.pdf`) and the images' study (`/report/{id}/study`); the router tells them apart (the literal segment wins).
       expect(report.problems.map((p) => [p.ruleId, p.message]).sort()).toEqual([
         [
           "no-ambiguous-paths",
@@ -114,6 +115,10 @@ describe("OpenAPI 3.1 document", () => {
         [
           "no-ambiguous-paths",
           "Paths should resolve unambiguously. Found two ambiguous paths: `/report/get-report-by-patientId/{patientId}` and `/report/{reportId}/opinion.pdf`.",
+        ],
+        [
+          "no-ambiguous-paths",
+          "Paths should resolve unambiguously. Found two ambiguous paths: `/report/get-report-by-patientId/{patientId}` and `/report/{reportId}/study`.",
         ],
       ]);
     } finally {

@@ -172,7 +172,9 @@ describe("resumable uploads (tus)", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("tus-version")).toBe("1.0.0");
     expect(res.headers.get("tus-extension")).toBe("creation,creation-with-upload,termination");
-    expect(res.headers.get("tus-max-size")).toBe(String(10 * MB));
+    // The largest upload of any type: medical images (MAX_STUDY_MB, default 200); other files are
+    // held to MAX_UPLOAD_MB at creation (below).
+    expect(res.headers.get("tus-max-size")).toBe(String(200 * MB));
     // No CORS for other sites.
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });

@@ -5,6 +5,8 @@ import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/
 import {
   centres,
   passwordResetTokens,
+  imagingInstances,
+  imagingPreviews,
   patientConsents,
   patientManagers,
   patients,
@@ -900,6 +902,25 @@ export function* accountDeletionSteps(
       .where(and(inArray(patientConsents.patientId, profileIds), isNotNull(patientConsents.evidenceKey))),
   ))
     fileKeys.push(c.key!);
+  // Medical images: each instance of a ZIP and each cached preview is an object of its own (a single
+  // .dcm's instance is the report's file, named once).
+  for (const i of yield* rows(
+    tx
+      .select({ key: imagingInstances.fileKey })
+      .from(imagingInstances)
+      .innerJoin(reports, eq(imagingInstances.reportId, reports.id))
+      .where(inArray(reports.patientId, profileIds)),
+  ))
+    if (!fileKeys.includes(i.key)) fileKeys.push(i.key);
+  for (const v of yield* rows(
+    tx
+      .select({ key: imagingPreviews.key })
+      .from(imagingPreviews)
+      .innerJoin(imagingInstances, eq(imagingPreviews.instanceId, imagingInstances.id))
+      .innerJoin(reports, eq(imagingInstances.reportId, reports.id))
+      .where(inArray(reports.patientId, profileIds)),
+  ))
+    fileKeys.push(v.key);
   if (profileIds.length > 1)
     yield* exec(tx.delete(patients).where(inArray(patients.id, profileIds.slice(1))));
   // A health worker's name as copied onto the consents they recorded goes with them.

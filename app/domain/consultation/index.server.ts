@@ -13,3 +13,4 @@ export * from "./followups.server";
 export * from "./letters.server";
 export * from "./letter-pdf.server";
 export * from "./turnaround.server";
+export * from "./imaging.server";

@@ -58,6 +58,17 @@ import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.serv
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
+import {
+  deleteObjects,
+  draftObjects,
+  insertStudy,
+  inspectStudy,
+  loadStudy,
+  studyObjects,
+  type Study,
+  type StudyDraft,
+} from "../records/dicom.server";
+import { kickPacsSender } from "../records/dicom-pacs.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
@@ -120,6 +131,8 @@ export type ApiReport = {
   matchesSpecialties?: boolean;
   /** Only for those who may read the thread: the patient, the expert holding it, admins. */
   followUps?: ApiFollowUp[];
+  /** Medical images (a DICOM file or a ZIP of one study): given with the upload and by GET …/study. */
+  study?: Study;
   /** With followUps: how many more questions the patient may ask, and until when. */
   followUpsLeft?: number;
   followUpsUntil?: string | null;
@@ -623,6 +636,7 @@ export async function createReport(
 ): Promise<ApiReport> {
   let row: ReportRow;
   let access: Awaited<ReturnType<typeof uploadTarget>>;
+  let study: StudyDraft | null = null;
   try {
     assertCanUpload(actor);
     access = await uploadTarget(actor, opts.patientId ?? (input as Record<string, unknown>)?.patientId);
@@ -634,6 +648,8 @@ export async function createReport(
       throw new DomainError("invalid", "reports.uploadFailed", { fieldErrors: errors });
     }
     const data = parsed.data;
+    // Medical images are read and checked (a ZIP entry by entry) before the report exists.
+    study = await inspectStudy(file);
     const now = new Date();
     row = {
       id: newId(),
@@ -676,6 +692,7 @@ export async function createReport(
       // profile the consent given for them at registration stands (uploadTarget checked it).
       if (access.kind === "self") yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
       yield* exec(tx.insert(reports).values(inserted));
+      if (study) yield* insertStudy(tx, inserted.id, study);
       yield* exec(
         auditInsert(
           tx,
@@ -699,8 +716,10 @@ export async function createReport(
         log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
       );
     }
+    await deleteObjects(draftObjects(study));
     throw err;
   }
+  if (study) kickPacsSender();
   for (const expert of await expertRecipientsFor(row.reportType)) {
     notify(expert, {
       subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
@@ -711,7 +730,7 @@ export async function createReport(
   }
   await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
   const p = access.patient;
-  return toApiReport(
+  const made = toApiReport(
     row,
     {
       id: p.id,
@@ -721,6 +740,9 @@ export async function createReport(
     },
     null,
   );
+  // The uploader is shown at once what the images carry about the person.
+  if (study) made.study = (await loadStudy(row.id)) ?? undefined;
+  return made;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1192,6 +1214,8 @@ export async function deleteReport(
   if (!row) throw new DomainError("not_found", "reports.notFound");
   const access = await patientAccess(actor, row.patientId);
   if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
+  // A study's instances and previews (their rows go with the report's).
+  const studyKeys = await studyObjects([row.id]);
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)
@@ -1205,6 +1229,23 @@ export async function deleteReport(
   await deleteStored(row.fileKey).catch((err) =>
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
+  await deleteObjects(studyKeys.filter((k) => k !== row.fileKey));
+}
+
+/**
+ * The report row for one who may open its file (fileAccessRefusal), else forbidden, recorded as
+ * "report.file_refused" like any refused opening. Medical images (imaging.server.ts) use it, so
+ * the images follow the file's rule exactly.
+ */
+export async function reportForFileAccess(actor: Actor, reportId: string, ip?: string | null) {
+  const row = await findRow(reportId);
+  if (!row) throw new DomainError("not_found", "reports.notFound");
+  const refusal = await fileAccessRefusal(actor, row);
+  if (refusal) {
+    await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
+    throw new DomainError("forbidden", refusal);
+  }
+  return row;
 }
 
 export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };

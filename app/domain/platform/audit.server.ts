@@ -15,6 +15,8 @@ import { newestFirstWindow } from "./cursor.server";
 export type AuditAction =
   | "report.upload"
   | "report.file_open"
+  | "report.study_open"
+  | "report.frame_open"
   | "report.file_refused"
   | "report.review"
   | "report.delete"

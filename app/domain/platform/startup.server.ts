@@ -10,6 +10,7 @@ import { pruneRateLimits } from "./ratelimit.server";
 import { rightsJob } from "../rights/rights.server";
 import { pruneExpiredSessions } from "../accounts/sessions.server";
 import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
+import { startPacsSender, stopPacsSender } from "../records/dicom-pacs.server";
 import { sendOverdueDigest } from "../consultation/turnaround.server";
 import { sweepUploads } from "../records/uploads.server";
 import { ensureAdmin } from "../accounts/users.server";
@@ -69,6 +70,8 @@ export function startup(): Promise<void> {
     trackRequestStart();
     // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
     startSmsSender();
+    // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
+    startPacsSender();
     // The Service screen (decision 0034): processes that answer requests add their counts to the
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
@@ -105,7 +108,7 @@ export async function shutdown() {
   // Background mails (reset links, notices) still on their way go out before the process ends,
   // and the SMS being sent is finished (an unfinished one is taken again by another process later).
   await Promise.race([
-    Promise.all([flushMail(), stopSmsSender(), stopServiceRollups()]),
+    Promise.all([flushMail(), stopSmsSender(), stopPacsSender(), stopServiceRollups()]),
     new Promise((r) => setTimeout(r, 12_000).unref()),
   ]);
   await closeDatabase();

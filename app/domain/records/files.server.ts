@@ -4,7 +4,14 @@ import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import { patientConsents, reports, uploadSessions, users } from "~/db/schema";
+import {
+  imagingInstances,
+  imagingPreviews,
+  patientConsents,
+  reports,
+  uploadSessions,
+  users,
+} from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
@@ -50,6 +57,8 @@ const SWEEP_MIN_AGE_MS = 10 * 60 * 1000;
 const SWEEP_INCOMPLETE_AGE_MS = 24 * 60 * 60 * 1000;
 
 const KEY_RE = /^[a-f0-9]{32}$/;
+export const DICOM_MIME = "application/dicom";
+export const ZIP_MIME = "application/zip";
 
 export type UploadKind = "report" | "image";
 
@@ -62,7 +71,34 @@ const TYPES: Record<string, { mime: string; ext: string; kinds: UploadKind[] }> 
   jpg: { mime: "image/jpeg", ext: "jpg", kinds: ["report", "image"] },
   webp: { mime: "image/webp", ext: "webp", kinds: ["report", "image"] },
   gif: { mime: "image/gif", ext: "gif", kinds: ["report", "image"] },
+  // Medical images (decision 0039): one DICOM Part 10 file, or a ZIP of one study (checked entry by
+  // entry in dicom.server.ts before a report is made).
+  dcm: { mime: DICOM_MIME, ext: "dcm", kinds: ["report"] },
+  zip: { mime: ZIP_MIME, ext: "zip", kinds: ["report"] },
 };
+
+/** Whether a stored report file is medical images (its study is read by dicom.server.ts). */
+export function isStudyMime(mime: string): boolean {
+  return mime === DICOM_MIME || mime === ZIP_MIME;
+}
+
+/** The largest report file any type may be: the form, the API and tus accept up to this. */
+export function reportUploadMaxBytes(): number {
+  const c = config();
+  return Math.max(c.maxUploadBytes, c.maxStudyBytes);
+}
+
+/** The limit for a report file of this (sniffed) type: MAX_STUDY_MB for images, else MAX_UPLOAD_MB. */
+export function maxBytesFor(mime: string): number {
+  const c = config();
+  return isStudyMime(mime) ? c.maxStudyBytes : c.maxUploadBytes;
+}
+
+export function tooLarge(maxBytes: number): DomainError {
+  return new DomainError("too_large", "files.tooLarge", {
+    values: { max: Number((maxBytes / (1024 * 1024)).toFixed(1)) },
+  });
+}
 
 export type StoredFile = {
   key: string;
@@ -125,11 +161,21 @@ export function sanitizeFileName(raw: string | null | undefined, ext: string): s
  * DomainError unsupported_type unless it is one of the kind's types.
  */
 export async function sniffType(sample: Buffer, allowed: UploadKind): Promise<{ mime: string; ext: string }> {
-  const found = await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES));
-  const type = found ? TYPES[found.ext] : undefined;
+  // DICOM's "DICM" sits at offset 128 after a preamble anything may fill; a ZIP is decided by
+  // its first local header here, not by what file-type guesses its entries make it (docx …).
+  const ext =
+    sample.length >= 132 && sample.subarray(128, 132).toString("latin1") === "DICM"
+      ? "dcm"
+      : sample.length >= 4 && sample.readUInt32LE(0) === 0x04034b50
+        ? "zip"
+        : (await fileTypeFromBuffer(sample.subarray(0, SNIFF_BYTES)))?.ext;
+  const type = ext ? TYPES[ext] : undefined;
   if (!type || !type.kinds.includes(allowed)) {
     throw new DomainError("unsupported_type", "files.unsupportedType", {
-      values: { types: allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF" : "PNG, JPEG, WebP, GIF" },
+      values: {
+        types:
+          allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF, DICOM (.dcm, .zip)" : "PNG, JPEG, WebP, GIF",
+      },
     });
   }
   return type;
@@ -153,9 +199,13 @@ export async function storeUpload(
   cipher.setAAD(aad(key));
   let size = 0;
   let sniffed: { mime: string; ext: string } | undefined;
+  let maxBytes = opts.maxBytes;
 
   const sniff = async (sample: Buffer) => {
     sniffed = await sniffType(sample, opts.allowed);
+    // A report file's own type decides its limit (medical images may be larger).
+    if (opts.allowed === "report") maxBytes = Math.min(opts.maxBytes, maxBytesFor(sniffed.mime));
+    if (size > maxBytes) throw tooLarge(maxBytes);
   };
 
   /** The object's bytes: header, ciphertext in batches, tag. Nothing is produced before the type is known. */
@@ -194,11 +244,7 @@ export async function storeUpload(
     for await (const chunk of chunks) {
       if (!chunk || chunk.byteLength === 0) continue;
       size += chunk.byteLength;
-      if (size > opts.maxBytes) {
-        throw new DomainError("too_large", "files.tooLarge", {
-          values: { max: Number((opts.maxBytes / (1024 * 1024)).toFixed(1)) },
-        });
-      }
+      if (size > maxBytes) throw tooLarge(maxBytes);
       if (!sniffed) {
         // Copied: the producer may reuse its buffer once we ask for the next chunk.
         head.push(Buffer.from(chunk));
@@ -494,7 +540,7 @@ export async function deleteSegments(uploadId: string): Promise<number> {
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
-  const [fromReports, fromUsers, fromUploads, fromConsents] = await Promise.all([
+  const [fromReports, fromUsers, fromUploads, fromConsents, fromInstances, fromPreviews] = await Promise.all([
     db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
     db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
     db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
@@ -503,12 +549,20 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
       .select({ k: patientConsents.evidenceKey })
       .from(patientConsents)
       .where(inArray(patientConsents.evidenceKey, keys)),
+    // Medical images: each instance of a ZIP and each cached preview is an object of its own.
+    db()
+      .select({ k: imagingInstances.fileKey })
+      .from(imagingInstances)
+      .where(inArray(imagingInstances.fileKey, keys)),
+    db().select({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
     ...fromReports.map((r) => r.k),
     ...fromUsers.map((r) => r.k!),
     ...fromConsents.map((r) => r.k!),
+    ...fromInstances.map((r) => r.k),
+    ...fromPreviews.map((r) => r.k),
     ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
   ]);
 }

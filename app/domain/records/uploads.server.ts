@@ -12,7 +12,10 @@ import {
   deleteStored,
   isUploadId,
   listSegments,
+  maxBytesFor,
   openSegment,
+  reportUploadMaxBytes,
+  tooLarge,
   sniffType,
   SNIFF_SAMPLE_BYTES,
   storeSegment,
@@ -107,17 +110,20 @@ export async function beginUpload(
   assertCanUpload(actor);
   await limit("upload", actor.id, client);
   if (!isUploadId(input.id)) throw new Error("upload ids are 24 hex characters");
-  const max = config().maxUploadBytes;
+  const meta = input.metadata ?? {};
+  // Only what claims to be medical images (by its name or type; the bytes decide at the first
+  // PATCH) may be over MAX_UPLOAD_MB: anything else is refused before a byte is sent.
+  const claimed = `${meta.filename ?? meta.name ?? ""} ${meta.filetype ?? meta.type ?? ""}`;
+  const max = /\.(?:dcm|dicom|zip)\b|dicom|zip/i.test(claimed)
+    ? reportUploadMaxBytes()
+    : config().maxUploadBytes;
   const length = input.length;
   if (length === undefined || !Number.isSafeInteger(length) || length < 0) {
     throw new DomainError("invalid", "uploads.lengthRequired");
   }
   if (length > max) {
-    throw new DomainError("too_large", "files.tooLarge", {
-      values: { max: Number((max / (1024 * 1024)).toFixed(1)) },
-    });
+    throw tooLarge(max);
   }
-  const meta = input.metadata ?? {};
   const fields: Record<string, string> = {};
   for (const k of UPLOAD_FORM_FIELDS) {
     const v = meta[k];
@@ -242,7 +248,9 @@ export async function appendToUpload(
     const head = await reader.peek(want);
     if (head.length === want) {
       try {
-        await sniffType(head, "report");
+        const type = await sniffType(head, "report");
+        // The type's own limit (MAX_UPLOAD_MB, or MAX_STUDY_MB for medical images) against the declared length.
+        if (session.length > maxBytesFor(type.mime)) throw tooLarge(maxBytesFor(type.mime));
       } catch (err) {
         await removeUpload(id);
         throw err;
@@ -271,9 +279,7 @@ export async function appendToUpload(
     at = session.received;
   }
   if (at >= session.length && (await reader.hasMore())) {
-    throw new DomainError("too_large", "files.tooLarge", {
-      values: { max: Number((config().maxUploadBytes / (1024 * 1024)).toFixed(1)) },
-    });
+    throw tooLarge(reportUploadMaxBytes());
   }
   return session;
 }
@@ -364,7 +370,7 @@ export async function finishUpload(
   try {
     const plan = planSegments(await listSegments(id), session.length);
     file = await storeUpload(assembled(plan), {
-      maxBytes: config().maxUploadBytes,
+      maxBytes: reportUploadMaxBytes(),
       allowed: "report",
       fileName: session.fileName,
     });

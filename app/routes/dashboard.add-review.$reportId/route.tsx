@@ -5,7 +5,8 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
-import { reviewScreenReport } from "~/domain/consultation/index.server";
+import { reviewScreenReport, studyForScreen } from "~/domain/consultation/index.server";
+import { viewerState } from "~/components/imaging/viewer-state";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -16,10 +17,11 @@ import { claimAction } from "./claim.server";
 import { ClaimPanel, ReleaseBar } from "./ClaimPanel";
 import { ReportFacts } from "./ReportFacts";
 import { ReportViewer } from "./ReportViewer";
+import { StudyPanel } from "./StudyPanel";
 import { reviewAction } from "./review.server";
 import { ReviewForm } from "./ReviewForm";
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);
   const title = t("reports.addReview");
@@ -39,6 +41,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     pageError(err);
   }
   const claimedByMe = report.claimedBy?._id === actor.id;
+  // Medical images: the viewer replaces the file's frame (same rule, read from the same row).
+  const study =
+    fileAllowed && (!report.claimedBy || claimedByMe)
+      ? await studyForScreen(actor, report._id, clientOf(context).ip)
+      : null;
   return {
     title,
     notAllowed: null,
@@ -61,6 +68,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         ? `${report.claimedBy.firstName} ${report.claimedBy.lastName}`.trim()
         : null,
       claimedByMe,
+      study: study ? { study, state: viewerState(new URL(request.url).searchParams, study.series) } : null,
       claimUntil:
         claimedByMe && report.claimedAt
           ? new Date(Date.parse(report.claimedAt) + config().claimTtlMs).toISOString()
@@ -129,6 +137,8 @@ export default function AddReview() {
               <span className="sr-only"> {t("reports.opensInNewTab")}</span>
             </a>
           </div>
+        ) : report.study ? (
+          <StudyPanel reportId={report._id} {...report.study} />
         ) : (
           <ReportViewer report={report} />
         )}

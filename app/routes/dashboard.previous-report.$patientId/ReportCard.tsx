@@ -8,6 +8,7 @@ import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon } from "~/components/ui/Icon";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
+import { StudyLink } from "./StudyLink";
 
 /**
  * One report: the file, its status, the opinion with its follow-up questions (askAction), who
@@ -34,7 +35,9 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
       </p>
 
       <div className="mt-4">
-        {report.isPdf ? (
+        {report.isStudy ? (
+          <StudyLink reportId={report._id} />
+        ) : report.isPdf ? (
           <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="btn-secondary">
             <DocumentIcon />
             {t("reports.viewPdf")}

@@ -10,6 +10,8 @@ export function cardOf(r: PatientReport) {
     review: r.review,
     reportUrl: r.reportUrl,
     isPdf: r.resourceType === "raw" || r.reportUrl.includes("/raw/"),
+    /** Medical images (DICOM, a ZIP of one study): opened in the image viewer, not as a file. */
+    isStudy: r.mimeType === "application/dicom" || r.mimeType === "application/zip",
     createdAt: r.createdAt,
     patientName: `${r.patient.firstName} ${r.patient.lastName}`.trim(),
     fileViews: r.fileViews,

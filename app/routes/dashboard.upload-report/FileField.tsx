@@ -12,6 +12,7 @@ export function FileField({
   meta,
   upload: { file, prepared, preparing, uploading, choose },
   maxMb,
+  studyMb,
   chooseAgain,
   say,
   size,
@@ -19,6 +20,8 @@ export function FileField({
   meta: FieldMeta;
   upload: Upload;
   maxMb: number;
+  /** MAX_STUDY_MB: the limit for medical images (DICOM, a ZIP of one study). */
+  studyMb?: number;
   /** The form came back refused without JavaScript: the browser forgot the file. */
   chooseAgain: boolean;
   say: (msg: string) => string;
@@ -50,7 +53,7 @@ export function FileField({
           id={meta.id}
           name={meta.name}
           type="file"
-          accept=".pdf,image/*"
+          accept=".pdf,image/*,.dcm,.zip,application/dicom,application/zip"
           aria-required
           aria-invalid={fileError ? true : undefined}
           aria-describedby={[
@@ -97,6 +100,7 @@ export function FileField({
       </div>
       <p id={fileHintId} className="mt-1 text-sm text-slate-600">
         {t("reports.fileHint", { max: maxMb })}
+        {studyMb ? <> {t("imaging.uploadHint", { max: studyMb })}</> : null}
       </p>
       {chooseAgain && !file && !fileError && (
         <p className="mt-1 text-sm text-amber-900">{t("reports.chooseAgain")}</p>

@@ -25,12 +25,15 @@ import { PatientSearch, WhoseReportField } from "./WhoseReport";
 export function UploadForm({
   countryCodes,
   maxBytes,
+  studyBytes = maxBytes,
   owner,
   contact,
   whose = null,
 }: {
   countryCodes: CountryCodeOption[];
   maxBytes: number;
+  /** MAX_STUDY_MB in bytes: medical images may be larger. */
+  studyBytes?: number;
   /** The account's own number, filled in (it can be changed). */
   contact: { countryCode: string; phoneNumber: string };
   owner: string;
@@ -49,7 +52,7 @@ export function UploadForm({
     id: "upload-report",
     lastResult: serverResult ?? actionData,
     defaultValue: { countryCode: contact.countryCode, phoneNumber: contact.phoneNumber },
-    onValidate: ({ formData }) => parseFormData(formData, { schema: clientSchema(maxBytes) }),
+    onValidate: ({ formData }) => parseFormData(formData, { schema: clientSchema(maxBytes, studyBytes) }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onSubmit(event, { formData }) {
@@ -118,6 +121,7 @@ export function UploadForm({
           meta={fields.report}
           upload={upload}
           maxMb={maxMb}
+          studyMb={Number((studyBytes / (1024 * 1024)).toFixed(1))}
           chooseAgain={actionData?.status === "error"}
           say={say}
           size={size}

@@ -28,6 +28,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         notAllowed: t(worker ? "care.awaitApproval" : "reports.patientsOnly"),
         whose: null as Whose | null,
         countryCodes: [] as CountryCodeOption[],
+        studyBytes: 0,
         maxBytes,
         owner: "",
         contact: { countryCode: "+91", phoneNumber: "" },
@@ -49,6 +50,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     whose: await whoseChoices(actor, new URL(request.url).searchParams),
     countryCodes: countryCodeOptions(locale),
     maxBytes,
+    studyBytes: config().maxStudyBytes,
     owner: actor.id,
     contact,
   };
@@ -98,12 +100,14 @@ export async function action(args: ActionFunctionArgs) {
 
 export default function UploadReport() {
   const { t } = useTranslation();
-  const { countryCodes, maxBytes, notAllowed, owner, contact, whose } = useLoaderData<typeof loader>();
+  const { countryCodes, maxBytes, studyBytes, notAllowed, owner, contact, whose } =
+    useLoaderData<typeof loader>();
   if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
   return (
     <UploadForm
       countryCodes={countryCodes}
       maxBytes={maxBytes}
+      studyBytes={studyBytes}
       owner={owner}
       contact={contact}
       whose={whose}

@@ -1,8 +1,8 @@
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { config } from "~/config.server";
 import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
 import { limit } from "~/domain/platform/index.server";
+import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { UPLOAD_FORM_FIELDS } from "~/schemas/reports";
 import { requireActor } from "~/utils/auth.server";
@@ -29,7 +29,7 @@ export async function uploadAction({ request, context }: ActionFunctionArgs) {
     const upload = await parseUpload(request, {
       fileField: "report",
       kind: "report",
-      maxBytes: config().maxUploadBytes,
+      maxBytes: reportUploadMaxBytes(),
     });
     fields = upload.fields;
     const input = Object.fromEntries(

@@ -803,6 +803,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/report/{reportId}/study": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Medical images: the study's metadata, the personal fields its files carry, series and instances, the PACS hand-off; each opening is recorded (404 when the file is not images)
+     * @description Who: those who may open the report's file.
+     */
+    get: operations["reportStudy"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/report/{reportId}/study/frames/{instance}/{frame}.png": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One frame (from 0) of one instance rendered as PNG on the server with a window preset (default: the file's own); cached, recorded
+     * @description Who: those who may open the report's file.
+     */
+    get: operations["reportStudyFrames"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/expert/get-pending-expert": {
     parameters: {
       query?: never;
@@ -4720,6 +4760,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -4959,6 +5038,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -5487,6 +5605,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -5793,6 +5950,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
             pagination: {
               page: number;
@@ -6014,6 +6210,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
             pagination: {
               page: number;
@@ -6236,6 +6471,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
             pagination: {
               page: number;
@@ -6438,6 +6712,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -6648,6 +6961,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -6867,6 +7219,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             };
           };
         };
@@ -7556,6 +7947,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
             pagination: {
               page: number;
@@ -8452,6 +8882,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
             pagination: {
               page: number;
@@ -8617,6 +9086,318 @@ export interface operations {
       };
       /** @description Wrong method */
       405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportStudy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              studyUid: string;
+              modality: string | null;
+              bodyPart: string | null;
+              /** @description YYYY-MM-DD, when the file gives a valid date */
+              studyDate: string | null;
+              description: string | null;
+              /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+              personalFields: string[];
+              series: {
+                seriesUid: string;
+                seriesNumber: number | null;
+                description: string | null;
+                modality: string | null;
+                frames: number;
+                instances: {
+                  /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                  id: string;
+                  instanceNumber: number | null;
+                  sopInstanceUid: string;
+                  rows: number;
+                  columns: number;
+                  frames: number;
+                  transferSyntax: string;
+                }[];
+              }[];
+              instanceCount: number;
+              pacs: {
+                /** @enum {string} */
+                status: "none" | "queued" | "sending" | "sent" | "failed";
+                attempts: number;
+                /** Format: date-time */
+                sentAt: string | null;
+                error: string | null;
+              };
+              /** @description The study in the OHIF viewer, when OHIF_URL is set */
+              viewerUrl: string | null;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportStudyFrames: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+        instance: string;
+        frame: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The frame as PNG */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "image/png": Blob;
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Upload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description File type not allowed */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -9521,6 +10302,45 @@ export interface operations {
                 followUpsLeft?: number;
                 /** Format: date-time */
                 followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
               }[];
             };
           };
@@ -13048,6 +13868,45 @@ export interface operations {
               followUpsLeft?: number;
               /** Format: date-time */
               followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
             }[];
           };
         };

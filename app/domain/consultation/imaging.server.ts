@@ -1,0 +1,64 @@
+import { audit } from "../platform/audit.server";
+import type { Actor } from "../accounts/sessions.server";
+import { patientAccess, traceAccess } from "../care/patients.server";
+import { DomainError } from "../platform/errors";
+import { loadStudy, type Study } from "../records/dicom.server";
+import { framePng, type Preset } from "../records/dicom-render.server";
+import { reportForFileAccess } from "./reports.server";
+
+/**
+ * A report's medical images (decision 0039), for exactly those who may open its file
+ * (`reportForFileAccess`: the patient, a family manager or centre worker acting for the profile,
+ * the experts the file rule names, admins). Every opening is audited like the file's
+ * ("report.study_open", "report.frame_open") and is in the profile's access trail.
+ */
+async function recordOpening(
+  actor: Actor,
+  row: { id: string; patientId: string },
+  action: "report.study_open" | "report.frame_open",
+  detail: Record<string, unknown> | null,
+  ip?: string | null,
+) {
+  await audit(actor, action, "report", row.id, detail, ip);
+  const access = actor.accountType === "Admin" ? null : await patientAccess(actor, row.patientId);
+  if (access)
+    await traceAccess(actor, access, "patient.file_open", { reportId: row.id, ...(detail ?? {}) }, ip);
+}
+
+/** The report's study (not_found when its file is not medical images). */
+export async function openReportStudy(actor: Actor, reportId: string, ip?: string | null): Promise<Study> {
+  const row = await reportForFileAccess(actor, reportId, ip);
+  const study = await loadStudy(row.id);
+  if (!study) throw new DomainError("not_found", "imaging.noStudy");
+  await recordOpening(actor, row, "report.study_open", null, ip);
+  return study;
+}
+
+/** One frame of one instance as PNG with a window preset. */
+export async function openStudyFrame(
+  actor: Actor,
+  reportId: string,
+  instanceId: string,
+  frame: number,
+  preset: Preset,
+  ip?: string | null,
+): Promise<Buffer> {
+  const row = await reportForFileAccess(actor, reportId, ip);
+  const png = await framePng(row.id, instanceId, frame, preset);
+  await recordOpening(actor, row, "report.frame_open", { instance: instanceId, frame, preset }, ip);
+  return png;
+}
+
+/** The study for a screen that already checked access itself with the same row (review page, patient's report). */
+export async function studyForScreen(
+  actor: Actor,
+  reportId: string,
+  ip?: string | null,
+): Promise<Study | null> {
+  try {
+    return await openReportStudy(actor, reportId, ip);
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === "not_found" || err.code === "forbidden")) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { and, asc, eq, lt, lte, or } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { imagingInstances, imagingStudies } from "~/db/schema";
+import { log } from "~/utils/log.server";
+import { readInstanceBytes } from "./dicom.server";
+
+/**
+ * Hand-off to a PACS (decision 0039): with PACS_URL (a DICOMweb root) set, every uploaded study is
+ * queued in `imaging_studies` (pacs_status "queued") and sent by STOW-RS — one multipart/related
+ * request with a part per instance — by whichever serving process claims it first (a conditional
+ * update; a claim held by a process that died lapses after LOCK_MS). A failure is retried after
+ * BACKOFF_MS; after the last wait the study is "failed". Admins and experts see the status.
+ * Instances are read one at a time into the request body, never the whole study at once.
+ */
+
+export const PACS_BACKOFF_MS: readonly number[] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
+const LOCK_MS = 10 * 60_000;
+const TIMEOUT_MS = 5 * 60_000;
+
+let settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000 };
+type Sender = { timer: NodeJS.Timeout; running: Promise<void> | null; again: boolean; stopping: boolean };
+let sender: Sender | null = null;
+
+/** For tests: shorter waits; no argument restores the defaults. */
+export function configurePacsSender(overrides?: Partial<typeof settings>): void {
+  settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000, ...overrides };
+}
+
+/** Starts this process's sender when PACS_URL is set (idempotent). */
+export function startPacsSender(): void {
+  if (sender || !config().pacsUrl) return;
+  sender = {
+    timer: setInterval(kickPacsSender, settings.pollMs).unref(),
+    running: null,
+    again: false,
+    stopping: false,
+  };
+  kickPacsSender();
+}
+
+export function kickPacsSender(): void {
+  const s = sender;
+  if (!s || s.stopping) return;
+  if (s.running) {
+    s.again = true;
+    return;
+  }
+  s.running = (async () => {
+    do {
+      s.again = false;
+      try {
+        while (!s.stopping && (await sendNextStudy())) {
+          /* one study per round trip */
+        }
+      } catch (err) {
+        log("error", "pacs sender failed", { error: String((err as Error)?.message ?? err) });
+      }
+    } while (s.again && !s.stopping);
+  })().finally(() => {
+    s.running = null;
+  });
+}
+
+export async function stopPacsSender(): Promise<void> {
+  const s = sender;
+  if (!s) return;
+  sender = null;
+  s.stopping = true;
+  clearInterval(s.timer);
+  await s.running;
+}
+
+/** Claims one due study and sends it; false when none was due. */
+export async function sendNextStudy(now = new Date()): Promise<boolean> {
+  const base = config().pacsUrl;
+  if (!base) return false;
+  const [due] = await db()
+    .select({ reportId: imagingStudies.reportId, attempts: imagingStudies.pacsAttempts })
+    .from(imagingStudies)
+    .where(
+      or(
+        and(eq(imagingStudies.pacsStatus, "queued"), lte(imagingStudies.pacsNextAt, now)),
+        and(eq(imagingStudies.pacsStatus, "sending"), lt(imagingStudies.pacsLockedUntil, now)),
+      ),
+    )
+    .orderBy(asc(imagingStudies.pacsNextAt))
+    .limit(1);
+  if (!due) return false;
+  const claimed = await db()
+    .update(imagingStudies)
+    .set({
+      pacsStatus: "sending",
+      pacsLockedUntil: new Date(now.getTime() + LOCK_MS),
+      pacsAttempts: due.attempts + 1,
+    })
+    .where(and(eq(imagingStudies.reportId, due.reportId), eq(imagingStudies.pacsAttempts, due.attempts)))
+    .returning({ reportId: imagingStudies.reportId });
+  if (!claimed.length) return true; // another process took it
+  try {
+    await stow(base, due.reportId);
+    await db()
+      .update(imagingStudies)
+      .set({
+        pacsStatus: "sent",
+        pacsSentAt: new Date(),
+        pacsLockedUntil: null,
+        pacsError: null,
+        pacsNextAt: null,
+      })
+      .where(eq(imagingStudies.reportId, due.reportId));
+    log("info", "study sent to pacs", { reportId: due.reportId });
+  } catch (err) {
+    const attempt = due.attempts + 1;
+    const wait = settings.backoffMs[attempt - 1];
+    const error = String((err as Error)?.message ?? err).slice(0, 300);
+    await db()
+      .update(imagingStudies)
+      .set({
+        pacsStatus: wait === undefined ? "failed" : "queued",
+        pacsNextAt: wait === undefined ? null : new Date(Date.now() + wait),
+        pacsLockedUntil: null,
+        pacsError: error,
+      })
+      .where(eq(imagingStudies.reportId, due.reportId));
+    log("error", "study not sent to pacs", { reportId: due.reportId, attempt, error });
+  }
+  return true;
+}
+
+/** STOW-RS: POST {PACS_URL}/studies, multipart/related; type="application/dicom", a part per instance. */
+async function stow(base: string, reportId: string): Promise<void> {
+  const instances = await db()
+    .select({ fileKey: imagingInstances.fileKey })
+    .from(imagingInstances)
+    .where(eq(imagingInstances.reportId, reportId))
+    .orderBy(asc(imagingInstances.seriesUid), asc(imagingInstances.instanceNumber), asc(imagingInstances.id));
+  const boundary = `carebridge-${randomBytes(12).toString("hex")}`;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    for (const i of instances) {
+      yield Buffer.from(`--${boundary}\r\nContent-Type: application/dicom\r\n\r\n`);
+      yield await readInstanceBytes(i.fileKey);
+      yield Buffer.from("\r\n");
+    }
+    yield Buffer.from(`--${boundary}--\r\n`);
+  }
+  const res = await fetch(`${base}/studies`, {
+    method: "POST",
+    headers: {
+      "Content-Type": `multipart/related; type="application/dicom"; boundary=${boundary}`,
+      Accept: "application/dicom+json",
+    },
+    // undici streams an async iterable body.
+    body: body() as unknown as BodyInit,
+    duplex: "half",
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  } as RequestInit);
+  const text = await res.text().catch(() => "");
+  // 200: all stored; 202: some failed (a warning); anything else: not stored.
+  if (res.status !== 200) throw new Error(`STOW-RS answered ${res.status}: ${text.slice(0, 200)}`);
+}
