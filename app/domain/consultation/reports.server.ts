@@ -1461,6 +1461,10 @@ export async function reviewScreenReport(
       });
     } else report.firstOpinion = null;
   }
+  // The expert of the first opinion sees what they asked of other specialties.
+  const firstExpert =
+    joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);
+  if (!joined.report.secondOf && firstExpert) await withSecondOpinions([report]);
   return { report: (await hidePhonesOfRefusers(actor, [report]))[0], fileAllowed };
 }
 

@@ -1,4 +1,5 @@
 import type { PatientReport } from "~/domain/consultation/index.server";
+import { secondOpinionCards } from "./second-opinions";
 
 /** One report as its card shows it (the patient's list, or an admin looking at a patient's). */
 export function cardOf(r: PatientReport) {
@@ -24,6 +25,7 @@ export function cardOf(r: PatientReport) {
     followUps: r.followUps ?? [],
     followUpsLeft: r.followUpsLeft ?? 0,
     followUpsUntil: r.followUpsUntil ?? null,
+    secondOpinions: secondOpinionCards(r),
   };
 }
 
