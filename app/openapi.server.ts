@@ -524,7 +524,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     method: "post",
-    path: "/report/{reportId}/second-opinion",
+    path: "/report/second-opinion/{reportId}",
     operationId: "reportRequestSecondOpinion",
     who: "the Expert reviewing or who reviewed the report, Admin",
     summary:

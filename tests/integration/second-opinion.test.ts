@@ -68,7 +68,7 @@ const upload = (token: string, reportType: string) =>
     token,
   );
 const ask = (reportId: string, token: string | undefined, body: Record<string, unknown>) =>
-  api.post(`/report/${reportId}/second-opinion`, body, token);
+  api.post(`/report/second-opinion/${reportId}`, body, token);
 const REVIEW = { review: "Fast but regular heartbeat.", findings: "Sinus tachycardia at 112/min." };
 
 beforeAll(async () => {
@@ -129,7 +129,7 @@ describe("asking for a second opinion", () => {
     expect(noNote.status).toBe(400);
     expect(noNote.body.errors.note).toBeTruthy();
     expect((await ask(ids.ecg, tok.cardio, { specialty: "Astrology", note: "x" })).status).toBe(400);
-    const cut = await raw(`${server.url}/api/v1/report/${ids.ecg}/second-opinion`, {
+    const cut = await raw(`${server.url}/api/v1/report/second-opinion/${ids.ecg}`, {
       method: "POST",
       headers: { authorization: `Bearer ${tok.cardio}`, "content-type": "application/json" },
       body: '{"specialty":"Radio',

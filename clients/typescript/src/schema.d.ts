@@ -599,7 +599,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/report/{reportId}/second-opinion": {
+  "/report/second-opinion/{reportId}": {
     parameters: {
       query?: never;
       header?: never;
