@@ -211,6 +211,24 @@ describe("giving it", () => {
     expect(claimed.status).toBe(200);
     expect(claimed.body.data.firstOpinion).toMatchObject({ _id: ids.ecg, review: REVIEW.review });
     expect(claimed.body.data.firstOpinion.expert).toMatchObject({ firstName: "Kumar" });
+    // The review screen shows the request and the first opinion, labelled, and asks for agreement.
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "radio@panel.test", password: strongPassword });
+    const page = (await (await b.fetch(`/dashboard/add-review/${ids.second}`)).text()).replace(
+      /&#x27;|&#39;/g,
+      "'",
+    );
+    expect(page).toContain("A second opinion asked from Radiology");
+    expect(page).toContain("Please look at the axis.");
+    expect(page).toContain("First opinion — Dr Kumar Test (Cardiology)");
+    expect(page).toContain(REVIEW.review);
+    expect(page).toMatch(/type="radio" name="agreement" value="partly"|name="agreement" [^>]*value="partly"/);
+    // Form posts reach the same rule: no agreement, no review.
+    const noAgreement = await b.post(`/dashboard/add-review/${ids.second}`, {
+      intent: "review",
+      review: "x",
+    });
+    expect(noAgreement.status).toBe(400);
     const none = await api.post(`/report/add-review/${ids.second}`, REVIEW, tok.radio);
     expect(none.status).toBe(400);
     expect(Object.keys(none.body.errors).sort()).toEqual(["agreement", "agreementReason"]);
@@ -374,8 +392,18 @@ describe("follow-ups and turnaround", () => {
     const more = await ask(ids.ecg, tok.admin, { specialty: "Neurology", note: "Any neurological cause?" });
     // No approved neurologist: refused, the case stays done.
     expect(more.status).toBe(400);
-    const again = await ask(ids.ecg, tok.admin, { specialty: "Radiology", note: "Second look at the axis" });
-    expect(again.status).toBe(201);
+    // The admin asks from the patient's report screen (a plain form post).
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: ADMIN.email, password: ADMIN.password });
+    const screen = await b.fetch(`/dashboard/previous-report/${ids.patient}`);
+    expect(await screen.text()).toContain('data-testid="admin-ask-second"');
+    const posted = await b.post(`/dashboard/previous-report/${ids.patient}`, {
+      intent: "second-opinion",
+      reportId: ids.ecg,
+      specialty: "Radiology",
+      note: "Second look at the axis",
+    });
+    expect([302, 303]).toContain(posted.status);
     const t = await api.get("/admin/turnaround", tok.admin);
     expect(t.body.data.reviewedInWindow).toBe(0);
     const list = await api.get(`/report/get-report-by-patientId/${ids.patient}`, tok.patient);

@@ -8,7 +8,7 @@ import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon } from "~/components/ui/Icon";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
-import { FirstOpinionHeading, SecondOpinions, useAskWhom } from "./SecondOpinions";
+import { AskSecondOpinion, FirstOpinionHeading, SecondOpinions, useAskWhom } from "./SecondOpinions";
 
 /**
  * One report: the file, its status, the opinion with its follow-up questions (askAction), who
@@ -85,6 +85,7 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
         </div>
       )}
 
+      {report.mayAskSecond && <AskSecondOpinion reportId={report._id} />}
       <FileViews views={report.fileViews} opens={report.linkOpens} />
 
       <div className="mt-auto flex flex-wrap items-start gap-3 pt-4">

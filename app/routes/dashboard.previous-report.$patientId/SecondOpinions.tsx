@@ -1,6 +1,8 @@
+import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SPECIALTIES, SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SECOND_NOTE_MAX } from "~/schemas/reports";
 import type { Card } from "./cards.server";
 
 type Signer = { firstName: string; lastName: string; specialties: string[] } | null;
@@ -86,5 +88,57 @@ export function SecondOpinions({ report }: { report: Card }) {
         ),
       )}
     </div>
+  );
+}
+
+/** An admin's "Ask for a second opinion" on a case (a plain form: no JavaScript needed). */
+export function AskSecondOpinion({ reportId }: { reportId: string }) {
+  const { t } = useTranslation();
+  const labels = useOpinionLabels();
+  return (
+    <details className="mt-3 rounded-lg border border-slate-200 p-3" data-testid="admin-ask-second">
+      <summary className="cursor-pointer font-semibold text-slate-900">{t("panel.askTitle")}</summary>
+      <Form method="post" preventScrollReset className="mt-3 space-y-3">
+        <input type="hidden" name="intent" value="second-opinion" />
+        <input type="hidden" name="reportId" value={reportId} />
+        <div>
+          <label htmlFor={`second-specialty-${reportId}`} className="field-label">
+            {t("panel.specialty")}
+          </label>
+          <select
+            id={`second-specialty-${reportId}`}
+            name="specialty"
+            required
+            defaultValue=""
+            className="field-input"
+          >
+            <option value="" disabled>
+              {t("panel.chooseSpecialty")}
+            </option>
+            {SPECIALTIES.map((s) => (
+              <option key={s} value={s}>
+                {labels.specialty(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor={`second-note-${reportId}`} className="field-label">
+            {t("panel.note")}
+          </label>
+          <textarea
+            id={`second-note-${reportId}`}
+            name="note"
+            required
+            maxLength={SECOND_NOTE_MAX}
+            rows={3}
+            className="field-input min-h-24"
+          />
+        </div>
+        <button type="submit" className="btn-secondary">
+          {t("panel.askButton")}
+        </button>
+      </Form>
+    </details>
   );
 }
