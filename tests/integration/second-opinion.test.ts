@@ -265,8 +265,16 @@ describe("giving it", () => {
 
 describe("what the patient sees", () => {
   it("one case in their list, with both opinions; the counts are unchanged", async () => {
+    // The second expert opens the case's file through their own report: audited, and shown on the case.
+    const opened = await raw(`${server.url}/api/v1/report/${ids.second}/file`, {
+      headers: { authorization: `Bearer ${tok.radio}` },
+    });
+    expect(opened.status).toBe(200);
     const list = await api.get(`/report/get-report-by-patientId/${ids.patient}?pageSize=50`, tok.patient);
     expect(list.status).toBe(200);
+    expect(list.body.data[0].fileViews.map((v: { viewerFirstName: string }) => v.viewerFirstName)).toContain(
+      "Ravi",
+    );
     expect(list.body.data.map((r: { _id: string }) => r._id)).toEqual([ids.ecg]);
     expect(list.body.pagination.total).toBe(1);
     const [theCase] = list.body.data;

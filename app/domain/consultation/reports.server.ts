@@ -843,10 +843,16 @@ export async function listPatientReports(
     actor,
     await withSecondOpinions(await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))))),
   );
-  const views = await fileViewsForReports(items.map((r) => r._id));
+  // A case's file is opened through its second opinions too (their experts): shown on the case.
+  const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
+  const views = await fileViewsForReports(items.flatMap(caseIds));
   const opens = await linkOpensForReports(items.map((r) => r._id));
+  const viewsOf = (r: ApiReport) =>
+    caseIds(r)
+      .flatMap((id) => views.get(id) ?? [])
+      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   return {
-    items: items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [], linkOpens: opens.get(r._id) ?? [] })),
+    items: items.map((r) => ({ ...r, fileViews: viewsOf(r), linkOpens: opens.get(r._id) ?? [] })),
     total,
     page: page.page,
     pageSize: page.pageSize,
