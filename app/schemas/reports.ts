@@ -248,3 +248,10 @@ export const secondOpinionSchema = z.object({
     .max(SECOND_NOTE_MAX, "panel.noteTooLong"),
 });
 export type SecondOpinionInput = z.input<typeof secondOpinionSchema>;
+
+/** i18n key of how a second opinion stands to the first ("partly agrees"), by agreement. */
+export const AGREEMENT_VERDICT_KEYS = {
+  agree: "panel.verdict.agree",
+  partly: "panel.verdict.partly",
+  disagree: "panel.verdict.disagree",
+} as const;

@@ -1,6 +1,6 @@
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
-import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
+import { AGREEMENT_VERDICT_KEYS, REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
@@ -83,7 +83,7 @@ export async function renderOpinionLetter(
         agreementLabel: t("panel.letterAgreement"),
         agreement: s.agreement
           ? t("panel.verdictLine", {
-              verdict: t(`panel.verdict.${s.agreement}`),
+              verdict: t(AGREEMENT_VERDICT_KEYS[s.agreement]),
               reason: s.agreementReason ?? "",
             })
           : "",

@@ -610,14 +610,12 @@ async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
 export async function withSecondOpinions<T extends ApiReport>(items: T[]): Promise<T[]> {
   const roots = items.filter((r) => !r.secondOf);
   if (!roots.length) return items;
-  const found = await selectReports()
-    .where(
-      inArray(
-        reports.secondOf,
-        roots.map((r) => r._id),
-      ),
-    )
-    .orderBy(asc(reports.createdAt), asc(reports.id));
+  // reports_second_of_idx; a case has a few, put in request order here rather than by a sort in SQL.
+  const ids = roots.map((r) => r._id);
+  const found = (await selectReports().where(inArray(reports.secondOf, ids))).sort(
+    (a, b) =>
+      a.report.createdAt.getTime() - b.report.createdAt.getTime() || (a.report.id < b.report.id ? -1 : 1),
+  );
   const seconds = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
   for (const r of roots) r.secondOpinions = seconds.filter((x) => x.secondOf === r._id);
   return items;

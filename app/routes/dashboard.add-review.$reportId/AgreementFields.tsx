@@ -6,6 +6,7 @@ import { AGREEMENTS } from "~/db/types";
 /** A second opinion's view of the first (decision 0038): agree / partly / disagree, and why. */
 export function AgreementFields({ agreement, reason }: { agreement: FieldMeta; reason: FieldMeta }) {
   const { t } = useTranslation();
+  const labels = { agree: t("panel.agree"), partly: t("panel.partly"), disagree: t("panel.disagree") };
   return (
     <div className="space-y-3 rounded-lg border border-slate-300 p-3" data-testid="agreement-fields">
       <fieldset aria-describedby={agreement.errors?.length ? agreement.errorId : undefined}>
@@ -21,7 +22,7 @@ export function AgreementFields({ agreement, reason }: { agreement: FieldMeta; r
                 defaultChecked={agreement.initialValue === a}
                 className="h-5 w-5"
               />
-              {t(`panel.${a}`)}
+              {labels[a]}
             </label>
           ))}
         </div>

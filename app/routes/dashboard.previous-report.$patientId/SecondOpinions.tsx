@@ -2,7 +2,7 @@ import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { SPECIALTIES, SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
-import { SECOND_NOTE_MAX } from "~/schemas/reports";
+import { AGREEMENT_VERDICT_KEYS, SECOND_NOTE_MAX } from "~/schemas/reports";
 import type { Card } from "./cards.server";
 
 type Signer = { firstName: string; lastName: string; specialties: string[] } | null;
@@ -69,7 +69,7 @@ export function SecondOpinions({ report }: { report: Card }) {
             {s.agreement && (
               <p className="font-semibold break-words text-slate-900" data-testid="agreement">
                 {t("panel.verdictLine", {
-                  verdict: t(`panel.verdict.${s.agreement}`),
+                  verdict: t(AGREEMENT_VERDICT_KEYS[s.agreement]),
                   reason: s.agreementReason ?? "",
                 })}
               </p>
