@@ -252,6 +252,11 @@ describe("giving it", () => {
       agreement: "partly",
       agreementReason: "the axis deserves an echo",
     });
+    // The patient is told, as for the first opinion: two "reviewed" mails, never the content.
+    const told = () =>
+      smtp.mails.filter((m) => m.to.includes("patient@panel.test") && /has been reviewed/.test(m.subject));
+    await expect.poll(() => told().length, { timeout: 5000 }).toBe(2);
+    expect(told().some((m) => m.raw.includes("axis"))).toBe(false);
     // Reading the first opinion was recorded like a file opening.
     const db = await openTestDb(server.dataDir);
     const n = (await db.get<{ n: number }>(
