@@ -39,6 +39,7 @@ import {
   reassignSchema,
   reportTypeFilter,
   reviewSchema,
+  secondOpinionSchema,
   uploadReportSchema,
 } from "~/schemas/reports";
 import {
@@ -516,10 +517,23 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/add-review/{reportId}",
     who: "approved Expert",
     summary:
-      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
+      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
     auth: true,
     body: reviewSchema,
     data: reportObject,
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/second-opinion/{reportId}",
+    operationId: "reportRequestSecondOpinion",
+    who: "the Expert reviewing or who reviewed the report, Admin",
+    summary:
+      "Ask for a second opinion from another specialty, with a note for its expert: a new report of the case (`secondOf`), routed to that specialty's experts like a new report (urgency copied). 400 for the same specialty as the first opinion's or one without an approved expert; 409 while a request to that specialty is open. Its expert sees the first opinion (`firstOpinion`) and must give `agreement` and `agreementReason` with the review",
+    auth: true,
+    body: secondOpinionSchema,
+    data: reportObject,
+    status: 201,
     errors: [400, 401, 403, 404, 409],
   },
   {

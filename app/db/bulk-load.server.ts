@@ -66,8 +66,9 @@ const RECOUNT = `INSERT INTO list_counts (key, n)
 SELECT k, count(*) FROM (
   SELECT 'r:s:' || reports.status AS k FROM reports
   UNION ALL SELECT 'r:sp:' || reports.status || ':' || reports.priority AS k FROM reports
-  UNION ALL SELECT 'r:st:' || reports.status || ':' || reports.report_type AS k FROM reports
-  UNION ALL SELECT 'r:p:' || reports.patient_id AS k FROM reports
+  UNION ALL SELECT CASE WHEN reports.second_of IS NULL THEN 'r:st:' || reports.status || ':' || reports.report_type END AS k FROM reports
+  UNION ALL SELECT CASE WHEN reports.second_of IS NULL THEN 'r:p:' || reports.patient_id END AS k FROM reports
+  UNION ALL SELECT CASE WHEN reports.second_of IS NOT NULL THEN 'r:ss:' || reports.status || ':' || reports.second_specialty END AS k FROM reports
   UNION ALL SELECT 'r:e:' || reports.expert_id AS k FROM reports
   UNION ALL SELECT 'r:f:' || reports.followup_expert_id AS k FROM reports
   UNION ALL SELECT 'a:all' AS k FROM audit_events

@@ -16,6 +16,7 @@ import {
   CODE_PURPOSES,
   NOTIFY_CHANNELS,
   REPORT_STATUSES,
+  AGREEMENTS,
   SESSION_KINDS,
   SMS_STATUSES,
   CONSENT_PURPOSES,
@@ -202,6 +203,20 @@ export const reports = pgTable(
     /** Who answers follow-up questions: the reviewer, or another expert an admin reassigned them to. */
     followupExpertId: text("followup_expert_id").references(() => users.id, { onDelete: "set null" }),
     /** When admins were told (in the hourly digest) that this report is overdue. */
+    /**
+     * A second opinion (decision 0038): the first report of the case it belongs to. Such a row shares
+     * the first report's stored file and patient, is routed by `second_specialty`, and is shown inside
+     * the first report's case, never as an entry of its own in the patient's list.
+     */
+    secondOf: text("second_of").references((): AnyPgColumn => reports.id, { onDelete: "cascade" }),
+    /** The specialty asked for; its experts review it. */
+    secondSpecialty: text("second_specialty"),
+    /** Why the second opinion was asked for (shown to the second expert). */
+    secondNote: text("second_note"),
+    secondRequestedBy: text("second_requested_by").references(() => users.id, { onDelete: "set null" }),
+    /** The second expert's view of the first opinion: agree, partly or disagree, and why. */
+    agreement: text("agreement", { enum: AGREEMENTS }),
+    agreementReason: text("agreement_reason"),
     overdueNotifiedAt: ms("overdue_notified_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -221,6 +236,13 @@ export const reports = pgTable(
     uniqueIndex("reports_letter_code_uq").on(t.letterCode),
     // An expert's live claims are counted against CLAIM_MAX (decision 0023).
     index("reports_claimed_by_idx").on(t.claimedBy, t.claimExpiresAt),
+    index("reports_second_of_idx").on(t.secondOf),
+    // The second-opinion queue of a specialty, in queue order (urgent first, then oldest).
+    index("reports_second_queue_idx").on(t.status, t.secondSpecialty, t.priority, t.createdAt, t.id),
+    // One open request per case and specialty: two simultaneous requests cannot both be filed.
+    uniqueIndex("reports_second_open_uq")
+      .on(t.secondOf, t.secondSpecialty)
+      .where(sql`${t.status} = 'Pending' and ${t.secondOf} is not null`),
   ],
 );
 

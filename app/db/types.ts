@@ -4,6 +4,9 @@ export const ACCOUNT_TYPES = ["Patient", "Expert", "Admin", "HealthWorker"] as c
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 export const REPORT_STATUSES = ["Pending", "Reviewed"] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
+/** The second expert's view of the first opinion (decision 0038). */
+export const AGREEMENTS = ["agree", "partly", "disagree"] as const;
+export type Agreement = (typeof AGREEMENTS)[number];
 export const SESSION_KINDS = ["web", "api"] as const;
 export const NOTIFY_CHANNELS = ["email", "sms", "both"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];

@@ -30,6 +30,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     code: params.code ?? "",
     result: null as null | string,
     valid: false,
+    /** A case with a second opinion (decision 0038): every signed opinion, who signed and when. */
+    opinions: [] as string[],
   };
   if (!params.code) return data(base, { headers });
   try {
@@ -42,6 +44,29 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!found) return data({ ...base, result: t("verify.invalid") }, { status: 404, headers });
   const e = found.expert;
   const date = found.reviewedAt ? formatDay(found.reviewedAt, locale) : "";
+  const specialty = (s: string) => t(SPECIALTY_KEYS[s as Specialty] ?? s);
+  base.opinions =
+    found.opinions.length > 1
+      ? found.opinions.map((o) =>
+          [
+            o.kind === "first"
+              ? t("panel.verifyFirst")
+              : t("panel.verifySecond", { specialty: specialty(o.specialty ?? "") }),
+            o.expert
+              ? [
+                  t("panel.doctor", { name: `${o.expert.firstName} ${o.expert.lastName}`.trim() }),
+                  `${t("opinion.regNo")} ${o.expert.registrationNumber || t("letter.notGiven")}`,
+                  o.expert.registrationCouncil,
+                ]
+                  .filter(Boolean)
+                  .join(", ")
+              : t("letter.expertGone", { product: site.productName }),
+            o.reviewedAt ? formatDay(o.reviewedAt, locale) : "",
+          ]
+            .filter(Boolean)
+            .join(" — "),
+        )
+      : [];
   if (!e) {
     const result = t("verify.validSignerGone", { code: found.code, date, product: site.productName });
     return data({ ...base, valid: true, result }, { headers });
@@ -55,9 +80,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
         date,
         name: `${e.firstName} ${e.lastName}`.trim(),
         reg: e.registrationNumber || t("letter.notGiven"),
-        council: [e.registrationCouncil, ...e.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s))]
-          .filter(Boolean)
-          .join(", "),
+        council: [e.registrationCouncil, ...e.specialties.map(specialty)].filter(Boolean).join(", "),
       }),
     },
     { headers },
@@ -73,7 +96,7 @@ export const meta: MetaFunction<typeof loader> = ({ data: d }) => [
 
 export default function Verify() {
   const { t } = useTranslation();
-  const { code, result, valid } = useLoaderData<typeof loader>();
+  const { code, result, valid, opinions } = useLoaderData<typeof loader>();
   return (
     <main id="main" className="mx-auto w-full max-w-2xl flex-1 px-4 py-10">
       <h1 className="text-3xl font-bold">{t("verify.title")}</h1>
@@ -88,6 +111,18 @@ export default function Verify() {
         >
           {result}
         </p>
+      )}
+      {opinions.length > 0 && (
+        <section className="card mt-4" aria-labelledby="verify-opinions" data-testid="verify-opinions">
+          <h2 id="verify-opinions" className="font-bold text-slate-900">
+            {t("panel.verifyOpinions")}
+          </h2>
+          <ul className="mt-2 list-disc space-y-1 pl-5 break-words text-slate-800">
+            {opinions.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </section>
       )}
       <Form method="get" action="/verify" className="card mt-6 flex flex-wrap items-end gap-3">
         <div className="min-w-0 flex-1">

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES, NOTIFY_CHANNELS, SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
+import { ACCOUNT_TYPES, AGREEMENTS, NOTIFY_CHANNELS, SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
 import { SPECIALTIES } from "~/domain/accounts/specialties";
 import { REPORT_TYPES } from "./reports";
 
@@ -98,7 +98,7 @@ export const studyObject = z.object({
   viewerUrl: z.string().nullable().describe("The study in the OHIF viewer, when OHIF_URL is set"),
 });
 
-export const reportObject = z.object({
+const reportCore = z.object({
   _id: z.string(),
   reportType: z.enum(REPORT_TYPES),
   description: z.string().nullable(),
@@ -147,6 +147,37 @@ export const reportObject = z.object({
   study: studyObject
     .optional()
     .describe("Medical images: given with the upload (and by GET /report/{reportId}/study)"),
+  // A second opinion from another specialty (decision 0038), added so old clients can ignore them.
+  secondOf: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "On a second opinion: the id of the case's first report (the patient's list shows only first reports)",
+    ),
+  secondSpecialty: z
+    .enum(SPECIALTIES)
+    .nullable()
+    .optional()
+    .describe("On a second opinion: the specialty asked"),
+  secondNote: z.string().nullable().optional().describe("On a second opinion: why it was asked for"),
+  agreement: z
+    .enum(AGREEMENTS)
+    .nullable()
+    .optional()
+    .describe("On a given second opinion: how it stands to the first (agree, partly, disagree)"),
+  agreementReason: z.string().nullable().optional().describe("On a given second opinion: why"),
+});
+
+export const reportObject = reportCore.extend({
+  secondOpinions: z
+    .array(reportCore)
+    .optional()
+    .describe("On a case's first report, for the patient and admins: the second opinions asked for it"),
+  firstOpinion: reportCore
+    .nullable()
+    .optional()
+    .describe("On a second opinion, for its expert: the first opinion (null until it is written)"),
 });
 
 export const turnaroundObject = z.object({

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { strictBoolean } from "./strict";
+import { AGREEMENTS } from "~/db/types";
+import { SPECIALTIES } from "~/domain/accounts/specialties";
 import { REPORT_TYPES, REPORT_TYPE_KEYS, type ReportType } from "./limits";
 
 export { REPORT_TYPES, REPORT_TYPE_KEYS };
@@ -138,6 +140,13 @@ export const reviewSchema = z.object({
   findings: optionalText(REVIEW_MAX, "reports.findingsTooLong"),
   recommendations: optionalText(REVIEW_MAX, "reports.recommendationsTooLong"),
   seeDoctorSoon: strictBoolean().optional(),
+  // A second opinion's view of the first (decision 0038): required for a second opinion and
+  // refused for a first one — the domain decides, as only it knows which the report is.
+  agreement: z.preprocess(
+    (v) => (v === "" || v === null ? undefined : v),
+    z.enum(AGREEMENTS, { errorMap: () => ({ message: "panel.agreementRequired" }) }).optional(),
+  ),
+  agreementReason: optionalText(REVIEW_MAX, "panel.reasonTooLong"),
 });
 export type ReviewInput = z.input<typeof reviewSchema>;
 
@@ -191,3 +200,27 @@ export const queueQuerySchema = z.object({
   sort: z.enum(["newest", "queue"]).optional(),
   match: z.enum(["all", "first", "only"]).optional(),
 });
+
+export const SECOND_NOTE_MAX = 2000;
+
+/** Asking for a second opinion (decision 0038): the specialty asked and a note for its expert. */
+export const secondOpinionSchema = z.object({
+  specialty: z
+    .string({ required_error: "panel.specialtyRequired", invalid_type_error: "panel.specialtyRequired" })
+    .trim()
+    .min(1, "panel.specialtyRequired")
+    .pipe(z.enum(SPECIALTIES, { errorMap: () => ({ message: "panel.specialtyRequired" }) })),
+  note: z
+    .string({ required_error: "panel.noteRequired", invalid_type_error: "panel.noteRequired" })
+    .trim()
+    .min(1, "panel.noteRequired")
+    .max(SECOND_NOTE_MAX, "panel.noteTooLong"),
+});
+export type SecondOpinionInput = z.input<typeof secondOpinionSchema>;
+
+/** i18n key of how a second opinion stands to the first ("partly agrees"), by agreement. */
+export const AGREEMENT_VERDICT_KEYS = {
+  agree: "panel.verdict.agree",
+  partly: "panel.verdict.partly",
+  disagree: "panel.verdict.disagree",
+} as const;

@@ -85,11 +85,14 @@ export function FollowUpThread({
   followUps,
   ask,
   answerable,
+  askWhom,
 }: {
   reportId: string;
   followUps: FollowUpData[];
   ask?: { left: number; until: string | null };
   answerable?: boolean;
+  /** A case with a second opinion: the experts the patient may address (the report each answers on). */
+  askWhom?: { reportId: string; label: string }[];
 }) {
   const { t } = useTranslation();
   const dates = useDateText();
@@ -155,7 +158,27 @@ export function FollowUpThread({
         (ask.left > 0 ? (
           <Form method="post" preventScrollReset className="space-y-2">
             <input type="hidden" name="intent" value="ask" />
-            <input type="hidden" name="reportId" value={reportId} />
+            {askWhom?.length ? (
+              <div>
+                <label htmlFor={`ask-whom-${reportId}`} className="field-label">
+                  {t("panel.followUpTo")}
+                </label>
+                <select
+                  id={`ask-whom-${reportId}`}
+                  name="reportId"
+                  className="field-input"
+                  data-testid="ask-whom"
+                >
+                  {askWhom.map((w) => (
+                    <option key={w.reportId} value={w.reportId}>
+                      {w.label}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ) : (
+              <input type="hidden" name="reportId" value={reportId} />
+            )}
             <label htmlFor={`ask-${reportId}`} className="field-label">
               {t("followups.askLabel")}
             </label>

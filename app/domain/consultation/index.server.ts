@@ -6,6 +6,7 @@
  *   with its access rule, overdue reports, the API shape `ApiReport`.
  * - followups: the patient's follow-up questions and the expert's answers.
  * - letters, letter-pdf: the signed opinion letter (data, verification code, PDF rendering).
+ * - second-opinions: asking another specialty for a second opinion on a case (decision 0038).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  */
 export * from "./reports.server";
@@ -14,3 +15,4 @@ export * from "./letters.server";
 export * from "./letter-pdf.server";
 export * from "./turnaround.server";
 export * from "./imaging.server";
+export * from "./second-opinions.server";

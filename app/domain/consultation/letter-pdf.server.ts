@@ -54,6 +54,21 @@ export type LetterData = {
   expert: { name: string; registrationNumber: string; registrationCouncil: string; specialties: string };
   verificationCode: string;
   text: LetterText;
+  /**
+   * A case's second opinions (decision 0038), each after the first opinion's signature: a heading
+   * naming the specialty, how it stands to the first opinion and why, its opinion and its signer.
+   * All already translated and formatted.
+   */
+  secondOpinions?: {
+    heading: string;
+    agreementLabel: string;
+    agreement: string;
+    summary: string;
+    findings: string | null;
+    recommendations: string | null;
+    expert: LetterData["expert"];
+    reviewedOn: string;
+  }[];
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -716,16 +731,16 @@ export async function renderLetterPdf(data: LetterData): Promise<Buffer> {
   }
 
   // Signature: who reviewed, registration, specialties, date; kept on one page, teal bar on the left.
-  {
+  const signature = (expert: LetterData["expert"], reviewedOn: string) => {
     L.gap(10);
     const x = 12;
-    const reg = [t.registrationLabel, data.expert.registrationNumber].filter(present).join(" ");
+    const reg = [t.registrationLabel, expert.registrationNumber].filter(present).join(" ");
     const rows = [
       ...L.rows(t.signedByLabel, S.label, x),
-      ...L.rows(data.expert.name, S.name, x),
-      ...L.rows([reg, data.expert.registrationCouncil].filter(present).join(" · "), S.body, x),
-      ...(present(data.expert.specialties) ? L.rows(data.expert.specialties, S.body, x) : []),
-      ...L.rows(`${t.reviewedLabel}: ${data.reviewedOn}`, S.body, x),
+      ...L.rows(expert.name, S.name, x),
+      ...L.rows([reg, expert.registrationCouncil].filter(present).join(" · "), S.body, x),
+      ...(present(expert.specialties) ? L.rows(expert.specialties, S.body, x) : []),
+      ...L.rows(`${t.reviewedLabel}: ${reviewedOn}`, S.body, x),
     ];
     L.block(rows, {
       pad: 4,
@@ -733,6 +748,20 @@ export async function renderLetterPdf(data: LetterData): Promise<Buffer> {
       box: (top, h) => doc.save().rect(MARGIN, top, 3, h).fill(TEAL).restore(),
     });
     L.y += 16;
+  };
+  signature(data.expert, data.reviewedOn);
+
+  // Each second opinion: a ruled-off part of its own, then its signer.
+  for (const second of data.secondOpinions ?? []) {
+    L.rule(TEAL);
+    L.y += 6;
+    L.block(L.rows(second.heading, S.heading), { together: true, keepWithNext: 40 });
+    L.y += 3;
+    section(second.agreementLabel, second.agreement);
+    section(t.summaryLabel, second.summary);
+    section(t.findingsLabel, second.findings);
+    section(t.recommendationsLabel, second.recommendations);
+    signature(second.expert, second.reviewedOn);
   }
 
   // Verification code and where to check it, framed in the accent colour.

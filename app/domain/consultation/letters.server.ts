@@ -1,6 +1,6 @@
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
-import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
+import { AGREEMENT_VERDICT_KEYS, REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
@@ -35,6 +35,7 @@ export type LetterSource = Pick<
   | "seeDoctorSoon"
   | "expert"
   | "followUps"
+  | "secondOpinions"
 >;
 
 /** The letter's file name: the same for every fetch of one report's letter. */
@@ -56,6 +57,43 @@ export async function renderOpinionLetter(
   const day = (iso: string | null) => (iso ? formatDay(iso, locale, DEFAULT_TIME_ZONE) : "");
   const expert = report.expert;
   const verifyUrl = letterVerifyUrl(letterCode);
+  const signer = (e: ApiReport["expert"]) =>
+    e
+      ? {
+          name: t("letter.doctorName", { name: `${e.firstName} ${e.lastName}`.trim() }),
+          registrationNumber: e.registrationNumber || t("letter.notGiven"),
+          registrationCouncil: e.registrationCouncil,
+          specialties: e.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s)).join(", "),
+        }
+      : {
+          name: t("letter.expertGone", { product: site.productName }),
+          registrationNumber: t("letter.notGiven"),
+          registrationCouncil: "",
+          specialties: "",
+        };
+  // The case's second opinions given (decision 0038), each with its signer and its view of the first.
+  const secondOpinions = (report.secondOpinions ?? [])
+    .filter((s) => s.status === "Reviewed")
+    .map((s) => {
+      const specialty = s.secondSpecialty ?? "";
+      return {
+        heading: t("panel.letterSecond", {
+          specialty: t(SPECIALTY_KEYS[specialty as Specialty] ?? specialty),
+        }),
+        agreementLabel: t("panel.letterAgreement"),
+        agreement: s.agreement
+          ? t("panel.verdictLine", {
+              verdict: t(AGREEMENT_VERDICT_KEYS[s.agreement]),
+              reason: s.agreementReason ?? "",
+            })
+          : "",
+        summary: s.review ?? "",
+        findings: s.findings,
+        recommendations: s.recommendations,
+        expert: signer(s.expert),
+        reviewedOn: day(s.reviewedAt),
+      };
+    });
   const pdf = await renderLetterPdf({
     locale,
     productName: site.productName,
@@ -73,19 +111,8 @@ export async function renderOpinionLetter(
       answeredOn: f.answeredAt ? day(f.answeredAt) : null,
     })),
     // The reviewing expert's account may have been deleted since: the opinion stands, the letter says so.
-    expert: expert
-      ? {
-          name: t("letter.doctorName", { name: `${expert.firstName} ${expert.lastName}`.trim() }),
-          registrationNumber: expert.registrationNumber || t("letter.notGiven"),
-          registrationCouncil: expert.registrationCouncil,
-          specialties: expert.specialties.map((s) => t(SPECIALTY_KEYS[s as Specialty] ?? s)).join(", "),
-        }
-      : {
-          name: t("letter.expertGone", { product: site.productName }),
-          registrationNumber: t("letter.notGiven"),
-          registrationCouncil: "",
-          specialties: "",
-        },
+    expert: signer(expert),
+    secondOpinions,
     verificationCode: letterCode,
     text: {
       title: t("letter.title"),

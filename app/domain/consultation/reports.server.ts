@@ -5,6 +5,7 @@ import {
   desc,
   eq,
   gt,
+  inArray,
   isNotNull,
   isNull,
   lt,
@@ -30,6 +31,7 @@ import {
   type DB,
 } from "~/db/client.server";
 import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
+import type { Agreement } from "~/db/types";
 import {
   REPORT_TYPES,
   reviewSchema,
@@ -57,7 +59,12 @@ import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
-import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
+import {
+  deleteReportFileIfUnused,
+  deleteStored,
+  openDecrypted,
+  type StoredFile,
+} from "../records/files.server";
 import {
   deleteObjects,
   draftObjects,
@@ -72,7 +79,7 @@ import { kickPacsSender } from "../records/dicom-pacs.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
-import { reportTypesFor } from "../accounts/specialties";
+import { reportTypesFor, SPECIALTIES } from "../accounts/specialties";
 import { hasConsentFor, patientAccess, requirePatientAccess, traceAccess } from "../care/patients.server";
 import { notifyOpinionReady } from "../care/notices.server";
 
@@ -136,6 +143,17 @@ export type ApiReport = {
   /** With followUps: how many more questions the patient may ask, and until when. */
   followUpsLeft?: number;
   followUpsUntil?: string | null;
+  // A second opinion (decision 0038): new fields only. On a second opinion, the case's first report,
+  // the specialty asked for and why; once given, the second expert's view of the first opinion.
+  secondOf: string | null;
+  secondSpecialty: string | null;
+  secondNote: string | null;
+  agreement: Agreement | null;
+  agreementReason: string | null;
+  /** On a case's first report, for those who see the case: the second opinions asked for it. */
+  secondOpinions?: ApiReport[];
+  /** On a second opinion, for its expert: the first opinion they are asked about (read-only). */
+  firstOpinion?: ApiReport | null;
 };
 
 export type PatientReport = ApiReport & {
@@ -165,7 +183,7 @@ export function dueAt(row: Pick<ReportRow, "createdAt" | "priority">): Date {
   return new Date(row.createdAt.getTime() + (row.priority === 0 ? c.reviewTargetUrgentMs : c.reviewTargetMs));
 }
 
-function liveClaim(row: ReportRow, now = Date.now()) {
+export function liveClaim(row: ReportRow, now = Date.now()) {
   return (
     row.status === "Pending" && !!row.claimedBy && !!row.claimExpiresAt && row.claimExpiresAt.getTime() > now
   );
@@ -241,6 +259,11 @@ export function toApiReport(
       row.status === "Reviewed" && row.letterCode
         ? { verifyCode: row.letterCode, verifyUrl: letterVerifyUrl(row.letterCode) }
         : null,
+    secondOf: row.secondOf ?? null,
+    secondSpecialty: row.secondSpecialty ?? null,
+    secondNote: opts.mask ? null : (row.secondNote ?? null),
+    agreement: row.agreement ?? null,
+    agreementReason: row.agreementReason ?? null,
   };
 }
 
@@ -318,7 +341,8 @@ type SortKind = keyof typeof SORTS;
 const LISTS = {
   // reports_patient_created_idx (patient_id, created_at, id)
   patient: {
-    where: () => eq(reports.patientId, sql.placeholder("key")),
+    // First opinions only: a second opinion is shown inside its case (decision 0038).
+    where: () => and(eq(reports.patientId, sql.placeholder("key")), isNull(reports.secondOf))!,
     orderBy: byCreated,
     sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
@@ -331,8 +355,14 @@ const LISTS = {
     total: () => COUNT_KEYS.reportsOfStatus("Pending"),
   },
   // reports_status_type_created_idx (status, report_type, created_at, id)
+  // First opinions only: second opinions are queued by the specialty asked for (secondQueue).
   pendingOfType: {
-    where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
+    where: () =>
+      and(
+        eq(reports.status, "Pending"),
+        eq(reports.reportType, sql.placeholder("key")),
+        isNull(reports.secondOf),
+      )!,
     orderBy: byCreated,
     sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
@@ -346,10 +376,22 @@ const LISTS = {
   },
   // reports_queue_type_idx (status, report_type, priority, created_at, id)
   queueOfType: {
-    where: () => and(eq(reports.status, "Pending"), eq(reports.reportType, sql.placeholder("key")))!,
+    where: () =>
+      and(
+        eq(reports.status, "Pending"),
+        eq(reports.reportType, sql.placeholder("key")),
+        isNull(reports.secondOf),
+      )!,
     orderBy: byQueue,
     sort: "queue" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfStatusType("Pending", key),
+  },
+  // reports_second_queue_idx (status, second_specialty, priority, created_at, id)
+  secondQueue: {
+    where: () => and(eq(reports.status, "Pending"), eq(reports.secondSpecialty, sql.placeholder("key")))!,
+    orderBy: byQueue,
+    sort: "queue" as SortKind,
+    total: (key: string) => COUNT_KEYS.secondOfStatusSpecialty("Pending", key),
   },
   // reports_expert_reviewed_idx (expert_id, reviewed_at, id); only reviewed reports have an expert.
   expert: {
@@ -448,7 +490,7 @@ function queueOfTypes(types: readonly string[]): Segment {
         : sql``;
       const parts = types.map(
         (t, i) =>
-          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t}${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
+          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t} and ${reports.secondOf} is null${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
       );
       const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${limit} offset ${offset}`;
       return selectReports()
@@ -466,9 +508,35 @@ function typesSegment(types: string[], inSet: boolean): Segment {
   const set = inSet
     ? REPORT_TYPES.filter((t) => types.includes(t))
     : REPORT_TYPES.filter((t) => !types.includes(t));
-  // Every type: the whole queue, walked in order on reports_queue_idx.
-  if (set.length === REPORT_TYPES.length) return preparedSegment("queue", null);
+  // Even for every type, one range per type: the whole queue would hold the second opinions too,
+  // which have segments of their own (secondsSegment).
   return queueOfTypes(set);
+}
+
+/**
+ * The pending second opinions asked of the given specialties (`inSet`), or of every other
+ * specialty: one ordered range of reports_second_queue_idx per specialty, merged in queue order.
+ */
+function secondsSegment(specialties: readonly string[], inSet: boolean): Segment {
+  const set = SPECIALTIES.filter((s) => specialties.includes(s) === inSet);
+  if (set.length === 1) return preparedSegment("secondQueue", set[0]);
+  return {
+    totals: set.map((s) => COUNT_KEYS.secondOfStatusSpecialty("Pending", s)),
+    sort: "queue",
+    rows: async (limit, offset, after) => {
+      if (!set.length) return [];
+      const from = after
+        ? sql` and (${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${after[0]}, ${timeParam(after[1] as number)}, ${after[2]})`
+        : sql``;
+      const ids = sql`select ${reports.id} from ${reports} where ${reports.status} = ${"Pending"} and ${reports.secondSpecialty} in (${sql.join(
+        set.map((x) => sql`${x}`),
+        sql`, `,
+      )})${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${limit} offset ${offset}`;
+      return selectReports()
+        .where(sql`${reports.id} in (${ids})`)
+        .orderBy(...byQueue);
+    },
+  };
 }
 
 /**
@@ -519,7 +587,7 @@ async function pageOfSegments(segments: Segment[], { page, pageSize, cursor }: P
  * The reviewer's specialties on the reports that have a reviewer. Name, registration and council
  * come from the report itself: copied when the letter was signed (decision 0023), never the current ones.
  */
-async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
+export async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
   const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
   if (!ids.length) return items;
   const details = await expertDetailsFor(ids);
@@ -547,18 +615,46 @@ async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
   return items;
 }
 
-function fromJoined(r: Joined, mask = false) {
+/**
+ * The second opinions of these case's first reports, oldest request first, with their reviewers'
+ * details and follow-ups — for viewers who see the whole case (the patient and those acting for
+ * them, admins, the letter).
+ */
+export async function withSecondOpinions<T extends ApiReport>(items: T[]): Promise<T[]> {
+  const roots = items.filter((r) => !r.secondOf);
+  if (!roots.length) return items;
+  // reports_second_of_idx; a case has a few, put in request order here rather than by a sort in SQL.
+  const ids = roots.map((r) => r._id);
+  const found = (await selectReports().where(inArray(reports.secondOf, ids))).sort(
+    (a, b) =>
+      a.report.createdAt.getTime() - b.report.createdAt.getTime() || (a.report.id < b.report.id ? -1 : 1),
+  );
+  const seconds = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  for (const r of roots) r.secondOpinions = seconds.filter((x) => x.secondOf === r._id);
+  return items;
+}
+
+export function fromJoined(r: Joined, mask = false) {
   return toApiReport(r.report, r.patient, r.expert, { mask, claimer: r.claimer });
 }
 
-async function findJoined(reportId: string): Promise<Joined | undefined> {
+export async function findJoined(reportId: string): Promise<Joined | undefined> {
   if (typeof reportId !== "string" || !reportId || reportId.length > 100) return undefined;
   return first(selectReports().where(eq(reports.id, reportId)));
 }
 
-async function findRow(reportId: string): Promise<ReportRow | undefined> {
+export async function findRow(reportId: string): Promise<ReportRow | undefined> {
   if (typeof reportId !== "string" || !reportId || reportId.length > 100) return undefined;
   return first(db().select().from(reports).where(eq(reports.id, reportId)));
+}
+
+/** Whether a report is for an expert of these specialties: a second opinion by the specialty asked for, else by its type. */
+export function matches(
+  report: Pick<ApiReport, "reportType" | "secondSpecialty">,
+  specialties: readonly string[],
+) {
+  if (report.secondSpecialty) return specialties.includes(report.secondSpecialty);
+  return reportTypesFor(specialties).includes(report.reportType as ReportType);
 }
 
 /** Experts whose account is not approved yet see patients masked. */
@@ -682,6 +778,12 @@ export async function createReport(
       signerRegistrationCouncil: null,
       followupExpertId: null,
       overdueNotifiedAt: null,
+      secondOf: null,
+      secondSpecialty: null,
+      secondNote: null,
+      secondRequestedBy: null,
+      agreement: null,
+      agreementReason: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -759,12 +861,18 @@ export async function listPatientReports(
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const items = await hidePhonesOfRefusers(
     actor,
-    await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r)))),
+    await withSecondOpinions(await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))))),
   );
-  const views = await fileViewsForReports(items.map((r) => r._id));
+  // A case's file is opened through its second opinions too (their experts): shown on the case.
+  const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
+  const views = await fileViewsForReports(items.flatMap(caseIds));
   const opens = await linkOpensForReports(items.map((r) => r._id));
+  const viewsOf = (r: ApiReport) =>
+    caseIds(r)
+      .flatMap((id) => views.get(id) ?? [])
+      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   return {
-    items: items.map((r) => ({ ...r, fileViews: views.get(r._id) ?? [], linkOpens: opens.get(r._id) ?? [] })),
+    items: items.map((r) => ({ ...r, fileViews: viewsOf(r), linkOpens: opens.get(r._id) ?? [] })),
     total,
     page: page.page,
     pageSize: page.pageSize,
@@ -795,17 +903,24 @@ export async function listPendingReports(
   }
   const o: PendingOptions = typeof opts === "string" || opts === null ? { reportType: opts } : opts;
   const queue = o.sort === "queue";
-  const mine =
-    actor.accountType === "Expert"
-      ? reportTypesFor(actor.specialties ?? (await specialtiesOf(actor.id)))
-      : [];
+  const mySpecialties =
+    actor.accountType === "Expert" ? (actor.specialties ?? (await specialtiesOf(actor.id))) : [];
+  const mine = reportTypesFor(mySpecialties);
   let segments: Segment[];
   if (o.reportType) {
     segments = [preparedSegment(queue ? "queueOfType" : "pendingOfType", o.reportType)];
     if (o.match === "only" && actor.accountType === "Expert" && !mine.includes(o.reportType)) segments = [];
   } else if (actor.accountType === "Expert" && (o.match === "first" || o.match === "only")) {
+    // Second opinions asked of the expert's specialties come first; those asked of others last.
     segments =
-      o.match === "only" ? [typesSegment(mine, true)] : [typesSegment(mine, true), typesSegment(mine, false)];
+      o.match === "only"
+        ? [secondsSegment(mySpecialties, true), typesSegment(mine, true)]
+        : [
+            secondsSegment(mySpecialties, true),
+            typesSegment(mine, true),
+            typesSegment(mine, false),
+            secondsSegment(mySpecialties, false),
+          ];
   } else {
     segments = [preparedSegment(queue ? "queue" : "pending", null)];
   }
@@ -815,8 +930,7 @@ export async function listPendingReports(
   const mask = masksFor(actor);
   const items = found.map((r) => {
     const item = fromJoined(r, mask);
-    if (actor.accountType === "Expert")
-      item.matchesSpecialties = mine.includes(item.reportType as ReportType);
+    if (actor.accountType === "Expert") item.matchesSpecialties = matches(item, mySpecialties);
     return item;
   });
   return {
@@ -930,6 +1044,28 @@ async function explainRefusal(reportId: string): Promise<never> {
 }
 
 /**
+ * A second opinion is for an expert of the specialty asked for, and never for the expert of the
+ * first opinion (its reviewer, or whoever holds its claim while it is being written) — a panel of
+ * one is no second opinion (decision 0038). Returns the row when it is a second opinion, else null.
+ */
+async function assertMayReviewSecond(actor: Actor, reportId: string): Promise<ReportRow | null> {
+  const row = await findRow(reportId);
+  if (!row?.secondOf) return null;
+  const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
+  if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
+    throw new DomainError("forbidden", "panel.notYourSpecialty");
+  }
+  const firstRow = await findRow(row.secondOf);
+  if (
+    firstRow &&
+    (firstRow.expertId === actor.id || (liveClaim(firstRow) && firstRow.claimedBy === actor.id))
+  ) {
+    throw new DomainError("forbidden", "panel.firstExpertCannot");
+  }
+  return row;
+}
+
+/**
  * An approved expert starts reviewing a pending report ("Start review"): one conditional update
  * decides, so of several experts claiming at once exactly one wins; the others get conflict
  * "reports.claimedByOther". Claiming one's own live claim again renews it, at most
@@ -956,6 +1092,7 @@ export async function claimReport(
   const c = config();
   const now = new Date();
   const id = String(reportId ?? "");
+  await assertMayReviewSecond(actor, id);
   const ownLive = and(eq(reports.claimedBy, actor.id), gt(reports.claimExpiresAt, now))!;
   const outcome = await transaction(function* (tx) {
     const still = yield* rows(
@@ -1117,6 +1254,18 @@ export async function addReview(
   }
   const now = new Date();
   const data = parsed.data;
+  const second = await assertMayReviewSecond(actor, reportId);
+  // A second opinion says how it stands to the first, and why; a first opinion has nothing to agree with.
+  const agreementErrors: Record<string, string[]> = {};
+  if (second) {
+    if (!data.agreement) agreementErrors.agreement = ["panel.agreementRequired"];
+    if (!data.agreementReason) agreementErrors.agreementReason = ["panel.reasonRequired"];
+  } else if (data.agreement || data.agreementReason) {
+    agreementErrors.agreement = ["panel.agreementOnlySecond"];
+  }
+  if (Object.keys(agreementErrors).length) {
+    throw new DomainError("invalid", "reports.reviewFailed", { fieldErrors: agreementErrors });
+  }
   let won: boolean | "unapproved" | "unregistered" = false;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -1154,6 +1303,8 @@ export async function addReview(
               findings: data.findings ?? null,
               recommendations: data.recommendations ?? null,
               seeDoctorSoon: !!data.seeDoctorSoon,
+              agreement: second ? data.agreement : null,
+              agreementReason: second ? data.agreementReason : null,
               expertId: actor.id,
               followupExpertId: actor.id,
               claimedBy: actor.id,
@@ -1173,7 +1324,13 @@ export async function addReview(
               "report.review",
               "report",
               reportId,
-              { seeDoctorSoon: !!data.seeDoctorSoon },
+              second
+                ? {
+                    seeDoctorSoon: !!data.seeDoctorSoon,
+                    secondOf: second.secondOf,
+                    agreement: data.agreement,
+                  }
+                : { seeDoctorSoon: !!data.seeDoctorSoon },
               opts.ip,
             ),
           );
@@ -1225,8 +1382,9 @@ export async function deleteReport(
     return gone.length === 1;
   });
   if (!deleted) throw new DomainError("not_found", "reports.notFound");
-  // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
-  await deleteStored(row.fileKey).catch((err) =>
+  // Its second opinions went with it (the foreign key cascades); a second opinion deleted alone
+  // leaves the file to its case. A failure here leaves an unreferenced file that sweepLeftovers() removes later.
+  await deleteReportFileIfUnused(row.fileKey).catch((err) =>
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
   await deleteObjects(studyKeys.filter((k) => k !== row.fileKey));
@@ -1335,12 +1493,24 @@ export async function reviewScreenReport(
     report.recommendations = null;
     report.letter = null;
   }
-  const mine = reportTypesFor(actor.specialties ?? (await specialtiesOf(actor.id)));
-  report.matchesSpecialties = mine.includes(report.reportType as ReportType);
-  return {
-    report: (await hidePhonesOfRefusers(actor, [report]))[0],
-    fileAllowed: !(await fileAccessRefusal(actor, joined.report)),
-  };
+  report.matchesSpecialties = matches(report, actor.specialties ?? (await specialtiesOf(actor.id)));
+  const fileAllowed = !(await fileAccessRefusal(actor, joined.report));
+  // A second opinion's expert reads the first opinion under the rule that lets them open the file
+  // (the same medical content of the same case), and the reading is recorded like a file opening.
+  if (joined.report.secondOf && fileAllowed) {
+    const firstJoined = await findJoined(joined.report.secondOf);
+    if (firstJoined?.report.status === "Reviewed") {
+      [report.firstOpinion] = await withReviewerDetails([fromJoined(firstJoined)]);
+      await audit(actor, "report.first_opinion_open", "report", firstJoined.report.id, {
+        secondOf: joined.report.id,
+      });
+    } else report.firstOpinion = null;
+  }
+  // The expert of the first opinion sees what they asked of other specialties.
+  const firstExpert =
+    joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);
+  if (!joined.report.secondOf && firstExpert) await withSecondOpinions([report]);
+  return { report: (await hidePhonesOfRefusers(actor, [report]))[0], fileAllowed };
 }
 
 /**
@@ -1361,7 +1531,14 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
     (actor.accountType === "Expert" && actor.approved && r.expertId === actor.id);
   if (!allowed) throw new DomainError("forbidden", "letters.notAllowed");
   if (r.status !== "Reviewed" || !r.letterCode) throw new DomainError("not_found", "letters.notReviewedYet");
-  const [report] = await withFollowUps(await withReviewerDetails([fromJoined(joined)]));
+  // The letter is the case's (decision 0038): its first opinion and every second opinion given,
+  // whichever of them was asked for; it keeps the code of the row asked for.
+  const root = r.secondOf ? await findJoined(r.secondOf) : joined;
+  const main = root && root.report.status === "Reviewed" ? root : joined;
+  const [report] = await withSecondOpinions(
+    await withFollowUps(await withReviewerDetails([fromJoined(main)])),
+  );
+  report.secondOpinions = (report.secondOpinions ?? []).filter((x) => x.status === "Reviewed");
   // The letter is in the patient's language: their profile's (their own account's for their own).
   const patientLocale = await first(
     db().select({ locale: patients.locale }).from(patients).where(eq(patients.id, r.patientId)),
@@ -1381,34 +1558,55 @@ export async function verifyLetter(code: string) {
     .replace(/[^0-9A-Z]/g, "");
   if (normal.length !== 12) return null;
   const pretty = `${normal.slice(0, 4)}-${normal.slice(4, 8)}-${normal.slice(8, 12)}`;
+  const columns = {
+    id: reports.id,
+    secondOf: reports.secondOf,
+    secondSpecialty: reports.secondSpecialty,
+    reviewedAt: reports.reviewedAt,
+    expertId: reports.expertId,
+    first: reports.signerFirstName,
+    last: reports.signerLastName,
+    registrationNumber: reports.signerRegistrationNumber,
+    registrationCouncil: reports.signerRegistrationCouncil,
+  };
   const found = await first(
     db()
-      .select({
-        reviewedAt: reports.reviewedAt,
-        expertId: reports.expertId,
-        first: reports.signerFirstName,
-        last: reports.signerLastName,
-        registrationNumber: reports.signerRegistrationNumber,
-        registrationCouncil: reports.signerRegistrationCouncil,
-      })
+      .select(columns)
       .from(reports)
       .where(and(eq(reports.letterCode, pretty), eq(reports.status, "Reviewed"))),
   );
   if (!found) return null;
-  const details = found.expertId ? (await expertDetailsFor([found.expertId])).get(found.expertId) : undefined;
+  // Every signed opinion of the case (decision 0038): the first, then the second opinions given.
+  const root = found.secondOf ?? found.id;
+  const signed = await db()
+    .select(columns)
+    .from(reports)
+    .where(and(or(eq(reports.id, root), eq(reports.secondOf, root)), eq(reports.status, "Reviewed")))
+    .orderBy(asc(reports.reviewedAt), asc(reports.id));
+  const ids = [...new Set(signed.map((r) => r.expertId).filter((x): x is string => !!x))];
+  const details = ids.length ? await expertDetailsFor(ids) : new Map();
+  // Null once the signing expert's account is deleted: the letter stays genuine, the signer unnamed.
+  const signer = (r: typeof found) =>
+    r.expertId
+      ? {
+          firstName: r.first ?? "",
+          lastName: r.last ?? "",
+          registrationNumber: r.registrationNumber ?? "",
+          registrationCouncil: r.registrationCouncil ?? "",
+          specialties: (details.get(r.expertId)?.specialties ?? []) as string[],
+        }
+      : null;
   return {
     code: pretty,
     reviewedAt: found.reviewedAt?.toISOString() ?? null,
-    // Null once the signing expert's account is deleted: the letter stays genuine, the signer unnamed.
-    expert: found.expertId
-      ? {
-          firstName: found.first ?? "",
-          lastName: found.last ?? "",
-          registrationNumber: found.registrationNumber ?? "",
-          registrationCouncil: found.registrationCouncil ?? "",
-          specialties: details?.specialties ?? [],
-        }
-      : null,
+    expert: signer(found),
+    /** The case's signed opinions: who signed each and when — never what they said. */
+    opinions: signed.map((r) => ({
+      kind: r.secondOf ? ("second" as const) : ("first" as const),
+      specialty: r.secondSpecialty,
+      reviewedAt: r.reviewedAt?.toISOString() ?? null,
+      expert: signer(r),
+    })),
   };
 }
 

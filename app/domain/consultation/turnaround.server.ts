@@ -1,4 +1,4 @@
-import { and, count, eq, gt, gte, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import { db, first, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
@@ -82,10 +82,16 @@ async function figuresOf(where: SQL | undefined, now: number) {
   ]);
   // reports_status_reviewed_idx (status, reviewed_at, id): the last 30 days of opinions.
   const done = await db()
-    .select({ createdAt: reports.createdAt, reviewedAt: reports.reviewedAt, expertId: reports.expertId })
+    .select({
+      id: reports.id,
+      secondOf: reports.secondOf,
+      createdAt: reports.createdAt,
+      reviewedAt: reports.reviewedAt,
+      expertId: reports.expertId,
+    })
     .from(reports)
     .where(scoped(and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!));
-  const durations = done.map((r) => r.reviewedAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
+  const durations = (await caseDurations(done)).sort((a, b) => a - b);
   const inReviewN = inReview?.n ?? 0;
   const figures: TurnaroundFigures = {
     pending: (pendingAll?.n ?? 0) - inReviewN,
@@ -97,6 +103,48 @@ async function figuresOf(where: SQL | undefined, now: number) {
     p90Ms: percentile(durations, 90),
   };
   return { figures, done, since };
+}
+
+/**
+ * The time a patient waited for each case (decision 0038): from the upload to its last opinion, so
+ * a case with a second opinion counts once, until the second opinion is given; a case whose second
+ * opinion is still awaited is not done yet and is left out. `done` are the opinions given in the
+ * window; each case is counted at its last one.
+ */
+async function caseDurations(
+  done: { id: string; secondOf: string | null; createdAt: Date; reviewedAt: Date | null }[],
+): Promise<number[]> {
+  const withSeconds = new Set(done.filter((r) => r.secondOf).map((r) => r.secondOf!));
+  const started = new Map<string, Date>(done.filter((r) => !r.secondOf).map((r) => [r.id, r.createdAt]));
+  const lookUp = [...withSeconds].filter((id) => !started.has(id));
+  // reports_second_of_idx and the primary key: only cases that had a second opinion are looked up.
+  const [roots, awaited] = await Promise.all([
+    lookUp.length
+      ? db()
+          .select({ id: reports.id, createdAt: reports.createdAt })
+          .from(reports)
+          .where(inArray(reports.id, lookUp))
+      : [],
+    // The second opinions still awaited, by reports_second_of_idx (second opinions only).
+    db()
+      .select({ secondOf: reports.secondOf })
+      .from(reports)
+      .where(and(isNotNull(reports.secondOf), eq(reports.status, "Pending"))!),
+  ]);
+  for (const r of roots) started.set(r.id, r.createdAt);
+  const open = new Set(awaited.map((r) => r.secondOf));
+  const last = new Map<string, number>();
+  for (const r of done) {
+    const root = r.secondOf ?? r.id;
+    last.set(root, Math.max(last.get(root) ?? 0, r.reviewedAt!.getTime()));
+  }
+  const out: number[] = [];
+  for (const [root, at] of last) {
+    const start = started.get(root);
+    if (!start || open.has(root)) continue;
+    out.push(at - start.getTime());
+  }
+  return out;
 }
 
 /** The figures of the reports `where` selects (for a centre: its patients' reports). No permission check: callers check. */

@@ -23,6 +23,8 @@ export type AuditAction =
   | "report.claim"
   | "report.release"
   | "report.letter_open"
+  | "report.first_opinion_open"
+  | "report.second_opinion_request"
   | "report.overdue_notice"
   | "expert.approve"
   | "expert.reject"

@@ -11,8 +11,12 @@ import { listCounts } from "~/db/schema";
 export const COUNT_KEYS = {
   reportsOfStatus: (status: string) => `r:s:${status}`,
   reportsOfStatusPriority: (status: string, priority: number) => `r:sp:${status}:${priority}`,
+  /** First opinions only (a second opinion is counted by its specialty, below; decision 0038). */
   reportsOfStatusType: (status: string, type: string) => `r:st:${status}:${type}`,
+  /** The patient's list: first opinions only (second opinions are shown inside their case). */
   reportsOfPatient: (patientId: string) => `r:p:${patientId}`,
+  /** Second opinions by status and requested specialty. */
+  secondOfStatusSpecialty: (status: string, specialty: string) => `r:ss:${status}:${specialty}`,
   reportsOfExpert: (expertId: string) => `r:e:${expertId}`,
   followupsOfExpert: (expertId: string) => `r:f:${expertId}`,
   auditAll: "a:all",

@@ -379,6 +379,17 @@ export async function deleteStored(key: string): Promise<void> {
   await blobStore().delete(key);
 }
 
+/**
+ * Removes a report's stored file unless another report still refers to it: a second opinion
+ * shares its case's file (decision 0038), so deleting one row of the case keeps the file for the
+ * others. Call it after the row is gone.
+ */
+export async function deleteReportFileIfUnused(key: string): Promise<void> {
+  if (!isValidKey(key)) return;
+  if ((await referencedKeys([key])).has(key)) return;
+  await blobStore().delete(key);
+}
+
 /** Whether the stored file exists (used by tests and checks). */
 export async function storedExists(key: string): Promise<boolean> {
   if (!isValidKey(key)) return false;

@@ -18,7 +18,7 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import { deleteSegments, deleteStored } from "../records/files.server";
+import { deleteReportFileIfUnused, deleteSegments } from "../records/files.server";
 import type { Actor } from "../accounts/sessions.server";
 import { requirePatientAccess } from "../care/patients.server";
 
@@ -327,7 +327,7 @@ export async function changeConsent(
   // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
   await Promise.all([
     ...(removed?.gone ?? []).map((r) =>
-      deleteStored(r.fileKey).catch((err) =>
+      deleteReportFileIfUnused(r.fileKey).catch((err) =>
         log("error", "could not delete withdrawn report file", { reportId: r.id, error: String(err) }),
       ),
     ),

@@ -5,6 +5,7 @@ import family_bn from "./sections/family.bn";
 import control_bn from "./sections/control.bn";
 import service_bn from "./sections/service.bn";
 import imaging_bn from "./sections/imaging.bn";
+import panel_bn from "./sections/panel.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1420,6 +1421,7 @@ const bn: Catalogue = {
   control: control_bn,
   service: service_bn,
   imaging: imaging_bn,
+  panel: panel_bn,
 };
 
 export default bn;

@@ -5,6 +5,7 @@ import family_en from "./sections/family.en";
 import control_en from "./sections/control.en";
 import service_en from "./sections/service.en";
 import imaging_en from "./sections/imaging.en";
+import panel_en from "./sections/panel.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1408,6 +1409,7 @@ const en = {
   control: control_en,
   service: service_en,
   imaging: imaging_en,
+  panel: panel_en,
 } as const;
 
 export default en;

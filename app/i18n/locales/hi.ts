@@ -5,6 +5,7 @@ import family_hi from "./sections/family.hi";
 import control_hi from "./sections/control.hi";
 import service_hi from "./sections/service.hi";
 import imaging_hi from "./sections/imaging.hi";
+import panel_hi from "./sections/panel.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1412,6 +1413,7 @@ const hi: Catalogue = {
   control: control_hi,
   service: service_hi,
   imaging: imaging_hi,
+  panel: panel_hi,
 };
 
 export default hi;

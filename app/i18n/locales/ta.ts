@@ -5,6 +5,7 @@ import family_ta from "./sections/family.ta";
 import control_ta from "./sections/control.ta";
 import service_ta from "./sections/service.ta";
 import imaging_ta from "./sections/imaging.ta";
+import panel_ta from "./sections/panel.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1460,6 +1461,7 @@ const ta: Catalogue = {
   control: control_ta,
   service: service_ta,
   imaging: imaging_ta,
+  panel: panel_ta,
 };
 
 export default ta;

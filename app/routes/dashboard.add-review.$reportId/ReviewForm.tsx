@@ -5,10 +5,11 @@ import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
+import { AgreementFields } from "./AgreementFields";
 import type { action } from "./route";
 
-/** The structured review (reviewAction): summary, findings, recommendations, "see a doctor soon". */
-export function ReviewForm({ busyIntent }: { busyIntent: string | null }) {
+/** The structured review (reviewAction): summary, findings, recommendations, "see a doctor soon"; a second opinion adds its agreement. */
+export function ReviewForm({ busyIntent, second = false }: { busyIntent: string | null; second?: boolean }) {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useForm({
@@ -55,6 +56,7 @@ export function ReviewForm({ busyIntent }: { busyIntent: string | null }) {
           placeholder={t("reports.recommendationsHint")}
         />
       </div>
+      {second && <AgreementFields agreement={fields.agreement} reason={fields.agreementReason} />}
       <label className="flex cursor-pointer items-start gap-3 rounded-lg border border-red-200 bg-red-50 p-3">
         <input
           type="checkbox"

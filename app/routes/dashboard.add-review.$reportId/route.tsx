@@ -19,6 +19,8 @@ import { ReportFacts } from "./ReportFacts";
 import { ReportViewer } from "./ReportViewer";
 import { StudyPanel } from "./StudyPanel";
 import { reviewAction } from "./review.server";
+import { askSecondAction, panelOf } from "./panel.server";
+import { SecondOpinionPanel } from "./SecondOpinionPanel";
 import { ReviewForm } from "./ReviewForm";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -28,11 +30,12 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (actor.accountType !== "Expert") {
     // Patients and admins: the dashboard says why (the spec's message), not the not-found page.
     return data(
-      { title, notAllowed: t("reports.onlyExperts"), approved: false as const, report: null },
+      { title, notAllowed: t("reports.onlyExperts"), approved: false as const, report: null, panel: null },
       { status: 403 },
     );
   }
-  if (!actor.approved) return { title, notAllowed: null, approved: false as const, report: null };
+  if (!actor.approved)
+    return { title, notAllowed: null, approved: false as const, report: null, panel: null };
   let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
   let fileAllowed: boolean;
   try {
@@ -50,6 +53,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     title,
     notAllowed: null,
     approved: true as const,
+    panel: panelOf(actor, report),
     report: {
       _id: report._id,
       reportType: report.reportType,
@@ -89,6 +93,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   const intent = form.get("intent");
   if (intent === "claim" || intent === "release") return claimAction(intent, screen);
+  if (intent === "second-opinion") return askSecondAction(form, screen);
   return reviewAction(form, screen);
 }
 
@@ -96,7 +101,7 @@ export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof lo
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report, notAllowed } = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed, panel } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busyIntent =
     navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
@@ -144,6 +149,7 @@ export default function AddReview() {
         )}
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
+          {panel && <SecondOpinionPanel panel={panel} />}
 
           {report.status === "Reviewed" ? (
             <p
@@ -157,7 +163,7 @@ export default function AddReview() {
           ) : (
             <>
               <ReleaseBar report={report} busy={!!busyIntent} />
-              <ReviewForm busyIntent={busyIntent} />
+              <ReviewForm busyIntent={busyIntent} second={!!panel?.second} />
             </>
           )}
           <p>{back}</p>

@@ -9,6 +9,7 @@ import { DocumentIcon } from "~/components/ui/Icon";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
 import { StudyLink } from "./StudyLink";
+import { AskSecondOpinion, FirstOpinionHeading, SecondOpinions, useAskWhom } from "./SecondOpinions";
 
 /**
  * One report: the file, its status, the opinion with its follow-up questions (askAction), who
@@ -20,6 +21,7 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
   const dates = useDateText();
   const title = typeLabel(report.reportType);
   const reviewed = report.status === "Reviewed";
+  const askWhom = useAskWhom(report);
   return (
     <li id={`report-${report._id}`} className="card flex scroll-mt-4 flex-col" data-testid="report-card">
       <h2 className="text-lg font-bold text-slate-900">{title}</h2>
@@ -65,7 +67,7 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
 
       {reviewed && (
         <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">
-          <h3 className="font-bold text-green-900">{t("reports.expertReview")}</h3>
+          <FirstOpinionHeading report={report} />
           <Opinion opinion={report} headingLevel={4} />
           {report.opinionUrl && (
             <a href={report.opinionUrl} className="btn-secondary" download data-testid="download-opinion">
@@ -74,16 +76,19 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
           )}
         </div>
       )}
+      <SecondOpinions report={report} />
       {reviewed && (
         <div className="mt-3">
           <FollowUpThread
             reportId={report._id}
             followUps={report.followUps}
             ask={own ? { left: report.followUpsLeft, until: report.followUpsUntil } : undefined}
+            askWhom={askWhom}
           />
         </div>
       )}
 
+      {report.mayAskSecond && <AskSecondOpinion reportId={report._id} />}
       <FileViews views={report.fileViews} opens={report.linkOpens} />
 
       <div className="mt-auto flex flex-wrap items-start gap-3 pt-4">

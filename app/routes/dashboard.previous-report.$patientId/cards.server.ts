@@ -1,7 +1,8 @@
 import type { PatientReport } from "~/domain/consultation/index.server";
+import { secondOpinionCards } from "./second-opinions";
 
 /** One report as its card shows it (the patient's list, or an admin looking at a patient's). */
-export function cardOf(r: PatientReport) {
+export function cardOf(r: PatientReport, opts: { mayAskSecond?: boolean } = {}) {
   return {
     _id: r._id,
     reportType: r.reportType,
@@ -26,6 +27,9 @@ export function cardOf(r: PatientReport) {
     followUps: r.followUps ?? [],
     followUpsLeft: r.followUpsLeft ?? 0,
     followUpsUntil: r.followUpsUntil ?? null,
+    secondOpinions: secondOpinionCards(r),
+    /** An admin may ask another specialty for a second opinion (decision 0038). */
+    mayAskSecond: !!opts.mayAskSecond,
   };
 }
 

@@ -20,6 +20,7 @@ import { clientOf } from "~/utils/request.server";
 import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
 import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
+import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
 import { ReportList } from "./ReportList";
 
@@ -67,7 +68,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     managed: actor.accountType === "Patient" && actor.id !== patientId,
     whose,
     canUpload: actor.accountType === "Patient",
-    items: result.items.map(cardOf),
+    items: result.items.map((r) => cardOf(r, { mayAskSecond: actor.accountType === "Admin" })),
     pagination: info,
   };
 }
@@ -86,6 +87,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   const screen = { actor, t, back, ip: clientOf(context).ip };
   if (form.get("intent") === "ask") return askAction(form, screen);
+  if (form.get("intent") === "second-opinion") return askSecondAction(form, screen);
   return deleteAction(form, screen);
 }
 

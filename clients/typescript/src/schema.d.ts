@@ -589,10 +589,30 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
+     * Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
      * @description Who: approved Expert.
      */
     post: operations["reportAddReview"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/report/second-opinion/{reportId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask for a second opinion from another specialty, with a note for its expert: a new report of the case (`secondOf`), routed to that specialty's experts like a new report (urgency copied). 400 for the same specialty as the first opinion's or one without an approved expert; 409 while a request to that specialty is open. Its expert sees the first opinion (`firstOpinion`) and must give `agreement` and `agreementReason` with the review
+     * @description Who: the Expert reviewing or who reviewed the report, Admin.
+     */
+    post: operations["reportRequestSecondOpinion"];
     delete?: never;
     options?: never;
     head?: never;
@@ -4799,6 +4819,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -5077,6 +5440,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -5644,6 +6350,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -5989,6 +7038,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
             pagination: {
               page: number;
@@ -6249,6 +7641,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
             pagination: {
               page: number;
@@ -6510,6 +8245,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
             pagination: {
               page: number;
@@ -6751,6 +8829,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -7000,6 +9421,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -7118,6 +9882,9 @@ export interface operations {
           findings?: string | null;
           recommendations?: string | null;
           seeDoctorSoon?: boolean;
+          /** @enum {string|null} */
+          agreement?: "agree" | "partly" | "disagree" | null;
+          agreementReason?: string | null;
         };
       };
     };
@@ -7258,6 +10025,964 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportRequestSecondOpinion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          specialty: string;
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @enum {string} */
+              reportType:
+                | "Blood Test"
+                | "X-Ray"
+                | "MRI"
+                | "CT Scan"
+                | "Urine Test"
+                | "ECG"
+                | "Ultrasound"
+                | "Biopsy"
+                | "Allergy Test"
+                | "Eye Exam"
+                | "Hearing Test"
+                | "Dental Checkup"
+                | "COVID-19 Test";
+              description: string | null;
+              phoneNumber: string;
+              /** @enum {string} */
+              status: "Pending" | "Reviewed";
+              review: string | null;
+              reportUrl: string;
+              /** @enum {string} */
+              resourceType: "raw" | "image";
+              fileName: string;
+              mimeType: string;
+              size: number;
+              patient: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+                email: string;
+              };
+              expert: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+                registrationNumber: string;
+                registrationCouncil: string;
+                specialties: string[];
+              } | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** Format: date-time */
+              reviewedAt: string | null;
+              urgent: boolean;
+              urgentReason: string | null;
+              claimedBy: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+              } | null;
+              /** Format: date-time */
+              claimedAt: string | null;
+              findings: string | null;
+              recommendations: string | null;
+              seeDoctorSoon: boolean;
+              /** Format: date-time */
+              dueAt: string;
+              overdue: boolean;
+              opinionUrl: string | null;
+              /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+              letter: {
+                verifyCode: string;
+                verifyUrl: string;
+              } | null;
+              matchesSpecialties?: boolean;
+              followUps?: {
+                _id: string;
+                question: string;
+                /** Format: date-time */
+                askedAt: string;
+                answer: string | null;
+                /** Format: date-time */
+                answeredAt: string | null;
+                answeredBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+              }[];
+              followUpsLeft?: number;
+              /** Format: date-time */
+              followUpsUntil?: string | null;
+              /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+              study?: {
+                studyUid: string;
+                modality: string | null;
+                bodyPart: string | null;
+                /** @description YYYY-MM-DD, when the file gives a valid date */
+                studyDate: string | null;
+                description: string | null;
+                /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                personalFields: string[];
+                series: {
+                  seriesUid: string;
+                  seriesNumber: number | null;
+                  description: string | null;
+                  modality: string | null;
+                  frames: number;
+                  instances: {
+                    /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                    id: string;
+                    instanceNumber: number | null;
+                    sopInstanceUid: string;
+                    rows: number;
+                    columns: number;
+                    frames: number;
+                    transferSyntax: string;
+                  }[];
+                }[];
+                instanceCount: number;
+                pacs: {
+                  /** @enum {string} */
+                  status: "none" | "queued" | "sending" | "sent" | "failed";
+                  attempts: number;
+                  /** Format: date-time */
+                  sentAt: string | null;
+                  error: string | null;
+                };
+                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                viewerUrl: string | null;
+              };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             };
           };
         };
@@ -7986,6 +11711,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
             pagination: {
               page: number;
@@ -8921,6 +12989,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
             pagination: {
               page: number;
@@ -10341,6 +14752,349 @@ export interface operations {
                   /** @description The study in the OHIF viewer, when OHIF_URL is set */
                   viewerUrl: string | null;
                 };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+                /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+                secondOpinions?: {
+                  _id: string;
+                  /** @enum {string} */
+                  reportType:
+                    | "Blood Test"
+                    | "X-Ray"
+                    | "MRI"
+                    | "CT Scan"
+                    | "Urine Test"
+                    | "ECG"
+                    | "Ultrasound"
+                    | "Biopsy"
+                    | "Allergy Test"
+                    | "Eye Exam"
+                    | "Hearing Test"
+                    | "Dental Checkup"
+                    | "COVID-19 Test";
+                  description: string | null;
+                  phoneNumber: string;
+                  /** @enum {string} */
+                  status: "Pending" | "Reviewed";
+                  review: string | null;
+                  reportUrl: string;
+                  /** @enum {string} */
+                  resourceType: "raw" | "image";
+                  fileName: string;
+                  mimeType: string;
+                  size: number;
+                  patient: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                    email: string;
+                  };
+                  expert: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                    registrationNumber: string;
+                    registrationCouncil: string;
+                    specialties: string[];
+                  } | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** Format: date-time */
+                  updatedAt: string;
+                  /** Format: date-time */
+                  reviewedAt: string | null;
+                  urgent: boolean;
+                  urgentReason: string | null;
+                  claimedBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                  /** Format: date-time */
+                  claimedAt: string | null;
+                  findings: string | null;
+                  recommendations: string | null;
+                  seeDoctorSoon: boolean;
+                  /** Format: date-time */
+                  dueAt: string;
+                  overdue: boolean;
+                  opinionUrl: string | null;
+                  /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                  letter: {
+                    verifyCode: string;
+                    verifyUrl: string;
+                  } | null;
+                  matchesSpecialties?: boolean;
+                  followUps?: {
+                    _id: string;
+                    question: string;
+                    /** Format: date-time */
+                    askedAt: string;
+                    answer: string | null;
+                    /** Format: date-time */
+                    answeredAt: string | null;
+                    answeredBy: {
+                      _id: string;
+                      firstName: string;
+                      lastName: string;
+                    } | null;
+                  }[];
+                  followUpsLeft?: number;
+                  /** Format: date-time */
+                  followUpsUntil?: string | null;
+                  /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                  study?: {
+                    studyUid: string;
+                    modality: string | null;
+                    bodyPart: string | null;
+                    /** @description YYYY-MM-DD, when the file gives a valid date */
+                    studyDate: string | null;
+                    description: string | null;
+                    /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                    personalFields: string[];
+                    series: {
+                      seriesUid: string;
+                      seriesNumber: number | null;
+                      description: string | null;
+                      modality: string | null;
+                      frames: number;
+                      instances: {
+                        /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                        id: string;
+                        instanceNumber: number | null;
+                        sopInstanceUid: string;
+                        rows: number;
+                        columns: number;
+                        frames: number;
+                        transferSyntax: string;
+                      }[];
+                    }[];
+                    instanceCount: number;
+                    pacs: {
+                      /** @enum {string} */
+                      status: "none" | "queued" | "sending" | "sent" | "failed";
+                      attempts: number;
+                      /** Format: date-time */
+                      sentAt: string | null;
+                      error: string | null;
+                    };
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    viewerUrl: string | null;
+                  };
+                  /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                  secondOf?: string | null;
+                  /**
+                   * @description On a second opinion: the specialty asked
+                   * @enum {string|null}
+                   */
+                  secondSpecialty?:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description On a second opinion: why it was asked for */
+                  secondNote?: string | null;
+                  /**
+                   * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                   * @enum {string|null}
+                   */
+                  agreement?: "agree" | "partly" | "disagree" | null;
+                  /** @description On a given second opinion: why */
+                  agreementReason?: string | null;
+                }[];
+                /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+                firstOpinion?: {
+                  _id: string;
+                  /** @enum {string} */
+                  reportType:
+                    | "Blood Test"
+                    | "X-Ray"
+                    | "MRI"
+                    | "CT Scan"
+                    | "Urine Test"
+                    | "ECG"
+                    | "Ultrasound"
+                    | "Biopsy"
+                    | "Allergy Test"
+                    | "Eye Exam"
+                    | "Hearing Test"
+                    | "Dental Checkup"
+                    | "COVID-19 Test";
+                  description: string | null;
+                  phoneNumber: string;
+                  /** @enum {string} */
+                  status: "Pending" | "Reviewed";
+                  review: string | null;
+                  reportUrl: string;
+                  /** @enum {string} */
+                  resourceType: "raw" | "image";
+                  fileName: string;
+                  mimeType: string;
+                  size: number;
+                  patient: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                    email: string;
+                  };
+                  expert: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                    registrationNumber: string;
+                    registrationCouncil: string;
+                    specialties: string[];
+                  } | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** Format: date-time */
+                  updatedAt: string;
+                  /** Format: date-time */
+                  reviewedAt: string | null;
+                  urgent: boolean;
+                  urgentReason: string | null;
+                  claimedBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                  /** Format: date-time */
+                  claimedAt: string | null;
+                  findings: string | null;
+                  recommendations: string | null;
+                  seeDoctorSoon: boolean;
+                  /** Format: date-time */
+                  dueAt: string;
+                  overdue: boolean;
+                  opinionUrl: string | null;
+                  /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                  letter: {
+                    verifyCode: string;
+                    verifyUrl: string;
+                  } | null;
+                  matchesSpecialties?: boolean;
+                  followUps?: {
+                    _id: string;
+                    question: string;
+                    /** Format: date-time */
+                    askedAt: string;
+                    answer: string | null;
+                    /** Format: date-time */
+                    answeredAt: string | null;
+                    answeredBy: {
+                      _id: string;
+                      firstName: string;
+                      lastName: string;
+                    } | null;
+                  }[];
+                  followUpsLeft?: number;
+                  /** Format: date-time */
+                  followUpsUntil?: string | null;
+                  /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                  study?: {
+                    studyUid: string;
+                    modality: string | null;
+                    bodyPart: string | null;
+                    /** @description YYYY-MM-DD, when the file gives a valid date */
+                    studyDate: string | null;
+                    description: string | null;
+                    /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                    personalFields: string[];
+                    series: {
+                      seriesUid: string;
+                      seriesNumber: number | null;
+                      description: string | null;
+                      modality: string | null;
+                      frames: number;
+                      instances: {
+                        /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                        id: string;
+                        instanceNumber: number | null;
+                        sopInstanceUid: string;
+                        rows: number;
+                        columns: number;
+                        frames: number;
+                        transferSyntax: string;
+                      }[];
+                    }[];
+                    instanceCount: number;
+                    pacs: {
+                      /** @enum {string} */
+                      status: "none" | "queued" | "sending" | "sent" | "failed";
+                      attempts: number;
+                      /** Format: date-time */
+                      sentAt: string | null;
+                      error: string | null;
+                    };
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    viewerUrl: string | null;
+                  };
+                  /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                  secondOf?: string | null;
+                  /**
+                   * @description On a second opinion: the specialty asked
+                   * @enum {string|null}
+                   */
+                  secondSpecialty?:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description On a second opinion: why it was asked for */
+                  secondNote?: string | null;
+                  /**
+                   * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                   * @enum {string|null}
+                   */
+                  agreement?: "agree" | "partly" | "disagree" | null;
+                  /** @description On a given second opinion: why */
+                  agreementReason?: string | null;
+                } | null;
               }[];
             };
           };
@@ -13907,6 +18661,349 @@ export interface operations {
                 /** @description The study in the OHIF viewer, when OHIF_URL is set */
                 viewerUrl: string | null;
               };
+              /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+              secondOf?: string | null;
+              /**
+               * @description On a second opinion: the specialty asked
+               * @enum {string|null}
+               */
+              secondSpecialty?:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description On a second opinion: why it was asked for */
+              secondNote?: string | null;
+              /**
+               * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+               * @enum {string|null}
+               */
+              agreement?: "agree" | "partly" | "disagree" | null;
+              /** @description On a given second opinion: why */
+              agreementReason?: string | null;
+              /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
+              secondOpinions?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              }[];
+              /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
+              firstOpinion?: {
+                _id: string;
+                /** @enum {string} */
+                reportType:
+                  | "Blood Test"
+                  | "X-Ray"
+                  | "MRI"
+                  | "CT Scan"
+                  | "Urine Test"
+                  | "ECG"
+                  | "Ultrasound"
+                  | "Biopsy"
+                  | "Allergy Test"
+                  | "Eye Exam"
+                  | "Hearing Test"
+                  | "Dental Checkup"
+                  | "COVID-19 Test";
+                description: string | null;
+                phoneNumber: string;
+                /** @enum {string} */
+                status: "Pending" | "Reviewed";
+                review: string | null;
+                reportUrl: string;
+                /** @enum {string} */
+                resourceType: "raw" | "image";
+                fileName: string;
+                mimeType: string;
+                size: number;
+                patient: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  email: string;
+                };
+                expert: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                  registrationNumber: string;
+                  registrationCouncil: string;
+                  specialties: string[];
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: date-time */
+                reviewedAt: string | null;
+                urgent: boolean;
+                urgentReason: string | null;
+                claimedBy: {
+                  _id: string;
+                  firstName: string;
+                  lastName: string;
+                } | null;
+                /** Format: date-time */
+                claimedAt: string | null;
+                findings: string | null;
+                recommendations: string | null;
+                seeDoctorSoon: boolean;
+                /** Format: date-time */
+                dueAt: string;
+                overdue: boolean;
+                opinionUrl: string | null;
+                /** @description Once reviewed, for the patient, the reviewer and admins: the code printed on the letter and the public page confirming it */
+                letter: {
+                  verifyCode: string;
+                  verifyUrl: string;
+                } | null;
+                matchesSpecialties?: boolean;
+                followUps?: {
+                  _id: string;
+                  question: string;
+                  /** Format: date-time */
+                  askedAt: string;
+                  answer: string | null;
+                  /** Format: date-time */
+                  answeredAt: string | null;
+                  answeredBy: {
+                    _id: string;
+                    firstName: string;
+                    lastName: string;
+                  } | null;
+                }[];
+                followUpsLeft?: number;
+                /** Format: date-time */
+                followUpsUntil?: string | null;
+                /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
+                study?: {
+                  studyUid: string;
+                  modality: string | null;
+                  bodyPart: string | null;
+                  /** @description YYYY-MM-DD, when the file gives a valid date */
+                  studyDate: string | null;
+                  description: string | null;
+                  /** @description Names of the personal DICOM fields the files carry (PatientName, PatientBirthDate, …), never their values */
+                  personalFields: string[];
+                  series: {
+                    seriesUid: string;
+                    seriesNumber: number | null;
+                    description: string | null;
+                    modality: string | null;
+                    frames: number;
+                    instances: {
+                      /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
+                      id: string;
+                      instanceNumber: number | null;
+                      sopInstanceUid: string;
+                      rows: number;
+                      columns: number;
+                      frames: number;
+                      transferSyntax: string;
+                    }[];
+                  }[];
+                  instanceCount: number;
+                  pacs: {
+                    /** @enum {string} */
+                    status: "none" | "queued" | "sending" | "sent" | "failed";
+                    attempts: number;
+                    /** Format: date-time */
+                    sentAt: string | null;
+                    error: string | null;
+                  };
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  viewerUrl: string | null;
+                };
+                /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
+                secondOf?: string | null;
+                /**
+                 * @description On a second opinion: the specialty asked
+                 * @enum {string|null}
+                 */
+                secondSpecialty?:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description On a second opinion: why it was asked for */
+                secondNote?: string | null;
+                /**
+                 * @description On a given second opinion: how it stands to the first (agree, partly, disagree)
+                 * @enum {string|null}
+                 */
+                agreement?: "agree" | "partly" | "disagree" | null;
+                /** @description On a given second opinion: why */
+                agreementReason?: string | null;
+              } | null;
             }[];
           };
         };
