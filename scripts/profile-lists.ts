@@ -24,9 +24,11 @@ import pg from "pg";
 import { S3_CREDENTIALS, startPostgres, startS3 } from "../tests/helpers/backends";
 
 const require = createRequire(import.meta.url);
-const autocannon = require("autocannon") as (
-  o: Record<string, unknown>,
-) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number }>;
+const autocannon = require("autocannon") as (o: Record<string, unknown>) => Promise<{
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+}>;
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: string) => {
@@ -134,6 +136,23 @@ function summarise(file: string, skipMs = 0) {
       )
       .join("\n");
   return `${path.basename(file)}: ${total.toFixed(0)} ms sampled after the first ${skipMs.toFixed(0)} ms\n-- by package/file\n${top(files, 25)}\n-- by function (self)\n${top(self, 45)}\n`;
+}
+
+/** CPU time (ms) of a process and its descendants, from /proc (user + system). */
+function treeCpuMs(pid: number): number {
+  let ms = 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const kids = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      for (const k of kids ? kids.split(" ") : []) ms += treeCpuMs(Number(k));
+    }
+  } catch {
+    /* gone */
+  }
+  return ms;
 }
 
 const children: ChildProcess[] = [];
@@ -265,14 +284,17 @@ async function main() {
         perRequest = `, ${((await commits()) - before - 1) / 100} statements (committed transactions) per request`;
       }
       const loadFrom = performance.now() - spawned;
+      const cpu0 = treeCpuMs(server.pid!);
       const r = await autocannon({
         url: url + t.path,
         headers: t.headers,
         connections: CONNECTIONS,
         duration: SECONDS,
       });
+      // The server's own CPU per request: steadier than req/s on a machine shared with other work.
+      const cpuPerRequest = (treeCpuMs(server.pid!) - cpu0) / Math.max(1, r.requests.total);
       lines.push(
-        `${key}: ${r.requests.average} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ${bytes} bytes${perRequest}`,
+        `${key}: ${r.requests.average} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ${bytes} bytes, server CPU ${cpuPerRequest.toFixed(2)} ms per request${perRequest}`,
       );
       console.log(lines[lines.length - 1]);
       await stopServer(server);
