@@ -34,6 +34,7 @@
  * before each closed-loop figure, default 1), BENCH_ROUNDS (default 3), BENCH_SIZES (reports per
  * data set, on both databases; default "1000,100000,1000000"; the first is the reference of the
  * flat-cost target),
+ * BENCH_ROWS (only these lists, e.g. pendingApi,patientApi,pendingPage),
  * BENCH_BEFORE (a built checkout of older code, e.g. a `git worktree` of the commit before a change,
  * with its own node_modules: its server runs on the SQLite data set of 100,000 reports, or the first,
  * and its home page and pending page are measured in the same rounds, so "n× faster" is a ratio
@@ -493,9 +494,26 @@ const LIST_ROWS: ListRow[] = [
     as: (c) => browser(c.expertCookie),
   },
 ];
+/**
+ * BENCH_ROWS (comma-separated keys of LIST_ROWS): only those lists, for a run that decides one
+ * change; every table and target then covers only them.
+ */
+const ROW_FILTER = process.env.BENCH_ROWS ? new Set(process.env.BENCH_ROWS.split(",")) : null;
+if (ROW_FILTER) {
+  const unknown = [...ROW_FILTER].filter((k) => !LIST_ROWS.some((r) => r.key === k));
+  if (unknown.length) {
+    console.error(
+      `BENCH_ROWS: unknown ${unknown.join(", ")} (known: ${LIST_ROWS.map((r) => r.key).join(", ")})`,
+    );
+    process.exit(2);
+  }
+  LIST_ROWS.splice(0, LIST_ROWS.length, ...LIST_ROWS.filter((r) => ROW_FILTER.has(r.key)));
+}
 /** The rows also measured on two nodes, and the rows of the open-loop measurement. */
-const TWO_NODE_KEYS = ["pendingApi", "patientApi", "pendingPage"];
-const OPEN_LOOP_KEYS = ["pendingApi", "pendingPage"];
+const TWO_NODE_KEYS = ["pendingApi", "patientApi", "pendingPage"].filter(
+  (k) => !ROW_FILTER || ROW_FILTER.has(k),
+);
+const OPEN_LOOP_KEYS = ["pendingApi", "pendingPage"].filter((k) => !ROW_FILTER || ROW_FILTER.has(k));
 /** The signed-out home page as a visitor's browser asks for it (Hindi, gzip). */
 const visitor = {
   Accept: "text/html",

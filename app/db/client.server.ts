@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { Column, getTableName, is, SQL, Subquery, sql, type SQLWrapper } from "drizzle-orm";
 import { drizzle as drizzleSqlite, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
 import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
@@ -381,9 +381,85 @@ export function timeParam(ms: number): number | Date {
 
 type Preparable<P> = { prepare(name?: string): P };
 
-/** Prepares a query once per process (PostgreSQL names its prepared statements, SQLite does not). */
+/**
+ * Prepares a query once per process (PostgreSQL names its prepared statements, SQLite does not),
+ * with its rows mapped by `rowMapper`.
+ */
 export function prepareQuery<P>(name: string, query: Preparable<P>): P {
-  return dialect() === "sqlite" ? query.prepare() : query.prepare(name);
+  const prepared = dialect() === "sqlite" ? query.prepare() : query.prepare(name);
+  const p = prepared as unknown as DrizzlePrepared;
+  if (Array.isArray(p.fields) && !p.customResultMapper)
+    p.customResultMapper = rowMapper(p.fields, p.joinsNotNullableMap);
+  return prepared;
+}
+
+/** What drizzle's prepared select keeps (both dialects' sessions read these on every execution). */
+type DrizzlePrepared = {
+  fields?: { path: string[]; field: unknown }[];
+  joinsNotNullableMap?: Record<string, boolean>;
+  customResultMapper?: (rows: unknown[][]) => unknown;
+};
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
+
+/**
+ * The rows of a prepared select as drizzle's own mapping gives them (nested objects by path; a
+ * left-joined table's object null when its first column is null), with the per-column decisions
+ * taken once. Drizzle's mapper decides, for every column of every row, what kind of field it is
+ * (`is()` walks the class chain of each `sql` column) and walks the path with an iterator: on a
+ * page of 20 joined reports that was a tenth of the pending API's CPU on PostgreSQL (profile in
+ * docs/performance.md). Installed through drizzle's `customResultMapper`, which its sessions
+ * (node-postgres and better-sqlite3) call with the raw row arrays instead of their mapper.
+ */
+export function rowMapper(
+  fields: { path: string[]; field: unknown }[],
+  joinsNotNullableMap?: Record<string, boolean>,
+): (rows: unknown[][]) => Record<string, unknown>[] {
+  const cols = fields.map(({ path, field }) => {
+    const f = field as { decoder: Decoder; _: { sql: { decoder: Decoder } }; sql: { decoder: Decoder } };
+    const isColumn = is(field, Column);
+    const decoder: Decoder = isColumn
+      ? (field as Decoder)
+      : is(field, SQL)
+        ? f.decoder
+        : is(field, Subquery)
+          ? f._.sql.decoder
+          : f.sql.decoder;
+    return {
+      parents: path.slice(0, -1),
+      last: path[path.length - 1],
+      decoder,
+      // Which table's nullness may null the object (drizzle: columns two levels deep, joins only).
+      table:
+        joinsNotNullableMap && isColumn && path.length === 2 ? getTableName((field as Column).table) : null,
+    };
+  });
+  const mapRow = (row: unknown[]) => {
+    const result: Record<string, unknown> = {};
+    let nullify: Record<string, string | false> | undefined;
+    for (let i = 0; i < cols.length; i++) {
+      const c = cols[i];
+      let node = result;
+      for (let j = 0; j < c.parents.length; j++)
+        node = (node[c.parents[j]] ??= {}) as Record<string, unknown>;
+      const raw = row[i];
+      const value = (node[c.last] = raw === null ? null : c.decoder.mapFromDriverValue(raw));
+      if (c.table !== null) {
+        const objectName = c.parents[0];
+        nullify ??= {};
+        if (!(objectName in nullify)) nullify[objectName] = value === null ? c.table : false;
+        else if (typeof nullify[objectName] === "string" && nullify[objectName] !== c.table)
+          nullify[objectName] = false;
+      }
+    }
+    if (nullify) {
+      for (const objectName in nullify) {
+        const table = nullify[objectName];
+        if (typeof table === "string" && !joinsNotNullableMap![table]) result[objectName] = null;
+      }
+    }
+    return result;
+  };
+  return (rows) => rows.map(mapRow);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import {
   type SQL,
 } from "drizzle-orm";
 import { alias } from "~/db/alias";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
 import {
@@ -42,7 +42,7 @@ import {
   type UploadReportInput,
 } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
-import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
+import { COUNT_KEYS, counterColumn, listCountsOf } from "../platform/list-counts.server";
 import { decodeCursor, encodeCursor, type CursorShape, type CursorValue } from "../platform/cursor.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newId } from "~/utils/ids.server";
@@ -77,7 +77,12 @@ import {
 } from "../records/dicom.server";
 import { kickPacsSender } from "../records/dicom-pacs.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
-import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
+import {
+  hidePhonesOfFlagged,
+  hidePhonesOfRefusers,
+  refusesCallsColumn,
+  reviewConsentForUpload,
+} from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
 import { reportTypesFor, SPECIALTIES } from "../accounts/specialties";
 import { hasConsentFor, patientAccess, requirePatientAccess, traceAccess } from "../care/patients.server";
@@ -274,9 +279,17 @@ const patientUser = alias(users, "patient");
 const expertUser = alias(users, "expert");
 const claimerUser = alias(users, "claimer");
 
-function selectReports(q: DB = db()) {
-  return q
+function selectReports() {
+  return selectReportsWith({});
+}
+
+/** The joined report rows with `extra` columns beside them (e.g. the list's total). */
+function selectReportsWith<E extends Record<string, SQL>>(extra: E) {
+  return db()
     .select({
+      ...extra,
+      // Whether the patient refuses calls (the contact gate), so no list asks for it separately.
+      refusesCalls: refusesCallsColumn(patients.id),
       report: reports,
       // The report's person is its patient profile (decision 0030); the e-mail is their own account's.
       patient: {
@@ -419,18 +432,20 @@ type ListKind = keyof typeof LISTS;
 
 function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
+  // Each row carries the list's total (its counter row): one statement per page, not two.
+  const withTotal = () => selectReportsWith({ listTotal: counterColumn(sql.placeholder("countKey")) });
   return {
     // After a cursor: the same index range from the cursor's row on, no OFFSET.
     after: prepareQuery(
       `reports_${kind}_after`,
-      selectReports()
+      withTotal()
         .where(and(where, SORTS[LISTS[kind].sort].after()))
         .orderBy(...LISTS[kind].orderBy)
         .limit(sql.placeholder("limit")),
     ),
     page: prepareQuery(
       `reports_${kind}_page`,
-      selectReports()
+      withTotal()
         .where(where)
         .orderBy(...LISTS[kind].orderBy)
         .limit(sql.placeholder("limit"))
@@ -440,10 +455,16 @@ function prepareList(kind: ListKind) {
 }
 
 /** Statements are built once per database handle (building a query costs more than running it). */
-let prepared: { handle: DB; lists: Map<ListKind, ReturnType<typeof prepareList>> } | undefined;
+let prepared:
+  | {
+      handle: DB;
+      lists: Map<ListKind, ReturnType<typeof prepareList>>;
+      queueOfTypes: Map<string, ReturnType<typeof prepareQueueOfTypes>>;
+    }
+  | undefined;
 function statements() {
   const handle = db();
-  if (prepared?.handle !== handle) prepared = { handle, lists: new Map() };
+  if (prepared?.handle !== handle) prepared = { handle, lists: new Map(), queueOfTypes: new Map() };
   return prepared;
 }
 
@@ -453,6 +474,12 @@ type Segment = {
   sort: SortKind;
   /** `after`: the cursor's sort values; the window then starts after that row (offset 0). */
   rows: (limit: number, offset: number, after?: CursorValue[]) => Promise<Joined[]>;
+  /** The same window, each row carrying the segment's total (null when its counter row is missing). */
+  rowsWithTotal?: (
+    limit: number,
+    offset: number,
+    after?: CursorValue[],
+  ) => Promise<(Joined & { listTotal: number | null })[]>;
 };
 
 function preparedSegment(kind: ListKind, key: string | null): Segment {
@@ -461,14 +488,12 @@ function preparedSegment(kind: ListKind, key: string | null): Segment {
   if (!list) st.lists.set(kind, (list = prepareList(kind)));
   const l = list;
   const sort = LISTS[kind].sort;
-  return {
-    totals: [LISTS[kind].total(key ?? "")],
-    sort,
-    rows: (limit, offset, after) =>
-      after
-        ? l.after.execute({ key, limit, ...SORTS[sort].params(after) })
-        : l.page.execute({ key, limit, offset }),
-  };
+  const countKey = LISTS[kind].total(key ?? "");
+  const rows: NonNullable<Segment["rowsWithTotal"]> = (limit, offset, after) =>
+    after
+      ? l.after.execute({ key, countKey, limit, ...SORTS[sort].params(after) })
+      : l.page.execute({ key, countKey, limit, offset });
+  return { totals: [countKey], sort, rows, rowsWithTotal: rows };
 }
 
 /**
@@ -484,20 +509,49 @@ function queueOfTypes(types: readonly string[]): Segment {
     sort: "queue",
     rows: async (limit, offset, after) => {
       if (!types.length) return [];
-      const each = offset + limit;
-      const from = after
-        ? sql` and (${reports.priority}, ${reports.createdAt}, ${reports.id}) > (${after[0]}, ${timeParam(after[1] as number)}, ${after[2]})`
-        : sql``;
-      const parts = types.map(
-        (t, i) =>
-          sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t} and ${reports.secondOf} is null${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
-      );
-      const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${limit} offset ${offset}`;
-      return selectReports()
-        .where(sql`${reports.id} in (${ids})`)
-        .orderBy(...byQueue);
+      const st = queueOfTypesStatement(types, !!after);
+      return st.execute({
+        each: offset + limit,
+        limit,
+        offset,
+        ...(after ? SORTS.queue.params(after) : {}),
+      });
     },
   };
+}
+
+/**
+ * The statement of `queueOfTypes` for one set of types, built and prepared once: an expert's
+ * specialties give the same set on every visit of their queue, and building this union (and, on
+ * SQLite, compiling it) cost more than running it. The sets in use are few; the cache is bounded
+ * all the same.
+ */
+function queueOfTypesStatement(types: readonly string[], after: boolean) {
+  const st = statements();
+  const key = `${types.join(",")}${after ? ":after" : ""}`;
+  let found = st.queueOfTypes.get(key);
+  if (found) return found;
+  if (st.queueOfTypes.size >= 200) st.queueOfTypes.clear();
+  const from = after ? sql` and ${SORTS.queue.after()}` : sql``;
+  const each = sql.placeholder("each");
+  const parts = types.map(
+    (t, i) =>
+      sql`select id, priority, created_at from (select ${reports.id} as id, ${reports.priority} as priority, ${reports.createdAt} as created_at from ${reports} where ${reports.status} = ${"Pending"} and ${reports.reportType} = ${t} and ${reports.secondOf} is null${from} order by ${reports.priority}, ${reports.createdAt}, ${reports.id} limit ${each}) as ${sql.raw(`t${i}`)}`,
+  );
+  const ids = sql`select id from (${sql.join(parts, sql` union all `)}) as merged order by priority, created_at, id limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`;
+  const name = `reports_queue_types_${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+  found = prepareQueueOfTypes(name, ids);
+  st.queueOfTypes.set(key, found);
+  return found;
+}
+
+function prepareQueueOfTypes(name: string, ids: SQL) {
+  return prepareQuery(
+    name,
+    selectReports()
+      .where(sql`${reports.id} in (${ids})`)
+      .orderBy(...byQueue),
+  );
 }
 
 /**
@@ -543,7 +597,9 @@ function secondsSegment(specialties: readonly string[], inSet: boolean): Segment
  * One page across consecutive segments (e.g. matching reports, then the others), by page number
  * or after a cursor ([segment, ...sort values of the last row]), and the cursor of its last row.
  */
-async function pageOfSegments(segments: Segment[], { page, pageSize, cursor }: PageQuery) {
+async function pageOfSegments(segments: Segment[], query: PageQuery) {
+  if (segments.length === 1 && segments[0].rowsWithTotal) return pageOfOne(segments[0], query);
+  const { page, pageSize, cursor } = query;
   const keys = segments.flatMap((s) => s.totals);
   const values = await listCountsOf(keys);
   const byKey = new Map(keys.map((key, i) => [key, values[i]]));
@@ -580,6 +636,29 @@ async function pageOfSegments(segments: Segment[], { page, pageSize, cursor }: P
   const last = found.at(-1);
   const more = found.length === pageSize && (cursor ? true : (page - 1) * pageSize + found.length < total);
   const nextCursor = last && more ? encodeCursor([lastSegment, ...sort.key(last.report)]) : null;
+  return { found, total, page, pageSize, nextCursor };
+}
+
+/**
+ * One segment's page in one statement: the rows bring the total along. A window past the end (or
+ * an empty list) has no row to carry it, and only then is the counter read on its own.
+ */
+async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery) {
+  const sort = SORTS[segment.sort];
+  let got: (Joined & { listTotal: number | null })[];
+  if (cursor) {
+    const [index, ...after] = decodeCursor(cursor, ["number", ...sort.shape]);
+    if (index !== 0)
+      throw new DomainError("invalid", "api.badCursor", { fieldErrors: { cursor: ["api.badCursor"] } });
+    got = await segment.rowsWithTotal!(pageSize, 0, after);
+  } else {
+    got = await segment.rowsWithTotal!(pageSize, (page - 1) * pageSize);
+  }
+  const total = got.length ? Number(got[0].listTotal ?? 0) : (await listCountsOf(segment.totals))[0];
+  const found: Joined[] = got;
+  const last = found.at(-1);
+  const more = found.length === pageSize && (cursor ? true : (page - 1) * pageSize + found.length < total);
+  const nextCursor = last && more ? encodeCursor([0, ...sort.key(last.report)]) : null;
   return { found, total, page, pageSize, nextCursor };
 }
 
@@ -632,6 +711,16 @@ export async function withSecondOpinions<T extends ApiReport>(items: T[]): Promi
   const seconds = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
   for (const r of roots) r.secondOpinions = seconds.filter((x) => x.secondOf === r._id);
   return items;
+}
+
+/** The contact gate on a page of joined rows: they carry the patient's refusal already. */
+function hidePhonesOfJoined<T extends { patient: { _id: string }; phoneNumber: string }>(
+  viewer: Actor,
+  items: T[],
+  found: Joined[],
+): T[] {
+  const refusing = new Set(found.filter((r) => Number(r.refusesCalls) === 1).map((r) => r.patient.id));
+  return hidePhonesOfFlagged(viewer, items, (r) => refusing.has(r.patient._id));
 }
 
 export function fromJoined(r: Joined, mask = false) {
@@ -859,9 +948,10 @@ export async function listPatientReports(
   const access = await requirePatientAccess(actor, patientId);
   await traceAccess(actor, access, "patient.reports_open");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
-  const items = await hidePhonesOfRefusers(
+  const items = hidePhonesOfJoined(
     actor,
     await withSecondOpinions(await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))))),
+    found,
   );
   // A case's file is opened through its second opinions too (their experts): shown on the case.
   const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
@@ -934,7 +1024,7 @@ export async function listPendingReports(
     return item;
   });
   return {
-    items: await hidePhonesOfRefusers(actor, items),
+    items: hidePhonesOfJoined(actor, items, found),
     total,
     page: page.page,
     pageSize: page.pageSize,
@@ -954,7 +1044,7 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
   );
   await withFollowUps(held);
   return {
-    items: await hidePhonesOfRefusers(actor, items),
+    items: hidePhonesOfJoined(actor, items, found),
     total,
     page: page.page,
     pageSize: page.pageSize,
@@ -968,7 +1058,7 @@ export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Pa
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("reviewed", null)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
   return {
-    items: await hidePhonesOfRefusers(actor, items),
+    items: hidePhonesOfJoined(actor, items, found),
     total,
     page: page.page,
     pageSize: page.pageSize,
@@ -982,7 +1072,7 @@ export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promis
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
   const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
   return {
-    items: await hidePhonesOfRefusers(actor, items),
+    items: hidePhonesOfJoined(actor, items, found),
     total,
     page: page.page,
     pageSize: page.pageSize,

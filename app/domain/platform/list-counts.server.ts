@@ -1,4 +1,4 @@
-import { count, eq, inArray, sql } from "drizzle-orm";
+import { count, eq, inArray, sql, type Placeholder } from "drizzle-orm";
 import { db, prepareQuery, type DB } from "~/db/client.server";
 import { listCounts } from "~/db/schema";
 
@@ -50,6 +50,15 @@ export async function listCount(key: string): Promise<number> {
     one = { handle, st: prepareQuery("list_count", query) as CountStatement };
   }
   return Number((await one.st.execute({ key }))[0]?.n ?? 0);
+}
+
+/**
+ * A counter row's value as a column of another statement (`key` is usually a placeholder): a list
+ * page brings its total along instead of asking for it in a statement of its own — on PostgreSQL
+ * each statement is a round trip. Null when the row does not exist (a count of 0).
+ */
+export function counterColumn(key: Placeholder | string) {
+  return sql<number | null>`(select ${listCounts.n} from ${listCounts} where ${listCounts.key} = ${key})`;
 }
 
 /** Several totals in one query, in the order of `keys`. */

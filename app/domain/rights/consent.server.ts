@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql, type SQLWrapper } from "drizzle-orm";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
   centres,
@@ -415,6 +415,35 @@ export async function patientsRefusingCalls(patientIds: string[]): Promise<Set<s
 
 /** The mask shown instead of a number the patient does not want called (the same as for unapproved experts). */
 export const HIDDEN_PHONE = "**********";
+
+/**
+ * Whether the person `userId` names (a column of the outer statement) refuses calls, as a column:
+ * 1 when their newest contact consent is a withdrawal, 0 when it is a grant, null when they never
+ * answered (which does not refuse) — the rule of `patientsRefusingCalls`, carried by a list's own
+ * rows so that a list page needs no statement of its own for it (consent_records_user_idx
+ * answers it per row).
+ */
+export function refusesCallsColumn(userId: SQLWrapper) {
+  return sql<
+    number | null
+  >`(select case when ${consentRecords.granted} then 0 else 1 end from ${consentRecords} where ${consentRecords.userId} = ${userId} and ${consentRecords.purpose} = 'contact' order by ${consentRecords.createdAt} desc, ${consentRecords.id} desc limit 1)`;
+}
+
+/**
+ * `hidePhonesOfRefusers` for rows that carry `refusesCallsColumn` already: the same mask, without
+ * a statement. Changes the items in place.
+ */
+export function hidePhonesOfFlagged<T extends { phoneNumber: string }>(
+  viewer: Pick<Actor, "accountType"> | null,
+  items: T[],
+  refuses: (item: T, index: number) => boolean,
+): T[] {
+  if (viewer?.accountType === "Patient") return items;
+  items.forEach((r, i) => {
+    if (refuses(r, i)) r.phoneNumber = HIDDEN_PHONE;
+  });
+  return items;
+}
 
 /**
  * The contact gate: on reports seen by anyone but their patient, the phone number of a patient
