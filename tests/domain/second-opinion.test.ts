@@ -58,7 +58,7 @@ async function expectExact() {
     await query(recountOf("drizzle/sqlite/0010_list_counts.sql", "drizzle/pg/0007_list_counts.sql")),
   ).filter(([k]) => !mine.test(k as string));
   const second = pairs(
-    await query(recountOf("drizzle/sqlite/0012_second_opinions.sql", "drizzle/pg/0009_second_opinions.sql")),
+    await query(recountOf("drizzle/sqlite/0013_second_opinions.sql", "drizzle/pg/0010_second_opinions.sql")),
   );
   const real = Object.fromEntries([...base, ...second]);
   const counters = Object.fromEntries(
