@@ -51,6 +51,8 @@ const envSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default("CareBridge <no-reply@carebridge.local>"),
   MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(10),
+  /** The longest voice note accepted, in seconds (decision 0037). */
+  VOICE_MAX_SECONDS: z.coerce.number().int().min(5).max(600).default(120),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ENCRYPTION_KEY: z
     .string()
@@ -179,6 +181,7 @@ export type Config = {
   smtpUrl: string | undefined;
   mailFrom: string;
   maxUploadBytes: number;
+  voiceMaxSeconds: number;
   sessionSecret: string;
   encryptionKey: Buffer;
   adminEmail: string | undefined;
@@ -370,6 +373,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
+    voiceMaxSeconds: e.VOICE_MAX_SECONDS,
     sessionSecret,
     encryptionKey: Buffer.from(encryptionKeyHex, "hex"),
     adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),

@@ -42,9 +42,11 @@ export const {
   listCounts,
   serviceRequestMinutes,
   serviceGaugeMinutes,
+  voiceNotes,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
 export type ReportRow = typeof lite.reports.$inferSelect;
 export type PatientRow = typeof lite.patients.$inferSelect;
+export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;

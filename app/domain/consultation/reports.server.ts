@@ -59,6 +59,7 @@ import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
+import { deleteVoiceFiles, voiceKeysOfReports } from "./voice-notes.server";
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
 import { reportTypesFor } from "../accounts/specialties";
@@ -1192,6 +1193,8 @@ export async function deleteReport(
   if (!row) throw new DomainError("not_found", "reports.notFound");
   const access = await patientAccess(actor, row.patientId);
   if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
+  // Its voice notes' rows go with the report (on delete cascade); their audio is removed after.
+  const voiceKeys = await voiceKeysOfReports([row.id]);
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)
@@ -1205,6 +1208,7 @@ export async function deleteReport(
   await deleteStored(row.fileKey).catch((err) =>
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
+  await deleteVoiceFiles(voiceKeys);
 }
 
 export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };
@@ -1224,7 +1228,7 @@ type FileAccessFacts = Pick<
  * itself, so the file route and the add-review screen (reviewScreenReport) cannot disagree.
  * (Sharing links serve files by their own token.)
  */
-async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
+export async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
   if (actor.accountType === "Admin") return null;
   if (actor.accountType === "Patient" || actor.accountType === "HealthWorker")
     return (await patientAccess(actor, row.patientId)) ? null : "reports.notYourReport";

@@ -4,7 +4,7 @@ import { inArray } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import { patientConsents, reports, uploadSessions, users } from "~/db/schema";
+import { patientConsents, reports, uploadSessions, users, voiceNotes } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
 import { releaseUploadGarbage } from "~/utils/memory.server";
@@ -51,7 +51,7 @@ const SWEEP_INCOMPLETE_AGE_MS = 24 * 60 * 60 * 1000;
 
 const KEY_RE = /^[a-f0-9]{32}$/;
 
-export type UploadKind = "report" | "image";
+export type UploadKind = "report" | "image" | "audio";
 
 /** Sniffed type → stored mime type and the file extension the stored name gets. */
 const TYPES: Record<string, { mime: string; ext: string; kinds: UploadKind[] }> = {
@@ -62,6 +62,22 @@ const TYPES: Record<string, { mime: string; ext: string; kinds: UploadKind[] }> 
   jpg: { mime: "image/jpeg", ext: "jpg", kinds: ["report", "image"] },
   webp: { mime: "image/webp", ext: "webp", kinds: ["report", "image"] },
   gif: { mime: "image/gif", ext: "gif", kinds: ["report", "image"] },
+  // Voice notes (decision 0037): what browsers record (WebM/Opus, MP4/AAC on iOS), what phones'
+  // recorder apps save (MP4/AAC, Ogg/Opus, MP3, WAV). Stored under the audio type every browser
+  // plays, whatever file-type calls the container (WebM and MP4 are "video" to it).
+  webm: { mime: "audio/webm", ext: "webm", kinds: ["audio"] },
+  ogg: { mime: "audio/ogg", ext: "ogg", kinds: ["audio"] },
+  opus: { mime: "audio/ogg", ext: "opus", kinds: ["audio"] },
+  mp4: { mime: "audio/mp4", ext: "m4a", kinds: ["audio"] },
+  m4a: { mime: "audio/mp4", ext: "m4a", kinds: ["audio"] },
+  mp3: { mime: "audio/mpeg", ext: "mp3", kinds: ["audio"] },
+  wav: { mime: "audio/wav", ext: "wav", kinds: ["audio"] },
+};
+
+const KIND_TYPES: Record<UploadKind, string> = {
+  report: "PDF, PNG, JPEG, WebP, GIF",
+  image: "PNG, JPEG, WebP, GIF",
+  audio: "WebM, Ogg, MP4/M4A, MP3, WAV",
 };
 
 export type StoredFile = {
@@ -129,7 +145,7 @@ export async function sniffType(sample: Buffer, allowed: UploadKind): Promise<{ 
   const type = found ? TYPES[found.ext] : undefined;
   if (!type || !type.kinds.includes(allowed)) {
     throw new DomainError("unsupported_type", "files.unsupportedType", {
-      values: { types: allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF" : "PNG, JPEG, WebP, GIF" },
+      values: { types: KIND_TYPES[allowed] },
     });
   }
   return type;
@@ -494,7 +510,7 @@ export async function deleteSegments(uploadId: string): Promise<number> {
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
-  const [fromReports, fromUsers, fromUploads, fromConsents] = await Promise.all([
+  const [fromReports, fromUsers, fromUploads, fromConsents, fromVoice] = await Promise.all([
     db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
     db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
     db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
@@ -503,12 +519,14 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
       .select({ k: patientConsents.evidenceKey })
       .from(patientConsents)
       .where(inArray(patientConsents.evidenceKey, keys)),
+    db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(inArray(voiceNotes.fileKey, keys)),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
     ...fromReports.map((r) => r.k),
     ...fromUsers.map((r) => r.k!),
     ...fromConsents.map((r) => r.k!),
+    ...fromVoice.map((r) => r.k),
     ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
   ]);
 }

@@ -4,6 +4,7 @@ import registration_bn from "./sections/registration.bn";
 import family_bn from "./sections/family.bn";
 import control_bn from "./sections/control.bn";
 import service_bn from "./sections/service.bn";
+import voice_bn from "./sections/voice.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1418,6 +1419,7 @@ const bn: Catalogue = {
   family: family_bn,
   control: control_bn,
   service: service_bn,
+  voice: voice_bn,
 };
 
 export default bn;

@@ -4,6 +4,7 @@ import registration_en from "./sections/registration.en";
 import family_en from "./sections/family.en";
 import control_en from "./sections/control.en";
 import service_en from "./sections/service.en";
+import voice_en from "./sections/voice.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1406,6 +1407,7 @@ const en = {
   family: family_en,
   control: control_en,
   service: service_en,
+  voice: voice_en,
 } as const;
 
 export default en;

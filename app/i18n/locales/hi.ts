@@ -4,6 +4,7 @@ import registration_hi from "./sections/registration.hi";
 import family_hi from "./sections/family.hi";
 import control_hi from "./sections/control.hi";
 import service_hi from "./sections/service.hi";
+import voice_hi from "./sections/voice.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1410,6 +1411,7 @@ const hi: Catalogue = {
   family: family_hi,
   control: control_hi,
   service: service_hi,
+  voice: voice_hi,
 };
 
 export default hi;

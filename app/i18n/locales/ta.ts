@@ -4,6 +4,7 @@ import registration_ta from "./sections/registration.ta";
 import family_ta from "./sections/family.ta";
 import control_ta from "./sections/control.ta";
 import service_ta from "./sections/service.ta";
+import voice_ta from "./sections/voice.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1458,6 +1459,7 @@ const ta: Catalogue = {
   family: family_ta,
   control: control_ta,
   service: service_ta,
+  voice: voice_ta,
 };
 
 export default ta;
