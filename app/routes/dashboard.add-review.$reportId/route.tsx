@@ -5,7 +5,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
-import { reviewScreenReport } from "~/domain/consultation/index.server";
+import { listVoiceNotes, reviewScreenReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -18,6 +18,7 @@ import { ReportFacts } from "./ReportFacts";
 import { ReportViewer } from "./ReportViewer";
 import { reviewAction } from "./review.server";
 import { ReviewForm } from "./ReviewForm";
+import { VoicePanel } from "./VoicePanel";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -39,6 +40,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     pageError(err);
   }
   const claimedByMe = report.claimedBy?._id === actor.id;
+  // The patient's voice notes are heard by whoever may open the report's file (the same rule).
+  const voiceNotes = fileAllowed ? await listVoiceNotes(actor, report._id) : [];
+  const reviewedByMe = report.status === "Reviewed" && report.expert?._id === actor.id;
   return {
     title,
     notAllowed: null,
@@ -61,6 +65,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         ? `${report.claimedBy.firstName} ${report.claimedBy.lastName}`.trim()
         : null,
       claimedByMe,
+      voiceNotes,
+      holds: claimedByMe || reviewedByMe,
+      voiceMaxSeconds: config().voiceMaxSeconds,
       claimUntil:
         claimedByMe && report.claimedAt
           ? new Date(Date.parse(report.claimedAt) + config().claimTtlMs).toISOString()
@@ -134,6 +141,12 @@ export default function AddReview() {
         )}
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
+          <VoicePanel
+            reportId={report._id}
+            notes={report.voiceNotes}
+            holds={report.holds}
+            maxSeconds={report.voiceMaxSeconds}
+          />
 
           {report.status === "Reviewed" ? (
             <p

@@ -8,7 +8,7 @@ const route = apiRoute({
     api(request, async () => {
       const actor = await requireApiActor(request);
       const body = await readJson(request);
-      const note = await setHeardNote(actor, params.id ?? "", body, { ip: clientOf(context).ip });
+      const note = await setHeardNote(actor, params.voiceNoteId ?? "", body, { ip: clientOf(context).ip });
       return { message: "voice.heardSaved", data: note };
     }),
 });
