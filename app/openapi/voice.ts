@@ -9,7 +9,9 @@ export const voiceNoteObject = z.object({
   followUpId: z.string().nullable().describe("The follow-up a spoken question asked (kind question)"),
   kind: z.enum(VOICE_NOTE_KINDS),
   language: z.string().describe("The language spoken: en, hi, bn or ta"),
-  mimeType: z.string().describe("As the bytes say: audio/webm, audio/ogg, audio/mp4, audio/mpeg or audio/wav"),
+  mimeType: z
+    .string()
+    .describe("As the bytes say: audio/webm, audio/ogg, audio/mp4, audio/mpeg or audio/wav"),
   size: z.number().int(),
   durationMs: z.number().int().describe("Read from the container"),
   heardNote: z.string().nullable().describe('The typed "what I heard" by the expert or health worker'),
@@ -23,7 +25,7 @@ const WHO_READS =
 export const VOICE_ENDPOINTS: Endpoint[] = [
   {
     method: "post",
-    path: "/report/{reportId}/voice-notes",
+    path: "/voice-notes",
     who: "description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report",
     summary:
       "Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, 415 when it is not audio",
@@ -32,9 +34,14 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
       fileField: "audio",
       types: "audio/webm, audio/ogg, audio/mp4, audio/mpeg, audio/wav",
       fields: z.object({
+        reportId: z.string(),
         kind: z.enum(VOICE_NOTE_KINDS),
         language: z.enum(["en", "hi", "bn", "ta"]).optional(),
-        question: z.string().max(2000).optional().describe("kind question: the words typed beside it (optional)"),
+        question: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe("kind question: the words typed beside it (optional)"),
       }),
     },
     data: voiceNoteObject,
@@ -43,11 +50,12 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
   },
   {
     method: "get",
-    path: "/report/{reportId}/voice-notes",
+    path: "/voice-notes",
     who: WHO_READS,
     summary:
       "A report's voice notes, oldest first. The expert's explanation reaches the patient's side only once the written opinion is there",
     auth: true,
+    query: z.object({ reportId: z.string() }),
     data: z.array(voiceNoteObject),
     errors: [401, 403, 404],
   },

@@ -34,7 +34,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!/^multipart\/form-data/i.test(request.headers.get("Content-Type") ?? "")) {
     const form = await readForm(request);
     try {
-      await setHeardNote(actor, String(form.get("noteId") ?? ""), { heardNote: form.get("heardNote") }, { ip });
+      await setHeardNote(
+        actor,
+        String(form.get("noteId") ?? ""),
+        { heardNote: form.get("heardNote") },
+        { ip },
+      );
     } catch (err) {
       return toastFailure(err, t, to, { field: "heardNote" });
     }
@@ -42,7 +47,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   try {
     await limit("upload", actor.id, clientOf(context));
-    const { fields, file } = await parseUpload(request, { fileField: "audio", kind: "audio", maxBytes: voiceMaxBytes() });
+    const { fields, file } = await parseUpload(request, {
+      fileField: "audio",
+      kind: "audio",
+      maxBytes: voiceMaxBytes(),
+    });
     await addVoiceNote(actor, reportId, fields, file, { ip });
   } catch (err) {
     return toastFailure(err, t, to, { field: "audio" });

@@ -66,7 +66,9 @@ function loadedDuration(page: Page, testId = "voice-player", index = 0) {
       (a: HTMLAudioElement) =>
         new Promise<number>((resolve, reject) => {
           a.addEventListener("loadedmetadata", () => resolve(a.duration), { once: true });
-          a.addEventListener("error", () => reject(new Error(`audio error ${a.error?.code}`)), { once: true });
+          a.addEventListener("error", () => reject(new Error(`audio error ${a.error?.code}`)), {
+            once: true,
+          });
           a.preload = "auto";
           a.load();
         }),
@@ -101,15 +103,23 @@ test("a spoken description, a spoken explanation beside the written opinion, a s
   await axeClean(patient);
 
   // An approved expert claims it, plays the note, writes what they heard and records an explanation.
-  const expert = { ...newUser("Expert", info, "Kavya", "Rao"), specialties: ["Pathology"], registrationNumber: "KMC-40123" };
+  const expert = {
+    ...newUser("Expert", info, "Kavya", "Rao"),
+    specialties: ["Pathology"],
+    registrationNumber: "KMC-40123",
+  };
   const epage = await (await micContext(browser, info)).newPage();
   await signUp(epage, expert);
-  const admin = await patient.request.post("/api/v1/auth/login", { data: { email: ADMIN.email, password: ADMIN.password } });
+  const admin = await patient.request.post("/api/v1/auth/login", {
+    data: { email: ADMIN.email, password: ADMIN.password },
+  });
   const adminToken = (await admin.json()).token;
   const users = await patient.request.get("/api/v1/expert/get-pending-expert", {
     headers: { Authorization: `Bearer ${adminToken}` },
   });
-  const pending = ((await users.json()).data as { _id: string; email: string }[]).find((u) => u.email === expert.email);
+  const pending = ((await users.json()).data as { _id: string; email: string }[]).find(
+    (u) => u.email === expert.email,
+  );
   expect(pending).toBeTruthy();
   const approved = await patient.request.post("/api/v1/expert/approve-expert", {
     headers: { Authorization: `Bearer ${adminToken}` },

@@ -21,7 +21,8 @@ export function wav(seconds: number, rate = 8000): Buffer {
   b.writeUInt16LE(16, 34);
   b.write("data", 36, "ascii");
   b.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  for (let i = 0; i < n; i++)
+    b.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
   return b;
 }
 
@@ -84,7 +85,13 @@ export function webmOpus(seconds: number): Buffer {
     ),
     el(
       0x18538067,
-      el(0x1549a966, el(0x2ad7b1, uint(1_000_000)), el(0x4d80, str("test")), el(0x5741, str("test")), el(0x4489, float(seconds * 1000))),
+      el(
+        0x1549a966,
+        el(0x2ad7b1, uint(1_000_000)),
+        el(0x4d80, str("test")),
+        el(0x5741, str("test")),
+        el(0x4489, float(seconds * 1000)),
+      ),
       el(
         0x1654ae6b,
         el(

@@ -46,7 +46,9 @@ beforeAll(async () => {
     tok[k] = r.token;
     ids[k] = r.user._id;
   }
-  tok.admin = (await api.post("/auth/login", { email: "admin@v.test", password: "Admin-pass-123" })).body.token;
+  tok.admin = (
+    await api.post("/auth/login", { email: "admin@v.test", password: "Admin-pass-123" })
+  ).body.token;
   for (const k of ["expert", "other"])
     expect((await api.post("/expert/approve-expert", { expertId: ids[k] }, tok.admin)).status).toBe(200);
   for (const k of ["patientA", "patientB"]) {
@@ -71,8 +73,10 @@ afterAll(async () => {
 
 const voiceForm = (fields: Record<string, string>, data: Buffer, name = "voice.webm", type = "audio/webm") =>
   uploadForm(fields, { name, data, type, field: "audio" });
-const post = (reportId: string, form: FormData, token?: string) =>
-  api.raw("POST", `/report/${reportId}/voice-notes`, form, token);
+const post = (reportId: string, form: FormData, token?: string) => {
+  form.append("reportId", reportId);
+  return api.raw("POST", "/voice-notes", form, token);
+};
 const pageHtml = (html: string) => html.replace(/&quot;/g, '"');
 const get = (path: string, token?: string, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/api/v1${path}`, {
@@ -82,7 +86,11 @@ const get = (path: string, token?: string, headers: Record<string, string> = {})
 describe("adding a voice note", () => {
   it("takes WebM/Opus and WAV, with the type from the bytes and the duration from the container", async () => {
     audio.webm = webmOpus(3);
-    const a = await post(ids.reportA, voiceForm({ kind: "description", language: "hi" }, audio.webm), tok.patientA);
+    const a = await post(
+      ids.reportA,
+      voiceForm({ kind: "description", language: "hi" }, audio.webm),
+      tok.patientA,
+    );
     expect(a.status).toBe(201);
     expect(a.body.data).toMatchObject({
       kind: "description",
@@ -111,13 +119,21 @@ describe("adding a voice note", () => {
     );
     expect(text.status).toBe(415);
     expect(text.body.message).toMatch(/WebM, Ogg, MP4\/M4A, MP3, WAV/);
-    const cutWav = await post(ids.reportA, voiceForm({ kind: "description" }, wav(2).subarray(0, 5000)), tok.patientA);
+    const cutWav = await post(
+      ids.reportA,
+      voiceForm({ kind: "description" }, wav(2).subarray(0, 5000)),
+      tok.patientA,
+    );
     expect(cutWav.status).toBe(400);
     expect(cutWav.body.message).toBe(
       "This audio file could not be read. Record again or choose another file (WebM, Ogg, MP4/M4A, MP3 or WAV).",
     );
     const full = webmOpus(3);
-    const cutWebm = await post(ids.reportA, voiceForm({ kind: "description" }, full.subarray(0, full.length - 400)), tok.patientA);
+    const cutWebm = await post(
+      ids.reportA,
+      voiceForm({ kind: "description" }, full.subarray(0, full.length - 400)),
+      tok.patientA,
+    );
     expect(cutWebm.status).toBe(400);
     expect(cutWebm.body.errors ?? cutWebm.body.message).toBeTruthy();
     const longWebm = await post(ids.reportA, voiceForm({ kind: "description" }, webmOpus(130)), tok.patientA);
@@ -131,9 +147,9 @@ describe("adding a voice note", () => {
     const badKind = await post(ids.reportA, voiceForm({ kind: "lecture" }, webmOpus(1)), tok.patientA);
     expect(badKind.status).toBe(400);
     // A body cut off before its closing boundary.
-    const form = new Response(voiceForm({ kind: "description" }, webmOpus(2)));
+    const form = new Response(voiceForm({ kind: "description", reportId: ids.reportA }, webmOpus(2)));
     const whole = Buffer.from(await form.arrayBuffer());
-    const cut = await fetch(`${server.url}/api/v1/report/${ids.reportA}/voice-notes`, {
+    const cut = await fetch(`${server.url}/api/v1/voice-notes`, {
       method: "POST",
       headers: { Authorization: `Bearer ${tok.patientA}`, "Content-Type": form.headers.get("Content-Type")! },
       body: whole.subarray(0, whole.length - 300),
@@ -164,15 +180,23 @@ describe("adding a voice note", () => {
 
 describe("hearing a voice note", () => {
   it("lists and serves them to whoever may open the report's file, and no one else", async () => {
-    const mine = await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.patientA);
+    const mine = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(mine.status).toBe(200);
     expect(mine.body.data.map((n: any) => n._id)).toEqual([notes.webm._id, notes.wav._id]);
-    expect((await api.raw("GET", `/report/${ids.reportA}/voice-notes`)).status).toBe(401);
-    expect((await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.patientB)).status).toBe(403);
-    expect((await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.newbie)).status).toBe(403);
+    expect((await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`)).status).toBe(401);
+    expect(
+      (await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientB)).status,
+    ).toBe(403);
+    expect((await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.newbie)).status).toBe(
+      403,
+    );
     // Approved experts may hear a pending report's notes (to decide whether to claim it), admins always.
-    expect((await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.expert)).status).toBe(200);
-    expect((await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.admin)).status).toBe(200);
+    expect((await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.expert)).status).toBe(
+      200,
+    );
+    expect((await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.admin)).status).toBe(
+      200,
+    );
 
     const url = `/voice-notes/${notes.webm._id}/audio`;
     expect((await get(url)).status).toBe(401);
@@ -208,7 +232,9 @@ describe("hearing a voice note", () => {
       "SELECT action, actor_id FROM audit_events WHERE action IN ('voice_note.open', 'voice_note.refused') AND subject_id = ?",
       ids.reportA,
     );
-    expect(events.filter((e) => e.action === "voice_note.open" && e.actor_id === ids.patientA).length).toBe(5);
+    expect(events.filter((e) => e.action === "voice_note.open" && e.actor_id === ids.patientA).length).toBe(
+      5,
+    );
     expect(events.some((e) => e.action === "voice_note.refused" && e.actor_id === ids.patientB)).toBe(true);
   });
 });
@@ -225,18 +251,22 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     expect(added.status).toBe(201);
     notes.explanation = added.body.data;
     // Before the written opinion: not on the patient's side at all.
-    const before = await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.patientA);
+    const before = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(before.body.data.map((n: any) => n.kind)).toEqual(["description", "description"]);
     expect((await get(`/voice-notes/${notes.explanation._id}/audio`, tok.patientA)).status).toBe(404);
     expect((await get(`/voice-notes/${notes.explanation._id}/audio`, tok.expert)).status).toBe(200);
 
     const review = await api.post(
       `/report/add-review/${ids.reportA}`,
-      { review: "Your sugar is a little high.", findings: "Fasting glucose 118 mg/dL.", recommendations: "Repeat in 3 months." },
+      {
+        review: "Your sugar is a little high.",
+        findings: "Fasting glucose 118 mg/dL.",
+        recommendations: "Repeat in 3 months.",
+      },
       tok.expert,
     );
     expect(review.status).toBe(200);
-    const after = await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.patientA);
+    const after = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(after.body.data.map((n: any) => n.kind)).toEqual(["description", "description", "explanation"]);
     const played = await get(`/voice-notes/${notes.explanation._id}/audio`, tok.patientA);
     expect(played.status).toBe(200);
@@ -264,7 +294,11 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
   it("the expert types what they heard beside a patient's note; others may not", async () => {
     const patch = (id: string, body: unknown, token?: string) =>
       api.raw("PATCH", `/voice-notes/${id}`, body, token);
-    const ok = await patch(notes.webm._id, { heardNote: "Patient says the tiredness started in May." }, tok.expert);
+    const ok = await patch(
+      notes.webm._id,
+      { heardNote: "Patient says the tiredness started in May." },
+      tok.expert,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.data.heardNote).toBe("Patient says the tiredness started in May.");
     expect((await patch(notes.webm._id, { heardNote: "x" }, tok.patientA)).status).toBe(403);
@@ -272,7 +306,7 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     expect((await patch(notes.webm._id, { heardNote: "x" })).status).toBe(401);
     expect((await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert)).status).toBe(400);
     expect((await patch(notes.explanation._id, { heardNote: "x" }, tok.expert)).status).toBe(400);
-    const listed = await api.raw("GET", `/report/${ids.reportA}/voice-notes`, undefined, tok.patientA);
+    const listed = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(listed.body.data[0].heardNote).toBe("Patient says the tiredness started in May.");
   });
 });
@@ -280,7 +314,9 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
 describe("the screens, without JavaScript", () => {
   it("the patient sends a recording from the report list's form and hears it there, from our own pages only", async () => {
     const web = new Browserish(server.url);
-    expect((await web.post("/login", { email: "patienta@v.test", password: strongPassword })).status).toBe(302);
+    expect((await web.post("/login", { email: "patienta@v.test", password: strongPassword })).status).toBe(
+      302,
+    );
     const list = `/dashboard/previous-report/${ids.patientA}`;
     const page = pageHtml(await (await web.fetch(list)).text());
     // The form is there as plain HTML: a file input that asks phones for their recorder.
@@ -325,7 +361,10 @@ describe("the screens, without JavaScript", () => {
 
 describe("deleting", () => {
   it("a deleted report takes its voice notes' audio with it", async () => {
-    const keys = await db.all<{ file_key: string }>("SELECT file_key FROM voice_notes WHERE report_id = ?", ids.reportB);
+    const keys = await db.all<{ file_key: string }>(
+      "SELECT file_key FROM voice_notes WHERE report_id = ?",
+      ids.reportB,
+    );
     expect(keys).toHaveLength(2);
     const del = await api.raw("DELETE", "/report/delete-report", { reportId: ids.reportB }, tok.patientB);
     expect(del.status).toBe(200);
@@ -335,9 +374,16 @@ describe("deleting", () => {
   });
 
   it("an erased account takes its voice notes' audio with it", async () => {
-    const keys = await db.all<{ file_key: string }>("SELECT file_key FROM voice_notes WHERE report_id = ?", ids.reportA);
+    const keys = await db.all<{ file_key: string }>(
+      "SELECT file_key FROM voice_notes WHERE report_id = ?",
+      ids.reportA,
+    );
     expect(keys.length).toBeGreaterThanOrEqual(4);
-    const gone = await api.del("/profile/delete-profile", { password: strongPassword, immediate: true }, tok.patientA);
+    const gone = await api.del(
+      "/profile/delete-profile",
+      { password: strongPassword, immediate: true },
+      tok.patientA,
+    );
     expect(gone.status).toBe(200);
     const left = await storedKeys(server);
     for (const k of keys) expect(left).not.toContain(k.file_key);

@@ -37,7 +37,11 @@ export function VoiceNotes({
       </H>
       <ol className="space-y-3">
         {notes.map((n) => (
-          <li key={n._id} className="space-y-2 rounded-lg border border-slate-200 p-3" data-testid="voice-note">
+          <li
+            key={n._id}
+            className="space-y-2 rounded-lg border border-slate-200 p-3"
+            data-testid="voice-note"
+          >
             <p className="font-semibold text-slate-800">{kindLabel(n.kind)}</p>
             <VoicePlayer note={n} />
             {n.heardNote && !canHear && (

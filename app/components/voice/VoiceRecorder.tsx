@@ -43,9 +43,7 @@ export function VoiceRecorder({
   useEffect(() => {
     if (typeof window.MediaRecorder === "undefined" || !navigator.mediaDevices?.getUserMedia) return;
     let live = true;
-    import("./recorder.client")
-      .then((m) => live && setRecorder(() => m.Recorder))
-      .catch(() => {});
+    import("./recorder.client").then((m) => live && setRecorder(() => m.Recorder)).catch(() => {});
     return () => {
       live = false;
     };

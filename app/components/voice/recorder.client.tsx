@@ -146,8 +146,13 @@ export function Recorder({ fileInput, maxSeconds }: RecorderProps) {
       {url && state === "recorded" && (
         <div className="space-y-1">
           <p className="text-sm text-slate-800">{t("voice.recorded", { time: clock(elapsed) })}</p>
-          {/* eslint-disable-next-line jsx-a11y/media-has-caption -- the listener's own recording */}
-          <audio controls src={url} aria-label={t("voice.listen")} data-testid="voice-preview" className="w-full max-w-xs" />
+          <audio
+            controls
+            src={url}
+            aria-label={t("voice.listen")}
+            data-testid="voice-preview"
+            className="w-full max-w-xs"
+          />
         </div>
       )}
       <p role="status" className="text-sm text-slate-800">

@@ -29,7 +29,7 @@ import {
   transaction,
   type DB,
 } from "~/db/client.server";
-import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
+import { expertProfiles, patients, reports, users, voiceNotes, type ReportRow } from "~/db/schema";
 import {
   REPORT_TYPES,
   reviewSchema,
@@ -59,7 +59,6 @@ import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
 import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
-import { deleteVoiceFiles, voiceKeysOfReports } from "./voice-notes.server";
 import { hidePhonesOfRefusers, reviewConsentForUpload } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
 import { reportTypesFor } from "../accounts/specialties";
@@ -1194,7 +1193,9 @@ export async function deleteReport(
   const access = await patientAccess(actor, row.patientId);
   if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
   // Its voice notes' rows go with the report (on delete cascade); their audio is removed after.
-  const voiceKeys = await voiceKeysOfReports([row.id]);
+  const voiceKeys = (
+    await db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(eq(voiceNotes.reportId, row.id))
+  ).map((v) => v.k);
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)
@@ -1208,7 +1209,10 @@ export async function deleteReport(
   await deleteStored(row.fileKey).catch((err) =>
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
-  await deleteVoiceFiles(voiceKeys);
+  for (const key of voiceKeys)
+    await deleteStored(key).catch((err) =>
+      log("error", "could not delete voice note", { reportId: row.id, error: String(err?.message ?? err) }),
+    );
 }
 
 export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };

@@ -4,7 +4,6 @@ import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
-import { log } from "~/utils/log.server";
 import { audit, auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
@@ -378,28 +377,6 @@ export async function setHeardNote(
       opts.ip,
     );
   return toApi({ ...note, heardNote, heardBy: heardNote ? actor.id : null });
-}
-
-/** The stored audio of the reports named (for deleting them with the reports). */
-export async function voiceKeysOfReports(reportIds: string[]): Promise<string[]> {
-  if (!reportIds.length) return [];
-  return (
-    await db()
-      .select({ k: voiceNotes.fileKey })
-      .from(voiceNotes)
-      .where(inArray(voiceNotes.reportId, reportIds))
-  ).map((r) => r.k);
-}
-
-/** Removes stored audio whose rows went with their report; a failure leaves it to the sweep. */
-export async function deleteVoiceFiles(keys: string[]) {
-  await Promise.all(
-    keys.map((k) =>
-      deleteStored(k).catch((err) =>
-        log("error", "could not delete voice note", { error: String(err?.message ?? err) }),
-      ),
-    ),
-  );
 }
 
 /** Every voice note on the profile's reports, for the data download. */

@@ -1651,7 +1651,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/report/{reportId}/voice-notes": {
+  "/voice-notes": {
     parameters: {
       query?: never;
       header?: never;
@@ -1662,13 +1662,13 @@ export interface paths {
      * A report's voice notes, oldest first. The expert's explanation reaches the patient's side only once the written opinion is there
      * @description Who: those who may open the report's file: the patient, a family manager or centre worker acting for them, Admin, approved Experts (any while pending; once reviewed its reviewer, claimant or follow-up expert).
      */
-    get: operations["getReportVoiceNotes"];
+    get: operations["getVoiceNotes"];
     put?: never;
     /**
      * Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, 415 when it is not audio
      * @description Who: description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report.
      */
-    post: operations["postReportVoiceNotes"];
+    post: operations["postVoiceNotes"];
     delete?: never;
     options?: never;
     head?: never;
@@ -15662,13 +15662,11 @@ export interface operations {
       };
     };
   };
-  getReportVoiceNotes: {
+  getVoiceNotes: {
     parameters: {
       query?: never;
       header?: never;
-      path: {
-        reportId: string;
-      };
+      path?: never;
       cookie?: never;
     };
     requestBody?: never;
@@ -15789,18 +15787,17 @@ export interface operations {
       };
     };
   };
-  postReportVoiceNotes: {
+  postVoiceNotes: {
     parameters: {
       query?: never;
       header?: never;
-      path: {
-        reportId: string;
-      };
+      path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
         "multipart/form-data": {
+          reportId: string;
           /** @enum {string} */
           kind: "description" | "question" | "explanation";
           /** @enum {string} */

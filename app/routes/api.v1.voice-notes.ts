@@ -5,16 +5,18 @@ import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
 
 /**
- * A report's voice notes (decision 0037): the list for those who may open the report's file, and
- * a new one (multipart: `audio`, `kind`, optional `language` and, for a question, `question`).
+ * Voice notes (decision 0037): a report's list (`?reportId=`) for those who may open the report's
+ * file, and a new one (multipart: `reportId`, `audio`, `kind`, optional `language` and, for a
+ * question, `question`).
  */
 const route = apiRoute({
-  GET: (request, params) =>
+  GET: (request) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
-      return { message: "voice.listed", data: await listVoiceNotes(actor, params.reportId ?? "") };
+      const reportId = new URL(request.url).searchParams.get("reportId") ?? "";
+      return { message: "voice.listed", data: await listVoiceNotes(actor, reportId) };
     }),
-  POST: (request, params, context) =>
+  POST: (request, _params, context) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
       await limit("upload", actor.id, clientOf(context));
@@ -23,7 +25,7 @@ const route = apiRoute({
         kind: "audio",
         maxBytes: voiceMaxBytes(),
       });
-      const note = await addVoiceNote(actor, params.reportId ?? "", fields, file, {
+      const note = await addVoiceNote(actor, fields.reportId ?? "", fields, file, {
         ip: clientOf(context).ip,
       });
       return { status: 201, message: "voice.added", data: note };
