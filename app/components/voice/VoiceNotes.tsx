@@ -63,7 +63,7 @@ export function VoiceNotes({
                   defaultValue={n.heardNote ?? ""}
                   className="field-input"
                 />
-                <button type="submit" className="btn-secondary">
+                <button type="submit" className="btn-secondary max-w-full whitespace-normal">
                   {t("voice.heardSave")}
                 </button>
               </Form>

@@ -55,7 +55,7 @@ export function VoiceRecorder({
       encType="multipart/form-data"
       action={action}
       reloadDocument
-      className="space-y-3 rounded-lg border border-slate-200 p-3"
+      className="min-w-0 space-y-3 rounded-lg border border-slate-200 p-3"
       aria-labelledby={`${id}-h`}
       data-testid={`voice-form-${kind}`}
     >
@@ -94,7 +94,7 @@ export function VoiceRecorder({
           name="audio"
           accept="audio/*"
           capture="user"
-          className="block w-full text-sm"
+          className="block w-full max-w-full min-w-0 text-sm"
           aria-describedby={`${id}-fh`}
           data-testid="voice-file"
         />
@@ -114,7 +114,7 @@ export function VoiceRecorder({
           ))}
         </select>
       </div>
-      <button type="submit" className="btn-primary" data-testid="voice-send">
+      <button type="submit" className="btn-primary max-w-full whitespace-normal" data-testid="voice-send">
         {t("voice.send")}
       </button>
     </Form>

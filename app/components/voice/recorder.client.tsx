@@ -85,7 +85,9 @@ export function Recorder({ fileInput, maxSeconds }: RecorderProps) {
     rec.current = recorder;
     clockRef.current.before = 0;
     setElapsed(0);
-    recorder.start(250);
+    // One piece at the end, not time slices: Chromium then writes the WebM's duration and size
+    // into its header, which the server reads (a sliced recording has neither).
+    recorder.start();
     run();
     setState("recording");
   }
@@ -123,22 +125,22 @@ export function Recorder({ fileInput, maxSeconds }: RecorderProps) {
       </p>
       <div className="flex flex-wrap gap-2">
         {(state === "idle" || state === "recorded") && (
-          <button type="button" className="btn-secondary" onClick={start} data-testid="voice-record">
+          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={start} data-testid="voice-record">
             {state === "idle" ? t("voice.record") : t("voice.reRecord")}
           </button>
         )}
         {state === "recording" && (
-          <button type="button" className="btn-secondary" onClick={pause} data-testid="voice-pause">
+          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={pause} data-testid="voice-pause">
             {t("voice.pause")}
           </button>
         )}
         {state === "paused" && (
-          <button type="button" className="btn-secondary" onClick={resume} data-testid="voice-resume">
+          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={resume} data-testid="voice-resume">
             {t("voice.resume")}
           </button>
         )}
         {(state === "recording" || state === "paused") && (
-          <button type="button" className="btn-secondary" onClick={stop} data-testid="voice-stop">
+          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={stop} data-testid="voice-stop">
             {t("voice.stop")}
           </button>
         )}
