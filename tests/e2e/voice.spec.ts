@@ -183,9 +183,9 @@ test("a spoken description, a spoken explanation beside the written opinion, a s
     await patient.goto(list);
     await patient.getByTestId("voice-add-description").locator("summary").click();
     await axeClean(patient);
-    // Nothing wider than the screen (named, when something is).
+    // Nothing of the voice notes wider than the screen (named, when something is).
     const wide = await patient.evaluate(() =>
-      [...document.querySelectorAll("main *")]
+      [...document.querySelectorAll('main [id^="voice-"] *')]
         .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
         .map((e) => `${e.tagName}.${e.className}`.slice(0, 80)),
     );

@@ -30,7 +30,9 @@ export function ReportVoice({
       <VoiceNotes reportId={reportId} notes={notes} canHear={canHear} />
       {canAdd && (
         <details className="group" data-testid="voice-add-description">
-          <summary className="btn-secondary max-w-full cursor-pointer whitespace-normal">{t("voice.addDescription")}</summary>
+          <summary className="btn-secondary max-w-full cursor-pointer whitespace-normal">
+            {t("voice.addDescription")}
+          </summary>
           <div className="mt-2">
             <VoiceRecorder
               reportId={reportId}
@@ -44,7 +46,9 @@ export function ReportVoice({
       )}
       {canAsk && (
         <details className="group" data-testid="voice-ask">
-          <summary className="btn-secondary max-w-full cursor-pointer whitespace-normal">{t("voice.askByVoice")}</summary>
+          <summary className="btn-secondary max-w-full cursor-pointer whitespace-normal">
+            {t("voice.askByVoice")}
+          </summary>
           <div className="mt-2">
             <VoiceRecorder
               reportId={reportId}

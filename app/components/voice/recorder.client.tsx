@@ -125,22 +125,42 @@ export function Recorder({ fileInput, maxSeconds }: RecorderProps) {
       </p>
       <div className="flex flex-wrap gap-2">
         {(state === "idle" || state === "recorded") && (
-          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={start} data-testid="voice-record">
+          <button
+            type="button"
+            className="btn-secondary max-w-full whitespace-normal"
+            onClick={start}
+            data-testid="voice-record"
+          >
             {state === "idle" ? t("voice.record") : t("voice.reRecord")}
           </button>
         )}
         {state === "recording" && (
-          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={pause} data-testid="voice-pause">
+          <button
+            type="button"
+            className="btn-secondary max-w-full whitespace-normal"
+            onClick={pause}
+            data-testid="voice-pause"
+          >
             {t("voice.pause")}
           </button>
         )}
         {state === "paused" && (
-          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={resume} data-testid="voice-resume">
+          <button
+            type="button"
+            className="btn-secondary max-w-full whitespace-normal"
+            onClick={resume}
+            data-testid="voice-resume"
+          >
             {t("voice.resume")}
           </button>
         )}
         {(state === "recording" || state === "paused") && (
-          <button type="button" className="btn-secondary max-w-full whitespace-normal" onClick={stop} data-testid="voice-stop">
+          <button
+            type="button"
+            className="btn-secondary max-w-full whitespace-normal"
+            onClick={stop}
+            data-testid="voice-stop"
+          >
             {t("voice.stop")}
           </button>
         )}
