@@ -57,6 +57,8 @@ const envSchema = z.object({
   PACS_URL: z.string().url().optional(),
   /** An OHIF viewer that opens studies from that PACS; the review page links to it. */
   OHIF_URL: z.string().url().optional(),
+  /** The longest voice note accepted, in seconds (decision 0037). */
+  VOICE_MAX_SECONDS: z.coerce.number().int().min(5).max(600).default(120),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ENCRYPTION_KEY: z
     .string()
@@ -189,6 +191,7 @@ export type Config = {
   maxStudyBytes: number;
   pacsUrl: string | undefined;
   ohifUrl: string | undefined;
+  voiceMaxSeconds: number;
   sessionSecret: string;
   encryptionKey: Buffer;
   adminEmail: string | undefined;
@@ -383,6 +386,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxStudyBytes: Math.round(e.MAX_STUDY_MB * 1024 * 1024),
     pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),
     ohifUrl: e.OHIF_URL?.replace(/\/+$/, ""),
+    voiceMaxSeconds: e.VOICE_MAX_SECONDS,
     sessionSecret,
     encryptionKey: Buffer.from(encryptionKeyHex, "hex"),
     adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),

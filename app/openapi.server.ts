@@ -88,6 +88,7 @@ import { CENTRE_ENDPOINTS } from "./openapi/centres";
 import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
+import { VOICE_ENDPOINTS } from "./openapi/voice";
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
 const uploadOffset = z
@@ -941,6 +942,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...REGISTRATION_ENDPOINTS,
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
+  ...VOICE_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */
@@ -1099,7 +1101,9 @@ export function openApiDocument(): object {
             description: "The file bytes",
             content: e.path.endsWith(".pdf")
               ? { "application/pdf": { schema: z.string() } }
-              : { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } },
+              : e.path.endsWith("/audio")
+                ? { "audio/*": { schema: z.string() } }
+                : { "application/pdf": { schema: z.string() }, "image/*": { schema: z.string() } },
           }
         : { description: "Success", content: { "application/json": { schema: successBody } } },
     };

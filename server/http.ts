@@ -63,9 +63,9 @@ export type RequestSpan = {
   end(route: string, status: number): void;
 };
 
-/** Routes whose bodies are file uploads: streamed, with the larger limit (tus: creation and PATCH). */
+/** Routes whose bodies are file uploads: streamed, with the larger limit (tus: creation and PATCH; voice notes). */
 const UPLOAD_PATHS =
-  /^\/(?:dashboard\/upload-report(?:\.data)?|dashboard\/settings(?:\.data)?|api\/v1\/report\/upload-report|api\/v1\/profile\/update-display-picture|api\/v1\/uploads(?:\/[^/]+)?)\/?$/;
+  /^\/(?:dashboard\/upload-report(?:\.data)?|dashboard\/settings(?:\.data)?|api\/v1\/report\/upload-report|api\/v1\/profile\/update-display-picture|api\/v1\/uploads(?:\/[^/]+)?|api\/v1\/voice-notes|voice\/[^/]+(?:\.data)?)\/?$/;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const HOST_RE = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;

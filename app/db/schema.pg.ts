@@ -29,6 +29,7 @@ import {
   PHONE_OWNERS,
   PATIENT_CONSENT_KINDS,
   CONSENT_METHODS,
+  VOICE_NOTE_KINDS,
 } from "./types";
 
 /**
@@ -261,6 +262,32 @@ export const reportFollowups = pgTable(
     answeredAt: ms("answered_at"),
   },
   (t) => [index("report_followups_report_idx").on(t.reportId, t.askedAt, t.id)],
+);
+
+/** Spoken notes on a report (decision 0037); see schema.sqlite.ts. */
+export const voiceNotes = pgTable(
+  "voice_notes",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    followupId: text("followup_id").references(() => reportFollowups.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: VOICE_NOTE_KINDS }).notNull(),
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    language: text("language").notNull().default("en"),
+    fileKey: text("file_key").notNull(),
+    mimeType: text("mime_type").notNull(),
+    size: integer("size").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    heardNote: text("heard_note"),
+    heardBy: text("heard_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("voice_notes_report_idx").on(t.reportId, t.createdAt, t.id),
+    index("voice_notes_file_key_idx").on(t.fileKey),
+  ],
 );
 
 /** What makes an expert account verifiable: registration, council, experience; the admin's decision. */

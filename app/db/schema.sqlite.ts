@@ -26,6 +26,7 @@ import {
   PHONE_OWNERS,
   PATIENT_CONSENT_KINDS,
   CONSENT_METHODS,
+  VOICE_NOTE_KINDS,
 } from "./types";
 
 /**
@@ -250,6 +251,38 @@ export const reportFollowups = sqliteTable(
     answeredAt: integer("answered_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("report_followups_report_idx").on(t.reportId, t.askedAt, t.id)],
+);
+
+/**
+ * Spoken notes on a report (decision 0037): the patient's description, a follow-up question, the
+ * expert's explanation beside the written opinion. The audio is stored encrypted like a report's
+ * file; its type is the one its bytes say and its duration the one its container says.
+ */
+export const voiceNotes = sqliteTable(
+  "voice_notes",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    followupId: text("followup_id").references(() => reportFollowups.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: VOICE_NOTE_KINDS }).notNull(),
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    language: text("language").notNull().default("en"),
+    fileKey: text("file_key").notNull(),
+    mimeType: text("mime_type").notNull(),
+    size: integer("size").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    /** What the expert or health worker heard, typed beside the patient's audio. */
+    heardNote: text("heard_note"),
+    heardBy: text("heard_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("voice_notes_report_idx").on(t.reportId, t.createdAt, t.id),
+    // The file sweep asks which stored files a voice note refers to.
+    index("voice_notes_file_key_idx").on(t.fileKey),
+  ],
 );
 
 /** What makes an expert account verifiable: registration, council, experience; the admin's decision. */

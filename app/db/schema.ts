@@ -45,9 +45,11 @@ export const {
   imagingStudies,
   imagingInstances,
   imagingPreviews,
+  voiceNotes,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
 export type ReportRow = typeof lite.reports.$inferSelect;
 export type PatientRow = typeof lite.patients.$inferSelect;
+export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;

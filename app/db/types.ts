@@ -50,3 +50,7 @@ export const PATIENT_CONSENT_KINDS = ["facilitated", "guardian", "family"] as co
 /** How a facilitated consent was taken (Telemedicine Practice Guidelines 2020: explicit consent). */
 export const CONSENT_METHODS = ["verbal", "witnessed", "signature", "thumbprint", "online"] as const;
 export type ConsentMethod = (typeof CONSENT_METHODS)[number];
+
+/** A voice note's part (decision 0037): the patient's description of a report, a follow-up question, the expert's explanation. */
+export const VOICE_NOTE_KINDS = ["description", "question", "explanation"] as const;
+export type VoiceNoteKind = (typeof VOICE_NOTE_KINDS)[number];

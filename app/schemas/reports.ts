@@ -183,6 +183,15 @@ export const followUpQuestionSchema = z.object({
     .max(FOLLOWUP_TEXT_MAX, "followups.tooLong"),
 });
 
+/** A follow-up question spoken in a voice note: its typed words are optional. */
+export const spokenQuestionSchema = z.object({
+  question: z
+    .string({ invalid_type_error: "followups.questionRequired" })
+    .trim()
+    .max(FOLLOWUP_TEXT_MAX, "followups.tooLong")
+    .default(""),
+});
+
 export const followUpAnswerSchema = z.object({
   answer: z
     .string({ required_error: "followups.answerRequired", invalid_type_error: "followups.answerRequired" })

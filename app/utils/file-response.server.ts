@@ -59,3 +59,60 @@ export function fileResponse(
     },
   });
 }
+
+/**
+ * One byte range of a `size`-byte file from a `Range` header: null when there is none (or it is
+ * not a single bytes range, which we answer whole as RFC 9110 allows), "unsatisfiable" when it
+ * lies beyond the end.
+ */
+export function parseRange(
+  header: string | null,
+  size: number,
+): { start: number; end: number } | "unsatisfiable" | null {
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header ?? "");
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") {
+    // A suffix: the last n bytes.
+    const n = Number(m[2]);
+    if (n === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== "" && Number(m[2]) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end };
+}
+
+/**
+ * A small stored file held in memory (a voice note) as a response honouring a single `Range`
+ * (206 with Content-Range; 416 when unsatisfiable), so a phone's player can seek. Never cached.
+ */
+export function rangeResponse(
+  request: Request,
+  file: { bytes: Buffer; mimeType: string; fileName: string },
+  cache = "private, no-store",
+) {
+  const size = file.bytes.length;
+  const base = {
+    "Content-Type": file.mimeType,
+    "Accept-Ranges": "bytes",
+    "Content-Disposition": contentDisposition(file.fileName),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": cache,
+    ...fileFrameHeaders(file.mimeType, { ownFrames: true }),
+  };
+  const range = parseRange(request.headers.get("Range"), size);
+  if (range === "unsatisfiable") {
+    return new Response(null, { status: 416, headers: { ...base, "Content-Range": `bytes */${size}` } });
+  }
+  const body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
+  return new Response(request.method === "HEAD" ? null : new Uint8Array(body), {
+    status: range ? 206 : 200,
+    headers: {
+      ...base,
+      "Content-Length": String(body.length),
+      ...(range ? { "Content-Range": `bytes ${range.start}-${range.end}/${size}` } : {}),
+    },
+  });
+}

@@ -15,6 +15,7 @@ import {
   uploadSessions,
   users,
   verificationCodes,
+  voiceNotes,
   type UserRow,
 } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
@@ -895,6 +896,15 @@ export function* accountDeletionSteps(
   const fileKeys = (yield* rows(
     tx.select({ key: reports.fileKey }).from(reports).where(inArray(reports.patientId, profileIds)),
   )).map((r) => r.key);
+  // Voice notes on those reports (their rows go with the reports by cascade).
+  for (const v of yield* rows(
+    tx
+      .select({ key: voiceNotes.fileKey })
+      .from(voiceNotes)
+      .innerJoin(reports, eq(reports.id, voiceNotes.reportId))
+      .where(inArray(reports.patientId, profileIds)),
+  ))
+    fileKeys.push(v.key);
   for (const c of yield* rows(
     tx
       .select({ key: patientConsents.evidenceKey })

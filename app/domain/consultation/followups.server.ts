@@ -3,7 +3,12 @@ import { alias } from "~/db/alias";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reportFollowups, reports, users } from "~/db/schema";
-import { followUpAnswerSchema, followUpQuestionSchema, reassignSchema } from "~/schemas/reports";
+import {
+  followUpAnswerSchema,
+  followUpQuestionSchema,
+  reassignSchema,
+  spokenQuestionSchema,
+} from "~/schemas/reports";
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
@@ -85,13 +90,14 @@ export async function askFollowUp(
   actor: Actor,
   reportId: string,
   input: unknown,
-  opts: { ip?: string | null } = {},
+  opts: { ip?: string | null; spoken?: boolean } = {},
 ): Promise<ApiFollowUp> {
   // The patient, or whoever acts for their profile (a family manager, their centre's health worker)
   // asking what the patient dictates; experts and admins never ask.
   if (actor.accountType !== "Patient" && actor.accountType !== "HealthWorker")
     throw new DomainError("forbidden", "followups.patientsOnly");
-  const parsed = followUpQuestionSchema.safeParse(input);
+  // A question spoken in a voice note (decision 0037) needs no typed words: the voice is the question.
+  const parsed = (opts.spoken ? spokenQuestionSchema : followUpQuestionSchema).safeParse(input);
   if (!parsed.success) {
     throw new DomainError("invalid", "followups.askFailed", { fieldErrors: zodFieldErrors(parsed.error) });
   }

@@ -30,7 +30,7 @@ import {
   transaction,
   type DB,
 } from "~/db/client.server";
-import { expertProfiles, patients, reports, users, type ReportRow } from "~/db/schema";
+import { expertProfiles, patients, reports, users, voiceNotes, type ReportRow } from "~/db/schema";
 import type { Agreement } from "~/db/types";
 import {
   REPORT_TYPES,
@@ -1463,6 +1463,10 @@ export async function deleteReport(
   if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
   // A study's instances and previews (their rows go with the report's).
   const studyKeys = await studyObjects([row.id]);
+  // Its voice notes' rows go with the report (on delete cascade); their audio is removed after.
+  const voiceKeys = (
+    await db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(eq(voiceNotes.reportId, row.id))
+  ).map((v) => v.k);
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)
@@ -1478,6 +1482,10 @@ export async function deleteReport(
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
   await deleteObjects(studyKeys.filter((k) => k !== row.fileKey));
+  for (const key of voiceKeys)
+    await deleteStored(key).catch((err) =>
+      log("error", "could not delete voice note", { reportId: row.id, error: String(err?.message ?? err) }),
+    );
 }
 
 /**
@@ -1513,7 +1521,7 @@ type FileAccessFacts = Pick<
  * itself, so the file route and the add-review screen (reviewScreenReport) cannot disagree.
  * (Sharing links serve files by their own token.)
  */
-async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
+export async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
   if (actor.accountType === "Admin") return null;
   if (actor.accountType === "Patient" || actor.accountType === "HealthWorker")
     return (await patientAccess(actor, row.patientId)) ? null : "reports.notYourReport";

@@ -34,6 +34,7 @@ import {
   reports,
   shareLinks,
   users,
+  voiceNotes,
   type AccountType,
   type ConsentPurpose,
   type PatientRow,
@@ -1246,6 +1247,33 @@ export async function exportZip(
         r.id,
       );
     }
+  }
+
+  // The voice notes on the reports (decision 0037), beside each report's file, as recorded.
+  const voiceInfo = new Map<string, AttachmentLink>();
+  const reportIds = s.reports.map((r) => r.id);
+  const voices = reportIds.length
+    ? await db()
+        .select()
+        .from(voiceNotes)
+        .where(inArray(voiceNotes.reportId, reportIds))
+        .orderBy(asc(voiceNotes.createdAt), asc(voiceNotes.id))
+    : [];
+  const reviewed = new Set(s.reports.filter((r) => r.status === "Reviewed").map((r) => r.id));
+  for (const v of voices) {
+    // The expert's spoken explanation is the patient's only beside the written opinion.
+    if (v.kind === "explanation" && !reviewed.has(v.reportId)) continue;
+    if (!(await storedExists(v.fileKey))) continue;
+    const ext =
+      { "audio/webm": "webm", "audio/ogg": "ogg", "audio/mp4": "m4a", "audio/mpeg": "mp3" }[v.mimeType] ??
+      "wav";
+    entry(
+      () => openDecrypted(v.fileKey),
+      `${folders.get(v.reportId)}/voice-${v.kind}-${isoDay(v.createdAt)}-${v.id.slice(0, 8)}.${ext}`,
+      v.createdAt,
+      voiceInfo,
+      v.id,
+    );
   }
 
   zip.addReadStreamLazy(BUNDLE_FILE, { mtime: s.at }, (cb) => {

@@ -11,6 +11,7 @@ import {
   reports,
   uploadSessions,
   users,
+  voiceNotes,
 } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
@@ -60,7 +61,7 @@ const KEY_RE = /^[a-f0-9]{32}$/;
 export const DICOM_MIME = "application/dicom";
 export const ZIP_MIME = "application/zip";
 
-export type UploadKind = "report" | "image";
+export type UploadKind = "report" | "image" | "audio";
 
 /** Sniffed type → stored mime type and the file extension the stored name gets. */
 const TYPES: Record<string, { mime: string; ext: string; kinds: UploadKind[] }> = {
@@ -75,6 +76,22 @@ const TYPES: Record<string, { mime: string; ext: string; kinds: UploadKind[] }> 
   // entry in dicom.server.ts before a report is made).
   dcm: { mime: DICOM_MIME, ext: "dcm", kinds: ["report"] },
   zip: { mime: ZIP_MIME, ext: "zip", kinds: ["report"] },
+  // Voice notes (decision 0037): what browsers record (WebM/Opus, MP4/AAC on iOS), what phones'
+  // recorder apps save (MP4/AAC, Ogg/Opus, MP3, WAV). Stored under the audio type every browser
+  // plays, whatever file-type calls the container (WebM and MP4 are "video" to it).
+  webm: { mime: "audio/webm", ext: "webm", kinds: ["audio"] },
+  ogg: { mime: "audio/ogg", ext: "ogg", kinds: ["audio"] },
+  opus: { mime: "audio/ogg", ext: "opus", kinds: ["audio"] },
+  mp4: { mime: "audio/mp4", ext: "m4a", kinds: ["audio"] },
+  m4a: { mime: "audio/mp4", ext: "m4a", kinds: ["audio"] },
+  mp3: { mime: "audio/mpeg", ext: "mp3", kinds: ["audio"] },
+  wav: { mime: "audio/wav", ext: "wav", kinds: ["audio"] },
+};
+
+const KIND_TYPES: Record<UploadKind, string> = {
+  report: "PDF, PNG, JPEG, WebP, GIF, DICOM (.dcm, .zip)",
+  image: "PNG, JPEG, WebP, GIF",
+  audio: "WebM, Ogg, MP4/M4A, MP3, WAV",
 };
 
 /** Whether a stored report file is medical images (its study is read by dicom.server.ts). */
@@ -172,10 +189,7 @@ export async function sniffType(sample: Buffer, allowed: UploadKind): Promise<{ 
   const type = ext ? TYPES[ext] : undefined;
   if (!type || !type.kinds.includes(allowed)) {
     throw new DomainError("unsupported_type", "files.unsupportedType", {
-      values: {
-        types:
-          allowed === "report" ? "PDF, PNG, JPEG, WebP, GIF, DICOM (.dcm, .zip)" : "PNG, JPEG, WebP, GIF",
-      },
+      values: { types: KIND_TYPES[allowed] },
     });
   }
   return type;
@@ -551,22 +565,27 @@ export async function deleteSegments(uploadId: string): Promise<number> {
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
-  const [fromReports, fromUsers, fromUploads, fromConsents, fromInstances, fromPreviews] = await Promise.all([
-    db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
-    db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
-    db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
-    // Photos of a signature or thumbprint given as consent at a centre.
-    db()
-      .select({ k: patientConsents.evidenceKey })
-      .from(patientConsents)
-      .where(inArray(patientConsents.evidenceKey, keys)),
-    // Medical images: each instance of a ZIP and each cached preview is an object of its own.
-    db()
-      .select({ k: imagingInstances.fileKey })
-      .from(imagingInstances)
-      .where(inArray(imagingInstances.fileKey, keys)),
-    db().select({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
-  ]);
+  const [fromReports, fromUsers, fromUploads, fromConsents, fromInstances, fromPreviews, fromVoice] =
+    await Promise.all([
+      db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
+      db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
+      db()
+        .select({ id: uploadSessions.id })
+        .from(uploadSessions)
+        .where(inArray(uploadSessions.id, uploadIds)),
+      // Photos of a signature or thumbprint given as consent at a centre.
+      db()
+        .select({ k: patientConsents.evidenceKey })
+        .from(patientConsents)
+        .where(inArray(patientConsents.evidenceKey, keys)),
+      // Medical images: each instance of a ZIP and each cached preview is an object of its own.
+      db()
+        .select({ k: imagingInstances.fileKey })
+        .from(imagingInstances)
+        .where(inArray(imagingInstances.fileKey, keys)),
+      db().select({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
+      db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(inArray(voiceNotes.fileKey, keys)),
+    ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
     ...fromReports.map((r) => r.k),
@@ -574,6 +593,7 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
     ...fromConsents.map((r) => r.k!),
     ...fromInstances.map((r) => r.k),
     ...fromPreviews.map((r) => r.k),
+    ...fromVoice.map((r) => r.k),
     ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
   ]);
 }

@@ -8,6 +8,7 @@ import {
   reports,
   uploadSessions,
   users,
+  voiceNotes,
   type ConsentPurpose,
 } from "~/db/schema";
 import { CONSENT_PURPOSES } from "~/db/types";
@@ -18,7 +19,7 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import { deleteReportFileIfUnused, deleteSegments } from "../records/files.server";
+import { deleteReportFileIfUnused, deleteSegments, deleteStored } from "../records/files.server";
 import type { Actor } from "../accounts/sessions.server";
 import { requirePatientAccess } from "../care/patients.server";
 
@@ -289,7 +290,16 @@ export async function changeConsent(
     );
     let gone: { id: string; fileKey: string }[] = [];
     let uploads: { id: string }[] = [];
+    let voiceKeys: string[] = [];
     if (purpose === "review" && !granted) {
+      // Voice notes on those reports go with them (cascade); their audio is removed below.
+      voiceKeys = (yield* rows(
+        tx
+          .select({ k: voiceNotes.fileKey })
+          .from(voiceNotes)
+          .innerJoin(reports, eq(reports.id, voiceNotes.reportId))
+          .where(and(eq(reports.patientId, actor.id), eq(reports.status, "Pending"))),
+      )).map((v) => v.k);
       gone = yield* rows(
         tx
           .delete(reports)
@@ -322,10 +332,15 @@ export async function changeConsent(
     );
     for (const r of gone)
       yield* exec(auditInsert(tx, actor, "report.delete", "report", r.id, { by: "consent" }, opts.ip));
-    return { gone, uploads };
+    return { gone, uploads, voiceKeys };
   });
   // A failure here leaves an unreferenced file that sweepLeftovers() removes later.
   await Promise.all([
+    ...(removed?.voiceKeys ?? []).map((k) =>
+      deleteStored(k).catch((err) =>
+        log("error", "could not delete withdrawn voice note", { error: String(err) }),
+      ),
+    ),
     ...(removed?.gone ?? []).map((r) =>
       deleteReportFileIfUnused(r.fileKey).catch((err) =>
         log("error", "could not delete withdrawn report file", { reportId: r.id, error: String(err) }),

@@ -6,6 +6,7 @@ import control_bn from "./sections/control.bn";
 import service_bn from "./sections/service.bn";
 import imaging_bn from "./sections/imaging.bn";
 import panel_bn from "./sections/panel.bn";
+import voice_bn from "./sections/voice.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1422,6 +1423,7 @@ const bn: Catalogue = {
   service: service_bn,
   imaging: imaging_bn,
   panel: panel_bn,
+  voice: voice_bn,
 };
 
 export default bn;

@@ -6,6 +6,7 @@ import control_en from "./sections/control.en";
 import service_en from "./sections/service.en";
 import imaging_en from "./sections/imaging.en";
 import panel_en from "./sections/panel.en";
+import voice_en from "./sections/voice.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1410,6 +1411,7 @@ const en = {
   service: service_en,
   imaging: imaging_en,
   panel: panel_en,
+  voice: voice_en,
 } as const;
 
 export default en;

@@ -6,6 +6,7 @@ import control_hi from "./sections/control.hi";
 import service_hi from "./sections/service.hi";
 import imaging_hi from "./sections/imaging.hi";
 import panel_hi from "./sections/panel.hi";
+import voice_hi from "./sections/voice.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1414,6 +1415,7 @@ const hi: Catalogue = {
   service: service_hi,
   imaging: imaging_hi,
   panel: panel_hi,
+  voice: voice_hi,
 };
 
 export default hi;

@@ -6,6 +6,7 @@ import control_ta from "./sections/control.ta";
 import service_ta from "./sections/service.ta";
 import imaging_ta from "./sections/imaging.ta";
 import panel_ta from "./sections/panel.ta";
+import voice_ta from "./sections/voice.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1462,6 +1463,7 @@ const ta: Catalogue = {
   service: service_ta,
   imaging: imaging_ta,
   panel: panel_ta,
+  voice: voice_ta,
 };
 
 export default ta;

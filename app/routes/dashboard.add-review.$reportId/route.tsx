@@ -5,7 +5,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
-import { reviewScreenReport, studyForScreen } from "~/domain/consultation/index.server";
+import { listVoiceNotes, reviewScreenReport, studyForScreen } from "~/domain/consultation/index.server";
 import { viewerState } from "~/components/imaging/viewer-state";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
@@ -22,6 +22,7 @@ import { reviewAction } from "./review.server";
 import { askSecondAction, panelOf } from "./panel.server";
 import { SecondOpinionPanel } from "./SecondOpinionPanel";
 import { ReviewForm } from "./ReviewForm";
+import { VoicePanel } from "./VoicePanel";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -49,6 +50,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     fileAllowed && (!report.claimedBy || claimedByMe)
       ? await studyForScreen(actor, report._id, clientOf(context).ip)
       : null;
+  // The patient's voice notes are heard by whoever may open the report's file (the same rule).
+  const voiceNotes = fileAllowed ? await listVoiceNotes(actor, report._id) : [];
+  const reviewedByMe = report.status === "Reviewed" && report.expert?._id === actor.id;
   return {
     title,
     notAllowed: null,
@@ -73,6 +77,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
         : null,
       claimedByMe,
       study: study ? { study, state: viewerState(new URL(request.url).searchParams, study.series) } : null,
+      voiceNotes,
+      holds: claimedByMe || reviewedByMe,
+      voiceMaxSeconds: config().voiceMaxSeconds,
       claimUntil:
         claimedByMe && report.claimedAt
           ? new Date(Date.parse(report.claimedAt) + config().claimTtlMs).toISOString()
@@ -150,6 +157,12 @@ export default function AddReview() {
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
           {panel && <SecondOpinionPanel panel={panel} />}
+          <VoicePanel
+            reportId={report._id}
+            notes={report.voiceNotes}
+            holds={report.holds}
+            maxSeconds={report.voiceMaxSeconds}
+          />
 
           {report.status === "Reviewed" ? (
             <p

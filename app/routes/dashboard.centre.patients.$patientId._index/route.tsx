@@ -9,7 +9,9 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
 import { getCarePatient } from "~/domain/care/index.server";
-import { askFollowUp, listPatientReports } from "~/domain/consultation/index.server";
+import { askFollowUp, listPatientReports, voiceNotesFor } from "~/domain/consultation/index.server";
+import { ReportVoice } from "~/components/voice/ReportVoice";
+import { config } from "~/config.server";
 import { tFor } from "~/i18n/i18n.server";
 import { METHOD_KEYS } from "~/schemas/registration";
 import { requireActor } from "~/utils/auth.server";
@@ -33,10 +35,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const patient = await getCarePatient(actor, id, { trace: false });
     const reports = await listPatientReports(actor, id, screenPage(request));
     const name = `${patient.firstName} ${patient.lastName}`.trim();
+    const voice = await voiceNotesFor(
+      actor,
+      reports.items.map((r) => r._id),
+    );
     return {
       title: name || t("registration.queueTitle"),
       patient,
-      reports: reports.items,
+      reports: reports.items.map((r) => ({ ...r, voiceNotes: voice.get(r._id) ?? [] })),
+      voiceMaxSeconds: config().voiceMaxSeconds,
       pagination: pageInfo(reports),
     };
   } catch (err) {
@@ -70,7 +77,7 @@ export default function CentrePatient() {
   const { t } = useTranslation();
   const dates = useDateText();
   const typeLabel = useReportTypeLabel();
-  const { patient, reports, pagination } = useLoaderData<typeof loader>();
+  const { patient, reports, pagination, voiceMaxSeconds } = useLoaderData<typeof loader>();
   const pid = encodeURIComponent(patient._id);
   const phone =
     patient.phoneOwner === "none" || !patient.phone
@@ -166,6 +173,14 @@ export default function CentrePatient() {
               ) : (
                 <p className="text-slate-700">{t("registration.waitingOpinion")}</p>
               )}
+              <ReportVoice
+                reportId={r._id}
+                notes={r.voiceNotes}
+                maxSeconds={voiceMaxSeconds}
+                canAdd
+                canAsk={r.status === "Reviewed" && !!r.followUpsLeft}
+                canHear
+              />
             </li>
           ))}
         </ul>

@@ -6,6 +6,8 @@ import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon } from "~/components/ui/Icon";
+import { ReportVoice } from "~/components/voice/ReportVoice";
+import type { VoiceNoteView } from "~/components/voice/VoicePlayer";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
 import { StudyLink } from "./StudyLink";
@@ -15,7 +17,15 @@ import { AskSecondOpinion, FirstOpinionHeading, SecondOpinions, useAskWhom } fro
  * One report: the file, its status, the opinion with its follow-up questions (askAction), who
  * opened it, sharing, and deleting it (deleteAction).
  */
-export function ReportCard({ report, own }: { report: Card; own: boolean }) {
+export function ReportCard({
+  report,
+  own,
+  voice,
+}: {
+  report: Card & { voiceNotes: VoiceNoteView[] };
+  own: boolean;
+  voice: { canAdd: boolean; maxSeconds: number };
+}) {
   const { t } = useTranslation();
   const typeLabel = useReportTypeLabel();
   const dates = useDateText();
@@ -87,6 +97,16 @@ export function ReportCard({ report, own }: { report: Card; own: boolean }) {
           />
         </div>
       )}
+
+      <div className="mt-3">
+        <ReportVoice
+          reportId={report._id}
+          notes={report.voiceNotes}
+          maxSeconds={voice.maxSeconds}
+          canAdd={voice.canAdd}
+          canAsk={voice.canAdd && own && reviewed && report.followUpsLeft > 0}
+        />
+      </div>
 
       {report.mayAskSecond && <AskSecondOpinion reportId={report._id} />}
       <FileViews views={report.fileViews} opens={report.linkOpens} />

@@ -16,7 +16,12 @@ export function ReportList({
   managed,
   whose,
   canUpload,
-}: Pick<ListData, "items" | "pagination" | "own" | "managed" | "whose" | "canUpload">) {
+  canVoice,
+  voiceMaxSeconds,
+}: Pick<
+  ListData,
+  "items" | "pagination" | "own" | "managed" | "whose" | "canUpload" | "canVoice" | "voiceMaxSeconds"
+>) {
   const { t } = useTranslation();
   const loading = useListLoading();
   const { patientId } = useParams();
@@ -66,7 +71,12 @@ export function ReportList({
         <ul className="grid gap-4 sm:grid-cols-2">
           {items.map((r) => (
             // A family manager acts for the member as for themself (follow-ups, sharing).
-            <ReportCard key={r._id} report={r} own={own || managed} />
+            <ReportCard
+              key={r._id}
+              report={r}
+              own={own || managed}
+              voice={{ canAdd: canVoice, maxSeconds: voiceMaxSeconds }}
+            />
           ))}
         </ul>
       )}

@@ -10,7 +10,8 @@ import { useTranslation } from "react-i18next";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { whoseOptions } from "~/domain/care/index.server";
-import { listPatientReports } from "~/domain/consultation/index.server";
+import { listPatientReports, voiceNotesFor } from "~/domain/consultation/index.server";
+import { config } from "~/config.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
@@ -61,6 +62,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const { t } = await tFor(request);
   // A family account switches between the profiles it acts for ("whose reports").
   const whose = await whoseOptions(actor);
+  const voice = await voiceNotesFor(
+    actor,
+    result.items.map((r) => r._id),
+  );
   return {
     title: t("reports.previousTitle"),
     notAllowed: null,
@@ -68,7 +73,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     managed: actor.accountType === "Patient" && actor.id !== patientId,
     whose,
     canUpload: actor.accountType === "Patient",
-    items: result.items.map((r) => cardOf(r, { mayAskSecond: actor.accountType === "Admin" })),
+    items: result.items.map((r) => ({
+      ...cardOf(r, { mayAskSecond: actor.accountType === "Admin" }),
+      voiceNotes: voice.get(r._id) ?? [],
+    })),
+    // Voice notes are added by the patient's side only (an admin looking on does not).
+    canVoice: actor.accountType !== "Admin",
+    voiceMaxSeconds: config().voiceMaxSeconds,
     pagination: info,
   };
 }

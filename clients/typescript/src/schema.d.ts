@@ -1711,6 +1711,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/voice-notes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A report's voice notes, oldest first. The expert's explanation reaches the patient's side only once the written opinion is there
+     * @description Who: those who may open the report's file: the patient, a family manager or centre worker acting for them, Admin, approved Experts (any while pending; once reviewed its reviewer, claimant or follow-up expert).
+     */
+    get: operations["getVoiceNotes"];
+    put?: never;
+    /**
+     * Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, 415 when it is not audio
+     * @description Who: description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report.
+     */
+    post: operations["postVoiceNotes"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/voice-notes/{voiceNoteId}/audio": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audio, decrypted, with its real content type; one `Range: bytes=…` gives 206 with Content-Range (416 beyond the end). Every hearing and every refusal (403) is recorded
+     * @description Who: those who may open the report's file: the patient, a family manager or centre worker acting for them, Admin, approved Experts (any while pending; once reviewed its reviewer, claimant or follow-up expert).
+     */
+    get: operations["voiceNotesAudio"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/voice-notes/{voiceNoteId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Write (or clear, with an empty text) the typed "what I heard" beside a patient's voice note
+     * @description Who: the approved Expert holding the report, or a health worker of the patient's centre.
+     */
+    patch: operations["voiceNotes"];
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -21506,6 +21570,601 @@ export interface operations {
       };
       /** @description Signed in but not allowed */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getVoiceNotes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The follow-up a spoken question asked (kind question) */
+              followUpId: string | null;
+              /** @enum {string} */
+              kind: "description" | "question" | "explanation";
+              /** @description The language spoken: en, hi, bn or ta */
+              language: string;
+              /** @description As the bytes say: audio/webm, audio/ogg, audio/mp4, audio/mpeg or audio/wav */
+              mimeType: string;
+              size: number;
+              /** @description Read from the container */
+              durationMs: number;
+              /** @description The typed "what I heard" by the expert or health worker */
+              heardNote: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description GET it for the audio (Range requests supported) */
+              audioUrl: string;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  postVoiceNotes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          reportId: string;
+          /** @enum {string} */
+          kind: "description" | "question" | "explanation";
+          /** @enum {string} */
+          language?: "en" | "hi" | "bn" | "ta";
+          /** @description kind question: the words typed beside it (optional) */
+          question?: string;
+          /** @description binary; audio/webm, audio/ogg, audio/mp4, audio/mpeg, audio/wav */
+          audio: Blob;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The follow-up a spoken question asked (kind question) */
+              followUpId: string | null;
+              /** @enum {string} */
+              kind: "description" | "question" | "explanation";
+              /** @description The language spoken: en, hi, bn or ta */
+              language: string;
+              /** @description As the bytes say: audio/webm, audio/ogg, audio/mp4, audio/mpeg or audio/wav */
+              mimeType: string;
+              size: number;
+              /** @description Read from the container */
+              durationMs: number;
+              /** @description The typed "what I heard" by the expert or health worker */
+              heardNote: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description GET it for the audio (Range requests supported) */
+              audioUrl: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Upload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description File type not allowed */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  voiceNotesAudio: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        voiceNoteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "audio/*": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      416: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  voiceNotes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        voiceNoteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          heardNote: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The follow-up a spoken question asked (kind question) */
+              followUpId: string | null;
+              /** @enum {string} */
+              kind: "description" | "question" | "explanation";
+              /** @description The language spoken: en, hi, bn or ta */
+              language: string;
+              /** @description As the bytes say: audio/webm, audio/ogg, audio/mp4, audio/mpeg or audio/wav */
+              mimeType: string;
+              size: number;
+              /** @description Read from the container */
+              durationMs: number;
+              /** @description The typed "what I heard" by the expert or health worker */
+              heardNote: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description GET it for the audio (Range requests supported) */
+              audioUrl: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
         headers: {
           [name: string]: unknown;
         };
