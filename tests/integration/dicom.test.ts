@@ -286,6 +286,39 @@ describe("who may see a study", () => {
     expect(s.status).toBe(200);
   });
 
+  it("a second opinion shows its case's study to its own expert (the file is the case's)", async () => {
+    const r = await signupViaApi(api, smtp, codeFrom, {
+      email: "radio@d.test",
+      accountType: "Expert",
+      firstName: "Radio",
+      lastName: "Test",
+      extra: {
+        specialties: ["Neurology"],
+        registrationNumber: "REG-D-RADIO",
+        registrationCouncil: "National Medical Commission",
+        yearsOfPractice: 7,
+      },
+    });
+    tok.radio = r.token;
+    expect((await api.post("/expert/approve-expert", { expertId: r.user._id }, tok.admin)).status).toBe(200);
+    const asked = await api.post(
+      `/report/second-opinion/${ids.single}`,
+      { specialty: "Neurology", note: "Please read the head CT too." } as never,
+      tok.admin,
+    );
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const second = asked.body.data._id as string;
+    expect((await api.post(`/report/claim/${second}`, {}, tok.radio)).status).toBe(200);
+    const study = await api.raw("GET", `/report/${second}/study`, undefined, tok.radio);
+    expect(study.status).toBe(200);
+    const png = await frame(`/report/${second}/study/frames/${ids.singleInstance}/0.png`, tok.radio);
+    expect(png.status).toBe(200);
+    // Another patient still may not, through the second opinion either.
+    expect(
+      (await frame(`/report/${second}/study/frames/${ids.singleInstance}/0.png`, tok.patientB)).status,
+    ).toBe(403);
+  });
+
   it("a report that is not images has no study (404)", async () => {
     const pdf = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n" + " ".repeat(5000));
     const r = await upload(tok.patientA, "a.pdf", pdf, "application/pdf");

@@ -25,10 +25,18 @@ async function recordOpening(
     await traceAccess(actor, access, "patient.file_open", { reportId: row.id, ...(detail ?? {}) }, ip);
 }
 
+/**
+ * Whose study a report shows: a second opinion shares its case's stored file (decision 0038), so
+ * it shows the study read from the case's first report.
+ */
+function caseOf(row: { id: string; secondOf: string | null }): string {
+  return row.secondOf ?? row.id;
+}
+
 /** The report's study (not_found when its file is not medical images). */
 export async function openReportStudy(actor: Actor, reportId: string, ip?: string | null): Promise<Study> {
   const row = await reportForFileAccess(actor, reportId, ip);
-  const study = await loadStudy(row.id);
+  const study = await loadStudy(caseOf(row));
   if (!study) throw new DomainError("not_found", "imaging.noStudy");
   await recordOpening(actor, row, "report.study_open", null, ip);
   return study;
@@ -44,7 +52,7 @@ export async function openStudyFrame(
   ip?: string | null,
 ): Promise<Buffer> {
   const row = await reportForFileAccess(actor, reportId, ip);
-  const png = await framePng(row.id, instanceId, frame, preset);
+  const png = await framePng(caseOf(row), instanceId, frame, preset);
   await recordOpening(actor, row, "report.frame_open", { instance: instanceId, frame, preset }, ip);
   return png;
 }
