@@ -10,7 +10,12 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
-import { answerFollowUp, listFollowUpThreads } from "~/domain/consultation/index.server";
+import {
+  answerFollowUp,
+  listFollowUpThreads,
+  voiceNotesFor,
+  type ApiVoiceNote,
+} from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { readForm } from "~/utils/forms.server";
@@ -36,6 +41,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   } catch (err) {
     pageError(err);
   }
+  // Questions asked by voice are heard here too, beside their (possibly empty) typed text.
+  const voice = await voiceNotesFor(
+    actor,
+    result.items.map((r) => r._id),
+  );
+  const spokenOf = (reportId: string) => {
+    const byFollowUp: Record<string, ApiVoiceNote[]> = {};
+    for (const n of voice.get(reportId) ?? [])
+      if (n.kind === "question" && n.followUpId) (byFollowUp[n.followUpId] ??= []).push(n);
+    return byFollowUp;
+  };
   const items = result.items.map((r) => ({
     _id: r._id,
     reportType: r.reportType,
@@ -48,6 +64,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     expert: r.expert,
     followUps: r.followUps ?? [],
     open: (r.followUps ?? []).filter((f) => !f.answer).length,
+    spoken: spokenOf(r._id),
   }));
   // Threads with open questions first; otherwise the newest opinion first.
   items.sort((a, b) => Number(b.open > 0) - Number(a.open > 0));
@@ -110,7 +127,7 @@ export default function FollowUps() {
                   <Opinion opinion={r} headingLevel={4} />
                 </div>
               </details>
-              <FollowUpThread reportId={r._id} followUps={r.followUps} answerable />
+              <FollowUpThread reportId={r._id} followUps={r.followUps} answerable spoken={r.spoken} />
             </li>
           ))}
         </ul>

@@ -284,6 +284,11 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
       r.body.data.followUpId,
     );
     expect(row).toEqual({ question: "", report_id: ids.reportA });
+    // The expert's follow-ups screen plays it in the thread, where the typed words would be.
+    const web = new Browserish(server.url);
+    expect((await web.post("/login", { email: "expert@v.test", password: strongPassword })).status).toBe(302);
+    const followUps = await (await web.fetch("/dashboard/follow-ups")).text();
+    expect(followUps).toContain(`src="${r.body.data.audioUrl}"`);
     // A question on a report not yet reviewed is refused like a typed one, and nothing is kept.
     const before = (await storedKeys(server)).length;
     const early = await post(ids.reportB, voiceForm({ kind: "question" }, wav(1)), tok.patientB);

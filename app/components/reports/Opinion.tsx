@@ -4,6 +4,7 @@ import { FOLLOWUP_TEXT_MAX } from "~/schemas/reports";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { useDateText } from "./LocalDate";
 import { ReviewText } from "./ReviewText";
+import { VoicePlayer, type VoiceNoteView } from "~/components/voice/VoicePlayer";
 
 export type OpinionData = {
   review: string | null;
@@ -86,6 +87,7 @@ export function FollowUpThread({
   ask,
   answerable,
   askWhom,
+  spoken,
 }: {
   reportId: string;
   followUps: FollowUpData[];
@@ -93,6 +95,8 @@ export function FollowUpThread({
   answerable?: boolean;
   /** A case with a second opinion: the experts the patient may address (the report each answers on). */
   askWhom?: { reportId: string; label: string }[];
+  /** Questions asked by voice (decision 0037), by follow-up id: played under the question's text. */
+  spoken?: Record<string, VoiceNoteView[]>;
 }) {
   const { t } = useTranslation();
   const dates = useDateText();
@@ -116,6 +120,11 @@ export function FollowUpThread({
                 <span className="sr-only">{t("followups.question")}: </span>
                 {f.question}
               </p>
+              {spoken?.[f._id]?.map((note) => (
+                <div key={note._id} className="mt-1">
+                  <VoicePlayer note={note} />
+                </div>
+              ))}
               {f.answer ? (
                 <div className="mt-2 border-l-4 border-green-400 pl-3">
                   <p className="break-words whitespace-pre-line text-slate-800">
