@@ -1,4 +1,4 @@
-import type { ReportType } from "~/schemas/reports";
+import type { ReportType } from "~/schemas/limits";
 
 /**
  * Medical specialties an expert can hold, and which of them read each report type — the one
