@@ -22,6 +22,8 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     RATE_LIMIT_DISABLED: "1",
     MAX_UPLOAD_MB: "1",
+    // The request cap is the largest file any type may be (medical images have their own limit).
+    MAX_STUDY_MB: "1",
     ADMIN_EMAIL: "admin@bad.test",
     ADMIN_PASSWORD: "Admin-pass-123",
   });
