@@ -1,5 +1,5 @@
 import { useTranslation } from "react-i18next";
-import { REPORT_TYPE_KEYS, REPORT_TYPES } from "~/schemas/limits";
+import { REPORT_TYPE_KEYS, REPORT_TYPES } from "~/schemas/report-types";
 
 /** The 13 report types: English values (what the server stores), labels in the UI language. */
 export function ReportTypeOptions({ placeholder }: { placeholder: string }) {

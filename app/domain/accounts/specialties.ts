@@ -1,4 +1,4 @@
-import type { ReportType } from "~/schemas/limits";
+import type { ReportType } from "~/schemas/report-types";
 
 /**
  * Medical specialties an expert can hold, and which of them read each report type — the one

@@ -22,7 +22,6 @@ const voice = {
   kindQuestion: "মৌখিক প্রশ্ন",
   kindExplanation: "বিশেষজ্ঞের মৌখিক ব্যাখ্যা",
   heading: "ভয়েস নোট",
-  none: "এখনও কোনো ভয়েস নোট নেই।",
   duration: "দৈর্ঘ্য: {{time}}",
   playerLabel: "{{kind}}, {{time}}",
   heardLabel: "আমি যা শুনেছি",
@@ -50,6 +49,5 @@ const voice = {
   limitReached: "সময়সীমায় পৌঁছে রেকর্ডিং থেমে গেছে।",
   micRefused: "মাইক্রোফোন ব্যবহার করা যায়নি। পরিবর্তে একটি অডিও ফাইল বেছে নিতে পারেন।",
   send: "ভয়েস নোট পাঠান",
-  sending: "পাঠানো হচ্ছে…",
 };
 export default voice;

@@ -22,7 +22,6 @@ const voice = {
   kindQuestion: "Spoken question",
   kindExplanation: "Expert's spoken explanation",
   heading: "Voice notes",
-  none: "No voice notes yet.",
   duration: "Length: {{time}}",
   playerLabel: "{{kind}}, {{time}}",
   heardLabel: "What I heard",
@@ -51,6 +50,5 @@ const voice = {
   limitReached: "The recording stopped at the time limit.",
   micRefused: "The microphone could not be used. You can choose an audio file instead.",
   send: "Send voice note",
-  sending: "Sending…",
 };
 export default voice;

@@ -22,7 +22,6 @@ const voice = {
   kindQuestion: "बोला गया प्रश्न",
   kindExplanation: "विशेषज्ञ की बोली गई व्याख्या",
   heading: "आवाज़ नोट",
-  none: "अभी कोई आवाज़ नोट नहीं है।",
   duration: "अवधि: {{time}}",
   playerLabel: "{{kind}}, {{time}}",
   heardLabel: "मैंने क्या सुना",
@@ -50,6 +49,5 @@ const voice = {
   limitReached: "समय सीमा पर रिकॉर्डिंग रुक गई।",
   micRefused: "माइक्रोफ़ोन का उपयोग नहीं हो सका। आप इसके बजाय कोई ऑडियो फ़ाइल चुन सकते हैं।",
   send: "आवाज़ नोट भेजें",
-  sending: "भेजा जा रहा है…",
 };
 export default voice;

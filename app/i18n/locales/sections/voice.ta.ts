@@ -22,7 +22,6 @@ const voice = {
   kindQuestion: "குரல் கேள்வி",
   kindExplanation: "நிபுணரின் குரல் விளக்கம்",
   heading: "குரல் குறிப்புகள்",
-  none: "இன்னும் குரல் குறிப்புகள் இல்லை.",
   duration: "நீளம்: {{time}}",
   playerLabel: "{{kind}}, {{time}}",
   heardLabel: "நான் கேட்டது",
@@ -52,6 +51,5 @@ const voice = {
   limitReached: "நேர வரம்பில் பதிவு நின்றது.",
   micRefused: "மைக்ரோஃபோனைப் பயன்படுத்த முடியவில்லை. அதற்குப் பதிலாக ஒரு ஒலிக் கோப்பைத் தேர்ந்தெடுக்கலாம்.",
   send: "குரல் குறிப்பை அனுப்பு",
-  sending: "அனுப்பப்படுகிறது…",
 };
 export default voice;
