@@ -220,8 +220,10 @@ test("the patient reads the opinion in Hindi and asks a follow-up question", asy
   await expect(card.getByTestId("opinion")).toContainText(w.summary);
   await expect(card.getByTestId("signed-by")).toContainText(w.cardio.registrationNumber!);
   await shot(page, info, "patient-opinion-hi");
-  await card.locator('textarea[name="question"]').fill(w.question);
-  await card.getByRole("button", { name: hi.followups.send }).click();
+  // The typed question of the thread (the card's voice form has a question field of its own).
+  const thread = card.getByTestId("followups");
+  await thread.locator('textarea[name="question"]').fill(w.question);
+  await thread.getByRole("button", { name: hi.followups.send }).click();
   await expect(toaster(page)).toContainText(hi.followups.askSuccess);
   await expect(page.locator(`#report-${w.reportId}`).getByTestId("followup")).toContainText(w.question);
 });
