@@ -71,6 +71,36 @@ const API: Row[] = [
     expert: 200,
     admin: 200,
   },
+  // Voice notes and medical images follow the report file's rule (decisions 0037, 0039).
+  {
+    route: "GET /voice-notes?reportId=:report",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 200,
+    admin: 200,
+  },
+  {
+    // The patient's report is a PDF: those who may open it learn it has no study.
+    route: "GET /report/:report/study",
+    anon: 401,
+    patient: 404,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    // Only the expert holding or who wrote the first opinion, or an admin (whose empty body is then refused).
+    route: "POST /report/second-opinion/:report",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 400,
+  },
   {
     route: "POST /report/add-review/:pending",
     body: () => ({ review: "ok" }),

@@ -131,6 +131,9 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/report/add-review/REPORT", token: "admin" },
   { method: "DELETE", path: "/report/delete-report", token: "patient" },
   { method: "POST", path: "/expert/approve-expert", token: "admin" },
+  { method: "POST", path: "/report/second-opinion/REPORT", token: "admin" },
+  { method: "POST", path: "/voice-notes", token: "patient" },
+  { method: "PATCH", path: "/voice-notes/no-such-note", token: "admin" },
 ];
 
 const counts = async () => {
