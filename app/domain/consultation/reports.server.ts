@@ -60,13 +60,13 @@ import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.serv
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import {
+  deleteObjects,
   deleteReportFileIfUnused,
   deleteStored,
   openDecrypted,
   type StoredFile,
 } from "../records/files.server";
 import {
-  deleteObjects,
   draftObjects,
   insertStudy,
   inspectStudy,
@@ -1482,10 +1482,7 @@ export async function deleteReport(
     log("error", "could not delete report file", { reportId: row.id, error: String(err?.message ?? err) }),
   );
   await deleteObjects(studyKeys.filter((k) => k !== row.fileKey));
-  for (const key of voiceKeys)
-    await deleteStored(key).catch((err) =>
-      log("error", "could not delete voice note", { reportId: row.id, error: String(err?.message ?? err) }),
-    );
+  await deleteObjects(voiceKeys);
 }
 
 /**

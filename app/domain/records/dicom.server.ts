@@ -455,13 +455,6 @@ export async function studyObjects(reportIds: string[]): Promise<string[]> {
   return [...new Set([...inst.map((r) => r.k), ...prev.map((r) => r.k)])];
 }
 
-export async function deleteObjects(keys: string[]): Promise<void> {
-  for (const key of keys)
-    await deleteStored(key).catch((err) =>
-      log("error", "could not delete study object", { key, error: String(err?.message ?? err) }),
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading a study (access is decided by the caller, consultation's study functions)
 

@@ -394,6 +394,17 @@ export async function deleteStored(key: string): Promise<void> {
 }
 
 /**
+ * Deletes stored objects a row no longer refers to (a study's instances and previews, voice
+ * notes' audio), one by one; a failure is logged and left to the sweep (sweepLeftovers).
+ */
+export async function deleteObjects(keys: string[]): Promise<void> {
+  for (const key of keys)
+    await deleteStored(key).catch((err) =>
+      log("error", "could not delete stored object", { key, error: String(err?.message ?? err) }),
+    );
+}
+
+/**
  * Removes a report's stored file unless another report still refers to it: a second opinion
  * shares its case's file (decision 0038), so deleting one row of the case keeps the file for the
  * others. Call it after the row is gone.
