@@ -10,6 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
 import { onProbe, probe } from "~/utils/probe.server";
+import { watchAuthChanges, type AuthChange, type AuthWatch } from "./auth-changes.server";
 import * as pgSchema from "./schema.pg";
 import * as liteSchema from "./schema.sqlite";
 
@@ -115,9 +116,28 @@ class Client extends pg.Client {
       config = { ...config, values: config.values.map(withoutNul) };
     }
     if (Array.isArray(values)) values = values.map(withoutNul);
+    if (heardWrite) noticeAuthWrite(config, values);
     if (!probe || typeof config?.submit === "function") return (super.query as any)(config, values, callback);
     return timedQuery(this, config, values, callback);
   }
+}
+
+/** The watch's subscriber while one runs (PostgreSQL): told of this process's own writes at once. */
+let heardWrite: ((change: AuthChange) => void) | undefined;
+const AUTH_WRITE =
+  /^\s*(?:update\s+"(?:users|expert_specialties)"|delete\s+from\s+"(?:users|sessions|expert_specialties)"|insert\s+into\s+"expert_specialties")/i;
+
+/**
+ * The triggers' announcement of a change reaches this process's own listener only after the
+ * commit, possibly after the next request: a write of ours to the tables behind a signed-in actor
+ * makes this process forget, before the statement runs, the users and sessions it names among its
+ * parameters (a user's or session's id). Updates of sessions only touch "last used".
+ */
+function noticeAuthWrite(config: any, values: unknown) {
+  const text = typeof config === "string" ? config : config?.text;
+  if (typeof text !== "string" || !AUTH_WRITE.test(text)) return;
+  const params = Array.isArray(values) ? values : Array.isArray(config?.values) ? config.values : [];
+  heardWrite?.(params.filter((v: unknown): v is string => typeof v === "string"));
 }
 
 /**
@@ -305,10 +325,30 @@ export async function runExclusive<T>(job: JobName, fn: () => Promise<T>): Promi
   }
 }
 
+const watches = new WeakMap<Handle, AuthWatch>();
+
+/**
+ * Starts (once per database handle) the watch on changed signed-in actors across the cluster:
+ * `onChange` hears which users' sessions, account or specialties changed (auth-changes.server.ts).
+ * Never live on SQLite.
+ */
+export function watchActors(onChange: (change: AuthChange) => void): AuthWatch {
+  const h = handle();
+  let w = watches.get(h);
+  if (!w) {
+    w = watchAuthChanges(h.kind === "postgres" ? h.pool.options.connectionString : undefined, onChange);
+    watches.set(h, w);
+    if (h.kind === "postgres") heardWrite = onChange;
+  }
+  return w;
+}
+
 export async function closeDatabase(): Promise<void> {
   const h = globalForDb.__carebridgeDb;
   if (!h) return;
   globalForDb.__carebridgeDb = undefined;
+  await watches.get(h)?.close();
+  heardWrite = undefined;
   if (h.kind === "sqlite") h.sqlite.close();
   else await h.pool.end();
 }

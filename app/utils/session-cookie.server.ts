@@ -58,8 +58,10 @@ const lookups = {
   api: new WeakMap<Request, Promise<Actor | null>>(),
 };
 
+const reads = (request: Request) => request.method === "GET" || request.method === "HEAD";
+
 function once(request: Request, kind: "web" | "api", resolve: () => Promise<Actor | null>) {
-  if (request.method !== "GET" && request.method !== "HEAD") return resolve();
+  if (!reads(request)) return resolve();
   let found = lookups[kind].get(request);
   if (!found) {
     found = resolve();
@@ -71,7 +73,7 @@ function once(request: Request, kind: "web" | "api", resolve: () => Promise<Acto
 export function actorFromCookie(request: Request): Promise<Actor | null> {
   return once(request, "web", async () => {
     const token = await sessionCookie().parse(request.headers.get("Cookie"));
-    return typeof token === "string" ? resolveToken(token, "web") : null;
+    return typeof token === "string" ? resolveToken(token, "web", { read: reads(request) }) : null;
   });
 }
 
@@ -79,7 +81,7 @@ export function actorFromBearer(request: Request): Promise<Actor | null> {
   return once(request, "api", async () => {
     const header = request.headers.get("Authorization") ?? "";
     const match = /^Bearer\s+([A-Za-z0-9_-]{20,200})$/.exec(header.trim());
-    return match ? resolveToken(match[1], "api") : null;
+    return match ? resolveToken(match[1], "api", { read: reads(request) }) : null;
   });
 }
 

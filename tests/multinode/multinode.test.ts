@@ -274,6 +274,74 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
     expect(other.status).toBe(200);
   });
 
+  it("sessions remembered for reads: a change on one node (or in the database) ends them on every node", async () => {
+    const email = "remembered@nodes.test";
+    const { token, user } = await signupViaApi(api(nodes.A!), smtp, codeFrom, { email, firstName: "Mina" });
+    const me = (node: AppProcess, t = token) => api(node).get("/profile/get-user-details", t);
+    /** Polls until `check` holds (the announcement travels through PostgreSQL to the other node). */
+    async function within(ms: number, check: () => Promise<boolean>) {
+      const end = Date.now() + ms;
+      for (;;) {
+        if (await check()) return true;
+        if (Date.now() > end) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const lookups = async () => {
+      await new Promise((r) => setTimeout(r, 1_200)); // backends publish their statistics about once a second
+      const [row] = await query<{ n: number }>(
+        "SELECT idx_scan::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'sessions_token_hash_uq'",
+      );
+      return row.n;
+    };
+    const listeners = async () =>
+      (
+        await query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'carebridge-auth-%' AND query ILIKE 'LISTEN%'",
+        )
+      ).map((r) => r.pid);
+
+    // Both nodes read the session once; then they answer reads from memory.
+    for (const node of [nodes.A!, nodes.B!]) expect((await me(node)).status).toBe(200);
+    expect(await within(5_000, async () => (await listeners()).length >= 2)).toBe(true);
+    for (const node of [nodes.A!, nodes.B!]) for (let i = 0; i < 3; i++) await me(node);
+    const before = await lookups();
+    for (let i = 0; i < 30; i++) expect((await me(i % 2 ? nodes.A! : nodes.B!)).status).toBe(200);
+    expect((await lookups()) - before).toBeLessThanOrEqual(4); // at most one per worker; 30 without memory
+
+    // The account changed in the database: every node shows it.
+    await query("UPDATE users SET first_name = 'Meena' WHERE id = $1", [user._id]);
+    for (const node of [nodes.A!, nodes.B!])
+      expect(await within(2_000, async () => (await me(node)).body.data?.firstName === "Meena")).toBe(true);
+
+    // A second device logs in; logging out the first on A ends it on A at once and on B promptly.
+    const second = await api(nodes.B!).post("/auth/login", { email, password: strongPassword });
+    expect(second.status).toBe(200);
+    const token2 = second.body.token as string;
+    for (const node of [nodes.A!, nodes.B!]) expect((await me(node, token2)).status).toBe(200);
+    expect((await api(nodes.A!).post("/auth/logout", {}, token)).status).toBe(200);
+    expect((await me(nodes.A!)).status).toBe(401);
+    expect(await within(2_000, async () => (await me(nodes.B!)).status === 401)).toBe(true);
+    for (let i = 0; i < 5; i++) expect((await me(nodes.B!)).status).toBe(401);
+    // The other session stays.
+    for (const node of [nodes.A!, nodes.B!]) expect((await me(node, token2)).status).toBe(200);
+
+    // The listening connections are cut: the nodes stop answering from memory, listen again, and
+    // a session deleted in the database afterwards ends on both.
+    const old = await listeners();
+    await query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1)", [old]);
+    expect(
+      await within(10_000, async () => {
+        const now = await listeners();
+        return now.length >= old.length && now.every((p) => !old.includes(p));
+      }),
+    ).toBe(true);
+    for (const node of [nodes.A!, nodes.B!]) expect((await me(node, token2)).status).toBe(200);
+    await query("DELETE FROM sessions WHERE user_id = $1", [user._id]);
+    for (const node of [nodes.A!, nodes.B!])
+      expect(await within(2_000, async () => (await me(node, token2)).status === 401)).toBe(true);
+  });
+
   it("SIGKILL of node A during uploads leaves no half-stored report, and B keeps serving", async () => {
     const countRows = async () =>
       (await query("SELECT count(*)::int AS n FROM reports WHERE patient_id = $1", [shared.patientId]))[0].n;

@@ -475,7 +475,7 @@ describe("lists", () => {
       await m.experts.listApprovedExperts(expert, page());
       await m.audit.listAuditEvents(admin, { ...page(), action: "report.upload" });
       await m.audit.listAuditEvents(admin, page());
-      await m.audit.fileViewsForReports([r._id]);
+      await m.audit.accessTrailsForReports([r._id], [r._id]);
     } finally {
       conn.prepare = original;
     }
@@ -720,9 +720,10 @@ describe("files of reports", () => {
       ["Hari", "Vaidya", "Expert"],
     ]);
     expect(new Date(item.fileViews[0].at).toISOString()).toBe(item.fileViews[0].at);
-    const views = await m.audit.fileViewsForReports([r._id, "other"]);
+    const { views, opens } = await m.audit.accessTrailsForReports([r._id, "other"], [r._id]);
     expect(views.get("other")).toEqual([]);
     expect(views.get(r._id)).toHaveLength(2);
+    expect(opens.get(r._id)).toEqual([]);
     await settleMail();
   });
 

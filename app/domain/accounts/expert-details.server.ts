@@ -98,6 +98,22 @@ export async function expertDetailsFor(userIds: string[]): Promise<Map<string, A
   return out;
 }
 
+/** The specialties of many experts in one statement (the fixed list's order), by user id. */
+export async function specialtiesOfMany(userIds: string[]): Promise<Map<string, string[]>> {
+  const ids = [...new Set(userIds.filter(Boolean))];
+  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await db()
+      .select({ userId: expertSpecialties.userId, s: expertSpecialties.specialty })
+      .from(expertSpecialties)
+      .where(inArray(expertSpecialties.userId, ids.slice(i, i + 500)));
+    for (const r of found) out.get(r.userId)?.push(r.s);
+  }
+  for (const list of out.values())
+    list.sort((a, b) => SPECIALTIES.indexOf(a as never) - SPECIALTIES.indexOf(b as never));
+  return out;
+}
+
 /** One expert's specialties (routing of the pending list). */
 export async function specialtiesOf(userId: string): Promise<string[]> {
   const found = await db()

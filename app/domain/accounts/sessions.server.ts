@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { affected, db, prepareQuery, textList, timeParam, type DB } from "~/db/client.server";
+import { affected, db, prepareQuery, textList, timeParam, watchActors, type DB } from "~/db/client.server";
 import { expertSpecialties, sessions, users, type AccountType } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -108,12 +108,87 @@ function prepareTokenLookup(d: DB) {
 /** Runs on every signed-in request, so it is built once per database handle. */
 let tokenLookup: { db: DB; query: ReturnType<typeof prepareTokenLookup> } | undefined;
 
-/** Finds the live session for a token, or null (unknown, expired, revoked or suspended). */
-export async function resolveToken(token: string, kind: "web" | "api"): Promise<Actor | null> {
+// ---------------------------------------------------------------------------------------------
+// Resolved sessions kept in memory (decision 0041)
+//
+// On PostgreSQL the lookup is a round trip to another process on every signed-in request. A
+// process keeps what it resolved for reads (GET/HEAD) for at most RESOLVED_TTL_MS, and only while
+// it hears the cluster's announcements of changed sessions, accounts and specialties
+// (watchActors: a logout, suspension, approval or password change on any node makes every node
+// forget that user). Writes always look the session up. SQLite is never watched, so it always
+// looks up (in-process, microseconds).
+
+/** How long a resolved session serves reads before it is looked up again. */
+const RESOLVED_TTL_MS = 10_000;
+/** At most this many resolved sessions per process (the oldest go first). */
+const RESOLVED_MAX = 20_000;
+
+type Resolved = { actor: Actor; until: number; expiresAt: number };
+const resolved = new Map<string, Resolved>();
+/** Bumped whenever anything is forgotten: a lookup that raced a change is not kept. */
+let forgetting = 0;
+
+/** Forgets everything, or the sessions of the users (or the sessions) whose ids are given. */
+function forget(change: readonly string[] | "all") {
+  forgetting++;
+  if (change === "all") return resolved.clear();
+  if (change.length === 0 || resolved.size === 0) return;
+  for (const [key, r] of resolved)
+    if (change.includes(r.actor.id) || change.includes(r.actor.sessionId)) resolved.delete(key);
+}
+
+let watch: { db: DB; live(): boolean } | undefined;
+
+function watching(): boolean {
+  const d = db();
+  if (watch?.db !== d) {
+    resolved.clear();
+    const w = watchActors(forget);
+    watch = { db: d, live: () => w.live() };
+  }
+  return watch.live();
+}
+
+function remembered(key: string, now: number): Actor | null {
+  const r = resolved.get(key);
+  if (!r) return null;
+  if (now >= r.until || now >= r.expiresAt) {
+    resolved.delete(key);
+    return null;
+  }
+  return { ...r.actor };
+}
+
+function remember(key: string, actor: Actor, now: number, idle: number, expiresAt: number) {
+  if (resolved.size >= RESOLVED_MAX) {
+    const oldest = resolved.keys().next();
+    if (!oldest.done) resolved.delete(oldest.value);
+  }
+  // Never longer than a quarter of the idle limit: a session cannot go idle while remembered.
+  resolved.set(key, { actor, until: now + Math.min(RESOLVED_TTL_MS, idle / 4), expiresAt });
+}
+
+/**
+ * Finds the live session for a token, or null (unknown, expired, revoked or suspended).
+ * `read`: the request only reads (GET/HEAD), so a session resolved moments ago may serve it.
+ */
+export async function resolveToken(
+  token: string,
+  kind: "web" | "api",
+  opts: { read?: boolean } = {},
+): Promise<Actor | null> {
   if (!token || token.length > 200) return null;
+  const hash = sha256(token);
+  const key = `${kind}:${hash}`;
+  const cacheable = opts.read === true && watching();
+  if (cacheable) {
+    const hit = remembered(key, Date.now());
+    if (hit) return hit;
+  }
+  const before = forgetting;
   const d = db();
   if (tokenLookup?.db !== d) tokenLookup = { db: d, query: prepareTokenLookup(d) };
-  const [row] = await tokenLookup.query.execute({ hash: sha256(token), kind, now: timeParam(Date.now()) });
+  const [row] = await tokenLookup.query.execute({ hash, kind, now: timeParam(Date.now()) });
   if (!row || row.user.suspendedAt) return null;
   const now = Date.now();
   const idle = idleLimitMs(row.user.accountType);
@@ -129,6 +204,17 @@ export async function resolveToken(token: string, kind: "web" | "api"): Promise<
       .set({ lastSeenAt: new Date(now) })
       .where(eq(sessions.id, row.session.id));
   }
+  const actor = actorOf(row);
+  if (cacheable && before === forgetting && watching())
+    remember(key, actor, now, idle, row.session.expiresAt.getTime());
+  return { ...actor };
+}
+
+function actorOf(row: {
+  session: typeof sessions.$inferSelect;
+  user: typeof users.$inferSelect;
+  specialties: string | null;
+}): Actor {
   const u = row.user;
   return {
     id: u.id,

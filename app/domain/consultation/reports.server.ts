@@ -50,13 +50,12 @@ import { log } from "~/utils/log.server";
 import {
   audit,
   auditInsert,
-  fileViewsForReports,
-  linkOpensForReports,
+  accessTrailsForReports,
   type FileView,
   type LinkOpen,
 } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
+import { expertDetailsFor, specialtiesOf, specialtiesOfMany } from "../accounts/expert-details.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import {
@@ -669,10 +668,10 @@ async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery
 export async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
   const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
   if (!ids.length) return items;
-  const details = await expertDetailsFor(ids);
+  const specialties = await specialtiesOfMany(ids);
   for (const r of items) {
-    const d = r.expert && details.get(r.expert._id);
-    if (d && r.expert) r.expert.specialties = d.specialties;
+    const s = r.expert && specialties.get(r.expert._id);
+    if (s && r.expert) r.expert.specialties = s;
   }
   return items;
 }
@@ -948,15 +947,16 @@ export async function listPatientReports(
   const access = await requirePatientAccess(actor, patientId);
   await traceAccess(actor, access, "patient.reports_open");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
-  const items = hidePhonesOfJoined(
-    actor,
-    await withSecondOpinions(await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))))),
-    found,
-  );
+  const listed = found.map((r) => fromJoined(r));
+  // Independent statements: on PostgreSQL they run side by side on the pool's connections.
+  await Promise.all([withReviewerDetails(listed), withFollowUps(listed), withSecondOpinions(listed)]);
+  const items = hidePhonesOfJoined(actor, listed, found);
   // A case's file is opened through its second opinions too (their experts): shown on the case.
   const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
-  const views = await fileViewsForReports(items.flatMap(caseIds));
-  const opens = await linkOpensForReports(items.map((r) => r._id));
+  const { views, opens } = await accessTrailsForReports(
+    items.flatMap(caseIds),
+    items.map((r) => r._id),
+  );
   const viewsOf = (r: ApiReport) =>
     caseIds(r)
       .flatMap((id) => views.get(id) ?? [])

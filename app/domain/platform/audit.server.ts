@@ -171,52 +171,6 @@ export type FileView = {
 /** At most this many views are kept per report (the newest). */
 const VIEWS_PER_REPORT = 50;
 
-/**
- * Who opened each report's file: "report.file_open" events by Experts and Admins (the
- * patient's own views are not listed), newest first, per report id.
- */
-export async function fileViewsForReports(reportIds: string[]): Promise<Map<string, FileView[]>> {
-  const out = new Map<string, FileView[]>();
-  const ids = [...new Set(reportIds)];
-  for (const id of ids) out.set(id, []);
-  for (let i = 0; i < ids.length; i += 500) {
-    const batch = ids.slice(i, i + 500);
-    const rows = await db()
-      .select({
-        reportId: auditEvents.subjectId,
-        firstName: users.firstName,
-        lastName: users.lastName,
-        accountType: users.accountType,
-        at: auditEvents.createdAt,
-      })
-      .from(auditEvents)
-      .innerJoin(users, eq(users.id, auditEvents.actorId))
-      .where(
-        and(
-          // audit_events_subject_idx (subject_type, subject_id, created_at, id). unindexed() keeps
-          // SQLite from walking every file_open event via the action index instead.
-          eq(auditEvents.subjectType, "report"),
-          inArray(auditEvents.subjectId, batch),
-          sql`${unindexed(auditEvents.action)} = ${"report.file_open"}`,
-          inArray(users.accountType, ["Expert", "Admin"]),
-        ),
-      )
-      // Per report, newest first: the index order, so no sort step.
-      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id));
-    for (const r of rows) {
-      const list = out.get(r.reportId!);
-      if (!list || list.length >= VIEWS_PER_REPORT) continue;
-      list.push({
-        viewerFirstName: r.firstName,
-        viewerLastName: r.lastName,
-        viewerAccountType: r.accountType,
-        at: r.at.toISOString(),
-      });
-    }
-  }
-  return out;
-}
-
 /** An opening of one of the patient's sharing links (decision 0016), for the report's access trail. */
 export type LinkOpen = {
   /** ISO-8601 UTC. */
@@ -227,34 +181,65 @@ export type LinkOpen = {
 };
 
 /**
- * The openings of sharing links ("share.open" events, recorded without an actor: the doctor has no
- * account), newest first, per report id — at most VIEWS_PER_REPORT each.
+ * A report's access trail, for many reports in one statement (decision 0041):
+ * - `views`: who opened each file — "report.file_open" events by Experts and Admins (the patient's
+ *   own views are not listed);
+ * - `opens`: the openings of sharing links — "share.open" events, recorded without an actor (the
+ *   doctor has no account) — with the label the patient gave the link;
+ * newest first, at most VIEWS_PER_REPORT of each per report id. `viewIds` and `openIds` are the
+ * reports whose views and whose link openings are wanted.
  */
-export async function linkOpensForReports(reportIds: string[]): Promise<Map<string, LinkOpen[]>> {
-  const out = new Map<string, LinkOpen[]>();
-  const ids = [...new Set(reportIds)];
-  for (const id of ids) out.set(id, []);
+export async function accessTrailsForReports(
+  viewIds: string[],
+  openIds: string[],
+): Promise<{ views: Map<string, FileView[]>; opens: Map<string, LinkOpen[]> }> {
+  const views = new Map<string, FileView[]>(viewIds.map((id) => [id, []]));
+  const opens = new Map<string, LinkOpen[]>(openIds.map((id) => [id, []]));
+  const ids = [...new Set([...viewIds, ...openIds])];
   const linkIds = new Set<string>();
   for (let i = 0; i < ids.length; i += 500) {
     const rows = await db()
-      .select({ reportId: auditEvents.subjectId, detail: auditEvents.detail, at: auditEvents.createdAt })
+      .select({
+        reportId: auditEvents.subjectId,
+        action: auditEvents.action,
+        detail: auditEvents.detail,
+        at: auditEvents.createdAt,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        accountType: users.accountType,
+      })
       .from(auditEvents)
+      .leftJoin(users, eq(users.id, auditEvents.actorId))
       .where(
         and(
-          // audit_events_subject_idx (subject_type, subject_id, created_at, id), as fileViewsForReports.
+          // audit_events_subject_idx (subject_type, subject_id, created_at, id). unindexed() keeps
+          // SQLite from walking every such event via the action index instead.
           eq(auditEvents.subjectType, "report"),
           inArray(auditEvents.subjectId, ids.slice(i, i + 500)),
-          sql`${unindexed(auditEvents.action)} = ${"share.open"}`,
+          sql`${unindexed(auditEvents.action)} in (${"report.file_open"}, ${"share.open"})`,
         ),
       )
+      // Per report, newest first: the index order, so no sort step.
       .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id));
     for (const r of rows) {
-      const list = out.get(r.reportId!);
-      if (!list || list.length >= VIEWS_PER_REPORT) continue;
-      const detail = parseDetail(r.detail) as { linkId?: unknown } | null;
-      const linkId = typeof detail?.linkId === "string" ? detail.linkId : "";
-      if (linkId) linkIds.add(linkId);
-      list.push({ at: r.at.toISOString(), linkId, label: "" });
+      if (r.action === "report.file_open") {
+        const list = views.get(r.reportId!);
+        if (!list || list.length >= VIEWS_PER_REPORT) continue;
+        if (r.accountType !== "Expert" && r.accountType !== "Admin") continue;
+        list.push({
+          viewerFirstName: r.firstName!,
+          viewerLastName: r.lastName!,
+          viewerAccountType: r.accountType,
+          at: r.at.toISOString(),
+        });
+      } else {
+        const list = opens.get(r.reportId!);
+        if (!list || list.length >= VIEWS_PER_REPORT) continue;
+        const detail = parseDetail(r.detail) as { linkId?: unknown } | null;
+        const linkId = typeof detail?.linkId === "string" ? detail.linkId : "";
+        if (linkId) linkIds.add(linkId);
+        list.push({ at: r.at.toISOString(), linkId, label: "" });
+      }
     }
   }
   if (linkIds.size) {
@@ -267,7 +252,7 @@ export async function linkOpensForReports(reportIds: string[]): Promise<Map<stri
         .where(inArray(shareLinks.id, all.slice(i, i + 500)));
       for (const l of found) labels.set(l.id, l.label);
     }
-    for (const list of out.values()) for (const o of list) o.label = labels.get(o.linkId) ?? "";
+    for (const list of opens.values()) for (const o of list) o.label = labels.get(o.linkId) ?? "";
   }
-  return out;
+  return { views, opens };
 }
