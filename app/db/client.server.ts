@@ -135,7 +135,8 @@ const AUTH_WRITE =
  */
 function noticeAuthWrite(config: any, values: unknown) {
   const text = typeof config === "string" ? config : config?.text;
-  if (typeof text !== "string" || !AUTH_WRITE.test(text)) return;
+  // Most statements are selects: one character decides.
+  if (typeof text !== "string" || text.charCodeAt(0) === 115 /* s */ || !AUTH_WRITE.test(text)) return;
   const params = Array.isArray(values) ? values : Array.isArray(config?.values) ? config.values : [];
   heardWrite?.(params.filter((v: unknown): v is string => typeof v === "string"));
 }
@@ -417,6 +418,37 @@ export function textList(column: SQLWrapper, from: SQL, separator: string): SQL<
 /** A time bound as a prepared statement's placeholder value (placeholders skip the column's mapping). */
 export function timeParam(ms: number): number | Date {
   return dialect() === "sqlite" ? ms : new Date(ms);
+}
+
+/**
+ * `column` is one of the texts of the list placeholder `name`, so that a statement over a batch
+ * of ids is prepared once however many there are: `= any($n)` on PostgreSQL (a text[] parameter),
+ * `in (select value from json_each(?))` on SQLite (a JSON array). Pass the list through `listParam`.
+ */
+export function inList(column: SQLWrapper, name: string): SQL {
+  return dialect() === "sqlite"
+    ? sql`${column} in (select value from json_each(${sql.placeholder(name)}))`
+    : sql`${column} = any(${sql.placeholder(name)})`;
+}
+
+/** The value of an `inList` placeholder. */
+export function listParam(values: readonly string[]): string | string[] {
+  return dialect() === "sqlite" ? JSON.stringify(values) : [...values];
+}
+
+const preparedByHandle = new WeakMap<DB, Map<string, unknown>>();
+
+/**
+ * A statement built and prepared once per database handle (by `prepareQuery`), for queries that
+ * run on every request: building a select costs more than running it.
+ */
+export function preparedOnce<P>(name: string, build: (d: DB) => Preparable<P>): P {
+  const d = db();
+  let byName = preparedByHandle.get(d);
+  if (!byName) preparedByHandle.set(d, (byName = new Map()));
+  let found = byName.get(name) as P | undefined;
+  if (!found) byName.set(name, (found = prepareQuery(name, build(d))));
+  return found;
 }
 
 type Preparable<P> = { prepare(name?: string): P };

@@ -1,7 +1,7 @@
-import { and, asc, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, eq, isNull } from "drizzle-orm";
 import { alias } from "~/db/alias";
 import { config } from "~/config.server";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { db, exec, first, inList, listParam, preparedOnce, rows, transaction } from "~/db/client.server";
 import { reportFollowups, reports, users } from "~/db/schema";
 import {
   followUpAnswerSchema,
@@ -39,16 +39,19 @@ const answerer = alias(users, "answerer");
 export async function followUpsFor(reportIds: string[]): Promise<Map<string, ApiFollowUp[]>> {
   const ids = [...new Set(reportIds)];
   const out = new Map<string, ApiFollowUp[]>(ids.map((id) => [id, []]));
-  for (let i = 0; i < ids.length; i += 500) {
-    const found = await db()
+  const threads = preparedOnce("followups_of_reports", (d) =>
+    d
       .select({
         f: reportFollowups,
         by: { id: answerer.id, firstName: answerer.firstName, lastName: answerer.lastName },
       })
       .from(reportFollowups)
       .leftJoin(answerer, eq(answerer.id, reportFollowups.answeredBy))
-      .where(inArray(reportFollowups.reportId, ids.slice(i, i + 500)))
-      .orderBy(asc(reportFollowups.reportId), asc(reportFollowups.askedAt), asc(reportFollowups.id));
+      .where(inList(reportFollowups.reportId, "ids"))
+      .orderBy(asc(reportFollowups.reportId), asc(reportFollowups.askedAt), asc(reportFollowups.id)),
+  );
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await threads.execute({ ids: listParam(ids.slice(i, i + 500)) });
     for (const { f, by } of found) {
       out.get(f.reportId)?.push({
         _id: f.id,

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { db, unindexed, type DB } from "~/db/client.server";
+import { db, inList, listParam, preparedOnce, unindexed, type DB } from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
@@ -197,8 +197,8 @@ export async function accessTrailsForReports(
   const opens = new Map<string, LinkOpen[]>(openIds.map((id) => [id, []]));
   const ids = [...new Set([...viewIds, ...openIds])];
   const linkIds = new Set<string>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db()
+  const trail = preparedOnce("access_trails_of_reports", (d) =>
+    d
       .select({
         reportId: auditEvents.subjectId,
         action: auditEvents.action,
@@ -215,12 +215,15 @@ export async function accessTrailsForReports(
           // audit_events_subject_idx (subject_type, subject_id, created_at, id). unindexed() keeps
           // SQLite from walking every such event via the action index instead.
           eq(auditEvents.subjectType, "report"),
-          inArray(auditEvents.subjectId, ids.slice(i, i + 500)),
+          inList(auditEvents.subjectId, "ids"),
           sql`${unindexed(auditEvents.action)} in (${"report.file_open"}, ${"share.open"})`,
         ),
       )
       // Per report, newest first: the index order, so no sort step.
-      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id));
+      .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id)),
+  );
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await trail.execute({ ids: listParam(ids.slice(i, i + 500)) });
     for (const r of rows) {
       if (r.action === "report.file_open") {
         const list = views.get(r.reportId!);
