@@ -61,12 +61,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import http from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
+import { fixedArrivals } from "./fixed-rate";
 import Database from "better-sqlite3";
 import { createCookie } from "@remix-run/node";
 import {
@@ -274,73 +274,16 @@ async function cannon(opts: Record<string, unknown>, warmup = true): Promise<Fig
   };
 }
 
-/**
- * A fixed arrival rate (an open loop): request i is due at start + i / rate seconds, whether or
- * not the earlier ones were answered, over at most `connections` keep-alive connections; its
- * latency counts from when it was due, so requests a stalled server delays are counted as late
- * (no coordinated omission).
- *
- * autocannon's overallRate does something else (autocannon 8, lib/httpClient.js): each connection
- * sends back to back until it has made its share of the second's requests, then waits for the next
- * one-second tick — every second starts with a burst of all connections at full speed — and each
- * latency is recorded with an "expected interval" of Math.ceil(1 / rate) = 1 ms (lib/run.js), so a
- * 40 ms answer adds 39 made-up samples of 1–39 ms. Its p99/p50 measures the burst, not a steady load.
- */
 async function fixedRate(t: Target, rate: number, seconds: number, connections: number): Promise<Figure> {
-  const urls = (Array.isArray(t.url) ? t.url : [t.url]).map((u) => new URL(u));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const run = (total: number) =>
-    new Promise<{ latencies: number[]; non2xx: number; errors: number }>((resolve) => {
-      const latencies: number[] = [];
-      let non2xx = 0;
-      let errors = 0;
-      let sent = 0;
-      let done = 0;
-      const finish = () => {
-        if (++done === total) resolve({ latencies, non2xx, errors });
-      };
-      const start = performance.now();
-      const tick = () => {
-        const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-        while (sent < due) {
-          const dueAt = start + (sent / rate) * 1000;
-          const u = urls[sent % urls.length];
-          sent++;
-          const req = http.request(
-            { host: u.hostname, port: u.port, path: u.pathname + u.search, headers: t.headers, agent },
-            (res) => {
-              res.resume();
-              res.on("end", () => {
-                latencies.push(performance.now() - dueAt);
-                if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
-                finish();
-              });
-            },
-          );
-          req.on("error", () => {
-            errors++;
-            finish();
-          });
-          req.end();
-        }
-        if (sent < total) setTimeout(tick, 1);
-      };
-      tick();
-    });
-  await run(Math.max(1, Math.round(rate * WARMUP))); // connections opened, code warm
-  const r = await run(Math.max(1, Math.round(rate * seconds)));
-  agent.destroy();
-  const l = r.latencies.sort((a, b) => a - b);
-  const q = (p: number) =>
-    Math.round((l[Math.min(l.length - 1, Math.floor(p * l.length))] ?? NaN) * 100) / 100;
+  const r = await fixedArrivals(t, rate, seconds, connections, WARMUP);
   return {
-    rps: Math.round(l.length / seconds),
-    p50: q(0.5),
-    p99: q(0.99),
-    avg: Math.round((l.reduce((a, b) => a + b, 0) / Math.max(1, l.length)) * 100) / 100,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    avg: r.avg,
     non2xx: r.non2xx,
     errors: r.errors,
-    requests: l.length,
+    requests: r.requests,
   };
 }
 

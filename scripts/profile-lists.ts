@@ -9,7 +9,9 @@
  *   PROFILE_APP=/work/before npx tsx scripts/profile-lists.ts --db sqlite --rows pendingPage
  *
  * Options: --db pg|sqlite (default pg), --reports N (default 100000), --rows (default
- * pendingApi,patientApi,pendingPage), --seconds per row (default 8), --connections (default 16).
+ * pendingApi,patientApi,pendingPage), --seconds per row (default 8), --connections (default 16),
+ * --workers (default 1; the profile is then one file per worker), --rate R (after the closed loop,
+ * R requests a second at fixed arrivals for the same time, and when the late ones were due).
  * PROFILE_APP: a built checkout to run instead of this one. Profiles and the summary are left in
  * bench/results/profile-<time>/. For figures use `npm run bench`; this is for reading profiles.
  */
@@ -22,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { S3_CREDENTIALS, startPostgres, startS3 } from "../tests/helpers/backends";
+import { fixedArrivals } from "./fixed-rate";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (o: Record<string, unknown>) => Promise<{
@@ -40,6 +43,8 @@ const N = Number(opt("reports", "100000"));
 const ROWS = opt("rows", "pendingApi,patientApi,pendingPage").split(",");
 const SECONDS = Number(opt("seconds", "8"));
 const CONNECTIONS = Number(opt("connections", "16"));
+const RATE = Number(opt("rate", "0"));
+const WORKERS = opt("workers", "1");
 const APP_DIR = path.resolve(process.env.PROFILE_APP ?? process.cwd());
 const OUT = path.resolve(`bench/results/profile-${new Date().toISOString().replace(/[:.]/g, "-")}-${DB}`);
 
@@ -173,7 +178,7 @@ async function startServer(env: Record<string, string>, dir: string) {
       PORT: String(port),
       APP_URL: url,
       RATE_LIMIT_DISABLED: "1",
-      WEB_CONCURRENCY: "1",
+      WEB_CONCURRENCY: WORKERS,
     },
     stdio: ["ignore", log, log],
   });
@@ -297,6 +302,28 @@ async function main() {
         `${key}: ${r.requests.average} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ${bytes} bytes, server CPU ${cpuPerRequest.toFixed(2)} ms per request${perRequest}`,
       );
       console.log(lines[lines.length - 1]);
+      if (RATE > 0) {
+        const f = await fixedArrivals({ url: url + t.path, headers: t.headers }, RATE, SECONDS, 64);
+        // When the late requests were due: runs of them (gaps under 50 ms joined) with their worst.
+        const bar = Math.max(20, 5 * f.p50);
+        const runs: { from: number; to: number; worst: number; n: number }[] = [];
+        for (const x of f.timeline.filter((x) => x.ms > bar).sort((a, b) => a.at - b.at)) {
+          const last = runs.at(-1);
+          if (last && x.at - last.to < 50)
+            Object.assign(last, { to: x.at, worst: Math.max(last.worst, x.ms), n: last.n + 1 });
+          else runs.push({ from: x.at, to: x.at, worst: x.ms, n: 1 });
+        }
+        lines.push(
+          `${key} at ${RATE} req/s (fixed arrivals): p50 ${f.p50} ms, p99 ${f.p99} ms; over ${bar.toFixed(1)} ms: ` +
+            (runs
+              .map(
+                (x) =>
+                  `${(x.from / 1000).toFixed(2)}–${(x.to / 1000).toFixed(2)} s ×${x.n} (worst ${x.worst.toFixed(0)} ms)`,
+              )
+              .join(", ") || "none"),
+        );
+        console.log(lines[lines.length - 1]);
+      }
       await stopServer(server);
       for (const f of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")))
         lines.push(`[${key}] ` + summarise(path.join(dir, f), loadFrom));
