@@ -253,11 +253,13 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i;
  * PostgreSQL connections per process when DATABASE_POOL_MAX is unset. One process is one event
  * loop: a statement holds its connection for one round trip (well under a millisecond for the
  * lists), so a handful keep a worker from queueing behind its own queries, and more only add
- * backends that compete for the same cores. A node keeps about 16 in all, at least 4 per process
- * and at most 10: 10 for one worker, 8 for two, 6 for three, 4 from four up.
+ * backends that compete for the same cores. A node keeps about 8 in all, at least 2 per process
+ * and at most 8: 8 for one worker, 4 for two, 3 for three, 2 from four up. (Two workers at 32
+ * connections on two cores: 4 per worker answered the pending API 1,153 times a second, 8 per
+ * worker 1,041 — docs/performance.md, "PostgreSQL at parity".)
  */
 export function poolMaxFor(workers: number): number {
-  return Math.min(10, Math.max(4, Math.ceil(16 / workers)));
+  return Math.min(8, Math.max(2, Math.ceil(8 / workers)));
 }
 
 /**

@@ -170,7 +170,7 @@ describe("/metrics on the main port, one process", () => {
       sample(r.text, "carebridge_store_operation_duration_seconds_count", { store, operation: "get" }),
     ).toBeGreaterThan(0);
     if (onPostgres) {
-      expect(sample(r.text, "carebridge_db_pool_connections", { state: "max" })).toBe(10);
+      expect(sample(r.text, "carebridge_db_pool_connections", { state: "max" })).toBe(8);
       expect(sample(r.text, "carebridge_db_pool_waiting")).toBe(0);
     } else {
       expect(r.text).not.toContain("carebridge_db_pool_connections");

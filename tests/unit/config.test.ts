@@ -26,10 +26,10 @@ describe("configuration", () => {
     const dir = tmp();
     const base = { DATA_DIR: dir, UPLOADS_DIR: dir };
     const pool = (env: Record<string, string>) => loadConfig({ ...base, ...env }).databasePoolMax;
-    expect(pool({ WEB_CONCURRENCY: "1" })).toBe(10);
-    expect(pool({ WEB_CONCURRENCY: "2" })).toBe(8);
-    expect(pool({ WEB_CONCURRENCY: "3" })).toBe(6);
-    expect(pool({ WEB_CONCURRENCY: "16" })).toBe(4);
+    expect(pool({ WEB_CONCURRENCY: "1" })).toBe(8);
+    expect(pool({ WEB_CONCURRENCY: "2" })).toBe(4);
+    expect(pool({ WEB_CONCURRENCY: "3" })).toBe(3);
+    expect(pool({ WEB_CONCURRENCY: "16" })).toBe(2);
     expect(pool({ WEB_CONCURRENCY: "2", DATABASE_POOL_MAX: "25" })).toBe(25);
     expect(() => pool({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
   });
