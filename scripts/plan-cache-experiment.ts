@@ -1,3 +1,11 @@
+/**
+ * The experiment behind decision 0042: the pending page's statement, as a bench run recorded it
+ * (its `--plans`), prepared twice on a fresh PostgreSQL with 100,000 reports — with LIMIT/OFFSET as
+ * parameters and with them written in — and executed 300 times each; prints the time per
+ * execution, pg_prepared_statements' generic/custom plan counts and the plan.
+ *
+ *   npx tsx scripts/plan-cache-experiment.ts bench/results/bench-<time>.json
+ */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
