@@ -93,8 +93,7 @@ export async function expertDetailsFor(userIds: string[]): Promise<Map<string, A
     for (const s of specialtiesFound) out.get(s.userId)?.specialties.push(s.specialty);
   }
   // In the fixed list's order, whatever order the rows came in.
-  for (const d of out.values())
-    d.specialties.sort((a, b) => SPECIALTIES.indexOf(a as never) - SPECIALTIES.indexOf(b as never));
+  for (const d of out.values()) d.specialties.sort(bySpecialtyOrder);
   return out;
 }
 
@@ -112,9 +111,16 @@ export async function specialtiesOfMany(userIds: string[]): Promise<Map<string, 
     const found = await query.execute({ ids: listParam(ids.slice(i, i + 500)) });
     for (const r of found) out.get(r.userId)?.push(r.s);
   }
-  for (const list of out.values())
-    list.sort((a, b) => SPECIALTIES.indexOf(a as never) - SPECIALTIES.indexOf(b as never));
+  for (const list of out.values()) list.sort(bySpecialtyOrder);
   return out;
+}
+
+const bySpecialtyOrder = (a: string, b: string) =>
+  SPECIALTIES.indexOf(a as never) - SPECIALTIES.indexOf(b as never);
+
+/** Specialties in the fixed list's order (as every list shows them). */
+export function sortedSpecialties(specialties: readonly string[]): string[] {
+  return [...specialties].sort(bySpecialtyOrder);
 }
 
 /** One expert's specialties (routing of the pending list). */

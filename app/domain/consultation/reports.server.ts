@@ -57,7 +57,12 @@ import {
   type LinkOpen,
 } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertDetailsFor, specialtiesOf, specialtiesOfMany } from "../accounts/expert-details.server";
+import {
+  expertDetailsFor,
+  sortedSpecialties,
+  specialtiesOf,
+  specialtiesOfMany,
+} from "../accounts/expert-details.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import {
@@ -704,8 +709,17 @@ async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery
  * The reviewer's specialties on the reports that have a reviewer. Name, registration and council
  * come from the report itself: copied when the letter was signed (decision 0023), never the current ones.
  */
-export async function withReviewerDetails<T extends ApiReport>(items: T[]): Promise<T[]> {
-  const ids = items.map((r) => r.expert?._id).filter((x): x is string => !!x);
+export async function withReviewerDetails<T extends ApiReport>(
+  items: T[],
+  /** A reviewer whose specialties are known already (the signed-in expert): not looked up. */
+  known?: { id: string; specialties?: readonly string[] },
+): Promise<T[]> {
+  if (known?.specialties)
+    for (const r of items)
+      if (r.expert && r.expert._id === known.id) r.expert.specialties = sortedSpecialties(known.specialties);
+  const ids = items
+    .map((r) => r.expert?._id)
+    .filter((x): x is string => !!x && !(known?.specialties && x === known.id));
   if (!ids.length) return items;
   const specialties = await specialtiesOfMany(ids);
   for (const r of items) {
@@ -1079,7 +1093,11 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
-  const items = await withReviewerDetails(found.map((r) => fromJoined(r, masksFor(actor))));
+  // The reviewer is the expert: their specialties came with the session.
+  const items = await withReviewerDetails(
+    found.map((r) => fromJoined(r, masksFor(actor))),
+    actor,
+  );
   // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
   const held = items.filter(
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
