@@ -1,7 +1,7 @@
 import { recipientColumns } from "../messaging/notify.server";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { alias } from "~/db/alias";
-import { db, exec, inList, listParam, preparedOnce, type DB, type TxSteps } from "~/db/client.server";
+import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { expertProfiles, expertSpecialties, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { SPECIALTIES } from "./specialties";
@@ -94,24 +94,6 @@ export async function expertDetailsFor(userIds: string[]): Promise<Map<string, A
   }
   // In the fixed list's order, whatever order the rows came in.
   for (const d of out.values()) d.specialties.sort(bySpecialtyOrder);
-  return out;
-}
-
-/** The specialties of many experts in one statement (the fixed list's order), by user id. */
-export async function specialtiesOfMany(userIds: string[]): Promise<Map<string, string[]>> {
-  const ids = [...new Set(userIds.filter(Boolean))];
-  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
-  const query = preparedOnce("specialties_of_experts", (d) =>
-    d
-      .select({ userId: expertSpecialties.userId, s: expertSpecialties.specialty })
-      .from(expertSpecialties)
-      .where(inList(expertSpecialties.userId, "ids")),
-  );
-  for (let i = 0; i < ids.length; i += 500) {
-    const found = await query.execute({ ids: listParam(ids.slice(i, i + 500)) });
-    for (const r of found) out.get(r.userId)?.push(r.s);
-  }
-  for (const list of out.values()) list.sort(bySpecialtyOrder);
   return out;
 }
 

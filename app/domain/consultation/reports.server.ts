@@ -27,12 +27,21 @@ import {
   listParam,
   preparedOnce,
   prepareQuery,
+  textList,
   rows,
   timeParam,
   transaction,
   type DB,
 } from "~/db/client.server";
-import { expertProfiles, patients, reports, users, voiceNotes, type ReportRow } from "~/db/schema";
+import {
+  expertProfiles,
+  expertSpecialties,
+  patients,
+  reports,
+  users,
+  voiceNotes,
+  type ReportRow,
+} from "~/db/schema";
 import type { Agreement } from "~/db/types";
 import {
   REPORT_TYPES,
@@ -57,12 +66,7 @@ import {
   type LinkOpen,
 } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import {
-  expertDetailsFor,
-  sortedSpecialties,
-  specialtiesOf,
-  specialtiesOfMany,
-} from "../accounts/expert-details.server";
+import { expertDetailsFor, sortedSpecialties, specialtiesOf } from "../accounts/expert-details.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import {
@@ -296,6 +300,12 @@ function selectReportsWith<E extends Record<string, SQL>>(extra: E) {
       ...extra,
       // Whether the patient refuses calls (the contact gate), so no list asks for it separately.
       refusesCalls: refusesCallsColumn(patients.id),
+      // The reviewer's specialties (ordered by fromJoined), so that no list asks for them apart.
+      reviewerSpecialties: textList(
+        expertSpecialties.specialty,
+        sql`from ${expertSpecialties} where ${expertSpecialties.userId} = ${reports.expertId}`,
+        SPECIALTY_SEPARATOR,
+      ),
       report: reports,
       // The report's person is its patient profile (decision 0030); the e-mail is their own account's.
       patient: {
@@ -705,30 +715,6 @@ async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery
   return { found, total, page, pageSize, nextCursor };
 }
 
-/**
- * The reviewer's specialties on the reports that have a reviewer. Name, registration and council
- * come from the report itself: copied when the letter was signed (decision 0023), never the current ones.
- */
-export async function withReviewerDetails<T extends ApiReport>(
-  items: T[],
-  /** A reviewer whose specialties are known already (the signed-in expert): not looked up. */
-  known?: { id: string; specialties?: readonly string[] },
-): Promise<T[]> {
-  if (known?.specialties)
-    for (const r of items)
-      if (r.expert && r.expert._id === known.id) r.expert.specialties = sortedSpecialties(known.specialties);
-  const ids = items
-    .map((r) => r.expert?._id)
-    .filter((x): x is string => !!x && !(known?.specialties && x === known.id));
-  if (!ids.length) return items;
-  const specialties = await specialtiesOfMany(ids);
-  for (const r of items) {
-    const s = r.expert && specialties.get(r.expert._id);
-    if (s && r.expert) r.expert.specialties = s;
-  }
-  return items;
-}
-
 /** The follow-up threads, for a viewer who may read them all (see canSeeFollowUps). */
 async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
   const reviewed = items.filter((r) => r.status === "Reviewed");
@@ -763,7 +749,7 @@ export async function withSecondOpinions<T extends ApiReport>(items: T[]): Promi
     (a, b) =>
       a.report.createdAt.getTime() - b.report.createdAt.getTime() || (a.report.id < b.report.id ? -1 : 1),
   );
-  const seconds = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  const seconds = await withFollowUps(found.map((r) => fromJoined(r)));
   for (const r of roots) r.secondOpinions = seconds.filter((x) => x.secondOf === r._id);
   return items;
 }
@@ -778,8 +764,14 @@ function hidePhonesOfJoined<T extends { patient: { _id: string }; phoneNumber: s
   return hidePhonesOfFlagged(viewer, items, (r) => refusing.has(r.patient._id));
 }
 
+/** Specialty names hold letters and spaces only (accounts/specialties.ts), never this. */
+const SPECIALTY_SEPARATOR = "|";
+
 export function fromJoined(r: Joined, mask = false) {
-  return toApiReport(r.report, r.patient, r.expert, { mask, claimer: r.claimer });
+  const item = toApiReport(r.report, r.patient, r.expert, { mask, claimer: r.claimer });
+  if (item.expert && r.reviewerSpecialties)
+    item.expert.specialties = sortedSpecialties(r.reviewerSpecialties.split(SPECIALTY_SEPARATOR));
+  return item;
 }
 
 export async function findJoined(reportId: string): Promise<Joined | undefined> {
@@ -1005,7 +997,7 @@ export async function listPatientReports(
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
   const listed = found.map((r) => fromJoined(r));
   // Independent statements: on PostgreSQL they run side by side on the pool's connections.
-  await Promise.all([withReviewerDetails(listed), withFollowUps(listed), withSecondOpinions(listed)]);
+  await Promise.all([withFollowUps(listed), withSecondOpinions(listed)]);
   const items = hidePhonesOfJoined(actor, listed, found);
   // A case's file is opened through its second opinions too (their experts): shown on the case.
   const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
@@ -1093,11 +1085,7 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
-  // The reviewer is the expert: their specialties came with the session.
-  const items = await withReviewerDetails(
-    found.map((r) => fromJoined(r, masksFor(actor))),
-    actor,
-  );
+  const items = found.map((r) => fromJoined(r, masksFor(actor)));
   // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
   const held = items.filter(
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
@@ -1116,7 +1104,7 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
 export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("reviewed", null)], page);
-  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  const items = await withFollowUps(found.map((r) => fromJoined(r)));
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
@@ -1130,7 +1118,7 @@ export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Pa
 export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   requireApprovedExpert(actor);
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
-  const items = await withFollowUps(await withReviewerDetails(found.map((r) => fromJoined(r))));
+  const items = await withFollowUps(found.map((r) => fromJoined(r)));
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
@@ -1497,7 +1485,7 @@ export async function addReview(
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
   await notifyOpinionReady(joined.report.patientId, { seeDoctorSoon: !!data.seeDoctorSoon });
-  const [report] = await withReviewerDetails([fromJoined(joined)]);
+  const report = fromJoined(joined);
   return (await hidePhonesOfRefusers(actor, [report]))[0];
 }
 
@@ -1655,7 +1643,7 @@ export async function reviewScreenReport(
   if (joined.report.secondOf && fileAllowed) {
     const firstJoined = await findJoined(joined.report.secondOf);
     if (firstJoined?.report.status === "Reviewed") {
-      [report.firstOpinion] = await withReviewerDetails([fromJoined(firstJoined)]);
+      report.firstOpinion = fromJoined(firstJoined);
       await audit(actor, "report.first_opinion_open", "report", firstJoined.report.id, {
         secondOf: joined.report.id,
       });
@@ -1690,9 +1678,7 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
   // whichever of them was asked for; it keeps the code of the row asked for.
   const root = r.secondOf ? await findJoined(r.secondOf) : joined;
   const main = root && root.report.status === "Reviewed" ? root : joined;
-  const [report] = await withSecondOpinions(
-    await withFollowUps(await withReviewerDetails([fromJoined(main)])),
-  );
+  const [report] = await withSecondOpinions(await withFollowUps([fromJoined(main)]));
   report.secondOpinions = (report.secondOpinions ?? []).filter((x) => x.status === "Reviewed");
   // The letter is in the patient's language: their profile's (their own account's for their own).
   const patientLocale = await first(
