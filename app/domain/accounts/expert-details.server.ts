@@ -4,7 +4,7 @@ import { alias } from "~/db/alias";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { expertProfiles, expertSpecialties, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import { SPECIALTIES } from "./specialties";
+import { bySpecialtyOrder, SPECIALTIES } from "./specialties";
 
 /**
  * Expert verification details (decision 0013): registration number and council, years of practice,
@@ -95,14 +95,6 @@ export async function expertDetailsFor(userIds: string[]): Promise<Map<string, A
   // In the fixed list's order, whatever order the rows came in.
   for (const d of out.values()) d.specialties.sort(bySpecialtyOrder);
   return out;
-}
-
-const bySpecialtyOrder = (a: string, b: string) =>
-  SPECIALTIES.indexOf(a as never) - SPECIALTIES.indexOf(b as never);
-
-/** Specialties in the fixed list's order (as every list shows them). */
-export function sortedSpecialties(specialties: readonly string[]): string[] {
-  return [...specialties].sort(bySpecialtyOrder);
 }
 
 /** One expert's specialties (routing of the pending list). */

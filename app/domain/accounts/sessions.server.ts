@@ -1,7 +1,8 @@
 import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
-import { affected, db, prepareQuery, textList, timeParam, watchActors, type DB } from "~/db/client.server";
-import { expertSpecialties, sessions, users, type AccountType } from "~/db/schema";
+import { affected, db, prepareQuery, timeParam, watchActors, type DB } from "~/db/client.server";
+import { sessions, users, type AccountType } from "~/db/schema";
+import { specialtiesColumn, specialtiesFromColumn } from "./specialty-column.server";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
 
@@ -72,9 +73,6 @@ export async function createSession(
   return { id, token };
 }
 
-/** Specialty names hold letters and spaces only (accounts/specialties.ts), never this. */
-const SPECIALTY_SEPARATOR = "|";
-
 /**
  * The session, its user and the user's specialties in one statement: every signed-in request
  * runs it, and on PostgreSQL each statement is a round trip.
@@ -86,11 +84,7 @@ function prepareTokenLookup(d: DB) {
       .select({
         session: sessions,
         user: users,
-        specialties: textList(
-          expertSpecialties.specialty,
-          sql`from ${expertSpecialties} where ${expertSpecialties.userId} = ${users.id}`,
-          SPECIALTY_SEPARATOR,
-        ),
+        specialties: specialtiesColumn(users.id),
       })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
@@ -226,7 +220,7 @@ function actorOf(row: {
     image: u.image,
     locale: u.locale,
     sessionId: row.session.id,
-    specialties: row.specialties ? row.specialties.split(SPECIALTY_SEPARATOR) : [],
+    specialties: specialtiesFromColumn(row.specialties),
   };
 }
 

@@ -21,6 +21,10 @@ export const SPECIALTIES = [
 ] as const;
 export type Specialty = (typeof SPECIALTIES)[number];
 
+/** Orders specialty names as the fixed list does (as every screen shows them). */
+export const bySpecialtyOrder = (a: string, b: string) =>
+  SPECIALTIES.indexOf(a as Specialty) - SPECIALTIES.indexOf(b as Specialty);
+
 /** i18n key of each specialty's label. */
 export const SPECIALTY_KEYS: Record<Specialty, string> = {
   "General Medicine": "specialties.generalMedicine",

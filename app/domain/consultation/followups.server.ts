@@ -50,9 +50,9 @@ export async function followUpsFor(reportIds: string[]): Promise<Map<string, Api
       .where(inList(reportFollowups.reportId, "ids"))
       .orderBy(asc(reportFollowups.reportId), asc(reportFollowups.askedAt), asc(reportFollowups.id)),
   );
-  for (let i = 0; i < ids.length; i += 500) {
-    const found = await threads.execute({ ids: listParam(ids.slice(i, i + 500)) });
-    for (const { f, by } of found) {
+  // One list parameter whatever the number of reports (inList): no batches.
+  if (ids.length)
+    for (const { f, by } of await threads.execute({ ids: listParam(ids) })) {
       out.get(f.reportId)?.push({
         _id: f.id,
         question: f.question,
@@ -62,7 +62,6 @@ export async function followUpsFor(reportIds: string[]): Promise<Map<string, Api
         answeredBy: by?.id ? { _id: by.id, firstName: by.firstName, lastName: by.lastName } : null,
       });
     }
-  }
   return out;
 }
 

@@ -27,21 +27,12 @@ import {
   listParam,
   preparedOnce,
   prepareQuery,
-  textList,
   rows,
   timeParam,
   transaction,
   type DB,
 } from "~/db/client.server";
-import {
-  expertProfiles,
-  expertSpecialties,
-  patients,
-  reports,
-  users,
-  voiceNotes,
-  type ReportRow,
-} from "~/db/schema";
+import { expertProfiles, patients, reports, users, voiceNotes, type ReportRow } from "~/db/schema";
 import type { Agreement } from "~/db/types";
 import {
   REPORT_TYPES,
@@ -66,7 +57,8 @@ import {
   type LinkOpen,
 } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertDetailsFor, sortedSpecialties, specialtiesOf } from "../accounts/expert-details.server";
+import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
+import { specialtiesColumn, specialtiesFromColumn } from "../accounts/specialty-column.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
 import { notify } from "../messaging/notify.server";
 import {
@@ -301,11 +293,7 @@ function selectReportsWith<E extends Record<string, SQL>>(extra: E) {
       // Whether the patient refuses calls (the contact gate), so no list asks for it separately.
       refusesCalls: refusesCallsColumn(patients.id),
       // The reviewer's specialties (ordered by fromJoined), so that no list asks for them apart.
-      reviewerSpecialties: textList(
-        expertSpecialties.specialty,
-        sql`from ${expertSpecialties} where ${expertSpecialties.userId} = ${reports.expertId}`,
-        SPECIALTY_SEPARATOR,
-      ),
+      reviewerSpecialties: specialtiesColumn(reports.expertId),
       report: reports,
       // The report's person is its patient profile (decision 0030); the e-mail is their own account's.
       patient: {
@@ -451,7 +439,7 @@ type ListKind = keyof typeof LISTS;
  * statement for unknown LIMIT/OFFSET parameters as if a tenth of the matching rows were wanted,
  * finds that plan dearer than the custom ones and so re-plans on every execution — planning cost
  * more than running (1.3 of 1.9 ms for the pending page at 100,000 reports). With both known, the
- * generic plan is the index walk of the custom ones and is kept after five executions (decision 0041).
+ * generic plan is the index walk of the custom ones and is kept after five executions (decision 0042).
  */
 const literal = (n: number) => sql.raw(String(Math.trunc(n))) as unknown as number;
 /** At most this many (limit, offset) statements per list; further ones take parameters. */
@@ -764,13 +752,9 @@ function hidePhonesOfJoined<T extends { patient: { _id: string }; phoneNumber: s
   return hidePhonesOfFlagged(viewer, items, (r) => refusing.has(r.patient._id));
 }
 
-/** Specialty names hold letters and spaces only (accounts/specialties.ts), never this. */
-const SPECIALTY_SEPARATOR = "|";
-
 export function fromJoined(r: Joined, mask = false) {
   const item = toApiReport(r.report, r.patient, r.expert, { mask, claimer: r.claimer });
-  if (item.expert && r.reviewerSpecialties)
-    item.expert.specialties = sortedSpecialties(r.reviewerSpecialties.split(SPECIALTY_SEPARATOR));
+  if (item.expert) item.expert.specialties = specialtiesFromColumn(r.reviewerSpecialties);
   return item;
 }
 

@@ -181,7 +181,7 @@ export type LinkOpen = {
 };
 
 /**
- * A report's access trail, for many reports in one statement (decision 0041):
+ * A report's access trail, for many reports in one statement (decision 0042):
  * - `views`: who opened each file — "report.file_open" events by Experts and Admins (the patient's
  *   own views are not listed);
  * - `opens`: the openings of sharing links — "share.open" events, recorded without an actor (the
@@ -222,9 +222,9 @@ export async function accessTrailsForReports(
       // Per report, newest first: the index order, so no sort step.
       .orderBy(desc(auditEvents.subjectId), desc(auditEvents.createdAt), desc(auditEvents.id)),
   );
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await trail.execute({ ids: listParam(ids.slice(i, i + 500)) });
-    for (const r of rows) {
+  // One list parameter whatever the number of reports (inList): no batches.
+  if (ids.length)
+    for (const r of await trail.execute({ ids: listParam(ids) })) {
       if (r.action === "report.file_open") {
         const list = views.get(r.reportId!);
         if (!list || list.length >= VIEWS_PER_REPORT) continue;
@@ -244,7 +244,6 @@ export async function accessTrailsForReports(
         list.push({ at: r.at.toISOString(), linkId, label: "" });
       }
     }
-  }
   if (linkIds.size) {
     const labels = new Map<string, string>();
     const all = [...linkIds];
