@@ -415,6 +415,31 @@ export function textList(column: SQLWrapper, from: SQL, separator: string): SQL<
     : sql<string | null>`(select string_agg(${column}, ${sql.raw(`'${separator}'`)}) ${from})`;
 }
 
+/**
+ * The rows `from` selects as one JSON array (text) of objects with `fields` as keys, or null/"[]"
+ * when none — a correlated sub-select that lets one statement bring a row's short list of records
+ * along with it (json_agg on PostgreSQL, json_group_array on SQLite). Order is not promised: sort
+ * after reading. Times in it should be `epochMs` (a number on both dialects).
+ */
+export function jsonRows(fields: Record<string, SQLWrapper>, from: SQL): SQL<string | null> {
+  const pairs = sql.join(
+    Object.entries(fields).map(
+      ([key, value]) => sql`${sql.raw(`'${key.replace(/[^A-Za-z]/g, "")}'`)}, ${value}`,
+    ),
+    sql`, `,
+  );
+  return dialect() === "sqlite"
+    ? sql<string | null>`(select json_group_array(json_object(${pairs})) ${from})`
+    : sql<string | null>`(select json_agg(json_build_object(${pairs}))::text ${from})`;
+}
+
+/** A time column as epoch milliseconds (SQLite keeps them so; PostgreSQL has timestamptz). */
+export function epochMs(column: SQLWrapper): SQL<number | null> {
+  return dialect() === "sqlite"
+    ? sql<number | null>`${column}`
+    : sql<number | null>`(extract(epoch from ${column}) * 1000)::int8`;
+}
+
 /** A time bound as a prepared statement's placeholder value (placeholders skip the column's mapping). */
 export function timeParam(ms: number): number | Date {
   return dialect() === "sqlite" ? ms : new Date(ms);

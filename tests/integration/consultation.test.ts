@@ -444,6 +444,31 @@ describe("follow-up questions", () => {
     expect(
       (await api.get("/report/get-follow-ups", tok[other])).body.data.map((r: { _id: string }) => r._id),
     ).toContain(ids.ecg);
+    // Every list brings the same whole thread: in asking order, each answer with its answerer and time.
+    const threadIn = async (path: string, token: string) =>
+      (await api.get(path, token)).body.data.find((r: { _id: string }) => r._id === ids.ecg).followUps;
+    const shown = await threadIn(`/report/get-report-by-patientId/${ids.patient}?pageSize=100`, tok.patient);
+    const name = async (token: string) => {
+      const me = (await api.get("/profile/get-user-details", token)).body.data;
+      return { _id: me._id, firstName: me.firstName, lastName: me.lastName };
+    };
+    expect(shown.map((f: { _id: string }) => f._id)).toEqual(q);
+    expect(shown.map((f: { question: string }) => f.question)).toEqual(
+      [1, 2, 3].map((i) => `Question ${i}: may I exercise?`),
+    );
+    expect(shown.map((f: { answeredBy: unknown }) => f.answeredBy)).toEqual([
+      await name(tok.holder),
+      await name(tok[other]),
+      null,
+    ]);
+    for (const f of shown) {
+      expect(new Date(f.askedAt).toISOString()).toBe(f.askedAt);
+      if (f.answer)
+        expect(new Date(f.answeredAt).getTime()).toBeGreaterThanOrEqual(new Date(f.askedAt).getTime());
+      else expect(f.answeredAt).toBeNull();
+    }
+    expect(await threadIn("/report/get-follow-ups", tok[other])).toEqual(shown);
+    expect(await threadIn("/report/get-all-reviewed-reports?pageSize=100", tok.admin)).toEqual(shown);
     const audits = await openTestDb(server.dataDir);
     const actions = await audits.all<{ action: string }>(
       "select action from audit_events where subject_id = ? and action like 'followup.%' order by created_at",

@@ -1,7 +1,18 @@
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql, type SQLWrapper } from "drizzle-orm";
 import { alias } from "~/db/alias";
 import { config } from "~/config.server";
-import { db, exec, first, inList, listParam, preparedOnce, rows, transaction } from "~/db/client.server";
+import {
+  db,
+  epochMs,
+  exec,
+  first,
+  inList,
+  jsonRows,
+  listParam,
+  preparedOnce,
+  rows,
+  transaction,
+} from "~/db/client.server";
 import { reportFollowups, reports, users } from "~/db/schema";
 import {
   followUpAnswerSchema,
@@ -53,16 +64,76 @@ export async function followUpsFor(reportIds: string[]): Promise<Map<string, Api
   // One list parameter whatever the number of reports (inList): no batches.
   if (ids.length)
     for (const { f, by } of await threads.execute({ ids: listParam(ids) })) {
-      out.get(f.reportId)?.push({
-        _id: f.id,
-        question: f.question,
-        askedAt: f.askedAt.toISOString(),
-        answer: f.answer,
-        answeredAt: f.answeredAt?.toISOString() ?? null,
-        answeredBy: by?.id ? { _id: by.id, firstName: by.firstName, lastName: by.lastName } : null,
-      });
+      out.get(f.reportId)?.push(
+        toFollowUp({
+          id: f.id,
+          question: f.question,
+          askedAt: f.askedAt.getTime(),
+          answer: f.answer,
+          answeredAt: f.answeredAt?.getTime() ?? null,
+          byId: by?.id ?? null,
+          byFirstName: by?.firstName ?? null,
+          byLastName: by?.lastName ?? null,
+        }),
+      );
     }
   return out;
+}
+
+/** A follow-up as either reader gets it (times as epoch milliseconds). */
+type FollowUpFacts = {
+  id: string;
+  question: string;
+  askedAt: number;
+  answer: string | null;
+  answeredAt: number | null;
+  byId: string | null;
+  byFirstName: string | null;
+  byLastName: string | null;
+};
+
+function toFollowUp(f: FollowUpFacts): ApiFollowUp {
+  return {
+    _id: f.id,
+    question: f.question,
+    askedAt: new Date(f.askedAt).toISOString(),
+    answer: f.answer,
+    answeredAt: f.answeredAt === null ? null : new Date(f.answeredAt).toISOString(),
+    answeredBy: f.byId ? { _id: f.byId, firstName: f.byFirstName ?? "", lastName: f.byLastName ?? "" } : null,
+  };
+}
+
+// Named in the sub-select by hand: a table alias renders as its name alone inside sql``.
+const THREAD_ANSWERER = "thread_answerer";
+const threadAnswerer = alias(users, THREAD_ANSWERER);
+
+/**
+ * The follow-up thread of the report whose id is in `reportId`, as one column of a select (a
+ * correlated JSON list on report_followups_report_idx), so that a list's statement brings every
+ * row's thread along — no statement of its own per page. Read it with `followUpsFromColumn`.
+ */
+export function followUpsColumn(reportId: SQLWrapper) {
+  return jsonRows(
+    {
+      id: reportFollowups.id,
+      question: reportFollowups.question,
+      askedAt: epochMs(reportFollowups.askedAt),
+      answer: reportFollowups.answer,
+      answeredAt: epochMs(reportFollowups.answeredAt),
+      byId: threadAnswerer.id,
+      byFirstName: threadAnswerer.firstName,
+      byLastName: threadAnswerer.lastName,
+    },
+    sql`from ${reportFollowups} left join ${users} as ${sql.identifier(THREAD_ANSWERER)} on ${threadAnswerer.id} = ${reportFollowups.answeredBy} where ${reportFollowups.reportId} = ${reportId}`,
+  );
+}
+
+/** The thread a `followUpsColumn` brought, oldest question first. */
+export function followUpsFromColumn(value: string | null | undefined): ApiFollowUp[] {
+  if (!value) return [];
+  const facts = JSON.parse(value) as FollowUpFacts[];
+  facts.sort((a, b) => a.askedAt - b.askedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return facts.map(toFollowUp);
 }
 
 /** What the patient may still do: how many questions are left and until when. */

@@ -28,6 +28,7 @@ import {
   preparedOnce,
   prepareQuery,
   rows,
+  textList,
   timeParam,
   transaction,
   type DB,
@@ -78,7 +79,13 @@ import {
   type StudyDraft,
 } from "../records/dicom.server";
 import { kickPacsSender } from "../records/dicom-pacs.server";
-import { followUpAllowance, followUpsFor, type ApiFollowUp } from "./followups.server";
+import {
+  followUpAllowance,
+  followUpsColumn,
+  followUpsFor,
+  followUpsFromColumn,
+  type ApiFollowUp,
+} from "./followups.server";
 import {
   hidePhonesOfFlagged,
   hidePhonesOfRefusers,
@@ -363,6 +370,9 @@ const LISTS = {
     orderBy: byCreated,
     sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
+    // The case comes whole: each row's follow-ups, and its second opinions' ids (so their rows
+    // and the case's access trail are asked for side by side).
+    columns: () => ({ followUpList: followUpsColumn(reports.id), secondIds: secondIdsColumn() }),
   },
   // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
   pending: {
@@ -416,6 +426,7 @@ const LISTS = {
     orderBy: byReviewed,
     sort: "reviewed" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfExpert(key),
+    columns: () => ({ followUpList: followUpsColumn(reports.id) }),
   },
   // reports_followup_expert_idx (followup_expert_id, reviewed_at, id)
   followups: {
@@ -423,6 +434,7 @@ const LISTS = {
     orderBy: byReviewed,
     sort: "reviewed" as SortKind,
     total: (key: string) => COUNT_KEYS.followupsOfExpert(key),
+    columns: () => ({ followUpList: followUpsColumn(reports.id) }),
   },
   // reports_status_reviewed_idx (status, reviewed_at, id)
   reviewed: {
@@ -430,6 +442,7 @@ const LISTS = {
     orderBy: byReviewed,
     sort: "reviewed" as SortKind,
     total: () => COUNT_KEYS.reportsOfStatus("Reviewed"),
+    columns: () => ({ followUpList: followUpsColumn(reports.id) }),
   },
 };
 type ListKind = keyof typeof LISTS;
@@ -449,7 +462,9 @@ function prepareList(kind: ListKind) {
   const where = LISTS[kind].where();
   const orderBy = LISTS[kind].orderBy;
   // Each row carries the list's total (its counter row): one statement per page, not two.
-  const withTotal = () => selectReportsWith({ listTotal: counterColumn(sql.placeholder("countKey")) });
+  const list = LISTS[kind] as { columns?: () => Record<string, SQL> };
+  const withTotal = () =>
+    selectReportsWith({ ...list.columns?.(), listTotal: counterColumn(sql.placeholder("countKey")) });
   const afterOf = (limit: number | ReturnType<typeof sql.placeholder>, name: string) =>
     prepareQuery(
       name,
@@ -523,7 +538,7 @@ type Segment = {
     limit: number,
     offset: number,
     after?: CursorValue[],
-  ) => Promise<(Joined & { listTotal: number | null })[]>;
+  ) => Promise<(Joined & CaseColumns & { listTotal: number | null })[]>;
 };
 
 function preparedSegment(kind: ListKind, key: string | null): Segment {
@@ -647,7 +662,7 @@ async function pageOfSegments(segments: Segment[], query: PageQuery) {
   const totals = segments.map((s) => s.totals.reduce((sum, key) => sum + (byKey.get(key) ?? 0), 0));
   const total = totals.reduce((a, b) => a + b, 0);
   const sort = SORTS[segments[0]?.sort ?? "created"];
-  const found: Joined[] = [];
+  const found: (Joined & CaseColumns)[] = [];
   let lastSegment = 0;
   let need = pageSize;
   if (cursor) {
@@ -696,48 +711,88 @@ async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery
     got = await segment.rowsWithTotal!(pageSize, (page - 1) * pageSize);
   }
   const total = got.length ? Number(got[0].listTotal ?? 0) : (await listCountsOf(segment.totals))[0];
-  const found: Joined[] = got;
+  const found: (Joined & CaseColumns)[] = got;
   const last = found.at(-1);
   const more = found.length === pageSize && (cursor ? true : (page - 1) * pageSize + found.length < total);
   const nextCursor = last && more ? encodeCursor([0, ...sort.key(last.report)]) : null;
   return { found, total, page, pageSize, nextCursor };
 }
 
-/** The follow-up threads, for a viewer who may read them all (see canSeeFollowUps). */
+/** What a list's row may bring about its case (LISTS' `columns`). */
+type CaseColumns = { followUpList?: string | null; secondIds?: string | null };
+
+/** A reviewed report's thread, with how many more questions the patient may ask and until when. */
+function setFollowUps(r: ApiReport, thread: ApiFollowUp[]) {
+  r.followUps = thread;
+  const allowance = followUpAllowance(
+    { status: r.status, reviewedAt: r.reviewedAt ? new Date(r.reviewedAt) : null },
+    thread.length,
+  );
+  r.followUpsLeft = allowance.left;
+  r.followUpsUntil = allowance.until;
+}
+
+/**
+ * The threads the rows brought (followUpsColumn) on their reviewed items — `items[i]` is made
+ * from `found[i]` — for a viewer who may read them (see canSeeFollowUps); `only` narrows further.
+ */
+function withFollowUpsOf<T extends ApiReport>(items: T[], found: CaseColumns[], only?: (r: T) => boolean) {
+  items.forEach((r, i) => {
+    if (r.status === "Reviewed" && (!only || only(r)))
+      setFollowUps(r, followUpsFromColumn(found[i].followUpList));
+  });
+  return items;
+}
+
+/** The follow-up threads, asked for on their own, for a viewer who may read them all. */
 async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
   const reviewed = items.filter((r) => r.status === "Reviewed");
   if (!reviewed.length) return items;
   const threads = await followUpsFor(reviewed.map((r) => r._id));
-  for (const r of reviewed) {
-    r.followUps = threads.get(r._id) ?? [];
-    const allowance = followUpAllowance(
-      { status: r.status, reviewedAt: r.reviewedAt ? new Date(r.reviewedAt) : null },
-      r.followUps.length,
-    );
-    r.followUpsLeft = allowance.left;
-    r.followUpsUntil = allowance.until;
-  }
+  for (const r of reviewed) setFollowUps(r, threads.get(r._id) ?? []);
   return items;
+}
+
+// Named in the sub-select by hand: a table alias renders as its name alone inside sql``.
+const SECOND_REPORT = "second_report";
+const secondReport = alias(reports, SECOND_REPORT);
+
+/** The ids of a report's second opinions (reports_second_of_idx), as one column: comma-separated hex ids. */
+function secondIdsColumn() {
+  return textList(
+    secondReport.id,
+    sql`from ${reports} as ${sql.identifier(SECOND_REPORT)} where ${secondReport.secondOf} = ${reports.id}`,
+    ",",
+  );
+}
+
+function secondIdsOf(row: CaseColumns): string[] {
+  return row.secondIds ? row.secondIds.split(",") : [];
 }
 
 /**
  * The second opinions of these case's first reports, oldest request first, with their reviewers'
  * details and follow-ups — for viewers who see the whole case (the patient and those acting for
- * them, admins, the letter).
+ * them, admins, the letter). `asked`: the first reports known to have any (the others are not
+ * asked about; none, no statement).
  */
-export async function withSecondOpinions<T extends ApiReport>(items: T[]): Promise<T[]> {
-  const roots = items.filter((r) => !r.secondOf);
+export async function withSecondOpinions<T extends ApiReport>(items: T[], asked?: Set<string>): Promise<T[]> {
+  const roots = items.filter((r) => !r.secondOf && (!asked || asked.has(r._id)));
+  for (const r of items) if (!r.secondOf) r.secondOpinions = [];
   if (!roots.length) return items;
   // reports_second_of_idx; a case has a few, put in request order here rather than by a sort in SQL.
   const ids = roots.map((r) => r._id);
   const query = preparedOnce("second_opinions_of_reports", () =>
-    selectReports().where(inList(reports.secondOf, "ids")),
+    selectReportsWith({ followUpList: followUpsColumn(reports.id) }).where(inList(reports.secondOf, "ids")),
   );
   const found = (await query.execute({ ids: listParam(ids) })).sort(
     (a, b) =>
       a.report.createdAt.getTime() - b.report.createdAt.getTime() || (a.report.id < b.report.id ? -1 : 1),
   );
-  const seconds = await withFollowUps(found.map((r) => fromJoined(r)));
+  const seconds = withFollowUpsOf(
+    found.map((r) => fromJoined(r)),
+    found,
+  );
   for (const r of roots) r.secondOpinions = seconds.filter((x) => x.secondOf === r._id);
   return items;
 }
@@ -976,21 +1031,34 @@ export async function listPatientReports(
   patientId: string,
   page: PageQuery,
 ): Promise<Paged<PatientReport>> {
-  const access = await requirePatientAccess(actor, patientId);
-  await traceAccess(actor, access, "patient.reports_open");
-  const { found, total, nextCursor } = await pageOfSegments([preparedSegment("patient", patientId)], page);
-  const listed = found.map((r) => fromJoined(r));
-  // Independent statements: on PostgreSQL they run side by side on the pool's connections.
-  await Promise.all([withFollowUps(listed), withSecondOpinions(listed)]);
-  const items = hidePhonesOfJoined(actor, listed, found);
-  // A case's file is opened through its second opinions too (their experts): shown on the case.
-  const caseIds = (r: ApiReport) => [r._id, ...(r.secondOpinions ?? []).map((s) => s._id)];
-  const { views, opens } = await accessTrailsForReports(
-    items.flatMap(caseIds),
-    items.map((r) => r._id),
+  // The page is asked for beside the access check (both keyed by the profile id) and thrown away
+  // unless access is granted: a refusal wins over anything the page would have said.
+  const [access, paged] = await Promise.allSettled([
+    requirePatientAccess(actor, patientId),
+    pageOfSegments([preparedSegment("patient", patientId)], page),
+  ]);
+  if (access.status === "rejected") throw access.reason;
+  if (paged.status === "rejected") throw paged.reason;
+  const { found, total, nextCursor } = paged.value;
+  const listed = withFollowUpsOf(
+    found.map((r) => fromJoined(r)),
+    found,
   );
+  // A case's file is opened through its second opinions too (their experts): shown on the case.
+  // Their ids came with the rows, so their own rows and the trail are asked for side by side.
+  const caseIds = (r: ApiReport, i: number) => [r._id, ...secondIdsOf(found[i])];
+  const asked = new Set(listed.filter((_, i) => found[i].secondIds).map((r) => r._id));
+  const [{ views, opens }] = await Promise.all([
+    accessTrailsForReports(
+      listed.flatMap(caseIds),
+      listed.map((r) => r._id),
+    ),
+    withSecondOpinions(listed, asked),
+    traceAccess(actor, access.value, "patient.reports_open"),
+  ]);
+  const items = hidePhonesOfJoined(actor, listed, found);
   const viewsOf = (r: ApiReport) =>
-    caseIds(r)
+    [r._id, ...(r.secondOpinions ?? []).map((x) => x._id)]
       .flatMap((id) => views.get(id) ?? [])
       .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   return {
@@ -1069,12 +1137,12 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
   if (actor.accountType === "Admin") return listAllReviewed(actor, page);
   if (actor.accountType !== "Expert") throw new DomainError("forbidden", "reports.expertsOrAdmins");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("expert", actor.id)], page);
-  const items = found.map((r) => fromJoined(r, masksFor(actor)));
   // Follow-ups reach the expert who holds them (the reviewer, unless an admin reassigned them).
-  const held = items.filter(
+  const items = withFollowUpsOf(
+    found.map((r) => fromJoined(r, masksFor(actor))),
+    found,
     (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
   );
-  await withFollowUps(held);
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
@@ -1088,7 +1156,10 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
 export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("reviewed", null)], page);
-  const items = await withFollowUps(found.map((r) => fromJoined(r)));
+  const items = withFollowUpsOf(
+    found.map((r) => fromJoined(r)),
+    found,
+  );
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
@@ -1102,7 +1173,10 @@ export async function listAllReviewed(actor: Actor, page: PageQuery): Promise<Pa
 export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promise<Paged<ApiReport>> {
   requireApprovedExpert(actor);
   const { found, total, nextCursor } = await pageOfSegments([preparedSegment("followups", actor.id)], page);
-  const items = await withFollowUps(found.map((r) => fromJoined(r)));
+  const items = withFollowUpsOf(
+    found.map((r) => fromJoined(r)),
+    found,
+  );
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
