@@ -445,7 +445,7 @@ describe("follow-up questions", () => {
       (await api.get("/report/get-follow-ups", tok[other])).body.data.map((r: { _id: string }) => r._id),
     ).toContain(ids.ecg);
     // Every list brings the same whole thread: in asking order, each answer with its answerer and time.
-    const threadIn = async (path: string, token: string) =>
+    const threadIn = async (path: Parameters<typeof api.get>[0], token: string) =>
       (await api.get(path, token)).body.data.find((r: { _id: string }) => r._id === ids.ecg).followUps;
     const shown = await threadIn(`/report/get-report-by-patientId/${ids.patient}?pageSize=100`, tok.patient);
     const name = async (token: string) => {

@@ -1,5 +1,5 @@
 import { count, eq, inArray, sql, type Placeholder } from "drizzle-orm";
-import { db, prepareQuery, type DB } from "~/db/client.server";
+import { db, inList, listParam, preparedOnce, prepareQuery, type DB } from "~/db/client.server";
 import { listCounts } from "~/db/schema";
 
 /**
@@ -65,10 +65,11 @@ export function counterColumn(key: Placeholder | string) {
 export async function listCountsOf(keys: string[]): Promise<number[]> {
   if (!keys.length) return [];
   if (keys.length === 1) return [await listCount(keys[0])];
-  const found = await db()
-    .select({ key: listCounts.key, n: listCounts.n })
-    .from(listCounts)
-    .where(inArray(listCounts.key, [...new Set(keys)]));
+  // Prepared once whatever the keys (a list parameter): the expert's queue asks for a dozen.
+  const query = preparedOnce("list_counts_of_keys", (d) =>
+    d.select({ key: listCounts.key, n: listCounts.n }).from(listCounts).where(inList(listCounts.key, "keys")),
+  );
+  const found = await query.execute({ keys: listParam([...new Set(keys)]) });
   const byKey = new Map(found.map((r) => [r.key, Number(r.n)]));
   return keys.map((k) => byKey.get(k) ?? 0);
 }
