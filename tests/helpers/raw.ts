@@ -37,15 +37,29 @@ export function raw(
         agent: false,
       },
       (res) => {
+        answered = true;
+        // An answer before the whole body went (a refusal, a 413): stop sending, as browsers do.
+        if (opts.body instanceof Readable) {
+          opts.body.unpipe(req);
+          req.end();
+        }
         const chunks: Buffer[] = [];
+        const done = () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on("error", reject);
+        res.on("end", done);
+        // The server may cut the connection once it has answered (the rest of a refused upload):
+        // what arrived is the answer (a truncated one fails the caller's own checks).
+        res.on("close", done);
+        res.on("error", () => undefined);
       },
     );
-    req.on("error", reject);
+    let answered = false;
+    // A write that fails after the answer came (EPIPE: the server stopped reading) is not a failure
+    // of the exchange; before it, it is.
+    req.on("error", (e) => {
+      if (!answered) reject(e);
+    });
     if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error("timed out")));
     if (opts.body instanceof Readable) opts.body.pipe(req);
     else req.end(opts.body);
