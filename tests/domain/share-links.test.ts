@@ -146,6 +146,38 @@ describe("the doctor's visit", () => {
   });
 });
 
+describe("the patient's list shows the trail", () => {
+  it("each opening of a link with the label the patient gave it, and who of the staff opened the file, newest first", async () => {
+    const p = await makePatient();
+    const report = await makeReport(p);
+    const expert = await makeExpert({ firstName: "Meera" });
+    await review(expert, report);
+    const forRao = await makeShareLink(p, report, { label: "Dr Rao" });
+    const unnamed = await makeShareLink(p, report);
+    await d.sharing.openShareLink(forRao.token, {}, null, newClient());
+    await new Promise((r) => setTimeout(r, 5));
+    await d.sharing.openShareLink(unnamed.token, {}, null, newClient());
+    await new Promise((r) => setTimeout(r, 5));
+    await d.sharing.openShareLink(forRao.token, {}, null, newClient());
+    // The patient's own opening is not in "who opened it"; the expert's is.
+    (await d.consultation.openReportFile(p, report._id)).stream.destroy();
+    (await d.consultation.openReportFile(expert, report._id)).stream.destroy();
+    const page = { page: 1, pageSize: 10 };
+    const [item] = (await d.consultation.listPatientReports(p, p.id, page)).items;
+    expect(item.linkOpens.map((o) => [o.linkId, o.label])).toEqual([
+      [forRao._id, "Dr Rao"],
+      [unnamed._id, ""],
+      [forRao._id, "Dr Rao"],
+    ]);
+    const times = item.linkOpens.map((o) => Date.parse(o.at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(item.fileViews.map((v) => [v.viewerFirstName, v.viewerAccountType])).toEqual([
+      ["Meera", "Expert"],
+    ]);
+    expect(new Date(item.fileViews[0].at).toISOString()).toBe(item.fileViews[0].at);
+  });
+});
+
 describe("limits", () => {
   it("a link limited to one open opens once; the browser that opened it keeps reading", async () => {
     const p = await makePatient();

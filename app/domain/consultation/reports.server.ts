@@ -53,7 +53,10 @@ import { log } from "~/utils/log.server";
 import {
   audit,
   auditInsert,
+  accessTrailColumns,
+  accessTrailFromColumns,
   accessTrailsForReports,
+  labelLinkOpens,
   type FileView,
   type LinkOpen,
 } from "../platform/audit.server";
@@ -370,9 +373,13 @@ const LISTS = {
     orderBy: byCreated,
     sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfPatient(key),
-    // The case comes whole: each row's follow-ups, and its second opinions' ids (so their rows
-    // and the case's access trail are asked for side by side).
-    columns: () => ({ followUpList: followUpsColumn(reports.id), secondIds: secondIdsColumn() }),
+    // The case comes whole: each row's follow-ups, its access trail, and its second opinions' ids
+    // (so that their rows and trails are asked for side by side, and only when there are any).
+    columns: () => ({
+      followUpList: followUpsColumn(reports.id),
+      secondIds: secondIdsColumn(),
+      ...accessTrailColumns(reports.id),
+    }),
   },
   // reports_status_created_idx (status, created_at, id): the contract's newest-first pending list
   pending: {
@@ -719,7 +726,12 @@ async function pageOfOne(segment: Segment, { page, pageSize, cursor }: PageQuery
 }
 
 /** What a list's row may bring about its case (LISTS' `columns`). */
-type CaseColumns = { followUpList?: string | null; secondIds?: string | null };
+type CaseColumns = {
+  followUpList?: string | null;
+  secondIds?: string | null;
+  fileViewList?: string | null;
+  linkOpenList?: string | null;
+};
 
 /** A reviewed report's thread, with how many more questions the patient may ask and until when. */
 function setFollowUps(r: ApiReport, thread: ApiFollowUp[]) {
@@ -1044,25 +1056,25 @@ export async function listPatientReports(
     found.map((r) => fromJoined(r)),
     found,
   );
-  // A case's file is opened through its second opinions too (their experts): shown on the case.
-  // Their ids came with the rows, so their own rows and the trail are asked for side by side.
-  const caseIds = (r: ApiReport, i: number) => [r._id, ...secondIdsOf(found[i])];
+  // Each case's trail came with its row. A case's file is opened through its second opinions too
+  // (their experts): their ids came with the rows, so their rows and trails are asked for side by
+  // side, and only for the cases that have any.
+  const trails = found.map(accessTrailFromColumns);
+  const secondIds = found.flatMap(secondIdsOf);
   const asked = new Set(listed.filter((_, i) => found[i].secondIds).map((r) => r._id));
-  const [{ views, opens }] = await Promise.all([
-    accessTrailsForReports(
-      listed.flatMap(caseIds),
-      listed.map((r) => r._id),
-    ),
+  const [seconds] = await Promise.all([
+    secondIds.length ? accessTrailsForReports(secondIds, []) : undefined,
     withSecondOpinions(listed, asked),
+    labelLinkOpens(trails.map((t) => t.opens)),
     traceAccess(actor, access.value, "patient.reports_open"),
   ]);
   const items = hidePhonesOfJoined(actor, listed, found);
-  const viewsOf = (r: ApiReport) =>
-    [r._id, ...(r.secondOpinions ?? []).map((x) => x._id)]
-      .flatMap((id) => views.get(id) ?? [])
-      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+  const viewsOf = (i: number) =>
+    [...trails[i].views, ...secondIdsOf(found[i]).flatMap((id) => seconds?.views.get(id) ?? [])].sort(
+      (a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0),
+    );
   return {
-    items: items.map((r) => ({ ...r, fileViews: viewsOf(r), linkOpens: opens.get(r._id) ?? [] })),
+    items: items.map((r, i) => ({ ...r, fileViews: viewsOf(i), linkOpens: trails[i].opens })),
     total,
     page: page.page,
     pageSize: page.pageSize,

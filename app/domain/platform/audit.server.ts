@@ -1,5 +1,14 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { db, inList, listParam, preparedOnce, unindexed, type DB } from "~/db/client.server";
+import { and, desc, eq, sql, type SQLWrapper } from "drizzle-orm";
+import {
+  db,
+  epochMs,
+  inList,
+  jsonRows,
+  listParam,
+  preparedOnce,
+  unindexed,
+  type DB,
+} from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
@@ -196,7 +205,6 @@ export async function accessTrailsForReports(
   const views = new Map<string, FileView[]>(viewIds.map((id) => [id, []]));
   const opens = new Map<string, LinkOpen[]>(openIds.map((id) => [id, []]));
   const ids = [...new Set([...viewIds, ...openIds])];
-  const linkIds = new Set<string>();
   const trail = preparedOnce("access_trails_of_reports", (d) =>
     d
       .select({
@@ -229,32 +237,97 @@ export async function accessTrailsForReports(
         const list = views.get(r.reportId!);
         if (!list || list.length >= VIEWS_PER_REPORT) continue;
         if (r.accountType !== "Expert" && r.accountType !== "Admin") continue;
-        list.push({
-          viewerFirstName: r.firstName!,
-          viewerLastName: r.lastName!,
-          viewerAccountType: r.accountType,
-          at: r.at.toISOString(),
-        });
+        list.push(toView({ ...r, at: r.at.getTime() }));
       } else {
         const list = opens.get(r.reportId!);
         if (!list || list.length >= VIEWS_PER_REPORT) continue;
-        const detail = parseDetail(r.detail) as { linkId?: unknown } | null;
-        const linkId = typeof detail?.linkId === "string" ? detail.linkId : "";
-        if (linkId) linkIds.add(linkId);
-        list.push({ at: r.at.toISOString(), linkId, label: "" });
+        list.push(toOpen({ at: r.at.getTime(), detail: r.detail }));
       }
     }
-  if (linkIds.size) {
-    const labels = new Map<string, string>();
-    const all = [...linkIds];
-    for (let i = 0; i < all.length; i += 500) {
-      const found = await db()
-        .select({ id: shareLinks.id, label: shareLinks.label })
-        .from(shareLinks)
-        .where(inArray(shareLinks.id, all.slice(i, i + 500)));
-      for (const l of found) labels.set(l.id, l.label);
-    }
-    for (const list of opens.values()) for (const o of list) o.label = labels.get(o.linkId) ?? "";
-  }
+  await labelLinkOpens([...opens.values()]);
   return { views, opens };
+}
+
+type ViewFacts = {
+  at: number;
+  firstName: string | null;
+  lastName: string | null;
+  accountType: AccountType | null;
+};
+
+function toView(e: ViewFacts): FileView {
+  return {
+    viewerFirstName: e.firstName!,
+    viewerLastName: e.lastName!,
+    viewerAccountType: e.accountType!,
+    at: new Date(e.at).toISOString(),
+  };
+}
+
+/** A link opening; its label is filled in by `labelLinkOpens`. */
+function toOpen(e: { at: number; detail: string | null }): LinkOpen {
+  const detail = parseDetail(e.detail) as { linkId?: unknown } | null;
+  const linkId = typeof detail?.linkId === "string" ? detail.linkId : "";
+  return { at: new Date(e.at).toISOString(), linkId, label: "" };
+}
+
+/** The labels the patient gave their links, on these openings (one statement, none when there are none). */
+export async function labelLinkOpens(lists: LinkOpen[][]) {
+  const linkIds = [...new Set(lists.flatMap((l) => l.map((o) => o.linkId)).filter(Boolean))];
+  if (!linkIds.length) return;
+  const query = preparedOnce("share_link_labels", (d) =>
+    d
+      .select({ id: shareLinks.id, label: shareLinks.label })
+      .from(shareLinks)
+      .where(inList(shareLinks.id, "ids")),
+  );
+  const labels = new Map((await query.execute({ ids: listParam(linkIds) })).map((l) => [l.id, l.label]));
+  for (const list of lists) for (const o of list) o.label = labels.get(o.linkId) ?? "";
+}
+
+// Named in the sub-selects by hand: they stand inside sql`` (see followUpsColumn).
+const VIEW_ROWS = sql.identifier("trail_views");
+const OPEN_ROWS = sql.identifier("trail_opens");
+const col = (rows: ReturnType<typeof sql.identifier>, name: string) => sql`${rows}.${sql.identifier(name)}`;
+
+/**
+ * The access trail of the report whose id is in `reportId`, as two columns of a select (correlated
+ * JSON lists, each the newest VIEWS_PER_REPORT events on audit_events_subject_idx), so that the
+ * patient's list brings each case's trail with its page instead of asking for it after: who opened
+ * the file (Experts and Admins) and the openings of sharing links. Read with `accessTrailFromColumns`.
+ */
+export function accessTrailColumns(reportId: SQLWrapper) {
+  const newest = sql`order by ${auditEvents.createdAt} desc, ${auditEvents.id} desc limit ${sql.raw(String(VIEWS_PER_REPORT))}`;
+  const ofReport = (action: string) =>
+    sql`${auditEvents.subjectType} = ${"report"} and ${auditEvents.subjectId} = ${reportId} and ${unindexed(auditEvents.action)} = ${action}`;
+  return {
+    fileViewList: jsonRows(
+      {
+        at: col(VIEW_ROWS, "at"),
+        id: col(VIEW_ROWS, "id"),
+        firstName: col(VIEW_ROWS, "first_name"),
+        lastName: col(VIEW_ROWS, "last_name"),
+        accountType: col(VIEW_ROWS, "account_type"),
+      },
+      sql`from (select ${epochMs(auditEvents.createdAt)} as at, ${auditEvents.id} as id, ${users.firstName} as first_name, ${users.lastName} as last_name, ${users.accountType} as account_type from ${auditEvents} inner join ${users} on ${users.id} = ${auditEvents.actorId} where ${ofReport("report.file_open")} and ${users.accountType} in (${"Expert"}, ${"Admin"}) ${newest}) as ${VIEW_ROWS}`,
+    ),
+    linkOpenList: jsonRows(
+      { at: col(OPEN_ROWS, "at"), id: col(OPEN_ROWS, "id"), detail: col(OPEN_ROWS, "detail") },
+      sql`from (select ${epochMs(auditEvents.createdAt)} as at, ${auditEvents.id} as id, ${auditEvents.detail} as detail from ${auditEvents} where ${ofReport("share.open")} ${newest}) as ${OPEN_ROWS}`,
+    ),
+  };
+}
+
+/** The trail `accessTrailColumns` brought, newest first; the openings still need `labelLinkOpens`. */
+export function accessTrailFromColumns(row: { fileViewList?: string | null; linkOpenList?: string | null }) {
+  // Newest first, as the index walked them (JSON aggregation does not promise to keep it).
+  type Event = { at: number; id: string };
+  const newestFirst = <T extends Event>(list: T[]) =>
+    list.sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const read = <T extends Event>(text: string | null | undefined) =>
+    newestFirst(text ? (JSON.parse(text) as T[]) : []);
+  return {
+    views: read<ViewFacts & { id: string }>(row.fileViewList).map(toView),
+    opens: read<{ at: number; id: string; detail: string | null }>(row.linkOpenList).map(toOpen),
+  };
 }
