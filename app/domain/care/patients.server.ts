@@ -1,6 +1,6 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { randomInt } from "node:crypto";
-import { db, first, isUniqueViolation } from "~/db/client.server";
+import { db, first, isUniqueViolation, preparedOnce } from "~/db/client.server";
 import { healthWorkers, patientConsents, patientManagers, patients, type PatientRow } from "~/db/schema";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
@@ -24,7 +24,15 @@ export type PatientAccess = { kind: PatientAccessKind; patient: PatientRow; rela
 
 export async function findPatient(patientId: string): Promise<PatientRow | undefined> {
   if (typeof patientId !== "string" || !patientId || patientId.length > 100) return undefined;
-  return first(db().select().from(patients).where(eq(patients.id, patientId)));
+  // Asked on every request for a person's reports: built and prepared once.
+  const query = preparedOnce("patient_by_id", (d) =>
+    d
+      .select()
+      .from(patients)
+      .where(eq(patients.id, sql.placeholder("id")))
+      .limit(1),
+  );
+  return (await query.execute({ id: patientId }))[0];
 }
 
 /** The centre an approved health worker works at, or null. */
