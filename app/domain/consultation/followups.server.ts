@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNull, sql, type SQLWrapper } from "drizzle-orm";
-import { alias } from "~/db/alias";
+import { alias, aliasInSql } from "~/db/alias";
 import { config } from "~/config.server";
 import {
   db,
@@ -103,9 +103,7 @@ function toFollowUp(f: FollowUpFacts): ApiFollowUp {
   };
 }
 
-// Named in the sub-select by hand: a table alias renders as its name alone inside sql``.
-const THREAD_ANSWERER = "thread_answerer";
-const threadAnswerer = alias(users, THREAD_ANSWERER);
+const threadAnswerer = aliasInSql(users, "thread_answerer");
 
 /**
  * The follow-up thread of the report whose id is in `reportId`, as one column of a select (a
@@ -120,11 +118,11 @@ export function followUpsColumn(reportId: SQLWrapper) {
       askedAt: epochMs(reportFollowups.askedAt),
       answer: reportFollowups.answer,
       answeredAt: epochMs(reportFollowups.answeredAt),
-      byId: threadAnswerer.id,
-      byFirstName: threadAnswerer.firstName,
-      byLastName: threadAnswerer.lastName,
+      byId: threadAnswerer.as.id,
+      byFirstName: threadAnswerer.as.firstName,
+      byLastName: threadAnswerer.as.lastName,
     },
-    sql`from ${reportFollowups} left join ${users} as ${sql.identifier(THREAD_ANSWERER)} on ${threadAnswerer.id} = ${reportFollowups.answeredBy} where ${reportFollowups.reportId} = ${reportId}`,
+    sql`from ${reportFollowups} left join ${threadAnswerer.from} on ${threadAnswerer.as.id} = ${reportFollowups.answeredBy} where ${reportFollowups.reportId} = ${reportId}`,
   );
 }
 

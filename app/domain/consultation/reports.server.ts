@@ -14,7 +14,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import { alias } from "~/db/alias";
+import { alias, aliasInSql } from "~/db/alias";
 import { createHash, randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
@@ -748,9 +748,13 @@ function setFollowUps(r: ApiReport, thread: ApiFollowUp[]) {
  * The threads the rows brought (followUpsColumn) on their reviewed items — `items[i]` is made
  * from `found[i]` — for a viewer who may read them (see canSeeFollowUps); `only` narrows further.
  */
-function withFollowUpsOf<T extends ApiReport>(items: T[], found: CaseColumns[], only?: (r: T) => boolean) {
+function withFollowUpsOf<T extends ApiReport>(
+  items: T[],
+  found: CaseColumns[],
+  only?: (r: T, i: number) => boolean,
+) {
   items.forEach((r, i) => {
-    if (r.status === "Reviewed" && (!only || only(r)))
+    if (r.status === "Reviewed" && (!only || only(r, i)))
       setFollowUps(r, followUpsFromColumn(found[i].followUpList));
   });
   return items;
@@ -765,15 +769,13 @@ async function withFollowUps<T extends ApiReport>(items: T[]): Promise<T[]> {
   return items;
 }
 
-// Named in the sub-select by hand: a table alias renders as its name alone inside sql``.
-const SECOND_REPORT = "second_report";
-const secondReport = alias(reports, SECOND_REPORT);
+const secondReport = aliasInSql(reports, "second_report");
 
 /** The ids of a report's second opinions (reports_second_of_idx), as one column: comma-separated hex ids. */
 function secondIdsColumn() {
   return textList(
-    secondReport.id,
-    sql`from ${reports} as ${sql.identifier(SECOND_REPORT)} where ${secondReport.secondOf} = ${reports.id}`,
+    secondReport.as.id,
+    sql`from ${secondReport.from} where ${secondReport.as.secondOf} = ${reports.id}`,
     ",",
   );
 }
@@ -1153,7 +1155,7 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
   const items = withFollowUpsOf(
     found.map((r) => fromJoined(r, masksFor(actor))),
     found,
-    (r) => found.find((f) => f.report.id === r._id)?.report.followupExpertId === actor.id,
+    (_, i) => found[i].report.followupExpertId === actor.id,
   );
   return {
     items: hidePhonesOfJoined(actor, items, found),
