@@ -214,6 +214,11 @@ function openPostgres(url: string, max: number) {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: `carebridge-${process.pid}`,
+    // No Memoize nodes (decision 0044): every list page is a LIMIT 20 nested loop, and PostgreSQL
+    // sized each Memoize cache by the whole table's estimate, so at 1,000,000 reports setting up
+    // three of them cost 1.5–2 ms per execution for 20 rows (0.2 ms without). Sent with the
+    // connection's start-up packet, so it costs no round trip.
+    options: "-c enable_memoize=off",
     // No forced generic plans: at 100,000 reports the generic plan of a list page (status and
     // LIMIT/OFFSET as unknown parameters) walked and sorted the pending rows, making the pending
     // and reviewed APIs 6–7× slower than with a custom plan per execution (bench of 2026-11-24,

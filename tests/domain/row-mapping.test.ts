@@ -58,3 +58,17 @@ describe("rows of prepared selects", () => {
     expect(byOurs.find((r) => r.report.id !== claimedReport._id)!.claimer).toBeNull();
   });
 });
+
+describe.runIf(process.env.TEST_BACKEND === "pg-s3")("the PostgreSQL pool's connections", () => {
+  it("plan no Memoize caches, on every connection of the pool (decision 0044)", async () => {
+    // Held side by side, so the pool opens several connections rather than reusing one.
+    const pool = d.db.pgPool()!;
+    const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
+    try {
+      const settings = await Promise.all(clients.map((c) => c.query("show enable_memoize")));
+      expect(settings.map((r) => r.rows[0].enable_memoize)).toEqual(["off", "off", "off"]);
+    } finally {
+      clients.forEach((c) => c.release());
+    }
+  });
+});

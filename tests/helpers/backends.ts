@@ -70,7 +70,7 @@ export async function startPostgres(): Promise<Postgres> {
     "60",
     "start",
     "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${process.env.PG_SETTINGS ?? ""}`,
   ]);
   const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
