@@ -410,6 +410,27 @@ export function unindexed(column: SQLWrapper): SQL {
 }
 
 /**
+ * A constant of the code (an action name, a subject type) written into a statement as a literal
+ * instead of sent as a parameter. A prepared statement's parameters are values PostgreSQL looks up
+ * in its statistics for each custom plan; constants that never change should not make custom plans
+ * look cheaper than the generic one (decision 0044). Only plain names are accepted.
+ */
+export function constantText(value: string): SQL {
+  if (!/^[A-Za-z0-9_.:-]*$/.test(value)) throw new Error(`not a plain constant: ${value}`);
+  return sql.raw(`'${value}'`);
+}
+
+/**
+ * A parameter whose value the planner should not look up: on PostgreSQL an uncorrelated
+ * `(select $n)`, so a custom plan estimates it as the generic plan does and the prepared statement
+ * keeps its generic plan (decision 0044); the index on the compared column still serves. SQLite
+ * compares the parameter as it is.
+ */
+export function opaqueText(param: SQLWrapper): SQL {
+  return dialect() === "sqlite" ? sql`${param}` : sql`(select ${param}::text)`;
+}
+
+/**
  * The values of `column` over the rows `from` selects, joined by `separator` into one text (null
  * when none): a correlated sub-select that lets one statement bring a short list along with its
  * row (string_agg on PostgreSQL, group_concat on SQLite).

@@ -25,6 +25,7 @@ import {
   isUniqueViolation,
   inList,
   listParam,
+  opaqueText,
   preparedOnce,
   prepareQuery,
   rows,
@@ -369,7 +370,9 @@ const LISTS = {
   // reports_patient_created_idx (patient_id, created_at, id)
   patient: {
     // First opinions only: a second opinion is shown inside its case (decision 0038).
-    where: () => and(eq(reports.patientId, sql.placeholder("key")), isNull(reports.secondOf))!,
+    // The profile's id opaque to PostgreSQL's planner: a profile with many reports is a common value
+    // in its statistics, and custom plans for it would be re-planned on every request (0044).
+    where: () => and(eq(reports.patientId, opaqueText(sql.placeholder("key"))), isNull(reports.secondOf))!,
     orderBy: byCreated,
     sort: "created" as SortKind,
     total: (key: string) => COUNT_KEYS.reportsOfPatient(key),

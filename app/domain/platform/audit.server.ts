@@ -1,5 +1,6 @@
 import { and, desc, eq, sql, type SQLWrapper } from "drizzle-orm";
 import {
+  constantText,
   db,
   epochMs,
   inList,
@@ -299,7 +300,7 @@ const col = (rows: ReturnType<typeof sql.identifier>, name: string) => sql`${row
 export function accessTrailColumns(reportId: SQLWrapper) {
   const newest = sql`order by ${auditEvents.createdAt} desc, ${auditEvents.id} desc limit ${sql.raw(String(VIEWS_PER_REPORT))}`;
   const ofReport = (action: string) =>
-    sql`${auditEvents.subjectType} = ${"report"} and ${auditEvents.subjectId} = ${reportId} and ${unindexed(auditEvents.action)} = ${action}`;
+    sql`${auditEvents.subjectType} = ${constantText("report")} and ${auditEvents.subjectId} = ${reportId} and ${unindexed(auditEvents.action)} = ${constantText(action)}`;
   return {
     fileViewList: jsonRows(
       {
@@ -309,7 +310,7 @@ export function accessTrailColumns(reportId: SQLWrapper) {
         lastName: col(VIEW_ROWS, "last_name"),
         accountType: col(VIEW_ROWS, "account_type"),
       },
-      sql`from (select ${epochMs(auditEvents.createdAt)} as at, ${auditEvents.id} as id, ${users.firstName} as first_name, ${users.lastName} as last_name, ${users.accountType} as account_type from ${auditEvents} inner join ${users} on ${users.id} = ${auditEvents.actorId} where ${ofReport("report.file_open")} and ${users.accountType} in (${"Expert"}, ${"Admin"}) ${newest}) as ${VIEW_ROWS}`,
+      sql`from (select ${epochMs(auditEvents.createdAt)} as at, ${auditEvents.id} as id, ${users.firstName} as first_name, ${users.lastName} as last_name, ${users.accountType} as account_type from ${auditEvents} inner join ${users} on ${users.id} = ${auditEvents.actorId} where ${ofReport("report.file_open")} and ${users.accountType} in (${constantText("Expert")}, ${constantText("Admin")}) ${newest}) as ${VIEW_ROWS}`,
     ),
     linkOpenList: jsonRows(
       { at: col(OPEN_ROWS, "at"), id: col(OPEN_ROWS, "id"), detail: col(OPEN_ROWS, "detail") },
