@@ -78,7 +78,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
           <Footer />
         </Toaster>
         <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {/* The page's modules are fetched after its first paint (decision 0045). */}
+        <Scripts nonce={nonce} deferModules />
       </body>
     </html>
   );

@@ -31,6 +31,44 @@ test.describe("public site", () => {
     await shot(page, info, "home");
   });
 
+  test("the page paints before its JavaScript is fetched, then hydrates and navigates in place", async ({
+    page,
+    request,
+  }) => {
+    for (const path of ["/", "/login"]) {
+      // No modulepreload link or module script in the HTML: one inline script adds them after the
+      // first paint (decision 0045), so a slow link spends its first bytes on the page and its styles.
+      const html = await (await request.get(path)).text();
+      expect(html).not.toMatch(/<link[^>]*modulepreload/);
+      expect(html).not.toMatch(/<script[^>]*type="module"/);
+      await page.goto(path);
+      await page.waitForFunction(
+        () =>
+          (window as { __remixRouter?: { state: { initialized: boolean } } }).__remixRouter?.state
+            .initialized === true,
+      );
+      const { paint, scripts } = await page.evaluate(() => ({
+        paint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
+        scripts: performance
+          .getEntriesByType("resource")
+          .filter((e) => /\/assets\/[^/]+\.js$/.test(new URL(e.name).pathname))
+          .map((e) => e.startTime),
+      }));
+      expect(paint, `first paint of ${path}`).not.toBeNull();
+      expect(scripts.length, `modules of ${path}`).toBeGreaterThan(2);
+      expect(Math.min(...scripts), `first module of ${path} against its first paint`).toBeGreaterThanOrEqual(
+        paint!,
+      );
+    }
+    // Hydrated: the router takes the next link in place (the window, and what was set on it, stays).
+    await page.evaluate(() => ((window as { keptAcrossNavigation?: boolean }).keptAcrossNavigation = true));
+    await page.getByRole("link", { name: "Sign Up" }).first().click();
+    await expect(page).toHaveURL(/\/signup$/);
+    expect(
+      await page.evaluate(() => (window as { keptAcrossNavigation?: boolean }).keptAcrossNavigation),
+    ).toBe(true);
+  });
+
   test("about and contact pages; active link", async ({ page }, info) => {
     await page.goto("/about-us");
     await expect(page.getByRole("heading", { level: 1, name: "About Us" })).toBeVisible();

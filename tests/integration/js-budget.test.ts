@@ -14,10 +14,11 @@ afterAll(async () => {
 
 async function firstVisitUrls(path: string): Promise<Set<string>> {
   const html = await (await fetch(server.url + path)).text();
-  const urls = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]));
-  // The inline module imports the entry and route chunks too.
-  for (const m of html.matchAll(/import\s*(?:[^"']*from\s*)?["'](\/assets\/[^"']+\.js)["']/g)) urls.add(m[1]);
-  return urls;
+  // The modules the page loads: the inline script that adds them after the first paint (decision
+  // 0045) names each one in its list of modulepreload links, the entry and the routes' modules too.
+  const list = /,(\[[^\]]*\]),document\.currentScript\.nonce\)/.exec(html)?.[1];
+  expect(list, `the module loader on ${path}`).toBeTruthy();
+  return new Set(JSON.parse(list!) as string[]);
 }
 
 const asset = async (url: string) => Buffer.from(await (await fetch(server.url + url)).arrayBuffer());
