@@ -6,3 +6,13 @@
 export function withoutPageStrings(html: string): string {
   return html.replace(/<script type="application\/json" id="cb-strings"[^>]*>[^<]*<\/script>/, "");
 }
+
+/**
+ * The JavaScript modules a page loads on a first visit: the inline script that adds them after
+ * the first paint (decision 0045) names each one — the entry, its imports and the routes' modules —
+ * in its list of modulepreload links. Empty when the page has no such script.
+ */
+export function pageModules(html: string): string[] {
+  const list = /,(\[[^\]]*\]),document\.currentScript\.nonce\)/.exec(html)?.[1];
+  return list ? (JSON.parse(list) as string[]) : [];
+}

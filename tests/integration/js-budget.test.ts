@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageModules } from "../helpers/html";
 import { startServer, type TestServer } from "../helpers/server";
 
 /** Cheap phones on slow links: the JavaScript a first visit loads stays under 120 KB gzip. */
@@ -14,11 +15,7 @@ afterAll(async () => {
 
 async function firstVisitUrls(path: string): Promise<Set<string>> {
   const html = await (await fetch(server.url + path)).text();
-  // The modules the page loads: the inline script that adds them after the first paint (decision
-  // 0045) names each one in its list of modulepreload links, the entry and the routes' modules too.
-  const list = /,(\[[^\]]*\]),document\.currentScript\.nonce\)/.exec(html)?.[1];
-  expect(list, `the module loader on ${path}`).toBeTruthy();
-  return new Set(JSON.parse(list!) as string[]);
+  return new Set(pageModules(html));
 }
 
 const asset = async (url: string) => Buffer.from(await (await fetch(server.url + url)).arrayBuffer());

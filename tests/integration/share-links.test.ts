@@ -9,7 +9,7 @@ import { samplePdf, uploadForm } from "../helpers/files";
 import { raw, type RawResponse } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
-import { withoutPageStrings } from "../helpers/html";
+import { pageModules, withoutPageStrings } from "../helpers/html";
 
 /*
  * Sharing links (issue 14) over HTTP against the built app, with rate limits ON (as in
@@ -416,9 +416,7 @@ describe("the doctor's page", () => {
 
   it("the doctor's first visit loads at most 150 KB of gzip JavaScript (a cheap phone on a slow link)", async () => {
     const html = text(await new Doctor().get(`/s/${tok.passcodeLink}`));
-    const urls = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]));
-    for (const m of html.matchAll(/import\s*(?:[^"']*from\s*)?["'](\/assets\/[^"']+\.js)["']/g))
-      urls.add(m[1]);
+    const urls = new Set(pageModules(html));
     let total = 0;
     for (const u of urls)
       total += gzipSync(Buffer.from(await (await fetch(server.url + u)).arrayBuffer()), { level: 9 }).length;
