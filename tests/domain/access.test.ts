@@ -94,9 +94,15 @@ describe("the access trail", () => {
       .insert(d.schema.patientManagers)
       .values({ patientId: mother.id, managerId: son.id, relationship: "mother", createdAt: new Date() });
     const report = await makeReport(mother);
+    // The trail is newest first by the millisecond: each act a few milliseconds after the one
+    // before, so no two share one (within a millisecond the order is not defined).
+    const later = () => new Promise((r) => setTimeout(r, 5));
     await d.consultation.listPatientReports(mother, mother.id, page);
+    await later();
     await d.consultation.listPatientReports(son, mother.id, page);
+    await later();
     await d.consultation.listPatientReports(worker, mother.id, page);
+    await later();
     const file = await d.consultation.openReportFile(son, report._id);
     file.stream.destroy();
 
