@@ -196,9 +196,18 @@ describe("/metrics without a token, one process with METRICS_PORT", () => {
   let server: TestServer;
   let metricsUrl = "";
   beforeAll(async () => {
-    const port = await freePort();
-    metricsUrl = `http://127.0.0.1:${port}`;
-    server = await startServer({ METRICS_PORT: String(port) });
+    // Both ports come from the OS's free ports: when it hands the server's PORT the one just picked
+    // here, the server refuses the configuration (METRICS_PORT must differ); pick again then.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      metricsUrl = `http://127.0.0.1:${port}`;
+      try {
+        server = await startServer({ METRICS_PORT: String(port) });
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !String(err).includes("must differ from PORT")) throw err;
+      }
+    }
   });
   afterAll(async () => {
     await server?.stop();
