@@ -479,6 +479,12 @@ const LIST_ROWS: ListRow[] = [
     as: (c) => bearer(c.adminToken),
   },
   {
+    key: "centresApi",
+    label: "GET centres with their figures API (admin)",
+    path: () => "/api/v1/centres",
+    as: (c) => bearer(c.adminToken),
+  },
+  {
     key: "auditPage",
     label: "GET /dashboard/audit-log (admin)",
     path: () => "/dashboard/audit-log",

@@ -223,12 +223,13 @@ async function seed(n: number) {
     const id = newId();
     // Own reports are spread evenly through time, 5 % belong to the centre's patients, the rest
     // at random among the other patients.
-    const patient =
-      i % Math.floor(n / ownShare) === 0
-        ? ids.patient
-        : rand() < 0.05
-          ? centrePatients[Math.floor(rand() * centrePatients.length)]
-          : others[Math.floor(rand() * others.length)];
+    const own = i % Math.floor(n / ownShare) === 0;
+    const atCentre = !own && rand() < 0.05;
+    const patient = own
+      ? ids.patient
+      : atCentre
+        ? centrePatients[Math.floor(rand() * centrePatients.length)]
+        : others[Math.floor(rand() * others.length)];
     const createdAt = now - YEAR + Math.floor((i / n) * YEAR) + Math.floor(rand() * 1000);
     const file = keys[i % keys.length];
     const type = REPORT_TYPES[Math.floor(rand() * REPORT_TYPES.length)];
@@ -240,6 +241,8 @@ async function seed(n: number) {
     await put(reports, {
       id,
       patientId: patient,
+      // As the upload writes it (the insert trigger would copy it from the profile otherwise).
+      centreId: atCentre ? ids.centre : null,
       reportType: type,
       description: rand() < 0.5 ? "Routine check, no symptoms." : null,
       phoneNumber: "+919876543210",

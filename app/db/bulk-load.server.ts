@@ -62,8 +62,8 @@ export async function recountLists(): Promise<void> {
   }
 }
 
-const RECOUNT = `INSERT INTO list_counts (key, n)
-SELECT k, count(*) FROM (
+/** Every counter's true value, computed from the rows (a GROUP BY over the tables, independent of the triggers). */
+export const RECOUNT_QUERY = `SELECT k, count(*) FROM (
   SELECT 'r:s:' || reports.status AS k FROM reports
   UNION ALL SELECT 'r:sp:' || reports.status || ':' || reports.priority AS k FROM reports
   UNION ALL SELECT CASE WHEN reports.second_of IS NULL THEN 'r:st:' || reports.status || ':' || reports.report_type END AS k FROM reports
@@ -71,6 +71,7 @@ SELECT k, count(*) FROM (
   UNION ALL SELECT CASE WHEN reports.second_of IS NOT NULL THEN 'r:ss:' || reports.status || ':' || reports.second_specialty END AS k FROM reports
   UNION ALL SELECT 'r:e:' || reports.expert_id AS k FROM reports
   UNION ALL SELECT 'r:f:' || reports.followup_expert_id AS k FROM reports
+  UNION ALL SELECT 'r:cs:' || reports.centre_id || ':' || reports.status || ':' || reports.priority AS k FROM reports
   UNION ALL SELECT 'a:all' AS k FROM audit_events
   UNION ALL SELECT 'a:a:' || audit_events.action AS k FROM audit_events
   UNION ALL SELECT 'u:all' AS k FROM users
@@ -85,4 +86,6 @@ SELECT k, count(*) FROM (
   UNION ALL SELECT 'rr:st:' || rights_requests.status || ':' || rights_requests.type AS k FROM rights_requests
   UNION ALL SELECT 'c:all' AS k FROM centres
   UNION ALL SELECT CASE WHEN patients.centre_access_revoked_at IS NULL THEN 'pc:' || patients.centre_id END AS k FROM patients
+  UNION ALL SELECT 'p:c:' || patients.centre_id AS k FROM patients
 ) v WHERE k IS NOT NULL GROUP BY k`;
+const RECOUNT = `INSERT INTO list_counts (key, n)\n${RECOUNT_QUERY}`;

@@ -219,6 +219,12 @@ export const reports = pgTable(
     agreement: text("agreement", { enum: AGREEMENTS }),
     agreementReason: text("agreement_reason"),
     overdueNotifiedAt: ms("overdue_notified_at"),
+    /**
+     * The centre that registered the report's patient profile, copied from it by a trigger when the
+     * report is written (a profile's centre never changes): a centre's figures come from counters
+     * and short index walks on it, never from its patients' whole archive.
+     */
+    centreId: text("centre_id").references((): AnyPgColumn => centres.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -238,6 +244,15 @@ export const reports = pgTable(
     // An expert's live claims are counted against CLAIM_MAX (decision 0023).
     index("reports_claimed_by_idx").on(t.claimedBy, t.claimExpiresAt),
     index("reports_second_of_idx").on(t.secondOf),
+    // The claims still running (the "in review" figures): few, whatever the size of the archive.
+    index("reports_live_claims_idx").on(t.status, t.claimExpiresAt),
+    // A centre's queue (its overdue list, its newest pending) and its recent opinions (turnaround).
+    index("reports_centre_queue_idx")
+      .on(t.centreId, t.status, t.priority, t.createdAt, t.id)
+      .where(sql`${t.centreId} is not null`),
+    index("reports_centre_reviewed_idx")
+      .on(t.centreId, t.status, t.reviewedAt)
+      .where(sql`${t.centreId} is not null`),
     // The second-opinion queue of a specialty, in queue order (urgent first, then oldest).
     index("reports_second_queue_idx").on(t.status, t.secondSpecialty, t.priority, t.createdAt, t.id),
     // One open request per case and specialty: two simultaneous requests cannot both be filed.

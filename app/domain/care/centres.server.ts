@@ -1,17 +1,17 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { centres, healthWorkers, patients, reports, users, type CentreRow } from "~/db/schema";
+import { centres, healthWorkers, reports, users, type CentreRow } from "~/db/schema";
 import type { CentreKind } from "~/db/types";
 import { centreSchema, centreUpdateSchema } from "~/schemas/centres";
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import { overdueReports, type ApiReport } from "../consultation/reports.server";
+import { overdueReports, PRIORITIES, type ApiReport } from "../consultation/reports.server";
 import { turnaroundFigures, type TurnaroundFigures } from "../consultation/turnaround.server";
 import type { Actor } from "../accounts/sessions.server";
-import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { COUNT_KEYS, listCount, listCountsOf } from "../platform/list-counts.server";
 
 /**
  * Centres (decision 0030): the places health workers register patients and send their reports —
@@ -96,24 +96,23 @@ export function toPublicCentre(
   return { _id: c.id, name: c.name, kind: c.kind, district: c.district, state: c.state };
 }
 
-/** The reports of a centre: those of the patient profiles it registered. */
+/**
+ * The reports of a centre: those of the patient profiles it registered (each report carries its
+ * profile's centre, copied by a trigger; decision 0046).
+ */
 export function centreReports(centreId: string): SQL {
-  return inArray(
-    reports.patientId,
-    db().select({ id: patients.id }).from(patients).where(eq(patients.centreId, centreId)),
-  );
+  return eq(reports.centreId, centreId);
 }
 
 async function statsOf(centreId: string, now: number): Promise<CentreStats> {
-  const [figures, registered, reviewed, workers] = await Promise.all([
-    turnaroundFigures(centreReports(centreId), now),
-    first(db().select({ n: count() }).from(patients).where(eq(patients.centreId, centreId))),
-    first(
-      db()
-        .select({ n: count() })
-        .from(reports)
-        .where(and(eq(reports.status, "Reviewed"), centreReports(centreId))),
-    ),
+  // Registered profiles and reviewed reports from the list counters: never a count of the archive.
+  const keys = [
+    COUNT_KEYS.centreRegistered(centreId),
+    ...PRIORITIES.map((p) => COUNT_KEYS.centreReportsOf(centreId, "Reviewed", p)),
+  ];
+  const [figures, [registered, ...reviewed], workers] = await Promise.all([
+    turnaroundFigures(centreId, now),
+    listCountsOf(keys),
     db()
       .select({
         approved: sql<number>`sum(case when ${users.approved} and ${users.suspendedAt} is null then 1 else 0 end)`,
@@ -127,8 +126,8 @@ async function statsOf(centreId: string, now: number): Promise<CentreStats> {
   const w = workers[0];
   return {
     ...figures,
-    patients: registered?.n ?? 0,
-    reviewed: reviewed?.n ?? 0,
+    patients: registered,
+    reviewed: reviewed.reduce((a, b) => a + b, 0),
     workers: {
       approved: Number(w?.approved ?? 0),
       pending: Number(w?.pending ?? 0),

@@ -5,6 +5,7 @@ import {
   desc,
   eq,
   gt,
+  gte,
   isNotNull,
   isNull,
   lt,
@@ -942,6 +943,7 @@ export async function createReport(
     row = {
       id: newId(),
       patientId: access.patient.id,
+      centreId: access.patient.centreId ?? null,
       reportType: data.reportType,
       description: data.description ? data.description : null,
       phoneNumber: composePhoneNumber(data.phoneNumber, data.countryCode),
@@ -1829,15 +1831,35 @@ export async function verifyLetter(code: string) {
 // ---------------------------------------------------------------------------------------
 // Overdue reports
 
+/** The priorities a report can have: 0 urgent, 1 routine — each with its own review target. */
+export const PRIORITIES = [0, 1] as const;
+
+/** A pending report of `priority` uploaded before this is overdue. */
+function dueCutoff(priority: number, now: number): Date {
+  const c = config();
+  return new Date(now - (priority === 0 ? c.reviewTargetUrgentMs : c.reviewTargetMs));
+}
+
 /** Pending reports past their due time (by priority's target), oldest first. */
 export function overdueCondition(now = Date.now()): SQL {
-  const c = config();
   return and(
     eq(reports.status, "Pending"),
     or(
-      and(eq(reports.priority, 0), lt(reports.createdAt, new Date(now - c.reviewTargetUrgentMs))),
-      and(gt(reports.priority, 0), lt(reports.createdAt, new Date(now - c.reviewTargetMs))),
+      and(eq(reports.priority, 0), lt(reports.createdAt, dueCutoff(0, now))),
+      and(gt(reports.priority, 0), lt(reports.createdAt, dueCutoff(1, now))),
     ),
+  )!;
+}
+
+/**
+ * The pending reports not overdue yet — overdueCondition's complement among the pending, one
+ * priority at a time (each an equality and a range on reports_queue_idx): the reports of the last
+ * review-target hours, however large the archive (decision 0046).
+ */
+export function notYetDueCondition(now = Date.now()): SQL {
+  return and(
+    eq(reports.status, "Pending"),
+    or(...PRIORITIES.map((p) => and(eq(reports.priority, p), gte(reports.createdAt, dueCutoff(p, now))))),
   )!;
 }
 

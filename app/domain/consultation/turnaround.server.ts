@@ -1,11 +1,18 @@
-import { and, count, eq, gt, gte, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
-import { db, first, runExclusive } from "~/db/client.server";
+import { and, count, eq, gt, gte, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import { constantText, db, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
-import { overdueCondition, overdueReports, type ApiReport } from "./reports.server";
+import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
+import {
+  notYetDueCondition,
+  overdueCondition,
+  overdueReports,
+  PRIORITIES,
+  type ApiReport,
+} from "./reports.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**
@@ -58,29 +65,64 @@ export type TurnaroundFigures = {
 /**
  * The one definition of the figures: pending (not in review), in review (a live claim), overdue,
  * and the median and 90th percentile from upload to opinion over the last 30 days — of every report,
- * or of those `where` selects (a centre's), so the centres screen and this one can never disagree.
+ * or of one centre's, so the centres screen and this one can never disagree.
  */
-async function figuresOf(where: SQL | undefined, now: number) {
-  const at = new Date(now);
+async function figuresOf(centreId: string | null, now: number) {
   const since = new Date(now - WINDOW_DAYS * DAY);
-  const scoped = (c: SQL) => (where ? and(c, where)! : c);
-  const live = scoped(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, at))!);
-  const [inReview, pendingAll, overdue] = await Promise.all([
-    first(db().select({ n: count() }).from(reports).where(live)),
-    first(
-      db()
-        .select({ n: count() })
-        .from(reports)
-        .where(scoped(eq(reports.status, "Pending"))),
-    ),
-    first(
-      db()
-        .select({ n: count() })
-        .from(reports)
-        .where(scoped(overdueCondition(now))),
-    ),
+  const inWindow = and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!;
+  const [queue, times] = await Promise.all([
+    queueCounts(centreId, now),
+    opinionTimesOf(centreId ? and(eq(reports.centreId, centreId), inWindow)! : inWindow),
   ]);
-  // reports_status_reviewed_idx (status, reviewed_at, id): the last 30 days of opinions.
+  const figures: TurnaroundFigures = {
+    ...queue,
+    windowDays: WINDOW_DAYS,
+    reviewedInWindow: times.reviewed,
+    medianMs: times.medianMs,
+    p90Ms: times.p90Ms,
+  };
+  return { figures, done: times.done, since };
+}
+
+/**
+ * The queue's counts of every report or of one centre's, none of them a count over the archive
+ * (decision 0046): pending by priority from the list counters; in review from the claims still
+ * running (reports_live_claims_idx: few, whatever the archive); overdue as pending minus the
+ * reports not yet due, per priority (the last review-target hours of uploads).
+ */
+export async function queueCounts(centreId: string | null, now: number) {
+  const keyOf = (p: number) =>
+    centreId
+      ? COUNT_KEYS.centreReportsOf(centreId, "Pending", p)
+      : COUNT_KEYS.reportsOfStatusPriority("Pending", p);
+  const scoped = (c: SQL) => (centreId ? and(eq(reports.centreId, centreId), c)! : c);
+  const [pending, claims, notDue] = await Promise.all([
+    listCountsOf(PRIORITIES.map(keyOf)),
+    db()
+      .select({ centreId: reports.centreId, n: count() })
+      .from(reports)
+      .where(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now))))
+      .groupBy(reports.centreId),
+    db()
+      .select({ priority: reports.priority, n: count() })
+      .from(reports)
+      .where(scoped(notYetDueCondition(now)))
+      .groupBy(reports.priority),
+  ]);
+  const inReview = claims
+    .filter((c) => !centreId || c.centreId === centreId)
+    .reduce((sum, c) => sum + Number(c.n), 0);
+  const notDueOf = (p: number) => Number(notDue.find((r) => r.priority === p)?.n ?? 0);
+  const pendingAll = pending.reduce((a, b) => a + b, 0);
+  return {
+    pending: pendingAll - inReview,
+    inReview,
+    overdue: PRIORITIES.reduce<number>((sum, p, i) => sum + Math.max(0, pending[i] - notDueOf(p)), 0),
+  };
+}
+
+/** The median and 90th percentile of the time to opinion of the cases whose opinions `where` selects. */
+async function opinionTimesOf(where: SQL) {
   const done = await db()
     .select({
       id: reports.id,
@@ -90,19 +132,20 @@ async function figuresOf(where: SQL | undefined, now: number) {
       expertId: reports.expertId,
     })
     .from(reports)
-    .where(scoped(and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!));
+    .where(where);
   const durations = (await caseDurations(done)).sort((a, b) => a - b);
-  const inReviewN = inReview?.n ?? 0;
-  const figures: TurnaroundFigures = {
-    pending: (pendingAll?.n ?? 0) - inReviewN,
-    inReview: inReviewN,
-    overdue: overdue?.n ?? 0,
-    windowDays: WINDOW_DAYS,
-    reviewedInWindow: durations.length,
+  return {
+    done,
+    reviewed: durations.length,
     medianMs: percentile(durations, 50),
     p90Ms: percentile(durations, 90),
   };
-  return { figures, done, since };
+}
+
+/** The time to opinion of the opinions given while `where` holds (the Service screen's weeks). */
+export async function opinionTimes(where: SQL) {
+  const { reviewed, medianMs, p90Ms } = await opinionTimesOf(and(eq(reports.status, "Reviewed"), where)!);
+  return { reviewed, medianMs, p90Ms };
 }
 
 /**
@@ -125,11 +168,14 @@ async function caseDurations(
           .from(reports)
           .where(inArray(reports.id, lookUp))
       : [],
-    // The second opinions still awaited, by reports_second_of_idx (second opinions only).
-    db()
-      .select({ secondOf: reports.secondOf })
-      .from(reports)
-      .where(and(isNotNull(reports.secondOf), eq(reports.status, "Pending"))!),
+    // The second opinions still awaited, on reports_second_open_uq (a partial index of exactly
+    // those: its condition written as the index's, a literal, so SQLite can prove it applies).
+    done.length
+      ? db()
+          .select({ secondOf: reports.secondOf })
+          .from(reports)
+          .where(and(isNotNull(reports.secondOf), sql`${reports.status} = ${constantText("Pending")}`)!)
+      : [],
   ]);
   for (const r of roots) started.set(r.id, r.createdAt);
   const open = new Set(awaited.map((r) => r.secondOf));
@@ -147,14 +193,17 @@ async function caseDurations(
   return out;
 }
 
-/** The figures of the reports `where` selects (for a centre: its patients' reports). No permission check: callers check. */
-export async function turnaroundFigures(where?: SQL, now = Date.now()): Promise<TurnaroundFigures> {
-  return (await figuresOf(where, now)).figures;
+/** The figures of every report, or of one centre's. No permission check: callers check. */
+export async function turnaroundFigures(
+  centreId: string | null,
+  now = Date.now(),
+): Promise<TurnaroundFigures> {
+  return (await figuresOf(centreId, now)).figures;
 }
 
 export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Turnaround> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
-  const { figures, done, since } = await figuresOf(undefined, now);
+  const { figures, done, since } = await figuresOf(null, now);
   const perExpert = new Map<string, number[]>();
   for (const r of done) {
     if (!r.expertId) continue;

@@ -1,7 +1,7 @@
-import { and, count, eq, gt, isNull } from "drizzle-orm";
+import { count, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { reports, uploadSessions } from "~/db/schema";
-import { overdueCondition } from "../consultation/reports.server";
+import { uploadSessions } from "~/db/schema";
+import { queueCounts } from "../consultation/turnaround.server";
 import { mailQueue } from "../messaging/mail.server";
 import { COUNT_KEYS, listCountsOf } from "./list-counts.server";
 
@@ -14,12 +14,12 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  * so a scrape never costs these per worker.
  *
  * Pending reports by urgency and the SMS outbox by state are read from the lists' counters
- * (decision 0031); overdue and held claims are index ranges of pending reports (few in a healthy
- * service), and unfinished uploads a small table.
+ * (decision 0031); overdue and held claims are the Turnaround screen's own queue counts (counters
+ * and short index walks, decision 0046), and unfinished uploads a small table.
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [counted, overdue, claims, uploads] = await Promise.all([
+  const [counted, queue, uploads] = await Promise.all([
     listCountsOf([
       COUNT_KEYS.reportsOfStatusPriority("Pending", 0),
       COUNT_KEYS.reportsOfStatusPriority("Pending", 1),
@@ -27,13 +27,7 @@ export async function productGauges(): Promise<Gauge[]> {
       COUNT_KEYS.smsOfStatus("sending"),
       COUNT_KEYS.smsOfStatus("failed"),
     ]),
-    first(db().select({ n: count() }).from(reports).where(overdueCondition(now))),
-    first(
-      db()
-        .select({ n: count() })
-        .from(reports)
-        .where(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now)))),
-    ),
+    queueCounts(null, now),
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
   ]);
   const [urgent, normal, smsQueued, smsSending, smsFailed] = counted;
@@ -47,12 +41,12 @@ export async function productGauges(): Promise<Gauge[]> {
     {
       name: "carebridge_overdue_reports",
       help: "Pending reports past their turnaround target.",
-      value: overdue?.n ?? 0,
+      value: queue.overdue,
     },
     {
       name: "carebridge_claims_held",
       help: "Pending reports an expert has claimed (claim not yet lapsed).",
-      value: claims?.n ?? 0,
+      value: queue.inReview,
     },
     {
       name: "carebridge_sms_messages",

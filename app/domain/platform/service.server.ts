@@ -2,7 +2,7 @@ import { and, gte, lt, sql, type SQLWrapper } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema";
 import { log } from "~/utils/log.server";
-import { turnaroundFigures } from "../consultation/turnaround.server";
+import { opinionTimes } from "../consultation/turnaround.server";
 import type { Actor } from "../accounts/sessions.server";
 import { DomainError } from "./errors";
 import { productGauges } from "./gauges.server";
@@ -306,7 +306,7 @@ export const QUEUE_SERIES = [
  * What the Service screen draws (admins only): requests and errors per hour over 48 hours, p50 and
  * p99 per route group over the last 24 hours, the queues per hour over 48 hours (each hour's
  * largest sample), and the median and 90th-percentile time to opinion per week over 12 weeks
- * (Turnaround's own figures, `turnaroundFigures`, over each week's opinions).
+ * (Turnaround's own figures, `opinionTimes`, over each week's opinions).
  */
 export async function serviceSummary(actor: Actor, now = Date.now()): Promise<ServiceSummary> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
@@ -392,11 +392,10 @@ export async function serviceSummary(actor: Actor, now = Date.now()): Promise<Se
     Array.from({ length: 12 }, async (_, i) => {
       const weekEnd = now - (11 - i) * WEEK;
       const weekStart = weekEnd - WEEK;
-      const f = await turnaroundFigures(
-        and(gte(reports.reviewedAt, new Date(weekStart)), lt(reports.reviewedAt, new Date(weekEnd))),
-        weekEnd,
+      const f = await opinionTimes(
+        and(gte(reports.reviewedAt, new Date(weekStart)), lt(reports.reviewedAt, new Date(weekEnd)))!,
       );
-      return { weekStart, reviewed: f.reviewedInWindow, medianMs: f.medianMs, p90Ms: f.p90Ms };
+      return { weekStart, reviewed: f.reviewed, medianMs: f.medianMs, p90Ms: f.p90Ms };
     }),
   );
   return {
