@@ -1852,14 +1852,15 @@ export function overdueCondition(now = Date.now()): SQL {
 }
 
 /**
- * The pending reports not overdue yet — overdueCondition's complement among the pending, one
- * priority at a time (each an equality and a range on reports_queue_idx): the reports of the last
+ * The pending reports of `priority` not overdue yet — overdueCondition's complement among the
+ * pending, for one priority (an equality and a range on reports_queue_idx): the uploads of the last
  * review-target hours, however large the archive (decision 0046).
  */
-export function notYetDueCondition(now = Date.now()): SQL {
+export function notYetDueCondition(priority: number, now = Date.now()): SQL {
   return and(
     eq(reports.status, "Pending"),
-    or(...PRIORITIES.map((p) => and(eq(reports.priority, p), gte(reports.createdAt, dueCutoff(p, now))))),
+    eq(reports.priority, priority),
+    gte(reports.createdAt, dueCutoff(priority, now)),
   )!;
 }
 

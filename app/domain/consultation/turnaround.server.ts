@@ -1,5 +1,5 @@
 import { and, count, eq, gt, gte, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { constantText, db, runExclusive } from "~/db/client.server";
+import { db, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
@@ -103,11 +103,7 @@ export async function queueCounts(centreId: string | null, now: number) {
       .from(reports)
       .where(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now))))
       .groupBy(reports.centreId),
-    db()
-      .select({ priority: reports.priority, n: count() })
-      .from(reports)
-      .where(scoped(notYetDueCondition(now)))
-      .groupBy(reports.priority),
+    notYetDue(scoped, now),
   ]);
   const inReview = claims
     .filter((c) => !centreId || c.centreId === centreId)
@@ -119,6 +115,20 @@ export async function queueCounts(centreId: string | null, now: number) {
     inReview,
     overdue: PRIORITIES.reduce<number>((sum, p, i) => sum + Math.max(0, pending[i] - notDueOf(p)), 0),
   };
+}
+
+/**
+ * How many pending reports of each priority are not overdue yet: one count per priority, each its
+ * own index range (one statement, their union) — a GROUP BY over both would walk every pending row.
+ */
+async function notYetDue(scoped: (c: SQL) => SQL, now: number) {
+  const [urgent, routine] = PRIORITIES.map((p) =>
+    db()
+      .select({ priority: sql<number>`${sql.raw(String(p))}`.mapWith(Number), n: count() })
+      .from(reports)
+      .where(scoped(notYetDueCondition(p, now))),
+  );
+  return urgent.unionAll(routine);
 }
 
 /** The median and 90th percentile of the time to opinion of the cases whose opinions `where` selects. */
@@ -168,13 +178,19 @@ async function caseDurations(
           .from(reports)
           .where(inArray(reports.id, lookUp))
       : [],
-    // The second opinions still awaited, on reports_second_open_uq (a partial index of exactly
-    // those: its condition written as the index's, a literal, so SQLite can prove it applies).
+    // The second opinions still awaited: a range of reports_second_queue_idx (status, then the
+    // specialty every second opinion is asked of), not a walk of every pending report.
     done.length
       ? db()
           .select({ secondOf: reports.secondOf })
           .from(reports)
-          .where(and(isNotNull(reports.secondOf), sql`${reports.status} = ${constantText("Pending")}`)!)
+          .where(
+            and(
+              eq(reports.status, "Pending"),
+              isNotNull(reports.secondSpecialty),
+              isNotNull(reports.secondOf),
+            )!,
+          )
       : [],
   ]);
   for (const r of roots) started.set(r.id, r.createdAt);
