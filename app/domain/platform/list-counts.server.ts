@@ -37,7 +37,8 @@ export const COUNT_KEYS = {
   /** Every patient profile a centre registered, its access ended or not (its figures; decision 0046). */
   centreRegistered: (centreId: string) => `p:c:${centreId}`,
   /** A centre's reports (first and second opinions) by status and priority (its figures). */
-  centreReportsOf: (centreId: string, status: string, priority: number) => `r:cs:${centreId}:${status}:${priority}`,
+  centreReportsOf: (centreId: string, status: string, priority: number) =>
+    `r:cs:${centreId}:${status}:${priority}`,
 } as const;
 
 type CountStatement = { execute(p: { key: string }): Promise<{ n: number }[]> };
