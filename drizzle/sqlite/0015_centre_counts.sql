@@ -8,7 +8,7 @@ CREATE INDEX `reports_centre_reviewed_idx` ON `reports` (`centre_id`,`status`,`r
 -- by status and priority (r:cs:centre:status:priority) and its registered profiles (p:c:centre).
 -- Written by hand: the column filled, the counters' triggers replaced, and the new keys counted.
 UPDATE reports SET centre_id = (SELECT patients.centre_id FROM patients WHERE patients.id = reports.patient_id)
-WHERE centre_id IS NULL;
+WHERE centre_id IS NULL AND patient_id IN (SELECT id FROM patients WHERE centre_id IS NOT NULL);
 --> statement-breakpoint
 -- A report written without its centre gets its profile's (the update below is counted as a move).
 CREATE TRIGGER reports_centre_fill AFTER INSERT ON reports
