@@ -1223,13 +1223,17 @@ for (const name of Object.keys(rounds[0])) {
     requests: all.reduce((a, f) => a + f.requests, 0),
   };
 }
-const lists = LIST_KEYS;
+const lists = LIST_KEYS.filter((k) => !ROW_FILTER || ROW_FILTER.has(k));
 /** Ratios are taken within each round (same machine load), then the median over rounds. */
 const perRound = (f: (r: Record<string, Figure>) => number) => Math.round(median(rounds.map(f)) * 100) / 100;
+/** Whether every round measured `key` (BENCH_ROWS may leave a list out). */
+const measured = (key: string) => rounds.every((r) => r[key]);
 const sharePct = (key: string) =>
   Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
-const fig = (f: Figure) =>
-  `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
+const fig = (f: Figure | undefined) =>
+  !f
+    ? ""
+    : `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
 const printTable = (table: string[][]) =>
   console.log("\n" + table.map((r) => `| ${r.join(" | ")} |`).join("\n"));
 
@@ -1241,14 +1245,14 @@ if (RUN_SQLITE) {
     /** Shares of bare node:http req/s in the same round, at 32 connections. */
     healthzVsBare: { sharePct: sharePct("healthz"), ok: sharePct("healthz") >= 6 },
     pendingApiVsBare: Object.fromEntries(
-      SIZES.map((n) => {
+      SIZES.filter((n) => measured(`pendingApi@${n}`)).map((n) => {
         const pct = sharePct(`pendingApi@${n}`);
         const p99 = summary[`pendingApi@${n}`].p99;
         return [`@${n}`, { sharePct: pct, p99, ok: pct >= 4 && p99 <= 35 }];
       }),
     ),
     pendingPageVsBare: Object.fromEntries(
-      SIZES.map((n) => [
+      SIZES.filter((n) => measured(`pendingPage@${n}`)).map((n) => [
         `@${n}`,
         { sharePct: sharePct(`pendingPage@${n}`), ok: sharePct(`pendingPage@${n}`) >= 0.9 },
       ]),
