@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withRetries } from "../helpers/again";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { openTestDb, storedKeys } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
@@ -308,15 +309,11 @@ describe("bad-input sweep over /api/v1", () => {
       const streamed = c.name.startsWith("50 MB");
       // The 50 MB body is still being written when the server answers 413 and closes: the client's
       // write can then fail (EPIPE) before it reads the answer. Send it again then (at most 3 times).
-      let res: Awaited<ReturnType<typeof post>> | undefined;
-      for (let attempt = 1; !res; attempt++) {
-        try {
-          res = await post(c.path ?? "/report/upload-report", streamed ? zeros(50 * 1024 * 1024) : c.body);
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (!streamed || attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw err;
-        }
-      }
+      const cut = (err: unknown) =>
+        ["EPIPE", "ECONNRESET"].includes(String((err as NodeJS.ErrnoException).code));
+      const res = await withRetries(streamed ? 3 : 1, cut, () =>
+        post(c.path ?? "/report/upload-report", streamed ? zeros(50 * 1024 * 1024) : c.body),
+      );
       expect(res.status, c.name).toBe(c.status);
       expect(res.headers["content-type"], c.name).toMatch(/application\/json/);
       const parsed = JSON.parse(res.body.toString());

@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withRetries } from "../helpers/again";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { onPostgres } from "../helpers/backends";
 import { samplePdf, uploadForm } from "../helpers/files";
@@ -198,16 +199,15 @@ describe("/metrics without a token, one process with METRICS_PORT", () => {
   beforeAll(async () => {
     // Both ports come from the OS's free ports: when it hands the server's PORT the one just picked
     // here, the server refuses the configuration (METRICS_PORT must differ); pick again then.
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      metricsUrl = `http://127.0.0.1:${port}`;
-      try {
-        server = await startServer({ METRICS_PORT: String(port) });
-        break;
-      } catch (err) {
-        if (attempt >= 3 || !String(err).includes("must differ from PORT")) throw err;
-      }
-    }
+    server = await withRetries(
+      3,
+      (err) => String(err).includes("must differ from PORT"),
+      async () => {
+        const port = await freePort();
+        metricsUrl = `http://127.0.0.1:${port}`;
+        return startServer({ METRICS_PORT: String(port) });
+      },
+    );
   });
   afterAll(async () => {
     await server?.stop();

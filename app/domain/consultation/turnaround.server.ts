@@ -70,12 +70,14 @@ export type TurnaroundFigures = {
 async function figuresOf(centreId: string | null, now: number) {
   const since = new Date(now - WINDOW_DAYS * DAY);
   const inWindow = and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!;
-  const [queue, times] = await Promise.all([
+  const [{ pending, inReview, overdue }, times] = await Promise.all([
     queueCounts(centreId, now),
     opinionTimesOf(centreId ? and(eq(reports.centreId, centreId), inWindow)! : inWindow),
   ]);
   const figures: TurnaroundFigures = {
-    ...queue,
+    pending,
+    inReview,
+    overdue,
     windowDays: WINDOW_DAYS,
     reviewedInWindow: times.reviewed,
     medianMs: times.medianMs,
@@ -114,6 +116,8 @@ export async function queueCounts(centreId: string | null, now: number) {
     pending: pendingAll - inReview,
     inReview,
     overdue: PRIORITIES.reduce<number>((sum, p, i) => sum + Math.max(0, pending[i] - notDueOf(p)), 0),
+    /** Every pending report (in review or not), by priority in PRIORITIES' order. */
+    waitingByPriority: pending,
   };
 }
 

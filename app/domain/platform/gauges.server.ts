@@ -13,16 +13,14 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  * work waits and whether messages are getting out. Callers cache the answer (the metrics server for ~10 s, in one process per node),
  * so a scrape never costs these per worker.
  *
- * Pending reports by urgency and the SMS outbox by state are read from the lists' counters
- * (decision 0031); overdue and held claims are the Turnaround screen's own queue counts (counters
- * and short index walks, decision 0046), and unfinished uploads a small table.
+ * Pending reports by urgency, overdue and held claims are the Turnaround screen's own queue counts
+ * (counters and short index walks, decision 0046); the SMS outbox by state is read from the lists'
+ * counters (decision 0031), and unfinished uploads a small table.
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
   const [counted, queue, uploads] = await Promise.all([
     listCountsOf([
-      COUNT_KEYS.reportsOfStatusPriority("Pending", 0),
-      COUNT_KEYS.reportsOfStatusPriority("Pending", 1),
       COUNT_KEYS.smsOfStatus("queued"),
       COUNT_KEYS.smsOfStatus("sending"),
       COUNT_KEYS.smsOfStatus("failed"),
@@ -30,7 +28,8 @@ export async function productGauges(): Promise<Gauge[]> {
     queueCounts(null, now),
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
   ]);
-  const [urgent, normal, smsQueued, smsSending, smsFailed] = counted;
+  const [smsQueued, smsSending, smsFailed] = counted;
+  const [urgent, normal] = queue.waitingByPriority;
   const mail = mailQueue();
   const pendingHelp = "Reports waiting for an opinion, by urgency.";
   const smsHelp = "SMS in the outbox: queued (waiting or retrying) and failed (given up).";
