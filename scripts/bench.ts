@@ -823,6 +823,48 @@ async function preparePostgres(sizes: number[], workers: number) {
   };
 }
 
+/** Kernel memory waiting to be written to disk (Dirty + Writeback), in MB. */
+function unwrittenMb(): number {
+  const info = readFileSync("/proc/meminfo", "utf8");
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(info)?.[1] ?? 0);
+  return round1((kb("Dirty") + kb("Writeback")) / 1024);
+}
+
+/**
+ * Before the first round, the loads' aftermath ends: PostgreSQL checkpoints, no autovacuum worker
+ * is left running, and the kernel has written the gigabytes the loads left in its cache — three
+ * checks in a row, 2 s apart (at most 5 minutes). Without it the first round, started right after a
+ * million-report load, measured that load's wake rather than the lists.
+ */
+async function settle(databaseUrl: string | undefined) {
+  const t0 = performance.now();
+  const client = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : undefined;
+  await client?.connect();
+  try {
+    await client?.query("CHECKPOINT");
+    let quiet = 0;
+    let last = { unwrittenMb: 0, autovacuums: 0 };
+    const deadline = Date.now() + 300_000;
+    while (quiet < 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const vacuums = client
+        ? await client.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'",
+          )
+        : undefined;
+      last = { unwrittenMb: unwrittenMb(), autovacuums: Number(vacuums?.rows[0].n ?? 0) };
+      quiet = last.unwrittenMb < 64 && last.autovacuums === 0 ? quiet + 1 : 0;
+    }
+    const seconds = round1((performance.now() - t0) / 1000);
+    console.log(
+      `settled in ${seconds} s (${quiet >= 3 ? "quiet" : "gave up waiting"}: ${last.unwrittenMb} MB unwritten, ${last.autovacuums} autovacuum worker(s))`,
+    );
+    return { seconds, quiet: quiet >= 3, ...last };
+  } finally {
+    await client?.end();
+  }
+}
+
 /** One size on PostgreSQL + S3: its database and bucket, seeded, and one node on them. */
 async function preparePgSize(n: number, workers: number) {
   const databaseUrl = await pgRun.pg!.createDatabase(`carebridge_bench_${n}`);
@@ -1014,6 +1056,7 @@ let before: App | undefined;
 let pgSetup: PgSetup | undefined;
 let pgOther: { upload5mbOneNode: Figure; upload5mbTwoNodes: Figure } | undefined;
 let sharedState: Awaited<ReturnType<typeof crossNodeCheck>> | undefined;
+let settled: Awaited<ReturnType<typeof settle>> | undefined;
 // Ctrl-C: stop the PostgreSQL cluster and s3rver too (they would outlive this process).
 for (const sig of ["SIGINT", "SIGTERM"] as const) {
   process.once(sig, () => {
@@ -1084,6 +1127,7 @@ try {
   const loginBody = small
     ? JSON.stringify({ email: small.seeded.emails.patient, password: small.seeded.password })
     : "";
+  settled = await settle(pgSetup?.sets[0]?.shared.DATABASE_URL);
   for (let r = 0; r < ROUNDS; r++) {
     const round: Record<string, Figure> = {};
     for (const [name, t] of plan) {
@@ -1610,6 +1654,7 @@ writeFileSync(
       command: `npm run bench${FLAGS.size ? ` -- ${[...FLAGS].join(" ")}` : ""}`,
       secondsPerFigure: DURATION,
       rounds: ROUNDS,
+      settled,
       machine,
       git,
       workers,

@@ -37,22 +37,27 @@ export async function setAsideListCountTriggers(): Promise<() => Promise<void>> 
 
 /**
  * Every list's total counted again from its table (the same statement as the migration's backfill).
- * Also the repair if a counter were ever found wrong.
+ * Also the repair if a counter were ever found wrong. The centres' versions (`v:c:`, decision 0047)
+ * are not counts: they are kept and moved on, so no node keeps figures from before the load.
  */
 export async function recountLists(): Promise<void> {
   const lite = sqliteConnection();
   if (lite) {
     lite.transaction(() => {
-      lite.exec("DELETE FROM list_counts");
+      lite.exec(KEEP_VERSIONS);
       lite.exec(RECOUNT);
+      lite.exec(`${BUMP_VERSIONS} ON CONFLICT (key) DO UPDATE SET n = n + 1`);
     })();
     return;
   }
   const client = await pgPool()!.connect();
   try {
     await client.query("BEGIN");
-    await client.query("DELETE FROM list_counts");
+    await client.query(KEEP_VERSIONS);
     await client.query(RECOUNT);
+    await client.query(
+      `${BUMP_VERSIONS.replace("list_counts", "list_counts AS c")} ON CONFLICT (key) DO UPDATE SET n = c.n + 1`,
+    );
     await client.query("COMMIT");
   } catch (err) {
     await client.query("ROLLBACK");
@@ -89,3 +94,6 @@ export const RECOUNT_QUERY = `SELECT k, count(*) FROM (
   UNION ALL SELECT 'p:c:' || patients.centre_id AS k FROM patients
 ) v WHERE k IS NOT NULL GROUP BY k`;
 const RECOUNT = `INSERT INTO list_counts (key, n)\n${RECOUNT_QUERY}`;
+const KEEP_VERSIONS = "DELETE FROM list_counts WHERE key NOT LIKE 'v:%'";
+/** Every centre's version one step on (SQLite needs the WHERE before an upsert's ON CONFLICT). */
+const BUMP_VERSIONS = "INSERT INTO list_counts (key, n) SELECT 'v:c:' || id, 1 FROM centres WHERE true";

@@ -458,4 +458,81 @@ describe("a centre's figures", () => {
       code: "not_found",
     });
   });
+
+  it("a centre's 30-day times follow every write to its reports, made anywhere, and the window's edge", async () => {
+    // A node keeps a centre's times until the centre's version moves (decision 0047). The writes
+    // below go straight to the database, as another node's would: nothing here tells the domain.
+    const now = Date.now();
+    const c = await care.createCentre(admin, centreInput());
+    const worker = await fresh((await healthWorker(c._id, true)).id);
+    const p = await centrePatient(c._id, worker.id);
+    const times = async (at = now) => {
+      const { reviewedInWindow, medianMs, p90Ms, reviewed } = await care.centreStats(admin, c._id, at);
+      return { reviewedInWindow, medianMs, p90Ms, reviewed };
+    };
+    expect(await times()).toEqual({ reviewedInWindow: 0, medianMs: null, p90Ms: null, reviewed: 0 });
+
+    const first = await upload(worker, p);
+    await claim(expert, first);
+    await review(expert, first);
+    await setTimes(first._id, now - 24 * HOUR, now - 23 * HOUR);
+    expect(await times()).toEqual({ reviewedInWindow: 1, medianMs: HOUR, p90Ms: HOUR, reviewed: 1 });
+    expect(await times()).toEqual({ reviewedInWindow: 1, medianMs: HOUR, p90Ms: HOUR, reviewed: 1 });
+
+    // Only a time changes (no count does): the figures follow.
+    await setTimes(first._id, now - 26 * HOUR, now - 23 * HOUR);
+    expect(await times()).toEqual({ reviewedInWindow: 1, medianMs: 3 * HOUR, p90Ms: 3 * HOUR, reviewed: 1 });
+
+    const second = await upload(worker, p);
+    await claim(expert, second);
+    await review(expert, second);
+    await setTimes(second._id, now - 6 * HOUR, now - HOUR);
+    expect(await times()).toEqual({ reviewedInWindow: 2, medianMs: 3 * HOUR, p90Ms: 5 * HOUR, reviewed: 2 });
+
+    // 30 days after the first opinion, it leaves the window — with no write at all.
+    const edge = now - 23 * HOUR + 30 * 24 * HOUR;
+    expect(await times(edge)).toEqual({
+      reviewedInWindow: 2,
+      medianMs: 3 * HOUR,
+      p90Ms: 5 * HOUR,
+      reviewed: 2,
+    });
+    expect(await times(edge + 60_000)).toEqual({
+      reviewedInWindow: 1,
+      medianMs: 5 * HOUR,
+      p90Ms: 5 * HOUR,
+      reviewed: 2,
+    });
+    // Asked about an earlier moment again, it is computed for that moment.
+    expect(await times()).toEqual({ reviewedInWindow: 2, medianMs: 3 * HOUR, p90Ms: 5 * HOUR, reviewed: 2 });
+
+    // A report removed (as an erasure does) and a profile moved to another centre.
+    await d.db.db().delete(d.schema.reports).where(eq(d.schema.reports.id, second._id));
+    expect(await times()).toEqual({ reviewedInWindow: 1, medianMs: 3 * HOUR, p90Ms: 3 * HOUR, reviewed: 1 });
+    const elsewhere = await care.createCentre(admin, centreInput());
+    await d.db
+      .db()
+      .update(d.schema.patients)
+      .set({ centreId: elsewhere._id })
+      .where(eq(d.schema.patients.id, p));
+    expect(await times()).toEqual({ reviewedInWindow: 0, medianMs: null, p90Ms: null, reviewed: 0 });
+    expect(await care.centreStats(admin, elsewhere._id, now)).toMatchObject({
+      reviewedInWindow: 1,
+      medianMs: 3 * HOUR,
+    });
+
+    // A recount (a bulk load's last step) keeps every version and moves it on.
+    const version = () =>
+      d.db
+        .db()
+        .select()
+        .from(d.schema.listCounts)
+        .where(eq(d.schema.listCounts.key, `v:c:${c._id}`));
+    const [before] = await version();
+    const { recountLists } = await import("~/db/bulk-load.server");
+    await recountLists();
+    const [after] = await version();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
+    expect(await times()).toEqual({ reviewedInWindow: 0, medianMs: null, p90Ms: null, reviewed: 0 });
+  });
 });

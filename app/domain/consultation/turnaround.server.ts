@@ -5,7 +5,7 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
-import { COUNT_KEYS, listCountsOf } from "../platform/list-counts.server";
+import { COUNT_KEYS, listCount, listCountsOf } from "../platform/list-counts.server";
 import {
   notYetDueCondition,
   overdueCondition,
@@ -72,7 +72,7 @@ async function figuresOf(centreId: string | null, now: number) {
   const inWindow = and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!;
   const [{ pending, inReview, overdue }, times] = await Promise.all([
     queueCounts(centreId, now),
-    opinionTimesOf(centreId ? and(eq(reports.centreId, centreId), inWindow)! : inWindow),
+    centreId ? centreWindow(centreId, now, inWindow) : opinionTimesOf(inWindow),
   ]);
   const figures: TurnaroundFigures = {
     pending,
@@ -135,9 +135,40 @@ async function notYetDue(scoped: (c: SQL) => SQL, now: number) {
   return urgent.unionAll(routine);
 }
 
+type WindowTimes = { done: OpinionRow[]; reviewed: number; medianMs: number | null; p90Ms: number | null };
+type KeptWindow = { version: number; from: number; until: number; times: WindowTimes };
+const keptWindows = new Map<string, KeptWindow>();
+const KEPT_CENTRES = 10_000;
+
+/**
+ * A centre's 30-day times to opinion, kept by this node while they cannot have changed (decision
+ * 0047): they change only when one of the centre's reports is written — which moves the centre's
+ * version, a counter row every node reads — or when the oldest opinion leaves the window. The
+ * version is read before the opinions, so figures are never kept under a version newer than they
+ * are. The admin's centres list then costs its counters, not each centre's month of opinions.
+ */
+async function centreWindow(centreId: string, now: number, inWindow: SQL): Promise<WindowTimes> {
+  const version = await listCount(COUNT_KEYS.centreVersion(centreId));
+  const kept = keptWindows.get(centreId);
+  if (kept && kept.version === version && now >= kept.from && now <= kept.until) return kept.times;
+  const times = await opinionTimesOf(and(eq(reports.centreId, centreId), inWindow)!);
+  const oldest = Math.min(...times.done.map((r) => r.reviewedAt!.getTime()));
+  if (keptWindows.size >= KEPT_CENTRES) keptWindows.clear();
+  keptWindows.set(centreId, { version, from: now, until: oldest + WINDOW_DAYS * DAY, times });
+  return times;
+}
+
+type OpinionRow = {
+  id: string;
+  secondOf: string | null;
+  createdAt: Date;
+  reviewedAt: Date | null;
+  expertId: string | null;
+};
+
 /** The median and 90th percentile of the time to opinion of the cases whose opinions `where` selects. */
-async function opinionTimesOf(where: SQL) {
-  const done = await db()
+async function opinionTimesOf(where: SQL): Promise<WindowTimes> {
+  const done: OpinionRow[] = await db()
     .select({
       id: reports.id,
       secondOf: reports.secondOf,

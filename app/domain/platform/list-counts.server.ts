@@ -39,6 +39,11 @@ export const COUNT_KEYS = {
   /** A centre's reports (first and second opinions) by status and priority (its figures). */
   centreReportsOf: (centreId: string, status: string, priority: number) =>
     `r:cs:${centreId}:${status}:${priority}`,
+  /**
+   * Not a count: goes up on every write that adds, removes or changes one of a centre's reports
+   * (the same triggers), so its 30-day figures can be kept until it moves (decision 0047).
+   */
+  centreVersion: (centreId: string) => `v:c:${centreId}`,
 } as const;
 
 type CountStatement = { execute(p: { key: string }): Promise<{ n: number }[]> };
