@@ -65,6 +65,8 @@ test("patient uploads a CT series as a ZIP and sees the personal fields it carri
   const page = await person(browser, info, w.patient);
   await hydrated(page);
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   await expect(page.getByText(/a ZIP of one study, at most 200 MB/)).toBeVisible();
   const { files } = ctSeries(4, { rows: 96, columns: 96 });
   const zip = makeZip(files.map((data, i) => ({ name: `DICOM/IM${i}`, data, deflate: true })));

@@ -83,6 +83,8 @@ test("patient: validation messages, PDF upload, image upload with progress, prev
   const page = await person(browser, info, w.patient);
   await hydrated(page);
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "Upload Medical Report" })).toBeVisible();
   await expect(page.locator("h1")).toHaveCount(1);
   const country = page.getByLabel(/^Country Code/);

@@ -125,6 +125,8 @@ test("a 1.2 MB PDF over a throttled link: cut mid-way, it waits below 100 %, con
   const file = bigPdf(1_200_000);
   const tus = watchTus(page, file.length);
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   await fillForm(page, "Blood Test", `Resumed PDF ${info.project.name}`);
   await page
     .getByLabel(/^Report File/)
@@ -185,6 +187,8 @@ test("a reload mid-upload at 50 kbit/s: choosing the same file again offers to c
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   await fillForm(page, "ECG", description);
   await page.getByLabel(/^Report File/).setInputFiles(onDisk);
   await network(cdp, 6_250); // 50 kbit/s
@@ -233,6 +237,8 @@ test("a phone photo is made smaller before it travels (sizes before and after), 
   test.setTimeout(120_000);
   const page = await patientPage(browser, info);
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   const photo = await phonePhoto(page);
   expect(photo.length).toBeGreaterThan(2_000_000);
 
@@ -259,6 +265,8 @@ test("a phone photo is made smaller before it travels (sizes before and after), 
   // A PDF next: untouched, byte for byte.
   const pdf = bigPdf(300_000);
   await page.goto("/dashboard/upload-report");
+  // The form's handlers are attached first: a file chosen before would be lost.
+  await hydrated(page);
   await fillForm(page, "MRI", `Untouched PDF ${info.project.name}`);
   await page
     .getByLabel(/^Report File/)
