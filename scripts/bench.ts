@@ -1105,12 +1105,17 @@ try {
   }
   if (pgSmall) plan.push([`pg1:homePage@${pgSmall.n}`, pgSmall.targets.homePage]);
   // Each list on every size of both databases, one after the other within the round.
+  // Each list's figures form a group; every other round takes a group's sizes largest first, so
+  // no size is always measured first (or always right after another server's row).
+  const groups: [string, Target][][] = [];
   for (const row of LIST_ROWS) {
     const k = row.key;
-    for (const d of datasets) plan.push([`${k}@${d.n}`, d.targets[k]]);
-    for (const d of pgSetup?.sets ?? []) plan.push([`pg1:${k}@${d.n}`, d.targets[k]]);
-    if (pgSetup && TWO_NODE_KEYS.includes(k)) plan.push([`pg2:${k}@${pgSetup.n}`, pgSetup.twoTargets[k]]);
+    const sqliteRows = datasets.map((d): [string, Target] => [`${k}@${d.n}`, d.targets[k]]);
+    const pgRows = (pgSetup?.sets ?? []).map((d): [string, Target] => [`pg1:${k}@${d.n}`, d.targets[k]]);
+    groups.push(sqliteRows, pgRows);
+    if (pgSetup && TWO_NODE_KEYS.includes(k)) groups.push([[`pg2:${k}@${pgSetup.n}`, pgSetup.twoTargets[k]]]);
   }
+  const planOf = (round: number) => [...plan, ...groups.flatMap((g) => (round % 2 ? [...g].reverse() : g))];
   /**
    * The open-loop row: at the largest size of each database, the pending API and page at a fixed
    * arrival rate of half the maximum measured in this round. A closed loop of 32 connections
@@ -1130,7 +1135,7 @@ try {
   settled = await settle(pgSetup?.sets[0]?.shared.DATABASE_URL);
   for (let r = 0; r < ROUNDS; r++) {
     const round: Record<string, Figure> = {};
-    for (const [name, t] of plan) {
+    for (const [name, t] of planOf(r)) {
       round[name] = await cannon({ ...t, connections: LIST_CONNECTIONS }, true);
       round[name].cpuPressure = cpuPressure();
     }
@@ -1169,7 +1174,7 @@ try {
     console.log(
       `round ${r + 1}: ` +
         [
-          ...plan,
+          ...planOf(r),
           ...openLoop.flatMap(([name, t]) => [[`open:${name}`, t] as const, [`fixed:${name}`, t] as const]),
         ]
           .map(([name]) => `${name} ${round[name].rps}/s p50 ${round[name].p50} p99 ${round[name].p99}`)

@@ -223,6 +223,7 @@ async function seed(n: number) {
   // every size, so the bench compares the same page at 1,000 and at 1,000,000 reports.
   const every = (per: number) => Math.max(1, Math.min(per, Math.floor(n / 40)));
   const [messageEvery, rightsEvery] = [every(100), every(500)];
+  let openRights = 0;
   for (let i = 0; i < n; i++) {
     const id = newId();
     // Own reports are spread evenly through time, 5 % belong to the centre's patients, the rest
@@ -321,7 +322,8 @@ async function seed(n: number) {
         id: newId(),
         userId: others[Math.floor(rand() * others.length)],
         type: rand() < 0.7 ? "correction" : "erasure",
-        status: rand() < 0.2 ? "open" : "done",
+        // The queue lists the open ones: the first 40 are open, a fifth of the rest.
+        status: rand() < 0.2 || openRights++ < 40 ? "open" : "done",
         details: "Please correct my year of birth.",
         createdAt: new Date(createdAt),
       });

@@ -446,7 +446,7 @@ describe("a centre's figures", () => {
     // The same function makes the Turnaround screen's figures: over every report they agree with it.
     const all = await d.consultation.getTurnaround(admin, now);
     const { experts: _e, overdueReports: _o, ...overall } = all;
-    expect(await d.consultation.turnaroundFigures(null, now)).toEqual(overall);
+    expect(await d.consultation.turnaroundFigures(now)).toEqual(overall);
 
     const overdue = await care.centreOverdue(admin, c._id, now);
     expect(overdue.map((r) => r._id)).toEqual([late._id]);

@@ -1,4 +1,4 @@
-import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { centres, healthWorkers, reports, users, type CentreRow } from "~/db/schema";
@@ -9,9 +9,14 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import { overdueReports, PRIORITIES, type ApiReport } from "../consultation/reports.server";
-import { turnaroundFigures, type TurnaroundFigures } from "../consultation/turnaround.server";
+import {
+  centreFigures,
+  queueColumns,
+  queueFrom,
+  type TurnaroundFigures,
+} from "../consultation/turnaround.server";
 import type { Actor } from "../accounts/sessions.server";
-import { COUNT_KEYS, listCount, listCountsOf } from "../platform/list-counts.server";
+import { centreKey, COUNT_KEYS, counterColumn, listCount } from "../platform/list-counts.server";
 
 /**
  * Centres (decision 0030): the places health workers register patients and send their reports —
@@ -104,57 +109,78 @@ export function centreReports(centreId: string): SQL {
   return eq(reports.centreId, centreId);
 }
 
-async function statsOf(centreId: string, now: number): Promise<CentreStats> {
-  // Registered profiles and reviewed reports from the list counters: never a count of the archive.
-  const keys = [
-    COUNT_KEYS.centreRegistered(centreId),
-    ...PRIORITIES.map((p) => COUNT_KEYS.centreReportsOf(centreId, "Reviewed", p)),
-  ];
-  const [figures, [registered, ...reviewed], workers] = await Promise.all([
-    turnaroundFigures(centreId, now),
-    listCountsOf(keys),
-    db()
-      .select({
-        approved: sql<number>`sum(case when ${users.approved} and ${users.suspendedAt} is null then 1 else 0 end)`,
-        suspended: sql<number>`sum(case when ${users.suspendedAt} is not null then 1 else 0 end)`,
-        pending: sql<number>`sum(case when not ${users.approved} and ${users.suspendedAt} is null then 1 else 0 end)`,
-      })
+/**
+ * Every figure of a centre but its 30-day times, as columns of the statement that reads the centre
+ * (`centre` its id column): its queue's counts (the Turnaround screen's own), its version, its
+ * registered profiles and reviewed reports (counters: never a count of the archive) and its health
+ * workers by state of their account. A page of centres is one statement (decision 0047).
+ */
+function figureColumns(now: number) {
+  const workers = (c: SQL) =>
+    sql<number>`(${db()
+      .select({ n: count() })
       .from(healthWorkers)
       .innerJoin(users, eq(users.id, healthWorkers.userId))
-      .where(eq(healthWorkers.centreId, centreId)),
-  ]);
-  const w = workers[0];
+      .where(and(eq(healthWorkers.centreId, centres.id), c))})`;
+  const counter = (make: (id: string) => string) => counterColumn(centreKey(make, centres.id));
   return {
-    ...figures,
-    patients: registered,
-    reviewed: reviewed.reduce((a, b) => a + b, 0),
-    workers: {
-      approved: Number(w?.approved ?? 0),
-      pending: Number(w?.pending ?? 0),
-      suspended: Number(w?.suspended ?? 0),
-    },
+    ...queueColumns(centres.id, now),
+    version: counter(COUNT_KEYS.centreVersion),
+    registered: counter(COUNT_KEYS.centreRegistered),
+    ...Object.fromEntries(
+      PRIORITIES.map((p) => [`reviewed${p}`, counter((id) => COUNT_KEYS.centreReportsOf(id, "Reviewed", p))]),
+    ),
+    workersApproved: workers(and(eq(users.approved, true), isNull(users.suspendedAt))!),
+    workersPending: workers(and(eq(users.approved, false), isNull(users.suspendedAt))!),
+    workersSuspended: workers(isNotNull(users.suspendedAt)),
   };
+}
+
+/** Centres read with their figures (`where` narrows, `page` pages), in the directory's order. */
+async function centresWithStats(now: number, where?: SQL, page?: PageQuery) {
+  const query = db()
+    .select({ centre: getTableColumns(centres), figures: figureColumns(now) })
+    .from(centres)
+    .where(where)
+    .orderBy(asc(centres.state), asc(centres.district), asc(centres.name), asc(centres.id));
+  const found = await (page ? query.limit(page.pageSize).offset((page.page - 1) * page.pageSize) : query);
+  return Promise.all(
+    found.map(async ({ centre, figures: row }): Promise<ApiCentreWithStats> => {
+      const n = (k: string) => Number((row as Record<string, unknown>)[k] ?? 0);
+      const figures = await centreFigures(centre.id, n("version"), queueFrom(row), now);
+      const stats: CentreStats = {
+        ...figures,
+        patients: n("registered"),
+        reviewed: PRIORITIES.reduce<number>((sum, p) => sum + n(`reviewed${p}`), 0),
+        workers: {
+          approved: n("workersApproved"),
+          pending: n("workersPending"),
+          suspended: n("workersSuspended"),
+        },
+      };
+      return { ...toApiCentre(centre), stats };
+    }),
+  );
+}
+
+async function centreWithStats(centreId: string, now: number): Promise<ApiCentreWithStats> {
+  const [found] = await centresWithStats(now, eq(centres.id, centreId));
+  if (!found) throw new DomainError("not_found", "centres.notFound");
+  return found;
 }
 
 /** Admin: the centres (by state, district, name), each with its figures. */
 export async function listCentres(
   actor: Actor,
-  { page, pageSize }: PageQuery,
+  page: PageQuery,
   now = Date.now(),
 ): Promise<Paged<ApiCentreWithStats>> {
   requireAdmin(actor);
-  const total = await listCount(COUNT_KEYS.centresAll);
-  const found = await db()
-    .select()
-    .from(centres)
-    .orderBy(asc(centres.state), asc(centres.district), asc(centres.name), asc(centres.id))
-    .limit(pageSize)
-    .offset((page - 1) * pageSize);
-  // Each centre's figures at once: on PostgreSQL their statements overlap on the pool's connections.
-  const items: ApiCentreWithStats[] = await Promise.all(
-    found.map(async (c) => ({ ...toApiCentre(c), stats: await statsOf(c.id, now) })),
-  );
-  return { items, total, page, pageSize };
+  const [total, items] = await Promise.all([
+    listCount(COUNT_KEYS.centresAll),
+    centresWithStats(now, undefined, page),
+  ]);
+  return { items, total, page: page.page, pageSize: page.pageSize };
 }
 
 /** Admin: one centre. */
@@ -169,15 +195,14 @@ export async function getCentreWithStats(
   centreId: string,
   now = Date.now(),
 ): Promise<ApiCentreWithStats> {
-  const centre = await getCentre(actor, centreId);
-  return { ...centre, stats: await statsOf(centreId, now) };
+  requireAdmin(actor);
+  return centreWithStats(centreId, now);
 }
 
 /** Admin: one centre's figures (the same definitions as the Turnaround screen's). */
 export async function centreStats(actor: Actor, centreId: string, now = Date.now()): Promise<CentreStats> {
   requireAdmin(actor);
-  await requireCentre(centreId);
-  return statsOf(centreId, now);
+  return (await centreWithStats(centreId, now)).stats;
 }
 
 /** Admin: a centre's overdue reports, urgent first, then oldest (at most 100). */

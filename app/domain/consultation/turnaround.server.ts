@@ -1,11 +1,23 @@
-import { and, count, eq, gt, gte, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  count,
+  eq,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  sql,
+  type AnyColumn,
+  type SQL,
+} from "drizzle-orm";
 import { db, runExclusive } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
-import { COUNT_KEYS, listCount, listCountsOf } from "../platform/list-counts.server";
+import { centreKey, COUNT_KEYS, counterColumn } from "../platform/list-counts.server";
 import {
   notYetDueCondition,
   overdueCondition,
@@ -67,73 +79,87 @@ export type TurnaroundFigures = {
  * and the median and 90th percentile from upload to opinion over the last 30 days — of every report,
  * or of one centre's, so the centres screen and this one can never disagree.
  */
-async function figuresOf(centreId: string | null, now: number) {
+async function figuresOf(now: number) {
   const since = new Date(now - WINDOW_DAYS * DAY);
+  const [queue, times] = await Promise.all([queueCounts(null, now), opinionTimesOf(windowOf(null, since))]);
+  return { figures: figuresFrom(queue, times), done: times.done, since };
+}
+
+/** The opinions given since `since`: of every report, or of one centre's. */
+function windowOf(centreId: string | null, since: Date): SQL {
   const inWindow = and(eq(reports.status, "Reviewed"), gte(reports.reviewedAt, since))!;
-  const [{ pending, inReview, overdue }, times] = await Promise.all([
-    queueCounts(centreId, now),
-    centreId ? centreWindow(centreId, now, inWindow) : opinionTimesOf(inWindow),
-  ]);
-  const figures: TurnaroundFigures = {
-    pending,
-    inReview,
-    overdue,
+  return centreId ? and(eq(reports.centreId, centreId), inWindow)! : inWindow;
+}
+
+function figuresFrom(queue: QueueCounts, times: WindowTimes): TurnaroundFigures {
+  return {
+    pending: queue.pending,
+    inReview: queue.inReview,
+    overdue: queue.overdue,
     windowDays: WINDOW_DAYS,
     reviewedInWindow: times.reviewed,
     medianMs: times.medianMs,
     p90Ms: times.p90Ms,
   };
-  return { figures, done: times.done, since };
 }
 
+/** Every report's, or a centre's: `centre` names one, or is the column of the centres a statement walks. */
+type Scope = string | AnyColumn | null;
+
 /**
- * The queue's counts of every report or of one centre's, none of them a count over the archive
- * (decision 0046): pending by priority from the list counters; in review from the claims still
- * running (reports_live_claims_idx: few, whatever the archive); overdue as pending minus the
- * reports not yet due, per priority (the last review-target hours of uploads).
+ * The queue's counts as columns of one statement, none of them a count over the archive (decision
+ * 0046): pending by priority from the list counters; in review from the claims still running
+ * (reports_live_claims_idx: few, whatever the archive); and per priority the reports not yet due
+ * (the last review-target hours of uploads), each its own index range. One statement, so the
+ * counts are of one moment, and on PostgreSQL one round trip — also for a page of centres, whose
+ * rows each bring their own (decision 0047).
  */
-export async function queueCounts(centreId: string | null, now: number) {
-  const keyOf = (p: number) =>
-    centreId
-      ? COUNT_KEYS.centreReportsOf(centreId, "Pending", p)
-      : COUNT_KEYS.reportsOfStatusPriority("Pending", p);
-  const scoped = (c: SQL) => (centreId ? and(eq(reports.centreId, centreId), c)! : c);
-  const [pending, claims, notDue] = await Promise.all([
-    listCountsOf(PRIORITIES.map(keyOf)),
-    db()
-      .select({ centreId: reports.centreId, n: count() })
-      .from(reports)
-      .where(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now))))
-      .groupBy(reports.centreId),
-    notYetDue(scoped, now),
-  ]);
-  const inReview = claims
-    .filter((c) => !centreId || c.centreId === centreId)
-    .reduce((sum, c) => sum + Number(c.n), 0);
-  const notDueOf = (p: number) => Number(notDue.find((r) => r.priority === p)?.n ?? 0);
-  const pendingAll = pending.reduce((a, b) => a + b, 0);
+export function queueColumns(centre: Scope, now: number): Record<string, SQL<number | null>> {
+  const scoped = (c: SQL) => (centre === null ? c : and(eq(reports.centreId, centre), c)!);
+  const counted = (c: SQL) => sql<number>`(${db().select({ n: count() }).from(reports).where(scoped(c))})`;
+  const columns: Record<string, SQL<number | null>> = {
+    inReview: counted(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now)))!),
+  };
+  for (const p of PRIORITIES) {
+    columns[`pending${p}`] = counterColumn(
+      centre === null
+        ? COUNT_KEYS.reportsOfStatusPriority("Pending", p)
+        : centreKey((c) => COUNT_KEYS.centreReportsOf(c, "Pending", p), centre),
+    );
+    columns[`notDue${p}`] = counted(notYetDueCondition(p, now));
+  }
+  return columns;
+}
+
+export type QueueCounts = {
+  pending: number;
+  inReview: number;
+  overdue: number;
+  /** Every pending report (in review or not), by priority in PRIORITIES' order. */
+  waitingByPriority: number[];
+};
+
+/** The counts from a row of `queueColumns`: pending leaves out those in review; overdue is pending minus not yet due. */
+export function queueFrom(row: Record<string, unknown>): QueueCounts {
+  const n = (k: string) => Number(row[k] ?? 0);
+  const waiting = PRIORITIES.map((p) => n(`pending${p}`));
+  const inReview = n("inReview");
   return {
-    pending: pendingAll - inReview,
+    pending: waiting.reduce((a, b) => a + b, 0) - inReview,
     inReview,
-    overdue: PRIORITIES.reduce<number>((sum, p, i) => sum + Math.max(0, pending[i] - notDueOf(p)), 0),
-    /** Every pending report (in review or not), by priority in PRIORITIES' order. */
-    waitingByPriority: pending,
+    overdue: PRIORITIES.reduce<number>((sum, p, i) => sum + Math.max(0, waiting[i] - n(`notDue${p}`)), 0),
+    waitingByPriority: waiting,
   };
 }
 
-/**
- * How many pending reports of each priority are not overdue yet: one count per priority, each its
- * own index range (one statement, their union) — a GROUP BY over both would walk every pending row.
- */
-async function notYetDue(scoped: (c: SQL) => SQL, now: number) {
-  const [urgent, routine] = PRIORITIES.map((p) =>
-    db()
-      .select({ priority: sql<number>`${sql.raw(String(p))}`.mapWith(Number), n: count() })
-      .from(reports)
-      .where(scoped(notYetDueCondition(p, now))),
-  );
-  return urgent.unionAll(routine);
+/** The queue's counts of every report or of one centre's, in one statement. */
+export async function queueCounts(centreId: string | null, now: number): Promise<QueueCounts> {
+  const [row] = await db().select(queueColumns(centreId, now)).from(ONE_ROW);
+  return queueFrom(row);
 }
+
+/** A statement's FROM when all it reads are its columns' sub-selects. */
+const ONE_ROW = sql`(select 1) as one_row`;
 
 type WindowTimes = { done: OpinionRow[]; reviewed: number; medianMs: number | null; p90Ms: number | null };
 type KeptWindow = { version: number; from: number; until: number; times: WindowTimes };
@@ -141,21 +167,28 @@ const keptWindows = new Map<string, KeptWindow>();
 const KEPT_CENTRES = 10_000;
 
 /**
- * A centre's 30-day times to opinion, kept by this node while they cannot have changed (decision
- * 0047): they change only when one of the centre's reports is written — which moves the centre's
- * version, a counter row every node reads — or when the oldest opinion leaves the window. The
- * version is read before the opinions, so figures are never kept under a version newer than they
- * are. The admin's centres list then costs its counters, not each centre's month of opinions.
+ * A centre's figures, from its queue's counts and its version (read together, by the caller, before
+ * this) and its 30-day times to opinion. The times are kept by this node while they cannot have
+ * changed (decision 0047): they change only when one of the centre's reports is written — which
+ * moves the centre's version, a counter row every node reads — or when the oldest opinion leaves
+ * the window. Since the version was read before the opinions, figures are never kept under a
+ * version newer than they are. The admin's centres list then costs its counters, not each
+ * centre's month of opinions.
  */
-async function centreWindow(centreId: string, now: number, inWindow: SQL): Promise<WindowTimes> {
-  const version = await listCount(COUNT_KEYS.centreVersion(centreId));
+export async function centreFigures(
+  centreId: string,
+  version: number,
+  queue: QueueCounts,
+  now: number,
+): Promise<TurnaroundFigures> {
   const kept = keptWindows.get(centreId);
-  if (kept && kept.version === version && now >= kept.from && now <= kept.until) return kept.times;
-  const times = await opinionTimesOf(and(eq(reports.centreId, centreId), inWindow)!);
+  if (kept && kept.version === version && now >= kept.from && now <= kept.until)
+    return figuresFrom(queue, kept.times);
+  const times = await opinionTimesOf(windowOf(centreId, new Date(now - WINDOW_DAYS * DAY)));
   const oldest = Math.min(...times.done.map((r) => r.reviewedAt!.getTime()));
   if (keptWindows.size >= KEPT_CENTRES) keptWindows.clear();
   keptWindows.set(centreId, { version, from: now, until: oldest + WINDOW_DAYS * DAY, times });
-  return times;
+  return figuresFrom(queue, times);
 }
 
 type OpinionRow = {
@@ -244,17 +277,14 @@ async function caseDurations(
   return out;
 }
 
-/** The figures of every report, or of one centre's. No permission check: callers check. */
-export async function turnaroundFigures(
-  centreId: string | null,
-  now = Date.now(),
-): Promise<TurnaroundFigures> {
-  return (await figuresOf(centreId, now)).figures;
+/** The figures of every report (a centre's: `centreFigures`). No permission check: callers check. */
+export async function turnaroundFigures(now = Date.now()): Promise<TurnaroundFigures> {
+  return (await figuresOf(now)).figures;
 }
 
 export async function getTurnaround(actor: Actor, now = Date.now()): Promise<Turnaround> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
-  const { figures, done, since } = await figuresOf(null, now);
+  const { figures, done, since } = await figuresOf(now);
   const perExpert = new Map<string, number[]>();
   for (const r of done) {
     if (!r.expertId) continue;

@@ -1,4 +1,4 @@
-import { count, eq, inArray, sql, type Placeholder } from "drizzle-orm";
+import { count, eq, inArray, sql, type AnyColumn, type Placeholder, type SQL } from "drizzle-orm";
 import { db, inList, listParam, preparedOnce, prepareQuery, type DB } from "~/db/client.server";
 import { listCounts } from "~/db/schema";
 
@@ -67,8 +67,18 @@ export async function listCount(key: string): Promise<number> {
  * page brings its total along instead of asking for it in a statement of its own — on PostgreSQL
  * each statement is a round trip. Null when the row does not exist (a count of 0).
  */
-export function counterColumn(key: Placeholder | string) {
+export function counterColumn(key: Placeholder | string | SQL) {
   return sql<number | null>`(select ${listCounts.n} from ${listCounts} where ${listCounts.key} = ${key})`;
+}
+
+/**
+ * A centre's counter key (`make`, one of COUNT_KEYS' centre keys) for one centre, or as SQL over
+ * the centres a statement walks (`centre` its id column): one key format either way.
+ */
+export function centreKey(make: (centreId: string) => string, centre: string | AnyColumn): string | SQL {
+  if (typeof centre === "string") return make(centre);
+  const [before, after] = make("\u0000").split("\u0000");
+  return sql`${before} || ${centre} || ${after}`;
 }
 
 /** Several totals in one query, in the order of `keys`. */
