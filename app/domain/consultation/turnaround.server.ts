@@ -91,7 +91,7 @@ function windowOf(centreId: string | null, since: Date): SQL {
   return centreId ? and(eq(reports.centreId, centreId), inWindow)! : inWindow;
 }
 
-function figuresFrom(queue: QueueCounts, times: WindowTimes): TurnaroundFigures {
+function figuresFrom(queue: QueueCounts, times: Omit<WindowTimes, "done">): TurnaroundFigures {
   return {
     pending: queue.pending,
     inReview: queue.inReview,
@@ -162,7 +162,8 @@ export async function queueCounts(centreId: string | null, now: number): Promise
 const ONE_ROW = sql`(select 1) as one_row`;
 
 type WindowTimes = { done: OpinionRow[]; reviewed: number; medianMs: number | null; p90Ms: number | null };
-type KeptWindow = { version: number; from: number; until: number; times: WindowTimes };
+/** What a node keeps of a centre's window: its figures only (a few numbers), never its rows. */
+type KeptWindow = { version: number; from: number; until: number; times: Omit<WindowTimes, "done"> };
 const keptWindows = new Map<string, KeptWindow>();
 const KEPT_CENTRES = 10_000;
 
@@ -184,8 +185,8 @@ export async function centreFigures(
   const kept = keptWindows.get(centreId);
   if (kept && kept.version === version && now >= kept.from && now <= kept.until)
     return figuresFrom(queue, kept.times);
-  const times = await opinionTimesOf(windowOf(centreId, new Date(now - WINDOW_DAYS * DAY)));
-  const oldest = Math.min(...times.done.map((r) => r.reviewedAt!.getTime()));
+  const { done, ...times } = await opinionTimesOf(windowOf(centreId, new Date(now - WINDOW_DAYS * DAY)));
+  const oldest = done.reduce((min, r) => Math.min(min, r.reviewedAt!.getTime()), Infinity);
   if (keptWindows.size >= KEPT_CENTRES) keptWindows.clear();
   keptWindows.set(centreId, { version, from: now, until: oldest + WINDOW_DAYS * DAY, times });
   return figuresFrom(queue, times);
