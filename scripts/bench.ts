@@ -1104,9 +1104,9 @@ try {
     );
   }
   if (pgSmall) plan.push([`pg1:homePage@${pgSmall.n}`, pgSmall.targets.homePage]);
-  // Each list on every size of both databases, one after the other within the round.
-  // Each list's figures form a group; every other round takes a group's sizes largest first, so
-  // no size is always measured first (or always right after another server's row).
+  // Each list on every size of both databases, one after the other within the round: a group per
+  // list and database, whose sizes every other round takes largest first, so no size is always
+  // measured first (or always right after another server's row).
   const groups: [string, Target][][] = [];
   for (const row of LIST_ROWS) {
     const k = row.key;

@@ -9,10 +9,12 @@
  * of them) and N/100 patients of one centre (5 % of the reports), half still pending (10 %
  * urgent, all 13 types), the other half reviewed by one approved Radiology expert (2 % with a
  * follow-up question), with the audit events the app would have written (upload, review, some
- * file opens), contact messages and callback requests (1 % each), rights requests (0.2 %) —
- * at least 40 of each, so their lists show full pages at every size — other experts and the centre's health workers. The list counters' triggers are set aside while
- * loading, then put back and every list recounted once (app/db/bulk-load.server.ts); checked at the end. The rows share a handful of real encrypted files, stored once through the
- * app's own file store: fine for reading benchmarks, never delete such rows one by one.
+ * file opens), contact messages and callback requests (1 % each), rights requests (0.2 %) — at
+ * least 40 of each, so their lists show full pages at every size — other experts and the centre's
+ * health workers. The list counters' triggers are set aside while loading, then put back and every
+ * list recounted once (app/db/bulk-load.server.ts); checked at the end. The rows share a handful of
+ * real encrypted files, stored once through the app's own file store: fine for reading
+ * benchmarks, never delete such rows one by one.
  * Prints one JSON line: the accounts to log in with and the counts.
  */
 import { parseArgs } from "node:util";
