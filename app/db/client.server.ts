@@ -421,6 +421,12 @@ export function constantText(value: string): SQL {
   return sql.raw(`'${value}'`);
 }
 
+/** `constantText` for a whole number of the code (a priority): written into the statement. */
+export function constantInt(value: number): SQL {
+  if (!Number.isSafeInteger(value)) throw new Error(`not a whole number: ${value}`);
+  return sql.raw(String(value));
+}
+
 /**
  * A parameter whose value the planner should not look up: on PostgreSQL an uncorrelated
  * `(select $n)`, so a custom plan estimates it as the generic plan does and the prepared statement
@@ -429,6 +435,11 @@ export function constantText(value: string): SQL {
  */
 export function opaqueText(param: SQLWrapper): SQL {
   return dialect() === "sqlite" ? sql`${param}` : sql`(select ${param}::text)`;
+}
+
+/** `opaqueText` for a moment (a `timeParam`): on PostgreSQL `(select $n::timestamptz)`. */
+export function opaqueTime(param: SQLWrapper): SQL {
+  return dialect() === "sqlite" ? sql`${param}` : sql`(select ${param}::timestamptz)`;
 }
 
 /**

@@ -454,6 +454,16 @@ describe("a centre's figures", () => {
 
     const listed = await care.listCentres(admin, { page: 1, pageSize: 100 }, now);
     expect(listed.items.find((x) => x._id === c._id)?.stats).toEqual(stats);
+    // Pages of one centre each walk the directory in order, with the count of every centre
+    // (read with the rows, or alone on a page past the end).
+    const total = listed.total;
+    expect(total).toBeGreaterThanOrEqual(2);
+    const onePer = await Promise.all(
+      Array.from({ length: total + 1 }, (_, i) => care.listCentres(admin, { page: i + 1, pageSize: 1 }, now)),
+    );
+    expect(onePer.map((pg) => pg.total)).toEqual(Array(total + 1).fill(total));
+    expect(onePer.flatMap((pg) => pg.items.map((x) => x._id))).toEqual(listed.items.map((x) => x._id));
+    expect(onePer[total].items).toEqual([]);
     expect(await refusal(() => care.centreStats(admin, "no-such-centre"))).toMatchObject({
       code: "not_found",
     });

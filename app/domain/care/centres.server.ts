@@ -1,6 +1,6 @@
 import { and, asc, count, eq, getTableColumns, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
+import { db, exec, first, preparedOnce, rows, transaction } from "~/db/client.server";
 import { centres, healthWorkers, reports, users, type CentreRow } from "~/db/schema";
 import type { CentreKind } from "~/db/types";
 import { centreSchema, centreUpdateSchema } from "~/schemas/centres";
@@ -11,8 +11,12 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { overdueReports, PRIORITIES, type ApiReport } from "../consultation/reports.server";
 import {
   centreFigures,
-  queueColumns,
+  inReviewByCentre,
   queueFrom,
+  queueMomentPlaceholders,
+  queueMomentValues,
+  type QueueMoments,
+  waitingColumns,
   type TurnaroundFigures,
 } from "../consultation/turnaround.server";
 import type { Actor } from "../accounts/sessions.server";
@@ -115,7 +119,7 @@ export function centreReports(centreId: string): SQL {
  * registered profiles and reviewed reports (counters: never a count of the archive) and its health
  * workers by state of their account. A page of centres is one statement (decision 0047).
  */
-function figureColumns(now: number) {
+function figureColumns(at: QueueMoments) {
   const workers = (c: SQL) =>
     sql<number>`(${db()
       .select({ n: count() })
@@ -124,49 +128,84 @@ function figureColumns(now: number) {
       .where(and(eq(healthWorkers.centreId, centres.id), c))})`;
   const counter = (make: (id: string) => string) => counterColumn(centreKey(make, centres.id));
   return {
-    ...queueColumns(centres.id, now),
+    ...waitingColumns(centres.id, at),
     version: counter(COUNT_KEYS.centreVersion),
     registered: counter(COUNT_KEYS.centreRegistered),
     ...Object.fromEntries(
       PRIORITIES.map((p) => [`reviewed${p}`, counter((id) => COUNT_KEYS.centreReportsOf(id, "Reviewed", p))]),
     ),
-    workersApproved: workers(and(eq(users.approved, true), isNull(users.suspendedAt))!),
-    workersPending: workers(and(eq(users.approved, false), isNull(users.suspendedAt))!),
+    workersApproved: workers(and(sql`${users.approved}`, isNull(users.suspendedAt))!),
+    workersPending: workers(and(sql`not ${users.approved}`, isNull(users.suspendedAt))!),
     workersSuspended: workers(isNotNull(users.suspendedAt)),
   };
 }
 
-/** Centres read with their figures (`where` narrows, `page` pages), in the directory's order. */
-async function centresWithStats(now: number, where?: SQL, page?: PageQuery) {
-  const query = db()
-    .select({ centre: getTableColumns(centres), figures: figureColumns(now) })
-    .from(centres)
-    .where(where)
-    .orderBy(asc(centres.state), asc(centres.district), asc(centres.name), asc(centres.id));
-  const found = await (page ? query.limit(page.pageSize).offset((page.page - 1) * page.pageSize) : query);
-  return Promise.all(
-    found.map(async ({ centre, figures: row }): Promise<ApiCentreWithStats> => {
-      const n = (k: string) => Number((row as Record<string, unknown>)[k] ?? 0);
-      const figures = await centreFigures(centre.id, n("version"), queueFrom(row), now);
-      const stats: CentreStats = {
-        ...figures,
-        patients: n("registered"),
-        reviewed: PRIORITIES.reduce<number>((sum, p) => sum + n(`reviewed${p}`), 0),
-        workers: {
-          approved: n("workersApproved"),
-          pending: n("workersPending"),
-          suspended: n("workersSuspended"),
-        },
-      };
-      return { ...toApiCentre(centre), stats };
-    }),
+/** The directory's order: by state, district, name. */
+const DIRECTORY_ORDER = [asc(centres.state), asc(centres.district), asc(centres.name), asc(centres.id)];
+
+/**
+ * A page of centres with their figures and the count of every centre, or one centre with its
+ * figures: each one statement, built and prepared once (asked for on every visit of the admin's
+ * centres screen and API). Its constants are written in and its moments are opaque, so that
+ * PostgreSQL keeps one generic plan instead of planning nine sub-selects on every request (at
+ * 1,000,000 reports that planning cost more than running it); the reports in review come beside it
+ * (`inReviewByCentre`).
+ */
+const centresPage = (skip: boolean) =>
+  preparedOnce(skip ? "centres_page" : "centres_first_page", (d) => {
+    const page = d
+      .select({
+        centre: getTableColumns(centres),
+        figures: figureColumns(queueMomentPlaceholders()),
+        total: counterColumn(COUNT_KEYS.centresAll),
+      })
+      .from(centres)
+      .orderBy(...DIRECTORY_ORDER)
+      .limit(sql.placeholder("limit"));
+    // An unknown OFFSET makes the generic plan look dearer than any custom one: the first page
+    // (nearly every visit) has none.
+    return skip ? page.offset(sql.placeholder("offset")) : page;
+  });
+const centreById = () =>
+  preparedOnce("centre_with_figures", (d) =>
+    d
+      .select({ centre: getTableColumns(centres), figures: figureColumns(queueMomentPlaceholders()) })
+      .from(centres)
+      .where(eq(centres.id, sql.placeholder("id"))),
   );
+
+/**
+ * A centre read with its figures, completed with its reports in review (`inReview`, by centre) and
+ * its turnaround figures (kept by the node while its version holds).
+ */
+async function withStats(
+  now: number,
+  { centre, figures: row }: { centre: CentreRow; figures: Record<string, unknown> },
+  inReview: Map<string, number>,
+): Promise<ApiCentreWithStats> {
+  const n = (k: string) => Number(row[k] ?? 0);
+  const queue = queueFrom({ ...row, inReview: inReview.get(centre.id) ?? 0 });
+  const figures = await centreFigures(centre.id, n("version"), queue, now);
+  const stats: CentreStats = {
+    ...figures,
+    patients: n("registered"),
+    reviewed: PRIORITIES.reduce<number>((sum, p) => sum + n(`reviewed${p}`), 0),
+    workers: {
+      approved: n("workersApproved"),
+      pending: n("workersPending"),
+      suspended: n("workersSuspended"),
+    },
+  };
+  return { ...toApiCentre(centre), stats };
 }
 
 async function centreWithStats(centreId: string, now: number): Promise<ApiCentreWithStats> {
-  const [found] = await centresWithStats(now, eq(centres.id, centreId));
+  const [[found], inReview] = await Promise.all([
+    centreById().execute({ id: centreId, ...queueMomentValues(now) }),
+    inReviewByCentre(now),
+  ]);
   if (!found) throw new DomainError("not_found", "centres.notFound");
-  return found;
+  return withStats(now, found, inReview);
 }
 
 /** Admin: the centres (by state, district, name), each with its figures. */
@@ -176,10 +215,17 @@ export async function listCentres(
   now = Date.now(),
 ): Promise<Paged<ApiCentreWithStats>> {
   requireAdmin(actor);
-  const [total, items] = await Promise.all([
-    listCount(COUNT_KEYS.centresAll),
-    centresWithStats(now, undefined, page),
+  const [found, inReview] = await Promise.all([
+    centresPage(page.page > 1).execute({
+      limit: page.pageSize,
+      offset: (page.page - 1) * page.pageSize,
+      ...queueMomentValues(now),
+    }),
+    inReviewByCentre(now),
   ]);
+  // The count of every centre came with each row; a page past the end asks for it alone.
+  const total = found.length ? Number(found[0].total ?? 0) : await listCount(COUNT_KEYS.centresAll);
+  const items = await Promise.all(found.map((row) => withStats(now, row, inReview)));
   return { items, total, page: page.page, pageSize: page.pageSize };
 }
 

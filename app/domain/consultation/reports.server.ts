@@ -20,6 +20,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
 import {
+  constantInt,
+  constantText,
   db,
   exec,
   first,
@@ -1835,7 +1837,7 @@ export async function verifyLetter(code: string) {
 export const PRIORITIES = [0, 1] as const;
 
 /** A pending report of `priority` uploaded before this is overdue. */
-function dueCutoff(priority: number, now: number): Date {
+export function dueCutoff(priority: number, now: number): Date {
   const c = config();
   return new Date(now - (priority === 0 ? c.reviewTargetUrgentMs : c.reviewTargetMs));
 }
@@ -1854,13 +1856,14 @@ export function overdueCondition(now = Date.now()): SQL {
 /**
  * The pending reports of `priority` not overdue yet — overdueCondition's complement among the
  * pending, for one priority (an equality and a range on reports_queue_idx): the uploads of the last
- * review-target hours, however large the archive (decision 0046).
+ * review-target hours, however large the archive (decision 0046). `since` is `dueCutoff(priority, now)`
+ * or a prepared statement's moment.
  */
-export function notYetDueCondition(priority: number, now = Date.now()): SQL {
+export function notYetDueCondition(priority: number, since: Date | SQL): SQL {
   return and(
-    eq(reports.status, "Pending"),
-    eq(reports.priority, priority),
-    gte(reports.createdAt, dueCutoff(priority, now)),
+    eq(reports.status, constantText("Pending")),
+    eq(reports.priority, constantInt(priority)),
+    gte(reports.createdAt, since),
   )!;
 }
 

@@ -11,7 +11,7 @@ import {
   type AnyColumn,
   type SQL,
 } from "drizzle-orm";
-import { db, runExclusive } from "~/db/client.server";
+import { constantText, db, opaqueTime, preparedOnce, runExclusive, timeParam } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
@@ -19,6 +19,7 @@ import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
 import { centreKey, COUNT_KEYS, counterColumn } from "../platform/list-counts.server";
 import {
+  dueCutoff,
   notYetDueCondition,
   overdueCondition,
   overdueReports,
@@ -114,21 +115,75 @@ type Scope = string | AnyColumn | null;
  * counts are of one moment, and on PostgreSQL one round trip — also for a page of centres, whose
  * rows each bring their own (decision 0047).
  */
-export function queueColumns(centre: Scope, now: number): Record<string, SQL<number | null>> {
-  const scoped = (c: SQL) => (centre === null ? c : and(eq(reports.centreId, centre), c)!);
-  const counted = (c: SQL) => sql<number>`(${db().select({ n: count() }).from(reports).where(scoped(c))})`;
-  const columns: Record<string, SQL<number | null>> = {
-    inReview: counted(and(eq(reports.status, "Pending"), gt(reports.claimExpiresAt, new Date(now)))!),
-  };
+export function queueColumns(centre: Scope, at: QueueMoments): Record<string, SQL<number | null>> {
+  return { inReview: counted(centre, inReviewCondition(at.now)), ...waitingColumns(centre, at) };
+}
+
+/** Pending reports with a claim still running at `now` (few, whatever the archive: reports_live_claims_idx). */
+const inReviewCondition = (now: Date | SQL) =>
+  and(eq(reports.status, constantText("Pending")), gt(reports.claimExpiresAt, now))!;
+
+const counted = (centre: Scope, c: SQL) =>
+  sql<number>`(${db()
+    .select({ n: count() })
+    .from(reports)
+    .where(centre === null ? c : and(eq(reports.centreId, centre), c))})`;
+
+/** `queueColumns` but the reports in review: by priority, the pending (counters) and those not due yet. */
+export function waitingColumns(centre: Scope, at: QueueMoments): Record<string, SQL<number | null>> {
+  const columns: Record<string, SQL<number | null>> = {};
   for (const p of PRIORITIES) {
     columns[`pending${p}`] = counterColumn(
       centre === null
         ? COUNT_KEYS.reportsOfStatusPriority("Pending", p)
         : centreKey((c) => COUNT_KEYS.centreReportsOf(c, "Pending", p), centre),
     );
-    columns[`notDue${p}`] = counted(notYetDueCondition(p, now));
+    columns[`notDue${p}`] = counted(centre, notYetDueCondition(p, at.notDueSince(p)));
   }
   return columns;
+}
+
+/**
+ * The reports in review at each centre that has any, in one statement over the claims running at
+ * `now`. Apart from the page of centres: a claim's end is the one moment of the queue whose value
+ * the planner must see (an opaque one reads every pending report of the centre), so this small
+ * statement is planned for each request and the page keeps its generic plan.
+ */
+export async function inReviewByCentre(now: number): Promise<Map<string, number>> {
+  const query = preparedOnce("in_review_by_centre", (d) =>
+    d
+      .select({ centreId: reports.centreId, n: count() })
+      .from(reports)
+      .where(and(inReviewCondition(sql`${sql.placeholder("now")}`), isNotNull(reports.centreId)))
+      .groupBy(reports.centreId),
+  );
+  const found = await query.execute({ now: timeParam(now) });
+  return new Map(found.map((r) => [r.centreId ?? "", Number(r.n)]));
+}
+
+/**
+ * The moments the queue's counts compare with: now (a claim held past it is in review) and, by
+ * priority, the oldest upload not yet overdue. Values at one `now`, or a prepared statement's
+ * placeholders (`queueMomentValues` fills them), which PostgreSQL does not look up in its
+ * statistics so the statement keeps its generic plan (decision 0044).
+ */
+export type QueueMoments = { now: Date | SQL; notDueSince: (priority: number) => Date | SQL };
+
+export const queueMomentsAt = (now: number): QueueMoments => ({
+  now: new Date(now),
+  notDueSince: (p) => dueCutoff(p, now),
+});
+
+export const queueMomentPlaceholders = (): QueueMoments => ({
+  now: opaqueTime(sql.placeholder("now")),
+  notDueSince: (p) => opaqueTime(sql.placeholder(`notDue${p}`)),
+});
+
+export function queueMomentValues(now: number): Record<string, number | Date> {
+  return {
+    now: timeParam(now),
+    ...Object.fromEntries(PRIORITIES.map((p) => [`notDue${p}`, timeParam(dueCutoff(p, now).getTime())])),
+  };
 }
 
 export type QueueCounts = {
@@ -154,7 +209,9 @@ export function queueFrom(row: Record<string, unknown>): QueueCounts {
 
 /** The queue's counts of every report or of one centre's, in one statement. */
 export async function queueCounts(centreId: string | null, now: number): Promise<QueueCounts> {
-  const [row] = await db().select(queueColumns(centreId, now)).from(ONE_ROW);
+  const [row] = await db()
+    .select(queueColumns(centreId, queueMomentsAt(now)))
+    .from(ONE_ROW);
   return queueFrom(row);
 }
 

@@ -573,29 +573,31 @@ export async function deleteSegments(uploadId: string): Promise<number> {
 /**
  * The keys among `keys` that a report or a user's picture refers to, or that are segments of a
  * resumable upload still under way (its session row exists; `sweepUploads` ends idle ones).
+ * Distinct: a key many rows share (the bench's seed gives 1,000,000 reports four files) comes
+ * back once, not once per row (800 ms and 300 MB of heap in the primary at start-up, before).
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
   const [fromReports, fromUsers, fromUploads, fromConsents, fromInstances, fromPreviews, fromVoice] =
     await Promise.all([
-      db().select({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
-      db().select({ k: users.image }).from(users).where(inArray(users.image, keys)),
+      db().selectDistinct({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
+      db().selectDistinct({ k: users.image }).from(users).where(inArray(users.image, keys)),
       db()
         .select({ id: uploadSessions.id })
         .from(uploadSessions)
         .where(inArray(uploadSessions.id, uploadIds)),
       // Photos of a signature or thumbprint given as consent at a centre.
       db()
-        .select({ k: patientConsents.evidenceKey })
+        .selectDistinct({ k: patientConsents.evidenceKey })
         .from(patientConsents)
         .where(inArray(patientConsents.evidenceKey, keys)),
       // Medical images: each instance of a ZIP and each cached preview is an object of its own.
       db()
-        .select({ k: imagingInstances.fileKey })
+        .selectDistinct({ k: imagingInstances.fileKey })
         .from(imagingInstances)
         .where(inArray(imagingInstances.fileKey, keys)),
-      db().select({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
-      db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(inArray(voiceNotes.fileKey, keys)),
+      db().selectDistinct({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
+      db().selectDistinct({ k: voiceNotes.fileKey }).from(voiceNotes).where(inArray(voiceNotes.fileKey, keys)),
     ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
