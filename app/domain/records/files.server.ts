@@ -596,8 +596,14 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
         .selectDistinct({ k: imagingInstances.fileKey })
         .from(imagingInstances)
         .where(inArray(imagingInstances.fileKey, keys)),
-      db().selectDistinct({ k: imagingPreviews.key }).from(imagingPreviews).where(inArray(imagingPreviews.key, keys)),
-      db().selectDistinct({ k: voiceNotes.fileKey }).from(voiceNotes).where(inArray(voiceNotes.fileKey, keys)),
+      db()
+        .selectDistinct({ k: imagingPreviews.key })
+        .from(imagingPreviews)
+        .where(inArray(imagingPreviews.key, keys)),
+      db()
+        .selectDistinct({ k: voiceNotes.fileKey })
+        .from(voiceNotes)
+        .where(inArray(voiceNotes.fileKey, keys)),
     ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
