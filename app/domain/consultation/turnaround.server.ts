@@ -112,8 +112,9 @@ type Scope = string | AnyColumn | null;
  * 0046): pending by priority from the list counters; in review from the claims still running
  * (reports_live_claims_idx: few, whatever the archive); and per priority the reports not yet due
  * (the last review-target hours of uploads), each its own index range. One statement, so the
- * counts are of one moment, and on PostgreSQL one round trip — also for a page of centres, whose
- * rows each bring their own (decision 0047).
+ * counts are of one moment, and on PostgreSQL one round trip. A page of centres has each row bring
+ * its `waitingColumns` (decision 0047) and reads the reports in review beside it (`inReviewByCentre`,
+ * decision 0048).
  */
 export function queueColumns(centre: Scope, at: QueueMoments): Record<string, SQL<number | null>> {
   return { inReview: counted(centre, inReviewCondition(at.now)), ...waitingColumns(centre, at) };
@@ -165,7 +166,7 @@ export async function inReviewByCentre(now: number): Promise<Map<string, number>
  * The moments the queue's counts compare with: now (a claim held past it is in review) and, by
  * priority, the oldest upload not yet overdue. Values at one `now`, or a prepared statement's
  * placeholders (`queueMomentValues` fills them), which PostgreSQL does not look up in its
- * statistics so the statement keeps its generic plan (decision 0044).
+ * statistics so the statement keeps its generic plan (decisions 0044, 0048).
  */
 export type QueueMoments = { now: Date | SQL; notDueSince: (priority: number) => Date | SQL };
 
