@@ -13,9 +13,8 @@ import {
   centreFigures,
   inReviewByCentre,
   queueFrom,
-  queueMomentPlaceholders,
-  queueMomentValues,
-  type QueueMoments,
+  notDuePlaceholders,
+  notDueValues,
   waitingColumns,
   type TurnaroundFigures,
 } from "../consultation/turnaround.server";
@@ -119,7 +118,7 @@ export function centreReports(centreId: string): SQL {
  * registered profiles and reviewed reports (counters: never a count of the archive) and its health
  * workers by state of their account. A page of centres is one statement (decision 0047).
  */
-function figureColumns(at: QueueMoments) {
+function figureColumns() {
   const workers = (c: SQL) =>
     sql<number>`(${db()
       .select({ n: count() })
@@ -128,7 +127,7 @@ function figureColumns(at: QueueMoments) {
       .where(and(eq(healthWorkers.centreId, centres.id), c))})`;
   const counter = (make: (id: string) => string) => counterColumn(centreKey(make, centres.id));
   return {
-    ...waitingColumns(centres.id, at),
+    ...waitingColumns(centres.id, notDuePlaceholders),
     version: counter(COUNT_KEYS.centreVersion),
     registered: counter(COUNT_KEYS.centreRegistered),
     ...Object.fromEntries(
@@ -156,7 +155,7 @@ const centresPage = (skip: boolean) =>
     const page = d
       .select({
         centre: getTableColumns(centres),
-        figures: figureColumns(queueMomentPlaceholders()),
+        figures: figureColumns(),
         total: counterColumn(COUNT_KEYS.centresAll),
       })
       .from(centres)
@@ -169,7 +168,7 @@ const centresPage = (skip: boolean) =>
 const centreById = () =>
   preparedOnce("centre_with_figures", (d) =>
     d
-      .select({ centre: getTableColumns(centres), figures: figureColumns(queueMomentPlaceholders()) })
+      .select({ centre: getTableColumns(centres), figures: figureColumns() })
       .from(centres)
       .where(eq(centres.id, sql.placeholder("id"))),
   );
@@ -201,7 +200,7 @@ async function withStats(
 
 async function centreWithStats(centreId: string, now: number): Promise<ApiCentreWithStats> {
   const [[found], inReview] = await Promise.all([
-    centreById().execute({ id: centreId, ...queueMomentValues(now) }),
+    centreById().execute({ id: centreId, ...notDueValues(now) }),
     inReviewByCentre(now),
   ]);
   if (!found) throw new DomainError("not_found", "centres.notFound");
@@ -219,7 +218,7 @@ export async function listCentres(
     centresPage(page.page > 1).execute({
       limit: page.pageSize,
       offset: (page.page - 1) * page.pageSize,
-      ...queueMomentValues(now),
+      ...notDueValues(now),
     }),
     inReviewByCentre(now),
   ]);

@@ -9,6 +9,7 @@ import {
   isNull,
   sql,
   type AnyColumn,
+  type Placeholder,
   type SQL,
 } from "drizzle-orm";
 import { constantText, db, opaqueTime, preparedOnce, runExclusive, timeParam } from "~/db/client.server";
@@ -116,12 +117,15 @@ type Scope = string | AnyColumn | null;
  * its `waitingColumns` (decision 0047) and reads the reports in review beside it (`inReviewByCentre`,
  * decision 0048).
  */
-export function queueColumns(centre: Scope, at: QueueMoments): Record<string, SQL<number | null>> {
-  return { inReview: counted(centre, inReviewCondition(at.now)), ...waitingColumns(centre, at) };
+export function queueColumns(centre: Scope, now: number): Record<string, SQL<number | null>> {
+  return {
+    inReview: counted(centre, inReviewCondition(new Date(now))),
+    ...waitingColumns(centre, (p) => dueCutoff(p, now)),
+  };
 }
 
 /** Pending reports with a claim still running at `now` (few, whatever the archive: reports_live_claims_idx). */
-const inReviewCondition = (now: Date | SQL) =>
+const inReviewCondition = (now: Date | SQL | Placeholder) =>
   and(eq(reports.status, constantText("Pending")), gt(reports.claimExpiresAt, now))!;
 
 const counted = (centre: Scope, c: SQL) =>
@@ -130,8 +134,12 @@ const counted = (centre: Scope, c: SQL) =>
     .from(reports)
     .where(centre === null ? c : and(eq(reports.centreId, centre), c))})`;
 
-/** `queueColumns` but the reports in review: by priority, the pending (counters) and those not due yet. */
-export function waitingColumns(centre: Scope, at: QueueMoments): Record<string, SQL<number | null>> {
+/**
+ * `queueColumns` but the reports in review: by priority, the pending (counters) and those not due
+ * yet, uploaded since `notDueSince(priority)` — `dueCutoff` at a moment, or a prepared statement's
+ * `notDuePlaceholders`.
+ */
+export function waitingColumns(centre: Scope, notDueSince: NotDueSince): Record<string, SQL<number | null>> {
   const columns: Record<string, SQL<number | null>> = {};
   for (const p of PRIORITIES) {
     columns[`pending${p}`] = counterColumn(
@@ -139,7 +147,7 @@ export function waitingColumns(centre: Scope, at: QueueMoments): Record<string, 
         ? COUNT_KEYS.reportsOfStatusPriority("Pending", p)
         : centreKey((c) => COUNT_KEYS.centreReportsOf(c, "Pending", p), centre),
     );
-    columns[`notDue${p}`] = counted(centre, notYetDueCondition(p, at.notDueSince(p)));
+    columns[`notDue${p}`] = counted(centre, notYetDueCondition(p, notDueSince(p)));
   }
   return columns;
 }
@@ -155,36 +163,24 @@ export async function inReviewByCentre(now: number): Promise<Map<string, number>
     d
       .select({ centreId: reports.centreId, n: count() })
       .from(reports)
-      .where(and(inReviewCondition(sql`${sql.placeholder("now")}`), isNotNull(reports.centreId)))
+      .where(and(inReviewCondition(sql.placeholder("now")), isNotNull(reports.centreId)))
       .groupBy(reports.centreId),
   );
   const found = await query.execute({ now: timeParam(now) });
   return new Map(found.map((r) => [r.centreId ?? "", Number(r.n)]));
 }
 
+/** The oldest upload of a priority that is not overdue yet: a moment, or a placeholder. */
+type NotDueSince = (priority: number) => Date | SQL;
+
 /**
- * The moments the queue's counts compare with: now (a claim held past it is in review) and, by
- * priority, the oldest upload not yet overdue. Values at one `now`, or a prepared statement's
- * placeholders (`queueMomentValues` fills them), which PostgreSQL does not look up in its
- * statistics so the statement keeps its generic plan (decisions 0044, 0048).
+ * A prepared statement's not-yet-due moments (`notDueValues` fills them), which PostgreSQL does not
+ * look up in its statistics, so the statement keeps its generic plan (decisions 0044, 0048).
  */
-export type QueueMoments = { now: Date | SQL; notDueSince: (priority: number) => Date | SQL };
+export const notDuePlaceholders: NotDueSince = (p) => opaqueTime(sql.placeholder(`notDue${p}`));
 
-export const queueMomentsAt = (now: number): QueueMoments => ({
-  now: new Date(now),
-  notDueSince: (p) => dueCutoff(p, now),
-});
-
-export const queueMomentPlaceholders = (): QueueMoments => ({
-  now: opaqueTime(sql.placeholder("now")),
-  notDueSince: (p) => opaqueTime(sql.placeholder(`notDue${p}`)),
-});
-
-export function queueMomentValues(now: number): Record<string, number | Date> {
-  return {
-    now: timeParam(now),
-    ...Object.fromEntries(PRIORITIES.map((p) => [`notDue${p}`, timeParam(dueCutoff(p, now).getTime())])),
-  };
+export function notDueValues(now: number): Record<string, number | Date> {
+  return Object.fromEntries(PRIORITIES.map((p) => [`notDue${p}`, timeParam(dueCutoff(p, now).getTime())]));
 }
 
 export type QueueCounts = {
@@ -210,9 +206,7 @@ export function queueFrom(row: Record<string, unknown>): QueueCounts {
 
 /** The queue's counts of every report or of one centre's, in one statement. */
 export async function queueCounts(centreId: string | null, now: number): Promise<QueueCounts> {
-  const [row] = await db()
-    .select(queueColumns(centreId, queueMomentsAt(now)))
-    .from(ONE_ROW);
+  const [row] = await db().select(queueColumns(centreId, now)).from(ONE_ROW);
   return queueFrom(row);
 }
 

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM } from "node:crypto";
 import { Readable } from "node:stream";
-import { inArray } from "drizzle-orm";
+import { inArray, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
@@ -578,41 +578,25 @@ export async function deleteSegments(uploadId: string): Promise<number> {
  */
 async function referencedKeys(keys: string[]): Promise<Set<string>> {
   const uploadIds = [...new Set(keys.map((k) => k.slice(0, UPLOAD_ID_CHARS)))];
-  const [fromReports, fromUsers, fromUploads, fromConsents, fromInstances, fromPreviews, fromVoice] =
-    await Promise.all([
-      db().selectDistinct({ k: reports.fileKey }).from(reports).where(inArray(reports.fileKey, keys)),
-      db().selectDistinct({ k: users.image }).from(users).where(inArray(users.image, keys)),
-      db()
-        .select({ id: uploadSessions.id })
-        .from(uploadSessions)
-        .where(inArray(uploadSessions.id, uploadIds)),
-      // Photos of a signature or thumbprint given as consent at a centre.
-      db()
-        .selectDistinct({ k: patientConsents.evidenceKey })
-        .from(patientConsents)
-        .where(inArray(patientConsents.evidenceKey, keys)),
-      // Medical images: each instance of a ZIP and each cached preview is an object of its own.
-      db()
-        .selectDistinct({ k: imagingInstances.fileKey })
-        .from(imagingInstances)
-        .where(inArray(imagingInstances.fileKey, keys)),
-      db()
-        .selectDistinct({ k: imagingPreviews.key })
-        .from(imagingPreviews)
-        .where(inArray(imagingPreviews.key, keys)),
-      db()
-        .selectDistinct({ k: voiceNotes.fileKey })
-        .from(voiceNotes)
-        .where(inArray(voiceNotes.fileKey, keys)),
-    ]);
+  const among = (table: Table, column: AnyColumn) =>
+    db()
+      .selectDistinct({ k: sql<string>`${column}` })
+      .from(table)
+      .where(inArray(column, keys));
+  const [fromUploads, ...fromKeys] = await Promise.all([
+    db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
+    among(reports, reports.fileKey),
+    among(users, users.image),
+    // Photos of a signature or thumbprint given as consent at a centre.
+    among(patientConsents, patientConsents.evidenceKey),
+    // Medical images: each instance of a ZIP and each cached preview is an object of its own.
+    among(imagingInstances, imagingInstances.fileKey),
+    among(imagingPreviews, imagingPreviews.key),
+    among(voiceNotes, voiceNotes.fileKey),
+  ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
-    ...fromReports.map((r) => r.k),
-    ...fromUsers.map((r) => r.k!),
-    ...fromConsents.map((r) => r.k!),
-    ...fromInstances.map((r) => r.k),
-    ...fromPreviews.map((r) => r.k),
-    ...fromVoice.map((r) => r.k),
+    ...fromKeys.flat().map((r) => r.k),
     ...keys.filter((k) => live.has(k.slice(0, UPLOAD_ID_CHARS))),
   ]);
 }
