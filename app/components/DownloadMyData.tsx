@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { site } from "~/site";
 
 /** The screen route that streams the signed-in patient's ZIP (an admin adds `?patientId=`). */

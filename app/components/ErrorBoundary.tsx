@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** The status a route error is answered with: a thrown Response's, otherwise 500. */
 export function errorStatus(error: unknown) {

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { COUNCIL_MAX, REGISTRATION_MAX } from "~/schemas/limits";
 import { SPECIALTIES, SPECIALTY_KEYS } from "~/domain/accounts/specialties";
 import { describedBy, FieldError, TextField, type FieldMeta } from "./ui/Field";

@@ -1,5 +1,5 @@
 import { Link, NavLink } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { Avatar, initials } from "./Avatar";
 import { LanguageSwitcher } from "./LanguageSwitcher";
 import { Logo } from "./Logo";

@@ -1,5 +1,5 @@
 import { Form, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { LANGUAGES } from "~/i18n/config";
 
 /** A plain form (works without JavaScript) posting the chosen language. */

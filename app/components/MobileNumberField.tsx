@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import type { CountryCodeOption } from "~/utils/country-codes.server";
 import { describedBy, FieldError, FieldLabel, type FieldMeta } from "./ui/Field";
 

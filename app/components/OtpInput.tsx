@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /**
  * Six single-digit boxes. Typing moves to the next box, Backspace on an empty box goes back,

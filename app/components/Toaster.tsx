@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 export type ToastKind = "success" | "error" | "info" | "warning" | "loading";
 export type ToastItem = { id: string; type: ToastKind; message: string; description?: string };

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** The fields the two-step screen asks for again: the current password, and a code or recovery code. */
 

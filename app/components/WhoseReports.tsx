@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** One profile the signed-in account acts for (from the loader: care's `whoseOptions`). */
 export type WhoseOption = { id: string; name: string; relationship: string; self: boolean };

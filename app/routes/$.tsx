@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** Any unknown route: the spec's not-found text with status 404. */
 export function loader() {

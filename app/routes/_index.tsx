@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLocation, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { useServerForm } from "~/components/ui/useServerForm";

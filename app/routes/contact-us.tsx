@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { saveContactMessage } from "~/domain/messaging/index.server";

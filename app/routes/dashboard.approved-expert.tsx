@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { useListLoading } from "~/components/reports/useListLoading";

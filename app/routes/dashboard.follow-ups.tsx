@@ -1,6 +1,6 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";

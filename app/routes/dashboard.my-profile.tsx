@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { Avatar } from "~/components/Avatar";
 import { getProfile, expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
 import { intlTag } from "~/i18n/config";

@@ -3,7 +3,7 @@ import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
 import { PageHeader } from "~/components/reports/PageHeader";

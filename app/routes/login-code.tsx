@@ -3,7 +3,7 @@ import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { OtpInput } from "~/components/OtpInput";

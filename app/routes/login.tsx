@@ -1,7 +1,7 @@
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { AuthCard } from "~/components/AuthCard";
 import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { logout } from "~/domain/accounts/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { NameFields } from "~/components/AccountFields";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";

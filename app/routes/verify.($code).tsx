@@ -6,7 +6,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { limit } from "~/domain/platform/index.server";
 import { verifyLetter } from "~/domain/consultation/index.server";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";

@@ -1,6 +1,6 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import type { Study } from "~/domain/records/index.server";
 import { FIELD_LABELS, PACS_LABELS, PRESET_LABELS } from "./labels";
 import { frameAt, frameUrl, VIEWER_PRESETS, withState, ZOOMS, type ViewerState } from "./viewer-state";

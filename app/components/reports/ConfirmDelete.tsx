@@ -1,6 +1,6 @@
 import { Form, Link, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useHydrated } from "./useHydrated";
 
 function withConfirm(search: string, pathname: string, reportId: string | null) {

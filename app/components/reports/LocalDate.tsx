@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { DEFAULT_TIME_ZONE, formatDateTime, formatDay } from "~/utils/format";
 import { useHydrated } from "./useHydrated";
 

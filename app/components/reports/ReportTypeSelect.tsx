@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { REPORT_TYPE_KEYS, REPORT_TYPES } from "~/schemas/report-types";
 
 /** The 13 report types: English values (what the server stores), labels in the UI language. */

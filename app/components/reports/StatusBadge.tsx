@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /**
  * The spec's status colours — green Reviewed, yellow Pending — always with the word too. A report
@@ -40,6 +40,12 @@ export function StatusBadge({
   );
 }
 
+const FLAG_LABEL = {
+  urgent: "reports.urgent",
+  overdue: "reports.overdue",
+  match: "reports.matchesSpecialties",
+} as const;
+
 /** Small flags beside a report: urgent, overdue, matching the expert's specialties. */
 export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; title?: string }) {
   const { t } = useTranslation();
@@ -48,11 +54,7 @@ export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; ti
     overdue: "border-orange-300 bg-orange-50 text-orange-900",
     match: "border-brand-300 bg-brand-50 text-brand-900",
   }[kind];
-  const label = {
-    urgent: t("reports.urgent"),
-    overdue: t("reports.overdue"),
-    match: t("reports.matchesSpecialties"),
-  }[kind];
+  const label = t(FLAG_LABEL[kind]);
   return (
     <span
       data-flag={kind}

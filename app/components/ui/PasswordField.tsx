@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { ariaFor, FieldError, FieldLabel, type FieldMeta } from "./Field";
 import { EyeIcon } from "./Icon";
 

@@ -1,5 +1,5 @@
 import { Form, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { VoicePlayer, useKindLabel, type VoiceNoteView } from "./VoicePlayer";
 
 /** Where a voice form posts: the shared action, told to come back to this screen. */

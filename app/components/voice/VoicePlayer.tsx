@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** A voice note as the screens get it from their loaders (a subset of the API's VoiceNote). */
 export type VoiceNoteView = {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { clock } from "./VoicePlayer";
 
 export type RecorderProps = { fileInput: RefObject<HTMLInputElement>; maxSeconds: number };

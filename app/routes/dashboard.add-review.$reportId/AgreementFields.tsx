@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextAreaField, type FieldMeta } from "~/components/ui/Field";
 import { REVIEW_MAX } from "~/schemas/reports";
 import { AGREEMENTS } from "~/db/types";

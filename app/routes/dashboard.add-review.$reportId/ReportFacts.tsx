@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";

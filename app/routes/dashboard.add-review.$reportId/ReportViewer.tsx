@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { useHydrated } from "~/components/reports/useHydrated";
 import type { ReviewReport } from "./route";

@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { Form, useActionData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";

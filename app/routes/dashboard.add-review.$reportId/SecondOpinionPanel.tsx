@@ -1,5 +1,5 @@
 import { Form, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { Opinion } from "~/components/reports/Opinion";
 import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { SECOND_NOTE_MAX } from "~/schemas/reports";

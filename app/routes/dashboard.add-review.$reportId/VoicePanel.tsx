@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { VoiceNotes } from "~/components/voice/VoiceNotes";
 import type { VoiceNoteView } from "~/components/voice/VoicePlayer";
 import { VoiceRecorder } from "~/components/voice/VoiceRecorder";

@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { FieldError, TextField, describedBy, type FieldMeta } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";

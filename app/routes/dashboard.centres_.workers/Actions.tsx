@@ -1,5 +1,5 @@
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import type { ApiHealthWorker } from "~/domain/care/index.server";
 import { WORKER_REJECTION_MAX } from "~/schemas/centres";
 import type { loader } from "./route";

@@ -5,7 +5,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";

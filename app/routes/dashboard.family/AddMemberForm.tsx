@@ -1,6 +1,6 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { Form, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { SelectField } from "~/components/ui/Select";

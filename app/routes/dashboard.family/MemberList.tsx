@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useRelationshipLabel } from "~/components/WhoseReports";
 import type { ApiFamilyMember } from "~/domain/care/index.server";
 

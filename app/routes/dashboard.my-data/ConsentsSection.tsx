@@ -1,5 +1,5 @@
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { StatusPill } from "~/components/rights/StatusPill";
 import type { ConsentState } from "~/domain/rights/index.server";

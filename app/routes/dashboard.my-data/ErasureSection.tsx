@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { SecondFactorField } from "~/components/AccountFields";
 import { useDateText } from "~/components/reports/LocalDate";
 import { FormError } from "~/components/ui/FormError";

@@ -1,5 +1,5 @@
 import { useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import type { loader } from "./route";
 import { Section } from "./Section";
 

@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { NOMINEE_CONTACT_MAX, NOMINEE_NAME_MAX, NOMINEE_RELATIONSHIP_MAX } from "~/schemas/limits";

@@ -1,5 +1,5 @@
 import { useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { StatusPill } from "~/components/rights/StatusPill";
 import { CONSENT_KIND_KEYS, CONSENT_METHOD_KEYS } from "~/schemas/limits";

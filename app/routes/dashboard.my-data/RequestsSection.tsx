@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLoaderData, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { LocalDate, useDateText } from "~/components/reports/LocalDate";
 import {
   REQUEST_STATUS_KEYS,

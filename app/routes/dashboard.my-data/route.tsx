@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { MY_DATA_DOWNLOAD_PATH, myDataDownloadHref } from "~/components/DownloadMyData";
 import { WhoseReports } from "~/components/WhoseReports";
 import { PageHeader } from "~/components/reports/PageHeader";

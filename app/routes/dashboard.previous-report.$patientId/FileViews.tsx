@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { EyeIcon } from "~/components/ui/Icon";
 import type { Card } from "./cards.server";

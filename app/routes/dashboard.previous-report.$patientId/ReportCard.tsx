@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { ConfirmDelete } from "~/components/reports/ConfirmDelete";
 import { useDateText } from "~/components/reports/LocalDate";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";

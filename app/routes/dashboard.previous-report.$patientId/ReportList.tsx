@@ -1,5 +1,5 @@
 import { Link, useParams } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { myDataDownloadHref } from "~/components/DownloadMyData";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { WhoseReports } from "~/components/WhoseReports";

@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { SPECIALTIES, SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
 import { AGREEMENT_VERDICT_KEYS, SECOND_NOTE_MAX } from "~/schemas/reports";

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** A report of medical images: its viewer and what the images carry about the person. */
 export function StudyLink({ reportId }: { reportId: string }) {

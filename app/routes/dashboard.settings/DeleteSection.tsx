@@ -2,7 +2,7 @@ import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { SecondFactorField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";

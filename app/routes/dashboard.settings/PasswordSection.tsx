@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { Section, useBusyIntent } from "./Section";

@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useLoaderData } from "@remix-run/react";
 import { Avatar } from "~/components/Avatar";
 import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/limits";

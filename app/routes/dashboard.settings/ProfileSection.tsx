@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { NameFields } from "~/components/AccountFields";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { SelectField } from "~/components/ui/Select";

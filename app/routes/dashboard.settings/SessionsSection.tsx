@@ -1,5 +1,5 @@
 import { Form, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { formatDateTime } from "~/utils/format";
 import type { loader } from "./route";
 import { Section } from "./Section";

@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { Form, useLocation, useNavigation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import {

@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { useHydrated } from "~/components/reports/useHydrated";
 

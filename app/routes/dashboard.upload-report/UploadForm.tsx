@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { Form, useActionData } from "@remix-run/react";
 import { useRef } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { ReportTypeOptions } from "~/components/reports/ReportTypeSelect";
 import { UploadProgress } from "~/components/reports/UploadProgress";
 import { describedBy, FieldError, TextAreaField, TextField } from "~/components/ui/Field";

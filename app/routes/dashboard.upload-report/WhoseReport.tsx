@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, type FieldMeta } from "~/components/ui/Field";
 import type { Whose } from "./route";
 

@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState, type RefObject } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import type { PhotoResult, Previous, Refusal, Sending } from "~/components/reports/resumable.client";
 import { toast } from "~/components/Toaster";
 import { UPLOAD_FORM_FIELDS } from "~/schemas/reports";

@@ -1,6 +1,6 @@
 import { Link, useLocation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { LogoutDialog } from "./LogoutDialog";
 import { NavIcon } from "./NavIcon";
 import type { DashboardUser } from "./route";

@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** 'Are You Sure?' — a modal dialog: focus moves in, Escape closes, focus returns to the trigger. */
 export function LogoutDialog({ open, onClose }: { open: boolean; onClose: () => void }) {

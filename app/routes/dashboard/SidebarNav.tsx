@@ -1,5 +1,5 @@
 import { Link, NavLink, useLocation } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { NavIcon } from "./NavIcon";
 import { isUnder, type NavEntry } from "./sidebar";
 

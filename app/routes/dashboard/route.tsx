@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
 import { expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 
 /** A refused link: why, and (when it is gone for good) that only the patient can make a new one. */
 export function Gone({ message, gone }: { message: string; gone: boolean }) {

@@ -1,5 +1,5 @@
 import { useParams } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { Opinion } from "~/components/reports/Opinion";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
