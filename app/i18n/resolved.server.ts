@@ -10,9 +10,10 @@ import type { i18n, TFunction } from "i18next";
  * A call whose options only fill the string's plain `{{name}}` places with strings or numbers
  * (a list row's "Urgent: {{reason}}", "{{days}} d {{hours}} h") is filled from the remembered
  * template, as i18next fills it with `escapeValue: false`: the value as text, never interpolated
- * again (a value with `{{` in it is left to i18next). Every other call — plurals (`count`), context, nesting (`$t(`), formats, a missing value
- * or any other option — still goes through i18next, so the output is the same as before
- * (tests/unit/i18n-resolved.test.ts compares both over every key of every language).
+ * again (a value with `{{` in it is left to i18next). Every other call — plurals (`count`),
+ * context, nesting (`$t(`), formats, a missing value or any other option — still goes through
+ * i18next, so the output is the same as before (tests/unit/i18n-resolved.test.ts compares both
+ * over every key of every language; decision 0049).
  */
 type AnyT = (key: unknown, ...rest: unknown[]) => unknown;
 
