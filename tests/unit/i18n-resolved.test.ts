@@ -23,7 +23,16 @@ const placesOf = (key: string) => {
 };
 
 /** Values that would show a wrong fill: text that looks like markup, places and nesting, numbers. */
-const samples: unknown[] = ["Asha <b>&</b>", "{{reason}} $t(reports.urgent)", 7, 0, 12.5, "", "बुखार"];
+const samples: unknown[] = [
+  "Asha <b>&</b>",
+  "{{reason}} $t(reports.urgent)",
+  "$t(reports.urgent)",
+  7,
+  0,
+  12.5,
+  "",
+  "बुखार",
+];
 
 async function plainT(lng: string): Promise<TFunction> {
   const i = createInstance();
