@@ -166,7 +166,9 @@ export default async function handleRequest(
  * React 18.3's streaming renderer can flush its whole 2 KiB buffer when a multi-byte character did
  * not fit at the end, unwritten zero bytes included (facebook/react#26228): a Hindi, Bengali or
  * Tamil page then carries NUL bytes wherever a boundary falls inside a character. NUL is never
- * valid in HTML (and React escapes no text into it), so the page's bytes pass without it.
+ * valid in HTML (and React escapes no text into it), so the page's bytes pass without it. The
+ * production writer is patched not to split a string (decision 0049); this stays for the
+ * development build (`npm run dev`), which is not.
  */
 function withoutNulBytes(page: Buffer): Buffer {
   return page.indexOf(0) === -1 ? page : Buffer.from(page.filter((b) => b !== 0));

@@ -1,24 +1,18 @@
 import { createInstance, type TFunction } from "i18next";
 import { describe, expect, it } from "vitest";
+import { catalogueKeys, catalogueValue } from "../helpers/catalogue";
 import { i18nOptions, NAMESPACE, SUPPORTED_LOCALES } from "~/i18n/config";
 import { resources } from "~/i18n/i18n.server";
 import en from "~/i18n/locales/en";
 import { rememberStrings, withRememberedStrings } from "~/i18n/resolved.server";
 
-function keys(obj: object, prefix = ""): string[] {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    typeof v === "string" ? [prefix + k] : keys(v as object, `${prefix}${k}.`),
-  );
-}
-
 /** Every key's base form (plural suffixes folded), each asked the ways the screens ask it. */
-const baseKeys = [...new Set(keys(en).map((k) => k.replace(/_(zero|one|two|few|many|other)$/, "")))];
-const lookup = (key: string) => key.split(".").reduce((o: any, p) => o?.[p], en) as unknown;
+const baseKeys = [...new Set(catalogueKeys(en).map((k) => k.replace(/_(zero|one|two|few|many|other)$/, "")))];
 /** The places of a key's strings (all its plural forms) in English; every catalogue keeps them. */
 const placesOf = (key: string) => {
-  const texts = keys(en)
+  const texts = catalogueKeys(en)
     .filter((k) => k === key || k.replace(/_(zero|one|two|few|many|other)$/, "") === key)
-    .map((k) => String(lookup(k)));
+    .map((k) => String(catalogueValue(en, k)));
   return [...new Set(texts.flatMap((t) => [...t.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1])))];
 };
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { catalogueKeys } from "../helpers/catalogue";
 import en from "~/i18n/locales/en";
 
 /** Every key of the catalogue is used somewhere in app/, and every key the code names exists. */
@@ -12,16 +13,10 @@ function files(dir: string): string[] {
   });
 }
 
-function keys(obj: object, prefix = ""): string[] {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    typeof v === "string" ? [prefix + k] : keys(v as object, `${prefix}${k}.`),
-  );
-}
-
 const source = files(path.resolve("app"))
   .map((f) => readFileSync(f, "utf8"))
   .join("\n");
-const all = keys(en);
+const all = catalogueKeys(en);
 const sections = new Set(Object.keys(en));
 
 describe("catalogue usage", () => {

@@ -1,28 +1,23 @@
 import { describe, expect, it } from "vitest";
+import { catalogueKeys, catalogueValue } from "../helpers/catalogue";
 import en from "~/i18n/locales/en";
 import hi from "~/i18n/locales/hi";
 import bn from "~/i18n/locales/bn";
 import ta from "~/i18n/locales/ta";
 
-function keys(obj: object, prefix = ""): string[] {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    typeof v === "string" ? [prefix + k] : keys(v as object, `${prefix}${k}.`),
-  );
-}
-
 const catalogues = { en, hi, bn, ta } as const;
 
 describe("translation catalogues", () => {
-  const all = new Set(Object.values(catalogues).flatMap((c) => keys(c)));
+  const all = new Set(Object.values(catalogues).flatMap((c) => catalogueKeys(c)));
   for (const [lang, cat] of Object.entries(catalogues)) {
     it(`${lang} has every key any catalogue has`, () => {
-      const have = new Set(keys(cat));
+      const have = new Set(catalogueKeys(cat));
       const missing = [...all].filter((k) => !have.has(k));
       expect(missing).toEqual([]);
     });
     it(`${lang} has no empty strings and keeps every {{placeholder}}`, () => {
       const flat = (c: object) =>
-        Object.fromEntries(keys(c).map((k) => [k, k.split(".").reduce((o: any, p) => o[p], c)]));
+        Object.fromEntries(catalogueKeys(c).map((k) => [k, catalogueValue(c, k) as string]));
       const mine = flat(cat);
       const base = flat(en);
       for (const k of Object.keys(base)) {

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { catalogueValue } from "../helpers/catalogue";
 import type { UserRow } from "~/db/schema";
 import type { Actor } from "~/domain/accounts/sessions.server";
 import { parseEml, type Mail } from "../helpers/factories";
@@ -935,8 +936,7 @@ describe("wording", () => {
       "Dental Checkup",
       "COVID-19 Test",
     ]);
-    const lookup = (key: string) => key.split(".").reduce((o: any, k) => o?.[k], en);
-    for (const type of REPORT_TYPES) expect(lookup(REPORT_TYPE_KEYS[type])).toBe(type);
+    for (const type of REPORT_TYPES) expect(catalogueValue(en, REPORT_TYPE_KEYS[type])).toBe(type);
   });
 });
 
