@@ -66,7 +66,7 @@ import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
-import { fixedArrivals } from "./fixed-rate";
+import { fixedArrivalsApart } from "./fixed-rate";
 import Database from "better-sqlite3";
 import { createCookie } from "@remix-run/node";
 import {
@@ -275,7 +275,7 @@ async function cannon(opts: Record<string, unknown>, warmup = true): Promise<Fig
 }
 
 async function fixedRate(t: Target, rate: number, seconds: number, connections: number): Promise<Figure> {
-  const r = await fixedArrivals(t, rate, seconds, connections, WARMUP);
+  const r = await fixedArrivalsApart(t, rate, seconds, connections, WARMUP);
   return {
     rps: r.rps,
     p50: r.p50,

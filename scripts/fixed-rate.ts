@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import http from "node:http";
+import { fileURLToPath } from "node:url";
 
 /**
  * A fixed arrival rate (an open loop): request i is due at start + i / rate seconds, whether or
@@ -11,6 +13,11 @@ import http from "node:http";
  * one-second tick — every second starts with a burst of all connections at full speed — and each
  * latency is recorded with an "expected interval" of Math.ceil(1 / rate) = 1 ms (lib/run.js), so a
  * 40 ms answer adds 39 made-up samples of 1–39 ms. Its p99/p50 measures the burst, not a steady load.
+ *
+ * The connections are used in turn (the agent's "fifo"), as many users' browsers would be. With
+ * Node's default ("lifo") the few requests in flight at a time went out on the same few sockets:
+ * at 850 req/s one of two workers got 77 % of them (14.9 s of CPU against 4.4 s in 20 s) and ran
+ * near its limit while the other idled — the tail of one saturated worker, not of the server.
  */
 export async function fixedArrivals(
   t: { url: string | string[]; headers?: Record<string, string> },
@@ -20,7 +27,7 @@ export async function fixedArrivals(
   warmupSeconds = 1,
 ) {
   const urls = (Array.isArray(t.url) ? t.url : [t.url]).map((u) => new URL(u));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, scheduling: "fifo" });
   const run = (total: number) =>
     new Promise<{ latencies: number[]; late: { at: number; ms: number }[]; non2xx: number; errors: number }>(
       (resolve) => {
@@ -81,4 +88,45 @@ export async function fixedArrivals(
     /** Every request's due time (ms from the start) and latency, in order of answer. */
     timeline: r.late,
   };
+}
+
+type FixedArrivalsArgs = Parameters<typeof fixedArrivals>;
+
+/**
+ * The same, measured from a process of its own that does nothing else. In the bench's process
+ * the clock stopped with the bench's garbage collections (a full collection every ~0.6 s of a
+ * small heap, scavenges of 3–7 ms), and every answer due meanwhile counted as late. This process
+ * starts with a young generation (16 MB) and a heap (256 MB) large enough that it collects a few
+ * times a second in about a millisecond and never in full during a run.
+ */
+export function fixedArrivalsApart(...args: FixedArrivalsArgs): ReturnType<typeof fixedArrivals> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--min-semi-space-size=16",
+      "--max-semi-space-size=32",
+      "--initial-heap-size=256",
+      "--import",
+      "tsx",
+      fileURLToPath(import.meta.url),
+      JSON.stringify(args),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(out));
+      else reject(new Error(`fixed-arrival client exited with ${code}`));
+    });
+  });
+}
+
+// Run as the child of fixedArrivalsApart: the arguments as JSON in, the figures as JSON out.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = JSON.parse(process.argv[2] ?? "[]") as FixedArrivalsArgs;
+  const figures = await fixedArrivals(...args);
+  process.stdout.write(JSON.stringify(figures));
 }

@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { S3_CREDENTIALS, startPostgres, startS3 } from "../tests/helpers/backends";
-import { fixedArrivals } from "./fixed-rate";
+import { fixedArrivalsApart } from "./fixed-rate";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (o: Record<string, unknown>) => Promise<{
@@ -303,7 +303,7 @@ async function main() {
       );
       console.log(lines[lines.length - 1]);
       if (RATE > 0) {
-        const f = await fixedArrivals({ url: url + t.path, headers: t.headers }, RATE, SECONDS, 64);
+        const f = await fixedArrivalsApart({ url: url + t.path, headers: t.headers }, RATE, SECONDS, 64);
         // When the late requests were due: runs of them (gaps under 50 ms joined) with their worst.
         const bar = Math.max(20, 5 * f.p50);
         const runs: { from: number; to: number; worst: number; n: number }[] = [];
