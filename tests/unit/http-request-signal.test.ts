@@ -45,7 +45,12 @@ async function answer(request: Request, id: string, body: string) {
       signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
     });
   }
-  seen.get(id)?.({ aborted: signal.aborted, isSignal: signal instanceof AbortSignal, method: request.method, body });
+  seen.get(id)?.({
+    aborted: signal.aborted,
+    isSignal: signal instanceof AbortSignal,
+    method: request.method,
+    body,
+  });
   return new Response(JSON.stringify({ id, body }), { headers: { "content-type": "application/json" } });
 }
 
@@ -83,7 +88,11 @@ describe("the request's signal", () => {
     const post = next("quick-post");
     const p = await fetch(`http://127.0.0.1:${port}/wait/quick-post`, {
       method: "POST",
-      headers: { "content-type": "text/plain", origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin" },
+      headers: {
+        "content-type": "text/plain",
+        origin: `http://127.0.0.1:${port}`,
+        "sec-fetch-site": "same-origin",
+      },
       body: "hello",
     });
     expect(p.status).toBe(200);
