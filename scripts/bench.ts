@@ -1154,7 +1154,7 @@ try {
         cpuPressure: cpuPressure(),
       };
     }
-    if (small) {
+    if (small?.targets.pendingApi) {
       // The pending list again while 4 clients log in all the time (password hashing off the event loop).
       const [withLogin, loginsMeanwhile] = await Promise.all([
         cannon({ ...small.targets.pendingApi, connections: LIST_CONNECTIONS }, false),
@@ -1280,7 +1280,7 @@ const perRound = (f: (r: Record<string, Figure>) => number) => Math.round(median
 /** Whether every round measured `key` (BENCH_ROWS may leave a list out). */
 const measured = (key: string) => rounds.every((r) => r[key]);
 const sharePct = (key: string) =>
-  Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
+  !measured(key) ? NaN : Math.round(median(rounds.map((r) => r[key].rps / r.bare.rps)) * 10000) / 100;
 const fig = (f: Figure | undefined) =>
   !f
     ? ""
@@ -1309,6 +1309,7 @@ if (RUN_SQLITE) {
       ]),
     ),
     listDuringLogins: (() => {
+      if (!measured(`pendingApiDuringLogins@${small}`)) return undefined;
       const ratio = perRound((r) => r[`pendingApiDuringLogins@${small}`].rps / r[`pendingApi@${small}`].rps);
       return {
         listThroughputKept: ratio,

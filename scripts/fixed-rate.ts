@@ -29,48 +29,52 @@ export async function fixedArrivals(
   const urls = (Array.isArray(t.url) ? t.url : [t.url]).map((u) => new URL(u));
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections, scheduling: "fifo" });
   const run = (total: number) =>
-    new Promise<{ latencies: number[]; late: { at: number; ms: number }[]; non2xx: number; errors: number }>(
-      (resolve) => {
-        const latencies: number[] = [];
-        const late: { at: number; ms: number }[] = [];
-        let non2xx = 0;
-        let errors = 0;
-        let sent = 0;
-        let done = 0;
-        const finish = () => {
-          if (++done === total) resolve({ latencies, late, non2xx, errors });
-        };
-        const start = performance.now();
-        const tick = () => {
-          const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-          while (sent < due) {
-            const dueAt = start + (sent / rate) * 1000;
-            const u = urls[sent % urls.length];
-            sent++;
-            const req = http.request(
-              { host: u.hostname, port: u.port, path: u.pathname + u.search, headers: t.headers, agent },
-              (res) => {
-                res.resume();
-                res.on("end", () => {
-                  const ms = performance.now() - dueAt;
-                  latencies.push(ms);
-                  late.push({ at: dueAt - start, ms });
-                  if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
-                  finish();
-                });
-              },
-            );
-            req.on("error", () => {
-              errors++;
-              finish();
-            });
-            req.end();
-          }
-          if (sent < total) setTimeout(tick, 1);
-        };
-        tick();
-      },
-    );
+    new Promise<{
+      latencies: number[];
+      late: { at: number; ms: number; sentLate: number }[];
+      non2xx: number;
+      errors: number;
+    }>((resolve) => {
+      const latencies: number[] = [];
+      const late: { at: number; ms: number; sentLate: number }[] = [];
+      let non2xx = 0;
+      let errors = 0;
+      let sent = 0;
+      let done = 0;
+      const finish = () => {
+        if (++done === total) resolve({ latencies, late, non2xx, errors });
+      };
+      const start = performance.now();
+      const tick = () => {
+        const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+        while (sent < due) {
+          const dueAt = start + (sent / rate) * 1000;
+          const u = urls[sent % urls.length];
+          const sentLate = performance.now() - dueAt;
+          sent++;
+          const req = http.request(
+            { host: u.hostname, port: u.port, path: u.pathname + u.search, headers: t.headers, agent },
+            (res) => {
+              res.resume();
+              res.on("end", () => {
+                const ms = performance.now() - dueAt;
+                latencies.push(ms);
+                late.push({ at: dueAt - start, ms, sentLate });
+                if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
+                finish();
+              });
+            },
+          );
+          req.on("error", () => {
+            errors++;
+            finish();
+          });
+          req.end();
+        }
+        if (sent < total) setTimeout(tick, 1);
+      };
+      tick();
+    });
   await run(Math.max(1, Math.round(rate * warmupSeconds))); // connections opened, code warm
   const r = await run(Math.max(1, Math.round(rate * seconds)));
   agent.destroy();
@@ -85,7 +89,10 @@ export async function fixedArrivals(
     non2xx: r.non2xx,
     errors: r.errors,
     requests: l.length,
-    /** Every request's due time (ms from the start) and latency, in order of answer. */
+    /**
+     * Every request's due time (ms from the start), latency, and how late this client itself sent
+     * it (its own stalls: a late answer that was also sent late is the client's, not the server's).
+     */
     timeline: r.late,
   };
 }

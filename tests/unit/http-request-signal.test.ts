@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler } from "../../server/http";
 
 /**
- * The request Remix is handed carries a signal that is aborted when the client goes away, and
- * only then (server/http.ts `IncomingRequest`, decision 0050): a real HTTP server, a real client
- * that hangs up, and a resource route that waits on `request.signal`.
+ * The request Remix is handed carries a signal that is aborted when the client goes away, and not
+ * while the answer is being made (server/http.ts `IncomingRequest`, decision 0050); once the answer
+ * is sent it is aborted too, which releases the timer Remix arms for every document and data
+ * answer (decision 0051). A real HTTP server, a real client that hangs up, a resource route that
+ * waits on `request.signal`, and a document route answered through Remix's single fetch.
  */
-type Seen = { aborted: boolean; isSignal: boolean; method: string; body: string };
+type Seen = { aborted: boolean; isSignal: boolean; method: string; body: string; signal?: AbortSignal };
 const seen = new Map<string, (s: Seen) => void>();
 
 const build = {
@@ -17,6 +19,12 @@ const build = {
   entry: { module: { default: async () => new Response("document") } },
   routes: {
     root: { id: "root", path: "", module: { default: () => null } },
+    "routes/page": {
+      id: "routes/page",
+      parentId: "root",
+      path: "page",
+      module: { default: () => null, loader: async () => ({ rows: [1, 2, 3] }) },
+    },
     "routes/wait": {
       id: "routes/wait",
       parentId: "root",
@@ -32,7 +40,7 @@ const build = {
   assets: { entry: { imports: [], module: "" }, routes: {}, url: "", version: "1" },
   publicPath: "/build/",
   assetsBuildDirectory: "public/build",
-  future: {},
+  future: { v3_singleFetch: true },
   isSpaMode: false,
 } as unknown as ServerBuild;
 
@@ -50,6 +58,7 @@ async function answer(request: Request, id: string, body: string) {
     isSignal: signal instanceof AbortSignal,
     method: request.method,
     body,
+    signal,
   });
   return new Response(JSON.stringify({ id, body }), { headers: { "content-type": "application/json" } });
 }
@@ -76,6 +85,12 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+async function until(ok: () => boolean) {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ok()).toBe(true);
+}
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+
 const next = (id: string) => new Promise<Seen>((resolve) => seen.set(id, resolve));
 
 describe("the request's signal", () => {
@@ -83,7 +98,10 @@ describe("the request's signal", () => {
     const get = next("quick-get");
     const r = await fetch(`http://127.0.0.1:${port}/wait/quick-get`);
     expect(r.status).toBe(200);
-    expect(await get).toEqual({ aborted: false, isSignal: true, method: "GET", body: "" });
+    const g = await get;
+    expect({ ...g, signal: undefined }).toEqual({ aborted: false, isSignal: true, method: "GET", body: "" });
+    // Sent: now it is over, and the signal says so.
+    await until(() => g.signal!.aborted);
 
     const post = next("quick-post");
     const p = await fetch(`http://127.0.0.1:${port}/wait/quick-post`, {
@@ -97,7 +115,12 @@ describe("the request's signal", () => {
     });
     expect(p.status).toBe(200);
     expect(await p.json()).toEqual({ id: "quick-post", body: "hello" });
-    expect(await post).toEqual({ aborted: false, isSignal: true, method: "POST", body: "hello" });
+    expect({ ...(await post), signal: undefined }).toEqual({
+      aborted: false,
+      isSignal: true,
+      method: "POST",
+      body: "hello",
+    });
   });
 
   it("is aborted when the client hangs up before the answer", async () => {
@@ -122,5 +145,19 @@ describe("the request's signal", () => {
     expect((await left).aborted).toBe(true);
     expect((await stayed).aborted).toBe(false);
     expect((await kept).status).toBe(200);
+  });
+
+  it("a sent page leaves no timer behind (Remix's 4.95 s turbo-stream timer is released)", async () => {
+    const before = timers();
+    for (let i = 0; i < 20; i++) {
+      const doc = await fetch(`http://127.0.0.1:${port}/page`, { headers: { accept: "text/html" } });
+      expect(doc.status).toBe(200);
+      await doc.text();
+      const data = await fetch(`http://127.0.0.1:${port}/page.data`);
+      expect(data.status).toBe(200);
+      await data.text();
+    }
+    // Without the abort on close, 40 timers would stay armed for 4.95 s.
+    await until(() => timers() <= before + 2);
   });
 });
