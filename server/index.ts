@@ -167,6 +167,23 @@ async function serve(role: "single" | "worker") {
   process.once("SIGINT", stop);
 }
 
+/**
+ * V8 flags each worker starts with, unless the operator gave the same flag (decision 0051). A
+ * young generation of 32 MB (V8's default for Node 20 is 16) lets fewer of the requests in flight
+ * outlive two scavenges into the old generation; one helper thread for concurrent marking (the
+ * default is one per platform thread, four) keeps a worker's full collection from taking both
+ * cores from the other worker. Measured after a saturating load, the pending page at a fixed
+ * arrival rate: p99/p50 ×3.0–8.1 (median 7) before, ×2.3–3.6 (median 2.9) after, and 4 % more
+ * pages a second at saturation.
+ */
+const WORKER_V8_FLAGS = ["--max-semi-space-size=32", "--concurrent-marking-max-worker-num=1"];
+
+function workerExecArgv(execArgv: string[], nodeOptions = ""): string[] {
+  const name = (flag: string) => flag.split("=")[0].replace(/_/g, "-");
+  const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].map(name));
+  return [...execArgv, ...WORKER_V8_FLAGS.filter((flag) => !given.has(name(flag)))];
+}
+
 /** The cluster primary: start-up work once, then N workers; replaces crashed ones. */
 async function primary(workers: number) {
   const c = config();
@@ -177,6 +194,7 @@ async function primary(workers: number) {
   if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
   const started = new Map<number, number>();
   let quickDeaths = 0;
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = () => {
     const w = cluster.fork({ CAREBRIDGE_ROLE: "worker" });
     started.set(w.id, Date.now());

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
@@ -253,6 +253,13 @@ describe("our server with 2 workers", () => {
         }
         const first = await pids();
         expect(first.size).toBe(2);
+        // Each worker starts with the V8 flags the primary gives it (decision 0051).
+        const flagsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        for (const pid of first) {
+          expect(flagsOf(pid)).toEqual(
+            expect.arrayContaining(["--max-semi-space-size=32", "--concurrent-marking-max-worker-num=1"]),
+          );
+        }
         // A session made through one worker works through the other (sessions live in the database).
         const token = await apiLogin(app.url, "127.0.0.1");
         for (let i = 0; i < 6; i++) {
@@ -311,6 +318,7 @@ describe("our server with 2 workers", () => {
         }
         expect(after.size).toBe(2);
         expect(after.has(victim)).toBe(false);
+        for (const pid of after) expect(flagsOf(pid)).toContain("--concurrent-marking-max-worker-num=1");
         // SIGTERM: every worker drains, the primary closes the database (WAL checkpointed).
         app.child.kill("SIGTERM");
         const exit = await app.exited;
