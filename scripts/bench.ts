@@ -1387,6 +1387,7 @@ if (RUN_SQLITE) {
   printTable(table);
   console.log("\nTargets:");
   for (const [group, entries] of Object.entries(targets)) {
+    if (!entries) continue; // a row left out by BENCH_ROWS
     const list = "ok" in (entries as object) ? { "": entries } : entries;
     for (const [k, v] of Object.entries(list as Record<string, { ok: boolean }>)) {
       console.log(
