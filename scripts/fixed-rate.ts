@@ -2,6 +2,9 @@ import { spawn } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 
+/** One answer: when it was due (ms from the start), its latency, and how late this client sent it. */
+type Answered = { at: number; ms: number; sentLate: number };
+
 /**
  * A fixed arrival rate (an open loop): request i is due at start + i / rate seconds, whether or
  * not the earlier ones were answered, over at most `connections` keep-alive connections; its
@@ -31,12 +34,12 @@ export async function fixedArrivals(
   const run = (total: number) =>
     new Promise<{
       latencies: number[];
-      late: { at: number; ms: number; sentLate: number }[];
+      late: Answered[];
       non2xx: number;
       errors: number;
     }>((resolve) => {
       const latencies: number[] = [];
-      const late: { at: number; ms: number; sentLate: number }[] = [];
+      const late: Answered[] = [];
       let non2xx = 0;
       let errors = 0;
       let sent = 0;
