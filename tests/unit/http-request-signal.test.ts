@@ -85,10 +85,6 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-async function until(ok: () => boolean) {
-  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(ok()).toBe(true);
-}
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 
 const next = (id: string) => new Promise<Seen>((resolve) => seen.set(id, resolve));
@@ -101,7 +97,7 @@ describe("the request's signal", () => {
     const g = await get;
     expect({ ...g, signal: undefined }).toEqual({ aborted: false, isSignal: true, method: "GET", body: "" });
     // Sent: now it is over, and the signal says so.
-    await until(() => g.signal!.aborted);
+    await expect.poll(() => g.signal!.aborted).toBe(true);
 
     const post = next("quick-post");
     const p = await fetch(`http://127.0.0.1:${port}/wait/quick-post`, {
@@ -158,6 +154,6 @@ describe("the request's signal", () => {
       await data.text();
     }
     // Without the abort on close, 40 timers would stay armed for 4.95 s.
-    await until(() => timers() <= before + 2);
+    await expect.poll(() => timers() <= before + 2).toBe(true);
   });
 });
