@@ -2,7 +2,10 @@
  * Where a list request's time goes, on one database: seeds one data set (scripts/seed-bench.ts),
  * starts the built server with ONE worker under `node --cpu-prof`, counts the statements each
  * request sends (PostgreSQL: pg_stat_database's committed transactions — every statement outside
- * a transaction is one — over 100 sequential requests), loads each row with autocannon, stops
+ * a transaction is one — over 100 sequential requests), loads each row with autocannon (the
+ * server's CPU per request and, on PostgreSQL, its pool's backends' CPU per request, and with
+ * PG_SETTINGS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
+ * each statement's planning and execution time), stops
  * the server and prints the profile's top functions by self time (and by file).
  *
  *   npx tsx scripts/profile-lists.ts --db pg --reports 100000 --rows pendingApi,patientApi
@@ -289,6 +292,27 @@ async function main() {
         perRequest = `, ${((await commits()) - before - 1) / 100} statements (committed transactions) per request`;
       }
       const loadFrom = performance.now() - spawned;
+      // The database's own CPU (its backends serving this server's pool) beside the server's.
+      const backends = stats
+        ? (
+            await stats.query<{ pid: number }>(
+              "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+            )
+          ).rows.map((r) => r.pid)
+        : [];
+      const backendsCpu = () => backends.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
+      // With PG_SETTINGS="-c shared_preload_libraries=pg_stat_statements -c
+      // pg_stat_statements.track_planning=on": each statement's planning and execution time.
+      const statements = stats
+        ? await stats
+            .query("create extension if not exists pg_stat_statements")
+            .then(() => stats.query("select pg_stat_statements_reset()"))
+            .then(
+              () => true,
+              () => false,
+            )
+        : false;
+      const db0 = backendsCpu();
       const cpu0 = treeCpuMs(server.pid!);
       const r = await autocannon({
         url: url + t.path,
@@ -298,10 +322,25 @@ async function main() {
       });
       // The server's own CPU per request: steadier than req/s on a machine shared with other work.
       const cpuPerRequest = (treeCpuMs(server.pid!) - cpu0) / Math.max(1, r.requests.total);
+      const dbPerRequest = stats
+        ? `, PostgreSQL backends (${backends.length}) ${((backendsCpu() - db0) / Math.max(1, r.requests.total)).toFixed(2)} ms`
+        : "";
       lines.push(
-        `${key}: ${r.requests.average} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ${bytes} bytes, server CPU ${cpuPerRequest.toFixed(2)} ms per request${perRequest}`,
+        `${key}: ${r.requests.average} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, ${bytes} bytes, server CPU ${cpuPerRequest.toFixed(2)} ms per request${dbPerRequest}${perRequest}`,
       );
       console.log(lines[lines.length - 1]);
+      if (statements) {
+        const top = await stats!.query<{ calls: string; plan: number; exec: number; query: string }>(
+          `select calls, total_plan_time / calls as plan, total_exec_time / calls as exec, query
+             from pg_stat_statements where calls > 0 and dbid = (select oid from pg_database where datname = current_database())
+             order by total_plan_time + total_exec_time desc limit 8`,
+        );
+        for (const t of top.rows)
+          lines.push(
+            `  ${(Number(t.calls) / Math.max(1, r.requests.total)).toFixed(2)} per request, plan ${t.plan.toFixed(3)} ms, run ${t.exec.toFixed(3)} ms: ${t.query.replace(/\s+/g, " ").slice(0, 160)}`,
+          );
+        console.log(lines.slice(-top.rows.length).join("\n"));
+      }
       if (RATE > 0) {
         const f = await fixedArrivalsApart({ url: url + t.path, headers: t.headers }, RATE, SECONDS, 64);
         // When the late requests were due: runs of them (gaps under 50 ms joined) with their worst.

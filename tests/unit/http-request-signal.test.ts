@@ -98,6 +98,8 @@ describe("the request's signal", () => {
     expect({ ...g, signal: undefined }).toEqual({ aborted: false, isSignal: true, method: "GET", body: "" });
     // Sent: now it is over, and the signal says so.
     await expect.poll(() => g.signal!.aborted).toBe(true);
+    // An abort like any other to whoever listens: its reason is an AbortError.
+    expect((g.signal!.reason as Error).name).toBe("AbortError");
 
     const post = next("quick-post");
     const p = await fetch(`http://127.0.0.1:${port}/wait/quick-post`, {
