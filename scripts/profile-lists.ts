@@ -244,6 +244,9 @@ async function main() {
       `${DB}, ${N} reports, app ${APP_DIR}, load ${os.loadavg().map((l) => l.toFixed(2))}`,
     ];
     const stats = DB === "pg" ? new pg.Client({ connectionString: env.DATABASE_URL }) : undefined;
+    // Stopping the cluster (at the end, or after a failure) ends this connection: not an error of
+    // its own, and left unhandled it would hide the failure that stopped the run.
+    stats?.on("error", () => {});
     await stats?.connect();
     const commits = async () =>
       Number(

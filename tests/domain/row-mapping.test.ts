@@ -60,13 +60,17 @@ describe("rows of prepared selects", () => {
 });
 
 describe.runIf(process.env.TEST_BACKEND === "pg-s3")("the PostgreSQL pool's connections", () => {
-  it("plan no Memoize caches, on every connection of the pool (decision 0044)", async () => {
+  it("plan no Memoize caches and price an index probe at 1.1, on every connection (decisions 0044, 0052)", async () => {
     // Held side by side, so the pool opens several connections rather than reusing one.
     const pool = d.db.pgPool()!;
     const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
     try {
-      const settings = await Promise.all(clients.map((c) => c.query("show enable_memoize")));
-      expect(settings.map((r) => r.rows[0].enable_memoize)).toEqual(["off", "off", "off"]);
+      const settings = await Promise.all(
+        clients.map((c) =>
+          c.query("select current_setting('enable_memoize') as m, current_setting('random_page_cost') as r"),
+        ),
+      );
+      expect(settings.map((r) => r.rows[0])).toEqual(Array(3).fill({ m: "off", r: "1.1" }));
     } finally {
       clients.forEach((c) => c.release());
     }
