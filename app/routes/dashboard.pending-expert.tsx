@@ -153,7 +153,7 @@ function Specialties({ row }: { row: Row }) {
   return (
     <ul className="flex flex-wrap gap-1">
       {row.specialties.map((s) => (
-        <li key={s} className="rounded-full bg-brand-50 px-2 py-0.5 text-sm text-brand-900">
+        <li key={s} className="rounded-full bg-brand-50 px-2 py-0.5 text-sm text-brand-800">
           {t(SPECIALTY_KEYS[s as Specialty] ?? s)}
         </li>
       ))}

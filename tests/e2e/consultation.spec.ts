@@ -167,6 +167,10 @@ test("the cardiologist starts the review; a second expert is refused; the struct
   const row = table.locator("tbody tr", { hasText: w.patient.firstName }).first();
   await expect(row.locator('[data-flag="urgent"]')).toBeVisible();
   await expect(row.locator('[data-flag="match"]')).toBeVisible();
+  // Drawn in the theme's brand tones (an undefined token left a current-colour border and the
+  // page's text colour): brand-600 border, brand-800 text.
+  await expect(row.locator('[data-flag="match"]')).toHaveCSS("border-top-color", "rgb(13, 116, 104)");
+  await expect(row.locator('[data-flag="match"]')).toHaveCSS("color", "rgb(9, 76, 69)");
   await expect(row).toContainText("कल रात से सीने में दर्द");
   await shot(page, info, "pending-queue");
   await row.getByRole("button", { name: /Start review/ }).click();

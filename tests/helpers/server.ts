@@ -105,7 +105,9 @@ export async function spawnApp(
     child.once("exit", (code, signal) => r({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // 60 s: on a two-core machine busy with the browser suites, two workers have taken over 30 s to
+  // answer (the phone journey's start, CI of 2026-11-25); a start that fails still fails here.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited early:\n${out}`);
     try {

@@ -52,7 +52,7 @@ export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; ti
   const look = {
     urgent: "border-red-300 bg-red-100 text-red-900",
     overdue: "border-orange-300 bg-orange-50 text-orange-900",
-    match: "border-brand-300 bg-brand-50 text-brand-900",
+    match: "border-brand-600 bg-brand-50 text-brand-800",
   }[kind];
   const label = t(FLAG_LABEL[kind]);
   return (
