@@ -98,13 +98,32 @@ export async function requirePatientAccess(
   return access;
 }
 
+/** A patient account acting for its own profile, known without reading the profile's row. */
+export type OwnProfileAccess = { kind: "self"; patient?: undefined };
+
+/**
+ * requirePatientAccess for a caller that needs only how `actor` may act, not the profile's row. A
+ * patient account's own profile has the account's id (decision 0030; the migration that brought
+ * profiles gave every earlier patient account one, and a take-over gives the new account the
+ * profile's id): "self" is then known without asking the database — one round trip fewer on the
+ * patient's own list. Anyone else is asked exactly as requirePatientAccess asks.
+ */
+export async function requirePatientAccessKind(
+  actor: Actor,
+  patientId: string,
+  refusal?: string,
+): Promise<PatientAccess | OwnProfileAccess> {
+  if (actor.accountType === "Patient" && patientId === actor.id) return { kind: "self" };
+  return requirePatientAccess(actor, patientId, refusal);
+}
+
 /**
  * Writes an action by someone other than the person into the profile's access trail ("Opened by …
  * (health worker, <centre>)"); the person's own actions and admins' are in the audit log as before.
  */
 export async function traceAccess(
   actor: Actor,
-  access: PatientAccess,
+  access: PatientAccess | OwnProfileAccess,
   action: `patient.${string}`,
   detail: Record<string, unknown> = {},
   ip?: string | null,

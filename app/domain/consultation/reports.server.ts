@@ -101,7 +101,7 @@ import {
 } from "../rights/consent.server";
 import type { Actor } from "../accounts/sessions.server";
 import { reportTypesFor, SPECIALTIES } from "../accounts/specialties";
-import { hasConsentFor, patientAccess, requirePatientAccess, traceAccess } from "../care/patients.server";
+import { hasConsentFor, patientAccess, requirePatientAccessKind, traceAccess } from "../care/patients.server";
 import { notifyOpinionReady } from "../care/notices.server";
 
 /**
@@ -1055,7 +1055,7 @@ export async function listPatientReports(
   // The page is asked for beside the access check (both keyed by the profile id) and thrown away
   // unless access is granted: a refusal wins over anything the page would have said.
   const [access, paged] = await Promise.allSettled([
-    requirePatientAccess(actor, patientId),
+    requirePatientAccessKind(actor, patientId),
     pageOfSegments([preparedSegment("patient", patientId)], page),
   ]);
   if (access.status === "rejected") throw access.reason;
