@@ -279,6 +279,11 @@ async function main() {
           path: "/dashboard/pending-report",
           headers: { Cookie: expertCookie, Accept: "text/html", "Accept-Encoding": "gzip" },
         },
+        // The same screen past its last page: the frame (header, sidebar, footer) without rows.
+        pendingPageEmpty: {
+          path: "/dashboard/pending-report?page=999",
+          headers: { Cookie: expertCookie, Accept: "text/html", "Accept-Encoding": "gzip" },
+        },
         healthz: { path: "/healthz", headers: {} },
       };
       const t = targets[key];
