@@ -160,7 +160,7 @@ export default function PendingReports() {
         canOpenFiles ? (
           <a href={r.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
             {t("reports.viewReport")}
-            <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+            <span className="sr-only">{` ${t("reports.opensInNewTab")}`}</span>
           </a>
         ) : (
           <span className="text-sm text-slate-500">{t("reports.fileLocked")}</span>
@@ -176,7 +176,7 @@ export default function PendingReports() {
             <span className="text-sm text-sky-900">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
           )}
           <span className="text-sm whitespace-nowrap text-slate-600 tabular-nums">
-            {t("reports.colWaiting")}: {formatDuration(r.waitedMs, t)}
+            {`${t("reports.colWaiting")}: ${formatDuration(r.waitedMs, t)}`}
           </span>
         </span>
       ),
@@ -202,7 +202,7 @@ export default function PendingReports() {
           // The button itself names the report: one form around the table (below), not one per row.
           <button type="submit" name="reportId" value={r._id} className="btn-primary px-3 whitespace-nowrap">
             {t("reports.startReview")}
-            <span className="sr-only"> {typeLabel(r.reportType)}</span>
+            <span className="sr-only">{` ${typeLabel(r.reportType)}`}</span>
           </button>
         ),
     });

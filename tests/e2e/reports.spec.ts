@@ -178,7 +178,8 @@ test("patient: validation messages, PDF upload, image upload with progress, prev
   await expect(pdfCard).toContainText(/Submitted on \d{2} [A-Z][a-z]{2} \d{4}/);
   const pending = pdfCard.locator('[data-status="pending"]');
   await expect(pending).toHaveText("Pending");
-  await expect(pending).toHaveClass(/amber/);
+  // Yellow for Pending (the theme's amber-100 behind the word).
+  await expect(pending).toHaveCSS("background-color", "oklch(0.962 0.059 95.617)");
   const pdfLink = pdfCard.getByRole("link", { name: /View PDF Report/ });
   await expect(pdfLink).toHaveAttribute("target", "_blank");
   w.pdfReportId = idFromFileUrl(await pdfLink.getAttribute("href"));
@@ -362,7 +363,8 @@ test("patient: reviewed report in green with the review and who opened it; delet
   const pdfCard = page.locator(`#report-${w.pdfReportId}`);
   const status = pdfCard.locator('[data-status="reviewed"]');
   await expect(status).toHaveText("Reviewed");
-  await expect(status).toHaveClass(/green/);
+  // Green for Reviewed (green-100).
+  await expect(status).toHaveCSS("background-color", "oklch(0.962 0.044 156.743)");
   await expect(pdfCard).toContainText("Expert Review");
   await expect(pdfCard).toContainText(w.review);
   await expect(pdfCard.getByTestId("file-views")).toContainText(

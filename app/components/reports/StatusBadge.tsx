@@ -16,10 +16,11 @@ export function StatusBadge({
 }) {
   const { t } = useTranslation();
   const state = status === "Reviewed" ? "reviewed" : inReview ? "in-review" : "pending";
-  const look = {
-    reviewed: ["border-green-300 bg-green-100 text-green-800", "bg-green-600"],
-    "in-review": ["border-sky-300 bg-sky-100 text-sky-900", "bg-sky-600"],
-    pending: ["border-amber-300 bg-amber-100 text-amber-900", "bg-amber-500"],
+  // Whole class names, so that the stylesheet's build finds them.
+  const [look, dot] = {
+    reviewed: ["badge-reviewed", "bg-green-600"],
+    "in-review": ["badge-in-review", "bg-sky-600"],
+    pending: ["badge-pending", "bg-amber-500"],
   }[state];
   const label =
     state === "reviewed"
@@ -27,14 +28,10 @@ export function StatusBadge({
       : state === "in-review"
         ? t(forPatient ? "reports.inReviewPatient" : "reports.statusInReview")
         : t("reports.statusPending");
+  // The look is in the stylesheet (badge, badge-<state>): short classes on every row of a list.
   return (
-    <span
-      data-status={state}
-      className={`inline-flex items-center gap-1.5 rounded-full border px-2.5 py-0.5 text-sm font-semibold ${
-        forPatient ? "" : "whitespace-nowrap"
-      } ${look[0]}`}
-    >
-      <span aria-hidden="true" className={`h-2 w-2 shrink-0 rounded-full ${look[1]}`} />
+    <span data-status={state} className={forPatient ? `badge ${look}` : `badge ${look} whitespace-nowrap`}>
+      <span aria-hidden="true" className={`badge-dot ${dot}`} />
       {label}
     </span>
   );
@@ -46,22 +43,18 @@ const FLAG_LABEL = {
   match: "reports.matchesSpecialties",
 } as const;
 
-/** Small flags beside a report: urgent, overdue, matching the expert's specialties. */
+/** Small flags beside a report: urgent, overdue, matching the expert's specialties (flag, flag-<kind>). */
+const FLAG_LOOK = {
+  urgent: "flag flag-urgent",
+  overdue: "flag flag-overdue",
+  match: "flag flag-match",
+} as const;
+
 export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; title?: string }) {
   const { t } = useTranslation();
-  const look = {
-    urgent: "border-red-300 bg-red-100 text-red-900",
-    overdue: "border-orange-300 bg-orange-50 text-orange-900",
-    match: "border-brand-600 bg-brand-50 text-brand-800",
-  }[kind];
-  const label = t(FLAG_LABEL[kind]);
   return (
-    <span
-      data-flag={kind}
-      title={title}
-      className={`inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-bold whitespace-nowrap uppercase ${look}`}
-    >
-      {label}
+    <span data-flag={kind} title={title} className={FLAG_LOOK[kind]}>
+      {t(FLAG_LABEL[kind])}
     </span>
   );
 }
