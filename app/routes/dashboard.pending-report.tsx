@@ -274,6 +274,8 @@ export default function PendingReports() {
             rowKey={(r) => r._id}
             busy={loading}
             testId="pending-reports"
+            // Seven columns beside the sidebar: the dense look keeps "Start review" in view at 1280 px.
+            dense
           />
         </ClaimForm>
       )}
