@@ -43,13 +43,14 @@ const FLAG_LABEL = {
   match: "reports.matchesSpecialties",
 } as const;
 
-/** Small flags beside a report: urgent, overdue, matching the expert's specialties (flag, flag-<kind>). */
+/** Whole class names, so that the stylesheet's build finds them. */
 const FLAG_LOOK = {
   urgent: "flag flag-urgent",
   overdue: "flag flag-overdue",
   match: "flag flag-match",
 } as const;
 
+/** Small flags beside a report: urgent, overdue, matching the expert's specialties (flag, flag-<kind>). */
 export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; title?: string }) {
   const { t } = useTranslation();
   return (
