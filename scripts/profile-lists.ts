@@ -262,6 +262,7 @@ async function main() {
       const expertToken = await login(url, emails.expert, password);
       const patientToken = await login(url, emails.patient, password);
       const expertCookie = await webLogin(url, emails.expert, password);
+      const pageHeaders = { Cookie: expertCookie, Accept: "text/html", "Accept-Encoding": "gzip" };
       const targets: Record<string, { path: string; headers: Record<string, string> }> = {
         pendingApi: {
           path: "/api/v1/report/get-pending-reports",
@@ -275,15 +276,9 @@ async function main() {
           path: "/api/v1/report/get-report-by-expertId",
           headers: { Authorization: `Bearer ${expertToken}` },
         },
-        pendingPage: {
-          path: "/dashboard/pending-report",
-          headers: { Cookie: expertCookie, Accept: "text/html", "Accept-Encoding": "gzip" },
-        },
+        pendingPage: { path: "/dashboard/pending-report", headers: pageHeaders },
         // The same screen past its last page: the frame (header, sidebar, footer) without rows.
-        pendingPageEmpty: {
-          path: "/dashboard/pending-report?page=999",
-          headers: { Cookie: expertCookie, Accept: "text/html", "Accept-Encoding": "gzip" },
-        },
+        pendingPageEmpty: { path: "/dashboard/pending-report?page=999", headers: pageHeaders },
         healthz: { path: "/healthz", headers: {} },
       };
       const t = targets[key];

@@ -37,25 +37,19 @@ export function StatusBadge({
   );
 }
 
-const FLAG_LABEL = {
-  urgent: "reports.urgent",
-  overdue: "reports.overdue",
-  match: "reports.matchesSpecialties",
+/** Each flag's label and its look (whole class names, so that the stylesheet's build finds them). */
+const FLAGS = {
+  urgent: { label: "reports.urgent", look: "flag flag-urgent" },
+  overdue: { label: "reports.overdue", look: "flag flag-overdue" },
+  match: { label: "reports.matchesSpecialties", look: "flag flag-match" },
 } as const;
 
-/** Whole class names, so that the stylesheet's build finds them. */
-const FLAG_LOOK = {
-  urgent: "flag flag-urgent",
-  overdue: "flag flag-overdue",
-  match: "flag flag-match",
-} as const;
-
-/** Small flags beside a report: urgent, overdue, matching the expert's specialties (flag, flag-<kind>). */
-export function Flag({ kind, title }: { kind: "urgent" | "overdue" | "match"; title?: string }) {
+/** Small flags beside a report: urgent, overdue, matching the expert's specialties. */
+export function Flag({ kind, title }: { kind: keyof typeof FLAGS; title?: string }) {
   const { t } = useTranslation();
   return (
-    <span data-flag={kind} title={title} className={FLAG_LOOK[kind]}>
-      {t(FLAG_LABEL[kind])}
+    <span data-flag={kind} title={title} className={FLAGS[kind].look}>
+      {t(FLAGS[kind].label)}
     </span>
   );
 }
