@@ -175,8 +175,9 @@ export default function PendingReports() {
           {r.claimedBy && (
             <span className="text-sm text-sky-900">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
           )}
-          <span className="text-sm whitespace-nowrap text-slate-600 tabular-nums">
-            {`${t("reports.colWaiting")}: ${formatDuration(r.waitedMs, t)}`}
+          {/* The line may wrap after its label (long in Tamil), never inside the time itself. */}
+          <span className="text-sm text-slate-600 tabular-nums">
+            {`${t("reports.colWaiting")}: ${formatDuration(r.waitedMs, t).replaceAll(" ", "\u00a0")}`}
           </span>
         </span>
       ),
@@ -192,7 +193,7 @@ export default function PendingReports() {
         ) : r.claimedByMe ? (
           <Link
             to={`/dashboard/add-review/${encodeURIComponent(r._id)}`}
-            className="btn-primary px-3 whitespace-nowrap"
+            className="btn-primary px-3 text-center text-sm"
           >
             {t("reports.continueReview")}
           </Link>
@@ -200,7 +201,12 @@ export default function PendingReports() {
           <span className="text-sm text-slate-600">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
         ) : (
           // The button itself names the report: one form around the table (below), not one per row.
-          <button type="submit" name="reportId" value={r._id} className="btn-primary px-3 whitespace-nowrap">
+          <button
+            type="submit"
+            name="reportId"
+            value={r._id}
+            className="btn-primary px-3 text-center text-sm"
+          >
             {t("reports.startReview")}
             <span className="sr-only">{` ${typeLabel(r.reportType)}`}</span>
           </button>

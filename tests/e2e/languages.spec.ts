@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import bn from "../../app/i18n/locales/bn";
@@ -39,12 +39,39 @@ async function setLang(page: Page, lng: string) {
 
 test.describe.configure({ mode: "serial" });
 
-test("no untranslated English on any screen in Hindi, Bengali or Tamil", async ({ browser }, info) => {
-  test.skip(info.project.name !== "desktop", "once is enough; the phone gallery covers layout");
+/** An approved expert, signed in (the admin approves through the API). */
+async function approvedExpert(browser: Browser, info: TestInfo, admin: Page) {
+  const expert = newUser("Expert", info, "Ravi", "Menon");
+  await signUp(await (await personContext(browser, info)).newPage(), expert);
+  const auth = {
+    Authorization: `Bearer ${(await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json()).token}`,
+  };
+  const pending = await admin.request.get("/api/v1/expert/get-pending-expert?pageSize=100", {
+    headers: auth,
+  });
+  const id = (await pending.json()).data.find((u: { email: string }) => u.email === expert.email)._id;
+  const ok = await admin.request.post("/api/v1/expert/approve-expert", {
+    headers: auth,
+    data: { expertId: id },
+  });
+  expect(ok.status()).toBe(200);
+  const page = await (await personContext(browser, info)).newPage();
+  await logIn(page, expert.email, expert.password);
+  return page;
+}
+
+/**
+ * On the desktop: no English shows through. On both: the page never scrolls sideways — long words
+ * (Tamil's are the longest) wrap, and a table too wide for the screen scrolls inside its own box.
+ */
+test("no untranslated English and no sideways page on any screen in Hindi, Bengali or Tamil", async ({
+  browser,
+}, info) => {
   test.setTimeout(300_000);
   const { page: ppage, report } = await patientWithReport(browser, info, "ECG");
   const apage = await (await personContext(browser, info)).newPage();
   await logIn(apage, ADMIN.email, ADMIN.password);
+  const epage = await approvedExpert(browser, info, apage);
   const vpage = await (await personContext(browser, info)).newPage();
 
   const screens: [Page, string][] = [
@@ -64,6 +91,13 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
     ].map((p) => [ppage, p] as [Page, string]),
     ...[
       "/dashboard/home",
+      "/dashboard/pending-report",
+      `/dashboard/add-review/${report._id}`,
+      "/dashboard/previous-reviewed-report",
+      "/dashboard/follow-ups",
+    ].map((p) => [epage, p] as [Page, string]),
+    ...[
+      "/dashboard/home",
       "/dashboard/pending-expert",
       "/dashboard/pending-report",
       "/dashboard/previous-reviewed-report",
@@ -79,17 +113,22 @@ test("no untranslated English on any screen in Hindi, Bengali or Tamil", async (
     ].map((p) => [apage, p] as [Page, string]),
   ];
   const leaks: string[] = [];
+  const wide: string[] = [];
   for (const lng of ["hi", "bn", "ta"] as const) {
     for (const [page, p] of screens) {
       await setLang(page, lng);
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (width > 0) wide.push(`[${lng}] ${p} is ${width} px wider than the screen`);
+      if (info.project.name !== "desktop") continue;
       const text = await page.locator("body").innerText();
       for (const leak of englishLeaks(text, lng)) leaks.push(`[${lng}] ${p} ${leak}`);
     }
   }
-  for (const page of [vpage, ppage, apage]) await setLang(page, "en");
+  for (const page of [vpage, ppage, apage, epage]) await setLang(page, "en");
   expect(leaks).toEqual([]);
+  expect(wide).toEqual([]);
 });
 
 test("an upload over a 400 kbit/s connection shows steady progress and succeeds", async ({

@@ -46,7 +46,9 @@ export function ResponsiveTable<T>({
   const cell = dense ? "rt-cell-dense" : "rt-cell";
   return (
     <div
-      className={`transition-opacity sm:overflow-x-auto sm:rounded-xl sm:border sm:border-slate-200 sm:bg-white sm:shadow-sm ${SCROLL_SHADOWS} ${
+      // `relative`: what is positioned inside (a button's screen-reader text) is clipped by the box
+      // like the rest of the table, instead of widening the page when the table scrolls.
+      className={`relative transition-opacity sm:overflow-x-auto sm:rounded-xl sm:border sm:border-slate-200 sm:bg-white sm:shadow-sm ${SCROLL_SHADOWS} ${
         busy ? "opacity-60" : ""
       }`}
       aria-busy={busy || undefined}
@@ -64,11 +66,7 @@ export function ResponsiveTable<T>({
         <thead className="bg-slate-50 text-sm text-slate-700 max-sm:hidden">
           <tr>
             {columns.map((c) => (
-              <th
-                key={c.key}
-                scope="col"
-                className={`border-b border-slate-200 ${pad} py-3 font-semibold whitespace-nowrap`}
-              >
+              <th key={c.key} scope="col" className={`border-b border-slate-200 ${pad} py-3 font-semibold`}>
                 {c.header}
               </th>
             ))}
