@@ -333,14 +333,20 @@ async function main() {
       );
       console.log(lines[lines.length - 1]);
       if (statements) {
-        const top = await stats!.query<{ calls: string; plan: number; exec: number; query: string }>(
-          `select calls, total_plan_time / calls as plan, total_exec_time / calls as exec, query
+        const top = await stats!.query<{
+          calls: string;
+          plans: string;
+          plan: number;
+          exec: number;
+          query: string;
+        }>(
+          `select calls, plans, total_plan_time / calls as plan, total_exec_time / calls as exec, query
              from pg_stat_statements where calls > 0 and dbid = (select oid from pg_database where datname = current_database())
              order by total_plan_time + total_exec_time desc limit 8`,
         );
         for (const t of top.rows)
           lines.push(
-            `  ${(Number(t.calls) / Math.max(1, r.requests.total)).toFixed(2)} per request, plan ${t.plan.toFixed(3)} ms, run ${t.exec.toFixed(3)} ms: ${t.query.replace(/\s+/g, " ").slice(0, 160)}`,
+            `  ${(Number(t.calls) / Math.max(1, r.requests.total)).toFixed(2)} per request, ${(Number(t.plans) / Math.max(1, Number(t.calls))).toFixed(2)} plans per call, plan ${t.plan.toFixed(3)} ms, run ${t.exec.toFixed(3)} ms: ${t.query.replace(/\s+/g, " ").slice(0, 160)}`,
           );
         console.log(lines.slice(-top.rows.length).join("\n"));
       }
