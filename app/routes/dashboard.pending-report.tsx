@@ -94,6 +94,9 @@ export const meta: MetaFunction<typeof loader> = screenMeta;
 
 type Row = ReturnType<typeof rowOf>;
 
+/** Start / continue a review: small type and wrapping, so long words (Tamil) fit a phone's card. */
+const ACTION_BUTTON = "btn-primary px-3 text-center text-sm";
+
 export default function PendingReports() {
   const { t } = useTranslation();
   const { items, pagination, reportType, isExpert, approved, onlyMine } = useLoaderData<typeof loader>();
@@ -175,9 +178,8 @@ export default function PendingReports() {
           {r.claimedBy && (
             <span className="text-sm text-sky-900">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
           )}
-          {/* The line may wrap after its label (long in Tamil), never inside the time itself. */}
           <span className="text-sm text-slate-600 tabular-nums">
-            {`${t("reports.colWaiting")}: ${formatDuration(r.waitedMs, t).replaceAll(" ", "\u00a0")}`}
+            {`${t("reports.colWaiting")}: ${formatDuration(r.waitedMs, t)}`}
           </span>
         </span>
       ),
@@ -191,22 +193,14 @@ export default function PendingReports() {
         !approved ? (
           <p className="max-w-64 text-sm text-amber-900">{t("reports.awaitApproval")}</p>
         ) : r.claimedByMe ? (
-          <Link
-            to={`/dashboard/add-review/${encodeURIComponent(r._id)}`}
-            className="btn-primary px-3 text-center text-sm"
-          >
+          <Link to={`/dashboard/add-review/${encodeURIComponent(r._id)}`} className={ACTION_BUTTON}>
             {t("reports.continueReview")}
           </Link>
         ) : r.claimedBy ? (
           <span className="text-sm text-slate-600">{t("reports.inReviewBy", { name: r.claimedBy })}</span>
         ) : (
           // The button itself names the report: one form around the table (below), not one per row.
-          <button
-            type="submit"
-            name="reportId"
-            value={r._id}
-            className="btn-primary px-3 text-center text-sm"
-          >
+          <button type="submit" name="reportId" value={r._id} className={ACTION_BUTTON}>
             {t("reports.startReview")}
             <span className="sr-only">{` ${typeLabel(r.reportType)}`}</span>
           </button>

@@ -224,3 +224,16 @@ export async function phonePhoto(page: Page): Promise<Buffer> {
   });
   return Buffer.from(b64, "base64");
 }
+
+/** The admin (signed in on `admin`) approves the experts who signed up with these addresses, through the API. */
+export async function approveExperts(admin: Page, emails: string[]) {
+  const token = (await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json()).token;
+  const headers = { Authorization: `Bearer ${token}` };
+  const pending = await admin.request.get("/api/v1/expert/get-pending-expert?pageSize=100", { headers });
+  const listed = (await pending.json()).data as { _id: string; email: string }[];
+  for (const email of emails) {
+    const id = listed.find((u) => u.email === email)!._id;
+    const ok = await admin.request.post("/api/v1/expert/approve-expert", { headers, data: { expertId: id } });
+    expect(ok.status()).toBe(200);
+  }
+}

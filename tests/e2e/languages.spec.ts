@@ -5,7 +5,7 @@ import bn from "../../app/i18n/locales/bn";
 import en from "../../app/i18n/locales/en";
 import hi from "../../app/i18n/locales/hi";
 import ta from "../../app/i18n/locales/ta";
-import { ADMIN, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
+import { ADMIN, approveExperts, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
 
 /**
  * Every screen in each language: no English catalogue string may show through untranslated
@@ -43,18 +43,7 @@ test.describe.configure({ mode: "serial" });
 async function approvedExpert(browser: Browser, info: TestInfo, admin: Page) {
   const expert = newUser("Expert", info, "Ravi", "Menon");
   await signUp(await (await personContext(browser, info)).newPage(), expert);
-  const auth = {
-    Authorization: `Bearer ${(await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json()).token}`,
-  };
-  const pending = await admin.request.get("/api/v1/expert/get-pending-expert?pageSize=100", {
-    headers: auth,
-  });
-  const id = (await pending.json()).data.find((u: { email: string }) => u.email === expert.email)._id;
-  const ok = await admin.request.post("/api/v1/expert/approve-expert", {
-    headers: auth,
-    data: { expertId: id },
-  });
-  expect(ok.status()).toBe(200);
+  await approveExperts(admin, [expert.email]);
   const page = await (await personContext(browser, info)).newPage();
   await logIn(page, expert.email, expert.password);
   return page;

@@ -4,7 +4,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { wcagAxe } from "./axe";
-import { ADMIN, logIn, newUser, patientWithReport, personContext, signUp, type TestUser } from "./fixtures";
+import {
+  ADMIN,
+  approveExperts,
+  logIn,
+  newUser,
+  patientWithReport,
+  personContext,
+  signUp,
+  type TestUser,
+} from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -95,19 +104,7 @@ test("the cardiologist gives the first opinion and asks a radiologist for a seco
     await signUp(await c.newPage(), e);
   }
   const admin = await person(browser, info, ADMIN);
-  const token = (await (await admin.request.post("/api/v1/auth/login", { data: ADMIN })).json())
-    .token as string;
-  for (const e of [w.cardio, w.radio]) {
-    const pending = await admin.request.get("/api/v1/expert/get-pending-expert?pageSize=100", {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const id = (await pending.json()).data.find((u: { email: string }) => u.email === e.email)._id;
-    const ok = await admin.request.post("/api/v1/expert/approve-expert", {
-      headers: { Authorization: `Bearer ${token}` },
-      data: { expertId: id },
-    });
-    expect(ok.status()).toBe(200);
-  }
+  await approveExperts(admin, [w.cardio.email, w.radio.email]);
   const { user, report } = await patientWithReport(browser, info, "ECG");
   w.patient = user;
   w.patientId = report.patient._id;
