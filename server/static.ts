@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
@@ -45,6 +46,7 @@ function walk(dir: string, base = dir, out: string[] = []): string[] {
 
 export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
+  const cacheDir = path.join(path.dirname(clientDir), ".compressed");
   for (const rel of walk(clientDir)) {
     const ext = path.extname(rel).toLowerCase();
     if (ext === ".map") continue; // source maps are not served
@@ -56,14 +58,43 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
       body,
     };
     if (COMPRESSIBLE.has(ext) && body.length > 1024) {
-      file.gzip = gzipSync(body, { level: 9 });
-      file.br = brotliCompressSync(body, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-      });
+      const key = createHash("sha256").update(body).digest("hex");
+      file.gzip = compressedOnce(cacheDir, `${key}.gz`, () => gzipSync(body, { level: 9 }));
+      file.br = compressedOnce(cacheDir, `${key}.br`, () =>
+        brotliCompressSync(body, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        }),
+      );
     }
     files.set(url, file);
   }
   return files;
+}
+
+/**
+ * A compressed form made once per build and kept beside it (`<build>/.compressed/<sha-256>.gz|br`,
+ * named by the content, so a rebuilt file never finds a stale one): compressing every asset at
+ * level 9 took about a second of CPU at each start of each worker. A start that cannot write there
+ * (a read-only build) compresses in memory as before; two workers starting at once each write a
+ * temporary file and rename it, so neither reads a half-written one.
+ */
+function compressedOnce(dir: string, name: string, make: () => Buffer): Buffer {
+  const file = path.join(dir, name);
+  try {
+    return readFileSync(file);
+  } catch {
+    /* not made yet */
+  }
+  const out = make();
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, out);
+    renameSync(tmp, file);
+  } catch {
+    /* a read-only build: serve from memory */
+  }
+  return out;
 }
 
 /** The best encoding this client accepts: br, then gzip, else none. */
