@@ -1,6 +1,6 @@
 import { wcagAxe } from "./axe";
 import { expect, test, type Page } from "@playwright/test";
-import { Secret, TOTP } from "otpauth";
+import { TestAuthenticator } from "../helpers/totp-app";
 import { hydrated, logIn, newUser, signUp } from "./fixtures";
 import { shot } from "./helpers";
 
@@ -8,32 +8,6 @@ import { shot } from "./helpers";
  * Two-step login (issue 14) in the browser: an expert sets it up in Settings ("scanning" = reading
  * the key shown on the page), logs out, and logs in again with the password and a code.
  */
-
-const STEP_MS = 30_000;
-
-/** An authenticator app: never the same time step twice (the server refuses a used code). */
-function authApp(secret: string) {
-  const totp = new TOTP({ secret: Secret.fromBase32(secret) });
-  let last = -Infinity;
-  return async function next(): Promise<string> {
-    for (;;) {
-      const now = Math.floor(Date.now() / STEP_MS);
-      const step = Math.max(now, last + 1);
-      if (step <= now + 1) {
-        last = step;
-        return totp.generate({ timestamp: step * STEP_MS });
-      }
-      await new Promise((r) => setTimeout(r, last * STEP_MS - Date.now() + 250));
-    }
-  };
-}
-
-/** Six digits that no time step near now has. */
-function wrongCode(secret: string) {
-  const totp = new TOTP({ secret: Secret.fromBase32(secret) });
-  const near = new Set([-2, -1, 0, 1, 2].map((d) => totp.generate({ timestamp: Date.now() + d * STEP_MS })));
-  return ["000000", "111111", "222222"].find((c) => !near.has(c))!;
-}
 
 async function typeCode(page: Page, code: string) {
   for (let i = 0; i < 6; i++) await page.getByLabel(`Digit ${i + 1} of 6`).fill(code[i]);
@@ -85,13 +59,13 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await accessible(page);
   await shot(page, info, "two-step-setup");
 
-  const next = authApp(secret);
+  const app = new TestAuthenticator(secret);
   await page.getByLabel("Password", { exact: true }).fill(expert.password);
-  await typeCode(page, wrongCode(secret));
+  await typeCode(page, app.wrong());
   await page.getByRole("button", { name: "Turn on two-step login" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "not right" })).toBeVisible();
   await page.getByLabel("Password", { exact: true }).fill(expert.password);
-  await typeCode(page, await next());
+  await typeCode(page, await app.next());
   await page.getByRole("button", { name: "Turn on two-step login" }).click();
 
   const codes = page.getByTestId("recovery-codes").locator("li");
@@ -119,7 +93,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await fitsWidth(page);
   await accessible(page);
   await shot(page, info, "two-step-code");
-  await typeCode(page, await next());
+  await typeCode(page, await app.next());
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page).toHaveURL(/\/dashboard\/home$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(/Welcome/);

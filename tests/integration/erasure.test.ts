@@ -1,14 +1,14 @@
-import { Secret, TOTP } from "otpauth";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, storedKeys, type TestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { TestAuthenticator as AuthApp } from "../helpers/totp-app";
 
 /*
  * Issue 19, points 6 and 7: erasing an account through the API and the screens is one domain
@@ -18,8 +18,6 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  * the database itself) and the file store are searched for the number, the name, the e-mail and
  * the upload's bytes. Real SMTP, real Kannel, SQLite or PostgreSQL + S3 (TEST_BACKEND=pg-s3).
  */
-
-vi.setConfig({ testTimeout: 90_000 });
 
 const ADMIN = { email: "admin@erase.test", password: "Admin-pass-2026" };
 let server: TestServer;
@@ -70,28 +68,6 @@ async function emailPatient(email: string) {
 
 const userCount = async (id: string) =>
   Number((await db.get<{ n: number }>("SELECT count(*) AS n FROM users WHERE id = ?", id))!.n);
-
-/** An authenticator app: each code for a time step not handed out before (the server takes a step once). */
-class AuthApp {
-  last = -Infinity;
-  constructor(public secret: string) {}
-  codeAt(step: number) {
-    return new TOTP({ secret: Secret.fromBase32(this.secret.replace(/\s/g, "")) }).generate({
-      timestamp: step * 30_000,
-    });
-  }
-  async next(): Promise<string> {
-    for (;;) {
-      const now = Math.floor(Date.now() / 30_000);
-      const step = Math.max(now, this.last + 1);
-      if (step <= now + 1) {
-        this.last = step;
-        return this.codeAt(step);
-      }
-      await sleep(this.last * 30_000 - Date.now() + 250);
-    }
-  }
-}
 
 describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", () => {
   it("a bearer token alone erases nothing: the password is required and named", async () => {

@@ -1,9 +1,9 @@
-import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { TestAuthenticator as AuthApp } from "../helpers/totp-app";
 
 /**
  * Two-step login (issue 14) against the built server, over HTTP, with rate limits on and
@@ -12,52 +12,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  */
 
 const ADMIN = { email: "chief@mfa.test", password: "Chief-pass-2026" };
-const STEP_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-
-/** An authenticator app. The server accepts each time step once, so `next()` never repeats a step. */
-// An authenticator gives one code per 30 s step and a used step is refused again: a test that
-// needs a third fresh code waits for the next step (up to 30 s), longer than the default timeout.
-vi.setConfig({ testTimeout: 90_000 });
-
-class AuthApp {
-  last = -Infinity;
-  constructor(public secret: string) {}
-  codeAt(step: number) {
-    return new TOTP({ secret: Secret.fromBase32(this.secret.replace(/\s/g, "")) }).generate({
-      timestamp: step * STEP_MS,
-    });
-  }
-  /** A code for a step not used yet (now, or one ahead, which the server's ±1 window takes). */
-  async next(): Promise<string> {
-    for (;;) {
-      const now = Math.floor(Date.now() / STEP_MS);
-      const step = Math.max(now, this.last + 1);
-      if (step <= now + 1) {
-        this.last = step;
-        return this.codeAt(step);
-      }
-      await sleep(this.last * STEP_MS - Date.now() + 250);
-    }
-  }
-  /** A right code that this app has not handed out (not marked used). */
-  peek() {
-    return this.codeAt(Math.max(Math.floor(Date.now() / STEP_MS), this.last + 1));
-  }
-  /** The code handed out last (the server has seen it). */
-  lastCode() {
-    return this.codeAt(this.last);
-  }
-  /** Six digits that no step near now has. */
-  wrong() {
-    const now = Math.floor(Date.now() / STEP_MS);
-    const near = new Set([-2, -1, 0, 1, 2, 3].map((d) => this.codeAt(now + d)));
-    for (let i = 0; ; i++) {
-      const c = String((123457 * (i + 7)) % 1_000_000).padStart(6, "0");
-      if (!near.has(c)) return c;
-    }
-  }
-}
 
 let server: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
