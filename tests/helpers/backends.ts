@@ -172,7 +172,7 @@ export const onPostgres = BACKEND === "pg-s3";
  * The environment that points a test server at a fresh database and bucket when the run is on
  * PostgreSQL + S3 (the shared servers started by global-backends.ts); empty on SQLite.
  */
-export async function backendEnv(): Promise<Record<string, string>> {
+export async function backendEnv(opts: { template?: boolean } = {}): Promise<Record<string, string>> {
   if (!onPostgres) return {};
   const pgUrl = process.env.CB_TEST_PG_URL;
   const s3 = process.env.CB_TEST_S3_ENDPOINT;
@@ -182,7 +182,9 @@ export async function backendEnv(): Promise<Record<string, string>> {
   const c = new pg.Client({ connectionString: pgUrl });
   await c.connect();
   try {
-    await c.query(`CREATE DATABASE "${name}"`);
+    // From the run's migrated template (tests/helpers/templates.ts) when there is one.
+    const template = opts.template === false ? undefined : process.env.CB_TEST_PG_TEMPLATE;
+    await c.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
   } finally {
     await c.end();
   }

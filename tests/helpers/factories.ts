@@ -6,6 +6,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Actor } from "~/domain/accounts/sessions.server";
 import type { Specialty } from "~/domain/accounts/specialties";
 import type { Client } from "~/domain/platform/client";
+import { seedSqlite } from "./templates";
 
 /*
  * Domain tests without HTTP: `freshDomain()` points the app at a fresh SQLite file and upload
@@ -81,6 +82,8 @@ export async function freshDomain(env: Record<string, string> = {}): Promise<Dom
     ...(await backendEnv()),
     ...env,
   });
+  // SQLite starts from the run's migrated template (tests/helpers/templates.ts), PostgreSQL too (backendEnv).
+  if (!process.env.DATABASE_URL) seedSqlite(path.join(root, "data"));
   const mods = await load();
   // SQLite migrates when it opens; PostgreSQL under its advisory lock.
   mods.db.db();

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { seedSqlite } from "./templates";
 
 export type TestServer = {
   url: string;
@@ -45,12 +46,15 @@ export const BUILD_DIR = path.resolve(process.env.BUILD_DIR || "build");
  * TEST_BACKEND=pg-s3 run a database and a bucket of its own, made on first use and remembered in
  * `root/backend.json`, so an app restarted on the same root finds its data again.
  */
-export async function rootBackend(root: string): Promise<Record<string, string>> {
+export async function rootBackend(
+  root: string,
+  opts: { fresh?: boolean } = {},
+): Promise<Record<string, string>> {
   const { backendEnv, onPostgres } = await import("./backends");
   if (!onPostgres) return {};
   const file = path.join(root, "backend.json");
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
-  const env = await backendEnv();
+  const env = await backendEnv({ template: !opts.fresh });
   mkdirSync(root, { recursive: true });
   writeFileSync(file, JSON.stringify(env));
   return env;
@@ -64,12 +68,15 @@ export async function rootBackend(root: string): Promise<Record<string, string>>
 export async function spawnApp(
   root: string,
   env: Record<string, string> = {},
-  opts: { basic?: boolean } = {},
+  /** fresh: an empty database that the app migrates itself, instead of the run's migrated template. */
+  opts: { basic?: boolean; fresh?: boolean } = {},
 ): Promise<AppProcess> {
   const dataDir = path.join(root, "data");
   const uploadsDir = path.join(root, "uploads");
   const port = await freePort();
-  const backend = env.DATABASE_URL || env.STORAGE_URL ? {} : await rootBackend(root);
+  const backend = env.DATABASE_URL || env.STORAGE_URL ? {} : await rootBackend(root, opts);
+  // A SQLite app starts from the run's migrated template (tests/helpers/templates.ts).
+  if (!env.DATABASE_URL && !backend.DATABASE_URL && !opts.fresh) seedSqlite(dataDir);
   let out = "";
   const child: ChildProcess = spawn(
     process.execPath,
@@ -131,10 +138,10 @@ export async function spawnApp(
  */
 export async function startServer(
   env: Record<string, string> = {},
-  opts: { root?: string; keep?: boolean; basic?: boolean } = {},
+  opts: { root?: string; keep?: boolean; basic?: boolean; fresh?: boolean } = {},
 ): Promise<TestServer & { root: string }> {
   const root = opts.root ?? mkdtempSync(path.join(os.tmpdir(), "carebridge-test-"));
-  const app = await spawnApp(root, env, { basic: opts.basic });
+  const app = await spawnApp(root, env, { basic: opts.basic, fresh: opts.fresh });
   return {
     root,
     url: app.url,

@@ -7,7 +7,7 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({}, { fresh: true }); // an empty folder: the app migrates it itself
 });
 afterAll(async () => {
   await server?.stop();
