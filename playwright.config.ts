@@ -1,5 +1,44 @@
 import { defineConfig } from "@playwright/test";
+import { readdirSync } from "node:fs";
 import os from "node:os";
+
+/**
+ * One viewport per flow (decision 0053): a flow runs once, at the width its people have —
+ * patients, health workers and families on the phone, experts and admins on the desktop. Only the
+ * specs whose second width checks something different run on both: accessibility (axe at each
+ * width), languages and page widths, and the public site's navigation (its phone menu).
+ * A flow with both kinds of people runs where most of it happens.
+ */
+const BOTH_WIDTHS = ["a11y", "languages", "public"];
+const PHONE_FLOWS = [
+  "centre-journey",
+  "family-journey",
+  "phone-journey",
+  "my-data",
+  "my-data-download",
+  "patient-control",
+  "resumable",
+  "share-links",
+  "voice",
+];
+const DESKTOP_FLOWS = [
+  "consultation",
+  "dashboard",
+  "dicom",
+  "reports",
+  "second-opinion",
+  "service",
+  "two-factor",
+];
+// A new spec must be placed in one of the lists above, or it would never run.
+const placed = new Set([...BOTH_WIDTHS, ...PHONE_FLOWS, ...DESKTOP_FLOWS]);
+const unplaced = readdirSync("tests/e2e")
+  .filter((f) => f.endsWith(".spec.ts"))
+  .map((f) => f.replace(/\.spec\.ts$/, ""))
+  .filter((n) => !placed.has(n));
+if (unplaced.length)
+  throw new Error(`playwright.config.ts: say at which width these specs run: ${unplaced.join(", ")}`);
+const specs = (names: string[]) => names.map((n) => `**/${n}.spec.ts`);
 
 /**
  * Workers sized to the machine: one per core, at most 4 (each brings a Chromium and a 2-process app
@@ -27,7 +66,7 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [["list"]],
+  reporter: [["list"], ["./tests/e2e/phase-summary.ts"]],
   use: {
     baseURL: BASE_URL,
     browserName: "chromium",
@@ -47,8 +86,16 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "desktop", use: { viewport: { width: 1280, height: 800 } } },
-    { name: "phone", use: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } },
+    {
+      name: "desktop",
+      testMatch: specs([...BOTH_WIDTHS, ...DESKTOP_FLOWS]),
+      use: { viewport: { width: 1280, height: 800 } },
+    },
+    {
+      name: "phone",
+      testMatch: specs([...BOTH_WIDTHS, ...PHONE_FLOWS]),
+      use: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true },
+    },
   ],
   webServer: Array.from({ length: WORKERS }, (_, i) => ({
     command: `node tests/e2e/serve.mjs`,

@@ -4,7 +4,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from "node:os";
 import path from "node:path";
 import hi from "../../app/i18n/locales/hi";
-import { ADMIN, hydrated, logIn, newUser, personContext, signUp, type TestUser } from "./fixtures";
+import {
+  ADMIN,
+  hydrated,
+  logIn,
+  newUser,
+  personContext,
+  signUp,
+  signUpOnScreen,
+  type TestUser,
+} from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -104,7 +113,7 @@ test("two specialists sign up with their registration; the admin sees it and app
 }, info) => {
   for (const e of [w.cardio, w.radio]) {
     const page = await (await context(browser, info)).newPage();
-    await signUp(page, e);
+    await signUpOnScreen(page, e);
   }
   const admin = await person(browser, info, ADMIN);
   await admin.goto("/dashboard/pending-expert");

@@ -1,10 +1,11 @@
 import { expect, request, test, type APIRequestContext, type Page } from "@playwright/test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
+import { SHOTS_ON, shotTo } from "./helpers";
 
 /**
  * A family under one phone, in Hindi at 360 px, against a real Kannel: a father's account adds his
@@ -61,9 +62,9 @@ async function sms(number: string, after: number, timeoutMs = 20_000): Promise<D
 const codeOf = (m: DeliveredSms) => /\b(\d{6})\b/.exec(m.text)![1];
 
 async function shoot(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true });
+  if (!SHOTS_ON) return;
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  await shotTo(page, path.join(SHOTS, `${name}.png`));
 }
 
 async function setLang(page: Page, lng: string) {

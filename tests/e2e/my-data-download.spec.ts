@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { ADMIN, logIn, patientWithReport, personContext } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, shotTo } from "./helpers";
 
 /** Issue 14: "Download my data" from Settings, and an admin's download of one patient's data. */
 test("a patient downloads their data from Settings; an admin from the patient's reports", async ({
@@ -13,7 +13,7 @@ test("a patient downloads their data from Settings; an admin from the patient's 
   await expect(block).toBeVisible();
   await block.scrollIntoViewIfNeeded();
   await shot(page, info, "settings-download-my-data");
-  await block.screenshot({ path: `test-results/screens/${info.project.name}/download-my-data-block.png` });
+  await shotTo(block, `test-results/screens/${info.project.name}/download-my-data-block.png`);
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     block.getByRole("link", { name: "Download my data (ZIP)" }).click(),
@@ -30,9 +30,10 @@ test("a patient downloads their data from Settings; an admin from the patient's 
   const button = admin.getByRole("link", { name: "Download this patient's data (ZIP)" });
   await expect(button).toBeVisible();
   await shot(admin, info, "admin-patient-data-button");
-  await admin.locator("main").screenshot({
-    path: `test-results/screens/${info.project.name}/admin-patient-data-main.png`,
-  });
+  await shotTo(
+    admin.locator("main"),
+    `test-results/screens/${info.project.name}/admin-patient-data-main.png`,
+  );
   const [adminDownload] = await Promise.all([admin.waitForEvent("download"), button.click()]);
   expect(adminDownload.suggestedFilename()).toContain(`carebridge-patient-${report.patient._id}-`);
 });

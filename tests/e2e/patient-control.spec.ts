@@ -1,12 +1,12 @@
 import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { wcagAxe } from "./axe";
 import { newUser, patientWithReport, personContext, signUp } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, shotTo } from "./helpers";
 
 /**
  * My data's control sections — who can act for you (with the revoke confirmation), the consents
@@ -37,7 +37,7 @@ async function setLang(page: Page, lng: string) {
   await page.context().addCookies([{ name: "lng", value, url: base }]);
 }
 
-const SHOTS = "/work/tmp/shots/d";
+const SHOTS = path.join("test-results", "screens", "my-data-control");
 
 let page: Page;
 let childId = "";
@@ -108,7 +108,6 @@ test("axe: My data's control sections in all four languages, with the revoke con
 }, info) => {
   test.setTimeout(240_000);
   const failures: string[] = [];
-  mkdirSync(SHOTS, { recursive: true });
   for (const p of ["/dashboard/my-data", "/dashboard/my-data?revoke=centre"]) {
     for (const lng of ["en", "hi", "bn", "ta"]) {
       await setLang(page, lng);
@@ -128,9 +127,9 @@ test("axe: My data's control sections in all four languages, with the revoke con
         );
       if (lng === "en" || lng === "hi") {
         const name = `${info.project.name}-${lng}-${p.includes("revoke") ? "confirm" : "my-data"}`;
-        await page.locator("#access").screenshot({ path: path.join(SHOTS, `${name}-access.png`) });
-        await page.locator("#consents").screenshot({ path: path.join(SHOTS, `${name}-consents.png`) });
-        await page.locator("#trail").screenshot({ path: path.join(SHOTS, `${name}-trail.png`) });
+        await shotTo(page.locator("#access"), path.join(SHOTS, `${name}-access.png`));
+        await shotTo(page.locator("#consents"), path.join(SHOTS, `${name}-consents.png`));
+        await shotTo(page.locator("#trail"), path.join(SHOTS, `${name}-trail.png`));
       }
     }
   }
@@ -150,9 +149,7 @@ test("axe: My data's control sections in all four languages, with the revoke con
           .join(" | ")}`,
       );
     if (lng === "en" || lng === "hi")
-      await page
-        .locator("#member")
-        .screenshot({ path: path.join(SHOTS, `${info.project.name}-${lng}-member.png`) });
+      await shotTo(page.locator("#member"), path.join(SHOTS, `${info.project.name}-${lng}-member.png`));
   }
   await setLang(page, "en");
   await shot(page, info, "my-data-control");

@@ -7,7 +7,7 @@ import {
   newUser,
   patternPng,
   personContext,
-  signUp,
+  signUpOnScreen,
   type TestUser,
 } from "./fixtures";
 import { shot } from "./helpers";
@@ -77,8 +77,8 @@ test("patient: validation messages, PDF upload, image upload with progress, prev
     hasTouch: false,
   });
   w.contexts.push(signupContext);
-  await signUp(await signupContext.newPage(), w.patient);
-  await signUp(await signupContext.newPage(), w.expert);
+  await signUpOnScreen(await signupContext.newPage(), w.patient);
+  await signUpOnScreen(await signupContext.newPage(), w.expert);
 
   const page = await person(browser, info, w.patient);
   await hydrated(page);
