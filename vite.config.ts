@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import { vitePlugin as remix } from "@remix-run/dev";
 import tailwindcss from "@tailwindcss/vite";
+import { existsSync } from "node:fs";
 import { defineConfig } from "vite";
 import tsconfigPaths from "vite-tsconfig-paths";
 import remixConfig from "./remix.config";
@@ -33,14 +34,48 @@ export default defineConfig(({ isSsrBuild }) => ({
 }));
 
 /**
+ * The HTTP files that run again on PostgreSQL + S3: those whose behaviour is the database's or the
+ * store's (decision 0053). Every SQL statement and store call lives in app/domain and app/db, which
+ * tests/domain reaches directly on both backends; these files add what only a running server shows:
+ * streaming and storage, coordination through the database between processes and requests, and
+ * assertions that differ by backend. A domain function that only another HTTP file reached got a
+ * domain test (the coverage evidence is in docs/decisions/0053-coverage-evidence.md).
+ */
+export const PG_S3_HTTP_FILES = [
+  // streaming and storage
+  "resumable",
+  "dicom",
+  "pacs",
+  "voice-notes",
+  "fhir-export",
+  "centre-registration",
+  "erasure",
+  // coordination through the database
+  "sms",
+  "ratelimit-http",
+  "cursor-pagination",
+  "strict-input",
+  "sessions",
+  // assertions that differ by backend
+  "metrics",
+  "tracing",
+  "public",
+  "accounts-hardening",
+  "prometheus",
+];
+
+/**
  * The test projects. `sqlite` is unit, domain (tests/domain), HTTP (tests/integration), load and
- * multi-node tests on the default backend; `pg-s3` runs the domain and HTTP suites again on
- * PostgreSQL + S3. TEST_BACKEND picks which: unset or `sqlite`
+ * multi-node tests on the default backend; `pg-s3` runs the domain suite and the HTTP files above
+ * again on PostgreSQL + S3. TEST_BACKEND picks which: unset or `sqlite`
  * the SQLite project (`vitest run <file>` as ever), `pg-s3` the PostgreSQL + S3 project alone
  * (`npm run test:pg`), `all` both in one run (`npm test`). A new project is one more entry here.
  */
 function selectedProjects() {
   const backend = process.env.TEST_BACKEND || "sqlite";
+  const missing = PG_S3_HTTP_FILES.filter((f) => !existsSync(`tests/integration/${f}.test.ts`));
+  if (missing.length)
+    throw new Error(`PG_S3_HTTP_FILES names files that do not exist: ${missing.join(", ")}`);
   const projects = [
     {
       extends: true as const,
@@ -60,7 +95,10 @@ function selectedProjects() {
       extends: true as const,
       test: {
         name: "pg-s3",
-        include: ["tests/domain/**/*.test.ts", "tests/integration/**/*.test.ts"],
+        include: [
+          "tests/domain/**/*.test.ts",
+          ...PG_S3_HTTP_FILES.map((f) => `tests/integration/${f}.test.ts`),
+        ],
         env: { TEST_BACKEND: "pg-s3" },
       },
     },
