@@ -374,7 +374,7 @@ type Actor = { id: string; approved: boolean; sessionId: string } & Record<strin
 
 /** Every list function of the domain, as one actor of each kind calls it. */
 async function listCases(admin: any, expert: any, patient: any, worker: any) {
-  const reportsDomain = await import("../app/domain/consultation/reports.server");
+  const reportsDomain = await import("../app/domain/consultation/index.server");
   const { listPendingExperts, listApprovedExperts } = await import("../app/domain/accounts/experts.server");
   const { listAuditEvents } = await import("../app/domain/platform/audit.server");
   const { listUsers } = await import("../app/domain/accounts/users.server");

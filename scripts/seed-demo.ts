@@ -7,7 +7,7 @@
 const PASSWORD = "Demo-pass-2026";
 
 const { insertUser, findUserByEmail } = await import("../app/domain/accounts/users.server");
-const { createReport, addReview } = await import("../app/domain/consultation/reports.server");
+const { createReport, addReview } = await import("../app/domain/consultation/index.server");
 const { approveExpert } = await import("../app/domain/accounts/experts.server");
 const { expertDetailsSteps } = await import("../app/domain/accounts/expert-details.server");
 const { storeUpload } = await import("../app/domain/records/files.server");

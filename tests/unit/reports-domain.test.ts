@@ -18,7 +18,7 @@ import { parseEml, type Mail } from "../helpers/factories";
 
 type Mods = {
   users: typeof import("~/domain/accounts/users.server");
-  reports: typeof import("~/domain/consultation/reports.server");
+  reports: typeof import("~/domain/consultation/index.server");
   experts: typeof import("~/domain/accounts/experts.server");
   files: typeof import("~/domain/records/files.server");
   audit: typeof import("~/domain/platform/audit.server");
@@ -93,7 +93,7 @@ beforeAll(async () => {
   }
   m = {
     users: await import("~/domain/accounts/users.server"),
-    reports: await import("~/domain/consultation/reports.server"),
+    reports: await import("~/domain/consultation/index.server"),
     experts: await import("~/domain/accounts/experts.server"),
     files: await import("~/domain/records/files.server"),
     audit: await import("~/domain/platform/audit.server"),
@@ -591,7 +591,7 @@ describe("reviews", () => {
     const domain = path.resolve("app/domain");
     writeFileSync(
       script,
-      `import { addReview } from ${JSON.stringify(path.join(domain, "consultation/reports.server.ts"))};
+      `import { addReview } from ${JSON.stringify(path.join(domain, "consultation/report-review.server.ts"))};
 import { findUserById } from ${JSON.stringify(path.join(domain, "accounts/users.server.ts"))};
 const [expertId, startAt, ...ids] = process.argv.slice(2);
 const u = (await findUserById(expertId))!;

@@ -8,16 +8,18 @@ import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import { overdueReports, PRIORITIES, type ApiReport } from "../consultation/reports.server";
 import {
   centreFigures,
   inReviewByCentre,
-  queueFrom,
   notDuePlaceholders,
   notDueValues,
+  overdueReports,
+  PRIORITIES,
+  queueFrom,
   waitingColumns,
+  type ApiReport,
   type TurnaroundFigures,
-} from "../consultation/turnaround.server";
+} from "../consultation/index.server";
 import type { Actor } from "../accounts/sessions.server";
 import { centreKey, COUNT_KEYS, counterColumn, listCount } from "../platform/list-counts.server";
 

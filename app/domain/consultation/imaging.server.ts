@@ -4,7 +4,7 @@ import { patientAccess, traceAccess } from "../care/patients.server";
 import { DomainError } from "../platform/errors";
 import { loadStudy, type Study } from "../records/dicom.server";
 import { framePng, type Preset } from "../records/dicom-render.server";
-import { reportForFileAccess } from "./reports.server";
+import { reportForFileAccess } from "./report-files.server";
 
 /**
  * A report's medical images (decision 0039), for exactly those who may open its file

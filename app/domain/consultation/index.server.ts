@@ -1,20 +1,84 @@
 /**
- * Consultation: a report's way from upload to second opinion.
+ * Consultation: a report's way from upload to second opinion. What the context offers to routes,
+ * utils, server, scripts, tests and other contexts is exactly what is named below; everything else
+ * stays inside. Every rule of the API contract lives here once: screens and /api/v1 routes both
+ * call these functions.
  *
- * - reports: creating a report, the patient's and the expert's lists, the queue of pending
- *   reports, claiming and releasing one, the opinion (`addReview`), deletion, opening the file
- *   with its access rule, overdue reports, the API shape `ApiReport`.
+ * Reports:
+ * - api-report: the API shape `ApiReport` (and how a row becomes one), the file and letter addresses.
+ * - report-upload: creating a report (who may upload and for whom).
+ * - report-lists: the patient's and the expert's lists, the queue of pending reports, the reviewed
+ *   lists — built from report-rows (the joined row), report-case (follow-ups and second opinions
+ *   that come with a report), report-list-statements (each list's prepared statements and queue
+ *   segments; PostgreSQL plan tuning in ~/db/literal-window) and report-list-paging.
+ * - report-claims: claiming, renewing and releasing a report, its cap and cool-down.
+ * - report-review: the opinion (`addReview`); review-screen: the add-review screen's report.
+ * - report-files: opening the file with its access rule (`fileAccessRefusal`).
+ * - report-deletion: deleting a report with its files.
+ * - overdue-reports: when a pending report is overdue, and the overdue list.
+ *
+ * Around the report:
  * - followups: the patient's follow-up questions and the expert's answers.
  * - voice-notes: spoken descriptions, questions and explanations on a report (decision 0037).
- * - letters, letter-pdf: the signed opinion letter (data, verification code, PDF rendering).
+ * - letters, letter-access, letter-pdf (with letter-layout, letter-fonts): the signed opinion
+ *   letter (who may fetch it, /verify, the verification code, PDF rendering).
+ * - imaging: the medical images of a report, under its file's rule.
  * - second-opinions: asking another specialty for a second opinion on a case (decision 0038).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  */
-export * from "./reports.server";
-export * from "./followups.server";
-export * from "./voice-notes.server";
-export * from "./letters.server";
-export * from "./letter-pdf.server";
-export * from "./turnaround.server";
-export * from "./imaging.server";
-export * from "./second-opinions.server";
+export {
+  letterVerifyUrl,
+  opinionUrl,
+  reportFileUrl,
+  toApiReport,
+  type ApiReport,
+  type PatientReport,
+} from "./api-report.server";
+export { assertCanUpload, createReport, uploadTarget } from "./report-upload.server";
+export {
+  listAllReviewed,
+  listFollowUpThreads,
+  listPatientReports,
+  listPendingReports,
+  listReviewedByExpert,
+} from "./report-lists.server";
+export { claimReport, releaseReport } from "./report-claims.server";
+export { addReview } from "./report-review.server";
+export { reviewScreenReport } from "./review-screen.server";
+export { openReportFile } from "./report-files.server";
+export { deleteReport } from "./report-deletion.server";
+export { overdueReports, PRIORITIES } from "./overdue-reports.server";
+export {
+  answerFollowUp,
+  askFollowUp,
+  followUpsFor,
+  reassignFollowUps,
+  type ApiFollowUp,
+} from "./followups.server";
+export {
+  addVoiceNote,
+  listVoiceNotes,
+  openVoiceNote,
+  setHeardNote,
+  voiceMaxBytes,
+  voiceNotesFor,
+  type ApiVoiceNote,
+} from "./voice-notes.server";
+export { letterFileName, opinionLetter, renderOpinionLetter } from "./letters.server";
+export { reportForLetter, verifyLetter } from "./letter-access.server";
+export {
+  centreFigures,
+  getTurnaround,
+  inReviewByCentre,
+  notDuePlaceholders,
+  notDueValues,
+  opinionTimes,
+  queueCounts,
+  queueFrom,
+  sendOverdueDigest,
+  turnaroundFigures,
+  waitingColumns,
+  type TurnaroundFigures,
+} from "./turnaround.server";
+export { openReportStudy, openStudyFrame, studyForScreen } from "./imaging.server";
+export { requestSecondOpinion } from "./second-opinions.server";

@@ -4,7 +4,8 @@ import { AGREEMENT_VERDICT_KEYS, REPORT_TYPE_KEYS, type ReportType } from "~/sch
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
-import { letterVerifyUrl, reportForLetter, type ApiReport } from "./reports.server";
+import { letterVerifyUrl, type ApiReport } from "./api-report.server";
+import { reportForLetter } from "./letter-access.server";
 import type { Actor } from "../accounts/sessions.server";
 import { SPECIALTY_KEYS, type Specialty } from "../accounts/specialties";
 

@@ -10,7 +10,8 @@ import { specialtiesFor } from "../accounts/specialties";
 import { notify } from "../messaging/notify.server";
 import type { Actor } from "../accounts/sessions.server";
 import { hidePhonesOfRefusers } from "../rights/consent.server";
-import { findJoined, findRow, fromJoined, liveClaim, type ApiReport } from "./reports.server";
+import { liveClaim, type ApiReport } from "./api-report.server";
+import { findJoined, findRow, fromJoined } from "./report-rows.server";
 
 /**
  * A second opinion from another specialty (decision 0038). It is a new `reports` row linked to the

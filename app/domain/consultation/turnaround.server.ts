@@ -19,14 +19,14 @@ import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
 import { centreKey, COUNT_KEYS, counterColumn } from "../platform/list-counts.server";
+import type { ApiReport } from "./api-report.server";
 import {
   dueCutoff,
   notYetDueCondition,
   overdueCondition,
   overdueReports,
   PRIORITIES,
-  type ApiReport,
-} from "./reports.server";
+} from "./overdue-reports.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**

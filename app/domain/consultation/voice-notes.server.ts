@@ -10,7 +10,7 @@ import { deleteStored, openDecrypted, type StoredFile } from "../records/files.s
 import { patientAccess, traceAccess } from "../care/patients.server";
 import type { Actor } from "../accounts/sessions.server";
 import { askFollowUp } from "./followups.server";
-import { fileAccessRefusal } from "./reports.server";
+import { fileAccessRefusal } from "./report-files.server";
 
 /**
  * Voice notes (decision 0037): a spoken description of a report and spoken follow-up questions

@@ -1,7 +1,7 @@
 import { count, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
-import { queueCounts } from "../consultation/turnaround.server";
+import { queueCounts } from "../consultation/index.server";
 import { mailQueue } from "../messaging/mail.server";
 import { COUNT_KEYS, listCountsOf } from "./list-counts.server";
 

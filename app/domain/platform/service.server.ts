@@ -2,7 +2,7 @@ import { and, gte, lt, sql, type SQLWrapper } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema";
 import { log } from "~/utils/log.server";
-import { opinionTimes } from "../consultation/turnaround.server";
+import { opinionTimes } from "../consultation/index.server";
 import type { Actor } from "../accounts/sessions.server";
 import { DomainError } from "./errors";
 import { productGauges } from "./gauges.server";

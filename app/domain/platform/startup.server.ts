@@ -11,7 +11,7 @@ import { rightsJob } from "../rights/rights.server";
 import { pruneExpiredSessions } from "../accounts/sessions.server";
 import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
 import { startPacsSender, stopPacsSender } from "../records/dicom-pacs.server";
-import { sendOverdueDigest } from "../consultation/turnaround.server";
+import { sendOverdueDigest } from "../consultation/index.server";
 import { sweepUploads } from "../records/uploads.server";
 import { ensureAdmin } from "../accounts/users.server";
 import {

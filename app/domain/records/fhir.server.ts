@@ -53,10 +53,16 @@ import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { expertDetailsFor, type ApiExpertDetails } from "../accounts/expert-details.server";
 import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
-import { followUpsFor, type ApiFollowUp } from "../consultation/followups.server";
-import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
+import {
+  followUpsFor,
+  letterFileName,
+  opinionUrl,
+  renderOpinionLetter,
+  reportFileUrl,
+  toApiReport,
+  type ApiFollowUp,
+} from "../consultation/index.server";
 import { limit } from "../platform/ratelimit.server";
-import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/reports.server";
 import type { Actor } from "../accounts/sessions.server";
 import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 

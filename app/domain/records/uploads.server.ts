@@ -24,7 +24,7 @@ import {
   type StoredFile,
 } from "./files.server";
 import { limit } from "../platform/ratelimit.server";
-import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/reports.server";
+import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/index.server";
 import type { Actor } from "../accounts/sessions.server";
 
 /**

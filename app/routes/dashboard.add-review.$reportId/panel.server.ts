@@ -1,9 +1,7 @@
 import type { Actor } from "~/domain/accounts/index.server";
 import { SPECIALTIES } from "~/domain/accounts/specialties";
-import { requestSecondOpinion, type ApiReport } from "~/domain/consultation/index.server";
-import { isDomainError } from "~/domain/platform/errors";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import type { ApiReport } from "~/domain/consultation/index.server";
+import { askSecondOpinionAction } from "~/utils/second-opinion.server";
 import type { ReviewScreen } from "./claim.server";
 
 /**
@@ -43,19 +41,8 @@ export function panelOf(actor: Actor, report: ApiReport) {
 
 export type Panel = ReturnType<typeof panelOf>;
 
-/** The "Ask for a second opinion" form: a refusal comes back as a toast naming the field's problem. */
-export async function askSecondAction(form: FormData, { actor, t, reportId, ip }: ReviewScreen) {
-  const here = `/dashboard/add-review/${encodeURIComponent(reportId)}`;
-  try {
-    await requestSecondOpinion(
-      actor,
-      reportId,
-      { specialty: form.get("specialty"), note: form.get("note") },
-      { ip },
-    );
-  } catch (err) {
-    const field = isDomainError(err) ? Object.keys(err.extra.fieldErrors ?? {})[0] : undefined;
-    return toastFailure(err, t, here, { field });
-  }
-  return redirectWithSuccess(here, t("panel.askSuccess"));
+/** The "Ask for a second opinion" form: back to this screen, a refusal as a toast naming the field's problem. */
+export function askSecondAction(form: FormData, screen: ReviewScreen) {
+  const here = `/dashboard/add-review/${encodeURIComponent(screen.reportId)}`;
+  return askSecondOpinionAction(form, screen.reportId, here, screen);
 }

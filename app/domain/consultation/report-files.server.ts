@@ -1,0 +1,88 @@
+import type { Readable } from "node:stream";
+import type { ReportRow } from "~/db/schema";
+import { audit } from "../platform/audit.server";
+import { DomainError } from "../platform/errors";
+import { openDecrypted } from "../records/files.server";
+import type { Actor } from "../accounts/sessions.server";
+import { patientAccess, traceAccess } from "../care/patients.server";
+import { findRow } from "./report-rows.server";
+
+/**
+ * Opening a report's file, under the one rule of who may (fileAccessRefusal, decision 0023); every
+ * opening and every refusal is recorded.
+ */
+
+/**
+ * The report row for one who may open its file (fileAccessRefusal), else forbidden, recorded as
+ * "report.file_refused" like any refused opening. Medical images (imaging.server.ts) use it, so
+ * the images follow the file's rule exactly.
+ */
+export async function reportForFileAccess(actor: Actor, reportId: string, ip?: string | null) {
+  const row = await findRow(reportId);
+  if (!row) throw new DomainError("not_found", "reports.notFound");
+  const refusal = await fileAccessRefusal(actor, row);
+  if (refusal) {
+    await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
+    throw new DomainError("forbidden", refusal);
+  }
+  return row;
+}
+
+export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };
+
+/** What decides who may open a report's file: read from the report's own row, never from a caller. */
+type FileAccessFacts = Pick<
+  ReportRow,
+  "patientId" | "status" | "expertId" | "claimedBy" | "followupExpertId"
+>;
+
+/**
+ * Who may open a report's file (decision 0023), the one place this rule lives: the owning patient;
+ * admins; approved experts while the report is pending (to decide whether to claim it), and once
+ * reviewed only its reviewer (expert_id), the expert whose claim became the review (claimed_by)
+ * and the expert holding its follow-ups (followup_expert_id, the reviewer unless an admin
+ * reassigned them). Returns the refusal's message key, or null when allowed. It takes the row
+ * itself, so the file route and the add-review screen (reviewScreenReport) cannot disagree.
+ * (Sharing links serve files by their own token.)
+ */
+export async function fileAccessRefusal(actor: Actor, row: FileAccessFacts): Promise<string | null> {
+  if (actor.accountType === "Admin") return null;
+  if (actor.accountType === "Patient" || actor.accountType === "HealthWorker")
+    return (await patientAccess(actor, row.patientId)) ? null : "reports.notYourReport";
+  if (actor.accountType !== "Expert") return "reports.notYourReport";
+  if (!actor.approved) return "reports.awaitApprovalFile";
+  if (row.status === "Pending") return null;
+  if ([row.expertId, row.claimedBy, row.followupExpertId].includes(actor.id)) return null;
+  return "reports.fileNotYours";
+}
+
+/**
+ * The decrypted file for those fileAccessRefusal allows; records who opened it
+ * ("report.file_open"). Any refused actor gets forbidden and is recorded ("report.file_refused").
+ */
+export async function openReportFile(
+  actor: Actor,
+  reportId: string,
+  ip?: string | null,
+): Promise<OpenedReportFile> {
+  const row = await findRow(reportId);
+  if (!row) throw new DomainError("not_found", "reports.notFound");
+  const refusal = await fileAccessRefusal(actor, row);
+  if (refusal) {
+    // Every refused opening by a signed-in actor is recorded — patients probing other patients'
+    // reports as much as experts; strangers never get here (401 without a session).
+    await audit(actor, "report.file_refused", "report", row.id, { status: row.status }, ip);
+    throw new DomainError("forbidden", refusal);
+  }
+  const stream = await openDecrypted(row.fileKey);
+  try {
+    await audit(actor, "report.file_open", "report", row.id, null, ip);
+    // A family manager's or a health worker's opening is in the profile's access trail too.
+    const access = actor.accountType === "Admin" ? null : await patientAccess(actor, row.patientId);
+    if (access) await traceAccess(actor, access, "patient.file_open", { reportId: row.id }, ip);
+  } catch (err) {
+    stream.destroy();
+    throw err;
+  }
+  return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
+}

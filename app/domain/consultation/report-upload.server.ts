@@ -1,0 +1,200 @@
+import { exec, transaction } from "~/db/client.server";
+import { reports, type ReportRow } from "~/db/schema";
+import { uploadReportFormSchema, uploadReportSchema, type UploadReportInput } from "~/schemas/reports";
+import { formSchema } from "~/schemas/strict";
+import { newId } from "~/utils/ids.server";
+import { log } from "~/utils/log.server";
+import { auditInsert } from "../platform/audit.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { expertRecipientsFor } from "../accounts/experts.server";
+import { notify } from "../messaging/notify.server";
+import { deleteObjects, deleteStored, type StoredFile } from "../records/files.server";
+import { draftObjects, insertStudy, inspectStudy, loadStudy, type StudyDraft } from "../records/dicom.server";
+import { kickPacsSender } from "../records/dicom-pacs.server";
+import { reviewConsentForUpload } from "../rights/consent.server";
+import type { Actor } from "../accounts/sessions.server";
+import { hasConsentFor, patientAccess, traceAccess } from "../care/patients.server";
+import { toApiReport, type ApiReport } from "./api-report.server";
+
+/**
+ * Creating a report: who may upload and for whom, the phone number as stored, and the report
+ * itself (with its study, its review consent and the experts told by mail).
+ */
+
+/**
+ * Patients (for themselves or a family member they manage) and approved health workers (for their
+ * centre's patients) upload. Routes call this before reading the body, createReport again.
+ */
+export function assertCanUpload(actor: Actor | null): asserts actor is Actor {
+  if (!actor) throw new DomainError("not_authenticated", "errors.loginFirstUpload");
+  if (actor.accountType === "HealthWorker" && !actor.approved)
+    throw new DomainError("forbidden", "care.awaitApproval");
+  if (actor.accountType !== "Patient" && actor.accountType !== "HealthWorker")
+    throw new DomainError("forbidden", "reports.patientsOnly");
+}
+
+/**
+ * Whose report an upload files: the profile named (`patientId`) if the uploader may act for it,
+ * else the uploader's own profile. A health worker must name one of their centre's patients. A
+ * profile someone else acts for needs the consent given for it (facilitated or a guardian's).
+ */
+export async function uploadTarget(actor: Actor, patientId: unknown) {
+  const id =
+    typeof patientId === "string" && patientId ? patientId : actor.accountType === "Patient" ? actor.id : "";
+  if (!id) {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.choosePatient"] },
+    });
+  }
+  const access = await patientAccess(actor, id);
+  if (!access || access.kind === "admin") {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.notYourPatient"] },
+    });
+  }
+  if (access.kind !== "self" && !(await hasConsentFor(id))) {
+    throw new DomainError("invalid", "reports.uploadFailed", {
+      fieldErrors: { patientId: ["care.consentMissing"] },
+    });
+  }
+  return access;
+}
+
+/** "+CC" + digits when a country code is given and the number carries none; else as typed. */
+export function composePhoneNumber(phoneNumber: string, countryCode?: string | null): string {
+  const cleaned = phoneNumber.replace(/[\s\-().]/g, "");
+  if (cleaned.startsWith("+") || !countryCode) return cleaned;
+  return `${countryCode}${cleaned}`;
+}
+
+/**
+ * A patient files a report for an already stored (encrypted) file. Validates the fields
+ * with the upload schema (`form: true` adds the screen's required country code and
+ * consent); a missing file is the field error "reports.fileRequired". On any failure the
+ * stored file is deleted, so there is never a file without a row. On success the experts
+ * whose specialties read this type (all approved experts when none does) are told by mail,
+ * one message each (no medical content), and the new report is returned.
+ */
+export async function createReport(
+  actor: Actor,
+  input: UploadReportInput | Record<string, unknown>,
+  file: StoredFile | null | undefined,
+  opts: { form?: boolean; ip?: string | null; consentGivenAt?: Date; patientId?: string | null } = {},
+): Promise<ApiReport> {
+  let row: ReportRow;
+  let access: Awaited<ReturnType<typeof uploadTarget>>;
+  let study: StudyDraft | null = null;
+  try {
+    assertCanUpload(actor);
+    access = await uploadTarget(actor, opts.patientId ?? (input as Record<string, unknown>)?.patientId);
+    // The fields are text (multipart or upload metadata): read as a form reads them.
+    const parsed = formSchema(opts.form ? uploadReportFormSchema : uploadReportSchema).safeParse(input);
+    const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
+    if (!file) errors.report = ["reports.fileRequired"];
+    if (!parsed.success || !file) {
+      throw new DomainError("invalid", "reports.uploadFailed", { fieldErrors: errors });
+    }
+    const data = parsed.data;
+    // Medical images are read and checked (a ZIP entry by entry) before the report exists.
+    study = await inspectStudy(file);
+    const now = new Date();
+    row = {
+      id: newId(),
+      patientId: access.patient.id,
+      centreId: access.patient.centreId ?? null,
+      reportType: data.reportType,
+      description: data.description ? data.description : null,
+      phoneNumber: composePhoneNumber(data.phoneNumber, data.countryCode),
+      fileKey: file.key,
+      fileName: file.fileName,
+      mimeType: file.mimeType,
+      size: file.size,
+      consentAt: now,
+      status: "Pending",
+      review: null,
+      expertId: null,
+      reviewedAt: null,
+      priority: data.urgent ? 0 : 1,
+      urgentReason: data.urgent ? data.urgentReason || null : null,
+      claimedBy: null,
+      claimedAt: null,
+      claimExpiresAt: null,
+      findings: null,
+      recommendations: null,
+      seeDoctorSoon: false,
+      letterCode: null,
+      claimRenewals: 0,
+      signerFirstName: null,
+      signerLastName: null,
+      signerRegistrationNumber: null,
+      signerRegistrationCouncil: null,
+      followupExpertId: null,
+      overdueNotifiedAt: null,
+      secondOf: null,
+      secondSpecialty: null,
+      secondNote: null,
+      secondRequestedBy: null,
+      agreement: null,
+      agreementReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const inserted = row;
+    const consentGiven = data.consent !== undefined;
+    await transaction(function* (tx) {
+      // Review consent is recorded with the upload, or refused once withdrawn; for someone else's
+      // profile the consent given for them at registration stands (uploadTarget checked it).
+      if (access.kind === "self") yield* reviewConsentForUpload(tx, actor, consentGiven, opts.consentGivenAt);
+      yield* exec(tx.insert(reports).values(inserted));
+      if (study) yield* insertStudy(tx, inserted.id, study);
+      yield* exec(
+        auditInsert(
+          tx,
+          actor,
+          "report.upload",
+          "report",
+          inserted.id,
+          {
+            mimeType: inserted.mimeType,
+            size: inserted.size,
+            urgent: inserted.priority === 0,
+            ...(access.kind === "self" ? {} : { for: inserted.patientId, by: access.kind }),
+          },
+          opts.ip,
+        ),
+      );
+    });
+  } catch (err) {
+    if (file) {
+      await deleteStored(file.key).catch((e) =>
+        log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
+      );
+    }
+    await deleteObjects(draftObjects(study));
+    throw err;
+  }
+  if (study) kickPacsSender();
+  for (const expert of await expertRecipientsFor(row.reportType)) {
+    notify(expert, {
+      subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
+      body: "mail.newReportBody",
+      action: "mail.newReportAction",
+      path: "/dashboard/pending-report",
+    });
+  }
+  await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
+  const p = access.patient;
+  const made = toApiReport(
+    row,
+    {
+      id: p.id,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      email: actor.id === p.accountId ? actor.email : "",
+    },
+    null,
+  );
+  // The uploader is shown at once what the images carry about the person.
+  if (study) made.study = (await loadStudy(row.id)) ?? undefined;
+  return made;
+}

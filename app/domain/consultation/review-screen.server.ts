@@ -1,0 +1,62 @@
+import { audit } from "../platform/audit.server";
+import { DomainError } from "../platform/errors";
+import { specialtiesOf } from "../accounts/expert-details.server";
+import { hidePhonesOfRefusers } from "../rights/consent.server";
+import type { Actor } from "../accounts/sessions.server";
+import { liveClaim, type ApiReport } from "./api-report.server";
+import { withSecondOpinions } from "./report-case.server";
+import { fileAccessRefusal } from "./report-files.server";
+import { findJoined, fromJoined, matches, requireApprovedExpert } from "./report-rows.server";
+
+/**
+ * The add-review screen's report: what an approved expert sees of one report (the opinion only
+ * to its writer, the first opinion to a second opinion's expert) and whether they may open its file.
+ */
+
+/**
+ * The add-review screen: one report for an approved Expert (same rules as addReview: other
+ * account types → forbidden "reports.onlyExperts", experts awaiting approval → forbidden
+ * "reports.awaitApproval", unknown id → not_found). A report that is already reviewed is
+ * returned too, so the screen can say so; its opinion only to the expert who wrote it.
+ */
+export async function getReportForReview(actor: Actor, reportId: string): Promise<ApiReport> {
+  return (await reviewScreenReport(actor, reportId)).report;
+}
+
+/**
+ * getReportForReview for the add-review screen, with whether the actor may open the report's file
+ * — decided from the same row by the same rule as GET /api/v1/report/:id/file.
+ */
+export async function reviewScreenReport(
+  actor: Actor,
+  reportId: string,
+): Promise<{ report: ApiReport; fileAllowed: boolean }> {
+  requireApprovedExpert(actor);
+  const joined = await findJoined(reportId);
+  if (!joined) throw new DomainError("not_found", "reports.notFound");
+  const report = fromJoined(joined);
+  if (report.status === "Reviewed" && joined.report.expertId !== actor.id) {
+    report.review = null;
+    report.findings = null;
+    report.recommendations = null;
+    report.letter = null;
+  }
+  report.matchesSpecialties = matches(report, actor.specialties ?? (await specialtiesOf(actor.id)));
+  const fileAllowed = !(await fileAccessRefusal(actor, joined.report));
+  // A second opinion's expert reads the first opinion under the rule that lets them open the file
+  // (the same medical content of the same case), and the reading is recorded like a file opening.
+  if (joined.report.secondOf && fileAllowed) {
+    const firstJoined = await findJoined(joined.report.secondOf);
+    if (firstJoined?.report.status === "Reviewed") {
+      report.firstOpinion = fromJoined(firstJoined);
+      await audit(actor, "report.first_opinion_open", "report", firstJoined.report.id, {
+        secondOf: joined.report.id,
+      });
+    } else report.firstOpinion = null;
+  }
+  // The expert of the first opinion sees what they asked of other specialties.
+  const firstExpert =
+    joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);
+  if (!joined.report.secondOf && firstExpert) await withSecondOpinions([report]);
+  return { report: (await hidePhonesOfRefusers(actor, [report]))[0], fileAllowed };
+}
