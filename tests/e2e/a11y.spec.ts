@@ -126,7 +126,7 @@ test("axe: patient screens", async () => {
   );
 });
 
-test("axe: a shared report's public pages (issue 14)", async ({ browser }, info) => {
+test("axe: a shared report's public pages", async ({ browser }, info) => {
   test.setTimeout(360_000);
   const base = info.project.use.baseURL!;
   // The patient makes a link with a passcode through the screen's API twin.

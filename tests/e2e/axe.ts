@@ -7,7 +7,7 @@ export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"
 /**
  * axe's WCAG rules still marked experimental: a tag filter alone leaves them out, so they are
  * switched on by name. label-content-name-mismatch is WCAG 2.5.3 (label in name): a control's
- * accessible name must contain its visible text (the account menu's initials, issue 19).
+ * accessible name must contain its visible text (such as the account menu's initials).
  */
 export const EXPERIMENTAL_WCAG_RULES = [
   "label-content-name-mismatch",

@@ -17,7 +17,7 @@ import {
 import { shot } from "./helpers";
 
 /**
- * The whole consultation (issue 12), once per project (desktop 1280 px and phone 360 px):
+ * The whole consultation, once per project (desktop 1280 px and phone 360 px):
  * a cardiologist signs up with a registration number → the admin approves → a patient who
  * reads Hindi uploads an urgent ECG → only the matching expert is mailed → the cardiologist
  * starts the review (a second expert is refused) → writes the structured opinion → the patient

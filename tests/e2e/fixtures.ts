@@ -126,7 +126,7 @@ export async function signUpOnScreen(page: Page, user: TestUser) {
   await page.getByLabel(/^Password/).fill(user.password);
   await page.getByLabel(/^Confirm Password/).fill(user.password);
   if (user.type === "Expert") {
-    // Experts say who they are (issue 12): specialties, registration, council, years of practice.
+    // Experts say who they are: specialties, registration, council, years of practice.
     const details = page.getByTestId("expert-details");
     for (const s of user.specialties ?? ["General Medicine", "Pathology"]) {
       await details.getByLabel(s, { exact: true }).check();

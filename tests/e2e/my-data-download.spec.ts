@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { ADMIN, logIn, patientWithReport, personContext } from "./fixtures";
 import { shot, shotTo } from "./helpers";
 
-/** Issue 14: "Download my data" from Settings, and an admin's download of one patient's data. */
+/** "Download my data" from Settings, and an admin's download of one patient's data. */
 test("a patient downloads their data from Settings; an admin from the patient's reports", async ({
   browser,
 }, info) => {

@@ -6,7 +6,7 @@ import { ADMIN, hydrated, logIn, newUser, personContext, signUp, type TestUser }
 import { shot } from "./helpers";
 
 /**
- * My data (issue 14), once per project (desktop 1280 px, phone 360 px): a patient with a reviewed
+ * My data, once per project (desktop 1280 px, phone 360 px): a patient with a reviewed
  * and a waiting report sees what withdrawing review consent would do, confirms, and the waiting
  * report leaves the queue while the reviewed one stays; the patient asks for a correction and an
  * admin answers it from the rights queue (preview, then send); the patient reads the answer. The

@@ -17,7 +17,7 @@ import { phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
- * The phone-only patient (issue 13), in Chromium at 360 px, in English and in Hindi, against a
+ * The phone-only patient, in Chromium at 360 px, in English and in Hindi, against a
  * real Kannel (fakesmsc as the operator): sign up with a mobile number and the SMS code, upload a
  * phone photo over a throttled connection that is cut and comes back, receive the "opinion ready"
  * SMS when an expert has answered, and log in again with the number and an SMS code by following

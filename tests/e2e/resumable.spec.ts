@@ -15,7 +15,7 @@ import { hydrated, logIn, newUser, personContext, phonePhoto, signUp, type TestU
 import { shot } from "./helpers";
 
 /**
- * Uploads that survive a dropped connection (issue 13, decision 0015), in Chromium at 1280 and
+ * Uploads that survive a dropped connection (decision 0015), in Chromium at 1280 and
  * 360 px: a 1.2 MB PDF over a throttled link cut mid-way (offline) continues from the server's
  * offset when the link is back; an upload cut by a reload continues after choosing the same file
  * again (at 50 kbit/s); a large photo is made smaller before it travels, a PDF is sent as it is.

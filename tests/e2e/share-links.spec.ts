@@ -3,7 +3,7 @@ import { ADMIN, newUser, patientWithReport, personContext, readOtp } from "./fix
 import { shot } from "./helpers";
 
 /**
- * Sharing links (issue 14), once per project (desktop 1280 px, phone 360 px): a patient shares a
+ * Sharing links, once per project (desktop 1280 px, phone 360 px): a patient shares a
  * reviewed report with a doctor, with a passcode → the doctor opens it in a fresh browser without
  * an account (on the phone without JavaScript) → the patient sees the open in the report's access
  * trail and revokes the link → the doctor's reload is refused.

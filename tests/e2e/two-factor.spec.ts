@@ -5,7 +5,7 @@ import { hydrated, logIn, newUser, signUp } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
- * Two-step login (issue 14) in the browser: an expert sets it up in Settings ("scanning" = reading
+ * Two-step login in the browser: an expert sets it up in Settings ("scanning" = reading
  * the key shown on the page), logs out, and logs in again with the password and a code.
  */
 
@@ -45,7 +45,7 @@ test("an expert turns on two-step login in Settings, then logs in with the passw
   await expect(page).toHaveURL(/\/dashboard\/two-step$/);
   // The URL changes before the new screen is drawn: wait for its heading.
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Two-step login");
-  // Issue 19: the password first, to start and again to turn it on.
+  // The password first, to start and again to turn it on.
   await page.getByLabel("Password", { exact: true }).fill(expert.password);
   await page.getByRole("button", { name: "Set up two-step login" }).click();
 

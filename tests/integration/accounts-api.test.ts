@@ -23,7 +23,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-describe("signup does not tell who has an account (issue 19, e-mail)", () => {
+describe("signup does not tell who has an account (e-mail)", () => {
   it("a registered e-mail, in any spelling, gets the same answer as a new one; its owner is told instead of getting a code", async () => {
     await signupViaApi(api, smtp, codeFrom, { email: "owner19@example.com" });
     const fresh = await api.post("/auth/send-otp", {

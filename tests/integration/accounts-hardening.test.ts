@@ -11,7 +11,7 @@ import { Browserish, freePort, startServer, type TestServer } from "../helpers/s
 import { codeFrom, resetTokenFrom, startSmtp } from "../helpers/smtp";
 
 /**
- * Issue 10, accounts: Argon2id (bcrypt hashes migrate on login, bytes after 72 count), common
+ * Account hardening: Argon2id (bcrypt hashes migrate on login, bytes after 72 count), common
  * passwords refused, reset links revoked by a password change, the password asked again before
  * deletion, safe redirects after login, private data files. Rate limits and the idle timeout run
  * on a second server; the reset mail's timing and shutdown flush on a third with a slow SMTP server.
@@ -241,7 +241,7 @@ describe("account deletion asks for the password", () => {
     await db.close();
   });
 
-  it("API: the password is required and must be right (issue 19: a token alone erases nothing)", async () => {
+  it("API: the password is required and must be right (a token alone erases nothing)", async () => {
     const email = "leaving-api@example.com";
     await signup(email);
     const token = (await api.post("/auth/login", { email, password: strongPassword })).body.token;
@@ -405,7 +405,7 @@ describe("with rate limits on and a short idle timeout", () => {
     expect(await screen.text()).toContain("Too many attempts.");
     const del = await web.post("/dashboard/settings", { intent: "delete-confirm", password: "x" });
     expect(del.status).toBe(429);
-    // And the API's erasure (issue 19): even the right password waits.
+    // And the API's erasure: even the right password waits.
     const apiDel = await lapi.del(
       "/profile/delete-profile",
       { password: strongPassword, immediate: true },

@@ -46,7 +46,7 @@ describe("account screens without JavaScript", () => {
   it("signup → code by mail → verify → login → dashboard, pending data kept server-side", async () => {
     const b = new Browserish(server.url);
     expect((await b.fetch("/verify-email")).headers.get("Location")).toBe("/signup");
-    // An expert says who they are (issue 12): without the details the screen refuses, saying what is missing.
+    // An expert says who they are: without the details the screen refuses, saying what is missing.
     const bare = await b.post("/signup", signupFields("kavya@example.com", "Expert"));
     expect(bare.status).toBe(400);
     const bareHtml = await bare.text();

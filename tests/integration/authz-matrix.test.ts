@@ -265,7 +265,7 @@ const API: Row[] = [
     admin: "skip" as never,
   },
   {
-    // Issue 13: experts and admins choose e-mail or SMS; patients hear by the way they signed up.
+    // Experts and admins choose e-mail or SMS; patients hear by the way they signed up.
     route: "PUT /profile/update-notifications",
     body: () => ({ notify: "email" }),
     anon: 401,
@@ -275,7 +275,7 @@ const API: Row[] = [
     expert: 200,
     admin: 200,
   },
-  // Issue 14: the consent and rights centre. Bodies that change nothing lasting (or are refused).
+  // The consent and rights centre. Bodies that change nothing lasting (or are refused).
   {
     route: "GET /rights/consents",
     anon: 401,
@@ -389,7 +389,7 @@ const API: Row[] = [
     expert: 403,
     admin: 404,
   },
-  // Issue 14: sharing links — only the owning patient creates, lists (their own) and revokes.
+  // Sharing links — only the owning patient creates, lists (their own) and revokes.
   {
     route: "GET /report/share-links",
     anon: 401,
@@ -475,7 +475,7 @@ const API: Row[] = [
     admin: 403,
   },
   {
-    // Issue 14: a patient's data as FHIR R4 — the patient themself or an admin.
+    // A patient's data as FHIR R4 — the patient themself or an admin.
     route: "GET /fhir/Patient/:own/$everything",
     anon: 401,
     patient: 200,
@@ -485,7 +485,7 @@ const API: Row[] = [
     admin: 200,
   },
   {
-    // Issue 14: "Download my data" (ZIP) — every patient their own; other accounts have none.
+    // "Download my data" (ZIP) — every patient their own; other accounts have none.
     route: "GET /profile/download-my-data",
     anon: 401,
     patient: 200,
@@ -494,7 +494,7 @@ const API: Row[] = [
     expert: 403,
     admin: 403,
   },
-  // Issue 14: two-step login. Nobody here has it on (409 where it must be), and the matrix server
+  // Two-step login. Nobody here has it on (409 where it must be), and the matrix server
   // runs with MFA_REQUIRED_FOR_ADMINS off.
   {
     route: "GET /auth/two-factor/status",
@@ -764,7 +764,7 @@ const API: Row[] = [
     admin: 200,
   },
   {
-    // Last: it starts a setup (a pending secret) for each account, after its password (issue 19).
+    // Last: it starts a setup (a pending secret) for each account, after its password.
     route: "POST /auth/two-factor/setup",
     body: (role) => ({ password: role === "admin" ? "Admin-pass-123" : strongPassword }),
     anon: 401,
@@ -968,7 +968,7 @@ const SCREENS: Row[] = [
     admin: 200,
   },
   {
-    // Issue 14: the account's own two-step login.
+    // The account's own two-step login.
     route: "/dashboard/two-step",
     anon: "login",
     patient: 200,
@@ -996,7 +996,7 @@ const SCREENS: Row[] = [
     admin: 200,
   },
   {
-    // Issue 14: another patient's report is not found; other account types are told why.
+    // Another patient's report is not found; other account types are told why.
     route: "/dashboard/share/:report",
     anon: "login",
     patient: 200,
@@ -1005,7 +1005,7 @@ const SCREENS: Row[] = [
     expert: 403,
     admin: 403,
   },
-  // Issue 14: "Download my data" streams the ZIP; a refusal goes back to Settings with the reason (302).
+  // "Download my data" streams the ZIP; a refusal goes back to Settings with the reason (302).
   {
     route: "/dashboard/my-data/download",
     anon: "login",

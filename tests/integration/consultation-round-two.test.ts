@@ -12,7 +12,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 import { withoutPageStrings } from "../helpers/html";
 
 /*
- * Issue 19, the consultation as an attacker tried it (points 5, 8, 9, 15, 16), over HTTP against
+ * The consultation as an attacker tried it, over HTTP against
  * the built app and a real database: claim hoarding, rewriting the registration on letters
  * already signed, opening other experts' files, the rejected expert's own profile, and the
  * letter's verification code in the API.
@@ -117,7 +117,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-describe("point 5: claims are capped per expert and renewals are limited", () => {
+describe("claims are capped per expert and renewals are limited", () => {
   it("10 claims at once by one expert on 10 pending reports: CLAIM_MAX (3) win, the rest are told why; the queue keeps moving", async () => {
     const reports: string[] = [];
     for (let i = 0; i < 10; i++) reports.push(await upload(api, tok.patient));
@@ -154,7 +154,7 @@ describe("point 5: claims are capped per expert and renewals are limited", () =>
   });
 });
 
-describe("point 5, fixed: a claim never becomes unclaimable, and release does not reset the renewals", () => {
+describe("a claim never becomes unclaimable, and release does not reset the renewals", () => {
   const claim = (id: string, who: string, headers?: Record<string, string>) =>
     api.post(`/report/claim/${id}`, {}, tok[who], headers);
   const release = (id: string, who: string) => api.post(`/report/release/${id}`, {}, tok[who]);
@@ -260,7 +260,7 @@ describe("point 5, fixed: a claim never becomes unclaimable, and release does no
   });
 });
 
-describe("point 8, fixed: an expert approved before the registration rule cannot sign without one", () => {
+describe("an expert approved before the registration rule cannot sign without one", () => {
   it("claim and review (API and screen) are refused with what to do; adding the number in Settings sends them to review, then they sign", async () => {
     // Approved before approval required a registration number (as the old code let an admin do).
     const db = await openTestDb(server.dataDir, { write: true });
@@ -308,7 +308,7 @@ describe("point 8, fixed: an expert approved before the registration rule cannot
   });
 });
 
-describe("point 9: who may open a report's file", () => {
+describe("who may open a report's file", () => {
   it("pending: any approved expert; reviewed: its reviewer, the patient and admins; other experts 403 and audited", async () => {
     const pendingId = (JSON.parse(ids.spare) as string[])[0];
     const reviewed = ids.miraClaim;
@@ -340,7 +340,7 @@ describe("point 9: who may open a report's file", () => {
         reviewed,
       );
       // Every refused opening by a signed-in actor is recorded: Ravi's, the unapproved expert's,
-      // and the other patient's (issue 19: "everything else 403, audited").
+      // and the other patient's: everything else is 403, and audited.
       expect(
         events
           .filter((e) => e.action === "report.file_refused")
@@ -401,7 +401,7 @@ describe("point 9: who may open a report's file", () => {
   });
 });
 
-describe("point 16: the letter's verify code in the API", () => {
+describe("the letter's verify code in the API", () => {
   it("a reviewed report carries letter {verifyCode, verifyUrl}; the PDF and /verify agree; a pending one has none", async () => {
     const mine = await api.get(`/report/get-report-by-patientId/${ids.patient}?pageSize=100`, tok.patient);
     const reviewed = mine.body.data.find((r: { _id: string }) => r._id === ids.miraReviewed);
@@ -422,7 +422,7 @@ describe("point 16: the letter's verify code in the API", () => {
   });
 });
 
-describe("point 8: the registration on letters is the one they were signed with", () => {
+describe("the registration on letters is the one they were signed with", () => {
   it("an expert without a registration number cannot be approved", async () => {
     const r = await api.post("/expert/approve-expert", { expertId: ids.noreg }, tok.admin);
     expect(r.status).toBe(409);
@@ -511,7 +511,7 @@ describe("point 8: the registration on letters is the one they were signed with"
   });
 });
 
-describe("point 15: a rejected expert sees why, and what to do next", () => {
+describe("a rejected expert sees why, and what to do next", () => {
   it("in get-user-details and on My Profile", async () => {
     const reason = "Registration number missing";
     expect((await api.post("/expert/reject-expert", { expertId: ids.noreg, reason }, tok.admin)).status).toBe(
@@ -542,7 +542,7 @@ describe("point 15: a rejected expert sees why, and what to do next", () => {
   });
 });
 
-describe("point 5: a claim that cannot be renewed lapses back to the queue", () => {
+describe("a claim that cannot be renewed lapses back to the queue", () => {
   let fast: TestServer;
   let fastApi: ReturnType<typeof apiClient>;
   beforeAll(async () => {
@@ -583,7 +583,7 @@ describe("point 5: a claim that cannot be renewed lapses back to the queue", () 
   });
 });
 
-describe("point 5, fixed: CLAIM_RENEW_MAX=0", () => {
+describe("CLAIM_RENEW_MAX=0: a claim is never renewed", () => {
   let strict: TestServer;
   let strictApi: ReturnType<typeof apiClient>;
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp, type CapturedMail } from "../helpers/smtp";
 
 /*
- * The consultation (issue 12) over HTTP against the built app, real SMTP, a real database:
+ * The consultation over HTTP against the built app, real SMTP, a real database:
  * verified experts, routing by specialty, claims, urgency and the queue, the structured
  * opinion, follow-up questions, the signed opinion letter and its public verification, and
  * the turnaround figures. Time-dependent rules (a claim lapsing, overdue, the follow-up
@@ -111,7 +111,7 @@ describe("verified experts", () => {
     }
     const me = await api.get("/profile/get-user-details", tok.radio);
     const admin = await api.get("/profile/get-user-details", tok.admin);
-    // Issue 19: experts read their own details (and a rejection reason) here; admins get no expertDetails.
+    // Experts read their own details (and a rejection reason) here; admins get no expertDetails.
     expect(me.body.data.expertDetails).toMatchObject({
       registrationNumber: "KMC-1001",
       rejectionReason: null,
@@ -317,7 +317,7 @@ describe("claims", () => {
     expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.patient)).status).toBe(403);
     expect((await api.post(`/report/claim/no-such-report`, {}, tok.radio)).status).toBe(404);
     expect((await api.post(`/report/release/${ids.ecg}`, {}, other)).status).toBe(409);
-    // Release gives it back: not to the same expert at once (issue 19, the cool-down), to any other.
+    // Release gives it back: not to the same expert at once (a cool-down), to any other.
     expect((await api.post(`/report/release/${ids.ecg}`, {}, tok.holder)).body.data.claimedBy).toBeNull();
     expect((await api.post(`/report/release/${ids.ecg}`, {}, tok.holder)).status).toBe(409);
     expect((await api.post(`/report/claim/${ids.ecg}`, {}, tok.holder)).status).toBe(409);

@@ -11,12 +11,12 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 import { TestAuthenticator as AuthApp } from "../helpers/totp-app";
 
 /*
- * Issue 19, points 6 and 7: erasing an account through the API and the screens is one domain
- * function (rights.eraseAccount) — the password again, the second factor when two-step login is
- * on, the notice with its cancel link by default, `immediate` only with that re-authentication —
- * and an erasure leaves nothing of the person behind: every table of the database (listed from
- * the database itself) and the file store are searched for the number, the name, the e-mail and
- * the upload's bytes. Real SMTP, real Kannel, SQLite or PostgreSQL + S3 (TEST_BACKEND=pg-s3).
+ * Erasing an account through the API and the screens is one domain function
+ * (rights.eraseAccount) — the password again, the second factor when two-step login is on, the
+ * notice with its cancel link by default, `immediate` only with that re-authentication — and an
+ * erasure leaves nothing of the person behind: every table of the database (listed from the
+ * database itself) and the file store are searched for the number, the name, the e-mail and the
+ * upload's bytes. Real SMTP, real Kannel, SQLite or PostgreSQL + S3 (TEST_BACKEND=pg-s3).
  */
 
 const ADMIN = { email: "admin@erase.test", password: "Admin-pass-2026" };
@@ -69,7 +69,7 @@ async function emailPatient(email: string) {
 const userCount = async (id: string) =>
   Number((await db.get<{ n: number }>("SELECT count(*) AS n FROM users WHERE id = ?", id))!.n);
 
-describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", () => {
+describe("DELETE /profile/delete-profile is the erasure", () => {
   it("a bearer token alone erases nothing: the password is required and named", async () => {
     const p = await emailPatient("token-only@erase.test");
     const bare = await api.del("/profile/delete-profile", undefined, p.token);
@@ -240,7 +240,7 @@ describe("DELETE /profile/delete-profile is the erasure (issue 19, point 6)", ()
   });
 });
 
-describe("the screens with two-step login on (issue 19, point 6)", () => {
+describe("erasing on the screens with two-step login on", () => {
   it("Settings and My data ask for the code too; a recovery code does", async () => {
     const email = "screen-two-step@erase.test";
     const p = await emailPatient(email);
@@ -378,7 +378,7 @@ async function findEverywhere(needles: string[]): Promise<string[]> {
   return found;
 }
 
-describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
+describe("an erasure leaves nothing of the person", () => {
   it("a phone patient with SMS, codes, a contact message, a callback and an unfinished upload: all gone", async () => {
     const national = "9812377441";
     const phone = `+91${national}`;
@@ -652,7 +652,7 @@ describe("an erasure leaves nothing of the person (issue 19, point 7)", () => {
   });
 });
 
-describe("without SMS_URL: the outbox keeps nothing of an erased person (issue 19, point 7)", () => {
+describe("without SMS_URL: the outbox keeps nothing of an erased person", () => {
   let bare: TestServer;
   let bareDb: TestDb;
   let bareApi: ReturnType<typeof apiClient>;

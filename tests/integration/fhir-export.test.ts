@@ -19,7 +19,7 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
- * Issue 14, FHIR R4 export and "Download my data", over HTTP against the built app (real SMTP,
+ * The FHIR R4 export and "Download my data", over HTTP against the built app (real SMTP,
  * real database and file store): a patient with a reviewed report (structured opinion, letter,
  * a follow-up answered and one open), a pending report and a large file, consents, and files
  * opened by the expert, an admin and the patient. Every resource is validated against the

@@ -62,7 +62,7 @@ describe("transport security headers", () => {
 });
 
 /**
- * Issue 19: the README's own start command. `npm start` sets no NODE_ENV (remix-serve used to);
+ * The README's own start command. `npm start` sets no NODE_ENV (remix-serve used to);
  * the headers must still carry the Content-Security-Policy, read from the validated config. The
  * app is started exactly so — `npm start`, NODE_ENV removed from the environment — with only a
  * port, a loopback address and its own data folders (and, on a pg-s3 run, its own database).

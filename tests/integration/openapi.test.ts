@@ -106,7 +106,7 @@ describe("OpenAPI 3.1 document", () => {
       };
       expect(report.totals.errors).toBe(0);
       // The accepted warnings: these paths are fixed by the API contract (v1 never breaks) and by
-      // issue 12 (`/report/{id}/opinion.pdf`) and the images' study (`/report/{id}/study`); the router tells them apart (the literal segment wins).
+      // the opinion letter (`/report/{id}/opinion.pdf`) and the images' study (`/report/{id}/study`); the router tells them apart (the literal segment wins).
       expect(report.problems.map((p) => [p.ruleId, p.message]).sort()).toEqual([
         [
           "no-ambiguous-paths",

@@ -9,7 +9,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 import { withoutPageStrings } from "../helpers/html";
 
 /*
- * Phone-first patients (issue 13) over HTTP against the built app, with SMS delivered through a
+ * Phone-first patients over HTTP against the built app, with SMS delivered through a
  * real Kannel (fakesmsc as the operator) and mail through a real SMTP server: sign-up, password
  * and SMS-code login and password reset by mobile number on the API and the screens, the
  * limits, and notifications by SMS (patients; experts who chose SMS) with their short links.
@@ -120,7 +120,7 @@ describe("a mobile number as an identity (API)", () => {
     const ok = await api.post("/auth/signup", { ...base, otp: code });
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({ email: "", phone, accountType: "Patient", notify: "email" });
-    // The code was used (issue 19: a used code, not "already exists"; see the tests of issue 19 below).
+    // The code was used: refused as a used code, not as "already exists" (see "signup does not tell who has an account" below).
     expect((await api.post("/auth/signup", { ...base, otp: code })).status).toBe(400);
 
     for (const who of [{ phone }, { phone: national }, { email: national }, { email: `0${national}` }]) {
@@ -307,7 +307,7 @@ async function phonePatientOn(base: string, ip: string) {
   const login = await post("/auth/login", { phone, password: strongPassword });
   expect(login.status).toBe(200);
   await untilCount(phone, seen + 1);
-  // The "known device" mark the login set (issue 19: what draws on the owner's SMS reserve).
+  // The "known device" mark the login set: what draws on the owner's SMS reserve.
   const device = deviceCookieOf(login.headers["set-cookie"]);
   return { phone, national, post, device };
 }
@@ -320,7 +320,7 @@ function deviceCookieOf(setCookie: string | string[] | undefined): string {
   return hit.split(";")[0];
 }
 
-describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
+describe("SMS pumping, ceilings and strangers (limits on)", () => {
   let pump: TestServer;
   beforeAll(async () => {
     pump = await startServer({ SMS_URL: kannel.url, SMS_COUNTRIES: "IN,GB,US,DE" });
@@ -332,7 +332,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
   const NOT_SERVED =
     "We send SMS codes only to mobile numbers of the countries in the country code list. Please choose one of them, or sign up with an e-mail address.";
 
-  it("1. only mobile numbers of the countries in SMS_COUNTRIES get an SMS: no premium rate, toll free, fixed line or other country", async () => {
+  it("only mobile numbers of the countries in SMS_COUNTRIES get an SMS: no premium rate, toll free, fixed line or other country", async () => {
     const post = postFrom(pump.url, "127.0.40.1");
     const refused: [string, string][] = [
       ["+449066112345", NOT_MOBILE], // UK premium rate
@@ -361,7 +361,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     ).toEqual([]);
   });
 
-  it("1. the dial codes on signup and SMS login follow SMS_COUNTRIES; another country is refused on the number's field", async () => {
+  it("the dial codes on signup and SMS login follow SMS_COUNTRIES; another country is refused on the number's field", async () => {
     const b = new Browserish(pump.url);
     for (const page of ["/signup", "/login-code"]) {
       const html = await (await b.fetch(page)).text();
@@ -392,7 +392,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     expect(await login.text()).toContain("This number cannot receive our SMS codes");
   });
 
-  it("1. signup codes per block of numbers: pumping a range from several addresses stops at 10 an hour", async () => {
+  it("signup codes per block of numbers: pumping a range from several addresses stops at 10 an hour", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const post = postFrom(pump.url, `127.0.41.${(i % 8) + 1}`);
@@ -407,7 +407,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     ).toBe(200);
   });
 
-  it("3. one address asking for one number is limited per number+address; another address is not", async () => {
+  it("one address asking for one number is limited per number+address; another address is not", async () => {
     const phone = e164(blockNumber());
     const mine = postFrom(pump.url, "127.0.42.1");
     const statuses: number[] = [];
@@ -416,7 +416,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     expect((await postFrom(pump.url, "127.0.42.2")("/auth/send-login-code", { phone })).status).toBe(200);
   });
 
-  it("3. strangers from many addresses cannot block the owner's login codes or code checks", async () => {
+  it("strangers from many addresses cannot block the owner's login codes or code checks", async () => {
     const victim = await phonePatientOn(pump.url, "127.0.43.1");
     const start = smsCount(victim.phone);
     // Nine strangers, nine addresses: each asks for a login code to the victim's number.
@@ -453,7 +453,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     expect(login.body.token).toBeTruthy();
   });
 
-  it("3. the owner's reserve follows the device they logged in on: after logout, from any address; strangers, forged and other accounts' marks get nothing", async () => {
+  it("the owner's reserve follows the device they logged in on: after logout, from any address; strangers, forged and other accounts' marks get nothing", async () => {
     const victim = await phonePatientOn(pump.url, "127.0.46.1");
     // The owner logs in on the screens (a browser), which keeps the mark, then logs out.
     const owner = new Browserish(pump.url);
@@ -545,7 +545,7 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
     expect(smsCount(victim.phone)).toBe(start + 12);
   });
 
-  describe("2. a small SMS_PER_HOUR", () => {
+  describe("a small SMS_PER_HOUR", () => {
     let ceil: TestServer;
     beforeAll(async () => {
       ceil = await startServer({ SMS_URL: kannel.url, SMS_PER_HOUR: "3" });
@@ -589,10 +589,10 @@ describe("issue 19: SMS pumping, ceilings and strangers (limits on)", () => {
   });
 });
 
-describe("issue 19: the full metadata and older accounts", () => {
+describe("the full phone-number metadata and older accounts", () => {
   it("an account whose stored number the full metadata calls invalid still logs in with its password", async () => {
     const p = await phonePatient();
-    const odd = "+915012345678"; // valid by the "min" metadata of issue 13, not by the full one
+    const odd = "+915012345678"; // valid by libphonenumber-js's smaller "min" metadata (used before), not by the full one
     const db = await openTestDb(server.dataDir, { write: true });
     try {
       expect(await db.run("UPDATE users SET phone = ? WHERE phone = ?", odd, p.phone)).toBe(1);
@@ -607,7 +607,7 @@ describe("issue 19: the full metadata and older accounts", () => {
   });
 });
 
-describe("issue 19: signup does not tell who has an account (phone)", () => {
+describe("signup does not tell who has an account (phone)", () => {
   it("a registered number, in any spelling, gets the same answer; its owner gets 'you already have an account' in their language, no code", async () => {
     const p = await phonePatient("hi");
     const fresh = await api.post("/auth/send-otp", { phone: newNumber() });
@@ -663,7 +663,7 @@ describe("the screens", () => {
     const page = await (await b.fetch("/signup")).text();
     expect(page).toContain('name="signupWith"');
     expect(page).toContain('name="mobileNumber"');
-    // Issue 19: the dial codes follow SMS_COUNTRIES (default IN), not every country's.
+    // The dial codes follow SMS_COUNTRIES (default IN), not every country's.
     expect(page).toMatch(/<option value="\+91"[^>]*>/);
     expect(page).not.toMatch(/<option value="\+880"[^>]*>/);
     const national = newNumber();

@@ -18,7 +18,7 @@ beforeAll(async () => {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     WEB_CONCURRENCY: "2",
-    // Issue 19: the default mail budget per address is a coarse 200 an hour; these tests count 30.
+    // The default mail budget per address is a coarse 200 an hour; these tests count 30.
     RATE_LIMITS: JSON.stringify({ mail: { address: { points: 30, duration: 3600 } } }),
   });
 });
@@ -108,7 +108,7 @@ describe("rate limits over HTTP, 2 workers", () => {
   });
 });
 
-describe("issue 19: many people behind one address; RATE_LIMITS", () => {
+describe("many people behind one address; RATE_LIMITS", () => {
   it("a bad RATE_LIMITS stops the server with a message naming it", async () => {
     for (const bad of ['{"upload":', '{"uplaod":{"address":{"points":600,"duration":3600}}}']) {
       const err = await startServer({ RATE_LIMITS: bad }).then(

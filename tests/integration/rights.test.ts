@@ -7,7 +7,7 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp, type CapturedMail } from "../helpers/smtp";
 
 /*
- * The consent and rights centre (issue 14) over HTTP against the built app, real SMTP, a real
+ * The consent and rights centre over HTTP against the built app, real SMTP, a real
  * database and file store: consent records with their text versions, withdrawing review consent
  * (pending reports leave the experts' queue, reviewed ones stay), the contact gate, correction
  * requests answered by admins, erasure with notice and a cancel link, the nominee, who may call

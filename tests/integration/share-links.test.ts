@@ -12,7 +12,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 import { pageModules, withoutPageStrings } from "../helpers/html";
 
 /*
- * Sharing links (issue 14) over HTTP against the built app, with rate limits ON (as in
+ * Sharing links over HTTP against the built app, with rate limits ON (as in
  * production): the patient creates, lists and revokes links through /api/v1 and the screens; a
  * doctor without an account opens them at /s/<token> (landing → POST open → page, file, letter);
  * every way a link stops working is refused with its own message and status; strangers and other
@@ -859,7 +859,7 @@ describe("the screens, without JavaScript", () => {
   });
 });
 
-describe("the patient's FHIR export lists opens through sharing links (issue 19, point 14)", () => {
+describe("the patient's FHIR export lists opens through sharing links", () => {
   it("an AuditEvent per file and letter opened through a link, agent named by the link's label, no actor", async () => {
     const label = "Dr. Rao, PHC Hosur";
     const made = await createLink({ reportId: ids.reviewed, label });

@@ -6,14 +6,14 @@ import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
- * Issue 19, points 10 and 12, over HTTP against the built app and a real database.
+ * Strict input checks, over HTTP against the built app and a real database.
  *
- * 10: every boolean takes only true/false (JSON) or true/false/on (forms), every list only an
+ * Every boolean takes only true/false (JSON) or true/false/on (forms), every list only an
  * array (forms: repeated fields). A sweep sends each API endpoint with a boolean or a list the
  * wrong types — "yes", 1, "very", a string for a list — and expects a 400 naming the field and
  * nothing stored; the right values still work, on the JSON API and on the screens.
  *
- * 12: a code's tries are counted by one conditional update: many guesses at once are at most 5.
+ * A code's tries are counted by one conditional update: many guesses at once are at most 5.
  */
 
 const ADMIN = { email: "admin@strict.test", password: "Admin-pass-2026" };
@@ -284,7 +284,7 @@ describe("booleans and lists: wrong types are a 400 naming the field, never a si
   });
 });
 
-describe("a code's tries (issue 19, point 12)", () => {
+describe("a code's tries", () => {
   it("many simultaneous wrong and right guesses at one code: at most 5 are counted", async () => {
     const email = "race@strict.test";
     expect((await api.post("/auth/send-otp", { email })).status).toBe(200);

@@ -6,7 +6,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 import { TestAuthenticator as AuthApp } from "../helpers/totp-app";
 
 /**
- * Two-step login (issue 14) against the built server, over HTTP, with rate limits on and
+ * Two-step login against the built server, over HTTP, with rate limits on and
  * MFA_REQUIRED_FOR_ADMINS on: the API, the screens without JavaScript, the admin's reset.
  * Codes are computed here from the secret the server shows, as an authenticator app would.
  */
@@ -448,7 +448,7 @@ describe("two-step login through /api/v1", () => {
     const reset = await api.post("/admin/reset-2fa", body, adminToken);
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
     expect(reset.body.data._id).toBe(target.user._id);
-    // Issue 19: every session and token of the account ends with its second factor.
+    // Every session and token of the account ends with its second factor.
     expect((await api.get("/profile/get-user-details", target.token)).status).toBe(401);
     expect((await b.fetch("/dashboard/home")).status).toBe(302);
     expect(await sessionsOf(target.user._id)).toBe(0);
@@ -462,7 +462,7 @@ describe("two-step login through /api/v1", () => {
     expect((await api.post("/admin/reset-2fa", body, adminToken)).status).toBe(409);
   });
 
-  it("setting it up asks for the password: a token alone can neither start nor confirm (issue 19)", async () => {
+  it("setting it up asks for the password: a token alone can neither start nor confirm", async () => {
     const { token, user } = await signup("e9@mfa.test");
     const none = await api.raw("POST", "/auth/two-factor/setup", {}, token);
     expect(none.status).toBe(400);
@@ -488,7 +488,7 @@ describe("two-step login through /api/v1", () => {
     expect(await count("SELECT count(*) AS n FROM recovery_codes WHERE user_id = ?", user._id)).toBe(0);
   });
 
-  it("turning it on ends the account's other sessions and tokens; the one that did it stays (issue 19)", async () => {
+  it("turning it on ends the account's other sessions and tokens; the one that did it stays", async () => {
     const { token, user } = await signup("e10@mfa.test");
     const other = (await api.post("/auth/login", { email: "e10@mfa.test", password: strongPassword })).body
       .token;
@@ -503,7 +503,7 @@ describe("two-step login through /api/v1", () => {
     expect(await sessionsOf(user._id)).toBe(1);
   });
 
-  it("resetting another admin's second factor asks for the acting admin's password and code first (issue 19)", async () => {
+  it("resetting another admin's second factor asks for the acting admin's password and code first", async () => {
     const other = await signup("admin3@mfa.test");
     await enable(other.token);
     await db.run("UPDATE users SET account_type = 'Admin' WHERE id = ?", other.user._id);
@@ -802,7 +802,7 @@ describe("two-step login on the screens, without JavaScript", () => {
     const refused = await expert.post("/dashboard/users", { intent: "reset-2fa", userId: target.user._id });
     expect(refused.status).toBe(404);
   });
-  it("the users screen asks for the acting admin's password and code before resetting another admin (issue 19)", async () => {
+  it("the users screen asks for the acting admin's password and code before resetting another admin", async () => {
     const other = await signup("admin4@mfa.test");
     await enable(other.token);
     await db.run("UPDATE users SET account_type = 'Admin' WHERE id = ?", other.user._id);

@@ -167,7 +167,7 @@ describe("load without loss", () => {
         const asPatient = client % 2 === 1;
         const token = asPatient ? tokens.patients[target.patient].token : tokens.experts[client % 2];
         // An expert may open a report's file while it is pending or when they reviewed it; once the
-        // other expert has reviewed it, 403 (issue 19). The patient always may.
+        // other expert has reviewed it, 403. The patient always may.
         const r = await call("file", `/api/v1/report/${target.id}/file`, { headers: bearer(token) }, [
           200,
           ...(asPatient ? [] : [403]),

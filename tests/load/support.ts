@@ -51,7 +51,7 @@ export async function signup(app: App, email: string, accountType: "Patient" | "
   if (!code) throw new Error(`no code mailed to ${email}`);
   const res = await api.post("/auth/signup", {
     accountType,
-    // Approval needs a registration number (issue 19).
+    // Approval needs a registration number.
     ...(accountType === "Expert" ? { registrationNumber: "LOAD-1" } : {}),
     firstName: accountType,
     lastName: "Load",

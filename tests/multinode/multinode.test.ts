@@ -20,7 +20,7 @@ import { Browserish, spawnApp, type AppProcess } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
- * Past one machine (issue 11): one PostgreSQL, one S3-protocol server, two app nodes on different
+ * Past one machine: one PostgreSQL, one S3-protocol server, two app nodes on different
  * ports sharing nothing but those two (and the deployment's secrets), and clients that alternate
  * between the nodes. Everything here is real: Debian's PostgreSQL, s3rver over HTTP, the built app
  * as separate processes, an SMTP server; SIGKILL is a real kill.

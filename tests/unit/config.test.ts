@@ -64,7 +64,7 @@ describe("configuration", () => {
     expect(loadConfig(base).otelEndpoint).toBeUndefined();
   });
 
-  it("RATE_LIMITS overrides budgets; bad JSON, an unknown budget or scope, or a bad number stop with its name (issue 19)", () => {
+  it("RATE_LIMITS overrides budgets; bad JSON, an unknown budget or scope, or a bad number stop with its name", () => {
     const dir = tmp();
     const base = { DATA_DIR: dir, UPLOADS_DIR: dir };
     const plain = loadConfig(base);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /*
- * Issue 19: the migration that adds the signer copy to reports fills it in for letters signed
+ * The migration that adds the signer copy to reports fills it in for letters signed
  * before it, from the expert's details at migration time (SQLite; the PostgreSQL file has the
  * same statements in its dialect).
  */

@@ -116,7 +116,7 @@ describe("budgets (mail ceiling counted across these tests: 30 + 5 + 25 = MAIL_P
   });
 });
 
-describe("SMS budgets (issue 19)", () => {
+describe("SMS budgets", () => {
   it("counts a number per address: strangers asking for it elsewhere do not spend the owner's pair", async () => {
     for (let i = 0; i < 5; i++)
       expect(await outcome(rl.limit("sms", "+919700005000", at("203.0.113.70")))).toEqual({ ok: true });

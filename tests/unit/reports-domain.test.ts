@@ -66,7 +66,7 @@ async function makeUser(
     accountType,
     approved: extra.approved,
     locale: extra.locale,
-    // Issue 19: only experts with a registration number can be approved.
+    // Only experts with a registration number can be approved.
     expert: accountType === "Expert" ? { registrationNumber: `REG-${seq}` } : undefined,
   });
   return asActor(row);
@@ -940,7 +940,7 @@ describe("wording", () => {
   });
 });
 
-describe("turnaround (issue 12)", () => {
+describe("turnaround", () => {
   it("percentiles by nearest rank", async () => {
     const { percentile } = await import("~/domain/consultation/turnaround.server");
     expect(percentile([], 50)).toBeNull();
