@@ -1,5 +1,6 @@
 /**
- * Records: the files themselves and the patient's data as a record.
+ * Records: the files themselves and the patient's data as a record. What the context offers to
+ * the rest of the app is named below; everything else is internal to its modules.
  *
  * - files: encrypted storage of uploads (AES-256-GCM before bytes reach the local folder or the
  *   bucket), type sniffing, safe names, segments of resumable uploads, the leftover sweep.
@@ -7,9 +8,36 @@
  * - fhir: the patient's data as a FHIR R4 Bundle and as a zip with the files.
  * - dicom: medical images (a study's metadata, previews, the PACS hand-off; decision 0039).
  */
-export * from "./files.server";
-export * from "./uploads.server";
-export * from "./fhir.server";
-export * from "./dicom.server";
-export * from "./dicom-render.server";
-export * from "./dicom-pacs.server";
+export {
+  deleteSegments,
+  deleteStored,
+  openDecrypted,
+  reportUploadMaxBytes,
+  storedExists,
+  storeUpload,
+  sweepLeftovers,
+  type StoredFile,
+  type UploadKind,
+} from "./files.server";
+export {
+  abandonUpload,
+  appendToUpload,
+  beginUpload,
+  finishUpload,
+  FINISHING,
+  getUpload,
+  sweepUploads,
+  type UploadSession,
+} from "./uploads.server";
+export { exportBundle, exportOwnZip, exportZip, FHIR_CONTENT_TYPE } from "./fhir.server";
+export { loadStudy, type Study } from "./dicom.server";
+export { framePng, isPreset, type Preset } from "./dicom-render.server";
+export { startPacsSender, stopPacsSender } from "./dicom-pacs.server";
+
+// Offered to consultation/reports.server.ts and rights/consent.server.ts, which import them from the
+// modules themselves: through this index their imports would close a circle (this index →
+// uploads.server.ts and fhir.server.ts → consultation/reports.server.ts →
+// rights/consent.server.ts → this index).
+export { deleteObjects, deleteReportFileIfUnused } from "./files.server";
+export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft } from "./dicom.server";
+export { kickPacsSender } from "./dicom-pacs.server";
