@@ -68,7 +68,7 @@ import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
 import { specialtiesColumn, specialtiesFromColumn } from "../accounts/specialty-column.server";
 import { expertRecipientsFor } from "../accounts/experts.server";
-import { notify } from "../messaging/notify.server";
+import { notify } from "../messaging/index.server";
 import {
   deleteObjects,
   deleteReportFileIfUnused,
