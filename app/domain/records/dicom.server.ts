@@ -14,15 +14,8 @@ import { imagingInstances, imagingPreviews, imagingStudies } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { DomainError, isDomainError } from "../platform/errors";
-import {
-  deleteStored,
-  DICOM_MIME,
-  isStudyMime,
-  openDecrypted,
-  storeUpload,
-  ZIP_MIME,
-  type StoredFile,
-} from "./files.server";
+import { DICOM_MIME, isStudyMime, ZIP_MIME } from "./file-types.server";
+import { deleteStored, openDecrypted, storeUpload, type StoredFile } from "./files.server";
 
 /**
  * Medical images (decision 0039): a report file that is one DICOM Part 10 file or a ZIP of one

@@ -3,22 +3,24 @@
  * the rest of the app is named below; everything else is internal to its modules.
  *
  * - files: encrypted storage of uploads (AES-256-GCM before bytes reach the local folder or the
- *   bucket), type sniffing, safe names, segments of resumable uploads, the leftover sweep.
+ *   bucket), safe names, deleting, the leftover sweep.
+ * - file-types: what a file may be (type sniffing by its first bytes) and how large.
+ * - file-crypto: what the stored files' and the segments' formats share (keys, opening an object).
+ * - upload-segments: the encrypted pieces of a resumable upload.
  * - uploads: resumable upload sessions (begin, append, finish, abandon, sweep).
  * - fhir: the patient's data as a FHIR R4 Bundle and as a zip with the files.
  * - dicom: medical images (a study's metadata, previews, the PACS hand-off; decision 0039).
  */
 export {
-  deleteSegments,
   deleteStored,
   openDecrypted,
-  reportUploadMaxBytes,
   storedExists,
   storeUpload,
   sweepLeftovers,
   type StoredFile,
-  type UploadKind,
 } from "./files.server";
+export { reportUploadMaxBytes, type UploadKind } from "./file-types.server";
+export { deleteSegments } from "./upload-segments.server";
 export {
   abandonUpload,
   appendToUpload,
