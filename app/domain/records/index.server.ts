@@ -9,7 +9,9 @@
  * - upload-segments: the encrypted pieces of a resumable upload.
  * - uploads: resumable upload sessions (begin, append, finish, abandon, sweep).
  * - fhir: the patient's data as a FHIR R4 Bundle and as a zip with the files.
- * - dicom: medical images (a study's metadata, previews, the PACS hand-off; decision 0039).
+ * - dicom: medical images (a study checked, stored and read back; decision 0039); dicom-instance
+ *   (one instance's header and bytes), dicom-zip (a ZIP of one study), dicom-render (previews),
+ *   dicom-pacs (the PACS hand-off).
  */
 export {
   deleteStored,
