@@ -5,7 +5,9 @@
  * - notify: the one way to tell a person something (mail and/or SMS by their channel, in their
  *   language), sign-in codes and account notices.
  * - mail: nodemailer transport, sending in the background.
- * - sms: the SMS outbox (queue, sender loop with back-off, segments, pruning, the admin list).
+ * - sms: the SMS outbox's queue and its sender loop with back-off; sms-segments (what a text
+ *   costs), sms-delivery (the gateway and the outbox folder), sms-retention (erasure and pruning),
+ *   sms-admin (the admin list).
  * - contact: the public contact form and callback requests.
  */
 export {
@@ -21,19 +23,9 @@ export {
   type ShortLink,
 } from "./notify.server";
 export { flushMail, mailQueue, sendMailInBackground, simpleHtml } from "./mail.server";
-export {
-  countSmsByStatus,
-  deleteOutboxFilesTo,
-  listSmsMessages,
-  pruneSmsMessages,
-  queueSms,
-  smsErasureSteps,
-  startSmsSender,
-  stopSmsSender,
-  type ApiSmsMessage,
-  type SmsPurpose,
-  type SmsStatus,
-} from "./sms.server";
+export { queueSms, startSmsSender, stopSmsSender, type SmsPurpose, type SmsStatus } from "./sms.server";
+export { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "./sms-retention.server";
+export { countSmsByStatus, listSmsMessages, type ApiSmsMessage } from "./sms-admin.server";
 export {
   contactErasureSteps,
   listCallbackRequests,
