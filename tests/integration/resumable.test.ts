@@ -511,7 +511,8 @@ describe("resumable uploads (tus)", () => {
 let domain:
   | {
       uploads: typeof import("~/domain/records/uploads.server");
-      files: typeof import("~/domain/records/files.server");
+      files: typeof import("~/domain/records/files.server") &
+        typeof import("~/domain/records/upload-segments.server");
     }
   | undefined;
 
@@ -531,7 +532,10 @@ async function openDomain() {
   });
   domain = {
     uploads: await import("~/domain/records/uploads.server"),
-    files: await import("~/domain/records/files.server"),
+    files: {
+      ...(await import("~/domain/records/files.server")),
+      ...(await import("~/domain/records/upload-segments.server")),
+    },
   };
   return domain;
 }

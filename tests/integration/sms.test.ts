@@ -20,7 +20,9 @@ import { Browserish, freePort, rootBackend, startServer, type TestServer } from 
  */
 
 type Mods = {
-  sms: typeof import("~/domain/messaging/sms.server");
+  sms: typeof import("~/domain/messaging/sms.server") &
+    typeof import("~/domain/messaging/sms-segments.server") &
+    typeof import("~/domain/messaging/sms-admin.server");
   client: typeof import("~/db/client.server");
   schema: typeof import("~/db/schema");
   i18n: typeof import("~/i18n/i18n.server");
@@ -97,7 +99,11 @@ beforeAll(async () => {
     delete process.env[k];
   Object.assign(process.env, appEnv);
   m = {
-    sms: await import("~/domain/messaging/sms.server"),
+    sms: {
+      ...(await import("~/domain/messaging/sms.server")),
+      ...(await import("~/domain/messaging/sms-segments.server")),
+      ...(await import("~/domain/messaging/sms-admin.server")),
+    },
     client: await import("~/db/client.server"),
     schema: await import("~/db/schema"),
     i18n: await import("~/i18n/i18n.server"),

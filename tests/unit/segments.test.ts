@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Segments of resumable uploads (decision 0015) on a real folder store; the environment first,
 // then the modules (they read their configuration once).
-let files: typeof import("~/domain/records/files.server");
+let files: typeof import("~/domain/records/files.server") &
+  typeof import("~/domain/records/upload-segments.server");
 let uploads: string;
 let tmp: string;
 
@@ -19,7 +20,10 @@ beforeAll(async () => {
   delete process.env.DATABASE_URL;
   delete process.env.STORAGE_URL;
   delete process.env.ENCRYPTION_KEY;
-  files = await import("~/domain/records/files.server");
+  files = {
+    ...(await import("~/domain/records/files.server")),
+    ...(await import("~/domain/records/upload-segments.server")),
+  };
   (await import("node:fs")).mkdirSync(uploads, { recursive: true });
 });
 

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  */
 
 type Mods = {
-  sms: typeof import("~/domain/messaging/sms.server");
+  sms: typeof import("~/domain/messaging/sms.server") &
+    typeof import("~/domain/messaging/sms-segments.server");
   client: typeof import("~/db/client.server");
   schema: typeof import("~/db/schema");
   orm: typeof import("drizzle-orm");
@@ -53,7 +54,10 @@ beforeAll(async () => {
     SMS_URL: `http://app%20user:${encodeURIComponent(password)}@127.0.0.1:${port}/cgi-bin/sendsms?from=CareBridge&smsc=airtel`,
   });
   m = {
-    sms: await import("~/domain/messaging/sms.server"),
+    sms: {
+      ...(await import("~/domain/messaging/sms.server")),
+      ...(await import("~/domain/messaging/sms-segments.server")),
+    },
     client: await import("~/db/client.server"),
     schema: await import("~/db/schema"),
     orm: await import("drizzle-orm"),

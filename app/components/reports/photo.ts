@@ -4,7 +4,7 @@
  * re-encoded (WebP, or JPEG where the browser cannot write WebP) it stays readable and is usually
  * a tenth of that. PDFs, GIFs, photos the browser cannot decode and photos that are already small
  * are sent as they are, and so is any photo the re-encoding would not make clearly smaller.
- * The server still decides the type from the bytes (files.server.ts), whatever this sends.
+ * The server still decides the type from the bytes (file-types.server.ts), whatever this sends.
  *
  * Browser-only and self-contained (no imports): the upload page loads it with the upload code,
  * and scripts/bench-photo.ts runs this same file in Chromium.

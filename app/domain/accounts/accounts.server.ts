@@ -28,8 +28,7 @@ import { newId, newToken, sha256 } from "~/utils/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { forgetPersonCounts } from "../platform/list-counts.server";
-import { deleteStored, type StoredFile } from "../records/files.server";
-import { sendMailInBackground, simpleHtml } from "../messaging/mail.server";
+import { deleteStored, type StoredFile } from "../records/index.server";
 import { dummyHash, hashPassword, isCommonPassword, needsRehash, verifyPassword } from "./passwords.server";
 import { beginLogin, limit, limitSms, takeMailPoint, type SmsCeiling } from "../platform/ratelimit.server";
 import {
@@ -45,9 +44,11 @@ import {
   sendAccountExistsNotice,
   sendCode,
   sendFailedLoginsNotice,
+  sendMailInBackground,
+  simpleHtml,
   smsNumberOf,
   type CodePurpose,
-} from "../messaging/notify.server";
+} from "../messaging/index.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
 import {

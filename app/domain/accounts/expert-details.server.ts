@@ -1,4 +1,4 @@
-import { recipientColumns } from "../messaging/notify.server";
+import { recipientColumns } from "../messaging/index.server";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { alias } from "~/db/alias";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";

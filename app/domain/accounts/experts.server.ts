@@ -7,7 +7,7 @@ import { auditInsert } from "../platform/audit.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
 import { specialtiesFor } from "./specialties";
 import { DomainError } from "../platform/errors";
-import { notify, recipientColumns, type Recipient } from "../messaging/notify.server";
+import { notify, recipientColumns, type Recipient } from "../messaging/index.server";
 import type { Actor } from "./sessions.server";
 import { toApiUser, type ApiUser } from "./users.server";
 import { newestFirstWindow } from "../platform/cursor.server";

@@ -10,7 +10,7 @@ import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { audit, auditInsert } from "../platform/audit.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { notify } from "../messaging/notify.server";
+import { notify } from "../messaging/index.server";
 import { forgive, limit } from "../platform/ratelimit.server";
 import { verifyPassword } from "./passwords.server";
 import { revokeAllSessions, type Actor } from "./sessions.server";

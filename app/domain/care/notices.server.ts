@@ -4,8 +4,7 @@ import { centres, healthWorkers, patientManagers, users } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/utils/log.server";
-import { notify, recipientColumns } from "../messaging/notify.server";
-import { queueSms } from "../messaging/sms.server";
+import { notify, queueSms, recipientColumns } from "../messaging/index.server";
 import { findPatient } from "./patients.server";
 
 /**

@@ -15,7 +15,7 @@ import { smsNumber } from "~/utils/phone.server";
 import type { Actor } from "../accounts/sessions.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { deleteStored, type StoredFile } from "../records/files.server";
+import { deleteStored, type StoredFile } from "../records/index.server";
 import {
   newShortId,
   requirePatientAccess,

@@ -12,7 +12,7 @@ import {
 import { audit, auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import { notify } from "../messaging/notify.server";
+import { notify } from "../messaging/index.server";
 import type { Actor } from "../accounts/sessions.server";
 import { setSuspended } from "../accounts/users.server";
 import { findCentre } from "./centres.server";

@@ -23,7 +23,7 @@ import {
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { notify, recipientColumns } from "../messaging/notify.server";
+import { notify, recipientColumns } from "../messaging/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import type { Actor } from "../accounts/sessions.server";
 

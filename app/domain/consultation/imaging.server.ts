@@ -2,8 +2,7 @@ import { audit } from "../platform/audit.server";
 import type { Actor } from "../accounts/sessions.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import { DomainError } from "../platform/errors";
-import { loadStudy, type Study } from "../records/dicom.server";
-import { framePng, type Preset } from "../records/dicom-render.server";
+import { framePng, loadStudy, type Preset, type Study } from "../records/index.server";
 import { reportForFileAccess } from "./report-files.server";
 
 /**

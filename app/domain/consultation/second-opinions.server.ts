@@ -7,7 +7,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertsWithSpecialties, specialtiesOf } from "../accounts/expert-details.server";
 import { specialtiesFor } from "../accounts/specialties";
-import { notify } from "../messaging/notify.server";
+import { notify } from "../messaging/index.server";
 import type { Actor } from "../accounts/sessions.server";
 import { hidePhonesOfRefusers } from "../rights/consent.server";
 import { liveClaim, type ApiReport } from "./api-report.server";

@@ -17,7 +17,7 @@ import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import { notify, recipientColumns } from "../messaging/notify.server";
+import { notify, recipientColumns } from "../messaging/index.server";
 import { centreKey, COUNT_KEYS, counterColumn } from "../platform/list-counts.server";
 import type { ApiReport } from "./api-report.server";
 import {

@@ -6,7 +6,7 @@ import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db
 import { newId } from "~/utils/ids.server";
 import { audit, auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import { deleteStored, openDecrypted, type StoredFile } from "../records/files.server";
+import { deleteStored, openDecrypted, type StoredFile } from "../records/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import type { Actor } from "../accounts/sessions.server";
 import { askFollowUp } from "./followups.server";

@@ -1,13 +1,35 @@
 /**
- * Messaging: everything that leaves the platform as a message.
+ * Messaging: everything that leaves the platform as a message. What the context offers to the
+ * rest of the app is named below; everything else is internal to its modules.
  *
  * - notify: the one way to tell a person something (mail and/or SMS by their channel, in their
  *   language), sign-in codes and account notices.
  * - mail: nodemailer transport, sending in the background.
- * - sms: the SMS outbox (queue, sender loop with back-off, segments, pruning, the admin list).
+ * - sms: the SMS outbox's queue and its sender loop with back-off; sms-segments (what a text
+ *   costs), sms-delivery (the gateway and the outbox folder), sms-retention (erasure and pruning),
+ *   sms-admin (the admin list).
  * - contact: the public contact form and callback requests.
  */
-export * from "./notify.server";
-export * from "./mail.server";
-export * from "./sms.server";
-export * from "./contact.server";
+export {
+  notify,
+  recipientColumns,
+  sendAccountExistsNotice,
+  sendCode,
+  sendFailedLoginsNotice,
+  SHORT_LINKS,
+  smsNumberOf,
+  type CodePurpose,
+  type Recipient,
+  type ShortLink,
+} from "./notify.server";
+export { flushMail, mailQueue, sendMailInBackground, simpleHtml } from "./mail.server";
+export { queueSms, startSmsSender, stopSmsSender, type SmsPurpose, type SmsStatus } from "./sms.server";
+export { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "./sms-retention.server";
+export { countSmsByStatus, listSmsMessages, type ApiSmsMessage } from "./sms-admin.server";
+export {
+  contactErasureSteps,
+  listCallbackRequests,
+  listContactMessages,
+  saveCallbackRequest,
+  saveContactMessage,
+} from "./contact.server";

@@ -2,7 +2,7 @@ import { count, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { queueCounts } from "../consultation/index.server";
-import { mailQueue } from "../messaging/mail.server";
+import { mailQueue } from "../messaging/index.server";
 import { COUNT_KEYS, listCountsOf } from "./list-counts.server";
 
 /** One product figure as Prometheus shows it (and the Service screen draws it). */

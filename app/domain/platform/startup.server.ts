@@ -4,15 +4,12 @@ import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.se
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables } from "../accounts/accounts.server";
-import { sweepLeftovers } from "../records/files.server";
-import { flushMail } from "../messaging/mail.server";
+import { startPacsSender, stopPacsSender, sweepLeftovers, sweepUploads } from "../records/index.server";
+import { flushMail, startSmsSender, stopSmsSender } from "../messaging/index.server";
 import { pruneRateLimits } from "./ratelimit.server";
 import { rightsJob } from "../rights/rights.server";
 import { pruneExpiredSessions } from "../accounts/sessions.server";
-import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
-import { startPacsSender, stopPacsSender } from "../records/dicom-pacs.server";
 import { sendOverdueDigest } from "../consultation/index.server";
-import { sweepUploads } from "../records/uploads.server";
 import { ensureAdmin } from "../accounts/users.server";
 import {
   pruneServiceRollups,

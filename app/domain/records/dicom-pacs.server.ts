@@ -4,7 +4,7 @@ import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { imagingInstances, imagingStudies } from "~/db/schema";
 import { log } from "~/utils/log.server";
-import { readInstanceBytes } from "./dicom.server";
+import { readInstanceBytes } from "./dicom-instance.server";
 
 /**
  * Hand-off to a PACS (decision 0039): with PACS_URL (a DICOMweb root) set, every uploaded study is

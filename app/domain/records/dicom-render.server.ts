@@ -6,7 +6,8 @@ import { imagingPreviews } from "~/db/schema";
 import { log } from "~/utils/log.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, storeUpload } from "./files.server";
-import { findInstance, once, readInstanceBytes } from "./dicom.server";
+import { once, readInstanceBytes } from "./dicom-instance.server";
+import { findInstance } from "./dicom.server";
 
 /**
  * Previews of medical images (decision 0039): one frame of one instance rendered on the server by

@@ -7,22 +7,22 @@ import { formSchema } from "~/schemas/strict";
 import { log } from "~/utils/log.server";
 import type { Client } from "../platform/client";
 import { DomainError, isDomainError, zodFieldErrors } from "../platform/errors";
+import { deleteStored, storeUpload, type StoredFile } from "./files.server";
 import {
-  deleteSegments,
-  deleteStored,
-  isUploadId,
-  listSegments,
   maxBytesFor,
-  openSegment,
   reportUploadMaxBytes,
-  tooLarge,
   sniffType,
   SNIFF_SAMPLE_BYTES,
+  tooLarge,
+} from "./file-types.server";
+import {
+  deleteSegments,
+  isUploadId,
+  listSegments,
+  openSegment,
   storeSegment,
-  storeUpload,
   type Segment,
-  type StoredFile,
-} from "./files.server";
+} from "./upload-segments.server";
 import { limit } from "../platform/ratelimit.server";
 import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/index.server";
 import type { Actor } from "../accounts/sessions.server";

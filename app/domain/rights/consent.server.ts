@@ -19,7 +19,8 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import { deleteReportFileIfUnused, deleteSegments, deleteStored } from "../records/files.server";
+import { deleteReportFileIfUnused, deleteStored } from "../records/files.server";
+import { deleteSegments } from "../records/upload-segments.server";
 import type { Actor } from "../accounts/sessions.server";
 import { requirePatientAccess } from "../care/patients.server";
 

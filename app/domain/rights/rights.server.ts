@@ -16,10 +16,15 @@ import { lockPerson } from "./consent.server";
 import { auditInsert } from "../platform/audit.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { contactErasureSteps } from "../messaging/contact.server";
-import { deleteSegments, deleteStored } from "../records/files.server";
-import { notify, recipientColumns } from "../messaging/notify.server";
-import { deleteOutboxFilesTo, pruneSmsMessages, smsErasureSteps } from "../messaging/sms.server";
+import {
+  contactErasureSteps,
+  deleteOutboxFilesTo,
+  notify,
+  pruneSmsMessages,
+  recipientColumns,
+  smsErasureSteps,
+} from "../messaging/index.server";
+import { deleteSegments, deleteStored } from "../records/index.server";
 import type { Actor } from "../accounts/sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 import { newestFirstWindow } from "../platform/cursor.server";

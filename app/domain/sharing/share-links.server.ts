@@ -18,7 +18,7 @@ import { audit, auditInsert } from "../platform/audit.server";
 import type { Client } from "../platform/client";
 import { DomainError, zodFieldErrors, type DomainErrorCode } from "../platform/errors";
 import { expertDetailsFor } from "../accounts/expert-details.server";
-import { openDecrypted } from "../records/files.server";
+import { openDecrypted } from "../records/index.server";
 import { followUpsFor, renderOpinionLetter, toApiReport } from "../consultation/index.server";
 import { hashPassword, verifyPassword } from "../accounts/passwords.server";
 import { forgive, limit } from "../platform/ratelimit.server";

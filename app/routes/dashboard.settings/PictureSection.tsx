@@ -7,7 +7,7 @@ import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/limits";
 import type { loader } from "./route";
 import { Section, useBusyIntent, useHydrated } from "./Section";
 
-/** What the picker offers; the server decides the real type from the bytes (files.server). */
+/** What the picker offers; the server decides the real type from the bytes (file-types.server). */
 const PICTURE_ACCEPT = "image/png,image/gif,image/jpeg,image/webp,.png,.gif,.jpeg,.jpg,.webp";
 const PICTURE_TYPES = ["image/png", "image/gif", "image/jpeg", "image/webp"];
 
