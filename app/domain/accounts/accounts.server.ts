@@ -50,17 +50,8 @@ import {
 } from "../messaging/notify.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserByEmail, findUserById, findUserByPhone, insertUser, normalizeEmail } from "./users.server";
-import {
-  assertMayTurnOff,
-  confirmOwnPassword,
-  openChallenge,
-  passChallenge,
-  pruneTwoFactorTables,
-  secondStepFor,
-  turnOff,
-  type ChallengeMode,
-  type Proof,
-} from "./two-factor.server";
+import { confirmOwnPassword, type ChallengeMode, type Proof } from "./two-factor.server";
+import { openChallenge, passChallenge, pruneTwoFactorTables, secondStepFor } from "./two-factor-login.server";
 
 /** The national digits of an E.164 number (the contact number kept on a phone-only account). */
 export function phoneDigits(e164: string | null | undefined): string {
@@ -593,18 +584,6 @@ export async function loginSecondStep(
   const { user, recoveryCodes } = await passChallenge(challengeToken, kind, proof, client);
   const session = await createSession(user.id, kind, { userAgent: client.userAgent, ip: client.ip });
   return { user, token: session.token, sessionId: session.id, recoveryCodes };
-}
-
-/**
- * Turns the account's two-step login off (decision 0017): the password and then a code (or a recovery
- * code) are asked, so neither a session left open nor a stolen phone alone can do it.
- */
-export async function turnOffTwoFactor(actor: Actor, input: { password: string } & Proof, client: Client) {
-  const user = await findUserById(actor.id);
-  if (!user) throw new DomainError("not_authenticated", "api.notAuthenticated");
-  await assertMayTurnOff(user);
-  await confirmOwnPassword(user, input.password, client, "password", "accounts.currentPasswordWrong");
-  await turnOff(user, input, client);
 }
 
 export async function logout(actor: Actor) {

@@ -4,7 +4,8 @@
  * - accounts: signup (code by mail or SMS), login (password, SMS code, second step), logout,
  *   password reset and change, the profile and its notice channel.
  * - sessions: web sessions and API tokens (create, resolve, revoke, list) and the known-device mark.
- * - two-factor: TOTP setup, recovery codes, the second-step challenge, re-authentication.
+ * - two-factor: TOTP, recovery codes, re-authentication; two-factor-setup: setting it up and
+ *   turning it off; two-factor-login: the second-step challenge of a login.
  * - passwords: hashing (argon2id, bcrypt read), the common-password list.
  * - users: finding and creating users, the admin's user list, suspension, avatars, `ApiUser`.
  * - experts, expert-details, specialties: expert approval, their specialties and registration,
@@ -16,6 +17,8 @@
 export * from "./accounts.server";
 export * from "./sessions.server";
 export * from "./two-factor.server";
+export * from "./two-factor-setup.server";
+export * from "./two-factor-login.server";
 export * from "./passwords.server";
 export * from "./users.server";
 export * from "./experts.server";
