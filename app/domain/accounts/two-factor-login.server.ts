@@ -14,7 +14,7 @@ import {
   checkProof,
   factorOf,
   hasTwoFactor,
-  PENDING_TTL_MS,
+  PENDING_SETUP_TTL_MS,
   requiredFor,
   setupInfo,
   twoFactorStatus,
@@ -203,6 +203,9 @@ export async function pruneTwoFactorTables() {
   await db()
     .delete(totpFactors)
     .where(
-      and(isNull(totpFactors.confirmedAt), lt(totpFactors.createdAt, new Date(Date.now() - PENDING_TTL_MS))),
+      and(
+        isNull(totpFactors.confirmedAt),
+        lt(totpFactors.createdAt, new Date(Date.now() - PENDING_SETUP_TTL_MS)),
+      ),
     );
 }

@@ -40,7 +40,7 @@ export const RECOVERY_CODE_COUNT = 10;
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 const RECOVERY_LENGTH = 10;
 /** A setup nobody finished is removed after a day. */
-export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
+export const PENDING_SETUP_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type Proof = { code?: string | null; recoveryCode?: string | null };
 export type SetupInfo = {

@@ -4,7 +4,6 @@ import { patientManagers, patients, profiles, users, type UserRow } from "~/db/s
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/utils/phone.server";
 import {
-  assertPasswordNotCommon,
   checkCode,
   checkedPhone,
   issueCode,
@@ -12,8 +11,8 @@ import {
   limitSmsCode,
   phoneDigits,
   smsPhone,
-} from "../accounts/accounts.server";
-import { hashPassword } from "../accounts/passwords.server";
+} from "../accounts/codes.server";
+import { assertPasswordNotCommon, hashPassword } from "../accounts/passwords.server";
 import type { Actor } from "../accounts/sessions.server";
 import { findUserById, findUserByPhone } from "../accounts/users.server";
 import type { Client } from "../platform/client";

@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
-import { pruneAccountsTables } from "../accounts/accounts.server";
+import { pruneAccountsTables } from "../accounts/codes.server";
 import { sweepLeftovers } from "../records/files.server";
 import { flushMail } from "../messaging/mail.server";
 import { pruneRateLimits } from "./ratelimit.server";

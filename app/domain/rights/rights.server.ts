@@ -10,7 +10,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
 import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { accountDeletionSteps, personNumbers } from "../accounts/accounts.server";
+import { accountDeletionSteps, personNumbers } from "../accounts/account-deletion.server";
 import { reauthenticate } from "../accounts/two-factor.server";
 import { lockPerson } from "./consent.server";
 import { auditInsert } from "../platform/audit.server";
