@@ -7,7 +7,7 @@ import { pruneAccountsTables } from "../accounts/codes.server";
 import { sweepLeftovers } from "../records/files.server";
 import { flushMail } from "../messaging/mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
-import { rightsJob } from "../rights/rights.server";
+import { rightsJob } from "../rights/rights-job.server";
 import { pruneExpiredSessions } from "../accounts/sessions.server";
 import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
 import { startPacsSender, stopPacsSender } from "../records/dicom-pacs.server";
