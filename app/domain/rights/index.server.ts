@@ -10,9 +10,31 @@
  * - rights-admin: the admins' queue of requests and their answers.
  * - rights-job: the daily rights job (due erasures, audit retention, old SMS).
  */
-export * from "./consent.server";
-export * from "./rights.server";
-export * from "./erasure.server";
-export * from "./nominee.server";
-export * from "./rights-admin.server";
-export * from "./rights-job.server";
+export {
+  changeConsent,
+  consentOverview,
+  hidePhonesOfFlagged,
+  hidePhonesOfRefusers,
+  HIDDEN_PHONE,
+  profileConsents,
+  refusesCallsColumn,
+  reviewConsentForUpload,
+  type ConsentState,
+} from "./consent.server";
+export {
+  cancelErasure,
+  cancelLinkLive,
+  eraseAccount,
+  erasedPseudonym,
+  requestErasure,
+} from "./erasure.server";
+export { getNominee, removeNominee, setNominee } from "./nominee.server";
+export {
+  grievanceContact,
+  listOwnRequests,
+  openErasureOf,
+  requestCorrection,
+  type ApiRightsRequest,
+} from "./rights.server";
+export { listRightsRequests, resolveRightsRequest } from "./rights-admin.server";
+export { rightsJob, runDueErasures } from "./rights-job.server";

@@ -5,5 +5,21 @@
  *   a family member's access.
  * - share-visit: the doctor's side (visit with the access code, open, the file and the letter).
  */
-export * from "./share-links.server";
-export * from "./share-visit.server";
+export {
+  createShareLink,
+  listShareLinks,
+  revokeLinksMadeBy,
+  revokeShareLink,
+  shareScreen,
+  type ApiShareLink,
+} from "./share-links.server";
+export {
+  isShareRefusal,
+  openShareLink,
+  openSharedFile,
+  sharedLetter,
+  visitShareLink,
+  type ShareGrant,
+  type ShareLanding,
+  type SharedView,
+} from "./share-visit.server";
