@@ -17,7 +17,9 @@
  *   the browser).
  *
  * Routes, utils, scripts, tests and the other contexts import from here; the modules of this
- * context import each other directly, never this index.
+ * context import each other directly, never this index. Two exceptions, kept so the indexes form
+ * no import circle: platform/audit.server.ts and messaging/sms.server.ts take the `Actor` type
+ * from sessions.server.ts, because this context's modules import them.
  */
 export { accountDeletionSteps, personNumbers } from "./account-deletion.server";
 export {

@@ -18,7 +18,7 @@ import {
   waitingColumns,
   type TurnaroundFigures,
 } from "../consultation/turnaround.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../accounts/index.server";
 import { centreKey, COUNT_KEYS, counterColumn, listCount } from "../platform/list-counts.server";
 
 /**

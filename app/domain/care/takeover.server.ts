@@ -4,6 +4,7 @@ import { patientManagers, patients, profiles, users, type UserRow } from "~/db/s
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/utils/phone.server";
 import {
+  assertPasswordNotCommon,
   checkCode,
   checkedPhone,
   issueCode,
@@ -11,17 +12,18 @@ import {
   limitSmsCode,
   phoneDigits,
   smsPhone,
-} from "../accounts/codes.server";
-import { assertPasswordNotCommon, hashPassword } from "../accounts/passwords.server";
-import type { Actor } from "../accounts/sessions.server";
-import { findUserById, findUserByPhone } from "../accounts/users.server";
+  hashPassword,
+  type Actor,
+  findUserById,
+  findUserByPhone,
+} from "../accounts/index.server";
 import type { Client } from "../platform/client";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
 import { isMinor } from "./family.server";
 import { findPatient, requirePatientAccess, traceAccess } from "./patients.server";
-import { revokeLinksMadeBy } from "../sharing/share-links.server";
+import { revokeLinksMadeBy } from "../sharing/index.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a

@@ -1,5 +1,5 @@
 import { audit } from "../platform/audit.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../accounts/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import { DomainError } from "../platform/errors";
 import { loadStudy, type Study } from "../records/dicom.server";

@@ -65,9 +65,16 @@ import {
   type LinkOpen,
 } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertDetailsFor, specialtiesOf } from "../accounts/expert-details.server";
-import { specialtiesColumn, specialtiesFromColumn } from "../accounts/specialty-column.server";
-import { expertRecipientsFor } from "../accounts/experts.server";
+import {
+  expertDetailsFor,
+  specialtiesOf,
+  specialtiesColumn,
+  specialtiesFromColumn,
+  expertRecipientsFor,
+  type Actor,
+  reportTypesFor,
+  SPECIALTIES,
+} from "../accounts/index.server";
 import { notify } from "../messaging/notify.server";
 import {
   deleteObjects,
@@ -98,9 +105,7 @@ import {
   hidePhonesOfRefusers,
   refusesCallsColumn,
   reviewConsentForUpload,
-} from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
-import { reportTypesFor, SPECIALTIES } from "../accounts/specialties";
+} from "../rights/index.server";
 import { hasConsentFor, patientAccess, requirePatientAccessKind, traceAccess } from "../care/patients.server";
 import { notifyOpinionReady } from "../care/notices.server";
 

@@ -3,17 +3,15 @@ import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
-import { pruneAccountsTables } from "../accounts/codes.server";
+import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { sweepLeftovers } from "../records/files.server";
 import { flushMail } from "../messaging/mail.server";
 import { pruneRateLimits } from "./ratelimit.server";
-import { rightsJob } from "../rights/rights-job.server";
-import { pruneExpiredSessions } from "../accounts/sessions.server";
+import { rightsJob } from "../rights/index.server";
 import { startSmsSender, stopSmsSender } from "../messaging/sms.server";
 import { startPacsSender, stopPacsSender } from "../records/dicom-pacs.server";
 import { sendOverdueDigest } from "../consultation/turnaround.server";
 import { sweepUploads } from "../records/uploads.server";
-import { ensureAdmin } from "../accounts/users.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,

@@ -51,13 +51,12 @@ import { log } from "~/utils/log.server";
 import { audit, parseDetail } from "../platform/audit.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { expertDetailsFor, type ApiExpertDetails } from "../accounts/expert-details.server";
+import { expertDetailsFor, type ApiExpertDetails, type Actor } from "../accounts/index.server";
 import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
 import { followUpsFor, type ApiFollowUp } from "../consultation/followups.server";
 import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
 import { limit } from "../platform/ratelimit.server";
 import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/reports.server";
-import type { Actor } from "../accounts/sessions.server";
 import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 
 /**

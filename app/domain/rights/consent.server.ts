@@ -20,7 +20,7 @@ import { log } from "~/utils/log.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteReportFileIfUnused, deleteSegments, deleteStored } from "../records/files.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../accounts/index.server";
 import { requirePatientAccess } from "../care/patients.server";
 
 /**
