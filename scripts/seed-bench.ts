@@ -381,7 +381,7 @@ async function listCases(admin: any, expert: any, patient: any, worker: any) {
   const { listContactMessages, listCallbackRequests, listSmsMessages } = await import(
     "../app/domain/messaging/index.server"
   );
-  const { listRightsRequests } = await import("../app/domain/rights/rights.server");
+  const { listRightsRequests } = await import("../app/domain/rights/rights-admin.server");
   const { centreQueue } = await import("../app/domain/care/centre-queue.server");
   const { listCentres } = await import("../app/domain/care/centres.server");
   const { listHealthWorkers } = await import("../app/domain/care/workers.server");

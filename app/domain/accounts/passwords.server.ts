@@ -4,6 +4,7 @@ import bcrypt from "bcryptjs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { config } from "~/config.server";
+import { DomainError } from "../platform/errors";
 
 /**
  * Password hashing (decision 0009): Argon2id through @node-rs/argon2, on a low-priority thread
@@ -141,4 +142,13 @@ export function isCommonPassword(password: string): boolean {
     dictionary["passwords-common"].slice(0, COMMON_PASSWORDS_KEPT).map((p) => p.toLowerCase()),
   );
   return common.has(password.toLowerCase()) || common.has(password.trim().toLowerCase());
+}
+
+/** Refuses a password from the common-password list (decision 0009), as a field error of `field`. */
+export function assertPasswordNotCommon(password: string, field: string) {
+  if (isCommonPassword(password)) {
+    throw new DomainError("invalid", "accounts.passwordCommon", {
+      fieldErrors: { [field]: ["accounts.passwordCommon"] },
+    });
+  }
 }

@@ -6,9 +6,9 @@ import { isLocale } from "~/i18n/config";
 import { auditInsert, parseDetail } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../accounts/index.server";
 import { findPatient, patientAccess } from "./patients.server";
-import { revokeLinksMadeBy } from "../sharing/share-links.server";
+import { revokeLinksMadeBy } from "../sharing/index.server";
 import { newestFirstWindow } from "../platform/cursor.server";
 
 /**

@@ -12,17 +12,18 @@ import {
   limitSmsCode,
   phoneDigits,
   smsPhone,
-} from "../accounts/accounts.server";
-import { hashPassword } from "../accounts/passwords.server";
-import type { Actor } from "../accounts/sessions.server";
-import { findUserById, findUserByPhone } from "../accounts/users.server";
+  hashPassword,
+  type Actor,
+  findUserById,
+  findUserByPhone,
+} from "../accounts/index.server";
 import type { Client } from "../platform/client";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
 import { isMinor } from "./family.server";
 import { findPatient, requirePatientAccess, traceAccess } from "./patients.server";
-import { revokeLinksMadeBy } from "../sharing/share-links.server";
+import { revokeLinksMadeBy } from "../sharing/index.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a

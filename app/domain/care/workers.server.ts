@@ -13,8 +13,7 @@ import { audit, auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import { notify } from "../messaging/index.server";
-import type { Actor } from "../accounts/sessions.server";
-import { setSuspended } from "../accounts/users.server";
+import { type Actor, setSuspended } from "../accounts/index.server";
 import { findCentre } from "./centres.server";
 import { newestFirstWindow } from "../platform/cursor.server";
 

@@ -6,8 +6,7 @@ import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
 import { renderLetterPdf } from "./letter-pdf.server";
 import { letterVerifyUrl, type ApiReport } from "./api-report.server";
 import { reportForLetter } from "./letter-access.server";
-import type { Actor } from "../accounts/sessions.server";
-import { SPECIALTY_KEYS, type Specialty } from "../accounts/specialties";
+import { type Actor, SPECIALTY_KEYS, type Specialty } from "../accounts/index.server";
 
 /**
  * The signed opinion letter (decision 0012): the structured opinion, the follow-ups, who signed it and a

@@ -5,11 +5,9 @@ import { secondOpinionSchema, type SecondOpinionInput } from "~/schemas/reports"
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertsWithSpecialties, specialtiesOf } from "../accounts/expert-details.server";
-import { specialtiesFor } from "../accounts/specialties";
+import { expertsWithSpecialties, specialtiesOf, specialtiesFor, type Actor } from "../accounts/index.server";
 import { notify } from "../messaging/index.server";
-import type { Actor } from "../accounts/sessions.server";
-import { hidePhonesOfRefusers } from "../rights/consent.server";
+import { hidePhonesOfRefusers } from "../rights/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { findJoined, findRow, fromJoined } from "./report-rows.server";
 

@@ -3,14 +3,12 @@ import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
-import { pruneAccountsTables } from "../accounts/accounts.server";
+import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { startPacsSender, stopPacsSender, sweepLeftovers, sweepUploads } from "../records/index.server";
 import { flushMail, startSmsSender, stopSmsSender } from "../messaging/index.server";
 import { pruneRateLimits } from "./ratelimit.server";
-import { rightsJob } from "../rights/rights.server";
-import { pruneExpiredSessions } from "../accounts/sessions.server";
+import { rightsJob } from "../rights/index.server";
 import { sendOverdueDigest } from "../consultation/index.server";
-import { ensureAdmin } from "../accounts/users.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,

@@ -25,7 +25,7 @@ import {
 } from "./upload-segments.server";
 import { limit } from "../platform/ratelimit.server";
 import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/index.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../accounts/index.server";
 
 /**
  * Resumable uploads (decision 0015): a report file sent in pieces over as many requests — and

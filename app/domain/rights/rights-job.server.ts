@@ -1,0 +1,76 @@
+import { and, eq, lt, lte } from "drizzle-orm";
+import { config } from "~/config.server";
+import { affected, db, runExclusive } from "~/db/client.server";
+import { auditEvents, rightsRequests } from "~/db/schema";
+import { log } from "~/utils/log.server";
+import { auditInsert } from "../platform/audit.server";
+import { pruneSmsMessages } from "../messaging/index.server";
+import { eraseOne } from "./erasure.server";
+
+// ---------------------------------------------------------------------------------------------
+// The job: due erasures and the audit retention
+
+/** Carries out every erasure whose notice has run out; returns how many. */
+export async function runDueErasures(now = new Date()): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const due = await db()
+      .select({ id: rightsRequests.id, userId: rightsRequests.userId })
+      .from(rightsRequests)
+      // rights_requests_due_idx (type, status, due_at)
+      .where(
+        and(
+          eq(rightsRequests.type, "erasure"),
+          eq(rightsRequests.status, "open"),
+          lte(rightsRequests.dueAt, now),
+        ),
+      )
+      .limit(50);
+    if (!due.length) return done;
+    let progressed = false;
+    for (const r of due) {
+      try {
+        if (await eraseOne(r, now)) {
+          done++;
+          progressed = true;
+        }
+      } catch (err) {
+        log("error", "erasure failed", { request: r.id, error: String(err) });
+      }
+    }
+    if (!progressed) return done;
+  }
+}
+
+/** Removes audit events older than AUDIT_RETENTION_DAYS (at least a year); returns how many. */
+export async function pruneAuditEvents(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - config().auditRetentionMs);
+  // audit_events_created_idx (created_at, id)
+  const n = affected(await db().delete(auditEvents).where(lt(auditEvents.createdAt, cutoff)));
+  if (n) {
+    await auditInsert(db(), null, "account.audit_prune", "audit", null, {
+      removed: n,
+      before: cutoff.toISOString(),
+    });
+  }
+  return n;
+}
+
+let running = false;
+
+/** The rights job (start-up and every RIGHTS_JOB_SECONDS): one node at a time, one run at a time. */
+export async function rightsJob(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    await runExclusive("rights", async () => {
+      const erased = await runDueErasures();
+      if (erased) log("info", "erasures carried out", { count: erased });
+      await pruneAuditEvents();
+      const sms = await pruneSmsMessages();
+      if (sms) log("info", "old sms removed", { count: sms });
+    });
+  } finally {
+    running = false;
+  }
+}
