@@ -123,6 +123,16 @@ export default tseslint.config(
     },
   },
   {
+    // Modules a newcomer can hold (decision 0053): at most 500 lines in the domain and 300 in a
+    // route module. Generated files and the locale catalogues live elsewhere (app/db, app/i18n).
+    files: ["app/domain/**/*.{ts,tsx}"],
+    rules: { "max-lines": ["error", { max: 500 }] },
+  },
+  {
+    files: ["app/routes/**/*.{ts,tsx}"],
+    rules: { "max-lines": ["error", { max: 300 }] },
+  },
+  {
     files: ["**/*.{js,mjs}"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },

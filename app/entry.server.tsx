@@ -7,7 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { poolStats } from "~/db/client.server";
 import { mailQueue } from "~/domain/messaging/index.server";
-import { productGauges, requestDone, shutdown, startup } from "~/domain/platform/index.server";
+import { productGauges, requestDone, shutdown, startup } from "~/domain/operations/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
 import { recordingKeys } from "~/i18n/recorder.server";

@@ -10,7 +10,7 @@ import {
   Registry,
   register as processRegistry,
 } from "prom-client";
-import type { Gauge as ProductGauge } from "~/domain/platform/index.server";
+import type { Gauge as ProductGauge } from "~/domain/operations/index.server";
 import { log } from "~/utils/log.server";
 import type { Probe } from "~/utils/probe.server";
 

@@ -1,4 +1,4 @@
-import { apiServiceSummary, serviceSummary } from "~/domain/platform/index.server";
+import { apiServiceSummary, serviceSummary } from "~/domain/operations/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 /** Admin: the Service screen's figures — requests, response times, queues, weekly turnaround (decision 0034). */

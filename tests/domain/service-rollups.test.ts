@@ -21,13 +21,13 @@ import {
  */
 
 let d: Domain;
-let service: typeof import("~/domain/platform/service.server");
+let service: typeof import("~/domain/operations/service.server");
 let admin: Person;
 const MIN = 60_000;
 
 beforeAll(async () => {
   d = await freshDomain();
-  service = await import("~/domain/platform/service.server");
+  service = await import("~/domain/operations/service.server");
   admin = await makeAdmin();
 });
 afterAll(() => d?.close());

@@ -2,6 +2,7 @@ import { and, desc, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { affected, db, prepareQuery, timeParam, watchActors, type DB } from "~/db/client.server";
 import { sessions, users, type AccountType } from "~/db/schema";
+import type { Actor } from "../platform/actor";
 import { specialtiesColumn, specialtiesFromColumn } from "./specialty-column.server";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -18,23 +19,8 @@ export function idleLimitMs(accountType: AccountType): number {
   return accountType === "Patient" ? c.sessionIdleMsPatient : c.sessionIdleMsStaff;
 }
 
-/** The signed-in user as the domain sees them. */
-export type Actor = {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  accountType: AccountType;
-  approved: boolean;
-  image: string | null;
-  locale: string;
-  sessionId: string;
-  /**
-   * An expert's specialties, when the actor came from a session lookup (which reads them in the
-   * same statement, so the queue needs no second round trip); absent on actors made otherwise.
-   */
-  specialties?: readonly string[];
-};
+/** The signed-in user as the domain sees them (defined in platform, which every context uses). */
+export type { Actor };
 
 /** The mark a device keeps after its owner logged in on it: HMAC-SHA256 of the user id under the session secret. */
 export function knownDeviceMark(userId: string): string {

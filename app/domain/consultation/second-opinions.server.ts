@@ -7,7 +7,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertsWithSpecialties, specialtiesOf, specialtiesFor, type Actor } from "../accounts/index.server";
 import { notify } from "../messaging/index.server";
-import { hidePhonesOfRefusers } from "../rights/index.server";
+import { hidePhonesOfRefusers } from "../rights/consent.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { findJoined, findRow, fromJoined } from "./report-rows.server";
 

@@ -9,7 +9,7 @@ import { splitE164 } from "~/utils/phone.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { limit } from "../platform/ratelimit.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 import { newestFirstWindow } from "../platform/cursor.server";
 

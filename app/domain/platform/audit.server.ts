@@ -14,7 +14,7 @@ import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "./errors";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "./actor";
 import { COUNT_KEYS, listCount } from "./list-counts.server";
 import { newestFirstWindow } from "./cursor.server";
 

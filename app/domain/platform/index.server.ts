@@ -5,25 +5,52 @@
  * - client, paging: who is asking (a plain value) and pages of lists (safe in the browser).
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
- * - startup: migrations, the admin account and the background jobs at start, and their shutdown.
- * - gauges: the product's own figures for /metrics and the Service screen (pending, overdue, queues).
- * - service: the Service screen's request rollups and queue samples (decision 0034).
+ * - list-counts, cursor: list totals kept as counters (decision 0031) and cursor pages.
+ *
+ * Platform depends on no other context (scripts/import-cycles.mjs checks it); start-up, gauges
+ * and the Service screen's figures, which use every context, are in `operations`.
  */
-export * from "./errors";
-export * from "./client";
-export * from "./paging";
-export * from "./ratelimit.server";
-export * from "./budgets";
-export * from "./audit.server";
-export * from "./startup.server";
-export * from "./gauges.server";
+export { DomainError, type DomainErrorCode, HTTP_STATUS, isDomainError, zodFieldErrors } from "./errors";
+export { type Client, UNKNOWN_CLIENT } from "./client";
+export { type Paged, type PageQuery } from "./paging";
+export { applyRateLimits, type Budgets } from "./budgets";
+export type { Actor } from "./actor";
 export {
-  requestDone,
-  serviceSummary,
-  apiServiceSummary,
-  routeGroup,
-  ROUTE_GROUPS,
-  QUEUE_SERIES,
-  type ServiceSummary,
-  type RouteGroup,
-} from "./service.server";
+  addressKey,
+  beginLogin,
+  forgive,
+  limit,
+  limitSms,
+  pruneRateLimits,
+  type SmsCeiling,
+  takeMailPoint,
+} from "./ratelimit.server";
+export {
+  accessTrailColumns,
+  accessTrailFromColumns,
+  accessTrailsForReports,
+  type ApiAuditEvent,
+  audit,
+  auditInsert,
+  type FileView,
+  labelLinkOpens,
+  type LinkOpen,
+  listAuditEvents,
+  parseDetail,
+} from "./audit.server";
+export {
+  cappedCount,
+  centreKey,
+  COUNT_KEYS,
+  counterColumn,
+  forgetPersonCounts,
+  listCount,
+  listCountsOf,
+} from "./list-counts.server";
+export {
+  type CursorShape,
+  type CursorValue,
+  decodeCursor,
+  encodeCursor,
+  newestFirstWindow,
+} from "./cursor.server";

@@ -14,13 +14,9 @@ import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
 import { limit } from "../platform/ratelimit.server";
-import {
-  letterFileName,
-  opinionUrl,
-  renderOpinionLetter,
-  reportFileUrl,
-  toApiReport,
-} from "../consultation/index.server";
+// Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
+import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
+import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/api-report.server";
 import type { Actor } from "../accounts/sessions.server";
 import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 import { buildBundle } from "./fhir-bundle.server";

@@ -24,7 +24,9 @@ import {
   type Segment,
 } from "./upload-segments.server";
 import { limit } from "../platform/ratelimit.server";
-import { assertCanUpload, createReport, uploadTarget, type ApiReport } from "../consultation/index.server";
+// Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
+import { assertCanUpload, createReport, uploadTarget } from "../consultation/report-upload.server";
+import type { ApiReport } from "../consultation/api-report.server";
 import type { Actor } from "../accounts/index.server";
 
 /**

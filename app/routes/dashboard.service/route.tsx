@@ -4,7 +4,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { formatDuration } from "~/components/reports/duration";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { serviceSummary, type RouteGroup } from "~/domain/platform/index.server";
+import { serviceSummary, type RouteGroup } from "~/domain/operations/index.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";

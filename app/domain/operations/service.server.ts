@@ -4,7 +4,7 @@ import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema
 import { log } from "~/utils/log.server";
 import { opinionTimes } from "../consultation/index.server";
 import type { Actor } from "../accounts/index.server";
-import { DomainError } from "./errors";
+import { DomainError } from "../platform/index.server";
 import { productGauges } from "./gauges.server";
 
 /**

@@ -3,7 +3,7 @@ import { db, first } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { queueCounts } from "../consultation/index.server";
 import { mailQueue } from "../messaging/index.server";
-import { COUNT_KEYS, listCountsOf } from "./list-counts.server";
+import { COUNT_KEYS, listCountsOf } from "../platform/index.server";
 
 /** One product figure as Prometheus shows it (and the Service screen draws it). */
 export type Gauge = { name: string; help: string; labels?: Record<string, string>; value: number };

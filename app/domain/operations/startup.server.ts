@@ -6,7 +6,7 @@ import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { startPacsSender, stopPacsSender, sweepLeftovers, sweepUploads } from "../records/index.server";
 import { flushMail, startSmsSender, stopSmsSender } from "../messaging/index.server";
-import { pruneRateLimits } from "./ratelimit.server";
+import { pruneRateLimits } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
 import { sendOverdueDigest } from "../consultation/index.server";
 import {
