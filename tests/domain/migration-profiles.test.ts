@@ -133,7 +133,8 @@ describe.skipIf(onPostgres)("the patient-profiles migration on SQLite, with data
 
 describe.skipIf(!onPostgres)("the patient-profiles migration on PostgreSQL, with data", () => {
   it("makes each patient account its own profile and keeps every report, follow-up and link", async () => {
-    const env = await backendEnv();
+    // An empty database, not the run's migrated template: this test migrates it in two steps.
+    const env = await backendEnv({ template: false });
     const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 1 });
     try {
       const db = drizzlePg(pool);

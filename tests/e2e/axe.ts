@@ -34,3 +34,39 @@ export function wcagAxe(page: Page, experimental: readonly string[] = EXPERIMENT
     .withTags(WCAG_TAGS)
     .setLegacyMode(true);
 }
+
+/** The two widths every screen is checked at: the desktop project's and the phone project's. */
+export const WIDTHS = [
+  { width: 1280, height: 800 },
+  { width: 360, height: 740 },
+] as const;
+
+/**
+ * Runs `check` with the page at desktop width, then at phone width, and gives the page its size
+ * back. A flow runs once, at the width its people use (decision 0053); the accessibility and
+ * width checks inside it still see both widths.
+ */
+export async function atBothWidths(page: Page, check: (width: number) => Promise<void>) {
+  const original = page.viewportSize();
+  try {
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size);
+      await check(size.width);
+    }
+  } finally {
+    if (original) await page.setViewportSize(original);
+  }
+}
+
+/**
+ * axe (as `wcagAxe` builds it) at both widths: the violations of each, the width named in the
+ * rule id ("target-size @ 360 px"), so a spec reports them as it reported one width's.
+ */
+export async function axeAtBothWidths(page: Page, experimental?: readonly string[]) {
+  const violations: Awaited<ReturnType<AxeBuilder["analyze"]>>["violations"] = [];
+  await atBothWidths(page, async (width) => {
+    const result = await wcagAxe(page, experimental).analyze();
+    for (const v of result.violations) violations.push({ ...v, id: `${v.id} @ ${width} px` });
+  });
+  return { violations };
+}

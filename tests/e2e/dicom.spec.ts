@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import { PNG } from "pngjs";
 import { ctSeries, makeZip } from "../helpers/dicom";
-import { wcagAxe } from "./axe";
+import { axeAtBothWidths } from "./axe";
 import { ADMIN, hydrated, logIn, newUser, personContext, signUp, type TestUser } from "./fixtures";
 import { shot } from "./helpers";
 
@@ -39,7 +39,7 @@ async function person(browser: Browser, info: TestInfo, who: { email: string; pa
 }
 
 async function noAxeViolations(page: Page) {
-  const result = await wcagAxe(page).analyze();
+  const result = await axeAtBothWidths(page);
   expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
 }
 

@@ -1,4 +1,4 @@
-import { wcagAxe } from "./axe";
+import { axeAtBothWidths } from "./axe";
 import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -72,7 +72,7 @@ async function axe(page: Page, paths: string[]) {
       await setLang(page, lng);
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
-      const result = await wcagAxe(page, ["label-content-name-mismatch"]).analyze();
+      const result = await axeAtBothWidths(page, ["label-content-name-mismatch"]);
       if (lng !== "en" && p === "/dashboard/my-data")
         await shot(page, test.info(), `my-data-${lng}-${p.includes("rights") ? "admin" : "page"}`);
       for (const v of result.violations)

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { wcagAxe } from "./axe";
+import { axeAtBothWidths } from "./axe";
 import {
   ADMIN,
   approveExperts,
@@ -78,7 +78,7 @@ async function noAxeViolations(page: Page) {
   // last check left: the sticky site header would cover the dashboard's menu button (target size).
   const found = async () => {
     await page.evaluate(() => window.scrollTo(0, 0));
-    return (await wcagAxe(page).analyze()).violations.map(
+    return (await axeAtBothWidths(page)).violations.map(
       (v) => `${v.id}: ${v.nodes.map((n) => `${n.target} ${n.failureSummary ?? ""}`).join(", ")}`,
     );
   };

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { wcagAxe } from "./axe";
+import { axeAtBothWidths } from "./axe";
 import { ADMIN, hydrated, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
 import { shot } from "./helpers";
 
@@ -76,7 +76,7 @@ function loadedDuration(page: Page, testId = "voice-player", index = 0) {
 }
 
 async function axeClean(page: Page) {
-  const result = await wcagAxe(page).analyze();
+  const result = await axeAtBothWidths(page);
   expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`)).toEqual([]);
 }
 
