@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
@@ -331,6 +332,25 @@ describe("file names with = and ;", () => {
     expect(file.status).toBe(200);
     await file.arrayBuffer();
     expectDisposition(file.headers.get("Content-Disposition"));
+  });
+
+  it("screen: without a country code or consent the form says so on those fields and keeps no file", async () => {
+    const stored = () => readdirSync(server.uploadsDir, { recursive: true }).length;
+    const before = stored();
+    const form = uploadForm(
+      { reportType: "MRI", phoneNumber: "9876543210" },
+      { name: "no-consent.pdf", data: samplePdf("no consent"), type: "application/pdf" },
+    );
+    const res = await browsers.patient.fetch("/dashboard/upload-report", {
+      method: "POST",
+      body: form,
+      headers: { Origin: server.url, "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("Country code is required");
+    expect(html).toContain("You must agree before submitting.");
+    expect(stored()).toBe(before);
   });
 
   it("screen: the upload form accepts it too (no JavaScript)", async () => {

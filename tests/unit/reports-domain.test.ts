@@ -303,18 +303,28 @@ describe("uploading a report", () => {
     });
     expect(await m.files.storedExists(file.key)).toBe(false);
 
-    // the screen's stricter form: country code and consent required
+    // an adapter's stricter reading refused it (the screen: country code and consent required):
+    // the file goes, and the errors come as createReport's own
     const file2 = await store();
     const err2 = await caught(() =>
-      m.reports.createReport(patientA, { reportType: "MRI", phoneNumber: "9876543210" }, file2, {
-        form: true,
+      m.reports.refuseReportUpload(file2, {
+        countryCode: ["reports.countryCodeRequired"],
+        consent: ["reports.consentRequired"],
       }),
     );
+    expect(err2).toMatchObject({ code: "invalid", message: "reports.uploadFailed" });
     expect(err2.extra.fieldErrors).toEqual({
       countryCode: ["reports.countryCodeRequired"],
       consent: ["reports.consentRequired"],
     });
     expect(await m.files.storedExists(file2.key)).toBe(false);
+    const err2b = await caught(() =>
+      m.reports.refuseReportUpload(null, { consent: ["reports.consentRequired"] }),
+    );
+    expect(err2b.extra.fieldErrors).toEqual({
+      consent: ["reports.consentRequired"],
+      report: ["reports.fileRequired"],
+    });
 
     // no file at all
     const err3 = await caught(() =>
@@ -335,13 +345,12 @@ describe("uploading a report", () => {
     expect(await m.files.storedExists(file4.key)).toBe(false);
     expect(encKeys()).toEqual(before);
 
-    // the form with everything given works
+    // everything the screen sends works
     const file5 = await store();
     const ok = await m.reports.createReport(
       patientA,
-      { ...baseInput, reportType: "COVID-19 Test", consent: "on" },
+      { ...baseInput, reportType: "COVID-19 Test", countryCode: "+91", consent: "on" },
       file5,
-      { form: true },
     );
     expect(ok.reportType).toBe("COVID-19 Test");
     await settleMail();

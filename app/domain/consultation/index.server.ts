@@ -34,7 +34,7 @@ export {
   type ApiReport,
   type PatientReport,
 } from "./api-report.server";
-export { assertCanUpload, createReport, uploadTarget } from "./report-upload.server";
+export { assertCanUpload, createReport, refuseReportUpload, uploadTarget } from "./report-upload.server";
 export {
   listAllReviewed,
   listFollowUpThreads,

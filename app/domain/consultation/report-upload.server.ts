@@ -1,6 +1,6 @@
 import { exec, transaction } from "~/db/client.server";
 import { reports, type ReportRow } from "~/db/schema";
-import { uploadReportFormSchema, uploadReportSchema, type UploadReportInput } from "~/schemas/reports";
+import { uploadReportSchema, type UploadReportInput } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
@@ -68,10 +68,30 @@ export function composePhoneNumber(phoneNumber: string, countryCode?: string | n
 }
 
 /**
+ * Refuses an upload whose fields the adapter found wrong with its own, stricter reading (the upload
+ * screen also requires a country code and consent): the stored file is deleted — there is never a
+ * file without a row — and the field errors, with "reports.fileRequired" when no file came, are
+ * thrown as createReport throws its own.
+ */
+export async function refuseReportUpload(
+  file: StoredFile | null | undefined,
+  fieldErrors: Record<string, string[]>,
+): Promise<never> {
+  if (file) {
+    await deleteStored(file.key).catch((e) =>
+      log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
+    );
+  }
+  throw new DomainError("invalid", "reports.uploadFailed", {
+    fieldErrors: file ? fieldErrors : { ...fieldErrors, report: ["reports.fileRequired"] },
+  });
+}
+
+/**
  * A patient files a report for an already stored (encrypted) file. Validates the fields
- * with the upload schema (`form: true` adds the screen's required country code and
- * consent); a missing file is the field error "reports.fileRequired". On any failure the
- * stored file is deleted, so there is never a file without a row. On success the experts
+ * with the upload schema (an adapter that asks for more reads the fields with its own schema
+ * first, see refuseReportUpload); a missing file is the field error "reports.fileRequired". On
+ * any failure the stored file is deleted, so there is never a file without a row. On success the experts
  * whose specialties read this type (all approved experts when none does) are told by mail,
  * one message each (no medical content), and the new report is returned.
  */
@@ -79,7 +99,7 @@ export async function createReport(
   actor: Actor,
   input: UploadReportInput | Record<string, unknown>,
   file: StoredFile | null | undefined,
-  opts: { form?: boolean; ip?: string | null; consentGivenAt?: Date; patientId?: string | null } = {},
+  opts: { ip?: string | null; consentGivenAt?: Date; patientId?: string | null } = {},
 ): Promise<ApiReport> {
   let row: ReportRow;
   let access: Awaited<ReturnType<typeof uploadTarget>>;
@@ -88,7 +108,7 @@ export async function createReport(
     assertCanUpload(actor);
     access = await uploadTarget(actor, opts.patientId ?? (input as Record<string, unknown>)?.patientId);
     // The fields are text (multipart or upload metadata): read as a form reads them.
-    const parsed = formSchema(opts.form ? uploadReportFormSchema : uploadReportSchema).safeParse(input);
+    const parsed = formSchema(uploadReportSchema).safeParse(input);
     const errors = parsed.success ? {} : zodFieldErrors(parsed.error);
     if (!file) errors.report = ["reports.fileRequired"];
     if (!parsed.success || !file) {

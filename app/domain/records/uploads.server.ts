@@ -382,13 +382,10 @@ export async function finishUpload(
   }
   let report: ApiReport;
   try {
-    // Validates the fields again and removes the file when it fails.
+    // Validates the fields again and removes the file when it fails (the screen's country code and
+    // consent were required when the upload began: the fields are the ones checked then).
     // Consent was ticked when the upload began; a withdrawal since then outweighs it.
-    report = await createReport(actor, session.fields, file, {
-      form: true,
-      ip,
-      consentGivenAt: session.createdAt,
-    });
+    report = await createReport(actor, session.fields, file, { ip, consentGivenAt: session.createdAt });
   } catch (err) {
     if (isDomainError(err)) await removeUpload(id);
     throw err;

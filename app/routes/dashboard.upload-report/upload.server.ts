@@ -1,10 +1,11 @@
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
-import { limit } from "~/domain/platform/index.server";
+import { assertCanUpload, createReport, refuseReportUpload } from "~/domain/consultation/index.server";
+import { limit, zodFieldErrors } from "~/domain/platform/index.server";
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { UPLOAD_FORM_FIELDS } from "~/schemas/reports";
+import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
+import { formSchema } from "~/schemas/strict";
 import { requireActor } from "~/utils/auth.server";
 import { guardForm } from "~/utils/guard.server";
 import { parseUpload } from "~/utils/multipart.server";
@@ -35,8 +36,11 @@ export async function uploadAction({ request, context }: ActionFunctionArgs) {
     const input = Object.fromEntries(
       UPLOAD_FORM_FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
     );
-    // Validates (with the screen's required country code and consent) and removes the file on failure.
-    await createReport(actor, input, upload.file, { form: true, ip: clientOf(context).ip });
+    // The screen also requires a country code and consent: read with its own schema first (a
+    // refusal removes the file), then the domain validates the one shape every adapter sends.
+    const screen = formSchema(uploadReportFormSchema).safeParse(input);
+    if (!screen.success) await refuseReportUpload(upload.file, zodFieldErrors(screen.error));
+    await createReport(actor, input, upload.file, { ip: clientOf(context).ip });
   } catch (err) {
     const given = fields;
     // The browser cannot put a file back, so the reply carries the other details as they were sent.
