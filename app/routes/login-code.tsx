@@ -50,11 +50,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await requestLoginCode(phone, clientOf(context), locale, await knownDeviceOf(request));
     } catch (err) {
       // A number that cannot get SMS is the number field's error; anything else (the limit) the form's.
-      return formFailure(err, t, (o) => submission.reply(o), {
-        onlyFields: ["mobileNumber"],
-        fieldsOnly: true,
-        wrap: (result) => ({ step: "phone" as const, result }),
-      });
+      const onNumber = (o: { fieldErrors?: Record<string, string[]>; formErrors?: string[] }) =>
+        o.fieldErrors?.mobileNumber
+          ? submission.reply({ fieldErrors: { mobileNumber: o.fieldErrors.mobileNumber } })
+          : submission.reply({ formErrors: o.formErrors });
+      return formFailure(err, t, onNumber, { wrap: (result) => ({ step: "phone" as const, result }) });
     }
     return toasts().jsonWithSuccess(codeStep(phone, null), t("accounts.loginCodeSent"));
   }

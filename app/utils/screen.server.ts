@@ -55,17 +55,12 @@ export type FormFailureOptions<W> = {
   renameFields?: Record<string, string>;
   /** Field errors only, without the message above the form (the fields say it all). */
   fieldsOnly?: boolean;
-  /** Only these of the domain's field errors (it may name fields this form does not have); with
-   * none of them left, the message goes above the form. */
-  onlyFields?: string[];
   /** Wraps the submission result when the action answers more than the form (e.g. `{ intent, result }`);
    * it gets the refusal too, for an answer that depends on which one it was. */
   wrap?: (result: SubmissionResult<string[]>, error: DomainError) => W;
   /** Refusals that concern one field rather than the form (e.g. the file of an upload, `when` says
    * which): the translated message goes under `field`, and `formKey`'s translation above the form. */
   onField?: { field: string; when: (err: DomainError) => boolean; formKey: string };
-  /** The message above the form only, the domain's field errors dropped (a form with no place for them). */
-  formOnly?: boolean;
 };
 
 /**
@@ -89,11 +84,7 @@ export function formFailure<W = SubmissionResult<string[]>>(
     const body = options.wrap ? options.wrap(result, f.error) : result;
     return data(body as W, { status: f.status, headers: f.headers });
   }
-  let fieldErrors = options.formOnly ? undefined : f.fieldErrors;
-  if (fieldErrors && options.onlyFields) {
-    const picked = Object.entries(fieldErrors).filter(([k]) => options.onlyFields?.includes(k));
-    fieldErrors = picked.length ? Object.fromEntries(picked) : undefined;
-  }
+  let fieldErrors = f.fieldErrors;
   if (fieldErrors && options.renameFields) {
     fieldErrors = Object.fromEntries(
       Object.entries(fieldErrors).map(([k, v]) => [options.renameFields?.[k] ?? k, v]),

@@ -16,9 +16,8 @@ export async function notifyAction({ formData, actor, t }: IntentArgs) {
     await setNotifyChannel(actor, submission.value.notify);
   } catch (err) {
     // The radio group has no error of its own: the reason (no mobile number) goes above the form.
-    return formFailure(err, t, (o) => submission.reply(o), {
+    return formFailure(err, t, (o) => submission.reply({ formErrors: o.formErrors }), {
       fallbackKey: "profile.notifyInvalid",
-      formOnly: true,
       wrap: (result) => ({ intent: "notify" as const, result }),
     });
   }
