@@ -6,7 +6,7 @@ import { isLocale } from "~/i18n/config";
 import { auditInsert, parseDetail } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { findPatient, patientAccess } from "./patients.server";
 import { revokeLinksMadeBy } from "../sharing/index.server";
 import { newestFirstWindow } from "../platform/cursor.server";

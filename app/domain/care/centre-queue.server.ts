@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { patients, reportFollowups, reports, type PatientRow } from "~/db/schema";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { normalShortId, toApiPatient, type ApiPatientProfile } from "./patients.server";
 import { requireWorkerCentre } from "./registration.server";

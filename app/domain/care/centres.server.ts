@@ -20,7 +20,7 @@ import {
   type ApiReport,
   type TurnaroundFigures,
 } from "../consultation/index.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { centreKey, COUNT_KEYS, counterColumn, listCount } from "../platform/list-counts.server";
 
 /**

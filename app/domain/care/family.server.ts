@@ -10,7 +10,7 @@ import {
 import { newId } from "~/utils/ids.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import {
   ensureShortId,
   familyProfiles,

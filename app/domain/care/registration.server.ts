@@ -12,7 +12,7 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { phoneCandidate } from "~/utils/phone-shape";
 import { smsNumber } from "~/utils/phone.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { deleteStored, type StoredFile } from "../records/index.server";

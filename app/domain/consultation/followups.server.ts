@@ -25,7 +25,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 
 /**
  * Follow-up questions (decision 0013): after the opinion, the patient may ask up to FOLLOWUP_MAX

@@ -1,5 +1,5 @@
 import { audit } from "../platform/audit.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import { DomainError } from "../platform/errors";
 import { framePng, loadStudy, type Preset, type Study } from "../records/index.server";

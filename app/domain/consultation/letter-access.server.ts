@@ -4,7 +4,7 @@ import { patients, reports } from "~/db/schema";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { expertDetailsFor } from "../accounts/expert-details.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import { withFollowUps, withSecondOpinions } from "./report-case.server";
 import { findJoined, fromJoined } from "./report-rows.server";

@@ -6,7 +6,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/expert-details.server";
 import { hidePhonesOfRefusers } from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { findJoined, findRow, fromJoined, requireApprovedExpert } from "./report-rows.server";
 import { getReportForReview } from "./review-screen.server";

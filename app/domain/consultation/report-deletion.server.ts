@@ -6,7 +6,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteObjects, deleteReportFileIfUnused } from "../records/files.server";
 import { studyObjects } from "../records/dicom.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { patientAccess } from "../care/patients.server";
 import { findRow } from "./report-rows.server";
 

@@ -3,7 +3,7 @@ import type { ReportRow } from "~/db/schema";
 import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { openDecrypted } from "../records/files.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
 import { findRow } from "./report-rows.server";
 

@@ -4,7 +4,7 @@ import { accessTrailFromColumns, accessTrailsForReports, labelLinkOpens } from "
 import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/expert-details.server";
 import { hidePhonesOfFlagged } from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { reportTypesFor } from "../accounts/specialties";
 import { requirePatientAccessKind, traceAccess } from "../care/patients.server";
 import type { ApiReport, PatientReport } from "./api-report.server";

@@ -7,7 +7,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { hidePhonesOfRefusers } from "../rights/consent.server";
 import { notifyOpinionReady } from "../care/notices.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import type { ApiReport } from "./api-report.server";
 import { assertMayReviewSecond, claimIsFree, explainRefusal } from "./report-claims.server";
 import { findJoined, fromJoined, requireApprovedExpert } from "./report-rows.server";

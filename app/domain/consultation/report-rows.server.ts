@@ -6,7 +6,7 @@ import type { ReportType } from "~/schemas/reports";
 import { DomainError } from "../platform/errors";
 import { specialtiesColumn, specialtiesFromColumn } from "../accounts/specialty-column.server";
 import { refusesCallsColumn } from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { reportTypesFor } from "../accounts/specialties";
 import { toApiReport, type ApiReport } from "./api-report.server";
 

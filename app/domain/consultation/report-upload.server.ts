@@ -12,7 +12,7 @@ import { deleteObjects, deleteStored, type StoredFile } from "../records/files.s
 import { draftObjects, insertStudy, inspectStudy, loadStudy, type StudyDraft } from "../records/dicom.server";
 import { kickPacsSender } from "../records/dicom-pacs.server";
 import { reviewConsentForUpload } from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { hasConsentFor, patientAccess, traceAccess } from "../care/patients.server";
 import { toApiReport, type ApiReport } from "./api-report.server";
 

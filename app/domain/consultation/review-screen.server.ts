@@ -2,7 +2,7 @@ import { audit } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/expert-details.server";
 import { hidePhonesOfRefusers } from "../rights/consent.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { withSecondOpinions } from "./report-case.server";
 import { fileAccessRefusal } from "./report-files.server";

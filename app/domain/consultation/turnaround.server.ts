@@ -27,7 +27,7 @@ import {
   overdueReports,
   PRIORITIES,
 } from "./overdue-reports.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 
 /**
  * Turnaround (decision 0013): how long patients wait. Admins see pending / in review / overdue counts,

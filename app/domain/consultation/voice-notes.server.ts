@@ -8,7 +8,7 @@ import { audit, auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/index.server";
 import { patientAccess, traceAccess } from "../care/patients.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { askFollowUp } from "./followups.server";
 import { fileAccessRefusal } from "./report-files.server";
 

@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_STATUSES } from "~/db/types";
 import { maskPhone } from "~/utils/phone.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { newestFirstWindow } from "../platform/cursor.server";
 import { DomainError } from "../platform/errors";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";

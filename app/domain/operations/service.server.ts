@@ -3,7 +3,7 @@ import { db } from "~/db/client.server";
 import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema";
 import { log } from "~/utils/log.server";
 import { opinionTimes } from "../consultation/index.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { DomainError } from "../platform/index.server";
 import { productGauges } from "./gauges.server";
 

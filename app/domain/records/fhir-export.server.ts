@@ -17,7 +17,7 @@ import { limit } from "../platform/ratelimit.server";
 // Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
 import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
 import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/api-report.server";
-import type { Actor } from "../accounts/sessions.server";
+import type { Actor } from "../platform/index.server";
 import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
 import { buildBundle } from "./fhir-bundle.server";
 import type { AttachmentLink } from "./fhir-codes.server";

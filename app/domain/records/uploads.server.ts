@@ -27,7 +27,7 @@ import { limit } from "../platform/ratelimit.server";
 // Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
 import { assertCanUpload, createReport, uploadTarget } from "../consultation/report-upload.server";
 import type { ApiReport } from "../consultation/api-report.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 
 /**
  * Resumable uploads (decision 0015): a report file sent in pieces over as many requests — and

@@ -21,7 +21,7 @@ import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { deleteReportFileIfUnused, deleteStored } from "../records/files.server";
 import { deleteSegments } from "../records/upload-segments.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { requirePatientAccess } from "../care/patients.server";
 
 /**

@@ -5,7 +5,7 @@ import type { NomineeInput } from "~/schemas/rights";
 import { lockPerson } from "./consent.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 // ---------------------------------------------------------------------------------------------
 // Nominee
 

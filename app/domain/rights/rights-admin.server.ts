@@ -7,7 +7,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/notify.server";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
 import { newestFirstWindow } from "../platform/cursor.server";
 import { toApi, type ApiRightsRequest } from "./rights.server";

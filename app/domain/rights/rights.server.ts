@@ -6,7 +6,7 @@ import { newId } from "~/utils/ids.server";
 import { lockPerson } from "./consent.server";
 import { auditInsert } from "../platform/audit.server";
 import { DomainError } from "../platform/errors";
-import type { Actor } from "../accounts/index.server";
+import type { Actor } from "../platform/index.server";
 
 /**
  * The rights centre (decision 0019, DPDP Act 2023 ss. 11-14): correction requests answered by admins,
