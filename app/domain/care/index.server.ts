@@ -13,12 +13,49 @@
  * Other contexts and the adapters import from here; modules inside the domain import the module
  * they need directly, so the indexes never form an import circle.
  */
-export * from "./patients.server";
-export * from "./notices.server";
-export * from "./family.server";
-export * from "./takeover.server";
-export * from "./registration.server";
-export * from "./centre-queue.server";
-export * from "./centres.server";
-export * from "./workers.server";
-export * from "./access.server";
+export {
+  familyProfiles,
+  findPatient,
+  hasConsentFor,
+  normalShortId,
+  patientAccess,
+  type PatientAccess,
+  requirePatientAccess,
+  requirePatientAccessKind,
+  toApiPatient,
+  traceAccess,
+  workerCentreId,
+} from "./patients.server";
+export { notifyOpinionReady } from "./notices.server";
+export {
+  addFamilyMember,
+  type ApiFamilyMember,
+  listFamily,
+  MEMBER_CONSENT_VERSION,
+  type WhoseOption,
+  whoseOptions,
+} from "./family.server";
+export { completeTakeOver, startTakeOver, takeOverTarget } from "./takeover.server";
+export { getCarePatient, registerPatient, requireWorkerCentre } from "./registration.server";
+export { centreQueue } from "./centre-queue.server";
+export {
+  centreDirectory,
+  centreOverdue,
+  centreStats,
+  createCentre,
+  getCentre,
+  getCentreWithStats,
+  listCentres,
+  type PublicCentre,
+  updateCentre,
+} from "./centres.server";
+export {
+  type ApiHealthWorker,
+  approveHealthWorker,
+  findHealthWorker,
+  listHealthWorkers,
+  ownHealthWorker,
+  rejectHealthWorker,
+  updateHealthWorker,
+} from "./workers.server";
+export { accessHolders, accessTrail, revokeCentreAccess, revokeManager } from "./access.server";
