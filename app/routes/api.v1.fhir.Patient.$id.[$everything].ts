@@ -1,4 +1,4 @@
-import { exportBundle } from "~/domain/records/index.server";
+import { exportBundle } from "~/domain/interop/index.server";
 import { apiRoute, requireApiActor } from "~/utils/api.server";
 import { exportAnswer, fhirJsonResponse } from "~/utils/fhir-response.server";
 import { clientOf } from "~/utils/request.server";

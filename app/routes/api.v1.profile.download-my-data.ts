@@ -1,4 +1,4 @@
-import { exportOwnZip } from "~/domain/records/index.server";
+import { exportOwnZip } from "~/domain/interop/index.server";
 import { apiRoute } from "~/utils/api.server";
 import { fileActor } from "~/utils/file-access.server";
 import { exportAnswer, zipResponse } from "~/utils/fhir-response.server";

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { exportZip } from "~/domain/records/index.server";
+import { exportZip } from "~/domain/interop/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/utils/auth.server";
 import { fileActor } from "~/utils/file-access.server";

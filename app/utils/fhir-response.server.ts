@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { isDomainError } from "~/domain/platform/errors";
-import { FHIR_CONTENT_TYPE } from "~/domain/records/index.server";
+import { FHIR_CONTENT_TYPE } from "~/domain/interop/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { errorResponse, jsonResponse } from "./api.server";
 import { contentDisposition, fileFrameHeaders, responseBody } from "./file-response.server";

@@ -3,18 +3,18 @@ import { DataStore, ERRORS, MemoryLocker, Server, TUS_RESUMABLE, Upload } from "
 import type { Readable } from "node:stream";
 import type { Client } from "~/domain/platform/client";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
-import { assertCanUpload } from "~/domain/consultation/index.server";
-import type { Actor } from "~/domain/accounts/index.server";
 import {
   abandonUpload,
   appendToUpload,
+  assertCanUpload,
   beginUpload,
   finishUpload,
   FINISHING,
   getUpload,
-  reportUploadMaxBytes,
   type UploadSession,
-} from "~/domain/records/index.server";
+} from "~/domain/consultation/index.server";
+import type { Actor } from "~/domain/accounts/index.server";
+import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { newId } from "~/utils/ids.server";
 import { errorResponse, jsonResponse } from "./api.server";

@@ -510,7 +510,7 @@ describe("resumable uploads (tus)", () => {
 /** The app's own domain modules, opened on the test server's database and store. */
 let domain:
   | {
-      uploads: typeof import("~/domain/records/uploads.server");
+      uploads: typeof import("~/domain/consultation/resumable-uploads.server");
       files: typeof import("~/domain/records/files.server") &
         typeof import("~/domain/records/upload-segments.server");
     }
@@ -531,7 +531,7 @@ async function openDomain() {
     ...backend,
   });
   domain = {
-    uploads: await import("~/domain/records/uploads.server"),
+    uploads: await import("~/domain/consultation/resumable-uploads.server"),
     files: {
       ...(await import("~/domain/records/files.server")),
       ...(await import("~/domain/records/upload-segments.server")),

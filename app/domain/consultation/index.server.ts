@@ -24,6 +24,8 @@
  *   letter (who may fetch it, /verify, the verification code, PDF rendering).
  * - imaging: the medical images of a report, under its file's rule.
  * - second-opinions: asking another specialty for a second opinion on a case (decision 0038).
+ * - resumable-uploads: resumable upload sessions (begin, append, finish into a report, abandon,
+ *   sweep; decision 0015).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  */
 export {
@@ -82,3 +84,13 @@ export {
 } from "./turnaround.server";
 export { openReportStudy, openStudyFrame, studyForScreen } from "./imaging.server";
 export { requestSecondOpinion } from "./second-opinions.server";
+export {
+  abandonUpload,
+  appendToUpload,
+  beginUpload,
+  finishUpload,
+  FINISHING,
+  getUpload,
+  sweepUploads,
+  type UploadSession,
+} from "./resumable-uploads.server";

@@ -4,11 +4,11 @@ import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.se
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
-import { startPacsSender, stopPacsSender, sweepLeftovers, sweepUploads } from "../records/index.server";
+import { startPacsSender, stopPacsSender, sweepLeftovers } from "../records/index.server";
 import { flushMail, startSmsSender, stopSmsSender } from "../messaging/index.server";
 import { pruneRateLimits } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
-import { sendOverdueDigest } from "../consultation/index.server";
+import { sendOverdueDigest, sweepUploads } from "../consultation/index.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,

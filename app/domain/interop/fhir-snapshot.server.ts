@@ -19,8 +19,8 @@ import {
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { parseDetail } from "../platform/audit.server";
-import { expertDetailsFor, type ApiExpertDetails } from "../accounts/expert-details.server";
-import { followUpsFor, type ApiFollowUp } from "../consultation/followups.server";
+import { expertDetailsFor, type ApiExpertDetails } from "../accounts/index.server";
+import { followUpsFor, type ApiFollowUp } from "../consultation/index.server";
 
 /**
  * What a FHIR export is made from (decision 0018): one consistent read of the patient's rows —

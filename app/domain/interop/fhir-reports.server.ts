@@ -7,7 +7,7 @@ import type {
 } from "@medplum/fhirtypes";
 import type { ReportRow } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
-import { letterFileName } from "../consultation/letters.server";
+import { letterFileName } from "../consultation/index.server";
 import { fhirId, iso, text, type BundleContext, type Ref } from "./fhir-codes.server";
 import type { Parties } from "./fhir-people.server";
 

@@ -7,26 +7,25 @@ import { formSchema } from "~/schemas/strict";
 import { log } from "~/utils/log.server";
 import type { Client } from "../platform/client";
 import { DomainError, isDomainError, zodFieldErrors } from "../platform/errors";
-import { deleteStored, storeUpload, type StoredFile } from "./files.server";
 import {
+  deleteSegments,
+  deleteStored,
+  isUploadId,
+  listSegments,
   maxBytesFor,
+  openSegment,
   reportUploadMaxBytes,
   sniffType,
   SNIFF_SAMPLE_BYTES,
-  tooLarge,
-} from "./file-types.server";
-import {
-  deleteSegments,
-  isUploadId,
-  listSegments,
-  openSegment,
   storeSegment,
+  storeUpload,
+  tooLarge,
   type Segment,
-} from "./upload-segments.server";
+  type StoredFile,
+} from "../records/index.server";
 import { limit } from "../platform/ratelimit.server";
-// Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
-import { assertCanUpload, createReport, uploadTarget } from "../consultation/report-upload.server";
-import type { ApiReport } from "../consultation/api-report.server";
+import { assertCanUpload, createReport, uploadTarget } from "./report-upload.server";
+import type { ApiReport } from "./api-report.server";
 import type { Actor } from "../platform/index.server";
 
 /**

@@ -12,13 +12,17 @@ import { log } from "~/utils/log.server";
 import { audit } from "../platform/audit.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { openDecrypted, sanitizeFileName, storedExists } from "./files.server";
+import { openDecrypted, sanitizeFileName, storedExists } from "../records/index.server";
 import { limit } from "../platform/ratelimit.server";
-// Deep imports, not the index: consultation's index leads back to records' (voice notes, images).
-import { letterFileName, renderOpinionLetter } from "../consultation/letters.server";
-import { opinionUrl, reportFileUrl, toApiReport } from "../consultation/api-report.server";
+import {
+  letterFileName,
+  opinionUrl,
+  renderOpinionLetter,
+  reportFileUrl,
+  toApiReport,
+} from "../consultation/index.server";
 import type { Actor } from "../platform/index.server";
-import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
+import { findPatient, patientAccess, traceAccess, type PatientAccess } from "../care/index.server";
 import { buildBundle } from "./fhir-bundle.server";
 import type { AttachmentLink } from "./fhir-codes.server";
 import { EXPORT_EVENT, snapshot, type Snapshot } from "./fhir-snapshot.server";
