@@ -99,6 +99,12 @@ export default tseslint.config(
               regex: "^(~/|(\\.{1,2}/)+)(app/)?routes(/|$)",
               message: "Routes depend on the domain, not the other way round.",
             },
+            {
+              // Inside the domain too, another context is reached only through what it offers
+              // (decision 0053); its browser-safe modules (errors, client, paging…) as they are.
+              regex: "^(\\.\\./|~/domain/)[a-z-]+/(?!index\\.server$)[a-z-]+\\.server$",
+              message: "Reach another context through its index: ../<context>/index.server.",
+            },
           ],
         },
       ],

@@ -383,7 +383,7 @@ async function listCases(admin: any, expert: any, patient: any, worker: any) {
   );
   const { listRightsRequests } = await import("../app/domain/rights/rights-admin.server");
   const { centreQueue } = await import("../app/domain/care/centre-queue.server");
-  const { listCentres } = await import("../app/domain/care/centres.server");
+  const { listCentres } = await import("../app/domain/consultation/centre-figures.server");
   const { listHealthWorkers } = await import("../app/domain/care/workers.server");
   const page = { page: 1, pageSize: 20 };
   const cases: [string, () => unknown][] = [

@@ -1,4 +1,4 @@
-import { centreOverdue } from "~/domain/care/index.server";
+import { centreOverdue } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 /** Admin: a centre's overdue reports, urgent first, then oldest. */

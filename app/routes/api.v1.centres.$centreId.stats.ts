@@ -1,4 +1,4 @@
-import { centreStats } from "~/domain/care/index.server";
+import { centreStats } from "~/domain/consultation/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
 
 /** Admin: a centre's patients, queue, turnaround (the Turnaround screen's definitions) and health workers. */

@@ -1,4 +1,5 @@
-import { getCentreWithStats, updateCentre } from "~/domain/care/index.server";
+import { updateCentre } from "~/domain/care/index.server";
+import { getCentreWithStats } from "~/domain/consultation/index.server";
 import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

@@ -1,4 +1,5 @@
-import { createCentre, listCentres } from "~/domain/care/index.server";
+import { createCentre } from "~/domain/care/index.server";
+import { listCentres } from "~/domain/consultation/index.server";
 import { api, apiRoute, pageQuery, pagination, readJson, requireApiActor } from "~/utils/api.server";
 import { clientOf } from "~/utils/request.server";
 

@@ -32,12 +32,14 @@ import {
 
 let d: Domain;
 let care: typeof import("~/domain/care/index.server");
+let figures: typeof import("~/domain/consultation/index.server");
 let admin: Person;
 let patient: Person;
 let expert: Person;
 beforeAll(async () => {
   d = await freshDomain();
   care = await import("~/domain/care/index.server");
+  figures = await import("~/domain/consultation/index.server");
   admin = await makeAdmin();
   patient = await makePatient();
   expert = await makeExpert();
@@ -129,7 +131,7 @@ describe("centres", () => {
       expect(await refusal(() => care.updateCentre(who, c._id, { name: "X" }))).toMatchObject({
         code: "forbidden",
       });
-      expect(await refusal(() => care.centreStats(who, c._id))).toMatchObject({ code: "forbidden" });
+      expect(await refusal(() => figures.centreStats(who, c._id))).toMatchObject({ code: "forbidden" });
       expect(await refusal(() => care.listHealthWorkers(who, {}, { page: 1, pageSize: 5 }))).toMatchObject({
         code: "forbidden",
       });
@@ -429,7 +431,7 @@ describe("a centre's figures", () => {
     await claim(expert, own);
     await review(expert, own);
 
-    const stats = await care.centreStats(admin, c._id, now);
+    const stats = await figures.centreStats(admin, c._id, now);
     expect(stats).toEqual({
       pending: 1,
       inReview: 1,
@@ -448,23 +450,25 @@ describe("a centre's figures", () => {
     const { experts: _e, overdueReports: _o, ...overall } = all;
     expect(await d.consultation.turnaroundFigures(now)).toEqual(overall);
 
-    const overdue = await care.centreOverdue(admin, c._id, now);
+    const overdue = await figures.centreOverdue(admin, c._id, now);
     expect(overdue.map((r) => r._id)).toEqual([late._id]);
-    expect((await care.centreOverdue(admin, other._id, now)).map((r) => r._id)).toEqual([elsewhere._id]);
+    expect((await figures.centreOverdue(admin, other._id, now)).map((r) => r._id)).toEqual([elsewhere._id]);
 
-    const listed = await care.listCentres(admin, { page: 1, pageSize: 100 }, now);
+    const listed = await figures.listCentres(admin, { page: 1, pageSize: 100 }, now);
     expect(listed.items.find((x) => x._id === c._id)?.stats).toEqual(stats);
     // Pages of one centre each walk the directory in order, with the count of every centre
     // (read with the rows, or alone on a page past the end).
     const total = listed.total;
     expect(total).toBeGreaterThanOrEqual(2);
     const onePer = await Promise.all(
-      Array.from({ length: total + 1 }, (_, i) => care.listCentres(admin, { page: i + 1, pageSize: 1 }, now)),
+      Array.from({ length: total + 1 }, (_, i) =>
+        figures.listCentres(admin, { page: i + 1, pageSize: 1 }, now),
+      ),
     );
     expect(onePer.map((pg) => pg.total)).toEqual(Array(total + 1).fill(total));
     expect(onePer.flatMap((pg) => pg.items.map((x) => x._id))).toEqual(listed.items.map((x) => x._id));
     expect(onePer[total].items).toEqual([]);
-    expect(await refusal(() => care.centreStats(admin, "no-such-centre"))).toMatchObject({
+    expect(await refusal(() => figures.centreStats(admin, "no-such-centre"))).toMatchObject({
       code: "not_found",
     });
   });
@@ -477,7 +481,7 @@ describe("a centre's figures", () => {
     const worker = await fresh((await healthWorker(c._id, true)).id);
     const p = await centrePatient(c._id, worker.id);
     const times = async (at = now) => {
-      const { reviewedInWindow, medianMs, p90Ms, reviewed } = await care.centreStats(admin, c._id, at);
+      const { reviewedInWindow, medianMs, p90Ms, reviewed } = await figures.centreStats(admin, c._id, at);
       return { reviewedInWindow, medianMs, p90Ms, reviewed };
     };
     expect(await times()).toEqual({ reviewedInWindow: 0, medianMs: null, p90Ms: null, reviewed: 0 });
@@ -526,7 +530,7 @@ describe("a centre's figures", () => {
       .set({ centreId: elsewhere._id })
       .where(eq(d.schema.patients.id, p));
     expect(await times()).toEqual({ reviewedInWindow: 0, medianMs: null, p90Ms: null, reviewed: 0 });
-    expect(await care.centreStats(admin, elsewhere._id, now)).toMatchObject({
+    expect(await figures.centreStats(admin, elsewhere._id, now)).toMatchObject({
       reviewedInWindow: 1,
       medianMs: 3 * HOUR,
     });

@@ -284,12 +284,12 @@ describe("care", () => {
     await makeHealthWorker(centre);
     const c = await d.care.getCentre(admin, centre.id);
     expect(c).toMatchObject({ _id: centre.id, name: "PHC Sinnar" });
-    const s = await d.care.getCentreWithStats(admin, centre.id);
+    const s = await d.consultation.getCentreWithStats(admin, centre.id);
     expect(s).toMatchObject({ _id: centre.id, name: "PHC Sinnar" });
     expect(JSON.stringify(s)).toMatch(/"workers"/);
     const worker = await makePatient();
     expect(await refusal(() => d.care.getCentre(worker, centre.id))).toMatchObject({ code: "forbidden" });
-    expect(await refusal(() => d.care.getCentreWithStats(admin, "nope"))).toMatchObject({
+    expect(await refusal(() => d.consultation.getCentreWithStats(admin, "nope"))).toMatchObject({
       code: "not_found",
     });
   });

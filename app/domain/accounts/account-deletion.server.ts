@@ -13,7 +13,7 @@ import {
   voiceNotes,
   type UserRow,
 } from "~/db/schema";
-import { forgetPersonCounts } from "../platform/list-counts.server";
+import { forgetPersonCounts } from "../platform/index.server";
 import { validE164 } from "~/utils/phone.server";
 import { phoneCandidate } from "~/utils/phone-shape";
 

@@ -7,10 +7,10 @@ import { isLocale, type Locale } from "~/i18n/config";
 import { newId } from "~/utils/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { limit, limitSms, type SmsCeiling } from "../platform/ratelimit.server";
+import { limit, limitSms, type SmsCeiling } from "../platform/index.server";
 import { isKnownDeviceOf } from "./sessions.server";
 import { smsNumber, validE164 } from "~/utils/phone.server";
-import { sendAccountExistsNotice, sendCode, type CodePurpose } from "../messaging/notify.server";
+import { sendAccountExistsNotice, sendCode, type CodePurpose } from "../messaging/index.server";
 import { findUserByEmail, findUserByPhone } from "./users.server";
 import { pruneTwoFactorTables } from "./two-factor-login.server";
 

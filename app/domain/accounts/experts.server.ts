@@ -3,14 +3,14 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { expertProfiles, profiles, reports, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import type { Paged, PageQuery } from "../platform/paging";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
 import { specialtiesFor } from "./specialties";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns, type Recipient } from "../messaging/index.server";
 import type { Actor } from "./sessions.server";
 import { toApiUser, type ApiUser } from "./users.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /**
  * Expert accounts: the admin's approval queue and the list of approved experts.

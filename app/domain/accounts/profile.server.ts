@@ -4,9 +4,9 @@ import { patients, profiles, users } from "~/db/schema";
 import type { ProfileInput } from "~/schemas/auth";
 export { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
 import { DomainError } from "../platform/errors";
-import { deleteStored, type StoredFile } from "../records/files.server";
+import { deleteStored, type StoredFile } from "../records/index.server";
 import { type Actor } from "./sessions.server";
-import { smsNumberOf } from "../messaging/notify.server";
+import { smsNumberOf } from "../messaging/index.server";
 import type { NotifyChannel } from "~/db/types";
 import { findUserById } from "./users.server";
 

@@ -5,7 +5,7 @@ import type { SignupForm } from "~/schemas/auth";
 import { isHealthWorkerRole } from "~/schemas/centres";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { limit } from "../platform/ratelimit.server";
+import { limit } from "../platform/index.server";
 import { maskPhone } from "~/utils/phone.server";
 import { insertUser, normalizeEmail } from "./users.server";
 import {

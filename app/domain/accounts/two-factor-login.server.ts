@@ -2,10 +2,10 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { db, exec, first, transaction } from "~/db/client.server";
 import { mfaChallenges, totpFactors, type UserRow } from "~/db/schema";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { notify } from "../messaging/notify.server";
+import { notify } from "../messaging/index.server";
 import { findUserById } from "./users.server";
 import {
   CHALLENGE_MAX_ATTEMPTS,

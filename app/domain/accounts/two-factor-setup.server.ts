@@ -2,11 +2,11 @@ import { and, eq, isNull, lt } from "drizzle-orm";
 import { Secret } from "otpauth";
 import { db, exec, rows, transaction } from "~/db/client.server";
 import { mfaChallenges, recoveryCodes, totpFactors, type UserRow } from "~/db/schema";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { notify } from "../messaging/notify.server";
-import { forgive, limit } from "../platform/ratelimit.server";
+import { notify } from "../messaging/index.server";
+import { forgive, limit } from "../platform/index.server";
 import { revokeAllSessions, type Actor } from "./sessions.server";
 import { findUserById } from "./users.server";
 import {

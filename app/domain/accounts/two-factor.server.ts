@@ -9,7 +9,7 @@ import { site } from "~/site";
 import { newId } from "~/utils/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { forgive, limit } from "../platform/ratelimit.server";
+import { forgive, limit } from "../platform/index.server";
 import { verifyPassword } from "./passwords.server";
 import { type Actor } from "./sessions.server";
 import { findUserById } from "./users.server";

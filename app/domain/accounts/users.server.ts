@@ -15,8 +15,8 @@ import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
-import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { COUNT_KEYS, listCount } from "../platform/index.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -1,15 +1,22 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { auditEvents, centres, patientManagers, patients, users, type PatientRow } from "~/db/schema";
+import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
+import {
+  auditEvents,
+  centres,
+  patientManagers,
+  patients,
+  shareLinks,
+  users,
+  type PatientRow,
+} from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
-import { auditInsert, parseDetail } from "../platform/audit.server";
+import { auditInsert, parseDetail } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import type { Actor } from "../platform/index.server";
 import { findPatient, patientAccess } from "./patients.server";
-import { revokeLinksMadeBy } from "../sharing/index.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /**
  * The person stays in control of their profile (decision 0030): they see who may act for them (the
@@ -326,4 +333,27 @@ export async function accessTrail(
     page: page.page,
     pageSize: page.pageSize,
   };
+}
+
+/**
+ * Inside a transaction: ends the live links to a profile's reports that `userId` made while acting
+ * for it — when the person revokes a family member's access, the links that member made go too
+ * (decision 0030). Returns how many. The links are sharing's, which depends on care; ending
+ * them is part of ending the access, so it is written here, in the same transaction.
+ */
+export function* revokeLinksMadeBy(tx: DB, patientId: string, userId: string): TxSteps<number> {
+  const ended = yield* rows(
+    tx
+      .update(shareLinks)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(shareLinks.patientId, patientId),
+          eq(shareLinks.createdBy, userId),
+          isNull(shareLinks.revokedAt),
+        ),
+      )
+      .returning({ id: shareLinks.id }),
+  );
+  return ended.length;
 }

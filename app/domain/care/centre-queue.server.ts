@@ -5,8 +5,8 @@ import type { Actor } from "../platform/index.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { normalShortId, toApiPatient, type ApiPatientProfile } from "./patients.server";
 import { requireWorkerCentre } from "./registration.server";
-import { cappedCount, COUNT_KEYS, listCount } from "../platform/list-counts.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { cappedCount, COUNT_KEYS, listCount } from "../platform/index.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /**
  * The centre's queue (decision 0030): the patients a centre registered, newest first, each with

@@ -8,7 +8,7 @@ import {
   type FamilyRelationship,
 } from "~/schemas/family";
 import { newId } from "~/utils/ids.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
 import {

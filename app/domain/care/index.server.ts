@@ -10,8 +10,7 @@
  * - centres: the admin's centres, their figures (turnaround, overdue) and the public directory.
  * - workers: health workers' approval, rejection, moves and suspension.
  *
- * Other contexts and the adapters import from here; modules inside the domain import the module
- * they need directly, so the indexes never form an import circle.
+ * Other contexts and the adapters import from here (ESLint refuses another context's module).
  */
 export {
   familyProfiles,
@@ -40,12 +39,12 @@ export { getCarePatient, registerPatient, requireWorkerCentre } from "./registra
 export { centreQueue } from "./centre-queue.server";
 export {
   centreDirectory,
-  centreOverdue,
-  centreStats,
   createCentre,
   getCentre,
-  getCentreWithStats,
-  listCentres,
+  requireCentre,
+  requireCentreAdmin,
+  toApiCentre,
+  type ApiCentre,
   type PublicCentre,
   updateCentre,
 } from "./centres.server";

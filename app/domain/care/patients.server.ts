@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { randomInt } from "node:crypto";
 import { db, first, isUniqueViolation, preparedOnce } from "~/db/client.server";
 import { healthWorkers, patientConsents, patientManagers, patients, type PatientRow } from "~/db/schema";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
 

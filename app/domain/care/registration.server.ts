@@ -13,7 +13,7 @@ import { log } from "~/utils/log.server";
 import { phoneCandidate } from "~/utils/phone-shape";
 import { smsNumber } from "~/utils/phone.server";
 import type { Actor } from "../platform/index.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { deleteStored, type StoredFile } from "../records/index.server";
 import {

@@ -18,12 +18,12 @@ import {
   findUserByPhone,
 } from "../accounts/index.server";
 import type { Client } from "../platform/client";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { limit } from "../platform/ratelimit.server";
+import { limit } from "../platform/index.server";
 import { isMinor } from "./family.server";
 import { findPatient, requirePatientAccess, traceAccess } from "./patients.server";
-import { revokeLinksMadeBy } from "../sharing/index.server";
+import { revokeLinksMadeBy } from "./access.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a

@@ -9,13 +9,13 @@ import {
   updateWorkerSchema,
   type HealthWorkerStatus,
 } from "~/schemas/centres";
-import { audit, auditInsert } from "../platform/audit.server";
+import { audit, auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import { notify } from "../messaging/index.server";
 import { type Actor, setSuspended } from "../accounts/index.server";
 import { findCentre } from "./centres.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /**
  * Health workers (decision 0030): a CHO, ANM, ASHA, VLE or doctor signs up for a centre and waits

@@ -1,8 +1,8 @@
 import { config } from "~/config.server";
 import type { ReportRow } from "~/db/schema";
 import type { Agreement } from "~/db/types";
-import type { FileView, LinkOpen } from "../platform/audit.server";
-import type { Study } from "../records/dicom.server";
+import type { FileView, LinkOpen } from "../platform/index.server";
+import type { Study } from "../records/index.server";
 import type { ApiFollowUp } from "./followups.server";
 
 /**

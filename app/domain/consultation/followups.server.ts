@@ -21,10 +21,10 @@ import {
   spokenQuestionSchema,
 } from "~/schemas/reports";
 import { newId } from "~/utils/ids.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/index.server";
-import { patientAccess, traceAccess } from "../care/patients.server";
+import { patientAccess, traceAccess } from "../care/index.server";
 import type { Actor } from "../platform/index.server";
 
 /**

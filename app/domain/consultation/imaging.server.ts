@@ -1,6 +1,6 @@
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import type { Actor } from "../platform/index.server";
-import { patientAccess, traceAccess } from "../care/patients.server";
+import { patientAccess, traceAccess } from "../care/index.server";
 import { DomainError } from "../platform/errors";
 import { framePng, loadStudy, type Preset, type Study } from "../records/index.server";
 import { reportForFileAccess } from "./report-files.server";

@@ -26,6 +26,7 @@
  * - second-opinions: asking another specialty for a second opinion on a case (decision 0038).
  * - resumable-uploads: resumable upload sessions (begin, append, finish into a report, abandon,
  *   sweep; decision 0015).
+ * - centre-figures: a centre's queue, turnaround, workers and overdue reports (the centres are care's).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  */
 export {
@@ -82,6 +83,14 @@ export {
   waitingColumns,
   type TurnaroundFigures,
 } from "./turnaround.server";
+export {
+  centreOverdue,
+  centreStats,
+  getCentreWithStats,
+  listCentres,
+  type ApiCentreWithStats,
+  type CentreStats,
+} from "./centre-figures.server";
 export { openReportStudy, openStudyFrame, studyForScreen } from "./imaging.server";
 export { requestSecondOpinion } from "./second-opinions.server";
 export {

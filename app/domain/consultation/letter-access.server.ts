@@ -1,11 +1,11 @@
 import { and, asc, eq, or } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { patients, reports } from "~/db/schema";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { expertDetailsFor } from "../accounts/expert-details.server";
+import { expertDetailsFor } from "../accounts/index.server";
 import type { Actor } from "../platform/index.server";
-import { patientAccess, traceAccess } from "../care/patients.server";
+import { patientAccess, traceAccess } from "../care/index.server";
 import { withFollowUps, withSecondOpinions } from "./report-case.server";
 import { findJoined, fromJoined } from "./report-rows.server";
 

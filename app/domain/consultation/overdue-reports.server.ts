@@ -2,7 +2,7 @@ import { and, eq, gt, gte, lt, or, type SQL } from "drizzle-orm";
 import { config } from "~/config.server";
 import { constantInt, constantText } from "~/db/client.server";
 import { reports } from "~/db/schema";
-import { hidePhonesOfRefusers } from "../rights/consent.server";
+import { hidePhonesOfRefusers } from "../rights/index.server";
 import type { ApiReport } from "./api-report.server";
 import { byQueue, fromJoined, selectReports } from "./report-rows.server";
 

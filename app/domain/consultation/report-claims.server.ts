@@ -2,10 +2,10 @@ import { and, count, eq, gt, isNotNull, isNull, lt, lte, ne, or, sql, type SQL }
 import { config } from "~/config.server";
 import { exec, rows, transaction } from "~/db/client.server";
 import { expertProfiles, reports, users, type ReportRow } from "~/db/schema";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { specialtiesOf } from "../accounts/expert-details.server";
-import { hidePhonesOfRefusers } from "../rights/consent.server";
+import { specialtiesOf } from "../accounts/index.server";
+import { hidePhonesOfRefusers } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { findJoined, findRow, fromJoined, requireApprovedExpert } from "./report-rows.server";

@@ -2,12 +2,12 @@ import { eq } from "drizzle-orm";
 import { db, exec, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes } from "~/db/schema";
 import { log } from "~/utils/log.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { deleteObjects, deleteReportFileIfUnused } from "../records/files.server";
-import { studyObjects } from "../records/dicom.server";
+import { deleteObjects, deleteReportFileIfUnused } from "../records/index.server";
+import { studyObjects } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
-import { patientAccess } from "../care/patients.server";
+import { patientAccess } from "../care/index.server";
 import { findRow } from "./report-rows.server";
 
 /** The owning Patient or an Admin deletes a report: the row first, then its file. */

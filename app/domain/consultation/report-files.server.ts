@@ -1,10 +1,10 @@
 import type { Readable } from "node:stream";
 import type { ReportRow } from "~/db/schema";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { openDecrypted } from "../records/files.server";
+import { openDecrypted } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
-import { patientAccess, traceAccess } from "../care/patients.server";
+import { patientAccess, traceAccess } from "../care/index.server";
 import { findRow } from "./report-rows.server";
 
 /**

@@ -1,5 +1,5 @@
-import { listCountsOf } from "../platform/list-counts.server";
-import { decodeCursor, encodeCursor } from "../platform/cursor.server";
+import { listCountsOf } from "../platform/index.server";
+import { decodeCursor, encodeCursor } from "../platform/index.server";
 import type { PageQuery } from "../platform/paging";
 import { DomainError } from "../platform/errors";
 import type { CaseColumns } from "./report-case.server";

@@ -1,12 +1,12 @@
 import type { ReportType } from "~/schemas/reports";
 import type { Paged, PageQuery } from "../platform/paging";
-import { accessTrailFromColumns, accessTrailsForReports, labelLinkOpens } from "../platform/audit.server";
+import { accessTrailFromColumns, accessTrailsForReports, labelLinkOpens } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { specialtiesOf } from "../accounts/expert-details.server";
-import { hidePhonesOfFlagged } from "../rights/consent.server";
+import { specialtiesOf } from "../accounts/index.server";
+import { hidePhonesOfFlagged } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { reportTypesFor } from "../accounts/specialties";
-import { requirePatientAccessKind, traceAccess } from "../care/patients.server";
+import { requirePatientAccessKind, traceAccess } from "../care/index.server";
 import type { ApiReport, PatientReport } from "./api-report.server";
 import { secondIdsOf, withFollowUpsOf, withSecondOpinions } from "./report-case.server";
 import { pageOfSegments } from "./report-list-paging.server";

@@ -4,16 +4,16 @@ import { uploadReportSchema, type UploadReportInput } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { expertRecipientsFor } from "../accounts/experts.server";
-import { notify } from "../messaging/notify.server";
-import { deleteObjects, deleteStored, type StoredFile } from "../records/files.server";
-import { draftObjects, insertStudy, inspectStudy, loadStudy, type StudyDraft } from "../records/dicom.server";
-import { kickPacsSender } from "../records/dicom-pacs.server";
-import { reviewConsentForUpload } from "../rights/consent.server";
+import { expertRecipientsFor } from "../accounts/index.server";
+import { notify } from "../messaging/index.server";
+import { deleteObjects, deleteStored, type StoredFile } from "../records/index.server";
+import { draftObjects, insertStudy, inspectStudy, loadStudy, type StudyDraft } from "../records/index.server";
+import { kickPacsSender } from "../records/index.server";
+import { reviewConsentForUpload } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
-import { hasConsentFor, patientAccess, traceAccess } from "../care/patients.server";
+import { hasConsentFor, patientAccess, traceAccess } from "../care/index.server";
 import { toApiReport, type ApiReport } from "./api-report.server";
 
 /**

@@ -23,7 +23,7 @@ import {
   type Segment,
   type StoredFile,
 } from "../records/index.server";
-import { limit } from "../platform/ratelimit.server";
+import { limit } from "../platform/index.server";
 import { assertCanUpload, createReport, uploadTarget } from "./report-upload.server";
 import type { ApiReport } from "./api-report.server";
 import type { Actor } from "../platform/index.server";

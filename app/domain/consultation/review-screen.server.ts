@@ -1,7 +1,7 @@
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { specialtiesOf } from "../accounts/expert-details.server";
-import { hidePhonesOfRefusers } from "../rights/consent.server";
+import { specialtiesOf } from "../accounts/index.server";
+import { hidePhonesOfRefusers } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { withSecondOpinions } from "./report-case.server";

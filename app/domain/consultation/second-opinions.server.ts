@@ -3,11 +3,11 @@ import { exec, first, isUniqueViolation, transaction, db } from "~/db/client.ser
 import { reports, type ReportRow } from "~/db/schema";
 import { secondOpinionSchema, type SecondOpinionInput } from "~/schemas/reports";
 import { newId } from "~/utils/ids.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertsWithSpecialties, specialtiesOf, specialtiesFor, type Actor } from "../accounts/index.server";
 import { notify } from "../messaging/index.server";
-import { hidePhonesOfRefusers } from "../rights/consent.server";
+import { hidePhonesOfRefusers } from "../rights/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
 import { findJoined, findRow, fromJoined } from "./report-rows.server";
 

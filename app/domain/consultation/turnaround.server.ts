@@ -15,10 +15,10 @@ import {
 import { constantText, db, opaqueTime, preparedOnce, runExclusive, timeParam } from "~/db/client.server";
 import { auditEvents, reports, users } from "~/db/schema";
 import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/index.server";
-import { centreKey, COUNT_KEYS, counterColumn } from "../platform/list-counts.server";
+import { centreKey, COUNT_KEYS, counterColumn } from "../platform/index.server";
 import type { ApiReport } from "./api-report.server";
 import {
   dueCutoff,

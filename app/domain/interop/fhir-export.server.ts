@@ -9,11 +9,11 @@ import { users, voiceNotes, type PatientRow, type ReportRow, type UserRow } from
 import { site } from "~/site";
 import { DEFAULT_TIME_ZONE } from "~/utils/format";
 import { log } from "~/utils/log.server";
-import { audit } from "../platform/audit.server";
+import { audit } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { openDecrypted, sanitizeFileName, storedExists } from "../records/index.server";
-import { limit } from "../platform/ratelimit.server";
+import { limit } from "../platform/index.server";
 import {
   letterFileName,
   opinionUrl,

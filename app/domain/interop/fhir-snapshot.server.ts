@@ -18,7 +18,7 @@ import {
 } from "~/db/schema";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
-import { parseDetail } from "../platform/audit.server";
+import { parseDetail } from "../platform/index.server";
 import { expertDetailsFor, type ApiExpertDetails } from "../accounts/index.server";
 import { followUpsFor, type ApiFollowUp } from "../consultation/index.server";
 

@@ -8,10 +8,10 @@ import { newId } from "~/utils/ids.server";
 import { splitE164 } from "~/utils/phone.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { limit } from "../platform/ratelimit.server";
+import { limit } from "../platform/index.server";
 import type { Actor } from "../platform/index.server";
-import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { COUNT_KEYS, listCount } from "../platform/index.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /** Saves a Contact Us message; at most a few per client address an hour (rate_limited). */
 export async function saveContactMessage(

@@ -4,9 +4,9 @@ import { smsMessages } from "~/db/schema";
 import { SMS_STATUSES } from "~/db/types";
 import { maskPhone } from "~/utils/phone.server";
 import type { Actor } from "../platform/index.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { newestFirstWindow } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
+import { COUNT_KEYS, listCount } from "../platform/index.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import type { SmsStatus } from "./sms.server";
 

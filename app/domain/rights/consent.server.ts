@@ -17,12 +17,12 @@ import { isLocale } from "~/i18n/config";
 import { CONSENT_TEXTS, type ConsentChange } from "~/schemas/rights";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { deleteReportFileIfUnused, deleteStored } from "../records/files.server";
-import { deleteSegments } from "../records/upload-segments.server";
+import { deleteReportFileIfUnused, deleteStored } from "../records/index.server";
+import { deleteSegments } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
-import { requirePatientAccess } from "../care/patients.server";
+import { requirePatientAccess } from "../care/index.server";
 
 /**
  * Consent (decision 0019, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with

@@ -9,7 +9,7 @@ import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { accountDeletionSteps, personNumbers, reauthenticate, type Actor } from "../accounts/index.server";
 import { lockPerson } from "./consent.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import {

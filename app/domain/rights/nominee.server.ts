@@ -3,7 +3,7 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { nominees } from "~/db/schema";
 import type { NomineeInput } from "~/schemas/rights";
 import { lockPerson } from "./consent.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
 // ---------------------------------------------------------------------------------------------

@@ -4,12 +4,12 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { rightsRequests, users } from "~/db/schema";
 import type { ResolveInput, RightsQueueQuery } from "~/schemas/rights";
 import type { Paged, PageQuery } from "../platform/paging";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { notify, recipientColumns } from "../messaging/notify.server";
+import { notify, recipientColumns } from "../messaging/index.server";
 import type { Actor } from "../platform/index.server";
-import { COUNT_KEYS, listCount } from "../platform/list-counts.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { COUNT_KEYS, listCount } from "../platform/index.server";
+import { newestFirstWindow } from "../platform/index.server";
 import { toApi, type ApiRightsRequest } from "./rights.server";
 // ---------------------------------------------------------------------------------------------
 // Admins

@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { affected, db, runExclusive } from "~/db/client.server";
 import { auditEvents, rightsRequests } from "~/db/schema";
 import { log } from "~/utils/log.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { pruneSmsMessages } from "../messaging/index.server";
 import { eraseOne } from "./erasure.server";
 

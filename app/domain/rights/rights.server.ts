@@ -4,7 +4,7 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { rightsRequests } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
 import { lockPerson } from "./consent.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
 

@@ -8,7 +8,6 @@
 export {
   createShareLink,
   listShareLinks,
-  revokeLinksMadeBy,
   revokeShareLink,
   shareScreen,
   type ApiShareLink,

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
+import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reports, shareLinks } from "~/db/schema";
 import {
   createShareLinkFormSchema,
@@ -10,13 +10,13 @@ import {
 import { formSchema } from "~/schemas/strict";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
-import { auditInsert } from "../platform/audit.server";
+import { auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { hashPassword, type Actor } from "../accounts/index.server";
-import { limit } from "../platform/ratelimit.server";
-import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "../care/patients.server";
-import { newestFirstWindow } from "../platform/cursor.server";
+import { limit } from "../platform/index.server";
+import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "../care/index.server";
+import { newestFirstWindow } from "../platform/index.server";
 
 /**
  * Sharing links (decision 0016), modelled on SMART Health Links: a patient shares one
@@ -371,26 +371,4 @@ export async function revokeShareLink(
   const after = await first(linkWithType().where(eq(shareLinks.id, id)));
   if (!after) throw new DomainError("not_found", "share.linkNotFound");
   return toApiShareLink(after.link, after.reportType);
-}
-
-/**
- * Inside a transaction: ends the live links to a profile's reports that `userId` made while acting
- * for it — when the person revokes a family member's access, the links that member made go too
- * (decision 0030). Returns how many.
- */
-export function* revokeLinksMadeBy(tx: DB, patientId: string, userId: string): TxSteps<number> {
-  const ended = yield* rows(
-    tx
-      .update(shareLinks)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(
-          eq(shareLinks.patientId, patientId),
-          eq(shareLinks.createdBy, userId),
-          isNull(shareLinks.revokedAt),
-        ),
-      )
-      .returning({ id: shareLinks.id }),
-  );
-  return ended.length;
 }

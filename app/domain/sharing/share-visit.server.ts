@@ -7,13 +7,13 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { patients, reports, shareLinks, users } from "~/db/schema";
 import { normalizePasscode } from "~/schemas/share-links";
 import { sha256 } from "~/utils/ids.server";
-import { audit, auditInsert } from "../platform/audit.server";
+import { audit, auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError, type DomainErrorCode } from "../platform/errors";
 import { expertDetailsFor, verifyPassword } from "../accounts/index.server";
 import { openDecrypted } from "../records/index.server";
 import { followUpsFor, renderOpinionLetter, toApiReport } from "../consultation/index.server";
-import { forgive, limit } from "../platform/ratelimit.server";
+import { forgive, limit } from "../platform/index.server";
 import { linkStatus, SHARE_LIMITS } from "./share-links.server";
 
 /**

@@ -7,14 +7,8 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useOverdueColumns } from "~/components/reports/overdueColumns";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import {
-  centreOverdue,
-  centreStats,
-  getCentre,
-  listHealthWorkers,
-  updateCentre,
-  type ApiHealthWorker,
-} from "~/domain/care/index.server";
+import { centreOverdue, centreStats } from "~/domain/consultation/index.server";
+import { getCentre, listHealthWorkers, updateCentre, type ApiHealthWorker } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS, centreSchema } from "~/schemas/centres";
 import { parseFormData } from "~/schemas/strict";
