@@ -67,6 +67,14 @@ export function composePhoneNumber(phoneNumber: string, countryCode?: string | n
   return `${countryCode}${cleaned}`;
 }
 
+/** Deletes the stored file of an upload that failed (never a file without a row); a failure is logged. */
+async function discardFile(file: StoredFile | null | undefined) {
+  if (!file) return;
+  await deleteStored(file.key).catch((e) =>
+    log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
+  );
+}
+
 /**
  * Refuses an upload whose fields the adapter found wrong with its own, stricter reading (the upload
  * screen also requires a country code and consent): the stored file is deleted — there is never a
@@ -77,11 +85,7 @@ export async function refuseReportUpload(
   file: StoredFile | null | undefined,
   fieldErrors: Record<string, string[]>,
 ): Promise<never> {
-  if (file) {
-    await deleteStored(file.key).catch((e) =>
-      log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
-    );
-  }
+  await discardFile(file);
   throw new DomainError("invalid", "reports.uploadFailed", {
     fieldErrors: file ? fieldErrors : { ...fieldErrors, report: ["reports.fileRequired"] },
   });
@@ -185,11 +189,7 @@ export async function createReport(
       );
     });
   } catch (err) {
-    if (file) {
-      await deleteStored(file.key).catch((e) =>
-        log("error", "could not remove file of failed upload", { key: file.key, error: String(e) }),
-      );
-    }
+    await discardFile(file);
     await deleteObjects(draftObjects(study));
     throw err;
   }
