@@ -96,7 +96,22 @@ export function openSqlite(file: string) {
   const raw = drizzleSqlite(sqlite, { schema: liteSchema });
   migrateSqliteSafely(sqlite, () => migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() }));
   sqlite.pragma("foreign_keys = ON");
+  checkpoint(sqlite);
   return { raw, sqlite };
+}
+
+/**
+ * Moves every committed page from the write-ahead log into the database file and empties the log,
+ * at start (a process that was killed, or stopped on a full disk, leaves its rows in the log) and
+ * at shutdown: then the database file alone holds everything, for whoever copies it (issue 44).
+ * A checkpoint that cannot finish (a reader still open, no space) is left to the next one.
+ */
+function checkpoint(sqlite: Database.Database) {
+  try {
+    sqlite.pragma("wal_checkpoint(TRUNCATE)");
+  } catch (err) {
+    console.warn(JSON.stringify({ level: "warn", msg: "WAL checkpoint failed", error: String(err) }));
+  }
 }
 
 // node-postgres returns int8 (count(*), bigint columns) as strings; every int8 we store fits a double.
@@ -360,8 +375,10 @@ export async function closeDatabase(): Promise<void> {
   globalForDb.__carebridgeDb = undefined;
   await watches.get(h)?.close();
   heardWrite = undefined;
-  if (h.kind === "sqlite") h.sqlite.close();
-  else await h.pool.end();
+  if (h.kind === "sqlite") {
+    checkpoint(h.sqlite);
+    h.sqlite.close();
+  } else await h.pool.end();
 }
 
 const probes = new WeakMap<Database.Database, Database.Statement>();
