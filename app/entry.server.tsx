@@ -16,7 +16,8 @@ import { pageStringsJson } from "~/i18n/strings.server";
 import { logRequest } from "~/utils/log.server";
 import { pageCacheKey, publicRender } from "~/utils/page-cache.server";
 import { tailInsideBody } from "~/utils/document-tail.server";
-import { refusal } from "~/utils/refusal.server";
+import { faultOf, noteFault } from "~/utils/faults.server";
+import { faultRefusal, refusal } from "~/utils/refusal.server";
 import { securityHeaders } from "~/utils/security.server";
 import { NonceContext } from "~/utils/nonce";
 import { installProbe } from "~/utils/probe.server";
@@ -32,6 +33,12 @@ await startup();
  */
 export const appHooks = {
   refusal,
+  faultRefusal,
+  faultOf: (err: unknown) => {
+    const fault = faultOf(err);
+    if (fault) noteFault(fault, err);
+    return fault;
+  },
   shutdown,
   pageCacheKey,
   instrument: installProbe,
@@ -98,7 +105,7 @@ export default async function handleRequest(
 ) {
   const locale = await getLocale(request);
   const instance = await i18nFor(locale);
-  if (responseStatusCode === 429) keepRetryAfter(responseHeaders, remixContext);
+  if (responseStatusCode === 429 || responseStatusCode === 503) keepRetryAfter(responseHeaders, remixContext);
   const nonce = randomBytes(16).toString("base64");
   const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
   // The browser gets the strings of this page only, written after the render (it knows which keys
@@ -181,7 +188,17 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { request
   return response;
 };
 
-export function handleError(error: unknown, { request }: { request: Request }) {
+export function handleError(
+  error: unknown,
+  { request, context }: { request: Request; context?: AppLoadContext },
+) {
   if (request.signal.aborted) return;
+  // The database or the store is down (issue 44): logged once per outage, answered 503/507 by the server.
+  const fault = faultOf(error);
+  if (fault) {
+    noteFault(fault, error);
+    if (context) context.fault = fault;
+    return;
+  }
   console.error(error);
 }

@@ -979,6 +979,25 @@ const ERROR_TEXT: Record<number, string> = {
   415: "File type not allowed",
   423: "The upload is busy (its report is being made): ask again shortly",
   429: "Rate limited (see Retry-After)",
+  503: "The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds",
+  507: "The server is out of space: nothing was stored",
+};
+
+/**
+ * What any operation may answer besides its own refusals: a wrong method, a fault of ours, a part
+ * that is down (503) and, for one that stores something, a full disk (507) — issue 44.
+ */
+function commonErrors(method: string): number[] {
+  return method === "get" || method === "head" || method === "delete"
+    ? [405, 500, 503]
+    : [405, 500, 503, 507];
+}
+
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds to wait before sending it again",
+    schema: { type: "string" as const },
+  },
 };
 
 let cached: object | undefined;
@@ -1024,9 +1043,10 @@ function tusPath(e: Endpoint & { tus: TusOperation }, bearerName: string): Route
         : {}),
     };
   }
-  for (const code of [...e.errors, 405, 500]) {
+  for (const code of [...e.errors, ...commonErrors(e.method)]) {
     responses[code] = {
       description: ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
+      ...(code === 503 || code === 429 ? { headers: RETRY_AFTER } : {}),
       // An answer to HEAD has no body.
       ...(e.method === "head" ? {} : { content: { "application/json": { schema: errorObject } } }),
     };
@@ -1123,10 +1143,11 @@ export function openApiDocument(): object {
         content: Object.fromEntries(Object.entries(e.content.types).map(([k, schema]) => [k, { schema }])),
       };
     }
-    for (const code of [...e.errors, 405, 500]) {
+    for (const code of [...e.errors, ...commonErrors(e.method)]) {
       responses[code] = {
         description:
           ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
+        ...(code === 503 || code === 429 ? { headers: RETRY_AFTER } : {}),
         content: { "application/json": { schema: errorObject } },
       };
     }

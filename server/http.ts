@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createBrotliCompress, createGzip, brotliCompressSync, gzipSync } from "node:zlib";
+import type { Fault } from "~/utils/faults.server";
 import type { RequestContext } from "~/utils/request.server";
 import { resolveClient, type Trust } from "./client";
 import { tokenMatches } from "./metrics";
@@ -18,6 +19,10 @@ export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
 export type RequestDone = { method: string; route: string; status: number; ms: number };
 export type AppHooks = {
   refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
+  /** Which part failed when an error is the database's or the store's own (issue 44), else null. */
+  faultOf?: (err: unknown) => Fault | null;
+  /** The 503 (Retry-After) or 507 answer to a request that failed for that fault. */
+  faultRefusal?: (request: Request, fault: Fault) => Promise<Response>;
   routeOf: (pathname: string) => string;
   /** Every finished request, as logged (the Service screen's counts); must be cheap and never throw. */
   requestDone?: (fields: RequestDone) => void;
@@ -466,12 +471,41 @@ export function createHandler(opts: HandlerOptions) {
     try {
       response = await handleRemix(request, context);
     } catch (err) {
-      opts.log({ level: "error", msg: "unhandled", error: String((err as Error)?.stack ?? err) });
+      context.fault = opts.hooks.faultOf?.(err) ?? undefined;
+      if (!context.fault)
+        opts.log({ level: "error", msg: "unhandled", error: String((err as Error)?.stack ?? err) });
       response = new Response("Internal Server Error", { status: 500 });
+    }
+    // The database or the store failed (issue 44): not a fault of ours, and the client may try again.
+    if (response.status >= 500 && context.fault && opts.hooks.faultRefusal) {
+      response = await faultAnswer(request, pathname, response, context.fault, opts.hooks.faultRefusal);
     }
     context.requestLog.route ??= opts.hooks.routeOf(pathname);
     await send(req, res, response, true, keep);
   }
+}
+
+/**
+ * A failed request's answer when the database or the store failed: the app's page or JSON error
+ * (503 with Retry-After, or 507). A Remix data request keeps its encoded error (the screen's error
+ * boundary shows it) with the honest status.
+ */
+async function faultAnswer(
+  request: Request,
+  pathname: string,
+  failed: Response,
+  fault: Fault,
+  refusal: (request: Request, fault: Fault) => Promise<Response>,
+): Promise<Response> {
+  const answer = await refusal(request, fault);
+  if (!pathname.endsWith(".data")) {
+    await failed.body?.cancel().catch(() => {});
+    return answer;
+  }
+  const headers = new Headers(failed.headers);
+  const retryAfter = answer.headers.get("Retry-After");
+  if (retryAfter) headers.set("Retry-After", retryAfter);
+  return new Response(failed.body, { status: answer.status, headers });
 }
 
 /**

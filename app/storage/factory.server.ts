@@ -1,6 +1,7 @@
 import { config } from "~/config.server";
 import { probe, type Probe } from "~/utils/probe.server";
 import type { BlobStore } from "./blob.server";
+import { asStoreFault } from "./faults.server";
 import { LocalBlobStore } from "./local.server";
 import { S3BlobStore } from "./s3.server";
 
@@ -18,10 +19,38 @@ export function blobStore(): BlobStore {
   const s = config().storage;
   const key = s.kind === "local" ? s.dir : `${s.endpoint}|${s.bucket}|${s.prefix}`;
   if (store?.key !== key || (probe && !store.probed)) {
-    const inner = s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s);
+    const inner = faultsNamed(s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s));
     store = { kind: s.kind, key, store: probe ? probed(inner, probe) : inner, probed: !!probe };
   }
   return store.store;
+}
+
+/** The same store, its own faults (unreachable, out of space) rethrown as StoreFault (issue 44). */
+function faultsNamed(inner: BlobStore): BlobStore {
+  const named = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw asStoreFault(err);
+    }
+  };
+  return {
+    kind: inner.kind,
+    put: (key, body) => named(() => inner.put(key, body)),
+    get: (key) => named(() => inner.get(key)),
+    delete: (key) => named(() => inner.delete(key)),
+    exists: (key) => named(() => inner.exists(key)),
+    async *list(prefix) {
+      const pages = inner.list(prefix)[Symbol.asyncIterator]();
+      for (;;) {
+        const page = await named(() => pages.next());
+        if (page.done) return;
+        yield page.value;
+      }
+    },
+    sweepIncomplete: (cutoff) => named(() => inner.sweepIncomplete(cutoff)),
+    ping: () => named(() => inner.ping()),
+  };
 }
 
 /** The same store with each call timed (and traced) by the server's probe; errors are counted, then rethrown. */

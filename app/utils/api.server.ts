@@ -6,6 +6,7 @@ import type { Paged, PageQuery } from "~/domain/platform/paging";
 import type { Actor } from "~/domain/accounts/index.server";
 import { actorFromBearer } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
+import { asRefusal } from "./faults.server";
 import { log, logRequest } from "./log.server";
 
 /**
@@ -42,7 +43,7 @@ function translateFieldErrors(t: TFunction, errors?: Record<string, string[]>) {
 
 export function errorResponse(err: DomainError, t: TFunction) {
   const headers: Record<string, string> = {};
-  if (err.code === "rate_limited" && err.extra.retryAfterSeconds) {
+  if (err.extra.retryAfterSeconds) {
     headers["Retry-After"] = String(err.extra.retryAfterSeconds);
   }
   return jsonResponse(
@@ -68,6 +69,8 @@ export async function api(request: Request, run: (ctx: ApiContext) => Promise<Ap
   } catch (err) {
     if (isDomainError(err)) return errorResponse(err, t);
     if (err instanceof Response) throw err;
+    const refusal = asRefusal(err);
+    if (isDomainError(refusal)) return errorResponse(refusal, t);
     log("error", "api fault", {
       path: new URL(request.url).pathname,
       error: String((err as Error)?.stack ?? err),

@@ -1,6 +1,7 @@
-import { DomainError } from "~/domain/platform/errors";
+import { DomainError, HTTP_STATUS } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { errorResponse } from "./api.server";
+import { faultError, type Fault } from "./faults.server";
 import { securityHeaders } from "./security.server";
 
 /**
@@ -22,12 +23,25 @@ function escapeHtml(s: string) {
 }
 
 export async function refusal(request: Request, kind: RefusalKind): Promise<Response> {
-  const { t, locale } = await tFor(request);
   const { code, key } = KINDS[kind];
-  if (new URL(request.url).pathname.startsWith("/api/")) {
-    return errorResponse(new DomainError(code, key), t);
-  }
-  const message = escapeHtml(t(key));
+  return refusalOf(request, new DomainError(code, key), STATUS[kind]);
+}
+
+/**
+ * The answer to a request that failed because the database or the store did (issue 44), when no
+ * form or API handler answered it first (a page's loader, a file): 503 with Retry-After, or 507.
+ */
+export async function faultRefusal(request: Request, fault: Fault): Promise<Response> {
+  const err = faultError(fault);
+  const response = await refusalOf(request, err, HTTP_STATUS[err.code]);
+  if (err.extra.retryAfterSeconds) response.headers.set("Retry-After", String(err.extra.retryAfterSeconds));
+  return response;
+}
+
+async function refusalOf(request: Request, err: DomainError, status: number): Promise<Response> {
+  const { t, locale } = await tFor(request);
+  if (new URL(request.url).pathname.startsWith("/api/")) return errorResponse(err, t);
+  const message = escapeHtml(t(err.message));
   const html = `<!DOCTYPE html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${message}</title></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5"><h1 style="font-size:1.25rem">${message}</h1><p><a href="/">${escapeHtml(t("errors.backHome"))}</a></p></body></html>`;
   const headers = new Headers({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
   securityHeaders(headers, request);
@@ -35,5 +49,5 @@ export async function refusal(request: Request, kind: RefusalKind): Promise<Resp
     "Content-Security-Policy",
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   );
-  return new Response(html, { status: STATUS[kind], headers });
+  return new Response(html, { status, headers });
 }

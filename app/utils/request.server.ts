@@ -1,5 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { UNKNOWN_CLIENT, type Client } from "~/domain/platform/client";
+import type { Fault } from "./faults.server";
 
 /**
  * What our server (server/) hands every request as Remix load context. Under the basic
@@ -14,6 +15,8 @@ export type RequestContext = {
    * sets `nonce` only when the page it drew is public (no user, no toast, no cookie set).
    */
   pageCache?: { nonce?: string };
+  /** Set when the request failed because the database or the store did (issue 44): the server answers 503/507. */
+  fault?: Fault;
 };
 
 declare module "@remix-run/node" {

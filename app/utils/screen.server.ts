@@ -7,6 +7,7 @@ import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/
 import type { Locale } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
 import { redirectWithError } from "~/utils/toast.server";
+import { asRefusal } from "./faults.server";
 
 /**
  * The one way a screen fails. A domain refusal reaches the person in one of three places, and
@@ -30,11 +31,12 @@ export type ScreenFailure = {
 
 /** Reads a DomainError for a screen; anything else is rethrown. `fallbackKey` is used when the
  * error's own key has no translation (a generic refusal made specific by the screen). */
-export function screenFailure(err: unknown, t: TFunction, fallbackKey?: string): ScreenFailure {
+export function screenFailure(thrown: unknown, t: TFunction, fallbackKey?: string): ScreenFailure {
+  const err = asRefusal(thrown); // a database or store that is down: the form says so, keeps its input
   if (!isDomainError(err)) throw err;
   const headers: Record<string, string> = {};
   const seconds = err.extra.retryAfterSeconds;
-  if (err.code === "rate_limited" && seconds) headers["Retry-After"] = String(seconds);
+  if (seconds) headers["Retry-After"] = String(seconds);
   const values = { ...(seconds ? { seconds } : {}), ...(err.extra.values ?? {}) };
   const message = fallbackKey ? t([err.message, fallbackKey], values) : t(err.message, values);
   return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors: err.extra.fieldErrors };

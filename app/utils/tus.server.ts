@@ -19,6 +19,7 @@ import { tFor } from "~/i18n/i18n.server";
 import { newId } from "~/utils/ids.server";
 import { errorResponse, jsonResponse } from "./api.server";
 import { fileActor } from "./file-access.server";
+import { asRefusal } from "./faults.server";
 import { log } from "./log.server";
 import { clientOf } from "./request.server";
 
@@ -157,7 +158,8 @@ export async function handleTus(
       actor = await fileActor(request);
       assertCanUpload(actor);
     } catch (err) {
-      if (isDomainError(err)) return withTus(errorResponse(err, t));
+      const refusal = asRefusal(err);
+      if (isDomainError(refusal)) return withTus(errorResponse(refusal, t));
       throw err;
     }
   }
@@ -190,7 +192,8 @@ export async function handleTus(
         body: JSON.stringify({ success: true, message: t("reports.uploadSuccess"), data: report }),
       };
     },
-    onResponseError(_req, err) {
+    onResponseError(_req, thrown) {
+      const err = asRefusal(thrown); // the store or database down: 503 with Retry-After, the offset kept
       if (isDomainError(err)) {
         failure = err;
         return { status_code: err.message === FINISHING ? 423 : HTTP_STATUS[err.code], body: err.message };

@@ -47,6 +47,10 @@ export type Postgres = {
   /** Creates an empty database and returns its URL. */
   createDatabase: (name?: string) => Promise<string>;
   stop: () => Promise<void>;
+  /** Stops the server (fast shutdown: every connection is cut) and keeps its data, for fault tests. */
+  pause: () => void;
+  /** Starts it again on the same port with the same data. */
+  resume: () => void;
 };
 
 export async function startPostgres(): Promise<Postgres> {
@@ -60,18 +64,20 @@ export async function startPostgres(): Promise<Postgres> {
   const data = path.join(dir, "data");
   const port = await freePort();
   pgRun("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
-  pgRun("pg_ctl", [
-    "-D",
-    data,
-    "-l",
-    path.join(dir, "log"),
-    "-w",
-    "-t",
-    "60",
-    "start",
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${process.env.PG_SETTINGS ?? ""}`,
-  ]);
+  const start = () =>
+    pgRun("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "log"),
+      "-w",
+      "-t",
+      "60",
+      "start",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${process.env.PG_SETTINGS ?? ""}`,
+    ]);
+  start();
   const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
   return {
@@ -87,6 +93,8 @@ export async function startPostgres(): Promise<Postgres> {
       }
       return url(name);
     },
+    pause: () => pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    resume: start,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -111,6 +119,10 @@ export type S3Server = {
   createBucket: (name?: string) => Promise<string>;
   client: () => S3Client;
   stop: () => Promise<void>;
+  /** Stops the server and keeps its objects, for fault tests. */
+  pause: () => Promise<void>;
+  /** Starts it again on the same port with the same objects. */
+  resume: () => Promise<void>;
 };
 
 export const S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -119,29 +131,39 @@ export async function startS3(): Promise<S3Server> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cb-s3-"));
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      "-e",
-      `const S3rver = require("s3rver");
-       new S3rver({ port: ${port}, address: "127.0.0.1", silent: true, directory: ${JSON.stringify(dir)} })
-         .run().then(() => console.log("S3 READY"), (e) => { console.error(e); process.exit(1); });`,
-    ],
-    { cwd: path.resolve("."), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`s3rver did not start: ${out}`)), 20_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      if (out.includes("S3 READY")) {
-        clearTimeout(timer);
-        resolve();
-      }
+  const start = async () => {
+    const started: ChildProcess = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const S3rver = require("s3rver");
+         new S3rver({ port: ${port}, address: "127.0.0.1", silent: true, directory: ${JSON.stringify(dir)} })
+           .run().then(() => console.log("S3 READY"), (e) => { console.error(e); process.exit(1); });`,
+      ],
+      { cwd: path.resolve("."), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`s3rver did not start: ${out}`)), 20_000);
+      started.stdout!.on("data", (d) => {
+        out += d;
+        if (out.includes("S3 READY")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      started.stderr!.on("data", (d) => (out += d));
+      started.once("exit", (code) => reject(new Error(`s3rver exited (${code}): ${out}`)));
     });
-    child.stderr!.on("data", (d) => (out += d));
-    child.once("exit", (code) => reject(new Error(`s3rver exited (${code}): ${out}`)));
-  });
+    return started;
+  };
+  let child = await start();
+  const end = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+  };
   const endpoint = `http://127.0.0.1:${port}`;
   const client = () =>
     new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
@@ -154,11 +176,12 @@ export async function startS3(): Promise<S3Server> {
       c.destroy();
       return `s3://${name}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1`;
     },
+    pause: end,
+    async resume() {
+      child = await start();
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((r) => child.once("exit", r));
-      }
+      await end();
       rmSync(dir, { recursive: true, force: true });
     },
   };

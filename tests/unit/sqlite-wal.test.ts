@@ -47,7 +47,7 @@ describe("the write-ahead log (issue 44)", () => {
       LOG_LEVEL: "silent",
     });
     try {
-      await db(); // opens and migrates, as a start does
+      db(); // opens and migrates, as a start does
       expect(rowsInFileAlone(file)).toBe(200);
       expect(statSync(file + "-wal").size).toBe(0);
       await closeDatabase(); // as a shutdown does

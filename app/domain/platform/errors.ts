@@ -7,7 +7,11 @@ export type DomainErrorCode =
   | "invalid"
   | "too_large"
   | "unsupported_type"
-  | "rate_limited";
+  | "rate_limited"
+  /** A part the app depends on (database, file store) cannot be reached now: try again (issue 44). */
+  | "unavailable"
+  /** The server is out of space: nothing new can be stored (issue 44). */
+  | "insufficient_storage";
 
 export class DomainError extends Error {
   constructor(
@@ -35,6 +39,8 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   too_large: 413,
   unsupported_type: 415,
   rate_limited: 429,
+  unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export function isDomainError(e: unknown): e is DomainError {

@@ -144,6 +144,10 @@ const en = {
     forbiddenOrigin: "This form was sent from another site and was refused.",
     crossSiteFile: "Open this file from your dashboard; links from other sites are refused.",
     badRequest: "The request could not be understood.",
+    databaseUnavailable: "CareBridge cannot reach its database just now. Please try again in a moment.",
+    storeUnavailable: "CareBridge cannot reach its file store just now. Please try again in a moment.",
+    outOfSpace:
+      "The server is out of space, so nothing new can be stored now. Reading reports and signing in still work.",
   },
   accounts: {
     cannotSuspendSelf: "You cannot suspend your own account",

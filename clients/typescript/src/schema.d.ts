@@ -1853,6 +1853,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1868,6 +1870,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -2053,6 +2089,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2068,6 +2106,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -2248,6 +2320,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2263,6 +2337,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -2437,6 +2545,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2452,6 +2562,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -2585,6 +2729,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   authTwoFactorStatus: {
@@ -2654,6 +2832,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2773,6 +2969,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2788,6 +2986,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -2905,6 +3137,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2920,6 +3154,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3038,6 +3306,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3053,6 +3323,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3185,6 +3489,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3200,6 +3506,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3279,6 +3619,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3294,6 +3636,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3380,6 +3756,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   authResetPasswordToken: {
@@ -3446,6 +3856,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3461,6 +3873,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3543,6 +3989,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3640,6 +4120,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3655,6 +4137,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -3783,6 +4299,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4007,6 +4541,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   profileUpdateNotifications: {
@@ -4159,6 +4727,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -4355,6 +4957,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   postProfileDeleteProfile: {
@@ -4509,6 +5145,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4524,6 +5162,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -4692,6 +5364,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4708,6 +5382,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5328,6 +6020,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -5966,6 +6692,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5981,6 +6709,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -6037,6 +6799,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -6172,6 +6968,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   uploadsStatus: {
@@ -6248,6 +7062,15 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -6948,6 +7771,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportGetReportByPatientId: {
@@ -7553,6 +8410,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportGetReportByExpertId: {
@@ -8127,6 +9002,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8744,6 +9637,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportClaim: {
@@ -9336,6 +10247,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportRelease: {
@@ -9914,6 +10859,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -10548,6 +11527,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportRequestSecondOpinion: {
@@ -11163,6 +12176,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportFollowUp: {
@@ -11307,6 +12354,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -11479,6 +12560,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportReassignFollowUps: {
@@ -11609,6 +12724,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -12210,6 +13359,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportListShareLinks: {
@@ -12337,6 +13504,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12545,6 +13730,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportRevokeShareLink: {
@@ -12673,6 +13892,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportGetOpinionLetter: {
@@ -12762,6 +13999,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12888,6 +14143,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -13488,6 +14761,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportGetFile: {
@@ -13578,6 +14869,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -13735,6 +15044,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   reportStudyFrames: {
@@ -13874,6 +15201,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -13890,6 +15219,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -14062,6 +15409,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -14258,6 +15623,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -14470,6 +15869,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   profileUpdateExpertDetails: {
@@ -14637,6 +16070,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -15228,6 +16695,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   expertGetApprovedExpert: {
@@ -15400,6 +16885,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   adminGetContactMessages: {
@@ -15513,6 +17016,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -15653,6 +17174,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   fhirPatientEverything: {
@@ -15778,6 +17317,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -15794,6 +17335,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -15878,6 +17437,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -15894,6 +17455,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16097,6 +17676,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16112,6 +17693,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -16246,6 +17861,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16404,6 +18037,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16583,6 +18234,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   rightsRequests: {
@@ -16669,6 +18354,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16819,6 +18522,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   rightsErasure: {
@@ -16947,6 +18684,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -16962,6 +18701,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -17113,6 +18886,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   getRightsNominee: {
@@ -17179,6 +18986,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -17295,6 +19120,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   deleteRightsNominee: {
@@ -17383,6 +19242,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   rightsGrievanceContact: {
@@ -17431,6 +19308,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -17577,6 +19472,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -17763,6 +19676,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   openapiJson: {
@@ -17855,6 +19802,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -18023,6 +19988,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   createCentre: {
@@ -18141,6 +20124,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -18286,6 +20303,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -18449,6 +20484,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   centreStats: {
@@ -18563,6 +20632,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -19152,6 +21239,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   listHealthWorkers: {
@@ -19282,6 +21387,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -19448,6 +21571,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   approveHealthWorker: {
@@ -19580,6 +21737,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -19762,6 +21953,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   getCentrePatients: {
@@ -19912,6 +22137,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -20129,6 +22372,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -20144,6 +22389,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -20312,6 +22591,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   getFamilyMembers: {
@@ -20421,6 +22718,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -20620,6 +22935,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   familyMembersTakeOver: {
@@ -20757,6 +23106,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -20772,6 +23123,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -20929,6 +23314,8 @@ export interface operations {
       /** @description Rate limited (see Retry-After) */
       429: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -20944,6 +23331,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };
@@ -21067,6 +23488,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -21204,6 +23643,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   profileRevokeCentre: {
@@ -21313,6 +23770,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -21479,6 +23954,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   serviceSummary: {
@@ -21616,6 +24109,24 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   getVoiceNotes: {
@@ -21728,6 +24239,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -21944,6 +24473,40 @@ export interface operations {
           };
         };
       };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
     };
   };
   voiceNotesAudio: {
@@ -22049,6 +24612,24 @@ export interface operations {
       /** @description Server fault (never for bad input) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -22197,6 +24778,40 @@ export interface operations {
       };
       /** @description Server fault (never for bad input) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,0 +1,63 @@
+import { causes, databaseFault } from "~/db/faults";
+import { DomainError } from "~/domain/platform/errors";
+import { StoreFault } from "~/storage/faults.server";
+import { log } from "./log.server";
+
+/**
+ * When a part CareBridge depends on fails (issue 44): which part, and whether it is unreachable
+ * (503 with Retry-After: the request may simply be sent again) or out of space (507). The API, the
+ * screens' forms and the upload protocol answer it as a refusal with a message; any other request
+ * (a page's loader, a file) gets the server's small page or JSON error (server/http.ts), never a 500.
+ */
+export type Fault = { part: "database" | "store" | "disk"; kind: "unavailable" | "full" };
+
+/** How long a client should wait before sending the same request again. */
+export const FAULT_RETRY_AFTER_SECONDS = 5;
+
+export function faultOf(err: unknown): Fault | null {
+  for (const e of causes(err))
+    if (e.code === "ENOSPC" || e.code === "EDQUOT") return { part: "disk", kind: "full" };
+  // The store wrapper names its own faults; a bare network error is the database's.
+  for (const e of causes(err)) if (e instanceof StoreFault) return { part: "store", kind: e.fault };
+  const database = databaseFault(err);
+  if (database) return { part: "database", kind: database };
+  return null;
+}
+
+const MESSAGES = {
+  database: "errors.databaseUnavailable",
+  store: "errors.storeUnavailable",
+  disk: "errors.outOfSpace",
+} as const;
+
+/** The refusal a fault is answered with, in the shape every adapter already answers. */
+export function faultError(fault: Fault): DomainError {
+  if (fault.kind === "full") return new DomainError("insufficient_storage", "errors.outOfSpace");
+  return new DomainError("unavailable", MESSAGES[fault.part], {
+    retryAfterSeconds: FAULT_RETRY_AFTER_SECONDS,
+  });
+}
+
+/** The same error, as its fault's refusal when it is one (and logged once per outage). */
+export function asRefusal(err: unknown): unknown {
+  const fault = faultOf(err);
+  if (!fault) return err;
+  noteFault(fault, err);
+  return faultError(fault);
+}
+
+const lastSeen = new Map<string, number>();
+/** A fault seen again within this long belongs to the same outage and is not logged again. */
+const SAME_OUTAGE_MS = 30_000;
+
+/** Logs "database unavailable" (or "store …", "disk full") once per outage, without a stack per request. */
+export function noteFault(fault: Fault, err: unknown) {
+  const key = `${fault.part} ${fault.kind}`;
+  const now = Date.now();
+  const last = lastSeen.get(key);
+  lastSeen.set(key, now);
+  if (last !== undefined && now - last < SAME_OUTAGE_MS) return;
+  log("error", fault.kind === "full" ? `${fault.part} out of space` : `${fault.part} unavailable`, {
+    error: String((err as Error)?.message ?? err),
+  });
+}

@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import {
+  sharedSecrets,
+  startPostgres,
+  startS3,
+  S3_CREDENTIALS,
+  type Postgres,
+  type S3Server,
+} from "../helpers/backends";
+import { samplePdf } from "../helpers/files";
+import { spawnApp, type AppProcess } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/*
+ * Issue 44: when the database or the file store fails, every request gets an honest answer — 503
+ * with Retry-After and the API's JSON error (a small page for screens), never a 500 — the log says
+ * so once per outage, and the app serves again within 10 s of the part coming back, with every
+ * acknowledged write still there. Its own PostgreSQL, S3 store and SMTP server, stopped and started.
+ */
+
+let pg: Postgres;
+let s3: S3Server;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let app: AppProcess;
+let root: string;
+let token: string;
+let patientId: string;
+let reportId: string;
+let cookie: string;
+const api = () => apiClient(app.url);
+
+beforeAll(async () => {
+  [pg, s3, smtp] = await Promise.all([startPostgres(), startS3(), startSmtp()]);
+  root = mkdtempSync(path.join(os.tmpdir(), "cb-faults-"));
+  app = await spawnApp(
+    root,
+    {
+      DATABASE_URL: await pg.createDatabase(),
+      STORAGE_URL: await s3.createBucket(),
+      AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_DISABLED: "1",
+      ...sharedSecrets(),
+    },
+    { fresh: true },
+  );
+  const signed = await signupViaApi(api(), smtp, codeFrom, { email: "faults@clinic.test" });
+  token = signed.token;
+  patientId = signed.user._id;
+  reportId = (await upload()).body.data._id;
+  const web = await fetch(`${app.url}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: app.url },
+    body: `email=faults%40clinic.test&password=${encodeURIComponent(strongPassword)}`,
+    redirect: "manual",
+  });
+  cookie = web.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  expect(cookie).toMatch(/cb_session=/);
+}, 120_000);
+
+afterAll(async () => {
+  app?.child.kill("SIGTERM");
+  await app?.exited;
+  await Promise.all([pg?.stop(), s3?.stop(), smtp?.close()]);
+  rmSync(root, { recursive: true, force: true });
+});
+
+function upload() {
+  const form = new FormData();
+  form.set("reportType", "Blood Test");
+  form.set("phoneNumber", "9876543210");
+  form.set("consent", "true");
+  form.set("report", new Blob([new Uint8Array(samplePdf())], { type: "application/pdf" }), "r.pdf");
+  return api().raw("POST", "/report/upload-report", form, token);
+}
+
+const listed = () =>
+  api().raw("GET", `/report/get-report-by-patientId/${patientId}?page=1&pageSize=20`, undefined, token);
+const download = () =>
+  fetch(`${app.url}/api/v1/report/${reportId}/file`, { headers: { Authorization: `Bearer ${token}` } });
+
+/** Asserts an honest refusal: the status, Retry-After when it is a 503, and the API's JSON body. */
+async function expectRefusal(
+  res: { status: number; headers: Headers; body?: unknown },
+  status: number,
+  says: RegExp,
+) {
+  expect(res.status).toBe(status);
+  if (status === 503) expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+  expect(res.headers.get("Content-Type")).toMatch(/application\/json/);
+  expect(res.body).toMatchObject({ success: false, message: expect.stringMatching(says) });
+}
+const asResult = async (res: Response) => ({
+  status: res.status,
+  headers: res.headers,
+  body: await res.json(),
+});
+
+/** Seconds until `ok()` holds, polled every 100 ms, at most 10 s. */
+async function secondsUntil(ok: () => Promise<boolean>): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < 10_000) {
+    if (await ok().catch(() => false)) return (Date.now() - start) / 1000;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Infinity;
+}
+
+describe("a part that fails (issue 44)", () => {
+  it("the database down: 503 with Retry-After everywhere (API, files, screens, sign-in), logged once; back within 10 s with every write", async () => {
+    const before = app.output().length;
+    pg.pause();
+    try {
+      for (let i = 0; i < 3; i++) await expectRefusal(await listed(), 503, /database/);
+      await expectRefusal(await asResult(await download()), 503, /database/);
+      await expectRefusal(await upload(), 503, /database/);
+      const login = await api().raw("POST", "/auth/login", {
+        email: "faults@clinic.test",
+        password: "x-Wrong-123",
+      });
+      await expectRefusal(login, 503, /database/);
+      // A screen: the page says to try again, in the page's language; never the 500 page.
+      const page = await fetch(`${app.url}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: app.url },
+        body: "email=faults%40clinic.test&password=Wrong-pass-123",
+      });
+      expect(page.status).toBe(503);
+      expect(Number(page.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(await page.text()).toMatch(/cannot reach its database/);
+      // A screen's loader (the dashboard, signed in): the server's small page, 503, in the page's language.
+      const dashboard = await fetch(`${app.url}/dashboard/home`, {
+        headers: { Cookie: cookie },
+        redirect: "manual",
+      });
+      expect(dashboard.status).toBe(503);
+      expect(Number(dashboard.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(await dashboard.text()).toMatch(/<html lang="en">[\s\S]*cannot reach its database/);
+      const health = await fetch(`${app.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ database: expect.not.stringMatching(/^ok$/) });
+    } finally {
+      pg.resume();
+    }
+    const log = app.output().slice(before);
+    expect(log.match(/"msg":"database unavailable"/g)).toHaveLength(1);
+    expect(log).not.toMatch(/"msg":"(unhandled|api fault)"/);
+    expect(log).not.toMatch(/"status":500/);
+
+    expect(await secondsUntil(async () => (await listed()).status === 200)).toBeLessThanOrEqual(10);
+    expect((await listed()).body.data.map((r: { _id: string }) => r._id)).toEqual([reportId]);
+  }, 60_000);
+
+  it("the file store down: uploads and downloads 503 with Retry-After, lists still answer; back within 10 s", async () => {
+    await s3.pause();
+    try {
+      await expectRefusal(await upload(), 503, /file store/);
+      await expectRefusal(await asResult(await download()), 503, /file store/);
+      expect((await listed()).status).toBe(200);
+    } finally {
+      await s3.resume();
+    }
+    expect(await secondsUntil(async () => (await download()).status === 200)).toBeLessThanOrEqual(10);
+    const again = await upload();
+    expect(again.status).toBe(201);
+    expect((await listed()).body.data).toHaveLength(2);
+  }, 60_000);
+});
