@@ -59,6 +59,10 @@ const envSchema = z.object({
   OHIF_URL: z.string().url().optional(),
   /** The longest voice note accepted, in seconds (decision 0037). */
   VOICE_MAX_SECONDS: z.coerce.number().int().min(5).max(600).default(120),
+  /** Free space (MB) below which /healthz says "degraded" and admins see a warning (issue 44). */
+  DISK_LOW_MB: z.coerce.number().min(0).default(500),
+  /** Space (MB) kept for sign-in, reading and deleting: new files are refused (507) below it (issue 44). */
+  DISK_RESERVE_MB: z.coerce.number().min(0).max(4096).default(32),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ENCRYPTION_KEY: z
     .string()
@@ -192,6 +196,8 @@ export type Config = {
   pacsUrl: string | undefined;
   ohifUrl: string | undefined;
   voiceMaxSeconds: number;
+  diskLowBytes: number;
+  diskReserveBytes: number;
   sessionSecret: string;
   encryptionKey: Buffer;
   adminEmail: string | undefined;
@@ -389,6 +395,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),
     ohifUrl: e.OHIF_URL?.replace(/\/+$/, ""),
     voiceMaxSeconds: e.VOICE_MAX_SECONDS,
+    diskLowBytes: Math.round(e.DISK_LOW_MB * 1024 * 1024),
+    diskReserveBytes: Math.round(e.DISK_RESERVE_MB * 1024 * 1024),
     sessionSecret,
     encryptionKey: Buffer.from(encryptionKeyHex, "hex"),
     adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),

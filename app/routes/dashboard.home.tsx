@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ownHealthWorker } from "~/domain/care/index.server";
+import { diskWarning } from "~/domain/operations/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
@@ -13,7 +14,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // A health worker an admin has not approved yet sees that they are waiting, and for which centre.
   const worker = await ownHealthWorker(actor);
   const waitingAt = worker && worker.status === "pending" ? worker.centre.name : null;
-  return { title: t("dashboard.home"), waitingAt };
+  return { title: t("dashboard.home"), waitingAt, disk: await diskWarning(actor) };
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
@@ -26,7 +27,7 @@ type Action = { to: string; label: string; primary?: boolean };
 export default function DashboardHome() {
   const { t } = useTranslation();
   const user = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard")?.user;
-  const { waitingAt } = useLoaderData<typeof loader>();
+  const { waitingAt, disk } = useLoaderData<typeof loader>();
   if (!user) return null;
   let text: string;
   let actions: Action[];
@@ -67,6 +68,22 @@ export default function DashboardHome() {
         {t("dashboard.welcome", { name: user.firstName || user.lastName })}
       </h1>
       <p className="mt-3 max-w-prose text-lg text-slate-700">{text}</p>
+      {disk && (
+        <div
+          role="alert"
+          className="mt-4 max-w-prose rounded-lg border border-red-300 bg-red-50 p-4 text-slate-900"
+          data-testid="disk-warning"
+        >
+          <h2 className="font-bold">
+            {t(disk.state === "full" ? "dashboard.diskFullTitle" : "dashboard.diskLowTitle")}
+          </h2>
+          <p className="mt-1">
+            {t(disk.part === "database" ? "dashboard.diskTextDatabase" : "dashboard.diskTextUploads", {
+              free: disk.freeMb,
+            })}
+          </p>
+        </div>
+      )}
       {waitingAt !== null && (
         <div
           role="status"

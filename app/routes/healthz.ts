@@ -1,4 +1,5 @@
 import { pingDatabase } from "~/db/client.server";
+import { diskState } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 
 const TIMEOUT_MS = 3_000;
@@ -33,12 +34,20 @@ function storageStatus() {
   return storageCheck.result;
 }
 
-/** Liveness of this node's dependencies: the database and the file store (local folder or bucket). */
+/**
+ * Liveness of this node's dependencies: the database and the file store (local folder or bucket),
+ * and its free disk space (issue 44): "low" or "full" makes the node "degraded" — it still serves
+ * (200), but someone must make room.
+ */
 export async function loader() {
-  const [database, storage] = await Promise.all([check(pingDatabase), storageStatus()]);
-  const ok = database === "ok" && storage === "ok";
+  const [database, storage, disk] = await Promise.all([
+    check(pingDatabase),
+    storageStatus(),
+    diskState().catch(() => "ok" as const),
+  ]);
+  const up = database === "ok" && storage === "ok";
   return Response.json(
-    { status: ok ? "ok" : "error", database, storage },
-    { status: ok ? 200 : 503, headers: { "Cache-Control": "no-store" } },
+    { status: !up ? "error" : disk === "ok" ? "ok" : "degraded", database, storage, disk },
+    { status: up ? 200 : 503, headers: { "Cache-Control": "no-store" } },
   );
 }

@@ -1,7 +1,8 @@
 import { config } from "~/config.server";
 import { probe, type Probe } from "~/utils/probe.server";
 import type { BlobStore } from "./blob.server";
-import { asStoreFault } from "./faults.server";
+import { diskFull } from "./disk.server";
+import { asStoreFault, StoreFault } from "./faults.server";
 import { LocalBlobStore } from "./local.server";
 import { S3BlobStore } from "./s3.server";
 
@@ -36,7 +37,13 @@ function faultsNamed(inner: BlobStore): BlobStore {
   };
   return {
     kind: inner.kind,
-    put: (key, body) => named(() => inner.put(key, body)),
+    put: (key, body) =>
+      named(async () => {
+        // Below the reserve a new file is refused before a byte is written (issue 44).
+        if (inner.kind === "local" && (await diskFull("uploads")))
+          throw new StoreFault("full", { cause: new Error("less free space than DISK_RESERVE_MB") });
+        return inner.put(key, body);
+      }),
     get: (key) => named(() => inner.get(key)),
     delete: (key) => named(() => inner.delete(key)),
     exists: (key) => named(() => inner.exists(key)),

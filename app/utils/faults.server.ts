@@ -1,5 +1,6 @@
 import { causes, databaseFault } from "~/db/faults";
 import { DomainError } from "~/domain/platform/errors";
+import { diskFilledUp } from "~/storage/disk.server";
 import { StoreFault } from "~/storage/faults.server";
 import { log } from "./log.server";
 
@@ -52,6 +53,7 @@ const SAME_OUTAGE_MS = 30_000;
 
 /** Logs "database unavailable" (or "store …", "disk full") once per outage, without a stack per request. */
 export function noteFault(fault: Fault, err: unknown) {
+  if (fault.kind === "full") diskFilledUp(); // look again now, and give back the space reserve
   const key = `${fault.part} ${fault.kind}`;
   const now = Date.now();
   const last = lastSeen.get(key);

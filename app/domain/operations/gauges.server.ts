@@ -1,6 +1,7 @@
 import { count, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
+import { diskSpace } from "~/storage/disk.server";
 import { queueCounts } from "../consultation/index.server";
 import { mailQueue } from "../messaging/index.server";
 import { COUNT_KEYS, listCountsOf } from "../platform/index.server";
@@ -61,5 +62,11 @@ export async function productGauges(): Promise<Gauge[]> {
       help: "Resumable uploads begun and not yet finished.",
       value: uploads?.n ?? 0,
     },
+    ...(await diskSpace().catch(() => [])).map((d) => ({
+      name: "carebridge_disk_free_bytes",
+      help: "Free space where this node keeps its database and files (DISK_LOW_MB, DISK_RESERVE_MB).",
+      labels: { part: d.part },
+      value: d.freeBytes,
+    })),
   ];
 }

@@ -4,10 +4,12 @@
  * - startup: the start-up and shutdown of a serving process (migrations, the admin account, the
  *   SMS and PACS senders, the scheduled jobs of every context).
  * - gauges: the product's gauges for /metrics (queue sizes, the mail queue, list counts).
+ * - disk-warning: the admin's warning of a disk running out of space.
  * - service: the Service screen's figures (request rollups, latency, queues, turnaround).
  */
 export { shutdown, startup } from "./startup.server";
 export { productGauges, type Gauge } from "./gauges.server";
+export { diskWarning, type DiskWarning } from "./disk-warning.server";
 export {
   apiServiceSummary,
   QUEUE_SERIES,

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
 import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
+import { diskSpace } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
@@ -72,6 +73,8 @@ export function startup(): Promise<void> {
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
     if (owner) startGaugeSampler(c.serviceSampleMs);
     if (!owner) return;
+    // The disk: read once, which also makes the space reserve next to a SQLite database (issue 44).
+    diskSpace().catch((err) => log("warn", "disk space not read", { error: String(err) }));
     // At start-up nothing is in flight in a local folder, so every leftover there counts as old
     // (a crash mid-upload leaves .part files). A shared bucket may hold other nodes' uploads in
     // flight: there only real ages count.

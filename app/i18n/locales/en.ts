@@ -406,6 +406,12 @@ const en = {
       "Upload a medical report and a verified expert will review it. You can follow every report and read the reviews here.",
     expertWelcome:
       "Review patients' reports waiting for an expert opinion, and look back at the reviews you have written.",
+    diskLowTitle: "The server is running out of space",
+    diskFullTitle: "The server is out of space: new reports are refused",
+    diskTextDatabase:
+      "{{free}} MB left on the disk that holds the database. Make room (or a bigger disk) before it fills up; reading and signing in keep working.",
+    diskTextUploads:
+      "{{free}} MB left on the disk that holds the report files. Make room (or a bigger disk) before it fills up; reading and signing in keep working.",
     adminWelcome: "Approve experts who have signed up, and keep an eye on pending and reviewed reports.",
     consultExpert: "Consult an Expert",
     viewPendingReport: "View Pending Report",
