@@ -1,7 +1,7 @@
-import { and, count, eq, gt, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { config } from "~/config.server";
-import { exec, rows, transaction } from "~/db/client.server";
-import { expertProfiles, reports, users, type ReportRow } from "~/db/schema";
+import { db, exec, rows, transaction } from "~/db/client.server";
+import { auditEvents, expertProfiles, reports, users, type ReportRow } from "~/db/schema";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/index.server";
@@ -67,25 +67,64 @@ export async function explainRefusal(reportId: string): Promise<never> {
 }
 
 /**
- * A second opinion is for an expert of the specialty asked for, and never for the expert of the
- * first opinion (its reviewer, or whoever holds its claim while it is being written) — a panel of
- * one is no second opinion (decision 0038). Returns the row when it is a second opinion, else null.
+ * Whether `actorId` took part in another opinion of the row's case (the first report and its second
+ * opinions, decision 0038): reviewed it, holds or held its claim (the row keeps its last claimant,
+ * the audit trail every earlier one), or asked for it. One expert never signs two opinions of one
+ * case (issue 43). "gaveFirst" when they reviewed the first opinion or hold its live claim (or asked
+ * for a second opinion, which only that expert may), "other" for any other part, else null.
+ */
+async function partInOtherOpinion(actorId: string, row: ReportRow): Promise<"gaveFirst" | "other" | null> {
+  const root = row.secondOf ?? row.id;
+  const others = await db()
+    .select()
+    .from(reports)
+    .where(and(or(eq(reports.id, root), eq(reports.secondOf, root)), ne(reports.id, row.id)));
+  if (!others.length) return null;
+  if (row.secondOf) {
+    const first = others.find((o) => o.id === root);
+    if (first && (first.expertId === actorId || (liveClaim(first) && first.claimedBy === actorId)))
+      return "gaveFirst";
+    if (others.some((o) => o.secondRequestedBy === actorId)) return "gaveFirst";
+  }
+  if (others.some((o) => o.expertId === actorId || o.claimedBy === actorId)) return "other";
+  const [claimed] = await db()
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.subjectType, "report"),
+        inArray(
+          auditEvents.subjectId,
+          others.map((o) => o.id),
+        ),
+        eq(auditEvents.action, "report.claim"),
+        eq(auditEvents.actorId, actorId),
+      ),
+    )
+    .limit(1);
+  return claimed ? "other" : null;
+}
+
+/**
+ * Who may claim or review a report of a case. A second opinion is for an expert of the specialty
+ * asked for (decision 0038). And an expert who claimed, reviewed or asked for any other opinion of
+ * the case cannot take this one: a panel of one is no second opinion ("panel.firstExpertCannot"
+ * when they gave or hold the first opinion, "panel.oneOpinionPerCase" for any other part). Returns the row when it
+ * is a second opinion, else null.
  */
 export async function assertMayReviewSecond(actor: Actor, reportId: string): Promise<ReportRow | null> {
   const row = await findRow(reportId);
-  if (!row?.secondOf) return null;
-  const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
-  if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
-    throw new DomainError("forbidden", "panel.notYourSpecialty");
+  if (!row) return null;
+  if (row.secondOf) {
+    const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
+    if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
+      throw new DomainError("forbidden", "panel.notYourSpecialty");
+    }
   }
-  const firstRow = await findRow(row.secondOf);
-  if (
-    firstRow &&
-    (firstRow.expertId === actor.id || (liveClaim(firstRow) && firstRow.claimedBy === actor.id))
-  ) {
-    throw new DomainError("forbidden", "panel.firstExpertCannot");
-  }
-  return row;
+  const part = await partInOtherOpinion(actor.id, row);
+  if (part === "gaveFirst") throw new DomainError("forbidden", "panel.firstExpertCannot");
+  if (part) throw new DomainError("forbidden", "panel.oneOpinionPerCase");
+  return row.secondOf ? row : null;
 }
 
 /**
