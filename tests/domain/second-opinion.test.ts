@@ -197,7 +197,9 @@ describe("one expert, one opinion of a case (issue 43)", () => {
 
   it("adding a specialty sends an approved expert back to the admin; dropping one does not", async () => {
     const widening = await makeExpert({ specialties: ["Cardiology"] });
-    const wider = await d.accounts.updateExpertDetails(widening, { specialties: ["Cardiology", "Radiology"] });
+    const wider = await d.accounts.updateExpertDetails(widening, {
+      specialties: ["Cardiology", "Radiology"],
+    });
     expect(wider.backToReview).toBe(true);
     expect(wider.user.approved).toBe(false);
     const narrowing = await makeExpert({ specialties: ["Cardiology", "Radiology"] });

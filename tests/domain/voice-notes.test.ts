@@ -65,9 +65,9 @@ describe("voice notes", () => {
         message: "voice.badLanguage",
       });
     await d.consultation.setHeardNote(holder, description._id, { heardNote: "Tired since May" });
-    expect(
-      (await refusal(() => d.consultation.setHeardNote(holder, description._id, {}))).message,
-    ).toBe("voice.heardRequired");
+    expect((await refusal(() => d.consultation.setHeardNote(holder, description._id, {}))).message).toBe(
+      "voice.heardRequired",
+    );
     const [kept] = await d.consultation.listVoiceNotes(holder, report._id);
     expect(kept.heardNote).toBe("Tired since May");
     expect(

@@ -136,7 +136,9 @@ describe("OpenAPI 3.1 document", () => {
   it("says what the voice notes, the letter, follow-ups and $everything take and who may call them (issue 43)", async () => {
     const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
     const list = doc.paths["/voice-notes"].get;
-    expect(list.parameters).toContainEqual(expect.objectContaining({ name: "reportId", in: "query", required: true }));
+    expect(list.parameters).toContainEqual(
+      expect.objectContaining({ name: "reportId", in: "query", required: true }),
+    );
     const unsatisfiable = doc.paths["/voice-notes/{voiceNoteId}/audio"].get.responses["416"];
     expect(unsatisfiable.description).toMatch(/Range Not Satisfiable/);
     expect(unsatisfiable.content).toBeUndefined();

@@ -147,7 +147,11 @@ describe("adding a voice note", () => {
     const badKind = await post(ids.reportA, voiceForm({ kind: "lecture" }, webmOpus(1)), tok.patientA);
     expect(badKind.status).toBe(400);
     // A language we do not support is not stored as English (issue 43).
-    const kannada = await post(ids.reportA, voiceForm({ kind: "description", language: "kn" }, wav(1)), tok.patientA);
+    const kannada = await post(
+      ids.reportA,
+      voiceForm({ kind: "description", language: "kn" }, wav(1)),
+      tok.patientA,
+    );
     expect(kannada.status).toBe(400);
     expect(kannada.body.errors.language[0]).toMatch(/English, Hindi, Bengali or Tamil/);
     // A body cut off before its closing boundary.

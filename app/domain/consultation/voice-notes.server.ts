@@ -194,7 +194,9 @@ export async function addVoiceNote(
     // never stored as English (issue 43).
     const language = input.language === undefined || input.language === "" ? "en" : String(input.language);
     if (!LANGUAGES.includes(language))
-      throw new DomainError("invalid", "voice.badLanguage", { fieldErrors: { language: ["voice.badLanguage"] } });
+      throw new DomainError("invalid", "voice.badLanguage", {
+        fieldErrors: { language: ["voice.badLanguage"] },
+      });
     const row = await reportRow(reportId);
     let access: Awaited<ReturnType<typeof patientAccess>> = null;
     if (kind === "explanation") {

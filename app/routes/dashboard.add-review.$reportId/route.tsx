@@ -145,7 +145,7 @@ export default function AddReview() {
       <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] lg:items-start">
         {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
         <div
-          className="min-w-0 lg:sticky lg:top-4 lg:max-h-[calc(100vh-2rem)] lg:overflow-y-auto"
+          className="min-w-0 lg:sticky lg:top-20 lg:max-h-[calc(100vh-6rem)] lg:overflow-y-auto"
           data-testid="report-column"
         >
           {!report.fileAllowed ? (
