@@ -195,6 +195,23 @@ describe("one expert, one opinion of a case (issue 43)", () => {
     expect(signed).toMatchObject({ code: "forbidden", message: "panel.oneOpinionPerCase" });
   });
 
+  it("one expert claiming both opinions of a case at once gets one", async () => {
+    const patient = await makePatient();
+    const cardio = await makeExpert({ specialties: ["Cardiology"] });
+    const both = await makeExpert({ specialties: ["Cardiology", "Radiology"] });
+    const ecg = await makeReport(patient, { type: "ECG" });
+    await claim(cardio, ecg);
+    const second = await d.consultation.requestSecondOpinion(cardio, ecg._id, {
+      specialty: "Radiology",
+      note: "The axis?",
+    });
+    await d.consultation.releaseReport(cardio, ecg._id);
+    const outcomes = await Promise.allSettled([claim(both, second), claim(both, ecg)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(["panel.firstExpertCannot", "panel.oneOpinionPerCase"]).toContain(refused.reason.message);
+  });
+
   it("adding a specialty sends an approved expert back to the admin; dropping one does not", async () => {
     const widening = await makeExpert({ specialties: ["Cardiology"] });
     const wider = await d.accounts.updateExpertDetails(widening, {

@@ -1,6 +1,6 @@
 import { and, count, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, exec, rows, transaction } from "~/db/client.server";
+import { exec, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { auditEvents, expertProfiles, reports, users, type ReportRow } from "~/db/schema";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
@@ -66,19 +66,29 @@ export async function explainRefusal(reportId: string): Promise<never> {
   throw new DomainError("conflict", "reports.claimedByOther", { values: { name: who } });
 }
 
+export type OtherPart = "gaveFirst" | "other";
+
 /**
- * Whether `actorId` took part in another opinion of the row's case (the first report and its second
- * opinions, decision 0038): reviewed it, holds or held its claim (the row keeps its last claimant,
- * the audit trail every earlier one), or asked for it. One expert never signs two opinions of one
- * case (issue 43). "gaveFirst" when they reviewed the first opinion or hold its live claim (or asked
- * for a second opinion, which only that expert may), "other" for any other part, else null.
+ * Transaction steps: whether `actorId` took part in another opinion of the case of `reportId` (the
+ * first report and its second opinions, decision 0038): reviewed it, holds or held its claim (the
+ * row keeps its last claimant, the audit trail's `report.claim` events every earlier one), or asked
+ * for it. One expert never signs two opinions of one case (issue 43, decision 0058). "gaveFirst"
+ * when they reviewed the first opinion or hold its live claim (or asked for a second opinion, which
+ * only that expert may), "other" for any other part, else null. Run after the write to the expert's
+ * own users row, so that one expert's claims and reviews of two opinions at once see each other.
  */
-async function partInOtherOpinion(actorId: string, row: ReportRow): Promise<"gaveFirst" | "other" | null> {
+export function* partInOtherOpinion(tx: DB, actorId: string, reportId: string): TxSteps<OtherPart | null> {
+  const [row] = yield* rows(
+    tx.select({ id: reports.id, secondOf: reports.secondOf }).from(reports).where(eq(reports.id, reportId)),
+  );
+  if (!row) return null;
   const root = row.secondOf ?? row.id;
-  const others = await db()
-    .select()
-    .from(reports)
-    .where(and(or(eq(reports.id, root), eq(reports.secondOf, root)), ne(reports.id, row.id)));
+  const others = yield* rows(
+    tx
+      .select()
+      .from(reports)
+      .where(and(or(eq(reports.id, root), eq(reports.secondOf, root)), ne(reports.id, row.id))),
+  );
   if (!others.length) return null;
   if (row.secondOf) {
     const first = others.find((o) => o.id === root);
@@ -87,44 +97,47 @@ async function partInOtherOpinion(actorId: string, row: ReportRow): Promise<"gav
     if (others.some((o) => o.secondRequestedBy === actorId)) return "gaveFirst";
   }
   if (others.some((o) => o.expertId === actorId || o.claimedBy === actorId)) return "other";
-  const [claimed] = await db()
-    .select({ id: auditEvents.id })
-    .from(auditEvents)
-    .where(
-      and(
-        eq(auditEvents.subjectType, "report"),
-        inArray(
-          auditEvents.subjectId,
-          others.map((o) => o.id),
+  const claimed = yield* rows(
+    tx
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.subjectType, "report"),
+          inArray(
+            auditEvents.subjectId,
+            others.map((o) => o.id),
+          ),
+          eq(auditEvents.action, "report.claim"),
+          eq(auditEvents.actorId, actorId),
         ),
-        eq(auditEvents.action, "report.claim"),
-        eq(auditEvents.actorId, actorId),
-      ),
-    )
-    .limit(1);
-  return claimed ? "other" : null;
+      )
+      .limit(1),
+  );
+  return claimed.length ? "other" : null;
+}
+
+/** The refusal for a part in another opinion of the case: 403, saying why. */
+export function otherPartRefusal(part: OtherPart): DomainError {
+  return new DomainError(
+    "forbidden",
+    part === "gaveFirst" ? "panel.firstExpertCannot" : "panel.oneOpinionPerCase",
+  );
 }
 
 /**
- * Who may claim or review a report of a case. A second opinion is for an expert of the specialty
- * asked for (decision 0038). And an expert who claimed, reviewed or asked for any other opinion of
- * the case cannot take this one: a panel of one is no second opinion ("panel.firstExpertCannot"
- * when they gave or hold the first opinion, "panel.oneOpinionPerCase" for any other part). Returns the row when it
- * is a second opinion, else null.
+ * A second opinion is for an expert of the specialty asked for (decision 0038). Returns the row when
+ * it is a second opinion, else null. Who took part in another opinion of the case is refused inside
+ * the claiming or signing transaction (partInOtherOpinion).
  */
 export async function assertMayReviewSecond(actor: Actor, reportId: string): Promise<ReportRow | null> {
   const row = await findRow(reportId);
-  if (!row) return null;
-  if (row.secondOf) {
-    const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
-    if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
-      throw new DomainError("forbidden", "panel.notYourSpecialty");
-    }
+  if (!row?.secondOf) return null;
+  const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
+  if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
+    throw new DomainError("forbidden", "panel.notYourSpecialty");
   }
-  const part = await partInOtherOpinion(actor.id, row);
-  if (part === "gaveFirst") throw new DomainError("forbidden", "panel.firstExpertCannot");
-  if (part) throw new DomainError("forbidden", "panel.oneOpinionPerCase");
-  return row.secondOf ? row : null;
+  return row;
 }
 
 /**
@@ -165,6 +178,8 @@ export async function claimReport(
         .returning({ id: users.id }),
     );
     if (still.length !== 1) return "unapproved" as const;
+    const part = yield* partInOtherOpinion(tx, actor.id, id);
+    if (part) return part;
     const [profile] = yield* rows(
       tx
         .select({ registrationNumber: expertProfiles.registrationNumber })
@@ -221,6 +236,7 @@ export async function claimReport(
     return "won" as const;
   });
   if (outcome === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (outcome === "gaveFirst" || outcome === "other") throw otherPartRefusal(outcome);
   if (outcome === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (outcome === "cap") {
     throw new DomainError("conflict", "reports.claimLimit", { values: { max: c.claimMax } });
