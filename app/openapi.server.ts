@@ -540,7 +540,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "post",
     path: "/report/follow-up/{reportId}",
-    who: "owning Patient",
+    who: "owning Patient, or a family manager or centre health worker acting for the profile",
     summary: "Ask a follow-up question about the opinion (FOLLOWUP_MAX within FOLLOWUP_DAYS)",
     auth: true,
     body: followUpQuestionSchema,
@@ -615,7 +615,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/report/{reportId}/opinion.pdf",
-    who: "owning Patient, reviewing Expert, Admin",
+    who: "owning Patient, a family manager or centre health worker acting for the profile, reviewing Expert, Admin",
     summary: "The signed opinion letter (PDF, in the patient's language); each fetch is recorded",
     auth: true,
     binary: true,
@@ -759,7 +759,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/fhir/Patient/{id}/$everything",
-    who: "that Patient, Admin (any patient)",
+    who: "that Patient, a family manager or centre health worker acting for the profile, Admin (any patient)",
     summary:
       "Everything about a patient as a FHIR R4 collection Bundle: Patient, DocumentReference (reports; the file by URL), DiagnosticReport (opinions; the letter PDF in presentedForm), Practitioner (registration number), Communication (follow-ups), Consent, AuditEvent (file openings and exports). Audited and rate-limited",
     auth: true,
@@ -1099,6 +1099,7 @@ export function openApiDocument(): object {
     const request: RouteConfig["request"] = {};
     if (params.length) request.params = params.reduce((acc, p) => acc.merge(idParam(p)), z.object({}));
     if (e.list) request.query = e.query ? pageQuerySchema.merge(e.query as z.AnyZodObject) : pageQuerySchema;
+    else if (e.query) request.query = e.query as z.AnyZodObject;
     if (e.body)
       request.body = { content: { "application/json": { schema: e.body } }, required: !e.bodyOptional };
     if (e.multipart) {
@@ -1144,12 +1145,21 @@ export function openApiDocument(): object {
       };
     }
     for (const code of [...e.errors, ...commonErrors(e.method)]) {
-      responses[code] = {
-        description:
-          ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
-        ...(code === 503 || code === 429 ? { headers: RETRY_AFTER } : {}),
-        content: { "application/json": { schema: errorObject } },
-      };
+      responses[code] =
+        code === 416
+          ? {
+              // RFC 9110: an empty body, and the size to ask within.
+              description: "Range Not Satisfiable: the Range starts beyond the end of the file; no body",
+              headers: {
+                "Content-Range": { description: "`bytes */<size>`", schema: { type: "string" } },
+              },
+            }
+          : {
+              description:
+                ERROR_TEXT[code] ?? (code === 405 ? "Wrong method" : "Server fault (never for bad input)"),
+              ...(code === 503 || code === 429 ? { headers: RETRY_AFTER } : {}),
+              content: { "application/json": { schema: errorObject } },
+            };
     }
     registry.registerPath({
       method: e.method,

@@ -26,9 +26,9 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
   {
     method: "post",
     path: "/voice-notes",
-    who: "description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report",
+    who: "description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed)",
     summary:
-      "Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, 415 when it is not audio",
+      "Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, or `language` is not one of en, hi, bn, ta (left out: en); 415 when it is not audio",
     auth: true,
     multipart: {
       fileField: "audio",
@@ -64,16 +64,17 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
     path: "/voice-notes/{voiceNoteId}/audio",
     who: WHO_READS,
     summary:
-      "The audio, decrypted, with its real content type; one `Range: bytes=…` gives 206 with Content-Range (416 beyond the end). Every hearing and every refusal (403) is recorded",
+      "The audio, decrypted, with its real content type; one `Range: bytes=…` gives 206 with Content-Range (416 with `Content-Range: bytes */<size>` and no body when it starts beyond the end). Every hearing and every refusal (403) is recorded and spends one of the account's hearings (600 in 10 minutes by default; 429 with Retry-After beyond)",
     auth: true,
     binary: true,
-    errors: [401, 403, 404, 416],
+    errors: [401, 403, 404, 416, 429],
   },
   {
     method: "patch",
     path: "/voice-notes/{voiceNoteId}",
-    who: "the approved Expert holding the report, or a health worker of the patient's centre",
-    summary: 'Write (or clear, with an empty text) the typed "what I heard" beside a patient\'s voice note',
+    who: "the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed), or a health worker of the patient's centre",
+    summary:
+      'Write the typed "what I heard" beside a patient\'s voice note; `heardNote` is required (400 without it): null or an empty text clears it',
     auth: true,
     body: z.object({ heardNote: z.string().max(2000).nullable() }),
     data: voiceNoteObject,

@@ -15,7 +15,7 @@ import { clientOf } from "~/utils/request.server";
 async function serve(request: Request, params: Record<string, string | undefined>, context: AppLoadContext) {
   try {
     const actor = await fileActor(request);
-    return rangeResponse(request, await openVoiceNote(actor, params.voiceNoteId ?? "", clientOf(context).ip));
+    return rangeResponse(request, await openVoiceNote(actor, params.voiceNoteId ?? "", clientOf(context)));
   } catch (err) {
     if (err instanceof DomainError) return errorResponse(err, (await tFor(request)).t);
     throw err;

@@ -37,7 +37,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       await setHeardNote(
         actor,
         String(form.get("noteId") ?? ""),
-        { heardNote: form.get("heardNote") },
+        { heardNote: form.has("heardNote") ? form.get("heardNote") : undefined },
         { ip },
       );
     } catch (err) {

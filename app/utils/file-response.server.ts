@@ -84,9 +84,23 @@ export function parseRange(
   return { start, end };
 }
 
+/** Bytes as a response body in 64 KB views of them: the buffer (perhaps shared) is never copied. */
+function viewsOf(bytes: Buffer): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      const end = Math.min(at + 64 * 1024, bytes.length);
+      controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset + at, end - at));
+      at = end;
+    },
+  });
+}
+
 /**
- * A small stored file held in memory (a voice note) as a response honouring a single `Range`
- * (206 with Content-Range; 416 when unsatisfiable), so a phone's player can seek. Never cached.
+ * A small stored file held in memory (a voice note, perhaps shared with other requests: it is only
+ * read) as a response honouring a single `Range` (206 with Content-Range; 416 with an empty body
+ * when unsatisfiable), so a phone's player can seek. Never cached.
  */
 export function rangeResponse(
   request: Request,
@@ -107,7 +121,7 @@ export function rangeResponse(
     return new Response(null, { status: 416, headers: { ...base, "Content-Range": `bytes */${size}` } });
   }
   const body = range ? file.bytes.subarray(range.start, range.end + 1) : file.bytes;
-  return new Response(request.method === "HEAD" ? null : new Uint8Array(body), {
+  return new Response(request.method === "HEAD" ? null : viewsOf(body), {
     status: range ? 206 : 200,
     headers: {
       ...base,

@@ -153,3 +153,75 @@ describe("second opinions", () => {
     await expectExact();
   });
 });
+
+describe("one expert, one opinion of a case (issue 43)", () => {
+  it("whoever claimed, gave or asked for an opinion of the case takes no other; only the second's holder reads the first", async () => {
+    const patient = await makePatient();
+    const cardio = await makeExpert({ specialties: ["Cardiology"] });
+    // Both specialties: they could take either opinion, but only one.
+    const both = await makeExpert({ specialties: ["Cardiology", "Radiology"] });
+    const radio = await makeExpert({ specialties: ["Radiology", "Neurology"] });
+    const onlooker = await makeExpert({ specialties: ["Radiology"] });
+    const ecg = await makeReport(patient, { type: "ECG" });
+    await claim(both, ecg);
+    await d.consultation.releaseReport(both, ecg._id);
+    await claim(cardio, ecg);
+    const second = await d.consultation.requestSecondOpinion(cardio, ecg._id, {
+      specialty: "Radiology",
+      note: "The axis?",
+    });
+    await review(cardio, ecg);
+    // Claimed the first, released it, another expert gave it: still no second opinion from them.
+    expect((await refusal(() => claim(both, second))).message).toBe("panel.oneOpinionPerCase");
+    // An approved radiologist who has not taken the second does not read the first opinion.
+    const { report: looked } = await d.consultation.reviewScreenReport(onlooker, second._id);
+    expect(looked.firstOpinion ?? null).toBeNull();
+    const held = await claim(radio, second);
+    expect(held.firstOpinion?._id).toBe(ecg._id);
+    await d.consultation.addReview(radio, second._id, {
+      review: "Normal axis.",
+      agreement: "agree",
+      agreementReason: "same reading",
+    });
+    // The second expert cannot give a third opinion of the same case in their other specialty.
+    const third = await d.consultation.requestSecondOpinion(cardio, ecg._id, {
+      specialty: "Neurology",
+      note: "Syncope?",
+    });
+    expect((await refusal(() => claim(radio, third))).message).toBe("panel.oneOpinionPerCase");
+    const signed = await refusal(() =>
+      d.consultation.addReview(radio, third._id, { review: "x", agreement: "agree", agreementReason: "x" }),
+    );
+    expect(signed).toMatchObject({ code: "forbidden", message: "panel.oneOpinionPerCase" });
+  });
+
+  it("one expert claiming both opinions of a case at once gets one", async () => {
+    const patient = await makePatient();
+    const cardio = await makeExpert({ specialties: ["Cardiology"] });
+    const both = await makeExpert({ specialties: ["Cardiology", "Radiology"] });
+    const ecg = await makeReport(patient, { type: "ECG" });
+    await claim(cardio, ecg);
+    const second = await d.consultation.requestSecondOpinion(cardio, ecg._id, {
+      specialty: "Radiology",
+      note: "The axis?",
+    });
+    await d.consultation.releaseReport(cardio, ecg._id);
+    const outcomes = await Promise.allSettled([claim(both, second), claim(both, ecg)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(["panel.firstExpertCannot", "panel.oneOpinionPerCase"]).toContain(refused.reason.message);
+  });
+
+  it("adding a specialty sends an approved expert back to the admin; dropping one does not", async () => {
+    const widening = await makeExpert({ specialties: ["Cardiology"] });
+    const wider = await d.accounts.updateExpertDetails(widening, {
+      specialties: ["Cardiology", "Radiology"],
+    });
+    expect(wider.backToReview).toBe(true);
+    expect(wider.user.approved).toBe(false);
+    const narrowing = await makeExpert({ specialties: ["Cardiology", "Radiology"] });
+    const narrower = await d.accounts.updateExpertDetails(narrowing, { specialties: ["Cardiology"] });
+    expect(narrower.backToReview).toBe(false);
+    expect(narrower.user.approved).toBe(true);
+  });
+});

@@ -1,4 +1,12 @@
-import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import {
+  expect,
+  test,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type TestInfo,
+} from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -14,7 +22,7 @@ import {
   signUpOnScreen,
   type TestUser,
 } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, SHOTS_ON } from "./helpers";
 
 /**
  * The whole consultation, once per project (desktop 1280 px and phone 360 px):
@@ -98,6 +106,41 @@ function outboxTo(email: string, since: number): string[] {
 }
 
 const toaster = (page: Page) => page.getByTestId("toaster");
+
+/** Where an element's top is on the page (not in the viewport). */
+const pageTop = (l: Locator) => l.evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+
+/**
+ * The review screen puts the opinion form first (issue 43): above "Ask for a second opinion" and
+ * the spoken explanation at 1280 and 360 px, in the first screenful at 1280, with the report
+ * still in view beside it while the expert writes the summary.
+ */
+async function expectFormFirst(page: Page, info: TestInfo) {
+  const form = page.locator("form", { has: page.locator('textarea[name="review"]') });
+  const later = [page.getByTestId("ask-second-opinion"), page.locator(`#voice-${w.reportId}`)];
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 740 });
+    const top = await pageTop(form);
+    for (const l of later) expect(top).toBeLessThan(await pageTop(l));
+    await shot(page, info, `add-review-form-first-${width}`);
+    if (width !== 1280) continue;
+    expect(top).toBeLessThan(800);
+    await page.getByLabel(/^Summary/).focus();
+    await page.evaluate(() => window.scrollBy(0, 400));
+    // The report, its caption too, in view below the site's header.
+    const header = (await page.locator("header").first().boundingBox())!;
+    const caption = (await page.locator("#viewer-caption").boundingBox())!;
+    const viewer = (await page.getByTestId("report-viewer").boundingBox())!;
+    expect(caption.y).toBeGreaterThanOrEqual(header.y + header.height);
+    expect(viewer.y + viewer.height).toBeLessThanOrEqual(800);
+    await expect(page.getByLabel(/^Summary/)).toBeInViewport();
+    // The screenful the expert sees while writing (a full-page shot cannot show what stays in view).
+    if (SHOTS_ON)
+      await page.screenshot({ path: `test-results/screens/${info.project.name}/add-review-writing.png` });
+    await page.evaluate(() => window.scrollTo(0, 0));
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 /** The patient's Previous Reports screen (the id comes from the API's login answer). */
 async function openPreviousReports(page: Page, who: TestUser) {
@@ -187,6 +230,7 @@ test("the cardiologist starts the review; a second expert is refused; the struct
   w.reportId = page.url().split("/").pop()!;
   await expect(toaster(page)).toContainText("You are reviewing this report now");
   await expect(page.getByTestId("report-viewer")).toBeVisible();
+  await expectFormFirst(page, info);
 
   // A second expert: told who is on it, no form, and a claim is refused.
   const other = await person(browser, info, w.radio);

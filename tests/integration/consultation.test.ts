@@ -232,12 +232,17 @@ describe("routing by specialty", () => {
       tok.patho,
     );
     expect(changed.status).toBe(200);
+    // A specialty added sends the expert back to an admin (issue 43), as a registration change does.
+    expect(changed.body.data.approved).toBe(false);
+    expect(changed.body.message).toMatch(/registration or specialties changed/);
+    expect((await api.post("/expert/approve-expert", { expertId: ids.patho }, tok.admin)).status).toBe(200);
     const only = await api.get("/report/get-pending-reports?match=only&pageSize=100", tok.patho);
     expect(only.status).toBe(200);
     expect(only.body.data.map((r: { _id: string }) => r._id)).toContain(ids.xray);
     expect(only.body.data.some((r: { reportType: string }) => r.reportType === "Blood Test")).toBe(false);
     const back = await api.put("/profile/update-expert-details", { specialties: ["Pathology"] }, tok.patho);
     expect(back.status).toBe(200);
+    expect((await api.post("/expert/approve-expert", { expertId: ids.patho }, tok.admin)).status).toBe(200);
     const again = await api.get("/report/get-pending-reports?match=only&pageSize=100", tok.patho);
     expect(again.body.data.map((r: { reportType: string }) => r.reportType)).toEqual(["Blood Test"]);
   });

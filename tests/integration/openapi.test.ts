@@ -133,6 +133,24 @@ describe("OpenAPI 3.1 document", () => {
     expect(() => userObject.strict().parse(me.body.data)).not.toThrow();
   });
 
+  it("says what the voice notes, the letter, follow-ups and $everything take and who may call them (issue 43)", async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    const list = doc.paths["/voice-notes"].get;
+    expect(list.parameters).toContainEqual(
+      expect.objectContaining({ name: "reportId", in: "query", required: true }),
+    );
+    const unsatisfiable = doc.paths["/voice-notes/{voiceNoteId}/audio"].get.responses["416"];
+    expect(unsatisfiable.description).toMatch(/Range Not Satisfiable/);
+    expect(unsatisfiable.content).toBeUndefined();
+    expect(unsatisfiable.headers["Content-Range"]).toBeTruthy();
+    for (const [p, m] of [
+      ["/report/{reportId}/opinion.pdf", "get"],
+      ["/report/follow-up/{reportId}", "post"],
+      ["/fhir/Patient/{id}/$everything", "get"],
+    ])
+      expect(doc.paths[p][m].description).toMatch(/family manager or centre health worker/);
+  });
+
   it("serves a readable reference page from the app itself", async () => {
     const res = await fetch(`${server.url}/api-docs`);
     expect(res.status).toBe(200);

@@ -456,3 +456,26 @@ describe("follow-ups and turnaround", () => {
     expect(list.body.pagination.total).toBe(0);
   });
 });
+
+describe("one expert, one opinion of a case (issue 43)", () => {
+  it("an expert who claimed the first cannot take the second, by the API or the screen, and is told why", async () => {
+    const up = await upload(tok.patient, "ECG");
+    const ecg = up.body.data._id;
+    // Lata reads both specialties: she starts the first, gives it back, and Meena gives it.
+    expect((await api.post(`/report/claim/${ecg}`, {}, tok.radio2)).status).toBe(200);
+    expect((await api.post(`/report/release/${ecg}`, {}, tok.radio2)).status).toBe(200);
+    expect((await api.post(`/report/claim/${ecg}`, {}, tok.cardio2)).status).toBe(200);
+    const asked = await ask(ecg, tok.cardio2, { specialty: "Radiology", note: "The axis?" });
+    expect(asked.status).toBe(201);
+    const second = asked.body.data._id;
+    const why = "You already claimed, gave or asked for another opinion of this case";
+    const refused = await api.post(`/report/claim/${second}`, {}, tok.radio2);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain(why);
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "radio2@panel.test", password: strongPassword });
+    const screen = await b.post(`/dashboard/add-review/${second}`, { intent: "claim" });
+    expect(screen.status).toBe(302);
+    expect((await (await b.follow(screen)).text()).replace(/&#x27;|&#39;/g, "'")).toContain(why);
+  });
+});

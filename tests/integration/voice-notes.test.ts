@@ -146,6 +146,14 @@ describe("adding a voice note", () => {
     expect(none.body.message).toBe("Record or choose an audio file first.");
     const badKind = await post(ids.reportA, voiceForm({ kind: "lecture" }, webmOpus(1)), tok.patientA);
     expect(badKind.status).toBe(400);
+    // A language we do not support is not stored as English (issue 43).
+    const kannada = await post(
+      ids.reportA,
+      voiceForm({ kind: "description", language: "kn" }, wav(1)),
+      tok.patientA,
+    );
+    expect(kannada.status).toBe(400);
+    expect(kannada.body.errors.language[0]).toMatch(/English, Hindi, Bengali or Tamil/);
     // A body cut off before its closing boundary.
     const form = new Response(voiceForm({ kind: "description", reportId: ids.reportA }, webmOpus(2)));
     const whole = Buffer.from(await form.arrayBuffer());
@@ -227,6 +235,7 @@ describe("hearing a voice note", () => {
     const beyond = await get(url, tok.patientA, { Range: `bytes=${size}-` });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get("Content-Range")).toBe(`bytes */${size}`);
+    expect(await beyond.text()).toBe("");
     // The refused and the allowed openings are both in the audit trail.
     const events = await db.all<{ action: string; actor_id: string }>(
       "SELECT action, actor_id FROM audit_events WHERE action IN ('voice_note.open', 'voice_note.refused') AND subject_id = ?",
@@ -311,6 +320,10 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     expect((await patch(notes.webm._id, { heardNote: "x" })).status).toBe(401);
     expect((await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert)).status).toBe(400);
     expect((await patch(notes.explanation._id, { heardNote: "x" }, tok.expert)).status).toBe(400);
+    // A body without the field is refused and wipes nothing (issue 43); null is how to clear.
+    const missing = await patch(notes.webm._id, {}, tok.expert);
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toBe("Send heardNote: the text, or null to remove it.");
     const listed = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(listed.body.data[0].heardNote).toBe("Patient says the tiredness started in May.");
   });

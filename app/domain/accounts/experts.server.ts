@@ -1,6 +1,6 @@
 import { and, count, desc, eq, exists, isNull, ne, sql } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { expertProfiles, profiles, reports, users } from "~/db/schema";
+import { expertProfiles, expertSpecialties, profiles, reports, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import type { Paged, PageQuery } from "../platform/paging";
 import { auditInsert } from "../platform/index.server";
@@ -241,8 +241,9 @@ export async function rejectExpert(
 /**
  * An expert updates their own verification details (Settings, the API). A rejected application
  * goes back into the admin's queue. An approved expert keeps their approval unless the
- * registration number or council changes (decision 0023): that is what every letter and /verify
- * print, so the account goes back to the admin's Pending Expert queue (approval withdrawn, live
+ * registration number or council changes (decision 0023: that is what every letter and /verify
+ * print) or a specialty is added (decision 0058: specialties decide which reports and second
+ * opinions they may take; dropping one keeps the approval), so the account goes back to the admin's Pending Expert queue (approval withdrawn, live
  * claims released, audited as "expert.details_review"); letters already signed keep the details
  * they were signed with. `backToReview` says whether that happened.
  */
@@ -276,6 +277,16 @@ export async function updateExpertDetails(
       input.registrationCouncil !== (before?.registrationCouncil ?? "")
     )
       changed.push("registrationCouncil");
+    if (input.specialties !== undefined) {
+      const had = (yield* rows(
+        tx
+          .select({ s: expertSpecialties.specialty })
+          .from(expertSpecialties)
+          .where(eq(expertSpecialties.userId, actor.id)),
+      )).map((r) => r.s);
+      // A specialty added widens what they may sign (issue 43): dropping one only narrows it.
+      if (input.specialties.some((s) => !had.includes(s))) changed.push("specialties");
+    }
     yield* expertDetailsSteps(tx, actor.id, input, now);
     yield* exec(
       tx

@@ -1,7 +1,7 @@
-import { and, count, eq, gt, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { config } from "~/config.server";
-import { exec, rows, transaction } from "~/db/client.server";
-import { expertProfiles, reports, users, type ReportRow } from "~/db/schema";
+import { exec, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
+import { auditEvents, expertProfiles, reports, users, type ReportRow } from "~/db/schema";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/index.server";
@@ -66,10 +66,69 @@ export async function explainRefusal(reportId: string): Promise<never> {
   throw new DomainError("conflict", "reports.claimedByOther", { values: { name: who } });
 }
 
+export type OtherPart = "gaveFirst" | "other";
+
 /**
- * A second opinion is for an expert of the specialty asked for, and never for the expert of the
- * first opinion (its reviewer, or whoever holds its claim while it is being written) — a panel of
- * one is no second opinion (decision 0038). Returns the row when it is a second opinion, else null.
+ * Transaction steps: whether `actorId` took part in another opinion of the case of `reportId` (the
+ * first report and its second opinions, decision 0038): reviewed it, holds or held its claim (the
+ * row keeps its last claimant, the audit trail's `report.claim` events every earlier one), or asked
+ * for it. One expert never signs two opinions of one case (issue 43, decision 0058). "gaveFirst"
+ * when they reviewed the first opinion or hold its live claim (or asked for a second opinion, which
+ * only that expert may), "other" for any other part, else null. Run after the write to the expert's
+ * own users row, so that one expert's claims and reviews of two opinions at once see each other.
+ */
+export function* partInOtherOpinion(tx: DB, actorId: string, reportId: string): TxSteps<OtherPart | null> {
+  const [row] = yield* rows(
+    tx.select({ id: reports.id, secondOf: reports.secondOf }).from(reports).where(eq(reports.id, reportId)),
+  );
+  if (!row) return null;
+  const root = row.secondOf ?? row.id;
+  const others = yield* rows(
+    tx
+      .select()
+      .from(reports)
+      .where(and(or(eq(reports.id, root), eq(reports.secondOf, root)), ne(reports.id, row.id))),
+  );
+  if (!others.length) return null;
+  if (row.secondOf) {
+    const first = others.find((o) => o.id === root);
+    if (first && (first.expertId === actorId || (liveClaim(first) && first.claimedBy === actorId)))
+      return "gaveFirst";
+    if (others.some((o) => o.secondRequestedBy === actorId)) return "gaveFirst";
+  }
+  if (others.some((o) => o.expertId === actorId || o.claimedBy === actorId)) return "other";
+  const claimed = yield* rows(
+    tx
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.subjectType, "report"),
+          inArray(
+            auditEvents.subjectId,
+            others.map((o) => o.id),
+          ),
+          eq(auditEvents.action, "report.claim"),
+          eq(auditEvents.actorId, actorId),
+        ),
+      )
+      .limit(1),
+  );
+  return claimed.length ? "other" : null;
+}
+
+/** The refusal for a part in another opinion of the case: 403, saying why. */
+export function otherPartRefusal(part: OtherPart): DomainError {
+  return new DomainError(
+    "forbidden",
+    part === "gaveFirst" ? "panel.firstExpertCannot" : "panel.oneOpinionPerCase",
+  );
+}
+
+/**
+ * A second opinion is for an expert of the specialty asked for (decision 0038). Returns the row when
+ * it is a second opinion, else null. Who took part in another opinion of the case is refused inside
+ * the claiming or signing transaction (partInOtherOpinion).
  */
 export async function assertMayReviewSecond(actor: Actor, reportId: string): Promise<ReportRow | null> {
   const row = await findRow(reportId);
@@ -77,13 +136,6 @@ export async function assertMayReviewSecond(actor: Actor, reportId: string): Pro
   const specialties = actor.specialties ?? (await specialtiesOf(actor.id));
   if (!row.secondSpecialty || !specialties.includes(row.secondSpecialty)) {
     throw new DomainError("forbidden", "panel.notYourSpecialty");
-  }
-  const firstRow = await findRow(row.secondOf);
-  if (
-    firstRow &&
-    (firstRow.expertId === actor.id || (liveClaim(firstRow) && firstRow.claimedBy === actor.id))
-  ) {
-    throw new DomainError("forbidden", "panel.firstExpertCannot");
   }
   return row;
 }
@@ -126,6 +178,8 @@ export async function claimReport(
         .returning({ id: users.id }),
     );
     if (still.length !== 1) return "unapproved" as const;
+    const part = yield* partInOtherOpinion(tx, actor.id, id);
+    if (part) return part;
     const [profile] = yield* rows(
       tx
         .select({ registrationNumber: expertProfiles.registrationNumber })
@@ -182,6 +236,7 @@ export async function claimReport(
     return "won" as const;
   });
   if (outcome === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (outcome === "gaveFirst" || outcome === "other") throw otherPartRefusal(outcome);
   if (outcome === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (outcome === "cap") {
     throw new DomainError("conflict", "reports.claimLimit", { values: { max: c.claimMax } });

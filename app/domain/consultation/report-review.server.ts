@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
 import { expertProfiles, reports, users } from "~/db/schema";
@@ -9,7 +9,14 @@ import { hidePhonesOfRefusers } from "../rights/index.server";
 import { notifyOpinionReady } from "../care/index.server";
 import type { Actor } from "../platform/index.server";
 import type { ApiReport } from "./api-report.server";
-import { assertMayReviewSecond, claimIsFree, explainRefusal } from "./report-claims.server";
+import {
+  assertMayReviewSecond,
+  claimIsFree,
+  explainRefusal,
+  otherPartRefusal,
+  partInOtherOpinion,
+  type OtherPart,
+} from "./report-claims.server";
 import { findJoined, fromJoined, requireApprovedExpert } from "./report-rows.server";
 
 /**
@@ -62,10 +69,20 @@ export async function addReview(
   if (Object.keys(agreementErrors).length) {
     throw new DomainError("invalid", "reports.reviewFailed", { fieldErrors: agreementErrors });
   }
-  let won: boolean | "unapproved" | "unregistered" = false;
+  let won: boolean | "unapproved" | "unregistered" | OtherPart = false;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       won = await transaction(function* (tx) {
+        // A write to the signer's own row first: on PostgreSQL it makes one expert's claims and
+        // reviews wait for each other, so two opinions of one case signed at once see each other.
+        yield* exec(
+          tx
+            .update(users)
+            .set({ approved: sql`${users.approved}` })
+            .where(eq(users.id, actor.id)),
+        );
+        const part = yield* partInOtherOpinion(tx, actor.id, reportId);
+        if (part) return part;
         // The signer as the letter prints them, read in the transaction that signs (decision 0023); an
         // expert sent back to admin review since this request began cannot sign.
         const [signer] = yield* rows(
@@ -139,6 +156,7 @@ export async function addReview(
     }
   }
   if (won === "unapproved") throw new DomainError("forbidden", "reports.awaitApproval");
+  if (won === "gaveFirst" || won === "other") throw otherPartRefusal(won);
   if (won === "unregistered") throw new DomainError("forbidden", "reports.registrationToSign");
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;

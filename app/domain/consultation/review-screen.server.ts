@@ -10,7 +10,7 @@ import { findJoined, fromJoined, matches, requireApprovedExpert } from "./report
 
 /**
  * The add-review screen's report: what an approved expert sees of one report (the opinion only
- * to its writer, the first opinion to a second opinion's expert) and whether they may open its file.
+ * to its writer, the first opinion to the expert holding or who gave the second) and whether they may open its file.
  */
 
 /**
@@ -43,9 +43,12 @@ export async function reviewScreenReport(
   }
   report.matchesSpecialties = matches(report, actor.specialties ?? (await specialtiesOf(actor.id)));
   const fileAllowed = !(await fileAccessRefusal(actor, joined.report));
-  // A second opinion's expert reads the first opinion under the rule that lets them open the file
-  // (the same medical content of the same case), and the reading is recorded like a file opening.
-  if (joined.report.secondOf && fileAllowed) {
+  // Only the expert holding the second opinion (its live claim) or who gave it reads the first
+  // opinion (issue 43: not every approved expert who opens the pending second), and the reading is
+  // recorded like a file opening.
+  const holds =
+    joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);
+  if (joined.report.secondOf && fileAllowed && holds) {
     const firstJoined = await findJoined(joined.report.secondOf);
     if (firstJoined?.report.status === "Reviewed") {
       report.firstOpinion = fromJoined(firstJoined);
@@ -55,8 +58,6 @@ export async function reviewScreenReport(
     } else report.firstOpinion = null;
   }
   // The expert of the first opinion sees what they asked of other specialties.
-  const firstExpert =
-    joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);
-  if (!joined.report.secondOf && firstExpert) await withSecondOpinions([report]);
+  if (!joined.report.secondOf && holds) await withSecondOpinions([report]);
   return { report: (await hidePhonesOfRefusers(actor, [report]))[0], fileAllowed };
 }

@@ -4,12 +4,14 @@ import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db/schema";
 import { newId } from "~/utils/ids.server";
-import { audit, auditInsert } from "../platform/index.server";
+import { audit, auditInsert, limit, UNKNOWN_CLIENT, type Client } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/index.server";
 import { patientAccess, traceAccess } from "../care/index.server";
 import type { Actor } from "../platform/index.server";
+import { liveClaim } from "./api-report.server";
 import { askFollowUp } from "./followups.server";
+import { voiceAudioCache } from "./voice-audio.server";
 import { fileAccessRefusal } from "./report-files.server";
 
 /**
@@ -155,13 +157,15 @@ async function reportRow(reportId: string) {
   return row;
 }
 
-/** Whether the expert holds the report: claims it now, reviewed it, or holds its follow-ups. */
+/**
+ * Whether the expert holds the report: a pending one through their live claim (a released or
+ * lapsed claim keeps its last holder in the row, who holds nothing any more: issue 43), a reviewed
+ * one as its reviewer or the expert its follow-ups went to.
+ */
 function holdsReport(actor: Actor, row: typeof reports.$inferSelect) {
-  return (
-    actor.accountType === "Expert" &&
-    actor.approved &&
-    [row.expertId, row.claimedBy, row.followupExpertId].includes(actor.id)
-  );
+  if (actor.accountType !== "Expert" || !actor.approved) return false;
+  if (row.status === "Reviewed") return row.expertId === actor.id || row.followupExpertId === actor.id;
+  return liveClaim(row) && row.claimedBy === actor.id;
 }
 
 export type VoiceNoteInput = { kind?: unknown; language?: unknown; question?: unknown };
@@ -186,6 +190,13 @@ export async function addVoiceNote(
     const kind = String(input.kind ?? "");
     if (kind !== "description" && kind !== "question" && kind !== "explanation")
       throw new DomainError("invalid", "voice.badKind", { fieldErrors: { kind: ["voice.badKind"] } });
+    // No language given is English (the first clients sent none); one we do not support is refused,
+    // never stored as English (issue 43).
+    const language = input.language === undefined || input.language === "" ? "en" : String(input.language);
+    if (!LANGUAGES.includes(language))
+      throw new DomainError("invalid", "voice.badLanguage", {
+        fieldErrors: { language: ["voice.badLanguage"] },
+      });
     const row = await reportRow(reportId);
     let access: Awaited<ReturnType<typeof patientAccess>> = null;
     if (kind === "explanation") {
@@ -199,8 +210,6 @@ export async function addVoiceNote(
       if (!access || access.kind === "admin") throw new DomainError("forbidden", "reports.notYourReport");
     }
     const durationMs = await audioDurationMs(await readAll(file.key), file.mimeType);
-    const lang = String(input.language ?? "");
-    const language = LANGUAGES.includes(lang) ? lang : "en";
     let followupId: string | null = null;
     if (kind === "question") {
       const asked = await askFollowUp(
@@ -291,10 +300,18 @@ export type OpenedVoiceNote = { bytes: Buffer; mimeType: string; fileName: strin
 
 /**
  * The decrypted audio for those who may open the report's file, whole (a voice note is small:
- * the GCM tag is checked before any byte is served, and a Range is a slice of it). Records the
- * hearing ("voice_note.open") and refusals ("voice_note.refused") like report files.
+ * the GCM tag is checked before any byte is served, and a Range is a slice of it), from the
+ * bounded cache of decrypted notes (voice-audio.server.ts, decision 0058): the bytes are shared,
+ * never to be changed. Each hearing spends one point of the account's "voiceAudio" budget.
+ * Records the hearing ("voice_note.open") and refusals ("voice_note.refused") like report files.
  */
-export async function openVoiceNote(actor: Actor, id: string, ip?: string | null): Promise<OpenedVoiceNote> {
+export async function openVoiceNote(
+  actor: Actor,
+  id: string,
+  client: Client = UNKNOWN_CLIENT,
+): Promise<OpenedVoiceNote> {
+  const ip = client.ip;
+  await limit("voiceAudio", actor.id, client);
   const found = await first(
     db()
       .select({ note: voiceNotes, report: reports })
@@ -310,7 +327,7 @@ export async function openVoiceNote(actor: Actor, id: string, ip?: string | null
     await audit(actor, "voice_note.refused", "report", report.id, { voiceNoteId: note.id }, ip);
     throw new DomainError(refusal === "voice.notFound" ? "not_found" : "forbidden", refusal);
   }
-  const bytes = await readAll(note.fileKey);
+  const bytes = await voiceAudioCache.get(note.fileKey, () => readAll(note.fileKey));
   await audit(actor, "voice_note.open", "report", report.id, { voiceNoteId: note.id }, ip);
   const access = actor.accountType === "Admin" ? null : await patientAccess(actor, report.patientId);
   if (access)
@@ -321,7 +338,7 @@ export async function openVoiceNote(actor: Actor, id: string, ip?: string | null
 
 /**
  * The typed "what I heard" beside a patient's voice note: by the expert holding the report or a
- * health worker acting for the profile. An empty text removes it.
+ * health worker acting for the profile. `heardNote` is required: null or an empty text removes it.
  */
 export async function setHeardNote(
   actor: Actor,
@@ -346,6 +363,11 @@ export async function setHeardNote(
     throw new DomainError("forbidden", "voice.heardNotAllowed");
   }
   if (note.kind === "explanation") throw new DomainError("invalid", "voice.heardOnlyPatients");
+  // A body without the field changes nothing (issue 43): null or "" removes the note.
+  if (input.heardNote === undefined)
+    throw new DomainError("invalid", "voice.heardRequired", {
+      fieldErrors: { heardNote: ["voice.heardRequired"] },
+    });
   if (typeof input.heardNote !== "string" && input.heardNote !== undefined && input.heardNote !== null)
     throw new DomainError("invalid", "voice.heardTooLong", {
       fieldErrors: { heardNote: ["voice.heardTooLong"] },

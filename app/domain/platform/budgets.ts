@@ -55,6 +55,11 @@ export const BUDGETS = {
    * on top of the 5 tries each login challenge allows. Only failures count (a right code gives its point back).
    */
   mfa: { address: per(200, 15 * MINUTE), account: per(10, 15 * MINUTE) },
+  /**
+   * Hearing voice notes (GET/HEAD of the audio, decision 0058), per account: a player's Range
+   * requests while listening stay far below it, a loop asking for a note over and over does not.
+   */
+  voiceAudio: { account: per(600, 10 * MINUTE) },
   /** Data exports (decision 0018): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
   dataExport: { address: per(100, HOUR), account: per(10, HOUR) },
 } satisfies Record<string, BudgetSet>;

@@ -735,9 +735,9 @@ const en = {
     detailsIntro: "Patients see your name, registration number and specialty on every opinion you sign.",
     detailsUpdated: "Verification details saved",
     detailsUpdatedReview:
-      "Verification details saved. Your registration changed, so an admin will check your account again; until then you cannot start or submit reviews. Your signed letters stay as they were.",
+      "Verification details saved. Your registration or specialties changed, so an admin will check your account again; until then you cannot start or submit reviews. Your signed letters stay as they were.",
     changeNeedsReview:
-      "Changing your registration number or council sends your account back to an admin for approval.",
+      "Changing your registration number or council, or adding a specialty, sends your account back to an admin for approval.",
     registrationMissing:
       "This expert has not given a registration number, which every opinion letter prints. Ask them to add it in Settings, then approve.",
     saveDetails: "Save details",

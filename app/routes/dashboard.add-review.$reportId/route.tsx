@@ -138,32 +138,35 @@ export default function AddReview() {
   return (
     <section>
       <PageHeader title={t("reports.addReview")} />
-      <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      {/*
+       * The opinion form first (issue 43): at 1024 px and wider the report (or images) stays in view
+       * beside it while the expert writes; the second opinion and the spoken explanation follow it.
+       */}
+      <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] lg:items-start">
         {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
-        {!report.fileAllowed ? (
-          <p className="card text-slate-700">{t("reports.fileNotYours")}</p>
-        ) : report.claimedBy && !report.claimedByMe ? (
-          <div className="card">
-            <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
-              {t("reports.openInNewTab")}
-              <span className="sr-only"> {t("reports.opensInNewTab")}</span>
-            </a>
-          </div>
-        ) : report.study ? (
-          <StudyPanel reportId={report._id} {...report.study} />
-        ) : (
-          <ReportViewer report={report} />
-        )}
+        <div
+          className="min-w-0 lg:sticky lg:top-20 lg:max-h-[calc(100vh-6rem)] lg:overflow-y-auto"
+          data-testid="report-column"
+        >
+          {!report.fileAllowed ? (
+            <p className="card text-slate-700">{t("reports.fileNotYours")}</p>
+          ) : report.claimedBy && !report.claimedByMe ? (
+            <div className="card">
+              <a href={report.reportUrl} target="_blank" rel="noopener noreferrer" className="link">
+                {t("reports.openInNewTab")}
+                <span className="sr-only"> {t("reports.opensInNewTab")}</span>
+              </a>
+            </div>
+          ) : report.study ? (
+            <StudyPanel reportId={report._id} {...report.study} />
+          ) : (
+            <ReportViewer report={report} />
+          )}
+        </div>
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
-          {panel && <SecondOpinionPanel panel={panel} />}
-          <VoicePanel
-            reportId={report._id}
-            notes={report.voiceNotes}
-            holds={report.holds}
-            maxSeconds={report.voiceMaxSeconds}
-          />
-
+          {/* A second opinion's request and the first opinion are what its form answers. */}
+          {panel?.second && <SecondOpinionPanel panel={panel} />}
           {report.status === "Reviewed" ? (
             <p
               role="alert"
@@ -179,6 +182,13 @@ export default function AddReview() {
               <ReviewForm busyIntent={busyIntent} second={!!panel?.second} />
             </>
           )}
+          {panel && !panel.second && <SecondOpinionPanel panel={panel} />}
+          <VoicePanel
+            reportId={report._id}
+            notes={report.voiceNotes}
+            holds={report.holds}
+            maxSeconds={report.voiceMaxSeconds}
+          />
           <p>{back}</p>
         </div>
       </div>

@@ -630,7 +630,7 @@ export interface paths {
     put?: never;
     /**
      * Ask a follow-up question about the opinion (FOLLOWUP_MAX within FOLLOWUP_DAYS)
-     * @description Who: owning Patient.
+     * @description Who: owning Patient, or a family manager or centre health worker acting for the profile.
      */
     post: operations["reportFollowUp"];
     delete?: never;
@@ -752,7 +752,7 @@ export interface paths {
     };
     /**
      * The signed opinion letter (PDF, in the patient's language); each fetch is recorded
-     * @description Who: owning Patient, reviewing Expert, Admin.
+     * @description Who: owning Patient, a family manager or centre health worker acting for the profile, reviewing Expert, Admin.
      */
     get: operations["reportGetOpinionLetter"];
     put?: never;
@@ -1032,7 +1032,7 @@ export interface paths {
     };
     /**
      * Everything about a patient as a FHIR R4 collection Bundle: Patient, DocumentReference (reports; the file by URL), DiagnosticReport (opinions; the letter PDF in presentedForm), Practitioner (registration number), Communication (follow-ups), Consent, AuditEvent (file openings and exports). Audited and rate-limited
-     * @description Who: that Patient, Admin (any patient).
+     * @description Who: that Patient, a family manager or centre health worker acting for the profile, Admin (any patient).
      */
     get: operations["fhirPatientEverything"];
     put?: never;
@@ -1725,8 +1725,8 @@ export interface paths {
     get: operations["getVoiceNotes"];
     put?: never;
     /**
-     * Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, 415 when it is not audio
-     * @description Who: description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report.
+     * Add a voice note (WebM/Opus, Ogg/Opus, MP4/AAC, MP3 or WAV, decided by the bytes; at most VOICE_MAX_SECONDS, 120 by default, read from the container). A question becomes a follow-up (same count and window as typed ones; its text may be empty). 400 when the audio cannot be read or is too long, or `language` is not one of en, hi, bn, ta (left out: en); 415 when it is not audio
+     * @description Who: description and question: the patient or whoever acts for the profile; explanation: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed).
      */
     post: operations["postVoiceNotes"];
     delete?: never;
@@ -1743,7 +1743,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The audio, decrypted, with its real content type; one `Range: bytes=…` gives 206 with Content-Range (416 beyond the end). Every hearing and every refusal (403) is recorded
+     * The audio, decrypted, with its real content type; one `Range: bytes=…` gives 206 with Content-Range (416 with `Content-Range: bytes *\/<size>` and no body when it starts beyond the end). Every hearing and every refusal (403) is recorded and spends one of the account's hearings (600 in 10 minutes by default; 429 with Retry-After beyond)
      * @description Who: those who may open the report's file: the patient, a family manager or centre worker acting for them, Admin, approved Experts (any while pending; once reviewed its reviewer, claimant or follow-up expert).
      */
     get: operations["voiceNotesAudio"];
@@ -1769,8 +1769,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Write (or clear, with an empty text) the typed "what I heard" beside a patient's voice note
-     * @description Who: the approved Expert holding the report, or a health worker of the patient's centre.
+     * Write the typed "what I heard" beside a patient's voice note; `heardNote` is required (400 without it): null or an empty text clears it
+     * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed), or a health worker of the patient's centre.
      */
     patch: operations["voiceNotes"];
     trace?: never;
@@ -15066,7 +15066,9 @@ export interface operations {
   };
   reportStudyFrames: {
     parameters: {
-      query?: never;
+      query?: {
+        preset?: "default" | "lung" | "bone" | "soft" | "brain";
+      };
       header?: never;
       path: {
         reportId: string;
@@ -17896,7 +17898,9 @@ export interface operations {
   };
   getRightsConsents: {
     parameters: {
-      query?: never;
+      query?: {
+        patientId?: string | null;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -24131,7 +24135,9 @@ export interface operations {
   };
   getVoiceNotes: {
     parameters: {
-      query?: never;
+      query: {
+        reportId: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -24593,9 +24599,20 @@ export interface operations {
           };
         };
       };
-      /** @description Server fault (never for bad input) */
+      /** @description Range Not Satisfiable: the Range starts beyond the end of the file; no body */
       416: {
         headers: {
+          /** @description `bytes *\/<size>` */
+          "Content-Range"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {

@@ -21,6 +21,8 @@ const panel = {
   alreadyAsked: "A second opinion from this specialty is already waiting for this case.",
   notYourSpecialty: "This second opinion was asked of another specialty.",
   firstExpertCannot: "You gave the first opinion on this case, so another expert must give the second.",
+  oneOpinionPerCase:
+    "You already claimed, gave or asked for another opinion of this case, so another expert must give this one.",
   agreementRequired: "Say whether you agree with the first opinion.",
   reasonRequired: "Say why you agree, partly agree or disagree.",
   reasonTooLong: "The reason is too long.",

@@ -14,6 +14,8 @@ const voice = {
   heardNotAllowed:
     "Only the expert reviewing the report or the patient's health worker can write what they heard.",
   heardOnlyPatients: "A note of what you heard goes beside the patient's own voice notes.",
+  heardRequired: "Send heardNote: the text, or null to remove it.",
+  badLanguage: "Choose the language spoken: English, Hindi, Bengali or Tamil.",
   heardTooLong: "Please keep the note under {{max}} characters.",
   trailAdd: "Voice note added by {{who}}",
   trailOpen: "Voice note played by {{who}}",
