@@ -18,7 +18,8 @@ export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
 export type RequestDone = { method: string; route: string; status: number; ms: number };
 export type AppHooks = {
   refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
-  routeOf: (pathname: string) => string;
+  /** The route label from the route table (the app's `named` pattern when it is the table's). */
+  routeOf: (pathname: string, named?: string) => string;
   /** Every finished request, as logged (the Service screen's counts); must be cheap and never throw. */
   requestDone?: (fields: RequestDone) => void;
   /**
@@ -469,7 +470,8 @@ export function createHandler(opts: HandlerOptions) {
       opts.log({ level: "error", msg: "unhandled", error: String((err as Error)?.stack ?? err) });
       response = new Response("Internal Server Error", { status: 500 });
     }
-    context.requestLog.route ??= opts.hooks.routeOf(pathname);
+    // The app named the pattern it matched; the label is the route table's, never the URL's.
+    context.requestLog.route = opts.hooks.routeOf(pathname, context.requestLog.route);
     await send(req, res, response, true, keep);
   }
 }

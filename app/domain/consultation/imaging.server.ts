@@ -51,7 +51,7 @@ export async function openStudyFrame(
   ip?: string | null,
 ): Promise<Buffer> {
   const row = await reportForFileAccess(actor, reportId, ip);
-  const png = await framePng(caseOf(row), instanceId, frame, preset);
+  const png = await framePng(actor.id, caseOf(row), instanceId, frame, preset);
   await recordOpening(actor, row, "report.frame_open", { instance: instanceId, frame, preset }, ip);
   return png;
 }
