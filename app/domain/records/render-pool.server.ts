@@ -1,13 +1,14 @@
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { config } from "~/config.server";
 import { log } from "~/utils/log.server";
 import { DomainError } from "../platform/errors";
 
 /**
  * Where previews are decoded (decision 0056): never on the event loop, never twice in a poisoned
- * decoder. dcmjs-imaging's WebAssembly codecs run in worker threads — at most RENDER_THREADS of
- * them per process — each with V8 heap limits and a time limit per render. A render that fails in
+ * decoder. dcmjs-imaging's WebAssembly codecs run in worker threads — a few per process
+ * (renderThreads) — each with V8 heap limits and a time limit per render. A render that fails in
  * the decoder gets the worker a fresh decoder (a new WebAssembly instance and memory) before its
  * next render; a worker that crashes, runs out of heap or over time is terminated and replaced, and
  * every worker is replaced after RECYCLE_AFTER renders (failed ones included), so nothing a crafted
@@ -20,7 +21,16 @@ import { DomainError } from "../platform/errors";
  * another account's small one by more than the renders already running.
  */
 
-export const RENDER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
+/**
+ * Render threads of this process: half the cores shared among the node's serving processes, one
+ * at least (so a node renders on at most max(processes, cores / 2) threads; by default the
+ * processes are as many as the cores).
+ */
+let threads: number | undefined;
+function renderThreads(): number {
+  threads ??= Math.max(1, Math.floor(availableParallelism() / (2 * Math.max(1, config().webConcurrency))));
+  return threads;
+}
 export const PER_ACCOUNT_RUNNING = 2;
 export const PER_ACCOUNT_WAITING = 2;
 const TOTAL_WAITING = 64;
@@ -237,7 +247,7 @@ function park(t: RenderThread) {
 }
 
 function dispatch() {
-  while (busyThreads < RENDER_THREADS) {
+  while (busyThreads < renderThreads()) {
     const i = turn.findIndex((a) => (accounts.get(a)?.running ?? 0) < PER_ACCOUNT_RUNNING);
     if (i < 0) return;
     const [account] = turn.splice(i, 1);
@@ -264,7 +274,7 @@ function dispatch() {
         if (t.worn) {
           t.retire();
           // Its replacement starts now, so the next render does not wait for a decoder to load.
-          if (busyThreads + idle.length < RENDER_THREADS) park(new RenderThread());
+          if (busyThreads + idle.length < renderThreads()) park(new RenderThread());
         } else park(t);
         dispatch();
       });
