@@ -44,4 +44,22 @@ describe("render threads", () => {
     }
     expect(PNG.sync.read(await theirs).width).toBe(32);
   });
+
+  it("drop a waiting render whose client left, which frees the account's budget", async () => {
+    const big = rleInstance({ rows: 512, columns: 512 });
+    const controllers = Array.from({ length: 8 }, () => new AbortController());
+    const mine = controllers.map((c) =>
+      renderInWorker("unit-d", job(big), c.signal).then(
+        () => "rendered",
+        (err: DomainError) => err.code,
+      ),
+    );
+    // Some were refused at once; the client of every render still in hand leaves now.
+    for (const c of controllers) c.abort();
+    const ended = await Promise.all(mine);
+    // Whatever had not started decoding left the queue (refused, never rendered).
+    expect(ended.filter((e) => e === "rendered").length).toBeLessThanOrEqual(2);
+    // And the account may ask again at once.
+    expect(PNG.sync.read(await renderInWorker("unit-d", job(rleInstance()))).width).toBe(32);
+  });
 });

@@ -34,27 +34,34 @@ export function isPreset(v: unknown): v is Preset {
 /** Frames larger than this many pixels are not rendered (a 4096 × 4096 mammogram is the largest common). */
 export const MAX_RENDER_PIXELS = 4096 * 4096;
 
+/** Who asks for a render (its budget) and the request's signal (a render still waiting when the client left is dropped). */
+export type Asker = { account: string; signal?: AbortSignal };
+
 /**
  * Renders one frame to PNG (no cache) in a render thread (render-pool.server.ts), in `account`'s
  * turn: 429 when the account has too many renders in hand, 4xx when the frame cannot be shown.
  */
-export function renderPng(account: string, bytes: Buffer, frame: number, preset: Preset): Promise<Buffer> {
+export function renderPng(asker: Asker, bytes: Buffer, frame: number, preset: Preset): Promise<Buffer> {
   const p = PRESETS[preset];
-  return renderInWorker(account, {
-    bytes,
-    frame,
-    window: p ? { width: p.width, level: p.level } : null,
-    maxPixels: MAX_RENDER_PIXELS,
-  });
+  return renderInWorker(
+    asker.account,
+    {
+      bytes,
+      frame,
+      window: p ? { width: p.width, level: p.level } : null,
+      maxPixels: MAX_RENDER_PIXELS,
+    },
+    asker.signal,
+  );
 }
 
 /**
  * The PNG of one frame of one instance of the report's study with a preset: from the cache, or
- * rendered and cached (the render counted against `account`, who asks). The caller has checked
+ * rendered and cached (the render counted against the asker's account). The caller has checked
  * access to the report.
  */
 export async function framePng(
-  account: string,
+  asker: Asker,
   reportId: string,
   instanceId: string,
   frame: number,
@@ -83,7 +90,7 @@ export async function framePng(
       await db().delete(imagingPreviews).where(eq(imagingPreviews.key, cached.key));
     }
   }
-  const png = await renderPng(account, await readInstanceBytes(inst.fileKey), frame, preset);
+  const png = await renderPng(asker, await readInstanceBytes(inst.fileKey), frame, preset);
   const stored = await storeUpload(once(png), {
     maxBytes: 64 * 1024 * 1024,
     allowed: "image",

@@ -31,10 +31,10 @@ function renderThreads(): number {
   threads ??= Math.max(1, Math.floor(availableParallelism() / (2 * Math.max(1, config().webConcurrency))));
   return threads;
 }
-export const PER_ACCOUNT_RUNNING = 2;
-export const PER_ACCOUNT_WAITING = 2;
+const PER_ACCOUNT_RUNNING = 2;
+const PER_ACCOUNT_WAITING = 2;
 const TOTAL_WAITING = 64;
-export const RENDER_TIMEOUT_MS = 30_000;
+const RENDER_TIMEOUT_MS = 30_000;
 const RECYCLE_AFTER = 50;
 /** An idle render thread ends after this long (its decoder's memory goes with it). */
 const IDLE_MS = 60_000;
@@ -142,8 +142,6 @@ class RenderThread {
       eval: true,
       workerData: packagePaths(),
       resourceLimits: RESOURCE_LIMITS,
-      stdout: false,
-      stderr: false,
     });
     this.worker.unref();
     this.worker.on("message", (reply: Reply) => {
@@ -203,7 +201,12 @@ class RenderThread {
   }
 }
 
-type Waiting = { job: RenderJob; resolve: (png: Buffer) => void; reject: (err: unknown) => void };
+type Waiting = {
+  job: RenderJob;
+  resolve: (png: Buffer) => void;
+  reject: (err: unknown) => void;
+  started: () => void;
+};
 type Account = { running: number; waiting: Waiting[] };
 
 const accounts = new Map<string, Account>();
@@ -219,19 +222,37 @@ function busy(): DomainError {
 
 /**
  * Renders a job in a render thread on behalf of `account`, in the account's turn; refused at once
- * (429) when the account or the process has too many renders in hand.
+ * (429) when the account or the process has too many renders in hand. A render still waiting when
+ * `signal` aborts (the client left) leaves the queue.
  */
-export function renderInWorker(account: string, job: RenderJob): Promise<Buffer> {
+export function renderInWorker(account: string, job: RenderJob, signal?: AbortSignal): Promise<Buffer> {
   let acc = accounts.get(account);
   if (!acc) accounts.set(account, (acc = { running: 0, waiting: [] }));
-  if (acc.waiting.length >= PER_ACCOUNT_WAITING || waitingTotal >= TOTAL_WAITING) {
+  if (signal?.aborted || acc.waiting.length >= PER_ACCOUNT_WAITING || waitingTotal >= TOTAL_WAITING) {
     if (!acc.running && !acc.waiting.length) accounts.delete(account);
     return Promise.reject(busy());
   }
+  const a = acc;
   return new Promise<Buffer>((resolve, reject) => {
-    acc.waiting.push({ job, resolve, reject });
+    const onAbort = () => {
+      const at = a.waiting.indexOf(entry);
+      if (at < 0) return;
+      a.waiting.splice(at, 1);
+      waitingTotal--;
+      if (!a.waiting.length) turn.splice(turn.indexOf(account), 1);
+      if (!a.running && !a.waiting.length) accounts.delete(account);
+      reject(busy());
+    };
+    const entry: Waiting = {
+      job,
+      resolve,
+      reject,
+      started: () => signal?.removeEventListener("abort", onAbort),
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    a.waiting.push(entry);
     waitingTotal++;
-    if (acc.waiting.length === 1) turn.push(account);
+    if (a.waiting.length === 1) turn.push(account);
     dispatch();
   });
 }
@@ -253,6 +274,7 @@ function dispatch() {
     const [account] = turn.splice(i, 1);
     const acc = accounts.get(account)!;
     const next = acc.waiting.shift()!;
+    next.started();
     waitingTotal--;
     if (acc.waiting.length) turn.push(account); // the others' turn comes first
     acc.running++;
