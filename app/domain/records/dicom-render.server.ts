@@ -41,7 +41,12 @@ export type Asker = { account: string; signal?: AbortSignal };
  * Renders one frame to PNG (no cache) in a render thread (render-pool.server.ts), in `account`'s
  * turn: 429 when the account has too many renders in hand, 4xx when the frame cannot be shown.
  */
-export function renderPng(asker: Asker, bytes: Buffer, frame: number, preset: Preset): Promise<Buffer> {
+export function renderPng(
+  asker: Asker,
+  bytes: Buffer | (() => Promise<Buffer>),
+  frame: number,
+  preset: Preset,
+): Promise<Buffer> {
   const p = PRESETS[preset];
   return renderInWorker(
     asker.account,
@@ -90,7 +95,7 @@ export async function framePng(
       await db().delete(imagingPreviews).where(eq(imagingPreviews.key, cached.key));
     }
   }
-  const png = await renderPng(asker, await readInstanceBytes(inst.fileKey), frame, preset);
+  const png = await renderPng(asker, () => readInstanceBytes(inst.fileKey), frame, preset);
   const stored = await storeUpload(once(png), {
     maxBytes: 64 * 1024 * 1024,
     allowed: "image",

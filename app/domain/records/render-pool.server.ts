@@ -43,7 +43,8 @@ const RETRY_AFTER_SECONDS = 5;
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 };
 
 export type RenderJob = {
-  bytes: Buffer;
+  /** The instance's bytes, read only when the render's turn comes (a queue holds no files). */
+  bytes: Buffer | (() => Promise<Buffer>);
   frame: number;
   window: { width: number; level: number } | null;
   maxPixels: number;
@@ -166,10 +167,12 @@ class RenderThread {
     this.end(new Error("retired"));
   }
 
-  run(job: RenderJob): Promise<Buffer> {
+  async run(job: RenderJob): Promise<Buffer> {
+    const bytes = typeof job.bytes === "function" ? await job.bytes() : job.bytes;
     const id = this.nextId++;
     this.renders++;
     return new Promise<Buffer>((resolve, reject) => {
+      if (this.dead) return reject(FAILURES.cannotRender());
       const timer = setTimeout(() => {
         log("error", "render timed out; worker replaced", { ms: RENDER_TIMEOUT_MS });
         this.end(new Error("render timed out"));
@@ -192,7 +195,7 @@ class RenderThread {
           }
         },
       };
-      const copy = new Uint8Array(job.bytes); // its own buffer, handed over to the worker
+      const copy = new Uint8Array(bytes); // its own buffer, handed over to the worker
       this.worker.postMessage(
         { id, bytes: copy.buffer, frame: job.frame, window: job.window, maxPixels: job.maxPixels },
         [copy.buffer],
