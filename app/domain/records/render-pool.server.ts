@@ -242,7 +242,8 @@ export function renderInWorker(account: string, job: RenderJob, signal?: AbortSi
       if (at < 0) return;
       a.waiting.splice(at, 1);
       waitingTotal--;
-      if (!a.waiting.length) turn.splice(turn.indexOf(account), 1);
+      const inTurn = turn.indexOf(account);
+      if (!a.waiting.length && inTurn >= 0) turn.splice(inTurn, 1);
       if (!a.running && !a.waiting.length) accounts.delete(account);
       reject(busy());
     };
