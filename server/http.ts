@@ -23,7 +23,8 @@ export type AppHooks = {
   faultOf?: (err: unknown) => Fault | null;
   /** The 503 (Retry-After) or 507 answer to a request that failed for that fault. */
   faultRefusal?: (request: Request, fault: Fault) => Promise<Response>;
-  routeOf: (pathname: string) => string;
+  /** The route label from the route table (the app's `named` pattern when it is the table's). */
+  routeOf: (pathname: string, named?: string) => string;
   /** Every finished request, as logged (the Service screen's counts); must be cheap and never throw. */
   requestDone?: (fields: RequestDone) => void;
   /**
@@ -480,7 +481,8 @@ export function createHandler(opts: HandlerOptions) {
     if (response.status >= 500 && context.fault && opts.hooks.faultRefusal) {
       response = await faultAnswer(request, pathname, response, context.fault, opts.hooks.faultRefusal);
     }
-    context.requestLog.route ??= opts.hooks.routeOf(pathname);
+    // The app named the pattern it matched; the label is the route table's, never the URL's.
+    context.requestLog.route = opts.hooks.routeOf(pathname, context.requestLog.route);
     await send(req, res, response, true, keep);
   }
 }

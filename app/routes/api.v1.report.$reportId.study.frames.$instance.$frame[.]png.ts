@@ -29,6 +29,7 @@ const route = apiRoute({
         Number(m[1]),
         preset,
         clientOf(context).ip,
+        request.signal,
       );
       return new Response(new Uint8Array(png), {
         status: 200,

@@ -270,3 +270,29 @@ export function makeZip(entries: ZipEntry[]): Buffer {
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, dir, end]);
 }
+
+export const JPEG_LS_LOSSLESS = "1.2.840.10008.1.2.4.80";
+
+/**
+ * A JPEG-LS (lossless) instance whose one fragment is a garbage codestream (a start-of-image marker,
+ * then noise): the codec traps on it (issue 43).
+ */
+export function jpegLsGarbageInstance(o: DicomOptions = {}): Buffer {
+  const garbage = Buffer.alloc(4096, 0x41);
+  garbage.set([0xff, 0xd8, 0xff, 0xf7], 0);
+  const sop = DicomMetaDictionary.uid();
+  const dataset = {
+    ...base({ modality: "OT", ...o }, SC_IMAGE_STORAGE, sop),
+    Rows: o.rows ?? 512,
+    Columns: o.columns ?? 512,
+    SamplesPerPixel: 1,
+    PhotometricInterpretation: "MONOCHROME2",
+    BitsAllocated: 16,
+    BitsStored: 12,
+    HighBit: 11,
+    PixelRepresentation: 0,
+    PixelData: [garbage.buffer.slice(garbage.byteOffset, garbage.byteOffset + garbage.length)],
+    _vrMap: { PixelData: "OB" },
+  };
+  return write(dataset, JPEG_LS_LOSSLESS, SC_IMAGE_STORAGE, sop);
+}

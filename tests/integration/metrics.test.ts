@@ -1,12 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withRetries } from "../helpers/again";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { onPostgres } from "../helpers/backends";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
-import { freePort, startServer, type TestServer } from "../helpers/server";
+import { BUILD_DIR, freePort, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
@@ -47,6 +49,35 @@ function total(text: string, name: string, labels: Record<string, string> = {}):
     if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
   }
   return sum;
+}
+
+/**
+ * The route patterns of the build under test (its route manifest), plus paths no route names as
+ * such: frames, assets, API calls and pages that do not exist.
+ */
+function routeFamilies(): string[] {
+  const dir = path.join(BUILD_DIR, "client/assets");
+  const file = readdirSync(dir).find((f) => /^manifest-.*\.js$/.test(f))!;
+  const text = readFileSync(path.join(dir, file), "utf8");
+  const manifest = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as {
+    routes: Record<string, { path?: string; parentId?: string }>;
+  };
+  const patterns = new Set<string>();
+  for (const r of Object.values(manifest.routes)) {
+    const parts: string[] = [];
+    for (let at: typeof r | undefined = r; at; at = at.parentId ? manifest.routes[at.parentId] : undefined)
+      if (at.path) parts.unshift(at.path);
+    patterns.add(`/${parts.join("/")}`);
+  }
+  return [
+    ...patterns,
+    "/reports/:id/images/:instance/:n.png",
+    "/api/v1/report/:id/study/frames/:instance/:n.png.data",
+    "/assets/:name.js",
+    "/api/v1/:a/:b",
+    "/:a.data",
+    "/:a/:b/:c.png",
+  ];
 }
 
 async function scrape(url: string, token?: string) {
@@ -191,6 +222,39 @@ describe("/metrics on the main port, one process", () => {
     expect(sample(r.text, "carebridge_mail_messages", { state: "failed" })).toBe(0);
     expect(sample(r.text, "carebridge_uploads_in_progress")).toBe(0);
   });
+
+  it("keeps the same series whatever paths anonymous clients ask for: labels come from the route table", async () => {
+    // Every route family of the build (from its route manifest), each parameter a random value,
+    // plus frame-like, asset-like, API-like and unknown paths: the first round makes each label
+    // (route, method, status class) once; a thousand more random paths add none.
+    const families = routeFamilies();
+    const rand = () => randomBytes(5).toString("hex");
+    const fill = (pattern: string) =>
+      pattern
+        .replace(/:\w+\??/g, () => rand())
+        .replace(/\*$/, () => `${rand()}/${rand()}`)
+        .replace(/\/+/g, "/");
+    const paths = (n: number) => Array.from({ length: n }, (_, i) => fill(families[i % families.length]!));
+    const seriesAfter = async (list: string[]) => {
+      for (let i = 0; i < list.length; i += 16)
+        await Promise.all(
+          list.slice(i, i + 16).map(async (p) => {
+            const res = await raw(`${server.url}${p}`);
+            expect(res.status, p).toBeLessThan(500);
+          }),
+        );
+      const text = (await scrape(server.url, TOKEN)).text;
+      return text.split("\n").filter((l) => l.startsWith("http_request_duration_seconds_count")).length;
+    };
+    await scrape(server.url, TOKEN); // a scrape is a request too: its own series exists from here on
+    const warm = await seriesAfter(paths(families.length * 2));
+    const many = paths(1000);
+    expect(await seriesAfter(many)).toBe(warm);
+    const text = (await scrape(server.url, TOKEN)).text;
+    expect(text).toContain('route="/api/v1/report/:reportId/study/frames/:instance/:frame.png"');
+    for (const p of many.slice(0, 100))
+      for (const [token] of p.matchAll(/[0-9a-f]{10}/g)) expect(text).not.toContain(token);
+  }, 120_000);
 });
 
 describe("/metrics without a token, one process with METRICS_PORT", () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
+import { rleInstance } from "../helpers/dicom";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 import { peakRss, raw, zeros } from "../helpers/raw";
 import { spawnApp, startServer, type TestServer } from "../helpers/server";
@@ -336,13 +337,34 @@ describe("our server with 2 workers", () => {
     },
   );
 
-  it("keeps `npm run start:basic` (remix-serve) working", async () => {
-    const basic = await startServer({ RATE_LIMIT_DISABLED: "1" }, { basic: true });
+  it("keeps `npm run start:basic` (remix-serve) working, medical image previews included", async () => {
+    const smtp = await startSmtp();
+    const basic = await startServer({ RATE_LIMIT_DISABLED: "1", SMTP_URL: smtp.url }, { basic: true });
     try {
       expect((await fetch(basic.url + "/healthz")).status).toBe(200);
       expect((await fetch(basic.url + "/")).status).toBe(200);
+      // A preview is decoded in a render thread (decision 0056), which this build must find too.
+      const api = apiClient(basic.url);
+      const patient = await signupViaApi(api, smtp, codeFrom, { email: "basic@srv.test" });
+      const up = await api.call(
+        "POST",
+        "/report/upload-report",
+        uploadForm(
+          { reportType: "CT Scan", phoneNumber: "9876543210" },
+          { name: "ct.dcm", data: rleInstance(), type: "application/octet-stream" },
+        ),
+        patient.token,
+      );
+      expect(up.status).toBe(201);
+      const inst = up.body.data.study.series[0].instances[0].id;
+      const png = await raw(`${basic.url}/api/v1/report/${up.body.data._id}/study/frames/${inst}/0.png`, {
+        headers: { authorization: `Bearer ${patient.token}` },
+      });
+      expect(png.status).toBe(200);
+      expect(png.headers["content-type"]).toBe("image/png");
     } finally {
       await basic.stop();
+      await smtp.close();
     }
   });
 });

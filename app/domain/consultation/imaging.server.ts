@@ -41,7 +41,7 @@ export async function openReportStudy(actor: Actor, reportId: string, ip?: strin
   return study;
 }
 
-/** One frame of one instance as PNG with a window preset. */
+/** One frame of one instance as PNG with a window preset (rendered in the actor's budget; `signal`: the request's). */
 export async function openStudyFrame(
   actor: Actor,
   reportId: string,
@@ -49,9 +49,10 @@ export async function openStudyFrame(
   frame: number,
   preset: Preset,
   ip?: string | null,
+  signal?: AbortSignal,
 ): Promise<Buffer> {
   const row = await reportForFileAccess(actor, reportId, ip);
-  const png = await framePng(caseOf(row), instanceId, frame, preset);
+  const png = await framePng({ account: actor.id, signal }, caseOf(row), instanceId, frame, preset);
   await recordOpening(actor, row, "report.frame_open", { instance: instanceId, frame, preset }, ip);
   return png;
 }

@@ -1,6 +1,4 @@
-import dcmjsImaging from "dcmjs-imaging";
 import { and, eq } from "drizzle-orm";
-import { PNG } from "pngjs";
 import { db } from "~/db/client.server";
 import { imagingPreviews } from "~/db/schema";
 import { log } from "~/utils/log.server";
@@ -8,31 +6,16 @@ import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, storeUpload } from "./files.server";
 import { once, readInstanceBytes } from "./dicom-instance.server";
 import { findInstance } from "./dicom.server";
+import { renderInWorker } from "./render-pool.server";
 
 /**
  * Previews of medical images (decision 0039): one frame of one instance rendered on the server by
  * dcmjs-imaging (uncompressed, RLE, JPEG baseline/lossless, JPEG-LS, JPEG 2000 through its bundled
  * WebAssembly codecs) with a window preset, as PNG, cached encrypted in the blob store (a row in
- * `imaging_previews` per instance, frame and preset). CPU is bounded: one render at a time per
- * process (the others wait in line, a few at most), and frames over a size cap are not rendered.
+ * `imaging_previews` per instance, frame and preset). Decoding runs off the event loop in render
+ * threads, budgeted per account (render-pool.server.ts, decision 0056), and frames over a size
+ * cap are not rendered.
  */
-
-type DicomImageLib = {
-  DicomImage: new (buf: ArrayBuffer) => {
-    getNumberOfFrames(): number;
-    getWidth(): number;
-    getHeight(): number;
-    render(opts: { frame?: number; windowLevel?: unknown }): {
-      width: number;
-      height: number;
-      pixels: ArrayBuffer;
-    };
-  };
-  WindowLevel: new (window: number, level: number) => unknown;
-  NativePixelDecoder: { initializeAsync(): Promise<void>; isInitialized(): boolean };
-};
-const lib = ((dcmjsImaging as unknown as { default?: DicomImageLib }).default ??
-  dcmjsImaging) as unknown as DicomImageLib;
 
 /** Window presets in Hounsfield units (width, level); `default` is the file's own window. */
 export const PRESETS = {
@@ -50,68 +33,40 @@ export function isPreset(v: unknown): v is Preset {
 
 /** Frames larger than this many pixels are not rendered (a 4096 × 4096 mammogram is the largest common). */
 export const MAX_RENDER_PIXELS = 4096 * 4096;
-const MAX_WAITING = 8;
 
-let decoder: Promise<void> | null = null;
-function ready(): Promise<void> {
-  decoder ??= lib.NativePixelDecoder.initializeAsync().catch((err) => {
-    decoder = null;
-    throw err;
-  });
-  return decoder;
-}
+/** Who asks for a render (its budget) and the request's signal (a render still waiting when the client left is dropped). */
+export type Asker = { account: string; signal?: AbortSignal };
 
-let busy = false;
-const waiting: (() => void)[] = [];
-async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  if (busy) {
-    if (waiting.length >= MAX_WAITING) throw new DomainError("rate_limited", "imaging.busy");
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  busy = true;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else busy = false;
-  }
-}
-
-/** Renders one frame to PNG (no cache). */
-export async function renderPng(bytes: Buffer, frame: number, preset: Preset): Promise<Buffer> {
-  await ready();
-  return oneAtATime(async () => {
-    let image;
-    try {
-      image = new lib.DicomImage(
-        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer,
-      );
-    } catch {
-      throw new DomainError("invalid", "imaging.unreadable");
-    }
-    if (image.getWidth() * image.getHeight() > MAX_RENDER_PIXELS)
-      throw new DomainError("too_large", "imaging.frameTooLarge");
-    if (frame >= image.getNumberOfFrames()) throw new DomainError("not_found", "imaging.notFound");
-    const p = PRESETS[preset];
-    let out;
-    try {
-      out = image.render({ frame, ...(p ? { windowLevel: new lib.WindowLevel(p.width, p.level) } : {}) });
-    } catch (err) {
-      log("info", "frame could not be rendered", { error: String((err as Error)?.message ?? err) });
-      throw new DomainError("unsupported_type", "imaging.cannotRender");
-    }
-    const png = new PNG({ width: out.width, height: out.height });
-    png.data = Buffer.from(out.pixels);
-    return PNG.sync.write(png);
-  });
+/**
+ * Renders one frame to PNG (no cache) in a render thread (render-pool.server.ts), in `account`'s
+ * turn: 429 when the account has too many renders in hand, 4xx when the frame cannot be shown.
+ */
+export function renderPng(
+  asker: Asker,
+  bytes: Buffer | (() => Promise<Buffer>),
+  frame: number,
+  preset: Preset,
+): Promise<Buffer> {
+  const p = PRESETS[preset];
+  return renderInWorker(
+    asker.account,
+    {
+      bytes,
+      frame,
+      window: p ? { width: p.width, level: p.level } : null,
+      maxPixels: MAX_RENDER_PIXELS,
+    },
+    asker.signal,
+  );
 }
 
 /**
  * The PNG of one frame of one instance of the report's study with a preset: from the cache, or
- * rendered and cached. The caller has checked access to the report.
+ * rendered and cached (the render counted against the asker's account). The caller has checked
+ * access to the report.
  */
 export async function framePng(
+  asker: Asker,
   reportId: string,
   instanceId: string,
   frame: number,
@@ -140,7 +95,7 @@ export async function framePng(
       await db().delete(imagingPreviews).where(eq(imagingPreviews.key, cached.key));
     }
   }
-  const png = await renderPng(await readInstanceBytes(inst.fileKey), frame, preset);
+  const png = await renderPng(asker, () => readInstanceBytes(inst.fileKey), frame, preset);
   const stored = await storeUpload(once(png), {
     maxBytes: 64 * 1024 * 1024,
     allowed: "image",
