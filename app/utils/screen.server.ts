@@ -6,6 +6,7 @@ import type { Client } from "~/domain/platform/client";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
 import type { Locale } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
+import { refusalText } from "~/utils/refusal-text.server";
 import { redirectWithError } from "~/utils/toast.server";
 
 /**
@@ -19,7 +20,8 @@ import { redirectWithError } from "~/utils/toast.server";
  * boundary shows it), never turned into a message.
  */
 
-/** What a DomainError means to a screen: status, Retry-After, the translated message, field errors. */
+/** What a DomainError means to a screen: status, Retry-After, the translated message and field errors
+ * (refusal-text.server.ts: each with the error's values, never a placeholder). */
 export type ScreenFailure = {
   error: DomainError;
   status: number;
@@ -35,9 +37,8 @@ export function screenFailure(err: unknown, t: TFunction, fallbackKey?: string):
   const headers: Record<string, string> = {};
   const seconds = err.extra.retryAfterSeconds;
   if (err.code === "rate_limited" && seconds) headers["Retry-After"] = String(seconds);
-  const values = { ...(seconds ? { seconds } : {}), ...(err.extra.values ?? {}) };
-  const message = fallbackKey ? t([err.message, fallbackKey], values) : t(err.message, values);
-  return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors: err.extra.fieldErrors };
+  const { message, fieldErrors } = refusalText(t, err, fallbackKey);
+  return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors };
 }
 
 type Reply = (opts: {
@@ -64,8 +65,8 @@ export type FormFailureOptions<W> = {
 };
 
 /**
- * An action's answer with the form: the domain's field errors on their fields (as i18n keys the
- * form translates), its message above the form, the error's status and Retry-After.
+ * An action's answer with the form: the domain's field errors on their fields (translated here, with
+ * the error's values), its message above the form, the error's status and Retry-After.
  */
 export function formFailure<W = SubmissionResult<string[]>>(
   err: unknown,
@@ -125,8 +126,7 @@ export async function toastFailure(
   options: ToastFailureOptions = {},
 ): Promise<Response> {
   const f = screenFailure(err, t, options.fallbackKey);
-  const fieldKey = options.field ? f.fieldErrors?.[options.field]?.[0] : undefined;
-  const refusal = fieldKey ? t(fieldKey, f.error.extra.values ?? {}) : f.message;
+  const refusal = (options.field ? f.fieldErrors?.[options.field]?.[0] : undefined) ?? f.message;
   const message = options.prefixKey ? `${t(options.prefixKey)}: ${refusal}` : refusal;
   return redirectWithError(to, message, { headers: f.headers });
 }

@@ -68,7 +68,7 @@ export function RegisterForm({ centre, lang, consentText, consentQuestion, textV
     defaultValue: { preferredLanguage: lang, countryCode: "+91" },
     shouldValidate: "onSubmit",
   });
-  const refused = fields.consent.errors?.includes("registration.refusedWhatToDo");
+  const refused = fields.consent.errors?.includes(t("registration.refusedWhatToDo"));
   const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
   return (
     <section className="mx-auto max-w-2xl">

@@ -15,6 +15,7 @@ const voice = {
     "Only the expert reviewing the report or the patient's health worker can write what they heard.",
   heardOnlyPatients: "A note of what you heard goes beside the patient's own voice notes.",
   heardTooLong: "Please keep the note under {{max}} characters.",
+  heardNotText: "The note must be written text.",
   trailAdd: "Voice note added by {{who}}",
   trailOpen: "Voice note played by {{who}}",
   trailHeard: "Note on a voice note written by {{who}}",
