@@ -14,7 +14,7 @@ import { isLocale } from "~/i18n/config";
 import { auditInsert, parseDetail } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import type { Actor } from "../platform/index.server";
+import type { Actor, PatientAction } from "../platform/index.server";
 import { findPatient, patientAccess } from "./patients.server";
 import { newestFirstWindow } from "../platform/index.server";
 
