@@ -73,7 +73,11 @@ export async function requireWorkerCentre(actor: Actor): Promise<PublicCentre> {
  * cannot slip through, and the account's point comes back when the form's answers are refused
  * (checks failed, consent refused) — a camp's corrections never lock the worker out.
  */
-export async function withRegistrationBudget<T>(actor: Actor, client: Client, run: () => Promise<T>): Promise<T> {
+export async function withRegistrationBudget<T>(
+  actor: Actor,
+  client: Client,
+  run: () => Promise<T>,
+): Promise<T> {
   await limit("registration", actor.id, client);
   try {
     return await run();
