@@ -318,7 +318,10 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     const tooLong = await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert);
     expect(tooLong.body.errors.heardNote).toEqual(["Please keep the note under 2000 characters."]);
     const notText = await patch(notes.webm._id, { heardNote: 5 } as never, tok.expert);
-    expect([notText.status, notText.body.errors.heardNote]).toEqual([400, ["The note must be written text."]]);
+    expect([notText.status, notText.body.errors.heardNote]).toEqual([
+      400,
+      ["The note must be written text."],
+    ]);
     const listed = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(listed.body.data[0].heardNote).toBe("Patient says the tiredness started in May.");
   });
