@@ -243,6 +243,8 @@ test("a health worker registers an elderly woman without a phone, submits her re
   // She has no phone: the number is empty (never the worker's own), and the form speaks of the patient.
   await expect(page.locator("input[name=phoneNumber]")).toHaveValue("");
   await expect(page.locator("main")).toContainText(hi.reports.phoneHintPatient);
+  await expect(page.locator("main")).toContainText(hi.reports.uploadIntroPatient);
+  await expect(page.locator("main")).toContainText(hi.reports.consentLabelPatient);
   await expect(page.locator("main")).not.toContainText(hi.reports.phoneHint);
   await expect(page.getByTestId("file-picker-button")).toHaveText(hi.common.chooseFile);
   await page.locator("select[name=reportType]").selectOption("Blood Test");
