@@ -30,6 +30,8 @@ export function LanguageSwitcher({ current }: { current: string }) {
       <Form
         method="post"
         action="/set-language"
+        // Once a language is chosen the menu closes (the page stays, re-drawn in that language).
+        onSubmit={(e) => e.currentTarget.closest("details")?.removeAttribute("open")}
         className="absolute right-0 z-40 mt-1 w-40 rounded-lg border border-slate-200 bg-white p-1 shadow-lg"
       >
         <input type="hidden" name="redirectTo" value={location.pathname + location.search} />

@@ -1,6 +1,10 @@
 import { config } from "~/config.server";
-import { centreQueue, registerPatient, requireWorkerCentre } from "~/domain/care/index.server";
-import { limit } from "~/domain/platform/index.server";
+import {
+  centreQueue,
+  registerPatient,
+  requireWorkerCentre,
+  withRegistrationBudget,
+} from "~/domain/care/index.server";
 import { centreQueueQuery } from "~/schemas/registration";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
 import { parseUpload } from "~/utils/multipart.server";
@@ -29,13 +33,14 @@ const route = apiRoute({
     api(request, async () => {
       const actor = await requireApiActor(request);
       await requireWorkerCentre(actor); // before a single byte of the photo is read
-      await limit("upload", actor.id, clientOf(context));
-      const { fields, file } = await parseUpload(request, {
-        fileField: "evidence",
-        kind: "image",
-        maxBytes: config().maxUploadBytes,
+      const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
+        const { fields, file } = await parseUpload(request, {
+          fileField: "evidence",
+          kind: "image",
+          maxBytes: config().maxUploadBytes,
+        });
+        return registerPatient(actor, fields, file, { ip: clientOf(context).ip });
       });
-      const patient = await registerPatient(actor, fields, file, { ip: clientOf(context).ip });
       return { status: 201, message: "registration.registered", data: patient };
     }),
 });

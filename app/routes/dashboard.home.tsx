@@ -26,7 +26,9 @@ type Action = { to: string; label: string; primary?: boolean };
 
 export default function DashboardHome() {
   const { t } = useTranslation();
-  const user = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard")?.user;
+  const frame = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard");
+  const user = frame?.user;
+  const waiting = frame?.waiting ?? null;
   const { waitingAt, disk } = useLoaderData<typeof loader>();
   if (!user) return null;
   let text: string;
@@ -93,6 +95,24 @@ export default function DashboardHome() {
           <h2 className="font-bold">{t("centres.awaitingTitle")}</h2>
           <p className="mt-1">{t("centres.awaitingText", { centre: waitingAt })}</p>
         </div>
+      )}
+      {waiting && (waiting.experts > 0 || waiting.workers > 0) && (
+        <ul className="mt-4 max-w-prose space-y-1 text-lg" data-testid="waiting-approvals">
+          {waiting.experts > 0 && (
+            <li>
+              <Link to="/dashboard/pending-expert" className="link">
+                {t("dashboard.expertsWaiting", { count: waiting.experts })}
+              </Link>
+            </li>
+          )}
+          {waiting.workers > 0 && (
+            <li>
+              <Link to="/dashboard/centres/workers" className="link">
+                {t("dashboard.workersWaiting", { count: waiting.workers })}
+              </Link>
+            </li>
+          )}
+        </ul>
       )}
       <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap">
         {actions.map((a) => (

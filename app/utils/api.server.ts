@@ -8,6 +8,7 @@ import { actorFromBearer } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { asRefusal } from "./faults.server";
 import { log, logRequest } from "./log.server";
+import { refusalText } from "./refusal-text.server";
 
 /**
  * The JSON API adapter: every /api/v1 route body runs inside `api()`, which turns the
@@ -36,22 +37,14 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   return new Response(JSON.stringify(body), { status, headers: h });
 }
 
-function translateFieldErrors(t: TFunction, errors?: Record<string, string[]>) {
-  if (!errors) return undefined;
-  return Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, v.map((m) => t(m))]));
-}
-
 export function errorResponse(err: DomainError, t: TFunction) {
   const headers: Record<string, string> = {};
   if (err.extra.retryAfterSeconds) {
     headers["Retry-After"] = String(err.extra.retryAfterSeconds);
   }
+  const { message, fieldErrors } = refusalText(t, err);
   return jsonResponse(
-    {
-      success: false,
-      message: t(err.message, err.extra.values ?? { seconds: err.extra.retryAfterSeconds }),
-      ...(err.extra.fieldErrors ? { errors: translateFieldErrors(t, err.extra.fieldErrors) } : {}),
-    },
+    { success: false, message, ...(fieldErrors ? { errors: fieldErrors } : {}) },
     HTTP_STATUS[err.code],
     headers,
   );
@@ -98,7 +91,12 @@ export function fieldErrors(error: z.ZodError): Record<string, string[]> {
 export function validate<S extends z.ZodTypeAny>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    throw new DomainError("invalid", "api.invalidInput", { fieldErrors: fieldErrors(parsed.error) });
+    // A length or size refusal's key says its limit ({{max}}): the issue carries it.
+    const big = parsed.error.issues.find((i) => i.code === "too_big");
+    throw new DomainError("invalid", "api.invalidInput", {
+      fieldErrors: fieldErrors(parsed.error),
+      ...(big ? { values: { max: Number(big.maximum) } } : {}),
+    });
   }
   return parsed.data;
 }

@@ -6,6 +6,7 @@ import type { Client } from "~/domain/platform/client";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
 import type { Locale } from "~/i18n/config";
 import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
+import { refusalText } from "~/utils/refusal-text.server";
 import { redirectWithError } from "~/utils/toast.server";
 import { asRefusal } from "./faults.server";
 
@@ -20,7 +21,8 @@ import { asRefusal } from "./faults.server";
  * boundary shows it), never turned into a message.
  */
 
-/** What a DomainError means to a screen: status, Retry-After, the translated message, field errors. */
+/** What a DomainError means to a screen: status, Retry-After, the translated message and field errors
+ * (refusal-text.server.ts: each with the error's values, never a placeholder). */
 export type ScreenFailure = {
   error: DomainError;
   status: number;
@@ -37,9 +39,8 @@ export function screenFailure(thrown: unknown, t: TFunction, fallbackKey?: strin
   const headers: Record<string, string> = {};
   const seconds = err.extra.retryAfterSeconds;
   if (seconds) headers["Retry-After"] = String(seconds);
-  const values = { ...(seconds ? { seconds } : {}), ...(err.extra.values ?? {}) };
-  const message = fallbackKey ? t([err.message, fallbackKey], values) : t(err.message, values);
-  return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors: err.extra.fieldErrors };
+  const { message, fieldErrors } = refusalText(t, err, fallbackKey);
+  return { error: err, status: HTTP_STATUS[err.code], headers, message, fieldErrors };
 }
 
 type Reply = (opts: {
@@ -66,8 +67,8 @@ export type FormFailureOptions<W> = {
 };
 
 /**
- * An action's answer with the form: the domain's field errors on their fields (as i18n keys the
- * form translates), its message above the form, the error's status and Retry-After.
+ * An action's answer with the form: the domain's field errors on their fields (translated here, with
+ * the error's values), its message above the form, the error's status and Retry-After.
  */
 export function formFailure<W = SubmissionResult<string[]>>(
   err: unknown,
@@ -127,8 +128,7 @@ export async function toastFailure(
   options: ToastFailureOptions = {},
 ): Promise<Response> {
   const f = screenFailure(err, t, options.fallbackKey);
-  const fieldKey = options.field ? f.fieldErrors?.[options.field]?.[0] : undefined;
-  const refusal = fieldKey ? t(fieldKey, f.error.extra.values ?? {}) : f.message;
+  const refusal = (options.field ? f.fieldErrors?.[options.field]?.[0] : undefined) ?? f.message;
   const message = options.prefixKey ? `${t(options.prefixKey)}: ${refusal}` : refusal;
   return redirectWithError(to, message, { headers: f.headers });
 }

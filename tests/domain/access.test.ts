@@ -109,13 +109,13 @@ describe("the access trail", () => {
     const en = await d.care.accessTrail(mother, { locale: "en" }, page);
     expect(en.items.map((e) => e.text)).toEqual([
       "Report file opened by Ravi Kumar (family)",
-      `Opened by Sunita ${worker.lastName} (health worker, PHC Igatpuri)`,
-      "Opened by Ravi Kumar (family)",
+      `List of reports opened by Sunita ${worker.lastName} (health worker, PHC Igatpuri)`,
+      "List of reports opened by Ravi Kumar (family)",
     ]);
     expect(en.items[0]).toMatchObject({ by: "manager", reportId: report._id, actor: { _id: son.id } });
     expect(en.items[1]).toMatchObject({ by: "centre", centre: { name: "PHC Igatpuri" } });
     const ta = await d.care.accessTrail(mother, { locale: "ta" }, page);
-    expect(ta.items[2].text).toBe("Ravi Kumar (குடும்பம்) திறந்தார்");
+    expect(ta.items[2].text).toBe("Ravi Kumar (குடும்பம்) அறிக்கைகளின் பட்டியலைத் திறந்தார்");
 
     // Who reads it: the person and admins; not the manager of a person with a login, nor a stranger.
     expect(
@@ -129,6 +129,27 @@ describe("the access trail", () => {
     expect(
       (await refusal(() => d.care.accessTrail(admin, { patientId: "nope", locale: "en" }, page))).code,
     ).toBe("not_found");
+  });
+
+  it("every action a profile's trail can hold has its sentence in all four languages, never a code", async () => {
+    const { patientId, worker } = await makeCentrePatient({ centreName: "HWC Niphad" });
+    const actions = d.platform.PATIENT_ACTIONS; // the list the audit type allows for a profile
+    expect(actions.length).toBeGreaterThan(15);
+    for (const action of actions)
+      await d.platform.audit(worker, action, "patient", patientId, { by: "centre" });
+    const admin = await makeAdmin();
+    const sentences: Record<string, string[]> = {};
+    for (const locale of ["en", "hi", "bn", "ta"]) {
+      const trail = await d.care.accessTrail(admin, { patientId, locale }, page);
+      expect(trail.items.map((e) => e.action).sort()).toEqual([...actions].sort());
+      sentences[locale] = trail.items.map((e) => e.text);
+      for (const e of trail.items)
+        expect(e.text, `${locale} ${e.action}`).not.toMatch(/[a-z]_[a-z]|patient\.|\{\{|takeover/);
+      // Each action its own sentence: none fell back to the one for an unknown action.
+      expect(new Set(sentences[locale]).size, locale).toBe(actions.length);
+    }
+    for (const locale of ["hi", "bn", "ta"])
+      for (const [i, text] of sentences[locale].entries()) expect(text, locale).not.toBe(sentences.en[i]);
   });
 
   it("a centre's registration reads 'Registered by … at …'", async () => {

@@ -206,6 +206,12 @@ test("a health worker registers an elderly woman without a phone, submits her re
   await page.goto(`${app.url}/dashboard/centre/register?lang=hi`);
   await expect(page.locator("html")).toHaveAttribute("lang", "hi");
   await expect(page.getByTestId("consent-text")).toContainText(hi.registration.consentQuestion);
+  // The text is named by its date, in Hindi, never by its code; the photo's picker is a Hindi button
+  // over the browser's own (English) one, which is hidden but still sends the file.
+  await expect(page.locator("main")).toContainText("नवंबर 2026 का सहमति पाठ");
+  await expect(page.locator("main")).not.toContainText("facilitated-2026-11");
+  await expect(page.getByTestId("file-picker-button")).toHaveText(hi.common.chooseFile);
+  expect((await page.locator("input#evidence").boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
   await screen(page, info, "centre-register-hi");
   await page.locator("label:has(input[name=consent][value=granted])").click();
   await page.locator("label:has(input[name=consentMethod][value=witnessed])").click();
@@ -234,6 +240,13 @@ test("a health worker registers an elderly woman without a phone, submits her re
   await screen(page, info, "centre-patient-hi");
   await page.getByRole("link", { name: hi.registration.uploadForPatient }).first().click();
   await expect(page.getByTestId("whose-report")).toHaveValue(journey.patientId);
+  // She has no phone: the number is empty (never the worker's own), and the form speaks of the patient.
+  await expect(page.locator("input[name=phoneNumber]")).toHaveValue("");
+  await expect(page.locator("main")).toContainText(hi.reports.phoneHintPatient);
+  await expect(page.locator("main")).toContainText(hi.reports.uploadIntroPatient);
+  await expect(page.locator("main")).toContainText(hi.reports.consentLabelPatient);
+  await expect(page.locator("main")).not.toContainText(hi.reports.phoneHint);
+  await expect(page.getByTestId("file-picker-button")).toHaveText(hi.common.chooseFile);
   await page.locator("select[name=reportType]").selectOption("Blood Test");
   const photo = await phonePhoto(page);
   await page
@@ -263,6 +276,7 @@ test("a health worker registers an elderly woman without a phone, submits her re
       review: "Haemoglobin is a little low.",
       findings: "Hb 10.4 g/dL",
       recommendations: "Iron-rich food; repeat in 8 weeks.",
+      seeDoctorSoon: true,
     },
     expert,
   );
@@ -280,11 +294,18 @@ test("a health worker registers an elderly woman without a phone, submits her re
   await page.goto(`${app.url}/dashboard/centre`);
   await expect(page.getByTestId("opinion-ready").first()).toBeVisible();
   await screen(page, info, "centre-queue-hi");
+  // Her page tells the worker what the expert advises the patient, not "you".
+  await page.goto(`${app.url}/dashboard/centre/patients/${journey.patientId}`);
+  await expect(page.getByTestId("see-doctor-soon")).toContainText(hi.opinion.seeDoctorSoonNoticePatient);
   await page.goto(
     `${app.url}/dashboard/centre/patients/${journey.patientId}/reports/${journey.reportId}/print`,
   );
   const printed = page.getByTestId("print-opinion");
   await expect(printed).toContainText("Haemoglobin is a little low.");
+  // Her only opinion is the first, as the case screens call it; the reviewer is named once.
+  await expect(printed.locator("h1")).toHaveText(hi.registration.printTitle);
+  await expect(printed).toContainText(hi.opinion.seeDoctorSoonNoticePatient);
+  expect((await printed.innerText()).split("Kavitha Rao").length - 1).toBe(1);
   await expect(page.getByTestId("verify-line")).toContainText(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/);
   await screen(page, info, "centre-print-hi");
   await page.emulateMedia({ media: "print" });
@@ -302,6 +323,70 @@ test("a health worker registers an elderly woman without a phone, submits her re
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  // The language menu closes once a language is chosen.
+  const menu = page.locator("details").filter({ has: page.locator('form[action="/set-language"]') });
+  await menu.locator("summary").click();
+  await menu.getByRole("button", { name: "English" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  await expect(menu).not.toHaveAttribute("open", "");
+  // Back to Hindi (the account keeps the language it chose last).
+  await menu.locator("summary").click();
+  await menu.getByRole("button", { name: "हिन्दी" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "hi");
+  await expect(menu).not.toHaveAttribute("open", "");
+  await context.close();
+});
+
+test("the admin sees health workers waiting for approval counted in the sidebar and on Home", async ({
+  browser,
+}, info) => {
+  const email = "waiting-cho@centre-journey.test";
+  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
+  const signup = await api("post", "/auth/signup", {
+    accountType: "Patient",
+    firstName: "Rekha",
+    lastName: "Waiting",
+    email,
+    contactNumber: "9876543210",
+    password: PASSWORD,
+    confirmPassword: PASSWORD,
+    otp: await mailedCode(email),
+  });
+  expect(signup.status).toBe(201);
+  const id = signup.body.data._id as string;
+  await db.run("DELETE FROM patients WHERE id = ?", id);
+  await db.run(
+    "UPDATE users SET account_type = 'HealthWorker', approved = ? WHERE id = ?",
+    db.kind === "sqlite" ? 0 : false,
+    id,
+  );
+  await db.run(
+    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'asha', 'ASHA-7', ?)",
+    id,
+    CENTRE.id,
+    db.time(Date.now()),
+  );
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(`${app.url}/login`);
+  await page.locator("input[name=email]").fill(ADMIN.email);
+  await page.locator("input[name=password]").fill(ADMIN.password);
+  await page.locator("form button[type=submit]").last().click();
+  await expect(page).toHaveURL(/\/dashboard\/home$/);
+  const home = page.getByTestId("waiting-approvals");
+  await expect(home.getByRole("link", { name: "Health workers waiting for approval: 1" })).toHaveAttribute(
+    "href",
+    "/dashboard/centres/workers",
+  );
+  await page.locator("aside summary", { hasText: "Menu" }).click(); // the phone's menu
+  const entry = page
+    .getByRole("navigation", { name: "Dashboard navigation" })
+    .getByRole("link", { name: /Health workers waiting/ });
+  await expect(entry).toHaveAttribute("href", "/dashboard/centres/workers");
+  await expect(entry.getByTestId("nav-count")).toHaveText("1");
+  await screen(page, info, "admin-home-waiting-workers");
+  await entry.click();
+  await expect(page.locator("main")).toContainText("Rekha Waiting");
   await context.close();
 });
 

@@ -310,6 +310,17 @@ test.describe("dashboard without JavaScript", () => {
     await nav.getByRole("link", { name: "Settings" }).click();
     await expect(page).toHaveURL(/\/dashboard\/settings$/);
 
+    // The picture's button speaks the page's language; it is the label of the browser's own (hidden)
+    // file input, which opens and sends the file without JavaScript.
+    const picture = page.locator("#picture-form");
+    const [chooser] = await Promise.all([
+      page.waitForEvent("filechooser"),
+      picture.locator("label", { hasText: "Select" }).click(),
+    ]);
+    await chooser.setFiles({ name: "me.png", mimeType: "image/png", buffer: samplePng(64, 64) });
+    await picture.getByRole("button", { name: "Upload" }).click();
+    await expect(page.getByText("Display Picture Updated Successfully")).toBeVisible();
+
     const form = page.locator("#profile-form");
     await form.getByLabel("First Name").fill("");
     await form.getByLabel("Phone Number").fill("123");

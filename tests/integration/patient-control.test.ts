@@ -284,10 +284,12 @@ describe("who can act for the person, and what they did", () => {
     const trail = await get("/profile/access-trail", tok.mother);
     expect(trail.status).toBe(200);
     const texts = json(trail).data.map((e: { text: string }) => e.text);
-    expect(texts).toContain("Opened by Ravi Kumar (family)");
+    expect(texts).toContain("List of reports opened by Ravi Kumar (family)");
     expect(texts).toContain("Report file opened by Ravi Kumar (family)");
     expect(texts).toContain("Opinion letter opened by Ravi Kumar (family)");
-    expect(texts).toContain("Opened by Sunita Pawar (health worker, Ayushman Arogya Mandir Sinnar)");
+    expect(texts).toContain(
+      "List of reports opened by Sunita Pawar (health worker, Ayushman Arogya Mandir Sinnar)",
+    );
     expect(texts).toContain("Data downloaded by Sunita Pawar (health worker, Ayushman Arogya Mandir Sinnar)");
     expect(json(trail).pagination.total).toBe(texts.length);
     // Her own reading is not in it.
@@ -297,7 +299,9 @@ describe("who can act for the person, and what they did", () => {
     const hi = await raw(`${server.url}/api/v1/profile/access-trail`, {
       headers: { ...bearer(tok.mother), "accept-language": "hi" },
     });
-    expect(json(hi).data.map((e: { text: string }) => e.text)).toContain("Ravi Kumar (परिवार) ने खोला");
+    expect(json(hi).data.map((e: { text: string }) => e.text)).toContain(
+      "Ravi Kumar (परिवार) ने रिपोर्टों की सूची खोली",
+    );
     // Paged.
     const page = json(await get("/profile/access-trail?page=2&pageSize=2", tok.mother));
     expect(page.data).toHaveLength(2);
@@ -362,7 +366,9 @@ describe("who can act for the person, and what they did", () => {
     expect(html).toContain("Recorded by Sunita Pawar at Ayushman Arogya Mandir Sinnar");
     expect(html).toContain("Who can act for you");
     expect(html).toContain("Ravi Kumar");
-    expect(html).toContain("Opened by Sunita Pawar (health worker, Ayushman Arogya Mandir Sinnar)");
+    expect(html).toContain(
+      "List of reports opened by Sunita Pawar (health worker, Ayushman Arogya Mandir Sinnar)",
+    );
   });
 });
 

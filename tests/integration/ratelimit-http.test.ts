@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
+import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
 import { startServer, type TestServer } from "../helpers/server";
@@ -160,4 +161,89 @@ describe("many people behind one address; RATE_LIMITS", () => {
       await smtp.close();
     }
   }, 180_000);
+
+  it("a health worker at a camp: registrations have their own budget (refused answers do not count), apart from uploads", async () => {
+    const smtp = await startSmtp();
+    const camp = await startServer({
+      SMTP_URL: smtp.url,
+      RATE_LIMITS: JSON.stringify({
+        upload: { account: { points: 2, duration: 3600 } },
+        registration: { account: { points: 3, duration: 86400 } },
+      }),
+    });
+    const db = await openTestDb(camp.dataDir, { write: true });
+    try {
+      const api = apiClient(camp.url);
+      const { token, user } = await signupViaApi(api, smtp, codeFrom, { email: "cho@camp.test" });
+      const now = db.time(Date.now());
+      await db.run(
+        "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES ('c00000000000000000000c4p', 'Camp', 'hwc', 'Sitapur', 'Uttar Pradesh', '261001', ?, ?)",
+        now,
+        now,
+      );
+      await db.run("DELETE FROM patients WHERE id = ?", user._id);
+      await db.run(
+        `UPDATE users SET account_type = 'HealthWorker', approved = ${db.kind === "sqlite" ? 1 : true} WHERE id = ?`,
+        user._id,
+      );
+      await db.run(
+        "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, 'c00000000000000000000c4p', 'cho', 'CHO-1', ?)",
+        user._id,
+        now,
+      );
+      const person = {
+        firstName: "Kamla",
+        lastName: "Devi",
+        sex: "female",
+        age: "72",
+        locality: "Rampur",
+        preferredLanguage: "hi",
+      };
+      const register = (fields: Record<string, string>) =>
+        api.call(
+          "POST",
+          "/centre/patients",
+          uploadForm({ ...person, phoneOwner: "none", consentMethod: "verbal", ...fields }) as never,
+          token,
+        );
+      const upload = (patientId: string) =>
+        api.call(
+          "POST",
+          "/report/upload-report",
+          uploadForm(
+            {
+              reportType: "Blood Test",
+              phoneNumber: "9876543210",
+              countryCode: "+91",
+              consent: "on",
+              patientId,
+            },
+            { name: "r.pdf", data: samplePdf(), type: "application/pdf" },
+          ),
+          token,
+        );
+      // Refusals (a patient who said no, answers that fail their checks) cost the worker nothing.
+      for (let i = 0; i < 4; i++) {
+        expect((await register({ consent: "refused" })).status).toBe(400);
+        expect((await register({ consent: "granted", age: "abc" })).status).toBe(400);
+      }
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await register({ consent: "granted" });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        ids.push(r.body.data._id);
+      }
+      const over = await register({ consent: "granted" });
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+      // Registering spent nothing of the upload budget, and uploading spends nothing of registration's.
+      expect((await upload(ids[0])).status).toBe(201);
+      expect((await upload(ids[1])).status).toBe(201);
+      expect((await upload(ids[2])).status).toBe(429);
+    } finally {
+      await db.close();
+      await camp.stop();
+      await smtp.close();
+    }
+  }, 120_000);
 });

@@ -304,7 +304,8 @@ describe("what the patient sees", () => {
     const html = (await res.text()).replace(/&#x27;|&#39;/g, "'");
     expect(html).toContain("First opinion — Dr Kumar Test (Cardiology)");
     expect(html).toContain("Second opinion — Dr Ravi Test (Radiology)");
-    expect(html).toContain("partly agrees — because the axis deserves an echo");
+    // The verdict is a sentence of its own, then the reason (issue 43, point 19).
+    expect(html).toContain("Partly agrees with the first opinion. Reason: the axis deserves an echo");
     expect(html).toContain(`<option value="${ids.second}">`);
   });
 
@@ -323,7 +324,9 @@ describe("what the patient sees", () => {
         expect(text).toContain("Dr Ravi Test");
         expect(text).toContain("KMC-1001");
         expect(text).toContain("Second opinion: Radiology");
-        expect(text).toContain("partly agrees — because the axis deserves an echo");
+        expect(text.replace(/\s+/g, " ")).toContain(
+          "Partly agrees with the first opinion. Reason: the axis deserves an echo",
+        );
         const code = /[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(text)?.[0];
         ids[`code-${id}`] = code!;
       } finally {

@@ -139,6 +139,9 @@ describe("adding a voice note", () => {
     const longWebm = await post(ids.reportA, voiceForm({ kind: "description" }, webmOpus(130)), tok.patientA);
     expect(longWebm.status).toBe(400);
     expect(longWebm.body.message).toBe("This recording is longer than 120 seconds. Please keep it shorter.");
+    expect(longWebm.body.errors.audio).toEqual([
+      "This recording is longer than 120 seconds. Please keep it shorter.",
+    ]);
     const longWav = await post(ids.reportA, voiceForm({ kind: "description" }, wav(125)), tok.patientA);
     expect(longWav.status).toBe(400);
     const none = await post(ids.reportA, uploadForm({ kind: "description" }), tok.patientA);
@@ -324,6 +327,14 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     const missing = await patch(notes.webm._id, {}, tok.expert);
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe("Send heardNote: the text, or null to remove it.");
+    // Each refusal says what it means, with its number (issue 43, point 14).
+    const tooLong = await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert);
+    expect(tooLong.body.errors.heardNote).toEqual(["Please keep the note under 2000 characters."]);
+    const notText = await patch(notes.webm._id, { heardNote: 5 } as never, tok.expert);
+    expect([notText.status, notText.body.errors.heardNote]).toEqual([
+      400,
+      ["The note must be written text."],
+    ]);
     const listed = await api.raw("GET", `/voice-notes?reportId=${ids.reportA}`, undefined, tok.patientA);
     expect(listed.body.data[0].heardNote).toBe("Patient says the tiredness started in May.");
   });

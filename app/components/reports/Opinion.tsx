@@ -27,7 +27,16 @@ export type FollowUpData = {
  * The structured opinion (decision 0013) in the order the patient reads it: the "see a doctor soon"
  * notice first and prominent, then summary, findings, recommendations, and who signed it.
  */
-export function Opinion({ opinion, headingLevel = 3 }: { opinion: OpinionData; headingLevel?: 3 | 4 }) {
+export function Opinion({
+  opinion,
+  headingLevel = 3,
+  aboutPatient = false,
+}: {
+  opinion: OpinionData;
+  headingLevel?: 3 | 4;
+  /** Read by someone other than the patient (a health worker, an expert, a doctor with a link): the notice speaks about the patient. */
+  aboutPatient?: boolean;
+}) {
   const { t } = useTranslation();
   const H = `h${headingLevel}` as "h3" | "h4";
   const e = opinion.expert;
@@ -43,7 +52,7 @@ export function Opinion({ opinion, headingLevel = 3 }: { opinion: OpinionData; h
           <span aria-hidden="true" className="text-xl leading-none">
             ⚠
           </span>
-          {t("opinion.seeDoctorSoonNotice")}
+          {t(aboutPatient ? "opinion.seeDoctorSoonNoticePatient" : "opinion.seeDoctorSoonNotice")}
         </p>
       )}
       <section>

@@ -1,5 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState, type ComponentType } from "react";
+import { FilePicker } from "~/components/ui/FilePicker";
 import { useTranslation } from "~/i18n/useTranslation";
 import type { RecorderProps } from "./recorder.client";
 import { useVoiceAction } from "./VoiceNotes";
@@ -87,14 +88,12 @@ export function VoiceRecorder({
         <label htmlFor={`${id}-file`} className="field-label">
           {t("voice.fileLabel")}
         </label>
-        <input
+        <FilePicker
           ref={fileRef}
           id={`${id}-file`}
-          type="file"
           name="audio"
           accept="audio/*"
           capture="user"
-          className="block w-full max-w-full min-w-0 text-sm"
           aria-describedby={`${id}-fh`}
           data-testid="voice-file"
         />

@@ -78,7 +78,11 @@ export function Recorder({ fileInput, maxSeconds }: RecorderProps) {
       const file = new File([blob], `voice-note.${mime === "audio/mp4" ? "m4a" : "webm"}`, { type: mime });
       const dt = new DataTransfer();
       dt.items.add(file);
-      if (fileInput.current) fileInput.current.files = dt.files;
+      if (fileInput.current) {
+        fileInput.current.files = dt.files;
+        // The file picker beside it names the recording (it listens for the input's change).
+        fileInput.current.dispatchEvent(new Event("change", { bubbles: true }));
+      }
       setUrl(URL.createObjectURL(blob));
       setState("recorded");
     };

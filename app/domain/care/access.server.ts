@@ -14,7 +14,7 @@ import { isLocale } from "~/i18n/config";
 import { auditInsert, parseDetail } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
-import type { Actor } from "../platform/index.server";
+import type { Actor, PatientAction } from "../platform/index.server";
 import { findPatient, patientAccess } from "./patients.server";
 import { newestFirstWindow } from "../platform/index.server";
 
@@ -181,8 +181,11 @@ export type ApiTrailEntry = {
   text: string;
 };
 
-const TRAIL_TEXT: Record<string, string> = {
+/** Each action a person's trail can hold, as its sentence (every language has it: tests/domain/access.test.ts). */
+export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.registered": "control.trail.registered",
+  "patient.opened": "control.trail.opened",
+  "patient.family_add": "control.trail.familyAdd",
   "patient.reports_open": "control.trail.reportsOpen",
   "patient.file_open": "control.trail.fileOpen",
   "patient.letter_open": "control.trail.letterOpen",
@@ -196,6 +199,8 @@ const TRAIL_TEXT: Record<string, string> = {
   "patient.fhir_export": "control.trail.export",
   "patient.manager_revoked": "control.trail.managerRevoked",
   "patient.centre_revoked": "control.trail.centreRevoked",
+  "patient.takeover_start": "control.trail.takeoverStart",
+  "patient.takeover": "control.trail.takeover",
 };
 
 /**
@@ -301,7 +306,7 @@ export async function accessTrail(
               : by === "admin"
                 ? t("control.who.admin", { name })
                 : name;
-    const key = TRAIL_TEXT[e.action];
+    const key: string | undefined = TRAIL_TEXT[e.action as PatientAction];
     const text =
       e.action === "patient.registered"
         ? t(key, { name: name || t("control.who.gone"), centre: centreName || "—" })
@@ -311,7 +316,7 @@ export async function accessTrail(
             ? t(key, { centre: centreName || "—", who })
             : key
               ? t(key, { who })
-              : t("control.trail.other", { action: e.action.replace(/^patient\./, ""), who });
+              : t("control.trail.other", { who }); // a row of an action no longer recorded
     return {
       _id: e.id,
       action: e.action,

@@ -35,7 +35,12 @@ export {
   whoseOptions,
 } from "./family.server";
 export { completeTakeOver, startTakeOver, takeOverTarget } from "./takeover.server";
-export { getCarePatient, registerPatient, requireWorkerCentre } from "./registration.server";
+export {
+  getCarePatient,
+  registerPatient,
+  requireWorkerCentre,
+  withRegistrationBudget,
+} from "./registration.server";
 export { centreQueue } from "./centre-queue.server";
 export {
   centreDirectory,

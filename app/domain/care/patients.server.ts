@@ -4,7 +4,7 @@ import { db, first, isUniqueViolation, preparedOnce } from "~/db/client.server";
 import { healthWorkers, patientConsents, patientManagers, patients, type PatientRow } from "~/db/schema";
 import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import type { Actor } from "../platform/index.server";
+import type { Actor, PatientAction } from "../platform/index.server";
 
 /**
  * Patient profiles (decision 0030): the person whose health it is, apart from the login that acts
@@ -124,7 +124,7 @@ export async function requirePatientAccessKind(
 export async function traceAccess(
   actor: Actor,
   access: PatientAccess | OwnProfileAccess,
-  action: `patient.${string}`,
+  action: PatientAction,
   detail: Record<string, unknown> = {},
   ip?: string | null,
 ) {

@@ -12,8 +12,8 @@ import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { phoneCandidate } from "~/utils/phone-shape";
 import { smsNumber } from "~/utils/phone.server";
-import type { Actor } from "../platform/index.server";
-import { auditInsert } from "../platform/index.server";
+import type { Actor, Client } from "../platform/index.server";
+import { auditInsert, forgive, limit } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { deleteStored, type StoredFile } from "../records/index.server";
 import {
@@ -65,6 +65,27 @@ export async function requireWorkerCentre(actor: Actor): Promise<PublicCentre> {
   const centre = await first(db().select().from(centres).where(eq(centres.id, centreId)));
   if (!centre) throw new DomainError("forbidden", "registration.healthWorkersOnly");
   return toPublicCentre(centre);
+}
+
+/**
+ * Runs one registration (reading the photo and `registerPatient`) under the `registration` budget,
+ * apart from uploads (decision 0059): the point is taken before a byte is read, so parallel posts
+ * cannot slip through, and the account's point comes back when the form's answers are refused
+ * (checks failed, consent refused) — a camp's corrections never lock the worker out.
+ */
+export async function withRegistrationBudget<T>(
+  actor: Actor,
+  client: Client,
+  run: () => Promise<T>,
+): Promise<T> {
+  await limit("registration", actor.id, client);
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "invalid")
+      await forgive("registration", actor.id, client, { accountOnly: true });
+    throw err;
+  }
 }
 
 async function discard(file: StoredFile | null | undefined) {

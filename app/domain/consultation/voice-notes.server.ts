@@ -369,8 +369,8 @@ export async function setHeardNote(
       fieldErrors: { heardNote: ["voice.heardRequired"] },
     });
   if (typeof input.heardNote !== "string" && input.heardNote !== undefined && input.heardNote !== null)
-    throw new DomainError("invalid", "voice.heardTooLong", {
-      fieldErrors: { heardNote: ["voice.heardTooLong"] },
+    throw new DomainError("invalid", "voice.heardNotText", {
+      fieldErrors: { heardNote: ["voice.heardNotText"] },
     });
   const text = String(input.heardNote ?? "").trim();
   if (text.length > HEARD_NOTE_MAX)

@@ -22,6 +22,35 @@ import { newestFirstWindow } from "./cursor.server";
  * The audit trail: who did what to which record, when and from where. Details never hold
  * medical content (no report text, no file contents, no review text) — only ids and flags.
  */
+
+/**
+ * Every action recorded on a person's profile (subject "patient"). Each is a line of the access
+ * trail the person (or the family member acting for them) reads in My data, so each has a
+ * sentence in every language (care/access.server.ts); a test walks this list. A new action is
+ * added here first (the type refuses any other), and then needs its sentence.
+ */
+export const PATIENT_ACTIONS = [
+  "patient.registered",
+  "patient.opened",
+  "patient.family_add",
+  "patient.reports_open",
+  "patient.file_open",
+  "patient.letter_open",
+  "patient.report_upload",
+  "patient.followup_ask",
+  "patient.voice_add",
+  "patient.voice_open",
+  "patient.voice_heard",
+  "patient.share_create",
+  "patient.share_revoke",
+  "patient.fhir_export",
+  "patient.manager_revoked",
+  "patient.centre_revoked",
+  "patient.takeover_start",
+  "patient.takeover",
+] as const;
+export type PatientAction = (typeof PATIENT_ACTIONS)[number];
+
 export type AuditAction =
   | "report.upload"
   | "report.file_open"
@@ -47,7 +76,7 @@ export type AuditAction =
   | "followup.answer"
   | "followup.reassign"
   | `account.${string}`
-  | `patient.${string}`
+  | PatientAction
   | `centre.${string}`
   | `share.${string}`;
 

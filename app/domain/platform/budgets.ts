@@ -15,6 +15,7 @@ export type BudgetSet = { address?: Budget; account?: Budget; pair?: Budget };
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 const per = (points: number, duration: number): Budget => ({ points, duration });
 
 export const BUDGETS = {
@@ -36,6 +37,12 @@ export const BUDGETS = {
   login: { address: per(300, 15 * MINUTE) },
   /** Report uploads and display pictures. */
   upload: { address: per(600, HOUR), account: per(30, HOUR) },
+  /**
+   * Patients registered at a centre (decision 0059), apart from uploads: a day at a health camp per
+   * worker. A refusal for the form's answers (checks failed, consent refused) gives its account point
+   * back; the address still counts it.
+   */
+  registration: { address: per(600, HOUR), account: per(100, DAY) },
   /** A signed-in account re-entering its password (change password, delete account): stops guessing with a stolen session. */
   passwordCheck: { address: per(200, 15 * MINUTE), account: per(5, 15 * MINUTE) },
   /** The public contact and callback forms. */

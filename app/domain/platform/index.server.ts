@@ -37,6 +37,8 @@ export {
   type LinkOpen,
   listAuditEvents,
   parseDetail,
+  PATIENT_ACTIONS,
+  type PatientAction,
 } from "./audit.server";
 export {
   cappedCount,

@@ -136,11 +136,17 @@ export async function limit(action: LimitedAction, account: string | null, clien
 /**
  * Gives back the point `limit()` took (address, pair and account), for budgets that count only failures:
  * take the point before checking (parallel tries cannot slip through), return it when the check passed.
+ * `accountOnly`: the account's and the pair's point come back, the address keeps counting it.
  */
-export async function forgive(action: LimitedAction, account: string | null, client: Client) {
+export async function forgive(
+  action: LimitedAction,
+  account: string | null,
+  client: Client,
+  opts: { accountOnly?: boolean } = {},
+) {
   if (config().rateLimitDisabled) return;
   const budget = budgetOf(action);
-  if (budget.address)
+  if (budget.address && !opts.accountOnly)
     await limiter(`${action}:address`, budget.address).reward(hashed(addressKey(client.ip)));
   if (budget.pair && account)
     await limiter(`${action}:pair`, budget.pair).reward(hashed(pairKey(account, client)));

@@ -20,6 +20,8 @@ const bn: Catalogue = {
     skipToContent: "মূল বিষয়বস্তুতে যান",
     language: "ভাষা",
     changeLanguage: "ভাষা বদলান",
+    chooseFile: "ফাইল বেছে নিন",
+    noFileChosen: "কোনো ফাইল বাছা হয়নি",
     dismiss: "সরিয়ে দিন",
     loading: "লোড হচ্ছে...",
     optional: "(ঐচ্ছিক)",
@@ -398,6 +400,9 @@ const bn: Catalogue = {
     pendingReport: "অপেক্ষমাণ রিপোর্ট",
     previousReviewedReport: "আগে পর্যালোচিত রিপোর্ট",
     pendingExpert: "অপেক্ষমাণ বিশেষজ্ঞ",
+    pendingWorkers: "অপেক্ষমাণ স্বাস্থ্যকর্মী",
+    expertsWaiting: "অনুমোদনের অপেক্ষায় বিশেষজ্ঞ: {{count}}",
+    workersWaiting: "অনুমোদনের অপেক্ষায় স্বাস্থ্যকর্মী: {{count}}",
     approvedExperts: "অনুমোদিত বিশেষজ্ঞ",
     auditLog: "অডিট লগ",
     messages: "বার্তা",
@@ -511,6 +516,8 @@ const bn: Catalogue = {
     noDescription: "কোনো বিবরণ দেওয়া হয়নি।",
     consentLabel:
       "আমি আমার মেডিক্যাল রিপোর্ট পর্যালোচনা এবং চিকিৎসা পরামর্শের জন্য সেটি ব্যবহারের সম্মতি দিচ্ছি",
+    consentLabelPatient:
+      "রোগী তাঁর মেডিক্যাল রিপোর্ট পর্যালোচনা ও চিকিৎসা পরামর্শে তার ব্যবহারের সম্মতি দিয়েছেন",
     consentRequired: "জমা দেওয়ার আগে আপনাকে সম্মতি দিতে হবে।",
     fileRequired: "রিপোর্ট ফাইল আবশ্যক",
     countryCodeRequired: "দেশের কোড আবশ্যক",
@@ -543,6 +550,8 @@ const bn: Catalogue = {
     uploadTitle: "মেডিক্যাল রিপোর্ট আপলোড করুন",
     uploadIntro:
       "আপনার রিপোর্টের PDF বা ছবি পাঠান। একজন যাচাই-করা বিশেষজ্ঞ সেটি পর্যালোচনা করবেন এবং আপনার দেওয়া নম্বরে আপনাকে ফোন করতে পারেন।",
+    uploadIntroPatient:
+      "রোগীর রিপোর্টের PDF বা ছবি পাঠান। একজন যাচাই করা বিশেষজ্ঞ সেটি পর্যালোচনা করবেন এবং দেওয়া নম্বরে রোগীকে ফোন করতে পারেন।",
     reportTypeLabel: "রিপোর্টের ধরন",
     selectReportType: "রিপোর্টের ধরন বেছে নিন",
     fileLabel: "রিপোর্ট ফাইল",
@@ -551,6 +560,7 @@ const bn: Catalogue = {
     countryCodeLabel: "দেশের কোড",
     phoneLabel: "ফোন নম্বর",
     phoneHint: "আপনার রিপোর্ট নিয়ে একজন বিশেষজ্ঞ এই নম্বরে আপনাকে ফোন করতে পারেন।",
+    phoneHintPatient: "রিপোর্ট নিয়ে একজন বিশেষজ্ঞ এই নম্বরে রোগীকে ফোন করতে পারেন।",
     descriptionLabel: "বিবরণ",
     descriptionHint: "বিশেষজ্ঞের জন্য উপসর্গ বা প্রশ্ন, সর্বোচ্চ 2,000 অক্ষর।",
     uploadButton: "রিপোর্ট আপলোড করুন",
@@ -834,6 +844,7 @@ const bn: Catalogue = {
     findings: "রিপোর্টে যা পাওয়া গেছে",
     recommendations: "পরামর্শ",
     seeDoctorSoonNotice: "বিশেষজ্ঞ আপনাকে শিগগিরই সরাসরি একজন ডাক্তার দেখানোর পরামর্শ দিচ্ছেন।",
+    seeDoctorSoonNoticePatient: "বিশেষজ্ঞ রোগীকে শিগগিরই সরাসরি একজন ডাক্তার দেখানোর পরামর্শ দিচ্ছেন।",
     reviewedBy: "পর্যালোচনা করেছেন",
     regNo: "রেজি. নং",
     signedLine: "পর্যালোচনা করেছেন ডা. {{name}}, রেজি. নং {{reg}}, {{specialty}}",

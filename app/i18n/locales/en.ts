@@ -21,6 +21,8 @@ const en = {
     skipToContent: "Skip to main content",
     language: "Language",
     changeLanguage: "Change language",
+    chooseFile: "Choose a file",
+    noFileChosen: "No file chosen",
     dismiss: "Dismiss",
     loading: "Loading...",
     optional: "(optional)",
@@ -391,6 +393,9 @@ const en = {
     pendingReport: "Pending Report",
     previousReviewedReport: "Previous Reviewed Report",
     pendingExpert: "Pending Expert",
+    pendingWorkers: "Health workers waiting",
+    expertsWaiting: "Experts waiting for approval: {{count}}",
+    workersWaiting: "Health workers waiting for approval: {{count}}",
     approvedExperts: "Approved Experts",
     auditLog: "Audit Log",
     messages: "Messages",
@@ -504,6 +509,8 @@ const en = {
     noDescription: "No description provided.",
     consentLabel:
       "I hereby give my consent for my medical report to be reviewed and used for medical consultation",
+    consentLabelPatient:
+      "The patient has given consent for their medical report to be reviewed and used for medical consultation",
     consentRequired: "You must agree before submitting.",
     fileRequired: "Report file is required",
     countryCodeRequired: "Country code is required",
@@ -535,6 +542,8 @@ const en = {
     uploadTitle: "Upload Medical Report",
     uploadIntro:
       "Send a PDF or a photo of your report. A verified expert will review it and may call you on the number you give.",
+    uploadIntroPatient:
+      "Send a PDF or a photo of the patient's report. A verified expert will review it and may call the patient on the number given.",
     reportTypeLabel: "Report Type",
     selectReportType: "Select report type",
     fileLabel: "Report File",
@@ -543,6 +552,7 @@ const en = {
     countryCodeLabel: "Country Code",
     phoneLabel: "Phone Number",
     phoneHint: "An expert may call you on this number about your report.",
+    phoneHintPatient: "An expert may call the patient on this number about the report.",
     descriptionLabel: "Description",
     descriptionHint: "Symptoms or questions for the expert, at most 2,000 characters.",
     uploadButton: "Upload Report",
@@ -822,6 +832,7 @@ const en = {
     findings: "Findings",
     recommendations: "Recommendations",
     seeDoctorSoonNotice: "The expert advises you to see a doctor in person soon.",
+    seeDoctorSoonNoticePatient: "The expert advises the patient to see a doctor in person soon.",
     reviewedBy: "Reviewed by",
     regNo: "Reg. No.",
     signedLine: "Reviewed by Dr {{name}}, Reg. No. {{reg}}, {{specialty}}",

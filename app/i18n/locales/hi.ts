@@ -19,6 +19,8 @@ const hi: Catalogue = {
     skipToContent: "मुख्य सामग्री पर जाएँ",
     language: "भाषा",
     changeLanguage: "भाषा बदलें",
+    chooseFile: "फ़ाइल चुनें",
+    noFileChosen: "कोई फ़ाइल नहीं चुनी गई",
     dismiss: "हटाएँ",
     loading: "लोड हो रहा है...",
     optional: "(वैकल्पिक)",
@@ -393,6 +395,9 @@ const hi: Catalogue = {
     pendingReport: "लंबित रिपोर्ट",
     previousReviewedReport: "पहले समीक्षित रिपोर्ट",
     pendingExpert: "लंबित विशेषज्ञ",
+    pendingWorkers: "प्रतीक्षारत स्वास्थ्य कार्यकर्ता",
+    expertsWaiting: "मंज़ूरी की प्रतीक्षा में विशेषज्ञ: {{count}}",
+    workersWaiting: "मंज़ूरी की प्रतीक्षा में स्वास्थ्य कार्यकर्ता: {{count}}",
     approvedExperts: "स्वीकृत विशेषज्ञ",
     auditLog: "ऑडिट लॉग",
     messages: "संदेश",
@@ -506,6 +511,8 @@ const hi: Catalogue = {
     noDescription: "कोई विवरण नहीं दिया गया।",
     consentLabel:
       "मैं अपनी मेडिकल रिपोर्ट की समीक्षा और चिकित्सा परामर्श के लिए उसके उपयोग की सहमति देता/देती हूँ",
+    consentLabelPatient:
+      "मरीज़ ने अपनी मेडिकल रिपोर्ट की समीक्षा और चिकित्सा परामर्श के लिए उसके उपयोग की सहमति दी है",
     consentRequired: "जमा करने से पहले आपको सहमति देनी होगी।",
     fileRequired: "रिपोर्ट फ़ाइल आवश्यक है",
     countryCodeRequired: "देश कोड आवश्यक है",
@@ -537,6 +544,8 @@ const hi: Catalogue = {
     uploadTitle: "मेडिकल रिपोर्ट अपलोड करें",
     uploadIntro:
       "अपनी रिपोर्ट की PDF या फ़ोटो भेजें। एक सत्यापित विशेषज्ञ उसकी समीक्षा करेंगे और आपके दिए नंबर पर आपको कॉल कर सकते हैं।",
+    uploadIntroPatient:
+      "मरीज़ की रिपोर्ट की PDF या फ़ोटो भेजें। एक सत्यापित विशेषज्ञ उसकी समीक्षा करेंगे और दिए गए नंबर पर मरीज़ को कॉल कर सकते हैं।",
     reportTypeLabel: "रिपोर्ट का प्रकार",
     selectReportType: "रिपोर्ट का प्रकार चुनें",
     fileLabel: "रिपोर्ट फ़ाइल",
@@ -545,6 +554,7 @@ const hi: Catalogue = {
     countryCodeLabel: "देश कोड",
     phoneLabel: "फ़ोन नंबर",
     phoneHint: "विशेषज्ञ आपकी रिपोर्ट के बारे में इस नंबर पर आपको कॉल कर सकते हैं।",
+    phoneHintPatient: "विशेषज्ञ रिपोर्ट के बारे में इस नंबर पर मरीज़ को कॉल कर सकते हैं।",
     descriptionLabel: "विवरण",
     descriptionHint: "विशेषज्ञ के लिए लक्षण या प्रश्न, अधिकतम 2,000 अक्षर।",
     uploadButton: "रिपोर्ट अपलोड करें",
@@ -828,6 +838,7 @@ const hi: Catalogue = {
     findings: "रिपोर्ट में मिली बातें",
     recommendations: "सलाह",
     seeDoctorSoonNotice: "विशेषज्ञ की सलाह है कि आप जल्द ही किसी डॉक्टर से खुद मिलकर दिखाएँ।",
+    seeDoctorSoonNoticePatient: "विशेषज्ञ की सलाह है कि मरीज़ जल्द ही किसी डॉक्टर से खुद मिलकर दिखाएँ।",
     reviewedBy: "समीक्षा करने वाले",
     regNo: "पंजीकरण सं.",
     signedLine: "समीक्षा करने वाले: डॉ. {{name}}, पंजीकरण सं. {{reg}}, {{specialty}}",

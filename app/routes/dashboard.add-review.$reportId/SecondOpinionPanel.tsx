@@ -120,7 +120,7 @@ function FirstOpinionForSecond({ second }: { second: NonNullable<Panel["second"]
             : t("panel.firstOpinionPlain")}
         </h3>
         {second.first ? (
-          <Opinion opinion={second.first} headingLevel={4} />
+          <Opinion opinion={second.first} headingLevel={4} aboutPatient />
         ) : (
           <p className="text-slate-700">{t("panel.firstNotYet")}</p>
         )}

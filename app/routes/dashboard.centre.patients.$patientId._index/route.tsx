@@ -148,7 +148,7 @@ export default function CentrePatient() {
               </p>
               {r.status === "Reviewed" ? (
                 <>
-                  <Opinion opinion={r} />
+                  <Opinion opinion={r} aboutPatient />
                   <p className="flex flex-wrap gap-2">
                     <Link
                       to={`/dashboard/centre/patients/${pid}/reports/${encodeURIComponent(r._id)}/print`}

@@ -45,7 +45,6 @@ export default function PrintOpinion() {
   const typeLabel = useReportTypeLabel();
   const { patient, report, letter } = useLoaderData<typeof loader>();
   const pid = encodeURIComponent(patient._id);
-  const reviewer = report.expert ? `${report.expert.firstName} ${report.expert.lastName}`.trim() : "";
   return (
     <section className="mx-auto max-w-3xl">
       <PrintStyle />
@@ -66,11 +65,9 @@ export default function PrintOpinion() {
             })}
           </p>
         </header>
-        <Opinion opinion={report} headingLevel={3} />
+        <Opinion opinion={report} headingLevel={3} aboutPatient />
         {report.reviewedAt && (
-          <p className="text-sm">
-            {t("registration.printReviewer", { name: reviewer, date: dates.day(report.reviewedAt) })}
-          </p>
+          <p className="text-sm">{t("registration.printReviewer", { date: dates.day(report.reviewedAt) })}</p>
         )}
         <p className="border-t border-slate-300 pt-3 text-sm break-words" data-testid="verify-line">
           {t("registration.printVerify", { url: letter.url, code: letter.code })}

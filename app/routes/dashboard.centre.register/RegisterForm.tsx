@@ -1,5 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { FilePicker } from "~/components/ui/FilePicker";
 import { useTranslation } from "~/i18n/useTranslation";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { FieldError, TextField, describedBy, type FieldMeta } from "~/components/ui/Field";
@@ -59,7 +60,7 @@ function Radios({
   );
 }
 
-export function RegisterForm({ centre, lang, consentText, consentQuestion, textVersion }: Loaded) {
+export function RegisterForm({ centre, lang, consentText, consentQuestion, textVersion, textDate }: Loaded) {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useForm<Record<string, string>>({
@@ -68,7 +69,7 @@ export function RegisterForm({ centre, lang, consentText, consentQuestion, textV
     defaultValue: { preferredLanguage: lang, countryCode: "+91" },
     shouldValidate: "onSubmit",
   });
-  const refused = fields.consent.errors?.includes("registration.refusedWhatToDo");
+  const refused = fields.consent.errors?.includes(t("registration.refusedWhatToDo"));
   const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
   return (
     <section className="mx-auto max-w-2xl">
@@ -126,7 +127,7 @@ export function RegisterForm({ centre, lang, consentText, consentQuestion, textV
             <p className="font-bold">{consentQuestion}</p>
           </div>
           <p className="text-sm text-slate-600">
-            {t("registration.textVersion", { version: textVersion, language: langOf(lang) })}
+            {t("registration.textVersion", { date: textDate, language: langOf(lang) })}
           </p>
           <Radios
             meta={fields.consent}
@@ -160,14 +161,12 @@ export function RegisterForm({ centre, lang, consentText, consentQuestion, textV
             <label htmlFor="evidence" className="field-label">
               {t("registration.evidenceLabel")}
             </label>
-            <input
+            <FilePicker
               id="evidence"
               name="evidence"
-              type="file"
               accept="image/png,image/jpeg,image/webp,image/gif"
               capture="environment"
               aria-describedby={`evidence-hint${fields.evidence.errors?.length ? " evidence-error" : ""}`}
-              className="field-input"
             />
             <p id="evidence-hint" className="mt-1 text-sm text-slate-600">
               {t("registration.evidenceHint")}

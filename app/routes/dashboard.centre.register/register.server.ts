@@ -1,8 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { config } from "~/config.server";
-import { registerPatient, requireWorkerCentre } from "~/domain/care/index.server";
-import { limit } from "~/domain/platform/index.server";
+import { registerPatient, requireWorkerCentre, withRegistrationBudget } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REGISTRATION_FIELDS } from "~/schemas/registration";
 import { requireActor } from "~/utils/auth.server";
@@ -24,17 +23,18 @@ export async function registerAction({ request, context }: ActionFunctionArgs) {
   let fields: Record<string, string> | null = null;
   try {
     await requireWorkerCentre(actor); // before a byte of the photo is read
-    await limit("upload", actor.id, clientOf(context));
-    const upload = await parseUpload(request, {
-      fileField: "evidence",
-      kind: "image",
-      maxBytes: config().maxUploadBytes,
+    const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
+      const upload = await parseUpload(request, {
+        fileField: "evidence",
+        kind: "image",
+        maxBytes: config().maxUploadBytes,
+      });
+      fields = upload.fields;
+      const input = Object.fromEntries(
+        REGISTRATION_FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
+      );
+      return registerPatient(actor, input, upload.file, { ip: clientOf(context).ip });
     });
-    fields = upload.fields;
-    const input = Object.fromEntries(
-      REGISTRATION_FIELDS.filter((k) => k in upload.fields).map((k) => [k, upload.fields[k]]),
-    );
-    const patient = await registerPatient(actor, input, upload.file, { ip: clientOf(context).ip });
     return redirectWithSuccess(
       `/dashboard/centre/patients/${encodeURIComponent(patient._id)}/slip`,
       t("registration.registeredToast", { shortId: patient.shortId }),

@@ -21,9 +21,12 @@ export function ReportCard({
   report,
   own,
   voice,
+  aboutPatient = false,
 }: {
   report: Card & { voiceNotes: VoiceNoteView[] };
   own: boolean;
+  /** Someone else's reports (a family member's, a centre's patient, an admin's view): speak of the patient. */
+  aboutPatient?: boolean;
   voice: { canAdd: boolean; maxSeconds: number };
 }) {
   const { t } = useTranslation();
@@ -78,7 +81,7 @@ export function ReportCard({
       {reviewed && (
         <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">
           <FirstOpinionHeading report={report} />
-          <Opinion opinion={report} headingLevel={4} />
+          <Opinion opinion={report} headingLevel={4} aboutPatient={aboutPatient} />
           {report.opinionUrl && (
             <a href={report.opinionUrl} className="btn-secondary" download data-testid="download-opinion">
               {t("reports.downloadOpinion")}
@@ -86,7 +89,7 @@ export function ReportCard({
           )}
         </div>
       )}
-      <SecondOpinions report={report} />
+      <SecondOpinions report={report} aboutPatient={aboutPatient} />
       {reviewed && (
         <div className="mt-3">
           <FollowUpThread

@@ -75,6 +75,7 @@ export function ReportList({
               key={r._id}
               report={r}
               own={own || managed}
+              aboutPatient={!own}
               voice={{ canAdd: canVoice, maxSeconds: voiceMaxSeconds }}
             />
           ))}

@@ -52,7 +52,7 @@ export function useAskWhom(report: Card) {
  * The case's second opinions under the first (decision 0038): each labelled with its expert and
  * specialty, how it stands to the first opinion and why, its follow-up answers; or that it is awaited.
  */
-export function SecondOpinions({ report }: { report: Card }) {
+export function SecondOpinions({ report, aboutPatient = false }: { report: Card; aboutPatient?: boolean }) {
   const { t } = useTranslation();
   const labels = useOpinionLabels();
   if (!report.secondOpinions.length) return null;
@@ -74,7 +74,7 @@ export function SecondOpinions({ report }: { report: Card }) {
                 })}
               </p>
             )}
-            <Opinion opinion={s} headingLevel={4} />
+            <Opinion opinion={s} headingLevel={4} aboutPatient={aboutPatient} />
             {s.followUps.length > 0 && <FollowUpThread reportId={s._id} followUps={s.followUps} />}
           </section>
         ) : (

@@ -101,11 +101,6 @@ export function PictureSection({
           aria-labelledby="picture-heading"
         >
           <input type="hidden" name="intent" value="picture" />
-          {!hydrated && (
-            <label htmlFor="displayPicture" className="field-label">
-              {t("profile.select")}
-            </label>
-          )}
           <div className="flex flex-wrap items-center gap-3">
             <input
               ref={inputRef}
@@ -116,16 +111,16 @@ export function PictureSection({
               onChange={onChange}
               aria-invalid={shownError ? true : undefined}
               aria-describedby={`picture-hint${shownError ? " picture-error" : ""}`}
-              className={hydrated ? "peer sr-only" : "block max-w-full text-sm"}
+              // The browser's own button speaks its language, not the page's: hidden, and labelled by
+              // the button below (choosing and sending still work without JavaScript).
+              className="peer sr-only"
             />
-            {hydrated && (
-              <label
-                htmlFor="displayPicture"
-                className="btn-secondary cursor-pointer peer-focus-visible:outline-3 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-brand-600"
-              >
-                {t("profile.select")}
-              </label>
-            )}
+            <label
+              htmlFor="displayPicture"
+              className="btn-secondary cursor-pointer peer-focus-visible:outline-3 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-brand-600"
+            >
+              {t("profile.select")}
+            </label>
             <button type="submit" className="btn-primary" disabled={busy}>
               {busy ? t("profile.uploading") : t("profile.upload")}
             </button>

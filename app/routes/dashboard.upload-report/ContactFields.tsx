@@ -2,15 +2,18 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { describedBy, FieldError, TextField, type FieldMeta } from "~/components/ui/Field";
 import type { CountryCodeOption } from "~/utils/country-codes.server";
 
-/** The number to call back on: the country code and the national number. */
+/** The number to call back on: the country code and the national number (the patient's, when sent for them). */
 export function ContactFields({
   countryCode,
   phoneNumber,
   countryCodes,
+  forPatient = false,
 }: {
   countryCode: FieldMeta;
   phoneNumber: FieldMeta;
   countryCodes: CountryCodeOption[];
+  /** The number is the patient's, not the sender's (a health worker or a family member sending). */
+  forPatient?: boolean;
 }) {
   const { t } = useTranslation();
   return (
@@ -50,7 +53,7 @@ export function ContactFields({
         type="text"
         inputMode="tel"
         autoComplete="tel-national"
-        hint={t("reports.phoneHint")}
+        hint={t(forPatient ? "reports.phoneHintPatient" : "reports.phoneHint")}
         required
         maxLength={20}
       />

@@ -1,3 +1,4 @@
+import { FilePicker } from "~/components/ui/FilePicker";
 import { useTranslation } from "~/i18n/useTranslation";
 import type { FieldMeta } from "~/components/ui/Field";
 import type { useResumableUpload } from "./useResumableUpload";
@@ -49,10 +50,10 @@ export function FileField({
           fileError ? "border-red-700 bg-red-50/40" : "border-slate-300 bg-slate-50"
         }`}
       >
-        <input
+        <FilePicker
           id={meta.id}
+          showName={false}
           name={meta.name}
-          type="file"
           accept=".pdf,image/*,.dcm,.zip,application/dicom,application/zip"
           aria-required
           aria-invalid={fileError ? true : undefined}
@@ -67,7 +68,6 @@ export function FileField({
             .join(" ")}
           onChange={(e) => choose(e.currentTarget.files?.[0] ?? null)}
           disabled={uploading}
-          className="block w-full min-w-0 text-sm text-slate-700 file:mr-3 file:min-h-11 file:cursor-pointer file:rounded-lg file:border file:border-slate-300 file:bg-white file:px-4 file:py-2 file:text-base file:font-semibold file:text-brand-800 hover:file:bg-brand-50"
         />
         {file && (
           <p

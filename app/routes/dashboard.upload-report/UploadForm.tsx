@@ -29,6 +29,7 @@ export function UploadForm({
   owner,
   contact,
   whose = null,
+  forPatient = false,
 }: {
   countryCodes: CountryCodeOption[];
   maxBytes: number;
@@ -39,6 +40,8 @@ export function UploadForm({
   owner: string;
   /** Whose report: a worker's centre patients or a family's members (null: the uploader's own). */
   whose?: Whose | null;
+  /** Sent for someone else (a worker's patient, a family member): the form speaks about the patient. */
+  forPatient?: boolean;
 }) {
   const { t, i18n } = useTranslation();
   const actionData = useActionData<typeof action>() as UploadResult | undefined;
@@ -72,7 +75,9 @@ export function UploadForm({
     <section className="mx-auto max-w-2xl">
       <header className="mb-5">
         <h1 className="text-2xl font-bold text-slate-900 sm:text-3xl">{t("reports.uploadTitle")}</h1>
-        <p className="mt-1 text-slate-700">{t("reports.uploadIntro")}</p>
+        <p className="mt-1 text-slate-700">
+          {t(forPatient ? "reports.uploadIntroPatient" : "reports.uploadIntro")}
+        </p>
       </header>
       {whose && <PatientSearch whose={whose} />}
       {unfinished && !file && !uploading && (
@@ -131,6 +136,7 @@ export function UploadForm({
           countryCode={fields.countryCode}
           phoneNumber={fields.phoneNumber}
           countryCodes={countryCodes}
+          forPatient={forPatient}
         />
 
         <TextAreaField
@@ -178,7 +184,9 @@ export function UploadForm({
               aria-required
               className="mt-1 h-5 w-5 shrink-0 accent-brand-700"
             />
-            <span className="text-slate-800">{t("reports.consentLabel")}</span>
+            <span className="text-slate-800">
+              {t(forPatient ? "reports.consentLabelPatient" : "reports.consentLabel")}
+            </span>
           </label>
           <FieldError meta={fields.consent} />
         </div>

@@ -31,23 +31,38 @@ export async function loader({ request }: LoaderFunctionArgs) {
         studyBytes: 0,
         maxBytes,
         owner: "",
+        forPatient: false,
         contact: { countryCode: "+91", phoneNumber: "" },
       },
       { status: 403 },
     );
   }
-  // The number to call is filled in from the account (the mobile number a phone patient signed up with).
-  const user = await findUserById(actor.id);
-  const mobile = splitE164(user?.phone);
-  const contact = {
-    countryCode: mobile?.countryCode ?? user?.countryCode ?? "+91",
-    phoneNumber: mobile?.national ?? user?.contactNumber ?? "",
-  };
+  const whose = await whoseChoices(actor, new URL(request.url).searchParams);
+  // Whose number the expert may call: the uploader's own (the mobile number a phone patient signed up
+  // with); when a health worker or a family member sends for someone else, that person's number on
+  // their profile, or nothing — never the sender's own.
+  const forPatient = worker || (!!whose?.selected && whose.selected !== actor.id);
+  let contact: { countryCode: string; phoneNumber: string };
+  if (forPatient) {
+    const p = whose?.selected
+      ? await getCarePatient(actor, whose.selected, { trace: false }).catch(() => null)
+      : null;
+    const theirs = splitE164(p?.phone);
+    contact = { countryCode: theirs?.countryCode ?? "+91", phoneNumber: theirs?.national ?? "" };
+  } else {
+    const user = await findUserById(actor.id);
+    const mobile = splitE164(user?.phone);
+    contact = {
+      countryCode: mobile?.countryCode ?? user?.countryCode ?? "+91",
+      phoneNumber: mobile?.national ?? user?.contactNumber ?? "",
+    };
+  }
   // `owner` keeps one account's unfinished uploads apart from another's on a shared phone.
   return {
     title,
     notAllowed: null,
-    whose: await whoseChoices(actor, new URL(request.url).searchParams),
+    forPatient,
+    whose,
     countryCodes: countryCodeOptions(locale),
     maxBytes,
     studyBytes: config().maxStudyBytes,
@@ -100,7 +115,7 @@ export async function action(args: ActionFunctionArgs) {
 
 export default function UploadReport() {
   const { t } = useTranslation();
-  const { countryCodes, maxBytes, studyBytes, notAllowed, owner, contact, whose } =
+  const { countryCodes, maxBytes, studyBytes, notAllowed, owner, contact, whose, forPatient } =
     useLoaderData<typeof loader>();
   if (notAllowed) return <NotAllowed title={t("reports.uploadTitle")} message={notAllowed} />;
   return (
@@ -111,6 +126,7 @@ export default function UploadReport() {
       owner={owner}
       contact={contact}
       whose={whose}
+      forPatient={forPatient}
     />
   );
 }

@@ -4,7 +4,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { LogoutDialog } from "./LogoutDialog";
 import { NavIcon } from "./NavIcon";
 import type { DashboardUser } from "./route";
-import { sidebarFor, TITLE_KEY } from "./sidebar";
+import { sidebarFor, TITLE_KEY, type Waiting } from "./sidebar";
 import { SidebarNav } from "./SidebarNav";
 
 function useHydrated() {
@@ -18,15 +18,18 @@ export function DashboardFrame({
   user,
   rejectionReason,
   children,
+  waiting = null,
 }: {
   user: DashboardUser;
   rejectionReason: string | null;
+  /** The admin's waiting approvals, counted beside their entries. */
+  waiting?: Waiting | null;
   children: React.ReactNode;
 }) {
   const { t } = useTranslation();
   const location = useLocation();
   const hydrated = useHydrated();
-  const entries = sidebarFor(user, t);
+  const entries = sidebarFor(user, t, waiting);
   const menuRef = useRef<HTMLDetailsElement>(null);
   const navRef = useRef<HTMLDivElement>(null);
   const [logoutOpen, setLogoutOpen] = useState(false);

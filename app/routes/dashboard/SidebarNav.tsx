@@ -10,6 +10,19 @@ const linkClass = ({ isActive }: { isActive: boolean }) =>
       : "border-transparent font-semibold text-slate-700 hover:bg-slate-100"
   }`;
 
+/** How many wait behind an entry (none shown at 0). */
+function Count({ n }: { n?: number }) {
+  if (!n) return null;
+  return (
+    <span
+      className="ml-auto min-w-6 rounded-full bg-amber-800 px-2 text-center text-sm font-bold text-white"
+      data-testid="nav-count"
+    >
+      {n}
+    </span>
+  );
+}
+
 export function SidebarNav({
   entries,
   hydrated,
@@ -35,6 +48,7 @@ export function SidebarNav({
                 <NavLink to={entry.to} end={endsAt(entry.to)} className={linkClass} prefetch="intent">
                   <NavIcon name={entry.icon} />
                   <span>{entry.label}</span>
+                  <Count n={entry.count} />
                 </NavLink>
               </li>
             );

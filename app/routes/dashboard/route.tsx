@@ -2,9 +2,20 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
-import { expertDetailsFor, avatarUrl } from "~/domain/accounts/index.server";
+import { expertDetailsFor, avatarUrl, listPendingExperts, type Actor } from "~/domain/accounts/index.server";
+import { listHealthWorkers } from "~/domain/care/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { DashboardFrame } from "./DashboardFrame";
+
+/** The admin's waiting approvals, counted in the sidebar and on Home: experts and health workers. */
+async function waitingApprovals(actor: Actor) {
+  const one = { page: 1, pageSize: 1 };
+  const [experts, workers] = await Promise.all([
+    listPendingExperts(actor, one),
+    listHealthWorkers(actor, { status: "pending" }, one),
+  ]);
+  return { experts: experts.total, workers: workers.total };
+}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -14,6 +25,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ? (await expertDetailsFor([actor.id])).get(actor.id)
       : undefined;
   return {
+    waiting: actor.accountType === "Admin" ? await waitingApprovals(actor) : null,
     rejectionReason: waiting?.rejectedAt ? (waiting.rejectionReason ?? "") : null,
     user: {
       id: actor.id,
@@ -30,9 +42,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export type DashboardUser = Awaited<ReturnType<typeof loader>>["user"];
 
 export default function DashboardLayout() {
-  const { user, rejectionReason } = useLoaderData<typeof loader>();
+  const { user, rejectionReason, waiting } = useLoaderData<typeof loader>();
   return (
-    <DashboardFrame user={user} rejectionReason={rejectionReason}>
+    <DashboardFrame user={user} rejectionReason={rejectionReason} waiting={waiting}>
       <Outlet />
     </DashboardFrame>
   );
@@ -48,7 +60,7 @@ export function ErrorBoundary() {
   const { t } = useTranslation();
   if (!data) return <ErrorPage />;
   return (
-    <DashboardFrame user={data.user} rejectionReason={data.rejectionReason}>
+    <DashboardFrame user={data.user} rejectionReason={data.rejectionReason} waiting={data.waiting}>
       <ErrorMessage backTo="/dashboard/home" backLabel={t("reports.goToDashboardHome")} />
     </DashboardFrame>
   );

@@ -2,7 +2,9 @@ import type { AccountType } from "~/db/types";
 import type { NavIconName } from "./NavIcon";
 import type { DashboardUser } from "./route";
 
-type NavItem = { to: string; label: string; icon: NavIconName };
+type NavItem = { to: string; label: string; icon: NavIconName; count?: number };
+/** The admin's approvals waiting: experts and health workers. */
+export type Waiting = { experts: number; workers: number };
 type NavGroup = { group: string; label: string; icon: NavIconName; items: NavItem[]; alsoActive?: string[] };
 export type NavEntry = NavItem | NavGroup;
 
@@ -17,6 +19,7 @@ export const TITLE_KEY: Record<AccountType, string> = {
 export function sidebarFor(
   user: Pick<DashboardUser, "id" | "accountType">,
   t: (k: string) => string,
+  waiting: Waiting | null = null,
 ): NavEntry[] {
   const all: NavEntry[] = [
     { to: "/dashboard/home", label: t("dashboard.home"), icon: "home" },
@@ -90,7 +93,19 @@ export function sidebarFor(
             { to: "/dashboard/turnaround", label: t("dashboard.turnaround"), icon: "gauge" },
           ],
         },
-        { to: "/dashboard/pending-expert", label: t("dashboard.pendingExpert"), icon: "userPlus" },
+        {
+          to: "/dashboard/pending-expert",
+          label: t("dashboard.pendingExpert"),
+          icon: "userPlus",
+          count: waiting?.experts,
+        },
+        // Health workers waiting for approval, counted as experts are (they are approved on Centres).
+        {
+          to: "/dashboard/centres/workers",
+          label: t("dashboard.pendingWorkers"),
+          icon: "userPlus",
+          count: waiting?.workers,
+        },
         { to: "/dashboard/approved-expert", label: t("dashboard.approvedExperts"), icon: "users" },
         { to: "/dashboard/users", label: t("dashboard.users"), icon: "users" },
         { to: "/dashboard/centres", label: t("care.navCentres"), icon: "gauge" },

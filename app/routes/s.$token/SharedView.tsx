@@ -83,7 +83,7 @@ export function View({ view }: { view: SharedView }) {
                 </p>
               )}
               <div className="rounded-lg border border-green-200 bg-green-50 p-3">
-                <Opinion opinion={view.opinion} />
+                <Opinion opinion={view.opinion} aboutPatient />
               </div>
             </>
           ) : (

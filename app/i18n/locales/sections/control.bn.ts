@@ -77,7 +77,9 @@ const control = {
   },
   trail: {
     registered: "{{centre}}-এ {{name}} নথিভুক্ত করেছেন",
-    reportsOpen: "{{who}} খুলেছেন",
+    reportsOpen: "{{who}} রিপোর্টের তালিকা খুলেছেন",
+    opened: "{{who}} প্রোফাইল খুলেছেন",
+    familyAdd: "{{who}} প্রোফাইলটি পরিবারে যোগ করেছেন",
     fileOpen: "{{who}} রিপোর্টের ফাইল খুলেছেন",
     letterOpen: "{{who}} মতামতের চিঠি খুলেছেন",
     reportUpload: "{{who}} আপলোড করেছেন",
@@ -87,7 +89,9 @@ const control = {
     export: "{{who}} ডেটা ডাউনলোড করেছেন",
     managerRevoked: "{{who}} {{name}}-এর অ্যাক্সেস বন্ধ করেছেন",
     centreRevoked: "{{who}} {{centre}}-এর অ্যাক্সেস বন্ধ করেছেন",
-    other: "{{who}}: {{action}}",
+    takeoverStart: "{{who}} এই প্রোফাইল নিজের লগইনে নেওয়ার কোড চেয়েছেন",
+    takeover: "{{who}} এই প্রোফাইলটি নিজের লগইনে নিয়েছেন",
+    other: "{{who}} অন্য একটি কাজ করেছেন",
   },
 };
 export default control;

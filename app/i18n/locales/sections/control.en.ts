@@ -77,7 +77,9 @@ const control = {
   },
   trail: {
     registered: "Registered by {{name}} at {{centre}}",
-    reportsOpen: "Opened by {{who}}",
+    reportsOpen: "List of reports opened by {{who}}",
+    opened: "Profile opened by {{who}}",
+    familyAdd: "Profile added to a family by {{who}}",
     fileOpen: "Report file opened by {{who}}",
     letterOpen: "Opinion letter opened by {{who}}",
     reportUpload: "Uploaded by {{who}}",
@@ -87,7 +89,9 @@ const control = {
     export: "Data downloaded by {{who}}",
     managerRevoked: "Access of {{name}} ended by {{who}}",
     centreRevoked: "Access of {{centre}} ended by {{who}}",
-    other: "{{action}} by {{who}}",
+    takeoverStart: "Code to take over this profile asked for by {{who}}",
+    takeover: "Profile taken over with its own login by {{who}}",
+    other: "Something else done by {{who}}",
   },
 };
 export default control;

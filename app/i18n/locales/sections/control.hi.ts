@@ -77,7 +77,9 @@ const control = {
   },
   trail: {
     registered: "{{centre}} में {{name}} द्वारा पंजीकृत",
-    reportsOpen: "{{who}} ने खोला",
+    reportsOpen: "{{who}} ने रिपोर्टों की सूची खोली",
+    opened: "{{who}} ने प्रोफ़ाइल खोली",
+    familyAdd: "{{who}} ने प्रोफ़ाइल को परिवार में जोड़ा",
     fileOpen: "{{who}} ने रिपोर्ट की फ़ाइल खोली",
     letterOpen: "{{who}} ने राय का पत्र खोला",
     reportUpload: "{{who}} ने अपलोड किया",
@@ -87,7 +89,9 @@ const control = {
     export: "{{who}} ने डेटा डाउनलोड किया",
     managerRevoked: "{{who}} ने {{name}} की पहुँच समाप्त की",
     centreRevoked: "{{who}} ने {{centre}} की पहुँच समाप्त की",
-    other: "{{who}} द्वारा: {{action}}",
+    takeoverStart: "{{who}} ने इस प्रोफ़ाइल को अपने लॉगिन में लेने का कोड माँगा",
+    takeover: "{{who}} ने इस प्रोफ़ाइल को अपने लॉगिन में ले लिया",
+    other: "{{who}} ने कोई अन्य काम किया",
   },
 };
 export default control;

@@ -79,7 +79,9 @@ const control = {
   },
   trail: {
     registered: "{{centre}} மையத்தில் {{name}} பதிவு செய்தார்",
-    reportsOpen: "{{who}} திறந்தார்",
+    reportsOpen: "{{who}} அறிக்கைகளின் பட்டியலைத் திறந்தார்",
+    opened: "{{who}} சுயவிவரத்தைத் திறந்தார்",
+    familyAdd: "{{who}} சுயவிவரத்தைக் குடும்பத்தில் சேர்த்தார்",
     fileOpen: "{{who}} அறிக்கைக் கோப்பைத் திறந்தார்",
     letterOpen: "{{who}} கருத்துக் கடிதத்தைத் திறந்தார்",
     reportUpload: "{{who}} பதிவேற்றினார்",
@@ -89,7 +91,9 @@ const control = {
     export: "{{who}} தரவைப் பதிவிறக்கினார்",
     managerRevoked: "{{who}} {{name}} அவர்களின் அணுகலை நிறுத்தினார்",
     centreRevoked: "{{who}} {{centre}} மையத்தின் அணுகலை நிறுத்தினார்",
-    other: "{{who}}: {{action}}",
+    takeoverStart: "{{who}} இந்தச் சுயவிவரத்தைச் சொந்த உள்நுழைவுக்கு மாற்றும் குறியீட்டைக் கேட்டார்",
+    takeover: "{{who}} இந்தச் சுயவிவரத்தைச் சொந்த உள்நுழைவுக்கு மாற்றினார்",
+    other: "{{who}} வேறொரு செயலைச் செய்தார்",
   },
 };
 export default control;

@@ -41,7 +41,7 @@ const registration = {
   consentText:
     "CareBridge connects you with a specialist doctor who gives a second opinion on your medical report. I am the health worker at this centre. I will register you, send your report to the doctor and give you the answer.\n\nYour name, age, village, phone number and your reports are stored securely. Only the doctor and the health workers of this centre see them, and nobody else without your permission.\n\nThe doctor does not examine you. If you feel very unwell, go to a doctor or a hospital now.\n\nYou can say no. Then nothing is saved, and you can still be treated here. Later you can see, correct or delete your data, and stop this centre's access.",
   consentQuestion: "Do you agree?",
-  textVersion: "Consent text {{version}}, in {{language}}.",
+  textVersion: "Consent text of {{date}}, in {{language}}.",
   consentAnswer: "The patient's answer",
   consentGranted: "Yes, the patient agrees",
   consentRefused: "No, the patient does not agree",
@@ -135,10 +135,10 @@ const registration = {
   reportsCount: "Reports: {{count}}",
 
   // Print view of the opinion
-  printTitle: "Second opinion",
+  printTitle: "First opinion",
   printFor: "Patient: {{name}} ({{shortId}})",
   printReport: "{{type}}, uploaded {{date}}",
-  printReviewer: "Reviewed by {{name}} on {{date}}",
+  printReviewer: "Opinion given on {{date}}",
   printVerify: "Check this letter at {{url}} (code {{code}}).",
 
   // Upload: whose report

@@ -17,6 +17,7 @@ const voice = {
   heardRequired: "heardNote পাঠান: লেখাটি, অথবা মুছে ফেলতে null।",
   badLanguage: "যে ভাষায় বলা হয়েছে তা বেছে নিন: ইংরেজি, হিন্দি, বাংলা বা তামিল।",
   heardTooLong: "অনুগ্রহ করে নোটটি {{max}} অক্ষরের মধ্যে রাখুন।",
+  heardNotText: "নোটটি লেখা শব্দে হতে হবে।",
   trailAdd: "{{who}} ভয়েস নোট যোগ করেছেন",
   trailOpen: "{{who}} ভয়েস নোট শুনেছেন",
   trailHeard: "{{who}} একটি ভয়েস নোটে নোট লিখেছেন",

@@ -17,6 +17,7 @@ const voice = {
   heardRequired: "Send heardNote: the text, or null to remove it.",
   badLanguage: "Choose the language spoken: English, Hindi, Bengali or Tamil.",
   heardTooLong: "Please keep the note under {{max}} characters.",
+  heardNotText: "The note must be written text.",
   trailAdd: "Voice note added by {{who}}",
   trailOpen: "Voice note played by {{who}}",
   trailHeard: "Note on a voice note written by {{who}}",

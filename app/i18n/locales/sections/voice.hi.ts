@@ -17,6 +17,7 @@ const voice = {
   heardRequired: "heardNote भेजें: पाठ, या उसे हटाने के लिए null।",
   badLanguage: "बोली गई भाषा चुनें: अंग्रेज़ी, हिंदी, बांग्ला या तमिल।",
   heardTooLong: "कृपया नोट {{max}} अक्षरों से कम रखें।",
+  heardNotText: "नोट लिखे हुए शब्दों में होना चाहिए।",
   trailAdd: "{{who}} ने आवाज़ नोट जोड़ा",
   trailOpen: "{{who}} ने आवाज़ नोट सुना",
   trailHeard: "{{who}} ने आवाज़ नोट पर नोट लिखा",
