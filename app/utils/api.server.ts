@@ -35,9 +35,14 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   return new Response(JSON.stringify(body), { status, headers: h });
 }
 
-function translateFieldErrors(t: TFunction, errors?: Record<string, string[]>) {
+function translateFieldErrors(
+  t: TFunction,
+  errors?: Record<string, string[]>,
+  values?: Record<string, string | number>,
+) {
   if (!errors) return undefined;
-  return Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, v.map((m) => t(m))]));
+  // With the error's values: a field's message may have placeholders too ("{{left}} tries left").
+  return Object.fromEntries(Object.entries(errors).map(([k, v]) => [k, v.map((m) => t(m, values ?? {}))]));
 }
 
 export function errorResponse(err: DomainError, t: TFunction) {
@@ -49,7 +54,7 @@ export function errorResponse(err: DomainError, t: TFunction) {
     {
       success: false,
       message: t(err.message, err.extra.values ?? { seconds: err.extra.retryAfterSeconds }),
-      ...(err.extra.fieldErrors ? { errors: translateFieldErrors(t, err.extra.fieldErrors) } : {}),
+      ...(err.extra.fieldErrors ? { errors: translateFieldErrors(t, err.extra.fieldErrors, err.extra.values) } : {}),
     },
     HTTP_STATUS[err.code],
     headers,
