@@ -159,6 +159,7 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await expect(members).toHaveCount(3);
   const meena = members.filter({ hasText: "Meena" });
   await expect(meena.getByTestId("short-id")).toHaveText(/^CB-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
+  const meenaSlip = (await meena.getByTestId("short-id").textContent())!.trim();
   // The son cannot take over (a child); the daughter can.
   await expect(members.filter({ hasText: "Raju" }).locator('a[href$="/take-over"]')).toHaveCount(0);
   await shoot(father, "family-3-members-360");
@@ -172,7 +173,8 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await expect(whose.locator('a[aria-current="page"]')).toContainText("Meena");
   await shoot(father, "family-4-whose-reports-360");
 
-  // 5. He starts the take-over with HER number; the code goes there, not to him.
+  // 5. He starts the take-over with HER number and what only she holds (her slip's short ID, her
+  //    year of birth: the profile has his number, not one of hers); the code goes there, not to him.
   await father.goto("/dashboard/family");
   await meena.locator('a[href$="/take-over"]').click();
   await expect(father).toHaveURL(new RegExp(`/dashboard/family/${ids.daughter}/take-over$`));
@@ -180,6 +182,8 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   const herPhone = `+91${herNational}`;
   const beforeDad = received(dad.phone).length;
   await father.locator("input[name=phone]").fill(herNational);
+  await father.locator("input[name=shortId]").fill(meenaSlip);
+  await father.locator("input[name=birthYear]").fill(String(year - 24));
   await shoot(father, "family-5-take-over-start-360");
   await father.locator("main button[type=submit]").click();
   await expect(father).toHaveURL(/\/take-over\?sent=/);
