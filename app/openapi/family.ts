@@ -65,7 +65,8 @@ export const FAMILY_ENDPOINTS: Endpoint[] = [
     path: "/take-over/not-me/{token}",
     operationId: "takeOverNotMeGet",
     who: "anyone holding the link a completed take-over announced",
-    summary: "When the take-over was, and whether it was already reported or undone. An unknown token is a 404",
+    summary:
+      "When the take-over was, and whether it was already reported or undone. An unknown token is a 404",
     auth: false,
     data: notMeObject,
     errors: [404, 429],
@@ -76,7 +77,7 @@ export const FAMILY_ENDPOINTS: Endpoint[] = [
     operationId: "takeOverNotMeReport",
     who: "anyone holding the link a completed take-over announced",
     summary:
-      "\"This was not me\": reports the take-over to the admins, who may undo it within 7 days; until they have looked, the account deletes no report. Reporting twice changes nothing. An unknown token is a 404",
+      '"This was not me": reports the take-over to the admins, who may undo it within 7 days; until they have looked, the account deletes no report. Reporting twice changes nothing. An unknown token is a 404',
     auth: false,
     data: notMeObject,
     errors: [404, 429],

@@ -22,6 +22,13 @@ import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
  */
 const HERE = "/dashboard/take-overs";
 
+const FLAG_KEYS: Record<string, string> = {
+  reported: "family.flag_reported",
+  starter_suspended: "family.flag_starter_suspended",
+  starter_moved: "family.flag_starter_moved",
+  starter_declined: "family.flag_starter_declined",
+};
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t } = await tFor(request);
@@ -85,7 +92,7 @@ export default function TakeOvers() {
               </p>
               {o.startedBy && <p>{t("family.takeOverStartedBy", { name: o.startedBy.name })}</p>}
               <div className="mt-2 flex flex-wrap gap-2">
-                {o.flag && <StatusPill tone="amber">{t(`family.flag_${o.flag}`)}</StatusPill>}
+                {o.flag && <StatusPill tone="amber">{t(FLAG_KEYS[o.flag])}</StatusPill>}
                 {o.undoneAt && <StatusPill tone="grey">{t("family.takeOverUndoneStatus")}</StatusPill>}
                 {o.reviewedAt && !o.undoneAt && (
                   <StatusPill tone="green">{t("family.takeOverReviewedStatus")}</StatusPill>
@@ -104,7 +111,13 @@ export default function TakeOvers() {
                   {!o.reviewedAt && (
                     <Form method="post">
                       <input type="hidden" name="takeOverId" value={o._id} />
-                      <button type="submit" name="intent" value="clear" className="btn-secondary" disabled={busy}>
+                      <button
+                        type="submit"
+                        name="intent"
+                        value="clear"
+                        className="btn-secondary"
+                        disabled={busy}
+                      >
                         {t("family.takeOverClear")}
                       </button>
                     </Form>

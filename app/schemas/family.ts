@@ -165,7 +165,9 @@ export const takeOverQuerySchema = z
     status: z
       .enum(["review", "all"], { errorMap: () => ({ message: "api.invalidInput" }) })
       .optional()
-      .describe("`review` (default): reported, flagged or of the last 7 days and not reviewed; `all`: every one"),
+      .describe(
+        "`review` (default): reported, flagged or of the last 7 days and not reviewed; `all`: every one",
+      ),
   })
   .strict();
 
@@ -180,7 +182,9 @@ export const takeOverObject = z.object({
   flag: z
     .enum(["reported", "starter_suspended", "starter_moved", "starter_declined"])
     .nullable()
-    .describe("Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined"),
+    .describe(
+      "Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined",
+    ),
   reportedAt: z.string().datetime().nullable(),
   reviewedAt: z.string().datetime().nullable(),
   undoneAt: z.string().datetime().nullable(),

@@ -54,7 +54,9 @@ export function errorResponse(err: DomainError, t: TFunction) {
     {
       success: false,
       message: t(err.message, err.extra.values ?? { seconds: err.extra.retryAfterSeconds }),
-      ...(err.extra.fieldErrors ? { errors: translateFieldErrors(t, err.extra.fieldErrors, err.extra.values) } : {}),
+      ...(err.extra.fieldErrors
+        ? { errors: translateFieldErrors(t, err.extra.fieldErrors, err.extra.values) }
+        : {}),
     },
     HTTP_STATUS[err.code],
     headers,

@@ -78,7 +78,8 @@ export async function announceTakeOver(
       if (to.suspendedAt || to.phone === newPhone) continue;
       notify(to, {
         subject: "family.takeOverNoticeSubject",
-        body: to.accountType === "HealthWorker" ? "family.takeOverNoticeBodyCentre" : "family.takeOverNoticeBody",
+        body:
+          to.accountType === "HealthWorker" ? "family.takeOverNoticeBodyCentre" : "family.takeOverNoticeBody",
         action: "family.takeOverNoticeAction",
         path: `/take-over/not-me/${token}`,
         vars: { shortId: before.shortId ?? "", notMe },

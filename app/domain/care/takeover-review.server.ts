@@ -52,7 +52,12 @@ const notFound = () => new DomainError("not_found", "family.notMeUnknown");
 
 async function rowByToken(token: string): Promise<TakeOverRow | undefined> {
   if (typeof token !== "string" || !/^[A-Za-z0-9_-]{16,64}$/.test(token)) return undefined;
-  return first(db().select().from(takeOvers).where(eq(takeOvers.reportTokenHash, sha256(token))));
+  return first(
+    db()
+      .select()
+      .from(takeOvers)
+      .where(eq(takeOvers.reportTokenHash, sha256(token))),
+  );
 }
 
 /** The "this was not me" page: when the take-over was, and whether it was reported or undone. */
@@ -93,7 +98,15 @@ export async function reportTakeOver(token: string, client: Client) {
       );
       if (took.length === 1)
         yield* exec(
-          auditInsert(tx, null, "patient.takeover_report", "patient", row.patientId, { takeOver: row.id }, client.ip),
+          auditInsert(
+            tx,
+            null,
+            "patient.takeover_report",
+            "patient",
+            row.patientId,
+            { takeOver: row.id },
+            client.ip,
+          ),
         );
     });
   }
@@ -127,7 +140,12 @@ export async function listTakeOvers(actor: Actor, query: { status?: "review" | "
   const found = await db()
     .select({
       row: takeOvers,
-      patient: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, shortId: patients.shortId },
+      patient: {
+        id: patients.id,
+        firstName: patients.firstName,
+        lastName: patients.lastName,
+        shortId: patients.shortId,
+      },
       starter: { id: starter.id, firstName: starter.firstName, lastName: starter.lastName },
     })
     .from(takeOvers)
@@ -177,7 +195,8 @@ export async function undoTakeOver(actor: Actor, id: string, ip?: string | null)
   requireAdmin(actor);
   const row = await requireRow(id);
   if (row.undoneAt) throw new DomainError("conflict", "family.takeOverAlreadyUndone");
-  if (!canUndo(row)) throw new DomainError("conflict", "family.takeOverUndoTooLate", { values: { days: UNDO_DAYS } });
+  if (!canUndo(row))
+    throw new DomainError("conflict", "family.takeOverUndoTooLate", { values: { days: UNDO_DAYS } });
   const prev = JSON.parse(row.previous || "{}") as Partial<TakeOverPrevious>;
   const now = new Date();
   await transaction(function* (tx) {
@@ -204,7 +223,12 @@ export async function undoTakeOver(actor: Actor, id: string, ip?: string | null)
         tx
           .update(patientManagers)
           .set({ revokedAt: null })
-          .where(and(eq(patientManagers.patientId, row.patientId), inArray(patientManagers.managerId, prev.managers))),
+          .where(
+            and(
+              eq(patientManagers.patientId, row.patientId),
+              inArray(patientManagers.managerId, prev.managers),
+            ),
+          ),
       );
     // The taker's login: suspended, its number and password gone, signed out everywhere.
     yield* exec(

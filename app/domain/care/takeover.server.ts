@@ -1,7 +1,15 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
-import { patientManagers, patients, profiles, takeOvers, users, type PatientRow, type UserRow } from "~/db/schema";
+import {
+  patientManagers,
+  patients,
+  profiles,
+  takeOvers,
+  users,
+  type PatientRow,
+  type UserRow,
+} from "~/db/schema";
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/utils/phone.server";
 import {
@@ -184,7 +192,9 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
     await transaction(function* (tx) {
       // The login an admin took away after an earlier take-over (undone) gives way to this one.
       yield* exec(
-        tx.delete(users).where(and(eq(users.id, patient.id), isNotNull(users.suspendedAt), isNull(users.phone))),
+        tx
+          .delete(users)
+          .where(and(eq(users.id, patient.id), isNotNull(users.suspendedAt), isNull(users.phone))),
       );
       yield* exec(
         tx.insert(users).values({

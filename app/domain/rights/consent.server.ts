@@ -1,7 +1,6 @@
 import { and, count, desc, eq, inArray, isNull, sql, type SQLWrapper } from "drizzle-orm";
 import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import {
-  auditEvents,
   centres,
   consentRecords,
   patientConsents,
@@ -24,6 +23,7 @@ import { deleteReportFileIfUnused, deleteStored } from "../records/index.server"
 import { deleteSegments } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { assertMayDeleteReports, requirePatientAccess } from "../care/index.server";
+import { uploadedFor } from "./consent-source.server";
 
 /**
  * Consent (decision 0019, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
@@ -247,28 +247,6 @@ export async function consentOverview(
     history: history.map(toRecordOut),
     withdrawEffect: effect,
     profileConsents: own ? await profileConsents(own.id) : [],
-  };
-}
-
-/**
- * Who uploaded a report for the person when it was not the person (a family manager or a health
- * worker, before a take-over): review consent for it was given by them, and My data says so.
- */
-async function uploadedFor(
-  patientId: string,
-  reportId: string,
-): Promise<{ via: "manager" | "centre"; name: string } | null> {
-  const up = await first(
-    db()
-      .select({ id: users.id, firstName: users.firstName, lastName: users.lastName, type: users.accountType })
-      .from(auditEvents)
-      .innerJoin(users, eq(users.id, auditEvents.actorId))
-      .where(and(eq(auditEvents.action, "report.upload"), eq(auditEvents.subjectId, reportId))),
-  );
-  if (!up || up.id === patientId) return null;
-  return {
-    via: up.type === "HealthWorker" ? "centre" : "manager",
-    name: `${up.firstName} ${up.lastName}`.trim(),
   };
 }
 

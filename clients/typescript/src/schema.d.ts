@@ -16376,7 +16376,10 @@ export interface operations {
                 outdated: boolean;
                 /** Format: date-time */
                 at: string | null;
+                /** @description "upload", "settings" or "api" (the person), or — for reports someone uploaded for them before a take-over — "manager" (a family member) or "centre" (a health worker), named in `by` */
                 via: string | null;
+                /** @description Who gave it for the person (via manager or centre), by name; null when the person did */
+                by: string | null;
               }[];
               history: {
                 _id: string;
@@ -16542,7 +16545,10 @@ export interface operations {
                 outdated: boolean;
                 /** Format: date-time */
                 at: string | null;
+                /** @description "upload", "settings" or "api" (the person), or — for reports someone uploaded for them before a take-over — "manager" (a family member) or "centre" (a health worker), named in `by` */
                 via: string | null;
+                /** @description Who gave it for the person (via manager or centre), by name; null when the person did */
+                by: string | null;
               }[];
               history: {
                 _id: string;

@@ -100,8 +100,10 @@ const family = {
   addSuccess: "Family member added.",
   takeOverStarted: "A code was sent to the person's mobile number.",
   takeOverDone: "The profile is now the person's own account.",
-  takeOverOwnNumber: "The code goes to {{name}}'s own number on the profile, {{phone}}. It cannot go to another number.",
-  takeOverProofIntro: "The profile has no number of {{name}}'s own. To show it is really them, {{name}} gives the short ID on their slip and their year of birth.",
+  takeOverOwnNumber:
+    "The code goes to {{name}}'s own number on the profile, {{phone}}. It cannot go to another number.",
+  takeOverProofIntro:
+    "The profile has no number of {{name}}'s own. To show it is really them, {{name}} gives the short ID on their slip and their year of birth.",
   takeOverShortId: "Short ID on {{name}}'s slip",
   takeOverShortIdHint: "As printed on the slip, e.g. CB-7K4M-2Q.",
   takeOverBirthYear: "{{name}}'s year of birth",
@@ -109,13 +111,17 @@ const family = {
   takeOverProofWrong: "The slip ID or the year of birth does not match this profile.",
   takeOverOwnNumberOnly: "This profile has the person's own number: the code can go only there.",
   takeOverCancelled: "This code was cancelled: whoever started it may no longer act for this profile.",
-  smsTakeOverDone: "{{product}}: a profile linked to this number now has a login of its own. Not the person? Report it: {{notMe}}",
+  smsTakeOverDone:
+    "{{product}}: a profile linked to this number now has a login of its own. Not the person? Report it: {{notMe}}",
   takeOverNoticeSubject: "A profile you help with now has its own login",
-  takeOverNoticeBody: "A profile you manage on {{product}} was just taken over with a login of its own. If it was not the person, report it at once: {{notMe}}. An admin can undo it for 7 days.",
-  takeOverNoticeBodyCentre: "Patient {{shortId}} of your centre was just given a login of their own on {{product}}. If it was not the patient, report it at once: {{notMe}}. An admin can undo it for 7 days.",
+  takeOverNoticeBody:
+    "A profile you manage on {{product}} was just taken over with a login of its own. If it was not the person, report it at once: {{notMe}}. An admin can undo it for 7 days.",
+  takeOverNoticeBodyCentre:
+    "Patient {{shortId}} of your centre was just given a login of their own on {{product}}. If it was not the patient, report it at once: {{notMe}}. An admin can undo it for 7 days.",
   takeOverNoticeAction: "This was not them",
   notMeTitle: "A profile was taken over",
-  notMeIntro: "On {{date}} this profile was given a login of its own. If the person did not do this, report it here: an admin checks it and can undo it, and until then no report can be deleted.",
+  notMeIntro:
+    "On {{date}} this profile was given a login of its own. If the person did not do this, report it here: an admin checks it and can undo it, and until then no report can be deleted.",
   notMeButton: "This was not me",
   notMeDone: "Thank you. The take-over is reported; an admin will look at it.",
   notMeUndone: "This take-over has been undone.",
@@ -123,10 +129,13 @@ const family = {
   takeOverUnknown: "There is no such take-over.",
   takeOverAlreadyUndone: "This take-over was already undone.",
   takeOverUndoTooLate: "A take-over can be undone only within {{days}} days.",
-  takeOverDeleteWait: "This profile was taken over recently: reports can be deleted in {{hours}} hours, or sooner once an admin has reviewed it.",
-  takeOverDeleteReported: "This take-over was reported as not the person's: reports cannot be deleted until an admin has looked at it.",
+  takeOverDeleteWait:
+    "This profile was taken over recently: reports can be deleted in {{hours}} hours, or sooner once an admin has reviewed it.",
+  takeOverDeleteReported:
+    "This take-over was reported as not the person's: reports cannot be deleted until an admin has looked at it.",
   takeOversTitle: "Take-overs",
-  takeOversIntro: "Profiles given a login of their own. Look at those reported or started by a health worker since suspended, moved or declined: undo one within 7 days (the previous access comes back, the new login is taken away) or mark it reviewed.",
+  takeOversIntro:
+    "Profiles given a login of their own. Look at those reported or started by a health worker since suspended, moved or declined: undo one within 7 days (the previous access comes back, the new login is taken away) or mark it reviewed.",
   takeOversEmpty: "Nothing to review.",
   takeOversFilterReview: "To review",
   takeOversFilterAll: "All",
