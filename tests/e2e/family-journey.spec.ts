@@ -28,6 +28,8 @@ let root: string;
 let staff: APIRequestContext;
 const ids: Record<string, string> = {};
 const year = new Date().getUTCFullYear();
+/** The "this was not me" page the take-over announced to the family's number (decision 0055). */
+let notMePath = "";
 
 test.beforeAll(async () => {
   test.skip(test.info().project.name !== "phone", "the family journey runs at 360 px");
@@ -204,6 +206,9 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await shoot(her, "family-7-take-over-complete-360");
   await her.locator("main button[type=submit]").click();
   await expect(her).toHaveURL(/\/login$/);
+  // The family's number (her father's) hears at once, with a "this was not me" link.
+  const notice = await sms(dad.phone, beforeDad);
+  notMePath = /\/take-over\/not-me\/[A-Za-z0-9_-]+/.exec(notice.text)![0];
 
   // 7. She logs in with her own number: her reports are hers (the same profile id).
   await logIn(her, herNational, DAUGHTER_PASSWORD);
@@ -250,6 +255,7 @@ test("axe: the family screens in all four languages", async ({ browser }) => {
     [father, "/dashboard/family"],
     [father, `/dashboard/family/${sonId}/take-over`],
     [anon, "/take-over"],
+    ...(notMePath ? ([[anon, notMePath]] as [Page, string][]) : []),
   ];
   for (const [page, p] of screens) {
     for (const lng of ["en", "hi", "bn", "ta"]) {
