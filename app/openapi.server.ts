@@ -625,7 +625,8 @@ export const ENDPOINTS: Endpoint[] = [
     method: "delete",
     path: "/report/delete-report",
     who: "owning Patient, Admin",
-    summary: "Delete a report and its file",
+    summary:
+      "Delete a report and its file. A profile taken over less than 72 hours ago (or whose take-over was reported) deletes nothing until an admin has reviewed the take-over (403 with the hours left)",
     auth: true,
     body: deleteReportSchema,
     errors: [400, 401, 403, 404],

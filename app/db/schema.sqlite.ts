@@ -731,6 +731,45 @@ export const patientManagers = sqliteTable(
 );
 
 /**
+ * A completed take-over (decision 0055): who started it, what the profile's number and access were
+ * before (so an admin can undo it for 7 days), the hash of the "this was not me" link announced to
+ * the previous number, the managers and the centre, and where an admin's review stands.
+ */
+export const takeOvers = sqliteTable(
+  "take_overs",
+  {
+    id: text("id").primaryKey(),
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => patients.id, { onDelete: "cascade" }),
+    startedBy: text("started_by").references(() => users.id, { onDelete: "set null" }),
+    /** How the starter could act for the profile: "manager" or "centre". */
+    startedAs: text("started_as").notNull(),
+    /** The number the account was made with. */
+    phone: text("phone").notNull(),
+    /** JSON: the profile's phone, phoneOwner, phoneRelationship before, the managers and centre access it ended. */
+    previous: text("previous").notNull().default("{}"),
+    keepAccess: integer("keep_access", { mode: "boolean" }).notNull().default(false),
+    /** sha256 of the "this was not me" link's token. */
+    reportTokenHash: text("report_token_hash").notNull(),
+    reportedAt: integer("reported_at", { mode: "timestamp_ms" }),
+    /** Why an admin should look at it: reported, or its starter was suspended, moved or declined. */
+    flag: text("flag"),
+    reviewedAt: integer("reviewed_at", { mode: "timestamp_ms" }),
+    reviewedBy: text("reviewed_by").references(() => users.id, { onDelete: "set null" }),
+    undoneAt: integer("undone_at", { mode: "timestamp_ms" }),
+    undoneBy: text("undone_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("take_overs_token_uq").on(t.reportTokenHash),
+    index("take_overs_patient_idx").on(t.patientId, t.createdAt),
+    index("take_overs_started_by_idx").on(t.startedBy),
+    index("take_overs_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/**
  * Consent given for a patient by someone else: at a centre (facilitated, the worker reading the
  * text aloud), or a guardian's for a minor. Never updated; the newest row is the one in force.
  */

@@ -46,10 +46,12 @@ export const {
   imagingInstances,
   imagingPreviews,
   voiceNotes,
+  takeOvers,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
 export type ReportRow = typeof lite.reports.$inferSelect;
 export type PatientRow = typeof lite.patients.$inferSelect;
 export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
+export type TakeOverRow = typeof lite.takeOvers.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;

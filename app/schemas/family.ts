@@ -69,12 +69,34 @@ export const familyMemberSchema = z
   .strict();
 export type FamilyMemberInput = z.infer<typeof familyMemberSchema>;
 
-/** The manager or the centre's health worker starts a take-over with the person's own mobile number. */
+/**
+ * The manager or the centre's health worker starts a take-over (decision 0055). Where the profile has
+ * the person's own number the code goes there and no other number is taken; where it has none (or a
+ * family member's), the person gives their own number and what only they hold: the short ID on their
+ * slip and their year of birth.
+ */
 export const startTakeOverSchema = z
   .object({
-    phone: phone.describe(
-      "The person's own mobile number (E.164, or 10 digits for India): the code goes there",
-    ),
+    phone: phone
+      .optional()
+      .describe(
+        "The person's own mobile number (E.164, or 10 digits for India): the code goes there. Leave it out when the profile has the person's own number (the code goes only there; another number is refused)",
+      ),
+    shortId: z
+      .string({ invalid_type_error: "family.takeOverProofWrong" })
+      .trim()
+      .max(20, "family.takeOverProofWrong")
+      .optional()
+      .describe(
+        "The short ID on the person's slip (CB-7K4M-2Q); needed when the profile has no number of the person's own",
+      ),
+    birthYear: z
+      .number({ invalid_type_error: "family.birthYearInvalid" })
+      .int("family.birthYearInvalid")
+      .min(1900, "family.birthYearInvalid")
+      .max(2100, "family.birthYearInvalid")
+      .optional()
+      .describe("The person's year of birth; needed with `shortId`"),
   })
   .strict();
 export type StartTakeOverInput = z.infer<typeof startTakeOverSchema>;
@@ -82,7 +104,7 @@ export type StartTakeOverInput = z.infer<typeof startTakeOverSchema>;
 /** The person completes it on their own phone: the number, the code it got, a password, and who keeps access. */
 export const completeTakeOverSchema = z
   .object({
-    phone: startTakeOverSchema.shape.phone,
+    phone: phone.describe("The number the code went to"),
     code: z
       .string({ required_error: "accounts.otpRequired", invalid_type_error: "accounts.otpRequired" })
       .trim()
@@ -131,5 +153,48 @@ export const familyMemberObject = z.object({
 /** The answer to starting a take-over: where the code went (masked). */
 export const takeOverSentObject = z.object({
   phone: z.string().describe("The number the code went to, masked (+91******3210)"),
+  toOwnNumber: z
+    .boolean()
+    .describe("The code went to the number the profile already had as the person's own"),
   expiresInMinutes: z.number().int(),
+});
+
+/** The admins' list of take-overs (decision 0055): those waiting for a look (default) or all. */
+export const takeOverQuerySchema = z
+  .object({
+    status: z
+      .enum(["review", "all"], { errorMap: () => ({ message: "api.invalidInput" }) })
+      .optional()
+      .describe(
+        "`review` (default): reported, flagged or of the last 7 days and not reviewed; `all`: every one",
+      ),
+  })
+  .strict();
+
+/** A completed take-over as admins see it. */
+export const takeOverObject = z.object({
+  _id: z.string(),
+  patient: z.object({ _id: z.string(), name: z.string(), shortId: z.string().nullable() }),
+  startedBy: z.object({ _id: z.string(), name: z.string() }).nullable(),
+  startedAs: z.string().describe('"manager" (a family member) or "centre" (a health worker)'),
+  phone: z.string().describe("The number the new login was made with"),
+  keepAccess: z.boolean(),
+  flag: z
+    .enum(["reported", "starter_suspended", "starter_moved", "starter_declined"])
+    .nullable()
+    .describe(
+      "Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined",
+    ),
+  reportedAt: z.string().datetime().nullable(),
+  reviewedAt: z.string().datetime().nullable(),
+  undoneAt: z.string().datetime().nullable(),
+  createdAt: z.string().datetime(),
+  canUndo: z.boolean().describe("Not undone and at most 7 days old"),
+});
+
+/** The "this was not me" link's take-over, as its page shows it. */
+export const notMeObject = z.object({
+  createdAt: z.string().datetime().optional(),
+  reported: z.boolean(),
+  undone: z.boolean(),
 });

@@ -169,7 +169,16 @@ export const consentStateObject = z.object({
   /** Granted under an older text: asking again shows the new one. */
   outdated: z.boolean(),
   at: z.string().datetime().nullable(),
-  via: z.string().nullable(),
+  via: z
+    .string()
+    .nullable()
+    .describe(
+      '"upload", "settings" or "api" (the person), or — for reports someone uploaded for them before a take-over — "manager" (a family member) or "centre" (a health worker), named in `by`',
+    ),
+  by: z
+    .string()
+    .nullable()
+    .describe("Who gave it for the person (via manager or centre), by name; null when the person did"),
 });
 
 export const consentRecordObject = z.object({

@@ -249,6 +249,11 @@ describe("the manager acts for the member; notices never name them", () => {
 });
 
 describe("taking a profile over", () => {
+  /** What only she holds (decision 0055): her slip's short ID and year of birth. */
+  const proofOf = (p: { shortId: string | null; birthYear: number | null }) => ({
+    shortId: p.shortId ?? "",
+    birthYear: p.birthYear ?? 0,
+  });
   async function family() {
     const father = await makePatient({ phone: uniqueMobile(), firstName: "Ramesh" });
     const daughter = await care.addFamilyMember(father, adult());
@@ -259,7 +264,12 @@ describe("taking a profile over", () => {
     const { father, daughter } = await family();
     const report = await memberReport(father, daughter._id);
     const mobile = uniqueMobile();
-    const sent = await care.startTakeOver(father, daughter._id, { phone: mobile }, newClient());
+    const sent = await care.startTakeOver(
+      father,
+      daughter._id,
+      { phone: mobile, ...proofOf(daughter) },
+      newClient(),
+    );
     expect(sent.phone).toMatch(/^\+91\*+\d{4}$/);
     const sms = await takeOverSms(mobile);
     expect(sms.text).toContain("/take-over");
@@ -317,7 +327,7 @@ describe("taking a profile over", () => {
   it("she may let the manager keep access", async () => {
     const { father, daughter } = await family();
     const mobile = uniqueMobile();
-    await care.startTakeOver(father, daughter._id, { phone: mobile }, newClient());
+    await care.startTakeOver(father, daughter._id, { phone: mobile, ...proofOf(daughter) }, newClient());
     const code = codeIn((await takeOverSms(mobile)).text);
     await care.completeTakeOver(
       { phone: mobile, code, password: PASSWORD, confirmPassword: PASSWORD, keepAccess: true },
@@ -329,14 +339,21 @@ describe("taking a profile over", () => {
       canTakeOver: false,
     });
     expect(
-      await refusal(() => care.startTakeOver(father, daughter._id, { phone: uniqueMobile() }, newClient())),
+      await refusal(() =>
+        care.startTakeOver(
+          father,
+          daughter._id,
+          { phone: uniqueMobile(), ...proofOf(daughter) },
+          newClient(),
+        ),
+      ),
     ).toMatchObject({ code: "conflict", message: "family.alreadyOwnAccount" });
   });
 
   it("an expired code is refused", async () => {
     const { father, daughter } = await family();
     const mobile = uniqueMobile();
-    await care.startTakeOver(father, daughter._id, { phone: mobile }, newClient());
+    await care.startTakeOver(father, daughter._id, { phone: mobile, ...proofOf(daughter) }, newClient());
     const code = codeIn((await takeOverSms(mobile)).text);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 11 * 60 * 1000);
@@ -361,7 +378,9 @@ describe("taking a profile over", () => {
     const taken = uniqueMobile();
     await makePatient({ phone: taken });
     expect(
-      await refusal(() => care.startTakeOver(father, daughter._id, { phone: taken }, newClient())),
+      await refusal(() =>
+        care.startTakeOver(father, daughter._id, { phone: taken, ...proofOf(daughter) }, newClient()),
+      ),
     ).toMatchObject({
       code: "conflict",
       message: "family.numberTaken",
@@ -371,25 +390,36 @@ describe("taking a profile over", () => {
 
     const stranger = await makePatient();
     expect(
-      await refusal(() => care.startTakeOver(stranger, daughter._id, { phone: uniqueMobile() }, newClient())),
+      await refusal(() =>
+        care.startTakeOver(
+          stranger,
+          daughter._id,
+          { phone: uniqueMobile(), ...proofOf(daughter) },
+          newClient(),
+        ),
+      ),
     ).toMatchObject({ code: "forbidden" });
     const admin = await makeAdmin();
     expect(
-      await refusal(() => care.startTakeOver(admin, daughter._id, { phone: uniqueMobile() }, newClient())),
+      await refusal(() =>
+        care.startTakeOver(admin, daughter._id, { phone: uniqueMobile(), ...proofOf(daughter) }, newClient()),
+      ),
     ).toMatchObject({ code: "forbidden", message: "family.takeOverNotYours" });
     // The account's own profile already is the person's.
     expect(
       await refusal(() => care.startTakeOver(father, father.id, { phone: uniqueMobile() }, newClient())),
     ).toMatchObject({ code: "forbidden" });
     expect(
-      await refusal(() => care.startTakeOver(father, daughter._id, { phone: "12" }, newClient())),
+      await refusal(() =>
+        care.startTakeOver(father, daughter._id, { phone: "12", ...proofOf(daughter) }, newClient()),
+      ),
     ).toMatchObject({ code: "invalid" });
   });
 
   it("a number that got an account between the code and its use is refused, and nothing changes", async () => {
     const { father, daughter } = await family();
     const mobile = uniqueMobile();
-    await care.startTakeOver(father, daughter._id, { phone: mobile }, newClient());
+    await care.startTakeOver(father, daughter._id, { phone: mobile, ...proofOf(daughter) }, newClient());
     const code = codeIn((await takeOverSms(mobile)).text);
     await makePatient({ phone: mobile });
     expect(
@@ -403,4 +433,135 @@ describe("taking a profile over", () => {
     expect((await profile(daughter._id)).accountId).toBeNull();
     expect((await care.patientAccess(father, daughter._id))?.kind).toBe("manager");
   });
+});
+
+describe("after a take-over (decision 0055)", () => {
+  const proofOf = (p: { shortId: string | null; birthYear: number | null }) => ({
+    shortId: p.shortId ?? "",
+    birthYear: p.birthYear ?? 0,
+  });
+  async function noticeToken(phone: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const rows = await d.db
+        .db()
+        .select()
+        .from(d.schema.smsMessages)
+        .where(and(eq(d.schema.smsMessages.to, phone), eq(d.schema.smsMessages.purpose, "notice")));
+      const hit = rows.find((r) => r.text.includes("/take-over/not-me/"));
+      if (hit) return /\/take-over\/not-me\/([A-Za-z0-9_-]+)/.exec(hit.text)![1];
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`no notice to ${phone}`);
+  }
+
+  it("reported, listed, undone within 7 days: his access and her number come back, the login is gone", async () => {
+    const dad = uniqueMobile();
+    const father = await makePatient({ phone: dad, firstName: "Ramesh" });
+    const daughter = await care.addFamilyMember(father, adult());
+    const mobile = uniqueMobile();
+    await care.startTakeOver(father, daughter._id, { phone: mobile, ...proofOf(daughter) }, newClient());
+    const code = codeIn((await takeOverSms(mobile)).text);
+    await care.completeTakeOver(
+      { phone: mobile, code, password: PASSWORD, confirmPassword: PASSWORD, keepAccess: false },
+      newClient(),
+    );
+    // The family's number (the profile's before) hears, with the link.
+    const token = await noticeToken(dad);
+    const self = { id: daughter._id, accountType: "Patient" as const };
+    expect(await refusal(() => care.assertMayDeleteReports(self, daughter._id))).toMatchObject({
+      code: "forbidden",
+      message: "family.takeOverDeleteWait",
+    });
+    expect(await care.takeOverByToken(token, newClient())).toMatchObject({ reported: false, undone: false });
+    await care.reportTakeOver(token, newClient());
+    await care.reportTakeOver(token, newClient());
+    const admin = await makeAdmin();
+    const [row] = (await care.listTakeOvers(admin)).filter((t) => t.patient._id === daughter._id);
+    expect(row).toMatchObject({ flag: "reported", canUndo: true, startedBy: { _id: father.id } });
+    expect(await refusal(() => care.listTakeOvers(father))).toMatchObject({ code: "forbidden" });
+    await care.undoTakeOver(admin, row._id);
+    expect((await care.patientAccess(father, daughter._id))?.kind).toBe("manager");
+    expect(await care.findPatient(daughter._id)).toMatchObject({
+      accountId: null,
+      phone: dad,
+      phoneOwner: "family",
+    });
+    expect(await refusal(() => care.undoTakeOver(admin, row._id))).toMatchObject({ code: "conflict" });
+    // She can take it over again (the old login gave way).
+    const again = uniqueMobile();
+    await care.startTakeOver(father, daughter._id, { phone: again, ...proofOf(daughter) }, newClient());
+    await care.completeTakeOver(
+      {
+        phone: again,
+        code: codeIn((await takeOverSms(again)).text),
+        password: PASSWORD,
+        confirmPassword: PASSWORD,
+        keepAccess: true,
+      },
+      newClient(),
+    );
+    expect((await care.findPatient(daughter._id))?.accountId).toBe(daughter._id);
+  });
+
+  it("a health worker suspended: their unused codes die, their completed take-overs wait for review", async () => {
+    const { centre, worker, patientId } = await centrePatientWithSlip();
+    const patient = (await care.findPatient(patientId))!;
+    const admin = await makeAdmin();
+    const first = uniqueMobile();
+    await care.startTakeOver(worker, patientId, { phone: first, ...proofOf(patient) }, newClient());
+    await care.completeTakeOver(
+      {
+        phone: first,
+        code: codeIn((await takeOverSms(first)).text),
+        password: PASSWORD,
+        confirmPassword: PASSWORD,
+        keepAccess: true,
+      },
+      newClient(),
+    );
+    const other = await centrePatientWithSlip(centre, worker);
+    const otherPatient = (await care.findPatient(other.patientId))!;
+    const pending = uniqueMobile();
+    await care.startTakeOver(
+      worker,
+      other.patientId,
+      { phone: pending, ...proofOf(otherPatient) },
+      newClient(),
+    );
+    const code = codeIn((await takeOverSms(pending)).text);
+    await care.updateHealthWorker(admin, worker.id, { suspended: true });
+    expect(
+      await refusal(() =>
+        care.completeTakeOver(
+          { phone: pending, code, password: PASSWORD, confirmPassword: PASSWORD, keepAccess: true },
+          newClient(),
+        ),
+      ),
+    ).toMatchObject({ code: "invalid" });
+    const listed = (await care.listTakeOvers(admin)).find((t) => t.patient._id === patientId);
+    expect(listed).toMatchObject({ flag: "starter_suspended" });
+  });
+
+  async function centrePatientWithSlip(centre?: { id: string }, worker?: Person) {
+    const { newId } = await import("~/utils/ids.server");
+    const { makeCentre, makeHealthWorker } = await import("../helpers/factories");
+    const c = centre ?? (await makeCentre());
+    const w = worker ?? (await makeHealthWorker(c));
+    const patientId = newId();
+    const slip = `CB-${String(Math.floor(Math.random() * 9000) + 1000)}-${String(Math.floor(Math.random() * 90) + 10)}`;
+    await d.db
+      .db()
+      .insert(d.schema.patients)
+      .values({
+        id: patientId,
+        firstName: "Kamla",
+        lastName: "Bai",
+        birthYear: thisYear - 50,
+        locale: "hi",
+        centreId: c.id,
+        registeredBy: w.id,
+        shortId: slip,
+      });
+    return { centre: c, worker: w, patientId };
+  }
 });

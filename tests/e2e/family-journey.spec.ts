@@ -28,6 +28,8 @@ let root: string;
 let staff: APIRequestContext;
 const ids: Record<string, string> = {};
 const year = new Date().getUTCFullYear();
+/** The "this was not me" page the take-over announced to the family's number (decision 0055). */
+let notMePath = "";
 
 test.beforeAll(async () => {
   test.skip(test.info().project.name !== "phone", "the family journey runs at 360 px");
@@ -159,6 +161,7 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await expect(members).toHaveCount(3);
   const meena = members.filter({ hasText: "Meena" });
   await expect(meena.getByTestId("short-id")).toHaveText(/^CB-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
+  const meenaSlip = (await meena.getByTestId("short-id").textContent())!.trim();
   // The son cannot take over (a child); the daughter can.
   await expect(members.filter({ hasText: "Raju" }).locator('a[href$="/take-over"]')).toHaveCount(0);
   await shoot(father, "family-3-members-360");
@@ -172,7 +175,8 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await expect(whose.locator('a[aria-current="page"]')).toContainText("Meena");
   await shoot(father, "family-4-whose-reports-360");
 
-  // 5. He starts the take-over with HER number; the code goes there, not to him.
+  // 5. He starts the take-over with HER number and what only she holds (her slip's short ID, her
+  //    year of birth: the profile has his number, not one of hers); the code goes there, not to him.
   await father.goto("/dashboard/family");
   await meena.locator('a[href$="/take-over"]').click();
   await expect(father).toHaveURL(new RegExp(`/dashboard/family/${ids.daughter}/take-over$`));
@@ -180,6 +184,8 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   const herPhone = `+91${herNational}`;
   const beforeDad = received(dad.phone).length;
   await father.locator("input[name=phone]").fill(herNational);
+  await father.locator("input[name=shortId]").fill(meenaSlip);
+  await father.locator("input[name=birthYear]").fill(String(year - 24));
   await shoot(father, "family-5-take-over-start-360");
   await father.locator("main button[type=submit]").click();
   await expect(father).toHaveURL(/\/take-over\?sent=/);
@@ -200,6 +206,9 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   await shoot(her, "family-7-take-over-complete-360");
   await her.locator("main button[type=submit]").click();
   await expect(her).toHaveURL(/\/login$/);
+  // The family's number (her father's) hears at once, with a "this was not me" link.
+  const notice = await sms(dad.phone, beforeDad);
+  notMePath = /\/take-over\/not-me\/[A-Za-z0-9_-]+/.exec(notice.text)![0];
 
   // 7. She logs in with her own number: her reports are hers (the same profile id).
   await logIn(her, herNational, DAUGHTER_PASSWORD);
@@ -246,6 +255,7 @@ test("axe: the family screens in all four languages", async ({ browser }) => {
     [father, "/dashboard/family"],
     [father, `/dashboard/family/${sonId}/take-over`],
     [anon, "/take-over"],
+    ...(notMePath ? ([[anon, notMePath]] as [Page, string][]) : []),
   ];
   for (const [page, p] of screens) {
     for (const lng of ["en", "hi", "bn", "ta"]) {

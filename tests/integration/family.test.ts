@@ -36,8 +36,8 @@ function mobile() {
 const hex24 = () => randomBytes(12).toString("hex");
 const sqlTrue = () => (db.kind === "postgres" ? "true" : "1");
 
-/** The take-over SMS the server texted to `e164`, oldest first (its SMS outbox, as without SMS_URL). */
-function takeOverSms(e164: string): { text: string }[] {
+/** The SMS of `purpose` the server texted to `e164`, oldest first (its SMS outbox, as without SMS_URL). */
+function smsTo(e164: string, purpose = "takeover-code"): { text: string }[] {
   const dir = path.join(server.dataDir, "sms-outbox");
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
@@ -49,7 +49,19 @@ function takeOverSms(e164: string): { text: string }[] {
         return {}; // being written this moment: read on the next look
       }
     })
-    .filter((m) => m.to === e164 && m.purpose === "takeover-code");
+    .filter((m) => m.to === e164 && m.purpose === purpose);
+}
+const takeOverSms = (e164: string) => smsTo(e164);
+
+/** The "this was not me" link's token in the notice SMS to `e164` (waits for the sender). */
+async function notMeToken(e164: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = smsTo(e164, "notice").find((m) => /\/take-over\/not-me\//.test(m.text));
+    if (hit) return /\/take-over\/not-me\/([A-Za-z0-9_-]+)/.exec(hit.text)![1];
+    if (Date.now() > deadline) throw new Error(`no take-over notice to ${e164}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** The code of the take-over SMS to `e164` after the first `after` ones (waits for the sender). */
@@ -63,8 +75,11 @@ async function takeOverCode(e164: string, after = 0, timeoutMs = 10_000): Promis
   }
 }
 
+const emails: Record<string, string> = {};
+
 async function signUp(role: string, type: "Patient" | "Expert" = "Patient", firstName = "Test") {
   const email = `${role.toLowerCase()}-${hex24().slice(0, 6)}@family.test`;
+  emails[role] = email;
   const r = await signupViaApi(api, smtp, codeFrom, { email, accountType: type, firstName });
   tok[role] = r.token;
   ids[role] = r.user._id;
@@ -137,7 +152,11 @@ beforeAll(async () => {
     ids.centre,
     ids.worker,
   );
+  await db.run("UPDATE patients SET short_id = 'CB-KAM7-A2' WHERE id = ?", ids.centrePatient);
 }, 180_000);
+
+/** What only the person holds (decision 0055): the slip's short ID and the year of birth. */
+const proof: Record<string, { shortId: string; birthYear: number }> = {};
 
 afterAll(async () => {
   await db?.close();
@@ -157,6 +176,7 @@ describe("family members (API)", () => {
     });
     expect(res.body.data.shortId).toMatch(/^CB-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
     ids.daughter = res.body.data._id;
+    proof.daughter = { shortId: res.body.data.shortId, birthYear: year - 24 };
     const kid = await api.post(
       "/family/members",
       {
@@ -281,7 +301,7 @@ describe("family screen and whose reports (no JavaScript)", () => {
 describe("taking a profile over", () => {
   it("starting it: only the manager or the centre's approved health worker; never for a minor or a taken number", async () => {
     const path = `/family/members/${ids.daughter}/take-over` as const;
-    const body = { phone: mobile().national };
+    const body = { phone: mobile().national, ...proof.daughter };
     expect((await api.raw("POST", path, body)).status).toBe(401);
     for (const role of ["other", "expert", "admin", "worker", "otherWorker", "unapprovedWorker"])
       expect((await api.raw("POST", path, body, tok[role])).status, role).toBe(403);
@@ -296,12 +316,17 @@ describe("taking a profile over", () => {
     // A number that is already someone's login: refused, and no code goes to it.
     const taken = mobile();
     await db.run("UPDATE users SET phone = ? WHERE id = ?", taken.e164, ids.other);
-    const refused = await api.raw("POST", path, { phone: taken.national }, tok.father);
+    const refused = await api.raw("POST", path, { phone: taken.national, ...proof.daughter }, tok.father);
     await db.run("UPDATE users SET phone = NULL WHERE id = ?", ids.other);
     expect(refused.status).toBe(409);
     expect(refused.body.errors).toHaveProperty("phone");
     expect(takeOverSms(taken.e164)).toHaveLength(0);
-    for (const bad of [{}, { phone: "12" }, { phone: 9876543210 }, { phone: "9876543210", extra: true }])
+    for (const bad of [
+      {},
+      { ...proof.daughter, phone: "12" },
+      { ...proof.daughter, phone: 9876543210 },
+      { ...proof.daughter, phone: "9876543210", extra: true },
+    ])
       expect((await api.raw("POST", path, bad, tok.father)).status, JSON.stringify(bad)).toBe(400);
     // Unknown profile: the same refusal as someone else's.
     expect((await api.raw("POST", `/family/members/${hex24()}/take-over`, body, tok.father)).status).toBe(
@@ -318,8 +343,21 @@ describe("taking a profile over", () => {
 
   it("the daughter completes it on the screen without JavaScript and ends her father's access at once", async () => {
     const own = mobile();
+    // Before: her father uploaded a report for her (review consent given by him, for her).
+    const up = await api.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "ECG", phoneNumber: "9876543210", patientId: ids.daughter },
+        { name: "d.pdf", data: samplePdf() },
+      ),
+      tok.father,
+    );
+    expect(up.status).toBe(201);
     const start = await browsers.father.post(`/dashboard/family/${ids.daughter}/take-over`, {
       phone: own.national,
+      shortId: proof.daughter.shortId,
+      birthYear: String(proof.daughter.birthYear),
     });
     expect(start.status).toBe(302);
     expect(start.headers.get("Location")).toMatch(/\/take-over\?sent=/);
@@ -335,7 +373,11 @@ describe("taking a profile over", () => {
     };
     const wrong = await phone.post("/take-over", form);
     expect(wrong.status).toBe(400);
-    expect(pageText(await wrong.text())).toMatch(/code/i);
+    // The code's field error says how many tries are left: no placeholder reaches her (issue 43, 14).
+    const wrongText = pageText(await wrong.text());
+    expect(wrongText).toMatch(/code/i);
+    expect(wrongText).toContain("4 tries left");
+    expect(wrongText).not.toMatch(/\{\{\s*\w+\s*\}\}/);
     // The code in the six boxes, as a browser without JavaScript sends it.
     const { code: _wrong, ...rest } = form;
     const boxes = Object.fromEntries([...code].map((c, i) => [`d${i + 1}`, c]));
@@ -368,6 +410,41 @@ describe("taking a profile over", () => {
     const row = await db.get("SELECT account_id, taken_over_at FROM patients WHERE id = ?", ids.daughter);
     expect(row?.account_id).toBe(ids.daughter);
     expect(row?.taken_over_at).toBeTruthy();
+
+    // Her father heard at once, with a "this was not me" link (issue 43, 1).
+    const notice = await smtp.waitFor(emails.father, /not-me/);
+    expect(notice.raw).toMatch(/\/take-over\/not-me\/[A-Za-z0-9_-]{16,}/);
+
+    // My data says who gave review consent for the report he uploaded, and when (issue 43, 19).
+    const her = new Browserish(server.url);
+    expect((await her.post("/login", { email: own.e164, password: NEW_PASSWORD })).status).toBe(302);
+    const myData = pageText(await (await her.fetch("/dashboard/my-data")).text());
+    // (Her language is Hindi: "given … (by Ramesh User, who uploaded a report for you)".)
+    expect(myData).toContain("(Ramesh User द्वारा, जिन्होंने आपके लिए रिपोर्ट अपलोड की)");
+
+    // For 72 hours she deletes nothing, on the API and the screen: a clear 403, the report kept.
+    const reportId = up.body.data._id as string;
+    const del = await api.raw("DELETE", "/report/delete-report", { reportId }, login.body.token);
+    expect(del.status).toBe(403);
+    expect(del.body.message).toMatch(/taken over recently.*\d+ hours/);
+    const screenDel = await her.post(`/dashboard/previous-report/${ids.daughter}`, {
+      intent: "delete",
+      reportId,
+    });
+    expect(screenDel.status).toBeLessThan(500);
+    // (In her language: "This profile was taken over recently: reports can be deleted in 72 hours …".)
+    expect(pageText(await (await her.fetch(`/dashboard/previous-report/${ids.daughter}`)).text())).toContain(
+      "यह प्रोफ़ाइल हाल ही में ली गई है: रिपोर्ट 72 घंटे बाद",
+    );
+    // Nor by withdrawing review consent (which deletes waiting reports).
+    const withdraw = await api.raw(
+      "POST",
+      "/rights/consents",
+      { purpose: "review", granted: false },
+      login.body.token,
+    );
+    expect(withdraw.status).toBe(403);
+    expect(await db.get("SELECT id FROM reports WHERE id = ?", reportId)).toBeTruthy();
   });
 
   it("a centre's patient takes over through the API; wrong, expired and taken are refused; the centre may keep access", async () => {
@@ -381,9 +458,10 @@ describe("taking a profile over", () => {
         role,
       ).toBe(404);
     const own = mobile();
+    proof.centrePatient = { shortId: "cb-kam7-a2", birthYear: year - 67 };
     const start = await api.post(
       `/family/members/${ids.centrePatient}/take-over`,
-      { phone: own.e164 },
+      { phone: own.e164, ...proof.centrePatient },
       tok.worker,
     );
     expect(start.status).toBe(200);
@@ -405,7 +483,8 @@ describe("taking a profile over", () => {
       expect((await api.raw("POST", "/take-over", bad)).status).toBe(400);
     const wrong = await api.post("/take-over", { ...body, code: code === "000000" ? "111111" : "000000" });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.errors).toHaveProperty("code");
+    expect(wrong.body.errors.code[0]).toMatch(/\d tries left/);
+    expect(JSON.stringify(wrong.body)).not.toMatch(/\{\{\s*\w+\s*\}\}/);
 
     // Expired: the code's ten minutes are over.
     await db.run(
@@ -417,7 +496,11 @@ describe("taking a profile over", () => {
 
     // A fresh code; then the number gets an account before it is used.
     const other = mobile();
-    await api.post(`/family/members/${ids.centrePatient}/take-over`, { phone: other.e164 }, tok.worker);
+    await api.post(
+      `/family/members/${ids.centrePatient}/take-over`,
+      { phone: other.e164, ...proof.centrePatient },
+      tok.worker,
+    );
     const code2 = await takeOverCode(other.e164);
     await db.run("UPDATE users SET phone = ? WHERE id = ?", other.e164, ids.other);
     const taken = await api.post("/take-over", { ...body, phone: other.e164, code: code2 });
@@ -425,7 +508,11 @@ describe("taking a profile over", () => {
     await db.run("UPDATE users SET phone = NULL WHERE id = ?", ids.other);
 
     const before = takeOverSms(own.e164).length;
-    await api.post(`/family/members/${ids.centrePatient}/take-over`, { phone: own.e164 }, tok.worker);
+    await api.post(
+      `/family/members/${ids.centrePatient}/take-over`,
+      { phone: own.e164, ...proof.centrePatient },
+      tok.worker,
+    );
     const ok = await api.post("/take-over", { ...body, code: await takeOverCode(own.e164, before) });
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({ _id: ids.centrePatient, phone: own.e164, accountType: "Patient" });
@@ -442,10 +529,278 @@ describe("taking a profile over", () => {
         await api.raw(
           "POST",
           `/family/members/${ids.centrePatient}/take-over`,
-          { phone: mobile().e164 },
+          { phone: mobile().e164, ...proof.centrePatient },
           tok.worker,
         )
       ).status,
     ).toBe(409);
+  });
+});
+
+describe("a take-over proves the person is the patient (issue 43, point 1)", () => {
+  /** A centre patient inserted as registration makes one: a slip ID, a year of birth, maybe a phone. */
+  async function centrePatient(
+    shortId: string,
+    phone: { e164: string; owner: "self" | "family" } | null = null,
+  ): Promise<string> {
+    const id = hex24();
+    await db.run(
+      "INSERT INTO patients (id, first_name, last_name, birth_year, centre_id, registered_by, locale, short_id, phone, phone_owner) VALUES (?, 'Sita', 'Bai', ?, ?, ?, 'en', ?, ?, ?)",
+      id,
+      year - 40,
+      ids.centre,
+      ids.worker,
+      shortId,
+      phone?.e164 ?? null,
+      phone?.owner ?? "none",
+    );
+    return id;
+  }
+  const completeBody = (phone: string, code: string, keepAccess = false) => ({
+    phone,
+    code,
+    password: NEW_PASSWORD,
+    confirmPassword: NEW_PASSWORD,
+    keepAccess,
+  });
+  /** A report of the profile (as a centre upload leaves it), for the deletion checks. */
+  async function reportOf(patientId: string): Promise<string> {
+    const id = hex24();
+    await db.run(
+      "INSERT INTO reports (id, patient_id, report_type, phone_number, file_key, file_name, mime_type, size, consent_at, centre_id) VALUES (?, ?, 'ECG', '9876543210', ?, 'x.pdf', 'application/pdf', 10, ?, ?)",
+      id,
+      patientId,
+      `missing/${id}`,
+      db.time(Date.now()),
+      ids.centre,
+    );
+    return id;
+  }
+
+  it("a worker cannot send the code to their own number when the patient has hers: it goes only to her phone", async () => {
+    const hers = mobile();
+    const workerPhone = mobile();
+    const id = await centrePatient("CB-SEQ1-F2", { e164: hers.e164, owner: "self" });
+    const path = `/family/members/${id}/take-over`;
+    const hijack = await api.raw("POST", path, { phone: workerPhone.national }, tok.worker);
+    expect(hijack.status).toBe(400);
+    expect(hijack.body.errors.phone[0]).toMatch(/own number/);
+    expect(takeOverSms(workerPhone.e164)).toHaveLength(0);
+    // The screen offers no number field: it says where the code goes.
+    const screen = await (await browsers.worker.fetch(`/dashboard/family/${id}/take-over`)).text();
+    expect(screen).toContain('data-testid="take-over-own-number"');
+    expect(screen).not.toContain('name="phone"');
+    // Without a number, the code goes to hers.
+    const ok = await api.raw("POST", path, {}, tok.worker);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.toOwnNumber).toBe(true);
+    expect(await takeOverCode(hers.e164)).toMatch(/^\d{6}$/);
+  });
+
+  it("without her own number: no code without the slip ID and year of birth; wrong ones are limited", async () => {
+    const id = await centrePatient("CB-S71P-Q2");
+    const path = `/family/members/${id}/take-over`;
+    const workerPhone = mobile();
+    const none = await api.raw("POST", path, { phone: workerPhone.e164 }, tok.worker);
+    expect(none.status).toBe(400);
+    expect(Object.keys(none.body.errors).sort()).toEqual(["birthYear", "shortId"]);
+    const wrongYear = await api.raw(
+      "POST",
+      path,
+      { phone: workerPhone.e164, shortId: "CB-S71P-Q2", birthYear: year - 41 },
+      tok.worker,
+    );
+    expect(wrongYear.status).toBe(400);
+    expect(wrongYear.body.message).toMatch(/does not match/);
+    // The screen says the same, on its fields.
+    const onScreen = await browsers.worker.post(`/dashboard/family/${id}/take-over`, {
+      phone: workerPhone.national,
+      shortId: "CB-0000-00",
+      birthYear: String(year - 40),
+    });
+    expect(onScreen.status).toBe(400);
+    expect(pageText(await onScreen.text())).toContain("does not match this profile");
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await api.raw(
+            "POST",
+            path,
+            { phone: workerPhone.e164, shortId: "CB-0000-00", birthYear: year - 40 },
+            tok.worker,
+          )
+        ).status,
+      ).toBe(400);
+    // Five wrong tries a day: then even the right pair waits (429), and no code was ever sent.
+    const locked = await api.raw(
+      "POST",
+      path,
+      { phone: workerPhone.e164, shortId: "CB-S71P-Q2", birthYear: year - 40 },
+      tok.worker,
+    );
+    expect(locked.status).toBe(429);
+    expect(takeOverSms(workerPhone.e164)).toHaveLength(0);
+  });
+
+  it("a code started by a worker who is then suspended no longer completes", async () => {
+    await makeHealthWorker("worker2", ids.centre, true);
+    const id = await centrePatient("CB-SXS1-P2");
+    const taker = mobile();
+    const start = await api.raw(
+      "POST",
+      `/family/members/${id}/take-over`,
+      { phone: taker.e164, shortId: "CB-SXS1-P2", birthYear: year - 40 },
+      tok.worker2,
+    );
+    expect(start.status).toBe(200);
+    const code = await takeOverCode(taker.e164);
+    const suspend = await api.raw("PATCH", `/health-workers/${ids.worker2}`, { suspended: true }, tok.admin);
+    expect(suspend.status).toBe(200);
+    const done = await api.raw("POST", "/take-over", completeBody(taker.e164, code));
+    expect(done.status).toBe(400);
+    expect((await db.get("SELECT account_id FROM patients WHERE id = ?", id))?.account_id).toBeNull();
+    // Suspended from the users list instead (no take-over hook there): the completion re-checks the starter.
+    await makeHealthWorker("worker3", ids.centre, true);
+    const id2 = await centrePatient("CB-SXS2-P2");
+    const taker2 = mobile();
+    await api.post(
+      `/family/members/${id2}/take-over`,
+      { phone: taker2.e164, shortId: "CB-SXS2-P2", birthYear: year - 40 },
+      tok.worker3,
+    );
+    const code2 = await takeOverCode(taker2.e164);
+    await db.run("UPDATE users SET suspended_at = ? WHERE id = ?", db.time(Date.now()), ids.worker3);
+    const done2 = await api.raw("POST", "/take-over", completeBody(taker2.e164, code2));
+    expect(done2.status).toBe(400);
+    expect(done2.body.errors.code[0]).toMatch(/cancelled/);
+  });
+
+  it("a completed take-over is announced with a 'this was not me' link; reported, an admin undoes it within 7 days", async () => {
+    const family = mobile();
+    const id = await centrePatient("CB-ANN1-P2", { e164: family.e164, owner: "family" });
+    const reportId = await reportOf(id);
+    const taker = mobile();
+    await api.post(
+      `/family/members/${id}/take-over`,
+      { phone: taker.e164, shortId: "CB-ANN1-P2", birthYear: year - 40 },
+      tok.worker,
+    );
+    const done = await api.post("/take-over", completeBody(taker.e164, await takeOverCode(taker.e164)));
+    expect(done.status).toBe(201);
+    // The number the profile had hears at once, with the link; the centre's worker too.
+    const token = await notMeToken(family.e164);
+    await smtp.waitFor(emails.worker, /not-me/);
+    const takerToken = (await api.post("/auth/login", { phone: taker.e164, password: NEW_PASSWORD })).body
+      .token as string;
+    expect((await api.get(`/report/get-report-by-patientId/${id}`, tok.worker)).status).toBe(403);
+
+    // "This was not me", on the API and the page (no sign-in); an unknown link is a 404.
+    expect((await api.raw("GET", `/take-over/not-me/${"x".repeat(24)}`)).status).toBe(404);
+    expect((await api.raw("GET", `/take-over/not-me/${token}`)).body.data).toMatchObject({ reported: false });
+    const page = new Browserish(server.url);
+    expect((await page.fetch(`/take-over/not-me/${token}`)).status).toBe(200);
+    expect((await page.post(`/take-over/not-me/${token}`, {})).status).toBe(302);
+    expect((await api.raw("POST", `/take-over/not-me/${token}`)).body.data).toMatchObject({ reported: true });
+    // Reported: the account deletes nothing, whatever the hour.
+    const del = await api.raw("DELETE", "/report/delete-report", { reportId }, takerToken);
+    expect(del.status).toBe(403);
+    expect(del.body.message).toMatch(/reported/);
+
+    // The admins' list: only admins; the reported one is there.
+    for (const role of ["worker", "father"])
+      expect((await api.raw("GET", "/admin/take-overs", undefined, tok[role])).status, role).toBe(403);
+    const list = await api.get("/admin/take-overs", tok.admin);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    const row = list.body.data.find((t: { patient: { _id: string } }) => t.patient._id === id);
+    expect(row).toMatchObject({ flag: "reported", canUndo: true, startedAs: "centre" });
+    const admin = new Browserish(server.url);
+    expect(
+      (await admin.post("/login", { email: "admin@family.test", password: "Admin-pass-123" })).status,
+    ).toBe(302);
+    const screen = pageText(await (await admin.fetch("/dashboard/take-overs")).text());
+    expect(screen).toContain("Reported: this was not them");
+
+    // Undo: her number and the centre's access come back; the taker's login is gone.
+    expect((await api.raw("POST", `/admin/take-overs/${row._id}/undo`, undefined, tok.worker)).status).toBe(
+      403,
+    );
+    const undo = await api.raw("POST", `/admin/take-overs/${row._id}/undo`, undefined, tok.admin);
+    expect(undo.status).toBe(200);
+    expect(undo.body.data.undoneAt).toBeTruthy();
+    const back = await db.get("SELECT account_id, phone, phone_owner FROM patients WHERE id = ?", id);
+    expect(back).toMatchObject({ account_id: null, phone: family.e164, phone_owner: "family" });
+    expect((await api.get(`/report/get-report-by-patientId/${id}`, tok.worker)).status).toBe(200);
+    expect((await api.raw("GET", "/family/members", undefined, takerToken)).status).toBe(401);
+    expect(
+      (await api.raw("POST", "/auth/login", { phone: taker.e164, password: NEW_PASSWORD })).status,
+    ).not.toBe(200);
+    expect((await api.raw("POST", `/admin/take-overs/${row._id}/undo`, undefined, tok.admin)).status).toBe(
+      409,
+    );
+    expect((await api.raw("GET", `/take-over/not-me/${token}`)).body.data).toMatchObject({ undone: true });
+  });
+
+  it("after 7 days an undo is refused; after 72 hours (or an admin's review) the account may delete", async () => {
+    const id = await centrePatient("CB-D7D1-P2");
+    const reportId = await reportOf(id);
+    const reportId2 = await reportOf(id);
+    const taker = mobile();
+    await api.post(
+      `/family/members/${id}/take-over`,
+      { phone: taker.e164, shortId: "CB-D7D1-P2", birthYear: year - 40 },
+      tok.worker,
+    );
+    expect(
+      (await api.post("/take-over", completeBody(taker.e164, await takeOverCode(taker.e164), true))).status,
+    ).toBe(201);
+    const takerToken = (await api.post("/auth/login", { phone: taker.e164, password: NEW_PASSWORD })).body
+      .token as string;
+    expect((await api.raw("DELETE", "/report/delete-report", { reportId }, takerToken)).status).toBe(403);
+    // An admin reviewed it: she may delete at once.
+    const all = await api.get("/admin/take-overs?status=all", tok.admin);
+    const row = all.body.data.find((t: { patient: { _id: string } }) => t.patient._id === id);
+    expect((await api.raw("POST", `/admin/take-overs/${row._id}/clear`, undefined, tok.admin)).status).toBe(
+      200,
+    );
+    expect((await api.raw("DELETE", "/report/delete-report", { reportId }, takerToken)).status).toBe(200);
+    // Eight days later: too late to undo (409), and nothing waits for deletions.
+    await db.run(
+      "UPDATE take_overs SET created_at = ?, reviewed_at = NULL WHERE id = ?",
+      db.time(Date.now() - 8 * 86_400_000),
+      row._id,
+    );
+    expect((await api.raw("POST", `/admin/take-overs/${row._id}/undo`, undefined, tok.admin)).status).toBe(
+      409,
+    );
+    expect(
+      (await api.raw("DELETE", "/report/delete-report", { reportId: reportId2 }, takerToken)).status,
+    ).toBe(200);
+    expect((await db.get("SELECT account_id FROM patients WHERE id = ?", id))?.account_id).toBe(id);
+  });
+
+  it("a health worker moved to another centre: the take-overs they completed wait for an admin's review", async () => {
+    await makeHealthWorker("worker4", ids.centre, true);
+    const id = await centrePatient("CB-M0V1-P2");
+    const taker = mobile();
+    await api.post(
+      `/family/members/${id}/take-over`,
+      { phone: taker.e164, shortId: "CB-M0V1-P2", birthYear: year - 40 },
+      tok.worker4,
+    );
+    expect(
+      (await api.post("/take-over", completeBody(taker.e164, await takeOverCode(taker.e164), true))).status,
+    ).toBe(201);
+    const moved = await api.raw(
+      "PATCH",
+      `/health-workers/${ids.worker4}`,
+      { centreId: ids.otherCentre },
+      tok.admin,
+    );
+    expect(moved.status).toBe(200);
+    const list = await api.get("/admin/take-overs", tok.admin);
+    expect(list.body.data.find((t: { patient: { _id: string } }) => t.patient._id === id)).toMatchObject({
+      flag: "starter_moved",
+      startedBy: { _id: ids.worker4 },
+    });
   });
 });

@@ -126,6 +126,7 @@ const SCREENS: Record<string, string[]> = {
     "/dashboard/audit-log",
     "/dashboard/messages",
     "/dashboard/rights-requests",
+    "/dashboard/take-overs",
     "/dashboard/turnaround",
     "/dashboard/centres",
     "/dashboard/two-step",

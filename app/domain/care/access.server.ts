@@ -201,6 +201,9 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.centre_revoked": "control.trail.centreRevoked",
   "patient.takeover_start": "control.trail.takeoverStart",
   "patient.takeover": "control.trail.takeover",
+  "patient.takeover_report": "control.trail.takeoverReport",
+  "patient.takeover_undo": "control.trail.takeoverUndo",
+  "patient.takeover_clear": "control.trail.takeoverClear",
 };
 
 /**

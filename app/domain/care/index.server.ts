@@ -4,7 +4,8 @@
  * - patients: patient profiles apart from logins, the one rule of who may act for a profile
  *   (self, family manager, centre, admin), the access trail, short IDs.
  * - family: a patient account's dependants (added with a guardian's or the person's consent).
- * - takeover: a dependant or a centre's patient taking their profile over with their own number.
+ * - takeover: a dependant or a centre's patient taking their profile over with their own number;
+ *   takeover-notice announces it, takeover-review: "this was not me", the admins' undo and review.
  * - registration: a centre registers a patient after the facilitated consent; one patient's page.
  * - centre-queue: a centre's patients with where their reports stand.
  * - centres: the admin's centres, their figures (turnaround, overdue) and the public directory.
@@ -35,6 +36,15 @@ export {
   whoseOptions,
 } from "./family.server";
 export { completeTakeOver, startTakeOver, takeOverTarget } from "./takeover.server";
+export {
+  assertMayDeleteReports,
+  clearTakeOver,
+  listTakeOvers,
+  reportTakeOver,
+  takeOverByToken,
+  undoTakeOver,
+  type ApiTakeOver,
+} from "./takeover-review.server";
 export {
   getCarePatient,
   registerPatient,

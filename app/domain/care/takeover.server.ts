@@ -1,6 +1,15 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
-import { patientManagers, patients, profiles, users, type UserRow } from "~/db/schema";
+import {
+  patientManagers,
+  patients,
+  profiles,
+  takeOvers,
+  users,
+  type PatientRow,
+  type UserRow,
+} from "~/db/schema";
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/utils/phone.server";
 import {
@@ -20,10 +29,11 @@ import {
 import type { Client } from "../platform/client";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { limit } from "../platform/index.server";
+import { limit, proofTries } from "../platform/index.server";
 import { isMinor } from "./family.server";
-import { findPatient, requirePatientAccess, traceAccess } from "./patients.server";
+import { accessTo, findPatient, normalShortId, requirePatientAccess, traceAccess } from "./patients.server";
 import { revokeLinksMadeBy } from "./access.server";
+import { announceTakeOver, type TakeOverPrevious } from "./takeover-notice.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a
@@ -34,9 +44,17 @@ import { revokeLinksMadeBy } from "./access.server";
  * link stays the person's, and the API's patientId is theirs — and the person decides whether the
  * manager (or centre) keeps access. The code is a verification code like a signup's (purpose
  * "takeover": 10 minutes, single use, 5 tries); the SMS budgets are the signup codes'.
+ *
+ * Proving the person is the patient (decision 0055): where the profile has the person's own
+ * number the code goes only there; otherwise the starter gives the person's number with the slip
+ * ID and year of birth only the person holds (5 wrong tries a day per profile). The code completes
+ * only while its starter may still act for the profile (a suspended, moved or declined worker's
+ * code is dead). A completed take-over is recorded (table take_overs), announced to the previous
+ * number, the managers and the centre with a "this was not me" link, and an admin may undo it for
+ * 7 days (takeover-review.server.ts).
  */
 
-type Pending = { patientId: string; startedBy: string };
+type Pending = { patientId: string; startedBy: string; startedAs: "manager" | "centre" };
 
 const numberTaken = () =>
   new DomainError("conflict", "family.numberTaken", { fieldErrors: { phone: ["family.numberTaken"] } });
@@ -47,17 +65,46 @@ function assertTakeable(p: { accountId: string | null; birthYear: number | null 
   if (isMinor(p)) throw new DomainError("invalid", "family.minorCannotTakeOver");
 }
 
+/** The profile's own number, where it has one: the only number a take-over code may go to. */
+function ownNumber(p: Pick<PatientRow, "phone" | "phoneOwner">): string | null {
+  return p.phoneOwner === "self" && p.phone ? p.phone : null;
+}
+
+const proofWrong = () =>
+  new DomainError("invalid", "family.takeOverProofWrong", {
+    fieldErrors: { shortId: ["family.takeOverProofWrong"], birthYear: ["family.takeOverProofWrong"] },
+  });
+
 /**
- * Starts a take-over: the family manager or a health worker of the profile's centre names the
- * person's own mobile number, which gets a code. A number that already has an account is refused
- * (the person logs in with it instead; an admin can help join the two).
+ * What only the person holds — the short ID on their slip and their year of birth — checked on
+ * the server; 5 wrong tries a day per profile (counted even with rate limits off), then 429.
+ */
+async function checkProof(p: PatientRow, input: { shortId?: string; birthYear?: number }) {
+  if (!input.shortId || input.birthYear === undefined)
+    throw new DomainError("invalid", "family.takeOverProofNeeded", {
+      fieldErrors: {
+        ...(input.shortId ? {} : { shortId: ["family.takeOverProofNeeded"] }),
+        ...(input.birthYear === undefined ? { birthYear: ["family.takeOverProofNeeded"] } : {}),
+      },
+    });
+  await proofTries.take("takeOverProof", p.id);
+  const slip = normalShortId(input.shortId);
+  if (!p.shortId || slip !== p.shortId || input.birthYear !== p.birthYear) throw proofWrong();
+  await proofTries.giveBack("takeOverProof", p.id);
+}
+
+/**
+ * Starts a take-over: the family manager or a health worker of the profile's centre. Where the
+ * profile has the person's own number the code goes there (another number is refused); otherwise
+ * the starter names the person's own mobile number and gives the slip ID and year of birth. A
+ * number that already has an account is refused (the person logs in with it instead).
  */
 export async function startTakeOver(
   actor: Actor,
   patientId: string,
   raw: unknown,
   client: Client,
-): Promise<{ phone: string; expiresInMinutes: number }> {
+): Promise<{ phone: string; toOwnNumber: boolean; expiresInMinutes: number }> {
   const access = await requirePatientAccess(actor, patientId, "family.notYours");
   if (access.kind !== "manager" && access.kind !== "centre")
     throw new DomainError("forbidden", "family.takeOverNotYours");
@@ -65,14 +112,38 @@ export async function startTakeOver(
   if (!parsed.success)
     throw new DomainError("invalid", "family.takeOverFailed", { fieldErrors: zodFieldErrors(parsed.error) });
   assertTakeable(access.patient);
-  const phone = smsPhone(parsed.data.phone);
+  const own = ownNumber(access.patient);
+  let phone: string;
+  if (own) {
+    // The code goes only to the person's own number: another number is refused, never used.
+    if (parsed.data.phone !== undefined && smsPhone(parsed.data.phone) !== own)
+      throw new DomainError("invalid", "family.takeOverOwnNumberOnly", {
+        fieldErrors: { phone: ["family.takeOverOwnNumberOnly"] },
+      });
+    phone = smsPhone(own);
+  } else {
+    if (!parsed.data.phone)
+      throw new DomainError("invalid", "family.takeOverFailed", {
+        fieldErrors: { phone: ["accounts.mobileRequired"] },
+      });
+    phone = smsPhone(parsed.data.phone);
+    await checkProof(access.patient, parsed.data);
+  }
   // The budgets first: "this number has an account" must not be asked for number after number.
   await limitSmsCode(phone, client, "signup", true);
   if (await findUserByPhone(phone)) throw numberTaken();
-  const pending: Pending = { patientId: access.patient.id, startedBy: actor.id };
+  const pending: Pending = { patientId: access.patient.id, startedBy: actor.id, startedAs: access.kind };
   await issueCode({ phone }, JSON.stringify(pending), access.patient.locale, "takeover");
-  await traceAccess(actor, access, "patient.takeover_start", {}, client.ip);
-  return { phone: maskPhone(phone), expiresInMinutes: 10 };
+  await traceAccess(actor, access, "patient.takeover_start", { toOwnNumber: !!own }, client.ip);
+  return { phone: maskPhone(phone), toOwnNumber: !!own, expiresInMinutes: 10 };
+}
+
+/** Whether whoever started a take-over may still act for the profile (not suspended, moved or declined). */
+async function starterMayStill(pending: Partial<Pending>, patient: PatientRow): Promise<boolean> {
+  const starter = pending.startedBy ? await findUserById(pending.startedBy) : undefined;
+  if (!starter || starter.suspendedAt) return false;
+  const access = await accessTo({ ...starter, sessionId: "" } as Actor, patient);
+  return access?.kind === "manager" || access?.kind === "centre";
 }
 
 /**
@@ -96,13 +167,35 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
       fieldErrors: { code: ["accounts.otpExpired"] },
     });
   assertTakeable(patient);
+  // A code whose starter was suspended, moved or declined since no longer completes.
+  if (!(await starterMayStill(pending, patient)))
+    throw new DomainError("invalid", "family.takeOverCancelled", {
+      fieldErrors: { code: ["family.takeOverCancelled"] },
+    });
+  // Where the profile has the person's own number, only a code sent there completes.
+  const own = ownNumber(patient);
+  if (own && own !== phone) throw new DomainError("invalid", "family.takeOverCancelled");
   if (await findUserByPhone(phone)) throw numberTaken();
   assertPasswordNotCommon(input.password, "password");
   const passwordHash = await hashPassword(input.password);
   const now = new Date();
   const contactNumber = phoneDigits(phone);
+  const token = newToken(18);
+  const previous: TakeOverPrevious = {
+    phone: patient.phone,
+    phoneOwner: patient.phoneOwner,
+    phoneRelationship: patient.phoneRelationship,
+    managers: [],
+    centre: false,
+  };
   try {
     await transaction(function* (tx) {
+      // The login an admin took away after an earlier take-over (undone) gives way to this one.
+      yield* exec(
+        tx
+          .delete(users)
+          .where(and(eq(users.id, patient.id), isNotNull(users.suspendedAt), isNull(users.phone))),
+      );
       yield* exec(
         tx.insert(users).values({
           // The profile's id: the person's reports, links and the API's patientId stay theirs.
@@ -148,7 +241,8 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
         );
         // The links those managers made for her end with their access.
         for (const m of ended) yield* revokeLinksMadeBy(tx, patient.id, m.managerId);
-        yield* exec(
+        previous.managers = ended.map((m) => m.managerId);
+        const centre = yield* rows(
           tx
             .update(patients)
             .set({ centreAccessRevokedAt: now })
@@ -158,9 +252,24 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
                 isNotNull(patients.centreId),
                 isNull(patients.centreAccessRevokedAt),
               ),
-            ),
+            )
+            .returning({ id: patients.id }),
         );
+        previous.centre = centre.length === 1;
       }
+      yield* exec(
+        tx.insert(takeOvers).values({
+          id: newId(),
+          patientId: patient.id,
+          startedBy: pending.startedBy ?? null,
+          startedAs: pending.startedAs ?? "manager",
+          phone,
+          previous: JSON.stringify(previous),
+          keepAccess: input.keepAccess,
+          reportTokenHash: sha256(token),
+          createdAt: now,
+        }),
+      );
       yield* exec(
         auditInsert(
           tx,
@@ -177,6 +286,7 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
     if (isUniqueViolation(err)) throw numberTaken();
     throw err;
   }
+  await announceTakeOver(patient, previous, phone, token);
   return (await findUserById(patient.id))!;
 }
 
@@ -195,5 +305,13 @@ export async function takeOverTarget(actor: Actor, patientId: string) {
   } catch (err) {
     blocked = (err as DomainError).message;
   }
-  return { id: p.id, name: `${p.firstName} ${p.lastName}`.trim(), by: access.kind, blocked };
+  const own = ownNumber(p);
+  return {
+    id: p.id,
+    name: `${p.firstName} ${p.lastName}`.trim(),
+    by: access.kind,
+    blocked,
+    // Where the code will go when the profile has the person's own number; else proof is asked.
+    ownPhone: own ? maskPhone(own) : null,
+  };
 }

@@ -15,6 +15,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import { notify } from "../messaging/index.server";
 import { type Actor, setSuspended } from "../accounts/index.server";
 import { findCentre } from "./centres.server";
+import { flagTakeOversStartedBy } from "./takeover-review.server";
 import { newestFirstWindow } from "../platform/index.server";
 
 /**
@@ -234,6 +235,7 @@ export async function rejectHealthWorker(
     return true;
   });
   if (!won) throw new DomainError("conflict", "centres.workerNotPending");
+  await flagTakeOversStartedBy(userId, "starter_declined");
   const user = await first(db().select().from(users).where(eq(users.id, userId)));
   if (user)
     notify(user, {
@@ -285,9 +287,13 @@ export async function updateHealthWorker(
       );
     }
   });
+  // Moved: the take-overs they started for the old centre's patients stop or go to review.
+  if (v.centreId !== undefined && v.centreId !== before.centre._id)
+    await flagTakeOversStartedBy(userId, "starter_moved");
   // The accounts' own suspension (sessions end at once, login refused with a clear message).
   if (v.suspended !== undefined && v.suspended !== (before.status === "suspended")) {
     await setSuspended(actor, userId, v.suspended);
+    if (v.suspended) await flagTakeOversStartedBy(userId, "starter_suspended");
     await audit(
       actor,
       v.suspended ? "centre.worker_suspend" : "centre.worker_unsuspend",

@@ -7,7 +7,7 @@ import { DomainError } from "../platform/errors";
 import { deleteObjects, deleteReportFileIfUnused } from "../records/index.server";
 import { studyObjects } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
-import { patientAccess } from "../care/index.server";
+import { assertMayDeleteReports, patientAccess } from "../care/index.server";
 import { findRow } from "./report-rows.server";
 
 /** The owning Patient or an Admin deletes a report: the row first, then its file. */
@@ -27,6 +27,8 @@ export async function deleteReport(
   if (!row) throw new DomainError("not_found", "reports.notFound");
   const access = await patientAccess(actor, row.patientId);
   if (!access) throw new DomainError("forbidden", "reports.deleteNotAllowed");
+  // A taken-over account waits 72 hours (or an admin's review) before deleting anything.
+  await assertMayDeleteReports(actor, row.patientId);
   // A study's instances and previews (their rows go with the report's).
   const studyKeys = await studyObjects([row.id]);
   // Its voice notes' rows go with the report (on delete cascade); their audio is removed after.

@@ -48,6 +48,9 @@ export const PATIENT_ACTIONS = [
   "patient.centre_revoked",
   "patient.takeover_start",
   "patient.takeover",
+  "patient.takeover_report",
+  "patient.takeover_undo",
+  "patient.takeover_clear",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

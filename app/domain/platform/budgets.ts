@@ -69,6 +69,10 @@ export const BUDGETS = {
   voiceAudio: { account: per(600, 10 * MINUTE) },
   /** Data exports (decision 0018): the FHIR Bundle and the "Download my data" ZIP (every file decrypted, every letter drawn). */
   dataExport: { address: per(100, HOUR), account: per(10, HOUR) },
+  /** Wrong slip IDs and years of birth when starting a take-over (decision 0055), per profile: 5 a day, counted always. */
+  takeOverProof: { account: per(5, 24 * HOUR) },
+  /** Unknown "this was not me" links tried from one address (decision 0055). */
+  takeOverReport: { address: per(30, HOUR) },
 } satisfies Record<string, BudgetSet>;
 
 export type LimitedAction = keyof typeof BUDGETS;

@@ -21,6 +21,7 @@ export {
   forgive,
   limit,
   limitSms,
+  proofTries,
   pruneRateLimits,
   type SmsCeiling,
   takeMailPoint,

@@ -154,6 +154,22 @@ export async function forgive(
     await limiter(`${action}:account`, budget.account).reward(hashed(accountKey(account)));
 }
 
+/**
+ * Tries at a proof of who someone is (decision 0055: a take-over's slip ID and year of birth), per
+ * subject: counted whatever RATE_LIMIT_DISABLED says — they bound guessing, they are not load
+ * shedding. `take` before checking (parallel tries cannot slip through); `give back` when it passed.
+ */
+export const proofTries = {
+  async take(action: LimitedAction, subject: string) {
+    const budget = budgetOf(action).account;
+    if (budget) await consume(`${action}:account`, budget, accountKey(subject));
+  },
+  async giveBack(action: LimitedAction, subject: string) {
+    const budget = budgetOf(action).account;
+    if (budget) await limiter(`${action}:account`, budget).reward(hashed(accountKey(subject)));
+  },
+};
+
 /** What an SMS code is for: signup codes and account codes (login, reset) have separate ceilings. */
 export type SmsCeiling = "signup" | "account";
 

@@ -22,7 +22,8 @@ import { DomainError } from "../platform/errors";
 import { deleteReportFileIfUnused, deleteStored } from "../records/index.server";
 import { deleteSegments } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
-import { requirePatientAccess } from "../care/index.server";
+import { assertMayDeleteReports, requirePatientAccess } from "../care/index.server";
+import { uploadedFor } from "./consent-source.server";
 
 /**
  * Consent (decision 0019, DPDP Act 2023 s. 6): one record per grant or withdrawal, never changed, with
@@ -55,6 +56,8 @@ export type ConsentState = {
   outdated: boolean;
   at: string | null;
   via: string | null;
+  /** Who gave it for the person ("manager" or "centre" via): their name, else null. */
+  by: string | null;
 };
 
 export type ConsentRecordOut = {
@@ -194,15 +197,17 @@ export async function consentOverview(
     .limit(HISTORY_MAX);
   const effect = await reportCounts(actor.id);
   let newestReport: Date | null = null;
+  let givenBy: { via: "manager" | "centre"; name: string } | null = null;
   if (!history.some((r) => r.purpose === "review") && effect.pendingReports + effect.reviewedReports > 0) {
     const row = await first(
       db()
-        .select({ at: reports.consentAt })
+        .select({ id: reports.id, at: reports.consentAt })
         .from(reports)
         .where(eq(reports.patientId, actor.id))
         .orderBy(desc(reports.createdAt), desc(reports.id)),
     );
     newestReport = row?.at ?? null;
+    if (row) givenBy = await uploadedFor(actor.id, row.id);
   }
   const consents = CONSENT_PURPOSES.map((purpose): ConsentState => {
     const latest = history.find((r) => r.purpose === purpose);
@@ -217,6 +222,7 @@ export async function consentOverview(
         outdated: latest.granted && latest.textVersion !== text.version,
         at: latest.createdAt.toISOString(),
         via: latest.via,
+        by: null,
       };
     }
     // No record: review stands for reports uploaded before records were kept (their consentAt);
@@ -229,7 +235,8 @@ export async function consentOverview(
       textVersion: null,
       outdated: false,
       at: purpose === "review" && newestReport ? newestReport.toISOString() : null,
-      via: purpose === "review" && newestReport ? "upload" : null,
+      via: purpose === "review" && newestReport ? (givenBy?.via ?? "upload") : null,
+      by: purpose === "review" && newestReport ? (givenBy?.name ?? null) : null,
     };
   });
   const own = await first(
@@ -271,6 +278,8 @@ export async function changeConsent(
   const { purpose, granted } = input;
   const version = CONSENT_TEXTS[purpose].version;
   const locale = isLocale(opts.locale) ? opts.locale : "en";
+  // Withdrawing review deletes waiting reports: a taken-over account waits like any deletion.
+  if (purpose === "review" && !granted) await assertMayDeleteReports(actor, actor.id);
   const removed = await transaction(function* (tx) {
     if (!(yield* lockPerson(tx, actor.id)))
       throw new DomainError("not_authenticated", "api.notAuthenticated");

@@ -9,6 +9,7 @@ import { newId, sha256 } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { accountDeletionSteps, personNumbers, reauthenticate, type Actor } from "../accounts/index.server";
 import { lockPerson } from "./consent.server";
+import { assertMayDeleteReports } from "../care/index.server";
 import { auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
@@ -65,6 +66,8 @@ export async function eraseAccount(
   client: Client,
 ): Promise<ErasureOutcome> {
   await reauthenticate(actor, input, client, "profile.deletePasswordWrong");
+  // A taken-over account erases nothing in its first 72 hours without an admin's review.
+  await assertMayDeleteReports(actor, actor.id);
   if (!input.immediate) return { erased: false, request: await scheduleErasure(actor, client) };
   const now = new Date();
   const row = await transaction(function* (tx) {

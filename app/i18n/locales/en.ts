@@ -1269,6 +1269,8 @@ const en = {
     givenOn: "Given on {{date}} ({{via}}).",
     withdrawnOn: "Withdrawn on {{date}} ({{via}}).",
     viaUpload: "when uploading a report",
+    viaManager: "by {{name}}, who uploaded a report for you",
+    viaCentre: "by {{name}} of your centre, who uploaded a report for you",
     viaSettings: "on My data",
     viaApi: "in the app",
     defaultReview: "You give it when you upload a report.",

@@ -1275,6 +1275,8 @@ const hi: Catalogue = {
     givenOn: "{{date}} को दी गई ({{via}})।",
     withdrawnOn: "{{date}} को वापस ली गई ({{via}})।",
     viaUpload: "रिपोर्ट अपलोड करते समय",
+    viaManager: "{{name}} द्वारा, जिन्होंने आपके लिए रिपोर्ट अपलोड की",
+    viaCentre: "आपके केंद्र के {{name}} द्वारा, जिन्होंने आपके लिए रिपोर्ट अपलोड की",
     viaSettings: "मेरा डेटा पेज पर",
     viaApi: "ऐप में",
     defaultReview: "यह सहमति आप रिपोर्ट अपलोड करते समय देते हैं।",

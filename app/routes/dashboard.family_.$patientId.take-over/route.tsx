@@ -19,8 +19,9 @@ import { formFailure, pageError } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
 /**
- * Starting a take-over (decision 0030): the family manager — or a health worker of the profile's
- * centre — enters the person's own mobile number; the code goes there, and the page says what the
+ * Starting a take-over (decisions 0030, 0055): the family manager — or a health worker of the
+ * profile's centre — sends the code to the person's own number on the profile, or, where it has
+ * none, enters the person's own mobile number with the slip ID and year of birth; the code goes there, and the page says what the
  * person does next (/take-over on their phone). Someone who may not act for the profile gets the
  * not-found page.
  */
@@ -110,15 +111,38 @@ export default function StartTakeOver() {
       ) : (
         <Form method="post" {...getFormProps(form)} className="card space-y-5">
           <FormError id={form.errorId} errors={form.errors} />
-          <TextField
-            meta={fields.phone}
-            label={t("family.takeOverPhone", { name: target.name })}
-            hint={t("family.takeOverPhoneHint")}
-            type="tel"
-            inputMode="tel"
-            autoComplete="off"
-            required
-          />
+          {target.ownPhone ? (
+            <p data-testid="take-over-own-number">
+              {t("family.takeOverOwnNumber", { name: target.name, phone: target.ownPhone })}
+            </p>
+          ) : (
+            <>
+              <TextField
+                meta={fields.phone}
+                label={t("family.takeOverPhone", { name: target.name })}
+                hint={t("family.takeOverPhoneHint")}
+                type="tel"
+                inputMode="tel"
+                autoComplete="off"
+                required
+              />
+              <p>{t("family.takeOverProofIntro", { name: target.name })}</p>
+              <TextField
+                meta={fields.shortId}
+                label={t("family.takeOverShortId", { name: target.name })}
+                hint={t("family.takeOverShortIdHint")}
+                autoComplete="off"
+                required
+              />
+              <TextField
+                meta={fields.birthYear}
+                label={t("family.takeOverBirthYear", { name: target.name })}
+                inputMode="numeric"
+                autoComplete="off"
+                required
+              />
+            </>
+          )}
           <button type="submit" className="btn-primary w-full sm:w-auto" disabled={busy}>
             {busy ? t("family.takeOverSending") : t("family.takeOverSend")}
           </button>

@@ -19,6 +19,9 @@ const VIA_KEYS: Record<string, string> = {
   upload: "rights.viaUpload",
   settings: "rights.viaSettings",
   api: "rights.viaApi",
+  // Review consent for reports a family member or health worker uploaded before a take-over.
+  manager: "rights.viaManager",
+  centre: "rights.viaCentre",
 };
 
 function ConsentCard({ state, effect }: { state: ConsentState; effect: Consents }) {
@@ -31,7 +34,7 @@ function ConsentCard({ state, effect }: { state: ConsentState; effect: Consents 
   const pending = effect?.withdrawEffect.pendingReports ?? 0;
   const reviewed = effect?.withdrawEffect.reviewedReports ?? 0;
   const id = `consent-${purpose}`;
-  const via = state.via ? t(VIA_KEYS[state.via] ?? "rights.viaSettings") : "";
+  const via = state.via ? t(VIA_KEYS[state.via] ?? "rights.viaSettings", { name: state.by ?? "" }) : "";
   let status: { tone: "green" | "amber" | "grey"; label: string };
   if (state.granted) status = { tone: "green", label: t("rights.statusGiven") };
   else if (state.recorded) status = { tone: "amber", label: t("rights.statusWithdrawn") };

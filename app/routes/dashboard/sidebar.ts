@@ -112,6 +112,8 @@ export function sidebarFor(
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
         { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
         { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },
+        // Take-overs to review and undo (decision 0055).
+        { to: "/dashboard/take-overs", label: t("family.takeOversTitle"), icon: "shield" },
         // How the service is doing: requests, response times, queues (decision 0034).
         { to: "/dashboard/service", label: t("service.nav"), icon: "gauge" },
       ];

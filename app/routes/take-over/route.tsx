@@ -54,6 +54,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return formFailure(err, t, (o) => submission.reply({ ...o, hideFields: HIDDEN }), {
       hideFields: HIDDEN,
       wrap: (result): ActionData => ({ result }),
+      // The code's refusal carries values ("{{left}} tries left"): translated here with them.
+      onField: { field: "code", when: (e) => !!e.extra.fieldErrors?.code, formKey: "family.takeOverFailed" },
     });
   }
 }

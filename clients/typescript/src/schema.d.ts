@@ -774,7 +774,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Delete a report and its file
+     * Delete a report and its file. A profile taken over less than 72 hours ago (or whose take-over was reported) deletes nothing until an admin has reviewed the take-over (403 with the hours left)
      * @description Who: owning Patient, Admin.
      */
     delete: operations["reportDeleteReport"];
@@ -1581,7 +1581,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Start a take-over: a 6-digit code goes by SMS to the person's own `phone` (10 minutes, single use; SMS budgets as for signup codes). Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)
+     * Start a take-over: a 6-digit code goes by SMS to the person's own number (10 minutes, single use; SMS budgets as for signup codes). Where the profile has the person's own number (`phoneOwner: self`) the code goes only there: leave `phone` out (another number is a 400). Where it has none, or a family member's, give the person's own `phone` with the `shortId` on their slip and their `birthYear` (a mismatch is a 400; 5 wrong tries a day per profile, then 429). The code completes only while its starter may still act for the profile. Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)
      * @description Who: the family manager of the profile, or an approved health worker of its centre.
      */
     post: operations["familyMembersTakeOver"];
@@ -1601,10 +1601,94 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Complete a take-over with the code sent to `phone`: a patient account of the person's own (phone identity) whose id is the profile's id, so every report stays theirs. With `keepAccess: false` the family manager's (and the centre's) access ends at once. Log in afterwards with the number and password
+     * Complete a take-over with the code sent to `phone`: a patient account of the person's own (phone identity) whose id is the profile's id, so every report stays theirs. With `keepAccess: false` the family manager's (and the centre's) access ends at once. A code whose starter was since suspended, moved or declined is refused (400). The take-over is announced at once, with a "this was not me" link, by SMS to the profile's previous number and to every family manager and health worker of the centre that had access; for 72 hours (or until an admin reviewed it) the new account deletes no report. Log in afterwards with the number and password
      * @description Who: anyone holding the code.
      */
     post: operations["takeOver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/take-over/not-me/{token}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * When the take-over was, and whether it was already reported or undone. An unknown token is a 404
+     * @description Who: anyone holding the link a completed take-over announced.
+     */
+    get: operations["takeOverNotMeGet"];
+    put?: never;
+    /**
+     * "This was not me": reports the take-over to the admins, who may undo it within 7 days; until they have looked, the account deletes no report. Reporting twice changes nothing. An unknown token is a 404
+     * @description Who: anyone holding the link a completed take-over announced.
+     */
+    post: operations["takeOverNotMeReport"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/take-overs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Completed take-overs, newest first (at most 200): by default those waiting for a look — reported as not the person, started by a health worker since suspended, moved or declined, or of the last 7 days and not reviewed; `status=all` for every one
+     * @description Who: Admin.
+     */
+    get: operations["adminListTakeOvers"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/take-overs/{takeOverId}/undo": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo a take-over within 7 days of it: the profile gets back its previous number and the family managers' and centre's access the take-over ended; the login it made is suspended, its number freed and its sessions ended (the person may take the profile over again). 409 when already undone or older than 7 days
+     * @description Who: Admin.
+     */
+    post: operations["adminUndoTakeOver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/take-overs/{takeOverId}/clear": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark a take-over as reviewed: it leaves the list to review and the account may delete reports before its 72 hours are over. 409 when undone
+     * @description Who: Admin.
+     */
+    post: operations["adminClearTakeOver"];
     delete?: never;
     options?: never;
     head?: never;
@@ -17929,7 +18013,10 @@ export interface operations {
                 outdated: boolean;
                 /** Format: date-time */
                 at: string | null;
+                /** @description "upload", "settings" or "api" (the person), or — for reports someone uploaded for them before a take-over — "manager" (a family member) or "centre" (a health worker), named in `by` */
                 via: string | null;
+                /** @description Who gave it for the person (via manager or centre), by name; null when the person did */
+                by: string | null;
               }[];
               history: {
                 _id: string;
@@ -18113,7 +18200,10 @@ export interface operations {
                 outdated: boolean;
                 /** Format: date-time */
                 at: string | null;
+                /** @description "upload", "settings" or "api" (the person), or — for reports someone uploaded for them before a take-over — "manager" (a family member) or "centre" (a health worker), named in `by` */
                 via: string | null;
+                /** @description Who gave it for the person (via manager or centre), by name; null when the person did */
+                by: string | null;
               }[];
               history: {
                 _id: string;
@@ -22987,8 +23077,12 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The person's own mobile number (E.164, or 10 digits for India): the code goes there */
-          phone: string;
+          /** @description The person's own mobile number (E.164, or 10 digits for India): the code goes there. Leave it out when the profile has the person's own number (the code goes only there; another number is refused) */
+          phone?: string;
+          /** @description The short ID on the person's slip (CB-7K4M-2Q); needed when the profile has no number of the person's own */
+          shortId?: string;
+          /** @description The person's year of birth; needed with `shortId` */
+          birthYear?: number;
         };
       };
     };
@@ -23006,6 +23100,8 @@ export interface operations {
             data: {
               /** @description The number the code went to, masked (+91******3210) */
               phone: string;
+              /** @description The code went to the number the profile already had as the person's own */
+              toOwnNumber: boolean;
               expiresInMinutes: number;
             };
           };
@@ -23187,7 +23283,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The person's own mobile number (E.164, or 10 digits for India): the code goes there */
+          /** @description The number the code went to */
           phone: string;
           /** @description The 6-digit code sent by SMS to `phone` */
           code: string;
@@ -23369,6 +23465,642 @@ export interface operations {
       };
       /** @description The server is out of space: nothing was stored */
       507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  takeOverNotMeGet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** Format: date-time */
+              createdAt?: string;
+              reported: boolean;
+              undone: boolean;
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  takeOverNotMeReport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** Format: date-time */
+              createdAt?: string;
+              reported: boolean;
+              undone: boolean;
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  adminListTakeOvers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              patient: {
+                _id: string;
+                name: string;
+                shortId: string | null;
+              };
+              startedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              /** @description "manager" (a family member) or "centre" (a health worker) */
+              startedAs: string;
+              /** @description The number the new login was made with */
+              phone: string;
+              keepAccess: boolean;
+              /**
+               * @description Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined
+               * @enum {string|null}
+               */
+              flag: "reported" | "starter_suspended" | "starter_moved" | "starter_declined" | null;
+              /** Format: date-time */
+              reportedAt: string | null;
+              /** Format: date-time */
+              reviewedAt: string | null;
+              /** Format: date-time */
+              undoneAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description Not undone and at most 7 days old */
+              canUndo: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  adminUndoTakeOver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        takeOverId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              patient: {
+                _id: string;
+                name: string;
+                shortId: string | null;
+              };
+              startedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              /** @description "manager" (a family member) or "centre" (a health worker) */
+              startedAs: string;
+              /** @description The number the new login was made with */
+              phone: string;
+              keepAccess: boolean;
+              /**
+               * @description Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined
+               * @enum {string|null}
+               */
+              flag: "reported" | "starter_suspended" | "starter_moved" | "starter_declined" | null;
+              /** Format: date-time */
+              reportedAt: string | null;
+              /** Format: date-time */
+              reviewedAt: string | null;
+              /** Format: date-time */
+              undoneAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description Not undone and at most 7 days old */
+              canUndo: boolean;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  adminClearTakeOver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        takeOverId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              patient: {
+                _id: string;
+                name: string;
+                shortId: string | null;
+              };
+              startedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              /** @description "manager" (a family member) or "centre" (a health worker) */
+              startedAs: string;
+              /** @description The number the new login was made with */
+              phone: string;
+              keepAccess: boolean;
+              /**
+               * @description Why it waits for a look: reported as not the person, or its starter since suspended, moved or declined
+               * @enum {string|null}
+               */
+              flag: "reported" | "starter_suspended" | "starter_moved" | "starter_declined" | null;
+              /** Format: date-time */
+              reportedAt: string | null;
+              /** Format: date-time */
+              reviewedAt: string | null;
+              /** Format: date-time */
+              undoneAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description Not undone and at most 7 days old */
+              canUndo: boolean;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
         headers: {
           [name: string]: unknown;
         };

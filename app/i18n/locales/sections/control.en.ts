@@ -91,6 +91,9 @@ const control = {
     centreRevoked: "Access of {{centre}} ended by {{who}}",
     takeoverStart: "Code to take over this profile asked for by {{who}}",
     takeover: "Profile taken over with its own login by {{who}}",
+    takeoverReport: 'Take-over reported as "this was not me" by {{who}}',
+    takeoverUndo: "The take-over of this profile undone by {{who}}",
+    takeoverClear: "The take-over of this profile checked and cleared by {{who}}",
     other: "Something else done by {{who}}",
   },
 };
