@@ -144,6 +144,8 @@ const hi: Catalogue = {
     badRequest: "अनुरोध समझा नहीं जा सका।",
     databaseUnavailable:
       "CareBridge अभी अपने डेटाबेस तक नहीं पहुँच पा रहा है। कृपया थोड़ी देर में फिर कोशिश करें।",
+    mailUnavailable:
+      "CareBridge अभी ई-मेल नहीं भेज पा रहा है, इसलिए कोई कोड नहीं भेजा गया। कृपया थोड़ी देर में फिर कोशिश करें।",
     storeUnavailable:
       "CareBridge अभी अपने फ़ाइल भंडार तक नहीं पहुँच पा रहा है। कृपया थोड़ी देर में फिर कोशिश करें।",
     outOfSpace:
