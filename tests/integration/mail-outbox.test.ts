@@ -16,6 +16,17 @@ let server: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let api: ReturnType<typeof apiClient>;
 let db: TestDb;
+const METRICS_TOKEN = "mail-metrics-token-0123456789";
+
+/** The node's carebridge_mail_messages gauge by state, as /metrics exports it. */
+async function mailGauge() {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  const value = (state: string) =>
+    Number(new RegExp(`^carebridge_mail_messages\\{state="${state}"\\} (\\S+)$`, "m").exec(text)?.[1]);
+  return { queued: value("queued"), failed: value("failed") };
+}
 
 type MailRow = { id: string; to: string; status: string; subject: string; text: string; html: string; attempts: number };
 const rowsTo = (to: string, purpose = "%") =>
@@ -41,6 +52,7 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     RATE_LIMIT_DISABLED: "1",
     WEB_CONCURRENCY: "2",
+    METRICS_TOKEN,
     // A first wait of 0.2 s (then 0.4, 0.8 …): a mail waiting for SMTP goes within a second of its return.
     MAIL_RETRY_SECONDS: "0.2",
   });
@@ -98,6 +110,8 @@ describe("the mail outbox", () => {
       );
       return rows.length === 9 && rows.every((r) => r.attempts >= 2 && r.status !== "sent");
     });
+    // The admins see them waiting (the Service screen and /metrics read the outbox), and the two refused codes.
+    expect(await mailGauge()).toEqual({ queued: 9, failed: 2 });
     const [late] = await rowsTo("late@example.com", "reset-link");
     expect(late.text).toContain("update-password/");
     // The late one's link runs out before SMTP returns.

@@ -130,22 +130,24 @@ export function kickMailSender(): void {
 }
 
 /**
- * For a clean shutdown: the sender stops polling, finishes its round, and sends once more what is
- * due now (mail queued by the last requests). What cannot go now stays queued for the next start
- * or another process.
+ * Sends what is due now. At shutdown: this process's sender stops polling and finishes its round
+ * first, and mail queued by the last requests goes out; what cannot go now stays queued for the
+ * next start or another process. Where no sender runs (a script, the domain tests), it is the
+ * one way queued mail leaves.
  */
 export async function flushMail(): Promise<void> {
   const s = sender;
-  if (!s) return;
-  sender = null;
-  clearInterval(s.timer);
-  await s.running;
+  if (s) {
+    sender = null;
+    s.stopping = true;
+    clearInterval(s.timer);
+    await s.running;
+  }
   try {
     await processMailQueue();
   } catch (err) {
     log("error", "mail sender failed", { error: String((err as Error)?.message ?? err) });
   }
-  s.stopping = true;
 }
 
 /** A row may be taken: queued and due, or held by a sender whose hold ran out (it died). */
