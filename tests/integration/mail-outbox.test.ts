@@ -28,7 +28,15 @@ async function mailGauge() {
   return { queued: value("queued"), failed: value("failed") };
 }
 
-type MailRow = { id: string; to: string; status: string; subject: string; text: string; html: string; attempts: number };
+type MailRow = {
+  id: string;
+  to: string;
+  status: string;
+  subject: string;
+  text: string;
+  html: string;
+  attempts: number;
+};
 const rowsTo = (to: string, purpose = "%") =>
   db.all<MailRow>(
     `select id, "to", status, subject, text, html, attempts from mail_messages where "to" = ? and purpose like ?`,
@@ -135,10 +143,12 @@ describe("the mail outbox", () => {
     }
     const [expired] = await rowsTo("late@example.com", "reset-link");
     expect(expired).toMatchObject({ status: "expired", subject: "", text: "", html: "" });
-    expect(smtp.mails.filter((m) => m.to.includes("late@example.com") && /update-password/.test(m.raw))).toEqual(
-      [],
-    );
+    expect(
+      smtp.mails.filter((m) => m.to.includes("late@example.com") && /update-password/.test(m.raw)),
+    ).toEqual([]);
     // No link or code is left in the outbox: every settled row is blank.
-    expect(await db.all(`select id from mail_messages where text <> '' or html <> '' or subject <> ''`)).toEqual([]);
+    expect(
+      await db.all(`select id from mail_messages where text <> '' or html <> '' or subject <> ''`),
+    ).toEqual([]);
   });
 });

@@ -103,7 +103,12 @@ const pollMs = () => Math.min(5_000, config().mailRetryMs);
 /** Starts this process's background sender (idempotent): a poll every few seconds plus kicks. */
 export function startMailSender(): void {
   if (sender) return;
-  sender = { timer: setInterval(kickMailSender, pollMs()).unref(), running: null, again: false, stopping: false };
+  sender = {
+    timer: setInterval(kickMailSender, pollMs()).unref(),
+    running: null,
+    again: false,
+    stopping: false,
+  };
   kickMailSender();
 }
 
@@ -214,7 +219,8 @@ export async function processMailQueue(stop: () => boolean = () => false): Promi
   let misses = 0;
   while (!stop()) {
     const now = new Date();
-    if (!(await first(db().select({ id: mailMessages.id }).from(mailMessages).where(dueCondition(now))))) break;
+    if (!(await first(db().select({ id: mailMessages.id }).from(mailMessages).where(dueCondition(now)))))
+      break;
     const row = await claimNext(now);
     if (!row) {
       // Another process took the row we aimed at; look again (it is not due any more).
@@ -286,7 +292,9 @@ export async function pruneMailMessages(now = Date.now()): Promise<number> {
   const cutoff = new Date(now - config().smsRetentionMs);
   const gone = await db()
     .delete(mailMessages)
-    .where(and(lt(mailMessages.createdAt, cutoff), inArray(mailMessages.status, ["sent", "failed", "expired"])))
+    .where(
+      and(lt(mailMessages.createdAt, cutoff), inArray(mailMessages.status, ["sent", "failed", "expired"])),
+    )
     .returning({ id: mailMessages.id });
   return gone.length;
 }
