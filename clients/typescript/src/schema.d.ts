@@ -1884,7 +1884,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2120,7 +2120,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2351,7 +2351,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2576,7 +2576,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2729,7 +2729,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2845,7 +2845,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3000,7 +3000,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3168,7 +3168,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3337,7 +3337,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3520,7 +3520,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3650,7 +3650,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3756,7 +3756,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3887,7 +3887,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4003,7 +4003,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4151,7 +4151,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4312,7 +4312,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4541,7 +4541,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4741,7 +4741,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4957,7 +4957,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -5176,7 +5176,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -5395,7 +5395,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6034,7 +6034,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6723,7 +6723,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6813,7 +6813,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6968,7 +6968,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7066,7 +7066,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7771,7 +7771,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -8410,7 +8410,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -9015,7 +9015,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -9637,7 +9637,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -10247,7 +10247,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -10873,7 +10873,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -11527,7 +11527,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12176,7 +12176,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12368,7 +12368,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12560,7 +12560,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12738,7 +12738,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13359,7 +13359,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13517,7 +13517,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13730,7 +13730,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13892,7 +13892,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14012,7 +14012,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14156,7 +14156,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14761,7 +14761,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14882,7 +14882,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15044,7 +15044,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15232,7 +15232,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15422,7 +15422,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15637,7 +15637,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15869,7 +15869,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16084,7 +16084,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16695,7 +16695,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16885,7 +16885,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17029,7 +17029,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17174,7 +17174,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17348,7 +17348,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17468,7 +17468,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17707,7 +17707,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17874,7 +17874,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18050,7 +18050,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18234,7 +18234,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18367,7 +18367,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18522,7 +18522,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18715,7 +18715,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18886,7 +18886,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18999,7 +18999,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19120,7 +19120,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19242,7 +19242,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19321,7 +19321,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19485,7 +19485,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19676,7 +19676,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19815,7 +19815,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19988,7 +19988,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20138,7 +20138,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20316,7 +20316,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20484,7 +20484,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20645,7 +20645,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21239,7 +21239,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21400,7 +21400,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21571,7 +21571,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21751,7 +21751,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21953,7 +21953,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22150,7 +22150,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22403,7 +22403,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22591,7 +22591,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22731,7 +22731,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22935,7 +22935,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23137,7 +23137,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23345,7 +23345,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23501,7 +23501,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23643,7 +23643,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23783,7 +23783,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23954,7 +23954,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24109,7 +24109,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24252,7 +24252,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24473,7 +24473,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24625,7 +24625,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24792,7 +24792,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
