@@ -52,6 +52,7 @@ export const PG_S3_HTTP_FILES = [
   "erasure",
   // coordination through the database
   "sms",
+  "mail-outbox",
   "ratelimit-http",
   "cursor-pagination",
   "strict-input",

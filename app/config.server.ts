@@ -154,6 +154,10 @@ const envSchema = z.object({
     .default(1_095),
   /** Sent (and failed) SMS older than this are deleted by the rights job. */
   SMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /** The mail outbox (decision 0061): the first wait after a failed send (then doubled, at most an hour). */
+  MAIL_RETRY_SECONDS: z.coerce.number().min(0.1).max(3_600).default(30),
+  /** A mail still unsent this long after it was queued is given up (marked failed). */
+  MAIL_MAX_AGE_HOURS: z.coerce.number().min(0.01).max(720).default(48),
   /** The grievance officer shown on My data and Contact Us (defaults in app/site.ts). */
   GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
   GRIEVANCE_EMAIL: z.string().trim().email().max(254).optional(),
@@ -190,6 +194,10 @@ export type Config = {
   appUrl: string;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** MAIL_RETRY_SECONDS: the first wait after a failed send; doubled each time, at most an hour. */
+  mailRetryMs: number;
+  /** MAIL_MAX_AGE_HOURS: an unsent mail older than this is marked failed. */
+  mailMaxAgeMs: number;
   maxUploadBytes: number;
   /** Limit for a DICOM file or a ZIP of one study (MAX_STUDY_MB). */
   maxStudyBytes: number;
@@ -390,6 +398,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mailRetryMs: Math.round(e.MAIL_RETRY_SECONDS * 1000),
+    mailMaxAgeMs: Math.round(e.MAIL_MAX_AGE_HOURS * 3_600_000),
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
     maxStudyBytes: Math.round(e.MAX_STUDY_MB * 1024 * 1024),
     pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),

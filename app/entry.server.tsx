@@ -6,7 +6,6 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { poolStats } from "~/db/client.server";
-import { mailQueue } from "~/domain/messaging/index.server";
 import { productGauges, requestDone, shutdown, startup } from "~/domain/operations/index.server";
 import { i18nOptions } from "~/i18n/config";
 import { getLocale, resources } from "~/i18n/i18n.server";
@@ -29,7 +28,7 @@ await startup();
 /**
  * What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`:
  * refusals and shutdown; the key of a kept public page (decision 0035); for /metrics and traces (decision 0033) the probe seam, the product
- * gauges, the PostgreSQL pool's figures and this process's mail queue; every finished request for the Service screen's counts (0034).
+ * gauges (the mail outbox among them), the PostgreSQL pool's figures; every finished request for the Service screen's counts (0034).
  */
 export const appHooks = {
   refusal,
@@ -44,7 +43,6 @@ export const appHooks = {
   instrument: installProbe,
   productGauges,
   poolStats,
-  mailQueue,
   requestDone,
 };
 

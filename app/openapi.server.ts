@@ -980,7 +980,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "File type not allowed",
   423: "The upload is busy (its report is being made): ask again shortly",
   429: "Rate limited (see Retry-After)",
-  503: "The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds",
+  503: "The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds",
   507: "The server is out of space: nothing was stored",
 };
 

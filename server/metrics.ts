@@ -29,7 +29,6 @@ export type MetricsHooks = {
   instrument: (probe: Probe) => void;
   productGauges: () => Promise<ProductGauge[]>;
   poolStats: () => { total: number; idle: number; waiting: number; max: number } | null;
-  mailQueue: () => { queued: number; failed: number };
 };
 
 export const CONTENT_TYPE = processRegistry.contentType;
@@ -56,9 +55,8 @@ export type ProcessMetrics = {
 const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 
 /**
- * The metrics of one serving process. In a cluster worker the mail queue is its own (mail is sent
- * in the background of the process that made it), so each worker reports it and the sum is the
- * node's; a single process reports it among the product gauges.
+ * The metrics of one serving process. The mail outbox is a table (decision 0061): the primary or
+ * the single process reports it among the product gauges, like the SMS outbox.
  */
 export function processMetrics(hooks: MetricsHooks, role: "single" | "worker"): ProcessMetrics {
   const registry = processRegistry;
@@ -120,17 +118,6 @@ export function processMetrics(hooks: MetricsHooks, role: "single" | "worker"): 
     });
   }
   if (role === "worker") {
-    new Gauge({
-      name: "carebridge_mail_messages",
-      help: "Mail being sent in the background (queued), and background sends that failed since the process started.",
-      labelNames: ["state"],
-      registers: [registry],
-      collect() {
-        const m = hooks.mailQueue();
-        this.set({ state: "queued" }, m.queued);
-        this.set({ state: "failed" }, m.failed);
-      },
-    });
     // The primary asks for this registry only once it is set up (a starting worker is skipped).
     process.on("message", (msg: Message) => {
       if (msg?.type !== MSG.collect) return;
@@ -221,8 +208,6 @@ export function scrapeSource(hooks: MetricsHooks, role: "single" | "primary"): S
     }
     for (const g of product.values()) g.reset();
     for (const g of gauges) {
-      // In a cluster each worker reports its own mail queue (summed); the primary's would be noise.
-      if (role === "primary" && g.name === "carebridge_mail_messages") continue;
       let gauge = product.get(g.name);
       if (!gauge) {
         gauge = new Gauge({

@@ -16,6 +16,7 @@ import {
   AGREEMENTS,
   SESSION_KINDS,
   SMS_STATUSES,
+  MAIL_STATUSES,
   CONSENT_PURPOSES,
   RIGHTS_REQUEST_TYPES,
   RIGHTS_REQUEST_STATUSES,
@@ -429,6 +430,39 @@ export const smsMessages = sqliteTable(
   (t) => [
     index("sms_messages_due_idx").on(t.status, t.nextAttemptAt, t.id),
     index("sms_messages_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/**
+ * The mail outbox (decision 0061): every mail is a row until it is settled, sent by the sender
+ * loop (mail-outbox.server.ts) of any process, claimed with one conditional update so it goes
+ * once, retried with backoff. The subject and bodies are blanked once it is sent, failed or
+ * expired: codes and links never stay here.
+ */
+export const mailMessages = sqliteTable(
+  "mail_messages",
+  {
+    id: text("id").primaryKey(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    /** What it is for ("code", "reset-link", "notice"): shown to admins, never the content. */
+    purpose: text("purpose").notNull(),
+    status: text("status", { enum: MAIL_STATUSES }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }).notNull(),
+    /** A sender holds the row until then (a crashed sender's row is taken again after it). */
+    lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
+    /** A mail carrying a code or a link that runs out: never sent after this (marked expired). */
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    index("mail_messages_due_idx").on(t.status, t.nextAttemptAt, t.id),
+    index("mail_messages_created_idx").on(t.createdAt, t.id),
   ],
 );
 

@@ -26,6 +26,7 @@ export const {
   expertProfiles,
   expertSpecialties,
   smsMessages,
+  mailMessages,
   uploadSessions,
   shareLinks,
   consentRecords,

@@ -13,6 +13,8 @@ export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 /** "takeover": a code sent to the number of someone taking over their patient profile (care/takeover). */
 export const CODE_PURPOSES = ["signup", "login", "reset", "takeover"] as const;
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
+/** The mail outbox (decision 0061): "expired": a code or link mail not sent before its code or link ran out. */
+export const MAIL_STATUSES = ["queued", "sending", "sent", "failed", "expired"] as const;
 /** What an SMS is for (sms.server SmsPurpose); "erased": the last message to an erased person, never kept. */
 export const SMS_PURPOSES = [
   "signup-code",

@@ -6,27 +6,41 @@ export type CapturedMail = { to: string[]; raw: string; subject: string };
 /** A real in-process SMTP server that keeps every message it receives. */
 export async function startSmtp() {
   const mails: CapturedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (d) => (raw += d));
-      stream.on("end", () => {
-        const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]/g, " ") ?? "";
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, subject });
-        callback();
-      });
-    },
-  });
-  // A sending app killed mid-connection (the multi-node and crash tests) resets its socket: not our error.
-  server.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code !== "ECONNRESET" && err.code !== "EPIPE") throw err;
-  });
+  const make = () => {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onData(stream, session, callback) {
+        let raw = "";
+        stream.setEncoding("utf8");
+        stream.on("data", (d) => (raw += d));
+        stream.on("end", () => {
+          const subject =
+            /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]/g, " ") ?? "";
+          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, subject });
+          callback();
+        });
+      },
+    });
+    // A sending app killed mid-connection (the multi-node and crash tests) resets its socket: not our error.
+    server.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "ECONNRESET" && err.code !== "EPIPE") throw err;
+    });
+    return server;
+  };
   const port = await freePort();
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+  const listen = async () => {
+    const server = make();
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+    return server;
+  };
+  let server: SMTPServer | null = await listen();
+  const close = async () => {
+    const s = server;
+    server = null;
+    if (s) await new Promise<void>((r) => s.close(() => r()));
+  };
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
@@ -42,7 +56,13 @@ export async function startSmtp() {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    /** The mail server goes down: nothing listens on its port (a sender's connection is refused). */
+    stop: close,
+    /** …and comes back on the same port, keeping what it received before. */
+    start: async () => {
+      server ??= await listen();
+    },
+    close,
   };
 }
 

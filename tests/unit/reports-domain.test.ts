@@ -24,6 +24,7 @@ type Mods = {
   audit: typeof import("~/domain/platform/audit.server");
   client: typeof import("~/db/client.server");
   config: typeof import("~/config.server");
+  messaging: typeof import("~/domain/messaging/index.server");
 };
 let m: Mods;
 let tmp: string;
@@ -99,6 +100,7 @@ beforeAll(async () => {
     audit: await import("~/domain/platform/audit.server"),
     client: await import("~/db/client.server"),
     config: await import("~/config.server"),
+    messaging: await import("~/domain/messaging/index.server"),
   };
   patientA = await makeUser("Patient", { firstName: "Asha", lastName: "Verma" });
   patientB = await makeUser("Patient", { firstName: "Bina", lastName: "Rao", locale: "hi" });
@@ -196,6 +198,8 @@ function outbox(): Mail[] {
 async function mailsTo(to: string, subject: RegExp, count = 1, timeoutMs = 5000): Promise<Mail[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // Mail is queued in the outbox table (decision 0061); no sender runs here, so send what is due.
+    await m.messaging.flushMail();
     const found = outbox().filter(
       (x) => !seenMail.has(x.file) && x.to.includes(to) && subject.test(x.subject),
     );
@@ -208,8 +212,9 @@ async function mailsTo(to: string, subject: RegExp, count = 1, timeoutMs = 5000)
 }
 
 async function settleMail() {
-  // Background mail has no handle to await: give it a moment, then mark everything seen.
+  // Notifications are queued in the background: give them a moment, send them, then mark everything seen.
   await new Promise((r) => setTimeout(r, 300));
+  await m.messaging.flushMail();
   outbox().forEach((x) => seenMail.add(x.file));
 }
 

@@ -97,9 +97,15 @@ export async function issueCode(
   try {
     if (accountExists) await sendAccountExistsNotice(target, locale);
     else await sendCode(target, code, locale, purpose);
-  } catch {
-    await db().delete(verificationCodes).where(eq(verificationCodes.id, id));
-    throw new DomainError("invalid", "accounts.sendCodeFailed");
+  } catch (err) {
+    // A code that did not go out is no code. The refusal is the sender's: a mail server that is
+    // down is a 503 with Retry-After (decision 0061), a database that is down its own 503 —
+    // never a 400, which would say the person typed something wrong.
+    await db()
+      .delete(verificationCodes)
+      .where(eq(verificationCodes.id, id))
+      .catch(() => undefined);
+    throw err;
   }
   return id;
 }

@@ -7,7 +7,7 @@ import { site } from "~/site";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
-import { sendMailInBackground, simpleHtml } from "../messaging/index.server";
+import { queueMail, simpleHtml } from "../messaging/index.server";
 import { limit } from "../platform/index.server";
 import { revokeAllSessions, type Actor } from "./sessions.server";
 import { findUserByEmail, findUserById, findUserByPhone, normalizeEmail } from "./users.server";
@@ -24,7 +24,8 @@ const RESET_TTL_MS = 15 * 60 * 1000;
 
 /**
  * Always answers the same, in the same time: the mail with the 15-minute single-use link (only
- * when the account exists) is sent in the background, so the answer never waits for SMTP.
+ * when the account exists) is queued in the mail outbox (decision 0061), so the answer never
+ * waits for SMTP; a mail server that is down gets it when it returns, never after the link expired.
  */
 export async function requestPasswordReset(
   to: string | { email?: string | null; phone?: string | null },
@@ -48,19 +49,22 @@ export async function requestPasswordReset(
   const user = await findUserByEmail(email);
   if (!user || user.suspendedAt) return;
   const token = newToken();
+  const expiresAt = new Date(Date.now() + RESET_TTL_MS);
   await db()
     .insert(passwordResetTokens)
     .values({
       id: newId(),
       tokenHash: sha256(token),
       userId: user.id,
-      expiresAt: new Date(Date.now() + RESET_TTL_MS),
+      expiresAt,
     });
   const t = await getT(loc(user.locale));
   const link = `${config().appUrl}/update-password/${token}`;
   const vars = { product: site.productName, minutes: 15, link };
-  sendMailInBackground({
+  await queueMail({
     to: user.email,
+    purpose: "reset-link",
+    expiresAt,
     subject: t("authMail.resetSubject", vars),
     text: `${t("authMail.resetBody", vars)}\n\n${link}\n\n${t("authMail.ignore")}`,
     html: simpleHtml([t("authMail.resetBody", vars), link, t("authMail.ignore")], {

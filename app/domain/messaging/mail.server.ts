@@ -2,16 +2,24 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
 import { config } from "~/config.server";
-import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
+
+/**
+ * How one mail leaves (decisions 0020, 0061): over SMTP when SMTP_URL is set, otherwise as an .eml
+ * file in data/outbox/. When, and what a failure means, is the outbox's (mail-outbox.server.ts).
+ */
 
 export type Mail = { to: string; subject: string; text: string; html: string };
 
 let transport: Transporter | undefined;
 let streamTransport: Transporter | undefined;
 
+/** The mail server must answer within these, so a sender (or a request waiting for a code) is never held long. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+
 function smtp(): Transporter {
-  transport ??= nodemailer.createTransport(config().smtpUrl!);
+  // One connection per mail (no pool): a mail server that went away and came back is simply used again.
+  transport ??= nodemailer.createTransport({ url: config().smtpUrl!, ...SMTP_TIMEOUTS } as never);
   return transport;
 }
 
@@ -27,51 +35,40 @@ export function simpleHtml(paragraphs: string[], link?: { href: string; label: s
   return `<!doctype html><html><body style="font-family:system-ui,sans-serif;font-size:16px;line-height:1.5;color:#0f172a">${body}${button}</body></html>`;
 }
 
+/** A failure of the mail server; its message is safe to store and show (no credentials, no content). */
+export class SmtpError extends Error {}
+
 /**
- * Sends one message: over SMTP when SMTP_URL is set, otherwise written as an .eml file
- * to data/outbox/ with one log line naming the recipient and subject.
+ * Sends one message: over SMTP when SMTP_URL is set, otherwise written as an .eml file to
+ * data/outbox/ (named by the outbox row, so a mail taken again after a crash rewrites its own
+ * file) with one log line naming the recipient and subject. SMTP failures throw SmtpError.
  */
-export async function sendMail(mail: Mail): Promise<void> {
+export async function transmit(mail: Mail & { id: string; createdAt: Date }): Promise<void> {
   const c = config();
   const message = { from: c.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
   if (c.smtpUrl) {
-    await smtp().sendMail(message);
+    try {
+      await smtp().sendMail(message);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { responseCode?: number };
+      // Never the message (nodemailer may quote the server's whole answer) beyond its code.
+      const why =
+        e.code === "ECONNECTION" || e.code === "ESOCKET"
+          ? `mail server unreachable${/ECONNREFUSED/.test(String(e.message)) ? ": connection refused" : ""}`
+          : e.code === "ETIMEDOUT"
+            ? "mail server did not answer in time"
+            : e.responseCode
+              ? `mail server refused (${e.responseCode})`
+              : `could not send (${e.code ?? "unexpected error"})`;
+      throw new SmtpError(why);
+    }
     return;
   }
   streamTransport ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   const info = await streamTransport.sendMail(message);
   mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
-  const file = path.join(c.outboxDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${newId()}.eml`);
+  const stamp = mail.createdAt.toISOString().replace(/[:.]/g, "-");
+  const file = path.join(c.outboxDir, `${stamp}-${mail.id}.eml`);
   writeFileSync(file, info.message as Buffer, { mode: 0o600 });
   log("info", "mail written to outbox", { to: mail.to, subject: mail.subject, file: path.basename(file) });
-}
-
-const inFlight = new Set<Promise<void>>();
-let failedSinceStart = 0;
-
-/**
- * Mail has no stored queue: "queued" is what this process is still sending in the background,
- * "failed" how many background sends failed since it started (for /metrics and the Service screen).
- */
-export function mailQueue(): { queued: number; failed: number } {
-  return { queued: inFlight.size, failed: failedSinceStart };
-}
-
-/**
- * Off the request path: the answer never waits for (or is timed by) the mail server, and a mail
- * failure never fails the user's action (it is logged). `flushMail()` waits for these at shutdown.
- */
-export function sendMailInBackground(mail: Mail) {
-  const p: Promise<void> = sendMail(mail)
-    .catch((err) => {
-      failedSinceStart++;
-      log("error", "mail failed", { to: mail.to, subject: mail.subject, error: String(err?.message ?? err) });
-    })
-    .finally(() => inFlight.delete(p));
-  inFlight.add(p);
-}
-
-/** Waits until every background mail started so far is sent (or has failed); for a clean shutdown. */
-export async function flushMail(): Promise<void> {
-  while (inFlight.size) await Promise.allSettled([...inFlight]);
 }

@@ -6,7 +6,8 @@ import { getT } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { log } from "~/utils/log.server";
 import { smsE164, smsNumber } from "~/utils/phone.server";
-import { sendMail, sendMailInBackground, simpleHtml } from "./mail.server";
+import { queueMail, sendMailNow } from "./mail-outbox.server";
+import { simpleHtml } from "./mail.server";
 import { queueSms, type SmsPurpose } from "./sms.server";
 
 /**
@@ -124,8 +125,9 @@ async function deliver(to: Recipient, message: Message) {
     const greeting = t("mail.greeting", vars);
     const body = [t(message.body, vars), ...(message.lines?.(t) ?? [])];
     const footer = t("mail.footer", vars);
-    sendMailInBackground({
+    await queueMail({
       to: mail,
+      purpose: message.sms?.purpose === "erased" ? "erased" : "notice",
       subject: t(message.subject, vars),
       text: `${greeting}\n\n${body.join("\n\n")}\n\n${t("mail.openLink", { url: href })}\n\n${footer}`,
       html: simpleHtml([greeting, ...body, footer], { href, label: t(message.action, vars) }),
@@ -143,8 +145,9 @@ async function deliver(to: Recipient, message: Message) {
 export type CodePurpose = "signup" | "login" | "reset" | "takeover";
 
 /**
- * Sends a 6-digit code to where the person asked for it: by mail (waits for SMTP, so a failure
- * can be reported) or by SMS (queued; the request never waits for the gateway).
+ * Sends a 6-digit code to where the person asked for it: by mail (sent at once through the mail
+ * outbox; a mail server that cannot take it is a 503 with Retry-After, decision 0061) or by SMS
+ * (queued; the request never waits for the gateway).
  */
 export async function sendCode(
   target: { email?: string; phone?: string },
@@ -172,8 +175,10 @@ export async function sendCode(
     });
     return;
   }
-  await sendMail({
+  await sendMailNow({
     to: target.email!,
+    purpose: "code",
+    expiresAt: new Date(Date.now() + vars.minutes * 60_000),
     subject: t("authMail.codeSubject", vars),
     text: `${t("authMail.codeBody", vars)}\n\n${t("authMail.ignore")}`,
     html: simpleHtml([t("authMail.codeBody", vars), t("authMail.ignore")]),
@@ -194,8 +199,11 @@ export async function sendAccountExistsNotice(target: { email?: string; phone?: 
     return;
   }
   const body = [t("authMail.accountExistsBody", vars), vars.link, t("authMail.ignore")];
-  await sendMail({
+  // Sent like the code would have been (at once, 503 when it cannot go), so both answers look alike.
+  await sendMailNow({
     to: target.email!,
+    purpose: "code",
+    expiresAt: new Date(Date.now() + 10 * 60_000),
     subject: t("authMail.accountExistsSubject", vars),
     text: body.join("\n\n"),
     html: simpleHtml([t("authMail.accountExistsBody", vars), t("authMail.ignore")], {
@@ -213,8 +221,9 @@ export async function sendFailedLoginsNotice(to: Recipient) {
   const t = await getT(loc(to.locale));
   const vars = { product: site.productName };
   if (to.email) {
-    sendMailInBackground({
+    await queueMail({
       to: to.email,
+      purpose: "notice",
       subject: t("authMail.failedLoginsSubject", vars),
       text: `${t("authMail.failedLoginsBody", vars)}\n\n${t("authMail.failedLoginsAdvice", vars)}`,
       html: simpleHtml([t("authMail.failedLoginsBody", vars), t("authMail.failedLoginsAdvice", vars)]),

@@ -16,11 +16,11 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  *
  * Pending reports by urgency, overdue and held claims are the Turnaround screen's own queue counts
  * (counters and short index walks, decision 0046); the SMS outbox by state is read from the lists'
- * counters (decision 0031), and unfinished uploads a small table.
+ * counters (decision 0031), the mail outbox (decision 0061) and unfinished uploads from small tables.
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [counted, queue, uploads] = await Promise.all([
+  const [counted, queue, uploads, mail] = await Promise.all([
     listCountsOf([
       COUNT_KEYS.smsOfStatus("queued"),
       COUNT_KEYS.smsOfStatus("sending"),
@@ -28,13 +28,13 @@ export async function productGauges(): Promise<Gauge[]> {
     ]),
     queueCounts(null, now),
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
+    mailQueue(),
   ]);
   const [smsQueued, smsSending, smsFailed] = counted;
   const [urgent, normal] = queue.waitingByPriority;
-  const mail = mailQueue();
   const pendingHelp = "Reports waiting for an opinion, by urgency.";
   const smsHelp = "SMS in the outbox: queued (waiting or retrying) and failed (given up).";
-  const mailHelp = "Mail of this process: queued (being sent) and failed since it started.";
+  const mailHelp = "Mail in the outbox: queued (waiting, retrying or being sent) and failed (given up).";
   return [
     { name: "carebridge_pending_reports", help: pendingHelp, labels: { urgency: "urgent" }, value: urgent },
     { name: "carebridge_pending_reports", help: pendingHelp, labels: { urgency: "normal" }, value: normal },

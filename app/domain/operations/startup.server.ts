@@ -6,7 +6,7 @@ import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { startPacsSender, stopPacsSender, sweepLeftovers } from "../records/index.server";
-import { flushMail, startSmsSender, stopSmsSender } from "../messaging/index.server";
+import { flushMail, startMailSender, startSmsSender, stopSmsSender } from "../messaging/index.server";
 import { pruneRateLimits } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
 import { sendOverdueDigest, sweepUploads } from "../consultation/index.server";
@@ -66,6 +66,8 @@ export function startup(): Promise<void> {
     trackRequestStart();
     // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
     startSmsSender();
+    // And queued mail (decision 0061), claimed the same way.
+    startMailSender();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
     // The Service screen (decision 0034): processes that answer requests add their counts to the
@@ -103,8 +105,8 @@ export function startup(): Promise<void> {
 
 /** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
 export async function shutdown() {
-  // Background mails (reset links, notices) still on their way go out before the process ends,
-  // and the SMS being sent is finished (an unfinished one is taken again by another process later).
+  // Mail due now (reset links, notices) goes out before the process ends (what cannot go stays
+  // queued for the next start or another process), and the SMS being sent is finished (an unfinished one is taken again by another process later).
   await Promise.race([
     Promise.all([flushMail(), stopSmsSender(), stopPacsSender(), stopServiceRollups()]),
     new Promise((r) => setTimeout(r, 12_000).unref()),

@@ -19,6 +19,7 @@ import {
   notify,
   recipientColumns,
   smsErasureSteps,
+  mailErasureSteps,
 } from "../messaging/index.server";
 import { deleteSegments, deleteStored } from "../records/index.server";
 import { toApi, type ApiRightsRequest, type RequestRow } from "./rights.server";
@@ -352,6 +353,7 @@ export async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: 
       if (person) {
         const numbers = personNumbers(person);
         yield* smsErasureSteps(tx, numbers);
+        yield* mailErasureSteps(tx, person.email);
         yield* contactErasureSteps(tx, { userId, email: person.email, numbers });
         removed = { ...(yield* accountDeletionSteps(tx, userId)), numbers };
       }

@@ -4,7 +4,7 @@ import { affected, db, runExclusive } from "~/db/client.server";
 import { auditEvents, rightsRequests } from "~/db/schema";
 import { log } from "~/utils/log.server";
 import { auditInsert } from "../platform/index.server";
-import { pruneSmsMessages } from "../messaging/index.server";
+import { pruneMailMessages, pruneSmsMessages } from "../messaging/index.server";
 import { eraseOne } from "./erasure.server";
 
 // ---------------------------------------------------------------------------------------------
@@ -69,6 +69,8 @@ export async function rightsJob(): Promise<void> {
       await pruneAuditEvents();
       const sms = await pruneSmsMessages();
       if (sms) log("info", "old sms removed", { count: sms });
+      const mail = await pruneMailMessages();
+      if (mail) log("info", "old mail rows removed", { count: mail });
     });
   } finally {
     running = false;

@@ -147,6 +147,8 @@ const en = {
     crossSiteFile: "Open this file from your dashboard; links from other sites are refused.",
     badRequest: "The request could not be understood.",
     databaseUnavailable: "CareBridge cannot reach its database just now. Please try again in a moment.",
+    mailUnavailable:
+      "CareBridge cannot send e-mail just now, so no code was sent. Please try again in a moment.",
     storeUnavailable: "CareBridge cannot reach its file store just now. Please try again in a moment.",
     outOfSpace:
       "The server is out of space, so nothing new can be stored now. Reading reports and signing in still work.",
@@ -190,7 +192,6 @@ const en = {
     otpTooManyTries: "Too many wrong tries. Please ask for a new code.",
     otpExpired: "This code has expired or was already used. Please ask for a new code.",
     signupExpired: "Your signup has expired. Please sign up again.",
-    sendCodeFailed: "Could not Send OTP",
     otpSent: "OTP Sent Successfully",
     signupSuccess: "Signup Successful, Please Login",
     verifyTitle: "Verify Email",

@@ -1968,7 +1968,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2204,7 +2204,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2435,7 +2435,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2660,7 +2660,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2813,7 +2813,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -2929,7 +2929,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3084,7 +3084,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3252,7 +3252,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3421,7 +3421,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3604,7 +3604,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3734,7 +3734,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3840,7 +3840,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -3971,7 +3971,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4087,7 +4087,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4235,7 +4235,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4396,7 +4396,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4625,7 +4625,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -4825,7 +4825,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -5041,7 +5041,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -5260,7 +5260,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -5479,7 +5479,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6118,7 +6118,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6807,7 +6807,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6897,7 +6897,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7052,7 +7052,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7150,7 +7150,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7855,7 +7855,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -8494,7 +8494,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -9099,7 +9099,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -9721,7 +9721,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -10331,7 +10331,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -10957,7 +10957,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -11611,7 +11611,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12260,7 +12260,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12452,7 +12452,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12644,7 +12644,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12822,7 +12822,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13443,7 +13443,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13601,7 +13601,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13814,7 +13814,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13976,7 +13976,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14096,7 +14096,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14240,7 +14240,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14845,7 +14845,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -14966,7 +14966,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15128,7 +15128,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15318,7 +15318,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15508,7 +15508,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15723,7 +15723,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -15955,7 +15955,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16170,7 +16170,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16781,7 +16781,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -16971,7 +16971,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17115,7 +17115,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17260,7 +17260,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17434,7 +17434,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17554,7 +17554,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17793,7 +17793,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -17960,7 +17960,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18141,7 +18141,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18328,7 +18328,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18461,7 +18461,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18616,7 +18616,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18809,7 +18809,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -18980,7 +18980,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19093,7 +19093,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19214,7 +19214,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19336,7 +19336,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19415,7 +19415,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19579,7 +19579,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19770,7 +19770,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -19909,7 +19909,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20082,7 +20082,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20232,7 +20232,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20410,7 +20410,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20578,7 +20578,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -20739,7 +20739,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21333,7 +21333,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21494,7 +21494,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21665,7 +21665,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -21845,7 +21845,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22047,7 +22047,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22244,7 +22244,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22497,7 +22497,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22685,7 +22685,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22825,7 +22825,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23029,7 +23029,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23237,7 +23237,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23445,7 +23445,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23577,7 +23577,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23693,7 +23693,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23866,7 +23866,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24038,7 +24038,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24226,7 +24226,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24382,7 +24382,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24524,7 +24524,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24664,7 +24664,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24835,7 +24835,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -24990,7 +24990,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -25135,7 +25135,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -25356,7 +25356,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -25519,7 +25519,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -25686,7 +25686,7 @@ export interface operations {
           };
         };
       };
-      /** @description The database or the file store cannot be reached now (nothing was stored): send the same request again after Retry-After seconds */
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
       503: {
         headers: {
           /** @description Seconds to wait before sending it again */
