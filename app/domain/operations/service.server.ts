@@ -186,7 +186,9 @@ export async function sampleGauges(now = Date.now()): Promise<boolean> {
     .onConflictDoNothing()
     .returning({ minute: serviceGaugeMinutes.minute });
   if (!won.length) return false;
-  const gauges = await productGauges();
+  // The queues the Service screen draws; the node's own figures (its disk) are /metrics' alone.
+  const queues = new Set<string>(QUEUE_SERIES);
+  const gauges = (await productGauges()).filter((g) => queues.has(gaugeKey(g.name, g.labels)));
   if (gauges.length)
     await db()
       .insert(serviceGaugeMinutes)
