@@ -26,7 +26,7 @@ describe("public site over HTTP", () => {
   it("answers /healthz once the database answers", async () => {
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok" });
+    expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok", disk: "ok" });
   });
 
   it("starts with zero configuration: migrations applied, secrets generated with mode 0600", async () => {

@@ -111,7 +111,7 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
     for (const node of [nodes.A!, nodes.B!]) {
       const res = await fetch(`${node.url}/healthz`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok" });
+      expect(await res.json()).toEqual({ status: "ok", database: "ok", storage: "ok", disk: "ok" });
       expect((await fetch(`${node.url}/readyz`)).status).toBe(200);
     }
     // Started together, they migrated once and made one admin.
