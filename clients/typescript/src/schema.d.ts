@@ -4846,6 +4846,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -4864,6 +4865,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -4872,15 +4874,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5002,6 +5010,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5020,6 +5029,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5028,15 +5038,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5159,6 +5175,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5177,6 +5194,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5185,15 +5203,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5467,6 +5491,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -5485,6 +5510,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -5493,15 +5519,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5623,6 +5655,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5641,6 +5674,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5649,15 +5683,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5780,6 +5820,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5798,6 +5839,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5806,15 +5848,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6377,6 +6425,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -6395,6 +6444,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -6403,15 +6453,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6533,6 +6589,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -6551,6 +6608,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -6559,15 +6617,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6690,6 +6754,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -6708,6 +6773,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -6716,15 +6782,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7065,6 +7137,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -7083,6 +7156,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -7091,15 +7165,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7221,6 +7301,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7239,6 +7320,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -7247,15 +7329,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7378,6 +7466,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7396,6 +7485,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -7404,15 +7494,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7668,6 +7764,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -7686,6 +7783,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -7694,15 +7792,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7824,6 +7928,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7842,6 +7947,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -7850,15 +7956,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7981,6 +8093,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7999,6 +8112,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8007,15 +8121,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8272,6 +8392,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -8290,6 +8411,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -8298,15 +8420,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8428,6 +8556,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8446,6 +8575,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8454,15 +8584,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8585,6 +8721,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8603,6 +8740,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8611,15 +8749,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8856,6 +9000,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -8874,6 +9019,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -8882,15 +9028,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9012,6 +9164,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9030,6 +9183,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9038,15 +9192,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9169,6 +9329,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9187,6 +9348,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9195,15 +9357,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9448,6 +9616,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -9466,6 +9635,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -9474,15 +9644,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9604,6 +9780,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9622,6 +9799,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9630,15 +9808,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9761,6 +9945,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9779,6 +9964,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9787,15 +9973,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10052,6 +10244,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -10070,6 +10263,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -10078,15 +10272,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10208,6 +10408,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10226,6 +10427,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10234,15 +10436,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10365,6 +10573,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10383,6 +10592,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10391,15 +10601,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10667,6 +10883,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -10685,6 +10902,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -10693,15 +10911,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10823,6 +11047,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10841,6 +11066,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10849,15 +11075,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10980,6 +11212,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10998,6 +11231,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -11006,15 +11240,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11738,6 +11978,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -11756,6 +11997,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -11764,15 +12006,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11894,6 +12142,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -11912,6 +12161,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -11920,15 +12170,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -12051,6 +12307,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -12069,6 +12326,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -12077,15 +12335,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13016,6 +13280,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -13034,6 +13299,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -13042,15 +13308,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13172,6 +13444,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -13190,6 +13463,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -13198,15 +13472,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13329,6 +13609,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -13347,6 +13628,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -13355,15 +13637,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13615,6 +13903,7 @@ export interface operations {
             success: true;
             message: string;
             data: {
+              /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
               studyUid: string;
               modality: string | null;
               bodyPart: string | null;
@@ -13633,6 +13922,7 @@ export interface operations {
                   /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                   id: string;
                   instanceNumber: number | null;
+                  /** @description Issued by the server, like the study's and series' UIDs */
                   sopInstanceUid: string;
                   rows: number;
                   columns: number;
@@ -13641,15 +13931,21 @@ export interface operations {
                 }[];
               }[];
               instanceCount: number;
+              /** @description The hand-off to the PACS (STOW-RS) */
               pacs: {
-                /** @enum {string} */
+                /**
+                 * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                 * @enum {string}
+                 */
                 status: "none" | "queued" | "sending" | "sent" | "failed";
+                /** @description Attempts so far (admins only; 0 for everyone else) */
                 attempts: number;
                 /** Format: date-time */
                 sentAt: string | null;
+                /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                 error: string | null;
               };
-              /** @description The study in the OHIF viewer, when OHIF_URL is set */
+              /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
               viewerUrl: string | null;
             };
           };
@@ -14779,6 +15075,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -14797,6 +15094,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -14805,15 +15103,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -14935,6 +15239,7 @@ export interface operations {
                   followUpsUntil?: string | null;
                   /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                   study?: {
+                    /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                     studyUid: string;
                     modality: string | null;
                     bodyPart: string | null;
@@ -14953,6 +15258,7 @@ export interface operations {
                         /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                         id: string;
                         instanceNumber: number | null;
+                        /** @description Issued by the server, like the study's and series' UIDs */
                         sopInstanceUid: string;
                         rows: number;
                         columns: number;
@@ -14961,15 +15267,21 @@ export interface operations {
                       }[];
                     }[];
                     instanceCount: number;
+                    /** @description The hand-off to the PACS (STOW-RS) */
                     pacs: {
-                      /** @enum {string} */
+                      /**
+                       * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                       * @enum {string}
+                       */
                       status: "none" | "queued" | "sending" | "sent" | "failed";
+                      /** @description Attempts so far (admins only; 0 for everyone else) */
                       attempts: number;
                       /** Format: date-time */
                       sentAt: string | null;
+                      /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                       error: string | null;
                     };
-                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                     viewerUrl: string | null;
                   };
                   /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -15092,6 +15404,7 @@ export interface operations {
                   followUpsUntil?: string | null;
                   /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                   study?: {
+                    /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                     studyUid: string;
                     modality: string | null;
                     bodyPart: string | null;
@@ -15110,6 +15423,7 @@ export interface operations {
                         /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                         id: string;
                         instanceNumber: number | null;
+                        /** @description Issued by the server, like the study's and series' UIDs */
                         sopInstanceUid: string;
                         rows: number;
                         columns: number;
@@ -15118,15 +15432,21 @@ export interface operations {
                       }[];
                     }[];
                     instanceCount: number;
+                    /** @description The hand-off to the PACS (STOW-RS) */
                     pacs: {
-                      /** @enum {string} */
+                      /**
+                       * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                       * @enum {string}
+                       */
                       status: "none" | "queued" | "sending" | "sent" | "failed";
+                      /** @description Attempts so far (admins only; 0 for everyone else) */
                       attempts: number;
                       /** Format: date-time */
                       sentAt: string | null;
+                      /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                       error: string | null;
                     };
-                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                     viewerUrl: string | null;
                   };
                   /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -18688,6 +19008,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -18706,6 +19027,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -18714,15 +19036,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -18844,6 +19172,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -18862,6 +19191,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -18870,15 +19200,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -19001,6 +19337,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -19019,6 +19356,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -19027,15 +19365,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
