@@ -58,7 +58,11 @@ export const followUpObject = z.object({
 
 /** Medical images (decision 0039): a report whose file is a DICOM file or a ZIP of one study. */
 export const studyObject = z.object({
-  studyUid: z.string(),
+  studyUid: z
+    .string()
+    .describe(
+      "Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it",
+    ),
   modality: z.string().nullable(),
   bodyPart: z.string().nullable(),
   studyDate: z.string().nullable().describe("YYYY-MM-DD, when the file gives a valid date"),
@@ -79,7 +83,7 @@ export const studyObject = z.object({
         z.object({
           id: z.string().describe("Names the instance in …/study/frames/{instance}/{frame}.png"),
           instanceNumber: z.number().int().nullable(),
-          sopInstanceUid: z.string(),
+          sopInstanceUid: z.string().describe("Issued by the server, like the study's and series' UIDs"),
           rows: z.number().int(),
           columns: z.number().int(),
           frames: z.number().int(),
@@ -89,13 +93,25 @@ export const studyObject = z.object({
     }),
   ),
   instanceCount: z.number().int(),
-  pacs: z.object({
-    status: z.enum(["none", "queued", "sending", "sent", "failed"]),
-    attempts: z.number().int(),
-    sentAt: z.string().datetime().nullable(),
-    error: z.string().nullable(),
-  }),
-  viewerUrl: z.string().nullable().describe("The study in the OHIF viewer, when OHIF_URL is set"),
+  pacs: z
+    .object({
+      status: z
+        .enum(["none", "queued", "sending", "sent", "failed"])
+        .describe(
+          "none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile",
+        ),
+      attempts: z.number().int().describe("Attempts so far (admins only; 0 for everyone else)"),
+      sentAt: z.string().datetime().nullable(),
+      error: z
+        .string()
+        .nullable()
+        .describe("The PACS's last refusal or the network error (admins only; null for everyone else)"),
+    })
+    .describe("The hand-off to the PACS (STOW-RS)"),
+  viewerUrl: z
+    .string()
+    .nullable()
+    .describe("The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued)"),
 });
 
 const reportCore = z.object({

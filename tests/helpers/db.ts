@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
 import Database from "better-sqlite3";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -78,15 +78,17 @@ export async function storedKeys(server: { dataDir: string; uploadsDir: string }
     credentials: S3_CREDENTIALS,
   });
   const keys: string[] = [];
-  let token: string | undefined;
+  // ListObjects (v1) paged by Marker, the last key seen: s3rver makes every truncated v2 answer's
+  // continuation token with DES, which OpenSSL 3 (Node 18+) no longer offers (a 500 past 1,000 keys).
+  let after: string | undefined;
   try {
-    do {
-      const out = await client.send(
-        new ListObjectsV2Command({ Bucket: u.hostname, ContinuationToken: token }),
-      );
+    for (;;) {
+      const out = await client.send(new ListObjectsCommand({ Bucket: u.hostname, Marker: after }));
       for (const o of out.Contents ?? []) if (o.Key?.endsWith(".enc")) keys.push(o.Key.slice(0, -4));
-      token = out.IsTruncated ? out.NextContinuationToken : undefined;
-    } while (token);
+      const last = out.Contents?.at(-1)?.Key;
+      if (!out.IsTruncated || !last) break;
+      after = last;
+    }
   } finally {
     client.destroy();
   }

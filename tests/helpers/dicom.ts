@@ -28,6 +28,8 @@ export type DicomOptions = {
   description?: string;
   /** Personal fields written into the file (name, ID, birth date, sex, institution …). */
   personal?: boolean;
+  /** Every pixel 0 (the ramp otherwise): deflates to almost nothing. */
+  zero?: boolean;
 };
 
 function write(
@@ -90,7 +92,7 @@ export function ctInstance(o: DicomOptions = {}): Buffer {
   const pixels = new Uint16Array(n * frames);
   // Each frame, and each instance of a series, is shifted by 40 so that neighbours differ.
   const shift = ((o.instanceNumber ?? 1) - 1) * 40;
-  for (let f = 0; f < frames; f++)
+  for (let f = 0; f < frames && !o.zero; f++)
     for (let i = 0; i < n; i++)
       pixels[f * n + i] = Math.min(4095, Math.round((i * 4095) / (n - 1)) + f * 40 + shift);
   const sop = DicomMetaDictionary.uid();
@@ -295,4 +297,44 @@ export function jpegLsGarbageInstance(o: DicomOptions = {}): Buffer {
     _vrMap: { PixelData: "OB" },
   };
   return write(dataset, JPEG_LS_LOSSLESS, SC_IMAGE_STORAGE, sop);
+}
+
+/**
+ * `count` of the smallest image instances dcmjs writes (1 × 1 pixel, 8 bits, no personal fields),
+ * all of one study and series, for tests that need thousands of instances (a CD of a long scan):
+ * one file is written, and the others are that file with its SOP Instance UID's last digits changed.
+ */
+export function tinyInstances(count: number): Buffer[] {
+  const prefix = `${DicomMetaDictionary.uid().slice(0, 50)}.`;
+  const uidAt = (i: number) => Buffer.from(`${prefix}${100000 + i}`, "latin1");
+  const template = write(
+    {
+      SOPClassUID: SC_IMAGE_STORAGE,
+      SOPInstanceUID: uidAt(0).toString("latin1"),
+      StudyInstanceUID: DicomMetaDictionary.uid(),
+      SeriesInstanceUID: DicomMetaDictionary.uid(),
+      Modality: "OT",
+      Rows: 1,
+      Columns: 1,
+      SamplesPerPixel: 1,
+      PhotometricInterpretation: "MONOCHROME2",
+      BitsAllocated: 8,
+      BitsStored: 8,
+      HighBit: 7,
+      PixelRepresentation: 0,
+      PixelData: [new Uint8Array([128, 0]).buffer],
+      _vrMap: { PixelData: "OB" },
+    },
+    EXPLICIT_LE,
+    SC_IMAGE_STORAGE,
+    uidAt(0).toString("latin1"),
+  );
+  const first = uidAt(0);
+  const at: number[] = [];
+  for (let p = template.indexOf(first); p >= 0; p = template.indexOf(first, p + 1)) at.push(p);
+  return Array.from({ length: count }, (_, i) => {
+    const file = Buffer.from(template);
+    for (const p of at) uidAt(i).copy(file, p);
+    return file;
+  });
 }

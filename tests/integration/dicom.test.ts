@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
@@ -10,6 +11,7 @@ import {
   jpegLsGarbageInstance,
   makeZip,
   rleInstance,
+  tinyInstances,
 } from "../helpers/dicom";
 import { uploadForm } from "../helpers/files";
 import { startServer, type TestServer } from "../helpers/server";
@@ -33,7 +35,7 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     RATE_LIMIT_DISABLED: "1",
     MAX_UPLOAD_MB: "1",
-    MAX_STUDY_MB: "2",
+    MAX_STUDY_MB: "4",
     ADMIN_EMAIL: "admin@d.test",
     ADMIN_PASSWORD: "Admin-pass-123",
   });
@@ -195,8 +197,37 @@ describe("DICOM uploads", () => {
     expect((await storedKeys(server)).length).toBe(before);
   });
 
+  it("bounds what one ZIP unpacks to whatever its entries' sizes (ratio, MAX_STUDY_MB, entries), storing nothing", async () => {
+    const before = (await storedKeys(server)).length;
+    // Zero-filled images just under 1 MB each (no entry is checked on its own): ~3 MB from a few KB.
+    const { files } = ctSeries(3, { rows: 720, columns: 720, zero: true });
+    expect(files[0].length).toBeLessThan(1024 * 1024);
+    const zeros = makeZip(files.map((data, i) => ({ name: `IM${i}`, data, deflate: true })));
+    expect(zeros.length).toBeLessThan(64 * 1024);
+    const bomb = await upload(tok.patientA, "zeros.zip", zeros, "application/zip");
+    expect(bomb.status).toBe(400);
+    expect(bomb.body.message).toMatch(/far more than its size/);
+    // Ordinary data (about 2:1) that unpacks past MAX_STUDY_MB (4 MB here): too large for one study.
+    const text = Buffer.from(randomBytes(5 * 1024 * 1024).map((b) => 65 + (b & 15)));
+    const big = makeZip([
+      { name: "IM0", data: ctInstance(), deflate: true },
+      { name: "NOTES.TXT", data: text, deflate: true },
+    ]);
+    expect(big.length).toBeLessThan(4 * 1024 * 1024);
+    const tooLarge = await upload(tok.patientA, "big.zip", big, "application/zip");
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.message).toMatch(/more than one study may hold/);
+    // More entries than a study may have: the number is in the message, in every place it is sent.
+    const many = makeZip(Array.from({ length: 5001 }, (_, i) => ({ name: `F${i}`, data: Buffer.from("x") })));
+    const tooMany = await upload(tok.patientA, "many.zip", many, "application/zip");
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors.report[0]).toBe("This ZIP has more than 5,000 files.");
+    for (const r of [bomb, tooLarge, tooMany]) expect(JSON.stringify(r.body)).not.toContain("{{");
+    expect((await storedKeys(server)).length).toBe(before);
+  });
+
   it("refuses a study over MAX_STUDY_MB (413), while a DICOM file over MAX_UPLOAD_MB but under it is fine", async () => {
-    const big = ctInstance({ rows: 1024, columns: 1024, frames: 2 }); // 4 MB of pixels
+    const big = ctInstance({ rows: 1024, columns: 1024, frames: 3 }); // 6 MB of pixels
     const r = await upload(tok.patientA, "big.dcm", big);
     expect(r.status).toBe(413);
     const medium = ctInstance({ rows: 512, columns: 512, frames: 3 }); // 1.5 MB: over MAX_UPLOAD_MB (1)
@@ -208,6 +239,22 @@ describe("DICOM uploads", () => {
     const r2 = await upload(tok.patientA, "photo.jpg", jpg, "image/jpeg");
     expect(r2.status).toBe(413);
   });
+});
+
+describe("a CD of thousands of images", () => {
+  it("a ZIP of 5,000 instances is one study of 5,000 rows (inserted in batches), on either database", async () => {
+    const entries = tinyInstances(5000).map((data, i) => ({ name: `I${i}`, data, deflate: true }));
+    const before = (await storedKeys(server)).length;
+    const r = await upload(tok.patientA, "cd.zip", makeZip(entries), "application/zip");
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(201);
+    expect(r.body.data.study.instanceCount).toBe(5000);
+    expect(r.body.data.study.series[0].instances).toHaveLength(5000);
+    // The ZIP and its 5,000 instances; deleting the report removes them all.
+    expect((await storedKeys(server)).length).toBe(before + 5001);
+    const del = await api.raw("DELETE", "/report/delete-report", { reportId: r.body.data._id }, tok.patientA);
+    expect(del.status).toBe(200);
+    expect((await storedKeys(server)).length).toBe(before);
+  }, 120_000);
 });
 
 describe("previews", () => {

@@ -187,10 +187,11 @@ export function StudyViewer({
 /** Type, body part, date, counts and the PACS hand-off. */
 export function StudyFacts({ study }: { study: Study }) {
   const { t } = useTranslation();
-  const pacs =
-    study.pacs.status === "none"
-      ? ""
-      : t(PACS_LABELS[study.pacs.status] ?? "imaging.pacs.queued", { error: study.pacs.error ?? "" });
+  const pacs = study.pacs.status === "none" ? "" : t(PACS_LABELS[study.pacs.status] ?? "imaging.pacs.queued");
+  // Only admins are sent the attempts and the PACS's answer (decision 0057).
+  const detail = study.pacs.error
+    ? t("imaging.pacs.detail", { attempts: study.pacs.attempts, error: study.pacs.error })
+    : "";
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
       {study.modality && (
@@ -223,6 +224,11 @@ export function StudyFacts({ study }: { study: Study }) {
       {pacs && (
         <dd className="col-span-2 text-slate-700" data-testid="pacs-status">
           {pacs}
+          {detail && (
+            <span className="block text-xs text-slate-600" data-testid="pacs-detail">
+              {detail}
+            </span>
+          )}
         </dd>
       )}
     </dl>

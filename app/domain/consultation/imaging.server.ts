@@ -32,13 +32,25 @@ function caseOf(row: { id: string; secondOf: string | null }): string {
   return row.secondOf ?? row.id;
 }
 
+/**
+ * What someone sees of the PACS hand-off (decision 0057): admins the whole of it (attempts, the
+ * last error, which may name hosts and paths); everyone else — the patient, family managers,
+ * centre workers, experts — only whether the images are sent, waiting ("queued", also while being
+ * sent) or not sent ("failed"), with no error and no attempt count (0).
+ */
+export function studyAsSeenBy(actor: Actor, study: Study): Study {
+  if (actor.accountType === "Admin") return study;
+  const status = study.pacs.status === "sending" ? "queued" : study.pacs.status;
+  return { ...study, pacs: { status, attempts: 0, sentAt: study.pacs.sentAt, error: null } };
+}
+
 /** The report's study (not_found when its file is not medical images). */
 export async function openReportStudy(actor: Actor, reportId: string, ip?: string | null): Promise<Study> {
   const row = await reportForFileAccess(actor, reportId, ip);
   const study = await loadStudy(caseOf(row));
   if (!study) throw new DomainError("not_found", "imaging.noStudy");
   await recordOpening(actor, row, "report.study_open", null, ip);
-  return study;
+  return studyAsSeenBy(actor, study);
 }
 
 /** One frame of one instance as PNG with a window preset (rendered in the actor's budget; `signal`: the request's). */

@@ -15,6 +15,7 @@ import { reviewConsentForUpload } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { hasConsentFor, patientAccess, traceAccess } from "../care/index.server";
 import { toApiReport, type ApiReport } from "./api-report.server";
+import { studyAsSeenBy } from "./imaging.server";
 
 /**
  * Creating a report: who may upload and for whom, the phone number as stored, and the report
@@ -215,6 +216,7 @@ export async function createReport(
     null,
   );
   // The uploader is shown at once what the images carry about the person.
-  if (study) made.study = (await loadStudy(row.id)) ?? undefined;
+  const shown = study ? await loadStudy(row.id) : null;
+  if (shown) made.study = studyAsSeenBy(actor, shown);
   return made;
 }

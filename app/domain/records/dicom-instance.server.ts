@@ -10,10 +10,15 @@ import { openDecrypted } from "./files.server";
 
 /** One instance is read whole to be parsed or rendered: larger ones are refused. */
 export const INSTANCE_MAX_BYTES = 256 * 1024 * 1024;
-/** A ZIP with more entries than this is refused (a CD of one study has a few hundred). */
+/** A ZIP with more entries than this is refused (a CD of one study has a few hundred to a few thousand). */
 export const ZIP_MAX_ENTRIES = 5000;
-/** An entry that inflates to more than this many times its compressed size is a bomb. */
+/** An entry over 1 MB that inflates to more than this many times its compressed size is a bomb. */
 export const ZIP_MAX_RATIO = 100;
+/**
+ * A whole archive (past 1 MB inflated) that inflates to more than this many times its own size is a
+ * bomb, whatever its entries' sizes: real studies deflate 2–10 times (decision 0057).
+ */
+export const ZIP_ARCHIVE_RATIO = 20;
 
 /** Fields that say who the person is, where they were seen and by whom (shown by name to the patient). */
 export const PERSONAL_FIELDS = [
@@ -58,9 +63,12 @@ export type InstanceDraft = {
   personal: Set<PersonalField>;
 };
 
-/** A refusal on the upload form's `report` field. */
-export const refuse = (key: string, values?: Record<string, string | number>) =>
-  new DomainError("invalid", key, { fieldErrors: { report: [key] }, ...(values ? { values } : {}) });
+/** A refusal on the upload form's `report` field (400 unless another code is named). */
+export const refuse = (
+  key: string,
+  values?: Record<string, string | number>,
+  code: "invalid" | "too_large" = "invalid",
+) => new DomainError(code, key, { fieldErrors: { report: [key] }, ...(values ? { values } : {}) });
 
 const str = (v: unknown): string | null => {
   const x = Array.isArray(v) ? v[0] : v;
@@ -127,16 +135,27 @@ export async function* once(bytes: Buffer): AsyncGenerator<Buffer> {
   yield bytes;
 }
 
-export async function readAll(stream: Readable, max: number): Promise<Buffer> {
+/**
+ * A stream read whole, refused past `max` bytes; `counted` sees the running size after each chunk
+ * and may throw to stop reading at once (the stream is destroyed either way).
+ */
+export async function readAll(
+  stream: Readable,
+  max: number,
+  counted?: (size: number) => void,
+): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      stream.destroy();
-      throw refuse("imaging.instanceTooLarge", { max: Math.round(max / (1024 * 1024)) });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) throw refuse("imaging.instanceTooLarge");
+      counted?.(size);
+      parts.push(chunk);
     }
-    parts.push(chunk);
+  } catch (err) {
+    stream.destroy();
+    throw err;
   }
   return Buffer.concat(parts, size);
 }

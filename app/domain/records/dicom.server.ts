@@ -14,6 +14,7 @@ import {
   type InstanceDraft,
   type PersonalField,
 } from "./dicom-instance.server";
+import { issuedUid } from "./dicom-identity.server";
 import { readZipStudy } from "./dicom-zip.server";
 import { DICOM_MIME, isStudyMime, ZIP_MIME } from "./file-types.server";
 import { deleteStored, type StoredFile } from "./files.server";
@@ -68,8 +69,7 @@ function summarise(found: InstanceDraft[]): StudyDraft {
 export async function inspectStudy(file: StoredFile): Promise<StudyDraft | null> {
   if (!isStudyMime(file.mimeType)) return null;
   if (file.mimeType === DICOM_MIME) {
-    if (file.size > INSTANCE_MAX_BYTES)
-      throw refuse("imaging.instanceTooLarge", { max: Math.round(INSTANCE_MAX_BYTES / (1024 * 1024)) });
+    if (file.size > INSTANCE_MAX_BYTES) throw refuse("imaging.instanceTooLarge");
     const parsed = parseInstance(await readInstanceBytes(file.key));
     return summarise([{ ...parsed, id: newId(), fileKey: file.key, own: false }]);
   }
@@ -88,13 +88,20 @@ export async function inspectStudy(file: StoredFile): Promise<StudyDraft | null>
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-/** In the report's transaction: the study and its instances (PACS queued when PACS_URL is set). */
+/** Rows per insert of instances: under SQLite's 32,766 and PostgreSQL's 65,535 bound values (14 a row). */
+const INSTANCE_BATCH = 500;
+
+/**
+ * In the report's transaction: the study and its instances (PACS queued when PACS_URL is set).
+ * The rows carry the UIDs the server issues for this report (decision 0057), never the file's;
+ * instances are inserted in batches, so a CD of thousands of images fits any database's limit.
+ */
 export function* insertStudy(tx: DB, reportId: string, draft: StudyDraft): TxSteps<void> {
   const pacs = Boolean(config().pacsUrl);
   yield* exec(
     tx.insert(imagingStudies).values({
       reportId,
-      studyUid: draft.studyUid,
+      studyUid: issuedUid(reportId, draft.studyUid),
       modality: draft.modality,
       bodyPart: draft.bodyPart,
       studyDate: draft.studyDate,
@@ -105,26 +112,28 @@ export function* insertStudy(tx: DB, reportId: string, draft: StudyDraft): TxSte
       createdAt: new Date(),
     }),
   );
-  yield* exec(
-    tx.insert(imagingInstances).values(
-      draft.instances.map((i) => ({
-        id: i.id,
-        reportId,
-        fileKey: i.fileKey,
-        seriesUid: i.seriesUid,
-        seriesNumber: i.seriesNumber,
-        seriesDescription: i.seriesDescription,
-        modality: i.modality,
-        instanceNumber: i.instanceNumber,
-        sopInstanceUid: i.sopInstanceUid,
-        rows: i.rows,
-        columns: i.columns,
-        frames: i.frames,
-        transferSyntax: i.transferSyntax,
-        size: i.size,
-      })),
-    ),
-  );
+  for (let at = 0; at < draft.instances.length; at += INSTANCE_BATCH) {
+    yield* exec(
+      tx.insert(imagingInstances).values(
+        draft.instances.slice(at, at + INSTANCE_BATCH).map((i) => ({
+          id: i.id,
+          reportId,
+          fileKey: i.fileKey,
+          seriesUid: issuedUid(reportId, i.seriesUid),
+          seriesNumber: i.seriesNumber,
+          seriesDescription: i.seriesDescription,
+          modality: i.modality,
+          instanceNumber: i.instanceNumber,
+          sopInstanceUid: issuedUid(reportId, i.sopInstanceUid),
+          rows: i.rows,
+          columns: i.columns,
+          frames: i.frames,
+          transferSyntax: i.transferSyntax,
+          size: i.size,
+        })),
+      ),
+    );
+  }
 }
 
 /** The objects a draft stored beside the report's own file (removed when the report is not made). */

@@ -5622,6 +5622,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -5640,6 +5641,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -5648,15 +5650,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5778,6 +5786,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5796,6 +5805,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5804,15 +5814,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -5935,6 +5951,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -5953,6 +5970,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -5961,15 +5979,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6277,6 +6301,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -6295,6 +6320,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -6303,15 +6329,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6433,6 +6465,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -6451,6 +6484,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -6459,15 +6493,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -6590,6 +6630,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -6608,6 +6649,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -6616,15 +6658,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7284,6 +7332,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -7302,6 +7351,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -7310,15 +7360,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7440,6 +7496,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7458,6 +7515,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -7466,15 +7524,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -7597,6 +7661,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -7615,6 +7680,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -7623,15 +7689,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8006,6 +8078,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -8024,6 +8097,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -8032,15 +8106,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8162,6 +8242,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8180,6 +8261,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8188,15 +8270,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8319,6 +8407,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8337,6 +8426,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8345,15 +8435,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8627,6 +8723,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -8645,6 +8742,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -8653,15 +8751,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8783,6 +8887,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8801,6 +8906,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8809,15 +8915,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -8940,6 +9052,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -8958,6 +9071,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -8966,15 +9080,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9249,6 +9369,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -9267,6 +9388,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -9275,15 +9397,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9405,6 +9533,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9423,6 +9552,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9431,15 +9561,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9562,6 +9698,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -9580,6 +9717,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -9588,15 +9726,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -9851,6 +9995,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -9869,6 +10014,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -9877,15 +10023,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10007,6 +10159,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10025,6 +10178,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10033,15 +10187,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10164,6 +10324,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10182,6 +10343,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10190,15 +10352,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10477,6 +10645,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -10495,6 +10664,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -10503,15 +10673,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10633,6 +10809,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10651,6 +10828,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10659,15 +10837,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -10790,6 +10974,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -10808,6 +10993,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -10816,15 +11002,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11115,6 +11307,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -11133,6 +11326,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -11141,15 +11335,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11271,6 +11471,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -11289,6 +11490,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -11297,15 +11499,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11428,6 +11636,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -11446,6 +11655,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -11454,15 +11664,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11764,6 +11980,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -11782,6 +11999,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -11790,15 +12008,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -11920,6 +12144,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -11938,6 +12163,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -11946,15 +12172,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -12077,6 +12309,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -12095,6 +12328,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -12103,15 +12337,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -12971,6 +13211,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -12989,6 +13230,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -12997,15 +13239,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13127,6 +13375,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -13145,6 +13394,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -13153,15 +13403,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -13284,6 +13540,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -13302,6 +13559,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -13310,15 +13568,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -14373,6 +14637,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -14391,6 +14656,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -14399,15 +14665,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -14529,6 +14801,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -14547,6 +14820,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -14555,15 +14829,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -14686,6 +14966,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -14704,6 +14985,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -14712,15 +14994,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -15008,6 +15296,7 @@ export interface operations {
             success: true;
             message: string;
             data: {
+              /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
               studyUid: string;
               modality: string | null;
               bodyPart: string | null;
@@ -15026,6 +15315,7 @@ export interface operations {
                   /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                   id: string;
                   instanceNumber: number | null;
+                  /** @description Issued by the server, like the study's and series' UIDs */
                   sopInstanceUid: string;
                   rows: number;
                   columns: number;
@@ -15034,15 +15324,21 @@ export interface operations {
                 }[];
               }[];
               instanceCount: number;
+              /** @description The hand-off to the PACS (STOW-RS) */
               pacs: {
-                /** @enum {string} */
+                /**
+                 * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                 * @enum {string}
+                 */
                 status: "none" | "queued" | "sending" | "sent" | "failed";
+                /** @description Attempts so far (admins only; 0 for everyone else) */
                 attempts: number;
                 /** Format: date-time */
                 sentAt: string | null;
+                /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                 error: string | null;
               };
-              /** @description The study in the OHIF viewer, when OHIF_URL is set */
+              /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
               viewerUrl: string | null;
             };
           };
@@ -16332,6 +16628,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -16350,6 +16647,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -16358,15 +16656,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -16488,6 +16792,7 @@ export interface operations {
                   followUpsUntil?: string | null;
                   /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                   study?: {
+                    /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                     studyUid: string;
                     modality: string | null;
                     bodyPart: string | null;
@@ -16506,6 +16811,7 @@ export interface operations {
                         /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                         id: string;
                         instanceNumber: number | null;
+                        /** @description Issued by the server, like the study's and series' UIDs */
                         sopInstanceUid: string;
                         rows: number;
                         columns: number;
@@ -16514,15 +16820,21 @@ export interface operations {
                       }[];
                     }[];
                     instanceCount: number;
+                    /** @description The hand-off to the PACS (STOW-RS) */
                     pacs: {
-                      /** @enum {string} */
+                      /**
+                       * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                       * @enum {string}
+                       */
                       status: "none" | "queued" | "sending" | "sent" | "failed";
+                      /** @description Attempts so far (admins only; 0 for everyone else) */
                       attempts: number;
                       /** Format: date-time */
                       sentAt: string | null;
+                      /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                       error: string | null;
                     };
-                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                     viewerUrl: string | null;
                   };
                   /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -16645,6 +16957,7 @@ export interface operations {
                   followUpsUntil?: string | null;
                   /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                   study?: {
+                    /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                     studyUid: string;
                     modality: string | null;
                     bodyPart: string | null;
@@ -16663,6 +16976,7 @@ export interface operations {
                         /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                         id: string;
                         instanceNumber: number | null;
+                        /** @description Issued by the server, like the study's and series' UIDs */
                         sopInstanceUid: string;
                         rows: number;
                         columns: number;
@@ -16671,15 +16985,21 @@ export interface operations {
                       }[];
                     }[];
                     instanceCount: number;
+                    /** @description The hand-off to the PACS (STOW-RS) */
                     pacs: {
-                      /** @enum {string} */
+                      /**
+                       * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                       * @enum {string}
+                       */
                       status: "none" | "queued" | "sending" | "sent" | "failed";
+                      /** @description Attempts so far (admins only; 0 for everyone else) */
                       attempts: number;
                       /** Format: date-time */
                       sentAt: string | null;
+                      /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                       error: string | null;
                     };
-                    /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                    /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                     viewerUrl: string | null;
                   };
                   /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -20869,6 +21189,7 @@ export interface operations {
               followUpsUntil?: string | null;
               /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
               study?: {
+                /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                 studyUid: string;
                 modality: string | null;
                 bodyPart: string | null;
@@ -20887,6 +21208,7 @@ export interface operations {
                     /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                     id: string;
                     instanceNumber: number | null;
+                    /** @description Issued by the server, like the study's and series' UIDs */
                     sopInstanceUid: string;
                     rows: number;
                     columns: number;
@@ -20895,15 +21217,21 @@ export interface operations {
                   }[];
                 }[];
                 instanceCount: number;
+                /** @description The hand-off to the PACS (STOW-RS) */
                 pacs: {
-                  /** @enum {string} */
+                  /**
+                   * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                   * @enum {string}
+                   */
                   status: "none" | "queued" | "sending" | "sent" | "failed";
+                  /** @description Attempts so far (admins only; 0 for everyone else) */
                   attempts: number;
                   /** Format: date-time */
                   sentAt: string | null;
+                  /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                   error: string | null;
                 };
-                /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                 viewerUrl: string | null;
               };
               /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -21025,6 +21353,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -21043,6 +21372,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -21051,15 +21381,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
@@ -21182,6 +21518,7 @@ export interface operations {
                 followUpsUntil?: string | null;
                 /** @description Medical images: given with the upload (and by GET /report/{reportId}/study) */
                 study?: {
+                  /** @description Issued by the server for this report (2.25.…), never the file's own; the PACS files the study under it */
                   studyUid: string;
                   modality: string | null;
                   bodyPart: string | null;
@@ -21200,6 +21537,7 @@ export interface operations {
                       /** @description Names the instance in …/study/frames/{instance}/{frame}.png */
                       id: string;
                       instanceNumber: number | null;
+                      /** @description Issued by the server, like the study's and series' UIDs */
                       sopInstanceUid: string;
                       rows: number;
                       columns: number;
@@ -21208,15 +21546,21 @@ export interface operations {
                     }[];
                   }[];
                   instanceCount: number;
+                  /** @description The hand-off to the PACS (STOW-RS) */
                   pacs: {
-                    /** @enum {string} */
+                    /**
+                     * @description none: no PACS configured; queued: waiting; sent; failed: not sent (no further attempts). Only admins see `sending`; everyone else sees `queued` meanwhile
+                     * @enum {string}
+                     */
                     status: "none" | "queued" | "sending" | "sent" | "failed";
+                    /** @description Attempts so far (admins only; 0 for everyone else) */
                     attempts: number;
                     /** Format: date-time */
                     sentAt: string | null;
+                    /** @description The PACS's last refusal or the network error (admins only; null for everyone else) */
                     error: string | null;
                   };
-                  /** @description The study in the OHIF viewer, when OHIF_URL is set */
+                  /** @description The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued) */
                   viewerUrl: string | null;
                 };
                 /** @description On a second opinion: the id of the case's first report (the patient's list shows only first reports) */
