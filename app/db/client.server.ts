@@ -126,6 +126,15 @@ function withoutNul(v: unknown) {
 }
 
 class Client extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection the server ends (restart, failover, `pg_ctl stop`) while the client is checked
+    // out between queries (an advisory lock held over a job) emits "error" on the client, which the
+    // pool only listens for while it is idle: unheard, it ended the process (issue 44). Its next
+    // query fails instead ("not queryable": answered 503), and the pool drops it on release.
+    this.on("error", () => {});
+  }
+
   override query(config: any, values?: any, callback?: any): any {
     if (config && typeof config === "object" && Array.isArray(config.values)) {
       config = { ...config, values: config.values.map(withoutNul) };

@@ -1,6 +1,8 @@
 import { causes, databaseFault } from "~/db/faults";
 import { DomainError } from "~/domain/platform/errors";
-import { diskFilledUp } from "~/storage/disk.server";
+import { pingDatabase } from "~/db/client.server";
+import { diskFilledUp, diskState } from "~/storage/disk.server";
+import { blobStore } from "~/storage/factory.server";
 import { StoreFault } from "~/storage/faults.server";
 import { log } from "./log.server";
 
@@ -47,19 +49,44 @@ export function asRefusal(err: unknown): unknown {
   return faultError(fault);
 }
 
-const lastSeen = new Map<string, number>();
-/** A fault seen again within this long belongs to the same outage and is not logged again. */
-const SAME_OUTAGE_MS = 30_000;
+/** The parts found down, each watched until it answers again; the outage's start for the log. */
+const down = new Map<string, number>();
+const PROBE_MS = 1_000;
 
-/** Logs "database unavailable" (or "store …", "disk full") once per outage, without a stack per request. */
+/**
+ * Logs "database unavailable" (or "store …", "disk … out of space") once per outage, without a
+ * stack per request: the part is then probed every second, and the outage ends (logged, with its
+ * length) when it answers again.
+ */
 export function noteFault(fault: Fault, err: unknown) {
   if (fault.kind === "full") diskFilledUp(); // look again now, and give back the space reserve
   const key = `${fault.part} ${fault.kind}`;
-  const now = Date.now();
-  const last = lastSeen.get(key);
-  lastSeen.set(key, now);
-  if (last !== undefined && now - last < SAME_OUTAGE_MS) return;
+  if (down.has(key)) return;
+  down.set(key, Date.now());
   log("error", fault.kind === "full" ? `${fault.part} out of space` : `${fault.part} unavailable`, {
     error: String((err as Error)?.message ?? err),
   });
+  const timer = setInterval(() => {
+    void answers(fault).then((ok) => {
+      if (!ok || !down.has(key)) return;
+      clearInterval(timer);
+      const since = down.get(key)!;
+      down.delete(key);
+      log("info", `${fault.part} ${fault.kind === "full" ? "has room" : "available"} again`, {
+        seconds: Math.round((Date.now() - since) / 100) / 10,
+      });
+    });
+  }, PROBE_MS);
+  timer.unref();
+}
+
+async function answers(fault: Fault): Promise<boolean> {
+  try {
+    if (fault.kind === "full") return (await diskState()) !== "full";
+    if (fault.part === "store") await blobStore().ping();
+    else await pingDatabase();
+    return true;
+  } catch {
+    return false;
+  }
 }
