@@ -47,9 +47,9 @@ describe("every refusal says what it means, never a placeholder", () => {
       }
     }
     expect(left).toEqual([]);
-    expect(logged.mock.calls.some(([line]) => String(line).includes('"key":"imaging.zipTooMany"'))).toBe(
-      true,
-    );
+    // A key sent without its values is logged by name (the first of them, for one).
+    const first = `"key":"${withPlaceholders[0]}"`;
+    expect(logged.mock.calls.some(([line]) => String(line).includes(first))).toBe(true);
     logged.mockRestore();
   });
 });
