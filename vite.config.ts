@@ -49,6 +49,7 @@ export const PG_S3_HTTP_FILES = [
   "voice-notes",
   "fhir-export",
   "centre-registration",
+  "idempotency",
   "erasure",
   // coordination through the database
   "sms",

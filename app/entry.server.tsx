@@ -68,7 +68,8 @@ function i18nFor(locale: string) {
 
 /**
  * A document answer to a screen action keeps the action's Retry-After (Remix passes only
- * Set-Cookie on by itself), so a 429 on a screen says when to try again, as the API does.
+ * Set-Cookie on by itself), so a 429 (or a 409 "still in progress", decision 0062) on a screen says
+ * when to try again, as the API does.
  */
 function keepRetryAfter(responseHeaders: Headers, context: EntryContext) {
   const { actionHeaders, loaderHeaders } = context.staticHandlerContext;
@@ -103,7 +104,8 @@ export default async function handleRequest(
 ) {
   const locale = await getLocale(request);
   const instance = await i18nFor(locale);
-  if (responseStatusCode === 429 || responseStatusCode === 503) keepRetryAfter(responseHeaders, remixContext);
+  if (responseStatusCode === 409 || responseStatusCode === 429 || responseStatusCode === 503)
+    keepRetryAfter(responseHeaders, remixContext);
   const nonce = randomBytes(16).toString("base64");
   const params = remixContext.staticHandlerContext.matches.at(-1)?.params ?? {};
   // The browser gets the strings of this page only, written after the render (it knows which keys

@@ -89,6 +89,7 @@ import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
+import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
 const uploadOffset = z
@@ -345,6 +346,7 @@ export const ENDPOINTS: Endpoint[] = [
     data: reportObject,
     status: 201,
     errors: [400, 401, 403, 413, 415],
+    idempotent: true,
   },
   {
     method: "options",
@@ -375,6 +377,7 @@ export const ENDPOINTS: Endpoint[] = [
       "Start a resumable upload of a report file (tus creation): Upload-Length, and the report's fields (as for upload-report, with countryCode and consent) base64 in Upload-Metadata, plus `filename`; checked before any byte is sent",
     auth: true,
     operationId: "uploadsCreate",
+    idempotent: true,
     errors: [400, 401, 403, 412, 413, 415, 429],
     tus: {
       headers: z.object({
@@ -547,6 +550,7 @@ export const ENDPOINTS: Endpoint[] = [
     data: followUpObject,
     status: 201,
     errors: [400, 401, 403, 404, 409],
+    idempotent: true,
   },
   {
     method: "post",
@@ -1008,7 +1012,7 @@ function tusPath(e: Endpoint & { tus: TusOperation }, bearerName: string): Route
   const params = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const request: RouteConfig["request"] = {};
   if (params.length) request.params = params.reduce((acc, p) => acc.merge(idParam(p)), z.object({}));
-  if (e.tus.headers) request.headers = e.tus.headers;
+  if (e.tus.headers) request.headers = e.idempotent ? e.tus.headers.merge(idempotencyHeader) : e.tus.headers;
   if (e.tus.octetBody) {
     request.body = {
       content: {
@@ -1052,6 +1056,7 @@ function tusPath(e: Endpoint & { tus: TusOperation }, bearerName: string): Route
       ...(e.method === "head" ? {} : { content: { "application/json": { schema: errorObject } } }),
     };
   }
+  if (e.idempotent) addIdempotencyAnswers(responses, errorObject, RETRY_AFTER);
   return {
     method: e.method,
     path: e.path,
@@ -1101,6 +1106,7 @@ export function openApiDocument(): object {
     if (params.length) request.params = params.reduce((acc, p) => acc.merge(idParam(p)), z.object({}));
     if (e.list) request.query = e.query ? pageQuerySchema.merge(e.query as z.AnyZodObject) : pageQuerySchema;
     else if (e.query) request.query = e.query as z.AnyZodObject;
+    if (e.idempotent) request.headers = idempotencyHeader;
     if (e.body)
       request.body = { content: { "application/json": { schema: e.body } }, required: !e.bodyOptional };
     if (e.multipart) {
@@ -1162,6 +1168,7 @@ export function openApiDocument(): object {
               content: { "application/json": { schema: errorObject } },
             };
     }
+    if (e.idempotent) addIdempotencyAnswers(responses, errorObject, RETRY_AFTER);
     registry.registerPath({
       method: e.method,
       path: e.path,

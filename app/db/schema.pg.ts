@@ -935,3 +935,28 @@ export const imagingPreviews = pgTable(
   },
   (t) => [uniqueIndex("imaging_previews_uq").on(t.instanceId, t.frame, t.preset)],
 );
+
+/**
+ * Idempotency keys (decision 0062): one row per (account, key) — a "pending" row is inserted before
+ * a create runs (the unique pair makes a second request with the key lose), then the first answer
+ * (status, a few headers, body) is kept for at least 7 days and replayed to a retry.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    /** Null while the first request runs. */
+    status: integer("status"),
+    headers: text("headers"),
+    body: text("body"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("idempotency_keys_account_key_uq").on(t.accountId, t.key),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
+);

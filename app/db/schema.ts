@@ -48,6 +48,7 @@ export const {
   imagingPreviews,
   voiceNotes,
   takeOvers,
+  idempotencyKeys,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

@@ -31,6 +31,8 @@ export type Endpoint = {
   /** A second success: 202 Accepted, with its own data (work that is carried out later). */
   accepted?: { description: string; data: ZodTypeAny };
   errors: number[];
+  /** Takes an `Idempotency-Key` (decision 0062): the header, and the 422/409 it may answer. */
+  idempotent?: boolean;
   binary?: boolean;
   extra?: Record<string, ZodTypeAny>;
   /** Set when the path alone does not name the operation (tus: one path, several methods). */

@@ -36,6 +36,7 @@ export const FAMILY_ENDPOINTS: Endpoint[] = [
     data: familyMemberObject,
     status: 201,
     errors: [400, 401, 403, 409],
+    idempotent: true,
   },
   {
     method: "post",

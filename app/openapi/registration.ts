@@ -97,6 +97,7 @@ export const REGISTRATION_ENDPOINTS: Endpoint[] = [
     data: centrePatientObject,
     status: 201,
     errors: [400, 401, 403, 413, 415, 429],
+    idempotent: true,
   },
   {
     method: "get",

@@ -47,6 +47,7 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
     data: voiceNoteObject,
     status: 201,
     errors: [400, 401, 403, 404, 409, 413, 415],
+    idempotent: true,
   },
   {
     method: "get",

@@ -7,6 +7,7 @@ import {
 } from "~/domain/care/index.server";
 import { centreQueueQuery } from "~/schemas/registration";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { idempotent } from "~/utils/idempotency.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
 
@@ -30,19 +31,21 @@ const route = apiRoute({
       };
     }),
   POST: (request, _params, context) =>
-    api(request, async () => {
-      const actor = await requireApiActor(request);
-      await requireWorkerCentre(actor); // before a single byte of the photo is read
-      const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
-        const { fields, file } = await parseUpload(request, {
-          fileField: "evidence",
-          kind: "image",
-          maxBytes: config().maxUploadBytes,
+    idempotent(request, { maxBytes: config().maxUploadBytes }, (request) =>
+      api(request, async () => {
+        const actor = await requireApiActor(request);
+        await requireWorkerCentre(actor); // before a single byte of the photo is read
+        const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
+          const { fields, file } = await parseUpload(request, {
+            fileField: "evidence",
+            kind: "image",
+            maxBytes: config().maxUploadBytes,
+          });
+          return registerPatient(actor, fields, file, { ip: clientOf(context).ip });
         });
-        return registerPatient(actor, fields, file, { ip: clientOf(context).ip });
-      });
-      return { status: 201, message: "registration.registered", data: patient };
-    }),
+        return { status: 201, message: "registration.registered", data: patient };
+      }),
+    ),
 });
 export const loader = route.loader;
 export const action = route.action;

@@ -1,5 +1,6 @@
 import { addFamilyMember, listFamily } from "~/domain/care/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/utils/api.server";
+import { idempotent } from "~/utils/idempotency.server";
 import { clientOf } from "~/utils/request.server";
 
 /**
@@ -13,12 +14,14 @@ const route = apiRoute({
       return { message: "family.listSuccess", data: await listFamily(actor) };
     }),
   POST: (request, _params, context) =>
-    api(request, async () => {
-      const actor = await requireApiActor(request);
-      const body = await readJson(request);
-      const member = await addFamilyMember(actor, body, { ip: clientOf(context).ip });
-      return { status: 201, message: "family.addSuccess", data: member };
-    }),
+    idempotent(request, { maxBytes: JSON_MAX_BYTES }, (request) =>
+      api(request, async () => {
+        const actor = await requireApiActor(request);
+        const body = await readJson(request);
+        const member = await addFamilyMember(actor, body, { ip: clientOf(context).ip });
+        return { status: 201, message: "family.addSuccess", data: member };
+      }),
+    ),
 });
 export const loader = route.loader;
 export const action = route.action;

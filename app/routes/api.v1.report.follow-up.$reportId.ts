@@ -1,16 +1,19 @@
 import { askFollowUp } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/utils/api.server";
+import { idempotent } from "~/utils/idempotency.server";
 import { clientOf } from "~/utils/request.server";
 
 /** The owning patient asks a follow-up question about the opinion. */
 const route = apiRoute({
   POST: (request, params, context) =>
-    api(request, async () => {
-      const actor = await requireApiActor(request);
-      const body = await readJson(request);
-      const followUp = await askFollowUp(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
-      return { status: 201, message: "followups.askSuccess", data: followUp };
-    }),
+    idempotent(request, { maxBytes: JSON_MAX_BYTES }, (request) =>
+      api(request, async () => {
+        const actor = await requireApiActor(request);
+        const body = await readJson(request);
+        const followUp = await askFollowUp(actor, params.reportId ?? "", body, { ip: clientOf(context).ip });
+        return { status: 201, message: "followups.askSuccess", data: followUp };
+      }),
+    ),
 });
 export const loader = route.loader;
 export const action = route.action;

@@ -1,4 +1,6 @@
+import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { apiRoute } from "~/utils/api.server";
+import { idempotent } from "~/utils/idempotency.server";
 import { handleTus } from "~/utils/tus.server";
 
 /**
@@ -7,7 +9,10 @@ import { handleTus } from "~/utils/tus.server";
  * OPTIONS tells the protocol's version, extensions and largest size.
  */
 const route = apiRoute({
-  POST: (request, _params, context) => handleTus(request, undefined, context),
+  POST: (request, _params, context) =>
+    idempotent(request, { maxBytes: reportUploadMaxBytes() }, (request) =>
+      handleTus(request, undefined, context),
+    ),
   OPTIONS: (request, _params, context) => handleTus(request, undefined, context),
 });
 export const loader = route.loader;

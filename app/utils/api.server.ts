@@ -102,6 +102,8 @@ export function validate<S extends z.ZodTypeAny>(schema: S, input: unknown): z.i
 }
 
 const MAX_JSON_BYTES = 1024 * 1024 + 1024;
+/** The largest JSON body readJson accepts, in bytes (an Idempotency-Key wrapper reads no more). */
+export const JSON_MAX_BYTES = MAX_JSON_BYTES * 2;
 
 /** Reads a JSON object body; wrong content type, bad JSON or a non-object is a 400. */
 export async function readJson(request: Request): Promise<Record<string, unknown>> {

@@ -7,7 +7,7 @@ import { log, trackRequestStart } from "~/utils/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { startPacsSender, stopPacsSender, sweepLeftovers } from "../records/index.server";
 import { flushMail, startMailSender, startSmsSender, stopSmsSender } from "../messaging/index.server";
-import { pruneRateLimits } from "../platform/index.server";
+import { pruneIdempotencyKeys, pruneRateLimits } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
 import { sendOverdueDigest, sweepUploads } from "../consultation/index.server";
 import {
@@ -20,7 +20,8 @@ import {
 let started: Promise<void> | undefined;
 
 /**
- * Hourly: expired sessions, codes, reset tokens and rate-limit counters are removed, resumable
+ * Hourly: expired sessions, codes, reset tokens, rate-limit counters and idempotency keys older
+ * than 7 days are removed, resumable
  * uploads idle for a day (with their segments) and leftover files too, and admins get the digest
  * of newly overdue reports.
  */
@@ -33,6 +34,7 @@ async function hourly() {
       await pruneExpiredSessions();
       await pruneAccountsTables();
       await pruneRateLimits();
+      await pruneIdempotencyKeys();
       await pruneServiceRollups();
     });
   } catch (err) {

@@ -16,6 +16,13 @@ export { type Paged, type PageQuery } from "./paging";
 export { applyRateLimits, type Budgets } from "./budgets";
 export type { Actor } from "./actor";
 export {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  pruneIdempotencyKeys,
+  releaseIdempotencyKey,
+  type StoredAnswer,
+} from "./idempotency.server";
+export {
   addressKey,
   beginLogin,
   forgive,

@@ -499,6 +499,10 @@ const bn: Catalogue = {
     badPage: "page অবশ্যই 1 বা তার বেশি একটি পূর্ণসংখ্যা হতে হবে",
     badPageSize: "pageSize অবশ্যই 1 থেকে 100-এর মধ্যে একটি পূর্ণসংখ্যা হতে হবে",
     badCursor: "cursor এই তালিকার দেওয়া নয়; এটি ছাড়া আবার শুরু করুন",
+    badIdempotencyKey: "Idempotency-Key-এ ১ থেকে ২৫৫টি মুদ্রণযোগ্য ASCII অক্ষর থাকতে হবে",
+    idempotencyMismatch:
+      "এই Idempotency-Key আগেই অন্য একটি অনুরোধের জন্য ব্যবহার হয়েছে; একই অনুরোধ আবার পাঠান বা নতুন কী ব্যবহার করুন",
+    idempotencyInProgress: "এই Idempotency-Key-এর একটি অনুরোধ এখনও প্রক্রিয়াধীন; একটু পরে আবার চেষ্টা করুন",
     ok: "ঠিক আছে",
   },
   reports: {

@@ -492,6 +492,11 @@ const en = {
     badPage: "page must be a whole number from 1",
     badPageSize: "pageSize must be a whole number from 1 to 100",
     badCursor: "cursor is not one this list gave out; start again without it",
+    badIdempotencyKey: "Idempotency-Key must be 1 to 255 printable ASCII characters",
+    idempotencyMismatch:
+      "This Idempotency-Key was already used for a different request; send the same request again or use a new key",
+    idempotencyInProgress:
+      "A request with this Idempotency-Key is still being processed; try again in a moment",
     ok: "OK",
   },
   reports: {

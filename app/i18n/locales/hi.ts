@@ -494,6 +494,11 @@ const hi: Catalogue = {
     badPage: "page 1 या उससे बड़ी पूर्ण संख्या होनी चाहिए",
     badPageSize: "pageSize 1 से 100 तक की पूर्ण संख्या होनी चाहिए",
     badCursor: "cursor इस सूची का दिया हुआ नहीं है; उसके बिना फिर से शुरू करें",
+    badIdempotencyKey: "Idempotency-Key में 1 से 255 तक छपने योग्य ASCII अक्षर होने चाहिए",
+    idempotencyMismatch:
+      "यह Idempotency-Key पहले ही किसी दूसरे अनुरोध के लिए इस्तेमाल हो चुकी है; वही अनुरोध दोबारा भेजें या नई कुंजी इस्तेमाल करें",
+    idempotencyInProgress:
+      "इस Idempotency-Key वाला अनुरोध अभी भी संसाधित हो रहा है; थोड़ी देर में फिर से कोशिश करें",
     ok: "ठीक है",
   },
   reports: {

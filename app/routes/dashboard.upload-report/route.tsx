@@ -11,7 +11,7 @@ import type { Actor } from "~/domain/accounts/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { countryCodeOptions, type CountryCodeOption } from "~/utils/country-codes.server";
 import { splitE164 } from "~/utils/phone.server";
-import { uploadAction } from "./upload.server";
+import { uploadActionOnce } from "./upload.server";
 import { UploadForm } from "./UploadForm";
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -110,7 +110,7 @@ async function whoseChoices(actor: Actor, params: URLSearchParams): Promise<Whos
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export async function action(args: ActionFunctionArgs) {
-  return uploadAction(args);
+  return uploadActionOnce(args);
 }
 
 export default function UploadReport() {

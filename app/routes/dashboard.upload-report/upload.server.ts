@@ -1,5 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
-import type { ActionFunctionArgs } from "@remix-run/node";
+import { data, type ActionFunctionArgs } from "@remix-run/node";
 import { assertCanUpload, createReport, refuseReportUpload } from "~/domain/consultation/index.server";
 import { limit, zodFieldErrors } from "~/domain/platform/index.server";
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
@@ -8,10 +8,35 @@ import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { requireActor } from "~/utils/auth.server";
 import { guardForm } from "~/utils/guard.server";
+import { idempotent } from "~/utils/idempotency.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
 import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+
+/**
+ * The action, once per `Idempotency-Key` (decision 0062): an outbox item re-sent after a lost answer
+ * makes one report; a refusal of the key shows on the form like any other.
+ */
+export function uploadActionOnce(args: ActionFunctionArgs) {
+  return idempotent(
+    args.request,
+    {
+      maxBytes: reportUploadMaxBytes(),
+      refuse: (status, message, headers) =>
+        data(
+          {
+            status: "error",
+            initialValue: null,
+            error: { "": [message] },
+            fields: [...UPLOAD_FORM_FIELDS, "report"],
+          } satisfies SubmissionResult<string[]>,
+          { status, headers },
+        ),
+    },
+    (request) => uploadAction({ ...args, request }),
+  );
+}
 
 /**
  * The form posted without JavaScript (or when the upload code could not be fetched): one

@@ -5502,7 +5502,10 @@ export interface operations {
   reportUploadReport: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6094,6 +6097,24 @@ export interface operations {
           };
         };
       };
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      409: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
       /** @description Upload too large */
       413: {
         headers: {
@@ -6112,6 +6133,22 @@ export interface operations {
       };
       /** @description File type not allowed */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6188,6 +6225,8 @@ export interface operations {
         "Upload-Length": string;
         /** @description Comma-separated `key base64(value)` pairs: reportType, countryCode, phoneNumber, description, consent, urgent, urgentReason, patientId (whose report, as for upload-report), filename */
         "Upload-Metadata": string;
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6773,6 +6812,24 @@ export interface operations {
           };
         };
       };
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      409: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
       /** @description Tus-Resumable: 1.0.0 missing */
       412: {
         headers: {
@@ -6807,6 +6864,22 @@ export interface operations {
       };
       /** @description File type not allowed */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -12539,7 +12612,10 @@ export interface operations {
   reportFollowUp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
+      };
       path: {
         reportId: string;
       };
@@ -12660,8 +12736,26 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
       409: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -22611,7 +22705,10 @@ export interface operations {
   postCentrePatients: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -22775,6 +22872,24 @@ export interface operations {
           };
         };
       };
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      409: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
       /** @description Upload too large */
       413: {
         headers: {
@@ -22793,6 +22908,22 @@ export interface operations {
       };
       /** @description File type not allowed */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -23192,7 +23323,10 @@ export interface operations {
   postFamilyMembers: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -23341,8 +23475,26 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
       409: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -25502,7 +25654,10 @@ export interface operations {
   postVoiceNotes: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -25636,9 +25791,11 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
       409: {
         headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -25670,6 +25827,22 @@ export interface operations {
       };
       /** @description File type not allowed */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
+      422: {
         headers: {
           [name: string]: unknown;
         };
