@@ -24,7 +24,7 @@ export const NETWORK = new Set([
 const NOT_REACHED = new Set(["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 /** node-postgres's own words when a connection could not be made or was lost. */
 const PG_LOST =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|the database system is (starting up|shutting down)/;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|is not queryable|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery mode)/;
 
 export function databaseFault(err: unknown): DatabaseFault | null {
   for (const e of causes(err)) {
@@ -35,6 +35,13 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     // connections yet), 53300 (too many connections), 53200 (out of memory).
     if (/^(08[0-9A-Z]{3}|57P0[123]|53300|53200)$/.test(code)) return "unavailable";
     if (NOT_REACHED.has(code)) return "unavailable";
+    // The driver's own socket broke (`read ECONNRESET`, `write EPIPE`: the server went away
+    // mid-query); a client that left mid-request has no syscall on its error.
+    if (
+      (code === "ECONNRESET" || code === "EPIPE") &&
+      typeof (e as { syscall?: unknown }).syscall === "string"
+    )
+      return "unavailable";
     if (typeof e.message === "string" && PG_LOST.test(e.message)) return "unavailable";
   }
   return null;

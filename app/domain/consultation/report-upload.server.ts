@@ -195,15 +195,25 @@ export async function createReport(
     throw err;
   }
   if (study) kickPacsSender();
-  for (const expert of await expertRecipientsFor(row.reportType)) {
-    notify(expert, {
-      subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
-      body: "mail.newReportBody",
-      action: "mail.newReportAction",
-      path: "/dashboard/pending-report",
+  // The report is stored (committed above): what follows — the experts' notices, the access trail —
+  // must not turn that into a refusal, or a client told "try again" (a database that just went
+  // away: 503) would upload it twice (issue 44). Logged instead.
+  try {
+    for (const expert of await expertRecipientsFor(row.reportType)) {
+      notify(expert, {
+        subject: row.priority === 0 ? "mail.newUrgentReportSubject" : "mail.newReportSubject",
+        body: "mail.newReportBody",
+        action: "mail.newReportAction",
+        path: "/dashboard/pending-report",
+      });
+    }
+    await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
+  } catch (err) {
+    log("warn", "report stored; its notices or access-trail line were not", {
+      reportId: row.id,
+      error: String((err as Error)?.message ?? err),
     });
   }
-  await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
   const p = access.patient;
   const made = toApiReport(
     row,
