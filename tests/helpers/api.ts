@@ -1,3 +1,4 @@
+import { samplePdf } from "./files";
 import { createCareBridgeClient, type paths } from "../../clients/typescript/src";
 
 /**
@@ -172,4 +173,14 @@ export async function signupViaApi(
   if (res.status !== 201) throw new Error(`signup ${res.status} ${JSON.stringify(res.body)}`);
   const login = await api.post("/auth/login", { email: user.email, password: strongPassword });
   return { token: login.body.token as string, user: res.body.data };
+}
+
+/** Uploads the sample PDF as a blood test for the token's own profile (multipart, as a phone sends it). */
+export function uploadSamplePdf(api: ReturnType<typeof apiClient>, token: string) {
+  const form = new FormData();
+  form.set("reportType", "Blood Test");
+  form.set("phoneNumber", "9876543210");
+  form.set("consent", "true");
+  form.set("report", new Blob([new Uint8Array(samplePdf())], { type: "application/pdf" }), "r.pdf");
+  return api.raw("POST", "/report/upload-report", form, token);
 }

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword, uploadSamplePdf } from "../helpers/api";
 import { samplePdf } from "../helpers/files";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -53,14 +53,7 @@ afterAll(async () => {
   }
 });
 
-function upload() {
-  const form = new FormData();
-  form.set("reportType", "Blood Test");
-  form.set("phoneNumber", "9876543210");
-  form.set("consent", "true");
-  form.set("report", new Blob([new Uint8Array(samplePdf())], { type: "application/pdf" }), "r.pdf");
-  return api().raw("POST", "/report/upload-report", form, token);
-}
+const upload = () => uploadSamplePdf(api(), token);
 const health = async () => (await fetch(`${app.url}/healthz`)).json();
 
 /** Writes zeros into a file on the mount until the filesystem refuses (ENOSPC). */

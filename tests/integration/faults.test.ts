@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword, uploadSamplePdf } from "../helpers/api";
 import {
   sharedSecrets,
   startPostgres,
@@ -74,14 +74,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function upload() {
-  const form = new FormData();
-  form.set("reportType", "Blood Test");
-  form.set("phoneNumber", "9876543210");
-  form.set("consent", "true");
-  form.set("report", new Blob([new Uint8Array(samplePdf())], { type: "application/pdf" }), "r.pdf");
-  return api().raw("POST", "/report/upload-report", form, token);
-}
+const upload = () => uploadSamplePdf(api(), token);
 
 const listed = () =>
   api().raw("GET", `/report/get-report-by-patientId/${patientId}?page=1&pageSize=20`, undefined, token);

@@ -6,6 +6,7 @@ import { MAIL_STATUSES } from "~/db/types";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { DomainError } from "../platform/errors";
+import { backgroundLoop } from "../platform/index.server";
 import { SmtpError, transmit, type Mail } from "./mail.server";
 
 /**
@@ -95,43 +96,18 @@ export async function sendMailNow(mail: OutgoingMail): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The sender
 
-type Sender = { timer: NodeJS.Timeout; running: Promise<void> | null; again: boolean; stopping: boolean };
-let sender: Sender | null = null;
-
 const pollMs = () => Math.min(5_000, config().mailRetryMs);
+
+const sender = backgroundLoop("mail sender", (stopping) => processMailQueue(stopping));
 
 /** Starts this process's background sender (idempotent): a poll every few seconds plus kicks. */
 export function startMailSender(): void {
-  if (sender) return;
-  sender = {
-    timer: setInterval(kickMailSender, pollMs()).unref(),
-    running: null,
-    again: false,
-    stopping: false,
-  };
-  kickMailSender();
+  sender.start(pollMs());
 }
 
 /** Makes the sender look for due rows now (no-op where no sender runs, e.g. a script). */
 export function kickMailSender(): void {
-  const s = sender;
-  if (!s || s.stopping) return;
-  if (s.running) {
-    s.again = true; // a row may have been queued after the running round's last look
-    return;
-  }
-  s.running = (async () => {
-    do {
-      s.again = false;
-      try {
-        await processMailQueue(() => s.stopping);
-      } catch (err) {
-        log("error", "mail sender failed", { error: String((err as Error)?.message ?? err) });
-      }
-    } while (s.again && !s.stopping);
-  })().finally(() => {
-    s.running = null;
-  });
+  sender.kick();
 }
 
 /**
@@ -141,13 +117,7 @@ export function kickMailSender(): void {
  * one way queued mail leaves.
  */
 export async function flushMail(): Promise<void> {
-  const s = sender;
-  if (s) {
-    sender = null;
-    s.stopping = true;
-    clearInterval(s.timer);
-    await s.running;
-  }
+  await sender.stop();
   try {
     await processMailQueue();
   } catch (err) {

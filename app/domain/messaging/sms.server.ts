@@ -6,6 +6,7 @@ import { SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
 import { newId } from "~/utils/ids.server";
 import { log } from "~/utils/log.server";
 import { maskPhone } from "~/utils/phone.server";
+import { backgroundLoop } from "../platform/index.server";
 import { GatewayError, sendThroughGateway, writeToOutbox } from "./sms-delivery.server";
 
 export { maskPhone };
@@ -79,58 +80,24 @@ let settings: SenderSettings = { ...DEFAULTS };
  */
 export function configureSmsSender(overrides?: Partial<SenderSettings>): void {
   settings = { ...DEFAULTS, ...overrides };
-  if (sender) {
-    clearInterval(sender.timer);
-    sender.timer = setInterval(kickSmsSender, settings.pollMs).unref();
-  }
+  sender.repoll(settings.pollMs);
 }
 
-type Sender = { timer: NodeJS.Timeout; running: Promise<void> | null; again: boolean; stopping: boolean };
-let sender: Sender | null = null;
+const sender = backgroundLoop("sms sender", (stopping) => processSmsQueue(stopping));
 
 /** Starts this process's background sender (idempotent): a poll every few seconds plus kicks. */
 export function startSmsSender(): void {
-  if (sender) return;
-  // unref: the poll never keeps a stopping process alive.
-  sender = {
-    timer: setInterval(kickSmsSender, settings.pollMs).unref(),
-    running: null,
-    again: false,
-    stopping: false,
-  };
-  kickSmsSender();
+  sender.start(settings.pollMs);
 }
 
 /** Makes the sender look for due rows now (no-op where no sender runs, e.g. a script). */
 export function kickSmsSender(): void {
-  const s = sender;
-  if (!s || s.stopping) return;
-  if (s.running) {
-    s.again = true; // a row may have been queued after the running round's last look
-    return;
-  }
-  s.running = (async () => {
-    do {
-      s.again = false;
-      try {
-        await processSmsQueue(() => s.stopping);
-      } catch (err) {
-        log("error", "sms sender failed", { error: String((err as Error)?.message ?? err) });
-      }
-    } while (s.again && !s.stopping);
-  })().finally(() => {
-    s.running = null;
-  });
+  sender.kick();
 }
 
 /** Stops the sender: no new claims; waits for the message being sent (bounded by the gateway timeout). */
-export async function stopSmsSender(): Promise<void> {
-  const s = sender;
-  if (!s) return;
-  sender = null;
-  s.stopping = true;
-  clearInterval(s.timer);
-  await s.running;
+export function stopSmsSender(): Promise<void> {
+  return sender.stop();
 }
 
 /** A row may be taken: queued and due, or held by a sender whose hold ran out (it died). */

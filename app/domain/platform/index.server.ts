@@ -64,3 +64,4 @@ export {
   encodeCursor,
   newestFirstWindow,
 } from "./cursor.server";
+export { backgroundLoop, type BackgroundLoop } from "./background-loop.server";

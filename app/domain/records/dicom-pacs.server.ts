@@ -5,6 +5,7 @@ import { db } from "~/db/client.server";
 import { imagingInstances, imagingStudies, reports, users } from "~/db/schema";
 import { log } from "~/utils/log.server";
 import { dicomName, patientPseudonym, rewriteForPacs } from "./dicom-identity.server";
+import { backgroundLoop } from "../platform/index.server";
 import { readInstanceBytes } from "./dicom-instance.server";
 
 /**
@@ -24,56 +25,29 @@ const LOCK_MS = 10 * 60_000;
 const TIMEOUT_MS = 5 * 60_000;
 
 let settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000 };
-type Sender = { timer: NodeJS.Timeout; running: Promise<void> | null; again: boolean; stopping: boolean };
-let sender: Sender | null = null;
 
 /** For tests: shorter waits; no argument restores the defaults. */
 export function configurePacsSender(overrides?: Partial<typeof settings>): void {
   settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000, ...overrides };
 }
 
+const sender = backgroundLoop("pacs sender", async (stopping) => {
+  while (!stopping() && (await sendNextStudy())) {
+    /* one study per round trip */
+  }
+});
+
 /** Starts this process's sender when PACS_URL is set (idempotent). */
 export function startPacsSender(): void {
-  if (sender || !config().pacsUrl) return;
-  sender = {
-    timer: setInterval(kickPacsSender, settings.pollMs).unref(),
-    running: null,
-    again: false,
-    stopping: false,
-  };
-  kickPacsSender();
+  if (config().pacsUrl) sender.start(settings.pollMs);
 }
 
 export function kickPacsSender(): void {
-  const s = sender;
-  if (!s || s.stopping) return;
-  if (s.running) {
-    s.again = true;
-    return;
-  }
-  s.running = (async () => {
-    do {
-      s.again = false;
-      try {
-        while (!s.stopping && (await sendNextStudy())) {
-          /* one study per round trip */
-        }
-      } catch (err) {
-        log("error", "pacs sender failed", { error: String((err as Error)?.message ?? err) });
-      }
-    } while (s.again && !s.stopping);
-  })().finally(() => {
-    s.running = null;
-  });
+  sender.kick();
 }
 
-export async function stopPacsSender(): Promise<void> {
-  const s = sender;
-  if (!s) return;
-  sender = null;
-  s.stopping = true;
-  clearInterval(s.timer);
-  await s.running;
+export function stopPacsSender(): Promise<void> {
+  return sender.stop();
 }
 
 /** How many times a study is tried at most: once, then once after each wait. */
