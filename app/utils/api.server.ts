@@ -4,7 +4,7 @@ import { z } from "zod";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
 import type { Paged, PageQuery } from "~/domain/platform/paging";
 import type { Actor } from "~/domain/accounts/index.server";
-import { actorFromBearer } from "./session-cookie.server";
+import { actorFromBearer, actorFromCookie } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { asRefusal } from "./faults.server";
 import { log, logRequest } from "./log.server";
@@ -72,8 +72,24 @@ export async function api(request: Request, run: (ctx: ApiContext) => Promise<Ap
   }
 }
 
+/** The header the app's own offline outbox sends with the browser session (decision 0063). */
+export const OUTBOX_HEADER = "X-CareBridge-Outbox";
+
+/**
+ * The browser session is accepted in place of a bearer token only from the app's own pages and
+ * service worker: a same-origin request (`Sec-Fetch-Site`) carrying OUTBOX_HEADER. Another site
+ * cannot send that header without a CORS preflight, which this server never grants.
+ */
+function isOutboxRequest(request: Request): boolean {
+  return (
+    !request.headers.has("Authorization") &&
+    request.headers.get(OUTBOX_HEADER) === "1" &&
+    request.headers.get("Sec-Fetch-Site") === "same-origin"
+  );
+}
+
 export async function requireApiActor(request: Request): Promise<Actor> {
-  const actor = await actorFromBearer(request);
+  const actor = isOutboxRequest(request) ? await actorFromCookie(request) : await actorFromBearer(request);
   if (!actor) throw new DomainError("not_authenticated", "api.notAuthenticated");
   return actor;
 }
