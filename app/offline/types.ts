@@ -38,6 +38,8 @@ export type StoredItem = {
   progress?: { sent: number; total: number };
   reason?: ItemReason;
   result?: ItemResult;
+  /** When the server answered with the created record. */
+  sentAt?: string;
   /** A tus upload's address once created, so a cut connection resumes there. */
   uploadUrl?: string;
   /** AES-GCM: 12-byte iv + ciphertext of the JSON payload (file bytes base64). */
@@ -50,4 +52,6 @@ export type OfflineSession = {
   role: "Patient" | "HealthWorker";
   locale: string;
   firstName: string;
+  /** A health worker's centre when last online (items are recorded for it). */
+  centre?: { _id: string; name: string };
 };

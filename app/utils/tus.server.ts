@@ -218,6 +218,15 @@ export async function handleTus(
     ...(hasBody ? { duplex: "half" } : {}),
   } as RequestInit);
   const response = await server.handleWeb(tusRequest);
+  if (method === "HEAD" && response.status < 400 && actor && uploadId) {
+    // A finished upload names the report it made, so a client whose last answer was lost on the
+    // way can still show the created record (the offline outbox, decision 0063).
+    const reportId = await getUpload(actor, uploadId).then(
+      (s) => s.reportId,
+      () => null,
+    );
+    if (reportId) response.headers.set("CareBridge-Report-Id", reportId);
+  }
   if (response.status < 400) return withTus(response);
 
   // Refusals in the API's shape, keeping the protocol's headers.

@@ -1,73 +1,57 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps, useForm, type Submission, type SubmissionResult } from "@conform-to/react";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { FilePicker } from "~/components/ui/FilePicker";
 import { useTranslation } from "~/i18n/useTranslation";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { FieldError, TextField, describedBy, type FieldMeta } from "~/components/ui/Field";
+import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { LANGUAGES } from "~/i18n/config";
-import { FACILITATED_METHODS, METHOD_KEYS } from "~/schemas/registration";
+import { FACILITATED_METHODS, METHOD_KEYS, registrationSchema } from "~/schemas/registration";
+import { parseFormData } from "~/schemas/strict";
+import { Radios } from "~/components/ui/Radios";
 import type { action, loader } from "./route";
 
 /** The consent-first registration form (decision 0030): consent in the patient's language, then their details. */
 export type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
 
-function Radios({
-  meta,
-  legend,
-  options,
-  required = true,
-}: {
-  meta: FieldMeta;
-  legend: string;
-  options: { value: string; label: string; hint?: string }[];
-  required?: boolean;
-}) {
-  return (
-    <fieldset aria-describedby={describedBy(meta)}>
-      <legend className="field-label">
-        {legend}
-        {required && (
-          <span aria-hidden="true" className="text-red-700">
-            {" "}
-            *
-          </span>
-        )}
-      </legend>
-      <div className="mt-1 grid gap-2 sm:grid-cols-2">
-        {options.map((o) => (
-          <label
-            key={o.value}
-            className="flex min-h-11 cursor-pointer items-start gap-3 rounded-lg border border-slate-300 bg-white px-3 py-2"
-          >
-            <input
-              type="radio"
-              name={meta.name}
-              value={o.value}
-              defaultChecked={meta.initialValue === o.value}
-              aria-invalid={meta.errors?.length ? true : undefined}
-              className="mt-1 h-5 w-5 shrink-0 accent-brand-700"
-            />
-            <span>
-              <span className="font-medium text-slate-900">{o.label}</span>
-              {o.hint && <span className="block text-sm text-slate-600">{o.hint}</span>}
-            </span>
-          </label>
-        ))}
-      </div>
-      <FieldError meta={meta} />
-    </fieldset>
-  );
-}
+/**
+ * Offline (the outbox screen, decision 0063): the form is checked in the browser with the same
+ * schema and handed to `onSubmit` instead of being posted; the consent's language is a button.
+ */
+export type OfflineRegister = {
+  onLanguage: (code: string) => void;
+  onSubmit: (data: FormData) => void;
+  lastResult?: SubmissionResult<string[]>;
+};
 
-export function RegisterForm({ centre, lang, consentText, consentQuestion, textVersion, textDate }: Loaded) {
+export function RegisterForm({
+  centre,
+  lang,
+  consentText,
+  consentQuestion,
+  textVersion,
+  textDate,
+  offline,
+}: Loaded & { offline?: OfflineRegister }) {
   const { t } = useTranslation();
-  const lastResult = useActionData<typeof action>();
+  const actionResult = useActionData<typeof action>();
   const [form, fields] = useForm<Record<string, string>>({
     id: "register-patient",
-    lastResult,
+    lastResult: offline ? offline.lastResult : actionResult,
     defaultValue: { preferredLanguage: lang, countryCode: "+91" },
     shouldValidate: "onSubmit",
+    onValidate: offline
+      ? ({ formData }) =>
+          parseFormData(formData, { schema: registrationSchema }) as unknown as Submission<
+            Record<string, string>
+          >
+      : undefined,
+    onSubmit: offline
+      ? (event, { formData, submission }) => {
+          event.preventDefault();
+          if (submission?.status === "success") offline.onSubmit(formData);
+        }
+      : undefined,
   });
   const refused = fields.consent.errors?.includes(t("registration.refusedWhatToDo"));
   const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
@@ -103,18 +87,31 @@ export function RegisterForm({ centre, lang, consentText, consentQuestion, textV
           </h2>
           <nav aria-label={t("registration.readInLanguage")} className="flex flex-wrap items-center gap-2">
             <span className="text-slate-700">{t("registration.readInLanguage")}</span>
-            {LANGUAGES.map((l) => (
-              <Link
-                key={l.code}
-                to={`?lang=${l.code}`}
-                lang={l.code}
-                aria-current={l.code === lang ? "true" : undefined}
-                className={l.code === lang ? "btn-primary" : "btn-secondary"}
-                preventScrollReset
-              >
-                {l.label}
-              </Link>
-            ))}
+            {LANGUAGES.map((l) =>
+              offline ? (
+                <button
+                  key={l.code}
+                  type="button"
+                  lang={l.code}
+                  aria-pressed={l.code === lang}
+                  className={l.code === lang ? "btn-primary" : "btn-secondary"}
+                  onClick={() => offline.onLanguage(l.code)}
+                >
+                  {l.label}
+                </button>
+              ) : (
+                <Link
+                  key={l.code}
+                  to={`?lang=${l.code}`}
+                  lang={l.code}
+                  aria-current={l.code === lang ? "true" : undefined}
+                  className={l.code === lang ? "btn-primary" : "btn-secondary"}
+                  preventScrollReset
+                >
+                  {l.label}
+                </Link>
+              ),
+            )}
           </nav>
           <div
             lang={lang}

@@ -3,7 +3,8 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
-import { intlTag, isLocale } from "~/i18n/config";
+import { isLocale } from "~/i18n/config";
+import { consentTextDate } from "~/utils/consent-text";
 import { getT, tFor } from "~/i18n/i18n.server";
 import { CONSENT_TEXT_VERSION } from "~/schemas/registration";
 import { requireActor } from "~/utils/auth.server";
@@ -36,15 +37,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
     textVersion: CONSENT_TEXT_VERSION,
     textDate: consentTextDate(CONSENT_TEXT_VERSION, locale),
   };
-}
-
-/** When the consent text was written, in words of the page's language ("नवंबर 2026"), from its version code. */
-function consentTextDate(version: string, locale: string): string {
-  const m = /(\d{4})-(\d{2})$/.exec(version);
-  if (!m) return version;
-  return new Intl.DateTimeFormat(intlTag(locale), { month: "long", year: "numeric", timeZone: "UTC" }).format(
-    Date.UTC(Number(m[1]), Number(m[2]) - 1, 1),
-  );
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;

@@ -2,6 +2,7 @@ import { Link, useLocation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { LogoutDialog } from "./LogoutDialog";
+import { worksOffline } from "./useOfflineSync";
 import { NavIcon } from "./NavIcon";
 import type { DashboardUser } from "./route";
 import { sidebarFor, TITLE_KEY, type Waiting } from "./sidebar";
@@ -114,7 +115,9 @@ export function DashboardFrame({
         )}
         {children}
       </main>
-      {hydrated && <LogoutDialog open={logoutOpen} onClose={closeLogout} />}
+      {hydrated && (
+        <LogoutDialog open={logoutOpen} onClose={closeLogout} offline={worksOffline(user.accountType)} />
+      )}
     </div>
   );
 }

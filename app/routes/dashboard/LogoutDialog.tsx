@@ -1,12 +1,33 @@
 import { Form } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
 
 /** 'Are You Sure?' — a modal dialog: focus moves in, Escape closes, focus returns to the trigger. */
-export function LogoutDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+export function LogoutDialog({
+  open,
+  onClose,
+  offline = false,
+}: {
+  open: boolean;
+  onClose: () => void;
+  /** The account works offline: say what waits on this phone, and that it stays. */
+  offline?: boolean;
+}) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
+  const [waiting, setWaiting] = useState(0);
+  useEffect(() => {
+    if (!open || !offline) return;
+    let live = true;
+    void import("~/offline/dashboard-sync.client")
+      .then((m) => m.waitingCount())
+      .then((n) => live && setWaiting(n))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [open, offline]);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -36,6 +57,14 @@ export function LogoutDialog({ open, onClose }: { open: boolean; onClose: () => 
         <p id="logout-text" className="mt-2 text-slate-700">
           {t("accounts.logoutText")}
         </p>
+        {waiting > 0 && (
+          <p
+            className="mt-3 rounded-lg border border-amber-400 bg-amber-50 p-3 text-amber-950"
+            data-testid="logout-waiting"
+          >
+            {t("offline.logoutWaiting", { count: waiting })}
+          </p>
+        )}
         <div className="mt-6 flex flex-wrap justify-end gap-3">
           <button ref={cancelRef} type="button" className="btn-secondary" onClick={onClose}>
             {t("common.cancel")}

@@ -3,9 +3,10 @@ import { Outlet, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
 import { expertDetailsFor, avatarUrl, listPendingExperts, type Actor } from "~/domain/accounts/index.server";
-import { listHealthWorkers } from "~/domain/care/index.server";
+import { listHealthWorkers, requireWorkerCentre } from "~/domain/care/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { DashboardFrame } from "./DashboardFrame";
+import { useOfflineSync } from "./useOfflineSync";
 
 /** The admin's waiting approvals, counted in the sidebar and on Home: experts and health workers. */
 async function waitingApprovals(actor: Actor) {
@@ -24,8 +25,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
     actor.accountType === "Expert" && !actor.approved
       ? (await expertDetailsFor([actor.id])).get(actor.id)
       : undefined;
+  // A health worker's centre, which what they record offline is kept for (decision 0063).
+  const centre =
+    actor.accountType === "HealthWorker" && actor.approved
+      ? await requireWorkerCentre(actor).then(
+          (c) => ({ _id: c._id, name: c.name }),
+          () => null,
+        )
+      : null;
   return {
     waiting: actor.accountType === "Admin" ? await waitingApprovals(actor) : null,
+    centre,
     rejectionReason: waiting?.rejectedAt ? (waiting.rejectionReason ?? "") : null,
     user: {
       id: actor.id,
@@ -42,7 +52,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export type DashboardUser = Awaited<ReturnType<typeof loader>>["user"];
 
 export default function DashboardLayout() {
-  const { user, rejectionReason, waiting } = useLoaderData<typeof loader>();
+  const { user, rejectionReason, waiting, centre } = useLoaderData<typeof loader>();
+  useOfflineSync(user, centre);
   return (
     <DashboardFrame user={user} rejectionReason={rejectionReason} waiting={waiting}>
       <Outlet />

@@ -48,6 +48,8 @@ export function sidebarFor(
         { to: "/dashboard/family", label: t("care.navFamily"), icon: "user" },
         // Consents, requests, erasure, nominee: the patient's own entry (others reach it from Settings).
         { to: "/dashboard/my-data", label: t("rights.navMyData"), icon: "shield" },
+        // What this phone keeps to send, and the forms that work without a connection (decision 0063).
+        { to: "/offline", label: t("offline.nav"), icon: "list" },
       ];
     case "HealthWorker":
       return [
@@ -55,6 +57,7 @@ export function sidebarFor(
         { to: "/dashboard/centre", label: t("care.navCentre"), icon: "history" },
         { to: "/dashboard/centre/register", label: t("care.navRegister"), icon: "user" },
         { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
+        { to: "/offline", label: t("offline.nav"), icon: "list" },
       ];
     case "Expert":
       return [

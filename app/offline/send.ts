@@ -1,0 +1,269 @@
+import {
+  announce,
+  currentSession,
+  deleteItemIf,
+  getItem,
+  itemsOf,
+  openPayload,
+  sealPayload,
+  updateItem,
+} from "./store";
+import type { ItemPayload, ItemReason, ItemResult, StoredItem } from "./types";
+
+/**
+ * Sends the signed-in account's outbox (decision 0063), from a page ("Send now", going online,
+ * opening the app) or from the service worker's Background Sync. One sender at a time per browser
+ * (a Web Lock); items go oldest first, an item waits for the one it comes `after` (a registration
+ * before that patient's uploads). Every request carries the item's id as its `Idempotency-Key`, so
+ * an item sent twice (an answer lost on the way, page and worker racing) is created once. An item
+ * is "sent" only when the server answered with the created record.
+ */
+
+export const OUTBOX_HEADERS = { "X-CareBridge-Outbox": "1" } as const;
+/** tus chunks: small enough for a slow link, each one kept by the server once it arrived. */
+export const CHUNK_BYTES = 512 * 1024;
+/** Sent items stay listed this long ("sent"), without their files. */
+const KEEP_SENT_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The link is down, the session ended or the server asks to wait: stop for now, keep the item waiting. */
+class Pause extends Error {
+  constructor(readonly reason?: ItemReason) {
+    super("pause");
+  }
+}
+/** The server refused the item itself: it needs the person. */
+class Refused extends Error {
+  constructor(readonly reason: ItemReason) {
+    super("refused");
+  }
+}
+
+type Body = { success?: boolean; message?: string; errors?: Record<string, string[]>; data?: unknown };
+
+async function readBody(res: Response): Promise<Body> {
+  try {
+    return (await res.json()) as Body;
+  } catch {
+    return {};
+  }
+}
+
+/** A non-2xx answer: wait (401, 408, 423, 429, 5xx) or refused (any other 4xx). */
+async function fail(res: Response): Promise<never> {
+  const body = await readBody(res);
+  const reason: ItemReason = { status: res.status, message: body.message ?? "", errors: body.errors };
+  if (
+    res.status === 401 ||
+    res.status === 408 ||
+    res.status === 423 ||
+    res.status === 429 ||
+    res.status >= 500
+  )
+    throw new Pause(reason);
+  throw new Refused(reason);
+}
+
+async function call(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, credentials: "same-origin", cache: "no-store" });
+  } catch {
+    throw new Pause(); // offline, or the connection dropped
+  }
+}
+
+function resultOf(data: unknown): ItemResult {
+  const d = (data ?? {}) as Record<string, unknown>;
+  const id = String(d._id ?? d.id ?? "");
+  return {
+    id,
+    shortId: typeof d.shortId === "string" ? d.shortId : undefined,
+    patientId: typeof d.patientId === "string" ? d.patientId : undefined,
+  };
+}
+
+function form(payload: ItemPayload, fileField: string, extra: Record<string, string> = {}): FormData {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries({ ...payload.fields, ...extra })) fd.set(k, v);
+  if (payload.file)
+    fd.set(fileField, new Blob([payload.file.bytes], { type: payload.file.type }), payload.file.name);
+  return fd;
+}
+
+async function post(item: StoredItem, url: string, body: BodyInit, json = false): Promise<ItemResult> {
+  const headers: Record<string, string> = { ...OUTBOX_HEADERS, "Idempotency-Key": item.id };
+  if (json) headers["Content-Type"] = "application/json";
+  const res = await call(url, { method: "POST", headers, body });
+  if (!res.ok) await fail(res);
+  const result = resultOf((await readBody(res)).data);
+  if (!result.id) throw new Pause();
+  return result;
+}
+
+function b64(s: string): string {
+  let bin = "";
+  for (const byte of new TextEncoder().encode(s)) bin += String.fromCharCode(byte);
+  return btoa(bin);
+}
+
+/**
+ * A report through the resumable upload (tus 1.0.0): created once (Idempotency-Key), then sent in
+ * chunks from where the server says it is; a dropped connection resumes at the server's offset.
+ */
+async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemResult> {
+  const file = payload.file;
+  if (!file) throw new Refused({ status: 400, message: "" });
+  const tus = { ...OUTBOX_HEADERS, "Tus-Resumable": "1.0.0" };
+  let url = item.uploadUrl;
+  let offset = 0;
+  if (url) {
+    const head = await call(url, { method: "HEAD", headers: tus });
+    if (head.status === 404 || head.status === 410)
+      url = undefined; // swept: start again
+    else if (!head.ok) await fail(head);
+    else {
+      offset = Number(head.headers.get("Upload-Offset") ?? 0);
+      const reportId = head.headers.get("CareBridge-Report-Id");
+      if (reportId) return { id: reportId }; // finished; the answer was lost on the way
+    }
+  }
+  if (!url) {
+    const meta = { ...payload.fields, filename: file.name, filetype: file.type };
+    const res = await call("/api/v1/uploads", {
+      method: "POST",
+      headers: {
+        ...tus,
+        "Idempotency-Key": item.id,
+        "Upload-Length": String(file.bytes.byteLength),
+        "Upload-Metadata": Object.entries(meta)
+          .map(([k, v]) => `${k} ${b64(v)}`)
+          .join(","),
+      },
+    });
+    if (!res.ok) await fail(res);
+    const location = res.headers.get("Location");
+    if (!location) throw new Pause();
+    url = new URL(location, self.location.origin).pathname;
+    const at = url;
+    await updateItem(item.id, (i) => ({ ...i, uploadUrl: at }));
+    offset = 0;
+  }
+  const total = file.bytes.byteLength;
+  for (;;) {
+    const end = Math.min(total, offset + CHUNK_BYTES);
+    const res = await call(url, {
+      method: "PATCH",
+      headers: { ...tus, "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream" },
+      body: file.bytes.slice(offset, end),
+    });
+    if (res.status === 409) {
+      // The server has a different offset (a chunk arrived whose answer was lost): ask it.
+      const head = await call(url, { method: "HEAD", headers: tus });
+      if (!head.ok) await fail(head);
+      offset = Number(head.headers.get("Upload-Offset") ?? 0);
+      continue;
+    }
+    if (!res.ok) await fail(res);
+    offset = Number(res.headers.get("Upload-Offset") ?? end);
+    await updateItem(item.id, (i) => ({ ...i, progress: { sent: offset, total } }));
+    announce();
+    if (offset >= total) {
+      const body = await readBody(res);
+      if (body.data) return resultOf(body.data);
+      const head = await call(url, { method: "HEAD", headers: tus });
+      const reportId = head.headers.get("CareBridge-Report-Id");
+      if (reportId) return { id: reportId };
+      throw new Pause();
+    }
+  }
+}
+
+/** Fills in what an item takes from the one before it (the patient just registered, the report just sent). */
+async function resolved(item: StoredItem, payload: ItemPayload): Promise<ItemPayload> {
+  if (!item.after) return payload;
+  const before = await getItem(item.after);
+  const id = before?.result?.id;
+  if (!id) throw new Pause();
+  if (before.kind === "register") return { ...payload, fields: { ...payload.fields, patientId: id } };
+  return { ...payload, reportId: id };
+}
+
+async function sendOne(item: StoredItem): Promise<ItemResult> {
+  const payload = await resolved(item, await openPayload(item));
+  switch (item.kind) {
+    case "register":
+      return post(item, "/api/v1/centre/patients", form(payload, "evidence"));
+    case "upload":
+      return sendUpload(item, payload);
+    case "voice":
+      return post(item, "/api/v1/voice-notes", form(payload, "audio", { reportId: payload.reportId ?? "" }));
+    case "follow-up":
+      return post(
+        item,
+        `/api/v1/report/follow-up/${encodeURIComponent(payload.reportId ?? "")}`,
+        JSON.stringify(payload.fields),
+        true,
+      );
+  }
+}
+
+/** A sent item keeps its label and result, not its file or fields. */
+async function markSent(item: StoredItem, result: ItemResult): Promise<void> {
+  const payload = await openPayload(item);
+  const sealed = await sealPayload(item.accountId, { label: payload.label, fields: {} });
+  await updateItem(item.id, (i) => ({
+    ...i,
+    state: "sent",
+    result,
+    reason: undefined,
+    progress: undefined,
+    sealed,
+    sentAt: new Date().toISOString(),
+  }));
+}
+
+async function run(): Promise<void> {
+  const session = await currentSession();
+  if (!session) return;
+  const items = await itemsOf(session.accountId);
+  const now = Date.now();
+  for (const item of items) {
+    if (item.state === "sent" && item.sentAt && now - Date.parse(item.sentAt) > KEEP_SENT_MS)
+      await deleteItemIf(item.id, (i) => i.state === "sent");
+  }
+  for (const listed of items) {
+    const item = await getItem(listed.id);
+    if (!item || (item.state !== "waiting" && item.state !== "sending")) continue;
+    if (item.after) {
+      const before = await getItem(item.after);
+      if (before && before.state !== "sent") continue; // it goes when the one before it has
+    }
+    await updateItem(item.id, (i) => ({ ...i, state: "sending", reason: undefined }));
+    announce();
+    try {
+      await markSent(item, await sendOne(item));
+    } catch (err) {
+      if (err instanceof Refused) {
+        await updateItem(item.id, (i) => ({ ...i, state: "needs-you", reason: err.reason }));
+        announce();
+        continue;
+      }
+      const reason = err instanceof Pause ? err.reason : undefined;
+      await updateItem(item.id, (i) => ({ ...i, state: "waiting", reason }));
+      announce();
+      if (err instanceof Pause) return; // offline or told to wait: the rest waits too
+      throw err;
+    }
+    announce();
+  }
+}
+
+/** Sends what is waiting; resolves when done or when the link is down again. */
+export async function sendOutbox(): Promise<void> {
+  if (typeof navigator !== "undefined" && "locks" in navigator) {
+    await navigator.locks.request("carebridge-outbox", { ifAvailable: true }, async (lock) => {
+      if (lock) await run();
+    });
+    return;
+  }
+  await run();
+}

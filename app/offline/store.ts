@@ -1,0 +1,193 @@
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
+import type { ItemPayload, OfflineSession, StoredItem } from "./types";
+
+/**
+ * The browser's offline database (decision 0063), used by the pages and the service worker alike:
+ * who is signed in here (`session`), one AES-GCM key per account (`keys`, non-extractable), the
+ * outbox (`items`) and the last synced lists (`snapshots`). Everything a person recorded is sealed
+ * with their account's key; the states are in the clear so the service worker can order and count.
+ */
+
+export const DB_NAME = "carebridge-offline";
+
+type Snapshot = { key: string; accountId: string; asOf: string; sealed: StoredItem["sealed"] };
+
+interface OfflineDB extends DBSchema {
+  session: { key: string; value: OfflineSession };
+  keys: { key: string; value: CryptoKey };
+  items: { key: string; value: StoredItem; indexes: { byAccount: string } };
+  snapshots: { key: string; value: Snapshot };
+}
+
+type Upgrade = (
+  db: IDBPDatabase<OfflineDB>,
+  tx: IDBPTransaction<OfflineDB, StoreNames<OfflineDB>[], "versionchange">,
+) => void;
+
+/**
+ * The database's shapes, one step per version. A new shape is a new step added at the end, never a
+ * changed one: a phone with items waiting may open the app at any older version
+ * (tests/e2e/offline-outbox.spec.ts opens every older version with items in it, then this one).
+ */
+export const UPGRADES: Upgrade[] = [
+  // 1: who is signed in, the keys, the outbox.
+  (db) => {
+    db.createObjectStore("session");
+    db.createObjectStore("keys");
+    db.createObjectStore("items", { keyPath: "id" });
+  },
+  // 2: items found by account; the last synced lists.
+  (db, tx) => {
+    tx.objectStore("items").createIndex("byAccount", "accountId");
+    db.createObjectStore("snapshots", { keyPath: "key" });
+  },
+];
+export const DB_VERSION = UPGRADES.length;
+
+let opened: Promise<IDBPDatabase<OfflineDB>> | null = null;
+
+export function offlineDb(): Promise<IDBPDatabase<OfflineDB>> {
+  opened ??= openDB<OfflineDB>(DB_NAME, DB_VERSION, {
+    upgrade(db, oldVersion, _newVersion, tx) {
+      for (let v = oldVersion; v < DB_VERSION; v++) UPGRADES[v](db, tx);
+    },
+    // Another tab (or a new service worker) wants a newer shape: let it.
+    blocking() {
+      void opened?.then((db) => db.close());
+      opened = null;
+    },
+    terminated() {
+      opened = null;
+    },
+  }).catch((err) => {
+    opened = null;
+    throw err;
+  });
+  return opened;
+}
+
+export async function currentSession(): Promise<OfflineSession | null> {
+  return (await (await offlineDb()).get("session", "current")) ?? null;
+}
+
+export async function setSession(session: OfflineSession | null): Promise<void> {
+  const db = await offlineDb();
+  if (session) await db.put("session", session, "current");
+  else await db.delete("session", "current");
+}
+
+/** The account's key, made on first use: AES-GCM 256, not extractable (it never leaves IndexedDB). */
+async function keyOf(accountId: string): Promise<CryptoKey> {
+  const db = await offlineDb();
+  const found = await db.get("keys", accountId);
+  if (found) return found;
+  const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, [
+    "encrypt",
+    "decrypt",
+  ]);
+  const tx = db.transaction("keys", "readwrite");
+  const raced = await tx.store.get(accountId);
+  if (raced) return raced;
+  await tx.store.put(key, accountId);
+  await tx.done;
+  return key;
+}
+
+/** Payload → bytes: 4-byte length, the JSON (without the file's bytes), then the file's bytes. */
+function pack(value: unknown, bytes?: ArrayBuffer): Uint8Array<ArrayBuffer> {
+  const json = new TextEncoder().encode(JSON.stringify(value));
+  const out = new Uint8Array(4 + json.length + (bytes?.byteLength ?? 0));
+  new DataView(out.buffer).setUint32(0, json.length);
+  out.set(json, 4);
+  if (bytes) out.set(new Uint8Array(bytes), 4 + json.length);
+  return out;
+}
+
+function unpack(buffer: ArrayBuffer): { value: unknown; bytes: ArrayBuffer } {
+  const n = new DataView(buffer).getUint32(0);
+  const value = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, n))) as unknown;
+  return { value, bytes: buffer.slice(4 + n) };
+}
+
+async function seal(accountId: string, plain: Uint8Array<ArrayBuffer>): Promise<StoredItem["sealed"]> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyOf(accountId), plain);
+  return { iv: iv.buffer, data };
+}
+
+async function open(accountId: string, sealed: StoredItem["sealed"]): Promise<ArrayBuffer> {
+  return crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.iv }, await keyOf(accountId), sealed.data);
+}
+
+export async function sealPayload(accountId: string, payload: ItemPayload): Promise<StoredItem["sealed"]> {
+  const { file, ...rest } = payload;
+  const head = { ...rest, file: file ? { name: file.name, type: file.type } : undefined };
+  return seal(accountId, pack(head, file?.bytes));
+}
+
+export async function openPayload(item: StoredItem): Promise<ItemPayload> {
+  const { value, bytes } = unpack(await open(item.accountId, item.sealed));
+  const head = value as Omit<ItemPayload, "file"> & { file?: { name: string; type: string } };
+  return { ...head, file: head.file ? { ...head.file, bytes } : undefined };
+}
+
+export async function putItem(item: StoredItem): Promise<void> {
+  await (await offlineDb()).put("items", item);
+}
+
+export async function getItem(id: string): Promise<StoredItem | undefined> {
+  return (await offlineDb()).get("items", id);
+}
+
+/** An account's items, oldest first (the order they are sent in). */
+export async function itemsOf(accountId: string): Promise<StoredItem[]> {
+  const all = await (await offlineDb()).getAllFromIndex("items", "byAccount", accountId);
+  return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** Changes one item in its own transaction (the page and the service worker may both be sending). */
+export async function updateItem(id: string, change: (item: StoredItem) => StoredItem): Promise<void> {
+  const db = await offlineDb();
+  const tx = db.transaction("items", "readwrite");
+  const item = await tx.store.get(id);
+  if (item) await tx.store.put(change(item));
+  await tx.done;
+}
+
+/** Deletes an item if it is (still) in a state that may be deleted. */
+export async function deleteItemIf(id: string, allowed: (item: StoredItem) => boolean): Promise<boolean> {
+  const db = await offlineDb();
+  const tx = db.transaction("items", "readwrite");
+  const item = await tx.store.get(id);
+  const ok = !!item && allowed(item);
+  if (ok) await tx.store.delete(id);
+  await tx.done;
+  return ok;
+}
+
+export async function saveSnapshot(accountId: string, name: string, data: unknown): Promise<void> {
+  const sealed = await seal(accountId, pack(data));
+  const asOf = new Date().toISOString();
+  await (await offlineDb()).put("snapshots", { key: `${accountId}:${name}`, accountId, asOf, sealed });
+}
+
+export async function loadSnapshot<T>(
+  accountId: string,
+  name: string,
+): Promise<{ asOf: string; data: T } | null> {
+  const row = await (await offlineDb()).get("snapshots", `${accountId}:${name}`);
+  if (!row) return null;
+  const { value } = unpack(await open(accountId, row.sealed));
+  return { asOf: row.asOf, data: value as T };
+}
+
+/** Tells every page and the service worker that the outbox changed. */
+export function announce(): void {
+  try {
+    const ch = new BroadcastChannel("carebridge-outbox");
+    ch.postMessage("changed");
+    ch.close();
+  } catch {
+    /* no BroadcastChannel: pages poll */
+  }
+}

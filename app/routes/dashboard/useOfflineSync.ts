@@ -1,0 +1,37 @@
+import { useEffect } from "react";
+import { useTranslation } from "~/i18n/useTranslation";
+
+/** The accounts that work offline (decision 0063); experts and admins stay online-only. */
+export const OFFLINE_ROLES = ["Patient", "HealthWorker"] as const;
+
+export function worksOffline(accountType: string): accountType is (typeof OFFLINE_ROLES)[number] {
+  return (OFFLINE_ROLES as readonly string[]).includes(accountType);
+}
+
+/**
+ * On a health worker's or patient's dashboard: remember who is signed in here, keep the lists the
+ * offline forms need and send what waits. The code is fetched only for those accounts.
+ */
+export function useOfflineSync(
+  user: { id: string; firstName: string; accountType: string; approved: boolean },
+  centre: { _id: string; name: string } | null,
+) {
+  const { i18n } = useTranslation();
+  const locale = i18n.language;
+  useEffect(() => {
+    const role = user.accountType;
+    if (!worksOffline(role) || (role === "HealthWorker" && !centre)) return;
+    void import("~/offline/dashboard-sync.client")
+      .then((m) =>
+        m.syncForOffline({
+          accountId: user.id,
+          role,
+          locale,
+          firstName: user.firstName,
+          centre: centre ?? undefined,
+        }),
+      )
+      .catch(() => {});
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the centre's id and name, not the loader's new object
+  }, [user.id, user.accountType, user.firstName, centre?._id, centre?.name, locale]);
+}
