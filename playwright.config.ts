@@ -11,6 +11,7 @@ import os from "node:os";
  */
 const BOTH_WIDTHS = ["a11y", "languages", "public"];
 const PHONE_FLOWS = [
+  "offline-outbox",
   "centre-journey",
   "family-journey",
   "phone-journey",

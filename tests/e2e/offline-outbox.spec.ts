@@ -1,0 +1,486 @@
+import {
+  expect,
+  request,
+  test,
+  type APIRequestContext,
+  type BrowserContext,
+  type Page,
+} from "@playwright/test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import hi from "../../app/i18n/locales/hi";
+import { wav } from "../helpers/audio";
+import { openTestDb, type TestDb } from "../helpers/db";
+import { spawnApp, type AppProcess } from "../helpers/server";
+import { patternPng, phonePhoto } from "./fixtures";
+import { shot } from "./helpers";
+
+/**
+ * Issue 45: a health worker works without a signal, in Hindi at 360 px (decision 0063). Signs in
+ * online, goes offline, reloads (the app opens from the service worker's cache), registers two
+ * patients (one with a thumbprint photo), keeps three report photos and a voice description, prints
+ * a slip; back online everything arrives once (counted in the database) and every item says "sent".
+ * Then a large upload cut off half way resumes, another account on the same phone sees nothing of
+ * the first, and the outbox's database opened at every older shape keeps its waiting items.
+ * This file starts its own app.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+const PASSWORD = "Village-pass-2026";
+const CENTRE = { id: "c00000000000000000000e45", name: "उप स्वास्थ्य केंद्र सोनपुर" };
+let app: AppProcess;
+let root: string;
+let db: TestDb;
+let staff: APIRequestContext;
+const worker = { email: `asha-${Date.now().toString(36)}@offline.test`, id: "" };
+const patient = { email: `meena-${Date.now().toString(36)}@offline.test`, id: "" };
+
+async function mailedCode(email: string): Promise<string> {
+  const outbox = path.join(app.dataDir, "outbox");
+  for (let i = 0; i < 150; i++) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
+    } catch {
+      // not there yet
+    }
+    for (const f of names.sort().reverse()) {
+      const text = readFileSync(path.join(outbox, f), "utf8");
+      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
+      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
+      if (code) return code;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code mailed to ${email}`);
+}
+
+async function signUp(email: string, firstName: string): Promise<string> {
+  expect((await staff.post("/api/v1/auth/send-otp", { data: { email } })).status()).toBe(200);
+  const res = await staff.post("/api/v1/auth/signup", {
+    data: {
+      accountType: "Patient",
+      firstName,
+      lastName: "देवी",
+      email,
+      contactNumber: `98${String(Date.now()).slice(-8)}`,
+      password: PASSWORD,
+      confirmPassword: PASSWORD,
+      otp: await mailedCode(email),
+    },
+  });
+  const body = await res.json();
+  expect(res.status(), JSON.stringify(body)).toBe(201);
+  const id = body.data._id as string;
+  await db.run("UPDATE users SET locale = 'hi' WHERE id = ?", id);
+  return id;
+}
+
+/** An approved ASHA of the centre (the admin's approval is tested elsewhere). */
+async function makeWorker() {
+  worker.id = await signUp(worker.email, "आशा");
+  const now = db.time(Date.now());
+  await db.run(
+    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'sc', 'गया', 'बिहार', '823001', ?, ?)",
+    CENTRE.id,
+    CENTRE.name,
+    now,
+    now,
+  );
+  await db.run("DELETE FROM patients WHERE id = ?", worker.id);
+  await db.run(
+    "UPDATE users SET account_type = 'HealthWorker', approved = ? WHERE id = ?",
+    db.kind === "sqlite" ? 1 : true,
+    worker.id,
+  );
+  await db.run(
+    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'asha', 'ASHA-7', ?)",
+    worker.id,
+    CENTRE.id,
+    now,
+  );
+}
+
+async function signIn(page: Page, email: string) {
+  await page.goto(`${app.url}/login`);
+  await page.locator("input[name=email]").fill(email);
+  await page.locator("input[name=password]").fill(PASSWORD);
+  await page.locator("form button[type=submit]").last().click();
+  await expect(page).toHaveURL(/\/dashboard/);
+  await expect(page.locator("html")).toHaveAttribute("lang", "hi");
+}
+
+async function signOut(page: Page) {
+  await page.goto(`${app.url}/dashboard/home`);
+  await page.locator('button[aria-haspopup="dialog"]').first().click();
+  await page.getByRole("button", { name: hi.accounts.logoutButton }).click();
+  await expect(page).toHaveURL(/\/login|\/$/);
+}
+
+/** The dashboard page registers the service worker; after it is active a reload puts the page under it. */
+async function underServiceWorker(page: Page) {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+}
+
+const items = (page: Page) => page.getByTestId("outbox-item");
+
+async function expectAllSent(page: Page, count: number) {
+  await expect(items(page)).toHaveCount(count);
+  await expect(page.locator('[data-testid=outbox-item]:not([data-state="sent"])')).toHaveCount(0, {
+    timeout: 45_000,
+  });
+}
+
+async function registerOffline(
+  page: Page,
+  p: { first: string; age: string; method: "verbal" | "thumbprint"; phone?: string; evidence?: Buffer },
+) {
+  await page.getByRole("button", { name: hi.offline.tabs.register }).click();
+  await page.locator("label:has(input[name=consent][value=granted])").click();
+  await page.locator(`label:has(input[name=consentMethod][value=${p.method}])`).click();
+  if (p.evidence)
+    await page
+      .locator("input#evidence")
+      .setInputFiles({ name: "thumb.png", mimeType: "image/png", buffer: p.evidence });
+  await page.locator("input[name=firstName]").fill(p.first);
+  await page.locator("input[name=lastName]").fill("देवी");
+  await page.locator("label:has(input[name=sex][value=female])").click();
+  await page.locator("input[name=age]").fill(p.age);
+  await page.locator("input[name=locality]").fill("सोनपुर");
+  if (p.phone) {
+    await page.locator("label:has(input[name=phoneOwner][value=self])").click();
+    await page.locator("input[name=phone]").fill(p.phone);
+  } else await page.locator("label:has(input[name=phoneOwner][value=none])").click();
+  await page.getByRole("button", { name: hi.registration.registerButton }).click();
+  // The slip, offline: this phone's reference until the server gives the patient's ID.
+  await expect(page.getByTestId("slip")).toContainText(hi.offline.slipReference);
+  await expect(page.getByTestId("slip")).toContainText(p.first);
+  await expect(page.getByTestId("slip")).toContainText(CENTRE.name);
+}
+
+async function uploadOffline(
+  page: Page,
+  p: { whom: string; photo: Buffer; phone?: string; voice?: Buffer; name?: string; type?: string },
+) {
+  await page.getByRole("button", { name: hi.offline.tabs.upload }).click();
+  await page.locator("#offline-whom").selectOption({ label: p.whom });
+  await page.locator("#offline-type").selectOption("Blood Test");
+  if (p.phone) await page.locator("#offline-phone").fill(p.phone);
+  await page
+    .locator("input#offline-report")
+    .setInputFiles({ name: p.name ?? "report.jpg", mimeType: p.type ?? "image/jpeg", buffer: p.photo });
+  if (p.voice)
+    await page
+      .locator("input#offline-voice")
+      .setInputFiles({ name: "v.wav", mimeType: "audio/wav", buffer: p.voice });
+  await page.locator("input[name=consent]").check();
+  await page.getByRole("button", { name: hi.offline.keep }).click();
+  await expect(page.getByTestId("outbox")).toBeVisible();
+}
+
+async function count(sql: string, ...params: unknown[]): Promise<number> {
+  return Number((await db.get<{ n: number }>(sql, ...params))?.n ?? 0);
+}
+
+test.beforeAll(async () => {
+  test.skip(test.info().project.name !== "phone", "the offline journey runs at 360 px");
+  test.setTimeout(120_000);
+  root = mkdtempSync(path.join(os.tmpdir(), "carebridge-offline-"));
+  app = await spawnApp(root, { RATE_LIMIT_DISABLED: "1", WEB_CONCURRENCY: "1" });
+  staff = await request.newContext({ baseURL: app.url, extraHTTPHeaders: { "Accept-Language": "en" } });
+  db = await openTestDb(app.dataDir, { write: true });
+  await makeWorker();
+  patient.id = await signUp(patient.email, "मीना");
+});
+
+test.afterAll(async () => {
+  await db?.close();
+  if (app && app.child.exitCode === null) {
+    app.child.kill("SIGTERM");
+    await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
+  }
+  await staff?.dispose();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+let context: BrowserContext;
+let page: Page;
+
+test("a health worker registers, photographs and records without a signal; everything arrives once", async ({
+  browser,
+}, info) => {
+  test.setTimeout(180_000);
+  context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+    locale: "hi-IN",
+  });
+  page = await context.newPage();
+  await signIn(page, worker.email);
+  await underServiceWorker(page);
+  // Online once: the centre's list is kept for offline use.
+  await page.goto(`${app.url}/offline`);
+  await expect(page.getByTestId("offline-queue")).toContainText(
+    hi.offline.asOf.replace(" {{time}}", "").replace("{{time}} ", ""),
+  );
+
+  // No signal: the app opens from the cache.
+  await context.setOffline(true);
+  await page.goto(`${app.url}/dashboard/home`).catch(() => {});
+  await expect(page).toHaveURL(/\/offline/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(hi.offline.title);
+  await expect(page.getByTestId("connection")).toHaveText(hi.offline.offline);
+
+  await registerOffline(page, { first: "सीता", age: "62", method: "verbal" });
+  await shot(page, info, "offline-slip-hi");
+  await page.getByRole("button", { name: hi.offline.backToOutbox }).click();
+  await registerOffline(page, {
+    first: "गीता",
+    age: "35",
+    method: "thumbprint",
+    phone: "9812345670",
+    evidence: patternPng(64, 3),
+  });
+  await page.getByRole("button", { name: hi.offline.backToOutbox }).click();
+
+  const photo = await phonePhoto(page);
+  await uploadOffline(page, { whom: "सीता देवी", photo, phone: "9876500001" });
+  await uploadOffline(page, {
+    whom: "गीता देवी",
+    photo: patternPng(200, 5),
+    type: "image/png",
+    name: "r2.png",
+  });
+  await uploadOffline(page, {
+    whom: "गीता देवी",
+    photo: patternPng(220, 9),
+    type: "image/png",
+    name: "r3.png",
+    voice: wav(2),
+  });
+  await expect(items(page)).toHaveCount(6);
+  await expect(page.locator('[data-testid=outbox-item][data-state="waiting"]')).toHaveCount(6);
+  await shot(page, info, "offline-outbox-waiting-hi");
+  expect(await count("SELECT COUNT(*) AS n FROM patients WHERE centre_id = ?", CENTRE.id)).toBe(0);
+
+  // The signal returns: everything is sent by itself, in order, once.
+  await context.setOffline(false);
+  await expectAllSent(page, 6);
+  await shot(page, info, "offline-outbox-sent-hi");
+  expect(await count("SELECT COUNT(*) AS n FROM patients WHERE centre_id = ?", CENTRE.id)).toBe(2);
+  const reports =
+    "SELECT COUNT(*) AS n FROM reports r JOIN patients p ON p.id = r.patient_id WHERE p.centre_id = ?";
+  expect(await count(reports, CENTRE.id)).toBe(3);
+  expect(
+    await count(
+      "SELECT COUNT(*) AS n FROM voice_notes v JOIN reports r ON r.id = v.report_id JOIN patients p ON p.id = r.patient_id WHERE p.centre_id = ?",
+      CENTRE.id,
+    ),
+  ).toBe(1);
+});
+
+test("a large upload cut off half way resumes where the server has it", async () => {
+  test.setTimeout(120_000);
+  // A slow link (about 1 Mbit/s up), so the connection can be cut while chunks are going.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 20,
+    downloadThroughput: 1_000_000,
+    uploadThroughput: 128 * 1024,
+  });
+  const pdf = Buffer.concat([
+    readFileSync("tests/fixtures/sample-report.pdf"),
+    Buffer.from("\n%" + "x".repeat(64) + "\n"),
+    Buffer.alloc(3 * 1024 * 1024, 0x25),
+  ]);
+  const patches: number[] = [];
+  const heads: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/v1/uploads/") && r.method() === "PATCH")
+      patches.push(Number(r.headers()["upload-offset"]));
+    if (r.url().includes("/api/v1/uploads/") && r.method() === "HEAD") heads.push(r.url());
+  });
+  await context.setOffline(true);
+  await uploadOffline(page, { whom: "सीता देवी", photo: pdf, name: "big.pdf", type: "application/pdf" });
+  const big = items(page).filter({ hasText: "सीता" }).last();
+  await context.setOffline(false);
+  await page.evaluate(() => window.dispatchEvent(new Event("online")));
+  await expect(big).toHaveAttribute("data-state", "sending");
+  await expect.poll(() => patches.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+  await context.setOffline(true);
+  await expect(big).toHaveAttribute("data-state", "waiting", { timeout: 30_000 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
+  const before = patches.length;
+  await context.setOffline(false);
+  await page.evaluate(() => window.dispatchEvent(new Event("online")));
+  await expect(big).toHaveAttribute("data-state", "sent", { timeout: 45_000 });
+  // It asked the server where to go on, and went on from there, not from the start.
+  expect(heads.length).toBeGreaterThan(0);
+  expect(patches.slice(before)[0]).toBeGreaterThan(0);
+  expect(
+    await count(
+      "SELECT COUNT(*) AS n FROM reports r JOIN patients p ON p.id = r.patient_id WHERE p.centre_id = ?",
+      CENTRE.id,
+    ),
+  ).toBe(4);
+});
+
+test("on a shared phone another account sees nothing of the first; the items wait for their owner", async () => {
+  test.setTimeout(120_000);
+  // An item that cannot go yet (the upload route held back on this page), then signing out.
+  await context.route("**/api/v1/uploads**", (route) => route.abort());
+  await page.goto(`${app.url}/offline`);
+  await uploadOffline(page, {
+    whom: "गीता देवी",
+    photo: patternPng(120, 11),
+    type: "image/png",
+    name: "w.png",
+  });
+  const waiting = items(page).filter({ hasText: "गीता" }).last();
+  await expect(waiting).toHaveAttribute("data-state", "waiting", { timeout: 20_000 });
+  await page.goto(`${app.url}/dashboard/home`);
+  await page.locator('button[aria-haspopup="dialog"]').first().click();
+  await expect(page.getByTestId("logout-waiting")).toContainText("1");
+  await page.getByRole("button", { name: hi.accounts.logoutButton }).click();
+  await expect(page).not.toHaveURL(/\/dashboard/);
+
+  // Someone else signs in on the same phone: their outbox is empty, nothing of the worker's shows.
+  await signIn(page, patient.email);
+  await page.goto(`${app.url}/offline`);
+  await expect(page.getByTestId("outbox")).toContainText(hi.offline.nothingWaiting);
+  await expect(page.locator("body")).not.toContainText("गीता");
+  await expect(page.locator("body")).not.toContainText("सीता");
+  const stored = await page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((ok, no) => {
+      const r = indexedDB.open("carebridge-offline");
+      r.onsuccess = () => ok(r.result);
+      r.onerror = () => no(r.error);
+    });
+    const all = await new Promise<{ sealed: { data: ArrayBuffer }; [k: string]: unknown }[]>((ok) => {
+      const r = db.transaction("items").objectStore("items").getAll();
+      r.onsuccess = () => ok(r.result);
+    });
+    db.close();
+    return all.map((i) => ({
+      keys: Object.keys(i).sort().join(","),
+      text: new TextDecoder("utf-8", { fatal: false }).decode(i.sealed.data),
+      bytes: i.sealed.data.byteLength,
+    }));
+  });
+  // On the phone the worker's words are only ciphertext: no field in the clear, no name in the bytes.
+  expect(stored.length).toBeGreaterThanOrEqual(8);
+  for (const item of stored) {
+    expect(item.keys).not.toMatch(/label|fields|file/);
+    expect(item.bytes).toBeGreaterThan(16);
+    expect(item.text).not.toContain("गीता");
+    expect(item.text).not.toContain("Blood Test");
+  }
+  await signOut(page);
+
+  // The worker again: the item is there and goes.
+  await context.unroute("**/api/v1/uploads**");
+  await signIn(page, worker.email);
+  await page.goto(`${app.url}/offline`);
+  await expect(items(page).filter({ hasText: "गीता" }).last()).toHaveAttribute("data-state", "sent", {
+    timeout: 30_000,
+  });
+});
+
+test("an outbox kept by an older version of the app is opened by this one and sent", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const phone = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const p = await phone.newPage();
+  await p.goto(`${app.url}/login`);
+  // The database as version 1 of the app left it (app/offline/store.ts UPGRADES[0]), with a
+  // registration waiting, sealed with the account's key the way that version sealed it.
+  await p.evaluate(
+    async ({ accountId, centre }) => {
+      const db = await new Promise<IDBDatabase>((ok, no) => {
+        const r = indexedDB.open("carebridge-offline", 1);
+        r.onupgradeneeded = () => {
+          r.result.createObjectStore("session");
+          r.result.createObjectStore("keys");
+          r.result.createObjectStore("items", { keyPath: "id" });
+        };
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => no(r.error);
+      });
+      const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, [
+        "encrypt",
+        "decrypt",
+      ]);
+      const fields = {
+        consent: "granted",
+        consentMethod: "verbal",
+        firstName: "रुक्मिणी",
+        lastName: "देवी",
+        sex: "female",
+        age: "48",
+        locality: "सोनपुर",
+        preferredLanguage: "hi",
+        phoneOwner: "none",
+        countryCode: "+91",
+        consentTextVersion: "facilitated-2026-11",
+      };
+      const json = new TextEncoder().encode(JSON.stringify({ label: "पंजीकरण: रुक्मिणी देवी", fields }));
+      const plain = new Uint8Array(4 + json.length);
+      new DataView(plain.buffer).setUint32(0, json.length);
+      plain.set(json, 4);
+      const iv = crypto.getRandomValues(new Uint8Array(12));
+      const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, plain);
+      const tx = db.transaction(["session", "keys", "items"], "readwrite");
+      tx.objectStore("keys").put(key, accountId);
+      tx.objectStore("session").put(
+        { accountId, role: "HealthWorker", locale: "hi", firstName: "आशा", centre },
+        "current",
+      );
+      tx.objectStore("items").put({
+        id: crypto.randomUUID(),
+        accountId,
+        kind: "register",
+        createdAt: new Date().toISOString(),
+        state: "waiting",
+        sealed: { iv: iv.buffer, data },
+      });
+      await new Promise((ok) => (tx.oncomplete = ok));
+      db.close();
+    },
+    { accountId: worker.id, centre: { _id: CENTRE.id, name: CENTRE.name } },
+  );
+  // The new version opens it (and changes its shape), finds the item and sends it.
+  await signIn(p, worker.email);
+  await p.goto(`${app.url}/offline`);
+  const kept = items(p).filter({ hasText: "रुक्मिणी" });
+  await expect(kept).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
+  expect(
+    await count(
+      "SELECT COUNT(*) AS n FROM patients WHERE centre_id = ? AND first_name = ?",
+      CENTRE.id,
+      "रुक्मिणी",
+    ),
+  ).toBe(1);
+  expect(
+    await p.evaluate(() =>
+      indexedDB.databases().then((d) => d.find((x) => x.name === "carebridge-offline")?.version),
+    ),
+  ).toBe(2);
+  await phone.close();
+});
