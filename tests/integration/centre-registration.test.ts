@@ -272,6 +272,59 @@ describe("registering a patient: consent first", () => {
     expect(notMultipart.status).toBe(400);
   });
 
+  it("consent read aloud offline (decision 0064): accepted for the text in use then, refused otherwise in the worker's language", async () => {
+    const VERSION = "facilitated-2026-11";
+    const began = Date.parse("2026-11-01T00:00:00+05:30");
+    const shownAt = new Date(Math.max(Date.now() - 3 * 3_600_000, began + 1000)).toISOString();
+    const ok = await register({
+      ...BASE,
+      firstName: "Offline",
+      consentTextVersion: VERSION,
+      consentShownAt: shownAt,
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.consent).toMatchObject({ textVersion: VERSION, shownAt });
+    const read = await api.get(`/centre/patients/${ok.body.data._id}` as never, tok.hwA);
+    expect(read.body.data.consent.shownAt).toBe(shownAt);
+    // The patient page says when it was read.
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "hwa@centre.test", password: "Sturdy-pass-2026" });
+    const page = pageText(await (await b.fetch(`/dashboard/centre/patients/${ok.body.data._id}`)).text());
+    expect(page).toContain("Read aloud on");
+
+    const before = await count("patients");
+    const refused = async (fields: Record<string, string>, lang = "en") => {
+      const res = await api.call(
+        "POST",
+        "/centre/patients",
+        uploadForm({ ...BASE, consentTextVersion: VERSION, ...fields }) as never,
+        tok.hwA,
+        { "Accept-Language": lang },
+      );
+      expect(res.status).toBe(400);
+      return res.body.errors;
+    };
+    // Ahead of the server's clock by more than 5 minutes.
+    const ahead = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await refused({ consentShownAt: ahead })).consentShownAt[0]).toMatch(/in the future/);
+    expect((await refused({ consentShownAt: ahead }, "hi")).consentShownAt[0]).toMatch(/भविष्य/);
+    expect((await refused({ consentShownAt: ahead }, "bn")).consentShownAt[0]).toMatch(/ভবিষ্যতের/);
+    expect((await refused({ consentShownAt: ahead }, "ta")).consentShownAt[0]).toMatch(/எதிர்காலத்தில்/);
+    // Before this text was in use (once that is over 30 days ago: too old to accept anyway).
+    const early = await refused({ consentShownAt: new Date(began - 3_600_000).toISOString() });
+    expect(early.consentShownAt[0]).toMatch(/not the one in use when it was read|more than 30 days ago/);
+    expect(
+      (await refused({ consentShownAt: new Date(Date.now() - 40 * 86_400_000).toISOString() }))
+        .consentShownAt[0],
+    ).toMatch(/more than 30 days ago/);
+    expect((await refused({ consentShownAt: "last Tuesday" })).consentShownAt[0]).toMatch(/ISO 8601/);
+    expect(await count("patients")).toBe(before);
+    // Without a time: as before, the text in use now, recorded now.
+    const now = await register({ ...BASE, firstName: "Online", consentTextVersion: VERSION });
+    expect(now.status).toBe(201);
+    expect(now.body.data.consent).toMatchObject({ textVersion: VERSION, shownAt: null });
+  });
+
   it("a family member's phone is kept with whose it is, as E.164", async () => {
     const number = mobile();
     const res = await register({
