@@ -703,6 +703,19 @@ describe("the offline outbox: the browser session from the app's own pages (X-Ca
       // A cross-site write is the server's 403 before the app; the others are not signed in.
       expect(write.status, label).toBe(label === "cross-site" ? 403 : 401);
     }
+    // Another site's page cannot send the header: its preflight is never granted.
+    for (const path of ["/centre/patients", "/uploads"]) {
+      const preflight = await fetch(`${server.url}/api/v1${path}`, {
+        method: "OPTIONS",
+        headers: {
+          Origin: "https://elsewhere.example",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "x-carebridge-outbox",
+        },
+      });
+      expect(preflight.headers.get("access-control-allow-origin"), path).toBeNull();
+      expect(preflight.headers.get("access-control-allow-credentials"), path).toBeNull();
+    }
     // A key's answer is replayed only to a request the route would serve.
     const replay = await call(worker, "POST", "/centre/patients", form(), {
       "Sec-Fetch-Site": "same-origin",
