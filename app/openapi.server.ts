@@ -1077,6 +1077,9 @@ export function openApiDocument(): object {
   const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
+    // The app's own offline outbox (decision 0063) is the one exception, not meant for other clients.
+    description:
+      "The token from /auth/login (or signup). The app's own offline outbox instead sends the browser's session cookie (`cb_session`) with the header `X-CareBridge-Outbox: 1`: the cookie is accepted in place of a bearer token only when the request has no Authorization header, carries that header and the browser marked it `Sec-Fetch-Site: same-origin`; otherwise it is ignored (401). Another site cannot use it: a page cannot set Sec-Fetch-Site, a cross-origin request with a custom header needs a CORS preflight this API never grants, and cross-site writes are refused (403) before any route runs.",
   });
   for (const e of ENDPOINTS) {
     if (e.path === "/openapi.json") {

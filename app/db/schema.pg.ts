@@ -830,6 +830,8 @@ export const patientConsents = pgTable(
     centreId: text("centre_id").references(() => centres.id, { onDelete: "set null" }),
     /** The guardian's relationship, for a minor. */
     relationship: text("relationship").notNull().default(""),
+    /** When the consent text was read aloud, when that was before it was recorded (offline, decision 0064). */
+    shownAt: ms("shown_at"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -39,6 +39,13 @@ const facilitatedConsentObject = z.object({
   witnessName: z.string().nullable(),
   hasEvidence: z.boolean().describe("A photo of the signature or thumbprint is kept (encrypted)"),
   recordedByName: z.string(),
+  shownAt: z
+    .string()
+    .datetime()
+    .nullable()
+    .describe(
+      "When the consent text was read aloud, for one recorded offline and sent later (`consentShownAt`); null: when it was recorded (createdAt)",
+    ),
   createdAt: z.string().datetime(),
 });
 
@@ -87,7 +94,7 @@ export const REGISTRATION_ENDPOINTS: Endpoint[] = [
     path: "/centre/patients",
     who: "HealthWorker (approved)",
     summary:
-      "Register a patient at the worker's centre after reading the facilitated-consent text aloud (consent=granted; refused saves nothing and answers 400). Methods: verbal, witnessed (witnessName), signature or thumbprint (a photo as `evidence`, stored encrypted). Age or birthYear; phone unless phoneOwner=none",
+      "Register a patient at the worker's centre after reading the facilitated-consent text aloud (consent=granted; refused saves nothing and answers 400). Methods: verbal, witnessed (witnessName), signature or thumbprint (a photo as `evidence`, stored encrypted). Age or birthYear; phone unless phoneOwner=none. Recorded offline: `consentShownAt` (ISO 8601 with a zone, when the text was read) with `consentTextVersion` (the text shown) is accepted when that version was in use at that time, the time is not ahead of the server's by more than 5 minutes and not more than 30 days ago; otherwise 400 with a field error on `consentShownAt` (or `consentTextVersion` for an unknown version)",
     auth: true,
     multipart: {
       fileField: "evidence",

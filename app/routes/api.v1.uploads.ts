@@ -1,6 +1,7 @@
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { apiRoute } from "~/utils/api.server";
 import { idempotent } from "~/utils/idempotency.server";
+import { actorFromRequest } from "~/utils/session-cookie.server";
 import { handleTus } from "~/utils/tus.server";
 
 /**
@@ -10,7 +11,8 @@ import { handleTus } from "~/utils/tus.server";
  */
 const route = apiRoute({
   POST: (request, _params, context) =>
-    idempotent(request, { maxBytes: reportUploadMaxBytes() }, (request) =>
+    // tus takes the browser session on a same-site request too (fileActor): so does its key.
+    idempotent(request, { maxBytes: reportUploadMaxBytes(), actor: actorFromRequest }, (request) =>
       handleTus(request, undefined, context),
     ),
   OPTIONS: (request, _params, context) => handleTus(request, undefined, context),

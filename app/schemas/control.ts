@@ -56,6 +56,8 @@ export const profileConsentObject = z.object({
   recordedBy: z.object({ _id: z.string().nullable(), name: z.string() }),
   centre: z.object({ _id: z.string(), name: z.string() }).nullable(),
   relationship: z.string(),
+  /** When the consent text was read aloud, when that was before it was recorded (offline, decision 0064); null: at createdAt. */
+  shownAt: z.string().datetime().nullable(),
   createdAt: z.string().datetime(),
 });
 

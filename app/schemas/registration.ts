@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CONSENT_METHODS, PHONE_OWNERS, SEXES } from "~/db/types";
+import { checkConsentShown, CONSENT_TEXT_VERSION } from "./consent-versions";
 
 /**
  * Registering a patient at a centre (decision 0030): who they are, how notices reach them and the
@@ -8,8 +9,8 @@ import { CONSENT_METHODS, PHONE_OWNERS, SEXES } from "~/db/types";
  * OpenAPI document. Messages are i18n keys of the `registration` section.
  */
 
-/** The facilitated-consent text in force; a new wording gets a new version (and new text in every language). */
-export const CONSENT_TEXT_VERSION = "facilitated-2026-11";
+/** The facilitated-consent text in force; the versions and when each was in use are in consent-versions.ts. */
+export { CONSENT_TEXT_VERSION };
 
 export const NAME_MAX = 100;
 export const LOCALITY_MAX = 200;
@@ -87,6 +88,11 @@ export const registrationFields = z.object({
   witnessName: text(WITNESS_MAX, "registration.witnessTooLong"),
   /** The version of the text that was read (the screen sends the one it showed). */
   consentTextVersion: text(40, "registration.consentTextChanged"),
+  /**
+   * When the consent was read aloud (ISO 8601 with a zone), for one recorded offline and sent later;
+   * empty: now. Accepted when `consentTextVersion` was the text in use then (decision 0064).
+   */
+  consentShownAt: text(40, "registration.consentShownAtInvalid"),
 });
 
 /** The rules across fields: an age or a year of birth; a phone unless none; whose phone; the witness. */
@@ -99,8 +105,8 @@ export function registrationRules(v: z.output<typeof registrationFields>, ctx: z
   if (v.phoneOwner === "family" && !v.phoneRelationship)
     add("phoneRelationship", "registration.relationshipRequired");
   if (v.consentMethod === "witnessed" && !v.witnessName) add("witnessName", "registration.witnessRequired");
-  if (v.consentTextVersion && v.consentTextVersion !== CONSENT_TEXT_VERSION)
-    add("consentTextVersion", "registration.consentTextChanged");
+  const shown = checkConsentShown(v.consentTextVersion, v.consentShownAt || undefined);
+  if (!shown.ok) add(shown.field, shown.message);
 }
 
 export const registrationSchema = registrationFields.superRefine(registrationRules);

@@ -88,8 +88,13 @@ function isOutboxRequest(request: Request): boolean {
   );
 }
 
+/** Who calls the API: the bearer token, or the browser session from the app's own outbox; null: nobody. */
+export function apiActor(request: Request): Promise<Actor | null> {
+  return isOutboxRequest(request) ? actorFromCookie(request) : actorFromBearer(request);
+}
+
 export async function requireApiActor(request: Request): Promise<Actor> {
-  const actor = isOutboxRequest(request) ? await actorFromCookie(request) : await actorFromBearer(request);
+  const actor = await apiActor(request);
   if (!actor) throw new DomainError("not_authenticated", "api.notAuthenticated");
   return actor;
 }

@@ -6,8 +6,8 @@ import {
   type StoredAnswer,
 } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { jsonResponse } from "./api.server";
-import { actorFromRequest } from "./session-cookie.server";
+import type { Actor } from "~/domain/accounts/index.server";
+import { apiActor, jsonResponse } from "./api.server";
 
 /**
  * `Idempotency-Key` (decision 0062), the HTTP half: a create wrapped in `idempotent()` runs once
@@ -28,6 +28,13 @@ const FRAMING_BYTES = 1024 * 1024;
 export type IdempotencyOptions<R> = {
   /** The largest body the route accepts (its file limit); a longer body is refused (413) unread. */
   maxBytes: number;
+  /**
+   * Whose key it is: by default the API's caller (a bearer token, or the browser session only from
+   * the app's outbox, as `requireApiActor`), so a key's answer is replayed only to a request the
+   * route itself would serve. A screen, and tus (the browser session on a same-site request), name
+   * their own rule.
+   */
+  actor?: (request: Request) => Promise<Actor | null>;
   /** How a screen shows a refusal (its form's shape); the API's JSON shape without it. */
   refuse?: (status: number, message: string, headers?: Record<string, string>) => R;
 };
@@ -45,7 +52,7 @@ export async function idempotent<T, R = Response>(
       ? options.refuse(status, message, headers)
       : jsonResponse({ success: false, message }, status, headers);
   if (!KEY.test(key)) return refuse(400, t("api.badIdempotencyKey"));
-  const actor = await actorFromRequest(request).catch(() => null);
+  const actor = await (options.actor ?? apiActor)(request).catch(() => null);
   if (!actor) return handle(request); // refused there, as without a key
 
   const bytes = await readCapped(request, options.maxBytes + FRAMING_BYTES);

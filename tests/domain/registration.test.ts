@@ -14,6 +14,7 @@ import {
   type Person,
 } from "../helpers/factories";
 import { samplePdf, samplePng } from "../helpers/files";
+import { checkConsentShown, FACILITATED_CONSENT_VERSIONS } from "~/schemas/consent-versions";
 
 /*
  * Registering at a centre without HTTP: the consent rules and what a refusal leaves behind (nothing,
@@ -115,6 +116,85 @@ describe("registerPatient", () => {
       const err = await refusal(() => d.care.registerPatient(who, BASE, null));
       expect(err.code).toBe("forbidden");
     }
+  });
+});
+
+describe("consent read aloud offline and sent later (decision 0064)", () => {
+  const CURRENT = FACILITATED_CONSENT_VERSIONS.at(-1)!;
+  const HOUR = 3_600_000;
+
+  it("the version in use when it was read is accepted and the time is kept, in the API and My data", async () => {
+    const shownAt = new Date(Math.max(Date.now() - 2 * HOUR, Date.parse(CURRENT.from) + 1000));
+    const p = await d.care.registerPatient(
+      worker,
+      { ...BASE, consentTextVersion: CURRENT.version, consentShownAt: shownAt.toISOString() },
+      null,
+    );
+    expect(p.consent).toMatchObject({ textVersion: CURRENT.version, shownAt: shownAt.toISOString() });
+    const read = await d.care.getCarePatient(worker, p._id, { trace: false });
+    expect(read.consent?.shownAt).toBe(shownAt.toISOString());
+    expect((await d.rights.profileConsents(p._id))[0].shownAt).toBe(shownAt.toISOString());
+  });
+
+  it("without a time it is as before: the text in use now, shown now", async () => {
+    const p = await d.care.registerPatient(worker, { ...BASE, consentTextVersion: CURRENT.version }, null);
+    expect(p.consent).toMatchObject({ textVersion: CURRENT.version, shownAt: null });
+  });
+
+  it("refused, saving nothing: a time ahead of the clock, before the text was in use, or not a time", async () => {
+    const before = (await d.db.db().select().from(d.schema.patients)).length;
+    const at = async (consentShownAt: string, consentTextVersion = CURRENT.version) =>
+      (
+        await refusal(() =>
+          d.care.registerPatient(worker, { ...BASE, consentTextVersion, consentShownAt }, null),
+        )
+      ).extra.fieldErrors;
+    expect(await at(new Date(Date.now() + 10 * 60_000).toISOString())).toEqual({
+      consentShownAt: ["registration.consentShownFuture"],
+    });
+    // Before the current text began: not in use then (or, once that is over 30 days ago, too old).
+    const early = await at(new Date(Date.parse(CURRENT.from) - HOUR).toISOString());
+    expect(early.consentShownAt[0]).toMatch(/^registration\.consentShown(NotCurrent|TooOld)$/);
+    expect(await at(new Date(Date.now() - 31 * 24 * HOUR).toISOString())).toEqual({
+      consentShownAt: ["registration.consentShownTooOld"],
+    });
+    expect(await at("yesterday")).toEqual({ consentShownAt: ["registration.consentShownAtInvalid"] });
+    expect(await at(new Date().toISOString(), "facilitated-2020-01")).toEqual({
+      consentTextVersion: ["registration.consentTextChanged"],
+    });
+    expect((await d.db.db().select().from(d.schema.patients)).length).toBe(before);
+  });
+
+  it("the rule itself: a version is accepted only for times it was in use, within the bounds", () => {
+    const versions = [
+      { version: "v-old", from: "2026-05-01T00:00:00+05:30", until: "2026-11-01T00:00:00+05:30" },
+      { version: "v-new", from: "2026-11-01T00:00:00+05:30", until: null },
+    ];
+    const now = new Date("2026-11-20T12:00:00Z");
+    const check = (version: string, at?: string) =>
+      checkConsentShown(version, at ? new Date(at) : undefined, now, versions);
+    // An older version read while it was in use, sent later.
+    expect(check("v-old", "2026-10-31T18:00:00+05:30")).toEqual({ ok: true, version: "v-old" });
+    // The same version read after it stopped being in use.
+    expect(check("v-old", "2026-11-02T10:00:00+05:30")).toMatchObject({
+      ok: false,
+      field: "consentShownAt",
+      message: "registration.consentShownNotCurrent",
+    });
+    expect(check("v-new", "2026-10-31T18:00:00+05:30")).toMatchObject({ ok: false });
+    // No version named: the one in use then.
+    expect(check("", "2026-10-31T18:00:00+05:30")).toEqual({ ok: true, version: "v-old" });
+    // Online (no time): only the version in use now.
+    expect(check("v-new")).toEqual({ ok: true, version: "v-new" });
+    expect(check("v-old")).toMatchObject({ ok: false, field: "consentTextVersion" });
+    // Clock skew: up to 5 minutes ahead counts as now; more is refused; 30 days is the limit back.
+    expect(check("v-new", "2026-11-20T12:04:00Z")).toEqual({ ok: true, version: "v-new" });
+    expect(check("v-new", "2026-11-20T12:06:00Z")).toMatchObject({
+      message: "registration.consentShownFuture",
+    });
+    expect(check("v-old", "2026-10-20T11:59:00Z")).toMatchObject({
+      message: "registration.consentShownTooOld",
+    });
   });
 });
 

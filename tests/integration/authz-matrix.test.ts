@@ -734,6 +734,35 @@ const API: Row[] = [
     expert: 400,
     admin: 400,
   },
+  // Reviewing take-overs (decision 0055): admins only; an unknown take-over is a 404 for them.
+  {
+    route: "GET /admin/take-overs",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  ...["undo", "clear"].map((verb) => ({
+    route: `POST /admin/take-overs/no-such-take-over/${verb}`,
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 404,
+  })),
+  // "This was not me": public, the link's token proves it; an unknown token is a 404 for anyone.
+  ...["GET", "POST"].map((method) => ({
+    route: `${method} /take-over/not-me/:notMe`,
+    anon: 404,
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  })),
   // A centre's patients (registration, queue, one patient): approved health workers of that centre
   // only (their own roles are in centre-registration.test.ts); one patient also the person and admins.
   {
@@ -1051,6 +1080,25 @@ const SCREENS: Row[] = [
     expert: 404,
     admin: 200,
   },
+  {
+    route: "/dashboard/take-overs",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
+    // Signed out or in, an unknown link is the not-found page.
+    route: "/take-over/not-me/:notMe",
+    anon: 404,
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
   // The centre's screens: a dashboard refusal (403) for anyone but its approved health workers.
   ...["/dashboard/centre", "/dashboard/centre/register"].map((route) => ({
     route,
@@ -1127,6 +1175,8 @@ beforeAll(async () => {
   ids.upload = await startUpload();
   ids.pending = (await up()).body.data._id;
   ids.own = ids.patient;
+  // Well formed (so it is looked up), but no take-over announced it.
+  ids.notMe = "unknown-not-me-link-0000000000";
   ids.centre = (
     await api.post(
       "/centres",

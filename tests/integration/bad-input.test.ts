@@ -135,6 +135,9 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/report/second-opinion/REPORT", token: "admin" },
   { method: "POST", path: "/voice-notes", token: "patient" },
   { method: "PATCH", path: "/voice-notes/no-such-note", token: "admin" },
+  { method: "POST", path: "/admin/take-overs/no-such-take-over/undo", token: "admin" },
+  { method: "POST", path: "/admin/take-overs/no-such-take-over/clear", token: "admin" },
+  { method: "POST", path: "/take-over/not-me/unknown-not-me-link-0000000000" },
 ];
 
 const counts = async () => {
@@ -176,6 +179,28 @@ describe("bad-input sweep over /api/v1", () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it("take-over ids and not-me tokens that are junk: 404 with the JSON error shape, never 5xx", async () => {
+    const junk = ["%00", "%E2%80%AE", "x".repeat(5000), "'%20OR%201=1%20--", "..%2F..%2Fetc", "%F0%9F%99%82"];
+    const failures: string[] = [];
+    for (const id of junk) {
+      for (const [method, path, token] of [
+        ["POST", `/admin/take-overs/${id}/undo`, "admin"],
+        ["POST", `/admin/take-overs/${id}/clear`, "admin"],
+        ["GET", `/take-over/not-me/${id}`, undefined],
+        ["POST", `/take-over/not-me/${id}`, undefined],
+      ] as const) {
+        const res = await api.raw(method, path, method === "POST" ? "{}" : undefined, token && tok[token], {
+          "Content-Type": "application/json",
+        });
+        const label = `${method} ${path.slice(0, 60)}: ${res.status}`;
+        if (res.status >= 500 || res.status < 400) failures.push(label);
+        if (res.body?.success !== false || typeof res.body?.message !== "string")
+          failures.push(`${label} (not the error shape)`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it("list endpoints answer junk page queries with 200 or the JSON error shape, never 5xx", async () => {
     const lists: { path: string; token: string }[] = [
       { path: "/report/get-pending-reports", token: "admin" },
@@ -184,6 +209,7 @@ describe("bad-input sweep over /api/v1", () => {
       { path: "/admin/get-contact-messages", token: "admin" },
       { path: "/admin/get-callback-requests", token: "admin" },
       { path: "/admin/get-sms-messages", token: "admin" },
+      { path: "/admin/take-overs", token: "admin" },
     ];
     const queries = [
       "page=-1",
@@ -193,6 +219,9 @@ describe("bad-input sweep over /api/v1", () => {
       "page=%00",
       "page=1&page=2",
       "pageSize=0.5",
+      "status=%00",
+      "status=all&status=review",
+      `status=${"x".repeat(5000)}`,
     ];
     const failures: string[] = [];
     for (const l of lists) {
@@ -369,6 +398,8 @@ describe("bad input on the screens", () => {
       ["/?index", { name: odd, countryCode: "'; drop table users", phoneNumber: odd }],
       ["/verify-email", { code: odd }],
       ["/update-password/not-a-token", { password: odd, confirmPassword: odd }],
+      ["/take-over/not-me/unknown-not-me-link-0000000000", { intent: odd }],
+      [`/take-over/not-me/${"x".repeat(5000)}`, {}],
     ];
     for (const [path, fields] of posts) {
       const res = await b.post(path, fields);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { openTestDb, storedBytes, storedKeys, type TestDb } from "../helpers/db";
+import { webmOpus } from "../helpers/audio";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
 import { startKannel, type Kannel } from "../helpers/kannel";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
@@ -270,6 +271,59 @@ describe("registering a patient: consent first", () => {
     expect(year.body.data).toMatchObject({ birthYear: 1951, birthYearEstimated: false });
     const notMultipart = await api.raw("POST", "/centre/patients", BASE, tok.hwA);
     expect(notMultipart.status).toBe(400);
+  });
+
+  it("consent read aloud offline (decision 0064): accepted for the text in use then, refused otherwise in the worker's language", async () => {
+    const VERSION = "facilitated-2026-11";
+    const began = Date.parse("2026-11-01T00:00:00+05:30");
+    const shownAt = new Date(Math.max(Date.now() - 3 * 3_600_000, began + 1000)).toISOString();
+    const ok = await register({
+      ...BASE,
+      firstName: "Offline",
+      consentTextVersion: VERSION,
+      consentShownAt: shownAt,
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.consent).toMatchObject({ textVersion: VERSION, shownAt });
+    const read = await api.get(`/centre/patients/${ok.body.data._id}` as never, tok.hwA);
+    expect(read.body.data.consent.shownAt).toBe(shownAt);
+    // The patient page says when it was read.
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "hwa@centre.test", password: "Sturdy-pass-2026" });
+    const page = pageText(await (await b.fetch(`/dashboard/centre/patients/${ok.body.data._id}`)).text());
+    expect(page).toContain("Read aloud on");
+
+    const before = await count("patients");
+    const refused = async (fields: Record<string, string>, lang = "en") => {
+      const res = await api.call(
+        "POST",
+        "/centre/patients",
+        uploadForm({ ...BASE, consentTextVersion: VERSION, ...fields }) as never,
+        tok.hwA,
+        { "Accept-Language": lang },
+      );
+      expect(res.status).toBe(400);
+      return res.body.errors;
+    };
+    // Ahead of the server's clock by more than 5 minutes.
+    const ahead = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await refused({ consentShownAt: ahead })).consentShownAt[0]).toMatch(/in the future/);
+    expect((await refused({ consentShownAt: ahead }, "hi")).consentShownAt[0]).toMatch(/भविष्य/);
+    expect((await refused({ consentShownAt: ahead }, "bn")).consentShownAt[0]).toMatch(/ভবিষ্যতের/);
+    expect((await refused({ consentShownAt: ahead }, "ta")).consentShownAt[0]).toMatch(/எதிர்காலத்தில்/);
+    // Before this text was in use (once that is over 30 days ago: too old to accept anyway).
+    const early = await refused({ consentShownAt: new Date(began - 3_600_000).toISOString() });
+    expect(early.consentShownAt[0]).toMatch(/not the one in use when it was read|more than 30 days ago/);
+    expect(
+      (await refused({ consentShownAt: new Date(Date.now() - 40 * 86_400_000).toISOString() }))
+        .consentShownAt[0],
+    ).toMatch(/more than 30 days ago/);
+    expect((await refused({ consentShownAt: "last Tuesday" })).consentShownAt[0]).toMatch(/ISO 8601/);
+    expect(await count("patients")).toBe(before);
+    // Without a time: as before, the text in use now, recorded now.
+    const now = await register({ ...BASE, firstName: "Online", consentTextVersion: VERSION });
+    expect(now.status).toBe(201);
+    expect(now.body.data.consent).toMatchObject({ textVersion: VERSION, shownAt: null });
   });
 
   it("a family member's phone is kept with whose it is, as E.164", async () => {
@@ -588,5 +642,179 @@ describe("the centre's screens", () => {
       expect((await o.fetch("/dashboard/centre/register")).status, who).toBe(403);
       expect((await o.fetch(`/dashboard/centre/patients/${ids.kamla}`)).status, who).toBe(404);
     }
+  });
+});
+
+describe("the offline outbox: the browser session from the app's own pages (X-CareBridge-Outbox)", () => {
+  const OUTBOX = { "X-CareBridge-Outbox": "1", "Sec-Fetch-Site": "same-origin" };
+  let worker: Browserish;
+  beforeAll(async () => {
+    worker = new Browserish(server.url);
+    await worker.post("/login", { email: "hwa@centre.test", password: "Sturdy-pass-2026" });
+  });
+  /** An API call with the browser's cookie (no bearer), as the outbox sends it unless `headers` say otherwise. */
+  const call = (
+    b: Browserish,
+    method: string,
+    path: string,
+    body?: BodyInit,
+    headers: Record<string, string> = OUTBOX,
+  ) =>
+    b.fetch(`/api/v1${path}`, {
+      method,
+      body,
+      headers: {
+        ...headers,
+        ...(method === "GET" || !headers["Sec-Fetch-Site"]?.startsWith("same-origin")
+          ? {}
+          : { Origin: server.url }),
+      },
+    });
+
+  it("a worker reads the queue and registers with the session cookie, the header and same-origin only", async () => {
+    expect((await call(worker, "GET", "/centre/patients")).status).toBe(200);
+    const before = await count("patients");
+    const key = `outbox-${randomBytes(6).toString("hex")}`;
+    const form = () => uploadForm({ ...BASE, firstName: "Outbox" });
+    const made = await call(worker, "POST", "/centre/patients", form(), {
+      ...OUTBOX,
+      "Idempotency-Key": key,
+    });
+    expect(made.status).toBe(201);
+    const again = await call(worker, "POST", "/centre/patients", form(), {
+      ...OUTBOX,
+      "Idempotency-Key": key,
+    });
+    expect((await again.json()).data._id).toBe((await made.json()).data._id);
+    expect(await count("patients")).toBe(before + 1);
+
+    // Without the header, or from anywhere but the same origin: the cookie is not a way in.
+    const refusals: [string, Record<string, string>][] = [
+      ["no header", { "Sec-Fetch-Site": "same-origin" }],
+      ["header 0", { ...OUTBOX, "X-CareBridge-Outbox": "0" }],
+      ["same-site", { ...OUTBOX, "Sec-Fetch-Site": "same-site" }],
+      ["cross-site", { ...OUTBOX, "Sec-Fetch-Site": "cross-site" }],
+      ["none", { ...OUTBOX, "Sec-Fetch-Site": "none" }],
+      ["no Sec-Fetch-Site", { "X-CareBridge-Outbox": "1" }],
+    ];
+    for (const [label, headers] of refusals) {
+      expect((await call(worker, "GET", "/centre/patients", undefined, headers)).status, label).toBe(401);
+      const write = await call(worker, "POST", "/centre/patients", form(), headers);
+      // A cross-site write is the server's 403 before the app; the others are not signed in.
+      expect(write.status, label).toBe(label === "cross-site" ? 403 : 401);
+    }
+    // Another site's page cannot send the header: its preflight is never granted.
+    for (const path of ["/centre/patients", "/uploads"]) {
+      const preflight = await fetch(`${server.url}/api/v1${path}`, {
+        method: "OPTIONS",
+        headers: {
+          Origin: "https://elsewhere.example",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "x-carebridge-outbox",
+        },
+      });
+      expect(preflight.headers.get("access-control-allow-origin"), path).toBeNull();
+      expect(preflight.headers.get("access-control-allow-credentials"), path).toBeNull();
+    }
+    // A key's answer is replayed only to a request the route would serve.
+    const replay = await call(worker, "POST", "/centre/patients", form(), {
+      "Sec-Fetch-Site": "same-origin",
+      "Idempotency-Key": key,
+    });
+    expect(replay.status).toBe(401);
+    expect(await count("patients")).toBe(before + 1);
+    // A bearer token still works, with or without the header.
+    const bearer = { Authorization: `Bearer ${tok.hwA}` };
+    expect(
+      (await call(new Browserish(server.url), "GET", "/centre/patients", undefined, bearer)).status,
+    ).toBe(200);
+    expect(
+      (await call(new Browserish(server.url), "GET", "/centre/patients", undefined, { ...OUTBOX, ...bearer }))
+        .status,
+    ).toBe(200);
+  });
+
+  it("every create the outbox sends takes the session: voice note, follow-up, tus upload, family member", async () => {
+    const voice = await call(
+      worker,
+      "POST",
+      "/voice-notes",
+      uploadForm(
+        { reportId: ids.kamlaReport, kind: "description", language: "hi" },
+        { name: "v.webm", data: webmOpus(2), type: "audio/webm", field: "audio" },
+      ),
+    );
+    expect(voice.status, await voice.clone().text()).toBe(201);
+    const followUp = await call(
+      worker,
+      "POST",
+      `/report/follow-up/${ids.sukhiyaReport}`,
+      JSON.stringify({ question: "Can she take the tablets with tea?" }),
+      { ...OUTBOX, "Content-Type": "application/json" },
+    );
+    expect(followUp.status, await followUp.clone().text()).toBe(201);
+
+    const data = samplePdf("Outbox ECG");
+    const meta = Object.entries({
+      reportType: "ECG",
+      phoneNumber: "9876543210",
+      countryCode: "+91",
+      consent: "on",
+      patientId: ids.kamla,
+      filename: "ecg.pdf",
+    })
+      .map(([k, v]) => `${k} ${Buffer.from(v).toString("base64")}`)
+      .join(",");
+    const created = await call(worker, "POST", "/uploads", undefined, {
+      ...OUTBOX,
+      "Tus-Resumable": "1.0.0",
+      "Upload-Length": String(data.length),
+      "Upload-Metadata": meta,
+    });
+    expect(created.status).toBe(201);
+    const sent = await worker.fetch(new URL(created.headers.get("location")!, server.url).pathname, {
+      method: "PATCH",
+      body: new Uint8Array(data),
+      headers: {
+        ...OUTBOX,
+        Origin: server.url,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Offset": "0",
+        "Content-Type": "application/offset+octet-stream",
+      },
+    });
+    // The last chunk completes the report (200 with it, or 204).
+    expect([200, 204]).toContain(sent.status);
+
+    const family = new Browserish(server.url);
+    await family.post("/login", { email: "patient@centre.test", password: "Sturdy-pass-2026" });
+    const member = await call(
+      family,
+      "POST",
+      "/family/members",
+      JSON.stringify({
+        firstName: "Meena",
+        sex: "female",
+        age: 30,
+        relationship: "daughter",
+        preferredLanguage: "hi",
+        memberConsent: true,
+      }),
+      { ...OUTBOX, "Content-Type": "application/json" },
+    );
+    expect(member.status, await member.clone().text()).toBe(201);
+  });
+
+  it("the cookie of a signed-out session is refused", async () => {
+    const b = new Browserish(server.url);
+    await b.post("/login", { email: "hwa@centre.test", password: "Sturdy-pass-2026" });
+    const kept = new Browserish(server.url);
+    kept.cookies = new Map(b.cookies);
+    expect((await call(kept, "GET", "/centre/patients")).status).toBe(200);
+    expect((await b.post("/logout", {})).status).toBe(302);
+    expect((await call(kept, "GET", "/centre/patients")).status).toBe(401);
+    expect(
+      (await call(kept, "POST", "/centre/patients", uploadForm({ ...BASE, firstName: "Gone" }))).status,
+    ).toBe(401);
   });
 });

@@ -15,7 +15,7 @@ import { openTestDb, storedKeys } from "../helpers/db";
 import { checkBundle } from "../helpers/fhir-validate";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
 import { raw, type RawResponse } from "../helpers/raw";
-import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
@@ -599,12 +599,15 @@ describe("a family member's data (profiles, decision 0030)", () => {
       ids.patient,
       now,
     );
+    // Given two hours before it was recorded (read aloud offline, decision 0064).
+    const shownAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 7_200_000);
     await db.run(
-      "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, recorded_by, recorded_by_name, relationship, created_at) VALUES (?, ?, 'guardian', ?, 'family-2026-11', 'hi', 'online', ?, 'Priya Tester', 'mother', ?)",
+      "INSERT INTO patient_consents (id, patient_id, kind, granted, text_version, locale, method, recorded_by, recorded_by_name, relationship, shown_at, created_at) VALUES (?, ?, 'guardian', ?, 'family-2026-11', 'hi', 'online', ?, 'Priya Tester', 'mother', ?, ?)",
       randomBytes(12).toString("hex"),
       child,
       db.kind === "postgres" ? true : 1,
       ids.patient,
+      db.time(shownAt.getTime()),
       now,
     );
     await db.close();
@@ -631,6 +634,12 @@ describe("a family member's data (profiles, decision 0030)", () => {
       (c) => c.policyRule?.coding?.[0].code === "guardian",
     );
     expect(guardian?.performer?.[0].reference).toBe(`urn:uuid:${parent.id}`);
+    // When it was given: the time it was read, not the time it reached the server.
+    expect(Date.parse(guardian!.dateTime!)).toBe(shownAt.getTime());
+    // My data says so too.
+    expect(pageText(await (await b.fetch(`/dashboard/my-data?patientId=${child}`)).text())).toContain(
+      "Read aloud on",
+    );
     // Another patient may not, and the child's ZIP is not the manager's own.
     const other = new Browserish(server.url);
     await other.post("/login", { email: "other@fhir.test", password: strongPassword });

@@ -60,6 +60,7 @@ describe("OpenAPI 3.1 document", () => {
     expect(servedRoutes().length).toBeGreaterThanOrEqual(25);
     expect(documented).toEqual(servedRoutes());
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.bearerAuth.description).toContain("X-CareBridge-Outbox: 1");
     const signup = doc.paths["/auth/signup"].post;
     expect(signup.requestBody.content["application/json"].schema.required).toContain("otp");
     expect(doc.paths["/report/get-pending-reports"].get.parameters.map((p: any) => p.name)).toEqual(

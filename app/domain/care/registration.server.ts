@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import { centres, patientConsents, patients, type PatientRow } from "~/db/schema";
+import { checkConsentShown, parseShownAt } from "~/schemas/consent-versions";
 import {
   CONSENT_TEXT_VERSION,
   EVIDENCE_METHODS,
@@ -45,6 +46,8 @@ export type ApiFacilitatedConsent = {
   witnessName: string | null;
   hasEvidence: boolean;
   recordedByName: string;
+  /** When the text was read aloud, when that was before it was recorded (offline); null: at createdAt. */
+  shownAt: string | null;
   createdAt: string;
 };
 
@@ -168,12 +171,16 @@ export async function registerPatient(
       createdAt: now,
       updatedAt: now,
     };
+    // Offline (decision 0064): the version that was in use when the text was read, as checked.
+    const shownAt = data.consentShownAt ? parseShownAt(data.consentShownAt) : null;
+    const shown = checkConsentShown(data.consentTextVersion, shownAt ?? undefined, now);
     const consent: ConsentRow = {
       id: newId(),
       patientId,
       kind: "facilitated",
       granted: true,
-      textVersion: CONSENT_TEXT_VERSION,
+      textVersion: shown.ok ? shown.version : CONSENT_TEXT_VERSION,
+      shownAt: shownAt && shownAt < now ? shownAt : null,
       locale: data.preferredLanguage,
       method: data.consentMethod,
       witnessName: data.consentMethod === "witnessed" ? data.witnessName : null,
@@ -233,6 +240,7 @@ function toApiConsent(c: ConsentRow): ApiFacilitatedConsent {
     witnessName: c.witnessName ?? null,
     hasEvidence: !!c.evidenceKey,
     recordedByName: c.recordedByName,
+    shownAt: c.shownAt?.toISOString() ?? null,
     createdAt: c.createdAt.toISOString(),
   };
 }

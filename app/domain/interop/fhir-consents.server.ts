@@ -136,7 +136,8 @@ export function addConsents(ctx: BundleContext, parties: Parties, documentRefs: 
         { coding: [{ system: sys.consentBasis, code: c.kind }], text: t(CONSENT_KIND_KEYS[c.kind]) },
       ],
       patient: patientRef,
-      dateTime: iso(c.createdAt),
+      // When it was given: read aloud offline and recorded later (decision 0064), or when recorded.
+      dateTime: iso(c.shownAt ?? c.createdAt),
       ...(performer ? { performer: [performer] } : {}),
       organization: [centreRef ?? orgRef],
       sourceAttachment: {

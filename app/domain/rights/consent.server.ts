@@ -83,6 +83,8 @@ export type ProfileConsentOut = {
   recordedBy: { _id: string | null; name: string };
   centre: { _id: string; name: string } | null;
   relationship: string;
+  /** When the text was read aloud, when that was before it was recorded (offline); null: at createdAt. */
+  shownAt: string | null;
   createdAt: string;
 };
 
@@ -163,6 +165,7 @@ export async function profileConsents(patientId: string): Promise<ProfileConsent
     recordedBy: { _id: c.recordedBy, name: c.recordedByName },
     centre: c.centreId ? { _id: c.centreId, name: centreName ?? "" } : null,
     relationship: c.relationship,
+    shownAt: c.shownAt?.toISOString() ?? null,
     createdAt: c.createdAt.toISOString(),
   }));
 }

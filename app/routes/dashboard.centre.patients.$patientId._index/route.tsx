@@ -129,6 +129,9 @@ export default function CentrePatient() {
             {patient.consent.witnessName
               ? ` ${t("registration.witnessLine", { name: patient.consent.witnessName })}`
               : ""}
+            {patient.consent.shownAt
+              ? ` ${t("registration.readAloudLine", { date: dates.dateTime(patient.consent.shownAt) })}`
+              : ""}
           </p>
         )}
       </div>

@@ -54,6 +54,7 @@ export function ProfileConsents({ member = false }: { member?: boolean }) {
                           date: dateTime(c.createdAt),
                         })}
                   </li>
+                  {c.shownAt && <li>{t("control.consentReadAloud", { date: dateTime(c.shownAt) })}</li>}
                   {c.evidence && <li>{t("control.consentEvidence")}</li>}
                   <li className="text-slate-600">{t("rights.textVersion", { version: c.textVersion })}</li>
                 </ul>

@@ -7,6 +7,7 @@ import { tFor } from "~/i18n/i18n.server";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
 import { requireActor } from "~/utils/auth.server";
+import { actorFromCookie } from "~/utils/session-cookie.server";
 import { guardForm } from "~/utils/guard.server";
 import { idempotent } from "~/utils/idempotency.server";
 import { parseUpload } from "~/utils/multipart.server";
@@ -23,6 +24,7 @@ export function uploadActionOnce(args: ActionFunctionArgs) {
     args.request,
     {
       maxBytes: reportUploadMaxBytes(),
+      actor: actorFromCookie,
       refuse: (status, message, headers) =>
         data(
           {

@@ -1517,7 +1517,7 @@ export interface paths {
     get: operations["getCentrePatients"];
     put?: never;
     /**
-     * Register a patient at the worker's centre after reading the facilitated-consent text aloud (consent=granted; refused saves nothing and answers 400). Methods: verbal, witnessed (witnessName), signature or thumbprint (a photo as `evidence`, stored encrypted). Age or birthYear; phone unless phoneOwner=none
+     * Register a patient at the worker's centre after reading the facilitated-consent text aloud (consent=granted; refused saves nothing and answers 400). Methods: verbal, witnessed (witnessName), signature or thumbprint (a photo as `evidence`, stored encrypted). Age or birthYear; phone unless phoneOwner=none. Recorded offline: `consentShownAt` (ISO 8601 with a zone, when the text was read) with `consentTextVersion` (the text shown) is accepted when that version was in use at that time, the time is not ahead of the server's by more than 5 minutes and not more than 30 days ago; otherwise 400 with a field error on `consentShownAt` (or `consentTextVersion` for an unknown version)
      * @description Who: HealthWorker (approved).
      */
     post: operations["postCentrePatients"];
@@ -18469,6 +18469,8 @@ export interface operations {
                 } | null;
                 relationship: string;
                 /** Format: date-time */
+                shownAt: string | null;
+                /** Format: date-time */
                 createdAt: string;
               }[];
             };
@@ -18655,6 +18657,8 @@ export interface operations {
                   name: string;
                 } | null;
                 relationship: string;
+                /** Format: date-time */
+                shownAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
               }[];
@@ -22741,6 +22745,8 @@ export interface operations {
           witnessName?: string | null;
           /** @default  */
           consentTextVersion?: string | null;
+          /** @default  */
+          consentShownAt?: string | null;
           /** @description binary; image/png, image/jpeg, image/webp, image/gif */
           evidence: Blob;
         };
@@ -22801,6 +22807,11 @@ export interface operations {
                 /** @description A photo of the signature or thumbprint is kept (encrypted) */
                 hasEvidence: boolean;
                 recordedByName: string;
+                /**
+                 * Format: date-time
+                 * @description When the consent text was read aloud, for one recorded offline and sent later (`consentShownAt`); null: when it was recorded (createdAt)
+                 */
+                shownAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
               } | null;
@@ -23073,6 +23084,11 @@ export interface operations {
                 /** @description A photo of the signature or thumbprint is kept (encrypted) */
                 hasEvidence: boolean;
                 recordedByName: string;
+                /**
+                 * Format: date-time
+                 * @description When the consent text was read aloud, for one recorded offline and sent later (`consentShownAt`); null: when it was recorded (createdAt)
+                 */
+                shownAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
               } | null;

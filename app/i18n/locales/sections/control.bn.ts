@@ -65,6 +65,7 @@ const control = {
   consentWitness: "সাক্ষী: {{name}}",
   consentRecordedBy: "{{name}} {{date}}-এ নথিভুক্ত করেছেন",
   consentRecordedAt: "{{name}} {{centre}}-এ {{date}}-এ নথিভুক্ত করেছেন",
+  consentReadAloud: "{{date}}-এ সংযোগ ছাড়াই পড়ে শোনানো হয়েছে",
   consentRelationship: "সম্পর্ক: {{relationship}}",
   consentEvidence: "এর একটি ছবি এনক্রিপ্ট করে রাখা আছে।",
   who: {

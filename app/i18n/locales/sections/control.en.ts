@@ -65,6 +65,7 @@ const control = {
   consentWitness: "Witness: {{name}}",
   consentRecordedBy: "Recorded by {{name}} on {{date}}",
   consentRecordedAt: "Recorded by {{name}} at {{centre}} on {{date}}",
+  consentReadAloud: "Read aloud on {{date}}, without a connection",
   consentRelationship: "Relationship: {{relationship}}",
   consentEvidence: "A photo of it is kept, encrypted.",
   who: {

@@ -65,6 +65,7 @@ const control = {
   consentWitness: "गवाह: {{name}}",
   consentRecordedBy: "{{name}} ने {{date}} को दर्ज किया",
   consentRecordedAt: "{{name}} ने {{centre}} में {{date}} को दर्ज किया",
+  consentReadAloud: "{{date}} को बिना इंटरनेट के पढ़कर सुनाई गई",
   consentRelationship: "रिश्ता: {{relationship}}",
   consentEvidence: "इसकी एक फ़ोटो एन्क्रिप्ट करके रखी गई है।",
   who: {

@@ -67,6 +67,7 @@ const control = {
   consentWitness: "சாட்சி: {{name}}",
   consentRecordedBy: "{{date}} அன்று {{name}} பதிவு செய்தார்",
   consentRecordedAt: "{{date}} அன்று {{centre}} மையத்தில் {{name}} பதிவு செய்தார்",
+  consentReadAloud: "{{date}} அன்று இணைப்பு இல்லாமல் படித்துக் காட்டப்பட்டது",
   consentRelationship: "உறவு: {{relationship}}",
   consentEvidence: "இதன் புகைப்படம் மறையாக்கம் செய்து வைக்கப்பட்டுள்ளது.",
   who: {

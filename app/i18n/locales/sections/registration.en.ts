@@ -27,6 +27,15 @@ const registration = {
   witnessRequired: "Enter the witness's name.",
   witnessTooLong: "The witness's name is too long.",
   consentTextChanged: "The consent text has changed. Read the new text to the patient.",
+  consentShownAtInvalid:
+    "Give the time the consent was read as a date and time with its time zone (ISO 8601).",
+  consentShownFuture:
+    "The time the consent was read is in the future. Check the phone's date and time, then send it again.",
+  consentShownTooOld:
+    "This consent was read more than 30 days ago. Read the consent text to the patient again.",
+  consentShownNotCurrent:
+    "This consent text was not the one in use when it was read. Read the current text to the patient again.",
+  readAloudLine: "Read aloud on {{date}}, without a connection; recorded when it was sent.",
   searchTooLong: "The search is too long.",
   queueSuccess: "The centre's patients.",
   registered: "Patient registered.",

@@ -1,0 +1,1 @@
+ALTER TABLE "patient_consents" ADD COLUMN "shown_at" timestamp (3) with time zone;

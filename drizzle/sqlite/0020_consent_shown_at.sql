@@ -1,0 +1,1 @@
+ALTER TABLE `patient_consents` ADD `shown_at` integer;
