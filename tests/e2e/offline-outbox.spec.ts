@@ -13,6 +13,10 @@ import hi from "../../app/i18n/locales/hi";
 import { wav } from "../helpers/audio";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { spawnApp, type AppProcess } from "../helpers/server";
+import bn from "../../app/i18n/locales/bn";
+import en from "../../app/i18n/locales/en";
+import ta from "../../app/i18n/locales/ta";
+import { wcagAxe } from "./axe";
 import { patternPng, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
 
@@ -27,6 +31,8 @@ import { shot } from "./helpers";
  */
 
 test.describe.configure({ mode: "serial" });
+
+const CATALOGUES = { en, hi, bn, ta };
 
 const PASSWORD = "Village-pass-2026";
 const CENTRE = { id: "c00000000000000000000e45", name: "उप स्वास्थ्य केंद्र सोनपुर" };
@@ -484,3 +490,52 @@ test("an outbox kept by an older version of the app is opened by this one and se
   ).toBe(2);
   await phone.close();
 });
+
+for (const lang of ["en", "hi", "bn", "ta"] as const) {
+  test(`the offline screens pass axe in ${lang}`, async () => {
+    test.setTimeout(90_000);
+    // The journey's phone, with its outbox, in this language.
+    test.skip(!context, "needs the journey's phone");
+    const phone = context;
+    const p = await phone.newPage();
+    await phone.addCookies([
+      {
+        name: "lng",
+        value: encodeURIComponent(Buffer.from(JSON.stringify(lang)).toString("base64")),
+        url: app.url,
+      },
+    ]);
+    // An item the server refused, to see that state too (its words are the server's).
+    await p.goto(`${app.url}/offline`);
+    await expect(p.getByTestId("outbox")).toBeVisible();
+    await p.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((ok) => {
+        const r = indexedDB.open("carebridge-offline");
+        r.onsuccess = () => ok(r.result);
+      });
+      const store = db.transaction("items", "readwrite").objectStore("items");
+      const all = await new Promise<{ state: string; reason?: unknown }[]>((ok) => {
+        const r = store.getAll();
+        r.onsuccess = () => ok(r.result);
+      });
+      const one = all[0];
+      if (one) store.put({ ...one, state: "needs-you", reason: { status: 403, message: "—" } });
+      db.close();
+    });
+    await p.reload();
+    await expect(p.locator("html")).toHaveAttribute("lang", lang);
+    const check = async () => expect((await wcagAxe(p).analyze()).violations).toEqual([]);
+    await expect(p.locator('[data-state="needs-you"]').first()).toBeVisible();
+    await check();
+    for (const tab of ["register", "upload", "follow-up"] as const) {
+      await p.getByRole("button", { name: CATALOGUES[lang].offline.tabs[tab] }).click();
+      await check();
+    }
+    await phone.setOffline(true);
+    await p.getByRole("button", { name: CATALOGUES[lang].offline.tabs.outbox }).click();
+    await expect(p.getByTestId("connection")).toBeVisible();
+    await check();
+    await phone.setOffline(false);
+    await p.close();
+  });
+}

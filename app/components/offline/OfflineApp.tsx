@@ -6,7 +6,7 @@ import { currentSession, enqueue, loadSnapshot, useOutbox, type ListedItem } fro
 import { openPayload } from "~/offline/store";
 import type { OfflineSession } from "~/offline/types";
 import { RegisterForm } from "~/routes/dashboard.centre.register/RegisterForm";
-import type { OfflineLoaded } from "~/routes/offline/route";
+import type { OfflineLoaded } from "./loaded";
 import { consentTextDate } from "~/utils/consent-text";
 import { OfflineFollowUp, OfflineUpload, smallerFile, useKeepError, type Whom } from "./OfflineForms";
 import { Outbox, StoragePanel } from "./Outbox";
@@ -86,7 +86,7 @@ function OfflineRegister({
   const keepError = useKeepError();
   const [lang, setLang] = useState(loaded.locale);
   const [error, setError] = useState<string | null>(null);
-  const consent = loaded.consent[lang as keyof typeof loaded.consent] ?? loaded.consent.en;
+  const consent = loaded.consent[lang] ?? loaded.consent.en;
   return (
     <div className="mt-4">
       {error && (

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { OfflineApp } from "~/components/offline/OfflineApp";
+import type { OfflineLoaded } from "~/components/offline/loaded";
 import { screenMeta } from "~/components/reports/meta";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { config } from "~/config.server";
@@ -16,7 +17,7 @@ import { consentTextDate } from "~/utils/consent-text";
  * keeps it without cookies — only the consent text in every language and the limits; all the
  * person's own data comes from the browser's sealed database once the page runs.
  */
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request }: LoaderFunctionArgs): Promise<OfflineLoaded> {
   const { t, locale } = await tFor(request);
   const consent = Object.fromEntries(
     await Promise.all(
@@ -42,8 +43,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
     maxUploadMb: Math.floor(config().maxUploadBytes / (1024 * 1024)),
   };
 }
-
-export type OfflineLoaded = Awaited<ReturnType<typeof loader>>;
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
