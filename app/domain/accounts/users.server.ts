@@ -4,7 +4,6 @@ import {
   healthWorkers,
   patients,
   profiles,
-  sessions,
   users,
   type AccountType,
   type UserRow,
@@ -15,6 +14,7 @@ import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
+import { endSessionsOnSuspension, forgetEndedSessions } from "./ended-sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/index.server";
 import { newestFirstWindow } from "../platform/index.server";
 
@@ -235,7 +235,9 @@ export async function setSuspended(
     .update(users)
     .set({ suspendedAt: suspended ? new Date() : null, updatedAt: new Date() })
     .where(eq(users.id, userId));
-  if (suspended) await db().delete(sessions).where(eq(sessions.userId, userId));
+  // A health worker's web sessions leave a tombstone for their offline outbox (decision 0065).
+  if (suspended) await endSessionsOnSuspension(userId, user.accountType === "HealthWorker");
+  else await forgetEndedSessions(userId);
   return (await findUserById(userId))!;
 }
 

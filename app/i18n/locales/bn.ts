@@ -7,6 +7,7 @@ import service_bn from "./sections/service.bn";
 import imaging_bn from "./sections/imaging.bn";
 import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
+import held_bn from "./sections/held.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1454,6 +1455,7 @@ const bn: Catalogue = {
   imaging: imaging_bn,
   panel: panel_bn,
   voice: voice_bn,
+  held: held_bn,
 };
 
 export default bn;

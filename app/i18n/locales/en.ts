@@ -7,6 +7,7 @@ import service_en from "./sections/service.en";
 import imaging_en from "./sections/imaging.en";
 import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
+import held_en from "./sections/held.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1441,6 +1442,7 @@ const en = {
   imaging: imaging_en,
   panel: panel_en,
   voice: voice_en,
+  held: held_en,
 } as const;
 
 export default en;

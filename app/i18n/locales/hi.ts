@@ -7,6 +7,7 @@ import service_hi from "./sections/service.hi";
 import imaging_hi from "./sections/imaging.hi";
 import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
+import held_hi from "./sections/held.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1448,6 +1449,7 @@ const hi: Catalogue = {
   imaging: imaging_hi,
   panel: panel_hi,
   voice: voice_hi,
+  held: held_hi,
 };
 
 export default hi;

@@ -7,6 +7,7 @@ import service_ta from "./sections/service.ta";
 import imaging_ta from "./sections/imaging.ta";
 import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
+import held_ta from "./sections/held.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1496,6 +1497,7 @@ const ta: Catalogue = {
   imaging: imaging_ta,
   panel: panel_ta,
   voice: voice_ta,
+  held: held_ta,
 };
 
 export default ta;
