@@ -135,6 +135,7 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/report/second-opinion/REPORT", token: "admin" },
   { method: "POST", path: "/voice-notes", token: "patient" },
   { method: "PATCH", path: "/voice-notes/no-such-note", token: "admin" },
+  { method: "POST", path: "/centres/no-such-centre/held-items/no-such-item/hand-over", token: "admin" },
 ];
 
 const counts = async () => {

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { heldItems, type HeldItemRow } from "~/db/schema";
+import { HELD_KIND_KEYS } from "~/schemas/centres";
 import { log } from "~/utils/log.server";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
@@ -153,7 +154,7 @@ export async function handOverHeldItem(
     action: "held.mailAction",
     path: row.kind === "register" ? `/dashboard/centre/patients/${resultId}` : "/dashboard/centre",
     vars: { centre: centre.name, worker: row.workerName },
-    lines: (t) => [t(`held.kind.${row.kind}`)],
+    lines: (t) => [t(HELD_KIND_KEYS[row.kind] ?? "held.listed")],
   });
   return toApiHeldItem({ ...row, ...done, handedTo: user.id, handedBy: actor.id, handedAt }, centre.name);
 }

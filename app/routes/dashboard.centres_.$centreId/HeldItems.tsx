@@ -4,6 +4,7 @@ import { EmptyState } from "~/components/reports/EmptyState";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import type { ApiHealthWorker } from "~/domain/care/index.server";
 import type { ApiHeldItem } from "~/domain/consultation/index.server";
+import { HELD_KIND_KEYS, HELD_REASON_KEYS, HELD_STATUS_KEYS } from "~/schemas/centres";
 
 /**
  * What suspended or moved workers recorded offline for this centre (decision 0065), each with a
@@ -18,9 +19,9 @@ export function HeldItems({ items, workers }: { items: ApiHeldItem[]; workers: A
     return w ? `${w.firstName} ${w.lastName}`.trim() : "";
   };
   const columns: Column<ApiHeldItem>[] = [
-    { key: "kind", header: t("held.colKind"), cell: (h) => t(`held.kind.${h.kind}`) },
+    { key: "kind", header: t("held.colKind"), cell: (h) => t(HELD_KIND_KEYS[h.kind]) },
     { key: "by", header: t("held.colRecordedBy"), cell: (h) => h.recordedBy.name },
-    { key: "reason", header: t("held.colReason"), cell: (h) => t(`held.reason.${h.reason}`) },
+    { key: "reason", header: t("held.colReason"), cell: (h) => t(HELD_REASON_KEYS[h.reason]) },
     {
       key: "at",
       header: t("held.colRecordedAt"),
@@ -31,7 +32,7 @@ export function HeldItems({ items, workers }: { items: ApiHeldItem[]; workers: A
       header: t("held.colStatus"),
       cell: (h) => {
         if (h.status !== "held")
-          return `${t(`held.status.${h.status}`)}${h.handedTo ? ` · ${nameOf(h.handedTo)}` : ""}`;
+          return `${t(HELD_STATUS_KEYS[h.status])}${h.handedTo ? ` · ${nameOf(h.handedTo)}` : ""}`;
         if (!approved.length) return t("held.noWorkers");
         const id = `hand-${h._id}`;
         const busy = navigation.state !== "idle" && navigation.formData?.get("heldItemId") === h._id;
