@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  claim,
   freshDomain,
+  makeExpert,
+  pdfBytes,
+  review,
   makeAdmin,
   makeCentre,
   makeHealthWorker,
@@ -9,6 +13,7 @@ import {
   type Person,
 } from "../helpers/factories";
 import { samplePng } from "../helpers/files";
+import { wav } from "../helpers/audio";
 
 /*
  * Held items without HTTP (decision 0065): a suspended worker's ended session still names them to
@@ -200,5 +205,79 @@ describe("a moved worker's outbox", () => {
     expect(
       await d.consultation.outboxRefusal({ actor, endedToken: null, claimedCentreId: third.id }),
     ).toBeNull();
+  });
+});
+
+describe("held uploads, voice notes and follow-ups", () => {
+  it("are filed for the patient as the worker they are handed to", async () => {
+    const worker = await makeHealthWorker(centre);
+    const patient = await d.care.registerPatient(worker, { ...REGISTRATION, consentMethod: "verbal" }, null);
+    const pdf = () => d.records.storeUpload(chunks(pdfBytes()), { maxBytes: 1_000_000, allowed: "report" });
+    const upload = {
+      reportType: "Blood Test",
+      phoneNumber: "98765 43210",
+      countryCode: "+91",
+      patientId: patient._id,
+    };
+    const report = await d.consultation.createReport(worker, upload, await pdf());
+    const expert = await makeExpert();
+    await claim(expert, report);
+    await review(expert, report);
+    await d.care.updateHealthWorker(admin, worker.id, { suspended: true });
+    const refused = (await d.consultation.outboxRefusal({
+      actor: null,
+      endedToken: worker.token,
+      claimedCentreId: null,
+    }))!;
+    const heldUpload = await d.consultation.holdItem(
+      refused,
+      { kind: "upload", key: "u", fields: upload, file: await pdf() },
+      worker.client,
+    );
+    const heldQuestion = await d.consultation.holdItem(
+      refused,
+      {
+        kind: "follow-up",
+        key: "f",
+        fields: { question: "Should she fast before the next test?", reportId: report._id },
+        file: null,
+      },
+      worker.client,
+    );
+    const heldVoice = await d.consultation.holdItem(
+      refused,
+      {
+        kind: "voice",
+        key: "v",
+        fields: { kind: "description", language: "hi", reportId: report._id },
+        file: await d.records.storeUpload(chunks(wav(1)), {
+          maxBytes: 1024 * 1024,
+          allowed: "audio",
+          fileName: "v.wav",
+        }),
+      },
+      worker.client,
+    );
+    const spoken = await d.consultation.handOverHeldItem(admin, centre.id, heldVoice!._id, {
+      workerId: colleague.id,
+    });
+    const notes = await d.db.db().select().from(d.schema.voiceNotes);
+    expect(notes.find((n) => n.id === spoken.resultId)).toMatchObject({
+      reportId: report._id,
+      authorId: colleague.id,
+    });
+    const filed = await d.consultation.handOverHeldItem(admin, centre.id, heldUpload!._id, {
+      workerId: colleague.id,
+    });
+    const reports = await d.db.db().select().from(d.schema.reports);
+    expect(reports.find((r) => r.id === filed.resultId)).toMatchObject({
+      patientId: patient._id,
+      centreId: centre.id,
+    });
+    const asked = await d.consultation.handOverHeldItem(admin, centre.id, heldQuestion!._id, {
+      workerId: colleague.id,
+    });
+    const followUps = await d.db.db().select().from(d.schema.reportFollowups);
+    expect(followUps.find((f) => f.id === asked.resultId)).toMatchObject({ reportId: report._id });
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { samplePng, uploadForm } from "../helpers/files";
-import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
@@ -229,5 +229,42 @@ describe("the admin hands a held item over", () => {
       consent: { recordedByName: "Worker hwS" },
     });
     expect((await hand(ids.hwA2)).status).toBe(409);
+  });
+});
+
+describe("the centre's admin page", () => {
+  it("shows what is kept and hands it over with a plain form", async () => {
+    const admin = new Browserish(server.url);
+    expect((await admin.post("/login", ADMIN)).status).toBe(302);
+    const page = await admin.fetch(`/dashboard/centres/${A.id}`);
+    expect(page.status).toBe(200);
+    const text = pageText(await page.text());
+    expect(text).toContain("Kept for this centre");
+    expect(text).toContain("Worker hwM");
+    const held = await db.get<{ id: string }>(
+      "SELECT id FROM held_items WHERE worker_id = ? AND status = 'held'",
+      ids.hwM,
+    );
+    const wrong = await admin.post(`/dashboard/centres/${A.id}`, {
+      intent: "hand-over",
+      heldItemId: held!.id,
+      workerId: ids.hwB,
+    });
+    expect(wrong.status).toBe(302);
+    expect(
+      (await db.get<{ status: string }>("SELECT status FROM held_items WHERE id = ?", held!.id))!.status,
+    ).toBe("held");
+    const res = await admin.post(`/dashboard/centres/${A.id}`, {
+      intent: "hand-over",
+      heldItemId: held!.id,
+      workerId: ids.hwA2,
+    });
+    expect(res.status).toBe(302);
+    const row = await db.get<{ status: string; handed_to: string }>(
+      "SELECT status, handed_to FROM held_items WHERE id = ?",
+      held!.id,
+    );
+    expect(row).toMatchObject({ status: "handed", handed_to: ids.hwA2 });
+    expect(await patientsNamed("Heldover")).toBe(2);
   });
 });

@@ -1,13 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
-import {
-  healthWorkers,
-  patients,
-  profiles,
-  users,
-  type AccountType,
-  type UserRow,
-} from "~/db/schema";
+import { healthWorkers, patients, profiles, users, type AccountType, type UserRow } from "~/db/schema";
 import type { HealthWorkerRole } from "~/db/types";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "../platform/errors";
