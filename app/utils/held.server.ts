@@ -7,6 +7,7 @@ import {
   type HeldKind,
 } from "~/domain/consultation/index.server";
 import { isDomainError } from "~/domain/platform/errors";
+import { answeredIdempotencyKey } from "~/domain/platform/index.server";
 import type { UploadKind } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { newId } from "~/utils/ids.server";
@@ -14,6 +15,7 @@ import { errorResponse, isOutboxRequest, jsonResponse, readJson } from "./api.se
 import { asRefusal } from "./faults.server";
 import { log } from "./log.server";
 import { parseUpload } from "./multipart.server";
+import { replay } from "./idempotency.server";
 import { clientOf } from "./request.server";
 import { actorFromCookie, sessionCookie } from "./session-cookie.server";
 
@@ -57,6 +59,11 @@ export async function holdRefusedOutbox(
       claimedCentreId: request.headers.get(CENTRE_HEADER),
     });
     if (!refusal) return null;
+    const key = request.headers.get("Idempotency-Key");
+    const usable = key && KEY.test(key) ? key : null;
+    // Created before the suspension and its answer lost: that answer again, nothing kept twice.
+    const answered = usable ? await answeredIdempotencyKey(refusal.worker._id, usable) : null;
+    if (answered) return replay(answered);
     const status = refusal.reason === "suspended" ? 403 : 409;
     const centre = refusal.centre.name;
     const why =
@@ -80,12 +87,7 @@ export async function holdRefusedOutbox(
       }));
     } else fields = await readJson(request);
     if (spec.reportId !== undefined) fields = { ...fields, reportId: spec.reportId };
-    const key = request.headers.get("Idempotency-Key");
-    const item = await holdItem(
-      refusal,
-      { kind: spec.kind, key: key && KEY.test(key) ? key : newId(), fields, file },
-      client,
-    );
+    const item = await holdItem(refusal, { kind: spec.kind, key: usable ?? newId(), fields, file }, client);
     if (!item) {
       const message = `${why} ${t("held.notKept", { centre, max: HELD_PER_WORKER })}`;
       return jsonResponse({ ...base, message, held: false }, status);

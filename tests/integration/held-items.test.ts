@@ -130,6 +130,9 @@ afterAll(async () => {
 
 describe("a worker suspended while offline", () => {
   it("gets each outbox item refused with the reason (403) and kept for the centre, once per key", async () => {
+    // Sent before the suspension, its answer lost: sent again after, it is answered, not kept twice.
+    const online = { ...FIELDS, lastName: "Online" };
+    expect((await outboxRegister(web.hwS, "item-s-0", {}, online)).status).toBe(201);
     expect(
       (await api.raw("PATCH", `/health-workers/${ids.hwS}`, { suspended: true }, tok.admin)).status,
     ).toBe(200);
@@ -148,8 +151,21 @@ describe("a worker suspended while offline", () => {
     expect(again.status).toBe(403);
     expect(again.body.heldItem._id).toBe(first.body.heldItem._id);
     expect(again.body.message).toContain("निलंबित");
+    const lost = await web.hwS.fetch("/api/v1/centre/patients", {
+      method: "POST",
+      body: uploadForm(online, {
+        name: "thumb.png",
+        data: samplePng(),
+        type: "image/png",
+        field: "evidence",
+      }),
+      headers: { "X-CareBridge-Outbox": "1", "Sec-Fetch-Site": "same-origin", "Idempotency-Key": "item-s-0" },
+    });
+    expect(lost.status).toBe(201);
+    expect(lost.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await heldCount(ids.hwS)).toBe(1);
     expect(await patientsNamed("Heldover")).toBe(0);
+    expect(await patientsNamed("Online")).toBe(1);
   });
 
   it("the ended session does nothing else: reads, bearer tokens and requests without the header stay 401", async () => {
