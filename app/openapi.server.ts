@@ -90,6 +90,7 @@ import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
+import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
 const tusVersion = z.literal("1.0.0").describe("The protocol version: always 1.0.0");
 const uploadOffset = z
@@ -347,6 +348,7 @@ export const ENDPOINTS: Endpoint[] = [
     status: 201,
     errors: [400, 401, 403, 413, 415],
     idempotent: true,
+    held: true,
   },
   {
     method: "options",
@@ -378,6 +380,7 @@ export const ENDPOINTS: Endpoint[] = [
     auth: true,
     operationId: "uploadsCreate",
     idempotent: true,
+    held: true,
     errors: [400, 401, 403, 412, 413, 415, 429],
     tus: {
       headers: z.object({
@@ -551,6 +554,7 @@ export const ENDPOINTS: Endpoint[] = [
     status: 201,
     errors: [400, 401, 403, 404, 409],
     idempotent: true,
+    held: true,
   },
   {
     method: "post",
@@ -944,6 +948,7 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [],
   },
   ...CENTRE_ENDPOINTS,
+  ...HELD_ENDPOINTS,
   ...REGISTRATION_ENDPOINTS,
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
@@ -1057,6 +1062,7 @@ function tusPath(e: Endpoint & { tus: TusOperation }, bearerName: string): Route
     };
   }
   if (e.idempotent) addIdempotencyAnswers(responses, errorObject, RETRY_AFTER);
+  if (e.held) addHeldAnswers(request, responses, errorObject);
   return {
     method: e.method,
     path: e.path,
@@ -1172,6 +1178,7 @@ export function openApiDocument(): object {
             };
     }
     if (e.idempotent) addIdempotencyAnswers(responses, errorObject, RETRY_AFTER);
+    if (e.held) addHeldAnswers(request, responses, errorObject);
     registry.registerPath({
       method: e.method,
       path: e.path,

@@ -962,3 +962,60 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_created_idx").on(t.createdAt),
   ],
 );
+
+/**
+ * A web session that ended because its account was suspended (decision 0065): kept for a while so
+ * the app's offline outbox can still be told why, and hand in what it recorded — never to act.
+ */
+export const endedSessions = pgTable(
+  "ended_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    endedAt: ms("ended_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [index("ended_sessions_user_idx").on(t.userId), index("ended_sessions_expires_idx").on(t.expiresAt)],
+);
+
+/**
+ * Held items (decision 0065): an offline action refused because its worker was suspended or moved,
+ * kept for the centre it was recorded at until an admin hands it to another worker there.
+ */
+export const heldItems = pgTable(
+  "held_items",
+  {
+    id: text("id").primaryKey(),
+    centreId: text("centre_id")
+      .notNull()
+      .references(() => centres.id, { onDelete: "cascade" }),
+    workerId: text("worker_id").references(() => users.id, { onDelete: "set null" }),
+    workerName: text("worker_name").notNull(),
+    kind: text("kind").notNull(),
+    /** The outbox item's Idempotency-Key: one held item per (worker, key). */
+    idemKey: text("idem_key").notNull(),
+    /** Why it was refused: "suspended" or "moved". */
+    reason: text("reason").notNull(),
+    /** JSON: the request's fields (and, for a follow-up, its report). */
+    fields: text("fields").notNull(),
+    fileKey: text("file_key"),
+    fileName: text("file_name"),
+    fileType: text("file_type"),
+    fileSize: integer("file_size"),
+    /** held, handing (an admin's hand-over under way) or handed. */
+    status: text("status").notNull().default("held"),
+    handedTo: text("handed_to").references(() => users.id, { onDelete: "set null" }),
+    handedBy: text("handed_by").references(() => users.id, { onDelete: "set null" }),
+    handedAt: ms("handed_at"),
+    resultId: text("result_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("held_items_worker_key_uq").on(t.workerId, t.idemKey),
+    index("held_items_centre_idx").on(t.centreId, t.createdAt, t.id),
+    index("held_items_worker_status_idx").on(t.workerId, t.status),
+  ],
+);

@@ -49,6 +49,8 @@ export const {
   voiceNotes,
   takeOvers,
   idempotencyKeys,
+  endedSessions,
+  heldItems,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
@@ -57,3 +59,4 @@ export type PatientRow = typeof lite.patients.$inferSelect;
 export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
 export type TakeOverRow = typeof lite.takeOvers.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;
+export type HeldItemRow = typeof lite.heldItems.$inferSelect;

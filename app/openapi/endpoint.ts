@@ -33,6 +33,8 @@ export type Endpoint = {
   errors: number[];
   /** Takes an `Idempotency-Key` (decision 0062): the header, and the 422/409 it may answer. */
   idempotent?: boolean;
+  /** A create the offline outbox calls: its headers and the held refusal (decision 0065). */
+  held?: boolean;
   binary?: boolean;
   extra?: Record<string, ZodTypeAny>;
   /** Set when the path alone does not name the operation (tus: one path, several methods). */

@@ -105,6 +105,7 @@ export const REGISTRATION_ENDPOINTS: Endpoint[] = [
     status: 201,
     errors: [400, 401, 403, 413, 415, 429],
     idempotent: true,
+    held: true,
   },
   {
     method: "get",

@@ -48,6 +48,7 @@ export const VOICE_ENDPOINTS: Endpoint[] = [
     status: 201,
     errors: [400, 401, 403, 404, 409, 413, 415],
     idempotent: true,
+    held: true,
   },
   {
     method: "get",

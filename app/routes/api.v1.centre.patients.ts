@@ -7,6 +7,7 @@ import {
 } from "~/domain/care/index.server";
 import { centreQueueQuery } from "~/schemas/registration";
 import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { holdRefusedOutbox } from "~/utils/held.server";
 import { idempotent } from "~/utils/idempotency.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
@@ -31,21 +32,29 @@ const route = apiRoute({
       };
     }),
   POST: (request, _params, context) =>
-    idempotent(request, { maxBytes: config().maxUploadBytes }, (request) =>
-      api(request, async () => {
-        const actor = await requireApiActor(request);
-        await requireWorkerCentre(actor); // before a single byte of the photo is read
-        const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
-          const { fields, file } = await parseUpload(request, {
-            fileField: "evidence",
-            kind: "image",
-            maxBytes: config().maxUploadBytes,
+    idempotent(request, { maxBytes: config().maxUploadBytes }, async (request) => {
+      // A suspended or moved worker's offline item: refused with the reason and kept (decision 0065).
+      const held = await holdRefusedOutbox(request, context, {
+        kind: "register",
+        file: { field: "evidence", kind: "image", maxBytes: config().maxUploadBytes },
+      });
+      return (
+        held ??
+        api(request, async () => {
+          const actor = await requireApiActor(request);
+          await requireWorkerCentre(actor); // before a single byte of the photo is read
+          const patient = await withRegistrationBudget(actor, clientOf(context), async () => {
+            const { fields, file } = await parseUpload(request, {
+              fileField: "evidence",
+              kind: "image",
+              maxBytes: config().maxUploadBytes,
+            });
+            return registerPatient(actor, fields, file, { ip: clientOf(context).ip });
           });
-          return registerPatient(actor, fields, file, { ip: clientOf(context).ip });
-        });
-        return { status: 201, message: "registration.registered", data: patient };
-      }),
-    ),
+          return { status: 201, message: "registration.registered", data: patient };
+        })
+      );
+    }),
 });
 export const loader = route.loader;
 export const action = route.action;

@@ -1,5 +1,6 @@
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { apiRoute } from "~/utils/api.server";
+import { holdRefusedOutbox } from "~/utils/held.server";
 import { idempotent } from "~/utils/idempotency.server";
 import { actorFromRequest } from "~/utils/session-cookie.server";
 import { handleTus } from "~/utils/tus.server";
@@ -12,9 +13,16 @@ import { handleTus } from "~/utils/tus.server";
 const route = apiRoute({
   POST: (request, _params, context) =>
     // tus takes the browser session on a same-site request too (fileActor): so does its key.
-    idempotent(request, { maxBytes: reportUploadMaxBytes(), actor: actorFromRequest }, (request) =>
-      handleTus(request, undefined, context),
-    ),
+    idempotent(request, { maxBytes: reportUploadMaxBytes(), actor: actorFromRequest }, async (request) => {
+      // A suspended or moved worker's offline upload carries no bytes here: it is refused with the
+      // reason and sent whole to the multipart endpoint, which keeps it (decision 0065).
+      const held = await holdRefusedOutbox(request, context, {
+        kind: "upload",
+        wholeAt: "/api/v1/report/upload-report",
+      });
+      if (held) held.headers.set("Tus-Resumable", "1.0.0");
+      return held ?? handleTus(request, undefined, context);
+    }),
   OPTIONS: (request, _params, context) => handleTus(request, undefined, context),
 });
 export const loader = route.loader;

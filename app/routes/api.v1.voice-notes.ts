@@ -1,6 +1,7 @@
 import { addVoiceNote, listVoiceNotes, voiceMaxBytes } from "~/domain/consultation/index.server";
 import { limit } from "~/domain/platform/index.server";
 import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { holdRefusedOutbox } from "~/utils/held.server";
 import { idempotent } from "~/utils/idempotency.server";
 import { parseUpload } from "~/utils/multipart.server";
 import { clientOf } from "~/utils/request.server";
@@ -18,21 +19,28 @@ const route = apiRoute({
       return { message: "voice.listed", data: await listVoiceNotes(actor, reportId) };
     }),
   POST: (request, _params, context) =>
-    idempotent(request, { maxBytes: voiceMaxBytes() }, (request) =>
-      api(request, async () => {
-        const actor = await requireApiActor(request);
-        await limit("upload", actor.id, clientOf(context));
-        const { fields, file } = await parseUpload(request, {
-          fileField: "audio",
-          kind: "audio",
-          maxBytes: voiceMaxBytes(),
-        });
-        const note = await addVoiceNote(actor, fields.reportId ?? "", fields, file, {
-          ip: clientOf(context).ip,
-        });
-        return { status: 201, message: "voice.added", data: note };
-      }),
-    ),
+    idempotent(request, { maxBytes: voiceMaxBytes() }, async (request) => {
+      const held = await holdRefusedOutbox(request, context, {
+        kind: "voice",
+        file: { field: "audio", kind: "audio", maxBytes: voiceMaxBytes() },
+      });
+      return (
+        held ??
+        api(request, async () => {
+          const actor = await requireApiActor(request);
+          await limit("upload", actor.id, clientOf(context));
+          const { fields, file } = await parseUpload(request, {
+            fileField: "audio",
+            kind: "audio",
+            maxBytes: voiceMaxBytes(),
+          });
+          const note = await addVoiceNote(actor, fields.reportId ?? "", fields, file, {
+            ip: clientOf(context).ip,
+          });
+          return { status: 201, message: "voice.added", data: note };
+        })
+      );
+    }),
 });
 export const loader = route.loader;
 export const action = route.action;

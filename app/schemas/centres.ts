@@ -186,3 +186,20 @@ export type UpdateWorkerInput = z.infer<typeof updateWorkerSchema>;
 export function isHealthWorkerRole(v: unknown): v is (typeof HEALTH_WORKER_ROLES)[number] {
   return (HEALTH_WORKER_ROLES as readonly unknown[]).includes(v);
 }
+
+/** Held items (decision 0065): the message keys of their kind, why they are held, and their state. */
+export const HELD_KIND_KEYS: Record<string, string> = {
+  register: "held.kind.register",
+  upload: "held.kind.upload",
+  voice: "held.kind.voice",
+  "follow-up": "held.kind.follow-up",
+};
+export const HELD_REASON_KEYS: Record<string, string> = {
+  suspended: "held.reason.suspended",
+  moved: "held.reason.moved",
+};
+export const HELD_STATUS_KEYS: Record<string, string> = {
+  held: "held.status.held",
+  handing: "held.status.handing",
+  handed: "held.status.handed",
+};

@@ -80,7 +80,7 @@ export const OUTBOX_HEADER = "X-CareBridge-Outbox";
  * service worker: a same-origin request (`Sec-Fetch-Site`) carrying OUTBOX_HEADER. Another site
  * cannot send that header without a CORS preflight, which this server never grants.
  */
-function isOutboxRequest(request: Request): boolean {
+export function isOutboxRequest(request: Request): boolean {
   return (
     !request.headers.has("Authorization") &&
     request.headers.get(OUTBOX_HEADER) === "1" &&

@@ -97,7 +97,8 @@ export async function idempotent<T, R = Response>(
   return new Response(body || null, { status: response.status, headers: response.headers });
 }
 
-function replay(answer: StoredAnswer): Response {
+/** A kept answer sent again, marked `Idempotent-Replayed: true`. */
+export function replay(answer: StoredAnswer): Response {
   const headers = new Headers(answer.headers);
   headers.set("Cache-Control", "no-store");
   headers.set("X-Content-Type-Options", "nosniff");

@@ -792,6 +792,26 @@ const API: Row[] = [
     expert: 403,
     admin: 200,
   },
+  // Held items (decision 0065): admins only; an unknown item is the admin's 404.
+  {
+    route: "GET /centres/:centre/held-items",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "POST /centres/:centre/held-items/no-such-item/hand-over",
+    body: () => ({ workerId: "no-such-worker" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 404,
+  },
   {
     // Last: it starts a setup (a pending secret) for each account, after its password.
     route: "POST /auth/two-factor/setup",

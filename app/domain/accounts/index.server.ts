@@ -64,6 +64,7 @@ export {
   updateDisplayPicture,
   updateProfile,
 } from "./profile.server";
+export { endedSessionOf, ENDED_SESSION_KEEP_MS } from "./ended-sessions.server";
 export {
   createSession,
   knownDeviceMark,

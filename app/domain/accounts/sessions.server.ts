@@ -4,6 +4,7 @@ import { affected, db, prepareQuery, timeParam, watchActors, type DB } from "~/d
 import { sessions, users, type AccountType } from "~/db/schema";
 import type { Actor } from "../platform/actor";
 import { specialtiesColumn, specialtiesFromColumn } from "./specialty-column.server";
+import { pruneEndedSessions } from "./ended-sessions.server";
 import { newId, newToken, sha256 } from "~/utils/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
 
@@ -229,6 +230,7 @@ export async function revokeAllSessions(userId: string, exceptSessionId?: string
 export async function pruneExpiredSessions(): Promise<number> {
   const c = config();
   const idleCutoff = new Date(Date.now() - Math.max(c.sessionIdleMsStaff, c.sessionIdleMsPatient));
+  await pruneEndedSessions();
   return affected(
     await db()
       .delete(sessions)

@@ -1,20 +1,13 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
-import {
-  healthWorkers,
-  patients,
-  profiles,
-  sessions,
-  users,
-  type AccountType,
-  type UserRow,
-} from "~/db/schema";
+import { healthWorkers, patients, profiles, users, type AccountType, type UserRow } from "~/db/schema";
 import type { HealthWorkerRole } from "~/db/types";
 import { newId } from "~/utils/ids.server";
 import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";
 import { hashPassword } from "./passwords.server";
+import { endSessionsOnSuspension, forgetEndedSessions } from "./ended-sessions.server";
 import { COUNT_KEYS, listCount } from "../platform/index.server";
 import { newestFirstWindow } from "../platform/index.server";
 
@@ -235,7 +228,9 @@ export async function setSuspended(
     .update(users)
     .set({ suspendedAt: suspended ? new Date() : null, updatedAt: new Date() })
     .where(eq(users.id, userId));
-  if (suspended) await db().delete(sessions).where(eq(sessions.userId, userId));
+  // A health worker's web sessions leave a tombstone for their offline outbox (decision 0065).
+  if (suspended) await endSessionsOnSuspension(userId, user.accountType === "HealthWorker");
+  else await forgetEndedSessions(userId);
   return (await findUserById(userId))!;
 }
 

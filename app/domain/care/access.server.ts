@@ -312,7 +312,11 @@ export async function accessTrail(
     const key: string | undefined = TRAIL_TEXT[e.action as PatientAction];
     const text =
       e.action === "patient.registered"
-        ? t(key, { name: name || t("control.who.gone"), centre: centreName || "—" })
+        ? t(d.heldItemId ? "control.trail.registeredHeld" : key, {
+            name: name || t("control.who.gone"),
+            centre: centreName || "—",
+            recordedBy: str(d.workerName) ?? "—",
+          })
         : e.action === "patient.manager_revoked"
           ? t(key, { name: managerNames.get(str(d.managerId) ?? "") || t("control.who.gone"), who })
           : e.action === "patient.centre_revoked"

@@ -121,8 +121,13 @@ export async function registerPatient(
   actor: Actor,
   input: Record<string, unknown>,
   evidence: StoredFile | null | undefined,
-  opts: { ip?: string | null } = {},
+  opts: {
+    ip?: string | null;
+    /** A held registration handed over (decision 0065): who recorded it offline, and the held item. */
+    recordedOffline?: { workerId: string | null; workerName: string; heldItemId: string };
+  } = {},
 ): Promise<PublicCentrePatient> {
+  const offline = opts.recordedOffline;
   let kept: StoredFile | null = null;
   try {
     const centre = await requireWorkerCentre(actor);
@@ -185,8 +190,9 @@ export async function registerPatient(
       method: data.consentMethod,
       witnessName: data.consentMethod === "witnessed" ? data.witnessName : null,
       evidenceKey: kept?.key ?? null,
-      recordedBy: actor.id,
-      recordedByName: `${actor.firstName} ${actor.lastName}`.trim(),
+      // The worker who read the consent aloud, also when another was handed the registration.
+      recordedBy: offline?.workerId ?? actor.id,
+      recordedByName: offline?.workerName ?? `${actor.firstName} ${actor.lastName}`.trim(),
       centreId: centre._id,
       relationship: "",
       createdAt: now,
@@ -211,6 +217,7 @@ export async function registerPatient(
                 centreName: centre.name,
                 workerName: consent.recordedByName,
                 consentMethod: consent.method,
+                ...(offline ? { heldItemId: offline.heldItemId, handedTo: actorName(actor) } : {}),
               },
               opts.ip,
             ),
@@ -228,6 +235,8 @@ export async function registerPatient(
 }
 
 type ConsentRow = typeof patientConsents.$inferSelect;
+
+const actorName = (a: Actor) => `${a.firstName} ${a.lastName}`.trim();
 
 function toApiConsent(c: ConsentRow): ApiFacilitatedConsent {
   return {

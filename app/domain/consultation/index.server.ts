@@ -28,6 +28,8 @@
  *   sweep; decision 0015).
  * - centre-figures: a centre's queue, turnaround, workers and overdue reports (the centres are care's).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
+ * - held-items, held-handover: what a suspended or moved health worker recorded offline, refused
+ *   with the reason and kept for the centre until an admin hands it to another worker (0065).
  */
 export {
   letterVerifyUrl,
@@ -103,3 +105,14 @@ export {
   sweepUploads,
   type UploadSession,
 } from "./resumable-uploads.server";
+export {
+  holdBudget,
+  holdItem,
+  HELD_PER_WORKER,
+  listHeldItems,
+  outboxRefusal,
+  type ApiHeldItem,
+  type HeldKind,
+  type OutboxRefusal,
+} from "./held-items.server";
+export { handOverHeldItem } from "./held-handover.server";

@@ -84,6 +84,22 @@ export async function completeIdempotencyKey(
     .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key)));
 }
 
+/**
+ * The answer already kept for (account, key), or null. For the held items of a suspended worker
+ * (decision 0065), whose session — and so the usual claim — is gone: an item that was created
+ * before the suspension, its answer lost, is answered again rather than kept a second time.
+ */
+export async function answeredIdempotencyKey(accountId: string, key: string): Promise<StoredAnswer | null> {
+  const row = await first(
+    db()
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key))),
+  );
+  if (!row || row.status == null) return null;
+  return { status: row.status, headers: JSON.parse(row.headers ?? "{}"), body: row.body ?? "" };
+}
+
 /** A refused or failed request frees its key: nothing was created, so a retry may run again. */
 export async function releaseIdempotencyKey(accountId: string, key: string): Promise<void> {
   await db()

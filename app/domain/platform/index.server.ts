@@ -16,6 +16,7 @@ export { type Paged, type PageQuery } from "./paging";
 export { applyRateLimits, type Budgets } from "./budgets";
 export type { Actor } from "./actor";
 export {
+  answeredIdempotencyKey,
   claimIdempotencyKey,
   completeIdempotencyKey,
   pruneIdempotencyKeys,

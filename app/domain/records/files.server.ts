@@ -11,6 +11,7 @@ import {
   uploadSessions,
   users,
   voiceNotes,
+  heldItems,
 } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/utils/log.server";
@@ -273,6 +274,8 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
     among(imagingInstances, imagingInstances.fileKey),
     among(imagingPreviews, imagingPreviews.key),
     among(voiceNotes, voiceNotes.fileKey),
+    // What a suspended or moved worker recorded offline, kept for the centre (decision 0065).
+    among(heldItems, heldItems.fileKey),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([

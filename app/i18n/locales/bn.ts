@@ -8,6 +8,7 @@ import imaging_bn from "./sections/imaging.bn";
 import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
 import offline_bn from "./sections/offline.bn";
+import held_bn from "./sections/held.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1456,6 +1457,7 @@ const bn: Catalogue = {
   panel: panel_bn,
   voice: voice_bn,
   offline: offline_bn,
+  held: held_bn,
 };
 
 export default bn;

@@ -8,6 +8,7 @@ import imaging_en from "./sections/imaging.en";
 import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import offline_en from "./sections/offline.en";
+import held_en from "./sections/held.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1443,6 +1444,7 @@ const en = {
   panel: panel_en,
   voice: voice_en,
   offline: offline_en,
+  held: held_en,
 } as const;
 
 export default en;

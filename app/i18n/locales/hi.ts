@@ -8,6 +8,7 @@ import imaging_hi from "./sections/imaging.hi";
 import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import offline_hi from "./sections/offline.hi";
+import held_hi from "./sections/held.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1450,6 +1451,7 @@ const hi: Catalogue = {
   panel: panel_hi,
   voice: voice_hi,
   offline: offline_hi,
+  held: held_hi,
 };
 
 export default hi;

@@ -8,6 +8,7 @@ import imaging_ta from "./sections/imaging.ta";
 import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import offline_ta from "./sections/offline.ta";
+import held_ta from "./sections/held.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1498,6 +1499,7 @@ const ta: Catalogue = {
   panel: panel_ta,
   voice: voice_ta,
   offline: offline_ta,
+  held: held_ta,
 };
 
 export default ta;

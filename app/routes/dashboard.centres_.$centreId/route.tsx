@@ -7,7 +7,12 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { useOverdueColumns } from "~/components/reports/overdueColumns";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { centreOverdue, centreStats } from "~/domain/consultation/index.server";
+import {
+  centreOverdue,
+  centreStats,
+  handOverHeldItem,
+  listHeldItems,
+} from "~/domain/consultation/index.server";
 import { getCentre, listHealthWorkers, updateCentre, type ApiHealthWorker } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS, centreSchema } from "~/schemas/centres";
@@ -17,8 +22,10 @@ import { readForm } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { formFailure, pageError } from "~/utils/screen.server";
+import { isDomainError } from "~/domain/platform/errors";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { CentreForm } from "../dashboard.centres/CentreForm";
+import { HeldItems } from "./HeldItems";
 
 /**
  * Admin: one centre — its figures (the Turnaround screen's definitions over the centre's reports),
@@ -30,9 +37,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   try {
     const centre = await getCentre(actor, id);
     const now = Date.now();
-    const [stats, overdue, approved, pending, suspended] = await Promise.all([
+    const [stats, overdue, held, approved, pending, suspended] = await Promise.all([
       centreStats(actor, id, now),
       centreOverdue(actor, id, now),
+      listHeldItems(actor, id, { page: 1, pageSize: 100 }),
       ...(["approved", "pending", "suspended"] as const).map((status) =>
         listHealthWorkers(actor, { status, centreId: id }, { page: 1, pageSize: 100 }),
       ),
@@ -43,6 +51,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       stats,
       now,
       workers: [...pending.items, ...approved.items, ...suspended.items],
+      held: held.items,
       overdue: overdue.map((r) => ({
         _id: r._id,
         reportType: r.reportType,
@@ -68,6 +77,22 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const id = params.centreId ?? "";
   const back = `/dashboard/centres/${encodeURIComponent(id)}`;
   const formData = await readForm(request);
+  if (formData.get("intent") === "hand-over") {
+    // A held item to another worker of the centre (decision 0065): the refusal as a toast.
+    try {
+      await handOverHeldItem(
+        actor,
+        id,
+        String(formData.get("heldItemId") ?? ""),
+        { workerId: String(formData.get("workerId") ?? "") },
+        { ip: clientOf(context).ip },
+      );
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError(back, t(err.message));
+    }
+    return redirectWithSuccess(back, t("held.handedOver"));
+  }
   if (formData.get("intent") !== "update") return redirectWithError(back, t("centres.unknownAction"));
   const submission = parseFormData(formData, { schema: centreSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
@@ -90,7 +115,7 @@ function Stat({ label, value, tone }: { label: string; value: string | number; t
 
 export default function CentrePage() {
   const { t } = useTranslation();
-  const { centre, stats, workers, overdue, now } = useLoaderData<typeof loader>();
+  const { centre, stats, workers, overdue, held, now } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const lateColumns = useOverdueColumns(now);
   const dur = (ms: number | null) => (ms === null ? t("reports.notAvailable") : formatDuration(ms, t));
@@ -160,6 +185,7 @@ export default function CentrePage() {
           />
         )}
       </section>
+      <HeldItems items={held} workers={workers} />
       <section aria-labelledby="centre-overdue">
         <h2 id="centre-overdue" className="mb-3 text-lg font-bold text-slate-900">
           {t("turnaround.overdueList")}

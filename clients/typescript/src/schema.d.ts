@@ -1503,6 +1503,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/centres/{centreId}/held-items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What suspended or moved health workers recorded offline for this centre, kept until handed to another of its workers: kind, who recorded it, why, when and where it went (no medical content), newest first
+     * @description Who: Admin.
+     */
+    get: operations["listHeldItems"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centres/{centreId}/held-items/{heldItemId}/hand-over": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hand a held item to an approved, unsuspended health worker of the same centre (`workerId`): the recorded action (registration with the recorded consent, report upload, voice note, follow-up) runs once as them and they are told. 400 for a worker of another centre, suspended or not approved (or the action's own refusal); 409 when it was already handed (of two admins at once one wins)
+     * @description Who: Admin.
+     */
+    post: operations["handOverHeldItem"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/centre/patients": {
     parameters: {
       query?: never;
@@ -5505,6 +5545,10 @@ export interface operations {
       header?: {
         /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
         "Idempotency-Key"?: string;
+        /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
+        "X-CareBridge-Outbox"?: "1";
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        "X-CareBridge-Centre"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6065,20 +6109,63 @@ export interface operations {
           };
         };
       };
-      /** @description Signed in but not allowed */
+      /** @description Signed in but not allowed; or (outbox) the health worker was suspended: the item is refused with the reason and kept for the centre (`held`, `heldItem`) */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Wrong method */
@@ -6097,7 +6184,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6105,14 +6192,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Upload too large */
@@ -6227,6 +6357,10 @@ export interface operations {
         "Upload-Metadata": string;
         /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
         "Idempotency-Key"?: string;
+        /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
+        "X-CareBridge-Outbox"?: "1";
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        "X-CareBridge-Centre"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6780,20 +6914,63 @@ export interface operations {
           };
         };
       };
-      /** @description Signed in but not allowed */
+      /** @description Signed in but not allowed; or (outbox) the health worker was suspended: the item is refused with the reason and kept for the centre (`held`, `heldItem`) */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Wrong method */
@@ -6812,7 +6989,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6820,14 +6997,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Tus-Resumable: 1.0.0 missing */
@@ -12615,6 +12835,10 @@ export interface operations {
       header?: {
         /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
         "Idempotency-Key"?: string;
+        /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
+        "X-CareBridge-Outbox"?: "1";
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        "X-CareBridge-Centre"?: string;
       };
       path: {
         reportId: string;
@@ -12688,20 +12912,63 @@ export interface operations {
           };
         };
       };
-      /** @description Signed in but not allowed */
+      /** @description Signed in but not allowed; or (outbox) the health worker was suspended: the item is refused with the reason and kept for the centre (`held`, `heldItem`) */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Unknown id or route */
@@ -12736,7 +13003,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -12744,14 +13011,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description The Idempotency-Key was already used for a different request (method, path or body): nothing was done */
@@ -22525,6 +22835,388 @@ export interface operations {
       };
     };
   };
+  listHeldItems: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        centreId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @enum {string} */
+              kind: "register" | "upload" | "voice" | "follow-up";
+              /** @enum {string} */
+              reason: "suspended" | "moved";
+              /** @enum {string} */
+              status: "held" | "handing" | "handed";
+              centre: {
+                _id: string;
+                name: string;
+              };
+              recordedBy: {
+                _id: string | null;
+                name: string;
+              };
+              /** @description A file is kept with it (until it is handed over) */
+              hasFile: boolean;
+              createdAt: string;
+              /** @description The health worker it was handed to */
+              handedTo: string | null;
+              handedAt: string | null;
+              /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+              resultId: string | null;
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  handOverHeldItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        centreId: string;
+        heldItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          workerId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @enum {string} */
+              kind: "register" | "upload" | "voice" | "follow-up";
+              /** @enum {string} */
+              reason: "suspended" | "moved";
+              /** @enum {string} */
+              status: "held" | "handing" | "handed";
+              centre: {
+                _id: string;
+                name: string;
+              };
+              recordedBy: {
+                _id: string | null;
+                name: string;
+              };
+              /** @description A file is kept with it (until it is handed over) */
+              hasFile: boolean;
+              createdAt: string;
+              /** @description The health worker it was handed to */
+              handedTo: string | null;
+              handedAt: string | null;
+              /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+              resultId: string | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
   getCentrePatients: {
     parameters: {
       query?: {
@@ -22712,6 +23404,10 @@ export interface operations {
       header?: {
         /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
         "Idempotency-Key"?: string;
+        /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
+        "X-CareBridge-Outbox"?: "1";
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        "X-CareBridge-Centre"?: string;
       };
       path?: never;
       cookie?: never;
@@ -22851,20 +23547,63 @@ export interface operations {
           };
         };
       };
-      /** @description Signed in but not allowed */
+      /** @description Signed in but not allowed; or (outbox) the health worker was suspended: the item is refused with the reason and kept for the centre (`held`, `heldItem`) */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Wrong method */
@@ -22883,7 +23622,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -22891,14 +23630,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Upload too large */
@@ -25673,6 +26455,10 @@ export interface operations {
       header?: {
         /** @description Makes the request safe to send again (an offline outbox, a lost answer): 1–255 printable ASCII characters, unique per create, scoped to the account and kept at least 7 days. The same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing; a bad key is a 400 */
         "Idempotency-Key"?: string;
+        /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
+        "X-CareBridge-Outbox"?: "1";
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        "X-CareBridge-Centre"?: string;
       };
       path?: never;
       cookie?: never;
@@ -25759,20 +26545,63 @@ export interface operations {
           };
         };
       };
-      /** @description Signed in but not allowed */
+      /** @description Signed in but not allowed; or (outbox) the health worker was suspended: the item is refused with the reason and kept for the centre (`held`, `heldItem`) */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Unknown id or route */
@@ -25807,7 +26636,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -25815,14 +26644,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-            errors?: {
-              [key: string]: string[];
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: false;
+                /** @description Why, in the request's language, and where the item is kept */
+                message: string;
+                /** @enum {string} */
+                reason: "suspended" | "moved";
+                /** @description The centre the item was recorded for, where it is kept */
+                centre: {
+                  _id: string;
+                  name: string;
+                };
+                /** @description Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt) */
+                held: boolean;
+                heldItem?: {
+                  _id: string;
+                  /** @enum {string} */
+                  kind: "register" | "upload" | "voice" | "follow-up";
+                  /** @enum {string} */
+                  reason: "suspended" | "moved";
+                  /** @enum {string} */
+                  status: "held" | "handing" | "handed";
+                  centre: {
+                    _id: string;
+                    name: string;
+                  };
+                  recordedBy: {
+                    _id: string | null;
+                    name: string;
+                  };
+                  /** @description A file is kept with it (until it is handed over) */
+                  hasFile: boolean;
+                  createdAt: string;
+                  /** @description The health worker it was handed to */
+                  handedTo: string | null;
+                  handedAt: string | null;
+                  /** @description The record the hand-over made (patient, report, voice note, follow-up) */
+                  resultId: string | null;
+                };
+                /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
+                holdAt?: string;
+              }
+            | {
+                /** @enum {boolean} */
+                success: false;
+                message: string;
+                errors?: {
+                  [key: string]: string[];
+                };
+              };
         };
       };
       /** @description Upload too large */

@@ -78,6 +78,7 @@ const control = {
   },
   trail: {
     registered: "{{centre}}-এ {{name}} নথিভুক্ত করেছেন",
+    registeredHeld: "{{centre}}-এ {{name}} নথিভুক্ত করেছেন, অফলাইনে লিখেছিলেন {{recordedBy}}",
     reportsOpen: "{{who}} রিপোর্টের তালিকা খুলেছেন",
     opened: "{{who}} প্রোফাইল খুলেছেন",
     familyAdd: "{{who}} প্রোফাইলটি পরিবারে যোগ করেছেন",

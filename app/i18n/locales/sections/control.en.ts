@@ -78,6 +78,7 @@ const control = {
   },
   trail: {
     registered: "Registered by {{name}} at {{centre}}",
+    registeredHeld: "Registered by {{name}} at {{centre}}, recorded offline by {{recordedBy}}",
     reportsOpen: "List of reports opened by {{who}}",
     opened: "Profile opened by {{who}}",
     familyAdd: "Profile added to a family by {{who}}",

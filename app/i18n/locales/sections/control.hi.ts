@@ -78,6 +78,7 @@ const control = {
   },
   trail: {
     registered: "{{centre}} में {{name}} द्वारा पंजीकृत",
+    registeredHeld: "{{centre}} में {{name}} द्वारा पंजीकृत, ऑफ़लाइन {{recordedBy}} ने दर्ज किया",
     reportsOpen: "{{who}} ने रिपोर्टों की सूची खोली",
     opened: "{{who}} ने प्रोफ़ाइल खोली",
     familyAdd: "{{who}} ने प्रोफ़ाइल को परिवार में जोड़ा",

@@ -80,6 +80,7 @@ const control = {
   },
   trail: {
     registered: "{{centre}} மையத்தில் {{name}} பதிவு செய்தார்",
+    registeredHeld: "{{centre}} மையத்தில் {{name}} பதிவு செய்தார், இணைப்பில்லாமல் பதிந்தவர் {{recordedBy}}",
     reportsOpen: "{{who}} அறிக்கைகளின் பட்டியலைத் திறந்தார்",
     opened: "{{who}} சுயவிவரத்தைத் திறந்தார்",
     familyAdd: "{{who}} சுயவிவரத்தைக் குடும்பத்தில் சேர்த்தார்",
