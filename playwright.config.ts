@@ -25,6 +25,7 @@ const DESKTOP_FLOWS = [
   "consultation",
   "dashboard",
   "dicom",
+  "offline-app",
   "reports",
   "second-opinion",
   "service",

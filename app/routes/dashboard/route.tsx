@@ -6,6 +6,7 @@ import { expertDetailsFor, avatarUrl, listPendingExperts, type Actor } from "~/d
 import { listHealthWorkers } from "~/domain/care/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { DashboardFrame } from "./DashboardFrame";
+import { UpdateBanner, useOfflineApp } from "./OfflineApp";
 
 /** The admin's waiting approvals, counted in the sidebar and on Home: experts and health workers. */
 async function waitingApprovals(actor: Actor) {
@@ -43,9 +44,12 @@ export type DashboardUser = Awaited<ReturnType<typeof loader>>["user"];
 
 export default function DashboardLayout() {
   const { user, rejectionReason, waiting } = useLoaderData<typeof loader>();
+  // Patients and health workers get the offline app (service worker, decision 0066).
+  const applyUpdate = useOfflineApp(user.accountType);
   return (
     <DashboardFrame user={user} rejectionReason={rejectionReason} waiting={waiting}>
       <Outlet />
+      {applyUpdate ? <UpdateBanner onReload={applyUpdate} /> : null}
     </DashboardFrame>
   );
 }
