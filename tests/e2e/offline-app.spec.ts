@@ -185,6 +185,15 @@ test("a health worker's dashboard works offline: the offline screen from cache, 
     }
   }
 
+  // Before the outbox has written anything: English, and the worker has not made the outbox's database.
+  await page.context().setOffline(true);
+  await page.goto("/dashboard/home");
+  await expect(page).toHaveURL(/\/offline\?lng=en$/);
+  expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain(
+    "carebridge-offline",
+  );
+  await page.context().setOffline(false);
+
   // The outbox keeps the person's language in IndexedDB; the worker reads it to pick the screen.
   await page.evaluate(
     () =>
