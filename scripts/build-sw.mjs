@@ -47,6 +47,7 @@ await build({
   tsconfig: "tsconfig.json",
   define: {
     __PRECACHE_MANIFEST__: JSON.stringify(entries),
+    // SW_DEBUG=1: Workbox's development build, which logs each routing decision in the worker's console.
     "process.env.NODE_ENV": process.env.SW_DEBUG ? '"development"' : '"production"',
   },
   plugins: [
