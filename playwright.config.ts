@@ -26,6 +26,7 @@ const DESKTOP_FLOWS = [
   "consultation",
   "dashboard",
   "dicom",
+  "offline-app",
   "reports",
   "second-opinion",
   "service",

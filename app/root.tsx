@@ -18,6 +18,7 @@ import { getToast } from "~/utils/toast.server";
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "apple-touch-icon", href: "/icons/icon-192.png" },
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -67,6 +68,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b5f56" />
+        {/* In the page's language: browsers fetch a manifest without cookies (decision 0066). */}
+        <link rel="manifest" href={`/manifest.webmanifest?lng=${locale}`} />
         <Meta />
         <Links />
       </head>

@@ -28,3 +28,6 @@ await build({
   logLevel: "warning",
 });
 console.log(`server bundled into ${path.relative(process.cwd(), path.join(outDir, "main.js"))}`);
+
+// The service worker, with the precache list of this build's client files (decision 0066).
+await import("./build-sw.mjs");

@@ -34,6 +34,12 @@ const COMPRESSIBLE = new Set([".js", ".mjs", ".css", ".svg", ".json", ".txt", ".
 
 export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const SHORT = "public, max-age=3600";
+/**
+ * The service worker's script: asked again at every check for an update, so a deploy reaches the
+ * browser at its next visit (decision 0066), never an hour later from a cache.
+ */
+export const NO_CACHE = "no-cache";
+const REVALIDATED = new Set(["/sw.js"]);
 
 function walk(dir: string, base = dir, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -54,7 +60,7 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
     const body = readFileSync(path.join(clientDir, rel));
     const file: StaticFile = {
       type: TYPES[ext] ?? "application/octet-stream",
-      cacheControl: url.startsWith("/assets/") ? IMMUTABLE : SHORT,
+      cacheControl: url.startsWith("/assets/") ? IMMUTABLE : REVALIDATED.has(url) ? NO_CACHE : SHORT,
       body,
     };
     if (COMPRESSIBLE.has(ext) && body.length > 1024) {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { requestOutboxSync } from "~/sw/sync.client";
 import { sendOutbox } from "./send";
 import {
   announce,
@@ -91,15 +92,7 @@ export async function enqueue(kind: ItemKind, payload: ItemPayload, after?: stri
 
 /** Sending now and, where the browser has it, once more by Background Sync when the link returns. */
 export async function kick(): Promise<void> {
-  try {
-    const reg = await navigator.serviceWorker?.getRegistration();
-    const sync = (
-      reg as (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }) | undefined
-    )?.sync;
-    await sync?.register("outbox");
-  } catch {
-    /* no Background Sync: going online and opening the app send instead */
-  }
+  await requestOutboxSync();
   if (navigator.onLine) await sendOutbox().catch(() => {});
 }
 

@@ -68,12 +68,17 @@ export async function rootBackend(
 export async function spawnApp(
   root: string,
   env: Record<string, string> = {},
-  /** fresh: an empty database that the app migrates itself, instead of the run's migrated template. */
-  opts: { basic?: boolean; fresh?: boolean } = {},
+  /**
+   * fresh: an empty database that the app migrates itself, instead of the run's migrated template;
+   * port: this port rather than a free one (an app started again at the same origin);
+   * buildDir: another build than BUILD_DIR (a second release).
+   */
+  opts: { basic?: boolean; fresh?: boolean; port?: number; buildDir?: string } = {},
 ): Promise<AppProcess> {
   const dataDir = path.join(root, "data");
   const uploadsDir = path.join(root, "uploads");
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
+  const buildDir = opts.buildDir ?? BUILD_DIR;
   const backend = env.DATABASE_URL || env.STORAGE_URL ? {} : await rootBackend(root, opts);
   // A SQLite app starts from the run's migrated template (tests/helpers/templates.ts).
   if (!env.DATABASE_URL && !backend.DATABASE_URL && !opts.fresh) seedSqlite(dataDir);
@@ -81,8 +86,8 @@ export async function spawnApp(
   const child: ChildProcess = spawn(
     process.execPath,
     opts.basic
-      ? [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), path.join(BUILD_DIR, "server/index.js")]
-      : [path.join(BUILD_DIR, "main.js")],
+      ? [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), path.join(buildDir, "server/index.js")]
+      : [path.join(buildDir, "main.js")],
     {
       cwd: path.resolve("."),
       env: {

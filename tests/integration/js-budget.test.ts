@@ -52,6 +52,27 @@ describe("first-visit JavaScript budget", () => {
     });
   }
 
+  it("the service worker's registration is a chunk of the dashboard's own that public pages never load (decision 0066)", async () => {
+    const html = await (await fetch(server.url + "/login")).text();
+    const manifestUrl = /\/assets\/manifest-[^"']+\.js/.exec(html)![0];
+    const manifest = (await asset(manifestUrl)).toString();
+    const dashboard = /"routes\/dashboard":\{[^}]*"module":"([^"]+)"/.exec(manifest)![1];
+    const chunk = /import\(["']\.\/(register\.client-[^"']+\.js)["']\)/.exec(
+      (await asset(dashboard)).toString(),
+    )?.[1];
+    expect(chunk, "the dashboard imports the registration when it is needed").toBeTruthy();
+    expect((await asset(`/assets/${chunk}`)).toString()).toContain("/sw.js");
+    for (const path of ["/", "/login"]) {
+      const page = await (await fetch(server.url + path)).text();
+      expect(page).not.toContain("register.client");
+      expect(page).not.toContain("/sw.js");
+      for (const url of await firstVisitUrls(path)) {
+        expect(url, `${url} on ${path}`).not.toContain("register.client");
+        expect((await asset(url)).toString().includes("/sw.js"), `${url} on ${path}`).toBe(false);
+      }
+    }
+  });
+
   it("the upload page's own code (tus-js-client, photo shrinking) is a chunk of its own that / and /login never load", async () => {
     const extra = await uploadPageExtraChunks();
     expect(extra.length).toBeGreaterThanOrEqual(1);

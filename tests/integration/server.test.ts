@@ -176,6 +176,60 @@ describe("our server, one process", () => {
     expect(missing.status).toBe(404);
   });
 
+  it("serves the service worker revalidated at every update check, precaching only the app's files and the offline screens (decision 0066)", async () => {
+    const sw = await raw(server.url + "/sw.js");
+    expect(sw.status).toBe(200);
+    expect(sw.headers["cache-control"]).toBe("no-cache");
+    expect(sw.headers["content-type"]).toMatch(/javascript/);
+    const precached = [...sw.body.toString().matchAll(/\{url:"([^"]+)",revision:"[0-9a-f]+"\}/g)].map(
+      (m) => m[1],
+    );
+    const html = await (await fetch(server.url + "/login")).text();
+    for (const asset of html.match(/\/assets\/[^"]+\.(?:js|css)/g)!) expect(precached).toContain(asset);
+    expect(precached.filter((u) => !u.startsWith("/assets/"))).toEqual([
+      "/offline?lng=en",
+      "/offline?lng=hi",
+      "/offline?lng=bn",
+      "/offline?lng=ta",
+      "/favicon.svg",
+    ]);
+  });
+
+  it("serves the web app manifest in each language (?lng= first, then the lng cookie), linked from the pages", async () => {
+    const names = {
+      en: "CareBridge second opinions",
+      hi: "CareBridge दूसरी राय",
+      bn: "CareBridge দ্বিতীয় মতামত",
+      ta: "CareBridge இரண்டாவது கருத்து",
+    };
+    for (const [lng, name] of Object.entries(names)) {
+      const res = await fetch(`${server.url}/manifest.webmanifest?lng=${lng}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/manifest+json");
+      const manifest = await res.json();
+      expect(manifest).toMatchObject({
+        name,
+        short_name: "CareBridge",
+        lang: lng,
+        start_url: "/dashboard/home",
+      });
+      expect(manifest.icons.map((i: { src: string }) => i.src)).toEqual([
+        "/icons/icon-192.png",
+        "/icons/icon-512.png",
+        "/icons/icon-maskable-512.png",
+      ]);
+    }
+    // The cookie as the app sets it (a Remix cookie: JSON, base64).
+    const lngCookie = `lng=${encodeURIComponent(Buffer.from(JSON.stringify("ta")).toString("base64"))}`;
+    const byCookie = await fetch(`${server.url}/manifest.webmanifest`, { headers: { cookie: lngCookie } });
+    expect((await byCookie.json()).lang).toBe("ta");
+    const page = await (await fetch(`${server.url}/login?lng=bn`)).text();
+    expect(page).toContain('<link rel="manifest" href="/manifest.webmanifest?lng=bn"/>');
+    const icon = await raw(server.url + "/icons/icon-maskable-512.png");
+    expect(icon.status).toBe(200);
+    expect(icon.headers["content-type"]).toBe("image/png");
+  });
+
   it("logs one JSON line per request with the route pattern, never a token, query or raw path", async () => {
     const secret = "a".repeat(64);
     await fetch(`${server.url}/update-password/${secret}?email=someone%40x.test`);

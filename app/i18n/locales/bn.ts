@@ -17,6 +17,7 @@ const bn: Catalogue = {
     title: "{{product}} — আপনার মেডিক্যাল রিপোর্টে দ্বিতীয় মতামত",
     description:
       "মেডিক্যাল রিপোর্ট আপলোড করুন এবং একজন যাচাই-করা বিশেষজ্ঞের কাছ থেকে আপনার নিজের ভাষায় লিখিত দ্বিতীয় মতামত নিন।",
+    appName: "{{product}} দ্বিতীয় মতামত",
   },
   common: {
     skipToContent: "মূল বিষয়বস্তুতে যান",
@@ -33,6 +34,8 @@ const bn: Catalogue = {
     pageOf: "পৃষ্ঠা {{page}} / {{total}}",
     previous: "আগের",
     next: "পরের",
+    updateReady: "নতুন সংস্করণ প্রস্তুত",
+    reload: "আবার লোড করুন",
   },
   nav: {
     home: "হোম",

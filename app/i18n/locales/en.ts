@@ -18,6 +18,7 @@ const en = {
     title: "{{product}} — second opinions on your medical reports",
     description:
       "Upload a medical report and get a written second opinion from a verified expert, in your language.",
+    appName: "{{product}} second opinions",
   },
   common: {
     skipToContent: "Skip to main content",
@@ -34,6 +35,8 @@ const en = {
     pageOf: "Page {{page}} of {{total}}",
     previous: "Previous",
     next: "Next",
+    updateReady: "A new version is ready",
+    reload: "Reload",
   },
   nav: {
     home: "Home",

@@ -16,6 +16,7 @@ const hi: Catalogue = {
     title: "{{product}} — आपकी मेडिकल रिपोर्ट पर दूसरी राय",
     description:
       "अपनी मेडिकल रिपोर्ट अपलोड करें और किसी सत्यापित विशेषज्ञ से अपनी भाषा में लिखित दूसरी राय पाएँ।",
+    appName: "{{product}} दूसरी राय",
   },
   common: {
     skipToContent: "मुख्य सामग्री पर जाएँ",
@@ -32,6 +33,8 @@ const hi: Catalogue = {
     pageOf: "पृष्ठ {{page}} / {{total}}",
     previous: "पिछला",
     next: "अगला",
+    updateReady: "नया संस्करण तैयार है",
+    reload: "फिर से लोड करें",
   },
   nav: {
     home: "होम",

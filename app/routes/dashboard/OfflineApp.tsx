@@ -1,0 +1,41 @@
+import { useEffect, useState } from "react";
+import { useTranslation } from "~/i18n/useTranslation";
+import { worksOffline } from "./useOfflineSync";
+
+/**
+ * Registers the service worker for the people who use the app offline; the registration module is
+ * a chunk of its own, fetched only here. Returns the way to take a waiting new version, or null.
+ */
+export function useOfflineApp(accountType: string): (() => void) | null {
+  const [apply, setApply] = useState<(() => void) | null>(null);
+  useEffect(() => {
+    if (!worksOffline(accountType)) return;
+    let live = true;
+    void import("~/sw/register.client").then(({ registerServiceWorker }) =>
+      registerServiceWorker((take) => {
+        if (live) setApply(() => take);
+      }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [accountType]);
+  return apply;
+}
+
+/** "A new version is ready — Reload": the new worker takes over only when the person says so. */
+export function UpdateBanner({ onReload }: { onReload: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <div
+      role="status"
+      data-testid="update-banner"
+      className="fixed inset-x-0 bottom-0 z-40 flex flex-wrap items-center justify-center gap-3 border-t border-brand-800 bg-brand-50 px-4 py-3 text-slate-900"
+    >
+      <span>{t("common.updateReady")}</span>
+      <button type="button" className="btn-primary" onClick={onReload}>
+        {t("common.reload")}
+      </button>
+    </div>
+  );
+}
