@@ -10,16 +10,22 @@ import type { OfflineSession } from "./types";
 export async function syncForOffline(session: OfflineSession): Promise<void> {
   await rememberSession(session);
   void kick();
+  await keepLists(session);
+}
+
+/** The lists the offline forms offer, fetched again while online (the last ones stay otherwise). */
+export async function keepLists(session: OfflineSession): Promise<boolean> {
   const url =
     session.role === "HealthWorker" ? "/api/v1/centre/patients?pageSize=100" : "/api/v1/family/members";
   try {
     const res = await fetch(url, { headers: OUTBOX_HEADERS, credentials: "same-origin", cache: "no-store" });
-    if (!res.ok) return;
+    if (!res.ok) return false;
     const body = (await res.json()) as { data?: unknown[] };
-    if (Array.isArray(body.data))
-      await keepSnapshot(session.role === "HealthWorker" ? "queue" : "profiles", body.data);
+    if (!Array.isArray(body.data)) return false;
+    await keepSnapshot(session.role === "HealthWorker" ? "queue" : "profiles", body.data);
+    return true;
   } catch {
-    /* offline: the last list stays */
+    return false; // offline: the last list stays
   }
 }
 

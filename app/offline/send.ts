@@ -206,10 +206,16 @@ async function sendOne(item: StoredItem): Promise<ItemResult> {
   }
 }
 
-/** A sent item keeps its label and result, not its file or fields. */
+/** The fields a sent item keeps: a registration's name and number (the forms offer that patient). */
+const KEPT_WHEN_SENT = ["firstName", "lastName", "phone"];
+
+/** A sent item keeps its label and result, not its file or other fields. */
 async function markSent(item: StoredItem, result: ItemResult): Promise<void> {
   const payload = await openPayload(item);
-  const sealed = await sealPayload(item.accountId, { label: payload.label, fields: {} });
+  const fields: Record<string, string> = {};
+  if (item.kind === "register")
+    for (const k of KEPT_WHEN_SENT) if (payload.fields[k] !== undefined) fields[k] = payload.fields[k];
+  const sealed = await sealPayload(item.accountId, { label: payload.label, fields });
   await updateItem(item.id, (i) => ({
     ...i,
     state: "sent",

@@ -148,14 +148,17 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
   const [tab, setTab] = useState<Tab>("outbox");
   const [slip, setSlip] = useState<ListedItem | null>(null);
 
+  const sent = (items ?? []).filter((i) => i.state === "sent").length;
   useEffect(() => {
     void currentSession().then(async (s) => {
       setSession(s);
       if (!s) return;
+      // Online, the lists are fetched again first (a patient registered here now has their ID).
+      if (navigator.onLine) await import("~/offline/dashboard-sync.client").then((m) => m.keepLists(s));
       if (s.role === "HealthWorker") setQueue(await loadSnapshot<QueueRow[]>(s.accountId, "queue"));
       else setProfiles((await loadSnapshot<Profile[]>(s.accountId, "profiles"))?.data ?? []);
     });
-  }, []);
+  }, [online, sent]);
 
   // Patients registered on this phone and not sent yet can have reports kept for them too.
   const loadPending = useCallback(async () => {
