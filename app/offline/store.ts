@@ -32,14 +32,17 @@ type Upgrade = (
 export const UPGRADES: Upgrade[] = [
   // 1: who is signed in, the keys, the outbox.
   (db) => {
-    db.createObjectStore("session");
-    db.createObjectStore("keys");
-    db.createObjectStore("items", { keyPath: "id" });
+    for (const name of ["session", "keys"] as const)
+      if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
+    if (!db.objectStoreNames.contains("items")) db.createObjectStore("items", { keyPath: "id" });
   },
   // 2: items found by account; the last synced lists.
   (db, tx) => {
-    tx.objectStore("items").createIndex("byAccount", "accountId");
-    db.createObjectStore("snapshots", { keyPath: "key" });
+    // An empty database some other script opened at version 1 gets version 1's stores first.
+    UPGRADES[0](db, tx);
+    const items = tx.objectStore("items");
+    if (!items.indexNames.contains("byAccount")) items.createIndex("byAccount", "accountId");
+    if (!db.objectStoreNames.contains("snapshots")) db.createObjectStore("snapshots", { keyPath: "key" });
   },
 ];
 export const DB_VERSION = UPGRADES.length;

@@ -185,25 +185,23 @@ test("a health worker's dashboard works offline: the offline screen from cache, 
     }
   }
 
-  // Before the outbox has written anything: English, and the worker has not made the outbox's database.
+  // The dashboard told the outbox who is signed in (English here): the worker's offline screen is English.
   await page.context().setOffline(true);
   await page.goto("/dashboard/home");
   await expect(page).toHaveURL(/\/offline\?lng=en$/);
-  expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain(
-    "carebridge-offline",
-  );
   await page.context().setOffline(false);
 
   // The outbox keeps the person's language in IndexedDB; the worker reads it to pick the screen.
   await page.evaluate(
     () =>
       new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open("carebridge-offline", 1);
-        open.onupgradeneeded = () => open.result.createObjectStore("session");
+        const open = indexedDB.open("carebridge-offline");
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
           const tx = open.result.transaction("session", "readwrite");
-          tx.objectStore("session").put({ locale: "hi", role: "HealthWorker" }, "current");
+          const store = tx.objectStore("session");
+          const get = store.get("current");
+          get.onsuccess = () => store.put({ ...get.result, locale: "hi" }, "current");
           tx.oncomplete = () => {
             open.result.close();
             resolve();
@@ -278,11 +276,8 @@ test("a new release waits for the person: the banner reloads into it, and Indexe
   await page.evaluate(
     () =>
       new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open("carebridge-offline", 1);
-        open.onupgradeneeded = () => {
-          open.result.createObjectStore("session");
-          open.result.createObjectStore("items", { keyPath: "id" });
-        };
+        // The outbox's database as the dashboard made it (app/offline/store.ts).
+        const open = indexedDB.open("carebridge-offline");
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
           const tx = open.result.transaction("items", "readwrite");

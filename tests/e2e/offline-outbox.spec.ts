@@ -17,7 +17,7 @@ import bn from "../../app/i18n/locales/bn";
 import en from "../../app/i18n/locales/en";
 import ta from "../../app/i18n/locales/ta";
 import { wcagAxe } from "./axe";
-import { patternPng, phonePhoto } from "./fixtures";
+import { hydrated, patternPng, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -123,6 +123,8 @@ async function signIn(page: Page, email: string) {
         () =>
           new Promise<string | null>((ok) => {
             const r = indexedDB.open("carebridge-offline");
+            // Not there yet: looking must not create it.
+            r.onupgradeneeded = () => r.transaction?.abort();
             r.onsuccess = () => {
               const db = r.result;
               if (!db.objectStoreNames.contains("session")) return ok((db.close(), null));
@@ -140,6 +142,7 @@ async function signIn(page: Page, email: string) {
 /** The sign-out dialog, from the phone's menu. */
 async function openSignOut(page: Page) {
   await page.goto(`${app.url}/dashboard/home`);
+  await hydrated(page);
   await page.locator("summary", { hasText: hi.common.menu }).click();
   await page.locator('button[aria-haspopup="dialog"]:visible').first().click();
 }
@@ -258,6 +261,8 @@ test("a health worker registers, photographs and records without a signal; every
     locale: "hi-IN",
   });
   page = await context.newPage();
+  page.on("console", (m) => m.type() === "error" && console.log("PAGE", m.text()));
+  page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
   await signIn(page, worker.email);
   await underServiceWorker(page);
   // Online once: the centre's list is kept for offline use.
