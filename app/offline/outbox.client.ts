@@ -80,6 +80,7 @@ export async function enqueue(kind: ItemKind, payload: ItemPayload, after?: stri
     accountId: session.accountId,
     kind,
     createdAt: new Date().toISOString(),
+    centreId: session.centre?._id,
     after,
     state: "waiting",
     sealed: await sealPayload(session.accountId, payload),
@@ -98,6 +99,11 @@ export async function kick(): Promise<void> {
 
 export async function retry(id: string): Promise<void> {
   await updateItem(id, (i) => ({ ...i, state: "waiting", reason: undefined }));
+  // What waited for it waits again.
+  const session = await currentSession();
+  for (const i of session ? await itemsOf(session.accountId) : [])
+    if (i.after === id && i.state === "needs-you" && i.reason?.waitsFor === id)
+      await updateItem(i.id, (x) => ({ ...x, state: "waiting", reason: undefined }));
   announce();
   void kick();
 }

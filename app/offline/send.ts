@@ -38,7 +38,22 @@ class Refused extends Error {
   }
 }
 
-type Body = { success?: boolean; message?: string; errors?: Record<string, string[]>; data?: unknown };
+type Body = {
+  success?: boolean;
+  message?: string;
+  errors?: Record<string, string[]>;
+  data?: unknown;
+  held?: boolean;
+  /** A resumable upload a suspended or moved worker cannot make: send it whole here to be kept. */
+  holdAt?: string;
+};
+
+/** The item must be sent whole, as multipart, to this endpoint (which keeps it for the centre). */
+class SendWhole extends Error {
+  constructor(readonly url: string) {
+    super("send-whole");
+  }
+}
 
 async function readBody(res: Response): Promise<Body> {
   try {
@@ -51,7 +66,13 @@ async function readBody(res: Response): Promise<Body> {
 /** A non-2xx answer: wait (401, 408, 423, 429, 5xx) or refused (any other 4xx). */
 async function fail(res: Response): Promise<never> {
   const body = await readBody(res);
-  const reason: ItemReason = { status: res.status, message: body.message ?? "", errors: body.errors };
+  if (body.holdAt?.startsWith("/api/v1/")) throw new SendWhole(body.holdAt);
+  const reason: ItemReason = {
+    status: res.status,
+    message: body.message ?? "",
+    errors: body.errors,
+    held: body.held === true ? true : undefined,
+  };
   if (
     res.status === 401 ||
     res.status === 408 ||
@@ -63,9 +84,13 @@ async function fail(res: Response): Promise<never> {
   throw new Refused(reason);
 }
 
+/** The centre a worker's items were recorded for (the server refuses and keeps them if it is not theirs). */
+let centreHeader: Record<string, string> = {};
+
 async function call(url: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(url, { ...init, credentials: "same-origin", cache: "no-store" });
+    const headers = { ...(init.headers as Record<string, string>), ...centreHeader };
+    return await fetch(url, { ...init, headers, credentials: "same-origin", cache: "no-store" });
   } catch {
     throw new Pause(); // offline, or the connection dropped
   }
@@ -193,7 +218,12 @@ async function sendOne(item: StoredItem): Promise<ItemResult> {
     case "register":
       return post(item, "/api/v1/centre/patients", form(payload, "evidence"));
     case "upload":
-      return sendUpload(item, payload);
+      try {
+        return await sendUpload(item, payload);
+      } catch (err) {
+        if (!(err instanceof SendWhole)) throw err;
+        return post(item, err.url, form(payload, "report"));
+      }
     case "voice":
       return post(item, "/api/v1/voice-notes", form(payload, "audio", { reportId: payload.reportId ?? "" }));
     case "follow-up":
@@ -241,8 +271,16 @@ async function run(): Promise<void> {
     if (!item || (item.state !== "waiting" && item.state !== "sending")) continue;
     if (item.after) {
       const before = await getItem(item.after);
+      if (before?.state === "needs-you") {
+        // The one it comes after was refused: this one cannot go either, and says why.
+        const reason = { ...before.reason!, errors: undefined, held: undefined, waitsFor: before.id };
+        await updateItem(item.id, (i) => ({ ...i, state: "needs-you", reason }));
+        announce();
+        continue;
+      }
       if (before && before.state !== "sent") continue; // it goes when the one before it has
     }
+    centreHeader = item.centreId ? { "X-CareBridge-Centre": item.centreId } : {};
     await updateItem(item.id, (i) => ({ ...i, state: "sending", reason: undefined }));
     announce();
     try {

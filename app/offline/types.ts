@@ -24,7 +24,15 @@ export type ItemPayload = {
 export type ItemResult = { id: string; shortId?: string; patientId?: string };
 
 /** Why an item needs the person: the server's message (in their language) and what to do. */
-export type ItemReason = { status: number; message: string; errors?: Record<string, string[]> };
+export type ItemReason = {
+  status: number;
+  message: string;
+  errors?: Record<string, string[]>;
+  /** Kept on the server for the worker's centre (a suspended or moved worker, decision 0065). */
+  held?: boolean;
+  /** Not sent because the item it comes after needs the person (that item's reason). */
+  waitsFor?: string;
+};
 
 /** An item as kept in the browser's database: the payload sealed, the state in the clear. */
 export type StoredItem = {
@@ -32,6 +40,8 @@ export type StoredItem = {
   accountId: string;
   kind: ItemKind;
   createdAt: string;
+  /** A health worker's centre when the item was recorded (sent as X-CareBridge-Centre). */
+  centreId?: string;
   /** The item that must be sent first (a registration before that patient's uploads). */
   after?: string;
   state: ItemState;

@@ -35,6 +35,7 @@ test.describe.configure({ mode: "serial" });
 const CATALOGUES = { en, hi, bn, ta };
 
 const PASSWORD = "Village-pass-2026";
+const ADMIN = { email: "admin@offline.test", password: "Admin-pass-2026" };
 const CENTRE = { id: "c00000000000000000000e45", name: "उप स्वास्थ्य केंद्र सोनपुर" };
 let app: AppProcess;
 let root: string;
@@ -230,7 +231,12 @@ test.beforeAll(async () => {
   test.skip(test.info().project.name !== "phone", "the offline journey runs at 360 px");
   test.setTimeout(120_000);
   root = mkdtempSync(path.join(os.tmpdir(), "carebridge-offline-"));
-  app = await spawnApp(root, { RATE_LIMIT_DISABLED: "1", WEB_CONCURRENCY: "1" });
+  app = await spawnApp(root, {
+    RATE_LIMIT_DISABLED: "1",
+    WEB_CONCURRENCY: "1",
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+  });
   staff = await request.newContext({ baseURL: app.url, extraHTTPHeaders: { "Accept-Language": "en" } });
   db = await openTestDb(app.dataDir, { write: true });
   await makeWorker();
@@ -261,8 +267,6 @@ test("a health worker registers, photographs and records without a signal; every
     locale: "hi-IN",
   });
   page = await context.newPage();
-  page.on("console", (m) => m.type() === "error" && console.log("PAGE", m.text()));
-  page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
   await signIn(page, worker.email);
   await underServiceWorker(page);
   // Online once: the centre's list is kept for offline use.
@@ -581,3 +585,58 @@ for (const lang of ["en", "hi", "bn", "ta"] as const) {
     await p.close();
   });
 }
+
+test("a worker suspended while offline: every item says why and is kept for the centre", async () => {
+  test.setTimeout(90_000);
+  test.skip(!context, "needs the journey's phone");
+  await context.addCookies([
+    {
+      name: "lng",
+      value: encodeURIComponent(Buffer.from(JSON.stringify("hi")).toString("base64")),
+      url: app.url,
+    },
+  ]);
+  await page.goto(`${app.url}/offline`);
+  await context.setOffline(true);
+  await registerOffline(page, { first: "लक्ष्मी", age: "50", method: "verbal" });
+  await page.getByRole("button", { name: hi.offline.backToOutbox }).click();
+  await uploadOffline(page, {
+    whom: "लक्ष्मी देवी",
+    photo: patternPng(90, 17),
+    type: "image/png",
+    name: "l.png",
+    phone: "9876500003",
+  });
+  await uploadOffline(page, {
+    whom: "सीता देवी",
+    photo: patternPng(100, 19),
+    type: "image/png",
+    name: "s.png",
+    phone: "9876500001",
+  });
+
+  // Meanwhile an admin suspends the worker.
+  const admin = (await (await staff.post("/api/v1/auth/login", { data: ADMIN })).json()).token as string;
+  const suspended = await staff.patch(`/api/v1/health-workers/${worker.id}`, {
+    data: { suspended: true },
+    headers: { Authorization: `Bearer ${admin}` },
+  });
+  expect(suspended.status()).toBe(200);
+
+  // The signal returns: nothing is created, every item says why, nothing is dropped.
+  await context.setOffline(false);
+  await page.evaluate(() => window.dispatchEvent(new Event("online")));
+  const lakshmi = items(page).filter({ hasText: "लक्ष्मी" });
+  await expect(lakshmi).toHaveCount(2);
+  for (const item of await lakshmi.all())
+    await expect(item).toHaveAttribute("data-state", "needs-you", { timeout: 30_000 });
+  const sita = items(page).filter({ hasText: "सीता" }).last();
+  await expect(sita).toHaveAttribute("data-state", "needs-you", { timeout: 30_000 });
+  await expect(lakshmi.first()).toContainText(hi.offline.heldWhatToDo);
+  await expect(lakshmi.last()).toContainText(hi.offline.waitsForWhatToDo);
+  await expect(sita).toContainText(hi.offline.heldWhatToDo);
+  await shot(page, test.info(), "offline-suspended-hi");
+  expect(await count("SELECT COUNT(*) AS n FROM patients WHERE first_name = ?", "लक्ष्मी")).toBe(0);
+  // Kept for the centre: the registration and the report (sent whole), an admin can hand them over.
+  expect(await count("SELECT COUNT(*) AS n FROM held_items WHERE worker_id = ?", worker.id)).toBe(2);
+});

@@ -112,11 +112,21 @@ export function Outbox({
                     Object.values(item.reason.errors)
                       .flat()
                       .map((e, i) => <p key={i}>{e}</p>)}
-                  <p className="mt-1">{t("offline.whatToDo")}</p>
+                  <p className="mt-1">
+                    {t(
+                      item.reason?.held
+                        ? "offline.heldWhatToDo"
+                        : item.reason?.waitsFor
+                          ? "offline.waitsForWhatToDo"
+                          : "offline.whatToDo",
+                    )}
+                  </p>
                   <div className="mt-2 flex flex-wrap gap-2">
-                    <button type="button" className="btn-secondary" onClick={() => void retry(item.id)}>
-                      {t("offline.tryAgain")}
-                    </button>
+                    {!item.reason?.held && !item.reason?.waitsFor && (
+                      <button type="button" className="btn-secondary" onClick={() => void retry(item.id)}>
+                        {t("offline.tryAgain")}
+                      </button>
+                    )}
                     <button
                       type="button"
                       className="btn-secondary"

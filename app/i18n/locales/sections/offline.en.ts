@@ -33,6 +33,10 @@ const offline = {
   signInToSend: "Sign in again to send this.",
   refusedGeneric: "The server did not accept this.",
   whatToDo: "Check the details, then try again. If it is refused again, remove it and record it anew.",
+  heldWhatToDo:
+    "Your centre has this now: an admin can hand it to another health worker there. You can remove it from this phone.",
+  waitsForWhatToDo:
+    "This goes after the item above it, which was not accepted. It stays on this phone until that one is sorted out.",
   tryAgain: "Try again",
   remove: "Remove",
   removeConfirm: "Remove this item from the outbox? It has not been sent and cannot be brought back.",
