@@ -405,6 +405,7 @@ test("on a shared phone another account sees nothing of the first; the items wai
   await expect(page.getByTestId("logout-waiting")).toContainText("1");
   await page.getByRole("dialog").getByRole("button", { name: hi.accounts.logoutButton }).click();
   await expect(page).not.toHaveURL(/\/dashboard/);
+  await context.unroute("**/api/v1/uploads**");
 
   // Someone else signs in on the same phone: their outbox is empty, nothing of the worker's shows.
   await signIn(page, patient.email);
@@ -437,10 +438,31 @@ test("on a shared phone another account sees nothing of the first; the items wai
     expect(item.text).not.toContain("गीता");
     expect(item.text).not.toContain("Blood Test");
   }
+  // Her own report and a voice description, kept offline, go when the signal returns; the worker's do not.
+  await context.setOffline(true);
+  await uploadOffline(page, {
+    whom: "मीना",
+    photo: patternPng(80, 29),
+    type: "image/png",
+    name: "m.png",
+    phone: "9876500009",
+    voice: wav(1),
+  });
+  await expect(items(page)).toHaveCount(2);
+  await context.setOffline(false);
+  await expect(page.locator('[data-testid=outbox-item]:not([data-state="sent"])')).toHaveCount(0, {
+    timeout: 30_000,
+  });
+  expect(await count("SELECT COUNT(*) AS n FROM reports WHERE patient_id = ?", patient.id)).toBe(1);
+  expect(
+    await count(
+      "SELECT COUNT(*) AS n FROM voice_notes v JOIN reports r ON r.id = v.report_id WHERE r.patient_id = ?",
+      patient.id,
+    ),
+  ).toBe(1);
   await signOut(page);
 
   // The worker again: the item is there and goes.
-  await context.unroute("**/api/v1/uploads**");
   await signIn(page, worker.email);
   await page.goto(`${app.url}/offline`);
   await expect(items(page).filter({ hasText: "गीता" }).last()).toHaveAttribute("data-state", "sent", {
@@ -531,6 +553,45 @@ test("an outbox kept by an older version of the app is opened by this one and se
     ),
   ).toBe(2);
   await phone.close();
+});
+
+test("a phone nearly out of room takes no new file and says so; the room left is shown", async () => {
+  test.skip(!context, "needs the journey's phone");
+  // A phone with 60 MB left for the app (the test machine has gigabytes: the browser's answer is set).
+  const p = await context.newPage();
+  await p.addInitScript(() => {
+    const estimate = async () => ({ usage: 40 * 1024 * 1024, quota: 100 * 1024 * 1024 });
+    Object.defineProperty(navigator.storage, "estimate", { value: estimate });
+  });
+  await p.goto(`${app.url}/offline`);
+  await expect(p.getByTestId("storage")).toContainText("40");
+  await expect(p.getByTestId("storage")).toContainText("60");
+  const before = await items(p).count();
+  await context.setOffline(true);
+  await p.getByRole("button", { name: hi.offline.tabs.upload, exact: true }).click();
+  const option = p.locator("#offline-whom option", { hasText: "सीता" }).first();
+  await p.locator("#offline-whom").selectOption((await option.getAttribute("value"))!);
+  await p.locator("#offline-type").selectOption("Blood Test");
+  await p.locator("#offline-phone").fill("9876500001");
+  const big = Buffer.concat([
+    readFileSync("tests/fixtures/sample-report.pdf"),
+    Buffer.alloc(9 * 1024 * 1024, 0x25),
+  ]);
+  await p
+    .locator("input#offline-report")
+    .setInputFiles({ name: "scan.pdf", mimeType: "application/pdf", buffer: big });
+  await p.locator("input[name=consent]").check();
+  await p.getByRole("button", { name: hi.offline.keep }).click();
+  await expect(p.locator("form [role=alert]")).toHaveText(hi.offline.noRoom.replace("{{left}}", "60"));
+  // Nothing was kept; a small photo still is.
+  await p
+    .locator("input#offline-report")
+    .setInputFiles({ name: "s.png", mimeType: "image/png", buffer: patternPng(40, 23) });
+  await p.getByRole("button", { name: hi.offline.keep }).click();
+  await expect(items(p)).toHaveCount(before + 1);
+  await context.setOffline(false);
+  await expect(items(p).last()).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
+  await p.close();
 });
 
 for (const lang of ["en", "hi", "bn", "ta"] as const) {
