@@ -36,3 +36,23 @@ export async function waitingCount(): Promise<number> {
 }
 
 export { forgetSession } from "./outbox.client";
+
+/**
+ * Whether the browser's session is still the account this phone's outbox belongs to: "none" (signed
+ * out, or the session ended), "other" (someone else signed in), "same", or "unknown" (no answer).
+ */
+export async function whoIsSignedIn(accountId: string): Promise<"same" | "other" | "none" | "unknown"> {
+  try {
+    const res = await fetch("/api/v1/profile/get-user-details", {
+      headers: OUTBOX_HEADERS,
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+    if (res.status === 401) return "none";
+    if (!res.ok) return "unknown";
+    const body = (await res.json()) as { data?: { _id?: string } };
+    return body.data?._id === accountId ? "same" : "other";
+  } catch {
+    return "unknown";
+  }
+}

@@ -594,6 +594,71 @@ test("a phone nearly out of room takes no new file and says so; the room left is
   await p.close();
 });
 
+test("a follow-up the patient dictates, kept offline, reaches the expert who gave the opinion", async () => {
+  test.setTimeout(90_000);
+  test.skip(!context, "needs the journey's phone");
+  // An approved expert reviews सीता's latest report.
+  const email = `expert-${Date.now().toString(36)}@offline.test`;
+  expect((await staff.post("/api/v1/auth/send-otp", { data: { email } })).status()).toBe(200);
+  const signup = await staff.post("/api/v1/auth/signup", {
+    data: {
+      accountType: "Expert",
+      firstName: "Kavitha",
+      lastName: "Rao",
+      email,
+      contactNumber: "9876543210",
+      password: PASSWORD,
+      confirmPassword: PASSWORD,
+      otp: await mailedCode(email),
+      specialties: ["Pathology", "General Medicine"],
+      registrationNumber: "KMC-55502",
+      registrationCouncil: "Karnataka Medical Council",
+      yearsOfPractice: 9,
+    },
+  });
+  expect(signup.status()).toBe(201);
+  const admin = (await (await staff.post("/api/v1/auth/login", { data: ADMIN })).json()).token as string;
+  const asAdmin = { Authorization: `Bearer ${admin}` };
+  const expertId = (await signup.json()).data._id as string;
+  expect(
+    (await staff.post("/api/v1/expert/approve-expert", { data: { expertId }, headers: asAdmin })).status(),
+  ).toBe(200);
+  const expert = (
+    await (await staff.post("/api/v1/auth/login", { data: { email, password: PASSWORD } })).json()
+  ).token as string;
+  const asExpert = { Authorization: `Bearer ${expert}` };
+  const latest = (await db.get<{ id: string }>(
+    "SELECT r.id FROM reports r JOIN patients p ON p.id = r.patient_id WHERE p.first_name = ? ORDER BY r.created_at DESC, r.id DESC LIMIT 1",
+    "सीता",
+  ))!.id;
+  expect((await staff.post(`/api/v1/report/claim/${latest}`, { headers: asExpert })).status()).toBe(200);
+  expect(
+    (
+      await staff.post(`/api/v1/report/add-review/${latest}`, {
+        data: { review: "Haemoglobin is low." },
+        headers: asExpert,
+      })
+    ).status(),
+  ).toBe(200);
+
+  // Online once (the list now says the opinion is there), then offline: the question is kept.
+  await page.goto(`${app.url}/offline`);
+  await expect(page.getByTestId("offline-queue")).toBeVisible();
+  await context.setOffline(true);
+  await page.getByRole("button", { name: hi.offline.tabs["follow-up"], exact: true }).click();
+  const option = page.locator("#offline-fu-whom option", { hasText: "सीता" }).first();
+  await page.locator("#offline-fu-whom").selectOption((await option.getAttribute("value"))!);
+  await page.locator("#offline-fu-q").fill("क्या मुझे आयरन की गोली लेनी चाहिए?");
+  await page.getByRole("button", { name: hi.offline.keep }).click();
+  const question = items(page)
+    .filter({ hasText: hi.offline.labelFollowUp.replace("{{name}}", "") })
+    .last();
+  await expect(question).toHaveAttribute("data-state", "waiting");
+  await context.setOffline(false);
+  await expect(question).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
+  expect(await count("SELECT COUNT(*) AS n FROM report_followups WHERE report_id = ?", latest)).toBe(1);
+});
+
 for (const lang of ["en", "hi", "bn", "ta"] as const) {
   test(`the offline screens pass axe in ${lang}`, async () => {
     test.setTimeout(90_000);

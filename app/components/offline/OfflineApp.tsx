@@ -2,7 +2,14 @@ import { useCallback, useEffect, useState } from "react";
 import { PrintStyle } from "~/components/care/PrintStyle";
 import { useDateText } from "~/components/reports/LocalDate";
 import { useTranslation } from "~/i18n/useTranslation";
-import { currentSession, enqueue, loadSnapshot, useOutbox, type ListedItem } from "~/offline/outbox.client";
+import {
+  currentSession,
+  enqueue,
+  loadSnapshot,
+  sendOutbox,
+  useOutbox,
+  type ListedItem,
+} from "~/offline/outbox.client";
 import { openPayload } from "~/offline/store";
 import type { OfflineSession } from "~/offline/types";
 import { RegisterForm } from "~/routes/dashboard.centre.register/RegisterForm";
@@ -23,6 +30,12 @@ type QueueRow = {
 type Profile = { _id: string; firstName: string; lastName: string; phone?: string | null; self?: boolean };
 
 type Tab = "outbox" | "register" | "upload" | "follow-up";
+const TAB_KEY: Record<Tab, string> = {
+  outbox: "offline.tabs.outbox",
+  register: "offline.tabs.register",
+  upload: "offline.tabs.upload",
+  "follow-up": "offline.tabs.follow-up",
+};
 
 const nameOf = (p: { firstName: string; lastName: string }) => `${p.firstName} ${p.lastName}`.trim();
 
@@ -148,17 +161,29 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
   const [tab, setTab] = useState<Tab>("outbox");
   const [slip, setSlip] = useState<ListedItem | null>(null);
 
-  const sent = (items ?? []).filter((i) => i.state === "sent").length;
   useEffect(() => {
     void currentSession().then(async (s) => {
+      if (s && navigator.onLine) {
+        const sync = await import("~/offline/dashboard-sync.client");
+        // What waits goes first, then: is the person still the one signed in? A phone another
+        // account signed in on shows nothing of this one's. (A session that ended — expired, or a
+        // suspended worker's — still shows its items and why they were refused.)
+        await sendOutbox().catch(() => {});
+        const who = await sync.whoIsSignedIn(s.accountId);
+        if (who === "other") {
+          await sync.forgetSession();
+          setSession(null);
+          return;
+        }
+        // The lists are fetched again (a patient registered here now has their ID).
+        await sync.keepLists(s);
+      }
       setSession(s);
       if (!s) return;
-      // Online, the lists are fetched again first (a patient registered here now has their ID).
-      if (navigator.onLine) await import("~/offline/dashboard-sync.client").then((m) => m.keepLists(s));
       if (s.role === "HealthWorker") setQueue(await loadSnapshot<QueueRow[]>(s.accountId, "queue"));
       else setProfiles((await loadSnapshot<Profile[]>(s.accountId, "profiles"))?.data ?? []);
     });
-  }, [online, sent]);
+  }, [online]);
 
   // Patients registered on this phone and not sent yet can have reports kept for them too.
   const loadPending = useCallback(async () => {
@@ -231,7 +256,7 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
               setTab(k);
             }}
           >
-            {t(`offline.tabs.${k}`)}
+            {t(TAB_KEY[k])}
           </button>
         ))}
       </nav>

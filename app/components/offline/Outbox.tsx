@@ -9,6 +9,20 @@ const STATE_STYLE: Record<ListedItem["state"], string> = {
   "needs-you": "bg-amber-100 text-amber-950",
 };
 
+/** Each state's and kind's words (written out, so the catalogue check finds them). */
+const STATE_KEY: Record<ListedItem["state"], string> = {
+  waiting: "offline.states.waiting",
+  sending: "offline.states.sending",
+  sent: "offline.states.sent",
+  "needs-you": "offline.states.needs-you",
+};
+const KIND_KEY: Record<ListedItem["kind"], string> = {
+  register: "offline.kinds.register",
+  upload: "offline.kinds.upload",
+  voice: "offline.kinds.voice",
+  "follow-up": "offline.kinds.follow-up",
+};
+
 function mb(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
 }
@@ -82,10 +96,10 @@ export function Outbox({
             <li key={item.id} className="space-y-1 py-3" data-testid="outbox-item" data-state={item.state}>
               <div className="flex flex-wrap items-center justify-between gap-2">
                 <span className="min-w-0 font-medium break-words text-slate-900">
-                  {item.label || t(`offline.kinds.${item.kind}`)}
+                  {item.label || t(KIND_KEY[item.kind])}
                 </span>
                 <span className={`rounded-full px-2 py-0.5 text-sm font-semibold ${STATE_STYLE[item.state]}`}>
-                  {t(`offline.states.${item.state}`)}
+                  {t(STATE_KEY[item.state])}
                 </span>
               </div>
               {item.state === "sending" && item.progress && (

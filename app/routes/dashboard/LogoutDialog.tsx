@@ -69,7 +69,14 @@ export function LogoutDialog({
           <button ref={cancelRef} type="button" className="btn-secondary" onClick={onClose}>
             {t("common.cancel")}
           </button>
-          <Form method="post" action="/logout">
+          <Form
+            method="post"
+            action="/logout"
+            onSubmit={() => {
+              // Nobody is signed in on this phone any more (the service worker says so too).
+              if (offline) void import("~/offline/dashboard-sync.client").then((m) => m.forgetSession());
+            }}
+          >
             <button type="submit" className="btn-danger">
               {t("accounts.logoutButton")}
             </button>
