@@ -681,13 +681,15 @@ for (const lang of ["en", "hi", "bn", "ta"] as const) {
         const r = indexedDB.open("carebridge-offline");
         r.onsuccess = () => ok(r.result);
       });
-      const store = db.transaction("items", "readwrite").objectStore("items");
+      const tx = db.transaction("items", "readwrite");
+      const store = tx.objectStore("items");
       const all = await new Promise<{ state: string; reason?: unknown }[]>((ok) => {
         const r = store.getAll();
         r.onsuccess = () => ok(r.result);
       });
       const one = all[0];
       if (one) store.put({ ...one, state: "needs-you", reason: { status: 403, message: "—" } });
+      await new Promise((ok) => (tx.oncomplete = ok));
       db.close();
     });
     await p.reload();
