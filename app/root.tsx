@@ -1,5 +1,14 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "@remix-run/react";
+import {
+  data,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useMatches,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ErrorPage } from "~/components/ErrorBoundary";
 import { Footer } from "~/components/Footer";
@@ -60,6 +69,10 @@ export function useRootData() {
 export function Layout({ children }: { children: React.ReactNode }) {
   const root = useRootData();
   const nonce = useNonce();
+  // The offline screen is kept by the service worker for nobody in particular: no sign-in links.
+  const offlineShell = useMatches().some(
+    (m) => (m.handle as { offlineShell?: boolean } | undefined)?.offlineShell,
+  );
   const locale = root?.locale ?? FALLBACK_LOCALE;
   useLocaleSync(locale);
   return (
@@ -76,7 +89,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <body className="flex min-h-screen flex-col">
         <SkipLink />
         <Toaster initial={root?.toast ?? null}>
-          <Header user={root?.user ?? null} />
+          <Header user={root?.user ?? null} accountLinks={!offlineShell} />
           {children}
           <Footer />
         </Toaster>

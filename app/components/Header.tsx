@@ -11,7 +11,8 @@ const navClass = ({ isActive }: { isActive: boolean }) =>
     isActive ? "bg-brand-50 text-brand-700 underline underline-offset-4" : "text-slate-700 hover:bg-slate-100"
   }`;
 
-export function Header({ user }: { user: HeaderUser }) {
+/** `accountLinks: false`: a page kept for offline use (decision 0063), drawn for nobody, offers no sign-in. */
+export function Header({ user, accountLinks = true }: { user: HeaderUser; accountLinks?: boolean }) {
   const { t, i18n } = useTranslation();
   const fullName = user ? `${user.firstName?.trim() || "unknown"} ${user.lastName?.trim() || "user"}` : "";
   return (
@@ -64,7 +65,7 @@ export function Header({ user }: { user: HeaderUser }) {
               </Link>
             </div>
           </details>
-        ) : (
+        ) : !accountLinks ? null : (
           <div className="flex items-center gap-1">
             <Link to="/login" className="btn-secondary px-2 text-sm whitespace-nowrap sm:px-3">
               {t("nav.login")}

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { openTestDb } from "../helpers/db";
 import { BUILD_DIR, freePort, spawnApp, type AppProcess } from "../helpers/server";
+import { wcagAxe } from "./axe";
 import { logIn } from "./fixtures";
 
 /**
@@ -298,6 +299,9 @@ test("a new release waits for the person: the banner reloads into it, and Indexe
   await page.reload();
   await expect(banner).toBeVisible({ timeout: 20_000 });
   await expect(banner).toContainText("A new version is ready");
+  // The banner over the dashboard keeps the page accessible.
+  await page.waitForFunction(() => document.getAnimations().length === 0);
+  expect((await wcagAxe(page).analyze()).violations).toEqual([]);
   // Until the person says so, the new worker only waits: the old one still controls the page.
   expect(
     await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting !== null),

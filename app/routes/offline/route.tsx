@@ -46,6 +46,9 @@ export async function loader({ request }: LoaderFunctionArgs): Promise<OfflineLo
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
+/** The page is kept for offline use and drawn for nobody: the header offers no sign-in (root.tsx). */
+export const handle = { offlineShell: true };
+
 export default function OfflineScreen() {
   const { t } = useTranslation();
   const loaded = useLoaderData<typeof loader>();
