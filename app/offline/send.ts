@@ -63,7 +63,7 @@ async function readBody(res: Response): Promise<Body> {
   }
 }
 
-/** A non-2xx answer: wait (401, 408, 423, 429, 5xx) or refused (any other 4xx). */
+/** A non-2xx answer: wait (401, 408, 423, 429, a busy 409, 5xx) or refused (any other 4xx). */
 async function fail(res: Response): Promise<never> {
   const body = await readBody(res);
   if (body.holdAt?.startsWith("/api/v1/")) throw new SendWhole(body.holdAt);
@@ -73,14 +73,9 @@ async function fail(res: Response): Promise<never> {
     errors: body.errors,
     held: body.held === true ? true : undefined,
   };
-  if (
-    res.status === 401 ||
-    res.status === 408 ||
-    res.status === 423 ||
-    res.status === 429 ||
-    res.status >= 500
-  )
-    throw new Pause(reason);
+  // 409 with Retry-After: the same key's first request is still at work (decision 0062).
+  const busy = res.status === 409 && res.headers.has("Retry-After") && body.held === undefined;
+  if ([401, 408, 423, 429].includes(res.status) || res.status >= 500 || busy) throw new Pause(reason);
   throw new Refused(reason);
 }
 
