@@ -1,12 +1,12 @@
 import { expect, request, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openTestDb } from "../helpers/db";
 import { BUILD_DIR, freePort, spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
 import { logIn } from "./fixtures";
+import { offlineRevision, secondRelease } from "./release";
 
 /**
  * The installable offline app (issue 45, decision 0066) in real Chromium: a health worker's
@@ -257,19 +257,8 @@ test("a new release waits for the person: the banner reloads into it, and Indexe
 }) => {
   test.setTimeout(120_000);
   // The second release: the same build with a service worker of different bytes (a new precache revision).
-  // Inside the repository, so the copy's server finds node_modules as the build's does.
-  mkdirSync("test-results", { recursive: true });
-  secondBuild = mkdtempSync(path.resolve("test-results", "offline-second-build-"));
-  cpSync(BUILD_DIR, secondBuild, { recursive: true, filter: (src) => !src.includes(".compressed") });
-  execFileSync(process.execPath, ["scripts/build-sw.mjs"], {
-    env: { ...process.env, BUILD_DIR: secondBuild, SW_BUILD_TAG: "second-release" },
-    stdio: "pipe",
-  });
-  const revisionOf = (dir: string) =>
-    /\/offline\?lng=en",revision:"([0-9a-f]+)"/.exec(
-      readFileSync(path.join(dir, "client/sw.js"), "utf8"),
-    )![1];
-  const [oldRevision, newRevision] = [revisionOf(BUILD_DIR), revisionOf(secondBuild)];
+  secondBuild = secondRelease("second-release");
+  const [oldRevision, newRevision] = [offlineRevision(BUILD_DIR), offlineRevision(secondBuild)];
   expect(newRevision).not.toBe(oldRevision);
 
   const page = await workerWithServiceWorker(browser);

@@ -12,13 +12,14 @@ import path from "node:path";
 import hi from "../../app/i18n/locales/hi";
 import { wav } from "../helpers/audio";
 import { openTestDb, type TestDb } from "../helpers/db";
-import { spawnApp, type AppProcess } from "../helpers/server";
+import { freePort, spawnApp, type AppProcess } from "../helpers/server";
 import bn from "../../app/i18n/locales/bn";
 import en from "../../app/i18n/locales/en";
 import ta from "../../app/i18n/locales/ta";
 import { wcagAxe } from "./axe";
 import { hydrated, patternPng, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
+import { secondRelease } from "./release";
 
 /**
  * Issue 45: a health worker works without a signal, in Hindi at 360 px (decision 0063). Signs in
@@ -37,7 +38,15 @@ const CATALOGUES = { en, hi, bn, ta };
 const PASSWORD = "Village-pass-2026";
 const ADMIN = { email: "admin@offline.test", password: "Admin-pass-2026" };
 const CENTRE = { id: "c00000000000000000000e45", name: "उप स्वास्थ्य केंद्र सोनपुर" };
+const ENV = {
+  RATE_LIMIT_DISABLED: "1",
+  WEB_CONCURRENCY: "1",
+  ADMIN_EMAIL: ADMIN.email,
+  ADMIN_PASSWORD: ADMIN.password,
+};
 let app: AppProcess;
+let port: number;
+let secondBuild: string | undefined;
 let root: string;
 let db: TestDb;
 let staff: APIRequestContext;
@@ -231,12 +240,8 @@ test.beforeAll(async () => {
   test.skip(test.info().project.name !== "phone", "the offline journey runs at 360 px");
   test.setTimeout(120_000);
   root = mkdtempSync(path.join(os.tmpdir(), "carebridge-offline-"));
-  app = await spawnApp(root, {
-    RATE_LIMIT_DISABLED: "1",
-    WEB_CONCURRENCY: "1",
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-  });
+  port = await freePort();
+  app = await spawnApp(root, ENV, { port });
   staff = await request.newContext({ baseURL: app.url, extraHTTPHeaders: { "Accept-Language": "en" } });
   db = await openTestDb(app.dataDir, { write: true });
   await makeWorker();
@@ -251,6 +256,7 @@ test.afterAll(async () => {
   }
   await staff?.dispose();
   if (root) rmSync(root, { recursive: true, force: true });
+  if (secondBuild) rmSync(secondBuild, { recursive: true, force: true });
 });
 
 let context: BrowserContext;
@@ -468,6 +474,53 @@ test("on a shared phone another account sees nothing of the first; the items wai
   await expect(items(page).filter({ hasText: "गीता" }).last()).toHaveAttribute("data-state", "sent", {
     timeout: 30_000,
   });
+});
+
+test("a new release deployed while items wait loses none of them", async () => {
+  test.setTimeout(120_000);
+  test.skip(!context, "needs the journey's phone");
+  secondBuild = secondRelease("offline-journey");
+  // An item that cannot go yet (the upload route held back), then the centre's server is updated.
+  await context.route("**/api/v1/uploads**", (route) => route.abort());
+  await page.goto(`${app.url}/offline`);
+  await uploadOffline(page, {
+    whom: "गीता देवी",
+    photo: patternPng(70, 31),
+    type: "image/png",
+    name: "u.png",
+  });
+  const waiting = items(page).last();
+  await expect(waiting).toHaveAttribute("data-state", "waiting", { timeout: 20_000 });
+  const reports = async () =>
+    count(
+      "SELECT COUNT(*) AS n FROM reports r JOIN patients p ON p.id = r.patient_id WHERE p.first_name = ?",
+      "गीता",
+    );
+  const before = await reports();
+  app.child.kill("SIGTERM");
+  await Promise.race([app.exited, new Promise((r) => setTimeout(r, 10_000))]);
+  app = await spawnApp(root, ENV, { port, buildDir: secondBuild });
+
+  // The new version waits for the worker; she takes it; the item is still there and then goes.
+  await page.goto(`${app.url}/dashboard/home`);
+  const banner = page.getByTestId("update-banner");
+  await expect(banner).toContainText(hi.common.updateReady, { timeout: 20_000 });
+  await Promise.all([
+    page.waitForEvent("load"),
+    banner.getByRole("button", { name: hi.common.reload }).click(),
+  ]);
+  await expect
+    .poll(() =>
+      page.evaluate(async () => {
+        const reg = await navigator.serviceWorker.getRegistration();
+        return reg?.waiting === null && navigator.serviceWorker.controller === reg?.active;
+      }),
+    )
+    .toBe(true);
+  await context.unroute("**/api/v1/uploads**");
+  await page.goto(`${app.url}/offline`);
+  await expect(items(page).last()).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
+  expect(await reports()).toBe(before + 1);
 });
 
 test("an outbox kept by an older version of the app is opened by this one and sent", async ({ browser }) => {
