@@ -108,9 +108,12 @@ export async function retry(id: string): Promise<void> {
   void kick();
 }
 
-/** Only an item that needs the person, or one already sent, can be removed. */
+/**
+ * Only an item that needs the person can be removed. What came after it stays, saying it cannot go
+ * (the person removes it too, knowingly): nothing leaves the outbox unseen.
+ */
 export async function remove(id: string): Promise<void> {
-  await deleteItemIf(id, (i) => i.state === "needs-you" || i.state === "sent");
+  await deleteItemIf(id, (i) => i.state === "needs-you");
   announce();
 }
 

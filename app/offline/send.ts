@@ -257,8 +257,11 @@ async function run(): Promise<void> {
   if (!session) return;
   const items = await itemsOf(session.accountId);
   const now = Date.now();
+  // A sent item another one still needs (its patient's or report's id) stays until that one goes.
+  const needed = new Set(items.filter((i) => i.state !== "sent" && i.after).map((i) => i.after));
   for (const item of items) {
-    if (item.state === "sent" && item.sentAt && now - Date.parse(item.sentAt) > KEEP_SENT_MS)
+    const old = item.sentAt && now - Date.parse(item.sentAt) > KEEP_SENT_MS;
+    if (item.state === "sent" && old && !needed.has(item.id))
       await deleteItemIf(item.id, (i) => i.state === "sent");
   }
   for (const listed of items) {
@@ -266,14 +269,21 @@ async function run(): Promise<void> {
     if (!item || (item.state !== "waiting" && item.state !== "sending")) continue;
     if (item.after) {
       const before = await getItem(item.after);
-      if (before?.state === "needs-you") {
+      if (!before) {
+        // The one it came after is gone from this phone: it cannot be sent; it stays and says so.
+        const reason = { status: 0, message: "", waitsFor: item.after };
+        await updateItem(item.id, (i) => ({ ...i, state: "needs-you", reason }));
+        announce();
+        continue;
+      }
+      if (before.state === "needs-you") {
         // The one it comes after was refused: this one cannot go either, and says why.
         const reason = { ...before.reason!, errors: undefined, held: undefined, waitsFor: before.id };
         await updateItem(item.id, (i) => ({ ...i, state: "needs-you", reason }));
         announce();
         continue;
       }
-      if (before && before.state !== "sent") continue; // it goes when the one before it has
+      if (before.state !== "sent") continue; // it goes when the one before it has
     }
     centreHeader = item.centreId ? { "X-CareBridge-Centre": item.centreId } : {};
     await updateItem(item.id, (i) => ({ ...i, state: "sending", reason: undefined }));
