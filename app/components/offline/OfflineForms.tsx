@@ -62,7 +62,9 @@ export function OfflineUpload({
   const Recorder = useRecorder();
   const voiceRef = useRef<HTMLInputElement>(null);
   const keepError = useKeepError();
-  const [chosen, setChosen] = useState(whom[0]?.value ?? "");
+  const [picked, setPicked] = useState(whom[0]?.value ?? "");
+  // The lists arrive after the first render: until the person picks, the first one shown is the one.
+  const chosen = whom.some((w) => w.value === picked) ? picked : (whom[0]?.value ?? "");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const person = whom.find((w) => w.value === chosen);
@@ -131,7 +133,7 @@ export function OfflineUpload({
           id="offline-whom"
           className="field-input"
           value={chosen}
-          onChange={(e) => setChosen(e.currentTarget.value)}
+          onChange={(e) => setPicked(e.currentTarget.value)}
         >
           {whom.map((w) => (
             <option key={w.value} value={w.value}>
