@@ -1,14 +1,15 @@
 import { expect, request, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import hi from "../../app/i18n/locales/hi";
+import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
-import { phonePhoto } from "./fixtures";
+import { mailedCode, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
 
 /**
@@ -55,26 +56,6 @@ const api = async (method: "get" | "post", route: string, data?: unknown, token?
   return { status: res.status(), body: await res.json() };
 };
 
-async function mailedCode(email: string): Promise<string> {
-  const outbox = path.join(app.dataDir, "outbox");
-  for (let i = 0; i < 100; i++) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
-    } catch {
-      // not there yet
-    }
-    for (const f of names.sort().reverse()) {
-      const text = readFileSync(path.join(outbox, f), "utf8");
-      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
-      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
-      if (code) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
 /** The health worker: a mobile signup (SMS code), then made an approved CHO of the centre, notices by SMS. */
 async function makeWorker() {
   const phone = `+91${worker.national}`;
@@ -91,26 +72,9 @@ async function makeWorker() {
   });
   expect(signup.status).toBe(201);
   worker.id = signup.body.data._id;
-  const now = db.time(Date.now());
-  await db.run(
-    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'hwc', 'सीतापुर', 'उत्तर प्रदेश', '261001', ?, ?)",
-    CENTRE.id,
-    CENTRE.name,
-    now,
-    now,
-  );
-  await db.run("DELETE FROM patients WHERE id = ?", worker.id);
-  await db.run(
-    "UPDATE users SET account_type = 'HealthWorker', approved = ?, notify = 'sms', locale = 'hi' WHERE id = ?",
-    db.kind === "sqlite" ? 1 : true,
-    worker.id,
-  );
-  await db.run(
-    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'cho', 'CHO-101', ?)",
-    worker.id,
-    CENTRE.id,
-    now,
-  );
+  await insertCentre(db, { ...CENTRE, district: "सीतापुर", state: "उत्तर प्रदेश" });
+  await makeHealthWorker(db, worker.id, CENTRE.id, { workerId: "CHO-101", notify: "sms" });
+  await db.run("UPDATE users SET locale = 'hi' WHERE id = ?", worker.id);
 }
 
 async function approvedExpert() {
@@ -124,7 +88,7 @@ async function approvedExpert() {
     contactNumber: "9876543210",
     password: PASSWORD,
     confirmPassword: PASSWORD,
-    otp: await mailedCode(email),
+    otp: await mailedCode(app.dataDir, email),
     specialties: ["Pathology", "General Medicine"],
     registrationNumber: "KMC-55501",
     registrationCouncil: "Karnataka Medical Council",
@@ -350,7 +314,7 @@ test("the admin sees health workers waiting for approval counted in the sidebar 
     contactNumber: "9876543210",
     password: PASSWORD,
     confirmPassword: PASSWORD,
-    otp: await mailedCode(email),
+    otp: await mailedCode(app.dataDir, email),
   });
   expect(signup.status).toBe(201);
   const id = signup.body.data._id as string;

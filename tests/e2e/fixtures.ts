@@ -273,3 +273,24 @@ export async function approveExperts(admin: Page, emails: string[]) {
     expect(ok.status()).toBe(200);
   }
 }
+
+/** The 6-digit code last mailed to `email` by the app whose data folder is `dataDir` (its .eml outbox). */
+export async function mailedCode(dataDir: string, email: string): Promise<string> {
+  const outbox = path.join(dataDir, "outbox");
+  for (let i = 0; i < 150; i++) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
+    } catch {
+      // not there yet
+    }
+    for (const f of names.sort().reverse()) {
+      const text = readFileSync(path.join(outbox, f), "utf8");
+      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
+      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
+      if (code) return code;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code mailed to ${email}`);
+}

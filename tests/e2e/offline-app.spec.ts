@@ -1,11 +1,12 @@
 import { expect, request, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb } from "../helpers/db";
 import { BUILD_DIR, freePort, spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
-import { logIn } from "./fixtures";
+import { logIn, mailedCode } from "./fixtures";
 import { offlineRevision, secondRelease } from "./release";
 
 /**
@@ -36,26 +37,6 @@ async function stopApp() {
   await Promise.race([app.exited, new Promise((r) => setTimeout(r, 10_000))]);
 }
 
-async function mailedCode(email: string): Promise<string> {
-  const outbox = path.join(app.dataDir, "outbox");
-  for (let i = 0; i < 150; i++) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
-    } catch {
-      // not there yet
-    }
-    for (const f of names.sort().reverse()) {
-      const text = readFileSync(path.join(outbox, f), "utf8");
-      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
-      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
-      if (code) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
 async function signUp(email: string, accountType: "Patient" | "Expert", firstName: string): Promise<string> {
   expect((await staff.post("/api/v1/auth/send-otp", { data: { email } })).status()).toBe(200);
   const res = await staff.post("/api/v1/auth/signup", {
@@ -67,7 +48,7 @@ async function signUp(email: string, accountType: "Patient" | "Expert", firstNam
       contactNumber: "9876543210",
       password: PASSWORD,
       confirmPassword: PASSWORD,
-      otp: await mailedCode(email),
+      otp: await mailedCode(app.dataDir, email),
       ...(accountType === "Expert"
         ? {
             specialties: ["Pathology"],
@@ -86,25 +67,9 @@ async function signUp(email: string, accountType: "Patient" | "Expert", firstNam
 async function makeWorker() {
   const id = await signUp(WORKER.email, "Patient", WORKER.firstName);
   const db = await openTestDb(app.dataDir, { write: true });
-  const now = db.time(Date.now());
-  await db.run(
-    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, 'PHC Offline', 'hwc', 'Gaya', 'Bihar', '823001', ?, ?)",
-    "c0000000000000000000off1",
-    now,
-    now,
-  );
-  await db.run("DELETE FROM patients WHERE id = ?", id);
-  await db.run(
-    "UPDATE users SET account_type = 'HealthWorker', approved = ? WHERE id = ?",
-    db.kind === "sqlite" ? 1 : true,
-    id,
-  );
-  await db.run(
-    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'cho', 'CHO-9', ?)",
-    id,
-    "c0000000000000000000off1",
-    now,
-  );
+  const centre = { id: "c0000000000000000000off1", name: "PHC Offline" };
+  await insertCentre(db, { ...centre, district: "Gaya", state: "Bihar", pinCode: "823001" });
+  await makeHealthWorker(db, id, centre.id, { workerId: "CHO-9" });
   await db.close();
 }
 

@@ -6,18 +6,19 @@ import {
   type BrowserContext,
   type Page,
 } from "@playwright/test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import hi from "../../app/i18n/locales/hi";
 import { wav } from "../helpers/audio";
+import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { freePort, spawnApp, type AppProcess } from "../helpers/server";
 import bn from "../../app/i18n/locales/bn";
 import en from "../../app/i18n/locales/en";
 import ta from "../../app/i18n/locales/ta";
 import { wcagAxe } from "./axe";
-import { hydrated, patternPng, phonePhoto } from "./fixtures";
+import { hydrated, mailedCode, patternPng, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
 import { secondRelease } from "./release";
 
@@ -53,26 +54,6 @@ let staff: APIRequestContext;
 const worker = { email: `asha-${Date.now().toString(36)}@offline.test`, id: "" };
 const patient = { email: `meena-${Date.now().toString(36)}@offline.test`, id: "" };
 
-async function mailedCode(email: string): Promise<string> {
-  const outbox = path.join(app.dataDir, "outbox");
-  for (let i = 0; i < 150; i++) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(outbox).filter((f) => f.endsWith(".eml"));
-    } catch {
-      // not there yet
-    }
-    for (const f of names.sort().reverse()) {
-      const text = readFileSync(path.join(outbox, f), "utf8");
-      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
-      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
-      if (code) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
 async function signUp(email: string, firstName: string): Promise<string> {
   expect((await staff.post("/api/v1/auth/send-otp", { data: { email } })).status()).toBe(200);
   const res = await staff.post("/api/v1/auth/signup", {
@@ -84,7 +65,7 @@ async function signUp(email: string, firstName: string): Promise<string> {
       contactNumber: `98${String(Date.now()).slice(-8)}`,
       password: PASSWORD,
       confirmPassword: PASSWORD,
-      otp: await mailedCode(email),
+      otp: await mailedCode(app.dataDir, email),
     },
   });
   const body = await res.json();
@@ -97,26 +78,8 @@ async function signUp(email: string, firstName: string): Promise<string> {
 /** An approved ASHA of the centre (the admin's approval is tested elsewhere). */
 async function makeWorker() {
   worker.id = await signUp(worker.email, "आशा");
-  const now = db.time(Date.now());
-  await db.run(
-    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'sc', 'गया', 'बिहार', '823001', ?, ?)",
-    CENTRE.id,
-    CENTRE.name,
-    now,
-    now,
-  );
-  await db.run("DELETE FROM patients WHERE id = ?", worker.id);
-  await db.run(
-    "UPDATE users SET account_type = 'HealthWorker', approved = ? WHERE id = ?",
-    db.kind === "sqlite" ? 1 : true,
-    worker.id,
-  );
-  await db.run(
-    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'asha', 'ASHA-7', ?)",
-    worker.id,
-    CENTRE.id,
-    now,
-  );
+  await insertCentre(db, { ...CENTRE, kind: "sc", district: "गया", state: "बिहार", pinCode: "823001" });
+  await makeHealthWorker(db, worker.id, CENTRE.id, { role: "asha", workerId: "ASHA-7" });
 }
 
 async function signIn(page: Page, email: string) {
@@ -665,7 +628,7 @@ test("a follow-up the patient dictates, kept offline, reaches the expert who gav
       contactNumber: "9876543210",
       password: PASSWORD,
       confirmPassword: PASSWORD,
-      otp: await mailedCode(email),
+      otp: await mailedCode(app.dataDir, email),
       specialties: ["Pathology", "General Medicine"],
       registrationNumber: "KMC-55502",
       registrationCouncil: "Karnataka Medical Council",

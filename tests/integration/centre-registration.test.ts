@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
+import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, storedBytes, storedKeys, type TestDb } from "../helpers/db";
 import { webmOpus } from "../helpers/audio";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
@@ -29,19 +30,6 @@ const ids: Record<string, string> = {};
 const CENTRE_A = { id: "c0000000000000000000000a", name: "Ayushman Arogya Mandir Rampur" };
 const CENTRE_B = { id: "c0000000000000000000000b", name: "PHC Sonpur" };
 
-const bool = (v: boolean) => (db.kind === "sqlite" ? (v ? 1 : 0) : v);
-
-async function insertCentre(c: { id: string; name: string }) {
-  const now = db.time(Date.now());
-  await db.run(
-    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'hwc', 'Sitapur', 'Uttar Pradesh', '261001', ?, ?)",
-    c.id,
-    c.name,
-    now,
-    now,
-  );
-}
-
 /** A health worker of `centreId`: signed up, then made a HealthWorker (approved or not) in the database. */
 async function healthWorker(key: string, centreId: string, approved = true) {
   const r = await signupViaApi(api, smtp, codeFrom, {
@@ -49,19 +37,7 @@ async function healthWorker(key: string, centreId: string, approved = true) {
     firstName: key === "hwA" ? "Sunita" : "Worker",
     lastName: key,
   });
-  await db.run("DELETE FROM patients WHERE id = ?", r.user._id);
-  await db.run(
-    "UPDATE users SET account_type = 'HealthWorker', approved = ?, notify = 'email' WHERE id = ?",
-    bool(approved),
-    r.user._id,
-  );
-  await db.run(
-    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'cho', ?, ?)",
-    r.user._id,
-    centreId,
-    `CHO-${key}`,
-    db.time(Date.now()),
-  );
+  await makeHealthWorker(db, r.user._id, centreId, { workerId: `CHO-${key}`, approved, notify: "email" });
   tok[key] = r.token;
   ids[key] = r.user._id;
 }
@@ -108,8 +84,8 @@ beforeAll(async () => {
   });
   api = apiClient(server.url);
   db = await openTestDb(server.dataDir, { write: true });
-  await insertCentre(CENTRE_A);
-  await insertCentre(CENTRE_B);
+  await insertCentre(db, CENTRE_A);
+  await insertCentre(db, CENTRE_B);
   await healthWorker("hwA", CENTRE_A.id);
   await healthWorker("hwA2", CENTRE_A.id);
   await healthWorker("hwB", CENTRE_B.id);

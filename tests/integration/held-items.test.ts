@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { samplePng, uploadForm } from "../helpers/files";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
@@ -23,36 +24,15 @@ const web: Record<string, Browserish> = {};
 const A = { id: "c00000000000000000000a45", name: "Arogya Mandir Held" };
 const B = { id: "c00000000000000000000b45", name: "PHC Moved" };
 
-const bool = (v: boolean) => (db.kind === "sqlite" ? (v ? 1 : 0) : v);
-
-async function insertCentre(c: { id: string; name: string }) {
-  const now = db.time(Date.now());
-  await db.run(
-    "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, ?, 'hwc', 'Sitapur', 'Uttar Pradesh', '261001', ?, ?)",
-    c.id,
-    c.name,
-    now,
-    now,
-  );
-}
-
 /** An approved health worker of `centreId`, signed in on a browser too. */
 async function healthWorker(key: string, centreId: string) {
   const email = `${key.toLowerCase()}@held.test`;
   const r = await signupViaApi(api, smtp, codeFrom, { email, firstName: "Worker", lastName: key });
-  await db.run("DELETE FROM patients WHERE id = ?", r.user._id);
-  await db.run(
-    "UPDATE users SET account_type = 'HealthWorker', approved = ?, notify = 'email' WHERE id = ?",
-    bool(true),
-    r.user._id,
-  );
-  await db.run(
-    "INSERT INTO health_workers (user_id, centre_id, role, worker_id, updated_at) VALUES (?, ?, 'cho', ?, ?)",
-    r.user._id,
-    centreId,
-    `CHO-${key}`,
-    db.time(Date.now()),
-  );
+  await makeHealthWorker(db, r.user._id, centreId, {
+    workerId: `CHO-${key}`,
+    approved: true,
+    notify: "email",
+  });
   tok[key] = r.token;
   ids[key] = r.user._id;
   web[key] = new Browserish(server.url);
@@ -110,8 +90,8 @@ beforeAll(async () => {
   });
   api = apiClient(server.url);
   db = await openTestDb(server.dataDir, { write: true });
-  await insertCentre(A);
-  await insertCentre(B);
+  await insertCentre(db, A);
+  await insertCentre(db, B);
   for (const [key, centre] of [
     ["hwS", A.id],
     ["hwM", A.id],
