@@ -8,11 +8,14 @@ import {
   ListObjectsV2Command,
   S3Client,
   S3ServiceException,
+  type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import type { StorageConfig } from "~/config.server";
+import { config, type StorageConfig } from "~/config.server";
 import type { BlobStore } from "./blob.server";
+import { StoreFault } from "./faults.server";
 
 type S3Config = Extract<StorageConfig, { kind: "s3" }>;
 
@@ -30,6 +33,90 @@ function notFound(err: unknown) {
   );
 }
 
+const MAX_ATTEMPTS = 3;
+
+/**
+ * The SDK's retries (up to 3 attempts when the store throttles or fails on its side, after a short
+ * growing pause) but none after a time-out (decision 0075): a store that did not answer for
+ * STORE_TIMEOUT_MS is hung, and a second wait as long would only hold the person longer before
+ * the 503 that tells her client when to try again.
+ */
+const RETRIES = {
+  async acquireInitialRetryToken() {
+    return retryToken(0, 0);
+  },
+  async refreshRetryTokenForRetry(
+    token: { getRetryCount(): number },
+    info: { errorType: string; error?: { name?: string } },
+  ) {
+    const attempt = token.getRetryCount() + 1;
+    const retryable = info.errorType === "TRANSIENT" || info.errorType === "THROTTLING";
+    if (!retryable || info.error?.name === "TimeoutError" || attempt >= MAX_ATTEMPTS)
+      throw new Error("not retried");
+    return retryToken(attempt, Math.round(Math.random() * 100 * 2 ** attempt));
+  },
+  recordSuccess() {},
+} as unknown as NonNullable<S3ClientConfig["retryStrategy"]>;
+
+function retryToken(count: number, delayMs: number) {
+  return { getRetryCount: () => count, getRetryDelay: () => delayMs };
+}
+
+/** A request body handed to the socket in pieces of this size (below). */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * A request's body (an upload's part, held in memory) written to the socket in 64 KiB pieces
+ * rather than one write: Node counts a socket idle from the start of a write until it completes,
+ * so one 5 MiB write over a slow link would look like a hung store to the idle limit. Each attempt
+ * gets its own pieces (a retry sends the body again); the signature covers the same bytes.
+ */
+const inSlices =
+  (next: (args: any) => Promise<any>) =>
+  async (args: any): Promise<any> => {
+    const body = args.request?.body;
+    if (!(body instanceof Uint8Array) || body.byteLength <= SLICE_BYTES) return next(args);
+    const request = Object.assign(Object.create(Object.getPrototypeOf(args.request)), args.request, {
+      body: Readable.from(slices(body), { objectMode: false }),
+    });
+    return next({ ...args, request });
+  };
+
+function* slices(body: Uint8Array) {
+  for (let at = 0; at < body.byteLength; at += SLICE_BYTES)
+    yield Buffer.from(body.buffer, body.byteOffset + at, Math.min(SLICE_BYTES, body.byteLength - at));
+}
+
+/**
+ * An object's bytes, failing with a StoreFault (503, decision 0060) when the store sends nothing
+ * for `ms` while they are wanted. Time the reader spends not asking (a slow phone) does not count.
+ */
+async function* unstalled(body: Readable, ms: number): AsyncGenerator<Buffer> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  try {
+    for (;;) {
+      const next = await new Promise<IteratorResult<Buffer>>((resolve, reject) => {
+        timer = setTimeout(() => {
+          const cause = Object.assign(new Error(`the file store sent nothing for ${ms} ms`), {
+            name: "TimeoutError",
+          });
+          reject(new StoreFault("unavailable", { cause }));
+        }, ms);
+        chunks.next().then(resolve, reject);
+      }).finally(() => clearTimeout(timer));
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!ended) body.destroy();
+  }
+}
+
 /**
  * Objects in an S3-compatible bucket (MinIO, Ceph RGW, AWS S3, Cloudflare R2; s3rver in tests),
  * through the plain S3 API only: PutObject / multipart upload (lib-storage, streamed in 5 MiB
@@ -42,17 +129,28 @@ export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
 
+  /** How long the store may leave a request without a byte either way (STORE_TIMEOUT_MS, decision 0075). */
+  private readonly waitMs: number;
+
   constructor(private readonly cfg: S3Config) {
+    this.waitMs = config().storeTimeoutMs;
     this.client = new S3Client({
       region: cfg.region,
       endpoint: cfg.endpoint,
       forcePathStyle: cfg.forcePathStyle,
       credentials: cfg.credentials,
-      maxAttempts: 3,
+      // A store that hangs never refuses (decision 0075): connecting, and every moment of a request
+      // after it (sending, the answer's first byte, the answer's body), may take at most waitMs
+      // without a byte moving. Not a bound on a whole request: a large part over a slow link keeps
+      // moving, so it may take as long as it needs.
+      requestHandler: { connectionTimeout: this.waitMs, socketTimeout: this.waitMs },
+      retryStrategy: RETRIES,
+      maxAttempts: MAX_ATTEMPTS,
       // Checksums only where the API requires them: stores other than AWS do not all know the newer headers.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
     });
+    this.client.middlewareStack.add(inSlices, { step: "deserialize", priority: "low", name: "bodyInSlices" });
   }
 
   private name(key: string) {
@@ -104,7 +202,15 @@ export class S3BlobStore implements BlobStore {
         new GetObjectCommand({ Bucket: this.cfg.bucket, Key: this.name(key) }),
       );
       if (!out.Body) return null;
-      return { stream: out.Body as Readable, size: Number(out.ContentLength ?? 0) };
+      const body = out.Body as IncomingMessage;
+      // From here the reader sets the pace (a phone on a slow network pauses the body for as long as
+      // it needs): the socket's idle limit would cut it. A body that stops while it is being read is
+      // bounded by `unstalled` instead.
+      body.socket?.setTimeout(0);
+      return {
+        stream: Readable.from(unstalled(body, this.waitMs), { objectMode: false }),
+        size: Number(out.ContentLength ?? 0),
+      };
     } catch (err) {
       if (notFound(err)) return null;
       throw err;
