@@ -8,14 +8,13 @@ import {
   ListObjectsV2Command,
   S3Client,
   S3ServiceException,
-  type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { config, type StorageConfig } from "~/config.server";
 import type { BlobStore } from "./blob.server";
-import { StoreFault } from "./faults.server";
+import { MAX_ATTEMPTS, RETRIES, unstalled, withDeadlines } from "./s3-waits.server";
 
 type S3Config = Extract<StorageConfig, { kind: "s3" }>;
 
@@ -33,124 +32,38 @@ function notFound(err: unknown) {
   );
 }
 
-const MAX_ATTEMPTS = 3;
-
-/**
- * The SDK's retries (up to 3 attempts when the store throttles or fails on its side, after a short
- * growing pause) but none after a time-out (decision 0075): a store that did not answer for
- * STORE_TIMEOUT_MS is hung, and a second wait as long would only hold the person longer before
- * the 503 that tells her client when to try again.
- */
-const RETRIES = {
-  async acquireInitialRetryToken() {
-    return retryToken(0, 0);
-  },
-  async refreshRetryTokenForRetry(
-    token: { getRetryCount(): number },
-    info: { errorType: string; error?: { name?: string } },
-  ) {
-    const attempt = token.getRetryCount() + 1;
-    const retryable = info.errorType === "TRANSIENT" || info.errorType === "THROTTLING";
-    if (!retryable || info.error?.name === "TimeoutError" || attempt >= MAX_ATTEMPTS)
-      throw new Error("not retried");
-    return retryToken(attempt, Math.round(Math.random() * 100 * 2 ** attempt));
-  },
-  recordSuccess() {},
-} as unknown as NonNullable<S3ClientConfig["retryStrategy"]>;
-
-function retryToken(count: number, delayMs: number) {
-  return { getRetryCount: () => count, getRetryDelay: () => delayMs };
-}
-
-/** A request body handed to the socket in pieces of this size (below). */
-const SLICE_BYTES = 64 * 1024;
-
-/**
- * A request's body (an upload's part, held in memory) written to the socket in 64 KiB pieces
- * rather than one write: Node counts a socket idle from the start of a write until it completes,
- * so one 5 MiB write over a slow link would look like a hung store to the idle limit. Each attempt
- * gets its own pieces (a retry sends the body again); the signature covers the same bytes.
- */
-const inSlices =
-  (next: (args: any) => Promise<any>) =>
-  async (args: any): Promise<any> => {
-    const body = args.request?.body;
-    if (!(body instanceof Uint8Array) || body.byteLength <= SLICE_BYTES) return next(args);
-    const request = Object.assign(Object.create(Object.getPrototypeOf(args.request)), args.request, {
-      body: Readable.from(slices(body), { objectMode: false }),
-    });
-    return next({ ...args, request });
-  };
-
-function* slices(body: Uint8Array) {
-  for (let at = 0; at < body.byteLength; at += SLICE_BYTES)
-    yield Buffer.from(body.buffer, body.byteOffset + at, Math.min(SLICE_BYTES, body.byteLength - at));
-}
-
-/**
- * An object's bytes, failing with a StoreFault (503, decision 0060) when the store sends nothing
- * for `ms` while they are wanted. Time the reader spends not asking (a slow phone) does not count.
- */
-async function* unstalled(body: Readable, ms: number): AsyncGenerator<Buffer> {
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  let timer: NodeJS.Timeout | undefined;
-  let ended = false;
-  try {
-    for (;;) {
-      const next = await new Promise<IteratorResult<Buffer>>((resolve, reject) => {
-        timer = setTimeout(() => {
-          const cause = Object.assign(new Error(`the file store sent nothing for ${ms} ms`), {
-            name: "TimeoutError",
-          });
-          reject(new StoreFault("unavailable", { cause }));
-        }, ms);
-        chunks.next().then(resolve, reject);
-      }).finally(() => clearTimeout(timer));
-      if (next.done) {
-        ended = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    if (!ended) body.destroy();
-  }
-}
-
 /**
  * Objects in an S3-compatible bucket (MinIO, Ceph RGW, AWS S3, Cloudflare R2; s3rver in tests),
  * through the plain S3 API only: PutObject / multipart upload (lib-storage, streamed in 5 MiB
  * parts), GetObject, HeadObject, DeleteObject, ListObjectsV2, ListMultipartUploads. Object names
- * are `<prefix><key>.enc`. A multipart upload is invisible until completed, and lib-storage aborts
- * it when the body fails, so a refused or broken upload leaves no object; a crash leaves an
+ * are `<prefix><key>.enc`. A multipart upload is invisible until completed, and is aborted when
+ * the body fails, so a refused or broken upload leaves no object; a crash leaves an
  * unfinished upload that sweepIncomplete() (or a bucket lifecycle rule) removes.
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
 
-  /** How long the store may leave a request without a byte either way (STORE_TIMEOUT_MS, decision 0075). */
-  private readonly waitMs: number;
-
-  constructor(private readonly cfg: S3Config) {
-    this.waitMs = config().storeTimeoutMs;
+  constructor(
+    private readonly cfg: S3Config,
+    /** How long the store may leave a request without a byte either way (STORE_TIMEOUT_MS, decision 0075). */
+    private readonly waitMs = config().storeTimeoutMs,
+  ) {
     this.client = new S3Client({
       region: cfg.region,
       endpoint: cfg.endpoint,
       forcePathStyle: cfg.forcePathStyle,
       credentials: cfg.credentials,
-      // A store that hangs never refuses (decision 0075): connecting, and every moment of a request
-      // after it (sending, the answer's first byte, the answer's body), may take at most waitMs
-      // without a byte moving. Not a bound on a whole request: a large part over a slow link keeps
-      // moving, so it may take as long as it needs.
-      requestHandler: { connectionTimeout: this.waitMs, socketTimeout: this.waitMs },
+      // A store that hangs never refuses (decision 0075): connecting, and each request's answer
+      // (withDeadlines below), and each object's body while it is read (`unstalled`), have an end.
+      requestHandler: { connectionTimeout: this.waitMs, throwOnRequestTimeout: true },
       retryStrategy: RETRIES,
       maxAttempts: MAX_ATTEMPTS,
       // Checksums only where the API requires them: stores other than AWS do not all know the newer headers.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-    this.client.middlewareStack.add(inSlices, { step: "deserialize", priority: "low", name: "bodyInSlices" });
+    withDeadlines(this.client, this.waitMs);
   }
 
   private name(key: string) {
@@ -180,12 +93,24 @@ export class S3BlobStore implements BlobStore {
       },
       partSize: PART_BYTES,
       queueSize: 1,
-      leavePartsOnError: false,
+      leavePartsOnError: true,
     });
     try {
       await upload.done();
     } catch (err) {
       source.destroy();
+      // The unfinished multipart upload is aborted without making the person wait for it: the store
+      // may be the one that hangs (decision 0075). What cannot go now, sweepIncomplete removes.
+      if (upload.uploadId)
+        void this.client
+          .send(
+            new AbortMultipartUploadCommand({
+              Bucket: this.cfg.bucket,
+              Key: this.name(key),
+              UploadId: upload.uploadId,
+            }),
+          )
+          .catch(() => {});
       // The body's own error (too large, wrong type) is what the caller must see, not the SDK's wrapper.
       throw bodyError ?? err;
     }
@@ -204,8 +129,8 @@ export class S3BlobStore implements BlobStore {
       if (!out.Body) return null;
       const body = out.Body as IncomingMessage;
       // From here the reader sets the pace (a phone on a slow network pauses the body for as long as
-      // it needs): the socket's idle limit would cut it. A body that stops while it is being read is
-      // bounded by `unstalled` instead.
+      // it needs): no idle limit on the socket (should the SDK set one) may cut it. A body that
+      // stops while it is being read is bounded by `unstalled` instead.
       body.socket?.setTimeout(0);
       return {
         stream: Readable.from(unstalled(body, this.waitMs), { objectMode: false }),
