@@ -358,7 +358,8 @@ describe("a part that hangs instead of refusing (decision 0075)", () => {
     expect(down.ms).toBeLessThanOrEqual(10_000);
     expect(list.res.status).toBe(200);
     expect(signIn.res.status).toBe(200);
-    expect(Math.max(list.ms, signIn.ms)).toBeLessThan(2_000);
+    // Well inside the store's 4 s limit: they never wait for it.
+    expect(Math.max(list.ms, signIn.ms)).toBeLessThan(3_000);
     const log = app.output().slice(before);
     expect(log.match(/"msg":"store unavailable"/g)?.length).toBeGreaterThanOrEqual(1);
     expect(log.match(/"msg":"store unavailable"/g)?.length).toBeLessThanOrEqual(2);

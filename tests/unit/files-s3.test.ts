@@ -168,7 +168,7 @@ describe("encrypted files in an S3 bucket", () => {
     const store = new S3BlobStore(config().storage as never, 1_000);
     const key = "e".repeat(32);
     // Larger than what the sockets between the store and us buffer, so the store must wait for the reader.
-    const body = randomBytes(24 * MB);
+    const body = randomBytes(16 * MB);
     await store.put(
       key,
       (async function* () {
@@ -181,7 +181,7 @@ describe("encrypted files in an S3 bucket", () => {
       const parts: Buffer[] = [];
       for (let n = await slow.next(); !n.done; n = await slow.next()) {
         parts.push(n.value);
-        if (parts.length === 1) await pause(2_500); // a phone on a slow network
+        if (parts.length === 1) await pause(1_500); // a phone on a slow network
       }
       expect(sha(Buffer.concat(parts))).toBe(sha(body));
 
