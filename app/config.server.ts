@@ -31,6 +31,11 @@ const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   /** PostgreSQL connections per process (each node runs WEB_CONCURRENCY processes); default: poolMaxFor(). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
+  /**
+   * The longest a serving process waits for one statement on PostgreSQL before it gives up the
+   * connection and answers 503 (decision 0075); 0 turns the bound off. Jobs and migrations are not bounded.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** Unset: encrypted files in UPLOADS_DIR. s3://bucket[/prefix]?endpoint=…&region=…: an S3-compatible store. */
   STORAGE_URL: z
     .string()
@@ -43,6 +48,11 @@ const envSchema = z.object({
   AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   AWS_SESSION_TOKEN: z.string().min(1).optional(),
   AWS_REGION: z.string().min(1).optional(),
+  /**
+   * An S3 request's longest wait for the store (connecting, the answer's first byte, or bytes moving
+   * either way) before it counts as hung and is answered 503 (decision 0075).
+   */
+  STORE_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(4_000),
   UPLOADS_DIR: z.string().min(1).default("uploads"),
   APP_URL: z.string().url().optional(),
   SMTP_URL: z
@@ -188,7 +198,11 @@ export type Config = {
   databaseKind: DatabaseKind;
   databaseUrl: string;
   databasePoolMax: number;
+  /** DATABASE_STATEMENT_TIMEOUT_MS (0: unbounded). */
+  databaseStatementTimeoutMs: number;
   storage: StorageConfig;
+  /** STORE_TIMEOUT_MS. */
+  storeTimeoutMs: number;
   uploadsDir: string;
   outboxDir: string;
   appUrl: string;
@@ -392,7 +406,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? e.DATABASE_URL!
         : path.resolve((e.DATABASE_URL ?? path.join(dataDir, "app.db")).replace(/^file:/, "")),
     databasePoolMax: e.DATABASE_POOL_MAX ?? poolMaxFor(e.WEB_CONCURRENCY ?? availableParallelism()),
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     storage: parseStorage(e.STORAGE_URL, uploadsDir, e),
+    storeTimeoutMs: e.STORE_TIMEOUT_MS,
     uploadsDir,
     outboxDir,
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),

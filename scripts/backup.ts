@@ -148,6 +148,8 @@ async function backupDatabase(pgDump: string | undefined): Promise<{ file: strin
   const client = await pgPool()!.connect();
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // Idle while pg_dump reads the snapshot, however long that takes (decision 0075).
+    await client.query("SET LOCAL idle_in_transaction_session_timeout = 0");
     const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0].id;
     const target = libpqTarget(c.databaseUrl);
     await runTool(

@@ -5,6 +5,7 @@ import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
 import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -141,8 +142,87 @@ class Client extends pg.Client {
     }
     if (Array.isArray(values)) values = values.map(withoutNul);
     if (heardWrite) noticeAuthWrite(config, values);
+    const limit = statementLimit();
+    if (limit && typeof config?.submit !== "function")
+      return boundedQuery(this, limit, config, values, callback);
+    return this.send(config, values, callback);
+  }
+
+  /** The statement as node-postgres runs it (timed when the server's probe watches). */
+  send(config: any, values?: any, callback?: any): any {
     if (!probe || typeof config?.submit === "function") return (super.query as any)(config, values, callback);
     return timedQuery(this, config, values, callback);
+  }
+}
+
+/**
+ * The bound on one statement in this process (decision 0075): set by a serving process at
+ * start-up, 0 (none) in scripts and tests. Work that legitimately runs long — migrations, the
+ * jobs run under an advisory lock, bulk loads — runs `unbounded()`.
+ */
+let statementLimitMs = 0;
+const longWork = new AsyncLocalStorage<true>();
+
+/** Bounds every statement of this process to `ms` (0: unbounded), except inside `unbounded()`. */
+export function boundStatements(ms: number) {
+  statementLimitMs = ms;
+}
+
+/** Runs `fn` with its statements unbounded, however long they take (migrations, jobs, bulk loads). */
+export function unbounded<T>(fn: () => Promise<T>): Promise<T> {
+  return longWork.run(true, fn);
+}
+
+function statementLimit(): number {
+  return statementLimitMs && !longWork.getStore() ? statementLimitMs : 0;
+}
+
+/**
+ * One statement with a deadline. A database that hangs (a frozen host, a stopped process, a
+ * network that drops packets) never refuses: without a deadline the request waits as long as the
+ * hang lasts. When `limit` passes unanswered, the connection is in an unknown state (the statement
+ * may still run, or be half-answered), so it is not given back: its socket is destroyed with an
+ * ETIMEDOUT error, which fails this statement and any queued behind it (answered 503, decision
+ * 0060), marks the client unqueryable, and the pool drops it on release.
+ */
+function boundedQuery(client: Client, limit: number, config: any, values: any, callback: any): any {
+  if (typeof values === "function") {
+    callback = values;
+    values = undefined;
+  }
+  const timer = setTimeout(() => {
+    const err = Object.assign(new Error(`the database did not answer within ${limit} ms`), {
+      code: "ETIMEDOUT",
+    });
+    (
+      client as unknown as { connection?: { stream?: { destroy(e: Error): void } } }
+    ).connection?.stream?.destroy(err);
+  }, limit);
+  if (typeof callback === "function")
+    return client.send(config, values, (err: unknown, res: unknown) => {
+      clearTimeout(timer);
+      callback(err, res);
+    });
+  return client.send(config, values).then(
+    (res: unknown) => {
+      clearTimeout(timer);
+      return res;
+    },
+    (err: unknown) => {
+      clearTimeout(timer);
+      throw err;
+    },
+  );
+}
+
+/**
+ * The pool, its callbacks run in the context of whoever asked: a connection handed over when
+ * another is released would otherwise run the waiting caller's statement in the releasing one's
+ * context, and so with its bound or without (decision 0075).
+ */
+class Pool extends pg.Pool {
+  override connect(callback?: any): any {
+    return typeof callback === "function" ? super.connect(AsyncResource.bind(callback)) : super.connect();
   }
 }
 
@@ -230,7 +310,7 @@ function probeSqliteStatements(sqlite: Database.Database) {
 }
 
 function openPostgres(url: string, max: number) {
-  const pool = new pg.Pool({
+  const pool = new Pool({
     Client,
     connectionString: url,
     max,
@@ -247,7 +327,10 @@ function openPostgres(url: string, max: number) {
     // lists on every execution (approved experts at 100,000 reports: 0.39 ms, 0.13 ms with its
     // generic plan) and hashed whole small tables where a probe by key would do. A start-up option
     // wins over the server's own setting: a database far larger than memory would change it here.
-    options: "-c enable_memoize=off -c random_page_cost=1.1",
+    // A transaction left open and idle (a process that froze or lost its way mid-transaction) is
+    // ended by the server after a minute, so its locks do not hold every other writer (decision
+    // 0075); a backup's snapshot transaction, idle while pg_dump reads it, turns this off for itself.
+    options: "-c enable_memoize=off -c random_page_cost=1.1 -c idle_in_transaction_session_timeout=60000",
     // No forced generic plans: at 100,000 reports the generic plan of a list page (status and
     // LIMIT/OFFSET as unknown parameters) walked and sorted the pending rows, making the pending
     // and reviewed APIs 6–7× slower than with a custom plan per execution (bench of 2026-11-24,
@@ -323,11 +406,15 @@ export type JobName = Exclude<keyof typeof LOCKS, "migrate">;
 export async function migrateDatabase(): Promise<void> {
   const h = handle();
   if (h.kind === "sqlite") return;
-  const client = await h.pool.connect();
+  await unbounded(() => migratePostgres(h.pool, h.raw));
+}
+
+async function migratePostgres(pool: pg.Pool, raw: NodePgDatabase<typeof pgSchema>) {
+  const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [LOCKS.migrate]);
     try {
-      await migratePg(h.raw, { migrationsFolder: MIGRATIONS.postgres() });
+      await migratePg(raw, { migrationsFolder: MIGRATIONS.postgres() });
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [LOCKS.migrate]);
     }
@@ -344,7 +431,12 @@ export async function migrateDatabase(): Promise<void> {
 export async function runExclusive<T>(job: JobName, fn: () => Promise<T>): Promise<T | undefined> {
   const h = handle();
   if (h.kind === "sqlite") return fn();
-  const client = await h.pool.connect();
+  // A job may run long statements (a sweep, a retention delete): no request waits on it (decision 0075).
+  return unbounded(() => exclusively(h.pool, job, fn));
+}
+
+async function exclusively<T>(pool: pg.Pool, job: JobName, fn: () => Promise<T>): Promise<T | undefined> {
+  const client = await pool.connect();
   try {
     const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
       LOCKS[job],

@@ -10,9 +10,11 @@ import {
   S3ServiceException,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import type { StorageConfig } from "~/config.server";
+import { config, type StorageConfig } from "~/config.server";
 import type { BlobStore } from "./blob.server";
+import { MAX_ATTEMPTS, RETRIES, unstalled, withDeadlines } from "./s3-waits.server";
 
 type S3Config = Extract<StorageConfig, { kind: "s3" }>;
 
@@ -34,25 +36,34 @@ function notFound(err: unknown) {
  * Objects in an S3-compatible bucket (MinIO, Ceph RGW, AWS S3, Cloudflare R2; s3rver in tests),
  * through the plain S3 API only: PutObject / multipart upload (lib-storage, streamed in 5 MiB
  * parts), GetObject, HeadObject, DeleteObject, ListObjectsV2, ListMultipartUploads. Object names
- * are `<prefix><key>.enc`. A multipart upload is invisible until completed, and lib-storage aborts
- * it when the body fails, so a refused or broken upload leaves no object; a crash leaves an
+ * are `<prefix><key>.enc`. A multipart upload is invisible until completed, and is aborted when
+ * the body fails, so a refused or broken upload leaves no object; a crash leaves an
  * unfinished upload that sweepIncomplete() (or a bucket lifecycle rule) removes.
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
 
-  constructor(private readonly cfg: S3Config) {
+  constructor(
+    private readonly cfg: S3Config,
+    /** How long the store may leave a request without a byte either way (STORE_TIMEOUT_MS, decision 0075). */
+    private readonly waitMs = config().storeTimeoutMs,
+  ) {
     this.client = new S3Client({
       region: cfg.region,
       endpoint: cfg.endpoint,
       forcePathStyle: cfg.forcePathStyle,
       credentials: cfg.credentials,
-      maxAttempts: 3,
+      // A store that hangs never refuses (decision 0075): connecting, and each request's answer
+      // (withDeadlines below), and each object's body while it is read (`unstalled`), have an end.
+      requestHandler: { connectionTimeout: this.waitMs, throwOnRequestTimeout: true },
+      retryStrategy: RETRIES,
+      maxAttempts: MAX_ATTEMPTS,
       // Checksums only where the API requires them: stores other than AWS do not all know the newer headers.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
     });
+    withDeadlines(this.client, this.waitMs);
   }
 
   private name(key: string) {
@@ -82,12 +93,24 @@ export class S3BlobStore implements BlobStore {
       },
       partSize: PART_BYTES,
       queueSize: 1,
-      leavePartsOnError: false,
+      leavePartsOnError: true,
     });
     try {
       await upload.done();
     } catch (err) {
       source.destroy();
+      // The unfinished multipart upload is aborted without making the person wait for it: the store
+      // may be the one that hangs (decision 0075). What cannot go now, sweepIncomplete removes.
+      if (upload.uploadId)
+        void this.client
+          .send(
+            new AbortMultipartUploadCommand({
+              Bucket: this.cfg.bucket,
+              Key: this.name(key),
+              UploadId: upload.uploadId,
+            }),
+          )
+          .catch(() => {});
       // The body's own error (too large, wrong type) is what the caller must see, not the SDK's wrapper.
       throw bodyError ?? err;
     }
@@ -104,7 +127,15 @@ export class S3BlobStore implements BlobStore {
         new GetObjectCommand({ Bucket: this.cfg.bucket, Key: this.name(key) }),
       );
       if (!out.Body) return null;
-      return { stream: out.Body as Readable, size: Number(out.ContentLength ?? 0) };
+      const body = out.Body as IncomingMessage;
+      // From here the reader sets the pace (a phone on a slow network pauses the body for as long as
+      // it needs): no idle limit on the socket (should the SDK set one) may cut it. A body that
+      // stops while it is being read is bounded by `unstalled` instead.
+      body.socket?.setTimeout(0);
+      return {
+        stream: Readable.from(unstalled(body, this.waitMs), { objectMode: false }),
+        size: Number(out.ContentLength ?? 0),
+      };
     } catch (err) {
       if (notFound(err)) return null;
       throw err;

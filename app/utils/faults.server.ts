@@ -80,7 +80,13 @@ export function noteFault(fault: Fault, err: unknown) {
   timer.unref();
 }
 
+/** Probes under way: a part that hangs is asked again only once the last probe has its answer. */
+const probing = new Set<string>();
+
 async function answers(fault: Fault): Promise<boolean> {
+  const key = `${fault.part} ${fault.kind}`;
+  if (probing.has(key)) return false;
+  probing.add(key);
   try {
     if (fault.kind === "full") return (await diskState()) !== "full";
     if (fault.part === "store") await blobStore().ping();
@@ -88,5 +94,7 @@ async function answers(fault: Fault): Promise<boolean> {
     return true;
   } catch {
     return false;
+  } finally {
+    probing.delete(key);
   }
 }

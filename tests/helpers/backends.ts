@@ -1,7 +1,7 @@
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -51,6 +51,12 @@ export type Postgres = {
   pause: () => void;
   /** Starts it again on the same port with the same data. */
   resume: () => void;
+  /**
+   * Freezes the server without closing anything (SIGSTOP to its postmaster, then to every backend
+   * it started): connections stay open and nothing answers, as on a hung host. `thaw` continues them.
+   */
+  freeze: () => void;
+  thaw: () => void;
 };
 
 export async function startPostgres(): Promise<Postgres> {
@@ -80,6 +86,7 @@ export async function startPostgres(): Promise<Postgres> {
   start();
   const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
+  let frozen: number[] = [];
   return {
     port,
     url,
@@ -95,6 +102,17 @@ export async function startPostgres(): Promise<Postgres> {
     },
     pause: () => pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
     resume: start,
+    freeze() {
+      // The postmaster first, so it starts no backend after the list below is read.
+      const postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(postmaster, "SIGSTOP");
+      frozen = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of frozen.slice(1)) process.kill(pid, "SIGSTOP");
+    },
+    thaw() {
+      for (const pid of frozen.reverse()) process.kill(pid, "SIGCONT");
+      frozen = [];
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -105,6 +123,23 @@ export async function startPostgres(): Promise<Postgres> {
       }
     },
   };
+}
+
+/** The processes whose parent is `pid` (from /proc: a process's parent is the 4th field of its stat). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The name (2nd field) is in parentheses and may hold spaces: count from its end.
+      const after = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(after[1]) === pid) found.push(Number(entry));
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return found;
 }
 
 function postgresIds(): [number, number] {
@@ -123,6 +158,9 @@ export type S3Server = {
   pause: () => Promise<void>;
   /** Starts it again on the same port with the same objects. */
   resume: () => Promise<void>;
+  /** Freezes the server's process (SIGSTOP): connections stay open and nothing answers. `thaw` continues it. */
+  freeze: () => void;
+  thaw: () => void;
 };
 
 export const S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -180,6 +218,8 @@ export async function startS3(): Promise<S3Server> {
     async resume() {
       child = await start();
     },
+    freeze: () => void child.kill("SIGSTOP"),
+    thaw: () => void child.kill("SIGCONT"),
     async stop() {
       await end();
       rmSync(dir, { recursive: true, force: true });

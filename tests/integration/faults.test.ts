@@ -95,7 +95,8 @@ async function expectRefusal(
 const asResult = async (res: Response) => ({
   status: res.status,
   headers: res.headers,
-  body: await res.json(),
+  // A file that was served after all (a build that waited out a hang) is not JSON.
+  body: /json/.test(res.headers.get("Content-Type") ?? "") ? await res.json() : await res.text(),
 });
 
 /**
@@ -255,5 +256,115 @@ describe("a part that fails (issue 44)", () => {
     const again = await upload();
     expect(again.status).toBe(201);
     expect((await listed()).body.data).toHaveLength(2);
+  }, 60_000);
+});
+
+/** Runs `send` and gives its answer with how long it took (ms). */
+async function timed<T>(send: () => Promise<T>): Promise<{ res: T; ms: number }> {
+  const start = Date.now();
+  const res = await send();
+  return { res, ms: Date.now() - start };
+}
+
+const login = () =>
+  api().raw("POST", "/auth/login", { email: "faults@clinic.test", password: strongPassword });
+
+/**
+ * Holds a part frozen until `answered` settles (at most 12 s, the hang the fault round used), then
+ * continues it: a build that waits out the hang answers only then, so the hang need not last longer.
+ */
+async function whileFrozen<T>(
+  part: { freeze(): void; thaw(): void },
+  answered: () => Promise<T>,
+): Promise<T> {
+  part.freeze();
+  let thawed = false;
+  const thaw = () => {
+    if (!thawed) part.thaw();
+    thawed = true;
+  };
+  const limit = setTimeout(thaw, 12_000);
+  try {
+    return await answered();
+  } finally {
+    clearTimeout(limit);
+    thaw();
+  }
+}
+
+/** When (Date.now()) `pattern` first shows in the app's log after `from`, polled every 50 ms until `stop()`. */
+function firstLogged(pattern: RegExp, from: number) {
+  let at = Infinity;
+  const timer = setInterval(() => {
+    if (at === Infinity && pattern.test(app.output().slice(from))) at = Date.now();
+  }, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      if (at === Infinity && pattern.test(app.output().slice(from))) at = Date.now();
+      return at;
+    },
+  };
+}
+
+describe("a part that hangs instead of refusing (decision 0075)", () => {
+  it("PostgreSQL frozen: a list, a login, an upload and a download each answer 503 with Retry-After within 10 s; logged at once, once; back after", async () => {
+    // Both serving processes hold pooled connections: what the requests below take into the hang.
+    await Promise.all([listed(), listed(), listed(), listed()]);
+    const before = app.output().length;
+    const logged = firstLogged(/"msg":"database unavailable"/, before);
+    const started = Date.now();
+    const answers = await whileFrozen(pg, () =>
+      Promise.all([
+        timed(listed),
+        timed(login),
+        timed(upload),
+        timed(async () => asResult(await download())),
+      ]),
+    );
+    const loggedAt = logged.stop();
+    for (const { res, ms } of answers) {
+      await expectRefusal(res, 503, /database/);
+      expect(ms).toBeLessThanOrEqual(10_000);
+    }
+    // Logged at once: within a second of the first answer (the first statement that timed out).
+    const firstAnswer = started + Math.min(...answers.map((a) => a.ms));
+    expect(loggedAt - firstAnswer).toBeLessThanOrEqual(1_000);
+    const log = app.output().slice(before);
+    // Once per outage in each of the two serving processes that met it.
+    expect(log.match(/"msg":"database unavailable"/g)?.length).toBeLessThanOrEqual(2);
+    expect(log).not.toMatch(/"status":500|"msg":"(unhandled|api fault)"/);
+    // Continued: the app answers again, the outage's end is logged, and the data is as it was.
+    expect(await secondsUntil(async () => (await listed()).status === 200)).toBeLessThanOrEqual(10);
+    expect((await login()).status).toBe(200);
+    expect(
+      await secondsUntil(async () => /"msg":"database available again"/.test(app.output().slice(before))),
+    ).toBeLessThanOrEqual(10);
+  }, 60_000);
+
+  it("the file store frozen: an upload and a download answer 503 with Retry-After within 10 s, lists and logins stay fast, one warning; back after", async () => {
+    const before = app.output().length;
+    const [up, down, list, signIn] = await whileFrozen(s3, () =>
+      Promise.all([
+        timed(upload),
+        timed(async () => asResult(await download())),
+        timed(listed),
+        timed(login),
+      ]),
+    );
+    await expectRefusal(up.res, 503, /file store/);
+    await expectRefusal(down.res, 503, /file store/);
+    expect(up.ms).toBeLessThanOrEqual(10_000);
+    expect(down.ms).toBeLessThanOrEqual(10_000);
+    expect(list.res.status).toBe(200);
+    expect(signIn.res.status).toBe(200);
+    // Well inside the store's 4 s limit: they never wait for it.
+    expect(Math.max(list.ms, signIn.ms)).toBeLessThan(3_000);
+    const log = app.output().slice(before);
+    expect(log.match(/"msg":"store unavailable"/g)?.length).toBeGreaterThanOrEqual(1);
+    expect(log.match(/"msg":"store unavailable"/g)?.length).toBeLessThanOrEqual(2);
+    expect(log).not.toMatch(/"status":500|"msg":"(unhandled|api fault)"/);
+    expect(await secondsUntil(async () => (await download()).status === 200)).toBeLessThanOrEqual(10);
+    expect((await upload()).status).toBe(201);
   }, 60_000);
 });

@@ -161,6 +161,48 @@ describe("encrypted files in an S3 bucket", () => {
     await expect(read(await files.openDecrypted(a.key))).rejects.toThrow();
   });
 
+  it("a reader that pauses longer than the store's limit gets every byte; a store that stops mid-body fails the read within it (decision 0075)", async () => {
+    const { S3BlobStore } = await import("~/storage/s3.server");
+    const { StoreFault } = await import("~/storage/faults.server");
+    const { config } = await import("~/config.server");
+    const store = new S3BlobStore(config().storage as never, 1_000);
+    const key = "e".repeat(32);
+    // Larger than what the sockets between the store and us buffer, so the store must wait for the reader.
+    const body = randomBytes(16 * MB);
+    await store.put(
+      key,
+      (async function* () {
+        for (let i = 0; i < body.length; i += MB) yield body.subarray(i, i + MB);
+      })(),
+    );
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      const slow = (await store.get(key))!.stream[Symbol.asyncIterator]();
+      const parts: Buffer[] = [];
+      for (let n = await slow.next(); !n.done; n = await slow.next()) {
+        parts.push(n.value);
+        if (parts.length === 1) await pause(1_500); // a phone on a slow network
+      }
+      expect(sha(Buffer.concat(parts))).toBe(sha(body));
+
+      const cut = (await store.get(key))!.stream[Symbol.asyncIterator]();
+      await cut.next();
+      s3.freeze();
+      try {
+        const started = Date.now();
+        const err = await (async () => {
+          for (let n = await cut.next(); !n.done; n = await cut.next());
+        })().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StoreFault);
+        expect(Date.now() - started).toBeLessThan(4_000);
+      } finally {
+        s3.thaw();
+      }
+    } finally {
+      await store.delete(key);
+    }
+  }, 60_000);
+
   it("the sweep removes old unreferenced objects in the bucket and keeps young ones and foreign keys", async () => {
     const young = await files.storeUpload(chunksOf(pdf(5000)), { maxBytes: MB, allowed: "report" });
     const c = s3.client();

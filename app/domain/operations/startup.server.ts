@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { config } from "~/config.server";
-import { closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
+import { boundStatements, closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { diskSpace } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/utils/log.server";
@@ -62,6 +62,8 @@ export function startup(): Promise<void> {
       if (c.storage.kind === "local") mkdirSync(c.storage.dir, { recursive: true });
       mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
     }
+    // A hung PostgreSQL holds no request longer than this (decision 0075); jobs and migrations run unbounded.
+    boundStatements(c.databaseStatementTimeoutMs);
     db(); // opens the database (SQLite applies pending migrations here)
     if (owner) await migrateDatabase();
     if (c.serverRole === "basic") process.once("exit", () => void closeDatabase()); // our server closes it itself
