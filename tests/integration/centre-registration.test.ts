@@ -791,11 +791,11 @@ describe("the offline outbox: the browser session from the app's own pages (X-Ca
     // The admin's and the expert's own screens work with these cookies; the API does not take them.
     expect((await admin.fetch("/dashboard/take-overs")).status).toBe(200);
     expect((await call(admin, "GET", "/centre/patients")).status).toBe(401);
-    for (const path of ["/admin/take-overs", "/health-workers", "/admin/get-contact-messages"]) {
+    for (const path of ["/admin/take-overs", "/health-workers", "/admin/get-contact-messages"] as const) {
       expect((await call(admin, "GET", path)).status, `admin ${path}`).toBe(401);
       expect((await api.get(path, tok.admin)).status, `admin bearer ${path}`).toBe(200);
     }
-    for (const path of ["/profile/get-user-details", "/report/get-pending-reports"]) {
+    for (const path of ["/profile/get-user-details", "/report/get-pending-reports"] as const) {
       expect((await call(expert, "GET", path)).status, `expert ${path}`).toBe(401);
       expect((await api.get(path, tok.expert)).status, `expert bearer ${path}`).toBe(200);
     }
