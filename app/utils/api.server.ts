@@ -88,9 +88,38 @@ export function isOutboxRequest(request: Request): boolean {
   );
 }
 
-/** Who calls the API: the bearer token, or the browser session from the app's own outbox; null: nobody. */
-export function apiActor(request: Request): Promise<Actor | null> {
-  return isOutboxRequest(request) ? actorFromCookie(request) : actorFromBearer(request);
+/**
+ * What the outbox calls (app/offline/send.ts and dashboard-sync.client.ts), method and path: the
+ * browser session is a way in on these only (decision 0063). Every other route wants a bearer token.
+ */
+const OUTBOX_ROUTES: readonly [RegExp, RegExp][] = [
+  [/^(GET|POST)$/, /^\/api\/v1\/centre\/patients$/],
+  [/^(GET|POST)$/, /^\/api\/v1\/family\/members$/],
+  [/^GET$/, /^\/api\/v1\/profile\/get-user-details$/],
+  [/^POST$/, /^\/api\/v1\/uploads$/],
+  [/^(HEAD|PATCH)$/, /^\/api\/v1\/uploads\/[^/]+$/],
+  [/^POST$/, /^\/api\/v1\/report\/upload-report$/],
+  [/^POST$/, /^\/api\/v1\/voice-notes$/],
+  [/^POST$/, /^\/api\/v1\/report\/follow-up\/[^/]+$/],
+];
+
+/** The accounts the outbox works for: patients (family managers among them) and health workers. */
+const OUTBOX_ACCOUNTS: ReadonlySet<Actor["accountType"]> = new Set(["Patient", "HealthWorker"]);
+
+function isOutboxRoute(request: Request): boolean {
+  const path = new URL(request.url).pathname;
+  return OUTBOX_ROUTES.some(([method, route]) => method.test(request.method) && route.test(path));
+}
+
+/**
+ * Who calls the API: the bearer token, or the browser session from the app's own outbox (only a
+ * patient's or health worker's, only on the outbox's own routes); null: nobody.
+ */
+export async function apiActor(request: Request): Promise<Actor | null> {
+  if (!isOutboxRequest(request)) return actorFromBearer(request);
+  if (!isOutboxRoute(request)) return null;
+  const actor = await actorFromCookie(request);
+  return actor && OUTBOX_ACCOUNTS.has(actor.accountType) ? actor : null;
 }
 
 export async function requireApiActor(request: Request): Promise<Actor> {

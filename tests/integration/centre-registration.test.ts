@@ -781,6 +781,47 @@ describe("the offline outbox: the browser session from the app's own pages (X-Ca
     expect(member.status, await member.clone().text()).toBe(201);
   });
 
+  it("the session works only for patients and health workers, and only on what the outbox calls (decision 0063)", async () => {
+    const admin = new Browserish(server.url);
+    expect((await admin.post("/login", ADMIN)).status).toBe(302);
+    const expert = new Browserish(server.url);
+    expect(
+      (await expert.post("/login", { email: "expert@centre.test", password: "Sturdy-pass-2026" })).status,
+    ).toBe(302);
+    // The admin's and the expert's own screens work with these cookies; the API does not take them.
+    expect((await admin.fetch("/dashboard/take-overs")).status).toBe(200);
+    expect((await call(admin, "GET", "/centre/patients")).status).toBe(401);
+    for (const path of ["/admin/take-overs", "/health-workers", "/admin/get-contact-messages"] as const) {
+      expect((await call(admin, "GET", path)).status, `admin ${path}`).toBe(401);
+      expect((await api.get(path, tok.admin)).status, `admin bearer ${path}`).toBe(200);
+    }
+    for (const path of ["/profile/get-user-details", "/report/get-pending-reports"] as const) {
+      expect((await call(expert, "GET", path)).status, `expert ${path}`).toBe(401);
+      expect((await api.get(path, tok.expert)).status, `expert bearer ${path}`).toBe(200);
+    }
+    // A worker's and a patient's session: the outbox's routes only.
+    for (const path of [
+      "/profile/access-trail",
+      "/report/get-all-reviewed-reports",
+      "/report/get-follow-ups",
+    ]) {
+      expect((await call(worker, "GET", path)).status, `worker ${path}`).toBe(401);
+    }
+    expect((await call(worker, "GET", "/profile/get-user-details")).status).toBe(200);
+    const family = new Browserish(server.url);
+    await family.post("/login", { email: "patient@centre.test", password: "Sturdy-pass-2026" });
+    expect((await call(family, "GET", "/family/members")).status).toBe(200);
+    expect((await call(family, "GET", "/profile/access-trail")).status).toBe(401);
+    expect(
+      (
+        await call(family, "DELETE", "/report/delete-report", JSON.stringify({ reportId: ids.kamlaReport }), {
+          ...OUTBOX,
+          "Content-Type": "application/json",
+        })
+      ).status,
+    ).toBe(401);
+  });
+
   it("the cookie of a signed-out session is refused", async () => {
     const b = new Browserish(server.url);
     await b.post("/login", { email: "hwa@centre.test", password: "Sturdy-pass-2026" });
