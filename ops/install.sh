@@ -155,7 +155,7 @@ if [ -f "$caddyfile" ] && ! grep -q '^# CareBridge behind Caddy' "$caddyfile" &&
   cp -p "$caddyfile" "$caddyfile.orig" # the package's own welcome page, kept once
 fi
 sed -e "s|^carebridge\.example\.org {$|$SITE {|" \
-  -e "s|^\(\s*reverse_proxy\) 127\.0\.0\.1:3000$|\1 127.0.0.1:$APP_PORT|" \
+  -e "s|^\(\s*reverse_proxy\) 127\.0\.0\.1:3000\b|\1 127.0.0.1:$APP_PORT|" \
   "$APP_DIR/ops/caddy/Caddyfile" >"$caddyfile.new"
 [ "$TLS" = internal ] || sed -i '/^\s*tls internal$/d' "$caddyfile.new"
 # caddy validate provisions its internal CA: in the scratch folder, not in the service's storage.

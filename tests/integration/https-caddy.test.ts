@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -19,7 +19,7 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 const SHIPPED = readFileSync(path.resolve("ops/caddy/Caddyfile"), "utf8");
 /** The site's address line and the upstream, as ops/install.sh replaces them. */
 const ADDRESS = /^carebridge\.example\.org \{$/m;
-const UPSTREAM = /^(\s*reverse_proxy) 127\.0\.0\.1:3000$/m;
+const UPSTREAM = /^(\s*reverse_proxy) 127\.0\.0\.1:3000\b/m;
 const ADMIN = { email: "admin@https.test", password: "Admin-pass-123" };
 
 /** The shipped site with another address and upstream port. */
@@ -105,13 +105,19 @@ function pdf(size: number) {
   return b;
 }
 
-/** The body in 256 kB chunks, so it is sent as a stream. */
-const streamed = (b: Buffer) =>
-  Readable.from(
-    (function* () {
-      for (let i = 0; i < b.length; i += 256 * 1024) yield b.subarray(i, i + 256 * 1024);
-    })(),
-  );
+/** The body in 256 kB chunks, to be sent as a stream. */
+function* chunks(b: Buffer) {
+  for (let i = 0; i < b.length; i += 256 * 1024) yield b.subarray(i, i + 256 * 1024);
+}
+const streamed = (b: Buffer) => Readable.from(chunks(b));
+
+/** Bytes under a folder (the file store's encrypted files and parts of uploads under way). */
+function storedBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
+}
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
@@ -185,18 +191,40 @@ describe("the app behind Caddy (ops/caddy/Caddyfile)", () => {
     expect(await attempt("127.0.0.3", { "x-forwarded-for": "127.0.0.2" })).toBe(401);
   });
 
-  it("streams a 9 MB report upload through; the stored file is byte-identical", async () => {
+  it("streams a 9 MB report upload through as it comes; the stored file is byte-identical", async () => {
     const data = pdf(9 * 1024 * 1024);
     const { body, headers } = multipart(
       { reportType: "MRI", phoneNumber: "9876543210", consent: "true" },
       { name: "scan.pdf", type: "application/pdf", data },
     );
+    // The first half is sent, then the client waits: the app must already be storing it (Caddy
+    // does not hold the body back until it has all of it).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const half = Math.floor(body.length / 2);
+    const slow = Readable.from(
+      (async function* () {
+        yield* chunks(body.subarray(0, half));
+        await held;
+        yield* chunks(body.subarray(half));
+      })(),
+    );
     const auth = { authorization: `Bearer ${token}` };
-    const r = await https("/api/v1/report/upload-report", {
+    const answer = https("/api/v1/report/upload-report", {
       method: "POST",
       headers: { ...headers, ...auth },
-      body: streamed(body),
+      body: slow,
     });
+    const deadline = Date.now() + 15_000;
+    while (storedBytes(app.uploadsDir) < 3 * 1024 * 1024) {
+      if (Date.now() > deadline) {
+        release();
+        throw new Error(`the app had ${storedBytes(app.uploadsDir)} bytes of the first half`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    release();
+    const r = await answer;
     expect(r.status, r.body.toString().slice(0, 300)).toBe(201);
     const report = JSON.parse(r.body.toString()).data;
     expect(report.size).toBe(data.length);
