@@ -52,7 +52,7 @@ describe("the systemd unit", () => {
     const writable = (s.get("ReadWritePaths") ?? []).flatMap((v) => v.split(/\s+/));
     const env = unitEnvironment(s);
     for (const dir of [env.DATA_DIR, env.UPLOADS_DIR]) expect(writable).toContain(dir);
-    // restic's cache: a folder systemd makes for the user (CacheDirectory=), writable under ProtectSystem.
+    // A cache folder systemd makes for the user (CacheDirectory=), writable under ProtectSystem (npm, tools).
     expect(env.XDG_CACHE_HOME).toBe(`/var/cache/${s.get("CacheDirectory")![0]}`);
     expect(s.get("EnvironmentFile")).toEqual(["/etc/carebridge/env"]);
     // The primary drains its workers on SIGTERM (server/index.ts): systemd signals it alone.
