@@ -41,6 +41,9 @@ function install() {
 }
 
 beforeAll(async () => {
+  // The clone is the installed tree: the service's user must be able to walk to it (as to /opt).
+  for (let dir = path.resolve("."); dir !== "/"; dir = path.dirname(dir))
+    if (!(statSync(dir).mode & 0o001)) throw new Error(`${dir} is closed to other users: clone elsewhere`);
   prefix = mkdtempSync(path.join(os.tmpdir(), "carebridge-install-"));
   chmodSync(prefix, 0o755); // the service's user walks through it, as through /var/lib
   addedUser = uidOf(USER) === undefined;
