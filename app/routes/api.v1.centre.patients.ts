@@ -1,6 +1,7 @@
 import { config } from "~/config.server";
 import {
   centreQueue,
+  getCarePatient,
   registerPatient,
   requireWorkerCentre,
   withRegistrationBudget,
@@ -32,7 +33,7 @@ const route = apiRoute({
       };
     }),
   POST: (request, _params, context) =>
-    idempotent(request, { maxBytes: config().maxUploadBytes }, async (request) => {
+    idempotent(request, { maxBytes: config().maxUploadBytes, reread: rereadPatient }, async (request) => {
       // A suspended or moved worker's offline item: refused with the reason and kept (decision 0065).
       const held = await holdRefusedOutbox(request, context, {
         kind: "register",
@@ -56,5 +57,10 @@ const route = apiRoute({
       );
     }),
 });
+/** A replayed registration: the patient as the worker may see them today (decision 0074). */
+async function rereadPatient(actor: Parameters<typeof getCarePatient>[0], id: string) {
+  const { access: _access, ...patient } = await getCarePatient(actor, id, { trace: false });
+  return patient;
+}
 export const loader = route.loader;
 export const action = route.action;

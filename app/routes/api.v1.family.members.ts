@@ -1,4 +1,5 @@
 import { addFamilyMember, listFamily } from "~/domain/care/index.server";
+import { DomainError } from "~/domain/platform/errors";
 import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/utils/api.server";
 import { idempotent } from "~/utils/idempotency.server";
 import { clientOf } from "~/utils/request.server";
@@ -14,7 +15,7 @@ const route = apiRoute({
       return { message: "family.listSuccess", data: await listFamily(actor) };
     }),
   POST: (request, _params, context) =>
-    idempotent(request, { maxBytes: JSON_MAX_BYTES }, (request) =>
+    idempotent(request, { maxBytes: JSON_MAX_BYTES, reread: rereadMember }, (request) =>
       api(request, async () => {
         const actor = await requireApiActor(request);
         const body = await readJson(request);
@@ -23,5 +24,11 @@ const route = apiRoute({
       }),
     ),
 });
+/** A replayed new member: as the account's family list shows them today (decision 0074). */
+async function rereadMember(actor: Parameters<typeof listFamily>[0], id: string) {
+  const member = (await listFamily(actor)).find((m) => m._id === id);
+  if (!member) throw new DomainError("forbidden", "family.notYours");
+  return member;
+}
 export const loader = route.loader;
 export const action = route.action;

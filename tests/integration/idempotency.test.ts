@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { webmOpus } from "../helpers/audio";
@@ -32,6 +33,8 @@ type Case = {
   count(who: Who): Promise<number>;
   /** The success status. */
   ok: number;
+  /** Fields a replay reads again under today's permissions (the rest of the answer is the ids kept). */
+  rereads?: string[];
 };
 
 const auth = (who: Who, prefix: string) => tok[prefix + who.toUpperCase()];
@@ -84,6 +87,7 @@ const cases: Case[] = [
   {
     name: "centre patient registration (multipart)",
     ok: 201,
+    rereads: ["firstName", "lastName", "shortId", "birthYear"],
     send: (who, v, key) =>
       post(
         "/centre/patients",
@@ -184,6 +188,7 @@ const cases: Case[] = [
   {
     name: "family members",
     ok: 201,
+    rereads: ["firstName"],
     send: (who, v, key) =>
       json(
         "/family/members",
@@ -302,7 +307,15 @@ describe.each(cases)("Idempotency-Key: $name", (c) => {
     const firstBody = await first.text();
     const again = await c.send("a", "one-a", key);
     expect(again.status).toBe(c.ok);
-    expect(await again.text()).toBe(firstBody);
+    // The same answer: a JSON answer's message and record (read again where the route can,
+    // decision 0074), or a screen's redirect and a tus creation's headers.
+    const againBody = await again.text();
+    if (firstBody.startsWith("{")) {
+      const [was, is] = [JSON.parse(firstBody), JSON.parse(againBody)];
+      expect(is.message).toBe(was.message);
+      expect(is.data._id ?? is.data.id).toBe(was.data._id ?? was.data.id);
+      if (c.rereads) for (const f of c.rereads) expect(is.data[f], f).toEqual(was.data[f]);
+    } else expect(againBody).toBe(firstBody);
     expect(again.headers.get("Location")).toBe(first.headers.get("Location"));
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await c.count("a")).toBe(start.a + 2);
@@ -367,5 +380,136 @@ describe("Idempotency-Key itself", () => {
       "fix-me",
     );
     expect(again.status).toBe(201);
+  });
+});
+
+/**
+ * Starts a keyed multipart upload whose body arrives slowly: the first `firstBytes` at once, the
+ * rest never (until `end`). Resolves with the answer if one comes before `waitMs`, else null.
+ */
+function slowUpload(path: string, token: string, key: string, firstBytes: number, waitMs: number) {
+  const boundary = "----slow" + key;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="reportType"\r\n\r\nBlood Test\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="report"; filename="big.pdf"\r\n` +
+      `Content-Type: application/pdf\r\n\r\n%PDF-1.4\n`,
+  );
+  const url = new URL(`/api/v1${path}`, server.url);
+  const req = httpRequest(url, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Idempotency-Key": key,
+      "Content-Type": `multipart/form-data; boundary=${boundary}`,
+      "Content-Length": String(9 * 1024 * 1024),
+    },
+  });
+  req.on("error", () => {});
+  req.write(Buffer.concat([head, Buffer.alloc(firstBytes - head.length, 0x20)]));
+  const answer = new Promise<{ status: number; headers: Record<string, unknown>; body: string } | null>(
+    (resolve) => {
+      const timer = setTimeout(() => resolve(null), waitMs);
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      });
+    },
+  );
+  return { answer, end: () => req.destroy() };
+}
+
+describe("what a key keeps, and when a body is read (decision 0074)", () => {
+  it("the kept answer holds the record's id, no name or phone; a replay is read again under today's rights", async () => {
+    const key = "kept-small";
+    const form = () =>
+      uploadForm({
+        firstName: "Phoolmati",
+        lastName: "Kushwaha",
+        sex: "female",
+        age: "61",
+        locality: "Rampur",
+        preferredLanguage: "hi",
+        phoneOwner: "self",
+        phone: "9812345670",
+        countryCode: "+91",
+        consent: "granted",
+        consentMethod: "verbal",
+      });
+    const first = await post("/centre/patients", form(), tok.hwA, key);
+    expect(first.status, await first.clone().text()).toBe(201);
+    const made = (await first.json()).data;
+    const row = await db.get<{ body: string; fingerprint: string }>(
+      "SELECT body, fingerprint FROM idempotency_keys WHERE key = ?",
+      key,
+    );
+    expect(row!.body).toContain(made._id);
+    for (const secret of ["Phoolmati", "Kushwaha", "9812345670", made.shortId]) {
+      expect(row!.body, secret).not.toContain(secret);
+    }
+    expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    // The same worker moved to another centre: the replay is refused, and names nobody.
+    const elsewhere = "c0000000000000000000idem2";
+    const now = db.time(Date.now());
+    await db.run(
+      "INSERT INTO centres (id, name, kind, district, state, pin_code, created_at, updated_at) VALUES (?, 'PHC Elsewhere', 'phc', 'Sitapur', 'Uttar Pradesh', '261001', ?, ?)",
+      elsewhere,
+      now,
+      now,
+    );
+    await db.run("UPDATE health_workers SET centre_id = ? WHERE user_id = ?", elsewhere, ids.hwA);
+    try {
+      const again = await post("/centre/patients", form(), tok.hwA, key);
+      const text = await again.text();
+      expect(again.status, text).toBeGreaterThanOrEqual(400);
+      expect(text).not.toContain("Phoolmati");
+    } finally {
+      await db.run("UPDATE health_workers SET centre_id = ? WHERE user_id = ?", CENTRE, ids.hwA);
+    }
+    const back = await post("/centre/patients", form(), tok.hwA, key);
+    expect(back.status).toBe(201);
+    expect((await back.json()).data.firstName).toBe("Phoolmati");
+  });
+
+  it("who may call comes first: an expert's keyed upload is refused before its body arrives", async () => {
+    const slow = slowUpload("/report/upload-report", tok.expert, "expert-big", 256 * 1024, 5000);
+    try {
+      const answer = await slow.answer;
+      // The old build read all 9 MB before it looked at who was sending: no answer in 5 s.
+      expect(answer, "an answer before the body was sent").not.toBeNull();
+      expect(answer!.status).toBe(403);
+    } finally {
+      slow.end();
+    }
+  });
+
+  it("one account has at most two keyed bodies arriving at once; the third is told to wait", async () => {
+    const a = slowUpload("/report/upload-report", tok.patientA, "slow-1", 64 * 1024, 800);
+    const b = slowUpload("/report/upload-report", tok.patientA, "slow-2", 64 * 1024, 800);
+    try {
+      expect(await a.answer, server.output().slice(-3000)).toBeNull(); // still arriving
+      expect(await b.answer).toBeNull();
+      const third = await json("/family/members", { firstName: "Wait" }, tok.patientA, "third").catch((e) => {
+        throw new Error(server.output().slice(-3000), { cause: e });
+      });
+      expect(third.status).toBe(429);
+      expect(third.headers.get("Retry-After")).toBe("5");
+      // Another account is not held up by hers.
+      const theirs = await json("/family/members", { firstName: "Other" }, tok.patientB, "theirs");
+      expect(theirs.status).toBe(400);
+    } finally {
+      a.end();
+      b.end();
+    }
+    // Once they are gone, her keys work again.
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 400; i++) {
+      status = (await json("/family/members", { firstName: "Again" }, tok.patientA, `again-${i}`)).status;
+      if (status !== 400) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(400);
   });
 });

@@ -72,15 +72,25 @@ async function claimAgain(accountId: string, key: string, fingerprint: string): 
   return inserted.length ? { kind: "claimed" } : { kind: "in_progress" };
 }
 
-/** The first answer, kept to replay. */
+/**
+ * The first answer, kept to replay: only what a replay needs (decision 0074: the status, the
+ * headers a client needs and the created record's ids — never a name, a phone or a text). The
+ * fingerprint, when given, is the request's as hashed while its body streamed to the handler.
+ */
 export async function completeIdempotencyKey(
   accountId: string,
   key: string,
   answer: StoredAnswer,
+  fingerprint?: string,
 ): Promise<void> {
   await db()
     .update(idempotencyKeys)
-    .set({ status: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
+    .set({
+      status: answer.status,
+      headers: JSON.stringify(answer.headers),
+      body: answer.body,
+      ...(fingerprint ? { fingerprint } : {}),
+    })
     .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key)));
 }
 
@@ -98,6 +108,24 @@ export async function answeredIdempotencyKey(accountId: string, key: string): Pr
   );
   if (!row || row.status == null) return null;
   return { status: row.status, headers: JSON.parse(row.headers ?? "{}"), body: row.body ?? "" };
+}
+
+/** A completed key's fingerprint and kept answer, or null (none, or still pending). */
+export async function keptIdempotencyKey(
+  accountId: string,
+  key: string,
+): Promise<{ fingerprint: string; answer: StoredAnswer } | null> {
+  const row = await first(
+    db()
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key))),
+  );
+  if (!row || row.status == null) return null;
+  return {
+    fingerprint: row.fingerprint,
+    answer: { status: row.status, headers: JSON.parse(row.headers ?? "{}"), body: row.body ?? "" },
+  };
 }
 
 /** A refused or failed request frees its key: nothing was created, so a retry may run again. */

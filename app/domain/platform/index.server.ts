@@ -19,6 +19,7 @@ export {
   answeredIdempotencyKey,
   claimIdempotencyKey,
   completeIdempotencyKey,
+  keptIdempotencyKey,
   pruneIdempotencyKeys,
   releaseIdempotencyKey,
   type StoredAnswer,

@@ -507,6 +507,7 @@ const bn: Catalogue = {
     badIdempotencyKey: "Idempotency-Key-এ ১ থেকে ২৫৫টি মুদ্রণযোগ্য ASCII অক্ষর থাকতে হবে",
     idempotencyMismatch:
       "এই Idempotency-Key আগেই অন্য একটি অনুরোধের জন্য ব্যবহার হয়েছে; একই অনুরোধ আবার পাঠান বা নতুন কী ব্যবহার করুন",
+    idempotencyBusy: "এই অ্যাকাউন্টের Idempotency-Key সহ অনেক অনুরোধ এখনও আসছে; একটু পরে আবার চেষ্টা করুন",
     idempotencyInProgress: "এই Idempotency-Key-এর একটি অনুরোধ এখনও প্রক্রিয়াধীন; একটু পরে আবার চেষ্টা করুন",
     ok: "ঠিক আছে",
   },
