@@ -204,6 +204,7 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.takeover_report": "control.trail.takeoverReport",
   "patient.takeover_undo": "control.trail.takeoverUndo",
   "patient.takeover_clear": "control.trail.takeoverClear",
+  "patient.slip_print": "slip.trailPrinted",
 };
 
 /**
@@ -321,9 +322,11 @@ export async function accessTrail(
           ? t(key, { name: managerNames.get(str(d.managerId) ?? "") || t("control.who.gone"), who })
           : e.action === "patient.centre_revoked"
             ? t(key, { centre: centreName || "—", who })
-            : key
-              ? t(key, { who })
-              : t("control.trail.other", { who }); // a row of an action no longer recorded
+            : e.action === "patient.slip_print" && Number(d.prints) > 1
+              ? t("slip.trailReprinted", { who })
+              : key
+                ? t(key, { who })
+                : t("control.trail.other", { who }); // a row of an action no longer recorded
     return {
       _id: e.id,
       action: e.action,
