@@ -10,6 +10,7 @@ import voice_bn from "./sections/voice.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
+import seen_bn from "./sections/seen.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1463,6 +1464,7 @@ const bn: Catalogue = {
   offline: offline_bn,
   held: held_bn,
   slip: slip_bn,
+  seen: seen_bn,
 };
 
 export default bn;

@@ -10,6 +10,7 @@ import voice_hi from "./sections/voice.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
+import seen_hi from "./sections/seen.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1457,6 +1458,7 @@ const hi: Catalogue = {
   offline: offline_hi,
   held: held_hi,
   slip: slip_hi,
+  seen: seen_hi,
 };
 
 export default hi;
