@@ -26194,6 +26194,9 @@ export interface operations {
               } | null;
               reportId: string | null;
               text: string;
+              count: number;
+              /** Format: date-time */
+              firstAt: string;
             }[];
             pagination: {
               page: number;
