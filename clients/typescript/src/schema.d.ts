@@ -5567,8 +5567,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6175,6 +6177,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -6204,7 +6211,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6252,6 +6259,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -6379,8 +6391,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6980,6 +6994,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -7009,7 +7028,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7057,6 +7076,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -12857,8 +12881,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path: {
         reportId: string;
@@ -12978,6 +13004,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -13023,7 +13054,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13071,6 +13102,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -23426,8 +23462,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -23613,6 +23651,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -23642,7 +23685,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23690,6 +23733,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -26633,8 +26681,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -26767,6 +26817,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -26812,7 +26867,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -26860,6 +26915,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
