@@ -733,6 +733,14 @@ export const patients = pgTable(
     registeredBy: text("registered_by").references(() => users.id, { onDelete: "set null" }),
     /** A short human-readable ID printed on the slip (CB-7K4M-2Q). */
     shortId: text("short_id"),
+    /**
+     * The take-over code printed only on the latest slip handed to the person (decision 0073): its
+     * SHA-256 (with the profile's id), when and by whom that slip was printed, how many were printed.
+     */
+    slipCodeHash: text("slip_code_hash"),
+    slipPrintedAt: ms("slip_printed_at"),
+    slipPrintedBy: text("slip_printed_by"),
+    slipPrints: integer("slip_prints").notNull().default(0),
     takenOverAt: ms("taken_over_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,6 +1,7 @@
 import { matchRoutes } from "@remix-run/react";
 import type { i18n } from "i18next";
 import { NAMESPACE } from "./config";
+import { isMessageKey } from "./message";
 
 /**
  * The browser's strings, loaded per screen: the page carries the strings of the routes it renders
@@ -58,6 +59,8 @@ export function loadShownRoutesIn(lng: string, from: string) {
 
 /** i18next's missing-key hook: the key's section, once per language. */
 export function loadMissing(lngs: readonly string[], _ns: string, key: string) {
+  // A sentence (a server's refusal, already translated) is no key: nothing to fetch (0073).
+  if (!isMessageKey(key)) return;
   // i18next names the languages it would save the key to (the fallback, English), not the one
   // shown: the section is wanted in the page's language.
   const lng = instance?.language ?? lngs[0];

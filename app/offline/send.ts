@@ -285,7 +285,11 @@ async function run(): Promise<void> {
       }
       if (before.state !== "sent") continue; // it goes when the one before it has
     }
-    centreHeader = item.centreId ? { "X-CareBridge-Centre": item.centreId } : {};
+    // Where and when it was recorded: a moved worker's item is kept for the old centre only if
+    // recorded there before the move (decisions 0065, 0073).
+    centreHeader = item.centreId
+      ? { "X-CareBridge-Centre": item.centreId, "X-CareBridge-Recorded-At": item.createdAt }
+      : {};
     await updateItem(item.id, (i) => ({ ...i, state: "sending", reason: undefined }));
     announce();
     try {

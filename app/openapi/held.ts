@@ -18,7 +18,14 @@ export const outboxHeaders = z.object({
     .max(64)
     .optional()
     .describe(
-      "The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre",
+      "The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old",
+    ),
+  "X-CareBridge-Recorded-At": z
+    .string()
+    .max(40)
+    .optional()
+    .describe(
+      "The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073)",
     ),
 });
 
@@ -50,6 +57,12 @@ const heldRefusal = z.object({
     .boolean()
     .describe("Kept on the server (false: the worker's cap of waiting items is reached, or see holdAt)"),
   heldItem: heldItemObject.optional(),
+  notKept: z
+    .enum(["after", "unknown", "expired"])
+    .optional()
+    .describe(
+      "A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old",
+    ),
   holdAt: z
     .string()
     .optional()
@@ -82,7 +95,7 @@ export function addHeldAnswers(
   );
   say(
     409,
-    "(outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre",
+    "(outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`)",
   );
 }
 

@@ -21,6 +21,15 @@ export const patientProfileObject = z.object({
   createdAt: z.string().datetime(),
 });
 
+/** A printed slip (care/slip.server.ts): its take-over code is answered here only. */
+export const printedSlipObject = z.object({
+  patientId: z.string(),
+  shortId: z.string().describe("The short ID printed on the slip, e.g. CB-7K4M-2Q"),
+  slipCode: z.string().describe("The take-over code to print on the slip (XXXX-XXXX-XX); shown once"),
+  printedAt: z.string().datetime(),
+  prints: z.number().int().describe("How many slips with a code this patient has had (1: the first)"),
+});
+
 const centreObject = z.object({
   _id: z.string(),
   name: z.string(),
@@ -115,5 +124,17 @@ export const REGISTRATION_ENDPOINTS: Endpoint[] = [
     auth: true,
     data: centrePatientObject,
     errors: [401, 403, 404],
+  },
+  {
+    method: "post",
+    path: "/centre/patients/{patientId}/slip",
+    operationId: "printCentrePatientSlip",
+    who: "HealthWorker of the patient's centre",
+    summary:
+      "Print the patient's slip (decision 0073): a new take-over code, answered here only (no other answer about the patient carries it; the server keeps its hash). Print it on the slip handed to the patient; the previous slip's code stops working at once. Each print is in the patient's access trail; whoever printed a slip cannot start a take-over with its code (except the registering worker's first slip). 409 when the profile already has its own login",
+    auth: true,
+    data: printedSlipObject,
+    status: 201,
+    errors: [401, 403, 409],
   },
 ];

@@ -32,6 +32,7 @@ import { readForm, safeRedirect } from "~/utils/forms.server";
 import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { messageText } from "~/i18n/message";
 
 /**
  * Admin: the rights requests queue (decision 0019). Filters are a GET form; answering is two steps —
@@ -202,7 +203,7 @@ function ResolveForm({ request }: { request: ApiRightsRequest }) {
       />
       {fields.status.errors?.length ? (
         <p className="field-error" role="alert">
-          {t(fields.status.errors[0])}
+          {messageText(t, fields.status.errors[0])}
         </p>
       ) : null}
       <div className="mt-3 flex flex-wrap justify-end gap-3">

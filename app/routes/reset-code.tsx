@@ -18,6 +18,7 @@ import { maskPhone } from "~/utils/phone.server";
 import { clientOf } from "~/utils/request.server";
 import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { messageText } from "~/i18n/message";
 
 /**
  * A new password for a phone account: the 6-digit code sent by SMS from "Forgot
@@ -83,7 +84,7 @@ export default function ResetCode() {
   // Subscribe this component to every error so the field components re-render on the first submit.
   const _allErrors = form.allErrors;
   const intent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
-  const codeErrors = fields.code.errors?.map((e) => t(e)) ?? null;
+  const codeErrors = fields.code.errors?.map((e) => messageText(t, e)) ?? null;
   return (
     <AuthCard
       title={t("accounts.resetTitle")}

@@ -38,8 +38,12 @@ export const trailEntryObject = z.object({
   actor: z.object({ _id: z.string(), firstName: z.string(), lastName: z.string() }).nullable(),
   centre: z.object({ _id: z.string(), name: z.string() }).nullable(),
   reportId: z.string().nullable(),
-  /** What happened, in the request's language, without the date. */
+  /** What happened, in the request's language, without the date ("…, 3 times" for repeats). */
   text: z.string(),
+  /** How many events of the same person doing the same thing within minutes this line stands for (1: one). */
+  count: z.number().int(),
+  /** The oldest of those events; `at` is the newest. */
+  firstAt: z.string().datetime(),
 });
 
 /** A consent given for the profile by someone else: facilitated at a centre, a guardian's, a family member's. */

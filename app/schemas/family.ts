@@ -72,8 +72,9 @@ export type FamilyMemberInput = z.infer<typeof familyMemberSchema>;
 /**
  * The manager or the centre's health worker starts a take-over (decision 0055). Where the profile has
  * the person's own number the code goes there and no other number is taken; where it has none (or a
- * family member's), the person gives their own number and what only they hold: the short ID on their
- * slip and their year of birth.
+ * family member's), the person gives their own number and what only they hold: for a centre's
+ * patient the take-over code printed on their latest slip (decision 0073), for a profile a family
+ * made the short ID and their year of birth.
  */
 export const startTakeOverSchema = z
   .object({
@@ -97,6 +98,14 @@ export const startTakeOverSchema = z
       .max(2100, "family.birthYearInvalid")
       .optional()
       .describe("The person's year of birth; needed with `shortId`"),
+    slipCode: z
+      .string({ invalid_type_error: "slip.codeWrong" })
+      .trim()
+      .max(40, "slip.codeWrong")
+      .optional()
+      .describe(
+        "The take-over code printed on the person's latest slip (decision 0073); needed instead of `shortId` and `birthYear` when a centre registered the profile and it has no number of the person's own",
+      ),
   })
   .strict();
 export type StartTakeOverInput = z.infer<typeof startTakeOverSchema>;

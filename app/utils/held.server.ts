@@ -1,6 +1,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import {
   HELD_PER_WORKER,
+  MOVED_ITEMS_DAYS,
   holdBudget,
   holdItem,
   outboxRefusal,
@@ -16,6 +17,7 @@ import { asRefusal } from "./faults.server";
 import { log } from "./log.server";
 import { parseUpload } from "./multipart.server";
 import { replay } from "./idempotency.server";
+import { DEFAULT_TIME_ZONE, formatDay } from "./format";
 import { clientOf } from "./request.server";
 import { actorFromCookie, sessionCookie } from "./session-cookie.server";
 
@@ -31,6 +33,8 @@ import { actorFromCookie, sessionCookie } from "./session-cookie.server";
  * before (null).
  */
 export const CENTRE_HEADER = "X-CareBridge-Centre";
+/** When the phone recorded the item (ISO-8601): a moved worker's item is kept only if before the move. */
+export const RECORDED_AT_HEADER = "X-CareBridge-Recorded-At";
 const KEY = /^[\x20-\x7e]{1,255}$/;
 
 export type HoldSpec = {
@@ -49,7 +53,7 @@ export async function holdRefusedOutbox(
   spec: HoldSpec,
 ): Promise<Response | null> {
   if (!isOutboxRequest(request)) return null;
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   try {
     const actor = await actorFromCookie(request);
     const endedToken = actor ? null : await sessionCookie().parse(request.headers.get("Cookie"));
@@ -57,6 +61,7 @@ export async function holdRefusedOutbox(
       actor,
       endedToken,
       claimedCentreId: request.headers.get(CENTRE_HEADER),
+      recordedAt: request.headers.get(RECORDED_AT_HEADER),
     });
     if (!refusal) return null;
     const key = request.headers.get("Idempotency-Key");
@@ -71,6 +76,17 @@ export async function holdRefusedOutbox(
         ? t("held.suspendedReason")
         : t("held.movedReason", { to: refusal.movedTo?.name ?? "", from: centre });
     const base = { success: false, reason: refusal.reason, centre: refusal.centre };
+    if (refusal.notKept) {
+      // Recorded after the move (or the move is long past): not the old centre's, nothing kept (0073).
+      const date = formatDay(refusal.movedAt ?? "", locale, DEFAULT_TIME_ZONE);
+      const message = t(`held.movedNotKept.${refusal.notKept}`, {
+        from: centre,
+        to: refusal.movedTo?.name ?? "",
+        date,
+        days: MOVED_ITEMS_DAYS,
+      });
+      return jsonResponse({ ...base, message, held: false, notKept: refusal.notKept }, 409);
+    }
     if (spec.wholeAt) {
       const message = `${why} ${t("held.sendWhole", { centre })}`;
       return jsonResponse({ ...base, message, held: false, holdAt: spec.wholeAt }, status);

@@ -161,6 +161,73 @@ describe("the access trail", () => {
   });
 });
 
+describe("repeats in a trail are one line (decision 0073)", () => {
+  it("the same person doing the same thing within minutes reads '…, 3 times'; others and later ones stay apart", async () => {
+    const { patientId, worker } = await makeCentrePatient({ centreName: "PHC Manmad" });
+    const other = await makeCentrePatient({ centreName: "PHC Yeola" });
+    const { desc, eq } = await import("drizzle-orm");
+    const events = d.schema.auditEvents;
+    const base = Date.parse("2026-11-26T12:42:00Z");
+    // Oldest first: the worker opens the list 3 times in a minute, a colleague once, the worker
+    // again 40 minutes later, then twice 20 minutes apart (not one reading).
+    const acts: [typeof worker, number][] = [
+      [worker, 0],
+      [worker, 20_000],
+      [worker, 55_000],
+      [other.worker, 70_000],
+      [worker, 40 * 60_000],
+      [worker, 60 * 60_000],
+      [worker, 80 * 60_000],
+    ];
+    for (const [who, at] of acts) {
+      await d.platform.audit(who, "patient.reports_open", "patient", patientId, { by: "centre" });
+      const [last] = await d.db
+        .db()
+        .select({ id: events.id })
+        .from(events)
+        .where(eq(events.subjectId, patientId))
+        .orderBy(desc(events.createdAt))
+        .limit(1);
+      await d.db
+        .db()
+        .update(events)
+        .set({ createdAt: new Date(base + at) })
+        .where(eq(events.id, last.id));
+    }
+    const admin = await makeAdmin();
+    const trail = await d.care.accessTrail(admin, { patientId, locale: "en" }, page);
+    expect(trail.items.map((e) => e.count)).toEqual([1, 1, 1, 1, 3]);
+    const read = trail.items[4];
+    expect(read.text).toBe(
+      `List of reports opened by Sunita ${worker.lastName} (health worker, PHC Manmad), 3 times`,
+    );
+    expect(read).toMatchObject({
+      at: new Date(base + 55_000).toISOString(),
+      firstAt: new Date(base).toISOString(),
+    });
+    expect(trail.total).toBe(7); // the events themselves are all kept
+    const hi = await d.care.accessTrail(admin, { patientId, locale: "hi" }, page);
+    expect(hi.items[4].text).toMatch(/, 3 बार$/);
+  });
+
+  it("the report card's views fold the same way (the rule the card draws with)", async () => {
+    const { foldRepeats } = await import("~/domain/platform/repeats");
+    const at = (min: number) => new Date(Date.parse("2026-11-26T12:42:00Z") - min * 60_000).toISOString();
+    const view = (name: string, min: number) => ({ name, at: at(min) });
+    const lines = foldRepeats(
+      [view("X", 0), view("X", 0.5), view("X", 1), view("Y", 2), view("X", 3), view("X", 30)],
+      (a, b) => a.name === b.name,
+    );
+    expect(lines.map((l) => [l.name, l.count])).toEqual([
+      ["X", 3],
+      ["Y", 1],
+      ["X", 1],
+      ["X", 1],
+    ]);
+    expect(lines[0]).toMatchObject({ at: at(0), firstAt: at(1) });
+  });
+});
+
 describe("consents given by others", () => {
   it("the person's consent overview lists the facilitated consent; a manager reads a dependant's", async () => {
     const mother = await makePatient();

@@ -504,11 +504,10 @@ describe("after a take-over (decision 0055)", () => {
   });
 
   it("a health worker suspended: their unused codes die, their completed take-overs wait for review", async () => {
-    const { centre, worker, patientId } = await centrePatientWithSlip();
-    const patient = (await care.findPatient(patientId))!;
+    const { centre, worker, patientId, slipCode } = await centrePatientWithSlip();
     const admin = await makeAdmin();
     const first = uniqueMobile();
-    await care.startTakeOver(worker, patientId, { phone: first, ...proofOf(patient) }, newClient());
+    await care.startTakeOver(worker, patientId, { phone: first, slipCode }, newClient());
     await care.completeTakeOver(
       {
         phone: first,
@@ -520,12 +519,11 @@ describe("after a take-over (decision 0055)", () => {
       newClient(),
     );
     const other = await centrePatientWithSlip(centre, worker);
-    const otherPatient = (await care.findPatient(other.patientId))!;
     const pending = uniqueMobile();
     await care.startTakeOver(
       worker,
       other.patientId,
-      { phone: pending, ...proofOf(otherPatient) },
+      { phone: pending, slipCode: other.slipCode },
       newClient(),
     );
     const code = codeIn((await takeOverSms(pending)).text);
@@ -562,6 +560,8 @@ describe("after a take-over (decision 0055)", () => {
         registeredBy: w.id,
         shortId: slip,
       });
-    return { centre: c, worker: w, patientId };
+    // Its slip printed at registration, with the take-over code (decision 0073).
+    const { slipCode } = await care.printSlip(w, patientId);
+    return { centre: c, worker: w, patientId, slipCode };
   }
 });

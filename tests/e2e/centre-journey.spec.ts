@@ -197,6 +197,10 @@ test("a health worker registers an elderly woman without a phone, submits her re
   expect(journey.shortId).toMatch(/^CB-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
   journey.patientId = /patients\/([0-9a-f]{24})\/slip/.exec(page.url())![1];
   await screen(page, info, "centre-slip-hi");
+  // Printed with its take-over code (decision 0073): shown on this answer only.
+  await page.getByTestId("slip-print").click();
+  await expect(page.getByTestId("slip-code")).toHaveText(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{2}$/);
+  await screen(page, info, "centre-slip-code-hi");
 
   // 3. From her page, the upload with her preselected: a photo of the report.
   await page.getByRole("link", { name: hi.registration.backToPatient }).click();

@@ -183,8 +183,26 @@ test("a father adds his son and his adult daughter; she takes her profile over a
   const herNational = `96${String(Date.now()).slice(-8)}`;
   const herPhone = `+91${herNational}`;
   const beforeDad = received(dad.phone).length;
+  // One path for messages (decision 0073): the server's refusal arrives translated and is shown
+  // as it is — no console error, no /i18n.json lookup of a sentence (a 400).
+  const noise: string[] = [];
+  const watch = (p: Page) => {
+    p.on("console", (m) => {
+      // The form's own answer is a 400 with the refusal (bad input is a 4xx): that one is expected.
+      if (m.type() !== "error" || /\.data(\?|$)/.test(m.location().url)) return;
+      noise.push(`${m.location().url}: ${m.text()}`);
+    });
+    p.on(
+      "response",
+      (r) => void (r.url().includes("/i18n.json") && r.status() >= 400 && noise.push(r.url())),
+    );
+  };
+  watch(father);
   await father.locator("input[name=phone]").fill(herNational);
   await father.locator("input[name=shortId]").fill(meenaSlip);
+  await father.locator("input[name=birthYear]").fill(String(year - 23));
+  await father.locator("main button[type=submit]").click();
+  await expect(father.locator("#take-over-start [role=alert]").first()).toBeVisible();
   await father.locator("input[name=birthYear]").fill(String(year - 24));
   await shoot(father, "family-5-take-over-start-360");
   await father.locator("main button[type=submit]").click();
@@ -196,13 +214,22 @@ test("a father adds his son and his adult daughter; she takes her profile over a
 
   // 6. On her own phone, signed out: the number, the code, a password; her father may keep access for now.
   const her = await (await phoneContext(browser)).newPage();
+  watch(her);
   await her.goto("/take-over");
   await expect(her.locator("html")).toHaveAttribute("lang", "hi");
-  await her.locator("input[name=phone]").fill(herNational);
-  for (let i = 0; i < 6; i++) await her.locator(`input[name=d${i + 1}]`).fill(code[i]);
-  await her.locator("input[name=password]").fill(DAUGHTER_PASSWORD);
-  await her.locator("input[name=confirmPassword]").fill(DAUGHTER_PASSWORD);
-  await her.locator("input[name=keepAccess][value=true]").check();
+  const fill = async (digits: string) => {
+    await her.locator("input[name=phone]").fill(herNational);
+    for (let i = 0; i < 6; i++) await her.locator(`input[name=d${i + 1}]`).fill(digits[i]);
+    await her.locator("input[name=password]").fill(DAUGHTER_PASSWORD);
+    await her.locator("input[name=confirmPassword]").fill(DAUGHTER_PASSWORD);
+    await her.locator("input[name=keepAccess][value=true]").check();
+  };
+  // A wrong code first: the server's sentence is shown, nothing is looked up.
+  await fill(code.replace(/^./, (c) => String((Number(c) + 1) % 10)));
+  await her.locator("main button[type=submit]").click();
+  await expect(her.locator("main [role=alert]").first()).toBeVisible();
+  expect(noise).toEqual([]);
+  await fill(code);
   await shoot(her, "family-7-take-over-complete-360");
   await her.locator("main button[type=submit]").click();
   await expect(her).toHaveURL(/\/login$/);

@@ -792,6 +792,16 @@ const API: Row[] = [
     expert: 403,
     admin: 200,
   },
+  // A slip's take-over code (decision 0073): only a health worker of the patient's centre prints one.
+  {
+    route: "POST /centre/patients/:own/slip",
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
   // Held items (decision 0065): admins only; an unknown item is the admin's 404.
   {
     route: "GET /centres/:centre/held-items",

@@ -139,6 +139,7 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/admin/take-overs/no-such-take-over/clear", token: "admin" },
   { method: "POST", path: "/take-over/not-me/unknown-not-me-link-0000000000" },
   { method: "POST", path: "/centres/no-such-centre/held-items/no-such-item/hand-over", token: "admin" },
+  { method: "POST", path: "/centre/patients/no-such-patient/slip", token: "admin" },
 ];
 
 const counts = async () => {

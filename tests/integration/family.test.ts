@@ -158,6 +158,13 @@ beforeAll(async () => {
 /** What only the person holds (decision 0055): the slip's short ID and the year of birth. */
 const proof: Record<string, { shortId: string; birthYear: number }> = {};
 
+/** A centre's patient's proof (decision 0073): the take-over code on a slip printed by `by`. */
+async function slipOf(patientId: string, by = "worker"): Promise<string> {
+  const res = await api.raw("POST", `/centre/patients/${patientId}/slip`, undefined, tok[by]);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.slipCode as string;
+}
+
 afterAll(async () => {
   await db?.close();
   await server?.stop();
@@ -458,10 +465,10 @@ describe("taking a profile over", () => {
         role,
       ).toBe(404);
     const own = mobile();
-    proof.centrePatient = { shortId: "cb-kam7-a2", birthYear: year - 67 };
+    const slip = { slipCode: (await slipOf(ids.centrePatient)).toLowerCase() };
     const start = await api.post(
       `/family/members/${ids.centrePatient}/take-over`,
-      { phone: own.e164, ...proof.centrePatient },
+      { phone: own.e164, ...slip },
       tok.worker,
     );
     expect(start.status).toBe(200);
@@ -498,7 +505,7 @@ describe("taking a profile over", () => {
     const other = mobile();
     await api.post(
       `/family/members/${ids.centrePatient}/take-over`,
-      { phone: other.e164, ...proof.centrePatient },
+      { phone: other.e164, ...slip },
       tok.worker,
     );
     const code2 = await takeOverCode(other.e164);
@@ -510,7 +517,7 @@ describe("taking a profile over", () => {
     const before = takeOverSms(own.e164).length;
     await api.post(
       `/family/members/${ids.centrePatient}/take-over`,
-      { phone: own.e164, ...proof.centrePatient },
+      { phone: own.e164, ...slip },
       tok.worker,
     );
     const ok = await api.post("/take-over", { ...body, code: await takeOverCode(own.e164, before) });
@@ -529,7 +536,7 @@ describe("taking a profile over", () => {
         await api.raw(
           "POST",
           `/family/members/${ids.centrePatient}/take-over`,
-          { phone: mobile().e164, ...proof.centrePatient },
+          { phone: mobile().e164, ...slip },
           tok.worker,
         )
       ).status,
@@ -597,49 +604,125 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     expect(await takeOverCode(hers.e164)).toMatch(/^\d{6}$/);
   });
 
-  it("without her own number: no code without the slip ID and year of birth; wrong ones are limited", async () => {
+  it("without her own number: no code without the slip's take-over code; wrong ones are limited", async () => {
     const id = await centrePatient("CB-S71P-Q2");
     const path = `/family/members/${id}/take-over`;
     const workerPhone = mobile();
-    const none = await api.raw("POST", path, { phone: workerPhone.e164 }, tok.worker);
-    expect(none.status).toBe(400);
-    expect(Object.keys(none.body.errors).sort()).toEqual(["birthYear", "shortId"]);
-    const wrongYear = await api.raw(
+    // No slip printed yet: nothing proves her, so nothing starts.
+    const noSlip = await api.raw(
       "POST",
       path,
-      { phone: workerPhone.e164, shortId: "CB-S71P-Q2", birthYear: year - 41 },
+      { phone: workerPhone.e164, slipCode: "7K4M-2QXA-BC" },
       tok.worker,
     );
-    expect(wrongYear.status).toBe(400);
-    expect(wrongYear.body.message).toMatch(/does not match/);
-    // The screen says the same, on its fields.
-    const onScreen = await browsers.worker.post(`/dashboard/family/${id}/take-over`, {
-      phone: workerPhone.national,
-      shortId: "CB-0000-00",
-      birthYear: String(year - 40),
-    });
-    expect(onScreen.status).toBe(400);
-    expect(pageText(await onScreen.text())).toContain("does not match this profile");
-    for (let i = 0; i < 3; i++)
-      expect(
-        (
-          await api.raw(
-            "POST",
-            path,
-            { phone: workerPhone.e164, shortId: "CB-0000-00", birthYear: year - 40 },
-            tok.worker,
-          )
-        ).status,
-      ).toBe(400);
-    // Five wrong tries a day: then even the right pair waits (429), and no code was ever sent.
-    const locked = await api.raw(
+    expect(noSlip.status).toBe(400);
+    expect(noSlip.body.errors.slipCode[0]).toMatch(/No slip/);
+    const slipCode = await slipOf(id);
+    const none = await api.raw("POST", path, { phone: workerPhone.e164 }, tok.worker);
+    expect(none.status).toBe(400);
+    expect(Object.keys(none.body.errors)).toEqual(["slipCode"]);
+    // The slip's ID and her year of birth, which every worker of the centre can read, prove nothing now.
+    const idAndYear = await api.raw(
       "POST",
       path,
       { phone: workerPhone.e164, shortId: "CB-S71P-Q2", birthYear: year - 40 },
       tok.worker,
     );
+    expect(idAndYear.status).toBe(400);
+    expect(Object.keys(idAndYear.body.errors)).toEqual(["slipCode"]);
+    const wrong = await api.raw(
+      "POST",
+      path,
+      { phone: workerPhone.e164, slipCode: "0000-0000-00" },
+      tok.worker,
+    );
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toMatch(/does not match/);
+    // The screen says the same, on its field.
+    const onScreen = await browsers.worker.post(`/dashboard/family/${id}/take-over`, {
+      phone: workerPhone.national,
+      slipCode: "0000-0000-01",
+    });
+    expect(onScreen.status).toBe(400);
+    expect(pageText(await onScreen.text())).toContain("does not match this person's latest slip");
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await api.raw("POST", path, { phone: workerPhone.e164, slipCode: `0000-0000-1${i}` }, tok.worker))
+          .status,
+      ).toBe(400);
+    // Five wrong tries a day: then even the right code waits (429), and no code was ever sent.
+    const locked = await api.raw("POST", path, { phone: workerPhone.e164, slipCode }, tok.worker);
     expect(locked.status).toBe(429);
     expect(takeOverSms(workerPhone.e164)).toHaveLength(0);
+  });
+
+  it("a colleague who read the patient over the API cannot take her over; the slip's holder can; a new slip ends the old code", async () => {
+    await makeHealthWorker("reader", ids.centre, true);
+    // Registered over the API as the centre's desk does it: the answer carries no take-over code.
+    const reg = await api.raw(
+      "POST",
+      "/centre/patients",
+      uploadForm({
+        firstName: "Gita",
+        lastName: "Ram",
+        sex: "female",
+        birthYear: String(year - 50),
+        locality: "Rampur",
+        preferredLanguage: "hi",
+        phoneOwner: "none",
+        consent: "granted",
+        consentMethod: "verbal",
+      }),
+      tok.worker,
+    );
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    const id = reg.body.data._id as string;
+    const slipCode = await slipOf(id);
+    const read = await api.get(`/centre/patients/${id}`, tok.reader);
+    expect(read.status).toBe(200);
+    const bare = (c: string) => c.replace(/-/g, "");
+    for (const answer of [reg.body, read.body]) expect(JSON.stringify(answer)).not.toContain(bare(slipCode));
+    expect(JSON.stringify(read.body)).not.toContain(slipCode);
+    // The colleague tries with everything those answers gave her: refused, no code sent.
+    const path = `/family/members/${id}/take-over`;
+    const hers = mobile();
+    const { shortId, birthYear } = read.body.data;
+    for (const body of [
+      { phone: hers.e164, shortId, birthYear },
+      { phone: hers.e164, shortId, birthYear, slipCode: shortId },
+      { phone: hers.e164, slipCode: read.body.data._id },
+    ])
+      expect((await api.raw("POST", path, body, tok.reader)).status).toBe(400);
+    expect(takeOverSms(hers.e164)).toHaveLength(0);
+
+    // A new slip printed: the old slip's code fails, for anyone; the printer cannot use the new one.
+    const newCode = await slipOf(id, "reader");
+    const old = await api.raw("POST", path, { phone: hers.e164, slipCode }, tok.worker);
+    expect(old.status).toBe(400);
+    expect(old.body.errors.slipCode[0]).toMatch(/does not match/);
+    const own = await api.raw("POST", path, { phone: hers.e164, slipCode: newCode }, tok.reader);
+    expect(own.status).toBe(403);
+    expect(own.body.errors.slipCode[0]).toMatch(/You printed this slip/);
+    expect(takeOverSms(hers.e164)).toHaveLength(0);
+    // The slip page says when and by whom, never the code; the patient's trail lists both prints.
+    const page = await (await browsers.worker.fetch(`/dashboard/centre/patients/${id}/slip`)).text();
+    expect(page).not.toContain(bare(newCode).slice(0, 4) + "-" + bare(newCode).slice(4, 8));
+    expect(pageText(page)).toContain("was printed on");
+
+    // The holder of the new slip: another worker starts it with the code on it; she completes it.
+    const started = await api.raw("POST", path, { phone: hers.e164, slipCode: newCode }, tok.worker);
+    expect(started.status).toBe(200);
+    const done = await api.raw("POST", "/take-over", completeBody(hers.e164, await takeOverCode(hers.e164)));
+    expect(done.status).toBe(201);
+    const trail = await api.get(
+      "/profile/access-trail",
+      (await api.post("/auth/login", { phone: hers.e164, password: NEW_PASSWORD })).body.token,
+    );
+    const texts = trail.body.data.map((e: { text: string }) => e.text).join("\n");
+    expect(texts).toMatch(/Slip with a take-over code printed by/);
+    expect(texts).toMatch(/New slip printed by/);
+    // Its code did its one job: the profile keeps no code now.
+    expect((await db.get("SELECT slip_code_hash FROM patients WHERE id = ?", id))?.slip_code_hash).toBeNull();
   });
 
   it("a code started by a worker who is then suspended no longer completes", async () => {
@@ -649,7 +732,7 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     const start = await api.raw(
       "POST",
       `/family/members/${id}/take-over`,
-      { phone: taker.e164, shortId: "CB-SXS1-P2", birthYear: year - 40 },
+      { phone: taker.e164, slipCode: await slipOf(id) },
       tok.worker2,
     );
     expect(start.status).toBe(200);
@@ -665,7 +748,7 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     const taker2 = mobile();
     await api.post(
       `/family/members/${id2}/take-over`,
-      { phone: taker2.e164, shortId: "CB-SXS2-P2", birthYear: year - 40 },
+      { phone: taker2.e164, slipCode: await slipOf(id2) },
       tok.worker3,
     );
     const code2 = await takeOverCode(taker2.e164);
@@ -682,7 +765,7 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     const taker = mobile();
     await api.post(
       `/family/members/${id}/take-over`,
-      { phone: taker.e164, shortId: "CB-ANN1-P2", birthYear: year - 40 },
+      { phone: taker.e164, slipCode: await slipOf(id) },
       tok.worker,
     );
     const done = await api.post("/take-over", completeBody(taker.e164, await takeOverCode(taker.e164)));
@@ -747,7 +830,7 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     const taker = mobile();
     await api.post(
       `/family/members/${id}/take-over`,
-      { phone: taker.e164, shortId: "CB-D7D1-P2", birthYear: year - 40 },
+      { phone: taker.e164, slipCode: await slipOf(id) },
       tok.worker,
     );
     expect(
@@ -784,7 +867,7 @@ describe("a take-over proves the person is the patient (issue 43, point 1)", () 
     const taker = mobile();
     await api.post(
       `/family/members/${id}/take-over`,
-      { phone: taker.e164, shortId: "CB-M0V1-P2", birthYear: year - 40 },
+      { phone: taker.e164, slipCode: await slipOf(id) },
       tok.worker4,
     );
     expect(

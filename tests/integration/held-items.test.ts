@@ -173,11 +173,41 @@ describe("a worker moved while offline", () => {
     expect((await api.raw("PATCH", `/health-workers/${ids.hwM}`, { centreId: B.id }, tok.admin)).status).toBe(
       200,
     );
-    const moved = await outboxRegister(web.hwM, "item-m-1", { "X-CareBridge-Centre": A.id });
+    // The move happened an hour ago (its time is the move's audit row).
+    const hour = 60 * 60_000;
+    const moveAt = async (msAgo: number) =>
+      db.run(
+        "UPDATE audit_events SET created_at = ? WHERE action = 'centre.worker_move' AND subject_id = ?",
+        db.time(Date.now() - msAgo),
+        ids.hwM,
+      );
+    await moveAt(hour);
+    const at = (msAgo: number) => ({
+      "X-CareBridge-Centre": A.id,
+      "X-CareBridge-Recorded-At": new Date(Date.now() - msAgo).toISOString(),
+    });
+    const moved = await outboxRegister(web.hwM, "item-m-1", at(2 * hour));
     expect(moved.status).toBe(409);
     expect(moved.body).toMatchObject({ reason: "moved", held: true, centre: { _id: A.id } });
     expect(moved.body.message).toContain(B.name);
     expect(moved.body.message).toContain(A.name);
+    // Decision 0073: what was recorded after the move, or without saying when, is not the old
+    // centre's: refused with the reason and nothing kept (the phone keeps it).
+    const kept = await heldCount(ids.hwM);
+    const after = await outboxRegister(web.hwM, "item-m-3", at(10 * 60_000));
+    expect(after.status).toBe(409);
+    expect(after.body).toMatchObject({ reason: "moved", held: false, notKept: "after" });
+    expect(after.body.message).toMatch(/recorded after you moved from .+ to .+ on \d{2} \w{3} \d{4}/);
+    const unknown = await outboxRegister(web.hwM, "item-m-4", { "X-CareBridge-Centre": A.id });
+    expect(unknown.body).toMatchObject({ held: false, notKept: "unknown" });
+    // Over 30 days after the move nothing more is kept for the old centre, whenever recorded.
+    await moveAt(31 * 24 * hour);
+    const late = await outboxRegister(web.hwM, "item-m-5", at(32 * 24 * hour));
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ held: false, notKept: "expired" });
+    expect(late.body.message).toContain("more than 30 days ago");
+    expect(await heldCount(ids.hwM)).toBe(kept);
+    await moveAt(hour);
     const here = await outboxRegister(
       web.hwM,
       "item-m-2",

@@ -1,3 +1,4 @@
+import { messageText } from "~/i18n/message";
 import { useTranslation } from "~/i18n/useTranslation";
 
 /** The Conform field metadata the controls read. */
@@ -10,13 +11,13 @@ export type FieldMeta = {
   initialValue?: unknown;
 };
 
-/** Translates error keys (from the shared zod schemas) and shows the first one. */
+/** Shows the first error: a key (from the shared zod schemas) translated, a server's sentence as is. */
 export function FieldError({ meta }: { meta: Pick<FieldMeta, "errorId" | "errors"> }) {
   const { t } = useTranslation();
   if (!meta.errors?.length) return <div id={meta.errorId} />;
   return (
     <p id={meta.errorId} className="field-error" role="alert">
-      {t(meta.errors[0], { max: 5000 })}
+      {messageText(t, meta.errors[0], { max: 5000 })}
     </p>
   );
 }

@@ -17,6 +17,7 @@ import type { Paged, PageQuery } from "../platform/paging";
 import type { Actor, PatientAction } from "../platform/index.server";
 import { findPatient, patientAccess } from "./patients.server";
 import { newestFirstWindow } from "../platform/index.server";
+import { foldRepeats } from "../platform/repeats";
 
 /**
  * The person stays in control of their profile (decision 0030): they see who may act for them (the
@@ -179,6 +180,10 @@ export type ApiTrailEntry = {
   reportId: string | null;
   /** What happened, in the reader's language, without the date ("Opened by Asha (health worker, PHC Rampur)"). */
   text: string;
+  /** How many events of the same person doing the same thing this line stands for (decision 0073). */
+  count: number;
+  /** The oldest of them; `at` is the newest. */
+  firstAt: string;
 };
 
 /** Each action a person's trail can hold, as its sentence (every language has it: tests/domain/access.test.ts). */
@@ -204,6 +209,7 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.takeover_report": "control.trail.takeoverReport",
   "patient.takeover_undo": "control.trail.takeoverUndo",
   "patient.takeover_clear": "control.trail.takeoverClear",
+  "patient.slip_print": "slip.trailPrinted",
 };
 
 /**
@@ -277,7 +283,7 @@ export async function accessTrail(
       managerNames.set(u.id, `${u.firstName} ${u.lastName}`.trim());
 
   const t = await getT(isLocale(query.locale) ? query.locale : "en");
-  const items = events.map((r, i): ApiTrailEntry => {
+  const entries = events.map((r, i): Omit<ApiTrailEntry, "count" | "firstAt"> => {
     const d = details[i];
     const e = r.e;
     const self = !!e.actorId && e.actorId === patient.accountId;
@@ -321,9 +327,11 @@ export async function accessTrail(
           ? t(key, { name: managerNames.get(str(d.managerId) ?? "") || t("control.who.gone"), who })
           : e.action === "patient.centre_revoked"
             ? t(key, { centre: centreName || "—", who })
-            : key
-              ? t(key, { who })
-              : t("control.trail.other", { who }); // a row of an action no longer recorded
+            : e.action === "patient.slip_print" && Number(d.prints) > 1
+              ? t("slip.trailReprinted", { who })
+              : key
+                ? t(key, { who })
+                : t("control.trail.other", { who }); // a row of an action no longer recorded
     return {
       _id: e.id,
       action: e.action,
@@ -338,6 +346,16 @@ export async function accessTrail(
       text,
     };
   });
+  // The same person doing the same thing again within minutes is one line "…, 3 times" (0073).
+  const items = foldRepeats(
+    entries,
+    (a, b) =>
+      a.action === b.action &&
+      a.by === b.by &&
+      (a.actor?._id ?? null) === (b.actor?._id ?? null) &&
+      a.reportId === b.reportId &&
+      (a.centre?._id ?? null) === (b.centre?._id ?? null),
+  ).map((e) => (e.count > 1 ? { ...e, text: t("seen.times", { text: e.text, n: e.count }) } : e));
   return {
     nextCursor,
     items,

@@ -36,6 +36,7 @@ export {
   whoseOptions,
 } from "./family.server";
 export { completeTakeOver, startTakeOver, takeOverTarget } from "./takeover.server";
+export { type PrintedSlip, printSlip, slipPrinted } from "./slip.server";
 export {
   assertMayDeleteReports,
   clearTakeOver,

@@ -173,6 +173,11 @@ export async function registerPatient(
       centreAccessRevokedAt: null,
       registeredBy: actor.id,
       takenOverAt: null,
+      // No slip printed yet: the slip screen prints it with its take-over code (decision 0073).
+      slipCodeHash: null,
+      slipPrintedAt: null,
+      slipPrintedBy: null,
+      slipPrints: 0,
       createdAt: now,
       updatedAt: now,
     };

@@ -34,6 +34,7 @@ import { isMinor } from "./family.server";
 import { accessTo, findPatient, normalShortId, requirePatientAccess, traceAccess } from "./patients.server";
 import { revokeLinksMadeBy } from "./access.server";
 import { announceTakeOver, type TakeOverPrevious } from "./takeover-notice.server";
+import { checkSlipCode, provesWithSlip } from "./slip.server";
 
 /**
  * Taking a profile over (decision 0030): an adult family member — or a centre's patient — gets a
@@ -54,7 +55,13 @@ import { announceTakeOver, type TakeOverPrevious } from "./takeover-notice.serve
  * 7 days (takeover-review.server.ts).
  */
 
-type Pending = { patientId: string; startedBy: string; startedAs: "manager" | "centre" };
+type Pending = {
+  patientId: string;
+  startedBy: string;
+  startedAs: "manager" | "centre";
+  /** The slip proved with (its print count): a slip printed since makes the code dead (0073). */
+  slip?: number;
+};
 
 const numberTaken = () =>
   new DomainError("conflict", "family.numberTaken", { fieldErrors: { phone: ["family.numberTaken"] } });
@@ -127,12 +134,20 @@ export async function startTakeOver(
         fieldErrors: { phone: ["accounts.mobileRequired"] },
       });
     phone = smsPhone(parsed.data.phone);
-    await checkProof(access.patient, parsed.data);
+    // A centre's patient proves it with the code on their latest slip, which no answer about
+    // them carries (decision 0073); a profile a family made, with the slip ID and year of birth.
+    if (provesWithSlip(access.patient)) await checkSlipCode(actor, access.patient, parsed.data.slipCode);
+    else await checkProof(access.patient, parsed.data);
   }
   // The budgets first: "this number has an account" must not be asked for number after number.
   await limitSmsCode(phone, client, "signup", true);
   if (await findUserByPhone(phone)) throw numberTaken();
-  const pending: Pending = { patientId: access.patient.id, startedBy: actor.id, startedAs: access.kind };
+  const pending: Pending = {
+    patientId: access.patient.id,
+    startedBy: actor.id,
+    startedAs: access.kind,
+    ...(!own && provesWithSlip(access.patient) ? { slip: access.patient.slipPrints } : {}),
+  };
   await issueCode({ phone }, JSON.stringify(pending), access.patient.locale, "takeover");
   await traceAccess(actor, access, "patient.takeover_start", { toOwnNumber: !!own }, client.ip);
   return { phone: maskPhone(phone), toOwnNumber: !!own, expiresInMinutes: 10 };
@@ -169,6 +184,11 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
   assertTakeable(patient);
   // A code whose starter was suspended, moved or declined since no longer completes.
   if (!(await starterMayStill(pending, patient)))
+    throw new DomainError("invalid", "family.takeOverCancelled", {
+      fieldErrors: { code: ["family.takeOverCancelled"] },
+    });
+  // A new slip printed since the start ends the code its old slip's code started (decision 0073).
+  if (pending.slip !== undefined && patient.slipPrints !== pending.slip)
     throw new DomainError("invalid", "family.takeOverCancelled", {
       fieldErrors: { code: ["family.takeOverCancelled"] },
     });
@@ -224,6 +244,8 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
             phone,
             phoneOwner: "self",
             phoneRelationship: "",
+            // The slip's code did its one job (decision 0073).
+            slipCodeHash: null,
             updatedAt: now,
           })
           .where(and(eq(patients.id, patient.id), isNull(patients.accountId)))
@@ -311,7 +333,9 @@ export async function takeOverTarget(actor: Actor, patientId: string) {
     name: `${p.firstName} ${p.lastName}`.trim(),
     by: access.kind,
     blocked,
-    // Where the code will go when the profile has the person's own number; else proof is asked.
+    // Where the code will go when the profile has the person's own number; else proof is asked:
+    // the slip's take-over code for a centre's patient (decision 0073), else the slip ID and year.
     ownPhone: own ? maskPhone(own) : null,
+    proof: own ? null : provesWithSlip(p) ? ("slip" as const) : ("birth" as const),
   };
 }

@@ -31,7 +31,19 @@ export type OutboxRefusal = {
   centre: Named;
   /** A moved worker's centre now. */
   movedTo?: Named;
+  /** When they were moved away from `centre` (ISO-8601). */
+  movedAt?: string;
+  /**
+   * Why a moved worker's item is NOT kept for the old centre (decision 0073): it was recorded after
+   * the move, the phone did not say when it was recorded, or the move is over MOVED_ITEMS_DAYS old.
+   */
+  notKept?: "after" | "unknown" | "expired";
 };
+
+/** A moved worker's items recorded at the old centre are kept for it this many days after the move. */
+export const MOVED_ITEMS_DAYS = 30;
+/** A phone's clock may run this far ahead of the server's (as for a consent read offline). */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 export type ApiHeldItem = {
   _id: string;
@@ -49,10 +61,10 @@ export type ApiHeldItem = {
 
 const named = (w: { firstName: string; lastName: string }) => `${w.firstName} ${w.lastName}`.trim();
 
-/** Whether the worker was moved away from `centreId` at some time (the moves' audit trail). */
-async function movedAwayFrom(userId: string, centreId: string): Promise<boolean> {
+/** When the worker was last moved away from `centreId` (the moves' audit trail), or null: never. */
+async function movedAwayFrom(userId: string, centreId: string): Promise<Date | null> {
   const moves = await db()
-    .select({ detail: auditEvents.detail })
+    .select({ detail: auditEvents.detail, at: auditEvents.createdAt })
     .from(auditEvents)
     .where(
       and(
@@ -61,14 +73,30 @@ async function movedAwayFrom(userId: string, centreId: string): Promise<boolean>
         eq(auditEvents.subjectId, userId),
       ),
     )
+    .orderBy(desc(auditEvents.createdAt))
     .limit(100);
-  return moves.some((m) => {
+  const left = moves.find((m) => {
     try {
       return (JSON.parse(m.detail ?? "{}") as { from?: unknown }).from === centreId;
     } catch {
       return false;
     }
   });
+  return left?.at ?? null;
+}
+
+/**
+ * Whether a moved worker's item may still be kept for the centre they left (decision 0073): only
+ * what was recorded there before the move (the phone's recorded time, `X-CareBridge-Recorded-At`,
+ * against the move's time, with the phone's clock allowed 5 minutes ahead), and only for
+ * MOVED_ITEMS_DAYS after the move — never an open door to the old centre.
+ */
+function movedItemStanding(movedAt: Date, recordedAt: string | null | undefined, now = Date.now()) {
+  if (now - movedAt.getTime() > MOVED_ITEMS_DAYS * 86_400_000) return "expired" as const;
+  const at = recordedAt && recordedAt.length <= 40 ? Date.parse(recordedAt) : NaN;
+  if (!Number.isFinite(at)) return "unknown" as const;
+  if (at > movedAt.getTime() + CLOCK_SKEW_MS) return "after" as const;
+  return undefined;
 }
 
 /**
@@ -76,25 +104,31 @@ async function movedAwayFrom(userId: string, centreId: string): Promise<boolean>
  * a live session at the centre the item was recorded for, a claimed centre they never left, no
  * session at all); otherwise why it is refused. `actor` is the live session; `endedToken` the web
  * session token when no live session matched (a suspension's tombstone may know it);
- * `claimedCentreId` the centre the outbox says the item was recorded at.
+ * `claimedCentreId` the centre the outbox says the item was recorded at, `recordedAt` when (a moved
+ * worker's item is kept only when recorded there before the move: else `notKept` says why).
  */
 export async function outboxRefusal(input: {
   actor: Actor | null;
   endedToken: unknown;
   claimedCentreId: string | null;
+  recordedAt?: string | null;
 }): Promise<OutboxRefusal | null> {
   const claimed = input.claimedCentreId && input.claimedCentreId.length <= 64 ? input.claimedCentreId : null;
   if (input.actor) {
     if (input.actor.accountType !== "HealthWorker" || !claimed) return null;
     const w = await findHealthWorker(input.actor.id);
     if (!w || w.status !== "approved" || w.centre._id === claimed) return null;
-    if (!(await movedAwayFrom(w._id, claimed))) return null;
+    const movedAt = await movedAwayFrom(w._id, claimed);
+    if (!movedAt) return null;
     const from = await requireCentre(claimed);
+    const notKept = movedItemStanding(movedAt, input.recordedAt);
     return {
       reason: "moved",
       worker: { _id: w._id, name: named(w) },
       centre: { _id: from.id, name: from.name },
       movedTo: { _id: w.centre._id, name: w.centre.name },
+      movedAt: movedAt.toISOString(),
+      ...(notKept ? { notKept } : {}),
     };
   }
   const ended = await endedSessionOf(input.endedToken);

@@ -111,6 +111,7 @@ export {
   HELD_PER_WORKER,
   listHeldItems,
   outboxRefusal,
+  MOVED_ITEMS_DAYS,
   type ApiHeldItem,
   type HeldKind,
   type OutboxRefusal,

@@ -51,6 +51,7 @@ export const PATIENT_ACTIONS = [
   "patient.takeover_report",
   "patient.takeover_undo",
   "patient.takeover_clear",
+  "patient.slip_print",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

@@ -9,6 +9,8 @@ import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
+import slip_en from "./sections/slip.en";
+import seen_en from "./sections/seen.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1449,6 +1451,8 @@ const en = {
   voice: voice_en,
   offline: offline_en,
   held: held_en,
+  slip: slip_en,
+  seen: seen_en,
 } as const;
 
 export default en;

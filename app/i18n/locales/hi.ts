@@ -9,6 +9,8 @@ import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
+import slip_hi from "./sections/slip.hi";
+import seen_hi from "./sections/seen.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1456,6 +1458,8 @@ const hi: Catalogue = {
   voice: voice_hi,
   offline: offline_hi,
   held: held_hi,
+  slip: slip_hi,
+  seen: seen_hi,
 };
 
 export default hi;

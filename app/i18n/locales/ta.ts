@@ -9,6 +9,8 @@ import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
+import slip_ta from "./sections/slip.ta";
+import seen_ta from "./sections/seen.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1504,6 +1506,8 @@ const ta: Catalogue = {
   voice: voice_ta,
   offline: offline_ta,
   held: held_ta,
+  slip: slip_ta,
+  seen: seen_ta,
 };
 
 export default ta;

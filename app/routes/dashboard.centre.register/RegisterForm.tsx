@@ -10,6 +10,7 @@ import { FACILITATED_METHODS, METHOD_KEYS, registrationSchema } from "~/schemas/
 import { parseFormData } from "~/schemas/strict";
 import { Radios } from "~/components/ui/Radios";
 import type { action, loader } from "./route";
+import { messageText } from "~/i18n/message";
 
 /** The consent-first registration form (decision 0030): consent in the patient's language, then their details. */
 export type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
@@ -78,7 +79,7 @@ export function RegisterForm({
         className="space-y-6"
         noValidate
       >
-        {!refused && <FormError id={form.errorId} errors={form.errors?.map((e) => t(e))} />}
+        {!refused && <FormError id={form.errorId} errors={form.errors?.map((e) => messageText(t, e))} />}
         <input type="hidden" name="consentTextVersion" value={textVersion} />
 
         <section aria-labelledby="consent-heading" className="card space-y-4">
@@ -170,7 +171,7 @@ export function RegisterForm({
             </p>
             {fields.evidence.errors?.length ? (
               <p id="evidence-error" className="field-error" role="alert">
-                {t(fields.evidence.errors[0])}
+                {messageText(t, fields.evidence.errors[0])}
               </p>
             ) : null}
           </div>

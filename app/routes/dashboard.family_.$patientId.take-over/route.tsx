@@ -21,7 +21,8 @@ import { redirectWithSuccess } from "~/utils/toast.server";
 /**
  * Starting a take-over (decisions 0030, 0055): the family manager — or a health worker of the
  * profile's centre — sends the code to the person's own number on the profile, or, where it has
- * none, enters the person's own mobile number with the slip ID and year of birth; the code goes there, and the page says what the
+ * none, enters the person's own mobile number with the take-over code on their slip (a centre's
+ * patient, decision 0073) or the slip ID and year of birth; the code goes there, and the page says what the
  * person does next (/take-over on their phone). Someone who may not act for the profile gets the
  * not-found page.
  */
@@ -126,21 +127,36 @@ export default function StartTakeOver() {
                 autoComplete="off"
                 required
               />
-              <p>{t("family.takeOverProofIntro", { name: target.name })}</p>
-              <TextField
-                meta={fields.shortId}
-                label={t("family.takeOverShortId", { name: target.name })}
-                hint={t("family.takeOverShortIdHint")}
-                autoComplete="off"
-                required
-              />
-              <TextField
-                meta={fields.birthYear}
-                label={t("family.takeOverBirthYear", { name: target.name })}
-                inputMode="numeric"
-                autoComplete="off"
-                required
-              />
+              {target.proof === "slip" ? (
+                <>
+                  <p>{t("slip.takeOverIntro", { name: target.name })}</p>
+                  <TextField
+                    meta={fields.slipCode}
+                    label={t("slip.takeOverCode", { name: target.name })}
+                    hint={t("slip.takeOverCodeHint")}
+                    autoComplete="off"
+                    required
+                  />
+                </>
+              ) : (
+                <>
+                  <p>{t("family.takeOverProofIntro", { name: target.name })}</p>
+                  <TextField
+                    meta={fields.shortId}
+                    label={t("family.takeOverShortId", { name: target.name })}
+                    hint={t("family.takeOverShortIdHint")}
+                    autoComplete="off"
+                    required
+                  />
+                  <TextField
+                    meta={fields.birthYear}
+                    label={t("family.takeOverBirthYear", { name: target.name })}
+                    inputMode="numeric"
+                    autoComplete="off"
+                    required
+                  />
+                </>
+              )}
             </>
           )}
           <button type="submit" className="btn-primary w-full sm:w-auto" disabled={busy}>

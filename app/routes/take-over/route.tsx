@@ -17,6 +17,7 @@ import { guardForm } from "~/utils/guard.server";
 import { clientOf } from "~/utils/request.server";
 import { formFailure } from "~/utils/screen.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { messageText } from "~/i18n/message";
 
 /**
  * Taking over one's own profile (decision 0030), on the person's phone, signed out and without
@@ -71,7 +72,7 @@ export default function TakeOver() {
     shouldValidate: "onSubmit",
   });
   void form.allErrors;
-  const codeErrors = fields.code.errors?.map((e) => t(e)) ?? null;
+  const codeErrors = fields.code.errors?.map((e) => messageText(t, e)) ?? null;
   const keepInvalid = !!fields.keepAccess.errors?.length;
   return (
     <AuthCard title={t("family.completeTitle")} intro={<p>{t("family.completeIntro")}</p>}>

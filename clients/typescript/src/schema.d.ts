@@ -1587,6 +1587,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/centre/patients/{patientId}/slip": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Print the patient's slip (decision 0073): a new take-over code, answered here only (no other answer about the patient carries it; the server keeps its hash). Print it on the slip handed to the patient; the previous slip's code stops working at once. Each print is in the patient's access trail; whoever printed a slip cannot start a take-over with its code (except the registering worker's first slip). 409 when the profile already has its own login
+     * @description Who: HealthWorker of the patient's centre.
+     */
+    post: operations["printCentrePatientSlip"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/family/members": {
     parameters: {
       query?: never;
@@ -1621,7 +1641,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Start a take-over: a 6-digit code goes by SMS to the person's own number (10 minutes, single use; SMS budgets as for signup codes). Where the profile has the person's own number (`phoneOwner: self`) the code goes only there: leave `phone` out (another number is a 400). Where it has none, or a family member's, give the person's own `phone` with the `shortId` on their slip and their `birthYear` (a mismatch is a 400; 5 wrong tries a day per profile, then 429). The code completes only while its starter may still act for the profile. Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)
+     * Start a take-over: a 6-digit code goes by SMS to the person's own number (10 minutes, single use; SMS budgets as for signup codes). Where the profile has the person's own number (`phoneOwner: self`) the code goes only there: leave `phone` out (another number is a 400). Where it has none, or a family member's, give the person's own `phone` and their proof: for a patient a centre registered, the `slipCode` printed on their latest slip (decision 0073; a code of an older slip, or of a slip the starter printed themself other than the registering worker's first, is refused), otherwise the `shortId` on their slip and their `birthYear` (a mismatch is a 400; 5 wrong tries a day per profile, then 429). The code completes only while its starter may still act for the profile. Refused for a minor (400), a profile that already has a login (409) and a number that already has an account (409)
      * @description Who: the family manager of the profile, or an approved health worker of its centre.
      */
     post: operations["familyMembersTakeOver"];
@@ -5547,8 +5567,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6155,6 +6177,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -6184,7 +6211,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -6232,6 +6259,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -6359,8 +6391,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6960,6 +6994,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -6989,7 +7028,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -7037,6 +7076,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -12837,8 +12881,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path: {
         reportId: string;
@@ -12958,6 +13004,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -13003,7 +13054,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -13051,6 +13102,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -23406,8 +23462,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -23593,6 +23651,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -23622,7 +23685,7 @@ export interface operations {
           };
         };
       };
-      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description A request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -23670,6 +23733,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -23963,6 +24031,157 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before sending it again */
           "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  printCentrePatientSlip: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        patientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              patientId: string;
+              /** @description The short ID printed on the slip, e.g. CB-7K4M-2Q */
+              shortId: string;
+              /** @description The take-over code to print on the slip (XXXX-XXXX-XX); shown once */
+              slipCode: string;
+              /** Format: date-time */
+              printedAt: string;
+              /** @description How many slips with a code this patient has had (1: the first) */
+              prints: number;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -24377,6 +24596,8 @@ export interface operations {
           shortId?: string;
           /** @description The person's year of birth; needed with `shortId` */
           birthYear?: number;
+          /** @description The take-over code printed on the person's latest slip (decision 0073); needed instead of `shortId` and `birthYear` when a centre registered the profile and it has no number of the person's own */
+          slipCode?: string;
         };
       };
     };
@@ -26021,6 +26242,9 @@ export interface operations {
               } | null;
               reportId: string | null;
               text: string;
+              count: number;
+              /** Format: date-time */
+              firstAt: string;
             }[];
             pagination: {
               page: number;
@@ -26457,8 +26681,10 @@ export interface operations {
         "Idempotency-Key"?: string;
         /** @description Sent by the app's own offline outbox (same-origin, with the browser session instead of a bearer token) */
         "X-CareBridge-Outbox"?: "1";
-        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre */
+        /** @description The outbox's: the centre the item was recorded for. When the health worker has since been moved away from it the item is refused (409) and kept for that centre — if it was recorded before the move (`X-CareBridge-Recorded-At`) and the move is at most 30 days old */
         "X-CareBridge-Centre"?: string;
+        /** @description The outbox's: when the item was recorded on the phone (ISO 8601). A moved worker's item recorded after the move, or without this header, is refused (409, `held: false`, `notKept`) and not kept (decision 0073) */
+        "X-CareBridge-Recorded-At"?: string;
       };
       path?: never;
       cookie?: never;
@@ -26591,6 +26817,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }
@@ -26636,7 +26867,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre */
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's); or a request with this Idempotency-Key is still being processed: send it again after Retry-After seconds; or (outbox) the health worker was moved away from the centre the item was recorded for (X-CareBridge-Centre): refused with the reason and kept for that centre when recorded before the move (else `held: false` with `notKept`) */
       409: {
         headers: {
           /** @description Seconds to wait before sending it again */
@@ -26684,6 +26915,11 @@ export interface operations {
                   /** @description The record the hand-over made (patient, report, voice note, follow-up) */
                   resultId: string | null;
                 };
+                /**
+                 * @description A moved worker's item not kept for the old centre (decision 0073): recorded after the move, recorded at an unknown time, or the move is over 30 days old
+                 * @enum {string}
+                 */
+                notKept?: "after" | "unknown" | "expired";
                 /** @description A resumable upload's creation carries no bytes: send the item whole (multipart) here to keep it */
                 holdAt?: string;
               }

@@ -47,5 +47,13 @@ const held = {
   handTo: "Hand to",
   handButton: "Hand over",
   noWorkers: "No approved health worker at this centre to hand it to.",
+  movedNotKept: {
+    after:
+      "This was recorded after you moved from {{from}} to {{to}} on {{date}}, so it cannot be filed for {{from}}. Record it again at {{to}}.",
+    unknown:
+      "This phone did not say when this was recorded, so it cannot be filed for {{from}}, which you left on {{date}}. Update the app and send it again, or record it again at {{to}}.",
+    expired:
+      "You moved from {{from}} to {{to}} on {{date}}, more than {{days}} days ago: work recorded there can no longer be sent. Ask the admin of {{from}}.",
+  },
 };
 export default held;
