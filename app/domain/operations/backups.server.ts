@@ -242,3 +242,21 @@ export async function lastVerifiedBackup(): Promise<Date | null> {
   );
   return row?.at ?? null;
 }
+
+export type BackupOverview = {
+  runs: BackupRun[];
+  /** BACKUP_AT ("02:30") and BACKUP_EVERY_HOURS, or null when the app schedules nothing. */
+  schedule: { at: string; everyHours: number } | null;
+  keep: { daily: number; weekly: number; monthly: number };
+};
+
+/** The Service screen's backup section (admins). */
+export async function backupOverview(actor: Actor): Promise<BackupOverview> {
+  const runs = await listBackupRuns(actor);
+  const b = config().backup;
+  return {
+    runs,
+    schedule: b.atMinute === null ? null : { at: b.at, everyHours: b.everyHours },
+    keep: b.keep,
+  };
+}

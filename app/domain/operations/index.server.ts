@@ -24,7 +24,9 @@ export {
   type ServiceSummary,
 } from "./service.server";
 export {
+  backupOverview,
   backupTick,
+  type BackupOverview,
   dueSlot,
   lastVerifiedBackup,
   listBackupRuns,

@@ -81,6 +81,7 @@ export async function printRecoverySheet(
 }
 
 export type BackupNotice = {
+  repository: string;
   /** No BACKUP_REPOSITORY: backups stay on this machine. */
   localOnly: boolean;
   /** The repository and password in effect have no printed sheet yet. */
@@ -114,6 +115,7 @@ export async function backupNotice(actor: Actor): Promise<BackupNotice | null> {
       )
     : undefined;
   return {
+    repository: b.repository,
     localOnly: !b.configured,
     sheetNeeded: b.configured && !!tag && !last,
     lastSheet: last
