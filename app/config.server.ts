@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -499,14 +499,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
+/**
+ * A password someone can type from the printed recovery sheet (decision 0068): 30 characters of
+ * an alphabet without look-alikes (no 0/o, 1/l/i), in groups of five — about 148 bits.
+ */
+function typeablePassword(): string {
+  const alphabet = "abcdefghjkmnpqrstuvwxyz23456789";
+  const chars = Array.from({ length: 30 }, () => alphabet[randomInt(alphabet.length)]);
+  return Array.from({ length: 6 }, (_, i) => chars.slice(i * 5, i * 5 + 5).join("")).join("-");
+}
+
 /** restic's repository kinds other than a plain folder. */
 const RESTIC_BACKENDS = /^(sftp|s3|rest|b2|azure|gs|swift|rclone):/;
 
 function backupConfig(e: z.infer<typeof envSchema>, dataDir: string): BackupConfig {
   const [h, m] = e.BACKUP_AT === "off" ? [] : e.BACKUP_AT.split(":").map(Number);
   const backups = path.join(dataDir, "backups");
-  if (!e.BACKUP_PASSWORD_FILE)
-    persistentSecret(dataDir, "backup-password", () => randomBytes(24).toString("base64url"));
+  if (!e.BACKUP_PASSWORD_FILE) persistentSecret(dataDir, "backup-password", typeablePassword);
   else if (!existsSync(e.BACKUP_PASSWORD_FILE))
     throw new ConfigError(
       `Invalid configuration:\n  BACKUP_PASSWORD_FILE: ${e.BACKUP_PASSWORD_FILE} does not exist`,

@@ -74,6 +74,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 const PRINT_CSS = `@media print {
+  header, footer, aside, nav { display: none !important; }
+  html, body { min-height: 0 !important; height: auto !important; background: #fff !important; }
   body * { visibility: hidden; }
   #recovery-sheet, #recovery-sheet * { visibility: visible; }
   #recovery-sheet { position: absolute; inset: 0 auto auto 0; width: 100%; margin: 0; border: 0; box-shadow: none; }
@@ -105,7 +107,7 @@ export default function RecoverySheetPage() {
             </div>
             <div>
               <dt className="font-bold">{t("backups.sheetPassword")}</dt>
-              <dd className="break-all font-mono text-lg tracking-wide" data-testid="sheet-password">
+              <dd className="break-words font-mono text-lg tracking-wide" data-testid="sheet-password">
                 {sheet.password}
               </dd>
             </div>
