@@ -36,7 +36,10 @@ async function main(): Promise<number> {
   if (run.status === "verified") {
     console.log(
       `Backup ${run.snapshotId} stored in ${run.repository} and verified in ${((run.durationMs ?? 0) / 1000).toFixed(1)} s: ` +
-        `${run.files} files, ${mb(run.sizeBytes)} read, ${mb(run.addedBytes)} added.`,
+        `${run.files} files, ${mb(run.sizeBytes)} read, ${mb(run.addedBytes)} added ` +
+        `(${Object.entries(run.phasesMs)
+          .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+          .join(", ")}).`,
     );
     return 0;
   }

@@ -1,10 +1,10 @@
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
-import { accessSync, chmodSync, constants, existsSync, readdirSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { config } from "~/config.server";
-import { migrateDatabase, pgPool, sqliteConnection } from "./client.server";
+import { pgPool, sqliteConnection } from "./client.server";
 
 /**
  * The database's part of a backup (decisions 0011, 0067), the only dialect code of it: a
@@ -13,16 +13,27 @@ import { migrateDatabase, pgPool, sqliteConnection } from "./client.server";
  * figures read back from a restored copy.
  */
 
-/** Every column that names a stored object (the file sweep's list, files.server.ts). */
-const REFERENCED_SQL = [
-  "select file_key as k from reports",
-  "select image from users where image is not null",
-  "select evidence_key from patient_consents where evidence_key is not null",
-  "select file_key from imaging_instances",
-  "select key from imaging_previews",
-  "select file_key from voice_notes",
-  "select file_key from held_items where file_key is not null",
-].join(" union ");
+/** Every column that names a stored object (the file sweep's list, files.server.ts), by table. */
+const REFERENCES: [table: string, select: string][] = [
+  ["reports", "select file_key as k from reports"],
+  ["users", "select image from users where image is not null"],
+  ["patient_consents", "select evidence_key from patient_consents where evidence_key is not null"],
+  ["imaging_instances", "select file_key from imaging_instances"],
+  ["imaging_previews", "select key from imaging_previews"],
+  ["voice_notes", "select file_key from voice_notes"],
+  ["held_items", "select file_key from held_items where file_key is not null"],
+];
+
+/**
+ * The referenced keys, from the tables this database has: a database of an earlier version (a
+ * backup before an upgrade migrates it) may not have them all yet.
+ */
+function referencedSql(tables: string[]): string {
+  const have = new Set(tables);
+  return REFERENCES.filter(([t]) => have.has(t))
+    .map(([, q]) => q)
+    .join(" union ");
+}
 
 /** Report files a verification decrypts: their key and the plaintext size the row records. */
 export type RecordedFile = { key: string; size: number };
@@ -134,7 +145,6 @@ function sqliteCounts(file: Database.Database): Record<string, number> {
 /** The database into `out`; the keys and counts read in the same snapshot as the copy. */
 export async function copyDatabase(out: string): Promise<DatabaseCopy> {
   const c = config();
-  await migrateDatabase();
   if (c.databaseKind === "sqlite") {
     const source = sqliteConnection()!;
     source.pragma("busy_timeout = 10000");
@@ -144,13 +154,14 @@ export async function copyDatabase(out: string): Promise<DatabaseCopy> {
     // Keys and counts come from the copy, so they are exactly what the copied rows hold.
     const copy = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return {
-        file: "app.db",
-        keys: (copy.prepare(REFERENCED_SQL).all() as { k: string }[]).map((r) => r.k),
-        counts: sqliteCounts(copy),
-      };
+      const counts = sqliteCounts(copy);
+      const keys = copy.prepare(referencedSql(Object.keys(counts))).all() as { k: string }[];
+      return { file: "app.db", keys: keys.map((r) => r.k), counts };
     } finally {
       copy.close();
+      // Reading the WAL-mode copy left an empty log and its index beside it: not part of the backup.
+      for (const extra of [`${file}-wal`, `${file}-shm`])
+        if (existsSync(extra) && (extra.endsWith("-shm") || statSync(extra).size === 0)) rmSync(extra);
     }
   }
   const pgDump = findPgTool("pg_dump");
@@ -167,12 +178,13 @@ export async function copyDatabase(out: string): Promise<DatabaseCopy> {
       ["--format=custom", `--snapshot=${snapshot}`, `--file=${file}`, `--dbname=${target.url}`],
       target.env,
     );
-    const keys = (await client.query<{ k: string }>(REFERENCED_SQL)).rows.map((r) => r.k);
+    dumped.catch(() => {}); // awaited below; meanwhile the counts are read in the same snapshot
     const names = (
       await client.query<{ name: string }>(
         "select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1",
       )
     ).rows.map((r) => r.name);
+    const keys = (await client.query<{ k: string }>(referencedSql(names))).rows.map((r) => r.k);
     const row = (await client.query<Record<string, string>>(countSql(names))).rows[0];
     await dumped;
     await client.query("COMMIT");

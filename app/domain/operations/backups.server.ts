@@ -146,18 +146,28 @@ async function alertAdmins(run: BackupRun): Promise<Date | null> {
  */
 export async function runBackup(
   opts: { trigger?: BackupTrigger; claimed?: BackupRun } = {},
-): Promise<BackupRun> {
+): Promise<BackupRun & { phasesMs: Record<string, number> }> {
   const run = opts.claimed ?? (await claimRun(opts.trigger ?? "manual", null))!;
   const b = config().backup;
   let release: (() => void) | undefined;
   let stored: Partial<BackupRun> = {};
   let result: BackupRun;
+  // How long each step took (the log line and `npm run backup` say so; the row keeps the total).
+  const phasesMs: Record<string, number> = {};
+  let mark = Date.now();
+  const phase = (name: string) => {
+    const now = Date.now();
+    phasesMs[name] = now - mark;
+    mark = now;
+  };
   try {
     release = lockStaging();
     rmSync(b.stagingDir, { recursive: true, force: true });
     const manifest = await stageBackup(b.stagingDir);
+    phase("stage");
     await ensureRepository();
     const summary = await resticBackup(b.stagingDir);
+    phase("store");
     stored = {
       snapshotId: summary.snapshotId,
       sizeBytes: summary.totalBytes,
@@ -166,6 +176,7 @@ export async function runBackup(
     };
     rmSync(b.stagingDir, { recursive: true, force: true });
     await verifySnapshot(summary.snapshotId, manifest);
+    phase("verify");
     let reason: string | null = null;
     try {
       await applyRetention();
@@ -173,7 +184,9 @@ export async function runBackup(
       reason = `verified; old snapshots not pruned: ${(err as Error).message}`;
       log("error", "backup retention failed", { error: (err as Error).message });
     }
+    phase("retention");
     result = await finish(run, { ...stored, status: "verified", reason });
+    log("info", "backup verified", { snapshot: stored.snapshotId, ...phasesMs });
   } catch (err) {
     const unverified = err instanceof Unverified;
     const reason = (err as Error)?.message ?? String(err);
@@ -188,7 +201,7 @@ export async function runBackup(
     rmSync(b.stagingDir, { recursive: true, force: true });
     release?.();
   }
-  return result;
+  return { ...result, phasesMs };
 }
 
 /** Marks runs whose process died as failed (and mails about them once). */
