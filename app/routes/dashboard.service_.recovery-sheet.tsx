@@ -4,7 +4,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { ReauthPasswordField, ReauthProofField } from "~/components/TwoStepFields";
+import { ReauthProofField } from "~/components/TwoStepFields";
 import { FormError } from "~/components/ui/FormError";
 import { hasTwoFactor } from "~/domain/accounts/index.server";
 import { printRecoverySheet } from "~/domain/operations/index.server";
@@ -22,7 +22,7 @@ import { screenFailure } from "~/utils/screen.server";
  * The recovery sheet (decision 0068): an admin enters their password and a code from their
  * authenticator app, and gets one printable page — the repository, its password and the restore
  * command, in their language. The answer is never cached; each printing is recorded and audited.
- * Print styles hide everything but the sheet.
+ * Print styles (app/tailwind.css) hide everything but the sheet.
  */
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -73,16 +73,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 }
 
-const PRINT_CSS = `@media print {
-  header, footer, aside, nav { display: none !important; }
-  html, body { min-height: 0 !important; height: auto !important; background: #fff !important; }
-  body * { visibility: hidden; }
-  #recovery-sheet, #recovery-sheet * { visibility: visible; }
-  #recovery-sheet { position: absolute; inset: 0 auto auto 0; width: 100%; margin: 0; border: 0; box-shadow: none; }
-  #recovery-sheet .no-print { display: none; }
-  @page { margin: 16mm; }
-}`;
-
 export default function RecoverySheetPage() {
   const { t } = useTranslation();
   const { twoStep } = useLoaderData<typeof loader>();
@@ -92,7 +82,6 @@ export default function RecoverySheetPage() {
   if (sheet) {
     return (
       <div className="max-w-3xl">
-        <style>{PRINT_CSS}</style>
         <article id="recovery-sheet" className="card space-y-5 text-slate-900" data-testid="recovery-sheet">
           <h1 className="text-2xl font-bold">{t("backups.sheetHeading", { product: site.productName })}</h1>
           {!sheet.offMachine && (
@@ -161,7 +150,22 @@ export default function RecoverySheetPage() {
             aria-describedby={result?.error ? "sheet-error" : undefined}
           >
             <FormError id="sheet-error" errors={result?.error ? [result.error] : null} />
-            <ReauthPasswordField id="sheet-password-input" invalid={!!result?.error} errorId="sheet-error" />
+            <div className="max-w-xs">
+              <label htmlFor="sheet-password-input" className="field-label">
+                {t("accounts.password")}
+              </label>
+              <input
+                id="sheet-password-input"
+                name="password"
+                type="password"
+                className="field-input"
+                autoComplete="current-password"
+                maxLength={128}
+                required
+                aria-invalid={!!result?.error || undefined}
+                aria-describedby={result?.error ? "sheet-error" : undefined}
+              />
+            </div>
             <ReauthProofField id="sheet-proof" invalid={!!result?.error} errorId="sheet-error" />
             <button type="submit" className="btn-primary" disabled={busy}>
               {t("backups.sheetShow")}
