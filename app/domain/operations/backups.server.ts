@@ -11,7 +11,7 @@ import { notify, recipientColumns } from "../messaging/index.server";
 import { backgroundLoop, DomainError, type Actor } from "../platform/index.server";
 import { stageBackup } from "./backup-stage.server";
 import { Unverified, verifySnapshot } from "./backup-verify.server";
-import { ensureRepository, restic, resticBackup, RESTIC_TAG } from "./restic.server";
+import { ensureRepository, interruptRestic, restic, resticBackup, RESTIC_TAG } from "./restic.server";
 
 /**
  * Backups nobody has to remember (decision 0067). One run: the backup folder is put together in
@@ -234,8 +234,11 @@ export function startBackupScheduler(): void {
   if (config().backup.atMinute !== null) scheduler.start(POLL_MS);
 }
 
+/** At shutdown: no new look at the schedule, and a backup under way is interrupted (its row says so). */
 export function stopBackupScheduler(): Promise<void> {
-  return scheduler.stop();
+  const stopped = scheduler.stop();
+  interruptRestic();
+  return stopped;
 }
 
 /** The last runs, newest first (admins). */

@@ -26,6 +26,14 @@ export class ResticError extends Error {
 const lastLines = (text: string) =>
   text.trim().split("\n").slice(-3).join(" / ").slice(0, 500) || "no message";
 
+/** The restic processes running now, so a stopping server can end them (restic removes its locks on SIGINT). */
+const running = new Set<ReturnType<typeof spawn>>();
+
+/** Asks every running restic to stop (at shutdown); the run then fails and says so. */
+export function interruptRestic(): void {
+  for (const child of running) child.kill("SIGINT");
+}
+
 /** Runs `restic <args>` against the configured repository; resolves with stdout. */
 export function restic(args: string[], opts: { repository?: string; cwd?: string } = {}): Promise<string> {
   const b = config().backup;
@@ -37,6 +45,8 @@ export function restic(args: string[], opts: { repository?: string; cwd?: string
       env: { ...process.env, RESTIC_PASSWORD_FILE: b.passwordFile, RESTIC_PROGRESS_FPS: "0.2" },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    running.add(child);
+    child.once("close", () => running.delete(child));
     const out: Buffer[] = [];
     let err = "";
     child.stdout.on("data", (d: Buffer) => out.push(d));
