@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -183,6 +183,27 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** OpenTelemetry traces go to this OTLP/HTTP collector when set; unset, the SDK is never loaded. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** Scheduled backups (decision 0067): the local time of the daily backup, or "off" (a timer outside the app runs `npm run backup`). */
+  BACKUP_AT: z
+    .string()
+    .regex(/^(off|([01]?\d|2[0-3]):[0-5]\d)$/, 'a local time such as 02:30, or "off"')
+    .default("02:30"),
+  /** Back up every N hours (from BACKUP_AT) instead of once a day. */
+  BACKUP_EVERY_HOURS: z.coerce.number().int().min(1).max(24).optional(),
+  /** The restic repository: a folder (a USB disk), sftp:user@host:/path or s3:https://host/bucket/prefix. Unset: DATA_DIR/backups/restic, on this machine. */
+  BACKUP_REPOSITORY: z.string().trim().min(1).optional(),
+  /** The file holding the repository's password; unset: DATA_DIR/secrets/backup-password, generated. */
+  BACKUP_PASSWORD_FILE: z.string().min(1).optional(),
+  BACKUP_KEEP_DAILY: z.coerce.number().int().min(1).max(366).default(7),
+  BACKUP_KEEP_WEEKLY: z.coerce.number().int().min(0).max(520).default(4),
+  BACKUP_KEEP_MONTHLY: z.coerce.number().int().min(0).max(240).default(6),
+  /** The share of the repository's data `restic check` reads after each backup. */
+  BACKUP_CHECK_SHARE: z
+    .string()
+    .regex(/^(100|[1-9]\d?)(\.\d+)?%$/, "a percentage such as 10%")
+    .default("10%"),
+  /** Files decrypted from each backup and compared with what the database records. */
+  BACKUP_VERIFY_FILES: z.coerce.number().int().min(0).max(10_000).default(20),
 });
 
 export type Config = {
@@ -258,6 +279,26 @@ export type Config = {
   metrics: { port: number | undefined; host: string; token: string | undefined; enabled: boolean };
   /** The OTLP endpoint traces are sent to; undefined: tracing off and its SDK not loaded. */
   otelEndpoint: string | undefined;
+  backup: BackupConfig;
+};
+
+/** Scheduled, verified backups into a restic repository (decision 0067). */
+export type BackupConfig = {
+  /** Minutes after local midnight of the first backup of a day; null: no schedule in the app. */
+  atMinute: number | null;
+  /** BACKUP_AT as given ("02:30" or "off"). */
+  at: string;
+  everyHours: number;
+  repository: string;
+  /** True when BACKUP_REPOSITORY names a place (a copy may leave the machine); false: DATA_DIR/backups/restic. */
+  configured: boolean;
+  passwordFile: string;
+  /** Where the backup folder is put together before restic stores it (the same path every time). */
+  stagingDir: string;
+  cacheDir: string;
+  keep: { daily: number; weekly: number; monthly: number };
+  checkShare: string;
+  verifyFiles: number;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -470,6 +511,49 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       enabled: e.METRICS_PORT !== undefined || e.METRICS_TOKEN !== undefined,
     },
     otelEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    backup: backupConfig(e, dataDir),
+  };
+}
+
+/**
+ * A password someone can type from the printed recovery sheet (decision 0068): 30 characters of
+ * an alphabet without look-alikes (no 0/o, 1/l/i), in groups of five — about 148 bits.
+ */
+function typeablePassword(): string {
+  const alphabet = "abcdefghjkmnpqrstuvwxyz23456789";
+  const chars = Array.from({ length: 30 }, () => alphabet[randomInt(alphabet.length)]);
+  return Array.from({ length: 6 }, (_, i) => chars.slice(i * 5, i * 5 + 5).join("")).join("-");
+}
+
+/** restic's repository kinds other than a plain folder. */
+const RESTIC_BACKENDS = /^(sftp|s3|rest|b2|azure|gs|swift|rclone):/;
+
+function backupConfig(e: z.infer<typeof envSchema>, dataDir: string): BackupConfig {
+  const [h, m] = e.BACKUP_AT === "off" ? [] : e.BACKUP_AT.split(":").map(Number);
+  const backups = path.join(dataDir, "backups");
+  if (!e.BACKUP_PASSWORD_FILE) persistentSecret(dataDir, "backup-password", typeablePassword);
+  else if (!existsSync(e.BACKUP_PASSWORD_FILE))
+    throw new ConfigError(
+      `Invalid configuration:\n  BACKUP_PASSWORD_FILE: ${e.BACKUP_PASSWORD_FILE} does not exist`,
+    );
+  const repo = e.BACKUP_REPOSITORY;
+  return {
+    atMinute: h === undefined ? null : h * 60 + m,
+    at: e.BACKUP_AT,
+    everyHours: e.BACKUP_EVERY_HOURS ?? 24,
+    // A plain folder is made absolute (restic is run from another working directory in tests and scripts).
+    repository: repo
+      ? RESTIC_BACKENDS.test(repo)
+        ? repo
+        : path.resolve(repo)
+      : path.join(backups, "restic"),
+    configured: !!repo,
+    passwordFile: path.resolve(e.BACKUP_PASSWORD_FILE ?? path.join(dataDir, "secrets", "backup-password")),
+    stagingDir: path.join(backups, ".staging", "carebridge-backup"),
+    cacheDir: path.join(backups, ".restic-cache"),
+    keep: { daily: e.BACKUP_KEEP_DAILY, weekly: e.BACKUP_KEEP_WEEKLY, monthly: e.BACKUP_KEEP_MONTHLY },
+    checkShare: e.BACKUP_CHECK_SHARE,
+    verifyFiles: e.BACKUP_VERIFY_FILES,
   };
 }
 

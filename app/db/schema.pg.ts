@@ -1027,3 +1027,39 @@ export const heldItems = pgTable(
     index("held_items_worker_status_idx").on(t.workerId, t.status),
   ],
 );
+
+/** See schema.sqlite.ts (decision 0067). */
+export const backupRuns = pgTable(
+  "backup_runs",
+  {
+    id: text("id").primaryKey(),
+    slot: ms("slot"),
+    trigger: text("trigger").notNull(),
+    status: text("status").notNull().default("running"),
+    node: text("node").notNull(),
+    repository: text("repository").notNull(),
+    startedAt: ms("started_at").notNull(),
+    finishedAt: ms("finished_at"),
+    durationMs: integer("duration_ms"),
+    snapshotId: text("snapshot_id"),
+    sizeBytes: bigint("size_bytes", { mode: "number" }),
+    addedBytes: bigint("added_bytes", { mode: "number" }),
+    files: integer("files"),
+    reason: text("reason"),
+    alertedAt: ms("alerted_at"),
+  },
+  (t) => [uniqueIndex("backup_runs_slot_uq").on(t.slot), index("backup_runs_started_idx").on(t.startedAt)],
+);
+
+/** See schema.sqlite.ts (decision 0068). */
+export const recoverySheets = pgTable(
+  "recovery_sheets",
+  {
+    id: text("id").primaryKey(),
+    printedBy: text("printed_by").references(() => users.id, { onDelete: "set null" }),
+    repository: text("repository").notNull(),
+    passwordTag: text("password_tag").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("recovery_sheets_repository_idx").on(t.repository, t.passwordTag)],
+);

@@ -1046,3 +1046,48 @@ export const heldItems = sqliteTable(
     index("held_items_worker_status_idx").on(t.workerId, t.status),
   ],
 );
+
+/**
+ * One backup run (decision 0067): a scheduled slot is claimed by inserting its row (the unique
+ * `slot` decides between nodes), then the run fills in what it stored and whether it verified.
+ */
+export const backupRuns = sqliteTable(
+  "backup_runs",
+  {
+    id: text("id").primaryKey(),
+    /** The scheduled time this run is for; null for a run started by hand (`npm run backup`). */
+    slot: integer("slot", { mode: "timestamp_ms" }),
+    trigger: text("trigger").notNull(),
+    /** running, verified, unverified (stored, but a check failed) or failed (nothing stored). */
+    status: text("status").notNull().default("running"),
+    node: text("node").notNull(),
+    repository: text("repository").notNull(),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    durationMs: integer("duration_ms"),
+    snapshotId: text("snapshot_id"),
+    /** Bytes the backup read, and the new bytes it added to the repository (after deduplication). */
+    sizeBytes: integer("size_bytes"),
+    addedBytes: integer("added_bytes"),
+    files: integer("files"),
+    /** Why the run is not verified (the failing check and its message). */
+    reason: text("reason"),
+    /** When admins were mailed about this run (a failed or unverified run is mailed once). */
+    alertedAt: integer("alerted_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [uniqueIndex("backup_runs_slot_uq").on(t.slot), index("backup_runs_started_idx").on(t.startedAt)],
+);
+
+/** Who printed the recovery sheet, for which repository and password (decision 0068). */
+export const recoverySheets = sqliteTable(
+  "recovery_sheets",
+  {
+    id: text("id").primaryKey(),
+    printedBy: text("printed_by").references(() => users.id, { onDelete: "set null" }),
+    repository: text("repository").notNull(),
+    /** A keyed hash of the password the sheet shows (a new password asks for a new sheet). */
+    passwordTag: text("password_tag").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("recovery_sheets_repository_idx").on(t.repository, t.passwordTag)],
+);

@@ -51,6 +51,8 @@ export const {
   idempotencyKeys,
   endedSessions,
   heldItems,
+  backupRuns,
+  recoverySheets,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
@@ -60,3 +62,4 @@ export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
 export type TakeOverRow = typeof lite.takeOvers.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;
 export type HeldItemRow = typeof lite.heldItems.$inferSelect;
+export type BackupRunRow = typeof lite.backupRuns.$inferSelect;

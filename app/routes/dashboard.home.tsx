@@ -2,7 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ownHealthWorker } from "~/domain/care/index.server";
-import { diskWarning } from "~/domain/operations/index.server";
+import { backupNotice, diskWarning } from "~/domain/operations/index.server";
+import { BackupNotices } from "~/components/service/BackupNotices";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { requireActor } from "~/utils/auth.server";
@@ -14,7 +15,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // A health worker an admin has not approved yet sees that they are waiting, and for which centre.
   const worker = await ownHealthWorker(actor);
   const waitingAt = worker && worker.status === "pending" ? worker.centre.name : null;
-  return { title: t("dashboard.home"), waitingAt, disk: await diskWarning(actor) };
+  const [disk, backup] = await Promise.all([diskWarning(actor), backupNotice(actor)]);
+  return { title: t("dashboard.home"), waitingAt, disk, backup };
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
@@ -29,7 +31,7 @@ export default function DashboardHome() {
   const frame = useRouteLoaderData<typeof dashboardLoader>("routes/dashboard");
   const user = frame?.user;
   const waiting = frame?.waiting ?? null;
-  const { waitingAt, disk } = useLoaderData<typeof loader>();
+  const { waitingAt, disk, backup } = useLoaderData<typeof loader>();
   if (!user) return null;
   let text: string;
   let actions: Action[];
@@ -86,6 +88,7 @@ export default function DashboardHome() {
           </p>
         </div>
       )}
+      <BackupNotices notice={backup} />
       {waitingAt !== null && (
         <div
           role="status"

@@ -29,6 +29,7 @@ const child = spawn(
       RATE_LIMIT_DISABLED: "1",
       // Two-step login for admins is off for the e2e server unless the run turns it on.
       MFA_REQUIRED_FOR_ADMINS: process.env.MFA_REQUIRED_FOR_ADMINS || "false",
+      BACKUP_AT: process.env.BACKUP_AT || "off",
       E2E_ROOT: root,
     },
   },

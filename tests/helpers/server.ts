@@ -105,6 +105,8 @@ export async function spawnApp(
         // Two-step login is required for admins by default (decision 0017); the suites that log in as the
         // bootstrap admin with a password run without it unless they turn it on.
         MFA_REQUIRED_FOR_ADMINS: "false",
+        // No scheduled backup at start (decision 0067); the backup suites turn it on.
+        BACKUP_AT: "off",
         ...backend,
         ...env,
       },

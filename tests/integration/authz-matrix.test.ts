@@ -1111,6 +1111,15 @@ const SCREENS: Row[] = [
     admin: 200,
   },
   {
+    route: "/dashboard/service/recovery-sheet",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
     route: "/dashboard/take-overs",
     anon: "login",
     patient: 404,

@@ -17,7 +17,7 @@ function promtool(...args: string[]) {
 describe("alert rules", () => {
   it("pass promtool check rules", () => {
     const r = promtool("check", "rules", "carebridge.rules.yml");
-    expect(r.output).toContain("SUCCESS: 5 rules found");
+    expect(r.output).toContain("SUCCESS: 6 rules found");
     expect(r.code).toBe(0);
   });
 

@@ -22,6 +22,30 @@ describe("configuration", () => {
     expect(readFileSync(file, "utf8").trim()).toBe(a.sessionSecret);
   });
 
+  it("backs up every day at 02:30 into DATA_DIR/backups/restic with a generated, typeable password (decisions 0067, 0068)", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: path.join(dir, "data"), UPLOADS_DIR: path.join(dir, "up") };
+    const b = loadConfig(base).backup;
+    expect(b).toMatchObject({ at: "02:30", atMinute: 150, everyHours: 24, configured: false });
+    expect(b.repository).toBe(path.join(dir, "data", "backups", "restic"));
+    expect(b.keep).toEqual({ daily: 7, weekly: 4, monthly: 6 });
+    expect(statSync(b.passwordFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(b.passwordFile, "utf8").trim()).toMatch(
+      /^([a-hj-km-np-z2-9]{5}-){5}[a-hj-km-np-z2-9]{5}$/,
+    );
+    expect(loadConfig(base).backup.passwordFile).toBe(b.passwordFile);
+    const with_ = (env: Record<string, string>) => loadConfig({ ...base, ...env }).backup;
+    expect(with_({ BACKUP_AT: "off" }).atMinute).toBeNull();
+    expect(with_({ BACKUP_REPOSITORY: "sftp:u@host:/srv/cb" })).toMatchObject({
+      repository: "sftp:u@host:/srv/cb",
+      configured: true,
+    });
+    expect(with_({ BACKUP_REPOSITORY: "usb/backups" }).repository).toBe(path.resolve("usb/backups"));
+    expect(() => with_({ BACKUP_AT: "25:00" })).toThrow(/BACKUP_AT/);
+    expect(() => with_({ BACKUP_CHECK_SHARE: "0%" })).toThrow(/BACKUP_CHECK_SHARE/);
+    expect(() => with_({ BACKUP_PASSWORD_FILE: path.join(dir, "missing") })).toThrow(/BACKUP_PASSWORD_FILE/);
+  });
+
   it("sizes the PostgreSQL pool to the workers unless DATABASE_POOL_MAX says otherwise", () => {
     const dir = tmp();
     const base = { DATA_DIR: dir, UPLOADS_DIR: dir };

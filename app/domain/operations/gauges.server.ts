@@ -5,6 +5,7 @@ import { diskSpace } from "~/storage/disk.server";
 import { queueCounts } from "../consultation/index.server";
 import { mailQueue } from "../messaging/index.server";
 import { COUNT_KEYS, listCountsOf } from "../platform/index.server";
+import { lastVerifiedBackup } from "./backups.server";
 
 /** One product figure as Prometheus shows it (and the Service screen draws it). */
 export type Gauge = { name: string; help: string; labels?: Record<string, string>; value: number };
@@ -20,7 +21,7 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [counted, queue, uploads, mail] = await Promise.all([
+  const [counted, queue, uploads, mail, verified] = await Promise.all([
     listCountsOf([
       COUNT_KEYS.smsOfStatus("queued"),
       COUNT_KEYS.smsOfStatus("sending"),
@@ -29,6 +30,7 @@ export async function productGauges(): Promise<Gauge[]> {
     queueCounts(null, now),
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
     mailQueue(),
+    lastVerifiedBackup(),
   ]);
   const [smsQueued, smsSending, smsFailed] = counted;
   const [urgent, normal] = queue.waitingByPriority;
@@ -61,6 +63,12 @@ export async function productGauges(): Promise<Gauge[]> {
       name: "carebridge_uploads_in_progress",
       help: "Resumable uploads begun and not yet finished.",
       value: uploads?.n ?? 0,
+    },
+    {
+      // Decision 0067: 0 until the first verified backup; the alert fires when it is over 26 hours old.
+      name: "carebridge_backup_last_verified_timestamp_seconds",
+      help: "When the newest verified backup finished (Unix time; 0: none yet).",
+      value: verified ? Math.floor(verified.getTime() / 1000) : 0,
     },
     ...(await diskSpace().catch(() => [])).map((d) => ({
       name: "carebridge_disk_free_bytes",

@@ -6,6 +6,9 @@
  * - gauges: the product's gauges for /metrics (queue sizes, the mail queue, list counts).
  * - disk-warning: the admin's warning of a disk running out of space.
  * - service: the Service screen's figures (request rollups, latency, queues, turnaround).
+ * - backups: scheduled, verified backups into a restic repository (decision 0067), built from
+ *   backup-stage (the backup folder), restic and backup-verify; recovery-sheet: the printed
+ *   sheet with the repository's password (decision 0068).
  */
 export { shutdown, startup } from "./startup.server";
 export { productGauges, type Gauge } from "./gauges.server";
@@ -20,3 +23,24 @@ export {
   type RouteGroup,
   type ServiceSummary,
 } from "./service.server";
+export {
+  backupOverview,
+  backupTick,
+  type BackupOverview,
+  dueSlot,
+  lastVerifiedBackup,
+  listBackupRuns,
+  runBackup,
+  startBackupScheduler,
+  stopBackupScheduler,
+  type BackupRun,
+  type BackupTrigger,
+} from "./backups.server";
+export { stageBackup, type Manifest } from "./backup-stage.server";
+export { SNAPSHOT_FOLDER } from "./backup-verify.server";
+export {
+  backupNotice,
+  printRecoverySheet,
+  type BackupNotice,
+  type RecoverySheet,
+} from "./recovery-sheet.server";

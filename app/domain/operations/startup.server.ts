@@ -16,6 +16,7 @@ import {
   startRequestRollups,
   stopServiceRollups,
 } from "./service.server";
+import { startBackupScheduler, stopBackupScheduler } from "./backups.server";
 
 let started: Promise<void> | undefined;
 
@@ -78,6 +79,8 @@ export function startup(): Promise<void> {
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
     if (owner) startGaugeSampler(c.serviceSampleMs);
+    // Scheduled backups (decision 0067): the owner of each node looks at the schedule; the slot's row picks one node.
+    if (owner) startBackupScheduler();
     if (!owner) return;
     // The disk: read once, which also makes the space reserve next to a SQLite database (issue 44).
     diskSpace().catch((err) => log("warn", "disk space not read", { error: String(err) }));
@@ -112,7 +115,13 @@ export async function shutdown() {
   // Mail due now (reset links, notices) goes out before the process ends (what cannot go stays
   // queued for the next start or another process), and the SMS being sent is finished (an unfinished one is taken again by another process later).
   await Promise.race([
-    Promise.all([flushMail(), stopSmsSender(), stopPacsSender(), stopServiceRollups()]),
+    Promise.all([
+      flushMail(),
+      stopSmsSender(),
+      stopPacsSender(),
+      stopServiceRollups(),
+      stopBackupScheduler(),
+    ]),
     new Promise((r) => setTimeout(r, 12_000).unref()),
   ]);
   await closeDatabase();

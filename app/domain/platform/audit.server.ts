@@ -82,7 +82,8 @@ export type AuditAction =
   | `account.${string}`
   | PatientAction
   | `centre.${string}`
-  | `share.${string}`;
+  | `share.${string}`
+  | `backup.${string}`;
 
 export type AuditSubjectType = "report" | "user" | (string & {});
 

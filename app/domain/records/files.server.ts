@@ -1,4 +1,13 @@
-import { createCipheriv, randomBytes, type CipherGCM } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  type CipherGCM,
+  type DecipherGCM,
+} from "node:crypto";
+import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { inArray, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { config } from "~/config.server";
@@ -314,4 +323,47 @@ export async function sweepLeftovers(
     return { removedParts, removedOrphans };
   });
   return result ?? { removedParts: 0, removedOrphans: 0 };
+}
+
+/**
+ * A stored file's copy outside the store (a backup's `uploads/<key>.enc`), decrypted with `encryptionKey`
+ * to check it: the header, the GCM tag (which authenticates every byte, bound to the key) and the
+ * plaintext's size and SHA-256. Throws when it cannot be read back.
+ */
+export async function decryptCopy(
+  file: string,
+  key: string,
+  encryptionKey: Buffer,
+): Promise<{ size: number; sha256: string }> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size < HEADER_BYTES + TAG_BYTES) throw new Error(`${key}: truncated`);
+    const header = Buffer.alloc(HEADER_BYTES);
+    const tag = Buffer.alloc(TAG_BYTES);
+    await handle.read(header, 0, HEADER_BYTES, 0);
+    await handle.read(tag, 0, TAG_BYTES, size - TAG_BYTES);
+    if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`${key}: unknown format`);
+    const decipher = createDecipheriv(ALGORITHM, encryptionKey, header.subarray(MAGIC.length)) as DecipherGCM;
+    decipher.setAAD(aad(key));
+    decipher.setAuthTag(tag);
+    const hash = createHash("sha256");
+    let plain = 0;
+    const body = createReadStream(file, { start: HEADER_BYTES, end: size - TAG_BYTES - 1 });
+    for await (const chunk of body) {
+      const out = decipher.update(chunk as Buffer);
+      plain += out.length;
+      hash.update(out);
+    }
+    try {
+      const last = decipher.final();
+      plain += last.length;
+      hash.update(last);
+    } catch {
+      throw new Error(`${key}: does not decrypt (the tag does not match)`);
+    }
+    return { size: plain, sha256: hash.digest("hex") };
+  } finally {
+    await handle.close();
+  }
 }

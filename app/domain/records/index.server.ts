@@ -13,6 +13,7 @@
  *   dicom-pacs (the PACS hand-off).
  */
 export {
+  decryptCopy,
   deleteStored,
   openDecrypted,
   sanitizeFileName,

@@ -11,6 +11,7 @@ import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
 import seen_bn from "./sections/seen.bn";
+import backups_bn from "./sections/backups.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1466,6 +1467,7 @@ const bn: Catalogue = {
   held: held_bn,
   slip: slip_bn,
   seen: seen_bn,
+  backups: backups_bn,
 };
 
 export default bn;

@@ -11,6 +11,7 @@ import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
 import slip_en from "./sections/slip.en";
 import seen_en from "./sections/seen.en";
+import backups_en from "./sections/backups.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1453,6 +1454,7 @@ const en = {
   held: held_en,
   slip: slip_en,
   seen: seen_en,
+  backups: backups_en,
 } as const;
 
 export default en;

@@ -11,6 +11,7 @@ import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
 import seen_hi from "./sections/seen.hi";
+import backups_hi from "./sections/backups.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1460,6 +1461,7 @@ const hi: Catalogue = {
   held: held_hi,
   slip: slip_hi,
   seen: seen_hi,
+  backups: backups_hi,
 };
 
 export default hi;

@@ -11,6 +11,7 @@ import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
 import slip_ta from "./sections/slip.ta";
 import seen_ta from "./sections/seen.ta";
+import backups_ta from "./sections/backups.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1508,6 +1509,7 @@ const ta: Catalogue = {
   held: held_ta,
   slip: slip_ta,
   seen: seen_ta,
+  backups: backups_ta,
 };
 
 export default ta;

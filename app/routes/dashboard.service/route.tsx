@@ -9,6 +9,8 @@ import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/utils/auth.server";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
+import { BackupsSection } from "~/components/service/BackupsSection";
+import { backupSection } from "./backups.server";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
 /**
@@ -20,7 +22,7 @@ import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/c
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t, locale } = await tFor(request);
-  const s = await serviceSummary(actor);
+  const [s, backups] = await Promise.all([serviceSummary(actor), backupSection(actor, t, locale)]);
   const tag = intlTag(locale);
   const hourOnly = new Intl.DateTimeFormat(tag, {
     hour: "2-digit",
@@ -42,6 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
   return {
     title: t("service.title"),
+    backups,
     hours: s.requests.map((r) => ({
       ...r,
       tick: `${hourOnly.format(r.hour)}:00`,
@@ -96,7 +99,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export default function Service() {
   const { t } = useTranslation();
-  const { hours, latency, queueSeries, queues, turnaround } = useLoaderData<typeof loader>();
+  const { hours, latency, queueSeries, queues, turnaround, backups } = useLoaderData<typeof loader>();
   const ms = (v: number | null) =>
     v === null ? t("service.notAvailable") : t("service.ms", { value: Math.round(v) });
   const dur = (v: number | null) => (v === null ? t("service.notAvailable") : formatDuration(v, t));
@@ -105,6 +108,8 @@ export default function Service() {
   return (
     <div className="space-y-6">
       <PageHeader title={t("service.title")} intro={t("service.intro")} />
+
+      <BackupsSection data={backups} />
 
       <Section id="service-requests" title={t("service.requestsTitle")}>
         <StackedBars
