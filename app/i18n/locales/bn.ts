@@ -9,6 +9,7 @@ import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
+import outboxLock_bn from "./sections/outboxLock.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1461,6 +1462,7 @@ const bn: Catalogue = {
   voice: voice_bn,
   offline: offline_bn,
   held: held_bn,
+  outboxLock: outboxLock_bn,
 };
 
 export default bn;

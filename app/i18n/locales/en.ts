@@ -9,6 +9,7 @@ import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
+import outboxLock_en from "./sections/outboxLock.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1448,6 +1449,7 @@ const en = {
   voice: voice_en,
   offline: offline_en,
   held: held_en,
+  outboxLock: outboxLock_en,
 } as const;
 
 export default en;

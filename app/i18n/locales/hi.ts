@@ -9,6 +9,7 @@ import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
+import outboxLock_hi from "./sections/outboxLock.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1455,6 +1456,7 @@ const hi: Catalogue = {
   voice: voice_hi,
   offline: offline_hi,
   held: held_hi,
+  outboxLock: outboxLock_hi,
 };
 
 export default hi;

@@ -9,6 +9,7 @@ import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
+import outboxLock_ta from "./sections/outboxLock.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1503,6 +1504,7 @@ const ta: Catalogue = {
   voice: voice_ta,
   offline: offline_ta,
   held: held_ta,
+  outboxLock: outboxLock_ta,
 };
 
 export default ta;
