@@ -1,4 +1,4 @@
-import { keepSnapshot, kick, rememberSession, unlockAtSignIn } from "./outbox.client";
+import { forgetOthers, keepSnapshot, kick, rememberSession, unlockAtSignIn } from "./outbox.client";
 import { currentSession, itemsOf } from "./store";
 import { OUTBOX_HEADERS } from "./send";
 import type { OfflineSession } from "./types";
@@ -9,10 +9,12 @@ import type { OfflineSession } from "./types";
  * queue; the family's profiles), sealed with the account's key, and sends what is waiting.
  */
 export async function syncForOffline(session: OfflineSession): Promise<{ locked: number }> {
+  // Right after a password sign-in, the typed password unlocks (or makes) the key (decision 0072),
+  // before this phone names her as signed in.
+  await forgetOthers(session.accountId);
+  const open = await unlockAtSignIn(session.accountId);
   await rememberSession(session);
-  // Right after a password sign-in, the typed password unlocks (or makes) the key (decision 0072).
-  if (!(await unlockAtSignIn(session.accountId)))
-    return { locked: (await itemsOf(session.accountId)).filter((i) => i.state !== "sent").length };
+  if (!open) return { locked: (await itemsOf(session.accountId)).filter((i) => i.state !== "sent").length };
   void kick();
   await keepLists(session);
   return { locked: 0 };

@@ -44,10 +44,14 @@ export type ListedItem = StoredItem & { label: string };
 
 /** Called by signed-in pages: this account is the one whose items this phone shows and sends. */
 export async function rememberSession(session: OfflineSession): Promise<void> {
-  // Someone else was named here: their lists and unlocked key go first (decision 0072).
-  const before = await currentSession();
-  if (before && before.accountId !== session.accountId) await forgetSignedIn();
+  await forgetOthers(session.accountId);
   await setSession(session);
+}
+
+/** Someone else is named here: their lists and unlocked key go first (decision 0072). */
+export async function forgetOthers(accountId: string): Promise<void> {
+  const before = await currentSession();
+  if (before && before.accountId !== accountId) await forgetSignedIn();
 }
 
 /**

@@ -5,7 +5,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { logout } from "~/domain/accounts/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
-import { useSignOutSubmit } from "~/offline/signout.client";
+import { useSignOutSubmit } from "~/offline/signout";
 import { site } from "~/site";
 import { clearSessionHeaders } from "~/utils/auth.server";
 import { guardForm } from "~/utils/guard.server";

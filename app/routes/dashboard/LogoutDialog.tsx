@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
-import { useSignOutSubmit } from "~/offline/signout.client";
+import { useSignOutSubmit } from "~/offline/signout";
 
 /** 'Are You Sure?' — a modal dialog: focus moves in, Escape closes, focus returns to the trigger. */
 export function LogoutDialog({
