@@ -312,6 +312,7 @@ test("a health worker registers, photographs and records without a signal; every
   await expect(page.getByTestId("outbox-unlock")).toContainText(hi.outboxLock.text);
   await unlock(page, "Not-her-password-1");
   await expect(page.getByTestId("outbox-unlock").getByRole("alert")).toHaveText(hi.outboxLock.wrong);
+  await shot(page, info, "offline-unlock-hi");
   await expect(page.getByTestId("outbox")).toHaveCount(0);
   await unlock(page);
   await expect(page.getByTestId("connection")).toHaveText(hi.offline.offline);
@@ -577,6 +578,10 @@ test("a new release deployed while items wait loses none of them", async () => {
 
   // The new version waits for the worker; she takes it; the item is still there and then goes.
   await page.goto(`${app.url}/dashboard/home`);
+  // A full load starts locked (decision 0072): the dashboard says an item waits and where to open it.
+  await expect(page.getByTestId("outbox-locked")).toContainText(
+    hi.outboxLock.lockedNotice.replace("{{count}}", "1"),
+  );
   const banner = page.getByTestId("update-banner");
   await expect(banner).toContainText(hi.common.updateReady, { timeout: 20_000 });
   await Promise.all([
