@@ -126,6 +126,12 @@ export async function unlock(
     return "unlocked";
   }
   if (!found && !create) return "wrong";
+  if (found && !create) {
+    // Kept the old way: no password can be checked against it, and it opens its data for anyone
+    // already. It serves as it is until a password sign-in (checked by the server) replaces it.
+    holdKey(accountId, found);
+    return "unlocked";
+  }
   const [kept, held] = await newKey(accountId, password);
   if (found) await resealWith(accountId, found, held);
   const tx = db.transaction("keys", "readwrite");
