@@ -81,18 +81,22 @@ let rewrapping: Rewrap | null = null;
  */
 export async function unlockAtSignIn(accountId: string): Promise<boolean> {
   const password = takePassword();
-  if (password && !isUnlocked(accountId)) {
-    const result = await unlock(accountId, password, { create: true });
-    if (result === "wrong") {
+  if (password && !isUnlocked(accountId))
+    unlocking = (async () => {
+      const result = await unlock(accountId, password, { create: true });
+      if (result !== "wrong") return;
       if (!(await hasUnsent(accountId))) {
         await dropKey(accountId);
         await unlock(accountId, password, { create: true });
       } else rewrapping = await rewrapWith(accountId, password);
-    }
-  }
+    })();
+  // The dashboard's effect may run again while the first run derives the key: both wait for it.
+  await unlocking?.catch(() => {});
   handKeyToWorker(accountId);
   return isUnlocked(accountId);
 }
+
+let unlocking: Promise<void> | null = null;
 
 /** What the offline screen asks for: nothing, the password, the earlier password, or a password sign-in. */
 export async function lockState(accountId: string): Promise<"open" | "password" | "earlier" | "sign-in"> {

@@ -83,8 +83,18 @@ async function makeWorker() {
   await makeHealthWorker(db, worker.id, CENTRE.id, { role: "asha", workerId: "ASHA-7" });
 }
 
+/** React has taken over the page's form (what its submit handler does happens). */
+async function formHydrated(page: Page, selector: string) {
+  await page.waitForFunction((sel) => {
+    const form = document.querySelector(sel);
+    return !!form && Object.keys(form).some((k) => k.startsWith("__reactProps"));
+  }, selector);
+}
+
 async function signIn(page: Page, email: string) {
   await page.goto(`${app.url}/login`);
+  // The page keeps the typed password for the outbox's key (decision 0072): only once it runs.
+  await formHydrated(page, "form:has(input[name=password])");
   await page.locator("input[name=email]").fill(email);
   await page.locator("input[name=password]").fill(PASSWORD);
   await page.locator("form button[type=submit]").last().click();
@@ -537,11 +547,7 @@ test("signing out on the /logout screen with no service worker: this phone forge
   // Signed in with her password: the outbox is open and her family list kept, sealed.
   await expect.poll(async () => (await tryEveryKey(p)).snapshots).toBe(1);
   await p.goto(`${app.url}/logout`);
-  // React has taken over the form (its submit handler is what forgets).
-  await p.waitForFunction(() => {
-    const form = document.querySelector('form[action="/logout"]');
-    return !!form && Object.keys(form).some((k) => k.startsWith("__reactProps"));
-  });
+  await formHydrated(p, 'form[action="/logout"]');
   await p.getByRole("button", { name: hi.accounts.logoutButton }).click();
   await expect(p).not.toHaveURL(/\/logout/);
   const seen = await tryEveryKey(p);

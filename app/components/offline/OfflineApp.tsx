@@ -169,8 +169,10 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
     void currentSession().then(async (s) => {
       // Locked (decision 0072): nothing is opened, sent or synced until her password unlocks it.
       const state = s ? await lockState(s.accountId) : "open";
-      setLock(state);
-      if (s && state !== "open") return setSession(s);
+      if (s && state !== "open") {
+        setLock(state);
+        return setSession(s);
+      }
       if (s && navigator.onLine) {
         const sync = await import("~/offline/dashboard-sync.client");
         // What waits goes first, then: is the person still the one signed in? A phone another
@@ -186,10 +188,13 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
         // The lists are fetched again (a patient registered here now has their ID).
         await sync.keepLists(s);
       }
+      // The lists first, then the screen (one render: what it offers is what was just synced).
+      const worker = s?.role === "HealthWorker";
+      const kept = s ? await loadSnapshot<unknown[]>(s.accountId, worker ? "queue" : "profiles") : null;
+      setLock("open");
+      if (s && worker) setQueue(kept as { asOf: string; data: QueueRow[] } | null);
+      else if (s) setProfiles((kept?.data as Profile[] | undefined) ?? []);
       setSession(s);
-      if (!s) return;
-      if (s.role === "HealthWorker") setQueue(await loadSnapshot<QueueRow[]>(s.accountId, "queue"));
-      else setProfiles((await loadSnapshot<Profile[]>(s.accountId, "profiles"))?.data ?? []);
     });
   }, [online, opened]);
 
@@ -230,6 +235,7 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
         state={lock}
         onOpen={() => {
           refresh();
+          setSession(undefined); // "loading" until the lists are synced and opened
           setOpened((n) => n + 1);
         }}
       />
