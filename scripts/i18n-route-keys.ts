@@ -44,26 +44,41 @@ function resolveImport(from: string, spec: string): string | null {
   return null;
 }
 
-function keysOf(entry: string, sections: Set<string>, seen = new Set<string>(), found = new Set<string>()) {
-  if (seen.has(entry)) return found;
+/** A route module and every app module it imports (the files whose keys the route may render). */
+export function moduleGraph(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
   seen.add(entry);
   const source = readFileSync(entry, "utf8");
-  for (const m of source.matchAll(/["'`]([a-zA-Z]+)((?:\.[A-Za-z0-9_]+)*)(\.?)(\$\{|["'`])/g)) {
-    const [, section, rest, dot, end] = m;
-    if (!sections.has(section)) continue;
-    // A bare word ("reports") is not a key; `section.${x}` is the whole section.
-    if (!rest && !(dot && end === "${")) continue;
-    found.add(section + rest);
-  }
   for (const m of source.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
     const next = resolveImport(entry, m[1]);
-    if (next) keysOf(next, sections, seen, found);
+    if (next) moduleGraph(next, seen);
+  }
+  return seen;
+}
+
+/**
+ * A key's segments are whatever the catalogue names them: letters, digits, `_` and `-`
+ * (`offline.tabs.follow-up`). A segment pattern narrower than the catalogue's names silently
+ * drops keys; tests/unit/i18n-route-keys.test.ts checks every catalogue key a module quotes.
+ */
+const KEY = /["'`]([a-zA-Z]+)((?:\.[A-Za-z0-9_-]+)*)(\.?)(\$\{|["'`])/g;
+
+function keysOf(entry: string, sections: Set<string>): Set<string> {
+  const found = new Set<string>();
+  for (const file of moduleGraph(entry)) {
+    for (const m of readFileSync(file, "utf8").matchAll(KEY)) {
+      const [, section, rest, dot, end] = m;
+      if (!sections.has(section)) continue;
+      // A bare word ("reports") is not a key; `section.${x}` is the whole section.
+      if (!rest && !(dot && end === "${")) continue;
+      found.add(section + rest);
+    }
   }
   return found;
 }
 
 /** Route ids as Remix names them (flat files and folders with route.tsx), with their module. */
-function routes(): [string, string][] {
+export function routes(): [string, string][] {
   const dir = path.join(APP, "routes");
   const out: [string, string][] = [["root", path.join(APP, "root.tsx")]];
   for (const name of readdirSync(dir).sort()) {

@@ -1,4 +1,5 @@
-import { keepSnapshot, kick, rememberSession } from "./outbox.client";
+import { forgetOthers, keepSnapshot, kick, rememberSession, unlockAtSignIn } from "./outbox.client";
+import { currentSession, itemsOf } from "./store";
 import { OUTBOX_HEADERS } from "./send";
 import type { OfflineSession } from "./types";
 
@@ -7,10 +8,16 @@ import type { OfflineSession } from "./types";
  * remembers who is signed in on this phone, keeps the lists the offline forms need (the centre's
  * queue; the family's profiles), sealed with the account's key, and sends what is waiting.
  */
-export async function syncForOffline(session: OfflineSession): Promise<void> {
+export async function syncForOffline(session: OfflineSession): Promise<{ locked: number }> {
+  // Right after a password sign-in, the typed password unlocks (or makes) the key (decision 0072),
+  // before this phone names her as signed in.
+  await forgetOthers(session.accountId);
+  const open = await unlockAtSignIn(session.accountId);
   await rememberSession(session);
+  if (!open) return { locked: (await itemsOf(session.accountId)).filter((i) => i.state !== "sent").length };
   void kick();
   await keepLists(session);
+  return { locked: 0 };
 }
 
 /** The lists the offline forms offer, fetched again while online (the last ones stay otherwise). */
@@ -31,8 +38,9 @@ export async function keepLists(session: OfflineSession): Promise<boolean> {
 
 /** How many items wait for this account (the sign-out dialog says so). */
 export async function waitingCount(): Promise<number> {
-  const { listItems } = await import("./outbox.client");
-  return (await listItems()).filter((i) => i.state !== "sent").length;
+  const session = await currentSession();
+  if (!session) return 0;
+  return (await itemsOf(session.accountId)).filter((i) => i.state !== "sent").length;
 }
 
 export { forgetSession } from "./outbox.client";

@@ -1,10 +1,15 @@
 import { useCallback, useEffect, useState } from "react";
 import { requestOutboxSync } from "~/sw/sync.client";
+import { dropKey, forgetSignedIn, hasKey, hasUnsent, rewrap, rewrapWith, unlock, type Rewrap } from "./keys";
+import { takePassword } from "./pending.client";
 import { sendOutbox } from "./send";
 import {
   announce,
   currentSession,
+  DB_NAME,
   deleteItemIf,
+  heldKey,
+  isUnlocked,
   itemsOf,
   loadSnapshot,
   openPayload,
@@ -39,12 +44,86 @@ export type ListedItem = StoredItem & { label: string };
 
 /** Called by signed-in pages: this account is the one whose items this phone shows and sends. */
 export async function rememberSession(session: OfflineSession): Promise<void> {
+  await forgetOthers(session.accountId);
   await setSession(session);
 }
 
-/** Signing out: the items stay, sealed, for the same account; nobody is signed in here now. */
+/** Someone else is named here: their lists and unlocked key go first (decision 0072). */
+export async function forgetOthers(accountId: string): Promise<void> {
+  const before = await currentSession();
+  if (before && before.accountId !== accountId) await forgetSignedIn();
+}
+
+/**
+ * Signing out (decision 0072): nobody is signed in here now, the synced lists go, the unlocked key
+ * is forgotten here and in the service worker; the items stay, sealed, for the same account. A
+ * phone that never kept an outbox (an expert's, an admin's) gets no database from this.
+ */
 export async function forgetSession(): Promise<void> {
-  await setSession(null);
+  rewrapping = null;
+  navigator.serviceWorker?.controller?.postMessage({ type: "LOCK" });
+  if (typeof indexedDB.databases === "function") {
+    const dbs = await indexedDB.databases();
+    if (!dbs.some((d) => d.name === DB_NAME)) return;
+  }
+  await forgetSignedIn();
+}
+
+/** A sign-in with a new password found the key wrapped with the earlier one (decision 0072). */
+let rewrapping: Rewrap | null = null;
+
+/**
+ * Right after a password sign-in, on the dashboard (decision 0072): the password typed on /login
+ * unlocks this phone's key for the account, or makes one. If it does not open the key (the password
+ * changed since), a key with nothing unsent goes and a new one is made; otherwise the offline screen
+ * asks for the earlier password once. Without a typed password (a code sign-in, a reload) nothing
+ * changes: the outbox stays as it was, locked or not.
+ */
+export async function unlockAtSignIn(accountId: string): Promise<boolean> {
+  const password = takePassword();
+  if (password && !isUnlocked(accountId))
+    unlocking = (async () => {
+      const result = await unlock(accountId, password, { create: true });
+      if (result !== "wrong") return;
+      if (!(await hasUnsent(accountId))) {
+        await dropKey(accountId);
+        await unlock(accountId, password, { create: true });
+      } else rewrapping = await rewrapWith(accountId, password);
+    })();
+  // The dashboard's effect may run again while the first run derives the key: both wait for it.
+  await unlocking?.catch(() => {});
+  handKeyToWorker(accountId);
+  return isUnlocked(accountId);
+}
+
+let unlocking: Promise<void> | null = null;
+
+/** What the offline screen asks for: nothing, the password, the earlier password, or a password sign-in. */
+export async function lockState(accountId: string): Promise<"open" | "password" | "earlier" | "sign-in"> {
+  if (isUnlocked(accountId)) return "open";
+  if (rewrapping?.accountId === accountId) return "earlier";
+  return (await hasKey(accountId)) ? "password" : "sign-in";
+}
+
+/** The password typed on the offline screen, checked here by unwrapping the key (decision 0072). */
+export async function unlockOutbox(accountId: string, password: string): Promise<boolean> {
+  const ok =
+    rewrapping?.accountId === accountId
+      ? await rewrap(password, rewrapping)
+      : (await unlock(accountId, password)) === "unlocked";
+  if (ok) rewrapping = null;
+  handKeyToWorker(accountId);
+  return ok;
+}
+
+/**
+ * The service worker sends too (Background Sync): it gets the unlocked key from the page, in
+ * memory (a CryptoKey is passed as itself, still not extractable). A worker restarted with no page
+ * open has none and sends nothing until a page unlocks again.
+ */
+function handKeyToWorker(accountId: string): void {
+  const key = heldKey(accountId);
+  if (key) navigator.serviceWorker?.controller?.postMessage({ type: "UNLOCK", accountId, key });
 }
 
 export async function storageInfo(): Promise<{ usage: number; quota: number; persisted: boolean } | null> {
@@ -93,6 +172,8 @@ export async function enqueue(kind: ItemKind, payload: ItemPayload, after?: stri
 
 /** Sending now and, where the browser has it, once more by Background Sync when the link returns. */
 export async function kick(): Promise<void> {
+  const session = await currentSession();
+  if (session) handKeyToWorker(session.accountId);
   await requestOutboxSync();
   if (navigator.onLine) await sendOutbox().catch(() => {});
 }
@@ -134,7 +215,7 @@ export async function listItems(): Promise<ListedItem[]> {
 
 export async function keepSnapshot(name: string, data: unknown): Promise<void> {
   const session = await currentSession();
-  if (session) await saveSnapshot(session.accountId, name, data);
+  if (session && isUnlocked(session.accountId)) await saveSnapshot(session.accountId, name, data);
 }
 
 /** The outbox as the page shows it, kept up to date by the service worker's and other tabs' news. */

@@ -3,6 +3,7 @@ import {
   currentSession,
   deleteItemIf,
   getItem,
+  isUnlocked,
   itemsOf,
   openPayload,
   sealPayload,
@@ -254,7 +255,8 @@ async function markSent(item: StoredItem, result: ItemResult): Promise<void> {
 
 async function run(): Promise<void> {
   const session = await currentSession();
-  if (!session) return;
+  // Locked (decision 0072): nothing can be opened to be sent until her password unlocks it.
+  if (!session || !isUnlocked(session.accountId)) return;
   const items = await itemsOf(session.accountId);
   const now = Date.now();
   // A sent item another one still needs (its patient's or report's id) stays until that one goes.

@@ -3,18 +3,32 @@ import type { ItemPayload, OfflineSession, StoredItem } from "./types";
 
 /**
  * The browser's offline database (decision 0063), used by the pages and the service worker alike:
- * who is signed in here (`session`), one AES-GCM key per account (`keys`, non-extractable), the
- * outbox (`items`) and the last synced lists (`snapshots`). Everything a person recorded is sealed
- * with their account's key; the states are in the clear so the service worker can order and count.
+ * who is signed in here (`session`), one AES-GCM key per account (`keys`), the outbox (`items`)
+ * and the last synced lists (`snapshots`). Everything a person recorded is sealed with their
+ * account's key; the states are in the clear so the service worker can order and count.
+ *
+ * The account's key is kept only wrapped with a key derived from the person's password (decision
+ * 0072): PBKDF2-SHA256, a salt per account. Unwrapped, it is held in this realm's memory only
+ * (`unlock`), so nothing of a signed-out account opens on the phone without her password.
  */
 
 export const DB_NAME = "carebridge-offline";
 
 type Snapshot = { key: string; accountId: string; asOf: string; sealed: StoredItem["sealed"] };
 
+/** An account's key as the phone keeps it (decision 0072): AES-GCM-wrapped with a password-derived key. */
+export type WrappedKey = {
+  kind: "pbkdf2-aes-gcm";
+  salt: ArrayBuffer;
+  iterations: number;
+  iv: ArrayBuffer;
+  wrapped: ArrayBuffer;
+};
+
 interface OfflineDB extends DBSchema {
   session: { key: string; value: OfflineSession };
-  keys: { key: string; value: CryptoKey };
+  /** A bare CryptoKey is how versions 1 and 2 kept it: usable by any script, replaced at unlock. */
+  keys: { key: string; value: WrappedKey | CryptoKey };
   items: { key: string; value: StoredItem; indexes: { byAccount: string } };
   snapshots: { key: string; value: Snapshot };
 }
@@ -43,6 +57,12 @@ export const UPGRADES: Upgrade[] = [
     const items = tx.objectStore("items");
     if (!items.indexNames.contains("byAccount")) items.createIndex("byAccount", "accountId");
     if (!db.objectStoreNames.contains("snapshots")) db.createObjectStore("snapshots", { keyPath: "key" });
+  },
+  // 3: keys are kept wrapped (decision 0072). The lists synced under an unwrapped key go (they are
+  // fetched again); the items are sealed anew with a wrapped key at the account's next unlock.
+  (db, tx) => {
+    UPGRADES[1](db, tx);
+    void tx.objectStore("snapshots").clear();
   },
 ];
 export const DB_VERSION = UPGRADES.length;
@@ -79,20 +99,38 @@ export async function setSession(session: OfflineSession | null): Promise<void> 
   else await db.delete("session", "current");
 }
 
-/** The account's key, made on first use: AES-GCM 256, not extractable (it never leaves IndexedDB). */
-async function keyOf(accountId: string): Promise<CryptoKey> {
-  const db = await offlineDb();
-  const found = await db.get("keys", accountId);
-  if (found) return found;
-  const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
-  const tx = db.transaction("keys", "readwrite");
-  const raced = await tx.store.get(accountId);
-  if (raced) return raced;
-  await tx.store.put(key, accountId);
-  await tx.done;
+/** The keys unlocked in this page or worker: memory only, gone with it, at sign-out, or by `lock`. */
+const unlocked = new Map<string, CryptoKey>();
+
+/** The account's outbox is locked here: her password (or the page that has it) must unlock it. */
+export class Locked extends Error {
+  constructor() {
+    super("locked");
+  }
+}
+
+export function isUnlocked(accountId: string): boolean {
+  return unlocked.has(accountId);
+}
+
+/** The key, unlocked in this realm (a page's unlock handed to the service worker, decision 0072). */
+export function holdKey(accountId: string, key: CryptoKey): void {
+  unlocked.set(accountId, key);
+}
+
+export function heldKey(accountId: string): CryptoKey | undefined {
+  return unlocked.get(accountId);
+}
+
+/** Forgets unlocked keys (one account's, or every one). */
+export function lock(accountId?: string): void {
+  if (accountId) unlocked.delete(accountId);
+  else unlocked.clear();
+}
+
+function keyOf(accountId: string): CryptoKey {
+  const key = unlocked.get(accountId);
+  if (!key) throw new Locked();
   return key;
 }
 
@@ -114,12 +152,12 @@ function unpack(buffer: ArrayBuffer): { value: unknown; bytes: ArrayBuffer } {
 
 async function seal(accountId: string, plain: Uint8Array<ArrayBuffer>): Promise<StoredItem["sealed"]> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyOf(accountId), plain);
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, keyOf(accountId), plain);
   return { iv: iv.buffer, data };
 }
 
 async function open(accountId: string, sealed: StoredItem["sealed"]): Promise<ArrayBuffer> {
-  return crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.iv }, await keyOf(accountId), sealed.data);
+  return crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.iv }, keyOf(accountId), sealed.data);
 }
 
 export async function sealPayload(accountId: string, payload: ItemPayload): Promise<StoredItem["sealed"]> {

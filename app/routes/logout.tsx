@@ -5,6 +5,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { logout } from "~/domain/accounts/index.server";
 import { actorFromCookie } from "~/utils/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
+import { useSignOutSubmit } from "~/offline/signout";
 import { site } from "~/site";
 import { clearSessionHeaders } from "~/utils/auth.server";
 import { guardForm } from "~/utils/guard.server";
@@ -37,6 +38,8 @@ export default function Logout() {
   const { t } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/logout";
+  // This phone forgets who was signed in here even with no service worker in control (0072).
+  const onSubmit = useSignOutSubmit();
   return (
     <main id="main" className="flex flex-1 items-start justify-center px-3 py-10 sm:py-16">
       <div
@@ -55,7 +58,7 @@ export default function Logout() {
           <Link to="/dashboard/home" className="btn-secondary">
             {t("common.cancel")}
           </Link>
-          <Form method="post" action="/logout">
+          <Form method="post" action="/logout" onSubmit={onSubmit}>
             <button type="submit" className="btn-danger" disabled={busy}>
               {t("accounts.logoutButton")}
             </button>

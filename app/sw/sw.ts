@@ -10,13 +10,16 @@
  *   shapes goes to the network untouched.
  * - A new version installs and waits until the page says `{type: "SKIP_WAITING"}`; IndexedDB is
  *   never touched except to read the locale, and old precaches go with cleanupOutdatedCaches.
- * - Background Sync `outbox`: sends the outbox (app/offline/send.ts); a sign-out post forgets who
- *   is signed in here (decision 0063).
+ * - Background Sync `outbox`: sends the outbox (app/offline/send.ts) with the account's key a page
+ *   handed over after unlocking it (`{type: "UNLOCK"}`, held in this worker's memory only); a
+ *   restarted worker has none and sends nothing until a page unlocks again. A sign-out post
+ *   forgets who is signed in here, the synced lists and the key (decisions 0063, 0072).
  */
 import { addPlugins, cleanupOutdatedCaches, precacheAndRoute } from "workbox-precaching";
 import { registerRoute } from "workbox-routing";
 import { sendOutbox } from "~/offline/send";
-import { setSession } from "~/offline/store";
+import { forgetSignedIn } from "~/offline/keys";
+import { holdKey, lock } from "~/offline/store";
 import { readSessionLocale } from "./locale";
 
 type PrecacheEntry = { url: string; revision: string | null };
@@ -70,15 +73,19 @@ registerRoute(
 registerRoute(
   ({ url }) => url.origin === location.origin && /^\/logout(?:\.data)?$/.test(url.pathname),
   async ({ request }) => {
-    await setSession(null).catch(() => {});
+    await forgetSignedIn().catch(() => {});
     return fetch(request);
   },
   "POST",
 );
 
 scope.addEventListener("message", (event) => {
-  const data = event.data as { type?: unknown } | null;
+  const data = event.data as { type?: unknown; accountId?: unknown; key?: unknown } | null;
   if (data && data.type === "SKIP_WAITING") void scope.skipWaiting();
+  // A page of this origin unlocked the outbox with the person's password (decision 0072).
+  if (data?.type === "UNLOCK" && typeof data.accountId === "string" && data.key instanceof CryptoKey)
+    holdKey(data.accountId, data.key);
+  if (data?.type === "LOCK") lock();
 });
 
 scope.addEventListener("sync", (event) => {

@@ -29,6 +29,7 @@ import { secondRelease } from "./release";
  * a slip; back online everything arrives once (counted in the database) and every item says "sent".
  * Then a large upload cut off half way resumes, another account on the same phone sees nothing of
  * the first, and the outbox's database opened at every older shape keeps its waiting items.
+ * What the phone keeps opens only with the person's password (decision 0072): a reload asks for it.
  * This file starts its own app.
  */
 
@@ -82,8 +83,18 @@ async function makeWorker() {
   await makeHealthWorker(db, worker.id, CENTRE.id, { role: "asha", workerId: "ASHA-7" });
 }
 
+/** React has taken over the page's form (what its submit handler does happens). */
+async function formHydrated(page: Page, selector: string) {
+  await page.waitForFunction((sel) => {
+    const form = document.querySelector(sel);
+    return !!form && Object.keys(form).some((k) => k.startsWith("__reactProps"));
+  }, selector);
+}
+
 async function signIn(page: Page, email: string) {
   await page.goto(`${app.url}/login`);
+  // The page keeps the typed password for the outbox's key (decision 0072): only once it runs.
+  await formHydrated(page, "form:has(input[name=password])");
   await page.locator("input[name=email]").fill(email);
   await page.locator("input[name=password]").fill(PASSWORD);
   await page.locator("form button[type=submit]").last().click();
@@ -136,6 +147,61 @@ async function underServiceWorker(page: Page) {
 }
 
 const items = (page: Page) => page.getByTestId("outbox-item");
+
+/** The outbox after a full page load: locked, opened with the password (checked on the phone, 0072). */
+async function unlock(p: Page, password = PASSWORD) {
+  const form = p.getByTestId("outbox-unlock");
+  await form.locator("input[name=password]").fill(password);
+  await form.getByRole("button").click();
+  if (password === PASSWORD) await expect(p.getByTestId("outbox")).toBeVisible();
+}
+
+async function openOutbox(p: Page) {
+  await p.goto(`${app.url}/offline`);
+  await unlock(p);
+}
+
+/**
+ * What anyone with the phone can do with its database (another person's developer tools on
+ * /login): every key kept there tried on every item and list. Returns what opened.
+ */
+function tryEveryKey(p: Page) {
+  return p.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((ok, no) => {
+      const r = indexedDB.open("carebridge-offline");
+      r.onsuccess = () => ok(r.result);
+      r.onerror = () => no(r.error);
+    });
+    const all = <T>(store: string) =>
+      new Promise<T[]>((ok) => {
+        if (!db.objectStoreNames.contains(store)) return ok([]); // a shape before it had this store
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => ok(r.result as T[]);
+      });
+    type Sealed = { sealed: { iv: ArrayBuffer; data: ArrayBuffer } };
+    const keys = await all<unknown>("keys");
+    const sealed = [...(await all<Sealed>("items")), ...(await all<Sealed>("snapshots"))];
+    const snapshots = (await all<Sealed>("snapshots")).length;
+    const session = await new Promise<unknown>((ok) => {
+      const r = db.transaction("session").objectStore("session").get("current");
+      r.onsuccess = () => ok(r.result);
+    });
+    db.close();
+    const opened: string[] = [];
+    for (const key of keys) {
+      if (!(key instanceof CryptoKey)) continue;
+      for (const s of sealed) {
+        try {
+          const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: s.sealed.iv }, key, s.sealed.data);
+          opened.push(new TextDecoder().decode(plain).slice(4, 80));
+        } catch {
+          /* not this key's */
+        }
+      }
+    }
+    return { keys: keys.length, sealed: sealed.length, snapshots, session: session ?? null, opened };
+  });
+}
 
 async function expectAllSent(page: Page, count: number) {
   await expect(items(page)).toHaveCount(count);
@@ -241,8 +307,8 @@ test("a health worker registers, photographs and records without a signal; every
   page = await context.newPage();
   await signIn(page, worker.email);
   await underServiceWorker(page);
-  // Online once: the centre's list is kept for offline use.
-  await page.goto(`${app.url}/offline`);
+  // Online once: the centre's list is kept for offline use (the reload locked the outbox: 0072).
+  await openOutbox(page);
   await expect(page.getByTestId("offline-queue")).toContainText(
     hi.offline.asOf.replace(" {{time}}", "").replace("{{time}} ", ""),
   );
@@ -252,7 +318,18 @@ test("a health worker registers, photographs and records without a signal; every
   await page.goto(`${app.url}/dashboard/home`).catch(() => {});
   await expect(page).toHaveURL(/\/offline/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(hi.offline.title);
+  // Opened without a signal, the outbox asks for her password and checks it on the phone.
+  await expect(page.getByTestId("outbox-unlock")).toContainText(hi.outboxLock.text);
+  await unlock(page, "Not-her-password-1");
+  await expect(page.getByTestId("outbox-unlock").getByRole("alert")).toHaveText(hi.outboxLock.wrong);
+  await shot(page, info, "offline-unlock-hi");
+  await expect(page.getByTestId("outbox")).toHaveCount(0);
+  await unlock(page);
   await expect(page.getByTestId("connection")).toHaveText(hi.offline.offline);
+  // Every tab in words, from the cached screen (no raw key such as offline.tabs.follow-up).
+  for (const tab of ["outbox", "register", "upload", "follow-up"] as const)
+    await expect(page.getByRole("button", { name: hi.offline.tabs[tab], exact: true })).toBeVisible();
+  await expect(page.locator("main")).not.toContainText(/offline\.[a-z]/);
 
   await registerOffline(page, { first: "सीता", age: "62", method: "verbal" });
   await shot(page, info, "offline-slip-hi");
@@ -364,7 +441,7 @@ test("on a shared phone another account sees nothing of the first; the items wai
   test.setTimeout(120_000);
   // An item that cannot go yet (the upload route held back on this page), then signing out.
   await context.route("**/api/v1/uploads**", (route) => route.abort());
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await uploadOffline(page, {
     whom: "गीता देवी",
     photo: patternPng(120, 11),
@@ -379,9 +456,20 @@ test("on a shared phone another account sees nothing of the first; the items wai
   await expect(page).not.toHaveURL(/\/dashboard/);
   await context.unroute("**/api/v1/uploads**");
 
+  // Signed out, the next person's developer tools on /login: every key on the phone tried on
+  // everything it keeps opens nothing (the old build's bare keys opened it all, decision 0072);
+  // the synced lists and the record of who was signed in are gone; the items are still there.
+  await page.goto(`${app.url}/login`);
+  const seen = await tryEveryKey(page);
+  expect(seen.opened).toEqual([]);
+  expect(seen.snapshots).toBe(0);
+  expect(seen.session).toBeNull();
+  expect(seen.keys).toBeGreaterThan(0);
+  expect(seen.sealed).toBeGreaterThanOrEqual(8);
+
   // Someone else signs in on the same phone: their outbox is empty, nothing of the worker's shows.
   await signIn(page, patient.email);
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await expect(page.getByTestId("outbox")).toContainText(hi.offline.nothingWaiting);
   await expect(page.locator("body")).not.toContainText("गीता");
   await expect(page.locator("body")).not.toContainText("सीता");
@@ -434,12 +522,39 @@ test("on a shared phone another account sees nothing of the first; the items wai
   ).toBe(1);
   await signOut(page);
 
-  // The worker again: the item is there and goes.
+  // The worker again: signing in with her password opens her outbox, and the item goes.
+  const gita = () =>
+    count(
+      "SELECT COUNT(*) AS n FROM reports r JOIN patients p ON p.id = r.patient_id WHERE p.first_name = ?",
+      "गीता",
+    );
+  const before = await gita();
   await signIn(page, worker.email);
-  await page.goto(`${app.url}/offline`);
+  await expect.poll(gita, { timeout: 30_000 }).toBe(before + 1);
+  await openOutbox(page);
   await expect(items(page).filter({ hasText: "गीता" }).last()).toHaveAttribute("data-state", "sent", {
     timeout: 30_000,
   });
+});
+
+test("signing out on the /logout screen with no service worker: this phone forgets her too", async ({
+  browser,
+}) => {
+  // A phone whose page no service worker controls (blocked here; a first visit, a private window).
+  const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, serviceWorkers: "block" });
+  const p = await phone.newPage();
+  await signIn(p, patient.email);
+  // Signed in with her password: the outbox is open and her family list kept, sealed.
+  await expect.poll(async () => (await tryEveryKey(p)).snapshots).toBe(1);
+  await p.goto(`${app.url}/logout`);
+  await formHydrated(p, 'form[action="/logout"]');
+  await p.getByRole("button", { name: hi.accounts.logoutButton }).click();
+  await expect(p).not.toHaveURL(/\/logout/);
+  const seen = await tryEveryKey(p);
+  expect(seen.session).toBeNull();
+  expect(seen.snapshots).toBe(0);
+  expect(seen.opened).toEqual([]);
+  await phone.close();
 });
 
 test("a new release deployed while items wait loses none of them", async () => {
@@ -448,7 +563,7 @@ test("a new release deployed while items wait loses none of them", async () => {
   secondBuild = secondRelease("offline-journey");
   // An item that cannot go yet (the upload route held back), then the centre's server is updated.
   await context.route("**/api/v1/uploads**", (route) => route.abort());
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await uploadOffline(page, {
     whom: "गीता देवी",
     photo: patternPng(70, 31),
@@ -469,6 +584,10 @@ test("a new release deployed while items wait loses none of them", async () => {
 
   // The new version waits for the worker; she takes it; the item is still there and then goes.
   await page.goto(`${app.url}/dashboard/home`);
+  // A full load starts locked (decision 0072): the dashboard says an item waits and where to open it.
+  await expect(page.getByTestId("outbox-locked")).toContainText(
+    hi.outboxLock.lockedNotice.replace("{{count}}", "1"),
+  );
   const banner = page.getByTestId("update-banner");
   await expect(banner).toContainText(hi.common.updateReady, { timeout: 20_000 });
   await Promise.all([
@@ -484,7 +603,7 @@ test("a new release deployed while items wait loses none of them", async () => {
     )
     .toBe(true);
   await context.unroute("**/api/v1/uploads**");
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await expect(items(page).last()).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
   expect(await reports()).toBe(before + 1);
 });
@@ -554,9 +673,13 @@ test("an outbox kept by an older version of the app is opened by this one and se
     },
     { accountId: worker.id, centre: { _id: CENTRE.id, name: CENTRE.name } },
   );
-  // The new version opens it (and changes its shape), finds the item and sends it.
+  // Sealed the old way, anyone's script opens it with the key beside it (what 0072 ends).
+  expect((await tryEveryKey(p)).opened).toHaveLength(1);
+  // The new version opens it (and changes its shape); her sign-in seals the item anew under a key
+  // wrapped with her password (the bare key is gone); the item is found and sent.
   await signIn(p, worker.email);
-  await p.goto(`${app.url}/offline`);
+  await expect.poll(async () => (await tryEveryKey(p)).opened.length).toBe(0);
+  await openOutbox(p);
   const kept = items(p).filter({ hasText: "रुक्मिणी" });
   await expect(kept).toHaveAttribute("data-state", "sent", { timeout: 30_000 });
   expect(
@@ -570,7 +693,7 @@ test("an outbox kept by an older version of the app is opened by this one and se
     await p.evaluate(() =>
       indexedDB.databases().then((d) => d.find((x) => x.name === "carebridge-offline")?.version),
     ),
-  ).toBe(2);
+  ).toBe(3);
   await phone.close();
 });
 
@@ -582,7 +705,7 @@ test("a phone nearly out of room takes no new file and says so; the room left is
     const estimate = async () => ({ usage: 40 * 1024 * 1024, quota: 100 * 1024 * 1024 });
     Object.defineProperty(navigator.storage, "estimate", { value: estimate });
   });
-  await p.goto(`${app.url}/offline`);
+  await openOutbox(p);
   await expect(p.getByTestId("storage")).toContainText("40");
   await expect(p.getByTestId("storage")).toContainText("60");
   const before = await items(p).count();
@@ -661,7 +784,7 @@ test("a follow-up the patient dictates, kept offline, reaches the expert who gav
   ).toBe(200);
 
   // Online once (the list now says the opinion is there), then offline: the question is kept.
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await expect(page.getByTestId("offline-queue")).toBeVisible();
   await context.setOffline(true);
   await page.getByRole("button", { name: hi.offline.tabs["follow-up"], exact: true }).click();
@@ -694,7 +817,11 @@ for (const lang of ["en", "hi", "bn", "ta"] as const) {
     ]);
     // An item the server refused, to see that state too (its words are the server's).
     await p.goto(`${app.url}/offline`);
-    await expect(p.getByTestId("outbox")).toBeVisible();
+    await expect(p.locator("html")).toHaveAttribute("lang", lang);
+    await expect(p.getByTestId("outbox-unlock")).toBeVisible();
+    await p.waitForFunction(() => document.getAnimations().length === 0);
+    expect((await wcagAxe(p).analyze()).violations).toEqual([]);
+    await unlock(p);
     await p.evaluate(async () => {
       const db = await new Promise<IDBDatabase>((ok) => {
         const r = indexedDB.open("carebridge-offline");
@@ -713,6 +840,7 @@ for (const lang of ["en", "hi", "bn", "ta"] as const) {
     });
     await p.reload();
     await expect(p.locator("html")).toHaveAttribute("lang", lang);
+    await unlock(p);
     const check = async () => {
       // Colours are measured once a pressed tab's colour change has finished.
       await p.waitForFunction(() => document.getAnimations().length === 0);
@@ -743,7 +871,7 @@ test("a worker suspended while offline: every item says why and is kept for the 
       url: app.url,
     },
   ]);
-  await page.goto(`${app.url}/offline`);
+  await openOutbox(page);
   await context.setOffline(true);
   await registerOffline(page, { first: "लक्ष्मी", age: "50", method: "verbal" });
   await page.getByRole("button", { name: hi.offline.backToOutbox }).click();

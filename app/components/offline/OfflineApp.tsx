@@ -6,6 +6,7 @@ import {
   currentSession,
   enqueue,
   loadSnapshot,
+  lockState,
   sendOutbox,
   useOutbox,
   type ListedItem,
@@ -17,6 +18,7 @@ import type { OfflineLoaded } from "./loaded";
 import { consentTextDate } from "~/utils/consent-text";
 import { OfflineFollowUp, OfflineUpload, smallerFile, useKeepError, type Whom } from "./OfflineForms";
 import { Outbox, StoragePanel } from "./Outbox";
+import { Unlock } from "./Unlock";
 
 /** The queue row and family profile fields the offline forms need (kept sealed by the dashboard). */
 type QueueRow = {
@@ -160,9 +162,17 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
   const [pending, setPending] = useState<Whom[]>([]);
   const [tab, setTab] = useState<Tab>("outbox");
   const [slip, setSlip] = useState<ListedItem | null>(null);
+  const [lock, setLock] = useState<Awaited<ReturnType<typeof lockState>>>("open");
+  const [opened, setOpened] = useState(0);
 
   useEffect(() => {
     void currentSession().then(async (s) => {
+      // Locked (decision 0072): nothing is opened, sent or synced until her password unlocks it.
+      const state = s ? await lockState(s.accountId) : "open";
+      if (s && state !== "open") {
+        setLock(state);
+        return setSession(s);
+      }
       if (s && navigator.onLine) {
         const sync = await import("~/offline/dashboard-sync.client");
         // What waits goes first, then: is the person still the one signed in? A phone another
@@ -178,12 +188,15 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
         // The lists are fetched again (a patient registered here now has their ID).
         await sync.keepLists(s);
       }
+      // The lists first, then the screen (one render: what it offers is what was just synced).
+      const worker = s?.role === "HealthWorker";
+      const kept = s ? await loadSnapshot<unknown[]>(s.accountId, worker ? "queue" : "profiles") : null;
+      setLock("open");
+      if (s && worker) setQueue(kept as { asOf: string; data: QueueRow[] } | null);
+      else if (s) setProfiles((kept?.data as Profile[] | undefined) ?? []);
       setSession(s);
-      if (!s) return;
-      if (s.role === "HealthWorker") setQueue(await loadSnapshot<QueueRow[]>(s.accountId, "queue"));
-      else setProfiles((await loadSnapshot<Profile[]>(s.accountId, "profiles"))?.data ?? []);
     });
-  }, [online]);
+  }, [online, opened]);
 
   // Patients registered on this phone and not sent yet can have reports kept for them too.
   const loadPending = useCallback(async () => {
@@ -201,7 +214,7 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
     );
   }, [items]);
   useEffect(() => {
-    void loadPending();
+    void loadPending().catch(() => {}); // locked: nothing to offer yet
   }, [loadPending]);
 
   if (session === undefined || items === null) return <p className="mt-4">{t("common.loading")}</p>;
@@ -213,6 +226,19 @@ export function OfflineApp({ loaded }: { loaded: OfflineLoaded }) {
           {t("offline.signIn")}
         </a>
       </div>
+    );
+
+  if (lock !== "open")
+    return (
+      <Unlock
+        accountId={session.accountId}
+        state={lock}
+        onOpen={() => {
+          refresh();
+          setSession(undefined); // "loading" until the lists are synced and opened
+          setOpened((n) => n + 1);
+        }}
+      />
     );
 
   const worker = session.role === "HealthWorker";

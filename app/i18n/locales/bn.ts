@@ -12,6 +12,7 @@ import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
 import seen_bn from "./sections/seen.bn";
 import backups_bn from "./sections/backups.bn";
+import outboxLock_bn from "./sections/outboxLock.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1468,6 +1469,7 @@ const bn: Catalogue = {
   slip: slip_bn,
   seen: seen_bn,
   backups: backups_bn,
+  outboxLock: outboxLock_bn,
 };
 
 export default bn;

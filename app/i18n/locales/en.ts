@@ -12,6 +12,7 @@ import held_en from "./sections/held.en";
 import slip_en from "./sections/slip.en";
 import seen_en from "./sections/seen.en";
 import backups_en from "./sections/backups.en";
+import outboxLock_en from "./sections/outboxLock.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1455,6 +1456,7 @@ const en = {
   slip: slip_en,
   seen: seen_en,
   backups: backups_en,
+  outboxLock: outboxLock_en,
 } as const;
 
 export default en;

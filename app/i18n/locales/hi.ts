@@ -12,6 +12,7 @@ import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
 import seen_hi from "./sections/seen.hi";
 import backups_hi from "./sections/backups.hi";
+import outboxLock_hi from "./sections/outboxLock.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1462,6 +1463,7 @@ const hi: Catalogue = {
   slip: slip_hi,
   seen: seen_hi,
   backups: backups_hi,
+  outboxLock: outboxLock_hi,
 };
 
 export default hi;

@@ -12,6 +12,7 @@ import held_ta from "./sections/held.ta";
 import slip_ta from "./sections/slip.ta";
 import seen_ta from "./sections/seen.ta";
 import backups_ta from "./sections/backups.ta";
+import outboxLock_ta from "./sections/outboxLock.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1510,6 +1511,7 @@ const ta: Catalogue = {
   slip: slip_ta,
   seen: seen_ta,
   backups: backups_ta,
+  outboxLock: outboxLock_ta,
 };
 
 export default ta;

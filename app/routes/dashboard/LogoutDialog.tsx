@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useSignOutSubmit } from "~/offline/signout";
 
 /** 'Are You Sure?' — a modal dialog: focus moves in, Escape closes, focus returns to the trigger. */
 export function LogoutDialog({
@@ -17,6 +18,7 @@ export function LogoutDialog({
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const [waiting, setWaiting] = useState(0);
+  const signOut = useSignOutSubmit();
   useEffect(() => {
     if (!open || !offline) return;
     let live = true;
@@ -69,14 +71,8 @@ export function LogoutDialog({
           <button ref={cancelRef} type="button" className="btn-secondary" onClick={onClose}>
             {t("common.cancel")}
           </button>
-          <Form
-            method="post"
-            action="/logout"
-            onSubmit={() => {
-              // Nobody is signed in on this phone any more (the service worker says so too).
-              if (offline) void import("~/offline/dashboard-sync.client").then((m) => m.forgetSession());
-            }}
-          >
+          {/* Nobody is signed in on this phone any more (the service worker says so too). */}
+          <Form method="post" action="/logout" onSubmit={signOut}>
             <button type="submit" className="btn-danger">
               {t("accounts.logoutButton")}
             </button>

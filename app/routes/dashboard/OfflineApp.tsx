@@ -1,3 +1,4 @@
+import { Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { worksOffline } from "./useOfflineSync";
@@ -37,5 +38,22 @@ export function UpdateBanner({ onReload }: { onReload: () => void }) {
         {t("common.reload")}
       </button>
     </div>
+  );
+}
+
+/** Items wait on this phone, locked (decision 0072): the offline screen opens them with the password. */
+export function LockedNotice({ count }: { count: number }) {
+  const { t } = useTranslation();
+  return (
+    <p
+      role="note"
+      data-testid="outbox-locked"
+      className="mb-4 rounded-lg border border-amber-400 bg-amber-50 px-4 py-3 text-amber-950"
+    >
+      {t("outboxLock.lockedNotice", { count })}{" "}
+      <Link to="/offline" className="link font-semibold">
+        {t("outboxLock.open")}
+      </Link>
+    </p>
   );
 }

@@ -6,7 +6,7 @@ import { expertDetailsFor, avatarUrl, listPendingExperts, type Actor } from "~/d
 import { listHealthWorkers, requireWorkerCentre } from "~/domain/care/index.server";
 import { requireActor } from "~/utils/auth.server";
 import { DashboardFrame } from "./DashboardFrame";
-import { UpdateBanner, useOfflineApp } from "./OfflineApp";
+import { LockedNotice, UpdateBanner, useOfflineApp } from "./OfflineApp";
 import { useOfflineSync } from "./useOfflineSync";
 
 /** The admin's waiting approvals, counted in the sidebar and on Home: experts and health workers. */
@@ -56,9 +56,10 @@ export default function DashboardLayout() {
   const { user, rejectionReason, waiting, centre } = useLoaderData<typeof loader>();
   // Patients and health workers get the offline app (service worker, decision 0066; outbox, 0063).
   const applyUpdate = useOfflineApp(user.accountType);
-  useOfflineSync(user, centre);
+  const locked = useOfflineSync(user, centre);
   return (
     <DashboardFrame user={user} rejectionReason={rejectionReason} waiting={waiting}>
+      {locked > 0 && <LockedNotice count={locked} />}
       <Outlet />
       {applyUpdate ? <UpdateBanner onReload={applyUpdate} /> : null}
     </DashboardFrame>

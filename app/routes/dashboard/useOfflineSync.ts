@@ -1,5 +1,6 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { takePassword } from "~/offline/pending.client";
 
 /** The accounts that work offline (decision 0063); experts and admins stay online-only. */
 export const OFFLINE_ROLES = ["Patient", "HealthWorker"] as const;
@@ -9,8 +10,10 @@ export function worksOffline(accountType: string): accountType is (typeof OFFLIN
 }
 
 /**
- * On a health worker's or patient's dashboard: remember who is signed in here, keep the lists the
- * offline forms need and send what waits. The code is fetched only for those accounts.
+ * On a health worker's or patient's dashboard: remember who is signed in here, unlock this phone's
+ * outbox with the password just typed on /login (decision 0072), keep the lists the offline forms
+ * need and send what waits. The code is fetched only for those accounts. Returns how many items
+ * wait locked (a reload or a code sign-in: the offline screen asks for the password).
  */
 export function useOfflineSync(
   user: { id: string; firstName: string; accountType: string; approved: boolean },
@@ -18,9 +21,13 @@ export function useOfflineSync(
 ) {
   const { i18n } = useTranslation();
   const locale = i18n.language;
+  const [locked, setLocked] = useState(0);
   useEffect(() => {
     const role = user.accountType;
-    if (!worksOffline(role) || (role === "HealthWorker" && !centre)) return;
+    if (!worksOffline(role) || (role === "HealthWorker" && !centre)) {
+      takePassword(); // an account without an outbox: the typed password is not kept
+      return;
+    }
     void import("~/offline/dashboard-sync.client")
       .then((m) =>
         m.syncForOffline({
@@ -31,7 +38,9 @@ export function useOfflineSync(
           centre: centre ?? undefined,
         }),
       )
+      .then((r) => setLocked(r.locked))
       .catch(() => {});
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the centre's id and name, not the loader's new object
   }, [user.id, user.accountType, user.firstName, centre?._id, centre?.name, locale]);
+  return locked;
 }
