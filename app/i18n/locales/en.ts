@@ -504,7 +504,8 @@ const en = {
     badIdempotencyKey: "Idempotency-Key must be 1 to 255 printable ASCII characters",
     idempotencyMismatch:
       "This Idempotency-Key was already used for a different request; send the same request again or use a new key",
-    idempotencyBusy: "Too many requests with an Idempotency-Key are still being received for this account; try again in a moment",
+    idempotencyBusy:
+      "Too many requests with an Idempotency-Key are still being received for this account; try again in a moment",
     idempotencyInProgress:
       "A request with this Idempotency-Key is still being processed; try again in a moment",
     ok: "OK",

@@ -506,7 +506,8 @@ const hi: Catalogue = {
     badIdempotencyKey: "Idempotency-Key में 1 से 255 तक छपने योग्य ASCII अक्षर होने चाहिए",
     idempotencyMismatch:
       "यह Idempotency-Key पहले ही किसी दूसरे अनुरोध के लिए इस्तेमाल हो चुकी है; वही अनुरोध दोबारा भेजें या नई कुंजी इस्तेमाल करें",
-    idempotencyBusy: "इस खाते के Idempotency-Key वाले बहुत से अनुरोध अभी आ रहे हैं; थोड़ी देर में फिर से कोशिश करें",
+    idempotencyBusy:
+      "इस खाते के Idempotency-Key वाले बहुत से अनुरोध अभी आ रहे हैं; थोड़ी देर में फिर से कोशिश करें",
     idempotencyInProgress:
       "इस Idempotency-Key वाला अनुरोध अभी भी संसाधित हो रहा है; थोड़ी देर में फिर से कोशिश करें",
     ok: "ठीक है",
