@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { getCountries } from "libphonenumber-js";
-import { applyRateLimits, type Budgets } from "./domain/platform/budgets";
+import { applyRateLimits, type Budgets } from "./budgets";
 import { site } from "./site";
 
 /**
@@ -130,7 +130,7 @@ const envSchema = z.object({
         });
     })
     .default("IN"),
-  /** Rate-limit budgets overriding the defaults (JSON; see README and app/domain/platform/budgets.ts). */
+  /** Rate-limit budgets overriding the defaults (JSON; see README and app/budgets.ts). */
   RATE_LIMITS: z
     .string()
     .superRefine((v, ctx) => {

@@ -12,14 +12,14 @@ import { getLocale, resources } from "~/i18n/i18n.server";
 import { recordingKeys } from "~/i18n/recorder.server";
 import { withRememberedStrings } from "~/i18n/resolved.server";
 import { pageStringsJson } from "~/i18n/strings.server";
-import { logRequest } from "~/utils/log.server";
-import { pageCacheKey, publicRender } from "~/utils/page-cache.server";
-import { tailInsideBody } from "~/utils/document-tail.server";
-import { faultOf, noteFault } from "~/utils/faults.server";
-import { faultRefusal, refusal } from "~/utils/refusal.server";
-import { securityHeaders } from "~/utils/security.server";
-import { NonceContext } from "~/utils/nonce";
-import { installProbe } from "~/utils/probe.server";
+import { logRequest } from "~/lib/log.server";
+import { pageCacheKey, publicRender } from "~/web/page-cache.server";
+import { tailInsideBody } from "~/web/document-tail.server";
+import { faultOf, noteFault } from "~/web/faults.server";
+import { faultRefusal, refusal } from "~/web/refusal.server";
+import { securityHeaders } from "~/web/security.server";
+import { NonceContext } from "~/web/nonce";
+import { installProbe } from "~/lib/probe.server";
 
 // Runs once when the server build is loaded: migrations, folders, admin bootstrap. Loading the
 // build waits for it, so no request reaches a database that is not migrated yet.

@@ -76,7 +76,7 @@ import {
   rightsQueueQuerySchema,
   rightsRequestObject,
 } from "~/schemas/rights";
-import { pageQuerySchema } from "~/utils/api.server";
+import { pageQuerySchema } from "~/web/api.server";
 import { site } from "~/site";
 
 // Adds `.openapi()` to zod's prototypes (also for schemas created before this line).

@@ -14,15 +14,15 @@ import { ErrorPage } from "~/components/ErrorBoundary";
 import { Footer } from "~/components/Footer";
 import { Header } from "~/components/Header";
 import { Toaster } from "~/components/Toaster";
-import { actorFromCookie } from "~/utils/session-cookie.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
 import { avatarUrl } from "~/domain/accounts/index.server";
 import { FALLBACK_LOCALE } from "~/i18n/config";
 import { getLocale, getT } from "~/i18n/i18n.server";
 import { useLocaleSync } from "~/i18n/useLocaleSync";
 import { site } from "~/site";
 import stylesheet from "~/tailwind.css?url";
-import { useNonce } from "~/utils/nonce";
-import { getToast } from "~/utils/toast.server";
+import { useNonce } from "~/web/nonce";
+import { getToast } from "~/web/toast.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },

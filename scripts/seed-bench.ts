@@ -56,7 +56,7 @@ async function seed(n: number) {
   const started = performance.now();
   const { hashPassword } = await import("../app/domain/accounts/passwords.server");
   const { storeUpload } = await import("../app/domain/records/files.server");
-  const { newId } = await import("../app/utils/ids.server");
+  const { newId } = await import("../app/lib/ids.server");
   const { REPORT_TYPES } = await import("../app/schemas/reports");
   const schema = await import("../app/db/schema");
   const { users, reports, auditEvents, patients: patientProfiles } = schema;

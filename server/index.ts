@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { config } from "~/config.server";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { parseTrustProxy } from "./client";
 import { createHandler, type AppHooks, type RequestDone } from "./http";
 import {

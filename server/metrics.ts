@@ -11,8 +11,8 @@ import {
   register as processRegistry,
 } from "prom-client";
 import type { Gauge as ProductGauge } from "~/domain/operations/index.server";
-import { log } from "~/utils/log.server";
-import type { Probe } from "~/utils/probe.server";
+import { log } from "~/lib/log.server";
+import type { Probe } from "~/lib/probe.server";
 
 /**
  * Prometheus metrics (decision 0033). Every serving process (a cluster worker, or the single

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { Probe } from "~/utils/probe.server";
+import type { Probe } from "~/lib/probe.server";
 import type { RequestSpan } from "./http";
 
 /**
@@ -10,7 +10,7 @@ import type { RequestSpan } from "./http";
  *
  * The spans are ours rather than auto-instrumentation's: the app is an ES module build, which the
  * SDK's module patching does not reach without a loader flag, and the one seam we already have
- * (the probe in app/utils/probe.server.ts) sees every statement of both dialects and every store
+ * (the probe in app/lib/probe.server.ts) sees every statement of both dialects and every store
  * call. A request is a SERVER span named after its route pattern (never the raw path); the
  * database and store calls it makes are CLIENT spans under it. Work outside a request (jobs,
  * the SMS sender) makes no spans. The exporter follows the standard OTEL_* variables

@@ -1,6 +1,6 @@
 import { useTranslation } from "~/i18n/useTranslation";
 import { COUNCIL_MAX, REGISTRATION_MAX } from "~/schemas/limits";
-import { SPECIALTIES, SPECIALTY_KEYS } from "~/domain/accounts/specialties";
+import { SPECIALTIES, SPECIALTY_KEYS } from "~/schemas/specialties";
 import { describedBy, FieldError, TextField, type FieldMeta } from "./ui/Field";
 
 type Fields = {

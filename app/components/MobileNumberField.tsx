@@ -1,5 +1,5 @@
 import { useTranslation } from "~/i18n/useTranslation";
-import type { CountryCodeOption } from "~/utils/country-codes.server";
+import type { CountryCodeOption } from "~/lib/country-codes.server";
 import { describedBy, FieldError, FieldLabel, type FieldMeta } from "./ui/Field";
 
 /**

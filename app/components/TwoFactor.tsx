@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { site } from "~/site";
-import { formatDateTime } from "~/utils/format";
+import { formatDateTime } from "~/lib/format";
 
 /** Two-step login (decision 0017): the pieces the login, Settings and the two-step page share. */
 

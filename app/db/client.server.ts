@@ -10,7 +10,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } f
 import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
-import { onProbe, probe } from "~/utils/probe.server";
+import { onProbe, probe } from "~/lib/probe.server";
 import { watchAuthChanges, type AuthChange, type AuthWatch } from "./auth-changes.server";
 import * as pgSchema from "./schema.pg";
 import * as liteSchema from "./schema.sqlite";

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import { requestOutboxSync } from "~/sw/sync.client";
+import { requestOutboxSync } from "~/offline/sync.client";
 import { dropKey, forgetSignedIn, hasKey, hasUnsent, rewrap, rewrapWith, unlock, type Rewrap } from "./keys";
 import { takePassword } from "./pending.client";
 import { sendOutbox } from "./send";

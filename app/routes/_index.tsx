@@ -5,15 +5,15 @@ import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { saveCallbackRequest } from "~/domain/messaging/index.server";
-import { actorFromCookie } from "~/utils/session-cookie.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { callbackSchema } from "~/schemas/public";
 import { site } from "~/site";
-import { parseForm } from "~/utils/forms.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
+import { parseForm } from "~/web/forms.server";
+import { redirectWithSuccess } from "~/web/toast.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { tFor } from "~/i18n/i18n.server";
-import { jsonResponse } from "~/utils/api.server";
-import { logRequest } from "~/utils/log.server";
+import { jsonResponse } from "~/web/api.server";
+import { logRequest } from "~/lib/log.server";
 
 /** Unknown /api/v1 paths answer JSON 404 for every method. */
 async function notFound({ request, params, context }: LoaderFunctionArgs | ActionFunctionArgs) {

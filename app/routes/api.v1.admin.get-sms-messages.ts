@@ -1,6 +1,6 @@
 import { listSmsMessages } from "~/domain/messaging/index.server";
 import { smsListQuerySchema } from "~/schemas/admin";
-import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/web/api.server";
 
 const route = apiRoute({
   GET: (request) =>

@@ -1,7 +1,7 @@
 import { resetTwoFactor, toApiUser } from "~/domain/accounts/index.server";
 import { resetTwoFactorSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: removes another account's second factor (audited; the owner is told). */
 const route = apiRoute({

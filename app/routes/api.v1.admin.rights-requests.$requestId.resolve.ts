@@ -1,7 +1,7 @@
 import { resolveRightsRequest } from "~/domain/rights/index.server";
 import { resolveSchema } from "~/schemas/rights";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: answer an open request (a correction done or rejected; an erasure rejected). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { listRightsRequests } from "~/domain/rights/index.server";
 import { rightsQueueQuerySchema } from "~/schemas/rights";
-import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/web/api.server";
 
 /** Admin: the requests queue, newest first; `status` (open by default, or all) and `type` filter it. */
 const route = apiRoute({

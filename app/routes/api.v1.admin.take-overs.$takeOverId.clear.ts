@@ -1,6 +1,6 @@
 import { clearTakeOver } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: has reviewed a take-over and lets it stand (the account may then delete reports). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { undoTakeOver } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: undoes a take-over within 7 days (the previous access back, the new login taken away). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { listTakeOvers } from "~/domain/care/index.server";
 import { takeOverQuerySchema } from "~/schemas/family";
-import { api, apiRoute, requireApiActor, validate } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor, validate } from "~/web/api.server";
 
 /** Admin: take-overs, newest first; `status` "review" (the default: waiting for a look) or "all". */
 const route = apiRoute({

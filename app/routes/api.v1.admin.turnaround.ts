@@ -1,5 +1,5 @@
 import { getTurnaround } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** Admin: queue counts, turnaround over the last 30 days, per expert, and the overdue list. */
 const route = apiRoute({

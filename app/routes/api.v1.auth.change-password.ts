@@ -1,7 +1,7 @@
 import { changePassword } from "~/domain/accounts/index.server";
 import { changePasswordSchema } from "~/schemas/auth";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

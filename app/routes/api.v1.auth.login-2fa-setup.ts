@@ -1,6 +1,6 @@
 import { challengeSetup } from "~/domain/accounts/index.server";
 import { mfaTokenSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 /** An admin who must set up two-step login before a token: the secret for this login. */
 const route = apiRoute({

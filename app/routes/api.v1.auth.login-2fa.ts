@@ -1,8 +1,8 @@
 import { getProfile, loginSecondStep, toApiUser } from "~/domain/accounts/index.server";
 import { loginSecondStepSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
-import { knownDeviceHeader } from "~/utils/auth.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
+import { knownDeviceHeader } from "~/web/auth.server";
 
 /** The second step of an API login: the mfaToken from /auth/login and a code → the login answer. */
 const route = apiRoute({

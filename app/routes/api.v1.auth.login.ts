@@ -1,8 +1,8 @@
 import { getProfile, login, toApiUser } from "~/domain/accounts/index.server";
 import { loginSchema } from "~/schemas/auth";
-import { clientOf } from "~/utils/request.server";
-import { knownDeviceHeader } from "~/utils/auth.server";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { clientOf } from "~/web/request.server";
+import { knownDeviceHeader } from "~/web/auth.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

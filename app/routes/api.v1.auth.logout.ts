@@ -1,5 +1,5 @@
 import { logout } from "~/domain/accounts/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request) =>

@@ -1,8 +1,8 @@
 import { requestPasswordReset } from "~/domain/accounts/index.server";
 import { forgotSchema } from "~/schemas/auth";
-import { clientOf } from "~/utils/request.server";
-import { knownDeviceOf } from "~/utils/auth.server";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { clientOf } from "~/web/request.server";
+import { knownDeviceOf } from "~/web/auth.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

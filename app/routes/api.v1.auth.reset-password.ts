@@ -1,7 +1,7 @@
 import { resetPassword, resetPasswordWithCode } from "~/domain/accounts/index.server";
-import { clientOf } from "~/utils/request.server";
+import { clientOf } from "~/web/request.server";
 import { resetPasswordApiSchema } from "~/schemas/auth";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

@@ -1,8 +1,8 @@
 import { requestLoginCode } from "~/domain/accounts/index.server";
 import { loginCodeSchema } from "~/schemas/auth";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
-import { knownDeviceOf } from "~/utils/auth.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
+import { knownDeviceOf } from "~/web/auth.server";
 
 /**
  * A 6-digit login code by SMS to an account's mobile number (the same answer whether or

@@ -1,7 +1,7 @@
 import { sendSignupOtp } from "~/domain/accounts/index.server";
 import { sendOtpSchema } from "~/schemas/auth";
-import { clientOf } from "~/utils/request.server";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { clientOf } from "~/web/request.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

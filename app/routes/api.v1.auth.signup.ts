@@ -1,7 +1,7 @@
 import { signupWithOtp, toApiUser } from "~/domain/accounts/index.server";
 import { signupApiSchema } from "~/schemas/auth";
-import { clientOf } from "~/utils/request.server";
-import { api, apiRoute, jsonBody } from "~/utils/api.server";
+import { clientOf } from "~/web/request.server";
+import { api, apiRoute, jsonBody } from "~/web/api.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

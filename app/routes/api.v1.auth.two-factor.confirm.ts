@@ -1,7 +1,7 @@
 import { confirmSetup } from "~/domain/accounts/index.server";
 import { confirmTwoFactorSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Turns two-step login on with the password and the first code from the app; the recovery codes come back once. */
 const route = apiRoute({

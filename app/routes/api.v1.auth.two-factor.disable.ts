@@ -1,7 +1,7 @@
 import { turnOffTwoFactor } from "~/domain/accounts/index.server";
 import { turnOffTwoFactorSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Turns two-step login off: the password and a code (or a recovery code). Not for admins while required. */
 const route = apiRoute({

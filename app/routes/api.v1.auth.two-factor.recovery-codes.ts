@@ -1,7 +1,7 @@
 import { regenerateRecoveryCodes } from "~/domain/accounts/index.server";
 import { proofSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** New recovery codes (the old ones stop working), after a code or a recovery code. */
 const route = apiRoute({

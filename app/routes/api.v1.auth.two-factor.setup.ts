@@ -1,7 +1,7 @@
 import { beginSetup } from "~/domain/accounts/index.server";
 import { startTwoFactorSchema } from "~/schemas/two-factor";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Starts setting up two-step login after the current password: a new secret (unconfirmed until /auth/two-factor/confirm). */
 const route = apiRoute({

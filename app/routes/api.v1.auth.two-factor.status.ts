@@ -1,5 +1,5 @@
 import { twoFactorStatus } from "~/domain/accounts/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 const route = apiRoute({
   GET: (request) =>

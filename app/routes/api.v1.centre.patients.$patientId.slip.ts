@@ -1,6 +1,6 @@
 import { printSlip } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** A new slip with its take-over code, answered here only (decision 0073). */
 const route = apiRoute({

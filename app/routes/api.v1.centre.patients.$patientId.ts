@@ -1,6 +1,6 @@
 import { getCarePatient } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** One patient as those who act for them see them: profile, centre, consent in force (decision 0030). */
 const route = apiRoute({

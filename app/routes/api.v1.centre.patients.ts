@@ -7,11 +7,11 @@ import {
   withRegistrationBudget,
 } from "~/domain/care/index.server";
 import { centreQueueQuery } from "~/schemas/registration";
-import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
-import { holdRefusedOutbox } from "~/utils/held.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/web/api.server";
+import { holdRefusedOutbox } from "~/web/held.server";
+import { idempotent } from "~/web/idempotency.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * The centre's patients (decision 0030): its queue (paged, `q` a name or short ID), and registering

@@ -1,6 +1,6 @@
 import { handOverHeldItem } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * Admin: hands a held item to an approved, unsuspended health worker of the same centre

@@ -1,5 +1,5 @@
 import { listHeldItems } from "~/domain/consultation/index.server";
-import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 /**
  * Admin: what suspended or moved health workers recorded offline for this centre, kept until

@@ -1,5 +1,5 @@
 import { centreOverdue } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** Admin: a centre's overdue reports, urgent first, then oldest. */
 const route = apiRoute({

@@ -1,5 +1,5 @@
 import { centreStats } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** Admin: a centre's patients, queue, turnaround (the Turnaround screen's definitions) and health workers. */
 const route = apiRoute({

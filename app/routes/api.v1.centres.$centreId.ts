@@ -1,7 +1,7 @@
 import { updateCentre } from "~/domain/care/index.server";
 import { getCentreWithStats } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: one centre with its figures (GET); change its name, kind, district, state or PIN code (PATCH). */
 const route = apiRoute({

@@ -1,5 +1,5 @@
 import { centreDirectory } from "~/domain/care/index.server";
-import { api, apiRoute } from "~/utils/api.server";
+import { api, apiRoute } from "~/web/api.server";
 
 /** Anyone: every centre's id, name, kind, district and state (what a health worker signs up for). */
 const route = apiRoute({

@@ -1,7 +1,7 @@
 import { createCentre } from "~/domain/care/index.server";
 import { listCentres } from "~/domain/consultation/index.server";
-import { api, apiRoute, pageQuery, pagination, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, pageQuery, pagination, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: the centres with their figures (GET), or a new centre (POST). */
 const route = apiRoute({

@@ -1,7 +1,7 @@
 import { approveExpert } from "~/domain/accounts/index.server";
 import { approveExpertSchema } from "~/schemas/reports";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

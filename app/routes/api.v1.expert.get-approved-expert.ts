@@ -1,5 +1,5 @@
 import { listApprovedExperts } from "~/domain/accounts/index.server";
-import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 const route = apiRoute({
   GET: (request) =>

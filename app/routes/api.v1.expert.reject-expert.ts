@@ -1,7 +1,7 @@
 import { rejectExpert } from "~/domain/accounts/index.server";
 import { rejectExpertSchema } from "~/schemas/experts";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: decline an expert's application with a reason (the expert is told by mail). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { startTakeOver } from "~/domain/care/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The family manager (or the centre's health worker) sends the take-over code to the person's own number. */
 const route = apiRoute({

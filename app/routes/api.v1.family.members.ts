@@ -1,8 +1,8 @@
 import { addFamilyMember, listFamily } from "~/domain/care/index.server";
 import { DomainError } from "~/domain/platform/errors";
-import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/utils/api.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/web/api.server";
+import { idempotent } from "~/web/idempotency.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * A patient account's family (decision 0030): the profiles it acts for (its own first), and a new

@@ -1,7 +1,7 @@
 import { exportBundle } from "~/domain/interop/index.server";
-import { apiRoute, requireApiActor } from "~/utils/api.server";
-import { exportAnswer, fhirJsonResponse } from "~/utils/fhir-response.server";
-import { clientOf } from "~/utils/request.server";
+import { apiRoute, requireApiActor } from "~/web/api.server";
+import { exportAnswer, fhirJsonResponse } from "~/web/fhir-response.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * FHIR R4 `Patient/{id}/$everything`: the patient's data as a collection Bundle

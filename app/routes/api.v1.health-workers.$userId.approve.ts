@@ -1,6 +1,6 @@
 import { approveHealthWorker } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: approve a waiting health worker (they are told by mail or SMS). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { rejectHealthWorker } from "~/domain/care/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: decline a waiting health worker's application with a `reason` they are told. */
 const route = apiRoute({

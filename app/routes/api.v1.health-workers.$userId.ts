@@ -1,6 +1,6 @@
 import { updateHealthWorker } from "~/domain/care/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: move a health worker to another centre (`centreId`) and/or suspend or reinstate them (`suspended`). */
 const route = apiRoute({

@@ -1,5 +1,5 @@
 import { listHealthWorkers } from "~/domain/care/index.server";
-import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 /** Admin: health workers by `status` (pending by default, approved, suspended), optionally of one `centreId`. */
 const route = apiRoute({

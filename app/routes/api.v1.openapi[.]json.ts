@@ -1,5 +1,5 @@
 import { openApiDocument } from "~/openapi.server";
-import { apiRoute, jsonResponse } from "~/utils/api.server";
+import { apiRoute, jsonResponse } from "~/web/api.server";
 
 const route = apiRoute({
   GET: async () => jsonResponse(openApiDocument(), 200, { "Cache-Control": "public, max-age=300" }),

@@ -1,6 +1,6 @@
 import { accessTrail } from "~/domain/care/index.server";
 import { accessTrailQuery } from "~/schemas/control";
-import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/web/api.server";
 
 /** A profile's access trail (the caller's own, or a family member's without a login), newest first. */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { revokeCentreAccess } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The signed-in patient ends the registering centre's access to their profile, at once. */
 const route = apiRoute({

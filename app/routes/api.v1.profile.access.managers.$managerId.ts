@@ -1,6 +1,6 @@
 import { revokeManager } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The signed-in patient ends a family manager's access to their profile, at once. */
 const route = apiRoute({

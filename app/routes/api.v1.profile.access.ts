@@ -1,5 +1,5 @@
 import { accessHolders } from "~/domain/care/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** The signed-in patient: who may act for their profile now (family managers, the registering centre). */
 const route = apiRoute({

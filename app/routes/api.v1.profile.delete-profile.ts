@@ -1,9 +1,9 @@
 import { DomainError } from "~/domain/platform/errors";
 import { eraseAccount } from "~/domain/rights/index.server";
 import { deleteProfileSchema } from "~/schemas/rights";
-import { api, apiRoute, readJson, requireApiActor, validate, type ApiResult } from "~/utils/api.server";
+import { api, apiRoute, readJson, requireApiActor, validate, type ApiResult } from "~/web/api.server";
 import type { AppLoadContext } from "@remix-run/node";
-import { clientOf } from "~/utils/request.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * Deleting the account through the API (decision 0022): the erasure of the rights centre. The body

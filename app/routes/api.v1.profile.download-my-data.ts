@@ -1,8 +1,8 @@
 import { exportOwnZip } from "~/domain/interop/index.server";
-import { apiRoute } from "~/utils/api.server";
-import { fileActor } from "~/utils/file-access.server";
-import { exportAnswer, zipResponse } from "~/utils/fhir-response.server";
-import { clientOf } from "~/utils/request.server";
+import { apiRoute } from "~/web/api.server";
+import { fileActor } from "~/web/file-access.server";
+import { exportAnswer, zipResponse } from "~/web/fhir-response.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * "Download my data" for API clients: the signed-in patient's ZIP (the FHIR Bundle and the

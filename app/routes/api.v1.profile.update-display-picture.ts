@@ -1,8 +1,8 @@
 import { DISPLAY_PICTURE_MAX_BYTES, updateDisplayPicture, toApiUser } from "~/domain/accounts/index.server";
 import { limit } from "~/domain/platform/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
 
 const route = apiRoute({
   PUT: (request, _params, context) =>

@@ -1,7 +1,7 @@
 import { updateExpertDetails } from "~/domain/accounts/index.server";
 import { expertDetailsSchema } from "~/schemas/experts";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Expert: registration, council, years of practice and specialties (a rejected application re-enters the queue; a changed registration or council sends an approved expert back to admin review). */
 const route = apiRoute({

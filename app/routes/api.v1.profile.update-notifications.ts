@@ -1,6 +1,6 @@
 import { setNotifyChannel, toApiUser } from "~/domain/accounts/index.server";
 import { notifySchema } from "~/schemas/auth";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
 
 /** An expert or admin chooses e-mail, SMS or both for notifications. */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { updateProfile, toApiUser } from "~/domain/accounts/index.server";
 import { profileSchema } from "~/schemas/auth";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
 
 const route = apiRoute({
   PUT: (request) =>

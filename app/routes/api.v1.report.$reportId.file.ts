@@ -1,10 +1,10 @@
 import { DomainError } from "~/domain/platform/errors";
 import { openReportFile } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { apiRoute, errorResponse } from "~/utils/api.server";
-import { fileActor } from "~/utils/file-access.server";
-import { fileResponse } from "~/utils/file-response.server";
-import { clientOf } from "~/utils/request.server";
+import { apiRoute, errorResponse } from "~/web/api.server";
+import { fileActor } from "~/web/file-access.server";
+import { fileResponse } from "~/web/file-response.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * The only way to a report's bytes: those fileAccessRefusal allows (the owning patient, admins,

@@ -2,10 +2,10 @@ import { openStudyFrame } from "~/domain/consultation/index.server";
 import { DomainError } from "~/domain/platform/errors";
 import { isPreset } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { apiRoute, errorResponse } from "~/utils/api.server";
-import { fileActor } from "~/utils/file-access.server";
-import { fileFrameHeaders } from "~/utils/file-response.server";
-import { clientOf } from "~/utils/request.server";
+import { apiRoute, errorResponse } from "~/web/api.server";
+import { fileActor } from "~/web/file-access.server";
+import { fileFrameHeaders } from "~/web/file-response.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * One frame of one instance as PNG: `…/frames/<instance id>/<frame, from 0>.png?preset=lung`

@@ -1,7 +1,7 @@
 import { openReportStudy } from "~/domain/consultation/index.server";
-import { api, apiRoute } from "~/utils/api.server";
-import { fileActor } from "~/utils/file-access.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute } from "~/web/api.server";
+import { fileActor } from "~/web/file-access.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * A report's medical images: study metadata, the personal fields its files carry, series and

@@ -1,6 +1,6 @@
 import { claimReport } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** An approved expert starts reviewing a report (exactly one of several at once wins). */
 const route = apiRoute({

@@ -1,7 +1,7 @@
 import { deleteReport } from "~/domain/consultation/index.server";
 import { deleteReportSchema } from "~/schemas/reports";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 const route = apiRoute({
   DELETE: (request, _params, context) =>

@@ -1,6 +1,6 @@
 import { answerFollowUp } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The expert holding the report's follow-ups answers one question. */
 const route = apiRoute({

@@ -1,8 +1,8 @@
 import { askFollowUp } from "~/domain/consultation/index.server";
-import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/utils/api.server";
-import { holdRefusedOutbox } from "~/utils/held.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, JSON_MAX_BYTES, readJson, requireApiActor } from "~/web/api.server";
+import { holdRefusedOutbox } from "~/web/held.server";
+import { idempotent } from "~/web/idempotency.server";
+import { clientOf } from "~/web/request.server";
 
 /** The owning patient asks a follow-up question about the opinion. */
 const route = apiRoute({

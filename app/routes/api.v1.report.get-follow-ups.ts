@@ -1,5 +1,5 @@
 import { listFollowUpThreads } from "~/domain/consultation/index.server";
-import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 /** Expert: reviewed reports whose follow-up questions they hold, with the threads. */
 const route = apiRoute({

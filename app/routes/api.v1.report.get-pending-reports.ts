@@ -1,6 +1,6 @@
 import { listPendingReports } from "~/domain/consultation/index.server";
 import { queueQuerySchema, reportTypeFilter } from "~/schemas/reports";
-import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor, validate } from "~/web/api.server";
 import { z } from "zod";
 
 const filterSchema = z.object({ reportType: reportTypeFilter }).merge(queueQuerySchema);

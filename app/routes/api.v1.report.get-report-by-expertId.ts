@@ -1,5 +1,5 @@
 import { listReviewedByExpert } from "~/domain/consultation/index.server";
-import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 const route = apiRoute({
   GET: (request) =>

@@ -1,6 +1,6 @@
 import { reassignFollowUps } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Admin: another approved expert takes over a report's follow-up questions. */
 const route = apiRoute({

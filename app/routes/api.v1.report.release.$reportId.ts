@@ -1,6 +1,6 @@
 import { releaseReport } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The claimant (or an admin) gives the report back to the queue. */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { requestSecondOpinion } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The expert of the first opinion, or an admin, asks another specialty for a second opinion. */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { revokeShareLink } from "~/domain/sharing/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The owning patient revokes a sharing link (revoking again answers the same). */
 const route = apiRoute({

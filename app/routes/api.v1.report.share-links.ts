@@ -1,15 +1,7 @@
 import { createShareLink, listShareLinks } from "~/domain/sharing/index.server";
 import { shareLinkListQuery } from "~/schemas/share-links";
-import {
-  api,
-  apiRoute,
-  pageQuery,
-  pagination,
-  readJson,
-  requireApiActor,
-  validate,
-} from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, pageQuery, pagination, readJson, requireApiActor, validate } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * Sharing links (decision 0016): the patient's own links (optionally of one report), and a new link to

@@ -1,11 +1,11 @@
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { limit } from "~/domain/platform/index.server";
 import { assertCanUpload, createReport } from "~/domain/consultation/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { holdRefusedOutbox } from "~/utils/held.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { holdRefusedOutbox } from "~/web/held.server";
+import { idempotent } from "~/web/idempotency.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
 
 const route = apiRoute({
   POST: (request, _params, context) =>

@@ -1,8 +1,8 @@
 import { changeConsent, consentOverview } from "~/domain/rights/index.server";
 import { consentChangeSchema } from "~/schemas/rights";
 import { accessTrailQuery } from "~/schemas/control";
-import { api, apiRoute, jsonBody, requireApiActor, validate } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor, validate } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * Patients: their consents per purpose (with the text shown today), the history, the effect of

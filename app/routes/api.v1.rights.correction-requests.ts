@@ -1,7 +1,7 @@
 import { requestCorrection } from "~/domain/rights/index.server";
 import { correctionSchema } from "~/schemas/rights";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Ask admins to correct one's data. */
 const route = apiRoute({

@@ -1,8 +1,8 @@
 import { cancelErasure } from "~/domain/rights/index.server";
-import { actorFromBearer } from "~/utils/session-cookie.server";
+import { actorFromBearer } from "~/web/session-cookie.server";
 import { cancelErasureSchema } from "~/schemas/rights";
-import { api, apiRoute, readJson, validate } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, validate } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Cancel an open erasure: signed in (one's own), or with `token` from the notice's link (no sign-in). */
 const route = apiRoute({

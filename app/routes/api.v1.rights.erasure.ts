@@ -1,7 +1,7 @@
 import { requestErasure } from "~/domain/rights/index.server";
 import { erasureSchema } from "~/schemas/rights";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** Ask for the account to be erased after the notice (the password again); a cancel link is sent. */
 const route = apiRoute({

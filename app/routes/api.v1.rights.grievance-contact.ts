@@ -1,5 +1,5 @@
 import { grievanceContact } from "~/domain/rights/index.server";
-import { api, apiRoute } from "~/utils/api.server";
+import { api, apiRoute } from "~/web/api.server";
 
 /** Public: the grievance officer of this deployment (name, e-mail, phone). */
 const route = apiRoute({

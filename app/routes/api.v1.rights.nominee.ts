@@ -1,7 +1,7 @@
 import { getNominee, removeNominee, setNominee } from "~/domain/rights/index.server";
 import { nomineeSchema } from "~/schemas/rights";
-import { api, apiRoute, jsonBody, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, jsonBody, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The person's nominee: read (null when none), set or change, remove. */
 const route = apiRoute({

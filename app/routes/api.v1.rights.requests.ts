@@ -1,5 +1,5 @@
 import { listOwnRequests } from "~/domain/rights/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** The signed-in person's correction and erasure requests with the admins' answers, newest first. */
 const route = apiRoute({

@@ -1,5 +1,5 @@
 import { apiServiceSummary, serviceSummary } from "~/domain/operations/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
 
 /** Admin: the Service screen's figures — requests, response times, queues, weekly turnaround (decision 0034). */
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { reportTakeOver, takeOverByToken } from "~/domain/care/index.server";
-import { api, apiRoute } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * "This was not me" (decision 0055), no sign-in: the token from the link a completed take-over

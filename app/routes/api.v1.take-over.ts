@@ -1,7 +1,7 @@
 import { toApiUser } from "~/domain/accounts/index.server";
 import { completeTakeOver } from "~/domain/care/index.server";
-import { api, apiRoute, readJson } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * The person completes a take-over (no sign-in: the code sent to their number proves it): their

@@ -1,9 +1,9 @@
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
-import { apiRoute } from "~/utils/api.server";
-import { holdRefusedOutbox } from "~/utils/held.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { actorFromRequest } from "~/utils/session-cookie.server";
-import { handleTus } from "~/utils/tus.server";
+import { apiRoute } from "~/web/api.server";
+import { holdRefusedOutbox } from "~/web/held.server";
+import { idempotent } from "~/web/idempotency.server";
+import { actorFromRequest } from "~/web/session-cookie.server";
+import { handleTus } from "~/web/tus.server";
 
 /**
  * Resumable uploads (tus 1.0.0, decision 0015): POST creates an upload for a report file — the

@@ -2,10 +2,10 @@ import type { AppLoadContext } from "@remix-run/node";
 import { DomainError } from "~/domain/platform/errors";
 import { openVoiceNote } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { apiRoute, errorResponse } from "~/utils/api.server";
-import { fileActor } from "~/utils/file-access.server";
-import { rangeResponse } from "~/utils/file-response.server";
-import { clientOf } from "~/utils/request.server";
+import { apiRoute, errorResponse } from "~/web/api.server";
+import { fileActor } from "~/web/file-access.server";
+import { rangeResponse } from "~/web/file-response.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * A voice note's audio for those who may open its report's file (bearer token, or the browser

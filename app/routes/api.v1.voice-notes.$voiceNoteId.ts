@@ -1,6 +1,6 @@
 import { setHeardNote } from "~/domain/consultation/index.server";
-import { api, apiRoute, readJson, requireApiActor } from "~/utils/api.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+import { clientOf } from "~/web/request.server";
 
 /** The typed "what I heard" beside a patient's voice note (the expert holding the report, the centre's health worker). */
 const route = apiRoute({

@@ -1,10 +1,10 @@
 import { addVoiceNote, listVoiceNotes, voiceMaxBytes } from "~/domain/consultation/index.server";
 import { limit } from "~/domain/platform/index.server";
-import { api, apiRoute, requireApiActor } from "~/utils/api.server";
-import { holdRefusedOutbox } from "~/utils/held.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
+import { api, apiRoute, requireApiActor } from "~/web/api.server";
+import { holdRefusedOutbox } from "~/web/held.server";
+import { idempotent } from "~/web/idempotency.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * Voice notes (decision 0037): a report's list (`?reportId=`) for those who may open the report's

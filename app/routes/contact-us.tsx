@@ -7,15 +7,15 @@ import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { saveContactMessage } from "~/domain/messaging/index.server";
 import { grievanceContact } from "~/domain/rights/index.server";
-import { actorFromCookie } from "~/utils/session-cookie.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { contactSchema } from "~/schemas/public";
 import { site } from "~/site";
-import { parseForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { parseForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await guardForm(request);

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { Avatar } from "~/components/Avatar";
 import { EmptyState } from "~/components/reports/EmptyState";
@@ -10,10 +10,10 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { contactOf, roleKey } from "~/components/reports/people";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage } from "~/web/screen.server";
 import { listApprovedExperts, type ApiUser } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireRole } from "~/utils/auth.server";
+import { requireRole } from "~/web/auth.server";
 
 /** The domain already leaves a colleague's e-mail and phone empty for experts. */
 function cardOf(u: ApiUser) {

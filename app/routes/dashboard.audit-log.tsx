@@ -9,11 +9,11 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage } from "~/web/screen.server";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { listAuditEvents, type ApiAuditEvent } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireRole } from "~/utils/auth.server";
+import { requireRole } from "~/web/auth.server";
 
 /** The recorded actions and their labels (audit.actions.*). */
 const ACTIONS: Record<string, string> = {

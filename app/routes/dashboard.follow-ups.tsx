@@ -9,7 +9,7 @@ import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
-import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import {
   answerFollowUp,
   listFollowUpThreads,
@@ -17,11 +17,11 @@ import {
   type ApiVoiceNote,
 } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /** Expert: the opinions whose follow-up questions they hold, with the threads and answer forms. */
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -6,7 +6,7 @@ import { backupNotice, diskWarning } from "~/domain/operations/index.server";
 import { BackupNotices } from "~/components/service/BackupNotices";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { requireActor } from "~/utils/auth.server";
+import { requireActor } from "~/web/auth.server";
 import type { loader as dashboardLoader } from "~/routes/dashboard/route";
 
 export async function loader({ request }: LoaderFunctionArgs) {

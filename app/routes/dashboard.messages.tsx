@@ -6,7 +6,7 @@ import { LocalDate } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
-import { pageInfo, screenPage } from "~/utils/screen.server";
+import { pageInfo, screenPage } from "~/web/screen.server";
 import {
   listCallbackRequests,
   listContactMessages,
@@ -17,7 +17,7 @@ import {
   type SmsStatus,
 } from "~/domain/messaging/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireRole } from "~/utils/auth.server";
+import { requireRole } from "~/web/auth.server";
 
 type Kind = "contact" | "callback" | "sms";
 

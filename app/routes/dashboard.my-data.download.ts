@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { exportZip } from "~/domain/interop/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { fileActor } from "~/utils/file-access.server";
-import { zipResponse } from "~/utils/fhir-response.server";
-import { clientOf } from "~/utils/request.server";
-import { toastFailure } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { fileActor } from "~/web/file-access.server";
+import { zipResponse } from "~/web/fhir-response.server";
+import { clientOf } from "~/web/request.server";
+import { toastFailure } from "~/web/screen.server";
 
 const FALLBACK = "/dashboard/settings";
 

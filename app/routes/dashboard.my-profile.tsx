@@ -7,7 +7,7 @@ import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { GENDER_LABEL_KEYS } from "~/schemas/limits";
 import { site } from "~/site";
-import { requireActor } from "~/utils/auth.server";
+import { requireActor } from "~/web/auth.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);

@@ -13,23 +13,23 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { contactOf, roleKey } from "~/components/reports/people";
 import { Pager } from "~/components/reports/Pager";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import {
   approveExpert,
   listPendingExperts,
   rejectExpert,
   type ApiUser,
 } from "~/domain/accounts/index.server";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
 import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
 import { parseFormData } from "~/schemas/strict";
 import { tFor } from "~/i18n/i18n.server";
 import { approveExpertSchema } from "~/schemas/reports";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 
 function rowOf(u: ApiUser) {
   const d = u.expertDetails;

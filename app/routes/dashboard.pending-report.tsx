@@ -8,18 +8,18 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { ReportTypeOptions, useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import { formatDuration } from "~/components/reports/duration";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { claimReport, listPendingReports, type ApiReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { isReportType } from "~/schemas/reports";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 function rowOf(r: ApiReport, me: string, now: number) {
   return {

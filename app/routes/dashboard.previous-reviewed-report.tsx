@@ -10,11 +10,11 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { ReviewText } from "~/components/reports/ReviewText";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage } from "~/web/screen.server";
 import { StatusBadge } from "~/components/reports/StatusBadge";
 import { listReviewedByExpert, type ApiReport } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireRole } from "~/utils/auth.server";
+import { requireRole } from "~/web/auth.server";
 
 function rowOf(r: ApiReport) {
   return {

@@ -9,16 +9,16 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
 import { ReviewText } from "~/components/reports/ReviewText";
-import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import { FollowUpThread } from "~/components/reports/Opinion";
 import { listApprovedExperts } from "~/domain/accounts/index.server";
 import { reassignFollowUps, listAllReviewed, type ApiReport } from "~/domain/consultation/index.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireRole } from "~/utils/auth.server";
+import { requireRole } from "~/web/auth.server";
 
 const fullName = (p: { firstName: string; lastName: string } | null) =>
   p ? `${p.firstName ?? ""} ${p.lastName ?? ""}`.trim() : "";

@@ -25,13 +25,13 @@ import {
 import { tFor } from "~/i18n/i18n.server";
 import { RESPONSE_MAX, resolveSchema, rightsQueueQuerySchema, type RightsQueueQuery } from "~/schemas/rights";
 import { site } from "~/site";
-import { pagination } from "~/utils/api.server";
-import { requireRole } from "~/utils/auth.server";
-import { formFailure, screenFailure, screenPage, toastFailure } from "~/utils/screen.server";
-import { readForm, safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { pagination } from "~/web/api.server";
+import { requireRole } from "~/web/auth.server";
+import { formFailure, screenFailure, screenPage, toastFailure } from "~/web/screen.server";
+import { readForm, safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import { messageText } from "~/i18n/message";
 
 /**

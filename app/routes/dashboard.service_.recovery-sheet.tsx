@@ -11,12 +11,12 @@ import { printRecoverySheet } from "~/domain/operations/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
 import { site } from "~/site";
-import { requireActor, requireRole } from "~/utils/auth.server";
-import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { screenFailure } from "~/utils/screen.server";
+import { requireActor, requireRole } from "~/web/auth.server";
+import { DEFAULT_TIME_ZONE, formatDateTime } from "~/lib/format";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { screenFailure } from "~/web/screen.server";
 
 /**
  * The recovery sheet (decision 0068): an admin enters their password and a code from their

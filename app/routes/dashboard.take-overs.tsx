@@ -8,12 +8,12 @@ import { StatusPill } from "~/components/rights/StatusPill";
 import { clearTakeOver, listTakeOvers, undoTakeOver } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { useTranslation } from "~/i18n/useTranslation";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * Admin: completed take-overs (decision 0055) — by default those to review (reported "this was not

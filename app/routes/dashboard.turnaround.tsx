@@ -11,7 +11,7 @@ import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTab
 import { config } from "~/config.server";
 import { getTurnaround } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
+import { requireActor } from "~/web/auth.server";
 
 /** Admin: how long patients wait for an opinion. */
 export async function loader({ request }: LoaderFunctionArgs) {

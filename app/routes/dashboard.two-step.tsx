@@ -20,13 +20,13 @@ import {
 } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
-import { requireActor } from "~/utils/auth.server";
-import { formatDateTime } from "~/utils/format";
-import { codeFromForm, readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { screenFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { formatDateTime } from "~/lib/format";
+import { codeFromForm, readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { screenFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * Two-step login for the signed-in account, reached from Settings: set it up (QR code

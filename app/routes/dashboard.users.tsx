@@ -5,16 +5,16 @@ import { EmptyState } from "~/components/reports/EmptyState";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { roleKey } from "~/components/reports/people";
-import { screenPage, toastFailure } from "~/utils/screen.server";
+import { screenPage, toastFailure } from "~/web/screen.server";
 import { resetTwoFactor, twoFactorUserIds, listUsers, setSuspended } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
-import { pagination } from "~/utils/api.server";
-import { requireRole } from "~/utils/auth.server";
-import { readForm, safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { pagination } from "~/web/api.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm, safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /** Admin: every account, with suspension (sessions end at once; login is refused) and its lifting. */
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -8,14 +8,14 @@ import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
 import { requestPasswordReset } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { forgotSchema } from "~/schemas/auth";
-import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";
-import { parseForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { formFailure } from "~/utils/screen.server";
-import { toasts } from "~/utils/toast.server";
-import { clientOf } from "~/utils/request.server";
+import { knownDeviceOf, redirectIfSignedIn } from "~/web/auth.server";
+import { parseForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { formFailure } from "~/web/screen.server";
+import { toasts } from "~/web/toast.server";
+import { clientOf } from "~/web/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);

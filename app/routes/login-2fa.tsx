@@ -11,13 +11,13 @@ import { FormError } from "~/components/ui/FormError";
 import { loginSecondStep, challengeSetup, challengeState } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
-import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { challengeFromCookie, clearChallengeCookie } from "~/utils/mfa.server";
-import { clientOf } from "~/utils/request.server";
-import { screenFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectIfSignedIn, sessionHeaders } from "~/web/auth.server";
+import { codeFromForm, readForm, safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { challengeFromCookie, clearChallengeCookie } from "~/web/mfa.server";
+import { clientOf } from "~/web/request.server";
+import { screenFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * The second step of a browser login (decision 0017). The password was right; the challenge token is

@@ -7,19 +7,19 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { OtpInput } from "~/components/OtpInput";
-import { smsCountryCodeOptions } from "~/utils/country-codes.server";
+import { smsCountryCodeOptions } from "~/lib/country-codes.server";
 import { FormError } from "~/components/ui/FormError";
 import { loginWithCode, requestLoginCode } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { mobileFormSchema, phone as phoneSchema, verifyCodeSchema } from "~/schemas/auth";
-import { knownDeviceOf, redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
-import { codeFromForm, readForm, safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { toSecondStep } from "~/utils/mfa.server";
-import { maskPhone } from "~/utils/phone.server";
-import { formFailure, screenFailure } from "~/utils/screen.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithSuccess, toasts } from "~/utils/toast.server";
+import { knownDeviceOf, redirectIfSignedIn, sessionHeaders } from "~/web/auth.server";
+import { codeFromForm, readForm, safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { toSecondStep } from "~/web/mfa.server";
+import { maskPhone } from "~/lib/phone.server";
+import { formFailure, screenFailure } from "~/web/screen.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithSuccess, toasts } from "~/web/toast.server";
 
 /**
  * Log in with a mobile number and a 6-digit SMS code, for patients who have no

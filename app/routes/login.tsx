@@ -10,14 +10,14 @@ import { keepPasswordForOutbox } from "~/offline/pending.client";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { tFor } from "~/i18n/i18n.server";
 import { loginSchema } from "~/schemas/auth";
-import { redirectIfSignedIn, sessionHeaders } from "~/utils/auth.server";
-import { authenticateForm } from "~/utils/authenticator.server";
-import { safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { toSecondStep } from "~/utils/mfa.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectIfSignedIn, sessionHeaders } from "~/web/auth.server";
+import { authenticateForm } from "~/web/authenticator.server";
+import { safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { toSecondStep } from "~/web/mfa.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);

@@ -3,13 +3,13 @@ import { redirect } from "@remix-run/node";
 import { Form, Link, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { logout } from "~/domain/accounts/index.server";
-import { actorFromCookie } from "~/utils/session-cookie.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { useSignOutSubmit } from "~/offline/signout";
 import { site } from "~/site";
-import { clearSessionHeaders } from "~/utils/auth.server";
-import { guardForm } from "~/utils/guard.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { clearSessionHeaders } from "~/web/auth.server";
+import { guardForm } from "~/web/guard.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /** GET: the confirm page (what the dashboard's modal shows, for browsers without JavaScript). */
 export async function loader({ request }: LoaderFunctionArgs) {

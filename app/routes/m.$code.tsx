@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { SHORT_LINKS, type ShortLink } from "~/domain/messaging/index.server";
-import { requireActor } from "~/utils/auth.server";
+import { requireActor } from "~/web/auth.server";
 
 /**
  * The short links in SMS: `/m/o` is "my opinions", `/m/f` follow-ups and so on. They

@@ -2,9 +2,9 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { fileTypeFromBuffer } from "file-type";
 import { openDecrypted } from "~/domain/records/index.server";
 import { isUserImageKey } from "~/domain/accounts/index.server";
-import { requireActor } from "~/utils/auth.server";
-import { fileFrameHeaders } from "~/utils/file-response.server";
-import { pageError } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { fileFrameHeaders } from "~/web/file-response.server";
+import { pageError } from "~/web/screen.server";
 
 const KEY_RE = /^[a-f0-9]{32}$/;
 /** How many leading bytes decide the type (as when the file was stored). */

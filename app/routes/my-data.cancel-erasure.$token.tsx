@@ -7,8 +7,8 @@ import { isDomainError } from "~/domain/platform/errors";
 import { cancelErasure, cancelLinkLive } from "~/domain/rights/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
 
 /**
  * The cancel link of an erasure notice (decision 0019): works without signing in. Opening it changes

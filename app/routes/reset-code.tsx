@@ -11,13 +11,13 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { requestPasswordReset, resetPasswordWithCode } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { phone as phoneSchema, resetByCodeFormSchema } from "~/schemas/auth";
-import { knownDeviceOf, redirectIfSignedIn } from "~/utils/auth.server";
-import { codeFromForm, readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { maskPhone } from "~/utils/phone.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { knownDeviceOf, redirectIfSignedIn } from "~/web/auth.server";
+import { codeFromForm, readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { maskPhone } from "~/lib/phone.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { messageText } from "~/i18n/message";
 
 /**

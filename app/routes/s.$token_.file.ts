@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { openSharedFile } from "~/domain/sharing/index.server";
-import { fileResponse } from "~/utils/file-response.server";
-import { clientOf } from "~/utils/request.server";
-import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-page.server";
+import { fileResponse } from "~/web/file-response.server";
+import { clientOf } from "~/web/request.server";
+import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/web/share-page.server";
 
 /**
  * The shared report file, for a browser that opened the link (the grant cookie): every request

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { sharedLetter } from "~/domain/sharing/index.server";
-import { contentDisposition, fileFrameHeaders } from "~/utils/file-response.server";
-import { clientOf } from "~/utils/request.server";
-import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/utils/share-page.server";
+import { contentDisposition, fileFrameHeaders } from "~/web/file-response.server";
+import { clientOf } from "~/web/request.server";
+import { grantOf, sharedResourceRefusal, withShareHeaders } from "~/web/share-page.server";
 
 /** The opinion letter (PDF, in the patient's language) through a sharing link that includes it. */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {

@@ -1,10 +1,10 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { setUserLocale } from "~/domain/accounts/index.server";
-import { actorFromCookie } from "~/utils/session-cookie.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
 import { isLocale } from "~/i18n/config";
 import { localeCookie } from "~/i18n/i18n.server";
-import { readForm, safeRedirect } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
+import { readForm, safeRedirect } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
 
 export async function action({ request }: ActionFunctionArgs) {
   await guardForm(request);

@@ -5,7 +5,7 @@ import { NameFields } from "~/components/AccountFields";
 import { AuthCard } from "~/components/AuthCard";
 import { ExpertDetailsFields } from "~/components/ExpertDetailsFields";
 import { MobileNumberField } from "~/components/MobileNumberField";
-import { smsCountryCodeOptions } from "~/utils/country-codes.server";
+import { smsCountryCodeOptions } from "~/lib/country-codes.server";
 import { TextField } from "~/components/ui/Field";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { FormError } from "~/components/ui/FormError";
@@ -18,13 +18,13 @@ import { SIGNUP_COUNTRY_CODES, WORKER_ID_MAX, WORKER_ROLE_KEYS } from "~/schemas
 import { tFor } from "~/i18n/i18n.server";
 import { signupFormSchema } from "~/schemas/auth";
 import { site } from "~/site";
-import { redirectIfSignedIn } from "~/utils/auth.server";
-import { parseForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { pendingSignupCookie } from "~/utils/pending-signup.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
-import { clientOf } from "~/utils/request.server";
+import { redirectIfSignedIn } from "~/web/auth.server";
+import { parseForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { pendingSignupCookie } from "~/web/pending-signup.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
+import { clientOf } from "~/web/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);

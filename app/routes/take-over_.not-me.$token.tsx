@@ -6,10 +6,10 @@ import { screenMeta } from "~/components/reports/meta";
 import { reportTakeOver, takeOverByToken } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { useTranslation } from "~/i18n/useTranslation";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError, toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { pageError, toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * "This was not me" (decision 0055): the link a completed take-over sent to the previous number,

@@ -9,11 +9,11 @@ import { PasswordField } from "~/components/ui/PasswordField";
 import { isResetTokenLive, resetPassword } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { resetPasswordFormSchema } from "~/schemas/auth";
-import { redirectIfSignedIn } from "~/utils/auth.server";
-import { parseForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectIfSignedIn } from "~/web/auth.server";
+import { parseForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);

@@ -8,13 +8,13 @@ import { FormError } from "~/components/ui/FormError";
 import { completeSignup, getPendingSignup, resendSignupCode } from "~/domain/accounts/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { verifyCodeSchema } from "~/schemas/auth";
-import { redirectIfSignedIn } from "~/utils/auth.server";
-import { codeFromForm, readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { pendingSignupCookie, readPendingId } from "~/utils/pending-signup.server";
-import { screenFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
-import { clientOf } from "~/utils/request.server";
+import { redirectIfSignedIn } from "~/web/auth.server";
+import { codeFromForm, readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { pendingSignupCookie, readPendingId } from "~/web/pending-signup.server";
+import { screenFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
+import { clientOf } from "~/web/request.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await redirectIfSignedIn(request);

@@ -9,12 +9,12 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { limit } from "~/domain/platform/index.server";
 import { verifyLetter } from "~/domain/consultation/index.server";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { formatDay } from "~/utils/format";
-import { clientOf } from "~/utils/request.server";
-import { screenFailure } from "~/utils/screen.server";
+import { formatDay } from "~/lib/format";
+import { clientOf } from "~/web/request.server";
+import { screenFailure } from "~/web/screen.server";
 
 /**
  * Public: does an opinion letter with this code exist, and who signed it — nothing more (no

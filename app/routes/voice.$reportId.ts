@@ -3,13 +3,13 @@ import { redirect } from "@remix-run/node";
 import { addVoiceNote, setHeardNote, voiceMaxBytes } from "~/domain/consultation/index.server";
 import { limit } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * The screens' voice-note forms post here (decision 0037), with or without JavaScript: a

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { strictBoolean } from "./strict";
 import { NOTIFY_CHANNELS } from "~/db/types";
-import { looksLikePhone, phoneCandidate } from "~/utils/phone-shape";
+import { looksLikePhone, phoneCandidate } from "~/lib/phone-shape";
 import {
   councilField,
   registrationNumberField,

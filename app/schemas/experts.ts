@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SPECIALTIES } from "~/domain/accounts/specialties";
+import { SPECIALTIES } from "~/schemas/specialties";
 import { strictArray } from "./strict";
 import { COUNCIL_MAX, REGISTRATION_MAX } from "./limits";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES, AGREEMENTS, NOTIFY_CHANNELS, SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
-import { SPECIALTIES } from "~/domain/accounts/specialties";
+import { SPECIALTIES } from "~/schemas/specialties";
 import { REPORT_TYPES } from "./reports";
 
 /** Response objects of the contract, for the OpenAPI document and for tests that check real responses. */

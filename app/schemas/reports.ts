@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { strictBoolean } from "./strict";
 import { AGREEMENTS } from "~/db/types";
-import { SPECIALTIES } from "~/domain/accounts/specialties";
+import { SPECIALTIES } from "~/schemas/specialties";
 import { REPORT_TYPES, REPORT_TYPE_KEYS, type ReportType } from "./report-types";
 
 export { REPORT_TYPES, REPORT_TYPE_KEYS };

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { open, statfs, unlink } from "node:fs/promises";
 import path from "node:path";
 import { config } from "~/config.server";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * Free space where this node keeps data (issue 44, decision 0060): the SQLite database's folder and

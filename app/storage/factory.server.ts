@@ -1,5 +1,5 @@
 import { config } from "~/config.server";
-import { probe, type Probe } from "~/utils/probe.server";
+import { probe, type Probe } from "~/lib/probe.server";
 import type { BlobStore } from "./blob.server";
 import { diskFull } from "./disk.server";
 import { asStoreFault, StoreFault } from "./faults.server";

@@ -541,7 +541,7 @@ describe("after a take-over (decision 0055)", () => {
   });
 
   async function centrePatientWithSlip(centre?: { id: string }, worker?: Person) {
-    const { newId } = await import("~/utils/ids.server");
+    const { newId } = await import("~/lib/ids.server");
     const { makeCentre, makeHealthWorker } = await import("../helpers/factories");
     const c = centre ?? (await makeCentre());
     const w = worker ?? (await makeHealthWorker(c));

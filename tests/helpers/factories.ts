@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Actor } from "~/domain/accounts/sessions.server";
-import type { Specialty } from "~/domain/accounts/specialties";
+import type { Specialty } from "~/schemas/specialties";
 import type { Client } from "~/domain/platform/client";
 import { seedSqlite } from "./templates";
 
@@ -381,7 +381,7 @@ export async function makeDependant(
   } = {},
 ): Promise<string> {
   const d = domain();
-  const { newId } = await import("~/utils/ids.server");
+  const { newId } = await import("~/lib/ids.server");
   const id = newId();
   const now = new Date();
   await d.db
@@ -431,7 +431,7 @@ export async function makeDependant(
  */
 export async function makeCentrePatient(opts: { patient?: string; centreName?: string } = {}) {
   const d = domain();
-  const { newId } = await import("~/utils/ids.server");
+  const { newId } = await import("~/lib/ids.server");
   const now = new Date();
   const centre = await makeCentre({ name: opts.centreName ?? unique("Ayushman Arogya Mandir ") });
   const centreId = centre.id;

@@ -3,8 +3,8 @@ import { catalogueKeys, catalogueValue } from "../helpers/catalogue";
 import { DomainError } from "~/domain/platform/errors";
 import { getT } from "~/i18n/i18n.server";
 import en from "~/i18n/locales/en";
-import { errorResponse } from "~/utils/api.server";
-import { formFailure } from "~/utils/screen.server";
+import { errorResponse } from "~/web/api.server";
+import { formFailure } from "~/web/screen.server";
 
 /*
  * Issue 43, point 14: no placeholder ever reaches a person. Every refusal the API or a screen sends

@@ -15,7 +15,7 @@ import { openPayload } from "~/offline/store";
 import type { OfflineSession } from "~/offline/types";
 import { RegisterForm } from "~/routes/dashboard.centre.register/RegisterForm";
 import type { OfflineLoaded } from "./loaded";
-import { consentTextDate } from "~/utils/consent-text";
+import { consentTextDate } from "~/lib/consent-text";
 import { OfflineFollowUp, OfflineUpload, smallerFile, useKeepError, type Whom } from "./OfflineForms";
 import { Outbox, StoragePanel } from "./Outbox";
 import { Unlock } from "./Unlock";

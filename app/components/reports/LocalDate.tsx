@@ -1,5 +1,5 @@
 import { useTranslation } from "~/i18n/useTranslation";
-import { DEFAULT_TIME_ZONE, formatDateTime, formatDay } from "~/utils/format";
+import { DEFAULT_TIME_ZONE, formatDateTime, formatDay } from "~/lib/format";
 import { useHydrated } from "./useHydrated";
 
 /**

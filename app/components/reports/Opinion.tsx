@@ -1,7 +1,7 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { FOLLOWUP_TEXT_MAX } from "~/schemas/reports";
-import { SPECIALTY_KEYS, type Specialty } from "~/domain/accounts/specialties";
+import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
 import { useDateText } from "./LocalDate";
 import { ReviewText } from "./ReviewText";
 import { VoicePlayer, type VoiceNoteView } from "~/components/voice/VoicePlayer";

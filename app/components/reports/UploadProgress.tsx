@@ -1,5 +1,5 @@
 import { useTranslation } from "~/i18n/useTranslation";
-import { formatBytes } from "~/utils/format";
+import { formatBytes } from "~/lib/format";
 
 /**
  * A real upload progress bar (bytes the browser has sent) with the percentage and the bytes in

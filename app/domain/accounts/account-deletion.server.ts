@@ -14,8 +14,8 @@ import {
   type UserRow,
 } from "~/db/schema";
 import { forgetPersonCounts } from "../platform/index.server";
-import { validE164 } from "~/utils/phone.server";
-import { phoneCandidate } from "~/utils/phone-shape";
+import { validE164 } from "~/lib/phone.server";
+import { phoneCandidate } from "~/lib/phone-shape";
 
 /** Family members only `managerId` can reach: no own login, no centre with access, no other manager. */
 function* orphanedDependants(tx: DB, managerId: string): TxSteps<string[]> {

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNotNull, lt } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { endedSessions, sessions, users } from "~/db/schema";
-import { sha256 } from "~/utils/ids.server";
+import { sha256 } from "~/lib/ids.server";
 
 /**
  * Sessions ended by a suspension (decision 0065). A suspended account's sessions end at once; for a

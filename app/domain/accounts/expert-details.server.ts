@@ -4,7 +4,7 @@ import { alias } from "~/db/alias";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { expertProfiles, expertSpecialties, users } from "~/db/schema";
 import type { ExpertDetailsInput } from "~/schemas/experts";
-import { bySpecialtyOrder, SPECIALTIES } from "./specialties";
+import { bySpecialtyOrder, SPECIALTIES } from "~/schemas/specialties";
 
 /**
  * Expert verification details (decision 0013): registration number and council, years of practice,

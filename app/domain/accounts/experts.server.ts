@@ -5,7 +5,7 @@ import type { ExpertDetailsInput } from "~/schemas/experts";
 import type { Paged, PageQuery } from "../platform/paging";
 import { auditInsert } from "../platform/index.server";
 import { expertDetailsFor, expertDetailsSteps, expertsWithSpecialties } from "./expert-details.server";
-import { specialtiesFor } from "./specialties";
+import { specialtiesFor } from "~/schemas/specialties";
 import { DomainError } from "../platform/errors";
 import { notify, recipientColumns, type Recipient } from "../messaging/index.server";
 import type { Actor } from "./sessions.server";

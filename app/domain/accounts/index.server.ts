@@ -85,7 +85,13 @@ export {
   signupWithOtp,
   startSignup,
 } from "./signup.server";
-export { reportTypesFor, SPECIALTIES, SPECIALTY_KEYS, specialtiesFor, type Specialty } from "./specialties";
+export {
+  reportTypesFor,
+  SPECIALTIES,
+  SPECIALTY_KEYS,
+  specialtiesFor,
+  type Specialty,
+} from "~/schemas/specialties";
 export { specialtiesColumn, specialtiesFromColumn } from "./specialty-column.server";
 export {
   CHALLENGE_TTL_MS,

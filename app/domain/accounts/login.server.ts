@@ -6,7 +6,7 @@ import { DomainError } from "../platform/errors";
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from "./passwords.server";
 import { beginLogin, limit, takeMailPoint } from "../platform/index.server";
 import { createSession, revokeSession, type Actor } from "./sessions.server";
-import { validE164 } from "~/utils/phone.server";
+import { validE164 } from "~/lib/phone.server";
 import { sendFailedLoginsNotice } from "../messaging/index.server";
 import { findUserByEmail, findUserByPhone, normalizeEmail } from "./users.server";
 import type { ChallengeMode, Proof } from "./two-factor.server";

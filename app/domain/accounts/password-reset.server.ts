@@ -4,7 +4,7 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { passwordResetTokens, users } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { newId, newToken, sha256 } from "~/lib/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { queueMail, simpleHtml } from "../messaging/index.server";

@@ -5,7 +5,7 @@ import { sessions, users, type AccountType } from "~/db/schema";
 import type { Actor } from "../platform/actor";
 import { specialtiesColumn, specialtiesFromColumn } from "./specialty-column.server";
 import { pruneEndedSessions } from "./ended-sessions.server";
-import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { newId, newToken, sha256 } from "~/lib/ids.server";
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** How long a web session (the cookie) lives at most. */

@@ -6,7 +6,7 @@ import { isHealthWorkerRole } from "~/schemas/centres";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { limit } from "../platform/index.server";
-import { maskPhone } from "~/utils/phone.server";
+import { maskPhone } from "~/lib/phone.server";
 import { insertUser, normalizeEmail } from "./users.server";
 import {
   checkCode,

@@ -1,7 +1,7 @@
 import { sql, type SQLWrapper } from "drizzle-orm";
 import { textList } from "~/db/client.server";
 import { expertSpecialties } from "~/db/schema";
-import { bySpecialtyOrder } from "./specialties";
+import { bySpecialtyOrder } from "~/schemas/specialties";
 
 /** Specialty names hold letters and spaces only (specialties.ts), never this. */
 const SEPARATOR = "|";

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { db, exec, first, transaction } from "~/db/client.server";
 import { mfaChallenges, totpFactors, type UserRow } from "~/db/schema";
-import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { newId, newToken, sha256 } from "~/lib/ids.server";
 import { audit } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";

@@ -6,7 +6,7 @@ import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { recoveryCodes, totpFactors, type AccountType, type UserRow } from "~/db/schema";
 import { site } from "~/site";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import { forgive, limit } from "../platform/index.server";

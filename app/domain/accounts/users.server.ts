@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { db, exec, first, isUniqueViolation, transaction } from "~/db/client.server";
 import { healthWorkers, patients, profiles, users, type AccountType, type UserRow } from "~/db/schema";
 import type { HealthWorkerRole } from "~/db/types";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { DomainError } from "../platform/errors";
 import type { ExpertDetailsInput } from "~/schemas/experts";
 import { expertDetailsSteps, type ApiExpertDetails } from "./expert-details.server";

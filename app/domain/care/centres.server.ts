@@ -4,7 +4,7 @@ import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { centres, type CentreRow } from "~/db/schema";
 import type { CentreKind } from "~/db/types";
 import { centreSchema, centreUpdateSchema } from "~/schemas/centres";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Actor } from "../platform/index.server";

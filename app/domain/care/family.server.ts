@@ -7,7 +7,7 @@ import {
   type FamilyMemberInput,
   type FamilyRelationship,
 } from "~/schemas/family";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Actor } from "../platform/index.server";

@@ -3,7 +3,7 @@ import { db, first } from "~/db/client.server";
 import { centres, healthWorkers, patientManagers, users } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { notify, queueSms, recipientColumns } from "../messaging/index.server";
 import { findPatient } from "./patients.server";
 

@@ -9,10 +9,10 @@ import {
   type RegistrationData,
 } from "~/schemas/registration";
 import { formSchema } from "~/schemas/strict";
-import { newId } from "~/utils/ids.server";
-import { log } from "~/utils/log.server";
-import { phoneCandidate } from "~/utils/phone-shape";
-import { smsNumber } from "~/utils/phone.server";
+import { newId } from "~/lib/ids.server";
+import { log } from "~/lib/log.server";
+import { phoneCandidate } from "~/lib/phone-shape";
+import { smsNumber } from "~/lib/phone.server";
 import type { Actor, Client } from "../platform/index.server";
 import { auditInsert, forgive, limit } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { randomInt } from "node:crypto";
 import { db, first } from "~/db/client.server";
 import { patients, users, type PatientRow } from "~/db/schema";
-import { sha256 } from "~/utils/ids.server";
+import { sha256 } from "~/lib/ids.server";
 import type { Actor } from "../accounts/index.server";
 import { DomainError } from "../platform/errors";
 import { proofTries } from "../platform/index.server";

@@ -6,7 +6,7 @@ import type { PhoneOwner } from "~/db/types";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { site } from "~/site";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { notify, queueSms, recipientColumns } from "../messaging/index.server";
 
 /**

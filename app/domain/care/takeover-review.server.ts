@@ -10,7 +10,7 @@ import {
   type PatientRow,
   type TakeOverRow,
 } from "~/db/schema";
-import { sha256 } from "~/utils/ids.server";
+import { sha256 } from "~/lib/ids.server";
 import { type Actor } from "../accounts/index.server";
 import type { Client } from "../platform/client";
 import { auditInsert, limit } from "../platform/index.server";

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { newId, newToken, sha256 } from "~/lib/ids.server";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
 import {
   patientManagers,
@@ -11,7 +11,7 @@ import {
   type UserRow,
 } from "~/db/schema";
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
-import { maskPhone } from "~/utils/phone.server";
+import { maskPhone } from "~/lib/phone.server";
 import {
   assertPasswordNotCommon,
   checkCode,

@@ -20,7 +20,7 @@ import {
   reassignSchema,
   spokenQuestionSchema,
 } from "~/schemas/reports";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { notify, recipientColumns } from "../messaging/index.server";

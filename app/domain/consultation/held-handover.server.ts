@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { heldItems, type HeldItemRow } from "~/db/schema";
 import { HELD_KIND_KEYS } from "~/schemas/centres";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { notify } from "../messaging/index.server";

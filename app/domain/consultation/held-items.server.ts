@@ -1,8 +1,8 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { db, first, isUniqueViolation } from "~/db/client.server";
 import { auditEvents, heldItems, type HeldItemRow } from "~/db/schema";
-import { newId } from "~/utils/ids.server";
-import { log } from "~/utils/log.server";
+import { newId } from "~/lib/ids.server";
+import { log } from "~/lib/log.server";
 import { audit, type Actor, type Client, limit } from "../platform/index.server";
 import type { Paged, PageQuery } from "../platform/paging";
 import { newestFirstWindow } from "../platform/index.server";

@@ -2,7 +2,7 @@ import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { AGREEMENT_VERDICT_KEYS, REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { site } from "~/site";
-import { DEFAULT_TIME_ZONE, formatDay } from "~/utils/format";
+import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
 import { renderLetterPdf } from "./letter-pdf.server";
 import { letterVerifyUrl, type ApiReport } from "./api-report.server";
 import { reportForLetter } from "./letter-access.server";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { db, exec, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { deleteObjects, deleteReportFileIfUnused } from "../records/index.server";

@@ -8,7 +8,7 @@ import { COUNT_KEYS, counterColumn } from "../platform/index.server";
 import type { CursorShape, CursorValue } from "../platform/index.server";
 import { accessTrailColumns } from "../platform/index.server";
 import { followUpsColumn } from "./followups.server";
-import { SPECIALTIES } from "../accounts/specialties";
+import { SPECIALTIES } from "~/schemas/specialties";
 import { secondIdsColumn, type CaseColumns } from "./report-case.server";
 import {
   byCreated,

@@ -5,7 +5,7 @@ import { DomainError } from "../platform/errors";
 import { specialtiesOf } from "../accounts/index.server";
 import { hidePhonesOfFlagged } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
-import { reportTypesFor } from "../accounts/specialties";
+import { reportTypesFor } from "~/schemas/specialties";
 import { requirePatientAccessKind, traceAccess } from "../care/index.server";
 import type { ApiReport, PatientReport } from "./api-report.server";
 import { secondIdsOf, withFollowUpsOf, withSecondOpinions } from "./report-case.server";

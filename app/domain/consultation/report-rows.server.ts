@@ -7,7 +7,7 @@ import { DomainError } from "../platform/errors";
 import { specialtiesColumn, specialtiesFromColumn } from "../accounts/index.server";
 import { refusesCallsColumn } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
-import { reportTypesFor } from "../accounts/specialties";
+import { reportTypesFor } from "~/schemas/specialties";
 import { toApiReport, type ApiReport } from "./api-report.server";
 
 /**

@@ -4,7 +4,7 @@ import { db, first, runExclusive } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import type { Client } from "../platform/client";
 import { DomainError, isDomainError, zodFieldErrors } from "../platform/errors";
 import {

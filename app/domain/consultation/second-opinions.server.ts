@@ -2,7 +2,7 @@ import { and, eq, isNotNull } from "drizzle-orm";
 import { exec, first, isUniqueViolation, transaction, db } from "~/db/client.server";
 import { reports, type ReportRow } from "~/db/schema";
 import { secondOpinionSchema, type SecondOpinionInput } from "~/schemas/reports";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { expertsWithSpecialties, specialtiesOf, specialtiesFor, type Actor } from "../accounts/index.server";

@@ -3,7 +3,7 @@ import { parseBuffer } from "music-metadata";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db/schema";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { audit, auditInsert, limit, UNKNOWN_CLIENT, type Client } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, type StoredFile } from "../records/index.server";

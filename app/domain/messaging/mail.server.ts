@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
 import { config } from "~/config.server";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * How one mail leaves (decisions 0020, 0061): over SMTP when SMTP_URL is set, otherwise as an .eml

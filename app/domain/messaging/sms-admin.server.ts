@@ -2,7 +2,7 @@ import { and, count, desc, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_STATUSES } from "~/db/types";
-import { maskPhone } from "~/utils/phone.server";
+import { maskPhone } from "~/lib/phone.server";
 import type { Actor } from "../platform/index.server";
 import { newestFirstWindow } from "../platform/index.server";
 import { DomainError } from "../platform/errors";

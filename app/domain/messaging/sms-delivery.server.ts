@@ -3,8 +3,8 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import path from "node:path";
 import type { smsMessages } from "~/db/schema";
-import { log } from "~/utils/log.server";
-import { maskPhone } from "~/utils/phone.server";
+import { log } from "~/lib/log.server";
+import { maskPhone } from "~/lib/phone.server";
 import { smsSegments } from "./sms-segments.server";
 
 /**

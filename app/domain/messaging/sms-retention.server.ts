@@ -4,7 +4,7 @@ import path from "node:path";
 import { config } from "~/config.server";
 import { affected, db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * Erasure and retention of outgoing SMS (decision 0022): the queue's rows and the outbox's files

@@ -3,9 +3,9 @@ import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
-import { newId } from "~/utils/ids.server";
-import { log } from "~/utils/log.server";
-import { maskPhone } from "~/utils/phone.server";
+import { newId } from "~/lib/ids.server";
+import { log } from "~/lib/log.server";
+import { maskPhone } from "~/lib/phone.server";
 import { backgroundLoop } from "../platform/index.server";
 import { GatewayError, sendThroughGateway, writeToOutbox } from "./sms-delivery.server";
 

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { recoverySheets, users } from "~/db/schema";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { hasTwoFactor, reauthenticate } from "../accounts/index.server";
 import { audit, DomainError, type Actor, type Client } from "../platform/index.server";
 

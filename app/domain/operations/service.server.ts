@@ -1,7 +1,7 @@
 import { and, gte, lt, sql, type SQLWrapper } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { opinionTimes } from "../consultation/index.server";
 import type { Actor } from "../platform/index.server";
 import { DomainError } from "../platform/index.server";

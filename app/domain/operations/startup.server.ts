@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { boundStatements, closeDatabase, db, migrateDatabase, runExclusive } from "~/db/client.server";
 import { diskSpace } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
-import { log, trackRequestStart } from "~/utils/log.server";
+import { log, trackRequestStart } from "~/lib/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import { startPacsSender, stopPacsSender, sweepLeftovers } from "../records/index.server";
 import { flushMail, startMailSender, startSmsSender, stopSmsSender } from "../messaging/index.server";

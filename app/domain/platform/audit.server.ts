@@ -12,7 +12,7 @@ import {
 } from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { DomainError } from "./errors";
 import type { Actor } from "./actor";
 import { COUNT_KEYS, listCount } from "./list-counts.server";

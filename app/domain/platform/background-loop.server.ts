@@ -1,4 +1,4 @@
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * A process's background sender (the SMS outbox, the mail outbox, the PACS queue): a poll every

@@ -6,7 +6,7 @@ import { config } from "~/config.server";
 import { affected, db } from "~/db/client.server";
 import { databaseLimiter, rateLimitStoreHandle, type LimiterOptions } from "~/db/ratelimit-store.server";
 import { rateLimits } from "~/db/schema";
-import { BUDGETS, type Budget, type BudgetSet, type LimitedAction } from "./budgets";
+import { BUDGETS, type Budget, type BudgetSet, type LimitedAction } from "~/budgets";
 import type { Client } from "./client";
 import { DomainError } from "./errors";
 

@@ -3,7 +3,7 @@ import { and, asc, eq, lt, lte, or } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { imagingInstances, imagingStudies, reports, users } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { dicomName, patientPseudonym, rewriteForPacs } from "./dicom-identity.server";
 import { backgroundLoop } from "../platform/index.server";
 import { readInstanceBytes } from "./dicom-instance.server";

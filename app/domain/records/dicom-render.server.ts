@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { imagingPreviews } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { DomainError } from "../platform/errors";
 import { deleteStored, openDecrypted, storeUpload } from "./files.server";
 import { once, readInstanceBytes } from "./dicom-instance.server";

@@ -8,7 +8,7 @@ import { pipeline } from "node:stream/promises";
 import { crc32, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
 import { config } from "~/config.server";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import {
   INSTANCE_MAX_BYTES,
   once,

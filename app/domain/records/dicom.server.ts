@@ -2,8 +2,8 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
 import { imagingInstances, imagingPreviews, imagingStudies } from "~/db/schema";
-import { newId } from "~/utils/ids.server";
-import { log } from "~/utils/log.server";
+import { newId } from "~/lib/ids.server";
+import { log } from "~/lib/log.server";
 import { DomainError, isDomainError } from "../platform/errors";
 import {
   INSTANCE_MAX_BYTES,

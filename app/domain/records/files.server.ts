@@ -23,8 +23,8 @@ import {
   heldItems,
 } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
-import { log } from "~/utils/log.server";
-import { releaseUploadGarbage } from "~/utils/memory.server";
+import { log } from "~/lib/log.server";
+import { releaseUploadGarbage } from "~/lib/memory.server";
 import { DomainError } from "../platform/errors";
 import {
   ALGORITHM,

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { config } from "~/config.server";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { DomainError } from "../platform/errors";
 
 /**

@@ -2,7 +2,7 @@ import { and, eq, lt, lte } from "drizzle-orm";
 import { config } from "~/config.server";
 import { affected, db, runExclusive } from "~/db/client.server";
 import { auditEvents, rightsRequests } from "~/db/schema";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 import { auditInsert } from "../platform/index.server";
 import { pruneMailMessages, pruneSmsMessages } from "../messaging/index.server";
 import { eraseOne } from "./erasure.server";

@@ -2,7 +2,7 @@ import { and, count, desc, eq } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { rightsRequests } from "~/db/schema";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { lockPerson } from "./consent.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";

@@ -9,7 +9,7 @@ import {
 } from "~/schemas/share-links";
 import { formSchema } from "~/schemas/strict";
 import type { Paged, PageQuery } from "../platform/paging";
-import { newId, newToken, sha256 } from "~/utils/ids.server";
+import { newId, newToken, sha256 } from "~/lib/ids.server";
 import { auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError, zodFieldErrors } from "../platform/errors";

@@ -6,7 +6,7 @@ import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { patients, reports, shareLinks, users } from "~/db/schema";
 import { normalizePasscode } from "~/schemas/share-links";
-import { sha256 } from "~/utils/ids.server";
+import { sha256 } from "~/lib/ids.server";
 import { audit, auditInsert } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError, type DomainErrorCode } from "../platform/errors";

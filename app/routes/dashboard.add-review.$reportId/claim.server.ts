@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import type { Actor } from "~/domain/accounts/index.server";
 import { claimReport, releaseReport } from "~/domain/consultation/index.server";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 export type ReviewScreen = { actor: Actor; t: TFunction; reportId: string; ip: string };
 

@@ -1,7 +1,7 @@
 import type { Actor } from "~/domain/accounts/index.server";
-import { SPECIALTIES } from "~/domain/accounts/specialties";
+import { SPECIALTIES } from "~/schemas/specialties";
 import type { ApiReport } from "~/domain/consultation/index.server";
-import { askSecondOpinionAction } from "~/utils/second-opinion.server";
+import { askSecondOpinionAction } from "~/web/second-opinion.server";
 import type { ReviewScreen } from "./claim.server";
 
 /**

@@ -1,8 +1,8 @@
 import { addReview } from "~/domain/consultation/index.server";
 import { reviewSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import type { ReviewScreen } from "./claim.server";
 
 /** The structured review: only approved experts holding the claim (or a free report); the first review wins. */

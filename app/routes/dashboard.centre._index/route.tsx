@@ -10,9 +10,9 @@ import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
 import { centreQueue } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { centreOrRefusal } from "~/utils/centre-screen.server";
-import { pageInfo, screenPage } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { centreOrRefusal } from "~/web/centre-screen.server";
+import { pageInfo, screenPage } from "~/web/screen.server";
 
 /**
  * The centre's patients (decision 0030): a search by name or short ID, and for each patient where

@@ -14,12 +14,12 @@ import { ReportVoice } from "~/components/voice/ReportVoice";
 import { config } from "~/config.server";
 import { tFor } from "~/i18n/i18n.server";
 import { METHOD_KEYS } from "~/schemas/registration";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError, pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * One of the centre's patients (decision 0030): who they are, the consent on record, their reports

@@ -10,9 +10,9 @@ import { getCarePatient } from "~/domain/care/index.server";
 import { letterVerifyUrl, reportForLetter } from "~/domain/consultation/index.server";
 import { DomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { clientOf } from "~/web/request.server";
+import { pageError } from "~/web/screen.server";
 
 /**
  * The opinion on A4 for the health worker to print and hand over (decision 0030): who it is for,

@@ -6,11 +6,11 @@ import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { getCarePatient, printSlip, slipPrinted, type PrintedSlip } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { guardForm } from "~/utils/guard.server";
-import { readForm } from "~/utils/forms.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError, toastFailure } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { guardForm } from "~/web/guard.server";
+import { readForm } from "~/web/forms.server";
+import { clientOf } from "~/web/request.server";
+import { pageError, toastFailure } from "~/web/screen.server";
 
 /**
  * The slip the patient takes home (decision 0030): the short ID large, their name, the centre and

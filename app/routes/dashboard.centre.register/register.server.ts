@@ -4,12 +4,12 @@ import { config } from "~/config.server";
 import { registerPatient, requireWorkerCentre, withRegistrationBudget } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { REGISTRATION_FIELDS } from "~/schemas/registration";
-import { requireActor } from "~/utils/auth.server";
-import { guardForm } from "~/utils/guard.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { guardForm } from "~/web/guard.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * The registration form, one multipart post (the photo of a signature or thumbprint with it). A

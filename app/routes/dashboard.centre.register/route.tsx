@@ -4,11 +4,11 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { isLocale } from "~/i18n/config";
-import { consentTextDate } from "~/utils/consent-text";
+import { consentTextDate } from "~/lib/consent-text";
 import { getT, tFor } from "~/i18n/i18n.server";
 import { CONSENT_TEXT_VERSION } from "~/schemas/registration";
-import { requireActor } from "~/utils/auth.server";
-import { centreOrRefusal } from "~/utils/centre-screen.server";
+import { requireActor } from "~/web/auth.server";
+import { centreOrRefusal } from "~/web/centre-screen.server";
 import { registerAction } from "./register.server";
 import { RegisterForm, type Loaded } from "./RegisterForm";
 

@@ -12,12 +12,12 @@ import { listCentres } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { CENTRE_KIND_KEYS, centreSchema } from "~/schemas/centres";
 import { parseFormData } from "~/schemas/strict";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure, pageInfo, screenPage } from "~/utils/screen.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure, pageInfo, screenPage } from "~/web/screen.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import { CentreForm } from "./CentreForm";
 
 /**

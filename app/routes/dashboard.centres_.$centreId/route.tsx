@@ -17,13 +17,13 @@ import { getCentre, listHealthWorkers, updateCentre, type ApiHealthWorker } from
 import { tFor } from "~/i18n/i18n.server";
 import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS, centreSchema } from "~/schemas/centres";
 import { parseFormData } from "~/schemas/strict";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure, pageError } from "~/utils/screen.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure, pageError } from "~/web/screen.server";
 import { isDomainError } from "~/domain/platform/errors";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import { CentreForm } from "../dashboard.centres/CentreForm";
 import { HeldItems } from "./HeldItems";
 

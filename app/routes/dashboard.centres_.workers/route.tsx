@@ -28,12 +28,12 @@ import {
   WORKER_STATUS_KEYS,
   type HealthWorkerStatus,
 } from "~/schemas/centres";
-import { requireRole } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { pageInfo, screenPage, toastFailure } from "~/utils/screen.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { pageInfo, screenPage, toastFailure } from "~/web/screen.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import { Actions } from "./Actions";
 
 /**

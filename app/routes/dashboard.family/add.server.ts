@@ -5,8 +5,8 @@ import type { Actor } from "~/domain/accounts/index.server";
 import { addFamilyMember } from "~/domain/care/index.server";
 import { familyMemberSchema } from "~/schemas/family";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 export type AddData = { result: SubmissionResult<string[]> };
 

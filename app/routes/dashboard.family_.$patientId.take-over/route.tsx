@@ -11,12 +11,12 @@ import { startTakeOver, takeOverTarget } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { startTakeOverSchema } from "~/schemas/family";
 import { parseFormData } from "~/schemas/strict";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure, pageError } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure, pageError } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * Starting a take-over (decisions 0030, 0055): the family manager — or a health worker of the

@@ -7,9 +7,9 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { openReportStudy } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { clientOf } from "~/web/request.server";
+import { pageError } from "~/web/screen.server";
 
 /**
  * A report's medical images: what they carry about the person, and the viewer. For exactly those

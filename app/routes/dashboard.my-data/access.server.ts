@@ -8,8 +8,8 @@ import {
 import { consentOverview } from "~/domain/rights/index.server";
 import type { Actor } from "~/domain/accounts/index.server";
 import { isDomainError } from "~/domain/platform/errors";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import type { IntentArgs } from "./intent.server";
 import { MY_DATA } from "./Section";
 

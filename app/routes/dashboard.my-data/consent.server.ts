@@ -1,8 +1,8 @@
 import { changeConsent } from "~/domain/rights/index.server";
 import { consentChangeSchema } from "~/schemas/rights";
 import { formSchema } from "~/schemas/strict";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import type { IntentArgs } from "./intent.server";
 import { MY_DATA } from "./Section";
 

@@ -1,8 +1,8 @@
 import { requestCorrection } from "~/domain/rights/index.server";
 import { correctionSchema } from "~/schemas/rights";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { forIntent, formReply, type IntentArgs } from "./intent.server";
 import { MY_DATA } from "./Section";
 

@@ -2,9 +2,9 @@ import { cancelErasure, requestErasure } from "~/domain/rights/index.server";
 import { erasureFormSchema } from "~/schemas/rights";
 import { parseFormData } from "~/schemas/strict";
 import { proofFromText } from "~/schemas/two-factor";
-import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
-import { formFailure, toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { DEFAULT_TIME_ZONE, formatDateTime } from "~/lib/format";
+import { formFailure, toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { forIntent, formReply, type IntentArgs } from "./intent.server";
 import { MY_DATA } from "./Section";
 

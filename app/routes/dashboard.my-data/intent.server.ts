@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "@remix-run/node";
 
-export type { IntentArgs } from "~/utils/screen.server";
+export type { IntentArgs } from "~/web/screen.server";
 
 /** The forms that answer with themselves (their errors); the others redirect with a toast. */
 export type FormIntent = "correction" | "erasure" | "nominee";

@@ -1,8 +1,8 @@
 import { removeNominee, setNominee } from "~/domain/rights/index.server";
 import { nomineeSchema } from "~/schemas/rights";
 import { parseFormData } from "~/schemas/strict";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { formReply, type IntentArgs } from "./intent.server";
 import { MY_DATA } from "./Section";
 

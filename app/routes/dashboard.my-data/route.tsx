@@ -17,11 +17,11 @@ import {
 } from "~/domain/rights/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { redirectWithError } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { redirectWithError } from "~/web/toast.server";
 import { accessData, memberData, revokeCentreAction, revokeManagerAction } from "./access.server";
 import { AccessSection, MemberSection, TrailSection } from "./AccessSection";
 import { consentAction } from "./consent.server";

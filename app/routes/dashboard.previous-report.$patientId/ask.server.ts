@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import type { Actor } from "~/domain/accounts/index.server";
 import { askFollowUp } from "~/domain/consultation/index.server";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /** What each handler of this screen gets: who asks, the translator, the list to return to, the address. */
 export type ListScreen = { actor: Actor; t: TFunction; back: string; ip: string };

@@ -1,8 +1,8 @@
 import { deleteReport } from "~/domain/consultation/index.server";
 import { deleteReportSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithError, redirectWithSuccess } from "~/web/toast.server";
 import type { ListScreen } from "./ask.server";
 
 /** Deleting a report (the form in ConfirmDelete): the owning patient or an Admin, the domain decides. */

@@ -14,11 +14,11 @@ import { listPatientReports, voiceNotesFor } from "~/domain/consultation/index.s
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { pageError, pageInfo, screenPage } from "~/utils/screen.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { pageError, pageInfo, screenPage } from "~/web/screen.server";
 import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";

@@ -1,4 +1,4 @@
-import { askSecondOpinionAction } from "~/utils/second-opinion.server";
+import { askSecondOpinionAction } from "~/web/second-opinion.server";
 import type { ListScreen } from "./ask.server";
 
 /** An admin asks another specialty for a second opinion on a patient's report (decision 0038). */

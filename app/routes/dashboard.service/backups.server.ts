@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import { backupNotice, backupOverview } from "~/domain/operations/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { formatBytes, formatDateTime } from "~/utils/format";
-import { DEFAULT_TIME_ZONE } from "~/utils/format";
+import { formatBytes, formatDateTime } from "~/lib/format";
+import { DEFAULT_TIME_ZONE } from "~/lib/format";
 
 const STATUS_KEYS: Record<string, string> = {
   running: "backups.statusRunning",

@@ -1,6 +1,6 @@
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
-import { formatDateTime } from "~/utils/format";
+import { formatDateTime } from "~/lib/format";
 import type { loader } from "./route";
 import { Section } from "./Section";
 

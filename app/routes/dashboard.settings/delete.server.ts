@@ -4,10 +4,10 @@ import { eraseAccount } from "~/domain/rights/index.server";
 import { deleteAccountFormSchema } from "~/schemas/rights";
 import { parseFormData } from "~/schemas/strict";
 import { proofFromText } from "~/schemas/two-factor";
-import { clearSessionHeaders } from "~/utils/auth.server";
-import { DEFAULT_TIME_ZONE, formatDateTime } from "~/utils/format";
-import { formFailure, refusalOnForm, toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { clearSessionHeaders } from "~/web/auth.server";
+import { DEFAULT_TIME_ZONE, formatDateTime } from "~/lib/format";
+import { formFailure, refusalOnForm, toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Step one (needed without JavaScript): show the confirmation. */

@@ -2,8 +2,8 @@ import { data } from "@remix-run/node";
 import { updateExpertDetails } from "~/domain/accounts/index.server";
 import { expertDetailsFormSchema } from "~/schemas/experts";
 import { parseFormData } from "~/schemas/strict";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** An expert's verification details; a change to an approved expert's goes back to review. */

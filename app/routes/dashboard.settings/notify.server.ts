@@ -2,8 +2,8 @@ import { data } from "@remix-run/node";
 import { setNotifyChannel } from "~/domain/accounts/index.server";
 import { notifySchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Experts and admins: notifications by e-mail, SMS or both. */

@@ -5,9 +5,9 @@ import type { DomainError } from "~/domain/platform/errors";
 import { limit } from "~/domain/platform/index.server";
 import type { TFunction } from "i18next";
 import { DISPLAY_PICTURE_MAX_BYTES } from "~/schemas/auth";
-import { parseUpload } from "~/utils/multipart.server";
-import { screenFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { parseUpload } from "~/web/multipart.server";
+import { screenFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS } from "./shared";
 
 /**

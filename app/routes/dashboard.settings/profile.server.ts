@@ -2,8 +2,8 @@ import { data } from "@remix-run/node";
 import { updateProfile } from "~/domain/accounts/index.server";
 import { profileSchema } from "~/schemas/auth";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure, refusalOnForm, toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { formFailure, refusalOnForm, toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Name, date of birth, gender, contact number and about; saved, the person sees their profile. */

@@ -16,11 +16,11 @@ import {
 import { smsNumberOf } from "~/domain/messaging/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { requireActor } from "~/utils/auth.server";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { maskPhone } from "~/utils/phone.server";
-import { clientOf } from "~/utils/request.server";
+import { requireActor } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { maskPhone } from "~/lib/phone.server";
+import { clientOf } from "~/web/request.server";
 import type { loader as dashboardLoader } from "~/routes/dashboard/route";
 import { deleteAction, deleteStartAction } from "./delete.server";
 import { DeleteSection } from "./DeleteSection";

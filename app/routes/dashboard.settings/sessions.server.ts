@@ -1,5 +1,5 @@
 import { revokeAllSessions, revokeOwnSession } from "~/domain/accounts/index.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { SETTINGS, type IntentArgs } from "./shared";
 
 /** Ends one of the account's other sessions or API tokens. */

@@ -3,7 +3,7 @@ import { data } from "@remix-run/node";
 import { createShareLink } from "~/domain/sharing/index.server";
 import { createShareLinkFormSchema } from "~/schemas/share-links";
 import { parseFormData } from "~/schemas/strict";
-import { formFailure } from "~/utils/screen.server";
+import { formFailure } from "~/web/screen.server";
 import type { IntentArgs } from "./intent.server";
 import type { Created } from "./NewLink";
 

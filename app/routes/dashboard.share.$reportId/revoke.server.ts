@@ -1,6 +1,6 @@
 import { revokeShareLink } from "~/domain/sharing/index.server";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import type { IntentArgs } from "./intent.server";
 
 /** Revoke one of the report's links (LinkList): back to the list with a toast either way. */

@@ -1,6 +1,6 @@
 import { useTranslation } from "~/i18n/useTranslation";
 import { describedBy, FieldError, TextField, type FieldMeta } from "~/components/ui/Field";
-import type { CountryCodeOption } from "~/utils/country-codes.server";
+import type { CountryCodeOption } from "~/lib/country-codes.server";
 
 /** The number to call back on: the country code and the national number (the patient's, when sent for them). */
 export function ContactFields({

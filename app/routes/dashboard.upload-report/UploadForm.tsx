@@ -8,8 +8,8 @@ import { describedBy, FieldError, TextAreaField, TextField } from "~/components/
 import { FormError } from "~/components/ui/FormError";
 import { DESCRIPTION_MAX, URGENT_REASON_MAX } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
-import type { CountryCodeOption } from "~/utils/country-codes.server";
-import { formatBytes } from "~/utils/format";
+import type { CountryCodeOption } from "~/lib/country-codes.server";
+import { formatBytes } from "~/lib/format";
 import { clientSchema } from "./client-schema";
 import { ContactFields } from "./ContactFields";
 import { FileField } from "./FileField";

@@ -8,9 +8,9 @@ import { findUserById } from "~/domain/accounts/index.server";
 import { centreQueue, familyProfiles, getCarePatient, workerCentreId } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import type { Actor } from "~/domain/accounts/index.server";
-import { requireActor } from "~/utils/auth.server";
-import { countryCodeOptions, type CountryCodeOption } from "~/utils/country-codes.server";
-import { splitE164 } from "~/utils/phone.server";
+import { requireActor } from "~/web/auth.server";
+import { countryCodeOptions, type CountryCodeOption } from "~/lib/country-codes.server";
+import { splitE164 } from "~/lib/phone.server";
 import { uploadActionOnce } from "./upload.server";
 import { UploadForm } from "./UploadForm";
 

@@ -6,14 +6,14 @@ import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { UPLOAD_FORM_FIELDS, uploadReportFormSchema } from "~/schemas/reports";
 import { formSchema } from "~/schemas/strict";
-import { requireActor } from "~/utils/auth.server";
-import { actorFromCookie } from "~/utils/session-cookie.server";
-import { guardForm } from "~/utils/guard.server";
-import { idempotent } from "~/utils/idempotency.server";
-import { parseUpload } from "~/utils/multipart.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { requireActor } from "~/web/auth.server";
+import { actorFromCookie } from "~/web/session-cookie.server";
+import { guardForm } from "~/web/guard.server";
+import { idempotent } from "~/web/idempotency.server";
+import { parseUpload } from "~/web/multipart.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * The action, once per `Idempotency-Key` (decision 0062): an outbox item re-sent after a lost answer

@@ -4,7 +4,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { ErrorMessage, ErrorPage } from "~/components/ErrorBoundary";
 import { expertDetailsFor, avatarUrl, listPendingExperts, type Actor } from "~/domain/accounts/index.server";
 import { listHealthWorkers, requireWorkerCentre } from "~/domain/care/index.server";
-import { requireActor } from "~/utils/auth.server";
+import { requireActor } from "~/web/auth.server";
 import { DashboardFrame } from "./DashboardFrame";
 import { LockedNotice, UpdateBanner, useOfflineApp } from "./OfflineApp";
 import { useOfflineSync } from "./useOfflineSync";

@@ -9,7 +9,7 @@ import { SUPPORTED_LOCALES } from "~/i18n/config";
 import { getT, tFor } from "~/i18n/i18n.server";
 import { useTranslation } from "~/i18n/useTranslation";
 import { CONSENT_TEXT_VERSION } from "~/schemas/registration";
-import { consentTextDate } from "~/utils/consent-text";
+import { consentTextDate } from "~/lib/consent-text";
 
 /**
  * The outbox screen (decision 0063): what this phone keeps to send, how much room is left, and the

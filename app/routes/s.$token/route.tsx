@@ -17,11 +17,11 @@ import {
 } from "~/domain/sharing/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
-import { readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { screenFailure } from "~/utils/screen.server";
-import { grantCookie, grantOf, SHARE_FORM_HEADERS, SHARE_PAGE_HEADERS } from "~/utils/share-page.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { screenFailure } from "~/web/screen.server";
+import { grantCookie, grantOf, SHARE_FORM_HEADERS, SHARE_PAGE_HEADERS } from "~/web/share-page.server";
 import { Gone } from "./Gone";
 import { Landing } from "./Landing";
 import { View } from "./SharedView";

@@ -12,11 +12,11 @@ import { completeTakeOver } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { completeTakeOverSchema } from "~/schemas/family";
 import { parseFormData } from "~/schemas/strict";
-import { codeFromForm, readForm } from "~/utils/forms.server";
-import { guardForm } from "~/utils/guard.server";
-import { clientOf } from "~/utils/request.server";
-import { formFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { codeFromForm, readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 import { messageText } from "~/i18n/message";
 
 /**

@@ -7,7 +7,7 @@ import type { Actor } from "~/domain/accounts/index.server";
 import { actorFromBearer, actorFromCookie } from "./session-cookie.server";
 import { tFor } from "~/i18n/i18n.server";
 import { asRefusal } from "./faults.server";
-import { log, logRequest } from "./log.server";
+import { log, logRequest } from "~/lib/log.server";
 import { refusalText } from "./refusal-text.server";
 
 /**

@@ -4,7 +4,7 @@ import { FHIR_CONTENT_TYPE } from "~/domain/interop/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { errorResponse, jsonResponse } from "./api.server";
 import { contentDisposition, fileFrameHeaders, responseBody } from "./file-response.server";
-import { log } from "./log.server";
+import { log } from "~/lib/log.server";
 
 /** A FHIR resource as the answer (`application/fhir+json`), never cached or sniffed. */
 export function fhirJsonResponse(resource: unknown) {

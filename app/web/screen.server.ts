@@ -5,9 +5,9 @@ import type { Actor } from "~/domain/accounts/index.server";
 import type { Client } from "~/domain/platform/client";
 import { HTTP_STATUS, isDomainError, type DomainError } from "~/domain/platform/errors";
 import type { Locale } from "~/i18n/config";
-import { pageQuery, pagination, type Paged, type PageQuery } from "~/utils/api.server";
-import { refusalText } from "~/utils/refusal-text.server";
-import { redirectWithError } from "~/utils/toast.server";
+import { pageQuery, pagination, type Paged, type PageQuery } from "~/web/api.server";
+import { refusalText } from "~/web/refusal-text.server";
+import { redirectWithError } from "~/web/toast.server";
 import { asRefusal } from "./faults.server";
 
 /**

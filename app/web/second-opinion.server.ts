@@ -2,8 +2,8 @@ import type { TFunction } from "i18next";
 import type { Actor } from "~/domain/accounts/index.server";
 import { requestSecondOpinion } from "~/domain/consultation/index.server";
 import { isDomainError } from "~/domain/platform/errors";
-import { toastFailure } from "~/utils/screen.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 /**
  * The "Ask for a second opinion" form (decision 0038), on the add-review screen (the expert of the

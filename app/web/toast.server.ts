@@ -34,7 +34,7 @@ export const redirectWithError = (url: string, message: string, init?: ResponseI
  * read and nothing to clear, so no cookie is set either; a toast cookie that holds no toast (what
  * remix-toast leaves after showing one) is removed rather than written again empty. An empty
  * cookie on every page made every page personal to its browser (never kept, see
- * app/utils/page-cache.server.ts).
+ * app/web/page-cache.server.ts).
  */
 export async function getToast(request: Request): ReturnType<ReturnType<typeof toasts>["getToast"]> {
   if (!/(?:^|;)\s*toast=/.test(request.headers.get("Cookie") ?? ""))

@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
 import type { DomainError } from "~/domain/platform/errors";
-import { log } from "~/utils/log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * A refusal's words (decision 0059): the one place where a DomainError becomes text for a person,

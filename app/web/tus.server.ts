@@ -16,11 +16,11 @@ import {
 import type { Actor } from "~/domain/accounts/index.server";
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { errorResponse, jsonResponse } from "./api.server";
 import { fileActor } from "./file-access.server";
 import { asRefusal } from "./faults.server";
-import { log } from "./log.server";
+import { log } from "~/lib/log.server";
 import { clientOf } from "./request.server";
 
 /**

@@ -11,13 +11,13 @@ import { isDomainError } from "~/domain/platform/errors";
 import { answeredIdempotencyKey } from "~/domain/platform/index.server";
 import type { UploadKind } from "~/domain/records/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { newId } from "~/utils/ids.server";
+import { newId } from "~/lib/ids.server";
 import { errorResponse, isOutboxRequest, jsonResponse, readJson } from "./api.server";
 import { asRefusal } from "./faults.server";
-import { log } from "./log.server";
+import { log } from "~/lib/log.server";
 import { parseUpload } from "./multipart.server";
 import { replay } from "./idempotency.server";
-import { DEFAULT_TIME_ZONE, formatDay } from "./format";
+import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
 import { clientOf } from "./request.server";
 import { actorFromCookie, sessionCookie } from "./session-cookie.server";
 

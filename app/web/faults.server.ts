@@ -4,7 +4,7 @@ import { pingDatabase } from "~/db/client.server";
 import { diskFilledUp, diskState } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 import { StoreFault } from "~/storage/faults.server";
-import { log } from "./log.server";
+import { log } from "~/lib/log.server";
 
 /**
  * When a part CareBridge depends on fails (issue 44): which part, and whether it is unreachable
