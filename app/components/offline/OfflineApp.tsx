@@ -13,7 +13,7 @@ import {
 } from "~/offline/outbox.client";
 import { openPayload } from "~/offline/store";
 import type { OfflineSession } from "~/offline/types";
-import { RegisterForm } from "~/routes/dashboard.centre.register/RegisterForm";
+import { RegisterForm } from "~/components/care/RegisterForm";
 import type { OfflineLoaded } from "./loaded";
 import { consentTextDate } from "~/lib/consent-text";
 import { OfflineFollowUp, OfflineUpload, smallerFile, useKeepError, type Whom } from "./OfflineForms";
@@ -110,9 +110,7 @@ function OfflineRegister({
         </p>
       )}
       <RegisterForm
-        title={t("registration.registerTitle")}
-        notAllowed={null}
-        centre={{ _id: session.centre?._id ?? "", name: session.centre?.name ?? "" } as never}
+        centreName={session.centre?.name ?? ""}
         lang={lang}
         consentText={consent.text}
         consentQuestion={consent.question}

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
@@ -10,7 +10,7 @@ import { CONSENT_TEXT_VERSION } from "~/schemas/registration";
 import { requireActor } from "~/web/auth.server";
 import { centreOrRefusal } from "~/web/centre-screen.server";
 import { registerAction } from "./register.server";
-import { RegisterForm, type Loaded } from "./RegisterForm";
+import { RegisterForm } from "~/components/care/RegisterForm";
 
 /**
  * Registering a patient at the centre (decision 0030). Consent comes first: the worker picks the
@@ -48,7 +48,18 @@ export async function action(args: ActionFunctionArgs) {
 export default function RegisterPatient() {
   const { t } = useTranslation();
   const loaded = useLoaderData<typeof loader>();
+  const lastResult = useActionData<typeof action>();
   if (loaded.notAllowed !== null)
     return <NotAllowed title={t("registration.registerTitle")} message={loaded.notAllowed} />;
-  return <RegisterForm {...(loaded as Loaded)} />;
+  return (
+    <RegisterForm
+      centreName={loaded.centre.name}
+      lang={loaded.lang}
+      consentText={loaded.consentText}
+      consentQuestion={loaded.consentQuestion}
+      textVersion={loaded.textVersion}
+      textDate={loaded.textDate}
+      lastResult={lastResult}
+    />
+  );
 }

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type Submission, type SubmissionResult } from "@conform-to/react";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { FilePicker } from "~/components/ui/FilePicker";
 import { useTranslation } from "~/i18n/useTranslation";
 import { PageHeader } from "~/components/reports/PageHeader";
@@ -9,11 +9,24 @@ import { LANGUAGES } from "~/i18n/config";
 import { FACILITATED_METHODS, METHOD_KEYS, registrationSchema } from "~/schemas/registration";
 import { parseFormData } from "~/schemas/strict";
 import { Radios } from "~/components/ui/Radios";
-import type { action, loader } from "./route";
 import { messageText } from "~/i18n/message";
 
-/** The consent-first registration form (decision 0030): consent in the patient's language, then their details. */
-export type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllowed: string }>;
+/**
+ * What the consent-first registration form shows (decision 0030): the centre, the consent text in
+ * the patient's language `lang` (paragraphs, then the question), the text's version and its date
+ * in words. `lastResult` is the server's answer to the last post (online) or the browser's own
+ * check (offline).
+ */
+export type RegisterFormProps = {
+  centreName: string;
+  lang: string;
+  consentText: string[];
+  consentQuestion: string;
+  textVersion: string;
+  textDate: string;
+  lastResult?: SubmissionResult<string[]> | null;
+  offline?: OfflineRegister;
+};
 
 /**
  * Offline (the outbox screen, decision 0063): the form is checked in the browser with the same
@@ -22,23 +35,23 @@ export type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { 
 export type OfflineRegister = {
   onLanguage: (code: string) => void;
   onSubmit: (data: FormData) => void;
-  lastResult?: SubmissionResult<string[]>;
 };
 
+/** The form itself: the route (online, posted) and the offline app (kept in the outbox) both draw it. */
 export function RegisterForm({
-  centre,
+  centreName,
   lang,
   consentText,
   consentQuestion,
   textVersion,
   textDate,
+  lastResult,
   offline,
-}: Loaded & { offline?: OfflineRegister }) {
+}: RegisterFormProps) {
   const { t } = useTranslation();
-  const actionResult = useActionData<typeof action>();
   const [form, fields] = useForm<Record<string, string>>({
     id: "register-patient",
-    lastResult: offline ? offline.lastResult : actionResult,
+    lastResult,
     defaultValue: { preferredLanguage: lang, countryCode: "+91" },
     shouldValidate: "onSubmit",
     onValidate: offline
@@ -60,7 +73,7 @@ export function RegisterForm({
     <section className="mx-auto max-w-2xl">
       <PageHeader
         title={t("registration.registerTitle")}
-        intro={t("registration.registerIntro", { centre: centre.name })}
+        intro={t("registration.registerIntro", { centre: centreName })}
       />
       {refused && (
         <div
