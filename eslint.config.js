@@ -2,6 +2,20 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
+// Every helper on its floor (decision 0078). The building blocks in app/lib/ (log, ids, phone…)
+// sit below the domain; the web adapters in app/web/ (api, screen, tus, forms…) above it. The
+// floors below the adapters — lib, db, storage, schemas, the domain — never import them, nor the
+// routes, the components or the offline app. scripts/import-cycles.mjs checks every floor.
+const parseWithZod = {
+  name: "@conform-to/zod",
+  importNames: ["parseWithZod"],
+  message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
+};
+const upOf = (floor) => ({
+  regex: "^(~/|(\\.{1,2}/)+(app/)?)(web|routes|components|offline|sw|openapi)(/|$)",
+  message: `${floor} sits below the web adapters, routes and screens (decision 0078): import app/lib, never app/web.`,
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -39,20 +53,14 @@ export default tseslint.config(
   {
     // Booleans and lists of form posts are read in one place: app/schemas/strict.ts. Outside the
     // domain, its server side is reached through each context's index (what the context offers);
-    // the browser-safe modules (errors, specialties, budgets, paging, client) are imported as they are.
+    // the browser-safe modules (errors, paging, client) are imported as they are.
     files: ["app/**/*.{ts,tsx}", "server/**/*.ts"],
     ignores: ["app/schemas/strict.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
-          paths: [
-            {
-              name: "@conform-to/zod",
-              importNames: ["parseWithZod"],
-              message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
-            },
-          ],
+          paths: [parseWithZod],
           patterns: [
             {
               regex: "(^~/|^(\\.{1,2}/)+(app/)?)domain/[a-z-]+/(?!index\\.server$)[a-z-]+\\.server$",
@@ -64,40 +72,47 @@ export default tseslint.config(
     },
   },
   {
-    // The domain's boundaries (decision 0025). It knows neither HTTP nor Remix (routes and utils
-    // adapt it), nor the database dialect (app/db/, decision 0010), nor the adapters' own modules.
+    // The floors below the domain: lib, db, storage, schemas (decision 0078). This block replaces
+    // the one above for them, so it repeats its rules.
+    files: ["app/{lib,db,storage,schemas}/**/*.{ts,tsx}", "app/{budgets,site,config.server}.ts"],
+    ignores: ["app/schemas/strict.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [parseWithZod],
+          patterns: [
+            upOf("This module"),
+            {
+              regex: "(^~/|^(\\.{1,2}/)+(app/)?)domain(/|$)",
+              message: "The domain builds on this floor, not the other way round (decision 0078).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The domain's boundaries (decision 0025). It knows neither HTTP nor Remix (routes and web
+    // adapters adapt it), nor the database dialect (app/db/, decision 0010), nor the adapters' own modules.
     // This block replaces the one above for app/domain, so it repeats its rule.
     files: ["app/domain/**/*.{ts,tsx}"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
-          paths: [
-            {
-              name: "@conform-to/zod",
-              importNames: ["parseWithZod"],
-              message: "Use parseFormData (or formSchema) from ~/schemas/strict.",
-            },
-          ],
+          paths: [parseWithZod],
           patterns: [
             {
               regex: "^@remix-run/",
               message:
-                "The domain never sees a Request or a cookie: HTTP belongs to app/utils (e.g. session-cookie.server.ts) and the routes.",
+                "The domain never sees a Request or a cookie: HTTP belongs to app/web (e.g. session-cookie.server.ts) and the routes.",
             },
+            upOf("The domain"),
             {
               regex: "^drizzle-orm/[^/]+-core(/|$)",
               message:
                 "Dialect code lives in app/db/ (decision 0010): alias from ~/db/alias, the rate-limit store from ~/db/ratelimit-store.server.",
-            },
-            {
-              regex: "^(~/|(\\.{1,2}/)+)(app/)?utils/api",
-              message:
-                "The API adapter depends on the domain, not the other way round (pages: platform/paging).",
-            },
-            {
-              regex: "^(~/|(\\.{1,2}/)+)(app/)?routes(/|$)",
-              message: "Routes depend on the domain, not the other way round.",
             },
             {
               // Inside the domain too, another context is reached only through what it offers

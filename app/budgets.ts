@@ -1,6 +1,8 @@
 /**
  * Every rate-limit budget and its default (decisions 0008 and 0021), as plain data: the config
- * reads it to check `RATE_LIMITS` at start-up, `ratelimit.server.ts` counts with it.
+ * reads it to check `RATE_LIMITS` at start-up, `domain/platform/ratelimit.server.ts` counts with
+ * it. It sits beside the config, on the config's floor, so the config reads nothing above it
+ * (decision 0078).
  *
  * A budget counts per client `address` (a coarse abuse guard: a clinic, a health camp or a
  * carrier-grade NAT puts many people behind one address), per `account` (the account, the

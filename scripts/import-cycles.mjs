@@ -1,6 +1,7 @@
 // Lists import circles among app/ and server/ modules (relative and ~/ imports, type imports
 // included — except a folder route's sections reading their own route.tsx's types; --values
-// ignores every `import type`). Exits 1 when there is one. Usage:
+// ignores every `import type`), and every import that runs back up a floor (FLOORS below,
+// decision 0078). Exits 1 when there is one. Usage:
 //   node scripts/import-cycles.mjs [--values]
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -127,4 +128,47 @@ console.log(
     ? `${contextCircles.length} circle(s) between domain contexts`
     : "no circles between domain contexts",
 );
-process.exitCode = circles.length || contextCircles.length || platformDeps.length ? 1 : 0;
+
+// Every helper on its floor (decision 0078): a module imports only from its own room or a room on
+// a lower floor. A room is a folder of app/ (app/lib, app/web…) or a file at its top (config,
+// budgets…); server/ is one room. A new folder must be given its floor here.
+const FLOORS = [
+  ["site", "i18n", "types", "budgets"],
+  ["config"],
+  ["lib"],
+  ["db"],
+  ["storage"],
+  ["schemas"],
+  ["domain"],
+  ["web"],
+  ["openapi"],
+  ["offline"],
+  ["components", "sw"],
+  ["routes", "root", "entry"],
+  ["server"],
+];
+const floorOf = new Map(FLOORS.flatMap((rooms, i) => rooms.map((r) => [r, i])));
+const roomOf = (f) => {
+  const parts = path.relative(root, f).split(path.sep);
+  if (parts[0] === "server") return "server";
+  return parts.length > 2 ? parts[1] : parts[1].split(".")[0];
+};
+let upArrows = 0;
+const unplaced = new Set();
+for (const [f, deps] of graph) {
+  const from = roomOf(f);
+  if (!floorOf.has(from)) unplaced.add(from);
+  for (const d of deps) {
+    const to = roomOf(d);
+    if (to === from || !floorOf.has(from) || !floorOf.has(to)) continue;
+    if (floorOf.get(to) > floorOf.get(from)) {
+      upArrows++;
+      console.log(`up a floor: ${path.relative(root, f)} (${from}) → ${path.relative(root, d)} (${to})`);
+    }
+  }
+}
+for (const r of unplaced)
+  console.log(`room without a floor: app/${r} — add it to FLOORS in scripts/import-cycles.mjs`);
+console.log(upArrows ? `${upArrows} import(s) up a floor` : "no import runs up a floor");
+process.exitCode =
+  circles.length || contextCircles.length || platformDeps.length || upArrows || unplaced.size ? 1 : 0;

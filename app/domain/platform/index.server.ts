@@ -13,7 +13,6 @@
 export { DomainError, type DomainErrorCode, HTTP_STATUS, isDomainError, zodFieldErrors } from "./errors";
 export { type Client, UNKNOWN_CLIENT } from "./client";
 export { type Paged, type PageQuery } from "./paging";
-export { applyRateLimits, type Budgets } from "~/budgets";
 export type { Actor } from "./actor";
 export {
   answeredIdempotencyKey,

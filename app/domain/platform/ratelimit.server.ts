@@ -13,7 +13,7 @@ import { DomainError } from "./errors";
 /**
  * Rate limits (decision 0008). Counters live in the database by default (table `rate_limits`),
  * so every worker process — and on PostgreSQL every node — counts together; each consume is one
- * atomic upsert. Budgets (budgets.ts, overridable with RATE_LIMITS) are per client address (an
+ * atomic upsert. Budgets (app/budgets.ts, overridable with RATE_LIMITS) are per client address (an
  * IPv6 client counts by its /64; a coarse guard, since many people share one), per account or
  * recipient, and per account+address pair; one address exhausting its budget never touches
  * another address's budget.
@@ -24,7 +24,7 @@ const HOUR = 60 * MINUTE;
 
 export { BUDGETS, type LimitedAction };
 
-/** A budget as configured (the defaults in budgets.ts with RATE_LIMITS applied). */
+/** A budget as configured (the defaults in app/budgets.ts with RATE_LIMITS applied). */
 const budgetOf = (action: LimitedAction): BudgetSet => config().budgets[action];
 
 /**
