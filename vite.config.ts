@@ -39,7 +39,7 @@ export default defineConfig(({ isSsrBuild }) => ({
  * tests/domain reaches directly on both backends; these files add what only a running server shows:
  * streaming and storage, coordination through the database between processes and requests, and
  * assertions that differ by backend. A domain function that only another HTTP file reached got a
- * domain test (the coverage evidence is in docs/decisions/0053-coverage-evidence.md).
+ * domain test (the coverage evidence is in docs/decisions/0077-coverage-evidence.md).
  */
 export const PG_S3_HTTP_FILES = [
   // streaming and storage

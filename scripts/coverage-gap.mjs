@@ -1,4 +1,4 @@
-// Which functions of app/domain/** and app/db/** a set of test runs reached (decision 0053).
+// Which functions of app/domain/** and app/db/** a set of test runs reached (decision 0077).
 //
 //   node scripts/coverage-gap.mjs map <out.json> <input>...
 //   node scripts/coverage-gap.mjs gap <a.json> <b.json>      (reached by a, never by b)
@@ -9,7 +9,7 @@
 // experimentalAstAwareRemapping (the in-process domain tests). Each function is named by the
 // TypeScript parser (name, file, line; anonymous ones by the function they are in) and counted as
 // reached when V8 saw it called. Uses typescript and @jridgewell/trace-mapping (Vite's) from
-// node_modules. See docs/decisions/0053-coverage-evidence.md for the commands of a full run.
+// node_modules. See docs/decisions/0077-coverage-evidence.md for the commands of a full run.
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";

@@ -27,7 +27,7 @@ import {
 
 /*
  * Domain functions whose queries or store calls only the SQLite-only HTTP suites reached (the
- * coverage comparison in docs/decisions/0053-coverage-evidence.md). Here they are called directly,
+ * coverage comparison in docs/decisions/0077-coverage-evidence.md). Here they are called directly,
  * so they run on SQLite and, in the pg-s3 project, on PostgreSQL + S3: what each returns and what
  * it leaves in the tables is checked on both.
  *
