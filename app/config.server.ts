@@ -69,9 +69,9 @@ const envSchema = z.object({
   OHIF_URL: z.string().url().optional(),
   /** The longest voice note accepted, in seconds (decision 0037). */
   VOICE_MAX_SECONDS: z.coerce.number().int().min(5).max(600).default(120),
-  /** Free space (MB) below which /healthz says "degraded" and admins see a warning (issue 44). */
+  /** Free space (MB) below which /healthz says "degraded" and admins see a warning (decision 0060). */
   DISK_LOW_MB: z.coerce.number().min(0).default(500),
-  /** Space (MB) kept for sign-in, reading and deleting: new files are refused (507) below it (issue 44). */
+  /** Space (MB) kept for sign-in, reading and deleting: new files are refused (507) below it (decision 0060). */
   DISK_RESERVE_MB: z.coerce.number().min(0).max(4096).default(32),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ENCRYPTION_KEY: z

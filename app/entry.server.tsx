@@ -193,7 +193,7 @@ export function handleError(
   { request, context }: { request: Request; context?: AppLoadContext },
 ) {
   if (request.signal.aborted) return;
-  // The database or the store is down (issue 44): logged once per outage, answered 503/507 by the server.
+  // The database or the store is down (decision 0060): logged once per outage, answered 503/507 by the server.
   const fault = faultOf(error);
   if (fault) {
     noteFault(fault, error);

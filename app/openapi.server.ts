@@ -995,7 +995,7 @@ const ERROR_TEXT: Record<number, string> = {
 
 /**
  * What any operation may answer besides its own refusals: a wrong method, a fault of ours, a part
- * that is down (503) and, for one that stores something, a full disk (507) — issue 44.
+ * that is down (503) and, for one that stores something, a full disk (507), decision 0060.
  */
 function commonErrors(method: string): number[] {
   return method === "get" || method === "head" || method === "delete"

@@ -19,7 +19,7 @@ export type RefusalKind = "crossSite" | "tooLarge" | "badRequest";
 export type RequestDone = { method: string; route: string; status: number; ms: number };
 export type AppHooks = {
   refusal: (request: Request, kind: RefusalKind) => Promise<Response>;
-  /** Which part failed when an error is the database's or the store's own (issue 44), else null. */
+  /** Which part failed when an error is the database's or the store's own (decision 0060), else null. */
   faultOf?: (err: unknown) => Fault | null;
   /** The 503 (Retry-After) or 507 answer to a request that failed for that fault. */
   faultRefusal?: (request: Request, fault: Fault) => Promise<Response>;
@@ -477,7 +477,7 @@ export function createHandler(opts: HandlerOptions) {
         opts.log({ level: "error", msg: "unhandled", error: String((err as Error)?.stack ?? err) });
       response = new Response("Internal Server Error", { status: 500 });
     }
-    // The database or the store failed (issue 44): not a fault of ours, and the client may try again.
+    // The database or the store failed (decision 0060): not a fault of ours, and the client may try again.
     if (response.status >= 500 && context.fault && opts.hooks.faultRefusal) {
       response = await faultAnswer(request, pathname, response, context.fault, opts.hooks.faultRefusal);
     }

@@ -3,7 +3,7 @@ import type { ServerBuild } from "@remix-run/node";
 
 /**
  * The route label of a request (the log line, the metrics, the trace span) from the route table,
- * never from the URL (issue 43): `/update-password/:token`, never the token; a path no route
+ * never from the URL (a token in a path is a secret: decision 0033): `/update-password/:token`, never the token; a path no route
  * matches is one fixed label. The app names the pattern it matched (`named`, built from the
  * matched route's params); it is taken when it is one of the table's patterns, which saves the
  * matching (~35 µs) on nearly every request, and otherwise the path is matched against the table.

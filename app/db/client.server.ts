@@ -104,7 +104,7 @@ export function openSqlite(file: string) {
 /**
  * Moves every committed page from the write-ahead log into the database file and empties the log,
  * at start (a process that was killed, or stopped on a full disk, leaves its rows in the log) and
- * at shutdown: then the database file alone holds everything, for whoever copies it (issue 44).
+ * at shutdown: then the database file alone holds everything, for whoever copies it (decision 0060).
  * A checkpoint that cannot finish (a reader still open, no space) is left to the next one.
  */
 function checkpoint(sqlite: Database.Database) {
@@ -131,7 +131,7 @@ class Client extends pg.Client {
     super(config);
     // A connection the server ends (restart, failover, `pg_ctl stop`) while the client is checked
     // out between queries (an advisory lock held over a job) emits "error" on the client, which the
-    // pool only listens for while it is idle: unheard, it ended the process (issue 44). Its next
+    // pool only listens for while it is idle: unheard, it ended the process (decision 0060). Its next
     // query fails instead ("not queryable": answered 503), and the pool drops it on release.
     this.on("error", () => {});
   }

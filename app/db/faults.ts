@@ -1,5 +1,5 @@
 /**
- * What an error from the database says about the database itself (issue 44): it cannot be reached
+ * What an error from the database says about the database itself (decision 0060): it cannot be reached
  * now (down, restarting, out of connections, locked too long), or it is out of space. Anything else
  * — a constraint, a bad query — is not a fault of the database and stays a bug. Dialect knowledge
  * (SQLSTATEs, SQLite result codes) lives here.

@@ -36,7 +36,7 @@ function storageStatus() {
 
 /**
  * Liveness of this node's dependencies: the database and the file store (local folder or bucket),
- * and its free disk space (issue 44): "low" or "full" makes the node "degraded" — it still serves
+ * and its free disk space (decision 0060): "low" or "full" makes the node "degraded" — it still serves
  * (200), but someone must make room.
  */
 export async function loader() {

@@ -7,7 +7,7 @@ const THEME = "#0b5f56";
 const BACKGROUND = "#ffffff";
 
 /**
- * GET /manifest.webmanifest — the installable web app's manifest (issue 45, decision 0066), in the
+ * GET /manifest.webmanifest — the installable web app's manifest (decision 0066), in the
  * language the pages use (`?lng=` first, then the `lng` cookie, as remix-i18next reads them). The
  * page links it with `?lng=` because browsers fetch a manifest without cookies. The same for
  * everyone asking in one language: no personal data.

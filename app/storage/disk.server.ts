@@ -5,7 +5,7 @@ import { config } from "~/config.server";
 import { log } from "~/lib/log.server";
 
 /**
- * Free space where this node keeps data (issue 44, decision 0060): the SQLite database's folder and
+ * Free space where this node keeps data (decision 0060): the SQLite database's folder and
  * the local file store's. Below DISK_LOW_MB /healthz says "degraded", /metrics and the admin's home
  * show it; below DISK_RESERVE_MB new files are refused (507) so that what is left serves sign-in,
  * reading and deleting, whose rows (sessions, the access trail) must still be written. For a disk

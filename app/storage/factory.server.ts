@@ -26,7 +26,7 @@ export function blobStore(): BlobStore {
   return store.store;
 }
 
-/** The same store, its own faults (unreachable, out of space) rethrown as StoreFault (issue 44). */
+/** The same store, its own faults (unreachable, out of space) rethrown as StoreFault (decision 0060). */
 function faultsNamed(inner: BlobStore): BlobStore {
   const named = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -39,7 +39,7 @@ function faultsNamed(inner: BlobStore): BlobStore {
     kind: inner.kind,
     put: (key, body) =>
       named(async () => {
-        // Below the reserve a new file is refused before a byte is written (issue 44).
+        // Below the reserve a new file is refused before a byte is written (decision 0060).
         if (inner.kind === "local" && (await diskFull("uploads")))
           throw new StoreFault("full", { cause: new Error("less free space than DISK_RESERVE_MB") });
         return inner.put(key, body);

@@ -1,7 +1,7 @@
 import { causes, NETWORK } from "~/db/faults";
 
 /**
- * An error of the file store itself (issue 44): it cannot be reached now (the bucket's endpoint is
+ * An error of the file store itself (decision 0060): it cannot be reached now (the bucket's endpoint is
  * down or answers 5xx, the folder's disk fails) or the disk is full. The store wrapper
  * (factory.server.ts) rethrows such errors as a StoreFault, so the adapters can answer 503 or 507
  * without knowing which store runs; every other error (a refused body, a missing object) passes

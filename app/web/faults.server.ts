@@ -7,7 +7,7 @@ import { StoreFault } from "~/storage/faults.server";
 import { log } from "~/lib/log.server";
 
 /**
- * When a part CareBridge depends on fails (issue 44): which part, and whether it is unreachable
+ * When a part CareBridge depends on fails (decision 0060): which part, and whether it is unreachable
  * (503 with Retry-After: the request may simply be sent again) or out of space (507). The API, the
  * screens' forms and the upload protocol answer it as a refusal with a message; any other request
  * (a page's loader, a file) gets the server's small page or JSON error (server/http.ts), never a 500.

@@ -28,7 +28,7 @@ export async function refusal(request: Request, kind: RefusalKind): Promise<Resp
 }
 
 /**
- * The answer to a request that failed because the database or the store did (issue 44), when no
+ * The answer to a request that failed because the database or the store did (decision 0060), when no
  * form or API handler answered it first (a page's loader, a file): 503 with Retry-After, or 507.
  */
 export async function faultRefusal(request: Request, fault: Fault): Promise<Response> {

@@ -15,7 +15,7 @@ export type RequestContext = {
    * sets `nonce` only when the page it drew is public (no user, no toast, no cookie set).
    */
   pageCache?: { nonce?: string };
-  /** Set when the request failed because the database or the store did (issue 44): the server answers 503/507. */
+  /** Set when the request failed because the database or the store did (decision 0060): the server answers 503/507. */
   fault?: Fault;
 };
 

@@ -154,7 +154,7 @@ describe("second opinions", () => {
   });
 });
 
-describe("one expert, one opinion of a case (issue 43)", () => {
+describe("one expert, one opinion of a case (decision 0058)", () => {
   it("whoever claimed, gave or asked for an opinion of the case takes no other; only the second's holder reads the first", async () => {
     const patient = await makePatient();
     const cardio = await makeExpert({ specialties: ["Cardiology"] });

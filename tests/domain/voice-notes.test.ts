@@ -13,7 +13,7 @@ import {
 } from "../helpers/factories";
 
 /*
- * Voice notes in the domain (decisions 0037 and 0058, issue 43): who holds a report may speak and
+ * Voice notes in the domain (decisions 0037 and 0058): who holds a report may speak and
  * type beside it (the live claimant, not one whose claim ended), the fields say what they mean,
  * and hearing a note shares one decrypted copy and spends the account's budget.
  */

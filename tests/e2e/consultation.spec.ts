@@ -111,7 +111,7 @@ const toaster = (page: Page) => page.getByTestId("toaster");
 const pageTop = (l: Locator) => l.evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
 
 /**
- * The review screen puts the opinion form first (issue 43): above "Ask for a second opinion" and
+ * The review screen puts the opinion form first (decision 0058): above "Ask for a second opinion" and
  * the spoken explanation at 1280 and 360 px, in the first screenful at 1280, with the report
  * still in view beside it while the expert writes the summary.
  */

@@ -10,7 +10,7 @@ import { logIn, mailedCode } from "./fixtures";
 import { offlineRevision, secondRelease } from "./release";
 
 /**
- * The installable offline app (issue 45, decision 0066) in real Chromium: a health worker's
+ * The installable offline app (decision 0066) in real Chromium: a health worker's
  * dashboard registers the service worker, which answers a dashboard visit without a network with
  * the precached offline screen in their language; experts and public pages register none; a new
  * release waits until the person reloads through the banner, and IndexedDB survives it. This file

@@ -23,7 +23,7 @@ import { shot } from "./helpers";
 import { secondRelease } from "./release";
 
 /**
- * Issue 45: a health worker works without a signal, in Hindi at 360 px (decision 0063). Signs in
+ * Decision 0063: a health worker works without a signal, in Hindi at 360 px. Signs in
  * online, goes offline, reloads (the app opens from the service worker's cache), registers two
  * patients (one with a thumbprint photo), keeps three report photos and a voice description, prints
  * a slip; back online everything arrives once (counted in the database) and every item says "sent".

@@ -277,7 +277,7 @@ export const JPEG_LS_LOSSLESS = "1.2.840.10008.1.2.4.80";
 
 /**
  * A JPEG-LS (lossless) instance whose one fragment is a garbage codestream (a start-of-image marker,
- * then noise): the codec traps on it (issue 43).
+ * then noise): the codec traps on it (decision 0056).
  */
 export function jpegLsGarbageInstance(o: DicomOptions = {}): Buffer {
   const garbage = Buffer.alloc(4096, 0x41);

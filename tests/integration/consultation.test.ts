@@ -232,7 +232,7 @@ describe("routing by specialty", () => {
       tok.patho,
     );
     expect(changed.status).toBe(200);
-    // A specialty added sends the expert back to an admin (issue 43), as a registration change does.
+    // A specialty added sends the expert back to an admin (decision 0058), as a registration change does.
     expect(changed.body.data.approved).toBe(false);
     expect(changed.body.message).toMatch(/registration or specialties changed/);
     expect((await api.post("/expert/approve-expert", { expertId: ids.patho }, tok.admin)).status).toBe(200);

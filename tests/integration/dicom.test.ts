@@ -324,7 +324,7 @@ describe("previews", () => {
   });
 });
 
-describe("previews under attack (issue 43)", () => {
+describe("previews under attack (decision 0056)", () => {
   it("a frame that traps the decoder costs only its own render: after 40 of them RLE and JPEG still render", async () => {
     const bad = await upload(tok.patientA, "garbage-jls.dcm", jpegLsGarbageInstance());
     expect(bad.status).toBe(201);

@@ -9,7 +9,7 @@ import { spawnApp, type AppProcess } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
- * Issue 44, point 1: a clinic's disk fills up. On a small filesystem the test mounts (tmpfs, 48 MB)
+ * Decision 0060: a clinic's disk fills up. On a small filesystem the test mounts (tmpfs, 48 MB)
  * and fills: new reports are refused with 507 and a message saying so; signing in, reading a report,
  * opening its file and deleting it still work (their rows are written in the space the node keeps);
  * /healthz says "degraded", /metrics shows the free space, the admin's home warns; and once room is
@@ -79,7 +79,7 @@ async function eventually(ok: () => Promise<boolean>) {
   return false;
 }
 
-describe("a full disk (issue 44)", () => {
+describe("a full disk (decision 0060)", () => {
   it("refuses new reports with 507, keeps signing in, reading, opening and deleting; says so everywhere; recovers", async () => {
     const kept = await upload();
     expect(kept.status).toBe(201);

@@ -380,7 +380,7 @@ describe("taking a profile over", () => {
     };
     const wrong = await phone.post("/take-over", form);
     expect(wrong.status).toBe(400);
-    // The code's field error says how many tries are left: no placeholder reaches her (issue 43, 14).
+    // The code's field error says how many tries are left: no placeholder reaches her (decision 0059).
     const wrongText = pageText(await wrong.text());
     expect(wrongText).toMatch(/code/i);
     expect(wrongText).toContain("4 tries left");
@@ -418,11 +418,11 @@ describe("taking a profile over", () => {
     expect(row?.account_id).toBe(ids.daughter);
     expect(row?.taken_over_at).toBeTruthy();
 
-    // Her father heard at once, with a "this was not me" link (issue 43, 1).
+    // Her father heard at once, with a "this was not me" link (decision 0055).
     const notice = await smtp.waitFor(emails.father, /not-me/);
     expect(notice.raw).toMatch(/\/take-over\/not-me\/[A-Za-z0-9_-]{16,}/);
 
-    // My data says who gave review consent for the report he uploaded, and when (issue 43, 19).
+    // My data says who gave review consent for the report he uploaded, and when (decision 0055).
     const her = new Browserish(server.url);
     expect((await her.post("/login", { email: own.e164, password: NEW_PASSWORD })).status).toBe(302);
     const myData = pageText(await (await her.fetch("/dashboard/my-data")).text());
@@ -544,7 +544,7 @@ describe("taking a profile over", () => {
   });
 });
 
-describe("a take-over proves the person is the patient (issue 43, point 1)", () => {
+describe("a take-over proves the person is the patient (decision 0055)", () => {
   /** A centre patient inserted as registration makes one: a slip ID, a year of birth, maybe a phone. */
   async function centrePatient(
     shortId: string,

@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 
 /*
- * Issue 44: when the database or the file store fails, every request gets an honest answer — 503
+ * Decision 0060: when the database or the file store fails, every request gets an honest answer — 503
  * with Retry-After and the API's JSON error (a small page for screens), never a 500 — the log says
  * so once per outage, and the app serves again within 10 s of the part coming back, with every
  * acknowledged write still there. Its own PostgreSQL, S3 store and SMTP server, stopped and started.
@@ -100,7 +100,7 @@ const asResult = async (res: Response) => ({
 });
 
 /**
- * A small steady load while a part fails (issue 44): `workers` clients each upload and list, one
+ * A small steady load while a part fails (decision 0060): `workers` clients each upload and list, one
  * request after another, until stopped. Every answer's status is kept, every 503's Retry-After
  * checked, and every upload the server acknowledged (201) remembered.
  */
@@ -142,7 +142,7 @@ async function secondsUntil(ok: () => Promise<boolean>): Promise<number> {
   return Infinity;
 }
 
-describe("a part that fails (issue 44)", () => {
+describe("a part that fails (decision 0060)", () => {
   it("under a steady load of uploads and lists, each part down for 2 s: only 200/201/503 (with Retry-After), and every acknowledged upload is kept", async () => {
     const load = steadyLoad();
     await new Promise((r) => setTimeout(r, 500));

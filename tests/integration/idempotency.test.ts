@@ -8,7 +8,7 @@ import { Browserish, pageText, startServer, type TestServer } from "../helpers/s
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
- * `Idempotency-Key` on every create an offline item can call (issue 45, point 4; decision 0062),
+ * `Idempotency-Key` on every create an offline item can call (decision 0062),
  * over HTTP against the built app (SQLite, and PostgreSQL + S3 with TEST_BACKEND=pg-s3). For each:
  * without a key as before; the same key and body → the first answer replayed and one record
  * (counted through the API); the same key with another body → 422; two at once with one key →

@@ -5,7 +5,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, resetTokenFrom, startSmtp } from "../helpers/smtp";
 
 /**
- * The mail outbox (issue 44 point 4, decision 0061), on the built server with two worker
+ * The mail outbox (decision 0061), on the built server with two worker
  * processes sharing one database and a real SMTP server that is stopped and started again on its
  * port: a code the person waits for is refused honestly (503, Retry-After, an error logged) while
  * SMTP is down; a reset link requested meanwhile arrives when it returns, exactly once, and its

@@ -134,7 +134,7 @@ describe("OpenAPI 3.1 document", () => {
     expect(() => userObject.strict().parse(me.body.data)).not.toThrow();
   });
 
-  it("says what the voice notes, the letter, follow-ups and $everything take and who may call them (issue 43)", async () => {
+  it("says what the voice notes, the letter, follow-ups and $everything take and who may call them (decisions 0037 and 0058)", async () => {
     const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
     const list = doc.paths["/voice-notes"].get;
     expect(list.parameters).toContainEqual(

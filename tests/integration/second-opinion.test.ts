@@ -304,7 +304,7 @@ describe("what the patient sees", () => {
     const html = (await res.text()).replace(/&#x27;|&#39;/g, "'");
     expect(html).toContain("First opinion — Dr Kumar Test (Cardiology)");
     expect(html).toContain("Second opinion — Dr Ravi Test (Radiology)");
-    // The verdict is a sentence of its own, then the reason (issue 43, point 19).
+    // The verdict is a sentence of its own, then the reason (decision 0058).
     expect(html).toContain("Partly agrees with the first opinion. Reason: the axis deserves an echo");
     expect(html).toContain(`<option value="${ids.second}">`);
   });
@@ -460,7 +460,7 @@ describe("follow-ups and turnaround", () => {
   });
 });
 
-describe("one expert, one opinion of a case (issue 43)", () => {
+describe("one expert, one opinion of a case (decision 0058)", () => {
   it("an expert who claimed the first cannot take the second, by the API or the screen, and is told why", async () => {
     const up = await upload(tok.patient, "ECG");
     const ecg = up.body.data._id;

@@ -149,7 +149,7 @@ describe("adding a voice note", () => {
     expect(none.body.message).toBe("Record or choose an audio file first.");
     const badKind = await post(ids.reportA, voiceForm({ kind: "lecture" }, webmOpus(1)), tok.patientA);
     expect(badKind.status).toBe(400);
-    // A language we do not support is not stored as English (issue 43).
+    // A language we do not support is not stored as English (decision 0058).
     const kannada = await post(
       ids.reportA,
       voiceForm({ kind: "description", language: "kn" }, wav(1)),
@@ -323,11 +323,11 @@ describe("the expert's spoken explanation and the patient's spoken question", ()
     expect((await patch(notes.webm._id, { heardNote: "x" })).status).toBe(401);
     expect((await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert)).status).toBe(400);
     expect((await patch(notes.explanation._id, { heardNote: "x" }, tok.expert)).status).toBe(400);
-    // A body without the field is refused and wipes nothing (issue 43); null is how to clear.
+    // A body without the field is refused and wipes nothing (decision 0058); null is how to clear.
     const missing = await patch(notes.webm._id, {}, tok.expert);
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe("Send heardNote: the text, or null to remove it.");
-    // Each refusal says what it means, with its number (issue 43, point 14).
+    // Each refusal says what it means, with its number (decision 0059).
     const tooLong = await patch(notes.webm._id, { heardNote: "x".repeat(2001) }, tok.expert);
     expect(tooLong.body.errors.heardNote).toEqual(["Please keep the note under 2000 characters."]);
     const notText = await patch(notes.webm._id, { heardNote: 5 } as never, tok.expert);

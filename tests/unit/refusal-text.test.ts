@@ -7,7 +7,7 @@ import { errorResponse } from "~/web/api.server";
 import { formFailure } from "~/web/screen.server";
 
 /*
- * Issue 43, point 14: no placeholder ever reaches a person. Every refusal the API or a screen sends
+ * Decision 0059: no placeholder ever reaches a person. Every refusal the API or a screen sends
  * is worded in one place (refusal-text.server.ts): its message and each field error, with the
  * refusal's values. This walks every catalogue string with a placeholder, in all four languages,
  * through the API's error body and a form's answer — once with its values (each appears, none is

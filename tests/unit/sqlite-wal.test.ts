@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { closeDatabase, db } from "~/db/client.server";
 
-// Issue 44, point 5: the database file alone holds every committed row once the app has started
+// Decision 0060: the database file alone holds every committed row once the app has started
 // and once it has stopped, so a copy of it taken then (by hand, the app stopped) loses nothing.
 const rowsInFileAlone = (file: string) => {
   const copy = path.join(mkdtempSync(path.join(os.tmpdir(), "cb-wal-copy-")), "copy.db");
@@ -19,7 +19,7 @@ const rowsInFileAlone = (file: string) => {
   }
 };
 
-describe("the write-ahead log (issue 44)", () => {
+describe("the write-ahead log (decision 0060)", () => {
   it("a process killed with rows only in its log: the next start moves them into the database file", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "cb-wal-")), "app.db");
     // Another process writes 200 rows with automatic checkpoints off and dies without closing.

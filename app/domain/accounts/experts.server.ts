@@ -284,7 +284,7 @@ export async function updateExpertDetails(
           .from(expertSpecialties)
           .where(eq(expertSpecialties.userId, actor.id)),
       )).map((r) => r.s);
-      // A specialty added widens what they may sign (issue 43): dropping one only narrows it.
+      // A specialty added widens what they may sign (decision 0058): dropping one only narrows it.
       if (input.specialties.some((s) => !had.includes(s))) changed.push("specialties");
     }
     yield* expertDetailsSteps(tx, actor.id, input, now);

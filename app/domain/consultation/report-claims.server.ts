@@ -72,7 +72,7 @@ export type OtherPart = "gaveFirst" | "other";
  * Transaction steps: whether `actorId` took part in another opinion of the case of `reportId` (the
  * first report and its second opinions, decision 0038): reviewed it, holds or held its claim (the
  * row keeps its last claimant, the audit trail's `report.claim` events every earlier one), or asked
- * for it. One expert never signs two opinions of one case (issue 43, decision 0058). "gaveFirst"
+ * for it. One expert never signs two opinions of one case (decision 0058). "gaveFirst"
  * when they reviewed the first opinion or hold its live claim (or asked for a second opinion, which
  * only that expert may), "other" for any other part, else null. Run after the write to the expert's
  * own users row, so that one expert's claims and reviews of two opinions at once see each other.

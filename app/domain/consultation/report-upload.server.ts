@@ -197,7 +197,7 @@ export async function createReport(
   if (study) kickPacsSender();
   // The report is stored (committed above): what follows — the experts' notices, the access trail —
   // must not turn that into a refusal, or a client told "try again" (a database that just went
-  // away: 503) would upload it twice (issue 44). Logged instead.
+  // away: 503) would upload it twice (decision 0060). Logged instead.
   try {
     for (const expert of await expertRecipientsFor(row.reportType)) {
       notify(expert, {

@@ -44,7 +44,7 @@ export async function reviewScreenReport(
   report.matchesSpecialties = matches(report, actor.specialties ?? (await specialtiesOf(actor.id)));
   const fileAllowed = !(await fileAccessRefusal(actor, joined.report));
   // Only the expert holding the second opinion (its live claim) or who gave it reads the first
-  // opinion (issue 43: not every approved expert who opens the pending second), and the reading is
+  // opinion (decision 0058: not every approved expert who opens the pending second), and the reading is
   // recorded like a file opening.
   const holds =
     joined.report.expertId === actor.id || (liveClaim(joined.report) && joined.report.claimedBy === actor.id);

@@ -159,7 +159,7 @@ async function reportRow(reportId: string) {
 
 /**
  * Whether the expert holds the report: a pending one through their live claim (a released or
- * lapsed claim keeps its last holder in the row, who holds nothing any more: issue 43), a reviewed
+ * lapsed claim keeps its last holder in the row, who holds nothing any more: decision 0058), a reviewed
  * one as its reviewer or the expert its follow-ups went to.
  */
 function holdsReport(actor: Actor, row: typeof reports.$inferSelect) {
@@ -191,7 +191,7 @@ export async function addVoiceNote(
     if (kind !== "description" && kind !== "question" && kind !== "explanation")
       throw new DomainError("invalid", "voice.badKind", { fieldErrors: { kind: ["voice.badKind"] } });
     // No language given is English (the first clients sent none); one we do not support is refused,
-    // never stored as English (issue 43).
+    // never stored as English (decision 0058).
     const language = input.language === undefined || input.language === "" ? "en" : String(input.language);
     if (!LANGUAGES.includes(language))
       throw new DomainError("invalid", "voice.badLanguage", {
@@ -363,7 +363,7 @@ export async function setHeardNote(
     throw new DomainError("forbidden", "voice.heardNotAllowed");
   }
   if (note.kind === "explanation") throw new DomainError("invalid", "voice.heardOnlyPatients");
-  // A body without the field changes nothing (issue 43): null or "" removes the note.
+  // A body without the field changes nothing (decision 0058): null or "" removes the note.
   if (input.heardNote === undefined)
     throw new DomainError("invalid", "voice.heardRequired", {
       fieldErrors: { heardNote: ["voice.heardRequired"] },

@@ -4,7 +4,7 @@ import type { Actor } from "../platform/index.server";
 export type DiskWarning = { state: "low" | "full"; part: "database" | "uploads"; freeMb: number };
 
 /**
- * What the admin's home warns of before the disk is full (issue 44): the fullest folder whose free
+ * What the admin's home warns of before the disk is full (decision 0060): the fullest folder whose free
  * space is under DISK_LOW_MB ("low") or under DISK_RESERVE_MB ("full": new files are refused).
  * Nothing for anyone else, nor when there is room.
  */

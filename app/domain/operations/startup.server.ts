@@ -82,7 +82,7 @@ export function startup(): Promise<void> {
     // Scheduled backups (decision 0067): the owner of each node looks at the schedule; the slot's row picks one node.
     if (owner) startBackupScheduler();
     if (!owner) return;
-    // The disk: read once, which also makes the space reserve next to a SQLite database (issue 44).
+    // The disk: read once, which also makes the space reserve next to a SQLite database (decision 0060).
     diskSpace().catch((err) => log("warn", "disk space not read", { error: String(err) }));
     // At start-up nothing is in flight in a local folder, so every leftover there counts as old
     // (a crash mid-upload leaves .part files). A shared bucket may hold other nodes' uploads in

@@ -8,9 +8,9 @@ export type DomainErrorCode =
   | "too_large"
   | "unsupported_type"
   | "rate_limited"
-  /** A part the app depends on (database, file store) cannot be reached now: try again (issue 44). */
+  /** A part the app depends on (database, file store) cannot be reached now: try again (decision 0060). */
   | "unavailable"
-  /** The server is out of space: nothing new can be stored (issue 44). */
+  /** The server is out of space: nothing new can be stored (decision 0060). */
   | "insufficient_storage";
 
 export class DomainError extends Error {

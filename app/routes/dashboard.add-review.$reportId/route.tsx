@@ -139,7 +139,7 @@ export default function AddReview() {
     <section>
       <PageHeader title={t("reports.addReview")} />
       {/*
-       * The opinion form first (issue 43): at 1024 px and wider the report (or images) stays in view
+       * The opinion form first (decision 0058): at 1024 px and wider the report (or images) stays in view
        * beside it while the expert writes; the second opinion and the spoken explanation follow it.
        */}
       <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] lg:items-start">
