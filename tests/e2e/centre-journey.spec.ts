@@ -11,6 +11,10 @@ import { spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
 import { mailedCode, phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
+import { requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the real SMS gateway): skipped without it, naming the package, except under CI.
+test.skip(!requireKannel(), "needs Kannel: apt-get install -y kannel kannel-extras");
 
 /**
  * A health worker at a Health & Wellness Centre, in Hindi at 360 px, against a real Kannel: registers

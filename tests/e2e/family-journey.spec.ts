@@ -6,6 +6,10 @@ import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
 import { SHOTS_ON, shotTo } from "./helpers";
+import { requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the real SMS gateway): skipped without it, naming the package, except under CI.
+test.skip(!requireKannel(), "needs Kannel: apt-get install -y kannel kannel-extras");
 
 /**
  * A family under one phone, in Hindi at 360 px, against a real Kannel: a father's account adds his

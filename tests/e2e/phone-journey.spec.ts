@@ -15,6 +15,10 @@ import { freePort, spawnApp, type AppProcess } from "../helpers/server";
 import { startSlowProxy, type SlowProxy } from "../helpers/slow-proxy";
 import { phonePhoto } from "./fixtures";
 import { shot } from "./helpers";
+import { requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the real SMS gateway): skipped without it, naming the package, except under CI.
+test.skip(!requireKannel(), "needs Kannel: apt-get install -y kannel kannel-extras");
 
 /**
  * The phone-only patient, in Chromium at 360 px, in English and in Hindi, against a

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, storedBytes, storedKeys, type TestDb } from "../helpers/db";
@@ -8,6 +9,10 @@ import { samplePdf, samplePng, uploadForm } from "../helpers/files";
 import { startKannel, type Kannel } from "../helpers/kannel";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { onlyWith, requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requireKannel(), vitest);
 
 /*
  * A patient registered at a centre, over HTTP against the built app (SQLite, and PostgreSQL + S3

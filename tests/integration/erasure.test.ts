@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, storedKeys, type TestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
@@ -9,6 +10,10 @@ import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 import { TestAuthenticator as AuthApp } from "../helpers/totp-app";
+import { onlyWith, requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requireKannel(), vitest);
 
 /*
  * Erasing an account through the API and the screens is one domain function

@@ -10,6 +10,7 @@ import { samplePdf, uploadForm } from "../helpers/files";
 import { raw } from "../helpers/raw";
 import { BUILD_DIR, freePort, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { requirePromtool } from "../helpers/requires";
 
 /*
  * /metrics (decision 0033): Prometheus text from the built server, never public — on the main
@@ -20,9 +21,13 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 const PROMTOOL = "/usr/bin/promtool";
+// promtool lints the exposition. Without it (never under CI, where it fails the run) the lint is
+// left out, saying which package to install; the rest of each test still runs.
+const hasPromtool = requirePromtool();
 
 /** `promtool check metrics` on the exposition: exit 0 and no complaint. */
 function promtoolCheck(text: string) {
+  if (!hasPromtool) return { code: 0, output: "" };
   const r = spawnSync(PROMTOOL, ["check", "metrics"], { input: text });
   return { code: r.status, output: `${r.stdout}${r.stderr}`.trim() };
 }
@@ -385,7 +390,7 @@ describe("a node of two workers, with METRICS_PORT", () => {
   });
 });
 
-describe("the tool", () => {
+describe.skipIf(!hasPromtool)("the tool", () => {
   it("promtool is installed (Debian package prometheus; .ci/run installs it)", () => {
     expect(existsSync(PROMTOOL)).toBe(true);
     expect(execFileSync(PROMTOOL, ["--version"]).toString()).toMatch(/promtool/);

@@ -1,12 +1,17 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { ctSeries, makeZip } from "../helpers/dicom";
 import { uploadForm } from "../helpers/files";
 import { startOrthanc, type Orthanc } from "../helpers/orthanc";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { onlyWith, requireOrthanc } from "../helpers/requires";
+
+// Needs Orthanc (a real PACS): skipped without it, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requireOrthanc(), vitest);
 
 /**
  * The PACS hand-off against a real Orthanc with DICOMweb: an uploaded study is sent by STOW-RS in

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
@@ -7,6 +8,10 @@ import { raw } from "../helpers/raw";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 import { withoutPageStrings } from "../helpers/html";
+import { onlyWith, requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requireKannel(), vitest);
 
 /*
  * Phone-first patients over HTTP against the built app, with SMS delivered through a

@@ -2,10 +2,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import { backendEnv, onPostgres } from "../helpers/backends";
 import { raw } from "../helpers/raw";
 import { freePort, spawnApp, type AppProcess } from "../helpers/server";
+import { onlyWith, requirePrometheus } from "../helpers/requires";
+
+// Needs prometheus and promtool: skipped without them, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requirePrometheus(), vitest);
 
 /*
  * A real Prometheus (Debian's package, /usr/bin/prometheus) scraping two app nodes, as operations

@@ -3,12 +3,17 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
 import type { Actor } from "~/domain/accounts/sessions.server";
 import { apiClient } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, freePort, rootBackend, startServer, type TestServer } from "../helpers/server";
+import { onlyWith, requireKannel } from "../helpers/requires";
+
+// Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
+const { afterAll, beforeAll, describe, it } = onlyWith(requireKannel(), vitest);
 
 /*
  * Outgoing SMS through a real Kannel (bearerbox + smsbox, fakesmsc as the operator). No screen

@@ -1,6 +1,11 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requirePromtool } from "../helpers/requires";
+
+// Needs promtool: skipped without it, naming the package, except under CI.
+const { describe, it } = onlyWith(requirePromtool(), vitest);
 
 /*
  * The alert rules in ops/prometheus (decision 0033) are valid and do what their unit tests say:
