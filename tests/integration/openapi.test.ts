@@ -48,6 +48,65 @@ function servedRoutes(): string[] {
   return out.sort();
 }
 
+/**
+ * The paths of today that do not follow decision 0076: the spec's own (its action-style names stay,
+ * decision 0076) and the few added before the rule. This list only shrinks: a new path follows the
+ * rule instead of joining it.
+ */
+const BEFORE_THE_RULE = new Set([
+  "/admin/get-callback-requests",
+  "/admin/get-contact-messages",
+  "/admin/get-sms-messages",
+  "/expert/get-approved-expert",
+  "/expert/get-pending-expert",
+  "/fhir/Patient/{id}/$everything",
+  "/openapi.json",
+  "/profile/delete-profile",
+  "/profile/download-my-data",
+  "/profile/get-user-details",
+  "/profile/update-display-picture",
+  "/profile/update-expert-details",
+  "/profile/update-notifications",
+  "/profile/update-profile",
+  "/report/add-review/{reportId}",
+  "/report/claim/{reportId}",
+  "/report/delete-report",
+  "/report/follow-up-answer/{followUpId}",
+  "/report/follow-up/{reportId}",
+  "/report/get-all-reviewed-reports",
+  "/report/get-follow-ups",
+  "/report/get-pending-reports",
+  "/report/get-report-by-expertId",
+  "/report/get-report-by-patientId/{patientId}",
+  "/report/release/{reportId}",
+  "/report/second-opinion/{reportId}",
+  "/report/upload-report",
+  "/report/{reportId}/opinion.pdf",
+  "/report/{reportId}/study/frames/{instance}/{frame}.png",
+  "/take-over/not-me/{token}",
+]);
+
+/** Why `path` (an OpenAPI path, "/centres/{centreId}/…") breaks decision 0076's rule, or nothing. */
+function resourcePathFaults(path: string): string[] {
+  const segs = path.split("/").slice(1);
+  const faults: string[] = [];
+  segs.forEach((s, i) => {
+    if (s.startsWith("{")) {
+      if (!/^\{[a-z][A-Za-z0-9]*Id\}$/.test(s)) faults.push(`${s} is not {<resource>Id}`);
+      const before = segs[i - 1];
+      if (!before || before.startsWith("{")) faults.push(`${s} does not follow the collection it picks from`);
+      else if (!before.endsWith("s") && before !== "report")
+        faults.push(`"${before}" before ${s} is not a collection named in the plural`);
+    } else {
+      if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(s))
+        faults.push(`"${s}" is not lower-case words joined by hyphens`);
+      if (/^(get|list|fetch|add|create|update|set|delete|remove|upload|download)-/.test(s))
+        faults.push(`"${s}" starts with a verb the method already says`);
+    }
+  });
+  return faults;
+}
+
 describe("OpenAPI 3.1 document", () => {
   it("lists exactly the routes the app serves", async () => {
     const res = await fetch(`${server.url}/api/v1/openapi.json`);
@@ -67,6 +126,23 @@ describe("OpenAPI 3.1 document", () => {
       expect.arrayContaining(["page", "pageSize", "reportType"]),
     );
     expect(doc.paths["/report/upload-report"].post.requestBody.content["multipart/form-data"]).toBeTruthy();
+  });
+
+  it("every path added since decision 0076 is a resource path; the older ones stay as they are", async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    const paths = Object.keys(doc.paths).map((p) => p.replace(/^\/api\/v1/, ""));
+    const faults = paths
+      .filter((p) => !BEFORE_THE_RULE.has(p))
+      .flatMap((p) => resourcePathFaults(p).map((f) => `${p}: ${f}`));
+    expect(faults, "name the resource and let the method say the action (decision 0076)").toEqual([]);
+    // The allow-list only shrinks: a path that is gone, or now follows the rule, leaves it.
+    const stale = [...BEFORE_THE_RULE].filter(
+      (p) => !paths.includes(p) || resourcePathFaults(p).length === 0,
+    );
+    expect(stale).toEqual([]);
+    // The rule itself refuses the spec's style.
+    expect(resourcePathFaults("/report/get-report-by-patientId/{patientId}")).not.toEqual([]);
+    expect(resourcePathFaults("/centres/{centreId}/held-items/{heldItemId}/hand-over")).toEqual([]);
   });
 
   it("passes `redocly lint` with the recommended ruleset", async () => {
