@@ -325,7 +325,7 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i;
  * backends that compete for the same cores. A node keeps about 8 in all, at least 2 per process
  * and at most 8: 8 for one worker, 4 for two, 3 for three, 2 from four up. (Two workers at 32
  * connections on two cores: 4 per worker answered the pending API 1,153 times a second, 8 per
- * worker 1,041 — docs/performance.md, "PostgreSQL at parity".)
+ * worker 1,041 — docs/performance-history.md, "PostgreSQL at parity".)
  */
 export function poolMaxFor(workers: number): number {
   return Math.min(8, Math.max(2, Math.ceil(8 / workers)));

@@ -21,7 +21,7 @@ import { Browserish, startServer } from "../tests/helpers/server";
 
 const PASSWORD = "Demo-pass-2026";
 const RUNS = Math.max(1, Number(process.env.LH_RUNS) || 1);
-// The machine's Chromium flags (docs/performance.md): headless, no sandbox in the container, and
+// The machine's Chromium flags (docs/performance-history.md): headless, no sandbox in the container, and
 // nothing in the background that would compete with the page for the CPU being measured.
 const FLAGS = [
   "--headless=new",

@@ -184,7 +184,7 @@ function drainAfterResponse(req: IncomingMessage, res: ServerResponse, max: numb
 /**
  * A rendered page is compressed whole once it is drawn (the app answers when the page is complete,
  * so nothing is lost by not streaming it); level 4 costs about half of 6 for a page a few percent
- * larger — see docs/performance.md, "Rendered pages".
+ * larger — see docs/performance-history.md, "Rendered pages".
  */
 const HTML_GZIP_LEVEL = 4;
 const HTML_BROTLI_QUALITY = 2;

@@ -334,7 +334,7 @@ function openPostgres(url: string, max: number) {
     // No forced generic plans: at 100,000 reports the generic plan of a list page (status and
     // LIMIT/OFFSET as unknown parameters) walked and sorted the pending rows, making the pending
     // and reviewed APIs 6–7× slower than with a custom plan per execution (bench of 2026-11-24,
-    // docs/performance.md); planning a custom plan costs far less than that.
+    // docs/performance-history.md); planning a custom plan costs far less than that.
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", () => {});
@@ -665,7 +665,7 @@ type Decoder = { mapFromDriverValue(value: unknown): unknown };
  * taken once. Drizzle's mapper decides, for every column of every row, what kind of field it is
  * (`is()` walks the class chain of each `sql` column) and walks the path with an iterator: on a
  * page of 20 joined reports that was a tenth of the pending API's CPU on PostgreSQL (profile in
- * docs/performance.md). Installed through drizzle's `customResultMapper`, which its sessions
+ * docs/performance-history.md). Installed through drizzle's `customResultMapper`, which its sessions
  * (node-postgres and better-sqlite3) call with the raw row arrays instead of their mapper.
  */
 export function rowMapper(
