@@ -2,7 +2,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requireTool } from "../helpers/requires";
 import {
   freshDomain,
   mailsTo,
@@ -12,6 +14,8 @@ import {
   type Domain,
   type Person,
 } from "../helpers/factories";
+
+const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "restic"), vitest);
 
 /*
  * Scheduled, verified backups (decision 0067) with real restic into a real repository (a folder

@@ -1,12 +1,16 @@
 import { readFileSync, rmSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requireTool } from "../helpers/requires";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 import { TestAuthenticator } from "../helpers/totp-app";
+
+const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "restic"), vitest);
 
 /*
  * Backups over HTTP (decisions 0067, 0068), on the built server: a start with BACKUP_AT takes the

@@ -3,11 +3,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requireTool } from "../helpers/requires";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { caddyValidate, startCaddy, tlsRequest, TEST_GLOBALS, type Caddy } from "../helpers/caddy";
 import { freePort, spawnApp, type AppProcess } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+
+const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("caddy", "caddy"), vitest);
 
 /*
  * The app behind the shipped ops/caddy/Caddyfile (decision 0071), with Caddy's internal CA: the

@@ -11,10 +11,19 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requireTool } from "../helpers/requires";
 import { caddyValidate } from "../helpers/caddy";
 import { serviceSettings, unitEnvironment, unitSecurity, verifyUnit } from "../helpers/ops";
 import { freePort } from "../helpers/server";
+
+const { afterAll, beforeAll, describe, it } = onlyWith(
+  requireTool("caddy", "caddy") &&
+    requireTool("restic", "restic") &&
+    requireTool("systemd-analyze", "systemd"),
+  vitest,
+);
 
 /*
  * The README's "Install on a clinic server" (decision 0071): ops/install.sh run in a temporary

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { onlyWith, requireTool } from "../helpers/requires";
 import { onCopy, serviceSettings, unitEnvironment, unitSecurity, verifyUnit } from "../helpers/ops";
+
+const { describe, it } = onlyWith(requireTool("systemd-analyze", "systemd"), vitest);
 
 /*
  * ops/systemd/carebridge.service (decision 0071), as shipped: systemd-analyze verify prints
