@@ -1,7 +1,9 @@
 /**
- * npm run restore -- FOLDER
- * Restores a folder written by `npm run backup` into the configured database and file store
- * (decision 0011). Stop the app first.
+ * npm run restore -- --repository REPO [--snapshot latest|ID] --password-file FILE
+ * npm run restore -- [--from] FOLDER
+ * Restores a backup into the configured database and file store (decisions 0011, 0069): a snapshot
+ * of the restic repository the scheduled backups go to (on a new machine: a fresh clone, then this,
+ * then `npm start`), or a folder written by `npm run backup -- --out`. Stop the app first.
  *
  * - SQLite backup (`app.db`): checked (integrity_check), then it replaces the SQLite file.
  * - PostgreSQL backup (`database.pgdump`): read once (`pg_restore --list`) before anything is
@@ -18,7 +20,7 @@
  */
 import Database from "better-sqlite3";
 import { isNotNull } from "drizzle-orm";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   accessSync,
   chmodSync,
@@ -27,15 +29,19 @@ import {
   createReadStream,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
 } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { config, loadConfig, type DatabaseKind } from "../app/config.server";
 import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
 import { reports, users } from "../app/db/schema";
+import { RESTIC_TAG, SNAPSHOT_FOLDER } from "../app/domain/operations/index.server";
 import { blobStore } from "../app/storage/factory.server";
 
 const OBJECT_RE = /^([a-f0-9]{32})\.enc$/;
@@ -44,12 +50,92 @@ const NAME: Record<DatabaseKind, string> = { sqlite: "SQLite", postgres: "Postgr
 
 function usage(why?: string): never {
   if (why) console.error(why);
-  console.error("Usage: npm run restore -- FOLDER   (a folder written by npm run backup)");
+  console.error(
+    "Usage: npm run restore -- --repository REPO [--snapshot latest|ID] --password-file FILE\n" +
+      "       npm run restore -- [--from] FOLDER   (a folder written by npm run backup -- --out)",
+  );
   process.exit(2);
 }
 
-const folder = process.argv[2];
-if (!folder) usage();
+const { values: args, positionals } = parseArgs({
+  options: {
+    repository: { type: "string" },
+    snapshot: { type: "string" },
+    "password-file": { type: "string" },
+    from: { type: "string" },
+  },
+  allowPositionals: true,
+  strict: false,
+});
+const repository = typeof args.repository === "string" ? args.repository : undefined;
+const folder = repository
+  ? await fromRepository(repository)
+  : ((typeof args.from === "string" ? args.from : undefined) ?? positionals[0] ?? usage());
+
+/**
+ * A snapshot of the restic repository (decision 0067) restored into a scratch folder (mode 0700,
+ * removed at exit): the backup folder inside it is then restored like any other. The password
+ * comes from --password-file or RESTIC_PASSWORD_FILE (the recovery sheet's), never from this
+ * machine's own generated one.
+ */
+async function fromRepository(repo: string): Promise<string> {
+  const passwordFile =
+    (typeof args["password-file"] === "string" ? args["password-file"] : undefined) ??
+    process.env.RESTIC_PASSWORD_FILE;
+  if (!passwordFile || !existsSync(passwordFile))
+    usage(
+      "Give the repository's password in a file: --password-file FILE (the password on the recovery sheet).",
+    );
+  const snapshot = typeof args.snapshot === "string" ? args.snapshot : "latest";
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "carebridge-restore-"));
+  process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+  const started = Date.now();
+  const result = spawnSync(
+    "restic",
+    [
+      "-r",
+      repo,
+      "--no-cache",
+      "restore",
+      snapshot,
+      ...(snapshot === "latest" ? ["--tag", RESTIC_TAG] : []),
+      "--target",
+      path.join(scratch, "snapshot"),
+    ],
+    {
+      env: { ...process.env, RESTIC_PASSWORD_FILE: path.resolve(passwordFile) },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  if (result.error || result.status !== 0) {
+    const why = result.error
+      ? (result.error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "restic is not installed (Debian/Ubuntu: apt-get install restic)"
+        : result.error.message
+      : result.stderr.trim().split("\n").slice(-3).join(" / ");
+    console.error(`Could not restore snapshot ${snapshot} from ${repo}: ${why}. Nothing was changed.`);
+    process.exit(1);
+  }
+  const found = findBackupFolder(path.join(scratch, "snapshot"));
+  if (!found)
+    usage(`Snapshot ${snapshot} of ${repo} holds no backup folder (${SNAPSHOT_FOLDER}/manifest.json).`);
+  console.log(`Snapshot ${snapshot} of ${repo} read in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  return found;
+}
+
+/** The backup folder (named SNAPSHOT_FOLDER, holding manifest.json) somewhere under `root`. */
+function findBackupFolder(root: string): string | undefined {
+  const queue = [root];
+  while (queue.length) {
+    const dir = queue.shift()!;
+    if (path.basename(dir) === SNAPSHOT_FOLDER && existsSync(path.join(dir, "manifest.json"))) return dir;
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) queue.push(path.join(dir, e.name));
+  }
+  return undefined;
+}
+
 const manifestFile = path.join(folder, "manifest.json");
 // manifest.json is written last: a folder without it is not a backup, or one that did not finish.
 if (!existsSync(manifestFile)) usage(`${path.resolve(folder)} has no manifest.json: not a complete backup.`);
