@@ -12,6 +12,7 @@ import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
 import { onProbe, probe } from "~/lib/probe.server";
 import { watchAuthChanges, type AuthChange, type AuthWatch } from "./auth-changes.server";
+import { guardPgUpgrade, guardSqliteUpgrade } from "./upgrade-guard.server";
 import * as pgSchema from "./schema.pg";
 import * as liteSchema from "./schema.sqlite";
 
@@ -95,6 +96,13 @@ export function openSqlite(file: string) {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   const raw = drizzleSqlite(sqlite, { schema: liteSchema });
+  // A newer database is refused; one with data is copied before it is migrated (decision 0070).
+  try {
+    guardSqliteUpgrade(sqlite, MIGRATIONS.sqlite());
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
   migrateSqliteSafely(sqlite, () => migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() }));
   sqlite.pragma("foreign_keys = ON");
   checkpoint(sqlite);
@@ -414,6 +422,7 @@ async function migratePostgres(pool: pg.Pool, raw: NodePgDatabase<typeof pgSchem
   try {
     await client.query("SELECT pg_advisory_lock($1)", [LOCKS.migrate]);
     try {
+      await guardPgUpgrade(client, MIGRATIONS.postgres()); // decision 0070
       await migratePg(raw, { migrationsFolder: MIGRATIONS.postgres() });
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [LOCKS.migrate]);
