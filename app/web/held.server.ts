@@ -21,6 +21,12 @@ import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
 import { clientOf } from "./request.server";
 import { actorFromCookie, sessionCookie } from "./session-cookie.server";
 
+/** Why a moved worker's item was not kept for the old centre, in words (decision 0073). */
+const NOT_KEPT_KEY = {
+  after: "held.movedNotKept.after",
+  unknown: "held.movedNotKept.unknown",
+  expired: "held.movedNotKept.expired",
+} as const;
 /**
  * The HTTP half of held items (decision 0065). Before a create endpoint runs for the app's offline
  * outbox, this asks whether the item's worker was suspended (their ended session's tombstone) or
@@ -79,7 +85,7 @@ export async function holdRefusedOutbox(
     if (refusal.notKept) {
       // Recorded after the move (or the move is long past): not the old centre's, nothing kept (0073).
       const date = formatDay(refusal.movedAt ?? "", locale, DEFAULT_TIME_ZONE);
-      const message = t(`held.movedNotKept.${refusal.notKept}`, {
+      const message = t(NOT_KEPT_KEY[refusal.notKept], {
         from: centre,
         to: refusal.movedTo?.name ?? "",
         date,

@@ -319,8 +319,14 @@ describe("private data files", () => {
   it("data and uploads folders are 0700, database, secrets and uploaded files 0600", async () => {
     expect(mode(server.dataDir)).toBe(0o700);
     if (onPostgres) {
-      // The secrets come from the environment (shared by every node): none are written here.
-      expect(existsSync(path.join(server.dataDir, "secrets"))).toBe(false);
+      // The secrets come from the environment (shared by every node); only the backup repository's
+      // password is generated here unless BACKUP_PASSWORD_FILE names one (decision 0067).
+      const secrets = path.join(server.dataDir, "secrets");
+      if (existsSync(secrets)) {
+        expect(mode(secrets)).toBe(0o700);
+        expect(readdirSync(secrets)).toEqual(["backup-password"]);
+        expect(mode(path.join(secrets, "backup-password"))).toBe(0o600);
+      }
       return;
     }
     expect(mode(path.join(server.dataDir, "secrets"))).toBe(0o700);
