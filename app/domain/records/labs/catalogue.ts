@@ -3,16 +3,8 @@
  * LOINC codes © Regenstrief Institute (see NOTICE).
  */
 import { BLOOD_COUNT, GLUCOSE, LIPIDS } from "./catalogue-blood";
-import {
-  ELECTROLYTES,
-  INFLAMMATION,
-  KIDNEY,
-  LIVER,
-  OTHER,
-  THYROID,
-  URINE,
-  VITAMINS_IRON,
-} from "./catalogue-chemistry";
+import { ELECTROLYTES, KIDNEY, LIVER, THYROID } from "./catalogue-chemistry";
+import { INFLAMMATION, OTHER, URINE, VITAMINS_IRON } from "./catalogue-more";
 import type { Analyte } from "./types";
 
 export const CATALOGUE: readonly Analyte[] = [
