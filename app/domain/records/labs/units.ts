@@ -121,6 +121,10 @@ for (const [ucum, printed] of Object.entries(TABLE)) {
 /** The key a printed unit is looked up by. */
 export function unitKey(printed: string): string {
   return printed
+    .replace(/³/g, "^3")
+    .replace(/⁶/g, "^6")
+    .replace(/⁹/g, "^9")
+    .replace(/¹²/g, "^12")
     .normalize("NFKC")
     .toLowerCase()
     .replace(/[µμ]/g, "u")
@@ -128,10 +132,6 @@ export function unitKey(printed: string): string {
     .replace(/\s+/g, "")
     .replace(/^[x×*]\s*(?=10)/, "")
     .replace(/10\s*[x×]\s*(?=\d)/, "10^")
-    .replace(/³/g, "^3")
-    .replace(/⁶/g, "^6")
-    .replace(/⁹/g, "^9")
-    .replace(/¹²/g, "^12")
     .replace(/\*\*/g, "^")
     .replace(/^\(|\)$/g, "");
 }
