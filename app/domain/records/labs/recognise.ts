@@ -8,14 +8,19 @@ import { factorFor, LONGEST_ALIAS_WORDS, NAME_INDEX, normaliseName } from "./cat
 import { lex, type Tok } from "./lexer";
 import type { Analyte, Flag, LabRow, Recognised, RejectedRow, Specimen } from "./types";
 
-type Word = { text: string; start: number; gapBefore: number };
+type Word = { text: string; start: number; gapBefore: number; after: string };
 type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
 
 function wordsOf(line: string): Word[] {
   const out: Word[] = [];
   let last = 0;
   for (const m of line.matchAll(/\S+/g)) {
-    out.push({ text: m[0], start: m.index, gapBefore: out.length === 0 ? Infinity : m.index - last });
+    out.push({
+      text: m[0],
+      start: m.index,
+      gapBefore: out.length === 0 ? Infinity : m.index - last,
+      after: out.at(-1)?.text ?? "",
+    });
     last = m.index + m[0].length;
   }
   return out;
@@ -40,8 +45,9 @@ function namesOn(words: Word[]): NameMatch[] {
       if (!/^[([]?[\p{L}]/u.test(words[i]!.text)) continue;
       if (/\d$/.test(printed.replace(/[).:*\]]+$/, "")) && !/[a-z]\d+[a-z]?$/i.test(key)) continue;
       // Short names ("K", "Na", "PT", "Hb") only where a column starts: at the line's start or after
-      // a wide gap, never inside a sentence ("Ph: 98..." is a telephone, not a pH).
-      if (key.replace(/ /g, "").length <= 3 && words[i]!.gapBefore < 2) continue;
+      // a wide gap or a "/" (bilingual names), never inside a sentence ("Ph: 98..." is a telephone, not a pH).
+      if (key.replace(/ /g, "").length <= 3 && words[i]!.gapBefore < 2 && !/[/|]$/.test(words[i]!.after))
+        continue;
       match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes };
     }
     if (match) {
@@ -123,6 +129,10 @@ function readRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
     };
   if (candidates.length > 1) return { reject: "the name and unit fit more than one analyte" };
   const a = candidates[0]!;
+  // A lab that prints this analyte with decimals printed none: perhaps the point was lost
+  // (A unit with a factor below 1, such as /cumm or µmol/L, is printed as a whole number.)
+  if (a.decimals > 0 && !value.text.includes(".") && (!ucum || factorFor(a, ucum)! >= 1))
+    doubt("no decimal point where labs print one", 0.1);
   if (!ucum && a.unit !== "1" && a.unit !== "[pH]" && a.unit !== "{INR}") doubt("no unit printed", 0.3);
   const converted = round(value.n * (ucum ? factorFor(a, ucum)! : 1));
   if (converted < a.possible[0] || converted > a.possible[1])
@@ -188,5 +198,15 @@ export function recogniseLabRows(lines: readonly string[]): Recognised {
       else rejected.push({ lineIndex, printedName: match.printed, reason: read.reject });
     });
   });
+  // One number read with a lost decimal point ("07") means the pass lost them anywhere on the
+  // page (eng+hin OCR does): nothing on it is vouched for.
+  const lost =
+    rejected.some((r) => r.reason.startsWith("a number with a leading zero")) ||
+    rows.some((r) => r.doubts.includes("the printed range did not read cleanly"));
+  if (lost)
+    for (const row of rows) {
+      row.doubts.push("decimal points were lost elsewhere on the page");
+      row.confidence = Math.min(row.confidence, 0.6);
+    }
   return { rows, rejected };
 }
