@@ -43,6 +43,7 @@ describe("each analyte family", () => {
     ["HDL Cholesterol 38 mg/dL > 40", ["2085-9", 38, "mg/dL", "> 40", "L"]],
     ["Triglycerides 1.7 mmol/L < 1.7", ["2571-8", 150.569, "mg/dL", "< 1.7", null]],
     ["SGPT (ALT) 56 U/L 0 - 40", ["1742-6", 56, "U/L", "0 - 40", "H"]],
+    ["Alanine Aminotransferase (SGPT)  32  U/L  0 - 40", ["1742-6", 32, "U/L", "0 - 40", null]],
     ["Bilirubin Total 1.1 mg/dL 0.2 - 1.2", ["1975-2", 1.1, "mg/dL", "0.2 - 1.2", null]],
     ["Albumin 4.2 g/dL 3.5 - 5.2", ["1751-7", 4.2, "g/dL", "3.5 - 5.2", null]],
     ["S. Creatinine 1.4 mg/dL 0.7 - 1.3", ["2160-0", 1.4, "mg/dL", "0.7 - 1.3", "H"]],
@@ -76,6 +77,16 @@ describe("each analyte family", () => {
       ["5811-5", 1.015, "1", "1.005 - 1.030", null],
       ["13945-1", 3, "/[HPF]", "0 - 2", "H"],
     ]);
+  });
+
+  it("reads a urine test outside the urine section only when its name says urine", () => {
+    const rows = read([
+      "BIOCHEMISTRY",
+      "Urine Microalbumin   25   mg/L   < 30",
+      "Sugar                98   mg/dL  70 - 140",
+      "Specific Gravity     1.015       1.005 - 1.030",
+    ]);
+    expect(rows.map(brief)).toEqual([["14957-5", 25, "mg/L", "< 30", null]]);
   });
 
   it("keeps the printed flag, and doubts a row whose flag and range disagree", () => {

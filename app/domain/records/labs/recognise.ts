@@ -50,7 +50,15 @@ function namesOn(words: Word[]): NameMatch[] {
         continue;
       match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes };
     }
-    if (match) {
+    const prev = found.at(-1);
+    if (match && prev && prev.to === match.from && /^[([]/.test(words[match.from]!.text)) {
+      // "Alanine Aminotransferase (SGPT)": the abbreviation in brackets is the same name.
+      const both = new Set(match.analytes.map((a) => a.loinc));
+      prev.analytes = prev.analytes.filter((a) => both.has(a.loinc));
+      prev.to = match.to;
+      prev.printed = `${prev.printed} ${match.printed}`;
+      i = match.to;
+    } else if (match) {
       found.push(match);
       i = match.to;
     } else i++;
@@ -68,9 +76,18 @@ function round(n: number): number {
   return Number(n.toPrecision(6));
 }
 
-function pick(candidates: readonly Analyte[], section: Specimen, ucum: string | null, n: number): Analyte[] {
-  const inSection = candidates.filter((a) => a.specimen === section);
-  const pool = inSection.length > 0 ? inSection : candidates;
+/** Names a row's specimen itself, so it may stand outside its section ("Urine Microalbumin"). */
+const NAMES_SPECIMEN: Record<Specimen, RegExp> = {
+  urine: /urin|micro|\bacr\b/i,
+  blood: /serum|plasma|blood|^s\.?r?\.? /i,
+};
+
+function pick(match: NameMatch, section: Specimen, ucum: string | null, n: number): Analyte[] {
+  // The section decides between blood and urine; a row of the other specimen counts only when its
+  // printed name says so (a bare "Sugar" under BIOCHEMISTRY is not read as the urine's).
+  const pool = match.analytes.filter(
+    (a) => a.specimen === section || NAMES_SPECIMEN[a.specimen].test(match.printed),
+  );
   if (ucum) return pool.filter((a) => factorFor(a, ucum) !== null);
   const unitless = pool.filter((a) => ["1", "[pH]", "{INR}"].includes(a.unit));
   if (unitless.length > 0) return unitless;
@@ -122,7 +139,7 @@ function readRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
   }
   unit ??= unitBefore;
   const ucum = unit?.ucum ?? null;
-  const candidates = pick(match.analytes, section, ucum, value.n);
+  const candidates = pick(match, section, ucum, value.n);
   if (candidates.length === 0)
     return {
       reject: ucum ? `unit ${unit!.text} does not fit` : "no unit, and the name alone does not decide",
