@@ -92,6 +92,12 @@ describe("each analyte family", () => {
   it("keeps the printed flag, and doubts a row whose flag and range disagree", () => {
     const h = one("Haemoglobin 10.2 L g/dL 13.0 - 17.0")!;
     expect([h.flag, h.flagSource, h.confidence >= CONFIDENT]).toEqual(["L", "printed", true]);
+    for (const marked of [
+      "Haemoglobin 10.2L g/dL 13.0 - 17.0",
+      "Haemoglobin 10.2(L) g/dL 13.0 - 17.0",
+      "Haemoglobin 10.2* L g/dL 13.0 - 17.0",
+    ])
+      expect(brief(one(marked)), marked).toEqual(["718-7", 10.2, "g/dL", "13.0 - 17.0", "L"]);
     const bad = one("Haemoglobin 10.2 H g/dL 13.0 - 17.0")!;
     expect(bad.confidence).toBeLessThan(CONFIDENT);
   });

@@ -10,6 +10,7 @@ const NUM_RE = new RegExp(`^${NUM}$`);
 const RANGE_RE = new RegExp(`^(${NUM})\\s*(?:-|–|—|to)\\s*(${NUM})$`, "i");
 const COMPARE_RE = new RegExp(`^(<=|>=|≤|≥|<|>|upto|up\\s+to)\\s*(${NUM})$`, "i");
 const NUM_UNIT_RE = new RegExp(`^(${NUM})([a-zA-Z%µμ/×*^].*)$`);
+const NUM_FLAG_RE = new RegExp(`^(${NUM})\\s*[([]?(H|L)[)\\]]?$`, "i");
 const DATE_RE = [
   /^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$/,
   /^\d{4}[/.-]\d{1,2}[/.-]\d{1,2}$/,
@@ -61,7 +62,7 @@ function rangeOf(text: string): { range: PrintedRange; suspect: boolean } | null
   return null;
 }
 
-const strip = (w: string) => w.replace(/^[([{]+|[)\]},;:]+$/g, "");
+const strip = (w: string) => w.replace(/^[([{]+|[)\]},;:*]+$/g, "");
 
 /** Tokens of the words that follow a name. */
 export function lex(words: string[]): Tok[] {
@@ -108,6 +109,13 @@ export function lex(words: string[]): Tok[] {
     const num = parseNumber(w);
     if (num) {
       out.push({ k: "num", text: w, ...num });
+      i++;
+      continue;
+    }
+    const withFlag = NUM_FLAG_RE.exec(w);
+    if (withFlag) {
+      out.push({ k: "num", text: withFlag[1]!, ...parseNumber(withFlag[1]!)! });
+      out.push({ k: "flag", flag: withFlag[2]!.toUpperCase() as Flag, text: withFlag[2]! });
       i++;
       continue;
     }
