@@ -1,0 +1,83 @@
+/**
+ * The lab-report reader's shapes (decision 0079). Pure data: no I/O, browser-safe.
+ */
+
+export type Family =
+  | "blood-count"
+  | "glucose"
+  | "lipids"
+  | "liver"
+  | "kidney"
+  | "electrolytes"
+  | "thyroid"
+  | "vitamins-iron"
+  | "inflammation"
+  | "urine"
+  | "other";
+
+export type Specimen = "blood" | "urine";
+
+/** A unit the analyte may be printed in, with the factor that turns it into the analyte's unit. */
+export type AltUnit = { ucum: string; factor: number };
+
+export type Analyte = {
+  /** LOINC code (see NOTICE). */
+  loinc: string;
+  /** Our short English display name. */
+  name: string;
+  family: Family;
+  specimen: Specimen;
+  /** The UCUM unit values are normalised to. "1" for a unitless number (ratio, specific gravity). */
+  unit: string;
+  /** Other UCUM units labs print, each with its factor to `unit`. */
+  alt: AltUnit[];
+  /** Names labs print (any case and punctuation; matched on a normalised form). */
+  aliases: string[];
+  /**
+   * Values that are physically possible, in `unit`. NOT a reference range: a value outside is a
+   * misreading (a dropped decimal point), never a finding. The reader drops such a row.
+   */
+  possible: [number, number];
+  /** Decimals a lab usually prints (for tests' generated reports and display). */
+  decimals: number;
+};
+
+export type Flag = "H" | "L";
+
+export type PrintedRange = {
+  /** The range as printed, e.g. "13.0 - 17.0" or "< 200". */
+  text: string;
+  low: number | null;
+  high: number | null;
+};
+
+export type LabRow = {
+  loinc: string;
+  analyte: string;
+  /** The name as printed on the line. */
+  printedName: string;
+  /** Value in the analyte's UCUM unit (`unit`). */
+  value: number;
+  unit: string;
+  /** Value and unit exactly as printed; `printedUcum` is the printed unit in UCUM (null: none printed). */
+  printedValue: string;
+  printedUnit: string | null;
+  printedUcum: string | null;
+  /** The reference range printed on this row, in the printed unit; null when none is printed. */
+  range: PrintedRange | null;
+  flag: Flag | null;
+  /** "printed": the report's own flag; "computed": from the printed range only; null: neither. */
+  flagSource: "printed" | "computed" | null;
+  lineIndex: number;
+  /** 0..1; at or above CONFIDENT the reader vouches for the number (an expert still confirms it). */
+  confidence: number;
+  /** Why the confidence is below its maximum (for the expert's review and the bench). */
+  doubts: string[];
+};
+
+export type RejectedRow = { lineIndex: number; printedName: string; reason: string };
+
+export type Recognised = { rows: LabRow[]; rejected: RejectedRow[] };
+
+/** The confidence at and above which a value counts as read with confidence. */
+export const CONFIDENT = 0.9;

@@ -1,0 +1,152 @@
+/**
+ * Printed units → UCUM (decision 0079). Labs print the same unit many ways ("gm/dl", "g%",
+ * "µIU/ml", "x10^3/µL", "lakhs/cumm"); the key is the printed text lower-cased with spaces,
+ * "x"/"×" before a power of ten and "µ"/"μ"/"mc" folded.
+ */
+
+const TABLE: Record<string, string[]> = {
+  "g/dL": ["g/dl", "gm/dl", "gms/dl", "gram/dl", "g%", "gm%", "gms%", "gm/100ml", "g/100ml"],
+  "g/L": ["g/l", "gm/l", "gms/l"],
+  "mg/dL": ["mg/dl", "mg%", "mgs/dl", "mg/100ml"],
+  "mg/L": ["mg/l"],
+  "mmol/L": ["mmol/l", "mmol/ltr", "mm/l"],
+  "mmol/mol": ["mmol/mol"],
+  "umol/L": ["umol/l", "micromol/l", "micromole/l"],
+  "meq/L": ["meq/l", "meq/ltr"],
+  "U/L": ["u/l", "units/l", "unit/l"],
+  "[IU]/L": ["iu/l"],
+  "%": ["%", "percent", "%age"],
+  fL: ["fl", "femtolitre", "femtoliter", "cu.micron", "cumicron", "u3"],
+  pg: ["pg", "picogram", "picograms"],
+  "pg/mL": ["pg/ml"],
+  "ng/mL": ["ng/ml"],
+  "ng/dL": ["ng/dl"],
+  "ug/dL": ["ug/dl", "ugm/dl"],
+  "ug/L": ["ug/l"],
+  "nmol/L": ["nmol/l"],
+  "pmol/L": ["pmol/l"],
+  "m[IU]/L": ["miu/l", "mu/l"],
+  "u[IU]/mL": ["uiu/ml", "uu/ml"],
+  "[IU]/mL": ["iu/ml"],
+  "U/mL": ["u/ml", "units/ml"],
+  "mm/h": [
+    "mm/hr",
+    "mm/h",
+    "mm/1sthr",
+    "mm/1sthour",
+    "mmin1sthr",
+    "mm/1hr",
+    "mm/hour",
+    "mm/1st",
+    "mmfall/hr",
+  ],
+  "/uL": [
+    "/cumm",
+    "cells/cumm",
+    "/cmm",
+    "cells/cmm",
+    "/ul",
+    "cells/ul",
+    "/mm3",
+    "cells/mm3",
+    "/cu.mm",
+    "cell/cumm",
+    "/c.mm",
+  ],
+  "10*3/uL": [
+    "10^3/ul",
+    "10^3/cumm",
+    "10^3/mm3",
+    "thou/ul",
+    "thou/cumm",
+    "k/ul",
+    "10^3cells/ul",
+    "thousand/cumm",
+    "thousands/cumm",
+    "10e3/ul",
+    "10*3/ul",
+  ],
+  "10*9/L": ["10^9/l", "10e9/l", "10*9/l"],
+  "10*6/uL": [
+    "10^6/ul",
+    "10^6/cumm",
+    "10^6/mm3",
+    "mill/cumm",
+    "million/cumm",
+    "millions/cumm",
+    "mil/ul",
+    "m/ul",
+    "mill/ul",
+    "million/ul",
+    "10e6/ul",
+    "10*6/ul",
+    "mill/cmm",
+  ],
+  "10*12/L": ["10^12/l", "10e12/l", "10*12/l", "t/l"],
+  "10*5/uL": [
+    "lakhs/cumm",
+    "lakh/cumm",
+    "lakhs/ul",
+    "lakh/ul",
+    "lakhs/cmm",
+    "lakh/cmm",
+    "lakhs/mm3",
+    "lac/cumm",
+    "lacs/cumm",
+  ],
+  "L/L": ["l/l"],
+  "mL/min/{1.73_m2}": [
+    "ml/min/1.73m2",
+    "ml/min/1.73m^2",
+    "ml/min/1.73sqm",
+    "ml/min/1.73sq.m",
+    "ml/min/1.73",
+    "ml/min/1.73m²",
+  ],
+  "/[HPF]": ["/hpf", "cells/hpf", "/h.p.f", "/h.p.f.", "perhpf", "hpf"],
+  s: ["sec", "secs", "seconds", "second", "s"],
+  "mg/g": ["mg/g", "mg/gm", "mg/gcreat", "mg/gcreatinine", "mg/gmcreatinine"],
+  "ug/mg": ["ug/mg"],
+  "mg/mmol": ["mg/mmol"],
+  "{INR}": ["inr"],
+  "[pH]": [],
+  "1": ["ratio"],
+};
+
+const LOOKUP = new Map<string, string>();
+for (const [ucum, printed] of Object.entries(TABLE)) {
+  for (const p of printed) LOOKUP.set(p, ucum);
+}
+
+/** The key a printed unit is looked up by. */
+export function unitKey(printed: string): string {
+  return printed
+    .replace(/³/g, "^3")
+    .replace(/⁶/g, "^6")
+    .replace(/⁹/g, "^9")
+    .replace(/¹²/g, "^12")
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[µμ]/g, "u")
+    .replace(/mcg|mcu/g, (m) => "u" + m.slice(2))
+    .replace(/\s+/g, "")
+    .replace(/^[x×*]\s*(?=10)/, "")
+    .replace(/10\s*[x×]\s*(?=\d)/, "10^")
+    .replace(/\*\*/g, "^")
+    .replace(/^\(|\)$/g, "");
+}
+
+/** The UCUM code for a printed unit, or null when it is not a unit we know. */
+export function toUcum(printed: string): string | null {
+  return LOOKUP.get(unitKey(printed)) ?? null;
+}
+
+/** Longest run of 1..4 whitespace-separated words at `words[from]` that reads as a unit. */
+export function unitAt(words: string[], from: number): { ucum: string; length: number; text: string } | null {
+  for (let n = Math.min(4, words.length - from); n >= 1; n--) {
+    const text = words.slice(from, from + n).join(" ");
+    const ucum = toUcum(text);
+    if (ucum) return { ucum, length: n, text };
+  }
+  return null;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { CATALOGUE, factorFor, normaliseName, toUcum } from "~/domain/records/labs/index";
+
+/*
+ * The analyte catalogue as data (decision 0079): enough analytes in every family, well-formed
+ * LOINC codes (with their check digit), UCUM units the unit table knows, and no alias that would
+ * name two analytes the unit and specimen cannot tell apart.
+ */
+
+/** LOINC's check digit: mod 10 over the code's digits (LOINC Users' Guide, appendix). */
+function loincCheckDigitOk(code: string): boolean {
+  const m = /^(\d{1,7})-(\d)$/.exec(code);
+  if (!m) return false;
+  const digits = m[1]!.split("").map(Number);
+  let sum = 0;
+  digits.reverse().forEach((d, i) => {
+    const v = i % 2 === 0 ? d * 2 : d;
+    sum += v > 9 ? v - 9 : v;
+  });
+  return (10 - (sum % 10)) % 10 === Number(m[2]);
+}
+
+describe("the analyte catalogue", () => {
+  it("has at least 80 analytes, each code once, in every family the reader must cover", () => {
+    expect(CATALOGUE.length).toBeGreaterThanOrEqual(80);
+    expect(new Set(CATALOGUE.map((a) => a.loinc)).size).toBe(CATALOGUE.length);
+    const families = new Set(CATALOGUE.map((a) => a.family));
+    for (const f of [
+      "blood-count",
+      "glucose",
+      "lipids",
+      "liver",
+      "kidney",
+      "electrolytes",
+      "thyroid",
+      "vitamins-iron",
+      "inflammation",
+      "urine",
+    ])
+      expect(families, f).toContain(f);
+  });
+
+  it("has LOINC codes whose check digit is right", () => {
+    const bad = CATALOGUE.filter((a) => !loincCheckDigitOk(a.loinc)).map((a) => `${a.name} ${a.loinc}`);
+    expect(bad).toEqual([]);
+  });
+
+  it("normalises to units the unit table knows, and converts the units labs differ in", () => {
+    for (const a of CATALOGUE) {
+      expect(a.possible[0]).toBeLessThan(a.possible[1]);
+      for (const u of a.alt) expect(u.factor, `${a.name} ${u.ucum}`).toBeGreaterThan(0);
+    }
+    const by = (loinc: string) => CATALOGUE.find((a) => a.loinc === loinc)!;
+    expect(factorFor(by("1558-6"), toUcum("mmol/l")!)! * 5.5).toBeCloseTo(99.1, 1); // glucose
+    expect(factorFor(by("2160-0"), toUcum("µmol/L")!)! * 88.42).toBeCloseTo(1, 5); // creatinine
+    expect(factorFor(by("2093-3"), toUcum("mmol/L")!)! * 5.17).toBeCloseTo(199.9, 0); // cholesterol
+    expect(factorFor(by("2571-8"), toUcum("mmol/L")!)! * 1.7).toBeCloseTo(150.6, 0); // triglycerides
+    expect(factorFor(by("62292-8"), toUcum("nmol/L")!)! * 75).toBeCloseTo(30.05, 1); // vitamin D
+    expect(factorFor(by("777-3"), toUcum("lakhs/cumm")!)! * 1.5).toBe(150); // platelets
+    expect(factorFor(by("718-7"), toUcum("mg/dL")!)).toBeNull(); // a unit that does not fit
+  });
+
+  it("reads the ways labs print units", () => {
+    expect(toUcum("gm/dl")).toBe("g/dL");
+    expect(toUcum("g%")).toBe("g/dL");
+    expect(toUcum("x10^3/µL")).toBe("10*3/uL");
+    expect(toUcum("10³/µL")).toBe("10*3/uL");
+    expect(toUcum("mill/cumm")).toBe("10*6/uL");
+    expect(toUcum("µIU/mL")).toBe("u[IU]/mL");
+    expect(toUcum("mm/1st hr")).toBe("mm/h");
+    expect(toUcum("mL/min/1.73 m2")).toBe("mL/min/{1.73_m2}");
+    expect(toUcum("weeks")).toBeNull();
+  });
+
+  it("knows the names Indian labs print, including OCR's confusions", () => {
+    const names = new Map<string, Set<string>>();
+    for (const a of CATALOGUE)
+      for (const alias of a.aliases) {
+        const k = normaliseName(alias);
+        names.set(k, (names.get(k) ?? new Set()).add(a.loinc));
+      }
+    const named = (printed: string) => [...(names.get(normaliseName(printed)) ?? [])];
+    for (const hb of ["Hb", "Haemoglobin", "HGB", "Hemoglobin"]) expect(named(hb)).toEqual(["718-7"]);
+    expect(named("S. Creatinine")).toEqual(["2160-0"]);
+    expect(named("SGPT")).toEqual(["1742-6"]);
+    for (const a1c of ["HbA1c", "Glycated Haemoglobin", "HbAtc"]) expect(named(a1c)).toContain("4548-4");
+    // A name shared by two analytes must be told apart by unit (or by specimen, for urine).
+    for (const [k, loincs] of names) {
+      if (loincs.size < 2) continue;
+      const as = CATALOGUE.filter((a) => loincs.has(a.loinc));
+      const units = as.map((a) => `${a.specimen}:${a.unit}`);
+      const fits = (u: string) =>
+        as.filter((a) => factorFor(a, u) !== null && a.specimen === as[0]!.specimen).length;
+      for (const a of as) expect(fits(a.unit), `${k} (${units.join(", ")})`).toBeLessThanOrEqual(1);
+    }
+  });
+});
