@@ -153,6 +153,9 @@ function limitedStream(req: IncomingMessage, limit: number): ReadableStream<Uint
   req.once("end", () => counted.push(null));
   req.once("aborted", () => counted.destroy(new Error("request aborted")));
   req.once("error", (err) => counted.destroy(err));
+  // A reader that cancelled (a handler that refused, a keyed body's client gone) no longer listens:
+  // the abort that follows must not be an unhandled 'error' that ends the process.
+  counted.on("error", () => {});
   return createReadableStreamFromReadable(counted);
 }
 
