@@ -202,4 +202,23 @@ describe("ops/install.sh in a temporary prefix", () => {
     // systemd's stop: SIGTERM to the main process, which drains and exits 0 (Restart=on-failure: no restart).
     expect(await exited, out).toBe(0);
   }, 90_000);
+
+  it("`carebridge backup`, as the service user, stores a verified snapshot on the backup disk", () => {
+    const repo = p("mnt/usb/carebridge");
+    const snapshots = () => {
+      const r = spawnSync("restic", ["-r", repo, "--no-cache", "snapshots", "--json"], {
+        env: { ...process.env, RESTIC_PASSWORD_FILE: p("var/lib/carebridge/data/secrets/backup-password") },
+        encoding: "utf8",
+      });
+      return r.status === 0 ? (JSON.parse(r.stdout) as { id: string; time: string }[]) : [];
+    };
+    const started = Date.now();
+    const run = spawnSync(p("usr/local/sbin/carebridge"), ["backup"], { encoding: "utf8" });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    // Today's newest snapshot is this run's (retention keeps one a day: an earlier one of today goes).
+    const newest = snapshots().sort((a, b) => b.time.localeCompare(a.time))[0];
+    expect(newest && Date.parse(newest.time)).toBeGreaterThanOrEqual(started - 1000);
+    // The repository and the data folder are the service user's, never root's.
+    expect(statSync(repo).uid).toBe(uidOf(USER));
+  }, 90_000);
 });

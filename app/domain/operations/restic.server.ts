@@ -70,6 +70,9 @@ export function restic(args: string[], opts: { repository?: string; cwd?: string
 export async function ensureRepository(): Promise<void> {
   try {
     await restic(["cat", "config"]);
+    // A run that was killed (a server stopped mid-backup) can leave its lock behind; restic removes
+    // only locks whose process is gone or that are old, so a live run elsewhere keeps its own.
+    await restic(["unlock"]).catch(() => {});
   } catch (err) {
     const text = err instanceof ResticError ? err.stderr : "";
     if (!/does not exist|no such file|unable to open config file|Is there a repository/i.test(text))
