@@ -22,9 +22,7 @@ import Database from "better-sqlite3";
 import { isNotNull } from "drizzle-orm";
 import { spawn, spawnSync } from "node:child_process";
 import {
-  accessSync,
   chmodSync,
-  constants,
   copyFileSync,
   createReadStream,
   existsSync,
@@ -42,6 +40,7 @@ import { config, loadConfig, type DatabaseKind } from "../app/config.server";
 import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
 import { reports, users } from "../app/db/schema";
 import { RESTIC_TAG, SNAPSHOT_FOLDER } from "../app/domain/operations/index.server";
+import { findPgTool, libpqTarget } from "../app/db/pg-tools.server";
 import { blobStore } from "../app/storage/factory.server";
 
 const OBJECT_RE = /^([a-f0-9]{32})\.enc$/;
@@ -177,46 +176,7 @@ if (keyFromEnvironment && backupKey && backupKey !== c.encryptionKey.toString("h
   process.exit(1);
 }
 
-// --- PostgreSQL client tools (the same lookup as scripts/backup.ts) -----------------------------
-
-function findPgTool(name: "pg_dump" | "pg_restore"): string {
-  const candidates = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  const debian = "/usr/lib/postgresql";
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian).sort((a, b) => Number(b) - Number(a) || b.localeCompare(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
-  }
-  for (const dir of candidates) {
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
-  }
-  throw new Error(
-    `${name} was not found on PATH or in /usr/lib/postgresql/*/bin. Install the PostgreSQL client tools ` +
-      `(Debian/Ubuntu: apt-get install postgresql-client), in the same or a newer major version than the server.`,
-  );
-}
-
-/** DATABASE_URL for libpq: the password in PGPASSWORD (not on a command line), `ssl=true` as sslmode. */
-function libpqTarget(url: string): { url: string; env: NodeJS.ProcessEnv } {
-  const u = new URL(url);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  if (u.password) {
-    env.PGPASSWORD = decodeURIComponent(u.password);
-    u.password = "";
-  }
-  const ssl = u.searchParams.get("ssl");
-  if (ssl !== null) {
-    u.searchParams.delete("ssl");
-    if (/^(1|true|require)$/i.test(ssl) && !u.searchParams.has("sslmode"))
-      u.searchParams.set("sslmode", "require");
-  }
-  return { url: u.toString(), env };
-}
+// --- PostgreSQL client tools: findPgTool and libpqTarget from app/db/pg-tools.server.ts -----------
 
 function runTool(file: string, args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<void> {
   return new Promise((resolve, reject) => {
