@@ -20,7 +20,7 @@
  */
 import Database from "better-sqlite3";
 import { isNotNull } from "drizzle-orm";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -40,7 +40,7 @@ import { config, loadConfig, type DatabaseKind } from "../app/config.server";
 import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
 import { reports, users } from "../app/db/schema";
 import { RESTIC_TAG, SNAPSHOT_FOLDER } from "../app/domain/operations/index.server";
-import { findPgTool, libpqTarget } from "../app/db/pg-tools.server";
+import { findPgTool, libpqTarget, runTool } from "../app/db/pg-tools.server";
 import { blobStore } from "../app/storage/factory.server";
 
 const OBJECT_RE = /^([a-f0-9]{32})\.enc$/;
@@ -176,29 +176,6 @@ if (keyFromEnvironment && backupKey && backupKey !== c.encryptionKey.toString("h
   process.exit(1);
 }
 
-// --- PostgreSQL client tools: findPgTool and libpqTarget from app/db/pg-tools.server.ts -----------
-
-function runTool(file: string, args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", quiet ? "ignore" : "inherit", "pipe"] });
-    let errors = false;
-    child.stderr!.on("data", (d) => {
-      errors = true;
-      process.stderr.write(d);
-    });
-    child.once("error", reject);
-    child.once("exit", (code, signal) =>
-      code === 0
-        ? resolve()
-        : reject(
-            new Error(
-              `${path.basename(file)} failed (${signal ?? `exit ${code}`})${errors ? "; its message is above" : ""}`,
-            ),
-          ),
-    );
-  });
-}
-
 // --- Database ------------------------------------------------------------------------------------
 
 async function restoreSqlite() {
@@ -217,7 +194,7 @@ async function restorePostgres() {
   const pgRestore = findPgTool("pg_restore");
   const target = libpqTarget(c.databaseUrl);
   // Reads the whole archive's table of contents: a damaged or foreign file stops here, untouched.
-  await runTool(pgRestore, ["--list", databaseFile], target.env, true);
+  await runTool(pgRestore, ["--list", databaseFile], target.env);
   try {
     await runTool(
       pgRestore,

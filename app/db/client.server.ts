@@ -6,7 +6,7 @@ import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-post
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
@@ -46,20 +46,6 @@ function ownerOnly(file: string) {
   }
 }
 
-/** How many migrations the folder holds that the database has not applied yet. */
-function pendingSqliteMigrations(sqlite: Database.Database): number {
-  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS.sqlite(), "meta/_journal.json"), "utf8")) as {
-    entries: unknown[];
-  };
-  const table = sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-    .get();
-  const applied = table
-    ? (sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n
-    : 0;
-  return journal.entries.length - applied;
-}
-
 /**
  * Applies pending migrations with foreign keys off (decision 0030). A migration that changes a
  * table's foreign keys rebuilds it (SQLite's documented procedure); with foreign keys on, dropping
@@ -68,9 +54,9 @@ function pendingSqliteMigrations(sqlite: Database.Database): number {
  * not broken before (an older problem in the file is left to the tools that report it, such as
  * migrate:to-postgres); the check scans every table, so it runs only when something was applied.
  */
-function migrateSqliteSafely(sqlite: Database.Database, migrate: () => void) {
+function migrateSqliteSafely(sqlite: Database.Database, pending: number, migrate: () => void) {
   sqlite.pragma("foreign_keys = OFF");
-  if (pendingSqliteMigrations(sqlite) <= 0) return migrate();
+  if (pending <= 0) return migrate();
   type Broken = { table: string; rowid: number; parent: string };
   const key = (b: Broken) => `${b.table}:${b.rowid}:${b.parent}`;
   const before = new Set((sqlite.pragma("foreign_key_check") as Broken[]).map(key));
@@ -97,13 +83,14 @@ export function openSqlite(file: string) {
   sqlite.pragma("synchronous = NORMAL");
   const raw = drizzleSqlite(sqlite, { schema: liteSchema });
   // A newer database is refused; one with data is copied before it is migrated (decision 0070).
+  let pending: number;
   try {
-    guardSqliteUpgrade(sqlite, MIGRATIONS.sqlite());
+    pending = guardSqliteUpgrade(sqlite, MIGRATIONS.sqlite());
   } catch (err) {
     sqlite.close();
     throw err;
   }
-  migrateSqliteSafely(sqlite, () => migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() }));
+  migrateSqliteSafely(sqlite, pending, () => migrateSqlite(raw, { migrationsFolder: MIGRATIONS.sqlite() }));
   sqlite.pragma("foreign_keys = ON");
   checkpoint(sqlite);
   return { raw, sqlite };

@@ -81,8 +81,11 @@ function refuseAfterFailedCopy(dir: string | undefined, pending: number, err: un
   );
 }
 
-/** SQLite, before its migrations: refuses a newer database, copies one with data. */
-export function guardSqliteUpgrade(sqlite: Database.Database, folder: string): void {
+/**
+ * SQLite, before its migrations: refuses a newer database, copies one with data. Returns how many
+ * migrations are to be applied.
+ */
+export function guardSqliteUpgrade(sqlite: Database.Database, folder: string): number {
   const has = (name: string) =>
     !!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
   const applied = has("__drizzle_migrations")
@@ -91,7 +94,7 @@ export function guardSqliteUpgrade(sqlite: Database.Database, folder: string): v
       )
     : [];
   const p = plan(folder, applied, has("users"), "SQLite");
-  if (p.pending <= 0 || !p.hasData) return;
+  if (p.pending <= 0 || !p.hasData) return p.pending;
   let dir: string | undefined;
   try {
     dir = copyFolder();
@@ -100,6 +103,7 @@ export function guardSqliteUpgrade(sqlite: Database.Database, folder: string): v
     refuseAfterFailedCopy(dir, p.pending, err);
   }
   finishCopy(dir, "sqlite", p.pending);
+  return p.pending;
 }
 
 /** PostgreSQL, before its migrations (under the migration lock): the same, with pg_dump. */

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import type { OutgoingHttpHeaders } from "node:http";
 import path from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
+import { raw } from "./raw";
 
 /**
  * Caddy (Debian package caddy) for the HTTPS tests (decision 0071): offline, its own internal CA,
@@ -93,11 +93,11 @@ export type TlsResponse = {
 };
 
 /**
- * One HTTPS request with node:https (HTTP/1.1) to `https://localhost:<port>`, connecting to
- * 127.0.0.1 from `localAddress` (any 127.x.y.z: a test can be several clients), checking the
- * certificate against `ca`. The body may be a Readable (streamed).
+ * One HTTPS request (HTTP/1.1) to `https://localhost:<port>`, connecting to 127.0.0.1 from
+ * `localAddress` (any 127.x.y.z: a test can be several clients), checking the certificate against
+ * `ca` — `raw()` with a CA. The body may be a Readable (streamed).
  */
-export function tlsRequest(
+export async function tlsRequest(
   url: string,
   opts: {
     ca: Buffer;
@@ -107,48 +107,11 @@ export function tlsRequest(
     localAddress?: string;
   },
 ): Promise<TlsResponse> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = request(
-      {
-        host: "127.0.0.1",
-        servername: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method: opts.method ?? "GET",
-        headers: { host: u.host, ...opts.headers },
-        ca: opts.ca,
-        localAddress: opts.localAddress,
-        agent: false,
-      },
-      (res) => {
-        answered = true;
-        if (opts.body instanceof Readable) {
-          opts.body.unpipe(req);
-          req.end();
-        }
-        const chunks: Buffer[] = [];
-        const rawHeaders: [string, string][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2)
-          rawHeaders.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
-        const done = () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            rawHeaders,
-            header: (name) => rawHeaders.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v),
-            body: Buffer.concat(chunks),
-          });
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", done);
-        res.on("close", done);
-        res.on("error", () => undefined);
-      },
-    );
-    req.on("error", (e) => {
-      if (!answered) reject(e);
-    });
-    if (opts.body instanceof Readable) opts.body.pipe(req);
-    else req.end(opts.body);
-  });
+  const r = await raw(url, opts);
+  return {
+    status: r.status,
+    rawHeaders: r.rawHeaders,
+    header: (name) => r.rawHeaders.filter(([n]) => n === name.toLowerCase()).map(([, v]) => v),
+    body: r.body,
+  };
 }

@@ -1,17 +1,21 @@
 import { readFileSync } from "node:fs";
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
 
 export type RawResponse = {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Every header line as received, names in lower case: a name sent twice is two entries. */
+  rawHeaders: [string, string][];
   body: Buffer;
 };
 
 /**
  * One HTTP request with node:http, from a chosen source address (any 127.x.y.z reaches a
  * server on 127.0.0.1, so a test can be several clients), with the body sent as given — a
- * Buffer, or a Readable for bodies that are cut off, chunked or huge.
+ * Buffer, or a Readable for bodies that are cut off, chunked or huge. With `ca`, HTTPS: the
+ * connection goes to 127.0.0.1 and the certificate is checked for the URL's host against `ca`.
  */
 export function raw(
   url: string,
@@ -22,38 +26,56 @@ export function raw(
     localAddress?: string;
     /** Give up (reject) when no response has come after this long. */
     timeoutMs?: number;
+    /** HTTPS, checked against this certificate authority. */
+    ca?: Buffer;
   } = {},
 ): Promise<RawResponse> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method: opts.method ?? "GET",
-        headers: opts.headers,
-        localAddress: opts.localAddress,
-        agent: false,
-      },
-      (res) => {
-        answered = true;
-        // An answer before the whole body went (a refusal, a 413): stop sending, as browsers do.
-        if (opts.body instanceof Readable) {
-          opts.body.unpipe(req);
-          req.end();
-        }
-        const chunks: Buffer[] = [];
-        const done = () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", done);
-        // The server may cut the connection once it has answered (the rest of a refused upload):
-        // what arrived is the answer (a truncated one fails the caller's own checks).
-        res.on("close", done);
-        res.on("error", () => undefined);
-      },
-    );
+    const common = {
+      port: u.port,
+      path: u.pathname + u.search,
+      method: opts.method ?? "GET",
+      localAddress: opts.localAddress,
+      agent: false as const,
+    };
+    const onResponse = (res: import("node:http").IncomingMessage) => {
+      answered = true;
+      // An answer before the whole body went (a refusal, a 413): stop sending, as browsers do.
+      if (opts.body instanceof Readable) {
+        opts.body.unpipe(req);
+        req.end();
+      }
+      const chunks: Buffer[] = [];
+      const rawHeaders: [string, string][] = [];
+      for (let i = 0; i < res.rawHeaders.length; i += 2)
+        rawHeaders.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
+      const done = () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders,
+          body: Buffer.concat(chunks),
+        });
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", done);
+      // The server may cut the connection once it has answered (the rest of a refused upload):
+      // what arrived is the answer (a truncated one fails the caller's own checks).
+      res.on("close", done);
+      res.on("error", () => undefined);
+    };
+    const req = opts.ca
+      ? httpsRequest(
+          {
+            ...common,
+            host: "127.0.0.1",
+            servername: u.hostname,
+            headers: { host: u.host, ...opts.headers },
+            ca: opts.ca,
+          },
+          onResponse,
+        )
+      : httpRequest({ ...common, host: u.hostname, headers: opts.headers }, onResponse);
     let answered = false;
     // A write that fails after the answer came (EPIPE: the server stopped reading) is not a failure
     // of the exchange; before it, it is.
