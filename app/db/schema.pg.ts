@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  doublePrecision,
   index,
   integer,
   pgTable,
@@ -31,6 +32,10 @@ import {
   PATIENT_CONSENT_KINDS,
   CONSENT_METHODS,
   VOICE_NOTE_KINDS,
+  NOTICE_BY,
+  CALL_WINDOWS,
+  CALL_STATUSES,
+  PHRASE_KINDS,
 } from "./types";
 
 /**
@@ -195,6 +200,8 @@ export const reports = pgTable(
     findings: text("findings"),
     recommendations: text("recommendations"),
     seeDoctorSoon: boolean("see_doctor_soon").notNull().default(false),
+    /** The phrase-book entries the expert chose (decision 0081), a JSON array of their ids, in order. */
+    phraseIds: text("phrase_ids"),
     /** Printed on the opinion letter; /verify/{code} confirms it. */
     letterCode: text("letter_code"),
     /** The signer as the letter prints them, copied at signing, so a later change of name does not rewrite a signed letter (decision 0023): /verify and the PDF read these. */
@@ -298,6 +305,9 @@ export const voiceNotes = pgTable(
     durationMs: integer("duration_ms").notNull(),
     heardNote: text("heard_note"),
     heardBy: text("heard_by").references(() => users.id, { onDelete: "set null" }),
+    /** The telephone copy (decision 0080): 8 kHz mono 16-bit WAV, encrypted like the note; made once. */
+    phoneFileKey: text("phone_file_key"),
+    phoneDurationMs: integer("phone_duration_ms"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -742,6 +752,9 @@ export const patients = pgTable(
     slipPrintedBy: text("slip_printed_by"),
     slipPrints: integer("slip_prints").notNull().default(0),
     takenOverAt: ms("taken_over_at"),
+    /** How this person hears that an opinion is ready (decision 0080), and when a call may come. */
+    noticeBy: text("notice_by", { enum: NOTICE_BY }).notNull().default("sms"),
+    callWindow: text("call_window", { enum: CALL_WINDOWS }).notNull().default("morning"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1062,4 +1075,134 @@ export const recoverySheets = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("recovery_sheets_repository_idx").on(t.repository, t.passwordTag)],
+);
+
+/**
+ * Phone calls (decision 0080): the missed calls that came in and the calls CareBridge places, one
+ * durable queue like the SMS outbox. A row never holds what was said, only what happened.
+ */
+export const phoneCalls = pgTable(
+  "phone_calls",
+  {
+    id: text("id").primaryKey(),
+    /** "in": a missed call to the clinic's number; "out": a call CareBridge places. */
+    direction: text("direction").notNull(),
+    /** The other party's number, E.164. */
+    number: text("number").notNull(),
+    /** Whose profile the number belongs to (null: an unknown caller). */
+    patientId: text("patient_id").references((): AnyPgColumn => patients.id, { onDelete: "cascade" }),
+    /** missed-call, callback, opinion-ready or general (an unknown caller's short message). */
+    purpose: text("purpose").notNull(),
+    locale: text("locale").notNull().default("en"),
+    status: text("status", { enum: CALL_STATUSES }).notNull().default("queued"),
+    /** What happened: heard, not-verified, no-answer, busy, hung-up, rejected, … (never content). */
+    outcome: text("outcome"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lockedUntil: ms("locked_until"),
+    lastError: text("last_error"),
+    /** The provider's or SIP stack's id of the current attempt. */
+    providerRef: text("provider_ref"),
+    answeredAt: ms("answered_at"),
+    /** When the person proved who she is with the keypad. */
+    verifiedAt: ms("verified_at"),
+    endedAt: ms("ended_at"),
+    durationMs: integer("duration_ms"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("phone_calls_due_idx").on(t.status, t.nextAttemptAt, t.id),
+    index("phone_calls_created_idx").on(t.createdAt, t.id),
+    index("phone_calls_number_idx").on(t.number, t.createdAt),
+    index("phone_calls_patient_idx").on(t.patientId, t.createdAt),
+    uniqueIndex("phone_calls_provider_ref_uq").on(t.providerRef),
+  ],
+);
+
+/**
+ * Phrases an admin added to the phrase book (decision 0081); the built-in ones ship in code. Every
+ * language's text is written and reviewed by a person, never machine-translated.
+ */
+export const phrases = pgTable(
+  "phrases",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: PHRASE_KINDS }).notNull(),
+    en: text("en").notNull(),
+    hi: text("hi").notNull(),
+    bn: text("bn").notNull(),
+    ta: text("ta").notNull(),
+    /** Who reviewed the translations (a name and qualification, as the admin typed it). */
+    reviewedBy: text("reviewed_by").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    /** A retired phrase is no longer offered; opinions that chose it still show it. */
+    retiredAt: ms("retired_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("phrases_created_idx").on(t.createdAt, t.id)],
+);
+
+/**
+ * The lab reader's job for one report (decision 0082): durable, claimed by one process at a time
+ * like the SMS queue. status: queued, reading, done, not-lab (left alone), failed.
+ */
+export const labReads = pgTable(
+  "lab_reads",
+  {
+    reportId: text("report_id")
+      .primaryKey()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    status: text("status").notNull().default("queued"),
+    /** "text": the PDF's text layer; "ocr": Tesseract on the image or rendered page. */
+    source: text("source"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lockedUntil: ms("locked_until"),
+    lastError: text("last_error"),
+    durationMs: integer("duration_ms"),
+    finishedAt: ms("finished_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("lab_reads_due_idx").on(t.status, t.nextAttemptAt, t.reportId)],
+);
+
+/**
+ * A value read from a report, or added by the expert (decision 0082). A patient sees it only once an
+ * expert confirmed or corrected it (status confirmed, corrected or added), never as read.
+ */
+export const labValues = pgTable(
+  "lab_values",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    /** The catalogue's LOINC code of the analyte. */
+    loinc: text("loinc").notNull(),
+    printedName: text("printed_name").notNull().default(""),
+    /** The value in the analyte's UCUM unit, and as printed. */
+    value: doublePrecision("value").notNull(),
+    unit: text("unit").notNull(),
+    printedValue: text("printed_value").notNull().default(""),
+    printedUnit: text("printed_unit"),
+    /** The reference range printed on the report (in `unit`), never one we invent. */
+    rangeText: text("range_text"),
+    rangeLow: doublePrecision("range_low"),
+    rangeHigh: doublePrecision("range_high"),
+    /** H or L, printed or worked out from the printed range only. */
+    flag: text("flag"),
+    /** Where it was found: the page (1-based) and the box as fractions of the page, JSON [x, y, w, h]. */
+    page: integer("page"),
+    box: text("box"),
+    confidence: doublePrecision("confidence"),
+    /** read (not checked), confirmed, corrected, removed, added (by the expert). */
+    status: text("status").notNull().default("read"),
+    checkedBy: text("checked_by").references(() => users.id, { onDelete: "set null" }),
+    checkedAt: ms("checked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("lab_values_report_idx").on(t.reportId, t.page, t.id),
+    index("lab_values_loinc_idx").on(t.loinc, t.reportId),
+  ],
 );

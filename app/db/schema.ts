@@ -53,6 +53,10 @@ export const {
   heldItems,
   backupRuns,
   recoverySheets,
+  phoneCalls,
+  phrases,
+  labReads,
+  labValues,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
@@ -62,4 +66,7 @@ export type VoiceNoteRow = typeof lite.voiceNotes.$inferSelect;
 export type TakeOverRow = typeof lite.takeOvers.$inferSelect;
 export type CentreRow = typeof lite.centres.$inferSelect;
 export type HeldItemRow = typeof lite.heldItems.$inferSelect;
+export type PhoneCallRow = typeof lite.phoneCalls.$inferSelect;
+export type PhraseRow = typeof lite.phrases.$inferSelect;
+export type LabValueRow = typeof lite.labValues.$inferSelect;
 export type BackupRunRow = typeof lite.backupRuns.$inferSelect;

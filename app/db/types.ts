@@ -56,3 +56,16 @@ export type ConsentMethod = (typeof CONSENT_METHODS)[number];
 /** A voice note's part (decision 0037): the patient's description of a report, a follow-up question, the expert's explanation. */
 export const VOICE_NOTE_KINDS = ["description", "question", "explanation"] as const;
 export type VoiceNoteKind = (typeof VOICE_NOTE_KINDS)[number];
+
+/** How a patient profile hears that an opinion is ready (decision 0080): a text, a phone call, or both. */
+export const NOTICE_BY = ["sms", "call", "both"] as const;
+export type NoticeBy = (typeof NOTICE_BY)[number];
+/** The part of the day a "call me" profile is called in (decision 0080), in the clinic's time zone. */
+export const CALL_WINDOWS = ["morning", "afternoon", "evening"] as const;
+export type CallWindow = (typeof CALL_WINDOWS)[number];
+/** A phone call's place in the call queue (decision 0080); what happened on it is its `outcome`. */
+export const CALL_STATUSES = ["queued", "calling", "done", "failed"] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+/** The phrase book's two lists (decision 0081). */
+export const PHRASE_KINDS = ["finding", "advice"] as const;
+export type PhraseKind = (typeof PHRASE_KINDS)[number];

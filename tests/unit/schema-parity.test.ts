@@ -28,6 +28,7 @@ function liteType(c: any): string {
   if (t === "SQLiteTimestamp") return "timestamp";
   if (t === "SQLiteBoolean") return "boolean";
   if (t === "SQLiteInteger") return "integer";
+  if (t === "SQLiteReal") return "double";
   if (t === "SQLiteText") return c.enumValues?.length ? `text(${c.enumValues.join("|")})` : "text";
   return t;
 }
@@ -38,6 +39,7 @@ function pgType(c: any): string {
     return c.withTimezone && c.precision === 3 ? "timestamp" : "timestamp(wrong precision/zone)";
   if (t === "PgBoolean") return "boolean";
   if (t === "PgInteger" || t === "PgBigInt53") return "integer";
+  if (t === "PgDoublePrecision") return "double";
   if (t === "PgText") return c.enumValues?.length ? `text(${c.enumValues.join("|")})` : "text";
   return t;
 }

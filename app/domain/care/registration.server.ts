@@ -178,6 +178,8 @@ export async function registerPatient(
       slipPrintedAt: null,
       slipPrintedBy: null,
       slipPrints: 0,
+      noticeBy: "sms",
+      callWindow: "morning",
       createdAt: now,
       updatedAt: now,
     };

@@ -147,6 +147,7 @@ export async function createReport(
       findings: null,
       recommendations: null,
       seeDoctorSoon: false,
+      phraseIds: null,
       letterCode: null,
       claimRenewals: 0,
       signerFirstName: null,

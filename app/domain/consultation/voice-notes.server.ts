@@ -248,7 +248,7 @@ export async function addVoiceNote(
     if (!stored) throw new DomainError("not_found", "reports.notFound");
     if (access)
       await traceAccess(actor, access, "patient.voice_add", { reportId: row.id, voiceNoteId: id }, opts.ip);
-    return toApi({ ...values, heardNote: null, heardBy: null });
+    return toApi({ ...values, heardNote: null, heardBy: null, phoneFileKey: null, phoneDurationMs: null });
   } catch (err) {
     if (file) await deleteStored(file.key).catch(() => {});
     throw err;
