@@ -6,6 +6,7 @@ import { z } from "zod";
 import { getCountries } from "libphonenumber-js";
 import { applyRateLimits, type Budgets } from "./budgets";
 import { site } from "./site";
+import { voiceConfig, voiceEnv, type VoiceConfig } from "./config-voice.server";
 
 /**
  * The one place environment variables are read. Everything is validated with zod
@@ -204,6 +205,7 @@ const envSchema = z.object({
     .default("10%"),
   /** Files decrypted from each backup and compared with what the database records. */
   BACKUP_VERIFY_FILES: z.coerce.number().int().min(0).max(10_000).default(20),
+  ...voiceEnv,
 });
 
 export type Config = {
@@ -280,6 +282,8 @@ export type Config = {
   /** The OTLP endpoint traces are sent to; undefined: tracing off and its SDK not loaded. */
   otelEndpoint: string | undefined;
   backup: BackupConfig;
+  /** Phone calls (decision 0080). */
+  voice: VoiceConfig;
 };
 
 /** Scheduled, verified backups into a restic repository (decision 0067). */
@@ -512,6 +516,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     otelEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     backup: backupConfig(e, dataDir),
+    voice: {
+      ...voiceConfig(e, dataDir),
+      // Signs the addresses a voice provider calls back (answer, digits, status, audio), decision 0080.
+      webhookSecret:
+        e.VOICE_URL && !e.VOICE_URL.startsWith("sip")
+          ? persistentSecret(dataDir, "voice-webhook-secret", () => randomBytes(32).toString("hex"))
+          : sessionSecret,
+    },
   };
 }
 

@@ -134,7 +134,7 @@ console.log(
 // budgets…); server/ is one room. A new folder must be given its floor here.
 const FLOORS = [
   ["site", "i18n", "types", "budgets"],
-  ["config"],
+  ["config", "config-voice"],
   ["lib"],
   ["db"],
   ["storage"],

@@ -15,13 +15,15 @@ export { findPgTool, libpqTarget, runTool };
  */
 
 /** Every column that names a stored object (the file sweep's list, files.server.ts), by table. */
-const REFERENCES: [table: string, select: string][] = [
+const REFERENCES: [table: string, select: string, since?: string][] = [
   ["reports", "select file_key as k from reports"],
   ["users", "select image from users where image is not null"],
   ["patient_consents", "select evidence_key from patient_consents where evidence_key is not null"],
   ["imaging_instances", "select file_key from imaging_instances"],
   ["imaging_previews", "select key from imaging_previews"],
   ["voice_notes", "select file_key from voice_notes"],
+  // Telephone copies (decision 0080): the column came with the phone_calls table.
+  ["voice_notes", "select phone_file_key from voice_notes where phone_file_key is not null", "phone_calls"],
   ["held_items", "select file_key from held_items where file_key is not null"],
 ];
 
@@ -31,7 +33,7 @@ const REFERENCES: [table: string, select: string][] = [
  */
 function referencedSql(tables: string[]): string {
   const have = new Set(tables);
-  return REFERENCES.filter(([t]) => have.has(t))
+  return REFERENCES.filter(([t, , since]) => have.has(t) && (!since || have.has(since)))
     .map(([, q]) => q)
     .join(" union ");
 }

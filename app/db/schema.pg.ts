@@ -1103,6 +1103,8 @@ export const phoneCalls = pgTable(
     lastError: text("last_error"),
     /** The provider's or SIP stack's id of the current attempt. */
     providerRef: text("provider_ref"),
+    /** Where the call is in its menu between a provider's requests (decision 0080): keys, never content. */
+    ivrState: text("ivr_state"),
     answeredAt: ms("answered_at"),
     /** When the person proved who she is with the keypad. */
     verifiedAt: ms("verified_at"),

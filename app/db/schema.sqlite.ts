@@ -1131,6 +1131,8 @@ export const phoneCalls = sqliteTable(
     lastError: text("last_error"),
     /** The provider's or SIP stack's id of the current attempt. */
     providerRef: text("provider_ref"),
+    /** Where the call is in its menu between a provider's requests (decision 0080): keys, never content. */
+    ivrState: text("ivr_state"),
     answeredAt: integer("answered_at", { mode: "timestamp_ms" }),
     /** When the person proved who she is with the keypad. */
     verifiedAt: integer("verified_at", { mode: "timestamp_ms" }),

@@ -69,3 +69,20 @@ export function splitE164(e164: string | null | undefined): { countryCode: strin
     ? { countryCode: `+${p.countryCallingCode}`, national: String(p.nationalNumber) }
     : null;
 }
+
+/**
+ * Whether a number may be called (decision 0080): a valid number of a country in SMS_COUNTRIES (the
+ * one allow-list for everything that reaches a phone) on a mobile or fixed line — never premium-rate,
+ * toll-free, shared-cost or VoIP, which cost the clinic or reach a service rather than a person.
+ */
+export function callableNumber(
+  candidate: string,
+): { ok: true; e164: string } | { ok: false; reason: SmsRefusal } {
+  const parsed = parsePhoneNumberFromString(candidate);
+  if (!parsed || !parsed.isValid() || !parsed.country) return { ok: false, reason: "invalid" };
+  if (!config().smsCountries.includes(parsed.country)) return { ok: false, reason: "country" };
+  const type = parsed.getType();
+  if (type !== "MOBILE" && type !== "FIXED_LINE_OR_MOBILE" && type !== "FIXED_LINE")
+    return { ok: false, reason: "notMobile" };
+  return { ok: true, e164: parsed.number };
+}

@@ -47,6 +47,7 @@ CREATE TABLE "phone_calls" (
 	"locked_until" timestamp (3) with time zone,
 	"last_error" text,
 	"provider_ref" text,
+	"ivr_state" text,
 	"answered_at" timestamp (3) with time zone,
 	"verified_at" timestamp (3) with time zone,
 	"ended_at" timestamp (3) with time zone,

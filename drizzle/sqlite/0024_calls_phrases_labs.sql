@@ -53,6 +53,7 @@ CREATE TABLE `phone_calls` (
 	`locked_until` integer,
 	`last_error` text,
 	`provider_ref` text,
+	`ivr_state` text,
 	`answered_at` integer,
 	`verified_at` integer,
 	`ended_at` integer,

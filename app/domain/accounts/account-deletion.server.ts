@@ -75,12 +75,14 @@ export function* accountDeletionSteps(
   // Voice notes on those reports (their rows go with the reports by cascade).
   for (const v of yield* rows(
     tx
-      .select({ key: voiceNotes.fileKey })
+      .select({ key: voiceNotes.fileKey, phone: voiceNotes.phoneFileKey })
       .from(voiceNotes)
       .innerJoin(reports, eq(reports.id, voiceNotes.reportId))
       .where(inArray(reports.patientId, profileIds)),
-  ))
+  )) {
     fileKeys.push(v.key);
+    if (v.phone) fileKeys.push(v.phone);
+  }
   for (const c of yield* rows(
     tx
       .select({ key: patientConsents.evidenceKey })

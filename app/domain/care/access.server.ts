@@ -210,6 +210,7 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.takeover_undo": "control.trail.takeoverUndo",
   "patient.takeover_clear": "control.trail.takeoverClear",
   "patient.slip_print": "slip.trailPrinted",
+  "patient.call_heard": "phonecall.trailHeard",
 };
 
 /**

@@ -4,7 +4,7 @@ import { centres, healthWorkers, patientManagers, users } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
-import { notify, queueSms, recipientColumns } from "../messaging/index.server";
+import { nextWindowStart, notify, queueCall, queueSms, recipientColumns } from "../messaging/index.server";
 import { findPatient } from "./patients.server";
 
 /**
@@ -14,6 +14,9 @@ import { findPatient } from "./patients.server";
 export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoon: boolean }) {
   const patient = await findPatient(patientId);
   if (!patient) return;
+  // "Call me" (decision 0080): a call in the person's window, instead of or besides the text.
+  const textToo = patient.noticeBy !== "call";
+  if (patient.noticeBy !== "sms") await queueOpinionCall(patient);
   if (patient.accountId) {
     const own = await first(
       db()
@@ -27,7 +30,7 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
         body: opts.seeDoctorSoon ? "mail.reviewedImportantBody" : "mail.reviewedBody",
         action: "mail.reviewedAction",
         path: `/dashboard/previous-report/${encodeURIComponent(patient.id)}`,
-        sms: { key: "sms.opinionReady", purpose: "opinion-ready" },
+        sms: textToo ? { key: "sms.opinionReady", purpose: "opinion-ready" } : undefined,
       });
   }
   if (patient.centreId && !patient.centreAccessRevokedAt) {
@@ -35,7 +38,7 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
     if (centre) {
       await notifyCentreWorkers(patient.id, patient.shortId ?? "", centre);
       // The patient's (or their family's) phone, when they have no account of their own to hear on.
-      if (patient.phone && !patient.accountId) {
+      if (patient.phone && !patient.accountId && textToo) {
         const t = await getT(isLocale(patient.locale) ? patient.locale : "en");
         await queueSms({
           to: patient.phone,
@@ -49,6 +52,25 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
   }
 
   await notifyManagersOpinionReady(patient.id);
+}
+
+/** The call that tells the person her opinion is ready, at the start of her window (decision 0080). */
+async function queueOpinionCall(patient: NonNullable<Awaited<ReturnType<typeof findPatient>>>) {
+  let number = patient.phone;
+  if (!number && patient.accountId) {
+    const own = await first(
+      db().select({ phone: users.phone }).from(users).where(eq(users.id, patient.accountId)),
+    );
+    number = own?.phone ?? null;
+  }
+  if (!number) return;
+  await queueCall({
+    number,
+    patientId: patient.id,
+    purpose: "opinion-ready",
+    locale: patient.locale,
+    at: nextWindowStart(patient.callWindow),
+  }).catch((err) => log("error", "could not queue the opinion call", { error: String(err?.message ?? err) }));
 }
 
 /**

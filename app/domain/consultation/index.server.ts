@@ -117,3 +117,4 @@ export {
   type OutboxRefusal,
 } from "./held-items.server";
 export { handOverHeldItem } from "./held-handover.server";
+export { opinionsForCall, type PhoneOpinion } from "./phone-opinions.server";

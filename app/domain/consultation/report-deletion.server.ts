@@ -33,8 +33,11 @@ export async function deleteReport(
   const studyKeys = await studyObjects([row.id]);
   // Its voice notes' rows go with the report (on delete cascade); their audio is removed after.
   const voiceKeys = (
-    await db().select({ k: voiceNotes.fileKey }).from(voiceNotes).where(eq(voiceNotes.reportId, row.id))
-  ).map((v) => v.k);
+    await db()
+      .select({ k: voiceNotes.fileKey, phone: voiceNotes.phoneFileKey })
+      .from(voiceNotes)
+      .where(eq(voiceNotes.reportId, row.id))
+  ).flatMap((v) => (v.phone ? [v.k, v.phone] : [v.k]));
   const deleted = await transaction(function* (tx) {
     const gone = yield* rows(tx.delete(reports).where(eq(reports.id, row.id)).returning({ id: reports.id }));
     if (gone.length === 1)

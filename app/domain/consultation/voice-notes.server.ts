@@ -6,7 +6,13 @@ import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db
 import { newId } from "~/lib/ids.server";
 import { audit, auditInsert, limit, UNKNOWN_CLIENT, type Client } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { deleteStored, openDecrypted, type StoredFile } from "../records/index.server";
+import {
+  deleteStored,
+  openDecrypted,
+  storeUpload,
+  toPhoneAudio,
+  type StoredFile,
+} from "../records/index.server";
 import { patientAccess, traceAccess } from "../care/index.server";
 import type { Actor } from "../platform/index.server";
 import { liveClaim } from "./api-report.server";
@@ -209,7 +215,8 @@ export async function addVoiceNote(
       access = await patientAccess(actor, row.patientId);
       if (!access || access.kind === "admin") throw new DomainError("forbidden", "reports.notYourReport");
     }
-    const durationMs = await audioDurationMs(await readAll(file.key), file.mimeType);
+    const audio = await readAll(file.key);
+    const durationMs = await audioDurationMs(audio, file.mimeType);
     let followupId: string | null = null;
     if (kind === "question") {
       const asked = await askFollowUp(
@@ -248,6 +255,8 @@ export async function addVoiceNote(
     if (!stored) throw new DomainError("not_found", "reports.notFound");
     if (access)
       await traceAccess(actor, access, "patient.voice_add", { reportId: row.id, voiceNoteId: id }, opts.ip);
+    // The expert's explanation is played on phone calls (decision 0080): its 8 kHz copy is made once, now.
+    if (kind === "explanation") await storePhoneCopy(id, audio, file.mimeType);
     return toApi({ ...values, heardNote: null, heardBy: null, phoneFileKey: null, phoneDurationMs: null });
   } catch (err) {
     if (file) await deleteStored(file.key).catch(() => {});
@@ -410,4 +419,22 @@ export async function voiceNotesOfPatient(patientId: string) {
     .where(eq(reports.patientId, patientId))
     .orderBy(asc(voiceNotes.createdAt), asc(voiceNotes.id))
     .then((r) => r.map((x) => x.note));
+}
+
+/** Stores the telephone copy of a voice note (8 kHz WAV, encrypted like the note); a failure only leaves it out of calls. */
+async function storePhoneCopy(id: string, audio: Buffer, mimeType: string): Promise<void> {
+  const wav = await toPhoneAudio(audio, mimeType);
+  if (!wav) return;
+  const copy = await storeUpload(
+    (async function* () {
+      yield wav;
+    })(),
+    { maxBytes: wav.length + 1, allowed: "audio" },
+  );
+  const done = await db()
+    .update(voiceNotes)
+    .set({ phoneFileKey: copy.key, phoneDurationMs: Math.round((wav.length - 44) / 16) })
+    .where(eq(voiceNotes.id, id))
+    .returning({ id: voiceNotes.id });
+  if (!done.length) await deleteStored(copy.key).catch(() => {});
 }

@@ -54,6 +54,24 @@ export async function saveCallbackRequest(
   return { id };
 }
 
+/**
+ * A person who heard her opinion by phone pressed 2 to be called back (decision 0080): a callback
+ * request like the home page's form, for the clinic's admins.
+ */
+export async function savePhoneCallbackRequest(call: { name: string; number: string; patientId: string }) {
+  const cc = /^\+91/.test(call.number) ? "+91" : "+";
+  await db()
+    .insert(callbackRequests)
+    .values({
+      id: newId(),
+      name: call.name,
+      countryCode: cc,
+      phoneNumber: cc === "+91" ? call.number.slice(3) : call.number.slice(1),
+      message: `Asked by phone, after hearing an opinion, to be called back (profile ${call.patientId}).`,
+      userId: null,
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // The admin's inbox: what visitors sent through Contact Us and the home page's callback form.
 

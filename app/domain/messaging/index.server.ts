@@ -10,6 +10,7 @@
  *   costs), sms-delivery (the gateway and the outbox folder), sms-retention (erasure and pruning),
  *   sms-admin (the admin list).
  * - contact: the public contact form and callback requests.
+ * - call-queue: the phone calls waiting to be placed (decision 0080); the sender is app/domain/calls.
  */
 export {
   notify,
@@ -41,5 +42,15 @@ export {
   listCallbackRequests,
   listContactMessages,
   saveCallbackRequest,
+  savePhoneCallbackRequest,
   saveContactMessage,
 } from "./contact.server";
+export {
+  nextWindowStart,
+  onCallQueued,
+  queueCall,
+  recordIncomingCall,
+  unknownCallsToday,
+  type CallPurpose,
+  type QueuedCall,
+} from "./call-queue.server";

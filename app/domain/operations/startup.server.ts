@@ -17,6 +17,7 @@ import {
   stopServiceRollups,
 } from "./service.server";
 import { startBackupScheduler, stopBackupScheduler } from "./backups.server";
+import { startCalls, stopCalls } from "../calls/index.server";
 
 let started: Promise<void> | undefined;
 
@@ -81,6 +82,8 @@ export function startup(): Promise<void> {
     if (owner) startGaugeSampler(c.serviceSampleMs);
     // Scheduled backups (decision 0067): the owner of each node looks at the schedule; the slot's row picks one node.
     if (owner) startBackupScheduler();
+    // Phone calls (decision 0080): the owner of each node places them, one claim at a time.
+    if (owner) await startCalls();
     if (!owner) return;
     // The disk: read once, which also makes the space reserve next to a SQLite database (decision 0060).
     diskSpace().catch((err) => log("warn", "disk space not read", { error: String(err) }));
@@ -121,6 +124,7 @@ export async function shutdown() {
       stopPacsSender(),
       stopServiceRollups(),
       stopBackupScheduler(),
+      stopCalls(),
     ]),
     new Promise((r) => setTimeout(r, 12_000).unref()),
   ]);

@@ -52,6 +52,7 @@ export const PATIENT_ACTIONS = [
   "patient.takeover_undo",
   "patient.takeover_clear",
   "patient.slip_print",
+  "patient.call_heard",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

@@ -283,6 +283,8 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
     among(imagingInstances, imagingInstances.fileKey),
     among(imagingPreviews, imagingPreviews.key),
     among(voiceNotes, voiceNotes.fileKey),
+    // A voice note's telephone copy (decision 0080).
+    among(voiceNotes, voiceNotes.phoneFileKey),
     // What a suspended or moved worker recorded offline, kept for the centre (decision 0065).
     among(heldItems, heldItems.fileKey),
   ]);

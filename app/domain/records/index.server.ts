@@ -46,3 +46,4 @@ export { startPacsSender, stopPacsSender } from "./dicom-pacs.server";
 export { deleteObjects, deleteReportFileIfUnused } from "./files.server";
 export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft } from "./dicom.server";
 export { kickPacsSender } from "./dicom-pacs.server";
+export { phoneWav, PHONE_RATE, silence, speak, toPhoneAudio, wavSamples } from "./phone-audio.server";

@@ -308,11 +308,11 @@ export async function changeConsent(
       // Voice notes on those reports go with them (cascade); their audio is removed below.
       voiceKeys = (yield* rows(
         tx
-          .select({ k: voiceNotes.fileKey })
+          .select({ k: voiceNotes.fileKey, phone: voiceNotes.phoneFileKey })
           .from(voiceNotes)
           .innerJoin(reports, eq(reports.id, voiceNotes.reportId))
           .where(and(eq(reports.patientId, actor.id), eq(reports.status, "Pending"))),
-      )).map((v) => v.k);
+      )).flatMap((v) => (v.phone ? [v.k, v.phone] : [v.k]));
       gone = yield* rows(
         tx
           .delete(reports)

@@ -7,6 +7,7 @@ import service_bn from "./sections/service.bn";
 import imaging_bn from "./sections/imaging.bn";
 import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
+import phonecall_bn from "./sections/phonecall.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
@@ -1464,6 +1465,7 @@ const bn: Catalogue = {
   imaging: imaging_bn,
   panel: panel_bn,
   voice: voice_bn,
+  phonecall: phonecall_bn,
   offline: offline_bn,
   held: held_bn,
   slip: slip_bn,

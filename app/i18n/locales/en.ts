@@ -7,6 +7,7 @@ import service_en from "./sections/service.en";
 import imaging_en from "./sections/imaging.en";
 import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
+import phonecall_en from "./sections/phonecall.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
 import slip_en from "./sections/slip.en";
@@ -1452,6 +1453,7 @@ const en = {
   imaging: imaging_en,
   panel: panel_en,
   voice: voice_en,
+  phonecall: phonecall_en,
   offline: offline_en,
   held: held_en,
   slip: slip_en,

@@ -7,6 +7,7 @@ import service_hi from "./sections/service.hi";
 import imaging_hi from "./sections/imaging.hi";
 import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
+import phonecall_hi from "./sections/phonecall.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
@@ -1459,6 +1460,7 @@ const hi: Catalogue = {
   imaging: imaging_hi,
   panel: panel_hi,
   voice: voice_hi,
+  phonecall: phonecall_hi,
   offline: offline_hi,
   held: held_hi,
   slip: slip_hi,

@@ -7,6 +7,7 @@ import service_ta from "./sections/service.ta";
 import imaging_ta from "./sections/imaging.ta";
 import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
+import phonecall_ta from "./sections/phonecall.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
 import slip_ta from "./sections/slip.ta";
@@ -1507,6 +1508,7 @@ const ta: Catalogue = {
   imaging: imaging_ta,
   panel: panel_ta,
   voice: voice_ta,
+  phonecall: phonecall_ta,
   offline: offline_ta,
   held: held_ta,
   slip: slip_ta,

@@ -1,0 +1,187 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
+import path from "node:path";
+import { log } from "~/lib/log.server";
+
+/**
+ * One baresip process (decision 0080), driven over its ctrl_tcp module: commands and events are
+ * JSON in netstrings. The app runs two: the "in" line, registered to the trunk, on which missed
+ * calls arrive and are rejected; the "out" line, which places one call at a time and switches the
+ * sound it plays (`ausrc`) as the person presses keys. baresip 1.0 acts on its current call, so a
+ * line that places calls never also takes them.
+ */
+
+export type BaresipEvent = {
+  type: string;
+  id?: string;
+  param?: string;
+  peeruri?: string;
+  direction?: string;
+};
+
+export type BaresipOptions = {
+  name: string;
+  dir: string;
+  listen: string;
+  /** The account line (baresip's accounts file). */
+  account: string;
+  /** The sound of the first prompt (an 8 kHz WAV). */
+  source: string;
+  dumpDir?: string;
+};
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export class Baresip {
+  private child: ChildProcess | null = null;
+  private socket: Socket | null = null;
+  private buffer = "";
+  private token = 0;
+  private waiting = new Map<string, (r: { ok: boolean; data: string }) => void>();
+  private listeners = new Set<(e: BaresipEvent) => void>();
+  exited = false;
+
+  constructor(readonly opts: BaresipOptions) {}
+
+  async start(): Promise<void> {
+    const host = this.opts.listen.split(":")[0];
+    const ctrl = await freePort("127.0.0.1");
+    mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
+    const lines = [
+      `sip_listen ${this.opts.listen}`,
+      `net_interface ${host}`,
+      `audio_source aufile,${this.opts.source}`,
+      `audio_player aufile,${path.join(this.opts.dir, "heard.wav")}`,
+      `audio_alert aufile,${path.join(this.opts.dir, "alert.wav")}`,
+      "module_path /usr/lib/baresip/modules",
+      "module g711.so",
+      "module aufile.so",
+      ...(this.opts.dumpDir ? ["module sndfile.so", `snd_path ${this.opts.dumpDir}`] : []),
+      "module_app account.so",
+      "module_app menu.so",
+      "module_app ctrl_tcp.so",
+      `ctrl_tcp_listen 127.0.0.1:${ctrl}`,
+    ];
+    if (this.opts.dumpDir) mkdirSync(this.opts.dumpDir, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(this.opts.dir, "config"), lines.join("\n") + "\n", { mode: 0o600 });
+    writeFileSync(path.join(this.opts.dir, "accounts"), this.opts.account + "\n", { mode: 0o600 });
+    writeFileSync(path.join(this.opts.dir, "contacts"), "", { mode: 0o600 });
+    const child = spawn("baresip", ["-f", this.opts.dir], { stdio: ["ignore", "pipe", "pipe"] });
+    this.child = child;
+    let said = "";
+    const keep = (c: Buffer) => {
+      said = (said + c.toString()).slice(-2000);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    child.once("exit", (code, signal) => {
+      this.exited = true;
+      this.socket?.destroy();
+      log(code === 0 ? "info" : "error", `baresip (${this.opts.name} line) ended`, {
+        code,
+        signal,
+        said: said
+          // Colour codes (ESC [ … m) out of the log line.
+          .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+          .split("\n")
+          .slice(-4)
+          .join(" | "),
+      });
+    });
+    child.once("error", (err) => {
+      this.exited = true;
+      log("error", `baresip (${this.opts.name} line) could not start`, { error: err.message });
+    });
+    const started = Date.now();
+    while (!this.socket) {
+      if (this.exited) throw new Error(`baresip (${this.opts.name} line) did not start: ${said.slice(-300)}`);
+      if (Date.now() - started > 10_000) throw new Error(`baresip (${this.opts.name} line) did not answer`);
+      await new Promise((r) => setTimeout(r, 100));
+      await new Promise<void>((resolve) => {
+        const s = connect(ctrl, "127.0.0.1");
+        s.once("connect", () => {
+          this.socket = s;
+          s.on("data", (d: Buffer) => this.read(d.toString("utf8")));
+          s.on("error", () => {});
+          resolve();
+        });
+        s.once("error", () => resolve());
+      });
+    }
+  }
+
+  private read(chunk: string) {
+    this.buffer += chunk;
+    for (;;) {
+      const m = /^(\d+):/.exec(this.buffer);
+      if (!m) return;
+      const n = Number(m[1]);
+      const start = m[0].length;
+      if (this.buffer.length < start + n + 1) return;
+      const text = this.buffer.slice(start, start + n);
+      this.buffer = this.buffer.slice(start + n + 1);
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      if (msg.response && typeof msg.token === "string") {
+        this.waiting.get(msg.token)?.({ ok: msg.ok === true, data: String(msg.data ?? "") });
+        this.waiting.delete(msg.token);
+      } else if (msg.event) {
+        for (const l of this.listeners) l(msg as unknown as BaresipEvent);
+      }
+    }
+  }
+
+  onEvent(listener: (e: BaresipEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends a command and waits (at most 5 s) for its answer. */
+  command(command: string, params = ""): Promise<{ ok: boolean; data: string }> {
+    const socket = this.socket;
+    if (!socket || this.exited) return Promise.resolve({ ok: false, data: "baresip is not running" });
+    const token = `t${++this.token}`;
+    const body = JSON.stringify({ command, params, token });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(token);
+        resolve({ ok: false, data: "no answer" });
+      }, 5_000);
+      this.waiting.set(token, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      socket.write(`${Buffer.byteLength(body)}:${body},`);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || this.exited) return;
+    await this.command("quit").catch(() => {});
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve();
+      }, 2_000);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Calls: opinions heard by phone (decision 0080). Above consultation, care and messaging: it reads
+ * the opinions a call may tell and the profile it is for; messaging keeps the queue it sends from.
+ *
+ * - sender: claims and places due calls on the configured line, settles them (retries, trail).
+ * - sip-line (baresip over a SIP trunk or GSM gateway), provider (an HTTP voice provider), the
+ *   folder line (no VOICE_URL); intake: missed calls; ivr: the keypad menu; prompts: the sounds.
+ */
+import { config } from "~/config.server";
+import { log } from "~/lib/log.server";
+import { phraseTextsFor } from "./phrases.server";
+import { receiveMissedCall } from "./intake.server";
+import { missedCallUrl, ProviderLine } from "./provider.server";
+import { folderLine, startCallSender, stopCallSender, setCallLine } from "./sender.server";
+import { SipLine } from "./sip-line.server";
+
+export { receiveMissedCall } from "./intake.server";
+export { answerCall, callKeys, callStatus, providerMissedCall, providerSound } from "./provider.server";
+export { processCallQueue, repollCallSender } from "./sender.server";
+export { phraseTextsFor } from "./phrases.server";
+
+let sip: SipLine | null = null;
+
+/** The owner process of a node: the line calls go out on, and the sender. */
+export async function startCalls(): Promise<void> {
+  const v = config().voice;
+  if (v.kind === "sip") {
+    sip = new SipLine(receiveMissedCall, phraseTextsFor);
+    try {
+      await sip.start();
+    } catch (err) {
+      // Calls wait in the queue (and are retried) until the line works; the app serves on.
+      log("error", "the SIP line could not start", { error: String((err as Error)?.message ?? err) });
+    }
+    setCallLine(sip);
+  } else if (v.kind === "http") {
+    setCallLine(new ProviderLine());
+    log("info", "voice provider: give it this address for missed calls", {
+      url: missedCallUrl().replace(/sig=.*/, "sig=…"),
+    });
+  } else setCallLine(folderLine);
+  startCallSender();
+}
+
+export async function stopCalls(): Promise<void> {
+  await stopCallSender();
+  await sip?.stop();
+  sip = null;
+}

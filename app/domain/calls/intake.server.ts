@@ -1,0 +1,69 @@
+import { and, eq, or, sql } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { patients, reports, users } from "~/db/schema";
+import { log } from "~/lib/log.server";
+import { maskPhone, validE164 } from "~/lib/phone.server";
+import { queueCall, recordIncomingCall, unknownCallsToday } from "../messaging/index.server";
+
+/**
+ * A missed call to the clinic's number (decision 0080), from the SIP line or a provider's webhook.
+ * It was rejected before it was answered, so it cost the caller nothing. A number on record — a
+ * profile's own, its family's or the centre's number for it, or the mobile number of the person's
+ * account — brings a callback VOICE_CALLBACK_SECONDS later (one at a time per number, within the
+ * number's daily calls). Several profiles on one shared phone: the callback is about the one with
+ * the newest opinion (the keypad check tells who answers). An unknown number gets a short general
+ * message, at most VOICE_UNKNOWN_PER_DAY a day in all, then nothing. Each missed call is a row of
+ * phone_calls whose outcome says what was decided.
+ */
+export async function receiveMissedCall(
+  from: string,
+  opts: { providerRef?: string | null } = {},
+): Promise<{ outcome: string; callId?: string }> {
+  const number = validE164(from.trim().startsWith("+") ? from.trim() : `+${from.trim()}`);
+  if (!number) {
+    log("info", "a missed call from an unusable number", {});
+    return { outcome: "ignored" };
+  }
+  const v = config().voice;
+  const owner = await profileFor(number);
+  let outcome: string;
+  let callId: string | undefined;
+  if (owner) {
+    const queued = await queueCall({
+      number,
+      patientId: owner.id,
+      purpose: "callback",
+      locale: owner.locale,
+      at: new Date(Date.now() + v.callbackDelayMs),
+    });
+    outcome = queued.queued ? "callback-queued" : queued.reason;
+    if (queued.queued) callId = queued.id;
+  } else if (v.unknownPerDay > 0 && (await unknownCallsToday()) < v.unknownPerDay) {
+    const queued = await queueCall({
+      number,
+      patientId: null,
+      purpose: "general",
+      locale: "hi",
+      at: new Date(Date.now() + v.callbackDelayMs),
+    });
+    outcome = queued.queued ? "general-queued" : queued.reason;
+    if (queued.queued) callId = queued.id;
+  } else outcome = "ignored";
+  await recordIncomingCall({ number, patientId: owner?.id ?? null, outcome, providerRef: opts.providerRef });
+  log("info", "missed call", { from: maskPhone(number), known: !!owner, outcome });
+  return { outcome, callId };
+}
+
+/** The profile a number belongs to: the profile's own number first, then an account's mobile number. */
+async function profileFor(number: string): Promise<{ id: string; locale: string } | null> {
+  const rows = await db()
+    .select({ id: patients.id, locale: patients.locale, reviewedAt: reports.reviewedAt })
+    .from(patients)
+    .leftJoin(users, eq(users.id, patients.accountId))
+    .leftJoin(reports, and(eq(reports.patientId, patients.id), eq(reports.status, "Reviewed")))
+    .where(or(eq(patients.phone, number), eq(users.phone, number)))
+    .orderBy(sql`${reports.reviewedAt} desc nulls last`)
+    .limit(1);
+  return rows[0] ? { id: rows[0].id, locale: rows[0].locale } : null;
+}

@@ -1,0 +1,106 @@
+/**
+ * What a call does when the person presses a key (decision 0080), as a state machine with no I/O:
+ * the SIP line and the voice provider both drive it, and tests read it directly.
+ *
+ * A call that may carry an opinion starts at "identify": the greeting names only the centre or
+ * CareBridge and asks for the year of birth. Nothing medical is played before the right digits.
+ * Two wrong answers end the call. Once she is identified, the "content" prompt says which
+ * opinions are ready and plays the doctor's voice note or reads the phrases, then the menu:
+ * 1 again, 2 ask for a callback from the health worker or clinic, 9 the menu.
+ */
+
+export type Prompt =
+  | "intro" // greeting + ask for the year of birth
+  | "again" // did not match, ask again
+  | "content" // which opinions are ready, then what the doctor said, then the menu
+  | "menu"
+  | "callback" // a callback was asked for; goodbye
+  | "not-verified" // goodbye after the second wrong answer
+  | "no-secret" // nothing on record to check her with; goodbye
+  | "none-ready" // identified, but no opinion to tell; goodbye
+  | "general"; // an unknown caller's short message; goodbye
+
+/** Prompts after which the call ends (when the audio ends). */
+export const FINAL_PROMPTS: readonly Prompt[] = [
+  "callback",
+  "not-verified",
+  "no-secret",
+  "none-ready",
+  "general",
+];
+
+export type IvrState = {
+  step: "identify" | "menu" | "done";
+  digits: string;
+  wrong: number;
+  verified: boolean;
+  /** Content was played (the opinion heard). */
+  heard: boolean;
+  callbackAsked: boolean;
+};
+
+export type IvrPlan = {
+  /** The digits that identify her (the year of birth), or null when nothing on record can. */
+  secret: string | null;
+  /** The call carries no opinion (an unknown caller's general message). */
+  general: boolean;
+  /** Opinions ready to tell. */
+  ready: number;
+};
+
+export const MAX_WRONG = 2;
+
+export function startIvr(plan: IvrPlan): { state: IvrState; play: Prompt } {
+  const state: IvrState = {
+    step: "identify",
+    digits: "",
+    wrong: 0,
+    verified: false,
+    heard: false,
+    callbackAsked: false,
+  };
+  if (plan.general) return { state: { ...state, step: "done" }, play: "general" };
+  if (!plan.secret) return { state: { ...state, step: "done" }, play: "no-secret" };
+  return { state, play: "intro" };
+}
+
+/** The next state after `key` (0-9, * or #) and the prompt to switch to, if any. */
+export function pressKey(
+  plan: IvrPlan,
+  state: IvrState,
+  key: string,
+): { state: IvrState; play: Prompt | null } {
+  if (state.step === "done") return { state, play: null };
+  if (state.step === "identify") {
+    if (!/^[0-9]$/.test(key)) return { state: { ...state, digits: "" }, play: null };
+    const digits = state.digits + key;
+    const secret = plan.secret ?? "";
+    if (digits.length < secret.length) return { state: { ...state, digits }, play: null };
+    if (digits === secret) {
+      const verified = { ...state, digits: "", verified: true };
+      if (plan.ready === 0) return { state: { ...verified, step: "done" }, play: "none-ready" };
+      return { state: { ...verified, step: "menu", heard: true }, play: "content" };
+    }
+    const wrong = state.wrong + 1;
+    if (wrong >= MAX_WRONG)
+      return { state: { ...state, digits: "", wrong, step: "done" }, play: "not-verified" };
+    return { state: { ...state, digits: "", wrong }, play: "again" };
+  }
+  // The menu.
+  if (key === "1") return { state, play: "content" };
+  if (key === "2") return { state: { ...state, step: "done", callbackAsked: true }, play: "callback" };
+  if (key === "9") return { state, play: "menu" };
+  return { state, play: null };
+}
+
+/** What happened on a call, as the admins' list and the queue record it (never what was said). */
+export function outcomeOf(state: IvrState | null, answered: boolean, general: boolean): string {
+  if (!answered) return "no-answer";
+  if (general) return "general-heard";
+  if (!state) return "hung-up";
+  if (state.callbackAsked) return "callback-asked";
+  if (state.heard) return "heard";
+  if (state.verified) return "verified";
+  if (state.wrong >= MAX_WRONG) return "not-verified";
+  return "hung-up";
+}

@@ -1,0 +1,182 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { config } from "~/config.server";
+import type { PhoneCallRow } from "~/db/schema";
+import { log } from "~/lib/log.server";
+import { phoneWav, silence } from "../records/index.server";
+import { Baresip, type BaresipEvent } from "./baresip.server";
+import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
+import type { CallPlan } from "./plan.server";
+import { promptAudio, type PhraseTexts } from "./prompts.server";
+import type { CallEnd, CallLine } from "./sender.server";
+
+/**
+ * The self-hosted SIP line (decision 0080): baresip registered to an operator's SIP trunk or a
+ * GSM gateway (VOICE_URL sip://user:password@host:port). Two baresip processes: "in" takes the
+ * missed calls to the clinic's number and rejects them at once (the caller pays nothing); "out"
+ * places one call at a time, plays each prompt as a WAV file and switches to the next one when
+ * keys arrive (as SIP INFO or RFC 2833 events). A prompt that ends ends the call.
+ */
+
+const RING_MS = 45_000;
+
+export type MissedCallHandler = (number: string) => Promise<unknown>;
+
+function trunk() {
+  const url = config().voice.url!;
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  const host = url.host; // host:port
+  const register = url.searchParams.get("register") !== "no";
+  return { user, password, host, register };
+}
+
+/** The number in a SIP address (sip:+919876543210@host → +919876543210), or null. */
+export function numberOf(uri: string | undefined): string | null {
+  const m = /^sips?:(\+?\d{6,15})@/.exec(uri ?? "");
+  if (!m) return null;
+  return m[1].startsWith("+") ? m[1] : `+${m[1]}`;
+}
+
+export class SipLine implements CallLine {
+  private incoming: Baresip | null = null;
+  private outgoing: Baresip | null = null;
+  private dir = path.join(config().voice.workDir, "sip");
+
+  constructor(
+    private onMissedCall: MissedCallHandler,
+    private phraseTexts: PhraseTexts,
+  ) {}
+
+  async start(): Promise<void> {
+    const v = config().voice;
+    const t = trunk();
+    const [host, port] = v.sipListen.split(":");
+    const quiet = path.join(this.dir, "silence.wav");
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(quiet, phoneWav(silence(1000)), { mode: 0o600 });
+    const auth = t.password ? `;auth_pass=${t.password}` : "";
+    this.incoming = new Baresip({
+      name: "in",
+      dir: path.join(this.dir, "in"),
+      listen: v.sipListen,
+      account: `<sip:${t.user || "carebridge"}@${t.host}>${auth};regint=${t.register ? 600 : 0}`,
+      source: quiet,
+    });
+    this.outgoing = new Baresip({
+      name: "out",
+      dir: path.join(this.dir, "out"),
+      listen: `${host}:${Number(port) + 2}`, // baresip also takes port + 1 (SIP over TLS)
+      account: `<sip:${t.user || "carebridge"}@${t.host}>${auth};regint=0`,
+      source: quiet,
+      dumpDir: v.dumpDir,
+    });
+    await Promise.all([this.incoming.start(), this.outgoing.start()]);
+    this.incoming.onEvent((e) => void this.incomingEvent(e));
+    log("info", "SIP line ready", { listen: v.sipListen, trunk: t.host, register: t.register });
+  }
+
+  private async incomingEvent(e: BaresipEvent) {
+    if (e.type !== "CALL_INCOMING") return;
+    // Rejected before it is answered: a missed call costs the caller nothing.
+    await this.incoming!.command("hangup");
+    const number = numberOf(e.peeruri);
+    if (!number) {
+      log("warn", "a call without a usable number was rejected", {});
+      return;
+    }
+    await this.onMissedCall(number).catch((err) =>
+      log("error", "a missed call could not be recorded", { error: String((err as Error)?.message ?? err) }),
+    );
+  }
+
+  async place(row: PhoneCallRow, plan: CallPlan): Promise<CallEnd> {
+    const out = this.outgoing;
+    if (!out || out.exited)
+      return {
+        answered: false,
+        failed: "the SIP line is not running",
+        state: null,
+        answeredAt: null,
+        durationMs: 0,
+      };
+    const callDir = path.join(this.dir, "calls", row.id);
+    mkdirSync(callDir, { recursive: true, mode: 0o700 });
+    const files = new Map<Prompt, string>();
+    const fileOf = async (prompt: Prompt) => {
+      let file = files.get(prompt);
+      if (!file) {
+        file = path.join(callDir, `${prompt}.wav`);
+        const wav = await promptAudio(plan, prompt, {
+          waitForKeys: !FINAL_PROMPTS.includes(prompt),
+          phraseTexts: this.phraseTexts,
+        });
+        writeFileSync(file, wav, { mode: 0o600 });
+        files.set(prompt, file);
+      }
+      return file;
+    };
+    try {
+      const first = startIvr(plan);
+      let state: IvrState = first.state;
+      await out.command("ausrc", `aufile,${await fileOf(first.play)}`);
+      return await new Promise<CallEnd>((resolve) => {
+        let callId: string | undefined;
+        let answeredAt: Date | null = null;
+        let queue = Promise.resolve();
+        const finish = (end: Omit<CallEnd, "answeredAt" | "durationMs" | "state">) => {
+          clearTimeout(ring);
+          clearTimeout(longest);
+          stopListening();
+          resolve({
+            ...end,
+            state: answeredAt ? state : null,
+            answeredAt,
+            durationMs: answeredAt ? Date.now() - answeredAt.getTime() : 0,
+          });
+        };
+        const ring = setTimeout(() => {
+          if (!answeredAt) void out.command("hangup");
+        }, RING_MS);
+        const longest = setTimeout(() => void out.command("hangup"), config().voice.maxCallMs);
+        const stopListening = out.onEvent((e) => {
+          if (e.direction && e.direction !== "outgoing") return;
+          if (callId === undefined && e.id && e.type.startsWith("CALL_")) callId = e.id;
+          if (e.id && callId && e.id !== callId) return;
+          if (e.type === "CALL_ESTABLISHED") answeredAt = new Date();
+          else if (e.type === "CALL_DTMF_START" && e.param) {
+            const key = e.param;
+            // Keys are handled in order; each may switch the sound.
+            queue = queue.then(async () => {
+              const next = pressKey(plan, state, key);
+              state = next.state;
+              if (next.play) await out.command("ausrc", `aufile,${await fileOf(next.play)}`);
+            });
+          } else if (e.type === "CALL_CLOSED") {
+            const reason = e.param ?? "";
+            void queue.then(() => {
+              if (answeredAt) finish({ answered: true });
+              else if (/\b486\b|busy/i.test(reason)) finish({ answered: false, busy: true });
+              else if (
+                /\b(408|480|487|603)\b|timeout|terminated|declined|cancel/i.test(reason) ||
+                reason === ""
+              )
+                finish({ answered: false });
+              else finish({ answered: false, failed: `not connected: ${reason.slice(0, 120)}` });
+            });
+          }
+        });
+        void out.command("dial", `sip:${row.number}@${trunk().host}`).then((r) => {
+          if (!r.ok) finish({ answered: false, failed: `dial refused: ${r.data.slice(0, 120)}` });
+        });
+      });
+    } finally {
+      // Nothing of a call stays on disk.
+      rmSync(callDir, { recursive: true, force: true });
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.incoming?.stop(), this.outgoing?.stop()]);
+  }
+}

@@ -1,0 +1,165 @@
+import { and, count, eq, gte, inArray } from "drizzle-orm";
+import type { CallWindowName } from "~/config-voice.server";
+import { config } from "~/config.server";
+import { db, first } from "~/db/client.server";
+import { phoneCalls } from "~/db/schema";
+import { newId } from "~/lib/ids.server";
+import { log } from "~/lib/log.server";
+import { callableNumber, maskPhone } from "~/lib/phone.server";
+
+/**
+ * The call queue (decision 0080): a call CareBridge will place is a row of `phone_calls`, like an
+ * SMS in the SMS outbox; the sender (app/domain/calls) claims due rows one at a time. This module
+ * only adds rows and answers the questions asked before adding one: may this number be called
+ * (the country allow-list), is a call to it already waiting, has it had its calls for the day, and
+ * when does the person's window open. It never holds what a call says.
+ */
+
+export type CallPurpose = "callback" | "opinion-ready" | "general";
+
+export type QueuedCall =
+  | { queued: true; id: string; at: Date }
+  | { queued: false; reason: "not-callable" | "already-queued" | "over-budget" };
+
+const DAY = 86_400_000;
+
+/** The start of the next `window` at or after `from` (local time); `from` itself when inside it. */
+export function nextWindowStart(window: CallWindowName | null, from = new Date()): Date {
+  if (!window) return from;
+  const [startHour, endHour] = config().voice.windows[window];
+  const at = new Date(from);
+  const hour = at.getHours() + at.getMinutes() / 60;
+  if (hour >= startHour && hour < endHour) return from;
+  if (hour >= endHour) at.setDate(at.getDate() + 1);
+  at.setHours(startHour, 0, 0, 0);
+  return at;
+}
+
+/** Calls placed to `number` (E.164) in the last 24 hours, queued or waiting ones included. */
+async function callsToday(number: string, now: Date): Promise<number> {
+  const row = await first(
+    db()
+      .select({ n: count() })
+      .from(phoneCalls)
+      .where(
+        and(
+          eq(phoneCalls.number, number),
+          eq(phoneCalls.direction, "out"),
+          gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)),
+        ),
+      ),
+  );
+  return row?.n ?? 0;
+}
+
+/**
+ * Adds a call to the queue, due at `at` (the callback delay, or the window's start). One call per
+ * number waits at a time (several missed calls bring one callback); VOICE_PER_NUMBER_DAY calls per
+ * number a day; only numbers of the allow-list. Returns what it did; never throws for these refusals.
+ */
+export async function queueCall(call: {
+  number: string;
+  patientId: string | null;
+  purpose: CallPurpose;
+  locale: string;
+  at: Date;
+}): Promise<QueuedCall> {
+  const callable = callableNumber(call.number);
+  if (!callable.ok) {
+    log("info", "call not queued: number may not be called", {
+      to: maskPhone(call.number),
+      reason: callable.reason,
+    });
+    return { queued: false, reason: "not-callable" };
+  }
+  const number = callable.e164;
+  const waiting = await first(
+    db()
+      .select({ id: phoneCalls.id })
+      .from(phoneCalls)
+      .where(
+        and(
+          eq(phoneCalls.number, number),
+          eq(phoneCalls.direction, "out"),
+          inArray(phoneCalls.status, ["queued", "calling"]),
+        ),
+      ),
+  );
+  if (waiting) return { queued: false, reason: "already-queued" };
+  const now = new Date();
+  if ((await callsToday(number, now)) >= config().voice.perNumberDay) {
+    log("warn", "call not queued: the number had its calls for today", {
+      to: maskPhone(number),
+      purpose: call.purpose,
+    });
+    return { queued: false, reason: "over-budget" };
+  }
+  const id = newId();
+  await db().insert(phoneCalls).values({
+    id,
+    direction: "out",
+    number,
+    patientId: call.patientId,
+    purpose: call.purpose,
+    locale: call.locale,
+    status: "queued",
+    nextAttemptAt: call.at,
+  });
+  kickCalls();
+  return { queued: true, id, at: call.at };
+}
+
+/** Records a call that came in (a missed call): what was decided is its outcome. */
+export async function recordIncomingCall(call: {
+  number: string;
+  patientId: string | null;
+  outcome: string;
+  providerRef?: string | null;
+}): Promise<string> {
+  const id = newId();
+  const now = new Date();
+  await db()
+    .insert(phoneCalls)
+    .values({
+      id,
+      direction: "in",
+      number: call.number,
+      patientId: call.patientId,
+      purpose: "missed-call",
+      status: "done",
+      outcome: call.outcome,
+      nextAttemptAt: now,
+      endedAt: now,
+      durationMs: 0,
+      providerRef: call.providerRef ?? null,
+    });
+  return id;
+}
+
+/** Unknown callers answered in the last 24 hours (their general message calls). */
+export async function unknownCallsToday(now = new Date()): Promise<number> {
+  const row = await first(
+    db()
+      .select({ n: count() })
+      .from(phoneCalls)
+      .where(
+        and(
+          eq(phoneCalls.direction, "out"),
+          eq(phoneCalls.purpose, "general"),
+          gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)),
+        ),
+      ),
+  );
+  return row?.n ?? 0;
+}
+
+let kick: () => void = () => {};
+
+/** The sender registers how to wake it (it lives in app/domain/calls, above this context). */
+export function onCallQueued(wake: () => void): void {
+  kick = wake;
+}
+
+function kickCalls() {
+  kick();
+}

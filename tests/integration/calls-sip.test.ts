@@ -1,0 +1,241 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import * as vitest from "vitest";
+import { expect } from "vitest";
+import { eq } from "drizzle-orm";
+import { onlyWith, requireTool } from "../helpers/requires";
+import {
+  claim,
+  freshDomain,
+  makeExpert,
+  makePatient,
+  review,
+  type Domain,
+  type Person,
+} from "../helpers/factories";
+import { answeringScenario, bestMatch, missedCallScenario, runSipp, samplesOf } from "../helpers/sip-phone";
+
+/*
+ * Opinions heard by phone on a real SIP stack (decision 0080): baresip is the clinic's line, sipp
+ * the patient's phone. A missed call is rejected before it is answered, and the callback plays the
+ * expert's voice note only after the right year of birth was keyed; what the phone heard (echoed
+ * back to the clinic's line and recorded there) is compared with the note's telephone copy.
+ */
+const ok =
+  requireTool("baresip", "baresip-core") &&
+  requireTool("sipp", "sip-tester") &&
+  requireTool("espeak-ng", "espeak-ng") &&
+  requireTool("sox", "sox");
+const { describe, it, beforeAll, afterAll } = onlyWith(ok, vitest);
+
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    // sipp's media port is port + 1000; the clinic's second line is port + 2 (each takes its port + 1 for TLS too).
+    if (port < 60_000) return port;
+  }
+}
+
+/** A 16 kHz WAV of a rising sweep with a wobble: nothing in a spoken prompt looks like it. */
+function sweep(seconds: number): Buffer {
+  const rate = 16_000;
+  const n = seconds * rate;
+  const b = Buffer.alloc(44 + n * 2);
+  b.write("RIFF", 0, "ascii");
+  b.writeUInt32LE(36 + n * 2, 4);
+  b.write("WAVEfmt ", 8, "ascii");
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(rate, 24);
+  b.writeUInt32LE(rate * 2, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write("data", 36, "ascii");
+  b.writeUInt32LE(n * 2, 40);
+  let phase = 0;
+  for (let i = 0; i < n; i++) {
+    const t = i / rate;
+    phase += (2 * Math.PI * (300 + 1200 * t + 200 * Math.sin(9 * t))) / rate;
+    b.writeInt16LE(Math.round(9000 * Math.sin(phase)), 44 + i * 2);
+  }
+  return b;
+}
+
+async function* chunks(buf: Buffer) {
+  yield new Uint8Array(buf);
+}
+
+const until = async (
+  what: string,
+  check: () => Promise<boolean>,
+  ms = 30_000,
+  onTimeout?: () => Promise<unknown>,
+) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await onTimeout?.())}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe("calls on a SIP line", () => {
+  let d: Domain;
+  let calls: typeof import("~/domain/calls/index.server");
+  let dir: string;
+  let clinicPort: number;
+  let phonePort: number;
+  let patient: Person;
+  let phoneCopy: Float32Array;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "cb-sip-"));
+    clinicPort = await freePort();
+    phonePort = await freePort();
+    d = await freshDomain({
+      VOICE_URL: `sip://clinic@127.0.0.1:${phonePort}?register=no`,
+      VOICE_SIP_LISTEN: `127.0.0.1:${clinicPort}`,
+      VOICE_SIP_DUMP_DIR: path.join(dir, "dump"),
+      VOICE_NUMBER: "+911140000000",
+      VOICE_CALLBACK_SECONDS: "0",
+      VOICE_RETRY_SECONDS: "1",
+      LOG_LEVEL: process.env.TEST_LOG ?? "silent",
+    });
+    const { db } = d.db;
+    const { patients, voiceNotes } = d.schema;
+    patient = await makePatient({ phone: "+919876543210", locale: "hi" });
+    await db().update(patients).set({ birthYear: 1984 }).where(eq(patients.accountId, patient.id));
+    const expert = await makeExpert();
+    const { makeReport } = await import("../helpers/factories");
+    const report = await makeReport(patient);
+    await claim(expert, report);
+    const note = await d.records.storeUpload(chunks(sweep(2)), {
+      maxBytes: 1 << 20,
+      allowed: "audio",
+      fileName: "note.wav",
+    });
+    await d.consultation.addVoiceNote(expert, report._id, { kind: "explanation", language: "hi" }, note);
+    await review(expert, report);
+    const [row] = await db().select().from(voiceNotes).where(eq(voiceNotes.reportId, report._id));
+    expect(row.phoneFileKey, "the note's telephone copy is made when it is stored").toBeTruthy();
+    const stream = await d.records.openDecrypted(row.phoneFileKey!);
+    const parts: Buffer[] = [];
+    for await (const c of stream) parts.push(c as Buffer);
+    phoneCopy = samplesOf(Buffer.concat(parts));
+    expect(phoneCopy.length).toBeGreaterThan(15_000); // 2 s at 8 kHz
+    calls = await import("~/domain/calls/index.server");
+    await calls.startCalls();
+    calls.repollCallSender(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await calls?.stopCalls();
+    await d?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a missed call is rejected; the callback plays the voice note only after the right year of birth", async () => {
+    const { db } = d.db;
+    const { phoneCalls, auditEvents } = d.schema;
+    // The phone: wrong digits at 1.5 s, the right ones at 5 s, hangs up 9 s later.
+    const phone = runSipp(
+      dir,
+      "phone",
+      answeringScenario([
+        { wait: 1500 },
+        { keys: "1111" },
+        { wait: 3000 },
+        { keys: "1984" },
+        { wait: 9_000 },
+        "hang up",
+      ]),
+      phonePort,
+    );
+    const missed = runSipp(dir, "missed", missedCallScenario("+919876543210"), await freePort(), {
+      target: `127.0.0.1:${clinicPort}`,
+    });
+    const rejected = await missed.done;
+    expect(rejected.code, `sipp: ${rejected.output}`).toBe(0); // 486/603, never 200: the caller pays nothing
+    const answered = await phone.done;
+    expect(answered.code, `sipp: ${answered.output}`).toBe(0);
+    await until("the callback to be settled", async () => {
+      const rows = await db().select().from(phoneCalls).where(eq(phoneCalls.direction, "out"));
+      return rows.length === 1 && rows[0].status === "done";
+    });
+    const rows = await db().select().from(phoneCalls);
+    const incoming = rows.find((r) => r.direction === "in")!;
+    const out = rows.find((r) => r.direction === "out")!;
+    expect(incoming).toMatchObject({
+      purpose: "missed-call",
+      outcome: "callback-queued",
+      number: "+919876543210",
+    });
+    expect(out).toMatchObject({ purpose: "callback", outcome: "heard", attempts: 1, locale: "hi" });
+    expect(out.verifiedAt).toBeTruthy();
+    expect(out.durationMs).toBeGreaterThan(9_000);
+
+    // What the phone heard: the note, well after the right digits, and not before them.
+    const dump = path.join(dir, "dump");
+    const heard = samplesOf(
+      readFileSync(
+        path.join(
+          dump,
+          readdirSync(dump)
+            .filter((f) => f.endsWith("-dec.wav"))
+            .sort()
+            .at(-1)!,
+        ),
+      ),
+    );
+    const needle = phoneCopy.subarray(6_000, 8_000);
+    const rightDigitsAt = 5.5 * 8000;
+    const match = bestMatch(heard, needle);
+    expect(match.score, "the voice note reached the phone").toBeGreaterThan(0.8);
+    expect(match.at).toBeGreaterThan(rightDigitsAt);
+    expect(
+      bestMatch(heard, needle, 0, rightDigitsAt).score,
+      "nothing of it before the right digits",
+    ).toBeLessThan(0.5);
+
+    // The access trail says it was heard by phone.
+    const events = await db().select().from(auditEvents).where(eq(auditEvents.action, "patient.call_heard"));
+    expect(events).toHaveLength(1);
+    const trail = await d.care.accessTrail(patient, { locale: "hi" }, { limit: 10 } as never);
+    expect(trail.items.map((e) => e.text)).toContain("राय फ़ोन पर सुनी गई");
+  }, 60_000);
+
+  it("a busy phone is tried three times, then the call is failed for the admins", async () => {
+    const { db } = d.db;
+    const { phoneCalls } = d.schema;
+    const phone = runSipp(dir, "busy", answeringScenario("busy"), phonePort, { calls: 3 });
+    const queued = await d.messaging.queueCall({
+      number: "+919812345678",
+      patientId: null,
+      purpose: "general",
+      locale: "en",
+      at: new Date(),
+    });
+    expect(queued.queued).toBe(true);
+    await until(
+      "three attempts",
+      async () => {
+        const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
+        return row?.status === "failed";
+      },
+      20_000,
+      () => db().select().from(phoneCalls),
+    );
+    const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
+    expect(row).toMatchObject({ attempts: 3, outcome: "busy", status: "failed" });
+    phone.stop();
+  }, 30_000);
+});
