@@ -1,7 +1,7 @@
 import { and, eq, or, sql } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db } from "~/db/client.server";
-import { patients, reports, users } from "~/db/schema";
+import { patients, phoneCalls, reports, users } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone, validE164 } from "~/lib/phone.server";
 import { queueCall, recordIncomingCall, unknownCallsToday } from "../messaging/index.server";
@@ -24,6 +24,15 @@ export async function receiveMissedCall(
   if (!number) {
     log("info", "a missed call from an unusable number", {});
     return { outcome: "ignored" };
+  }
+  // A provider that reports the same missed call twice (a retried webhook) is answered once.
+  if (opts.providerRef) {
+    const seen = await db()
+      .select({ outcome: phoneCalls.outcome })
+      .from(phoneCalls)
+      .where(eq(phoneCalls.providerRef, opts.providerRef))
+      .limit(1);
+    if (seen.length) return { outcome: seen[0].outcome ?? "ignored" };
   }
   const v = config().voice;
   const owner = await profileFor(number);

@@ -132,7 +132,8 @@ export async function recordIncomingCall(call: {
       endedAt: now,
       durationMs: 0,
       providerRef: call.providerRef ?? null,
-    });
+    })
+    .onConflictDoNothing();
   return id;
 }
 
