@@ -1,0 +1,122 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import {
+  claim,
+  freshDomain,
+  makeExpert,
+  makePatient,
+  makeReport,
+  review,
+  type Domain,
+} from "../helpers/factories";
+
+/*
+ * The call queue's rules (decision 0080) on both databases: who may be called, one waiting call per
+ * number, the daily and unknown-caller budgets, the person's window, and a call placed once when
+ * two senders race for it (here on the folder line: no VOICE_URL).
+ */
+
+let d: Domain;
+let calls: typeof import("~/domain/calls/index.server");
+beforeAll(async () => {
+  d = await freshDomain({
+    VOICE_PER_NUMBER_DAY: "2",
+    VOICE_UNKNOWN_PER_DAY: "1",
+    VOICE_CALLBACK_SECONDS: "0",
+  });
+  calls = await import("~/domain/calls/index.server");
+});
+afterAll(() => d?.close());
+
+const rowsFor = (number: string) =>
+  d.db.db().select().from(d.schema.phoneCalls).where(eq(d.schema.phoneCalls.number, number));
+
+describe("the call queue", () => {
+  it("calls only numbers of the allow-list, one waiting call per number, two a day", async () => {
+    const q = (number: string) =>
+      d.messaging.queueCall({ number, patientId: null, purpose: "callback", locale: "en", at: new Date() });
+    expect(await q("+12025550143")).toEqual({ queued: false, reason: "not-callable" }); // US: not in SMS_COUNTRIES
+    expect(await q("+911234")).toEqual({ queued: false, reason: "not-callable" });
+    expect((await q("+919811111111")).queued).toBe(true);
+    expect(await q("+919811111111")).toEqual({ queued: false, reason: "already-queued" });
+    await calls.processCallQueue();
+    expect((await q("+919811111111")).queued).toBe(true);
+    await calls.processCallQueue();
+    expect(await q("+919811111111")).toEqual({ queued: false, reason: "over-budget" });
+    const written = readdirSync(path.join(d.root, "data", "call-outbox"));
+    expect(written.length).toBe(2);
+    expect((await rowsFor("+919811111111")).map((r) => [r.status, r.outcome])).toEqual([
+      ["done", "written"],
+      ["done", "written"],
+    ]);
+  });
+
+  it("a known number's missed call brings one callback; unknown callers a general message within the day's budget", async () => {
+    const patient = await makePatient({ phone: "+919822222222" });
+    expect((await calls.receiveMissedCall("+919822222222")).outcome).toBe("callback-queued");
+    expect((await calls.receiveMissedCall("919822222222")).outcome).toBe("already-queued");
+    const [callback] = (await rowsFor("+919822222222")).filter((r) => r.direction === "out");
+    expect(callback).toMatchObject({ purpose: "callback", patientId: patient.id, status: "queued" });
+    expect((await calls.receiveMissedCall("+919833333333")).outcome).toBe("general-queued");
+    expect((await calls.receiveMissedCall("+919844444444")).outcome).toBe("ignored");
+    expect((await calls.receiveMissedCall("not a number")).outcome).toBe("ignored");
+    const incoming = await d.db
+      .db()
+      .select()
+      .from(d.schema.phoneCalls)
+      .where(eq(d.schema.phoneCalls.direction, "in"));
+    expect(incoming.map((r) => r.outcome).sort()).toEqual([
+      "already-queued",
+      "callback-queued",
+      "general-queued",
+      "ignored",
+    ]);
+  });
+
+  it("two senders racing place each due call once", async () => {
+    const before = readdirSync(path.join(d.root, "data", "call-outbox")).length;
+    const due = await d.db
+      .db()
+      .select()
+      .from(d.schema.phoneCalls)
+      .where(eq(d.schema.phoneCalls.status, "queued"));
+    const placed = await Promise.all([calls.processCallQueue(), calls.processCallQueue()]);
+    expect(placed[0] + placed[1]).toBe(due.length);
+    expect(readdirSync(path.join(d.root, "data", "call-outbox")).length - before).toBe(due.length);
+  });
+
+  it("an opinion brings a call in the person's window instead of the text she turned off", async () => {
+    const patient = await makePatient({ phone: "+919855555555" });
+    await d.db
+      .db()
+      .update(d.schema.patients)
+      .set({ noticeBy: "call", callWindow: "evening" })
+      .where(eq(d.schema.patients.accountId, patient.id));
+    const expert = await makeExpert();
+    const report = await makeReport(patient);
+    await claim(expert, report);
+    await review(expert, report);
+    const [call] = await rowsFor("+919855555555");
+    expect(call).toMatchObject({ purpose: "opinion-ready", status: "queued" });
+    const opens = d.messaging.nextWindowStart("evening", call.createdAt);
+    expect(call.nextAttemptAt.getTime()).toBe(opens.getTime());
+    const sms = await d.db
+      .db()
+      .select()
+      .from(d.schema.smsMessages)
+      .where(eq(d.schema.smsMessages.to, "+919855555555"));
+    expect(sms).toHaveLength(0);
+  });
+
+  it("works out the next window in local time", () => {
+    const at = (h: number, m = 0) => new Date(2026, 10, 27, h, m);
+    expect(d.messaging.nextWindowStart("morning", at(10))).toEqual(at(10));
+    expect(d.messaging.nextWindowStart("morning", at(7, 30))).toEqual(at(9));
+    expect(d.messaging.nextWindowStart("afternoon", at(10))).toEqual(at(12));
+    expect(d.messaging.nextWindowStart("morning", at(12))).toEqual(new Date(2026, 10, 28, 9));
+    expect(d.messaging.nextWindowStart("evening", at(20, 30))).toEqual(new Date(2026, 10, 28, 17));
+    expect(d.messaging.nextWindowStart(null, at(3))).toEqual(at(3));
+  });
+});
