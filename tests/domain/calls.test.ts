@@ -2,6 +2,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
+import { webmOpus } from "../helpers/audio";
+import { requireTool } from "../helpers/requires";
 import {
   claim,
   freshDomain,
@@ -109,6 +111,30 @@ describe("the call queue", () => {
       .where(eq(d.schema.smsMessages.to, "+919855555555"));
     expect(sms).toHaveLength(0);
   });
+
+  it.skipIf(!requireTool("ffmpeg", "ffmpeg"))(
+    "a voice note recorded in a browser (WebM Opus) gets its 8 kHz telephone copy when it is stored",
+    async () => {
+      const patient = await makePatient();
+      const expert = await makeExpert();
+      const report = await makeReport(patient);
+      await claim(expert, report);
+      const file = await d.records.storeUpload(
+        (async function* () {
+          yield new Uint8Array(webmOpus(3));
+        })(),
+        { maxBytes: 1 << 20, allowed: "audio", fileName: "note.webm" },
+      );
+      const note = await d.consultation.addVoiceNote(expert, report._id, { kind: "explanation" }, file);
+      const [row] = await d.db
+        .db()
+        .select()
+        .from(d.schema.voiceNotes)
+        .where(eq(d.schema.voiceNotes.id, note._id));
+      expect(row.phoneFileKey).toBeTruthy();
+      expect(Math.abs(row.phoneDurationMs! - 3000)).toBeLessThan(100);
+    },
+  );
 
   it("works out the next window in local time", () => {
     const at = (h: number, m = 0) => new Date(2026, 10, 27, h, m);
