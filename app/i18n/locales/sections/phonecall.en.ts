@@ -14,7 +14,6 @@ const phonecall = {
   readInApp: "The doctor's full opinion is in CareBridge. Your health worker can read it to you.",
   menu: "Press 1 to hear this again. Press 2 to ask your health worker or the clinic to call you. Press 9 to hear these choices again.",
   callbackAsked: "Thank you. We have asked your health worker or the clinic to call you. Goodbye.",
-  goodbye: "Goodbye.",
   general:
     "Hello. This is CareBridge, a service for second opinions on medical reports. To use it, please visit your health centre or ask your health worker. Goodbye.",
   badSignature: "This address is not valid for this call.",
