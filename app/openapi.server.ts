@@ -89,6 +89,7 @@ import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
+import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -524,7 +525,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/add-review/{reportId}",
     who: "approved Expert",
     summary:
-      "Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
+      "Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
     auth: true,
     body: reviewSchema,
     data: reportObject,
@@ -953,6 +954,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
   ...VOICE_ENDPOINTS,
+  ...PHRASE_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -1,15 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { phraseTextsFor, providerSound } from "~/domain/calls/index.server";
+import { providerSound } from "~/domain/calls/index.server";
 import { voiceAnswer } from "~/web/voice.server";
 
 /** The sound of a call's prompt, as the voice provider fetches it (decision 0080). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  return voiceAnswer(() =>
-    providerSound(
-      params.callId ?? "",
-      params.prompt ?? "",
-      new URL(request.url).searchParams.get("sig"),
-      phraseTextsFor,
-    ),
-  );
+  const sig = new URL(request.url).searchParams.get("sig");
+  return voiceAnswer(() => providerSound(params.callId ?? "", params.prompt ?? "", sig));
 }

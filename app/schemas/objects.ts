@@ -146,6 +146,9 @@ const reportCore = z.object({
   findings: z.string().nullable(),
   recommendations: z.string().nullable(),
   seeDoctorSoon: z.boolean(),
+  phrases: z
+    .array(z.string())
+    .describe("Phrase-book entries the expert chose (ids of GET /phrases), in order"),
   dueAt: z.string().datetime(),
   overdue: z.boolean(),
   opinionUrl: z.string().nullable(),

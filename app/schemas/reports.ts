@@ -147,6 +147,16 @@ export const reviewSchema = z.object({
     z.enum(AGREEMENTS, { errorMap: () => ({ message: "panel.agreementRequired" }) }).optional(),
   ),
   agreementReason: optionalText(REVIEW_MAX, "panel.reasonTooLong"),
+  // Phrase-book entries (decision 0081), by id: a form sends one value per ticked box, JSON an array.
+  phrases: z.preprocess(
+    (v) => (v === undefined || v === null || v === "" ? undefined : Array.isArray(v) ? v : [v]),
+    z
+      .array(z.string({ invalid_type_error: "phrases.unknown" }).max(64, "phrases.unknown"), {
+        invalid_type_error: "phrases.unknown",
+      })
+      .max(12, "phrases.tooMany")
+      .optional(),
+  ),
 });
 export type ReviewInput = z.input<typeof reviewSchema>;
 

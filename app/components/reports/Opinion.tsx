@@ -11,6 +11,8 @@ export type OpinionData = {
   findings: string | null;
   recommendations: string | null;
   seeDoctorSoon: boolean;
+  /** The phrase-book sentences the expert chose, already in the reader's language (decision 0081). */
+  phrases?: string[];
   expert: null | { firstName: string; lastName: string; registrationNumber: string; specialties: string[] };
 };
 
@@ -54,6 +56,16 @@ export function Opinion({
           </span>
           {t(aboutPatient ? "opinion.seeDoctorSoonNoticePatient" : "opinion.seeDoctorSoonNotice")}
         </p>
+      )}
+      {opinion.phrases && opinion.phrases.length > 0 && (
+        <section data-testid="opinion-phrases">
+          <H className="font-bold text-green-900">{t("phrases.doctorSays")}</H>
+          <ul className="mt-1 list-disc space-y-1 pl-5 text-lg text-slate-900">
+            {opinion.phrases.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
+          </ul>
+        </section>
       )}
       <section>
         <H className="font-bold text-green-900">{t("opinion.summary")}</H>

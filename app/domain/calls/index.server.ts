@@ -8,7 +8,6 @@
  */
 import { config } from "~/config.server";
 import { log } from "~/lib/log.server";
-import { phraseTextsFor } from "./phrases.server";
 import { receiveMissedCall } from "./intake.server";
 import { missedCallUrl, ProviderLine } from "./provider.server";
 import { folderLine, startCallSender, stopCallSender, setCallLine } from "./sender.server";
@@ -17,7 +16,6 @@ import { SipLine } from "./sip-line.server";
 export { receiveMissedCall } from "./intake.server";
 export { answerCall, callKeys, callStatus, providerMissedCall, providerSound } from "./provider.server";
 export { processCallQueue, repollCallSender } from "./sender.server";
-export { phraseTextsFor } from "./phrases.server";
 
 let sip: SipLine | null = null;
 
@@ -25,7 +23,7 @@ let sip: SipLine | null = null;
 export async function startCalls(): Promise<void> {
   const v = config().voice;
   if (v.kind === "sip") {
-    sip = new SipLine(receiveMissedCall, phraseTextsFor);
+    sip = new SipLine(receiveMissedCall);
     try {
       await sip.start();
     } catch (err) {

@@ -1,6 +1,7 @@
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
+import { phrasesFor } from "../consultation/index.server";
 import { openDecrypted, phoneWav, silence, speak, wavSamples } from "../records/index.server";
 import type { Prompt } from "./ivr";
 import type { CallPlan } from "./plan.server";
@@ -17,12 +18,10 @@ import type { CallPlan } from "./plan.server";
 export const WAIT_FOR_KEYS_MS = 12_000;
 const PAUSE_MS = 400;
 
-export type PhraseTexts = (ids: string[], locale: string) => Promise<string[]>;
-
 export async function promptAudio(
   plan: CallPlan,
   prompt: Prompt,
-  opts: { waitForKeys: boolean; phraseTexts: PhraseTexts },
+  opts: { waitForKeys: boolean },
 ): Promise<Buffer> {
   const locale = isLocale(plan.locale) ? plan.locale : "en";
   const t = await getT(locale);
@@ -45,8 +44,7 @@ export async function promptAudio(
       break;
     case "content":
       await say(plan.ready === 1 ? t("phonecall.readyOne") : t("phonecall.readyMany", { count: plan.ready }));
-      for (const opinion of plan.opinions)
-        await opinionAudio(opinion, locale, t, say, parts, opts.phraseTexts);
+      for (const opinion of plan.opinions) await opinionAudio(opinion, locale, t, say, parts);
       await say(t("phonecall.menu"));
       wait();
       break;
@@ -83,7 +81,6 @@ async function opinionAudio(
   t: (key: string) => string,
   say: (text: string) => Promise<void>,
   parts: Buffer[],
-  phraseTexts: PhraseTexts,
 ) {
   if (opinion.phoneNoteKey) {
     const samples = await readPhoneCopy(opinion.phoneNoteKey);
@@ -93,7 +90,7 @@ async function opinionAudio(
       return;
     }
   }
-  const phrases = opinion.phraseIds.length ? await phraseTexts(opinion.phraseIds, locale) : [];
+  const phrases = opinion.phraseIds.length ? await phrasesFor(opinion.phraseIds, locale) : [];
   const written = locale === "en" ? opinion.written : [];
   if (phrases.length || written.length) {
     await say(t("phonecall.doctorWrote"));

@@ -9,7 +9,7 @@ import { DomainError } from "../platform/errors";
 import { receiveMissedCall } from "./intake.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
 import { planFor } from "./plan.server";
-import { promptAudio, type PhraseTexts } from "./prompts.server";
+import { promptAudio } from "./prompts.server";
 import { settleCall, type CallEnd, type CallLine } from "./sender.server";
 
 /**
@@ -180,12 +180,7 @@ function readStored(row: PhoneCallRow): Stored | null {
  * The sound of a prompt, as the provider fetches it. Nothing but the prompt the call is at may be
  * fetched, and the opinion only once the call's digits were right.
  */
-export async function providerSound(
-  callId: string,
-  prompt: string,
-  sig: string | null,
-  phraseTexts: PhraseTexts,
-): Promise<Buffer> {
+export async function providerSound(callId: string, prompt: string, sig: string | null): Promise<Buffer> {
   checkSignature(callId, prompt, sig);
   const row = await callingRow(callId);
   const stored = readStored(row);
@@ -193,7 +188,7 @@ export async function providerSound(
   if (prompt === "content" && !(stored.state.verified && row.verifiedAt))
     throw new DomainError("forbidden", "phonecall.badSignature");
   const plan = await planFor(row);
-  return promptAudio(plan, prompt as Prompt, { waitForKeys: false, phraseTexts });
+  return promptAudio(plan, prompt as Prompt, { waitForKeys: false });
 }
 
 const ENDED: Record<string, Partial<CallEnd>> = {

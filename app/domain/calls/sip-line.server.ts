@@ -7,7 +7,7 @@ import { phoneWav, silence } from "../records/index.server";
 import { Baresip, type BaresipEvent } from "./baresip.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
 import type { CallPlan } from "./plan.server";
-import { promptAudio, type PhraseTexts } from "./prompts.server";
+import { promptAudio } from "./prompts.server";
 import type { CallEnd, CallLine } from "./sender.server";
 
 /**
@@ -43,10 +43,7 @@ export class SipLine implements CallLine {
   private outgoing: Baresip | null = null;
   private dir = path.join(config().voice.workDir, "sip");
 
-  constructor(
-    private onMissedCall: MissedCallHandler,
-    private phraseTexts: PhraseTexts,
-  ) {}
+  constructor(private onMissedCall: MissedCallHandler) {}
 
   async start(): Promise<void> {
     const v = config().voice;
@@ -109,7 +106,6 @@ export class SipLine implements CallLine {
         file = path.join(callDir, `${prompt}.wav`);
         const wav = await promptAudio(plan, prompt, {
           waitForKeys: !FINAL_PROMPTS.includes(prompt),
-          phraseTexts: this.phraseTexts,
         });
         writeFileSync(file, wav, { mode: 0o600 });
         files.set(prompt, file);

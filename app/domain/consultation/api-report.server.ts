@@ -48,6 +48,8 @@ export type ApiReport = {
   findings: string | null;
   recommendations: string | null;
   seeDoctorSoon: boolean;
+  /** The phrase-book entries the expert chose (decision 0081), by id, in order (GET /phrases has their texts). */
+  phrases: string[];
   /** When the review is due (REVIEW_TARGET_HOURS, urgent REVIEW_TARGET_HOURS_URGENT) and whether that has passed. */
   dueAt: string;
   overdue: boolean;
@@ -173,6 +175,7 @@ export function toApiReport(
     findings: row.findings,
     recommendations: row.recommendations,
     seeDoctorSoon: row.seeDoctorSoon,
+    phrases: phraseIdsOf(row.phraseIds),
     dueAt: due.toISOString(),
     overdue: row.status === "Pending" && due.getTime() < now,
     opinionUrl: row.status === "Reviewed" ? opinionUrl(row.id) : null,
@@ -186,4 +189,15 @@ export function toApiReport(
     agreement: row.agreement ?? null,
     agreementReason: row.agreementReason ?? null,
   };
+}
+
+/** A report's chosen phrase ids (a JSON array in the row), or none. */
+export function phraseIdsOf(json: string | null): string[] {
+  if (!json) return [];
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
 }

@@ -118,3 +118,13 @@ export {
 } from "./held-items.server";
 export { handOverHeldItem } from "./held-handover.server";
 export { opinionsForCall, type PhoneOpinion } from "./phone-opinions.server";
+export {
+  addPhrase,
+  checkPhraseIds,
+  listPhrases,
+  phraseBook,
+  phrasesFor,
+  PHRASES_PER_OPINION,
+  retirePhrase,
+  type Phrase,
+} from "./phrase-book.server";

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, isNotNull, isNull } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { reports, voiceNotes } from "~/db/schema";
+import { phraseIdsOf } from "./api-report.server";
 
 /**
  * What a phone call may tell about a profile's opinions (decision 0080): the reviewed reports of
@@ -58,21 +59,11 @@ export async function opinionsForCall(patientId: string, now = new Date()): Prom
   return rows.map((r) => ({
     reportId: r.id,
     phoneNoteKey: notes.find((n) => n.reportId === r.id)?.key ?? null,
-    phraseIds: parseIds(r.phraseIds),
+    phraseIds: phraseIdsOf(r.phraseIds),
     written: [r.findings, r.recommendations].filter((t): t is string => !!t?.trim()).length
       ? [r.findings, r.recommendations].filter((t): t is string => !!t?.trim())
       : r.review
         ? [r.review]
         : [],
   }));
-}
-
-function parseIds(json: string | null): string[] {
-  if (!json) return [];
-  try {
-    const v = JSON.parse(json) as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-  } catch {
-    return [];
-  }
 }

@@ -18,6 +18,7 @@ import {
   type OtherPart,
 } from "./report-claims.server";
 import { findJoined, fromJoined, requireApprovedExpert } from "./report-rows.server";
+import { checkPhraseIds } from "./phrase-book.server";
 
 /**
  * The opinion: an approved expert's structured review (`addReview`), signed as the expert is at
@@ -57,6 +58,7 @@ export async function addReview(
   }
   const now = new Date();
   const data = parsed.data;
+  const phraseIds = await checkPhraseIds(data.phrases ?? []);
   const second = await assertMayReviewSecond(actor, reportId);
   // A second opinion says how it stands to the first, and why; a first opinion has nothing to agree with.
   const agreementErrors: Record<string, string[]> = {};
@@ -116,6 +118,7 @@ export async function addReview(
               findings: data.findings ?? null,
               recommendations: data.recommendations ?? null,
               seeDoctorSoon: !!data.seeDoctorSoon,
+              phraseIds: phraseIds.length ? JSON.stringify(phraseIds) : null,
               agreement: second ? data.agreement : null,
               agreementReason: second ? data.agreementReason : null,
               expertId: actor.id,

@@ -84,7 +84,8 @@ export type AuditAction =
   | PatientAction
   | `centre.${string}`
   | `share.${string}`
-  | `backup.${string}`;
+  | `backup.${string}`
+  | `phrase.${string}`;
 
 export type AuditSubjectType = "report" | "user" | (string & {});
 

@@ -8,6 +8,7 @@ import imaging_bn from "./sections/imaging.bn";
 import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
 import phonecall_bn from "./sections/phonecall.bn";
+import phrases_bn from "./sections/phrases.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
@@ -1466,6 +1467,7 @@ const bn: Catalogue = {
   panel: panel_bn,
   voice: voice_bn,
   phonecall: phonecall_bn,
+  phrases: phrases_bn,
   offline: offline_bn,
   held: held_bn,
   slip: slip_bn,

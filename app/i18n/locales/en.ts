@@ -8,6 +8,7 @@ import imaging_en from "./sections/imaging.en";
 import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import phonecall_en from "./sections/phonecall.en";
+import phrases_en from "./sections/phrases.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
 import slip_en from "./sections/slip.en";
@@ -1454,6 +1455,7 @@ const en = {
   panel: panel_en,
   voice: voice_en,
   phonecall: phonecall_en,
+  phrases: phrases_en,
   offline: offline_en,
   held: held_en,
   slip: slip_en,

@@ -8,6 +8,7 @@ import imaging_hi from "./sections/imaging.hi";
 import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import phonecall_hi from "./sections/phonecall.hi";
+import phrases_hi from "./sections/phrases.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
@@ -1461,6 +1462,7 @@ const hi: Catalogue = {
   panel: panel_hi,
   voice: voice_hi,
   phonecall: phonecall_hi,
+  phrases: phrases_hi,
   offline: offline_hi,
   held: held_hi,
   slip: slip_hi,

@@ -8,6 +8,7 @@ import imaging_ta from "./sections/imaging.ta";
 import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import phonecall_ta from "./sections/phonecall.ta";
+import phrases_ta from "./sections/phrases.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
 import slip_ta from "./sections/slip.ta";
@@ -1509,6 +1510,7 @@ const ta: Catalogue = {
   panel: panel_ta,
   voice: voice_ta,
   phonecall: phonecall_ta,
+  phrases: phrases_ta,
   offline: offline_ta,
   held: held_ta,
   slip: slip_ta,

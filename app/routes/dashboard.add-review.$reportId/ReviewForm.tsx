@@ -6,10 +6,19 @@ import { FormError } from "~/components/ui/FormError";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
 import { AgreementFields } from "./AgreementFields";
+import { PhrasePicker, type PhraseChoice } from "./PhrasePicker";
 import type { action } from "./route";
 
 /** The structured review (reviewAction): summary, findings, recommendations, "see a doctor soon"; a second opinion adds its agreement. */
-export function ReviewForm({ busyIntent, second = false }: { busyIntent: string | null; second?: boolean }) {
+export function ReviewForm({
+  busyIntent,
+  second = false,
+  phrases = [],
+}: {
+  busyIntent: string | null;
+  second?: boolean;
+  phrases?: PhraseChoice[];
+}) {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useForm({
@@ -56,6 +65,9 @@ export function ReviewForm({ busyIntent, second = false }: { busyIntent: string 
           placeholder={t("reports.recommendationsHint")}
         />
       </div>
+      {phrases.length > 0 && (
+        <PhrasePicker name={fields.phrases.name} phrases={phrases} errors={fields.phrases.errors} />
+      )}
       {second && <AgreementFields agreement={fields.agreement} reason={fields.agreementReason} />}
       <label className="flex cursor-pointer items-start gap-3 rounded-lg border border-red-200 bg-red-50 p-3">
         <input

@@ -5,7 +5,12 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
-import { listVoiceNotes, reviewScreenReport, studyForScreen } from "~/domain/consultation/index.server";
+import {
+  listVoiceNotes,
+  phraseBook,
+  reviewScreenReport,
+  studyForScreen,
+} from "~/domain/consultation/index.server";
 import { viewerState } from "~/components/imaging/viewer-state";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
@@ -31,12 +36,19 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (actor.accountType !== "Expert") {
     // Patients and admins: the dashboard says why (the spec's message), not the not-found page.
     return data(
-      { title, notAllowed: t("reports.onlyExperts"), approved: false as const, report: null, panel: null },
+      {
+        title,
+        notAllowed: t("reports.onlyExperts"),
+        approved: false as const,
+        report: null,
+        panel: null,
+        phrases: [],
+      },
       { status: 403 },
     );
   }
   if (!actor.approved)
-    return { title, notAllowed: null, approved: false as const, report: null, panel: null };
+    return { title, notAllowed: null, approved: false as const, report: null, panel: null, phrases: [] };
   let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
   let fileAllowed: boolean;
   try {
@@ -58,6 +70,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     notAllowed: null,
     approved: true as const,
     panel: panelOf(actor, report),
+    // The phrase book (decision 0081): offered only while the opinion can still be written.
+    phrases:
+      report.status === "Pending"
+        ? (await phraseBook()).map((p) => ({ id: p._id, kind: p.kind, text: p.texts.en }))
+        : [],
     report: {
       _id: report._id,
       reportType: report.reportType,
@@ -108,7 +125,7 @@ export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof lo
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report, notAllowed, panel } = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed, panel, phrases } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busyIntent =
     navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
@@ -179,7 +196,7 @@ export default function AddReview() {
           ) : (
             <>
               <ReleaseBar report={report} busy={!!busyIntent} />
-              <ReviewForm busyIntent={busyIntent} second={!!panel?.second} />
+              <ReviewForm busyIntent={busyIntent} second={!!panel?.second} phrases={phrases} />
             </>
           )}
           {panel && !panel.second && <SecondOpinionPanel panel={panel} />}

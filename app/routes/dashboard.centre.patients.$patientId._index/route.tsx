@@ -9,7 +9,12 @@ import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
 import { getCarePatient } from "~/domain/care/index.server";
-import { askFollowUp, listPatientReports, voiceNotesFor } from "~/domain/consultation/index.server";
+import {
+  askFollowUp,
+  listPatientReports,
+  phrasesFor,
+  voiceNotesFor,
+} from "~/domain/consultation/index.server";
 import { ReportVoice } from "~/components/voice/ReportVoice";
 import { config } from "~/config.server";
 import { tFor } from "~/i18n/i18n.server";
@@ -28,7 +33,7 @@ import { redirectWithSuccess } from "~/web/toast.server";
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   const id = params.patientId ?? "";
   try {
     // One entry in the profile's trail per visit: the reports list below records the opening.
@@ -42,7 +47,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     return {
       title: name || t("registration.queueTitle"),
       patient,
-      reports: reports.items.map((r) => ({ ...r, voiceNotes: voice.get(r._id) ?? [] })),
+      // The phrase-book sentences in the health worker's language (decision 0081).
+      reports: await Promise.all(
+        reports.items.map(async (r) => ({
+          ...r,
+          voiceNotes: voice.get(r._id) ?? [],
+          phrases: await phrasesFor(r.phrases, locale),
+        })),
+      ),
       voiceMaxSeconds: config().voiceMaxSeconds,
       pagination: pageInfo(reports),
     };

@@ -7,7 +7,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { Opinion } from "~/components/reports/Opinion";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { getCarePatient } from "~/domain/care/index.server";
-import { letterVerifyUrl, reportForLetter } from "~/domain/consultation/index.server";
+import { letterVerifyUrl, phrasesFor, reportForLetter } from "~/domain/consultation/index.server";
 import { DomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
@@ -29,7 +29,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     return {
       title: t("registration.printTitle"),
       patient,
-      report,
+      // Printed for the patient: the phrase-book sentences in her language (decision 0081).
+      report: { ...report, phrases: await phrasesFor(report.phrases, patient.preferredLanguage) },
       letter: { code: letterCode, url: letterVerifyUrl(letterCode) },
     };
   } catch (err) {

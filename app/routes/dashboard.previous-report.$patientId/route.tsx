@@ -10,7 +10,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { whoseOptions } from "~/domain/care/index.server";
-import { listPatientReports, voiceNotesFor } from "~/domain/consultation/index.server";
+import { listPatientReports, phrasesFor, voiceNotesFor } from "~/domain/consultation/index.server";
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
@@ -59,7 +59,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     url.searchParams.set("page", String(info.totalPages));
     throw redirect(`${url.pathname}${url.search}`);
   }
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
+  // The phrase-book entries of each opinion, in the reader's language (decision 0081).
+  const said = new Map(
+    await Promise.all(result.items.map(async (r) => [r._id, await phrasesFor(r.phrases, locale)] as const)),
+  );
   // A family account switches between the profiles it acts for ("whose reports").
   const whose = await whoseOptions(actor);
   const voice = await voiceNotesFor(
@@ -76,6 +80,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     items: result.items.map((r) => ({
       ...cardOf(r, { mayAskSecond: actor.accountType === "Admin" }),
       voiceNotes: voice.get(r._id) ?? [],
+      phrases: said.get(r._id) ?? [],
     })),
     // Voice notes are added by the patient's side only (an admin looking on does not).
     canVoice: actor.accountType !== "Admin",

@@ -114,6 +114,8 @@ export function sidebarFor(
         { to: "/dashboard/centres", label: t("care.navCentres"), icon: "gauge" },
         { to: "/dashboard/audit-log", label: t("dashboard.auditLog"), icon: "list" },
         { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
+        // Sentences with reviewed translations that experts choose beside an opinion (decision 0081).
+        { to: "/dashboard/phrases", label: t("phrases.nav"), icon: "list" },
         { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },
         // Take-overs to review and undo (decision 0055).
         { to: "/dashboard/take-overs", label: t("family.takeOversTitle"), icon: "shield" },

@@ -589,7 +589,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Add the review: `review` is the summary; findings, recommendations and seeDoctorSoon are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
+     * Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
      * @description Who: approved Expert.
      */
     post: operations["reportAddReview"];
@@ -1917,6 +1917,26 @@ export interface paths {
      * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed), or a health worker of the patient's centre.
      */
     patch: operations["voiceNotes"];
+    trace?: never;
+  };
+  "/phrases": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The phrase book: the sentences an expert may choose beside an opinion's free text (`phrases` of add-review, by id), each in English, Hindi, Bengali and Tamil. A report's `phrases` are ids of this list
+     * @description Who: anyone signed in.
+     */
+    get: operations["phrases"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
 }
@@ -5662,6 +5682,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -5826,6 +5848,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -5991,6 +6015,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -6479,6 +6505,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -6643,6 +6671,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -6808,6 +6838,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -7640,6 +7672,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -7804,6 +7838,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -7969,6 +8005,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -8386,6 +8424,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -8550,6 +8590,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -8715,6 +8757,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -9031,6 +9075,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -9195,6 +9241,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -9360,6 +9408,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -9677,6 +9727,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -9841,6 +9893,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -10006,6 +10060,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -10303,6 +10359,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -10467,6 +10525,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -10632,6 +10692,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -10953,6 +11015,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -11117,6 +11181,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -11282,6 +11348,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -11541,6 +11609,7 @@ export interface operations {
           /** @enum {string|null} */
           agreement?: "agree" | "partly" | "disagree" | null;
           agreementReason?: string | null;
+          phrases?: string[] | null;
         };
       };
     };
@@ -11615,6 +11684,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -11779,6 +11850,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -11944,6 +12017,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -12288,6 +12363,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -12452,6 +12529,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -12617,6 +12696,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -13642,6 +13723,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -13806,6 +13889,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -13971,6 +14056,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -15068,6 +15155,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -15232,6 +15321,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -15397,6 +15488,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -17059,6 +17152,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -17223,6 +17318,8 @@ export interface operations {
                   findings: string | null;
                   recommendations: string | null;
                   seeDoctorSoon: boolean;
+                  /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                  phrases: string[];
                   /** Format: date-time */
                   dueAt: string;
                   overdue: boolean;
@@ -17388,6 +17485,8 @@ export interface operations {
                   findings: string | null;
                   recommendations: string | null;
                   seeDoctorSoon: boolean;
+                  /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                  phrases: string[];
                   /** Format: date-time */
                   dueAt: string;
                   overdue: boolean;
@@ -21624,6 +21723,8 @@ export interface operations {
               findings: string | null;
               recommendations: string | null;
               seeDoctorSoon: boolean;
+              /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+              phrases: string[];
               /** Format: date-time */
               dueAt: string;
               overdue: boolean;
@@ -21788,6 +21889,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -21953,6 +22056,8 @@ export interface operations {
                 findings: string | null;
                 recommendations: string | null;
                 seeDoctorSoon: boolean;
+                /** @description Phrase-book entries the expert chose (ids of GET /phrases), in order */
+                phrases: string[];
                 /** Format: date-time */
                 dueAt: string;
                 overdue: boolean;
@@ -27348,6 +27453,113 @@ export interface operations {
       /** @description The server is out of space: nothing was stored */
       507: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  phrases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              /** @enum {string} */
+              kind: "finding" | "advice";
+              /** @description The sentence in each language, written and reviewed by a person (never machine-translated) */
+              texts: {
+                en: string;
+                hi: string;
+                bn: string;
+                ta: string;
+              };
+              /** @description Who reviewed the translations */
+              reviewedBy: string;
+              builtIn: boolean;
+              /** @description No longer offered; opinions that chose it still show it */
+              retired: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {

@@ -1,0 +1,149 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "~/i18n/useTranslation";
+import { screenMeta } from "~/components/reports/meta";
+import { PageHeader } from "~/components/reports/PageHeader";
+import { TextField } from "~/components/ui/Field";
+import { FormError } from "~/components/ui/FormError";
+import { Radios } from "~/components/ui/Radios";
+import { addPhrase, phraseBook, retirePhrase } from "~/domain/consultation/index.server";
+import { isDomainError } from "~/domain/platform/errors";
+import { tFor } from "~/i18n/i18n.server";
+import { newPhraseSchema } from "~/schemas/phrases";
+import { parseFormData } from "~/schemas/strict";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { formFailure } from "~/web/screen.server";
+import { redirectWithSuccess, redirectWithError } from "~/web/toast.server";
+
+/** Admin: the phrase book (decision 0081) — every sentence in the four languages, add one, retire one. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireRole(request, "Admin");
+  const { t } = await tFor(request);
+  return { title: t("phrases.title"), phrases: await phraseBook({ all: true }) };
+}
+
+export const meta: MetaFunction<typeof loader> = screenMeta;
+
+export async function action({ request }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireRole(request, "Admin");
+  const { t } = await tFor(request);
+  const form = await readForm(request);
+  if (form.get("intent") === "retire") {
+    try {
+      await retirePhrase(actor, String(form.get("id") ?? ""));
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return redirectWithError("/dashboard/phrases", t(err.message));
+    }
+    return redirectWithSuccess("/dashboard/phrases", t("phrases.retiredDone"));
+  }
+  const submission = parseFormData(form, { schema: newPhraseSchema });
+  if (submission.status !== "success") return Response.json(submission.reply(), { status: 400 });
+  try {
+    await addPhrase(actor, submission.value);
+  } catch (err) {
+    return formFailure(err, t, (o) => submission.reply(o));
+  }
+  return redirectWithSuccess("/dashboard/phrases", t("phrases.added"));
+}
+
+const LANGS = [
+  ["en", "phrases.textEn"],
+  ["hi", "phrases.textHi"],
+  ["bn", "phrases.textBn"],
+  ["ta", "phrases.textTa"],
+] as const;
+const KIND_LABEL = { finding: "phrases.finding", advice: "phrases.advice" } as const;
+
+export default function PhraseBook() {
+  const { t } = useTranslation();
+  const { phrases } = useLoaderData<typeof loader>();
+  const lastResult = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseFormData(formData, { schema: newPhraseSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t("phrases.title")} />
+      <p className="max-w-prose text-slate-700">{t("phrases.intro")}</p>
+      <p
+        className="max-w-prose rounded-lg border border-amber-300 bg-amber-50 p-3 text-amber-950"
+        role="note"
+      >
+        {t("phrases.builtInNote")}
+      </p>
+      <ul className="space-y-3" data-testid="phrase-list">
+        {phrases.map((p) => (
+          <li key={p._id} className="card space-y-1">
+            <p className="flex flex-wrap items-center gap-2 text-sm font-semibold text-green-900">
+              {t(KIND_LABEL[p.kind])}
+              {p.builtIn && (
+                <span className="rounded bg-slate-100 px-2 py-0.5 text-slate-700">
+                  {t("phrases.builtIn")}
+                </span>
+              )}
+              {p.retired && (
+                <span className="rounded bg-red-50 px-2 py-0.5 text-red-800">{t("phrases.retired")}</span>
+              )}
+            </p>
+            <dl className="grid gap-x-3 gap-y-1 sm:grid-cols-[10rem_1fr]">
+              {LANGS.map(([lang, label]) => (
+                <div key={lang} className="contents">
+                  <dt className="text-sm text-slate-600">{t(label)}</dt>
+                  <dd lang={lang} className="break-words text-slate-900">
+                    {p.texts[lang]}
+                  </dd>
+                </div>
+              ))}
+              <dt className="text-sm text-slate-600">{t("phrases.reviewedBy")}</dt>
+              <dd className="text-sm break-words text-slate-700">{p.reviewedBy}</dd>
+            </dl>
+            {!p.builtIn && !p.retired && (
+              <Form method="post">
+                <input type="hidden" name="intent" value="retire" />
+                <input type="hidden" name="id" value={p._id} />
+                <button type="submit" className="btn-secondary" disabled={busy}>
+                  {t("phrases.retire")}
+                </button>
+              </Form>
+            )}
+          </li>
+        ))}
+      </ul>
+      <Form method="post" {...getFormProps(form)} className="card max-w-2xl space-y-4">
+        <h2 className="text-lg font-bold text-green-900">{t("phrases.addTitle")}</h2>
+        <input type="hidden" name="intent" value="add" />
+        <FormError id={form.errorId} errors={form.errors} />
+        <Radios
+          meta={fields.kind}
+          legend={t("phrases.kind")}
+          options={[
+            { value: "finding", label: t("phrases.finding") },
+            { value: "advice", label: t("phrases.advice") },
+          ]}
+        />
+        {LANGS.map(([lang, label]) => (
+          <TextField key={lang} meta={fields[lang]} label={t(label)} required maxLength={200} lang={lang} />
+        ))}
+        <TextField
+          meta={fields.reviewedBy}
+          label={t("phrases.reviewedBy")}
+          hint={t("phrases.reviewedByHint")}
+          required
+          maxLength={200}
+        />
+        <button type="submit" className="btn-primary" disabled={busy}>
+          {t("phrases.add")}
+        </button>
+      </Form>
+    </div>
+  );
+}
