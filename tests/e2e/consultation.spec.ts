@@ -23,6 +23,7 @@ import {
   type TestUser,
 } from "./fixtures";
 import { shot, SHOTS_ON } from "./helpers";
+import { wcagAxe } from "./axe";
 
 /**
  * The whole consultation, once per project (desktop 1280 px and phone 360 px):
@@ -260,6 +261,11 @@ test("the cardiologist starts the review; a second expert is refused; the struct
   await page.getByLabel(/^Findings/).fill("Sinus tachycardia, 110/min. No ST changes.");
   await page.getByLabel(/^Recommendations/).fill("ईसीजी दोबारा कराएँ; थायरॉइड जाँच।");
   await page.getByLabel("The patient should see a doctor in person soon").check();
+  // The phrase book (decision 0081): sentences the patient reads in her language.
+  const picker = page.getByTestId("phrase-picker");
+  await picker.getByLabel("Take the medicine your doctor gave you every day.").check();
+  await picker.getByLabel("See a doctor at the district hospital within a week.").check();
+  expect((await wcagAxe(page).include('[data-testid="phrase-picker"]').analyze()).violations).toEqual([]);
   await shot(page, info, "add-review-structured");
   await page.getByRole("button", { name: "Submit Review" }).click();
   await expect(toaster(page)).toContainText("Review Added Successfully");
@@ -275,6 +281,20 @@ test("the patient reads the opinion in Hindi and asks a follow-up question", asy
     new RegExp(hi.opinion.seeDoctorSoonNotice.slice(0, 12)),
   );
   await expect(card.getByTestId("opinion")).toContainText(w.summary);
+  // The chosen sentences, in Hindi, as their reviewed translations (decision 0081).
+  const said = card.getByTestId("opinion-phrases");
+  await expect(said).toContainText(hi.phrases.doctorSays);
+  await expect(said.getByRole("listitem")).toHaveText([
+    "डॉक्टर ने जो दवा दी है, उसे हर दिन लीजिए।",
+    "एक हफ़्ते के अंदर ज़िला अस्पताल में डॉक्टर को दिखाइए।",
+  ]);
+  // On her phone's width too (this flow runs at 1280 px).
+  const desk = page.viewportSize()!;
+  await page.setViewportSize({ width: 360, height: 780 });
+  await said.scrollIntoViewIfNeeded();
+  expect((await wcagAxe(page).include(`#report-${w.reportId}`).analyze()).violations).toEqual([]);
+  await shot(page, info, "patient-opinion-phrases-hi-360");
+  await page.setViewportSize(desk);
   await expect(card.getByTestId("signed-by")).toContainText(w.cardio.registrationNumber!);
   await shot(page, info, "patient-opinion-hi");
   // The typed question of the thread (the card's voice form has a question field of its own).

@@ -35,7 +35,7 @@ export function PhrasePicker({
           {t(errors[0])}
         </p>
       ) : null}
-      <div className="mt-2 grid gap-3 md:grid-cols-2">
+      <div className="mt-2 space-y-3">
         {(["finding", "advice"] as const).map((kind) => (
           <div key={kind}>
             <p className="font-semibold text-green-900">{t(KIND_LABEL[kind])}</p>
