@@ -90,6 +90,7 @@ import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
+import { CALL_ENDPOINTS } from "./openapi/calls";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -955,6 +956,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...SERVICE_ENDPOINTS,
   ...VOICE_ENDPOINTS,
   ...PHRASE_ENDPOINTS,
+  ...CALL_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

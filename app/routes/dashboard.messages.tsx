@@ -6,12 +6,14 @@ import { LocalDate } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
+import { CallList } from "~/components/messages/CallList";
 import { pageInfo, screenPage } from "~/web/screen.server";
 import {
   listCallbackRequests,
   listContactMessages,
   countSmsByStatus,
   listSmsMessages,
+  listPhoneCalls,
   type ApiSmsMessage,
   type SmsPurpose,
   type SmsStatus,
@@ -19,7 +21,7 @@ import {
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
 
-type Kind = "contact" | "callback" | "sms";
+type Kind = "contact" | "callback" | "sms" | "calls";
 
 /** The SMS status filter, failed first (what an admin comes here for), and each status's words. */
 const SMS_FILTERS: { status: SmsStatus; label: string }[] = [
@@ -46,7 +48,7 @@ const SMS_PURPOSE_LABELS: Record<SmsPurpose, string> = {
 };
 
 function kindOf(value: string | null): Kind {
-  return value === "callback" || value === "sms" ? value : "contact";
+  return value === "callback" || value === "sms" || value === "calls" ? value : "contact";
 }
 
 /**
@@ -59,6 +61,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const kind = kindOf(params.get("kind"));
   const page = screenPage(request);
   const { t } = await tFor(request);
+  if (kind === "calls") {
+    // Phone calls (decision 0080): masked numbers, what for and what happened, never content.
+    const list = await listPhoneCalls(actor, page);
+    return {
+      title: t("messages.title"),
+      kind,
+      rows: [],
+      sms: null,
+      calls: list.items,
+      pagination: pageInfo(list),
+    };
+  }
   if (kind === "sms") {
     const wanted = params.get("status");
     const status = SMS_FILTERS.find((f) => f.status === wanted)?.status ?? null;
@@ -68,6 +82,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       kind,
       rows: [],
       sms: { status, counts: await countSmsByStatus(actor), items: list.items },
+      calls: null,
       pagination: pageInfo(list),
     };
   }
@@ -82,18 +97,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
     signedIn: !!m.userId,
     createdAt: m.createdAt,
   }));
-  return { title: t("messages.title"), kind, rows, sms: null, pagination: pageInfo(items) };
+  return { title: t("messages.title"), kind, rows, sms: null, calls: null, pagination: pageInfo(items) };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export default function Messages() {
   const { t } = useTranslation();
-  const { kind, rows, sms, pagination } = useLoaderData<typeof loader>();
+  const { kind, rows, sms, calls, pagination } = useLoaderData<typeof loader>();
   const tabs: { kind: Kind; label: string; to: string }[] = [
     { kind: "contact", label: t("messages.contactTab"), to: "/dashboard/messages" },
     { kind: "callback", label: t("messages.callbackTab"), to: "/dashboard/messages?kind=callback" },
     { kind: "sms", label: t("messages.smsTab"), to: "/dashboard/messages?kind=sms" },
+    { kind: "calls", label: t("calls.tab"), to: "/dashboard/messages?kind=calls" },
   ];
   return (
     <section>
@@ -113,7 +129,9 @@ export default function Messages() {
           </Link>
         ))}
       </nav>
-      {sms ? (
+      {calls ? (
+        <CallList items={calls} />
+      ) : sms ? (
         <SmsList status={sms.status} counts={sms.counts} items={sms.items} />
       ) : rows.length === 0 ? (
         <EmptyState message={t(kind === "callback" ? "messages.noCallback" : "messages.noContact")} />

@@ -9,8 +9,12 @@ import {
   freshDomain,
   makeExpert,
   makePatient,
+  makeAdmin,
+  makeDependant,
   makeReport,
+  refusal,
   review,
+  type Person,
   type Domain,
 } from "../helpers/factories";
 
@@ -135,6 +139,39 @@ describe("the call queue", () => {
       expect(Math.abs(row.phoneDurationMs! - 3000)).toBeLessThan(100);
     },
   );
+
+  it("the person or whoever acts for her chooses a call; a call needs a number; nobody else may", async () => {
+    const admin = await makeAdmin();
+    const own = await makePatient({ phone: "+919866666666" });
+    const noPhone = await makePatient();
+    const manager = await makePatient();
+    const child = await makeDependant(manager);
+    const set = (who: Person, id: string | null, input: Record<string, unknown>) =>
+      d.care.setNoticePreference(who, id, input);
+    expect(await set(own, null, { noticeBy: "both", callWindow: "evening" })).toEqual({
+      noticeBy: "both",
+      callWindow: "evening",
+      phone: "+91******6666",
+    });
+    expect(
+      (await refusal(() => set(noPhone, null, { noticeBy: "call", callWindow: "morning" }))).extra
+        .fieldErrors,
+    ).toEqual({ noticeBy: ["calls.noPhone"] });
+    expect(
+      (await refusal(() => set(own, null, { noticeBy: "fax", callWindow: "night" }))).extra.fieldErrors,
+    ).toEqual({
+      noticeBy: ["calls.noticeByRequired"],
+      callWindow: ["calls.windowRequired"],
+    });
+    expect((await set(manager, child, { noticeBy: "sms", callWindow: "afternoon" })).callWindow).toBe(
+      "afternoon",
+    );
+    for (const stranger of [noPhone, admin])
+      expect(
+        (await refusal(() => set(stranger, own.id, { noticeBy: "sms", callWindow: "morning" }))).code,
+      ).toBe("not_found");
+    expect((await d.care.noticePreference(own)).noticeBy).toBe("both");
+  });
 
   it("works out the next window in local time", () => {
     const at = (h: number, m = 0) => new Date(2026, 10, 27, h, m);

@@ -16,6 +16,7 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let api: ReturnType<typeof apiClient>;
 const tok: Record<string, string> = {};
 let reportId = "";
+let patientId = "";
 
 beforeAll(async () => {
   smtp = await startSmtp();
@@ -29,7 +30,9 @@ beforeAll(async () => {
     ADMIN_PASSWORD: "Admin-pass-123",
   });
   api = apiClient(server.url);
-  tok.patient = (await signupViaApi(api, smtp, codeFrom, { email: "p@bad.test" })).token;
+  const patient = await signupViaApi(api, smtp, codeFrom, { email: "p@bad.test" });
+  tok.patient = patient.token;
+  patientId = patient.user._id;
   tok.expert = (
     await signupViaApi(api, smtp, codeFrom, { email: "e@bad.test", accountType: "Expert" })
   ).token;
@@ -140,6 +143,8 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/take-over/not-me/unknown-not-me-link-0000000000" },
   { method: "POST", path: "/centres/no-such-centre/held-items/no-such-item/hand-over", token: "admin" },
   { method: "POST", path: "/centre/patients/no-such-patient/slip", token: "admin" },
+  // "Call me" (decision 0080): the person's own profile.
+  { method: "PUT", path: "/patients/PATIENT/notice", token: "patient" },
 ];
 
 const counts = async () => {
@@ -160,7 +165,7 @@ describe("bad-input sweep over /api/v1", () => {
     const failures: string[] = [];
     for (const ep of jsonEndpoints) {
       for (const b of hostileBodies) {
-        const path = ep.path.replace("REPORT", reportId);
+        const path = ep.path.replace("REPORT", reportId).replace("PATIENT", patientId);
         const res = await api.raw(ep.method, path, b.body, ep.token ? tok[ep.token] : undefined, {
           "Content-Type": b.type ?? "application/json",
         });

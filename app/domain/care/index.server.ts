@@ -74,3 +74,4 @@ export {
   updateHealthWorker,
 } from "./workers.server";
 export { accessHolders, accessTrail, revokeCentreAccess, revokeManager } from "./access.server";
+export { noticePreference, setNoticePreference, type NoticePreference } from "./call-preferences.server";

@@ -54,3 +54,4 @@ export {
   type CallPurpose,
   type QueuedCall,
 } from "./call-queue.server";
+export { listPhoneCalls, type ApiPhoneCall } from "./calls-admin.server";

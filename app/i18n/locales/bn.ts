@@ -9,6 +9,7 @@ import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
 import phonecall_bn from "./sections/phonecall.bn";
 import phrases_bn from "./sections/phrases.bn";
+import calls_bn from "./sections/calls.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
 import slip_bn from "./sections/slip.bn";
@@ -1468,6 +1469,7 @@ const bn: Catalogue = {
   voice: voice_bn,
   phonecall: phonecall_bn,
   phrases: phrases_bn,
+  calls: calls_bn,
   offline: offline_bn,
   held: held_bn,
   slip: slip_bn,

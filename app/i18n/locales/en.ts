@@ -9,6 +9,7 @@ import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import phonecall_en from "./sections/phonecall.en";
 import phrases_en from "./sections/phrases.en";
+import calls_en from "./sections/calls.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
 import slip_en from "./sections/slip.en";
@@ -1456,6 +1457,7 @@ const en = {
   voice: voice_en,
   phonecall: phonecall_en,
   phrases: phrases_en,
+  calls: calls_en,
   offline: offline_en,
   held: held_en,
   slip: slip_en,

@@ -9,6 +9,7 @@ import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import phonecall_hi from "./sections/phonecall.hi";
 import phrases_hi from "./sections/phrases.hi";
+import calls_hi from "./sections/calls.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
 import slip_hi from "./sections/slip.hi";
@@ -1463,6 +1464,7 @@ const hi: Catalogue = {
   voice: voice_hi,
   phonecall: phonecall_hi,
   phrases: phrases_hi,
+  calls: calls_hi,
   offline: offline_hi,
   held: held_hi,
   slip: slip_hi,

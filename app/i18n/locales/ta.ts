@@ -9,6 +9,7 @@ import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import phonecall_ta from "./sections/phonecall.ta";
 import phrases_ta from "./sections/phrases.ta";
+import calls_ta from "./sections/calls.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
 import slip_ta from "./sections/slip.ta";
@@ -1511,6 +1512,7 @@ const ta: Catalogue = {
   voice: voice_ta,
   phonecall: phonecall_ta,
   phrases: phrases_ta,
+  calls: calls_ta,
   offline: offline_ta,
   held: held_ta,
   slip: slip_ta,

@@ -28,6 +28,9 @@ import { expertDetailsAction } from "./expert-details.server";
 import { ExpertSection } from "./ExpertSection";
 import { MyDataLink } from "./MyDataLink";
 import { notifyAction } from "./notify.server";
+import { callsAction } from "./calls.server";
+import { CallSection } from "./CallSection";
+import { noticePreference } from "~/domain/care/index.server";
 import { NotifySection } from "./NotifySection";
 import { passwordAction } from "./password.server";
 import { PasswordSection } from "./PasswordSection";
@@ -69,6 +72,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       actor.accountType === "Patient"
         ? null
         : { channel: user.notify, mobile: maskPhone(smsNumberOf(user)) || null },
+    // Patients: how they hear that an opinion is ready, SMS or a call (decision 0080).
+    calls:
+      actor.accountType === "Patient"
+        ? { ...(await noticePreference(actor)), windows: config().voice.windows }
+        : null,
     sessions: await listSessions(actor),
     // Two-step login: its state here, set up and managed at /dashboard/two-step.
     twoStep: await twoFactorStatus(actor),
@@ -100,6 +108,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return expertDetailsAction(args);
     case "notify":
       return notifyAction(args);
+    case "calls":
+      return callsAction(args);
     case "password":
       return passwordAction(args);
     case "revoke-session":
@@ -138,6 +148,7 @@ export default function Settings() {
       {notifyShown && (
         <NotifySection lastResult={actionData?.intent === "notify" ? actionData.result : undefined} />
       )}
+      <CallSection lastResult={actionData?.intent === "calls" ? actionData.result : undefined} />
       {/* Remounted after each submission so a changed password never stays in the inputs. */}
       <PasswordSection
         key={location.key}

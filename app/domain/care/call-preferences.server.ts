@@ -1,0 +1,73 @@
+import { eq } from "drizzle-orm";
+import { db, first } from "~/db/client.server";
+import { patients, users, type CallWindow, type NoticeBy, type PatientRow } from "~/db/schema";
+import { maskPhone } from "~/lib/phone.server";
+import { noticeSchema } from "~/schemas/calls";
+import { audit, type Actor } from "../platform/index.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { patientAccess } from "./patients.server";
+
+/**
+ * "Call me" (decision 0080): how a profile hears that an opinion is ready — a text, a phone call or
+ * both — and the part of the day a call may come. The person sets it for herself; a family manager
+ * or the health worker of her centre sets it for her (they act for her); an admin does not. A call
+ * needs a number on record: the profile's, or her own account's mobile number.
+ */
+
+export type NoticePreference = {
+  noticeBy: NoticeBy;
+  callWindow: CallWindow;
+  /** The number a call goes to, masked; null when there is none (then only SMS can be chosen). */
+  phone: string | null;
+};
+
+async function profileFor(actor: Actor, patientId: string | null): Promise<PatientRow> {
+  const id = patientId ?? (actor.accountType === "Patient" ? actor.id : "");
+  const access = id ? await patientAccess(actor, id) : null;
+  if (!access || access.kind === "admin") throw new DomainError("not_found", "reports.patientNotFound");
+  return access.patient;
+}
+
+async function numberOf(patient: PatientRow): Promise<string | null> {
+  if (patient.phone) return patient.phone;
+  if (!patient.accountId) return null;
+  const own = await first(
+    db().select({ phone: users.phone }).from(users).where(eq(users.id, patient.accountId)),
+  );
+  return own?.phone ?? null;
+}
+
+export async function noticePreference(
+  actor: Actor,
+  patientId: string | null = null,
+): Promise<NoticePreference> {
+  const patient = await profileFor(actor, patientId);
+  const number = await numberOf(patient);
+  return {
+    noticeBy: patient.noticeBy,
+    callWindow: patient.callWindow,
+    phone: number ? maskPhone(number) : null,
+  };
+}
+
+export async function setNoticePreference(
+  actor: Actor,
+  patientId: string | null,
+  input: unknown,
+  opts: { ip?: string | null } = {},
+): Promise<NoticePreference> {
+  const patient = await profileFor(actor, patientId);
+  const parsed = noticeSchema.safeParse(input);
+  if (!parsed.success)
+    throw new DomainError("invalid", "calls.checkFields", { fieldErrors: zodFieldErrors(parsed.error) });
+  const { noticeBy, callWindow } = parsed.data;
+  const number = await numberOf(patient);
+  if (noticeBy !== "sms" && !number)
+    throw new DomainError("invalid", "calls.noPhone", { fieldErrors: { noticeBy: ["calls.noPhone"] } });
+  await db()
+    .update(patients)
+    .set({ noticeBy, callWindow, updatedAt: new Date() })
+    .where(eq(patients.id, patient.id));
+  await audit(actor, "account.notice_preference", "patient", patient.id, { noticeBy, callWindow }, opts.ip);
+  return { noticeBy, callWindow, phone: number ? maskPhone(number) : null };
+}
