@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { useDateText } from "~/components/reports/LocalDate";
 import { screenMeta } from "~/components/reports/meta";
@@ -8,7 +8,8 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
-import { getCarePatient } from "~/domain/care/index.server";
+import { getCarePatient, noticePreference, setNoticePreference } from "~/domain/care/index.server";
+import { NoticeForm } from "~/components/care/NoticeForm";
 import {
   askFollowUp,
   listPatientReports,
@@ -56,6 +57,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         })),
       ),
       voiceMaxSeconds: config().voiceMaxSeconds,
+      // How she hears that an opinion is ready: SMS or a call (decision 0080).
+      notice: { ...(await noticePreference(actor, id)), windows: config().voice.windows },
       pagination: pageInfo(reports),
     };
   } catch (err) {
@@ -72,6 +75,19 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { t } = await tFor(request);
   const form = await readForm(request);
   const back = `/dashboard/centre/patients/${encodeURIComponent(params.patientId ?? "")}`;
+  if (form.get("intent") === "calls") {
+    try {
+      await setNoticePreference(
+        actor,
+        params.patientId ?? "",
+        { noticeBy: form.get("noticeBy"), callWindow: form.get("callWindow") },
+        { ip: clientOf(context).ip },
+      );
+    } catch (err) {
+      return toastFailure(err, t, back);
+    }
+    return redirectWithSuccess(back, t("calls.saved"));
+  }
   try {
     await askFollowUp(
       actor,
@@ -89,7 +105,8 @@ export default function CentrePatient() {
   const { t } = useTranslation();
   const dates = useDateText();
   const typeLabel = useReportTypeLabel();
-  const { patient, reports, pagination, voiceMaxSeconds } = useLoaderData<typeof loader>();
+  const { patient, reports, pagination, voiceMaxSeconds, notice } = useLoaderData<typeof loader>();
+  const busy = useNavigation().state !== "idle";
   const pid = encodeURIComponent(patient._id);
   const phone =
     patient.phoneOwner === "none" || !patient.phone
@@ -147,6 +164,12 @@ export default function CentrePatient() {
           </p>
         )}
       </div>
+      <section className="card mb-5" aria-labelledby="notice-heading" data-testid="notice-choice">
+        <h2 id="notice-heading" className="mb-2 text-lg font-bold text-slate-900">
+          {t("calls.title")}
+        </h2>
+        <NoticeForm choice={notice} busy={busy} headingId="notice-heading" />
+      </section>
       <h2 className="mb-3 text-xl font-bold text-slate-900">{t("registration.reportsHeading")}</h2>
       {reports.length === 0 ? (
         <p className="card text-slate-700">{t("registration.noReports")}</p>
