@@ -115,7 +115,7 @@ export default function Messages() {
     <section>
       <PageHeader
         title={t("messages.title")}
-        intro={t(kind === "sms" ? "messages.smsIntro" : "messages.intro")}
+        intro={t(kind === "calls" ? "calls.intro" : kind === "sms" ? "messages.smsIntro" : "messages.intro")}
       />
       <nav aria-label={t("messages.title")} className="mb-4 flex flex-wrap gap-2">
         {tabs.map((tab) => (

@@ -17,6 +17,8 @@ const calls = {
     "Calls go to {{phone}}. Before anything about your health, the call asks for your year of birth.",
   noPhoneHint: "There is no phone number for calls on this profile.",
   saved: "Saved: this is how we will tell you.",
+  intro:
+    "Missed calls to the clinic's number and the calls CareBridge placed, newest first: the number masked, what for and what happened — never whose, never what was said.",
   tab: "Calls",
   missedCall: "Missed call",
   outCall: "Call",
