@@ -4,9 +4,8 @@
  * duration in its Info element as Chromium writes it when the recording stops.
  */
 
-/** A mono 16-bit PCM WAV of `seconds` of a 440 Hz tone. */
-export function wav(seconds: number, rate = 8000): Buffer {
-  const n = Math.round(seconds * rate);
+/** A mono 16-bit PCM WAV of `n` samples at `rate`, each `sample(i)` (−32768…32767). */
+export function pcmWav(n: number, rate: number, sample: (i: number) => number): Buffer {
   const b = Buffer.alloc(44 + n * 2);
   b.write("RIFF", 0, "ascii");
   b.writeUInt32LE(36 + n * 2, 4);
@@ -21,9 +20,13 @@ export function wav(seconds: number, rate = 8000): Buffer {
   b.writeUInt16LE(16, 34);
   b.write("data", 36, "ascii");
   b.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++)
-    b.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(sample(i)), 44 + i * 2);
   return b;
+}
+
+/** A mono 16-bit PCM WAV of `seconds` of a 440 Hz tone. */
+export function wav(seconds: number, rate = 8000): Buffer {
+  return pcmWav(Math.round(seconds * rate), rate, (i) => 6000 * Math.sin((2 * Math.PI * 440 * i) / rate));
 }
 
 function id(hex: number): Buffer {

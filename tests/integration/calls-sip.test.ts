@@ -5,6 +5,7 @@ import path from "node:path";
 import * as vitest from "vitest";
 import { expect } from "vitest";
 import { eq } from "drizzle-orm";
+import { pcmWav } from "../helpers/audio";
 import { onlyWith, requireTool } from "../helpers/requires";
 import {
   claim,
@@ -47,27 +48,12 @@ async function freePort(): Promise<number> {
 /** A 16 kHz WAV of a rising sweep with a wobble: nothing in a spoken prompt looks like it. */
 function sweep(seconds: number): Buffer {
   const rate = 16_000;
-  const n = seconds * rate;
-  const b = Buffer.alloc(44 + n * 2);
-  b.write("RIFF", 0, "ascii");
-  b.writeUInt32LE(36 + n * 2, 4);
-  b.write("WAVEfmt ", 8, "ascii");
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write("data", 36, "ascii");
-  b.writeUInt32LE(n * 2, 40);
   let phase = 0;
-  for (let i = 0; i < n; i++) {
+  return pcmWav(seconds * rate, rate, (i) => {
     const t = i / rate;
     phase += (2 * Math.PI * (300 + 1200 * t + 200 * Math.sin(9 * t))) / rate;
-    b.writeInt16LE(Math.round(9000 * Math.sin(phase)), 44 + i * 2);
-  }
-  return b;
+    return 9000 * Math.sin(phase);
+  });
 }
 
 async function* chunks(buf: Buffer) {

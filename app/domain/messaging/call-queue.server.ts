@@ -1,4 +1,4 @@
-import { and, count, eq, gte, inArray } from "drizzle-orm";
+import { and, count, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { CallWindowName } from "~/config-voice.server";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
@@ -35,18 +35,14 @@ export function nextWindowStart(window: CallWindowName | null, from = new Date()
   return at;
 }
 
-/** Calls placed to `number` (E.164) in the last 24 hours, queued or waiting ones included. */
-async function callsToday(number: string, now: Date): Promise<number> {
+/** Calls queued to be placed (any status) in the last 24 hours that match `where`. */
+async function outgoingToday(where: SQL, now = new Date()): Promise<number> {
   const row = await first(
     db()
       .select({ n: count() })
       .from(phoneCalls)
       .where(
-        and(
-          eq(phoneCalls.number, number),
-          eq(phoneCalls.direction, "out"),
-          gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)),
-        ),
+        and(eq(phoneCalls.direction, "out"), gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)), where),
       ),
   );
   return row?.n ?? 0;
@@ -87,7 +83,7 @@ export async function queueCall(call: {
   );
   if (waiting) return { queued: false, reason: "already-queued" };
   const now = new Date();
-  if ((await callsToday(number, now)) >= config().voice.perNumberDay) {
+  if ((await outgoingToday(eq(phoneCalls.number, number), now)) >= config().voice.perNumberDay) {
     log("warn", "call not queued: the number had its calls for today", {
       to: maskPhone(number),
       purpose: call.purpose,
@@ -138,20 +134,8 @@ export async function recordIncomingCall(call: {
 }
 
 /** Unknown callers answered in the last 24 hours (their general message calls). */
-export async function unknownCallsToday(now = new Date()): Promise<number> {
-  const row = await first(
-    db()
-      .select({ n: count() })
-      .from(phoneCalls)
-      .where(
-        and(
-          eq(phoneCalls.direction, "out"),
-          eq(phoneCalls.purpose, "general"),
-          gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)),
-        ),
-      ),
-  );
-  return row?.n ?? 0;
+export function unknownCallsToday(now = new Date()): Promise<number> {
+  return outgoingToday(eq(phoneCalls.purpose, "general"), now);
 }
 
 let kick: () => void = () => {};
