@@ -171,6 +171,14 @@ describe("the call queue", () => {
         (await refusal(() => set(stranger, own.id, { noticeBy: "sms", callWindow: "morning" }))).code,
       ).toBe("not_found");
     expect((await d.care.noticePreference(own)).noticeBy).toBe("both");
+    // Her trail says who changed it; the manager's change is in the child's trail.
+    const trail = await d.care.accessTrail(manager, { patientId: child, locale: "en" }, {
+      page: 1,
+      pageSize: 10,
+    } as never);
+    expect(trail.items.map((e) => e.text)).toContain(
+      `How opinions are told (SMS or a call) changed by ${manager.firstName} ${manager.lastName} (family)`,
+    );
   });
 
   it("works out the next window in local time", () => {

@@ -177,4 +177,30 @@ describe("calls through an HTTP voice provider", () => {
     expect(tag(xml, "Play")).toContain("/sound/general.wav");
     expect(xml).toContain("<Hangup/>");
   });
+
+  it("a wrong year twice ends the call with nothing told, and her trail shows the attempt", async () => {
+    const missed = `${app.url}/voice/missed?sig=${sign("missed", "missed")}`;
+    expect((await post(missed, { From: "+919876543210", CallSid: "IN3" })).status).toBe(200);
+    await until(() => placed.length === 4);
+    const { form } = placed[3];
+    const callId = form.get("CustomField")!;
+    const xml = await (await post(form.get("Url")!)).text();
+    const keys = /<Gather [^>]*action="([^"]+)"/.exec(xml)![1].replace(/&amp;/g, "&");
+    expect(tag(await (await post(keys, { Digits: "1111" })).text(), "Play")).toContain("/sound/again.wav");
+    const last = await (await post(keys, { Digits: "2222" })).text();
+    expect(tag(last, "Play")).toContain("/sound/not-verified.wav");
+    expect(last).toContain("<Hangup/>");
+    expect(
+      (await fetch(`${app.url}/voice/${callId}/sound/content.wav?sig=${sign(callId, "content")}`)).status,
+    ).toBe(404);
+    expect(
+      (await post(form.get("StatusCallback")!, { CallStatus: "completed", CallDuration: "20" })).status,
+    ).toBe(204);
+    const db = await openTestDb(app.dataDir);
+    const out = await db.get("select status, outcome, verified_at from phone_calls where id = ?", callId);
+    const trail = await db.all("select action from audit_events where action = 'patient.call_unverified'");
+    await db.close();
+    expect(out).toMatchObject({ status: "done", outcome: "not-verified", verified_at: null });
+    expect(trail).toHaveLength(1);
+  });
 });

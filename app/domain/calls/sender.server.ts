@@ -202,6 +202,8 @@ export async function settleCall(callId: string, plan: CallPlan, end: CallEnd): 
   if (retry) {
     values.status = "queued";
     values.nextAttemptAt = new Date(now.getTime() + c.retryMs);
+    // The retry is placed when it falls due, not at the next poll.
+    setTimeout(() => sender.kick(), c.retryMs + 20).unref();
   } else values.status = RETRYABLE.has(outcome) ? "failed" : "done";
   const done = await db()
     .update(phoneCalls)
@@ -216,6 +218,12 @@ export async function settleCall(callId: string, plan: CallPlan, end: CallEnd): 
     who,
   );
   if (!row.patientId) return;
+  // Someone answered and keyed a wrong year twice: the person sees it in her trail (a shared phone).
+  if (outcome === "not-verified")
+    await audit(null, "patient.call_unverified", "patient", row.patientId, {
+      callId,
+      number: maskPhone(row.number),
+    });
   if (end.state?.heard)
     for (const o of plan.opinions)
       await audit(null, "patient.call_heard", "patient", row.patientId, {

@@ -211,6 +211,8 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.takeover_clear": "control.trail.takeoverClear",
   "patient.slip_print": "slip.trailPrinted",
   "patient.call_heard": "phonecall.trailHeard",
+  "patient.call_unverified": "phonecall.trailUnverified",
+  "patient.notice_set": "phonecall.trailNoticeSet",
 };
 
 /**

@@ -5,7 +5,7 @@ import { maskPhone } from "~/lib/phone.server";
 import { noticeSchema } from "~/schemas/calls";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { patientAccess } from "./patients.server";
+import { patientAccess, traceAccess, type PatientAccess } from "./patients.server";
 
 /**
  * "Call me" (decision 0080): how a profile hears that an opinion is ready — a text, a phone call or
@@ -21,11 +21,11 @@ export type NoticePreference = {
   phone: string | null;
 };
 
-async function profileFor(actor: Actor, patientId: string | null): Promise<PatientRow> {
+async function accessFor(actor: Actor, patientId: string | null): Promise<PatientAccess> {
   const id = patientId ?? (actor.accountType === "Patient" ? actor.id : "");
   const access = id ? await patientAccess(actor, id) : null;
   if (!access || access.kind === "admin") throw new DomainError("not_found", "reports.patientNotFound");
-  return access.patient;
+  return access;
 }
 
 async function numberOf(patient: PatientRow): Promise<string | null> {
@@ -41,7 +41,7 @@ export async function noticePreference(
   actor: Actor,
   patientId: string | null = null,
 ): Promise<NoticePreference> {
-  const patient = await profileFor(actor, patientId);
+  const { patient } = await accessFor(actor, patientId);
   const number = await numberOf(patient);
   return {
     noticeBy: patient.noticeBy,
@@ -56,7 +56,8 @@ export async function setNoticePreference(
   input: unknown,
   opts: { ip?: string | null } = {},
 ): Promise<NoticePreference> {
-  const patient = await profileFor(actor, patientId);
+  const access = await accessFor(actor, patientId);
+  const patient = access.patient;
   const parsed = noticeSchema.safeParse(input);
   if (!parsed.success)
     throw new DomainError("invalid", "calls.checkFields", { fieldErrors: zodFieldErrors(parsed.error) });
@@ -68,6 +69,9 @@ export async function setNoticePreference(
     .update(patients)
     .set({ noticeBy, callWindow, updatedAt: new Date() })
     .where(eq(patients.id, patient.id));
-  await audit(actor, "account.notice_preference", "patient", patient.id, { noticeBy, callWindow }, opts.ip);
+  // One line in her access trail: by her, or by the manager or health worker who acted for her.
+  if (access.kind === "self")
+    await audit(actor, "patient.notice_set", "patient", patient.id, { noticeBy, callWindow }, opts.ip);
+  else await traceAccess(actor, access, "patient.notice_set", { noticeBy, callWindow }, opts.ip);
   return { noticeBy, callWindow, phone: number ? maskPhone(number) : null };
 }

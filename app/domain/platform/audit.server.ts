@@ -53,6 +53,8 @@ export const PATIENT_ACTIONS = [
   "patient.takeover_clear",
   "patient.slip_print",
   "patient.call_heard",
+  "patient.call_unverified",
+  "patient.notice_set",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

@@ -18,6 +18,8 @@ const phonecall = {
     "Hello. This is CareBridge, a service for second opinions on medical reports. To use it, please visit your health centre or ask your health worker. Goodbye.",
   badSignature: "This address is not valid for this call.",
   noNumber: "The caller's number is missing.",
+  trailUnverified: "A phone call was answered, but the year of birth did not match: nothing was told",
+  trailNoticeSet: "How opinions are told (SMS or a call) changed by {{who}}",
   trailHeard: "Opinion heard by phone",
 };
 
