@@ -58,7 +58,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ),
       voiceMaxSeconds: config().voiceMaxSeconds,
       // How she hears that an opinion is ready: SMS or a call (decision 0080).
-      notice: { ...(await noticePreference(actor, id)), windows: config().voice.windows },
+      // Set by whoever acts for her (the centre's health worker); an admin looking on does not.
+      notice:
+        actor.accountType === "Admin"
+          ? null
+          : { ...(await noticePreference(actor, id)), windows: config().voice.windows },
       pagination: pageInfo(reports),
     };
   } catch (err) {
@@ -164,12 +168,14 @@ export default function CentrePatient() {
           </p>
         )}
       </div>
-      <section className="card mb-5" aria-labelledby="notice-heading" data-testid="notice-choice">
-        <h2 id="notice-heading" className="mb-2 text-lg font-bold text-slate-900">
-          {t("calls.title")}
-        </h2>
-        <NoticeForm choice={notice} busy={busy} headingId="notice-heading" />
-      </section>
+      {notice && (
+        <section className="card mb-5" aria-labelledby="notice-heading" data-testid="notice-choice">
+          <h2 id="notice-heading" className="mb-2 text-lg font-bold text-slate-900">
+            {t("calls.title")}
+          </h2>
+          <NoticeForm choice={notice} busy={busy} headingId="notice-heading" />
+        </section>
+      )}
       <h2 className="mb-3 text-xl font-bold text-slate-900">{t("registration.reportsHeading")}</h2>
       {reports.length === 0 ? (
         <p className="card text-slate-700">{t("registration.noReports")}</p>
