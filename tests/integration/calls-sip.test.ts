@@ -86,7 +86,9 @@ describe("calls on a SIP line", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "cb-sip-"));
     clinicPort = await freePort();
-    phonePort = await freePort();
+    // The clinic's lines take clinicPort … clinicPort + 3; the phone's media is phonePort + 1000.
+    do phonePort = await freePort();
+    while (Math.abs(phonePort - clinicPort) < 8 || Math.abs(phonePort + 1000 - clinicPort) < 8);
     d = await freshDomain({
       VOICE_URL: `sip://clinic@127.0.0.1:${phonePort}?register=no`,
       VOICE_SIP_LISTEN: `127.0.0.1:${clinicPort}`,

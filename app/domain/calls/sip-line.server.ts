@@ -68,7 +68,10 @@ export class SipLine implements CallLine {
       source: quiet,
       dumpDir: v.dumpDir,
     });
-    await Promise.all([this.incoming.start(), this.outgoing.start()]);
+    // One after the other: each takes a free port for its control connection, and a port given
+    // back by the first probe could otherwise be handed to both.
+    await this.incoming.start();
+    await this.outgoing.start();
     this.incoming.onEvent((e) => void this.incomingEvent(e));
     log("info", "SIP line ready", { listen: v.sipListen, trunk: t.host, register: t.register });
   }
