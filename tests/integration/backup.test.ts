@@ -17,6 +17,7 @@ import {
   type S3Server,
 } from "../helpers/backends";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
+import { bundledScript } from "../helpers/scripts";
 import { Browserish, startServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -27,13 +28,15 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  */
 
 const execFileP = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 const scriptEnv = (env: Record<string, string>) => ({ ...process.env, LOG_LEVEL: "silent", ...env });
 
 /** Runs a script to success and returns what it printed. */
 async function run(script: string, args: string[], env: Record<string, string>): Promise<string> {
   try {
-    const { stdout } = await execFileP(tsx, [script, ...args], { env: scriptEnv(env), encoding: "utf8" });
+    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
+      env: scriptEnv(env),
+      encoding: "utf8",
+    });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
@@ -44,7 +47,10 @@ async function run(script: string, args: string[], env: Record<string, string>):
 /** Runs a script that must fail; returns its exit code and everything it printed. */
 async function runFailing(script: string, args: string[], env: Record<string, string>) {
   try {
-    const { stdout } = await execFileP(tsx, [script, ...args], { env: scriptEnv(env), encoding: "utf8" });
+    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
+      env: scriptEnv(env),
+      encoding: "utf8",
+    });
     throw new Error(`${script} succeeded but should have failed:\n${stdout}`);
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -141,7 +147,7 @@ describe("backup and restore on SQLite + a local folder", () => {
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
     await b.stop();
-  }, 90_000); // two app starts and two tsx scripts: slow on a busy 2-core machine
+  }, 90_000); // two app starts and two scripts: slow on a busy 2-core machine
 
   it("refuses a folder that is not a backup", async () => {
     const r = await runFailing("scripts/restore.ts", [tmp], {

@@ -1,0 +1,57 @@
+import { build } from "esbuild";
+import { mkdirSync, renameSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The operator scripts (scripts/backup.ts, restore.ts, migrate-to-postgres.ts) as the tests run them
+ * (decision 0085): bundled once per test file with esbuild, the same way scripts/build-server.mjs
+ * bundles the server (packages external, `~/` the app folder), then run with plain Node. The source
+ * is the same as `npm run backup` runs through tsx; what is saved is tsx's start-up and its module
+ * loading, about 1.5–2 s per run on a busy 2-core machine, and the backup files run a dozen scripts.
+ * The bundle sits under node_modules/.cache so the packages it imports resolve as from the project.
+ */
+const outDir = path.resolve("node_modules/.cache/cb-test-scripts");
+const bundles = new Map<string, Promise<string>>();
+
+/** The path of `script` (e.g. "scripts/backup.ts") bundled into one .mjs file, built on first use. */
+export function bundledScript(script: string): Promise<string> {
+  let bundle = bundles.get(script);
+  if (!bundle) {
+    bundle = bundleOnce(script);
+    bundles.set(script, bundle);
+  }
+  return bundle;
+}
+
+async function bundleOnce(script: string): Promise<string> {
+  mkdirSync(outDir, { recursive: true });
+  const name = path.basename(script).replace(/\.ts$/, "");
+  const outfile = path.join(outDir, `${name}.mjs`);
+  // Written under a name of this process's own, then renamed: files running side by side may bundle
+  // the same script at once.
+  const partial = path.join(outDir, `${name}.${process.pid}.partial.mjs`);
+  await build({
+    entryPoints: [script],
+    outfile: partial,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    tsconfig: "tsconfig.json",
+    plugins: [
+      {
+        name: "app-alias",
+        setup(b) {
+          b.onResolve({ filter: /^~\// }, (args) =>
+            b.resolve("./" + args.path.slice(2), { resolveDir: path.resolve("app"), kind: args.kind }),
+          );
+        },
+      },
+    ],
+    sourcemap: false,
+    logLevel: "warning",
+  });
+  renameSync(partial, outfile);
+  return outfile;
+}
