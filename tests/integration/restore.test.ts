@@ -18,6 +18,7 @@ import {
 import { ctInstance } from "../helpers/dicom";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { onlyWith, requireTool } from "../helpers/requires";
+import { bundledScript } from "../helpers/scripts";
 import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -38,7 +39,6 @@ const { describe, it, beforeAll, afterAll } = onlyWith(
  */
 
 const execFileP = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "cb-restore-"));
 const stops: (() => Promise<unknown>)[] = [];
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
@@ -47,7 +47,7 @@ let s3: S3Server | undefined;
 
 async function run(script: string, args: string[], env: Record<string, string>): Promise<string> {
   try {
-    const { stdout } = await execFileP(tsx, [script, ...args], {
+    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
       env: { ...process.env, LOG_LEVEL: "silent", BACKUP_AT: "off", ...env },
       encoding: "utf8",
     });
