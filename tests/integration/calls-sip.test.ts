@@ -134,7 +134,7 @@ describe("calls on a SIP line", () => {
   it("a missed call is rejected; the callback plays the voice note only after the right year of birth", async () => {
     const { db } = d.db;
     const { phoneCalls, auditEvents } = d.schema;
-    // The phone: wrong digits at 1.5 s, the right ones at 5 s, hangs up 9 s later.
+    // The phone: wrong digits at 1.5 s, the right ones at 5 s, hangs up 14 s later.
     const phone = runSipp(
       dir,
       "phone",
@@ -143,7 +143,7 @@ describe("calls on a SIP line", () => {
         { keys: "1111" },
         { wait: 3000 },
         { keys: "1984" },
-        { wait: 9_000 },
+        { wait: 14_000 },
         "hang up",
       ]),
       phonePort,

@@ -118,6 +118,19 @@ export class SipLine implements CallLine {
     try {
       const first = startIvr(plan);
       let state: IvrState = first.state;
+      // Every sound the call may play is ready before it rings: a key switches at once, with no
+      // silence while a prompt is spoken into a file.
+      if (first.play === "intro")
+        for (const p of [
+          "intro",
+          "again",
+          "content",
+          "menu",
+          "callback",
+          "not-verified",
+          "none-ready",
+        ] as const)
+          await fileOf(p);
       await out.command("ausrc", `aufile,${await fileOf(first.play)}`);
       return await new Promise<CallEnd>((resolve) => {
         let callId: string | undefined;
