@@ -36,6 +36,8 @@ function undoLastMigration(file: string) {
   const db = new Database(file);
   const sql = readFileSync(`drizzle/sqlite/${last.tag}.sql`, "utf8");
   for (const [, table] of sql.matchAll(/CREATE TABLE `([^`]+)`/g)) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+  for (const [, table, column] of sql.matchAll(/ALTER TABLE `([^`]+)` ADD `([^`]+)`/g))
+    db.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
   db.prepare("DELETE FROM __drizzle_migrations WHERE created_at = ?").run(last.when);
   const n = (db.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
   db.close();
