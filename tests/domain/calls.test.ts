@@ -181,6 +181,26 @@ describe("the call queue", () => {
     );
   });
 
+  it("numbers do not stay: settled calls are pruned with the SMS, an erased number's call files go", async () => {
+    const { phoneCalls } = d.schema;
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    await d.db.db().insert(phoneCalls).values({
+      id: "old-call",
+      direction: "in",
+      number: "+919877777777",
+      purpose: "missed-call",
+      status: "done",
+      nextAttemptAt: old,
+      createdAt: old,
+    });
+    await d.messaging.pruneSmsMessages();
+    expect(await rowsFor("+919877777777")).toHaveLength(0);
+    const outbox = path.join(d.root, "data", "call-outbox");
+    const before = readdirSync(outbox).length;
+    expect(await d.messaging.deleteOutboxFilesTo(["+919811111111"])).toBe(2);
+    expect(readdirSync(outbox).length).toBe(before - 2);
+  });
+
   it("works out the next window in local time", () => {
     const at = (h: number, m = 0) => new Date(2026, 10, 27, h, m);
     expect(d.messaging.nextWindowStart("morning", at(10))).toEqual(at(10));

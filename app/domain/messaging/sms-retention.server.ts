@@ -3,12 +3,13 @@ import { readdir, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { config } from "~/config.server";
 import { affected, db, exec, type DB, type TxSteps } from "~/db/client.server";
-import { smsMessages } from "~/db/schema";
+import { phoneCalls, smsMessages } from "~/db/schema";
 import { log } from "~/lib/log.server";
 
 /**
  * Erasure and retention of outgoing SMS (decision 0022): the queue's rows and the outbox's files
- * (SMS_URL unset) are no archive of a person's numbers and texts.
+ * (SMS_URL unset) are no archive of a person's numbers and texts. Phone calls (decision 0080) keep
+ * numbers too: their rows and the call outbox's files go by the same rules.
  */
 
 /**
@@ -16,7 +17,9 @@ import { log } from "~/lib/log.server";
  * "will be deleted on …"), whatever its state; a sender holding one finds it gone and writes nothing.
  */
 export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
-  if (numbers.length) yield* exec(tx.delete(smsMessages).where(inArray(smsMessages.to, numbers)));
+  if (!numbers.length) return;
+  yield* exec(tx.delete(smsMessages).where(inArray(smsMessages.to, numbers)));
+  yield* exec(tx.delete(phoneCalls).where(inArray(phoneCalls.number, numbers)));
 }
 
 /**
@@ -26,6 +29,10 @@ export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
 export async function pruneSmsMessages(now = Date.now()): Promise<number> {
   const cutoff = new Date(now - config().smsRetentionMs);
   await pruneOutbox(cutoff.getTime());
+  // Settled calls and missed calls (their numbers) after the same time; waiting ones stay.
+  await db()
+    .delete(phoneCalls)
+    .where(and(lt(phoneCalls.createdAt, cutoff), inArray(phoneCalls.status, ["done", "failed"])));
   return affected(
     await db()
       .delete(smsMessages)
@@ -36,9 +43,12 @@ export async function pruneSmsMessages(now = Date.now()): Promise<number> {
 
 /** The outbox's message files (SMS_URL unset), as paths; none when there is no outbox. */
 async function outboxFiles(): Promise<string[]> {
-  const dir = config().smsOutboxDir;
-  const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith(".json")).map((n) => path.join(dir, n));
+  const out: string[] = [];
+  for (const dir of [config().smsOutboxDir, config().voice.outboxDir]) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    out.push(...names.filter((n) => n.endsWith(".json")).map((n) => path.join(dir, n)));
+  }
+  return out;
 }
 
 /**
