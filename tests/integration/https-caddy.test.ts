@@ -259,7 +259,9 @@ describe("the app behind Caddy (ops/caddy/Caddyfile)", () => {
         origin,
         "sec-fetch-site": "same-origin",
       },
-      body: `email=${"a".repeat(256 * 1024)}`,
+      // Just over the limit: a body the socket buffers take whole, so the refusal's early close cannot
+      // reset the connection before the 413 is read (a TCP race, not the app's answer).
+      body: `email=${"a".repeat(80 * 1024)}`,
       localAddress: "127.0.0.5",
     });
     expect(form.status).toBe(413); // BODY_LIMIT_KB 64
