@@ -50,10 +50,6 @@ export function missedCallUrl(): string {
   return url("/voice/missed", "missed", "missed");
 }
 
-export function checkMissedCallSignature(given: string | null) {
-  checkSignature("missed", "missed", given);
-}
-
 export class ProviderLine implements CallLine {
   async place(row: PhoneCallRow): Promise<CallEnd | { pending: string }> {
     const v = config().voice;
@@ -231,7 +227,7 @@ export async function providerMissedCall(
   from: string,
   ref: string | null,
 ): Promise<string> {
-  checkMissedCallSignature(sig);
+  checkSignature("missed", "missed", sig);
   if (!from) throw new DomainError("invalid", "phonecall.noNumber");
   await receiveMissedCall(from, { providerRef: ref ? `in:${ref}` : null });
   log("info", "missed call from the provider", { from: maskPhone(from) });

@@ -101,7 +101,7 @@ export async function queueCall(call: {
     status: "queued",
     nextAttemptAt: call.at,
   });
-  kickCalls();
+  kick();
   return { queued: true, id, at: call.at };
 }
 
@@ -143,8 +143,4 @@ let kick: () => void = () => {};
 /** The sender registers how to wake it (it lives in app/domain/calls, above this context). */
 export function onCallQueued(wake: () => void): void {
   kick = wake;
-}
-
-function kickCalls() {
-  kick();
 }
