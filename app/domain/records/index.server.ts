@@ -46,3 +46,5 @@ export { startPacsSender, stopPacsSender } from "./dicom-pacs.server";
 export { deleteObjects, deleteReportFileIfUnused } from "./files.server";
 export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft } from "./dicom.server";
 export { kickPacsSender } from "./dicom-pacs.server";
+export { processLabReads, queueLabRead, readLocal, startLabReader, stopLabReader } from "./lab-reader.server";
+export { labReadOf, labValuesOf, saveReading, type PlacedRow } from "./lab-store.server";
