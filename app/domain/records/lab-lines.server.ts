@@ -7,21 +7,21 @@ import { execFile } from "node:child_process";
  */
 export type PageLine = { page: number; text: string; box: [number, number, number, number] };
 
-type Word = { page: number; left: number; top: number; width: number; height: number; text: string };
+type Word = { page: number; line: string; left: number; top: number; width: number; height: number; text: string };
 
 /** Parses a TSV of words (level 5) and pages (level 1) into lines, top to bottom, left to right. */
-export function linesFromTsv(tsv: string, pageOffset = 0): PageLine[] {
+export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): PageLine[] {
   const pages = new Map<number, { w: number; h: number }>();
   const words: Word[] = [];
   for (const raw of tsv.split("\n").slice(1)) {
     const c = raw.split("\t");
     if (c.length < 12) continue;
-    const [level, page, , , , , left, top, width, height, conf] = c.slice(0, 11).map(Number);
+    const [level, page, block, par, line, , left, top, width, height, conf] = c.slice(0, 11).map(Number);
     const text = c.slice(11).join("\t").trim();
     if (level === 1) pages.set(page, { w: width, h: height });
     if (level !== 5 || !text || text.startsWith("###")) continue;
     if (conf >= 0 && conf < 10) continue;
-    words.push({ page, left, top, width, height, text });
+    words.push({ page, line: `${block}.${par}.${line}`, left, top, width, height, text });
   }
   const out: PageLine[] = [];
   for (const [page, size] of [...pages].sort((a, b) => a[0] - b[0])) {
@@ -33,6 +33,13 @@ export function linesFromTsv(tsv: string, pageOffset = 0): PageLine[] {
       const mid = w.top + w.height / 2;
       const last = groups.at(-1);
       const ref = last?.[0];
+      if (ownLines) {
+        // Tesseract's own lines follow a skewed page; words of one line share block, paragraph and line.
+        const same = groups.find((g) => g[0].line === w.line);
+        if (same) same.push(w);
+        else groups.push([w]);
+        continue;
+      }
       if (last && ref && Math.abs(mid - (ref.top + ref.height / 2)) <= Math.max(ref.height, w.height) * 0.5)
         last.push(w);
       else groups.push([w]);

@@ -25,7 +25,7 @@ export async function pdfTextLines(file: string, timeoutMs: number): Promise<Pag
 export async function ocrImage(file: string, timeoutMs: number, page = 1): Promise<PageLine[]> {
   try {
     const tsv = await run("tesseract", [file, "-", "-l", "eng", "--psm", "6", "tsv"], { timeoutMs });
-    return linesFromTsv(tsv, page - 1);
+    return linesFromTsv(tsv, page - 1, true);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new OcrUnavailable();
     throw err;
