@@ -7,7 +7,15 @@ import { execFile } from "node:child_process";
  */
 export type PageLine = { page: number; text: string; box: [number, number, number, number] };
 
-type Word = { page: number; line: string; left: number; top: number; width: number; height: number; text: string };
+type Word = {
+  page: number;
+  line: string;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  text: string;
+};
 
 /** Parses a TSV of words (level 5) and pages (level 1) into lines, top to bottom, left to right. */
 export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): PageLine[] {
