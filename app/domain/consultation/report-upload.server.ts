@@ -10,7 +10,7 @@ import { expertRecipientsFor } from "../accounts/index.server";
 import { notify } from "../messaging/index.server";
 import { deleteObjects, deleteStored, type StoredFile } from "../records/index.server";
 import { draftObjects, insertStudy, inspectStudy, loadStudy, type StudyDraft } from "../records/index.server";
-import { kickPacsSender } from "../records/index.server";
+import { kickPacsSender, queueLabRead } from "../records/index.server";
 import { reviewConsentForUpload } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { hasConsentFor, patientAccess, traceAccess } from "../care/index.server";
@@ -209,6 +209,8 @@ export async function createReport(
       });
     }
     await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
+    // Lab values are read off the request path (decision 0082); a failure to queue is logged only.
+    if (!study) await queueLabRead(row.id, row.mimeType);
   } catch (err) {
     log("warn", "report stored; its notices or access-trail line were not", {
       reportId: row.id,

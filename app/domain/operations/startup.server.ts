@@ -5,7 +5,13 @@ import { diskSpace } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/lib/log.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
-import { startPacsSender, stopPacsSender, sweepLeftovers } from "../records/index.server";
+import {
+  startLabReader,
+  startPacsSender,
+  stopLabReader,
+  stopPacsSender,
+  sweepLeftovers,
+} from "../records/index.server";
 import { flushMail, startMailSender, startSmsSender, stopSmsSender } from "../messaging/index.server";
 import { pruneIdempotencyKeys, pruneRateLimits } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
@@ -76,6 +82,8 @@ export function startup(): Promise<void> {
     startMailSender();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
+    // Lab reports read off the request path (decision 0082): one read at a time per process, claimed the same way.
+    startLabReader();
     // The Service screen (decision 0034): processes that answer requests add their counts to the
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
@@ -122,6 +130,7 @@ export async function shutdown() {
       flushMail(),
       stopSmsSender(),
       stopPacsSender(),
+      stopLabReader(),
       stopServiceRollups(),
       stopBackupScheduler(),
       stopCalls(),

@@ -47,3 +47,5 @@ export { deleteObjects, deleteReportFileIfUnused } from "./files.server";
 export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft } from "./dicom.server";
 export { kickPacsSender } from "./dicom-pacs.server";
 export { phoneWav, PHONE_RATE, silence, speak, toPhoneAudio, wavSamples } from "./phone-audio.server";
+export { processLabReads, queueLabRead, readLocal, startLabReader, stopLabReader } from "./lab-reader.server";
+export { labReadOf, labValuesOf, saveReading, type PlacedRow } from "./lab-store.server";

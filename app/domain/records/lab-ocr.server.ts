@@ -1,0 +1,54 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { linesFromTsv, run, type PageLine } from "./lab-lines.server";
+
+/**
+ * The two ways a report's lines are read (decision 0082): a PDF's text layer (poppler's
+ * `pdftotext -tsv`, word boxes included) and Tesseract's CLI on an image or a rendered page
+ * (`-l eng`: numbers are read in an English-only pass; eng+hin drops decimal points). Both run as
+ * child processes with OMP_THREAD_LIMIT=1 and a time limit, so the event loop stays free.
+ */
+export class OcrUnavailable extends Error {
+  constructor() {
+    super("OCR not available");
+  }
+}
+
+/** The text layer of a PDF, as lines with boxes; empty when the PDF has none (a scan). */
+export async function pdfTextLines(file: string, timeoutMs: number): Promise<PageLine[]> {
+  const tsv = await run("pdftotext", ["-q", "-tsv", file, "-"], { timeoutMs });
+  return linesFromTsv(tsv);
+}
+
+/** Tesseract on one image file (PNG, JPEG). Throws OcrUnavailable when the binary is missing. */
+export async function ocrImage(file: string, timeoutMs: number, page = 1): Promise<PageLine[]> {
+  try {
+    const tsv = await run("tesseract", [file, "-", "-l", "eng", "--psm", "6", "tsv"], { timeoutMs });
+    return linesFromTsv(tsv, page - 1, true);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new OcrUnavailable();
+    throw err;
+  }
+}
+
+/** A PDF without a text layer: each page rendered at 200 dpi (pdftoppm) and read by Tesseract. */
+export async function ocrPdf(file: string, timeoutMs: number, maxPages = 10): Promise<PageLine[]> {
+  const dir = await mkdtemp(join(tmpdir(), "labread-"));
+  try {
+    const deadline = Date.now() + timeoutMs;
+    await run("pdftoppm", ["-r", "200", "-gray", "-png", "-l", String(maxPages), file, join(dir, "p")], {
+      timeoutMs,
+    });
+    const pages = (await readdir(dir)).filter((f) => f.endsWith(".png")).sort();
+    const lines: PageLine[] = [];
+    for (const [i, f] of pages.entries()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error("time limit reached");
+      lines.push(...(await ocrImage(join(dir, f), left, i + 1)));
+    }
+    return lines;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

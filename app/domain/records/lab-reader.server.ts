@@ -1,0 +1,189 @@
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { and, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { db, first } from "~/db/client.server";
+import { labReads, reports } from "~/db/schema";
+import { log } from "~/lib/log.server";
+import { backgroundLoop } from "../platform/index.server";
+import { openDecrypted } from "./files.server";
+import type { PageLine } from "./lab-lines.server";
+import { ocrImage, ocrPdf, OcrUnavailable, pdfTextLines } from "./lab-ocr.server";
+import { saveReading, type PlacedRow } from "./lab-store.server";
+import { looksLikeLabReport, recogniseLabRows } from "./labs";
+
+/**
+ * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
+ * lab_reads row (PDFs and images only); every serving process runs one reader that claims one due
+ * row at a time with ONE conditional update (the outbox design, decision 0061), reads it in child
+ * processes (pdftotext, pdftoppm, tesseract: the event loop stays free), and stores the values as
+ * "read" or marks the report not-lab. Failures are retried with doubling waits, at most
+ * MAX_ATTEMPTS; a missing Tesseract ends an image's read as "failed: OCR not available".
+ */
+const LOCK_MS = 120_000;
+const READ_TIMEOUT_MS = 60_000;
+const MAX_ATTEMPTS = 3;
+const RETRY_MS = 30_000;
+
+const READABLE = new Set(["application/pdf", "image/png", "image/jpeg"]);
+
+type Row = typeof labReads.$inferSelect;
+
+/** Queues a stored report for reading (no-op for files that are not PDFs or images). */
+export async function queueLabRead(reportId: string, mimeType: string): Promise<void> {
+  if (!READABLE.has(mimeType)) return;
+  await db()
+    .insert(labReads)
+    .values({ reportId, status: "queued", nextAttemptAt: new Date() })
+    .onConflictDoNothing();
+  reader.kick();
+}
+
+const reader = backgroundLoop("lab reader", (stopping) => processLabReads(stopping));
+
+export function startLabReader(pollMs = 5_000): void {
+  reader.start(pollMs);
+}
+export function stopLabReader(): Promise<void> {
+  return reader.stop();
+}
+
+function dueCondition(now: Date): SQL {
+  return or(
+    and(eq(labReads.status, "queued"), lte(labReads.nextAttemptAt, now)),
+    and(eq(labReads.status, "reading"), lt(labReads.lockedUntil, now)),
+  )!;
+}
+
+async function claimNext(now: Date): Promise<Row | undefined> {
+  const next = db()
+    .select({ id: labReads.reportId })
+    .from(labReads)
+    .where(dueCondition(now))
+    .orderBy(labReads.nextAttemptAt, labReads.reportId)
+    .limit(1);
+  const [row] = await db()
+    .update(labReads)
+    .set({
+      status: "reading",
+      lockedUntil: new Date(now.getTime() + LOCK_MS),
+      attempts: sql`${labReads.attempts} + 1`,
+    })
+    .where(and(inArray(labReads.reportId, next), dueCondition(now)))
+    .returning();
+  return row;
+}
+
+async function settle(row: Row, set: Partial<Row>): Promise<void> {
+  await db()
+    .update(labReads)
+    .set({ ...set, lockedUntil: null })
+    .where(
+      and(
+        eq(labReads.reportId, row.reportId),
+        eq(labReads.status, "reading"),
+        eq(labReads.lockedUntil, row.lockedUntil!),
+      ),
+    );
+}
+
+/** Reads every due report, one at a time, until none is due. */
+export async function processLabReads(stop: () => boolean = () => false): Promise<number> {
+  let done = 0;
+  while (!stop()) {
+    const now = new Date();
+    if (!(await first(db().select({ id: labReads.reportId }).from(labReads).where(dueCondition(now))))) break;
+    const row = await claimNext(now);
+    if (!row) continue;
+    await readOne(row);
+    done++;
+  }
+  return done;
+}
+
+async function readOne(row: Row): Promise<void> {
+  const started = Date.now();
+  const who = { reportId: row.reportId, attempt: row.attempts };
+  try {
+    const [report] = await db()
+      .select({ fileKey: reports.fileKey, mimeType: reports.mimeType })
+      .from(reports)
+      .where(eq(reports.id, row.reportId));
+    if (!report) return void (await settle(row, { status: "failed", lastError: "report gone" }));
+    const result = await readFile(report.fileKey, report.mimeType);
+    const durationMs = Date.now() - started;
+    if (!result.lab) {
+      await saveReading(row.reportId, result.source, []);
+      await settle(row, { status: "not-lab", source: result.source, durationMs, finishedAt: new Date() });
+      log("info", "lab reader: not a lab report", { ...who, durationMs });
+      return;
+    }
+    await saveReading(row.reportId, result.source, result.rows);
+    await settle(row, { status: "read", source: result.source, durationMs, finishedAt: new Date() });
+    log("info", "lab reader: values read", { ...who, values: result.rows.length, durationMs });
+  } catch (err) {
+    const durationMs = Date.now() - started;
+    if (err instanceof OcrUnavailable) {
+      await settle(row, {
+        status: "failed",
+        lastError: "OCR not available",
+        durationMs,
+        finishedAt: new Date(),
+      });
+      log("error", "lab reader failed: OCR not available (install tesseract-ocr)", who);
+      return;
+    }
+    const lastError = String((err as Error)?.message ?? err).slice(0, 300);
+    if (row.attempts >= MAX_ATTEMPTS) {
+      await settle(row, { status: "failed", lastError, durationMs, finishedAt: new Date() });
+      log("error", "lab reader failed", { ...who, error: lastError });
+    } else {
+      const wait = RETRY_MS * 2 ** (row.attempts - 1);
+      await settle(row, { status: "queued", lastError, nextAttemptAt: new Date(Date.now() + wait) });
+      log("warn", "lab reader: will retry", { ...who, error: lastError });
+    }
+  }
+}
+
+type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[] };
+
+async function readFile(fileKey: string, mimeType: string): Promise<Reading> {
+  const dir = await mkdtemp(join(tmpdir(), "labfile-"));
+  try {
+    const file = join(dir, mimeType === "application/pdf" ? "r.pdf" : "r.img");
+    await pipeline(await openDecrypted(fileKey), createWriteStream(file, { mode: 0o600 }));
+    return await readLocal(file, mimeType);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads one plaintext file on disk (the bench and tests call it directly). */
+export async function readLocal(
+  file: string,
+  mimeType: string,
+  timeoutMs = READ_TIMEOUT_MS,
+): Promise<Reading> {
+  let source: "text" | "ocr" = "text";
+  let lines: PageLine[] = [];
+  if (mimeType === "application/pdf") {
+    lines = await pdfTextLines(file, timeoutMs);
+    if (lines.filter((l) => /\d/.test(l.text)).length < 3) {
+      source = "ocr";
+      lines = await ocrPdf(file, timeoutMs);
+    }
+  } else {
+    source = "ocr";
+    lines = await ocrImage(file, timeoutMs);
+  }
+  const texts = lines.map((l) => l.text);
+  if (!looksLikeLabReport(texts).isLab) return { lab: false, source, rows: [] };
+  const { rows } = recogniseLabRows(texts);
+  return {
+    lab: true,
+    source,
+    rows: rows.map((r) => ({ ...r, page: lines[r.lineIndex].page, box: lines[r.lineIndex].box })),
+  };
+}

@@ -1,0 +1,289 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import jpeg from "jpeg-js";
+import { PNG } from "pngjs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import PDFDocument from "pdfkit";
+import { fontName, fonts } from "~/domain/consultation/letter-fonts.server";
+
+/**
+ * The lab-report corpus, made in code (decision 0082): four layouts, each as a PDF with a text
+ * layer, a scanned PDF (the page rendered, degraded, embedded as an image only) and a phone photo
+ * (grey, uneven light, JPEG). The truth of every value is known.
+ */
+export type Truth = {
+  analyte: string;
+  printed: string;
+  value: string;
+  unit: string;
+  range: string;
+  flag?: "H" | "L";
+};
+export type Layout = "table" | "two-column" | "flag-column" | "bilingual";
+export const LAYOUTS: Layout[] = ["table", "two-column", "flag-column", "bilingual"];
+export type Kind = "text" | "scan" | "photo";
+
+const PANELS: Truth[][] = [
+  [
+    {
+      analyte: "Haemoglobin",
+      printed: "Haemoglobin",
+      value: "9.8",
+      unit: "g/dL",
+      range: "12.0 - 15.5",
+      flag: "L",
+    },
+    { analyte: "Haematocrit", printed: "PCV", value: "31.2", unit: "%", range: "36 - 46", flag: "L" },
+    {
+      analyte: "Red blood cell count",
+      printed: "RBC Count",
+      value: "3.90",
+      unit: "mill/cumm",
+      range: "3.8 - 4.8",
+    },
+    {
+      analyte: "White blood cell count",
+      printed: "Total WBC Count",
+      value: "7800",
+      unit: "cells/cumm",
+      range: "4000 - 11000",
+    },
+    {
+      analyte: "Platelet count",
+      printed: "Platelet Count",
+      value: "2.45",
+      unit: "lakhs/cumm",
+      range: "1.5 - 4.1",
+    },
+    { analyte: "MCV", printed: "MCV", value: "80.0", unit: "fL", range: "83 - 101", flag: "L" },
+    { analyte: "MCH", printed: "MCH", value: "25.1", unit: "pg", range: "27 - 32", flag: "L" },
+    { analyte: "ESR", printed: "ESR", value: "28", unit: "mm/hr", range: "0 - 20", flag: "H" },
+  ],
+  [
+    {
+      analyte: "Glucose fasting",
+      printed: "Glucose Fasting",
+      value: "126",
+      unit: "mg/dL",
+      range: "70 - 100",
+      flag: "H",
+    },
+    { analyte: "HbA1c", printed: "HbA1c", value: "7.2", unit: "%", range: "4.0 - 5.6", flag: "H" },
+    {
+      analyte: "Total cholesterol",
+      printed: "Total Cholesterol",
+      value: "212",
+      unit: "mg/dL",
+      range: "< 200",
+      flag: "H",
+    },
+    {
+      analyte: "Triglycerides",
+      printed: "Triglycerides",
+      value: "168",
+      unit: "mg/dL",
+      range: "< 150",
+      flag: "H",
+    },
+    { analyte: "HDL cholesterol", printed: "HDL Cholesterol", value: "42", unit: "mg/dL", range: "40 - 60" },
+    { analyte: "Creatinine", printed: "S. Creatinine", value: "0.9", unit: "mg/dL", range: "0.6 - 1.1" },
+    { analyte: "Urea", printed: "Blood Urea", value: "24", unit: "mg/dL", range: "15 - 40" },
+    { analyte: "Uric acid", printed: "Uric Acid", value: "5.1", unit: "mg/dL", range: "2.6 - 6.0" },
+  ],
+  [
+    { analyte: "TSH", printed: "TSH", value: "5.82", unit: "uIU/mL", range: "0.35 - 4.94", flag: "H" },
+    { analyte: "Free T4", printed: "Free T4", value: "1.02", unit: "ng/dL", range: "0.70 - 1.48" },
+    {
+      analyte: "Vitamin D (25-OH)",
+      printed: "Vitamin D",
+      value: "14.6",
+      unit: "ng/mL",
+      range: "30 - 100",
+      flag: "L",
+    },
+    { analyte: "Vitamin B12", printed: "Vitamin B12", value: "310", unit: "pg/mL", range: "211 - 911" },
+    { analyte: "Sodium", printed: "Sodium", value: "138", unit: "mmol/L", range: "136 - 145" },
+    { analyte: "Potassium", printed: "Potassium", value: "4.2", unit: "mmol/L", range: "3.5 - 5.1" },
+    { analyte: "ALT (SGPT)", printed: "SGPT", value: "34", unit: "U/L", range: "0 - 35" },
+    { analyte: "AST (SGOT)", printed: "SGOT", value: "29", unit: "U/L", range: "0 - 35" },
+  ],
+];
+
+export function truthOf(layout: Layout): Truth[] {
+  return PANELS[LAYOUTS.indexOf(layout) % PANELS.length];
+}
+
+/** A PDF with a text layer in one of the four layouts. */
+export function labPdf(layout: Layout): Promise<Buffer> {
+  const f = fonts();
+  const doc = new PDFDocument({
+    size: "A4",
+    margin: 50,
+    font: f.get(fontName("latin", 400)) as unknown as string,
+  });
+  for (const [name, font] of f) doc.registerFont(name, font as unknown as Buffer);
+  const chunks: Buffer[] = [];
+  doc.on("data", (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
+  doc.font(fontName("latin", 700)).fontSize(16).text("City Diagnostics Laboratory", 50, 50);
+  if (layout === "bilingual")
+    doc
+      .font(fontName("deva", 400))
+      .fontSize(12)
+      .text("सिटी डायग्नोस्टिक्स प्रयोगशाला / जाँच रिपोर्ट", 50, 72);
+  doc
+    .font(fontName("latin", 400))
+    .fontSize(10)
+    .text("Patient: Asha Devi   Age/Sex: 54 / F   Sample: Blood", 50, 95);
+  const rows = truthOf(layout);
+  const head =
+    layout === "flag-column"
+      ? ["Test", "Result", "Flag", "Unit", "Reference Range"]
+      : ["Test", "Result", "Unit", "Reference Range"];
+  const colsFor = (x0: number, w: number) =>
+    layout === "flag-column"
+      ? [x0, x0 + w * 0.36, x0 + w * 0.5, x0 + w * 0.6, x0 + w * 0.78]
+      : [x0, x0 + w * 0.4, x0 + w * 0.58, x0 + w * 0.78];
+  const draw = (list: Truth[], x0: number, w: number, y0: number) => {
+    const cols = colsFor(x0, w);
+    doc.font(fontName("latin", 700)).fontSize(layout === "two-column" ? 8 : 10);
+    head.forEach((h, i) => doc.text(h, cols[i], y0, { lineBreak: false }));
+    doc.font(fontName("latin", 400));
+    list.forEach((t, j) => {
+      const y = y0 + 22 * (j + 1);
+      const cells =
+        layout === "flag-column"
+          ? [t.printed, t.value, t.flag ?? "", t.unit, t.range]
+          : [t.printed, t.flag ? `${t.value} ${t.flag}` : t.value, t.unit, t.range];
+      cells.forEach((c, i) => doc.text(c, cols[i], y, { lineBreak: false }));
+    });
+  };
+  if (layout === "two-column") {
+    draw(rows.slice(0, 4), 50, 240, 130);
+    draw(rows.slice(4), 305, 240, 130);
+  } else draw(rows, 50, 495, 130);
+  doc.fontSize(9).text("Interpretation: values to be correlated clinically. End of report.", 50, 400);
+  doc.end();
+  return done;
+}
+
+function tool(cmd: string, args: string[], input?: Buffer): Buffer {
+  return execFileSync(cmd, args, { input, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The page as an image, as a scanner or a phone would give it: grey, slightly degraded (ImageMagick-free: pdftoppm). */
+function pageImage(pdf: Buffer, dpi: number): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), "labcorpus-"));
+  try {
+    const p = join(dir, "in.pdf");
+    writeFileSync(p, pdf);
+    tool("pdftoppm", ["-r", String(dpi), "-gray", "-png", "-singlefile", p, join(dir, "page")]);
+    return readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith(".png"))!));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Grey = { w: number; h: number; px: Float32Array };
+
+function seeded(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+}
+
+function decode(png: Buffer): Grey {
+  const img = PNG.sync.read(png);
+  const px = new Float32Array(img.width * img.height);
+  for (let i = 0; i < px.length; i++) px[i] = img.data[i * 4];
+  return { w: img.width, h: img.height, px };
+}
+
+/** Rotation by `deg` about the centre (bilinear, white outside), a 3×3 blur, uneven light, noise. */
+function degrade(g: Grey, deg: number, light: number, noise: number, blur: boolean, seed: number): Grey {
+  const { w, h } = g;
+  const out = new Float32Array(w * h);
+  const a = (deg * Math.PI) / 180;
+  const cos = Math.cos(a);
+  const sin = Math.sin(a);
+  const at = (x: number, y: number) => (x < 0 || y < 0 || x >= w || y >= h ? 255 : g.px[y * w + x]);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const dx = x - w / 2;
+      const dy = y - h / 2;
+      const sx = cos * dx + sin * dy + w / 2;
+      const sy = -sin * dx + cos * dy + h / 2;
+      const x0 = Math.floor(sx);
+      const y0 = Math.floor(sy);
+      const fx = sx - x0;
+      const fy = sy - y0;
+      out[y * w + x] =
+        at(x0, y0) * (1 - fx) * (1 - fy) +
+        at(x0 + 1, y0) * fx * (1 - fy) +
+        at(x0, y0 + 1) * (1 - fx) * fy +
+        at(x0 + 1, y0 + 1) * fx * fy;
+    }
+  let px = out;
+  if (blur) {
+    px = new Float32Array(w * h);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        let s = 0;
+        for (let j = -1; j <= 1; j++)
+          for (let i = -1; i <= 1; i++)
+            s += out[Math.min(h - 1, Math.max(0, y + j)) * w + Math.min(w - 1, Math.max(0, x + i))];
+        px[y * w + x] = s / 9;
+      }
+  }
+  const rnd = seeded(seed);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const shade = 1 - light * (0.5 * (x / w) + 0.5 * (y / h));
+      px[y * w + x] = Math.max(0, Math.min(255, px[y * w + x] * shade + (rnd() - 0.5) * noise));
+    }
+  return { w, h, px };
+}
+
+function toPng(g: Grey): Buffer {
+  const png = new PNG({ width: g.w, height: g.h });
+  for (let i = 0; i < g.px.length; i++) {
+    png.data[i * 4] = png.data[i * 4 + 1] = png.data[i * 4 + 2] = g.px[i];
+    png.data[i * 4 + 3] = 255;
+  }
+  return PNG.sync.write(png);
+}
+
+function toJpeg(g: Grey, quality: number): Buffer {
+  const data = Buffer.alloc(g.w * g.h * 4);
+  for (let i = 0; i < g.px.length; i++) {
+    data[i * 4] = data[i * 4 + 1] = data[i * 4 + 2] = g.px[i];
+    data[i * 4 + 3] = 255;
+  }
+  return Buffer.from(jpeg.encode({ data, width: g.w, height: g.h }, quality).data);
+}
+
+/** A scanned PDF: the page at 200 dpi, a little skew and noise, embedded as an image only (no text layer). */
+export async function labScan(layout: Layout): Promise<Buffer> {
+  const g = degrade(
+    decode(pageImage(await labPdf(layout), 200)),
+    0.6,
+    0.1,
+    30,
+    false,
+    LAYOUTS.indexOf(layout) + 1,
+  );
+  const doc = new PDFDocument({ size: "A4", margin: 0 });
+  const chunks: Buffer[] = [];
+  doc.on("data", (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
+  doc.image(toPng(g), 0, 0, { width: doc.page.width, height: doc.page.height });
+  doc.end();
+  return done;
+}
+
+/** A phone photo: rotated 2–4°, blurred, uneven light, JPEG quality 70. */
+export async function labPhoto(layout: Layout): Promise<Buffer> {
+  const i = LAYOUTS.indexOf(layout);
+  const deg = [2, -3, 4, -2.5][i];
+  return toJpeg(degrade(decode(pageImage(await labPdf(layout), 220)), deg, 0.35, 24, true, i + 11), 70);
+}

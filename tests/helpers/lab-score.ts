@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CONFIDENT } from "~/domain/records/labs";
+import { readLocal } from "~/domain/records/index.server";
+import { labPdf, labPhoto, labScan, truthOf, type Kind, type Layout } from "./lab-corpus";
+
+export type Score = {
+  analyte: string;
+  found: boolean;
+  exact: boolean;
+  wrong: boolean;
+  confidentWrong: boolean;
+};
+
+/** Reads one corpus report and scores every true value: found, exact (value and printed range), wrong. */
+export async function scoreOne(layout: Layout, kind: Kind): Promise<{ scores: Score[]; ms: number }> {
+  const bytes =
+    kind === "text" ? await labPdf(layout) : kind === "scan" ? await labScan(layout) : await labPhoto(layout);
+  const dir = mkdtempSync(join(tmpdir(), "labscore-"));
+  try {
+    const file = join(dir, kind === "photo" ? "p.jpg" : "r.pdf");
+    writeFileSync(file, bytes);
+    const t0 = Date.now();
+    const reading = await readLocal(file, kind === "photo" ? "image/jpeg" : "application/pdf");
+    const ms = Date.now() - t0;
+    const scores = truthOf(layout).map((t) => {
+      const row = reading.rows.find((r) => r.analyte === t.analyte);
+      if (!row)
+        return { analyte: t.analyte, found: false, exact: false, wrong: false, confidentWrong: false };
+      const exact =
+        row.printedValue === t.value &&
+        (row.range?.text ?? "").replace(/\s+/g, "") === t.range.replace(/\s+/g, "");
+      return {
+        analyte: t.analyte,
+        found: true,
+        exact,
+        wrong: !exact,
+        confidentWrong: !exact && row.confidence >= CONFIDENT,
+      };
+    });
+    return { scores, ms };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { LAYOUTS, type Kind, type Layout } from "../helpers/lab-corpus";
+import { scoreOne, type Score } from "../helpers/lab-score";
+
+/**
+ * The lab-report reader on a slice of the corpus made in code (decision 0082): the figures
+ * `npm run bench:labs` measured, held as floors (minus a small margin), and never a value read
+ * wrong with a confident mark.
+ */
+async function score(kind: Kind, layouts: Layout[]) {
+  const all: Score[] = [];
+  for (const l of layouts) all.push(...(await scoreOne(l, kind)).scores);
+  return {
+    exact: all.filter((s) => s.exact).length / all.length,
+    confidentWrong: all.filter((s) => s.confidentWrong),
+  };
+}
+
+describe("lab reader on the corpus", () => {
+  it("reads every value of text-layer PDFs in all four layouts exactly", async () => {
+    const r = await score("text", LAYOUTS);
+    expect(r.exact).toBeGreaterThanOrEqual(0.98);
+    expect(r.confidentWrong).toEqual([]);
+  });
+
+  it("reads scanned PDFs by OCR, with no confident wrong value", async () => {
+    const r = await score("scan", ["table", "two-column"]);
+    expect(r.exact).toBeGreaterThanOrEqual(0.85);
+    expect(r.confidentWrong).toEqual([]);
+  }, 30_000);
+
+  // Photos are not yet read well (decision 0082, "Not done yet": no straightening or contrast
+  // normalisation before OCR); what holds already is that none is read wrong with a confident mark.
+  it("never marks a value read off a phone photo as confident when it is wrong", async () => {
+    const r = await score("photo", ["bilingual"]);
+    expect(r.confidentWrong).toEqual([]);
+  }, 40_000);
+});
