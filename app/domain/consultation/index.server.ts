@@ -117,3 +117,14 @@ export {
   type OutboxRefusal,
 } from "./held-items.server";
 export { handOverHeldItem } from "./held-handover.server";
+export {
+  addValue,
+  checkValue,
+  confirmedValues,
+  labSeries,
+  observationsFor,
+  valuesForReview,
+  type ApiLabValue,
+  type LabSeries,
+  type LabPoint,
+} from "./lab-values.server";

@@ -9,6 +9,7 @@ import panel_bn from "./sections/panel.bn";
 import voice_bn from "./sections/voice.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
+import labs_bn from "./sections/labs.bn";
 import slip_bn from "./sections/slip.bn";
 import seen_bn from "./sections/seen.bn";
 import backups_bn from "./sections/backups.bn";
@@ -1466,6 +1467,7 @@ const bn: Catalogue = {
   voice: voice_bn,
   offline: offline_bn,
   held: held_bn,
+  labs: labs_bn,
   slip: slip_bn,
   seen: seen_bn,
   backups: backups_bn,

@@ -9,6 +9,7 @@ import panel_en from "./sections/panel.en";
 import voice_en from "./sections/voice.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
+import labs_en from "./sections/labs.en";
 import slip_en from "./sections/slip.en";
 import seen_en from "./sections/seen.en";
 import backups_en from "./sections/backups.en";
@@ -1454,6 +1455,7 @@ const en = {
   voice: voice_en,
   offline: offline_en,
   held: held_en,
+  labs: labs_en,
   slip: slip_en,
   seen: seen_en,
   backups: backups_en,

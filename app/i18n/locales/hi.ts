@@ -9,6 +9,7 @@ import panel_hi from "./sections/panel.hi";
 import voice_hi from "./sections/voice.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
+import labs_hi from "./sections/labs.hi";
 import slip_hi from "./sections/slip.hi";
 import seen_hi from "./sections/seen.hi";
 import backups_hi from "./sections/backups.hi";
@@ -1461,6 +1462,7 @@ const hi: Catalogue = {
   voice: voice_hi,
   offline: offline_hi,
   held: held_hi,
+  labs: labs_hi,
   slip: slip_hi,
   seen: seen_hi,
   backups: backups_hi,

@@ -9,6 +9,7 @@ import panel_ta from "./sections/panel.ta";
 import voice_ta from "./sections/voice.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
+import labs_ta from "./sections/labs.ta";
 import slip_ta from "./sections/slip.ta";
 import seen_ta from "./sections/seen.ta";
 import backups_ta from "./sections/backups.ta";
@@ -1509,6 +1510,7 @@ const ta: Catalogue = {
   voice: voice_ta,
   offline: offline_ta,
   held: held_ta,
+  labs: labs_ta,
   slip: slip_ta,
   seen: seen_ta,
   backups: backups_ta,
