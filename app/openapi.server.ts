@@ -89,6 +89,7 @@ import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
+import { LAB_ENDPOINTS } from "./openapi/labs";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -953,6 +954,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
   ...VOICE_ENDPOINTS,
+  ...LAB_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */
