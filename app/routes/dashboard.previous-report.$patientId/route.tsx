@@ -23,6 +23,7 @@ import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
+import { labsFor } from "./labs.server";
 import { ReportList } from "./ReportList";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -59,7 +60,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     url.searchParams.set("page", String(info.totalPages));
     throw redirect(`${url.pathname}${url.search}`);
   }
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
+  // Checked lab values in plain words, and the series over time (decision 0084).
+  const labs = await labsFor(
+    actor,
+    patientId,
+    result.items.filter((r) => r.status === "Reviewed").map((r) => r._id),
+    t,
+    locale,
+  );
   // A family account switches between the profiles it acts for ("whose reports").
   const whose = await whoseOptions(actor);
   const voice = await voiceNotesFor(
@@ -76,7 +85,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     items: result.items.map((r) => ({
       ...cardOf(r, { mayAskSecond: actor.accountType === "Admin" }),
       voiceNotes: voice.get(r._id) ?? [],
+      labLines: labs.lines[r._id] ?? [],
     })),
+    labSeries: labs.series,
     // Voice notes are added by the patient's side only (an admin looking on does not).
     canVoice: actor.accountType !== "Admin",
     voiceMaxSeconds: config().voiceMaxSeconds,

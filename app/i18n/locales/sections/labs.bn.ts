@@ -19,5 +19,11 @@ const labs = {
   above: "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে ছাপা সীমা {{range}}-এর উপরে",
   within: "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে ছাপা সীমা {{range}}-এর মধ্যে",
   noRange: "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে কোনো সীমা ছাপা ছিল না",
+  valuesTitle: "এই রিপোর্টের মান, বিশেষজ্ঞের যাচাই করা",
+  seriesTitle: "সময়ের সাথে আপনার মান",
+  seriesBand: "ছায়াযুক্ত অংশটি প্রতিটি রিপোর্টে ছাপা সীমা।",
+  date: "তারিখ",
+  value: "মান",
+  printedRange: "রিপোর্টে ছাপা সীমা",
 };
 export default labs;

@@ -19,5 +19,11 @@ const labs = {
   above: "{{name}} {{value}} {{unit}} — above the range printed on your report, {{range}}",
   within: "{{name}} {{value}} {{unit}} — within the range printed on your report, {{range}}",
   noRange: "{{name}} {{value}} {{unit}} — no range was printed on your report",
+  valuesTitle: "Values from this report, checked by the expert",
+  seriesTitle: "Your values over time",
+  seriesBand: "The shaded band is the range printed on each report.",
+  date: "Date",
+  value: "Value",
+  printedRange: "Range printed on the report",
 };
 export default labs;

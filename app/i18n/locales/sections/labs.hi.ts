@@ -19,5 +19,11 @@ const labs = {
   above: "{{name}} {{value}} {{unit}} — आपकी रिपोर्ट पर छपी सीमा {{range}} से अधिक",
   within: "{{name}} {{value}} {{unit}} — आपकी रिपोर्ट पर छपी सीमा {{range}} के भीतर",
   noRange: "{{name}} {{value}} {{unit}} — आपकी रिपोर्ट पर कोई सीमा नहीं छपी थी",
+  valuesTitle: "इस रिपोर्ट के मान, विशेषज्ञ द्वारा जाँचे गए",
+  seriesTitle: "समय के साथ आपके मान",
+  seriesBand: "छायांकित पट्टी हर रिपोर्ट पर छपी सीमा है।",
+  date: "तारीख़",
+  value: "मान",
+  printedRange: "रिपोर्ट पर छपी सीमा",
 };
 export default labs;
