@@ -91,6 +91,7 @@ import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
+import { LAB_ENDPOINTS } from "./openapi/labs";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -957,6 +958,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...VOICE_ENDPOINTS,
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,
+  ...LAB_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -31,6 +31,15 @@ const API: Row[] = [
   // Not reviewed yet: those allowed hear so (404), the rest are refused.
   ["GET /report/:cr/opinion.pdf", [404, 403, 403, 403]],
   ["GET /report/:dr/opinion.pdf", [403, 403, 403, 404]],
+  // Lab values (decision 0084): whoever may read the report sees the checked ones; only the expert holding it checks.
+  ["GET /report/:cr/observations", [200, 403, 403, 403]],
+  ["GET /report/:dr/observations", [403, 403, 403, 200]],
+  [
+    "POST /report/:dr/observations",
+    [403, 403, 403, 403],
+    () => ({ loinc: "718-7", value: 9.8, unit: "g/dL" }),
+  ],
+  ["PATCH /report/:cr/observations/none", [403, 403, 403, 403], () => ({ action: "confirm" })],
   ["GET /report/get-report-by-expertId", [403, 403, 403, 403]],
   ["GET /report/get-pending-reports", [403, 403, 403, 403]],
   ["GET /report/get-all-reviewed-reports", [403, 403, 403, 403]],

@@ -81,6 +81,37 @@ const API: Row[] = [
     expert: 200,
     admin: 200,
   },
+  // Lab values (decision 0084): the patient's side sees checked values only (none before the
+  // opinion); experts see them only while holding the report, and only its holder checks them.
+  {
+    route: "GET /report/:report/observations",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 200,
+  },
+  {
+    route: "POST /report/:report/observations",
+    body: () => ({ loinc: "718-7", value: 9.8, unit: "g/dL" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
+    route: "PATCH /report/:report/observations/none",
+    body: () => ({ action: "confirm" }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
   {
     // The patient's report is a PDF: those who may open it learn it has no study.
     route: "GET /report/:report/study",

@@ -195,6 +195,31 @@ beforeAll(async () => {
       db.time(at),
     );
   }
+  // Lab values on the reviewed X-ray's report (decision 0084): a confirmed one and a corrected one
+  // reach the export as Observations; one the reader found that no expert checked does not.
+  const labs: [string, string, number, string, string | null, number | null, number | null, string][] = [
+    ["lv-hb", "718-7", 9.8, "g/dL", "12.0 - 15.5", 12, 15.5, "confirmed"],
+    ["lv-glu", "2345-7", 104, "mg/dL", null, null, null, "corrected"],
+    ["lv-unchecked", "2160-0", 0.9, "mg/dL", "0.6 - 1.1", 0.6, 1.1, "read"],
+  ];
+  for (const [id, loinc, value, unit, range, low, high, status] of labs)
+    await db.run(
+      "insert into lab_values (id, report_id, loinc, printed_name, value, unit, printed_value, range_text, range_low, range_high, status, checked_by, checked_at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      id,
+      ids.xray,
+      loinc,
+      "Hb",
+      value,
+      unit,
+      String(value),
+      range,
+      low,
+      high,
+      status,
+      status === "read" ? null : ids.expert,
+      status === "read" ? null : db.time(t0),
+      db.time(t0),
+    );
   ids.consentWithdrawn = rows[3][0];
   ids.consentGranted = rows[0][0];
   await db.close();
@@ -226,6 +251,7 @@ describe("GET /api/v1/fhir/Patient/{id}/$everything", () => {
       Practitioner: 1,
       DocumentReference: 3,
       DiagnosticReport: 1,
+      Observation: 2, // the checked lab values; the unchecked one is not exported
       Communication: 3, // two questions, one answer
       Consent: 3 + 4, // the upload consent of each report, four recorded consents
     });
@@ -311,6 +337,28 @@ describe("GET /api/v1/fhir/Patient/{id}/$everything", () => {
     expect(events.some((e) => e.type.code === "110106" && e.agent[0].who.reference === ref(patient))).toBe(
       true,
     );
+  });
+
+  it("checked lab values are Observations in UCUM with the printed range, listed in the DiagnosticReport's result", () => {
+    const [opinion] = resources<any>(bundle, "DiagnosticReport");
+    const observations = resources<any>(bundle, "Observation");
+    expect(opinion.result.map((r: { reference: string }) => r.reference).sort()).toEqual(
+      observations.map((o) => `urn:uuid:${o.id}`).sort(),
+    );
+    const hb = observations.find((o) => o.code.coding[0].code === "718-7");
+    expect(hb).toMatchObject({
+      status: "final",
+      valueQuantity: { value: 9.8, unit: "g/dL", system: "http://unitsofmeasure.org", code: "g/dL" },
+      referenceRange: [
+        { low: { value: 12, code: "g/dL" }, high: { value: 15.5, code: "g/dL" }, text: "12.0 - 15.5" },
+      ],
+      interpretation: [{ coding: [{ code: "L" }] }],
+    });
+    const glucose = observations.find((o) => o.code.coding[0].code === "2345-7");
+    expect(glucose.status).toBe("corrected");
+    expect(glucose.referenceRange).toBeUndefined();
+    expect(glucose.interpretation).toBeUndefined();
+    expect(observations.some((o) => o.code.coding[0].code === "2160-0")).toBe(false);
   });
 
   it("shows nothing of another patient", () => {

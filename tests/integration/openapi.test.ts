@@ -183,11 +183,15 @@ describe("OpenAPI 3.1 document", () => {
       };
       expect(report.totals.errors).toBe(0);
       // The accepted warnings: these paths are fixed by the API contract (v1 never breaks) and by
-      // the opinion letter (`/report/{id}/opinion.pdf`) and the images' study (`/report/{id}/study`); the router tells them apart (the literal segment wins).
+      // the opinion letter (`/report/{id}/opinion.pdf`) the images' study (`/report/{id}/study`) and the lab values (`/report/{id}/observations`, decision 0084); the router tells them apart (the literal segment wins).
       expect(report.problems.map((p) => [p.ruleId, p.message]).sort()).toEqual([
         [
           "no-ambiguous-paths",
           "Paths should resolve unambiguously. Found two ambiguous paths: `/report/get-report-by-patientId/{patientId}` and `/report/{reportId}/file`.",
+        ],
+        [
+          "no-ambiguous-paths",
+          "Paths should resolve unambiguously. Found two ambiguous paths: `/report/get-report-by-patientId/{patientId}` and `/report/{reportId}/observations`.",
         ],
         [
           "no-ambiguous-paths",

@@ -128,3 +128,14 @@ export {
   retirePhrase,
   type Phrase,
 } from "./phrase-book.server";
+export {
+  addValue,
+  checkValue,
+  confirmedValues,
+  labSeries,
+  observationsFor,
+  valuesForReview,
+  type ApiLabValue,
+  type LabSeries,
+  type LabPoint,
+} from "./lab-values.server";

@@ -168,7 +168,7 @@ async function reportRow(reportId: string) {
  * lapsed claim keeps its last holder in the row, who holds nothing any more: decision 0058), a reviewed
  * one as its reviewer or the expert its follow-ups went to.
  */
-function holdsReport(actor: Actor, row: typeof reports.$inferSelect) {
+export function holdsReport(actor: Actor, row: typeof reports.$inferSelect) {
   if (actor.accountType !== "Expert" || !actor.approved) return false;
   if (row.status === "Reviewed") return row.expertId === actor.id || row.followupExpertId === actor.id;
   return liveClaim(row) && row.claimedBy === actor.id;

@@ -10,6 +10,7 @@ import { REPORT_TYPE_KEYS, type ReportType } from "~/schemas/reports";
 import { letterFileName } from "../consultation/index.server";
 import { fhirId, iso, text, type BundleContext, type Ref } from "./fhir-codes.server";
 import type { Parties } from "./fhir-people.server";
+import { addObservations, observationRefs } from "./fhir-observations.server";
 
 /**
  * FHIR mapping of the reports (decision 0018): each report as a DocumentReference (the file as
@@ -58,7 +59,8 @@ export function addReports(
       content: [{ attachment }],
       ...(reviewed ? { context: { related: [refTo("DiagnosticReport", opinionId)] } } : {}),
     };
-    documentRefs.set(r.id, add(document));
+    const documentRef = add(document);
+    documentRefs.set(r.id, documentRef);
 
     if (!reviewed) continue;
     const reviewer = expertRef(r.expertId);
@@ -71,6 +73,7 @@ export function addReports(
     ]
       .filter(Boolean)
       .join("\n\n");
+    const results = observationRefs(ctx, r);
     const opinion: DiagnosticReport = {
       resourceType: "DiagnosticReport",
       id: opinionId,
@@ -83,6 +86,7 @@ export function addReports(
       subject: patientRef,
       ...(r.reviewedAt ? { issued: iso(r.reviewedAt) } : {}),
       ...(reviewer ? { performer: [reviewer], resultsInterpreter: [reviewer] } : {}),
+      ...(results.length ? { result: results } : {}),
       ...(conclusion ? { conclusion } : {}),
       ...(r.seeDoctorSoon
         ? {
@@ -116,6 +120,7 @@ export function addReports(
         : {}),
     };
     opinionRefs.set(r.id, add(opinion));
+    addObservations(ctx, r, patientRef, reviewer, documentRef);
   }
   return { documentRefs, opinionRefs };
 }

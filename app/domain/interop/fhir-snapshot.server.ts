@@ -2,6 +2,8 @@ import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { TFunction } from "i18next";
 import { db, first, unindexed } from "~/db/client.server";
 import {
+  labValues,
+  type LabValueRow,
   auditEvents,
   centres,
   consentRecords,
@@ -54,6 +56,8 @@ export type Snapshot = {
   /** Consents given for the profile by others (facilitated, a guardian's, a family member's). */
   profileConsents: (typeof patientConsents.$inferSelect)[];
   reports: ReportRow[];
+  /** Lab values an expert checked (confirmed, corrected, added) on reviewed reports, by report (decision 0084). */
+  labValues: Map<string, LabValueRow[]>;
   followUps: Map<string, ApiFollowUp[]>;
   /** Everyone the export names besides the patient (reviewers, answerers, who opened files), by id. */
   people: Map<string, Person>;
@@ -134,6 +138,21 @@ export async function snapshot(patient: PatientRow, account: UserRow | undefined
       centreRows.set(c.id, c);
   const reportIds = reportRows.map((r) => r.id);
   const followUps = await followUpsFor(reportIds);
+  const labRows = new Map<string, LabValueRow[]>();
+  const reviewedIds = reportRows.filter((r) => r.status === "Reviewed").map((r) => r.id);
+  for (let i = 0; i < reviewedIds.length; i += BATCH) {
+    const found = await db()
+      .select()
+      .from(labValues)
+      .where(
+        and(
+          inArray(labValues.reportId, reviewedIds.slice(i, i + BATCH)),
+          inArray(labValues.status, ["confirmed", "corrected", "added"]),
+        ),
+      )
+      .orderBy(asc(labValues.reportId), asc(labValues.page), asc(labValues.createdAt), asc(labValues.id));
+    for (const v of found) labRows.set(v.reportId, [...(labRows.get(v.reportId) ?? []), v]);
+  }
 
   const events: EventRow[] = [];
   for (let i = 0; i < reportIds.length; i += BATCH) {
@@ -213,6 +232,7 @@ export async function snapshot(patient: PatientRow, account: UserRow | undefined
     centres: centreRows,
     profileConsents: givenByOthers,
     reports: reportRows,
+    labValues: labRows,
     followUps,
     people,
     expertDetails: await expertDetailsFor(experts),

@@ -12,6 +12,7 @@ import phrases_bn from "./sections/phrases.bn";
 import calls_bn from "./sections/calls.bn";
 import offline_bn from "./sections/offline.bn";
 import held_bn from "./sections/held.bn";
+import labs_bn from "./sections/labs.bn";
 import slip_bn from "./sections/slip.bn";
 import seen_bn from "./sections/seen.bn";
 import backups_bn from "./sections/backups.bn";
@@ -1472,6 +1473,7 @@ const bn: Catalogue = {
   calls: calls_bn,
   offline: offline_bn,
   held: held_bn,
+  labs: labs_bn,
   slip: slip_bn,
   seen: seen_bn,
   backups: backups_bn,

@@ -12,6 +12,7 @@ import phrases_en from "./sections/phrases.en";
 import calls_en from "./sections/calls.en";
 import offline_en from "./sections/offline.en";
 import held_en from "./sections/held.en";
+import labs_en from "./sections/labs.en";
 import slip_en from "./sections/slip.en";
 import seen_en from "./sections/seen.en";
 import backups_en from "./sections/backups.en";
@@ -1460,6 +1461,7 @@ const en = {
   calls: calls_en,
   offline: offline_en,
   held: held_en,
+  labs: labs_en,
   slip: slip_en,
   seen: seen_en,
   backups: backups_en,

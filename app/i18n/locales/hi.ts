@@ -12,6 +12,7 @@ import phrases_hi from "./sections/phrases.hi";
 import calls_hi from "./sections/calls.hi";
 import offline_hi from "./sections/offline.hi";
 import held_hi from "./sections/held.hi";
+import labs_hi from "./sections/labs.hi";
 import slip_hi from "./sections/slip.hi";
 import seen_hi from "./sections/seen.hi";
 import backups_hi from "./sections/backups.hi";
@@ -1467,6 +1468,7 @@ const hi: Catalogue = {
   calls: calls_hi,
   offline: offline_hi,
   held: held_hi,
+  labs: labs_hi,
   slip: slip_hi,
   seen: seen_hi,
   backups: backups_hi,

@@ -12,6 +12,7 @@ import phrases_ta from "./sections/phrases.ta";
 import calls_ta from "./sections/calls.ta";
 import offline_ta from "./sections/offline.ta";
 import held_ta from "./sections/held.ta";
+import labs_ta from "./sections/labs.ta";
 import slip_ta from "./sections/slip.ta";
 import seen_ta from "./sections/seen.ta";
 import backups_ta from "./sections/backups.ta";
@@ -1515,6 +1516,7 @@ const ta: Catalogue = {
   calls: calls_ta,
   offline: offline_ta,
   held: held_ta,
+  labs: labs_ta,
   slip: slip_ta,
   seen: seen_ta,
   backups: backups_ta,

@@ -7,6 +7,7 @@ import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { Flag, StatusBadge } from "~/components/reports/StatusBadge";
 import { DocumentIcon } from "~/components/ui/Icon";
 import { ReportVoice } from "~/components/voice/ReportVoice";
+import { LabLines } from "~/components/labs/LabValues";
 import type { VoiceNoteView } from "~/components/voice/VoicePlayer";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
@@ -23,7 +24,7 @@ export function ReportCard({
   voice,
   aboutPatient = false,
 }: {
-  report: Card & { voiceNotes: VoiceNoteView[] };
+  report: Card & { voiceNotes: VoiceNoteView[]; labLines: string[] };
   own: boolean;
   /** Someone else's reports (a family member's, a centre's patient, an admin's view): speak of the patient. */
   aboutPatient?: boolean;
@@ -100,6 +101,8 @@ export function ReportCard({
           />
         </div>
       )}
+
+      <LabLines lines={report.labLines} />
 
       <div className="mt-3">
         <ReportVoice

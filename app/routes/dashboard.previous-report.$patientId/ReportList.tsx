@@ -7,6 +7,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { ReportCard } from "./ReportCard";
+import { LabCharts } from "~/components/labs/LabValues";
 import type { ListData } from "./route";
 
 export function ReportList({
@@ -18,9 +19,18 @@ export function ReportList({
   canUpload,
   canVoice,
   voiceMaxSeconds,
+  labSeries,
 }: Pick<
   ListData,
-  "items" | "pagination" | "own" | "managed" | "whose" | "canUpload" | "canVoice" | "voiceMaxSeconds"
+  | "items"
+  | "pagination"
+  | "own"
+  | "managed"
+  | "whose"
+  | "canUpload"
+  | "canVoice"
+  | "voiceMaxSeconds"
+  | "labSeries"
 >) {
   const { t } = useTranslation();
   const loading = useListLoading();
@@ -56,6 +66,7 @@ export function ReportList({
         current={patientId}
         hrefFor={(id) => `/dashboard/previous-report/${encodeURIComponent(id)}`}
       />
+      <LabCharts series={labSeries} />
       {items.length === 0 ? (
         <EmptyState message={t("reports.noReportsForPatient")}>
           {canUpload && (

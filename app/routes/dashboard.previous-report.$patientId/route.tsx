@@ -23,6 +23,7 @@ import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
+import { labsFor } from "./labs.server";
 import { ReportList } from "./ReportList";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -64,6 +65,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const said = new Map(
     await Promise.all(result.items.map(async (r) => [r._id, await phrasesFor(r.phrases, locale)] as const)),
   );
+  // Checked lab values in plain words, and the series over time (decision 0084).
+  const labs = await labsFor(
+    actor,
+    patientId,
+    result.items.filter((r) => r.status === "Reviewed").map((r) => r._id),
+    t,
+    locale,
+  );
   // A family account switches between the profiles it acts for ("whose reports").
   const whose = await whoseOptions(actor);
   const voice = await voiceNotesFor(
@@ -81,7 +90,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ...cardOf(r, { mayAskSecond: actor.accountType === "Admin" }),
       voiceNotes: voice.get(r._id) ?? [],
       phrases: said.get(r._id) ?? [],
+      labLines: labs.lines[r._id] ?? [],
     })),
+    labSeries: labs.series,
     // Voice notes are added by the patient's side only (an admin looking on does not).
     canVoice: actor.accountType !== "Admin",
     voiceMaxSeconds: config().voiceMaxSeconds,

@@ -1983,6 +1983,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/report/{reportId}/observations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The lab values read from a report
+     * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed) or Admin: every value with its status; the patient, a family manager or the centre's health worker: only values an expert confirmed, corrected or added, and only once the opinion is there (an empty list before).
+     */
+    get: operations["getReportObservations"];
+    put?: never;
+    /**
+     * Add a value the reader missed: an analyte of the catalogue by LOINC, the value in one of its units (stored in the analyte's UCUM unit), the printed range if any. 400 with field errors
+     * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed).
+     */
+    post: operations["postReportObservations"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/report/{reportId}/observations/{valueId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed)
+     * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed).
+     */
+    patch: operations["reportObservations"];
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -28031,6 +28075,579 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before sending it again */
           "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getReportObservations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description LOINC code of the analyte */
+              loinc: string;
+              /** @description The catalogue's English name of the analyte */
+              name: string;
+              /** @description The name as printed on the report */
+              printedName: string;
+              /** @description In the analyte's UCUM unit (`unit`) */
+              value: number;
+              /** @description UCUM */
+              unit: string;
+              printedValue: string;
+              printedUnit: string | null;
+              /** @description The reference range as printed on the report (never invented) */
+              rangeText: string | null;
+              rangeLow: number | null;
+              rangeHigh: number | null;
+              /** @enum {string|null} */
+              flag: "H" | "L" | null;
+              page: number | null;
+              /** @description [x, y, w, h] as fractions of the page where the value was found */
+              box: number[] | null;
+              confidence: number | null;
+              /** @enum {string} */
+              status: "read" | "confirmed" | "corrected" | "removed" | "added";
+              /** Format: date-time */
+              checkedAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  postReportObservations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          loinc: string;
+          value: number | string;
+          /** @description UCUM, e.g. g/dL or g/L */
+          unit: string;
+          /** @description As printed: "12.0-15.5", "< 200", "> 40" */
+          range?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description LOINC code of the analyte */
+              loinc: string;
+              /** @description The catalogue's English name of the analyte */
+              name: string;
+              /** @description The name as printed on the report */
+              printedName: string;
+              /** @description In the analyte's UCUM unit (`unit`) */
+              value: number;
+              /** @description UCUM */
+              unit: string;
+              printedValue: string;
+              printedUnit: string | null;
+              /** @description The reference range as printed on the report (never invented) */
+              rangeText: string | null;
+              rangeLow: number | null;
+              rangeHigh: number | null;
+              /** @enum {string|null} */
+              flag: "H" | "L" | null;
+              page: number | null;
+              /** @description [x, y, w, h] as fractions of the page where the value was found */
+              box: number[] | null;
+              confidence: number | null;
+              /** @enum {string} */
+              status: "read" | "confirmed" | "corrected" | "removed" | "added";
+              /** Format: date-time */
+              checkedAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportObservations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+        valueId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          action: "confirm" | "correct" | "remove";
+          /** @description correct: the value */
+          value?: number | string;
+          /** @description correct: its UCUM unit */
+          unit?: string;
+          /** @description As printed: "12.0-15.5", "< 200", "> 40" */
+          range?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description LOINC code of the analyte */
+              loinc: string;
+              /** @description The catalogue's English name of the analyte */
+              name: string;
+              /** @description The name as printed on the report */
+              printedName: string;
+              /** @description In the analyte's UCUM unit (`unit`) */
+              value: number;
+              /** @description UCUM */
+              unit: string;
+              printedValue: string;
+              printedUnit: string | null;
+              /** @description The reference range as printed on the report (never invented) */
+              rangeText: string | null;
+              rangeLow: number | null;
+              rangeHigh: number | null;
+              /** @enum {string|null} */
+              flag: "H" | "L" | null;
+              page: number | null;
+              /** @description [x, y, w, h] as fractions of the page where the value was found */
+              box: number[] | null;
+              confidence: number | null;
+              /** @enum {string} */
+              status: "read" | "confirmed" | "corrected" | "removed" | "added";
+              /** Format: date-time */
+              checkedAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
           [name: string]: unknown;
         };
         content: {

@@ -1,0 +1,382 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { db, first } from "~/db/client.server";
+import { labValues, reports } from "~/db/schema";
+import { newId } from "~/lib/ids.server";
+import { DomainError, zodFieldErrors } from "../platform/errors";
+import { patientAccess, requirePatientAccess } from "../care/index.server";
+import { analyteByLoinc, factorFor } from "../records/labs";
+import type { Actor } from "../platform/index.server";
+import { holdsReport } from "./voice-notes.server";
+
+/**
+ * Lab values read from a report, checked by the expert and shown to the patient (decision 0084).
+ * The expert who holds the report sees every value with its status and confirms, corrects or
+ * removes each in one step, or adds one the reader missed; who and when are stored, and a removed
+ * value stays as a row for the trail. The patient's side (whoever may read the report) sees ONLY
+ * values an expert confirmed, corrected or added, and only once the report has its opinion. The
+ * reference range is always the one printed on the report, never one we invent.
+ */
+
+export type LabStatus = "read" | "confirmed" | "corrected" | "removed" | "added";
+export const SHOWN_STATUSES: LabStatus[] = ["confirmed", "corrected", "added"];
+
+export type ApiLabValue = {
+  _id: string;
+  reportId: string;
+  loinc: string;
+  /** The catalogue's English name of the analyte (screens translate it by LOINC). */
+  name: string;
+  printedName: string;
+  value: number;
+  unit: string;
+  printedValue: string;
+  printedUnit: string | null;
+  rangeText: string | null;
+  rangeLow: number | null;
+  rangeHigh: number | null;
+  flag: "H" | "L" | null;
+  page: number | null;
+  box: [number, number, number, number] | null;
+  confidence: number | null;
+  status: LabStatus;
+  checkedAt: string | null;
+  createdAt: string;
+};
+
+type Row = typeof labValues.$inferSelect;
+type ReportRow = typeof reports.$inferSelect;
+
+function parseBox(text: string | null): ApiLabValue["box"] {
+  if (!text) return null;
+  try {
+    const b = JSON.parse(text) as unknown;
+    if (Array.isArray(b) && b.length === 4 && b.every((n) => typeof n === "number" && n >= 0 && n <= 1))
+      return b as ApiLabValue["box"];
+  } catch {
+    /* a box we cannot read is no box */
+  }
+  return null;
+}
+
+export function toApiLabValue(row: Row): ApiLabValue {
+  return {
+    _id: row.id,
+    reportId: row.reportId,
+    loinc: row.loinc,
+    name: analyteByLoinc(row.loinc)?.name ?? row.printedName,
+    printedName: row.printedName,
+    value: row.value,
+    unit: row.unit,
+    printedValue: row.printedValue,
+    printedUnit: row.printedUnit,
+    rangeText: row.rangeText,
+    rangeLow: row.rangeLow,
+    rangeHigh: row.rangeHigh,
+    flag: row.flag === "H" || row.flag === "L" ? row.flag : null,
+    page: row.page,
+    box: parseBox(row.box),
+    confidence: row.confidence,
+    status: row.status as LabStatus,
+    checkedAt: row.checkedAt ? row.checkedAt.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Low/high of a printed range: "12.0 - 15.5", "12–15.5", "< 200", "upto 40", "> 60". */
+export function parsePrintedRange(text: string): { low: number | null; high: number | null } | null {
+  const t = text.replace(/,/g, ".").trim();
+  const num = "(\\d+(?:\\.\\d+)?)";
+  let m = new RegExp(`^${num}\\s*(?:-|–|—|to)\\s*${num}$`, "i").exec(t);
+  if (m) {
+    const low = Number(m[1]);
+    const high = Number(m[2]);
+    return low <= high ? { low, high } : null;
+  }
+  m = new RegExp(`^(?:<|<=|≤|upto|up to|less than)\\s*${num}$`, "i").exec(t);
+  if (m) return { low: null, high: Number(m[1]) };
+  m = new RegExp(`^(?:>|>=|≥|more than|above)\\s*${num}$`, "i").exec(t);
+  if (m) return { low: Number(m[1]), high: null };
+  return null;
+}
+
+/** H or L from the printed range only; null when in range or no range was printed. */
+export function flagFor(value: number, low: number | null, high: number | null): "H" | "L" | null {
+  if (high != null && value > high) return "H";
+  if (low != null && value < low) return "L";
+  return null;
+}
+
+async function reportRow(reportId: unknown): Promise<ReportRow> {
+  const id = typeof reportId === "string" ? reportId : "";
+  if (!id || id.length > 100) throw new DomainError("not_found", "reports.notFound");
+  const row = await first(db().select().from(reports).where(eq(reports.id, id)));
+  if (!row) throw new DomainError("not_found", "reports.notFound");
+  return row;
+}
+
+async function valuesOf(reportId: string, statuses?: LabStatus[]): Promise<Row[]> {
+  return db()
+    .select()
+    .from(labValues)
+    .where(
+      statuses
+        ? and(eq(labValues.reportId, reportId), inArray(labValues.status, statuses))
+        : eq(labValues.reportId, reportId),
+    )
+    .orderBy(asc(labValues.page), asc(labValues.createdAt), asc(labValues.id));
+}
+
+/** May this actor see every value of the report with its status: the expert holding it, or an admin. */
+export function mayReviewValues(actor: Actor, row: ReportRow): boolean {
+  return actor.accountType === "Admin" || holdsReport(actor, row);
+}
+
+/** Every value of the report with its status, for the expert holding it (admins read only). */
+export async function valuesForReview(actor: Actor, reportId: string): Promise<ApiLabValue[]> {
+  const row = await reportRow(reportId);
+  if (!mayReviewValues(actor, row)) throw new DomainError("forbidden", "labs.notYours");
+  return (await valuesOf(row.id)).map(toApiLabValue);
+}
+
+/**
+ * The values the patient's side sees: only those an expert confirmed, corrected or added, and only
+ * once the report has its opinion. Who may read them is who may read the report (the person, a
+ * family manager, the centre's health worker; admins).
+ */
+export async function confirmedValues(actor: Actor, reportId: string): Promise<ApiLabValue[]> {
+  const row = await reportRow(reportId);
+  const access = await patientAccess(actor, row.patientId);
+  if (!access) throw new DomainError("forbidden", "reports.notYourReport");
+  if (row.status !== "Reviewed") return [];
+  return (await valuesOf(row.id, SHOWN_STATUSES)).map(toApiLabValue);
+}
+
+/**
+ * The observations an API caller sees: the expert holding the report (or an admin) every value
+ * with its status; the patient's side the confirmed ones; anyone else is refused.
+ */
+export async function observationsFor(actor: Actor, reportId: string): Promise<ApiLabValue[]> {
+  const row = await reportRow(reportId);
+  if (mayReviewValues(actor, row)) return (await valuesOf(row.id)).map(toApiLabValue);
+  if (actor.accountType === "Expert") throw new DomainError("forbidden", "labs.notYours");
+  return confirmedValues(actor, row.id);
+}
+
+const numberField = z
+  .union([z.number(), z.string().trim().min(1, "labs.valueRequired")], {
+    errorMap: () => ({ message: "labs.valueRequired" }),
+  })
+  .transform((v) => (typeof v === "number" ? v : Number(v.replace(",", "."))))
+  .refine((v) => Number.isFinite(v) && v >= 0, "labs.valueNotNumber");
+const unitField = z
+  .string({ errorMap: () => ({ message: "labs.unitRequired" }) })
+  .trim()
+  .min(1, "labs.unitRequired")
+  .max(40, "labs.unitUnknown");
+const rangeField = z
+  .string({ errorMap: () => ({ message: "labs.rangeUnreadable" }) })
+  .trim()
+  .max(60, "labs.rangeUnreadable")
+  .optional()
+  .nullable();
+
+const checkSchema = z.discriminatedUnion(
+  "action",
+  [
+    z.object({ action: z.literal("confirm") }),
+    z.object({ action: z.literal("remove") }),
+    z.object({ action: z.literal("correct"), value: numberField, unit: unitField, range: rangeField }),
+  ],
+  { errorMap: () => ({ message: "labs.badAction" }) },
+);
+const addSchema = z.object({
+  loinc: z
+    .string({ errorMap: () => ({ message: "labs.analyteRequired" }) })
+    .trim()
+    .min(1, "labs.analyteRequired")
+    .max(20, "labs.analyteUnknown"),
+  value: numberField,
+  unit: unitField,
+  range: rangeField,
+});
+
+export type CheckInput = z.input<typeof checkSchema> | Record<string, unknown>;
+export type AddValueInput = z.input<typeof addSchema> | Record<string, unknown>;
+
+/** A value in the analyte's unit, with the printed range converted alike; field errors otherwise. */
+function normalised(loinc: string, value: number, unit: string, range: string | null | undefined) {
+  const analyte = analyteByLoinc(loinc);
+  if (!analyte) throw invalid({ loinc: ["labs.analyteUnknown"] });
+  const factor = factorFor(analyte, unit);
+  if (factor == null) throw invalid({ unit: ["labs.unitUnknown"] });
+  const v = round(value * factor);
+  if (v < analyte.possible[0] || v > analyte.possible[1]) throw invalid({ value: ["labs.valueImpossible"] });
+  let rangeLow: number | null = null;
+  let rangeHigh: number | null = null;
+  const rangeText = range?.trim() || null;
+  if (rangeText) {
+    const parsed = parsePrintedRange(rangeText);
+    if (!parsed) throw invalid({ range: ["labs.rangeUnreadable"] });
+    rangeLow = parsed.low == null ? null : round(parsed.low * factor);
+    rangeHigh = parsed.high == null ? null : round(parsed.high * factor);
+  }
+  return {
+    analyte,
+    value: v,
+    unit: analyte.unit,
+    printedValue: String(value),
+    printedUnit: unit,
+    rangeText,
+    rangeLow,
+    rangeHigh,
+    flag: flagFor(v, rangeLow, rangeHigh),
+  };
+}
+
+function round(n: number) {
+  return Math.round(n * 1e6) / 1e6;
+}
+
+function invalid(fieldErrors: Record<string, string[]>) {
+  return new DomainError("invalid", "labs.checkFailed", { fieldErrors });
+}
+
+async function heldReport(actor: Actor, reportId: string): Promise<ReportRow> {
+  const row = await reportRow(reportId);
+  if (!holdsReport(actor, row)) throw new DomainError("forbidden", "labs.notYours");
+  return row;
+}
+
+/** The expert holding the report confirms, corrects or removes one value, in one step. */
+export async function checkValue(
+  actor: Actor,
+  reportId: string,
+  valueId: string,
+  input: CheckInput,
+): Promise<ApiLabValue> {
+  const report = await heldReport(actor, reportId);
+  const parsed = checkSchema.safeParse(input ?? {});
+  if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
+  const id = typeof valueId === "string" && valueId.length <= 100 ? valueId : "";
+  const current = await first(
+    db()
+      .select()
+      .from(labValues)
+      .where(and(eq(labValues.id, id), eq(labValues.reportId, report.id))),
+  );
+  if (!current) throw new DomainError("not_found", "labs.valueNotFound");
+  if (current.status === "removed") throw new DomainError("conflict", "labs.alreadyRemoved");
+  const stamp = { checkedBy: actor.id, checkedAt: new Date() };
+  const data = parsed.data;
+  let set: Partial<Row>;
+  if (data.action === "confirm")
+    set = { status: current.status === "added" ? "added" : "confirmed", ...stamp };
+  else if (data.action === "remove") set = { status: "removed", ...stamp };
+  else {
+    const n = normalised(current.loinc, data.value, data.unit, data.range);
+    set = {
+      value: n.value,
+      unit: n.unit,
+      printedValue: n.printedValue,
+      printedUnit: n.printedUnit,
+      rangeText: n.rangeText,
+      rangeLow: n.rangeLow,
+      rangeHigh: n.rangeHigh,
+      flag: n.flag,
+      status: current.status === "added" ? "added" : "corrected",
+      ...stamp,
+    };
+  }
+  const [updated] = await db().update(labValues).set(set).where(eq(labValues.id, current.id)).returning();
+  return toApiLabValue(updated);
+}
+
+/** The expert holding the report adds a value the reader missed (an analyte of the catalogue). */
+export async function addValue(actor: Actor, reportId: string, input: AddValueInput): Promise<ApiLabValue> {
+  const report = await heldReport(actor, reportId);
+  const parsed = addSchema.safeParse(input ?? {});
+  if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
+  const { loinc, value, unit, range } = parsed.data;
+  const n = normalised(loinc, value, unit, range);
+  const now = new Date();
+  const [created] = await db()
+    .insert(labValues)
+    .values({
+      id: newId(),
+      reportId: report.id,
+      loinc,
+      printedName: n.analyte.name,
+      value: n.value,
+      unit: n.unit,
+      printedValue: n.printedValue,
+      printedUnit: n.printedUnit,
+      rangeText: n.rangeText,
+      rangeLow: n.rangeLow,
+      rangeHigh: n.rangeHigh,
+      flag: n.flag,
+      status: "added",
+      checkedBy: actor.id,
+      checkedAt: now,
+      createdAt: now,
+    })
+    .returning();
+  return toApiLabValue(created);
+}
+
+export type LabPoint = {
+  reportId: string;
+  date: string;
+  value: number;
+  rangeLow: number | null;
+  rangeHigh: number | null;
+  rangeText: string | null;
+  flag: "H" | "L" | null;
+};
+export type LabSeries = { loinc: string; name: string; unit: string; points: LabPoint[] };
+
+/**
+ * For each analyte in two or more of the person's reviewed reports, its confirmed values over time
+ * (by the report's upload date) with the ranges printed on each report.
+ */
+export async function labSeries(actor: Actor, patientId: string): Promise<LabSeries[]> {
+  await requirePatientAccess(actor, patientId);
+  const found = await db()
+    .select({ value: labValues, reportDate: reports.createdAt })
+    .from(labValues)
+    .innerJoin(reports, eq(reports.id, labValues.reportId))
+    .where(
+      and(
+        eq(reports.patientId, patientId),
+        eq(reports.status, "Reviewed"),
+        inArray(labValues.status, SHOWN_STATUSES),
+      ),
+    )
+    .orderBy(asc(reports.createdAt), asc(labValues.createdAt));
+  const byLoinc = new Map<string, { v: Row; date: Date }[]>();
+  for (const f of found) {
+    const list = byLoinc.get(f.value.loinc) ?? [];
+    list.push({ v: f.value, date: f.reportDate });
+    byLoinc.set(f.value.loinc, list);
+  }
+  const out: LabSeries[] = [];
+  for (const [loinc, list] of byLoinc) {
+    if (new Set(list.map((p) => p.v.reportId)).size < 2) continue;
+    const analyte = analyteByLoinc(loinc);
+    out.push({
+      loinc,
+      name: analyte?.name ?? list[0].v.printedName,
+      unit: analyte?.unit ?? list[0].v.unit,
+      points: list.map(({ v, date }) => ({
+        reportId: v.reportId,
+        date: date.toISOString(),
+        value: v.value,
+        rangeLow: v.rangeLow,
+        rangeHigh: v.rangeHigh,
+        rangeText: v.rangeText,
+        flag: flagFor(v.value, v.rangeLow, v.rangeHigh) ?? (v.flag === "H" || v.flag === "L" ? v.flag : null),
+      })),
+    });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}

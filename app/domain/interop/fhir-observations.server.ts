@@ -1,0 +1,84 @@
+import type { Observation, Quantity } from "@medplum/fhirtypes";
+import type { LabValueRow, ReportRow } from "~/db/schema";
+import { analyteByLoinc } from "../records/labs";
+import { fhirId, iso, type BundleContext, type Ref } from "./fhir-codes.server";
+
+/**
+ * Checked lab values as FHIR Observations (decision 0084): LOINC code, valueQuantity in UCUM,
+ * referenceRange as printed on the report (never one we invent), interpretation H/L/N from the
+ * printed range (N only when a range was printed). Only values an expert confirmed, corrected or
+ * added reach the snapshot; the report's DiagnosticReport lists them in `result`.
+ */
+
+const UCUM = "http://unitsofmeasure.org";
+const LOINC = "http://loinc.org";
+const INTERPRETATION = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation";
+const CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category";
+const DISPLAY = { H: "High", L: "Low", N: "Normal" } as const;
+
+function quantity(value: number, unit: string): Quantity {
+  return { value, unit, system: UCUM, code: unit };
+}
+
+/** The references the report's DiagnosticReport gives in `result`, before the Observations are added. */
+export function observationRefs(ctx: BundleContext, r: ReportRow): Ref[] {
+  return (ctx.s.labValues.get(r.id) ?? []).map((v) => ctx.refTo("Observation", fhirId("Observation", v.id)));
+}
+
+export function interpretationOf(v: LabValueRow): keyof typeof DISPLAY | null {
+  if (v.rangeHigh != null && v.value > v.rangeHigh) return "H";
+  if (v.rangeLow != null && v.value < v.rangeLow) return "L";
+  if (v.rangeLow != null || v.rangeHigh != null) return "N";
+  return v.flag === "H" || v.flag === "L" ? v.flag : null;
+}
+
+/** Adds an Observation per checked value of the reviewed report. */
+export function addObservations(
+  ctx: BundleContext,
+  r: ReportRow,
+  subject: Ref,
+  performer: Ref | undefined,
+  document: Ref,
+): void {
+  for (const v of ctx.s.labValues.get(r.id) ?? []) {
+    const analyte = analyteByLoinc(v.loinc);
+    const interpretation = interpretationOf(v);
+    const range =
+      v.rangeLow != null || v.rangeHigh != null || v.rangeText
+        ? [
+            {
+              ...(v.rangeLow != null ? { low: quantity(v.rangeLow, v.unit) } : {}),
+              ...(v.rangeHigh != null ? { high: quantity(v.rangeHigh, v.unit) } : {}),
+              ...(v.rangeText ? { text: v.rangeText } : {}),
+            },
+          ]
+        : undefined;
+    const observation: Observation = {
+      resourceType: "Observation",
+      id: fhirId("Observation", v.id),
+      status: v.status === "corrected" ? "corrected" : "final",
+      category: [{ coding: [{ system: CATEGORY, code: "laboratory", display: "Laboratory" }] }],
+      code: {
+        coding: [{ system: LOINC, code: v.loinc, ...(analyte ? { display: analyte.name } : {}) }],
+        text: v.printedName || analyte?.name || v.loinc,
+      },
+      subject,
+      effectiveDateTime: iso(r.createdAt),
+      ...(v.checkedAt ? { issued: iso(v.checkedAt) } : {}),
+      ...(performer ? { performer: [performer] } : {}),
+      valueQuantity: quantity(v.value, v.unit),
+      ...(interpretation
+        ? {
+            interpretation: [
+              {
+                coding: [{ system: INTERPRETATION, code: interpretation, display: DISPLAY[interpretation] }],
+              },
+            ],
+          }
+        : {}),
+      ...(range ? { referenceRange: range } : {}),
+      derivedFrom: [document],
+    };
+    ctx.add(observation);
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import type { Endpoint } from "./endpoint";
+
+/** A lab value read from a report and checked by the expert (decision 0084). */
+export const observationObject = z.object({
+  _id: z.string(),
+  reportId: z.string(),
+  loinc: z.string().describe("LOINC code of the analyte"),
+  name: z.string().describe("The catalogue's English name of the analyte"),
+  printedName: z.string().describe("The name as printed on the report"),
+  value: z.number().describe("In the analyte's UCUM unit (`unit`)"),
+  unit: z.string().describe("UCUM"),
+  printedValue: z.string(),
+  printedUnit: z.string().nullable(),
+  rangeText: z.string().nullable().describe("The reference range as printed on the report (never invented)"),
+  rangeLow: z.number().nullable(),
+  rangeHigh: z.number().nullable(),
+  flag: z.enum(["H", "L"]).nullable(),
+  page: z.number().int().nullable(),
+  box: z
+    .array(z.number())
+    .nullable()
+    .describe("[x, y, w, h] as fractions of the page where the value was found"),
+  confidence: z.number().nullable(),
+  status: z.enum(["read", "confirmed", "corrected", "removed", "added"]),
+  checkedAt: z.string().datetime().nullable(),
+  createdAt: z.string().datetime(),
+});
+
+const HOLDER =
+  "the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed)";
+const range = z.string().max(60).nullable().optional().describe('As printed: "12.0-15.5", "< 200", "> 40"');
+
+export const LAB_ENDPOINTS: Endpoint[] = [
+  {
+    method: "get",
+    path: "/report/{reportId}/observations",
+    who: `${HOLDER} or Admin: every value with its status; the patient, a family manager or the centre's health worker: only values an expert confirmed, corrected or added, and only once the opinion is there (an empty list before)`,
+    summary: "The lab values read from a report",
+    auth: true,
+    data: z.array(observationObject),
+    errors: [401, 403, 404],
+  },
+  {
+    method: "post",
+    path: "/report/{reportId}/observations",
+    who: HOLDER,
+    summary:
+      "Add a value the reader missed: an analyte of the catalogue by LOINC, the value in one of its units (stored in the analyte's UCUM unit), the printed range if any. 400 with field errors",
+    auth: true,
+    body: z.object({
+      loinc: z.string(),
+      value: z.union([z.number(), z.string()]),
+      unit: z.string().describe("UCUM, e.g. g/dL or g/L"),
+      range,
+    }),
+    data: observationObject,
+    status: 201,
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: "patch",
+    path: "/report/{reportId}/observations/{valueId}",
+    who: HOLDER,
+    summary:
+      "Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed)",
+    auth: true,
+    body: z.object({
+      action: z.enum(["confirm", "correct", "remove"]),
+      value: z.union([z.number(), z.string()]).optional().describe("correct: the value"),
+      unit: z.string().optional().describe("correct: its UCUM unit"),
+      range,
+    }),
+    data: observationObject,
+    errors: [400, 401, 403, 404, 409],
+  },
+];

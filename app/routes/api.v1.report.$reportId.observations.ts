@@ -1,0 +1,23 @@
+import { addValue, observationsFor } from "~/domain/consultation/index.server";
+import { api, apiRoute, readJson, requireApiActor } from "~/web/api.server";
+
+/** A report's lab values (decision 0084): the expert holding it sees all, the patient's side checked ones. */
+const route = apiRoute({
+  GET: (request, params) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      return { message: "labs.listed", data: await observationsFor(actor, params.reportId ?? "") };
+    }),
+  POST: (request, params) =>
+    api(request, async () => {
+      const actor = await requireApiActor(request);
+      const body = await readJson(request);
+      return {
+        status: 201,
+        message: "labs.checked",
+        data: await addValue(actor, params.reportId ?? "", body),
+      };
+    }),
+});
+export const loader = route.loader;
+export const action = route.action;

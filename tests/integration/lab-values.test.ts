@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { openTestDb } from "../helpers/db";
+import { samplePdf, uploadForm } from "../helpers/files";
+import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+
+/*
+ * Lab values over HTTP (decision 0084): the expert holding a report confirms, corrects, removes
+ * and adds values through /api/v1/report/{id}/observations; the patient's side gets nothing before
+ * the opinion and only checked values after; her reports screen, in Hindi, says them in plain words
+ * and charts an analyte found in two reports (SVG with a table), never an unchecked value.
+ */
+
+let server: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+const api = () => apiClient(server.url);
+const tok: Record<string, string> = {};
+const ids: Record<string, string> = {};
+
+async function seed(
+  reportId: string,
+  rows: [id: string, loinc: string, value: number, range: string, low: number, high: number][],
+) {
+  const db = await openTestDb(server.dataDir, { write: true });
+  try {
+    for (const [id, loinc, value, range, low, high] of rows)
+      await db.run(
+        "insert into lab_values (id, report_id, loinc, printed_name, value, unit, printed_value, range_text, range_low, range_high, page, box, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        id,
+        reportId,
+        loinc,
+        "Hb",
+        value,
+        loinc === "718-7" ? "g/dL" : "mg/dL",
+        String(value),
+        range,
+        low,
+        high,
+        1,
+        "[0.1,0.2,0.5,0.03]",
+        "read",
+        db.time(Date.now()),
+      );
+  } finally {
+    await db.close();
+  }
+}
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    RATE_LIMIT_DISABLED: "1",
+    ADMIN_EMAIL: "admin@labs.test",
+    ADMIN_PASSWORD: "Admin-pass-123",
+  });
+  const a = api();
+  tok.admin = (
+    await a.post("/auth/login", { email: "admin@labs.test", password: "Admin-pass-123" })
+  ).body.token;
+  for (const [key, accountType, extra] of [
+    ["patient", "Patient", undefined],
+    [
+      "expert",
+      "Expert",
+      {
+        specialties: ["Pathology"],
+        registrationNumber: "KMC-84",
+        registrationCouncil: "Karnataka Medical Council",
+        yearsOfPractice: 9,
+      },
+    ],
+  ] as const) {
+    const r = await signupViaApi(a, smtp, codeFrom, {
+      email: `${key}@labs.test`,
+      accountType,
+      extra: extra as never,
+    });
+    tok[key] = r.token;
+    ids[key] = r.user._id;
+  }
+  expect((await a.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin)).status).toBe(200);
+  const up = async () =>
+    (
+      await a.call(
+        "POST",
+        "/report/upload-report",
+        uploadForm(
+          { reportType: "Blood Test", phoneNumber: "9876543210" },
+          { name: "cbc.pdf", data: samplePdf() },
+        ),
+        tok.patient,
+      )
+    ).body.data._id as string;
+  ids.first = await up();
+  ids.second = await up();
+  await seed(ids.first, [["v-hb1", "718-7", 10.2, "12.0-15.5", 12, 15.5]]);
+  await seed(ids.second, [
+    ["v-hb2", "718-7", 9.8, "12.0-15.5", 12, 15.5],
+    ["v-glu", "2345-7", 310, "70-140", 70, 140],
+    ["v-cre", "2160-0", 0.9, "0.6-1.1", 0.6, 1.1],
+    ["v-unchecked", "2093-3", 245, "< 200", 0, 200],
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await smtp?.close();
+});
+
+describe("lab values over HTTP", () => {
+  it("the holder confirms, corrects, removes and adds; the patient's side waits for the opinion", async () => {
+    const a = api();
+    const obs = (r: string) => `/report/${r}/observations` as never;
+    for (const r of [ids.first, ids.second])
+      expect((await a.post(`/report/claim/${r}`, {}, tok.expert)).status).toBe(200);
+    const all = await a.get(obs(ids.second), tok.expert);
+    expect(all.status).toBe(200);
+    expect(all.body.data).toHaveLength(4);
+    expect(all.body.data[0]).toMatchObject({ status: "read", page: 1, box: [0.1, 0.2, 0.5, 0.03] });
+    const patch = (r: string, v: string, body: unknown) =>
+      a.call("PATCH", `/report/${r}/observations/${v}` as never, body as never, tok.expert);
+    expect((await patch(ids.first, "v-hb1", { action: "confirm" })).status).toBe(200);
+    expect((await patch(ids.second, "v-hb2", { action: "confirm" })).status).toBe(200);
+    const corrected = await patch(ids.second, "v-glu", {
+      action: "correct",
+      value: "130",
+      unit: "mg/dL",
+      range: "70-140",
+    });
+    expect(corrected.body.data).toMatchObject({ status: "corrected", value: 130, flag: null });
+    expect((await patch(ids.second, "v-cre", { action: "remove" })).status).toBe(200);
+    const bad = await patch(ids.second, "v-unchecked", { action: "correct", value: "lots", unit: "mg/dL" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.success).toBe(false);
+    const added = await a.post(
+      obs(ids.second),
+      { loinc: "4548-4", value: 8.1, unit: "%", range: "4.0 - 5.6" } as never,
+      tok.expert,
+    );
+    expect(added.status).toBe(201);
+    expect(added.body.data).toMatchObject({ status: "added", flag: "H" });
+    expect((await a.get(obs(ids.second), tok.patient)).body.data).toEqual([]);
+    for (const r of [ids.first, ids.second])
+      expect(
+        (
+          await a.post(
+            `/report/add-review/${r}`,
+            { review: "See your doctor about the anaemia." },
+            tok.expert,
+          )
+        ).status,
+      ).toBe(200);
+    const shown = (await a.get(obs(ids.second), tok.patient)).body.data as {
+      loinc: string;
+      status: string;
+    }[];
+    expect(shown.map((v) => v.loinc).sort()).toEqual(["2345-7", "4548-4", "718-7"]);
+  });
+
+  it("her reports screen in Hindi says the checked values in plain words and charts haemoglobin, never an unchecked value", async () => {
+    const b = new Browserish(server.url);
+    expect((await b.post("/login", { email: "patient@labs.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const res = await b.follow(
+      await b.post("/set-language", { lng: "hi", redirectTo: `/dashboard/previous-report/${ids.patient}` }),
+    );
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Haemoglobin 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0-15.5 से कम");
+    expect(html).toContain("समय के साथ आपके मान");
+    expect(html).toMatch(/<svg[^>]*viewBox/);
+    expect(html).toMatch(/<table[\s\S]*10\.2 g\/dL[\s\S]*9\.8 g\/dL[\s\S]*<\/table>/);
+    expect(html).not.toContain("245");
+    expect(html).not.toContain("0.9 mg/dL");
+  });
+});
