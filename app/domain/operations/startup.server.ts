@@ -82,8 +82,9 @@ export function startup(): Promise<void> {
     startMailSender();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
-    // Lab reports read off the request path (decision 0082): one read at a time per process, claimed the same way.
-    startLabReader();
+    // Lab reports read off the request path (decision 0082): the owner of each node reads, one
+    // report at a time, claimed the same way; a worker's upload is found by its poll.
+    if (owner) startLabReader();
     // The Service screen (decision 0034): processes that answer requests add their counts to the
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);

@@ -1,11 +1,21 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 
 /**
  * Lines of a page with their boxes (decision 0082): the words of a TSV (poppler's `pdftotext -tsv`
  * or Tesseract's `tsv`, same columns) grouped into lines by their vertical middle, each line's
  * box kept as fractions of its page so the reading keeps where every value was found.
  */
-export type PageLine = { page: number; text: string; box: [number, number, number, number] };
+export type PageLine = {
+  page: number;
+  text: string;
+  box: [number, number, number, number];
+  /** Words the OCR was unsure of (Tesseract's confidence under WEAK_CONF); a text layer has none. */
+  weak?: string[];
+};
+
+/** Tesseract's word confidence (0–100) under which a word is doubted. */
+export const WEAK_CONF = 70;
 
 type Word = {
   page: number;
@@ -15,6 +25,7 @@ type Word = {
   width: number;
   height: number;
   text: string;
+  conf: number;
 };
 
 /** Parses a TSV of words (level 5) and pages (level 1) into lines, top to bottom, left to right. */
@@ -28,8 +39,7 @@ export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): Pag
     const text = c.slice(11).join("\t").trim();
     if (level === 1) pages.set(page, { w: width, h: height });
     if (level !== 5 || !text || text.startsWith("###")) continue;
-    if (conf >= 0 && conf < 10) continue;
-    words.push({ page, line: `${block}.${par}.${line}`, left, top, width, height, text });
+    words.push({ page, line: `${block}.${par}.${line}`, left, top, width, height, text, conf });
   }
   const out: PageLine[] = [];
   for (const [page, size] of [...pages].sort((a, b) => a[0] - b[0])) {
@@ -63,6 +73,7 @@ export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): Pag
         page: page + pageOffset,
         text: joinWords(g),
         box: [r(x0 / size.w), r(y0 / size.h), r((x1 - x0) / size.w), r((y1 - y0) / size.h)],
+        ...(ownLines ? { weak: g.filter((w) => w.conf >= 0 && w.conf < WEAK_CONF).map((w) => w.text) } : {}),
       });
     }
   }
@@ -79,19 +90,35 @@ function joinWords(g: Word[]): string {
   return s;
 }
 
-export type RunLimits = { timeoutMs: number; maxBufferBytes?: number };
+export type RunLimits = { timeoutMs: number; maxBufferBytes?: number; env?: Record<string, string> };
 
-/** Runs a tool as a child process (the CPU work off the event loop) with one thread and a time limit. */
+/** Address space a native tool may map (prlimit --as): a hostile file cannot take the node's memory. */
+const TOOL_MEMORY_BYTES = 768 * 1024 * 1024;
+const PRLIMIT = "/usr/bin/prlimit";
+let prlimit: boolean | undefined;
+
+/**
+ * Runs a tool as a child process (the CPU work off the event loop) with one thread, a time limit
+ * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
+ * their heap instead: V8 reserves far more address space than it uses).
+ */
+/** Whether a tool is on the PATH (a missing one is told apart from one that failed). */
+export function onPath(cmd: string): boolean {
+  return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(`${dir}/${cmd}`));
+}
+
 export function run(cmd: string, args: string[], limits: RunLimits): Promise<string> {
+  prlimit ??= existsSync(PRLIMIT);
+  const bounded = prlimit && cmd !== process.execPath;
   return new Promise((resolve, reject) => {
     execFile(
-      cmd,
-      args,
+      bounded ? PRLIMIT : cmd,
+      bounded ? [`--as=${TOOL_MEMORY_BYTES}`, "--", cmd, ...args] : args,
       {
         timeout: limits.timeoutMs,
         killSignal: "SIGKILL",
         maxBuffer: limits.maxBufferBytes ?? 32 * 1024 * 1024,
-        env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+        env: { ...process.env, ...limits.env, OMP_THREAD_LIMIT: "1" },
       },
       (err, stdout) => (err ? reject(err) : resolve(stdout)),
     );

@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { linesFromTsv, run, type PageLine } from "./lab-lines.server";
+import { linesFromTsv, onPath, run, type PageLine } from "./lab-lines.server";
+import { preparePage } from "./lab-prep.server";
 
 /**
  * The two ways a report's lines are read (decision 0082): a PDF's text layer (poppler's
@@ -21,26 +22,36 @@ export async function pdfTextLines(file: string, timeoutMs: number): Promise<Pag
   return linesFromTsv(tsv);
 }
 
-/** Tesseract on one image file (PNG, JPEG). Throws OcrUnavailable when the binary is missing. */
+/**
+ * Tesseract on one image file (PNG, JPEG), after the page is cleaned (lab-prep.server.ts: light
+ * evened, straightened, contrast). Throws OcrUnavailable when the binary is missing.
+ */
 export async function ocrImage(file: string, timeoutMs: number, page = 1): Promise<PageLine[]> {
+  if (!onPath("tesseract")) throw new OcrUnavailable();
+  const deadline = Date.now() + timeoutMs;
+  const dir = await mkdtemp(join(tmpdir(), "labocr-"));
   try {
-    const tsv = await run("tesseract", [file, "-", "-l", "eng", "--psm", "6", "tsv"], { timeoutMs });
+    const clean = await preparePage(file, dir, timeoutMs);
+    // One block of text (psm 6); Sauvola's local threshold for what light the cleaning left.
+    const args = [clean.file, "-", "-l", "eng", "--psm", "6", "-c", "thresholding_method=2", "tsv"];
+    const tsv = await run("tesseract", args, {
+      timeoutMs: Math.max(1, deadline - Date.now()),
+    });
     return linesFromTsv(tsv, page - 1, true);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new OcrUnavailable();
-    throw err;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** A PDF without a text layer: each page rendered at 200 dpi (pdftoppm) and read by Tesseract. */
+/** A PDF without a text layer: each page rendered at 300 dpi (pdftoppm) and read by Tesseract. */
 export async function ocrPdf(file: string, timeoutMs: number, maxPages = 10): Promise<PageLine[]> {
   const dir = await mkdtemp(join(tmpdir(), "labread-"));
   try {
     const deadline = Date.now() + timeoutMs;
-    await run("pdftoppm", ["-r", "200", "-gray", "-png", "-l", String(maxPages), file, join(dir, "p")], {
+    await run("pdftoppm", ["-r", "300", "-gray", "-l", String(maxPages), file, join(dir, "p")], {
       timeoutMs,
     });
-    const pages = (await readdir(dir)).filter((f) => f.endsWith(".png")).sort();
+    const pages = (await readdir(dir)).filter((f) => f.endsWith(".pgm")).sort();
     const lines: PageLine[] = [];
     for (const [i, f] of pages.entries()) {
       const left = deadline - Date.now();

@@ -12,7 +12,7 @@ import { openDecrypted } from "./files.server";
 import type { PageLine } from "./lab-lines.server";
 import { ocrImage, ocrPdf, OcrUnavailable, pdfTextLines } from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
-import { looksLikeLabReport, recogniseLabRows } from "./labs";
+import { looksLikeLabReport, recogniseLabRows, type LabRow } from "./labs";
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
@@ -184,6 +184,24 @@ export async function readLocal(
   return {
     lab: true,
     source,
-    rows: rows.map((r) => ({ ...r, page: lines[r.lineIndex].page, box: lines[r.lineIndex].box })),
+    rows: rows.map((r) => ({
+      ...doubtWeak(r, lines[r.lineIndex].weak ?? []),
+      page: lines[r.lineIndex].page,
+      box: lines[r.lineIndex].box,
+    })),
+  };
+}
+
+/**
+ * A value or range the OCR was unsure of is not vouched for: the row keeps its reading, below
+ * CONFIDENT, with the doubt named for the expert.
+ */
+function doubtWeak<R extends LabRow>(row: R, weak: string[]): R {
+  const numbers = [row.printedValue, ...(row.range?.text.match(/\d+(?:\.\d+)?/g) ?? [])];
+  if (!weak.some((w) => numbers.some((n) => w.includes(n)))) return row;
+  return {
+    ...row,
+    confidence: Math.min(row.confidence, 0.6),
+    doubts: [...row.doubts, "the OCR was unsure of a number on this row"],
   };
 }

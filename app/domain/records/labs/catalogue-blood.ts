@@ -344,6 +344,7 @@ export const GLUCOSE: Analyte[] = [
     "HbA1C NGSP",
     "A1c",
     "HbAtc",
+    "HbAt1c",
     "HbAlc",
     "HbA1e",
     "HbA 1c",
@@ -356,6 +357,7 @@ export const GLUCOSE: Analyte[] = [
     "Glycated Haemoglobin",
     "Glycated Hemoglobin",
     "HbAtc",
+    "HbAt1c",
     "HbAlc",
   ]),
   analyte(

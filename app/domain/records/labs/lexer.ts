@@ -82,7 +82,8 @@ export function lex(words: string[]): Tok[] {
       continue;
     }
     const two = i + 1 < words.length ? rangeOf(`${w} ${strip(words[i + 1]!)}`) : null;
-    if (two && /^(<=|>=|≤|≥|<|>|upto|up)$/i.test(w)) {
+    // "<" and its number, or a dash read against one side ("12.0- 15.5", "2.6 -6.0").
+    if (two && (/^(<=|>=|≤|≥|<|>|upto|up)$/i.test(w) || /[-–—]$/.test(w) || /^[-–—]/.test(words[i + 1]!))) {
       out.push({ k: "range", ...two });
       i += 2;
       continue;

@@ -25,8 +25,9 @@ const TABLE: Record<string, string[]> = {
   "ug/L": ["ug/l"],
   "nmol/L": ["nmol/l"],
   "pmol/L": ["pmol/l"],
-  "m[IU]/L": ["miu/l", "mu/l"],
-  "u[IU]/mL": ["uiu/ml", "uu/ml"],
+  "m[IU]/L": ["miu/l", "mu/l", "mlu/l"],
+  // "ulU/mL": Tesseract reads the capital I as a small l.
+  "u[IU]/mL": ["uiu/ml", "uu/ml", "ulu/ml"],
   "[IU]/mL": ["iu/ml"],
   "U/mL": ["u/ml", "units/ml"],
   "mm/h": [
