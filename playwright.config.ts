@@ -23,6 +23,7 @@ const PHONE_FLOWS = [
   "voice",
 ];
 const DESKTOP_FLOWS = [
+  "lab-values",
   "consultation",
   "dashboard",
   "dicom",

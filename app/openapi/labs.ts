@@ -74,4 +74,14 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     data: observationObject,
     errors: [400, 401, 403, 404, 409],
   },
+  {
+    method: "get",
+    path: "/report/{reportId}/pages/{page}",
+    who: "those who may open the report's file",
+    summary:
+      "One page (from 1) of a PDF report as JPEG at 100 dpi: where a value's box lies (`page`, `box` of an observation); recorded like an opening of the file. 400 for a page number out of 1–50, 404 when the report is not a PDF or has no such page",
+    auth: true,
+    content: { description: "The page as JPEG", types: { "image/jpeg": z.string().describe("binary") } },
+    errors: [400, 401, 403, 404],
+  },
 ];

@@ -50,7 +50,7 @@ export {
 export { claimReport, releaseReport } from "./report-claims.server";
 export { addReview } from "./report-review.server";
 export { reviewScreenReport } from "./review-screen.server";
-export { openReportFile } from "./report-files.server";
+export { openReportFile, reportPageImage } from "./report-files.server";
 export { deleteReport } from "./report-deletion.server";
 export { overdueReports, PRIORITIES } from "./overdue-reports.server";
 export {
@@ -132,7 +132,9 @@ export {
   addValue,
   checkValue,
   confirmedValues,
+  labReview,
   labSeries,
+  type LabReading,
   observationsFor,
   valuesForReview,
   type ApiLabValue,

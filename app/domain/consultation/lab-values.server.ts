@@ -6,6 +6,7 @@ import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { patientAccess, requirePatientAccess } from "../care/index.server";
 import { analyteByLoinc, factorFor } from "../records/labs";
+import { labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
 
@@ -115,8 +116,9 @@ async function reportRow(reportId: unknown): Promise<ReportRow> {
   return row;
 }
 
+/** A report's values in reading order: page, then top to bottom, left to right; added ones last. */
 async function valuesOf(reportId: string, statuses?: LabStatus[]): Promise<Row[]> {
-  return db()
+  const rows = await db()
     .select()
     .from(labValues)
     .where(
@@ -125,6 +127,14 @@ async function valuesOf(reportId: string, statuses?: LabStatus[]): Promise<Row[]
         : eq(labValues.reportId, reportId),
     )
     .orderBy(asc(labValues.page), asc(labValues.createdAt), asc(labValues.id));
+  const at = (r: Row) => {
+    const b = parseBox(r.box);
+    return [r.page ?? Number.MAX_SAFE_INTEGER, b ? Math.round(b[1] * 200) : 0, b ? b[0] : 0];
+  };
+  return rows
+    .map((r, i) => ({ r, i, k: at(r) }))
+    .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2] || a.i - b.i)
+    .map((x) => x.r);
 }
 
 /** May this actor see every value of the report with its status: the expert holding it, or an admin. */
@@ -137,6 +147,26 @@ export async function valuesForReview(actor: Actor, reportId: string): Promise<A
   const row = await reportRow(reportId);
   if (!mayReviewValues(actor, row)) throw new DomainError("forbidden", "labs.notYours");
   return (await valuesOf(row.id)).map(toApiLabValue);
+}
+
+/** Where the reading of a report stands (null: never queued: not a PDF or an image). */
+export type LabReading = "queued" | "reading" | "read" | "not-lab" | "failed" | null;
+
+/**
+ * The review screen's section: the reading's state and every value with its status, for the
+ * expert holding the report (null for anyone else: the section is not shown).
+ */
+export async function labReview(
+  actor: Actor,
+  reportId: string,
+): Promise<{ reading: LabReading; values: ApiLabValue[] } | null> {
+  const row = await reportRow(reportId);
+  if (!holdsReport(actor, row)) return null;
+  const read = await labReadOf(row.id);
+  return {
+    reading: (read?.status ?? null) as LabReading,
+    values: (await valuesOf(row.id)).map(toApiLabValue),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { ReportRow } from "~/db/schema";
 import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { openDecrypted } from "../records/index.server";
+import { MAX_PREVIEW_PAGE, openDecrypted, renderPdfPage } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/index.server";
 import { findRow } from "./report-rows.server";
@@ -85,4 +85,26 @@ export async function openReportFile(
     throw err;
   }
   return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
+}
+
+/**
+ * One page of a PDF report as a JPEG, for whoever may open its file (the same rule and the same
+ * trail as the file itself): the expert's preview of where a lab value was read (decision 0084).
+ */
+export async function reportPageImage(
+  actor: Actor,
+  reportId: string,
+  page: unknown,
+  ip?: string | null,
+): Promise<Buffer> {
+  const n = typeof page === "string" && /^\d{1,3}$/.test(page) ? Number(page) : NaN;
+  if (!(n >= 1 && n <= MAX_PREVIEW_PAGE)) throw new DomainError("invalid", "labs.noPage");
+  const opened = await openReportFile(actor, reportId, ip);
+  if (opened.mimeType !== "application/pdf") {
+    opened.stream.destroy();
+    throw new DomainError("not_found", "labs.noPage");
+  }
+  const jpeg = await renderPdfPage(opened.stream, n);
+  if (!jpeg) throw new DomainError("not_found", "labs.noPage");
+  return jpeg;
 }

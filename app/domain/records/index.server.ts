@@ -49,3 +49,4 @@ export { kickPacsSender } from "./dicom-pacs.server";
 export { phoneWav, PHONE_RATE, silence, speak, toPhoneAudio, wavSamples } from "./phone-audio.server";
 export { processLabReads, queueLabRead, readLocal, startLabReader, stopLabReader } from "./lab-reader.server";
 export { labReadOf, labValuesOf, saveReading, type PlacedRow } from "./lab-store.server";
+export { MAX_PREVIEW_PAGE, renderPdfPage } from "./pdf-page.server";

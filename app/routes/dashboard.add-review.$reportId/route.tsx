@@ -28,6 +28,8 @@ import { askSecondAction, panelOf } from "./panel.server";
 import { SecondOpinionPanel } from "./SecondOpinionPanel";
 import { ReviewForm } from "./ReviewForm";
 import { VoicePanel } from "./VoicePanel";
+import { labAction, labsSection } from "./labs.server";
+import { LabPanel } from "./LabPanel";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -43,12 +45,21 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
         report: null,
         panel: null,
         phrases: [],
+        labs: null,
       },
       { status: 403 },
     );
   }
   if (!actor.approved)
-    return { title, notAllowed: null, approved: false as const, report: null, panel: null, phrases: [] };
+    return {
+      title,
+      notAllowed: null,
+      approved: false as const,
+      report: null,
+      panel: null,
+      phrases: [],
+      labs: null,
+    };
   let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
   let fileAllowed: boolean;
   try {
@@ -65,11 +76,16 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   // The patient's voice notes are heard by whoever may open the report's file (the same rule).
   const voiceNotes = fileAllowed ? await listVoiceNotes(actor, report._id) : [];
   const reviewedByMe = report.status === "Reviewed" && report.expert?._id === actor.id;
+  // Lab values read from the file (decision 0084): for the expert holding the report.
+  const labs = fileAllowed
+    ? await labsSection(actor, report, new URL(request.url).searchParams.get("value"))
+    : null;
   return {
     title,
     notAllowed: null,
     approved: true as const,
     panel: panelOf(actor, report),
+    labs,
     // The phrase book (decision 0081): offered only while the opinion can still be written.
     phrases:
       report.status === "Pending"
@@ -118,14 +134,16 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const intent = form.get("intent");
   if (intent === "claim" || intent === "release") return claimAction(intent, screen);
   if (intent === "second-opinion") return askSecondAction(form, screen);
+  if (intent === "lab-check" || intent === "lab-add") return labAction(intent, form, screen);
   return reviewAction(form, screen);
 }
 
+export type ReviewLabs = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["labs"]>;
 export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["report"]>;
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report, notAllowed, panel, phrases } = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed, panel, phrases, labs } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busyIntent =
     navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
@@ -182,6 +200,7 @@ export default function AddReview() {
         </div>
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
+          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {/* A second opinion's request and the first opinion are what its form answers. */}
           {panel?.second && <SecondOpinionPanel panel={panel} />}
           {report.status === "Reviewed" ? (

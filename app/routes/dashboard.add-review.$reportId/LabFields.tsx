@@ -1,0 +1,97 @@
+import { Form } from "@remix-run/react";
+import { useTranslation } from "~/i18n/useTranslation";
+import type { ReviewLabs } from "./route";
+
+/** A refused lab form's answer: which form (a value's id, or "add"), the message, field errors. */
+export type LabError = { lab?: { target: string; message: string; fieldErrors: Record<string, string[]> } };
+
+function FieldError({ id, messages }: { id: string; messages?: string[] }) {
+  if (!messages?.length) return null;
+  return (
+    <p id={id} className="text-sm font-semibold text-red-700">
+      {messages.join(" ")}
+    </p>
+  );
+}
+
+export function ValueFields({
+  prefix,
+  v,
+  error,
+}: {
+  prefix: string;
+  v?: { value: string; unit: string; range: string };
+  error: NonNullable<LabError["lab"]> | null;
+}) {
+  const { t } = useTranslation();
+  const fe = error?.fieldErrors ?? {};
+  const field = (name: "value" | "unit" | "range", label: string, def: string, mode?: "decimal") => (
+    <label className="block text-sm font-medium text-slate-800">
+      {label}
+      <input
+        name={name}
+        defaultValue={def}
+        inputMode={mode}
+        className="input mt-1 w-full"
+        aria-invalid={fe[name] ? true : undefined}
+        aria-describedby={fe[name] ? `${prefix}-${name}-error` : undefined}
+      />
+      <FieldError id={`${prefix}-${name}-error`} messages={fe[name]} />
+    </label>
+  );
+  return (
+    <div className="grid gap-2 sm:grid-cols-3">
+      {field("value", t("labs.value"), v?.value ?? "", "decimal")}
+      {field("unit", t("labs.unit"), v?.unit ?? "")}
+      {field("range", t("labs.rangeOptional"), v?.range ?? "")}
+    </div>
+  );
+}
+
+export function AddValue({
+  catalogue,
+  error,
+  busy,
+}: {
+  catalogue: ReviewLabs["catalogue"];
+  error: NonNullable<LabError["lab"]> | null;
+  busy: boolean;
+}) {
+  const { t } = useTranslation();
+  const fe = error?.fieldErrors ?? {};
+  return (
+    <details open={!!error} className="rounded-md border border-slate-200 p-3">
+      <summary className="cursor-pointer font-semibold text-sky-800">{t("labs.addTitle")}</summary>
+      <Form method="post" className="mt-2 space-y-2" preventScrollReset>
+        <input type="hidden" name="intent" value="lab-add" />
+        {error && !Object.keys(fe).length && (
+          <p role="alert" className="text-sm font-semibold text-red-700">
+            {error.message}
+          </p>
+        )}
+        <label className="block text-sm font-medium text-slate-800">
+          {t("labs.analyte")}
+          <select
+            name="loinc"
+            className="input mt-1 w-full"
+            defaultValue=""
+            aria-invalid={fe.loinc ? true : undefined}
+            aria-describedby={fe.loinc ? "lab-add-loinc-error" : undefined}
+          >
+            <option value="">{t("labs.chooseAnalyte")}</option>
+            {catalogue.map((a) => (
+              <option key={a.loinc} value={a.loinc}>
+                {a.name} ({a.units.join(", ")})
+              </option>
+            ))}
+          </select>
+          <FieldError id="lab-add-loinc-error" messages={fe.loinc} />
+        </label>
+        <ValueFields prefix="lab-add" error={error} />
+        <button type="submit" className="btn-primary px-3 text-sm" disabled={busy}>
+          {t("labs.add")}
+        </button>
+      </Form>
+    </details>
+  );
+}

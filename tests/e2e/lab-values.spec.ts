@@ -1,0 +1,215 @@
+import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import hi from "../../app/i18n/locales/hi";
+import { labPdf } from "../helpers/lab-corpus";
+import { approveExperts, hydrated, logIn, newUser, personContext, signUp, type TestUser } from "./fixtures";
+import { shot } from "./helpers";
+import { wcagAxe } from "./axe";
+
+/**
+ * Lab values read from reports (decisions 0082, 0084), in real Chromium: a patient uploads two lab
+ * PDFs (made in code, their values known); the reader finds the values; the expert, at 1280 px,
+ * shows one where it was read on the page, confirms, corrects, removes and adds values (a bad
+ * number is refused and kept), and writes the opinion; the patient, at 360 px in Hindi, sees only
+ * the checked values in plain words and Haemoglobin charted over her two reports, with a table.
+ */
+
+type World = { patient: TestUser; expert: TestUser; reports: string[]; contexts: BrowserContext[] };
+let w: World;
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(() => {
+  const info = test.info();
+  w = {
+    patient: newUser("Patient", info, "Kamala", "Rao"),
+    expert: { ...newUser("Expert", info, "Farah", "Khan"), specialties: ["Pathology"] },
+    reports: [],
+    contexts: [],
+  };
+});
+
+test.afterAll(async () => {
+  for (const c of w.contexts) await c.close().catch(() => {});
+});
+
+async function person(browser: Browser, info: TestInfo, who: TestUser) {
+  const c = await personContext(browser, info);
+  w.contexts.push(c);
+  const page = await c.newPage();
+  await logIn(page, who.email, who.password);
+  return page;
+}
+
+async function tokenOf(page: Page, who: TestUser): Promise<string> {
+  const login = await page.request.post("/api/v1/auth/login", {
+    data: { email: who.email, password: who.password },
+  });
+  return (await login.json()).token as string;
+}
+
+const toaster = (page: Page) => page.getByTestId("toaster");
+
+/** The add-review screen of `reportId`, reloaded until the reader has stored its values. */
+async function openWithValues(page: Page, reportId: string) {
+  await expect(async () => {
+    await page.goto(`/dashboard/add-review/${reportId}`);
+    await expect(page.getByTestId("lab-value")).toHaveCount(8, { timeout: 1_000 });
+  }).toPass({ timeout: 45_000 });
+  await hydrated(page);
+}
+
+const valueRow = (page: Page, name: string) => page.getByTestId("lab-value").filter({ hasText: name });
+
+test("the patient uploads two lab reports; an approved pathologist takes them", async ({ browser }, info) => {
+  const setup = await (await personContext(browser, info)).newPage();
+  w.contexts.push(setup.context());
+  await signUp(setup, w.patient);
+  await signUp(setup, w.expert);
+  await approveExperts(setup, [w.expert.email]);
+  const token = await tokenOf(setup, w.patient);
+  for (const layout of ["table", "bilingual"] as const) {
+    const up = await setup.request.post("/api/v1/report/upload-report", {
+      headers: { Authorization: `Bearer ${token}` },
+      multipart: {
+        reportType: "Blood Test",
+        phoneNumber: "9876543210",
+        description: "CBC",
+        report: { name: `${layout}.pdf`, mimeType: "application/pdf", buffer: await labPdf(layout) },
+      },
+    });
+    expect(up.status(), await up.text()).toBe(201);
+    w.reports.push((await up.json()).data._id);
+  }
+  const expertToken = await tokenOf(setup, w.expert);
+  for (const id of w.reports) {
+    const claim = await setup.request.post(`/api/v1/report/claim/${id}`, {
+      headers: { Authorization: `Bearer ${expertToken}` },
+    });
+    expect(claim.status(), await claim.text()).toBe(200);
+  }
+});
+
+test("the expert checks the values read from the first report and writes the opinion", async ({
+  browser,
+}, info) => {
+  const page = await person(browser, info, w.expert);
+  await openWithValues(page, w.reports[0]);
+  const section = page.getByTestId("lab-review");
+  await expect(section.getByRole("heading", { name: "Values read from this report" })).toBeVisible();
+  const hb = valueRow(page, "Haemoglobin");
+  await expect(hb.getByTestId("lab-reading")).toHaveText("9.8 g/dL");
+  await expect(hb).toContainText("12.0 - 15.5");
+  await expect(hb).toContainText("Below the printed range");
+  await expect(hb).toContainText("Not checked");
+
+  // Where it was read: the PDF's page, with the value's line marked on it.
+  await hb.getByRole("link", { name: "Show on the report: Haemoglobin" }).click();
+  const preview = page.getByTestId("lab-preview");
+  await expect(preview).toContainText("Where Haemoglobin was read (page 1)");
+  const img = preview.locator("img");
+  await expect
+    .poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth))
+    .toBeGreaterThan(500);
+  const pic = (await img.boundingBox())!;
+  const mark = (await preview.getByTestId("lab-highlight").boundingBox())!;
+  expect(mark.width).toBeGreaterThan(pic.width * 0.3);
+  expect(mark.height).toBeLessThan(pic.height * 0.05);
+  expect(mark.y).toBeGreaterThan(pic.y + pic.height * 0.1);
+  expect(mark.y + mark.height).toBeLessThan(pic.y + pic.height * 0.6);
+  await shot(page, info, "lab-review-preview");
+
+  await hb.getByRole("button", { name: "Confirm: Haemoglobin 9.8 g/dL" }).click();
+  await expect(toaster(page)).toContainText("Value saved.");
+  await expect(valueRow(page, "Haemoglobin")).toContainText("Confirmed");
+
+  // A correction in one step.
+  const pcv = valueRow(page, "Haematocrit");
+  await pcv.locator("summary").click();
+  await pcv.getByLabel("Value").fill("31.5");
+  await pcv.getByRole("button", { name: "Save correction" }).click();
+  await expect(valueRow(page, "Haematocrit")).toContainText("Corrected");
+  await expect(valueRow(page, "Haematocrit").getByTestId("lab-reading")).toHaveText("31.5 %");
+
+  // A bad number is refused, said next to the field, and what was typed stays.
+  const mcv = valueRow(page, "MCV");
+  await mcv.locator("summary").click();
+  await mcv.getByLabel("Value").fill("eighty");
+  await mcv.getByRole("button", { name: "Save correction" }).click();
+  await expect(valueRow(page, "MCV")).toContainText("Enter the value as a number, e.g. 9.8.");
+  await expect(valueRow(page, "MCV").getByLabel("Value")).toHaveValue("eighty");
+  await expect(valueRow(page, "MCV")).toContainText("Not checked");
+
+  await valueRow(page, "ESR").getByRole("button", { name: "Remove: ESR" }).click();
+  await expect(valueRow(page, "ESR")).toContainText("Removed");
+
+  // One the reader missed.
+  await section.getByText("Add a value the reader missed").click();
+  await section.getByRole("combobox", { name: "Test" }).selectOption("2132-9");
+  const add = section.locator("form", { has: page.locator('input[value="lab-add"]') });
+  await add.getByLabel("Value").fill("310");
+  await add.getByLabel("Unit").fill("pg/mL");
+  await add.getByLabel("Printed range (if any)").fill("211 - 911");
+  await add.getByRole("button", { name: "Add value" }).click();
+  await expect(valueRow(page, "Vitamin B12")).toContainText("Added");
+
+  expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
+  await shot(page, info, "lab-review-checked");
+
+  await page.getByLabel(/^Summary/).fill("Mild anaemia; the rest of the blood count is near normal.");
+  await page.getByLabel(/^Findings/).fill("Hb 9.8 g/dL, MCV low: iron deficiency is likely.");
+  await page.getByLabel(/^Recommendations/).fill("Iron tablets for three months; repeat the blood count.");
+  await page.getByRole("button", { name: "Submit Review" }).click();
+  await expect(toaster(page)).toContainText("Review Added Successfully");
+});
+
+test("the second report: the expert corrects Haemoglobin and sends the opinion", async ({
+  browser,
+}, info) => {
+  const page = await person(browser, info, w.expert);
+  await openWithValues(page, w.reports[1]);
+  const hb = valueRow(page, "Haemoglobin");
+  await hb.locator("summary").click();
+  await hb.getByLabel("Value").fill("10.4");
+  await hb.getByRole("button", { name: "Save correction" }).click();
+  await expect(valueRow(page, "Haemoglobin")).toContainText("Corrected");
+  await page.getByLabel(/^Summary/).fill("Haemoglobin is rising with the iron tablets.");
+  await page.getByLabel(/^Findings/).fill("Hb 10.4 g/dL.");
+  await page.getByLabel(/^Recommendations/).fill("Go on with the iron tablets.");
+  await page.getByRole("button", { name: "Submit Review" }).click();
+  await expect(toaster(page)).toContainText("Review Added Successfully");
+});
+
+test("the patient, at 360 px in Hindi, sees only checked values in plain words and a chart over time", async ({
+  browser,
+}, info) => {
+  const page = await person(browser, info, w.patient);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await hydrated(page);
+  await page.locator("summary[aria-label*='Change language']").first().click();
+  await page.locator('button[name="lng"][value="hi"]').first().click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "hi");
+  const login = await page.request.post("/api/v1/auth/login", {
+    data: { email: w.patient.email, password: w.patient.password },
+  });
+  await page.goto(`/dashboard/previous-report/${(await login.json()).user._id}`);
+
+  const lists = page.getByTestId("lab-values");
+  await expect(lists).toHaveCount(2);
+  const all = (await lists.allInnerTexts()).join("\n");
+  expect(all).toContain("9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(all).toContain("10.4 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(all).toContain("310 pg/mL");
+  // Removed (ESR), refused (MCV) and never checked (the second report's others): not shown.
+  for (const hidden of ["ESR", "MCV", "MCH", "Platelet"]) expect(all).not.toContain(hidden);
+
+  const series = page.getByTestId("lab-series");
+  await expect(series.getByRole("heading", { name: hi.labs.seriesTitle })).toBeVisible();
+  const table = series.locator("table").first();
+  await expect(table).toContainText("9.8");
+  await expect(table).toContainText("10.4");
+  await expect(series.locator("svg").first()).toBeVisible();
+  // Readable at 360 px: nothing wider than the screen.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect((await wcagAxe(page).analyze()).violations).toEqual([]);
+  await shot(page, info, "lab-values-patient-hi-360");
+});
