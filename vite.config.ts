@@ -54,6 +54,7 @@ export const PG_S3_HTTP_FILES = [
   // coordination through the database
   "sms",
   "mail-outbox",
+  "lab-upload-read",
   "ratelimit-http",
   "cursor-pagination",
   "strict-input",

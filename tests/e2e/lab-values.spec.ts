@@ -103,7 +103,7 @@ test("the expert checks the values read from the first report and writes the opi
   await expect(hb).toContainText("Not checked");
 
   // Where it was read: the PDF's page, with the value's line marked on it.
-  await hb.getByRole("link", { name: "Show on the report: Haemoglobin" }).click();
+  await hb.getByRole("link", { name: "Show on page: Haemoglobin" }).click();
   const preview = page.getByTestId("lab-preview");
   await expect(preview).toContainText("Where Haemoglobin was read (page 1)");
   const img = preview.locator("img");

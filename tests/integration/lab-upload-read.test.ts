@@ -265,12 +265,11 @@ describe("a lab report uploaded over HTTP is read", () => {
       30_000,
     );
     expect(row.locked_until).toBeNull();
-    // Ended, or (decision 0082: failures are retried after 30 s, 60 s, then the read is failed) put
-    // back with its error and a later attempt — never held.
-    if (row.status === "queued") {
-      expect(row.last_error).toBeTruthy();
-      expect(row.attempts).toBeLessThan(3);
-    } else expect(["failed", "not-lab"]).toContain(row.status);
+    // A file the tools refuse fails at once (decision 0082), saying why in a few words.
+    expect(row.status).toBe("failed");
+    expect(row.attempts).toBe(1);
+    expect(row.last_error).toMatch(/^node exited with 1: unreadable image: /);
+    expect(row.last_error!.length).toBeLessThan(200);
     const res = await api().get(obs(ids.cut), tok.admin);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);

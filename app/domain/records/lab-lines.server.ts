@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 
 /**
  * Lines of a page with their boxes (decision 0082): the words of a TSV (poppler's `pdftotext -tsv`
@@ -12,7 +13,11 @@ export type PageLine = {
   box: [number, number, number, number];
   /** Words the OCR was unsure of (Tesseract's confidence under WEAK_CONF); a text layer has none. */
   weak?: string[];
+  /** The line's words, each with its box (same fractions): a value's own box is cut from them. */
+  words?: { text: string; box: Box }[];
 };
+
+type Box = [number, number, number, number];
 
 /** Tesseract's word confidence (0–100) under which a word is doubted. */
 export const WEAK_CONF = 70;
@@ -69,15 +74,54 @@ export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): Pag
       const x1 = Math.max(...g.map((w) => w.left + w.width));
       const y1 = Math.max(...g.map((w) => w.top + w.height));
       const r = (n: number) => Math.round(n * 10_000) / 10_000;
+      const boxOf = (a: number, b: number, c: number, d: number): Box => [
+        r(a / size.w),
+        r(b / size.h),
+        r((c - a) / size.w),
+        r((d - b) / size.h),
+      ];
       out.push({
         page: page + pageOffset,
         text: joinWords(g),
-        box: [r(x0 / size.w), r(y0 / size.h), r((x1 - x0) / size.w), r((y1 - y0) / size.h)],
+        box: boxOf(x0, y0, x1, y1),
+        words: g.map((w) => ({
+          text: w.text,
+          box: boxOf(w.left, w.top, w.left + w.width, w.top + w.height),
+        })),
         ...(ownLines ? { weak: g.filter((w) => w.conf >= 0 && w.conf < WEAK_CONF).map((w) => w.text) } : {}),
       });
     }
   }
   return out;
+}
+
+/**
+ * The box of one row on a line that may hold two (two columns): from the word where its printed
+ * name starts to the word with its value, or with the last number of its range; the whole line's
+ * box when the words cannot be found.
+ */
+export function rowBox(line: PageLine, printedName: string, printedValue: string, range: string | null): Box {
+  const words = line.words;
+  if (!words?.length) return line.box;
+  const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}.]+/gu, "");
+  const first = norm(printedName.split(/\s+/)[0] ?? "");
+  const start = first ? words.findIndex((w) => norm(w.text).startsWith(first)) : -1;
+  if (start < 0) return line.box;
+  const at = words.findIndex((w, i) => i >= start && w.text.includes(printedValue));
+  if (at < 0) return line.box;
+  let end = at;
+  const last = range?.match(/\d+(?:\.\d+)?/g)?.at(-1);
+  if (last) {
+    const k = words.findIndex((w, i) => i > at && i <= at + 6 && w.text.includes(last));
+    if (k > 0) end = k;
+  }
+  const part = words.slice(start, end + 1).map((w) => w.box);
+  const x0 = Math.min(...part.map((b) => b[0]));
+  const y0 = Math.min(...part.map((b) => b[1]));
+  const x1 = Math.max(...part.map((b) => b[0] + b[2]));
+  const y1 = Math.max(...part.map((b) => b[1] + b[3]));
+  const r = (n: number) => Math.round(n * 10_000) / 10_000;
+  return [r(x0), r(y0), r(x1 - x0), r(y1 - y0)];
 }
 
 /** Words joined with one space, or with three where a wide gap parts two columns. */
@@ -102,6 +146,13 @@ let prlimit: boolean | undefined;
  * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
  * their heap instead: V8 reserves far more address space than it uses).
  */
+/** A tool that exited with an error on a file (a damaged PDF, an image that does not decode). */
+export class ToolRefused extends Error {
+  constructor(tool: string, code: number, said: string) {
+    super(`${tool} exited with ${code}${said ? `: ${said.slice(0, 160)}` : ""}`);
+  }
+}
+
 /** Whether a tool is on the PATH (a missing one is told apart from one that failed). */
 export function onPath(cmd: string): boolean {
   return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(`${dir}/${cmd}`));
@@ -120,7 +171,17 @@ export function run(cmd: string, args: string[], limits: RunLimits): Promise<str
         maxBuffer: limits.maxBufferBytes ?? 32 * 1024 * 1024,
         env: { ...process.env, ...limits.env, OMP_THREAD_LIMIT: "1" },
       },
-      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
+        if (e.killed || e.signal) return reject(new Error(`${basename(cmd)}: time limit reached`));
+        // The tool ran and refused the file: the file is at fault, and reading it again will not help.
+        if (typeof e.code === "number")
+          return reject(
+            new ToolRefused(basename(cmd), e.code, String(stderr).trim().split("\n").at(-1) ?? ""),
+          );
+        reject(err);
+      },
     );
   });
 }

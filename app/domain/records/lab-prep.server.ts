@@ -202,6 +202,7 @@ function childSource(): string {
 const __name = (f) => f;
 const fs = require("node:fs");
 const [input, output] = process.argv.slice(1);
+try {
 const buf = fs.readFileSync(input);
 let width, height, grey;
 const pgm = /^P5\\s+(\\d+)\\s+(\\d+)\\s+255\\s/.exec(buf.subarray(0, 64).toString("latin1"));
@@ -223,6 +224,11 @@ if (grey.length !== width * height) throw new Error("truncated image");
 const out = (${cleanPage.toString()})(grey, width, height);
 fs.writeFileSync(output, Buffer.concat([Buffer.from("P5\\n" + out.w + " " + out.h + "\\n255\\n"), out.px]));
 process.stdout.write(JSON.stringify({ angle: out.angle }));
+} catch (e) {
+  // One line the reader can store: why the picture could not be read.
+  process.stderr.write("unreadable image: " + String((e && e.message) || e).split("\\n")[0] + "\\n");
+  process.exit(1);
+}
 `;
 }
 

@@ -9,7 +9,7 @@ import { labReads, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { backgroundLoop } from "../platform/index.server";
 import { openDecrypted } from "./files.server";
-import type { PageLine } from "./lab-lines.server";
+import { rowBox, ToolRefused, type PageLine } from "./lab-lines.server";
 import { ocrImage, ocrPdf, OcrUnavailable, pdfTextLines } from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
 import { looksLikeLabReport, recogniseLabRows, type LabRow } from "./labs";
@@ -136,7 +136,8 @@ async function readOne(row: Row): Promise<void> {
       return;
     }
     const lastError = String((err as Error)?.message ?? err).slice(0, 300);
-    if (row.attempts >= MAX_ATTEMPTS) {
+    // A file the tools refuse (it does not decode) fails at once; a time-out or a crash is retried.
+    if (row.attempts >= MAX_ATTEMPTS || err instanceof ToolRefused) {
       await settle(row, { status: "failed", lastError, durationMs, finishedAt: new Date() });
       log("error", "lab reader failed", { ...who, error: lastError });
     } else {
@@ -187,7 +188,7 @@ export async function readLocal(
     rows: rows.map((r) => ({
       ...doubtWeak(r, lines[r.lineIndex].weak ?? []),
       page: lines[r.lineIndex].page,
-      box: lines[r.lineIndex].box,
+      box: rowBox(lines[r.lineIndex], r.printedName, r.printedValue, r.range?.text ?? null),
     })),
   };
 }

@@ -8,7 +8,7 @@ export type LabError = { lab?: { target: string; message: string; fieldErrors: R
 function FieldError({ id, messages }: { id: string; messages?: string[] }) {
   if (!messages?.length) return null;
   return (
-    <p id={id} className="text-sm font-semibold text-red-700">
+    <p id={id} className="field-error">
       {messages.join(" ")}
     </p>
   );
@@ -32,7 +32,7 @@ export function ValueFields({
         name={name}
         defaultValue={def}
         inputMode={mode}
-        className="input mt-1 w-full"
+        className="field-input mt-1"
         aria-invalid={fe[name] ? true : undefined}
         aria-describedby={fe[name] ? `${prefix}-${name}-error` : undefined}
       />
@@ -65,7 +65,7 @@ export function AddValue({
       <Form method="post" className="mt-2 space-y-2" preventScrollReset>
         <input type="hidden" name="intent" value="lab-add" />
         {error && !Object.keys(fe).length && (
-          <p role="alert" className="text-sm font-semibold text-red-700">
+          <p role="alert" className="field-error">
             {error.message}
           </p>
         )}
@@ -73,7 +73,7 @@ export function AddValue({
           {t("labs.analyte")}
           <select
             name="loinc"
-            className="input mt-1 w-full"
+            className="field-input mt-1"
             defaultValue=""
             aria-invalid={fe.loinc ? true : undefined}
             aria-describedby={fe.loinc ? "lab-add-loinc-error" : undefined}

@@ -44,7 +44,6 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
       </h2>
       <p className="text-sm text-slate-700">{t("labs.reviewIntro")}</p>
       {state && <p className="rounded-md bg-slate-100 px-3 py-2 text-sm text-slate-800">{state}</p>}
-      {labs.preview && <Preview reportId={reportId} preview={labs.preview} />}
       {labs.values.length > 0 && (
         <ul className="divide-y divide-slate-200" aria-label={t("labs.reviewTitle")}>
           {labs.values.map((v) => (
@@ -64,12 +63,19 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
   );
 }
 
-function Preview({ reportId, preview }: { reportId: string; preview: NonNullable<ReviewLabs["preview"]> }) {
+/** The page where a value was read, its line marked: shown in the report's column, beside the list. */
+export function LabPreview({
+  reportId,
+  preview,
+}: {
+  reportId: string;
+  preview: NonNullable<ReviewLabs["preview"]>;
+}) {
   const { t } = useTranslation();
   const [x, y, w, h] = preview.box;
   const pct = (n: number) => `${(n * 100).toFixed(2)}%`;
   return (
-    <figure id="labs-preview" className="space-y-2" data-testid="lab-preview">
+    <figure id="labs-preview" className="card space-y-2 p-3" data-testid="lab-preview">
       <figcaption className="flex flex-wrap items-center justify-between gap-2 text-sm font-semibold text-slate-900">
         <span>{t("labs.previewTitle", { name: preview.name, page: preview.page })}</span>
         <Link to={`/dashboard/add-review/${reportId}#labs`} className="link font-normal" preventScrollReset>
@@ -118,28 +124,28 @@ function ValueRow({
   const removed = v.status === "removed";
   const unit = v.printedUnit ?? v.unit;
   return (
-    <li id={`lab-${v._id}`} className="space-y-2 py-3" data-testid="lab-value" data-status={v.status}>
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
+    <li id={`lab-${v._id}`} className="space-y-1 py-2" data-testid="lab-value" data-status={v.status}>
+      <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
         <p className={removed ? "text-slate-500 line-through" : "text-slate-900"}>
           <span className="font-semibold">{v.name}</span>{" "}
-          {v.printedName !== v.name && <span className="text-sm text-slate-600">({v.printedName})</span>}{" "}
-          <span className="font-mono text-base font-semibold" data-testid="lab-reading">
+          <span className="font-mono font-semibold" data-testid="lab-reading">
             {v.printedValue} {unit}
           </span>
-          {v.flag && (
-            <span className="ml-2 rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900">
-              {v.flag === "H" ? t("labs.flagH") : t("labs.flagL")}
-            </span>
-          )}
         </p>
-        <span className={`rounded px-2 py-0.5 text-xs font-semibold ${STATUS_STYLE[v.status]}`}>
+        {v.flag && (
+          <span className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900">
+            {v.flag === "H" ? t("labs.flagH") : t("labs.flagL")}
+          </span>
+        )}
+        <span className={`ml-auto rounded px-2 py-0.5 text-xs font-semibold ${STATUS_STYLE[v.status]}`}>
           {statusLabel}
         </span>
       </div>
       <p className="text-sm text-slate-700">
+        {v.printedName !== v.name && <>“{v.printedName}” · </>}
         {t("labs.printedRange")}: {v.rangeText ?? t("labs.noRangePrinted")}
         {v.status === "read" && v.confidence != null && v.confidence < 0.9 && (
-          <span className="ml-2 font-semibold text-amber-900">{t("labs.doubt")}</span>
+          <span className="block font-semibold text-amber-900">{t("labs.doubt")}</span>
         )}
       </p>
       {error && (
@@ -152,7 +158,7 @@ function ValueRow({
           {v.page && v.box && !shown && (
             <Link
               to={`/dashboard/add-review/${reportId}?value=${encodeURIComponent(v._id)}#labs-preview`}
-              className="btn-secondary px-3 text-sm"
+              className="btn-secondary px-3 py-1 text-sm"
               preventScrollReset
               aria-label={`${t("labs.showOnReport")}: ${v.name}`}
             >
@@ -167,7 +173,7 @@ function ValueRow({
                 type="submit"
                 name="action"
                 value="confirm"
-                className="btn-primary px-3 text-sm"
+                className="btn-primary px-3 py-1 text-sm"
                 disabled={busy}
                 aria-label={`${t("labs.confirm")}: ${v.name} ${v.printedValue} ${unit}`}
               >
@@ -182,35 +188,36 @@ function ValueRow({
               type="submit"
               name="action"
               value="remove"
-              className="btn-secondary px-3 text-sm"
+              className="btn-secondary px-3 py-1 text-sm"
               disabled={busy}
               aria-label={`${t("labs.remove")}: ${v.name}`}
             >
               {t("labs.remove")}
             </button>
           </Form>
+          <details
+            className="open:basis-full"
+            open={!!error?.fieldErrors && Object.keys(error.fieldErrors).length > 0}
+          >
+            <summary className="flex min-h-11 cursor-pointer items-center px-1 text-sm font-semibold text-sky-800">
+              {t("labs.correct")}
+              <span className="sr-only">: {v.name}</span>
+            </summary>
+            <Form method="post" className="mt-2 space-y-2" preventScrollReset>
+              <input type="hidden" name="intent" value="lab-check" />
+              <input type="hidden" name="valueId" value={v._id} />
+              <input type="hidden" name="action" value="correct" />
+              <ValueFields
+                prefix={`lab-${v._id}`}
+                v={{ value: v.printedValue, unit, range: v.rangeText ?? "" }}
+                error={error}
+              />
+              <button type="submit" className="btn-primary px-3 py-1 text-sm" disabled={busy}>
+                {t("labs.saveCorrection")}
+              </button>
+            </Form>
+          </details>
         </div>
-      )}
-      {!removed && (
-        <details open={!!error?.fieldErrors && Object.keys(error.fieldErrors).length > 0}>
-          <summary className="cursor-pointer text-sm font-semibold text-sky-800">
-            {t("labs.correct")}
-            <span className="sr-only">: {v.name}</span>
-          </summary>
-          <Form method="post" className="mt-2 space-y-2" preventScrollReset>
-            <input type="hidden" name="intent" value="lab-check" />
-            <input type="hidden" name="valueId" value={v._id} />
-            <input type="hidden" name="action" value="correct" />
-            <ValueFields
-              prefix={`lab-${v._id}`}
-              v={{ value: v.printedValue, unit, range: v.rangeText ?? "" }}
-              error={error}
-            />
-            <button type="submit" className="btn-primary px-3 text-sm" disabled={busy}>
-              {t("labs.saveCorrection")}
-            </button>
-          </Form>
-        </details>
       )}
     </li>
   );

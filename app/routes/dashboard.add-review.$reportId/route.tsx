@@ -29,7 +29,7 @@ import { SecondOpinionPanel } from "./SecondOpinionPanel";
 import { ReviewForm } from "./ReviewForm";
 import { VoicePanel } from "./VoicePanel";
 import { labAction, labsSection } from "./labs.server";
-import { LabPanel } from "./LabPanel";
+import { LabPanel, LabPreview } from "./LabPanel";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -195,7 +195,10 @@ export default function AddReview() {
           ) : report.study ? (
             <StudyPanel reportId={report._id} {...report.study} />
           ) : (
-            <ReportViewer report={report} />
+            <div className="space-y-3">
+              {labs?.preview && <LabPreview reportId={report._id} preview={labs.preview} />}
+              <ReportViewer report={report} />
+            </div>
           )}
         </div>
         <div className="min-w-0 space-y-5">

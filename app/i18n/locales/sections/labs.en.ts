@@ -43,7 +43,7 @@ const labs = {
   flagL: "Below the printed range",
   doubt: "Read with doubt: compare it with the report.",
   noRangePrinted: "none printed",
-  showOnReport: "Show on the report",
+  showOnReport: "Show on page",
   confirm: "Confirm",
   remove: "Remove",
   correct: "Correct",
