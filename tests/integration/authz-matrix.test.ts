@@ -71,6 +71,16 @@ const API: Row[] = [
     expert: 200,
     admin: 200,
   },
+  // A page of the PDF rendered (where a lab value was read, decision 0084): the file's rule.
+  {
+    route: "GET /report/:report/pages/1",
+    anon: 401,
+    patient: 200,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 200,
+    admin: 200,
+  },
   // Voice notes and medical images follow the report file's rule (decisions 0037, 0039).
   {
     route: "GET /voice-notes?reportId=:report",

@@ -274,4 +274,22 @@ describe("a lab report uploaded over HTTP is read", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
   });
+
+  it("a PDF's page is rendered for the expert holding it, where its values were read; bad page numbers are refused", async () => {
+    const page = (id: string, n: string, token?: string) =>
+      fetch(`${server.url}/api/v1/report/${id}/pages/${n}`, {
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
+    const one = await page(ids.pdf, "1", tok.expert);
+    expect(one.status).toBe(200);
+    expect(one.headers.get("content-type")).toBe("image/jpeg");
+    const bytes = Buffer.from(await one.arrayBuffer());
+    expect(bytes.subarray(0, 2).toString("hex")).toBe("ffd8");
+    expect(bytes.length).toBeGreaterThan(10_000);
+    for (const bad of ["0", "x", "51", "1e3", "-1"])
+      expect((await page(ids.pdf, bad, tok.expert)).status).toBe(400);
+    expect((await page(ids.pdf, "2", tok.expert)).status).toBe(404); // a one-page PDF
+    expect((await page(ids.photo, "1", tok.expert)).status).toBe(404); // a photo is its own page
+    expect((await page(ids.pdf, "1")).status).toBe(401);
+  });
 });

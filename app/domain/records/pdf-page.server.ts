@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { run } from "./lab-lines.server";
+import { run, ToolRefused } from "./lab-lines.server";
 
 /** The highest page number a preview is asked for (the reader reads at most ten). */
 export const MAX_PREVIEW_PAGE = 50;
@@ -20,7 +20,8 @@ export async function renderPdfPage(pdf: Readable, page: number): Promise<Buffer
     const file = join(dir, "r.pdf");
     await pipeline(pdf, createWriteStream(file, { mode: 0o600 }));
     const p = String(page);
-    await run(
+    // pdftoppm refuses a page past the end (exit 99) and a damaged file alike: nothing to show.
+    const refused = await run(
       "pdftoppm",
       [
         "-q",
@@ -38,7 +39,14 @@ export async function renderPdfPage(pdf: Readable, page: number): Promise<Buffer
         join(dir, "page"),
       ],
       { timeoutMs: 20_000 },
+    ).then(
+      () => false,
+      (err: unknown) => {
+        if (err instanceof ToolRefused) return true;
+        throw err;
+      },
     );
+    if (refused) return null;
     return await readFile(join(dir, "page.jpg")).catch(() => null);
   } finally {
     await rm(dir, { recursive: true, force: true });
