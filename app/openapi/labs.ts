@@ -51,7 +51,7 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     body: z.object({
       loinc: z.string(),
       value: z.union([z.number(), z.string()]),
-      unit: z.string().describe("UCUM, e.g. g/dL or g/L"),
+      unit: z.string().describe("UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL)"),
       range,
     }),
     data: observationObject,
@@ -68,7 +68,7 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     body: z.object({
       action: z.enum(["confirm", "correct", "remove"]),
       value: z.union([z.number(), z.string()]).optional().describe("correct: the value"),
-      unit: z.string().optional().describe("correct: its UCUM unit"),
+      unit: z.string().optional().describe("correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm)"),
       range,
     }),
     data: observationObject,

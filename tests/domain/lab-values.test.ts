@@ -93,6 +93,15 @@ describe("lab values", () => {
       rangeHigh: 15.5,
       flag: "H",
     });
+    // The unit as the lab printed it ("gm%"): read as g/dL, kept as printed for the patient's line.
+    expect(
+      await d.consultation.checkValue(expert, report._id, ids[1], {
+        action: "correct",
+        value: "16.0",
+        unit: "gm%",
+        range: "12.0 - 15.5",
+      }),
+    ).toMatchObject({ status: "corrected", value: 16, unit: "g/dL", printedUnit: "gm%", flag: "H" });
     await d.consultation.checkValue(expert, report._id, ids[2], { action: "remove" });
     expect(
       (await refusal(() => d.consultation.checkValue(expert, report._id, ids[2], { action: "confirm" })))

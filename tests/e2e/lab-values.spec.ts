@@ -196,7 +196,7 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
   const lists = page.getByTestId("lab-values");
   await expect(lists).toHaveCount(2);
   const all = (await lists.allInnerTexts()).join("\n");
-  expect(all).toContain("9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(all).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
   expect(all).toContain("10.4 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
   expect(all).toContain("310 pg/mL");
   // Removed (ESR), refused (MCV) and never checked (the second report's others): not shown.

@@ -5,7 +5,7 @@ import { labValues, reports } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { patientAccess, requirePatientAccess } from "../care/index.server";
-import { analyteByLoinc, factorFor } from "../records/labs";
+import { analyteByLoinc, factorFor, toUcum } from "../records/labs";
 import { labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
@@ -238,7 +238,9 @@ export type AddValueInput = z.input<typeof addSchema> | Record<string, unknown>;
 function normalised(loinc: string, value: number, unit: string, range: string | null | undefined) {
   const analyte = analyteByLoinc(loinc);
   if (!analyte) throw invalid({ loinc: ["labs.analyteUnknown"] });
-  const factor = factorFor(analyte, unit);
+  // The unit as UCUM or as labs print it ("mill/cumm", "×10³/µL"): the expert types what she reads.
+  const ucum = factorFor(analyte, unit) != null ? unit : (toUcum(unit) ?? unit);
+  const factor = factorFor(analyte, ucum);
   if (factor == null) throw invalid({ unit: ["labs.unitUnknown"] });
   const v = round(value * factor);
   if (v < analyte.possible[0] || v > analyte.possible[1]) throw invalid({ value: ["labs.valueImpossible"] });

@@ -81,7 +81,7 @@ export function AddValue({
             <option value="">{t("labs.chooseAnalyte")}</option>
             {catalogue.map((a) => (
               <option key={a.loinc} value={a.loinc}>
-                {a.name} ({a.units.join(", ")})
+                {a.units.length ? `${a.name} (${a.units.join(", ")})` : a.name}
               </option>
             ))}
           </select>

@@ -122,7 +122,7 @@ function ValueRow({
     removed: t("labs.statusRemoved"),
   }[v.status];
   const removed = v.status === "removed";
-  const unit = v.printedUnit ?? v.unit;
+  const unit = v.shownUnit;
   return (
     <li id={`lab-${v._id}`} className="space-y-1 py-2" data-testid="lab-value" data-status={v.status}>
       <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">

@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
 import { addValue, checkValue, labReview } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { CATALOGUE } from "~/domain/records/labs";
+import { CATALOGUE, displayUnit } from "~/domain/records/labs";
 import { screenFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
 import type { ReviewScreen } from "./claim.server";
@@ -20,6 +20,8 @@ export async function labsSection(
   const pick = review.values.find((v) => v._id === selected && v.page && v.box) ?? null;
   return {
     ...review,
+    // The unit as printed (or as the expert typed it), else the analyte's unit as people read it.
+    values: review.values.map((v) => ({ ...v, shownUnit: v.printedUnit ?? displayUnit(v.unit) })),
     // The highlight: the value's page (a PDF's page rendered; a photo is its own page) and its box.
     preview: pick
       ? {

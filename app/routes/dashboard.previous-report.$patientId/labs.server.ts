@@ -1,11 +1,21 @@
 import type { TFunction } from "i18next";
 import { confirmedValues, labSeries, type ApiLabValue } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
+import { analyteName, displayUnit } from "~/domain/records/labs";
 import type { LabSeriesView } from "~/components/labs/LabValues";
 
-/** A checked value in plain words, against the range printed on the report (decision 0084). */
-export function plainWords(t: TFunction, v: ApiLabValue): string {
-  const vars = { name: v.name, value: v.value, unit: v.unit, range: v.rangeText ?? "" };
+/**
+ * A checked value in plain words, against the range printed on the report (decision 0084): her
+ * name for the test, the value and unit as printed (the printed range is in that unit), the
+ * comparison made on the normalised numbers.
+ */
+export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string {
+  const vars = {
+    name: analyteName(v.loinc, v.name, locale),
+    value: v.printedValue,
+    unit: v.printedUnit ?? displayUnit(v.unit),
+    range: v.rangeText ?? "",
+  };
   if (v.rangeLow == null && v.rangeHigh == null) return t("labs.noRange", vars);
   if (v.rangeHigh != null && v.value > v.rangeHigh) return t("labs.above", vars);
   if (v.rangeLow != null && v.value < v.rangeLow) return t("labs.below", vars);
@@ -21,12 +31,13 @@ export async function labsFor(
   locale: string,
 ) {
   const lines: Record<string, string[]> = {};
-  for (const id of reportIds) lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v));
+  for (const id of reportIds)
+    lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v, locale));
   const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "Asia/Kolkata" });
   const series: LabSeriesView[] = (await labSeries(actor, patientId)).map((s) => ({
     loinc: s.loinc,
-    name: s.name,
-    unit: s.unit,
+    name: analyteName(s.loinc, s.name, locale),
+    unit: displayUnit(s.unit),
     points: s.points.map((p) => ({
       date: date.format(new Date(p.date)),
       value: p.value,

@@ -6,7 +6,8 @@
 export { analyteByLoinc, CATALOGUE, factorFor, normaliseName } from "./catalogue";
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
-export { toUcum } from "./units";
+export { analyteName, namedLoincs } from "./names";
+export { displayUnit, toUcum } from "./units";
 export {
   CONFIDENT,
   type Analyte,

@@ -151,3 +151,29 @@ export function unitAt(words: string[], from: number): { ucum: string; length: n
   }
   return null;
 }
+
+const SHOWN: Record<string, string> = {
+  "10*3/uL": "×10³/µL",
+  "10*6/uL": "×10⁶/µL",
+  "10*9/L": "×10⁹/L",
+  "/uL": "/µL",
+  "u[IU]/mL": "µIU/mL",
+  "m[IU]/L": "mIU/L",
+  "[IU]/L": "IU/L",
+  "[IU]/mL": "IU/mL",
+  "ug/dL": "µg/dL",
+  "ug/L": "µg/L",
+  "umol/L": "µmol/L",
+  "meq/L": "mEq/L",
+  "mm/h": "mm/hr",
+  "mL/min/{1.73_m2}": "mL/min/1.73m²",
+  "/[HPF]": "/HPF",
+  "[pH]": "",
+  "{INR}": "",
+  "1": "",
+};
+
+/** A UCUM unit as people read it ("10*3/uL" → "×10³/µL"; a unitless "1" → ""). */
+export function displayUnit(ucum: string): string {
+  return SHOWN[ucum] ?? ucum;
+}
