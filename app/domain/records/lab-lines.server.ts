@@ -141,11 +141,6 @@ const TOOL_MEMORY_BYTES = 768 * 1024 * 1024;
 const PRLIMIT = "/usr/bin/prlimit";
 let prlimit: boolean | undefined;
 
-/**
- * Runs a tool as a child process (the CPU work off the event loop) with one thread, a time limit
- * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
- * their heap instead: V8 reserves far more address space than it uses).
- */
 /** A tool that exited with an error on a file (a damaged PDF, an image that does not decode). */
 export class ToolRefused extends Error {
   constructor(tool: string, code: number, said: string) {
@@ -158,6 +153,11 @@ export function onPath(cmd: string): boolean {
   return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(`${dir}/${cmd}`));
 }
 
+/**
+ * Runs a tool as a child process (the CPU work off the event loop) with one thread, a time limit
+ * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
+ * their heap instead: V8 reserves far more address space than it uses).
+ */
 export function run(cmd: string, args: string[], limits: RunLimits): Promise<string> {
   prlimit ??= existsSync(PRLIMIT);
   const bounded = prlimit && cmd !== process.execPath;
