@@ -76,10 +76,10 @@ export const LAB_ENDPOINTS: Endpoint[] = [
   },
   {
     method: "get",
-    path: "/report/{reportId}/pages/{page}",
+    path: "/report/{reportId}/pages/{pageId}",
     who: "those who may open the report's file",
     summary:
-      "One page (from 1) of a PDF report as JPEG at 100 dpi: where a value's box lies (`page`, `box` of an observation); recorded like an opening of the file. 400 for a page number out of 1–50, 404 when the report is not a PDF or has no such page",
+      "One page of a PDF report (`pageId`: its number, from 1) as JPEG at 100 dpi: where a value's box lies (`page`, `box` of an observation); recorded like an opening of the file. 400 for a page number out of 1–50, 404 when the report is not a PDF or has no such page",
     auth: true,
     content: { description: "The page as JPEG", types: { "image/jpeg": z.string().describe("binary") } },
     errors: [400, 401, 403, 404],

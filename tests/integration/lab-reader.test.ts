@@ -1,5 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import jpeg from "jpeg-js";
+import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
-import { LAYOUTS, type Kind, type Layout } from "../helpers/lab-corpus";
+import { readLocal } from "~/domain/records/index.server";
+import { ocrImage } from "~/domain/records/lab-ocr.server";
+import { orient } from "~/domain/records/lab-prep.server";
+import { exifHead } from "../helpers/exif";
+import { LAYOUTS, labPhoto, truthOf, type Kind, type Layout } from "../helpers/lab-corpus";
 import { scoreOne, type Score } from "../helpers/lab-score";
 
 /**
@@ -35,4 +44,50 @@ describe("lab reader on the corpus", () => {
     expect(r.exact).toBeGreaterThanOrEqual(0.9);
     expect(r.confidentWrong).toEqual([]);
   }, 60_000);
+
+  // Phones store the sensor's picture and an EXIF orientation; the page must be read as shown.
+  it("reads a photo stored sideways with its EXIF orientation as the page it shows", async () => {
+    const shown = jpeg.decode(await labPhoto("table"), { useTArray: true });
+    const grey = new Uint8Array(shown.width * shown.height).map((_, i) => shown.data[i * 4]);
+    // Stored turned a quarter anticlockwise; orientation 6 turns it back clockwise.
+    const stored = orient(grey, shown.width, shown.height, 8);
+    const rgba = Buffer.alloc(stored.w * stored.h * 4);
+    stored.px.forEach((v, i) => rgba.fill(v, i * 4, i * 4 + 3).writeUInt8(255, i * 4 + 3));
+    const body = Buffer.from(jpeg.encode({ data: rgba, width: stored.w, height: stored.h }, 80).data);
+    const head = exifHead(6);
+    const file = Buffer.concat([head.subarray(0, head.length - 4), body.subarray(2)]);
+    const dir = mkdtempSync(join(tmpdir(), "labexif-"));
+    try {
+      writeFileSync(join(dir, "p.jpg"), file);
+      const reading = await readLocal(join(dir, "p.jpg"), "image/jpeg");
+      const exact = truthOf("table").filter((t) =>
+        reading.rows.some((r) => r.analyte === t.analyte && r.printedValue === t.value),
+      );
+      expect(exact.length).toBeGreaterThanOrEqual(7);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("does not OCR a picture that is not a page of text (noise, a photo of skin or an X-ray)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "labnoise-"));
+    try {
+      let x = 7;
+      const noise = new PNG({ width: 900, height: 700 });
+      for (let i = 0; i < noise.data.length; i += 4) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        noise.data.fill(x >>> 24, i, i + 3);
+        noise.data[i + 3] = 255;
+      }
+      writeFileSync(join(dir, "n.png"), PNG.sync.write(noise));
+      expect(await ocrImage(join(dir, "n.png"), 30_000)).toEqual([]);
+      expect(await readLocal(join(dir, "n.png"), "image/png")).toEqual({
+        lab: false,
+        source: "ocr",
+        rows: [],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

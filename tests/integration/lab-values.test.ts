@@ -71,6 +71,16 @@ beforeAll(async () => {
         yearsOfPractice: 9,
       },
     ],
+    [
+      "other",
+      "Expert",
+      {
+        specialties: ["Pathology"],
+        registrationNumber: "KMC-85",
+        registrationCouncil: "Karnataka Medical Council",
+        yearsOfPractice: 4,
+      },
+    ],
   ] as const) {
     const r = await signupViaApi(a, smtp, codeFrom, {
       email: `${key}@labs.test`,
@@ -80,7 +90,8 @@ beforeAll(async () => {
     tok[key] = r.token;
     ids[key] = r.user._id;
   }
-  expect((await a.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin)).status).toBe(200);
+  for (const e of [ids.expert, ids.other])
+    expect((await a.post("/expert/approve-expert", { expertId: e }, tok.admin)).status).toBe(200);
   const up = async () =>
     (
       await a.call(
@@ -174,5 +185,51 @@ describe("lab values over HTTP", () => {
     expect(html).toMatch(/<table[\s\S]*10\.2 g\/dL[\s\S]*9\.8 g\/dL[\s\S]*<\/table>/);
     expect(html).not.toContain("245");
     expect(html).not.toContain("0.9 mg/dL");
+  });
+
+  it("the review screen's forms work without script for the holder, keep a refused number, and refuse anyone else", async () => {
+    const screen = `/dashboard/add-review/${ids.second}`;
+    const as = async (email: string) => {
+      const b = new Browserish(server.url);
+      expect((await b.post("/login", { email, password: strongPassword })).status).toBe(302);
+      return b;
+    };
+    const status = async () =>
+      (
+        (await api().get(`/report/${ids.second}/observations` as never, tok.expert)).body.data as {
+          _id: string;
+          status: string;
+        }[]
+      ).find((v) => v._id === "v-unchecked")!.status;
+    const expert = await as("expert@labs.test");
+    const page = await (await expert.fetch(screen)).text();
+    expect(page).toContain("Values read from this report");
+    // A refused number: 400, said beside the field, and what was typed is in the form again.
+    const refused = await expert.post(screen, {
+      intent: "lab-check",
+      valueId: "v-unchecked",
+      action: "correct",
+      value: "two hundred",
+      unit: "mg/dL",
+      range: "< 200",
+    });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain("Enter the value as a number, e.g. 9.8.");
+    expect(html).toContain('value="two hundred"');
+    expect(await status()).toBe("read");
+    // Another approved expert, and the patient: refused, nothing changes.
+    for (const email of ["other@labs.test", "patient@labs.test"]) {
+      const res = await (
+        await as(email)
+      ).post(screen, { intent: "lab-check", valueId: "v-unchecked", action: "confirm" });
+      expect(res.status).toBe(403);
+      expect(await status()).toBe("read");
+    }
+    // The holder: one step, back to the screen with the value shown on its page.
+    const ok = await expert.post(screen, { intent: "lab-check", valueId: "v-unchecked", action: "confirm" });
+    expect(ok.status).toBe(302);
+    expect(ok.headers.get("location")).toBe(`${screen}?value=v-unchecked#labs`);
+    expect(await status()).toBe("confirmed");
   });
 });

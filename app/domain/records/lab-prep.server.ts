@@ -25,7 +25,7 @@ export function cleanPage(
   src: Uint8Array,
   width: number,
   height: number,
-): { px: Uint8Array; w: number; h: number; angle: number } {
+): { px: Uint8Array; w: number; h: number; angle: number; cv: number; inkShare: number } {
   const MAX_SIDE = 3600;
   // Reduced straight from the bytes: no full-size float copy of a large photo.
   const f = Math.ceil(Math.max(width, height) / MAX_SIDE);
@@ -159,6 +159,26 @@ export function cleanPage(
     }
   }
   angle = Math.round(angle * 100) / 100;
+  // Is it a page of text at all? Text lines make the row profile at the skew peaked (rows of ink,
+  // rows of paper): its coefficient of variation over the inked span is high. A photo of skin, an
+  // X-ray or noise has ink everywhere or nowhere, and a flat profile.
+  const t = Math.tan((angle * Math.PI) / 180);
+  const off = Math.ceil(Math.abs(t) * qw) + 2;
+  const prof = new Float64Array(qh + 2 * off + 2);
+  let total = 0;
+  for (let i = 0; i < ink.length; i += 3) {
+    prof[Math.round(ink[i + 1] - ink[i] * t + off)] += ink[i + 2];
+    total += ink[i + 2];
+  }
+  let firstRow = 0;
+  while (firstRow < prof.length && prof[firstRow] === 0) firstRow++;
+  let lastRow = prof.length - 1;
+  while (lastRow > firstRow && prof[lastRow] === 0) lastRow--;
+  const span = Math.max(1, lastRow - firstRow + 1);
+  let sq = 0;
+  for (let i = firstRow; i <= lastRow; i++) sq += prof[i] * prof[i];
+  const cv = total > 0 ? Math.sqrt(Math.max(0, (span * sq) / (total * total) - 1)) : 0;
+  const inkShare = total / (qw * qh * 16);
   // Turn back by the skew (rows at angle `angle` become level), stretching ink to black, paper to white.
   const lo = Math.max(0, thr - 2 * (255 - thr));
   const stretch = (v: number) => Math.max(0, Math.min(255, ((v - lo) * 255) / (255 - lo)));
@@ -189,7 +209,94 @@ export function cleanPage(
         norm[(y0 + 1) * w + x0 + 1] * fx * fy;
       out[y * w + x] = stretch(v);
     }
-  return { px: out, w, h, angle };
+  return {
+    px: out,
+    w,
+    h,
+    angle,
+    cv: Math.round(cv * 100) / 100,
+    inkShare: Math.round(inkShare * 10_000) / 10_000,
+  };
+}
+
+/**
+ * The EXIF orientation of a JPEG (1–8; 1 when none): phones store the picture as the sensor saw
+ * it and say in this tag how to turn it, and browsers show it turned. Self-contained like
+ * cleanPage (it runs in the child).
+ */
+export function exifOrientation(jpg: Uint8Array): number {
+  let i = 2;
+  while (i + 4 < jpg.length && jpg[i] === 0xff) {
+    const marker = jpg[i + 1];
+    const len = (jpg[i + 2] << 8) | jpg[i + 3];
+    if (marker === 0xda) break; // image data: no more headers
+    const tiff = i + 10;
+    const isExif =
+      marker === 0xe1 &&
+      jpg[i + 4] === 0x45 &&
+      jpg[i + 5] === 0x78 &&
+      jpg[i + 6] === 0x69 &&
+      jpg[i + 7] === 0x66;
+    if (isExif && tiff + 8 <= jpg.length) {
+      const le = jpg[tiff] === 0x49;
+      const u16 = (o: number) => (le ? jpg[o] | (jpg[o + 1] << 8) : (jpg[o] << 8) | jpg[o + 1]);
+      const u32 = (o: number) => (le ? u16(o) + u16(o + 2) * 65536 : u16(o) * 65536 + u16(o + 2));
+      const ifd = tiff + u32(tiff + 4);
+      if (ifd + 2 > jpg.length) return 1;
+      const n = u16(ifd);
+      for (let k = 0; k < n; k++) {
+        const e = ifd + 2 + k * 12;
+        if (e + 10 > jpg.length) return 1;
+        if (u16(e) === 0x0112) {
+          const o = u16(e + 8);
+          return o >= 1 && o <= 8 ? o : 1;
+        }
+      }
+      return 1;
+    }
+    i += 2 + len;
+  }
+  return 1;
+}
+
+/** The picture turned as its EXIF orientation says (what a browser shows); 1 leaves it as it is. */
+export function orient(
+  px: Uint8Array,
+  w: number,
+  h: number,
+  o: number,
+): { px: Uint8Array; w: number; h: number } {
+  if (o <= 1 || o > 8) return { px, w, h };
+  const swap = o >= 5;
+  const nw = swap ? h : w;
+  const nh = swap ? w : h;
+  const out = new Uint8Array(nw * nh);
+  for (let y = 0; y < nh; y++)
+    for (let x = 0; x < nw; x++) {
+      // The source pixel shown at (x, y), per the eight EXIF orientations.
+      let sx = x;
+      let sy = y;
+      if (o === 2) sx = w - 1 - x;
+      else if (o === 3) {
+        sx = w - 1 - x;
+        sy = h - 1 - y;
+      } else if (o === 4) sy = h - 1 - y;
+      else if (o === 5) {
+        sx = y;
+        sy = x;
+      } else if (o === 6) {
+        sx = y;
+        sy = h - 1 - x;
+      } else if (o === 7) {
+        sx = w - 1 - y;
+        sy = h - 1 - x;
+      } else if (o === 8) {
+        sx = w - 1 - y;
+        sy = x;
+      }
+      out[y * nw + x] = px[sy * w + sx];
+    }
+  return { px: out, w: nw, h: nh };
 }
 
 /**
@@ -221,9 +328,10 @@ if (pgm) {
     grey[i] = (img.data[i * 4] * 299 + img.data[i * 4 + 1] * 587 + img.data[i * 4 + 2] * 114) / 1000;
 }
 if (grey.length !== width * height) throw new Error("truncated image");
-const out = (${cleanPage.toString()})(grey, width, height);
+const turned = (${orient.toString()})(grey, width, height, pgm ? 1 : (${exifOrientation.toString()})(buf));
+const out = (${cleanPage.toString()})(turned.px, turned.w, turned.h);
 fs.writeFileSync(output, Buffer.concat([Buffer.from("P5\\n" + out.w + " " + out.h + "\\n255\\n"), out.px]));
-process.stdout.write(JSON.stringify({ angle: out.angle }));
+process.stdout.write(JSON.stringify({ angle: out.angle, cv: out.cv, inkShare: out.inkShare }));
 } catch (e) {
   // One line the reader can store: why the picture could not be read.
   process.stderr.write("unreadable image: " + String((e && e.message) || e).split("\\n")[0] + "\\n");
@@ -239,7 +347,7 @@ export async function preparePage(
   input: string,
   dir: string,
   timeoutMs: number,
-): Promise<{ file: string; angle: number }> {
+): Promise<{ file: string; angle: number; cv: number; inkShare: number }> {
   if (!packages) {
     const require = createRequire(import.meta.url);
     packages = { LAB_PNGJS: require.resolve("pngjs"), LAB_JPEGJS: require.resolve("jpeg-js") };
@@ -249,5 +357,5 @@ export async function preparePage(
     timeoutMs,
     env: packages,
   });
-  return { file, angle: (JSON.parse(out) as { angle: number }).angle };
+  return { file, ...(JSON.parse(out) as { angle: number; cv: number; inkShare: number }) };
 }

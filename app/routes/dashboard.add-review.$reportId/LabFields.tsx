@@ -3,7 +3,15 @@ import { useTranslation } from "~/i18n/useTranslation";
 import type { ReviewLabs } from "./route";
 
 /** A refused lab form's answer: which form (a value's id, or "add"), the message, field errors. */
-export type LabError = { lab?: { target: string; message: string; fieldErrors: Record<string, string[]> } };
+export type LabError = {
+  lab?: {
+    target: string;
+    message: string;
+    fieldErrors: Record<string, string[]>;
+    /** What was typed, shown again (a page without script re-renders the form). */
+    typed: { value?: string; unit?: string; range?: string; loinc?: string };
+  };
+};
 
 function FieldError({ id, messages }: { id: string; messages?: string[] }) {
   if (!messages?.length) return null;
@@ -25,12 +33,13 @@ export function ValueFields({
 }) {
   const { t } = useTranslation();
   const fe = error?.fieldErrors ?? {};
+  const typed = error?.typed ?? {};
   const field = (name: "value" | "unit" | "range", label: string, def: string, mode?: "decimal") => (
     <label className="block text-sm font-medium text-slate-800">
       {label}
       <input
         name={name}
-        defaultValue={def}
+        defaultValue={typed[name] ?? def}
         inputMode={mode}
         className="field-input mt-1"
         aria-invalid={fe[name] ? true : undefined}
@@ -74,7 +83,7 @@ export function AddValue({
           <select
             name="loinc"
             className="field-input mt-1"
-            defaultValue=""
+            defaultValue={error?.typed.loinc ?? ""}
             aria-invalid={fe.loinc ? true : undefined}
             aria-describedby={fe.loinc ? "lab-add-loinc-error" : undefined}
           >

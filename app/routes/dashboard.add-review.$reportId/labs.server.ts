@@ -17,7 +17,8 @@ export async function labsSection(
 ) {
   const review = await labReview(actor, report._id);
   if (!review) return null;
-  const pick = review.values.find((v) => v._id === selected && v.page && v.box) ?? null;
+  const pick =
+    review.values.find((v) => v._id === selected && v.status !== "removed" && v.page && v.box) ?? null;
   return {
     ...review,
     // The unit as printed (or as the expert typed it), else the analyte's unit as people read it.
@@ -38,7 +39,8 @@ export async function labsSection(
     catalogue: CATALOGUE.map((a) => ({
       loinc: a.loinc,
       name: a.name,
-      units: [a.unit, ...a.alt.map((u) => u.ucum)],
+      // As people read them ("×10³/µL"); the unit field takes these as typed.
+      units: [a.unit, ...a.alt.map((u) => u.ucum)].map(displayUnit).filter(Boolean),
     })),
   };
 }
@@ -72,6 +74,7 @@ export async function labAction(intent: "lab-check" | "lab-add", form: FormData,
           target: intent === "lab-add" ? "add" : valueId,
           message: f.message,
           fieldErrors: f.fieldErrors ?? {},
+          typed: { ...fields, loinc: text(form, "loinc") },
         },
       },
       { status: f.status, headers: f.headers },

@@ -2027,7 +2027,7 @@ export interface paths {
     patch: operations["reportObservations"];
     trace?: never;
   };
-  "/report/{reportId}/pages/{page}": {
+  "/report/{reportId}/pages/{pageId}": {
     parameters: {
       query?: never;
       header?: never;
@@ -2035,7 +2035,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * One page (from 1) of a PDF report as JPEG at 100 dpi: where a value's box lies (`page`, `box` of an observation); recorded like an opening of the file. 400 for a page number out of 1–50, 404 when the report is not a PDF or has no such page
+     * One page of a PDF report (`pageId`: its number, from 1) as JPEG at 100 dpi: where a value's box lies (`page`, `box` of an observation); recorded like an opening of the file. 400 for a page number out of 1–50, 404 when the report is not a PDF or has no such page
      * @description Who: those who may open the report's file.
      */
     get: operations["reportPages"];
@@ -28280,7 +28280,7 @@ export interface operations {
         "application/json": {
           loinc: string;
           value: number | string;
-          /** @description UCUM, e.g. g/dL or g/L */
+          /** @description UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL) */
           unit: string;
           /** @description As printed: "12.0-15.5", "< 200", "> 40" */
           range?: string | null;
@@ -28482,7 +28482,7 @@ export interface operations {
           action: "confirm" | "correct" | "remove";
           /** @description correct: the value */
           value?: number | string;
-          /** @description correct: its UCUM unit */
+          /** @description correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm) */
           unit?: string;
           /** @description As printed: "12.0-15.5", "< 200", "> 40" */
           range?: string | null;
@@ -28689,7 +28689,7 @@ export interface operations {
       header?: never;
       path: {
         reportId: string;
-        page: string;
+        pageId: string;
       };
       cookie?: never;
     };

@@ -13,7 +13,7 @@ const route = apiRoute({
   GET: async (request, params, context) => {
     try {
       const actor = await fileActor(request);
-      const jpeg = await reportPageImage(actor, params.reportId ?? "", params.page, clientOf(context).ip);
+      const jpeg = await reportPageImage(actor, params.reportId ?? "", params.pageId, clientOf(context).ip);
       return new Response(new Uint8Array(jpeg), {
         headers: {
           "Content-Type": "image/jpeg",

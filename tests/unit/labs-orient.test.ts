@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { exifOrientation, orient } from "~/domain/records/lab-prep.server";
+import { exifHead } from "../helpers/exif";
+
+describe("a phone photo turned as its EXIF orientation says (decision 0082)", () => {
+  it("reads the orientation in both byte orders, 1 when there is none or it is garbage", () => {
+    expect(exifOrientation(exifHead(6))).toBe(6);
+    expect(exifOrientation(exifHead(8, false))).toBe(8);
+    expect(exifOrientation(Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]))).toBe(1);
+    expect(exifOrientation(exifHead(42))).toBe(1);
+    expect(exifOrientation(exifHead(6).subarray(0, 20))).toBe(1); // cut off inside the segment
+  });
+
+  it("turns the pixels as a browser shows them", () => {
+    // 3 wide, 2 high:  a b c / d e f
+    const px = Uint8Array.from([1, 2, 3, 4, 5, 6]);
+    // 6: turned 90° clockwise → 2 wide, 3 high: d a / e b / f c
+    expect(orient(px, 3, 2, 6)).toEqual({ px: Uint8Array.from([4, 1, 5, 2, 6, 3]), w: 2, h: 3 });
+    // 8: turned 90° anticlockwise: c f / b e / a d
+    expect(orient(px, 3, 2, 8)).toEqual({ px: Uint8Array.from([3, 6, 2, 5, 1, 4]), w: 2, h: 3 });
+    // 3: half a turn: f e d / c b a
+    expect(orient(px, 3, 2, 3).px).toEqual(Uint8Array.from([6, 5, 4, 3, 2, 1]));
+    expect(orient(px, 3, 2, 1).px).toBe(px);
+  });
+});
