@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { setPriority } from "node:os";
 import { basename } from "node:path";
 
 /**
@@ -139,6 +140,8 @@ export type RunLimits = { timeoutMs: number; maxBufferBytes?: number; env?: Reco
 /** Address space a native tool may map (prlimit --as): a hostile file cannot take the node's memory. */
 const TOOL_MEMORY_BYTES = 768 * 1024 * 1024;
 const PRLIMIT = "/usr/bin/prlimit";
+/** The niceness of the reader's tools (0 is the server's; 19 the lowest). */
+const BACKGROUND_NICE = 10;
 let prlimit: boolean | undefined;
 
 /** A tool that exited with an error on a file (a damaged PDF, an image that does not decode). */
@@ -154,7 +157,7 @@ export function onPath(cmd: string): boolean {
 }
 
 /**
- * Runs a tool as a child process (the CPU work off the event loop) with one thread, a time limit
+ * Runs a tool as a child process (the CPU work off the event loop) at a lower priority, with one thread, a time limit
  * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
  * their heap instead: V8 reserves far more address space than it uses).
  */
@@ -162,7 +165,7 @@ export function run(cmd: string, args: string[], limits: RunLimits): Promise<str
   prlimit ??= existsSync(PRLIMIT);
   const bounded = prlimit && cmd !== process.execPath;
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       bounded ? PRLIMIT : cmd,
       bounded ? [`--as=${TOOL_MEMORY_BYTES}`, "--", cmd, ...args] : args,
       {
@@ -183,5 +186,14 @@ export function run(cmd: string, args: string[], limits: RunLimits): Promise<str
         reject(err);
       },
     );
+    // Reading is background work: requests come first on a busy node (the tool keeps this
+    // priority when prlimit hands over to it).
+    if (child.pid) {
+      try {
+        setPriority(child.pid, BACKGROUND_NICE);
+      } catch {
+        /* not permitted here: the tool runs at the server's priority */
+      }
+    }
   });
 }

@@ -62,15 +62,21 @@ export function AddValue({
   error,
   busy,
 }: {
-  catalogue: ReviewLabs["catalogue"];
+  catalogue: NonNullable<ReviewLabs["catalogue"]>;
   error: NonNullable<LabError["lab"]> | null;
   busy: boolean;
 }) {
   const { t } = useTranslation();
   const fe = error?.fieldErrors ?? {};
   return (
-    <details open={!!error} className="rounded-md border border-slate-200 p-3">
-      <summary className="cursor-pointer font-semibold text-sky-800">{t("labs.addTitle")}</summary>
+    <section
+      id="labs-add"
+      className="rounded-md border border-slate-200 p-3"
+      aria-labelledby="labs-add-title"
+    >
+      <h3 id="labs-add-title" className="font-semibold text-slate-900">
+        {t("labs.addTitle")}
+      </h3>
       <Form method="post" className="mt-2 space-y-2" preventScrollReset>
         <input type="hidden" name="intent" value="lab-add" />
         {error && !Object.keys(fe).length && (
@@ -101,6 +107,6 @@ export function AddValue({
           {t("labs.add")}
         </button>
       </Form>
-    </details>
+    </section>
   );
 }

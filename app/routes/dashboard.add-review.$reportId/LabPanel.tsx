@@ -58,7 +58,17 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
           ))}
         </ul>
       )}
-      <AddValue catalogue={labs.catalogue} error={err?.target === "add" ? err : null} busy={busy} />
+      {labs.catalogue ? (
+        <AddValue catalogue={labs.catalogue} error={err?.target === "add" ? err : null} busy={busy} />
+      ) : (
+        <Link
+          to={`/dashboard/add-review/${reportId}?add=1#labs-add`}
+          className="link inline-block font-semibold"
+          preventScrollReset
+        >
+          {t("labs.addTitle")}
+        </Link>
+      )}
     </section>
   );
 }

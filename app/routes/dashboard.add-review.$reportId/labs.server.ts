@@ -8,12 +8,14 @@ import type { ReviewScreen } from "./claim.server";
 
 /**
  * "Values read from this report" (decision 0084): for the expert holding the report, the reading's
- * state, every value with its status and the page to show it on; the catalogue to add one from.
+ * state, every value with its status and the page to show it on; the catalogue to add one from
+ * (when asked for: `?add=1`).
  */
 export async function labsSection(
   actor: Actor,
   report: { _id: string; reportUrl: string; resourceType: string },
   selected: string | null,
+  adding: boolean,
 ) {
   const review = await labReview(actor, report._id);
   if (!review) return null;
@@ -36,12 +38,15 @@ export async function labsSection(
               : report.reportUrl,
         }
       : null,
-    catalogue: CATALOGUE.map((a) => ({
-      loinc: a.loinc,
-      name: a.name,
-      // As people read them ("×10³/µL"); the unit field takes these as typed.
-      units: [a.unit, ...a.alt.map((u) => u.ucum)].map(displayUnit).filter(Boolean),
-    })),
+    // The catalogue (95 tests) only when the expert asks to add one: every review page stays light.
+    catalogue: !adding
+      ? null
+      : CATALOGUE.map((a) => ({
+          loinc: a.loinc,
+          name: a.name,
+          // As people read them ("×10³/µL"); the unit field takes these as typed.
+          units: [a.unit, ...a.alt.map((u) => u.ucum)].map(displayUnit).filter(Boolean),
+        })),
   };
 }
 

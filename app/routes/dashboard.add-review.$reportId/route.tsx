@@ -77,9 +77,15 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const voiceNotes = fileAllowed ? await listVoiceNotes(actor, report._id) : [];
   const reviewedByMe = report.status === "Reviewed" && report.expert?._id === actor.id;
   // Lab values read from the file (decision 0084): for the expert holding the report.
-  const labs = fileAllowed
-    ? await labsSection(actor, report, new URL(request.url).searchParams.get("value"))
-    : null;
+  const labs =
+    fileAllowed && !study
+      ? await labsSection(
+          actor,
+          report,
+          new URL(request.url).searchParams.get("value"),
+          new URL(request.url).searchParams.get("add") === "1",
+        )
+      : null;
   return {
     title,
     notAllowed: null,
@@ -203,7 +209,6 @@ export default function AddReview() {
         </div>
         <div className="min-w-0 space-y-5">
           <ReportFacts report={report} />
-          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {/* A second opinion's request and the first opinion are what its form answers. */}
           {panel?.second && <SecondOpinionPanel panel={panel} />}
           {report.status === "Reviewed" ? (
@@ -221,6 +226,8 @@ export default function AddReview() {
               <ReviewForm busyIntent={busyIntent} second={!!panel?.second} phrases={phrases} />
             </>
           )}
+          {/* After the form (decision 0058: the opinion form first), beside the file. */}
+          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {panel && !panel.second && <SecondOpinionPanel panel={panel} />}
           <VoicePanel
             reportId={report._id}
