@@ -5,7 +5,7 @@ import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
 import { readLocal } from "~/domain/records/index.server";
-import { ocrImage } from "~/domain/records/lab-ocr.server";
+import { imageSize, ocrImage } from "~/domain/records/lab-ocr.server";
 import { orient } from "~/domain/records/lab-prep.server";
 import { exifHead } from "../helpers/exif";
 import { LAYOUTS, labPhoto, truthOf, type Kind, type Layout } from "../helpers/lab-corpus";
@@ -81,6 +81,14 @@ describe("lab reader on the corpus", () => {
         noise.data[i + 3] = 255;
       }
       writeFileSync(join(dir, "n.png"), PNG.sync.write(noise));
+      expect(await imageSize(join(dir, "n.png"))).toEqual({ w: 900, h: 700 });
+      writeFileSync(join(dir, "p.jpg"), await labPhoto("table"));
+      const photo = jpeg.decode(await labPhoto("table"));
+      expect(await imageSize(join(dir, "p.jpg"))).toEqual({ w: photo.width, h: photo.height });
+      // A thumbnail is too small to hold a page: no child process at all.
+      writeFileSync(join(dir, "t.png"), PNG.sync.write(new PNG({ width: 48, height: 48 })));
+      expect(await imageSize(join(dir, "t.png"))).toEqual({ w: 48, h: 48 });
+      expect(await ocrImage(join(dir, "t.png"), 30_000)).toEqual([]);
       expect(await ocrImage(join(dir, "n.png"), 30_000)).toEqual([]);
       expect(await readLocal(join(dir, "n.png"), "image/png")).toEqual({
         lab: false,

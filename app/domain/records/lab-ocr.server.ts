@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, open, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { linesFromTsv, onPath, run, type PageLine } from "./lab-lines.server";
@@ -28,6 +28,9 @@ export async function pdfTextLines(file: string, timeoutMs: number): Promise<Pag
  */
 export async function ocrImage(file: string, timeoutMs: number, page = 1): Promise<PageLine[]> {
   if (!onPath("tesseract")) throw new OcrUnavailable();
+  // Too small to hold a readable page (a thumbnail, an icon): not worth a child process.
+  const size = await imageSize(file);
+  if (size && Math.max(size.w, size.h) < MIN_PAGE_SIDE) return [];
   const deadline = Date.now() + timeoutMs;
   const dir = await mkdtemp(join(tmpdir(), "labocr-"));
   try {
@@ -70,4 +73,30 @@ export async function ocrPdf(file: string, timeoutMs: number, maxPages = 10): Pr
 /** Whether a cleaned picture looks like a page of text: a peaked row profile, some ink but not much. */
 export function textLike(p: { cv: number; inkShare: number }): boolean {
   return p.cv >= 0.8 && p.inkShare >= 0.001 && p.inkShare <= 0.35;
+}
+
+/** The long side under which a picture cannot hold a lab table Tesseract can read (10-pt text). */
+export const MIN_PAGE_SIDE = 600;
+
+/** Width and height from a PNG's IHDR or a JPEG's frame header (the first 64 KB); null if neither. */
+export async function imageSize(file: string): Promise<{ w: number; h: number } | null> {
+  const fh = await open(file, "r");
+  try {
+    const b = Buffer.alloc(65_536);
+    const { bytesRead } = await fh.read(b, 0, b.length, 0);
+    if (bytesRead >= 24 && b.readUInt32BE(0) === 0x89504e47)
+      return { w: b.readUInt32BE(16), h: b.readUInt32BE(20) };
+    if (b[0] !== 0xff || b[1] !== 0xd8) return null;
+    let i = 2;
+    while (i + 9 < bytesRead && b[i] === 0xff) {
+      const m = b[i + 1];
+      // SOF0–SOF15 but DHT (c4), JPG (c8) and DAC (cc): the frame's height and width.
+      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
+        return { h: b.readUInt16BE(i + 5), w: b.readUInt16BE(i + 7) };
+      i += 2 + b.readUInt16BE(i + 2);
+    }
+    return null;
+  } finally {
+    await fh.close();
+  }
 }
