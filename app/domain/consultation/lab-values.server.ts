@@ -253,16 +253,19 @@ function normalised(loinc: string, value: number, unit: string, range: string | 
     rangeLow = parsed.low == null ? null : round(parsed.low * factor);
     rangeHigh = parsed.high == null ? null : round(parsed.high * factor);
   }
+  // The row's value columns, as the check and the add both store them.
   return {
     analyte,
-    value: v,
-    unit: analyte.unit,
-    printedValue: String(value),
-    printedUnit: unit,
-    rangeText,
-    rangeLow,
-    rangeHigh,
-    flag: flagFor(v, rangeLow, rangeHigh),
+    fields: {
+      value: v,
+      unit: analyte.unit,
+      printedValue: String(value),
+      printedUnit: unit,
+      rangeText,
+      rangeLow,
+      rangeHigh,
+      flag: flagFor(v, rangeLow, rangeHigh),
+    },
   };
 }
 
@@ -306,16 +309,8 @@ export async function checkValue(
     set = { status: current.status === "added" ? "added" : "confirmed", ...stamp };
   else if (data.action === "remove") set = { status: "removed", ...stamp };
   else {
-    const n = normalised(current.loinc, data.value, data.unit, data.range);
     set = {
-      value: n.value,
-      unit: n.unit,
-      printedValue: n.printedValue,
-      printedUnit: n.printedUnit,
-      rangeText: n.rangeText,
-      rangeLow: n.rangeLow,
-      rangeHigh: n.rangeHigh,
-      flag: n.flag,
+      ...normalised(current.loinc, data.value, data.unit, data.range).fields,
       status: current.status === "added" ? "added" : "corrected",
       ...stamp,
     };
@@ -339,14 +334,7 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
       reportId: report.id,
       loinc,
       printedName: n.analyte.name,
-      value: n.value,
-      unit: n.unit,
-      printedValue: n.printedValue,
-      printedUnit: n.printedUnit,
-      rangeText: n.rangeText,
-      rangeLow: n.rangeLow,
-      rangeHigh: n.rangeHigh,
-      flag: n.flag,
+      ...n.fields,
       status: "added",
       checkedBy: actor.id,
       checkedAt: now,
