@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -31,6 +32,22 @@ const ok =
   requireTool("sox", "sox");
 const { describe, it, beforeAll, afterAll } = onlyWith(ok, vitest);
 
+/** Whether `port` is free on 127.0.0.1 for both TCP and UDP (SIP and RTP are UDP). */
+async function freeOn(port: number): Promise<boolean> {
+  const tcp = await new Promise<boolean>((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+  if (!tcp) return false;
+  return new Promise<boolean>((resolve) => {
+    const u = createSocket("udp4");
+    u.once("error", () => resolve(false));
+    u.bind(port, "127.0.0.1", () => u.close(() => resolve(true)));
+  });
+}
+
+/** A port free with its neighbour and its media port (+ 1000), on TCP and UDP alike. */
 async function freePort(): Promise<number> {
   for (;;) {
     const port = await new Promise<number>((resolve) => {
@@ -41,7 +58,9 @@ async function freePort(): Promise<number> {
       });
     });
     // sipp's media port is port + 1000; the clinic's second line is port + 2 (each takes its port + 1 for TLS too).
-    if (port < 60_000) return port;
+    if (port >= 60_000) continue;
+    const all = await Promise.all([port, port + 1, port + 2, port + 3, port + 1000].map(freeOn));
+    if (all.every(Boolean)) return port;
   }
 }
 
@@ -59,6 +78,38 @@ function sweep(seconds: number): Buffer {
 async function* chunks(buf: Buffer) {
   yield new Uint8Array(buf);
 }
+
+/** `p`, or a failure after `ms` naming what was awaited and what `diagnose` finds then. */
+async function within<T>(
+  what: string,
+  p: Promise<T>,
+  ms: number,
+  diagnose: () => Promise<unknown>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void diagnose().then(
+        (found) => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(found)}`)),
+        (e) => reject(new Error(`timed out waiting for ${what} (${String(e)})`)),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a sipp run said in its error log (`-error_file`), for a failure message. */
+const sippErrors = (dir: string, name: string) => {
+  try {
+    return readFileSync(path.join(dir, `${name}-errors.log`), "utf8").slice(-1500);
+  } catch {
+    return "";
+  }
+};
 
 const until = async (
   what: string,
@@ -151,9 +202,23 @@ describe("calls on a SIP line", () => {
     const missed = runSipp(dir, "missed", missedCallScenario("+919876543210"), await freePort(), {
       target: `127.0.0.1:${clinicPort}`,
     });
-    const rejected = await missed.done;
+    // Bounded waits that say what happened (the rows, each sipp's errors), and no sipp left behind
+    // for the next test's phone to collide with.
+    const diagnose = async () => ({
+      calls: await db().select().from(phoneCalls),
+      missed: sippErrors(dir, "missed"),
+      phone: sippErrors(dir, "phone"),
+    });
+    let rejected: Awaited<typeof missed.done>;
+    let answered: Awaited<typeof phone.done>;
+    try {
+      rejected = await within("the missed call to be rejected", missed.done, 15_000, diagnose);
+      answered = await within("the callback to be answered and hung up", phone.done, 35_000, diagnose);
+    } finally {
+      missed.stop();
+      phone.stop();
+    }
     expect(rejected.code, `sipp: ${rejected.output}`).toBe(0); // 486/603, never 200: the caller pays nothing
-    const answered = await phone.done;
     expect(answered.code, `sipp: ${answered.output}`).toBe(0);
     await until("the callback to be settled", async () => {
       const rows = await db().select().from(phoneCalls).where(eq(phoneCalls.direction, "out"));
@@ -205,25 +270,28 @@ describe("calls on a SIP line", () => {
     const { db } = d.db;
     const { phoneCalls } = d.schema;
     const phone = runSipp(dir, "busy", answeringScenario("busy"), phonePort, { calls: 3 });
-    const queued = await d.messaging.queueCall({
-      number: "+919812345678",
-      patientId: null,
-      purpose: "general",
-      locale: "en",
-      at: new Date(),
-    });
-    expect(queued.queued).toBe(true);
-    await until(
-      "three attempts",
-      async () => {
-        const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
-        return row?.status === "failed";
-      },
-      20_000,
-      () => db().select().from(phoneCalls),
-    );
-    const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
-    expect(row).toMatchObject({ attempts: 3, outcome: "busy", status: "failed" });
-    phone.stop();
+    try {
+      const queued = await d.messaging.queueCall({
+        number: "+919812345678",
+        patientId: null,
+        purpose: "general",
+        locale: "en",
+        at: new Date(),
+      });
+      expect(queued.queued).toBe(true);
+      await until(
+        "three attempts",
+        async () => {
+          const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
+          return row?.status === "failed";
+        },
+        20_000,
+        async () => ({ calls: await db().select().from(phoneCalls), phone: sippErrors(dir, "busy") }),
+      );
+      const [row] = await db().select().from(phoneCalls).where(eq(phoneCalls.number, "+919812345678"));
+      expect(row).toMatchObject({ attempts: 3, outcome: "busy", status: "failed" });
+    } finally {
+      phone.stop();
+    }
   }, 30_000);
 });

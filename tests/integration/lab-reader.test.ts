@@ -37,14 +37,14 @@ describe("lab reader on the corpus", () => {
     const r = await score("scan", ["two-column", "bilingual"]);
     expect(r.exact).toBeGreaterThanOrEqual(0.85);
     expect(r.confidentWrong).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   // Rotated, blurred, unevenly lit JPEGs: straightened and evened before OCR (lab-prep.server.ts).
   it("reads phone photos in all four layouts, with no confident wrong value", async () => {
     const r = await score("photo", LAYOUTS);
     expect(r.exact).toBeGreaterThanOrEqual(0.9);
     expect(r.confidentWrong).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   // Phones store the sensor's picture and an EXIF orientation; the page must be read as shown.
   it("reads a photo stored sideways with its EXIF orientation as the page it shows", async () => {
@@ -68,7 +68,7 @@ describe("lab reader on the corpus", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
 
   it("does not OCR a picture that is not a page of text (noise, a photo of skin or an X-ray)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "labnoise-"));
@@ -98,5 +98,5 @@ describe("lab reader on the corpus", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
