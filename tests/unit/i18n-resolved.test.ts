@@ -8,13 +8,15 @@ import { rememberStrings, withRememberedStrings } from "~/i18n/resolved.server";
 
 /** Every key's base form (plural suffixes folded), each asked the ways the screens ask it. */
 const baseKeys = [...new Set(catalogueKeys(en).map((k) => k.replace(/_(zero|one|two|few|many|other)$/, "")))];
-/** The places of a key's strings (all its plural forms) in English; every catalogue keeps them. */
-const placesOf = (key: string) => {
-  const texts = catalogueKeys(en)
-    .filter((k) => k === key || k.replace(/_(zero|one|two|few|many|other)$/, "") === key)
-    .map((k) => String(catalogueValue(en, k)));
-  return [...new Set(texts.flatMap((t) => [...t.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1])))];
-};
+/** The places of each key's strings (all its plural forms) in English; every catalogue keeps them. */
+const placesByKey = new Map<string, Set<string>>();
+for (const k of catalogueKeys(en)) {
+  const base = k.replace(/_(zero|one|two|few|many|other)$/, "");
+  const found = placesByKey.get(base) ?? new Set<string>();
+  for (const m of String(catalogueValue(en, k)).matchAll(/{{\s*(\w+)\s*}}/g)) found.add(m[1]);
+  placesByKey.set(base, found);
+}
+const placesOf = (key: string) => [...(placesByKey.get(key) ?? [])];
 
 /** Values that would show a wrong fill: text that looks like markup, places and nesting, numbers. */
 const samples: unknown[] = [
