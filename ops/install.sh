@@ -35,11 +35,16 @@ die() {
 [ "$TLS" = public ] || [ "$TLS" = internal ] || die "TLS must be public or internal (got $TLS)"
 [ -f "$APP_DIR/ops/systemd/carebridge.service" ] || die "APP_DIR=$APP_DIR is not a CareBridge clone"
 
-say "1. Debian packages: Caddy (HTTPS) and restic (backups)"
+say "1. Debian packages: Caddy (HTTPS), restic (backups), the lab reader's tools (poppler, Tesseract, ffmpeg)"
 missing=()
 command -v caddy >/dev/null || missing+=(caddy)
 command -v restic >/dev/null || missing+=(restic)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
+# Lab values read from reports (decision 0082): a PDF's text layer and its pages (poppler), pictures
+# (Tesseract, English data), WebP photos as the upload screen sends them (ffmpeg decodes them).
+command -v pdftotext >/dev/null || missing+=(poppler-utils)
+command -v tesseract >/dev/null || missing+=(tesseract-ocr tesseract-ocr-eng)
+command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -2,7 +2,8 @@
  * `npm run bench:labs` (decision 0082), in two parts.
  *
  * 1. The reader on its own (no server): reads the whole lab corpus (four layouts × text PDF,
- *    scanned PDF, phone photo) with the reader itself and prints, per kind of input and per
+ *    scanned PDF, phone photo, and that photo as the upload screen sends it: WebP at 2,000 px,
+ *    "sent") with the reader itself and prints, per kind of input and per
  *    analyte, values found, exact (value and printed range), wrong, and confident-and-wrong, and
  *    the time per read.
  * 2. The reader in the running server: starts the BUILT app (`npm run build` first) as the tests
@@ -50,7 +51,7 @@ function quantile(list: number[], p: number): number {
 
 async function partOne() {
   const byKind = new Map<Kind, { scores: Score[]; ms: number[] }>();
-  for (const kind of ["text", "scan", "photo"] as const) {
+  for (const kind of ["text", "scan", "photo", "sent"] as const) {
     const acc = { scores: [] as Score[], ms: [] as number[] };
     for (const layout of LAYOUTS) {
       const { scores, ms } = await scoreOne(layout, kind);

@@ -22,7 +22,8 @@ export type Truth = {
 };
 export type Layout = "table" | "two-column" | "flag-column" | "bilingual";
 export const LAYOUTS: Layout[] = ["table", "two-column", "flag-column", "bilingual"];
-export type Kind = "text" | "scan" | "photo";
+/** A text-layer PDF, a scanned PDF, a phone photo (JPEG, 220 dpi), or that photo as the upload screen sends it. */
+export type Kind = "text" | "scan" | "photo" | "sent";
 
 const PANELS: Truth[][] = [
   [
@@ -286,4 +287,13 @@ export async function labPhoto(layout: Layout): Promise<Buffer> {
   const i = LAYOUTS.indexOf(layout);
   const deg = [2, -3, 4, -2.5][i];
   return toJpeg(degrade(decode(pageImage(await labPdf(layout), 220)), deg, 0.35, 24, true, i + 11), 70);
+}
+
+/**
+ * The photo as the upload screen sends it (app/components/reports/photo.ts): at most 2,000 px on
+ * its long side, WebP at quality 80. Made by ffmpeg, as Chromium's canvas would.
+ */
+export async function labPhotoAsSent(layout: Layout): Promise<Buffer> {
+  const args = ["-v", "error", "-f", "image2pipe", "-i", "-", "-vf", "scale=-2:2000", "-quality", "80"];
+  return execFileSync("ffmpeg", [...args, "-f", "webp", "-"], { input: await labPhoto(layout) });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONFIDENT } from "~/domain/records/labs";
 import { readLocal } from "~/domain/records/index.server";
-import { labPdf, labPhoto, labScan, truthOf, type Kind, type Layout } from "./lab-corpus";
+import { labPdf, labPhoto, labPhotoAsSent, labScan, truthOf, type Kind, type Layout } from "./lab-corpus";
 
 export type Score = {
   analyte: string;
@@ -15,14 +15,20 @@ export type Score = {
 
 /** Reads one corpus report and scores every true value: found, exact (value and printed range), wrong. */
 export async function scoreOne(layout: Layout, kind: Kind): Promise<{ scores: Score[]; ms: number }> {
-  const bytes =
-    kind === "text" ? await labPdf(layout) : kind === "scan" ? await labScan(layout) : await labPhoto(layout);
+  const [bytes, type] =
+    kind === "text"
+      ? [await labPdf(layout), "application/pdf"]
+      : kind === "scan"
+        ? [await labScan(layout), "application/pdf"]
+        : kind === "photo"
+          ? [await labPhoto(layout), "image/jpeg"]
+          : [await labPhotoAsSent(layout), "image/webp"];
   const dir = mkdtempSync(join(tmpdir(), "labscore-"));
   try {
-    const file = join(dir, kind === "photo" ? "p.jpg" : "r.pdf");
+    const file = join(dir, "upload");
     writeFileSync(file, bytes);
     const t0 = Date.now();
-    const reading = await readLocal(file, kind === "photo" ? "image/jpeg" : "application/pdf");
+    const reading = await readLocal(file, type);
     const ms = Date.now() - t0;
     const scores = truthOf(layout).map((t) => {
       const row = reading.rows.find((r) => r.analyte === t.analyte);

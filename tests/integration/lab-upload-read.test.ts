@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
-import { labPdf, labPhoto, truthOf, type Truth } from "../helpers/lab-corpus";
+import { labPdf, labPhoto, labPhotoAsSent, truthOf, type Truth } from "../helpers/lab-corpus";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -156,7 +156,8 @@ beforeAll(async () => {
   const photo = await labPhoto("two-column");
   for (const [key, name, data, type] of [
     ["pdf", "cbc.pdf", await labPdf("table"), "application/pdf"],
-    ["photo", "sugar.jpg", photo, "image/jpeg"],
+    // As the upload screen sends a phone photo: WebP, 2,000 px on its long side.
+    ["photo", "sugar.webp", await labPhotoAsSent("two-column"), "image/webp"],
     ["blank", "note.pdf", samplePdf("Please see the attached letter"), "application/pdf"],
     ["letter", "letter.pdf", await letterPdf(), "application/pdf"],
     // A photo cut off after its first 2 KB: still a JPEG to the type sniffing, no longer an image.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exifOrientation, orient } from "~/domain/records/lab-prep.server";
+import { enlarge, exifOrientation, orient } from "~/domain/records/lab-prep.server";
 import { exifHead } from "../helpers/exif";
 
 describe("a phone photo turned as its EXIF orientation says (decision 0082)", () => {
@@ -21,5 +21,19 @@ describe("a phone photo turned as its EXIF orientation says (decision 0082)", ()
     // 3: half a turn: f e d / c b a
     expect(orient(px, 3, 2, 3).px).toEqual(Uint8Array.from([6, 5, 4, 3, 2, 1]));
     expect(orient(px, 3, 2, 1).px).toBe(px);
+  });
+
+  it("enlarges a small page picture to 3,300 px (at most threefold), keeps its shades, and leaves a large one alone", () => {
+    // 2,000 × 1,500 of one grey with a black half: 3,300 × 2,475, the same grey, the edge kept.
+    const w = 2000;
+    const h = 1500;
+    const px = new Uint8Array(w * h).map((_, i) => (i % w < w / 2 ? 0 : 200));
+    const big = enlarge(px, w, h);
+    expect([big.w, big.h]).toEqual([3300, 2475]);
+    expect(big.px[0]).toBe(0);
+    expect(big.px[big.w * 1000 + 3000]).toBe(200);
+    expect(enlarge(new Uint8Array(700 * 500), 700, 500)).toMatchObject({ w: 2100, h: 1500 });
+    const large = new Uint8Array(2400 * 10);
+    expect(enlarge(large, 2400, 10).px).toBe(large);
   });
 });

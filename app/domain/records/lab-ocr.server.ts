@@ -34,7 +34,11 @@ export async function ocrImage(file: string, timeoutMs: number, page = 1): Promi
   const deadline = Date.now() + timeoutMs;
   const dir = await mkdtemp(join(tmpdir(), "labocr-"));
   try {
-    const clean = await preparePage(file, dir, timeoutMs);
+    const clean = await preparePage(
+      size?.webp ? await webpToPgm(file, dir, timeoutMs) : file,
+      dir,
+      Math.max(1, deadline - Date.now()),
+    );
     // Not a page of text (a photo of skin, an X-ray, noise): nothing to read, and Tesseract on
     // such a picture is slow. Text pages measure 1.7–2.3, such pictures under 0.5 (decision 0082).
     if (!textLike(clean)) return [];
@@ -70,6 +74,18 @@ export async function ocrPdf(file: string, timeoutMs: number, maxPages = 10): Pr
   }
 }
 
+/**
+ * A WebP picture as the grey PGM the cleaning reads: ffmpeg decodes it (one thread, the same
+ * limits as the other tools). Without ffmpeg a WebP cannot be read, as without Tesseract.
+ */
+async function webpToPgm(file: string, dir: string, timeoutMs: number): Promise<string> {
+  if (!onPath("ffmpeg")) throw new OcrUnavailable();
+  const out = join(dir, "webp.pgm");
+  const args = ["-v", "error", "-nostdin", "-threads", "1", "-i", file, "-frames:v", "1"];
+  await run("ffmpeg", [...args, "-pix_fmt", "gray", "-c:v", "pgm", "-f", "image2", "-y", out], { timeoutMs });
+  return out;
+}
+
 /** Whether a cleaned picture looks like a page of text: a peaked row profile, some ink but not much. */
 export function textLike(p: { cv: number; inkShare: number }): boolean {
   return p.cv >= 0.8 && p.inkShare >= 0.001 && p.inkShare <= 0.35;
@@ -78,14 +94,19 @@ export function textLike(p: { cv: number; inkShare: number }): boolean {
 /** The long side under which a picture cannot hold a lab table Tesseract can read (10-pt text). */
 export const MIN_PAGE_SIDE = 600;
 
-/** Width and height from a PNG's IHDR or a JPEG's frame header (the first 64 KB); null if neither. */
-export async function imageSize(file: string): Promise<{ w: number; h: number } | null> {
+/**
+ * Width and height from a PNG's IHDR, a WebP's first chunk or a JPEG's frame header (the first
+ * 64 KB); null if none.
+ */
+export async function imageSize(file: string): Promise<{ w: number; h: number; webp?: true } | null> {
   const fh = await open(file, "r");
   try {
     const b = Buffer.alloc(65_536);
     const { bytesRead } = await fh.read(b, 0, b.length, 0);
     if (bytesRead >= 24 && b.readUInt32BE(0) === 0x89504e47)
       return { w: b.readUInt32BE(16), h: b.readUInt32BE(20) };
+    if (bytesRead >= 30 && b.toString("latin1", 0, 4) === "RIFF" && b.toString("latin1", 8, 12) === "WEBP")
+      return webpSize(b);
     if (b[0] !== 0xff || b[1] !== 0xd8) return null;
     let i = 2;
     while (i + 9 < bytesRead && b[i] === 0xff) {
@@ -99,4 +120,17 @@ export async function imageSize(file: string): Promise<{ w: number; h: number } 
   } finally {
     await fh.close();
   }
+}
+
+/** A WebP's canvas from its first chunk: VP8X (extended), VP8L (lossless) or VP8 (lossy). */
+function webpSize(b: Buffer): { w: number; h: number; webp: true } | null {
+  const chunk = b.toString("latin1", 12, 16);
+  if (chunk === "VP8X") return { w: b.readUIntLE(24, 3) + 1, h: b.readUIntLE(27, 3) + 1, webp: true };
+  if (chunk === "VP8L" && b[20] === 0x2f) {
+    const bits = b.readUInt32LE(21);
+    return { w: (bits & 0x3fff) + 1, h: ((bits >>> 14) & 0x3fff) + 1, webp: true };
+  }
+  if (chunk === "VP8 " && b[23] === 0x9d && b[24] === 0x01 && b[25] === 0x2a)
+    return { w: b.readUInt16LE(26) & 0x3fff, h: b.readUInt16LE(28) & 0x3fff, webp: true };
+  return null;
 }

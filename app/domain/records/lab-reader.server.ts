@@ -27,7 +27,7 @@ const READ_TIMEOUT_MS = 60_000;
 const MAX_ATTEMPTS = 3;
 const RETRY_MS = 30_000;
 
-const READABLE = new Set(["application/pdf", "image/png", "image/jpeg"]);
+const READABLE = new Set(["application/pdf", "image/png", "image/jpeg", "image/webp"]);
 
 type Row = typeof labReads.$inferSelect;
 
