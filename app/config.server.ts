@@ -66,6 +66,11 @@ const envSchema = z.object({
   MAX_STUDY_MB: z.coerce.number().positive().max(4096).default(200),
   /** DICOMweb root of a PACS that receives every uploaded study by STOW-RS (e.g. http://pacs/dicom-web). */
   PACS_URL: z.string().url().optional(),
+  /** The lab reader's OCR of pictures and scans (decision 0082); 0 reads text-layer PDFs only. */
+  LAB_OCR: z
+    .enum(["0", "1", "true", "false"])
+    .default("1")
+    .transform((v) => v === "1" || v === "true"),
   /** An OHIF viewer that opens studies from that PACS; the review page links to it. */
   OHIF_URL: z.string().url().optional(),
   /** The longest voice note accepted, in seconds (decision 0037). */
@@ -239,6 +244,8 @@ export type Config = {
   /** Limit for a DICOM file or a ZIP of one study (MAX_STUDY_MB). */
   maxStudyBytes: number;
   pacsUrl: string | undefined;
+  /** LAB_OCR: pictures and scanned PDFs are OCR'd (else they fail as "OCR not available"). */
+  labOcr: boolean;
   ohifUrl: string | undefined;
   voiceMaxSeconds: number;
   diskLowBytes: number;
@@ -464,6 +471,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: Math.round(e.MAX_UPLOAD_MB * 1024 * 1024),
     maxStudyBytes: Math.round(e.MAX_STUDY_MB * 1024 * 1024),
     pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),
+    labOcr: e.LAB_OCR,
     ohifUrl: e.OHIF_URL?.replace(/\/+$/, ""),
     voiceMaxSeconds: e.VOICE_MAX_SECONDS,
     diskLowBytes: Math.round(e.DISK_LOW_MB * 1024 * 1024),

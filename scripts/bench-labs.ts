@@ -154,6 +154,7 @@ async function partTwo() {
   const smtp = await startSmtp();
   const admin = { email: "admin@bench-labs.test", password: "Admin-pass-123" };
   const server = await startServer({
+    LAB_OCR: "1", // the test servers read text-layer PDFs only unless told
     SMTP_URL: smtp.url,
     RATE_LIMIT_DISABLED: "1",
     ADMIN_EMAIL: admin.email,

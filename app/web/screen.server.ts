@@ -113,9 +113,9 @@ export function refusalOnForm(err: unknown): boolean {
 export type ToastFailureOptions = {
   /** The translation to use when the error's key has none. */
   fallbackKey?: string;
-  /** The form's one field: its error, when the domain gives one, is the toast instead of the
-   * error's own message (a small inline form whose refusal is shown as a toast). */
-  field?: string;
+  /** The form's field (or fields, in order): the first error the domain gives for one is the toast
+   * instead of the error's own message (a small inline form whose refusal is shown as a toast). */
+  field?: string | string[];
   /** A translated lead-in before the refusal, as "<lead-in>: <refusal>". */
   prefixKey?: string;
 };
@@ -128,7 +128,8 @@ export async function toastFailure(
   options: ToastFailureOptions = {},
 ): Promise<Response> {
   const f = screenFailure(err, t, options.fallbackKey);
-  const refusal = (options.field ? f.fieldErrors?.[options.field]?.[0] : undefined) ?? f.message;
+  const fields = options.field === undefined ? [] : [options.field].flat();
+  const refusal = fields.map((k) => f.fieldErrors?.[k]?.[0]).find(Boolean) ?? f.message;
   const message = options.prefixKey ? `${t(options.prefixKey)}: ${refusal}` : refusal;
   return redirectWithError(to, message, { headers: f.headers });
 }

@@ -30,6 +30,9 @@ const child = spawn(
       // Two-step login for admins is off for the e2e server unless the run turns it on.
       MFA_REQUIRED_FOR_ADMINS: process.env.MFA_REQUIRED_FOR_ADMINS || "false",
       BACKUP_AT: process.env.BACKUP_AT || "off",
+      // The lab reader reads text-layer PDFs (the lab-values flow); pictures are not OCR'd here:
+      // the reader's OCR is tested over HTTP (lab-upload-read) and on its corpus.
+      LAB_OCR: process.env.LAB_OCR || "0",
       E2E_ROOT: root,
     },
   },

@@ -107,6 +107,9 @@ export async function spawnApp(
         MFA_REQUIRED_FOR_ADMINS: "false",
         // No scheduled backup at start (decision 0067); the backup suites turn it on.
         BACKUP_AT: "off",
+        // The lab reader reads text-layer PDFs; OCR of pictures and scans (a second or two of CPU
+        // each) only where the suite is about it (lab-upload-read, the bench: LAB_OCR=1).
+        LAB_OCR: "0",
         ...backend,
         ...env,
       },

@@ -121,6 +121,7 @@ function expectAsPrinted(values: Value[], truth: Truth) {
 beforeAll(async () => {
   smtp = await startSmtp();
   server = await startServer({
+    LAB_OCR: "1",
     SMTP_URL: smtp.url,
     RATE_LIMIT_DISABLED: "1",
     ADMIN_EMAIL: "admin@labread.test",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
+import { labPhotoAsSent } from "../helpers/lab-corpus";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -231,5 +232,41 @@ describe("lab values over HTTP", () => {
     expect(ok.status).toBe(302);
     expect(ok.headers.get("location")).toBe(`${screen}?value=v-unchecked#labs`);
     expect(await status()).toBe("confirmed");
+  });
+});
+
+describe("a node with OCR turned off (LAB_OCR=0, as this suite's server)", () => {
+  it("reads no picture: a phone photo's read fails at once as 'OCR not available', with no values", async () => {
+    const a = api();
+    const up = await a.call(
+      "POST",
+      "/report/upload-report",
+      uploadForm(
+        { reportType: "Blood Test", phoneNumber: "9876543210" },
+        { name: "sugar.webp", data: await labPhotoAsSent("table"), type: "image/webp" },
+      ),
+      tok.patient,
+    );
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const id = up.body.data._id as string;
+    const db = await openTestDb(server.dataDir);
+    try {
+      const deadline = Date.now() + 20_000;
+      let row: { status: string; last_error: string | null } | undefined;
+      while (Date.now() < deadline) {
+        [row] = await db.all<{ status: string; last_error: string | null }>(
+          "select status, last_error from lab_reads where report_id = ?",
+          id,
+        );
+        if (row?.status === "failed") break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(row).toEqual({ status: "failed", last_error: "OCR not available" });
+    } finally {
+      await db.close();
+    }
+    const values = await a.get(`/report/${id}/observations`, tok.admin);
+    expect(values.status).toBe(200);
+    expect(values.body.data).toEqual([]);
   });
 });

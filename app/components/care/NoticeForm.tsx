@@ -18,19 +18,23 @@ const WINDOWS = { morning: "calls.morning", afternoon: "calls.afternoon", evenin
 
 /**
  * "Call me" (decision 0080): SMS, a call or both, and the part of the day a call may come. The
- * person's Settings and the health worker's page of a centre patient post it with `intent`
- * "calls"; the server checks it (no zod in the page).
+ * person's Settings, the health worker's page of a centre patient and the family page (for each
+ * member, with `patientId`) post it with `intent` "calls"; the server checks it (no zod in the page).
  */
 export function NoticeForm({
   choice,
   lastResult,
   busy,
   headingId,
+  patientId,
 }: {
   choice: NoticeChoice;
   lastResult?: SubmissionResult<string[]>;
   busy: boolean;
   headingId: string;
+  /** Whose choice it is, on a page that lists several people (the family page): then the
+   * form speaks of "them", not "you". */
+  patientId?: string;
 }) {
   const { t } = useTranslation();
   const [form, fields] = useServerForm(lastResult, ["noticeBy", "callWindow"], {
@@ -43,13 +47,18 @@ export function NoticeForm({
   return (
     <Form method="post" {...form.props} noValidate aria-labelledby={headingId} className="space-y-4">
       <input type="hidden" name="intent" value="calls" />
+      {patientId && <input type="hidden" name="patientId" value={patientId} />}
       <FormError id={form.errorId} errors={form.errors} />
       <fieldset
         aria-describedby={`${hintId}${fields.noticeBy.errors?.length ? ` ${fields.noticeBy.errorId}` : ""}`}
       >
-        <legend className="field-label">{t("calls.legend")}</legend>
+        <legend className="field-label">{patientId ? t("calls.legendMember") : t("calls.legend")}</legend>
         <p id={hintId} className="mb-2 text-sm text-slate-600">
-          {choice.phone ? t("calls.phoneHint", { phone: choice.phone }) : t("calls.noPhoneHint")}
+          {!choice.phone
+            ? t("calls.noPhoneHint")
+            : patientId
+              ? t("calls.phoneHintMember", { phone: choice.phone })
+              : t("calls.phoneHint", { phone: choice.phone })}
         </p>
         <div className="flex flex-wrap gap-x-6 gap-y-1">
           {(["sms", "call", "both"] as const).map((c) => (

@@ -8,6 +8,7 @@ import { db, first } from "~/db/client.server";
 import { labReads, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { backgroundLoop } from "../platform/index.server";
+import { config } from "~/config.server";
 import { openDecrypted } from "./files.server";
 import { rowBox, ToolRefused, type PageLine } from "./lab-lines.server";
 import { ocrImage, ocrPdf, OcrUnavailable, pdfTextLines } from "./lab-ocr.server";
@@ -173,10 +174,12 @@ export async function readLocal(
     lines = await pdfTextLines(file, timeoutMs);
     if (lines.filter((l) => /\d/.test(l.text)).length < 3) {
       source = "ocr";
+      ocrAllowed();
       lines = await ocrPdf(file, timeoutMs);
     }
   } else {
     source = "ocr";
+    ocrAllowed();
     lines = await ocrImage(file, timeoutMs);
   }
   const texts = lines.map((l) => l.text);
@@ -191,6 +194,11 @@ export async function readLocal(
       box: rowBox(lines[r.lineIndex], r.printedName, r.printedValue, r.range?.text ?? null),
     })),
   };
+}
+
+/** OCR turned off (LAB_OCR=0, a node too small for it): a picture or scan fails as without Tesseract. */
+function ocrAllowed(): void {
+  if (!config().labOcr) throw new OcrUnavailable();
 }
 
 /**

@@ -8,7 +8,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { useReportTypeLabel } from "~/components/reports/ReportTypeSelect";
 import { StatusBadge } from "~/components/reports/StatusBadge";
-import { getCarePatient, noticePreference, setNoticePreference } from "~/domain/care/index.server";
+import { getCarePatient, noticePreference } from "~/domain/care/index.server";
 import { NoticeForm } from "~/components/care/NoticeForm";
 import {
   askFollowUp,
@@ -23,6 +23,7 @@ import { METHOD_KEYS } from "~/schemas/registration";
 import { requireActor } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
+import { noticeFormAction } from "~/web/notice-form.server";
 import { clientOf } from "~/web/request.server";
 import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
@@ -79,19 +80,16 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { t } = await tFor(request);
   const form = await readForm(request);
   const back = `/dashboard/centre/patients/${encodeURIComponent(params.patientId ?? "")}`;
-  if (form.get("intent") === "calls") {
-    try {
-      await setNoticePreference(
-        actor,
-        params.patientId ?? "",
-        { noticeBy: form.get("noticeBy"), callWindow: form.get("callWindow") },
-        { ip: clientOf(context).ip },
-      );
-    } catch (err) {
-      return toastFailure(err, t, back);
-    }
-    return redirectWithSuccess(back, t("calls.saved"));
-  }
+  if (form.get("intent") === "calls")
+    return noticeFormAction({
+      actor,
+      patientId: params.patientId ?? "",
+      form,
+      back,
+      t,
+      saved: t("calls.saved"),
+      ip: clientOf(context).ip,
+    });
   try {
     await askFollowUp(
       actor,

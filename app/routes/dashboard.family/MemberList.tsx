@@ -1,12 +1,28 @@
-import { Link } from "@remix-run/react";
+import { Link, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { useRelationshipLabel } from "~/components/WhoseReports";
 import type { ApiFamilyMember } from "~/domain/care/index.server";
+import { NoticeForm, type NoticeChoice } from "~/components/care/NoticeForm";
 
-/** The profiles the account acts for, each with its short ID, its reports and (adults) a take-over link. */
-export function MemberList({ members }: { members: ApiFamilyMember[] }) {
+/**
+ * The profiles the account acts for, each with its short ID, its reports, (adults) a take-over
+ * link and (members without their own login) how they hear that an opinion is ready, folded.
+ */
+export function MemberList({
+  members,
+  notices,
+}: {
+  members: ApiFamilyMember[];
+  /** Each such member's "call me" choice (the account's own is in Settings). */
+  notices: Record<string, NoticeChoice>;
+}) {
   const { t } = useTranslation();
   const relation = useRelationshipLabel();
+  const navigation = useNavigation();
+  const saving =
+    navigation.state === "submitting" && navigation.formData?.get("intent") === "calls"
+      ? String(navigation.formData.get("patientId"))
+      : null;
   return (
     <section aria-labelledby="family-list-title" className="min-w-0">
       <h2 id="family-list-title" className="mb-3 text-lg font-bold text-slate-900">
@@ -53,6 +69,27 @@ export function MemberList({ members }: { members: ApiFamilyMember[] }) {
                 </Link>
               )}
             </p>
+            {notices[m._id] && (
+              <details
+                className="mt-3 rounded-lg border border-slate-200 px-3 py-1"
+                data-testid="member-notice"
+              >
+                <summary
+                  id={`notice-${m._id}`}
+                  className="min-h-11 cursor-pointer py-2.5 font-semibold text-slate-800"
+                >
+                  {t("calls.titleFor", { name: `${m.firstName} ${m.lastName}`.trim() })}
+                </summary>
+                <div className="pb-2 pt-1">
+                  <NoticeForm
+                    choice={notices[m._id]}
+                    busy={saving === m._id}
+                    headingId={`notice-${m._id}`}
+                    patientId={m._id}
+                  />
+                </div>
+              </details>
+            )}
           </li>
         ))}
       </ul>

@@ -4,11 +4,14 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
-import { listFamily } from "~/domain/care/index.server";
+import type { NoticeChoice } from "~/components/care/NoticeForm";
+import { listFamily, noticePreference } from "~/domain/care/index.server";
+import { config } from "~/config.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
+import { noticeFormAction } from "~/web/notice-form.server";
 import { clientOf } from "~/web/request.server";
 import { addAction, type AddData } from "./add.server";
 import { AddMemberForm } from "./AddMemberForm";
@@ -17,7 +20,8 @@ import { MemberList } from "./MemberList";
 /**
  * Family (decision 0030): the profiles a patient account acts for — its own and its family
  * members' — with their short IDs and a way to each one's reports, and the form that adds a
- * family member with the consent their age needs. Works without JavaScript.
+ * family member with the consent their age needs, and how each member hears that an opinion is
+ * ready (SMS or a call, decision 0080). Works without JavaScript.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -26,7 +30,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (actor.accountType !== "Patient") {
     return data({ title, notAllowed: t("family.patientsOnly") }, { status: 403 });
   }
-  return { title, notAllowed: null, members: await listFamily(actor) };
+  const members = await listFamily(actor);
+  // How each member hears that an opinion is ready (decision 0080); the account's own is in Settings.
+  const notices: Record<string, NoticeChoice> = {};
+  const windows = config().voice.windows;
+  for (const m of members)
+    if (!m.self && !m.hasOwnAccount) notices[m._id] = { ...(await noticePreference(actor, m._id)), windows };
+  return { title, notAllowed: null, members, notices };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
@@ -36,6 +46,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = await requireActor(request);
   const { t } = await tFor(request);
   const form = await readForm(request);
+  if (form.get("intent") === "calls")
+    return noticeFormAction({
+      actor,
+      patientId: String(form.get("patientId") ?? ""),
+      form,
+      back: "/dashboard/family",
+      t,
+      saved: t("calls.savedMember"),
+      ip: clientOf(context).ip,
+    });
   return addAction({ actor, t, form, ip: clientOf(context).ip });
 }
 
@@ -47,12 +67,12 @@ export default function Family() {
   const actionData = useActionData<typeof action>() as AddData | undefined;
   const location = useLocation();
   if (loaded.notAllowed !== null) return <NotAllowed title={t("family.title")} message={loaded.notAllowed} />;
-  const { members } = loaded as Loaded;
+  const { members, notices } = loaded as Loaded;
   return (
     <section>
       <PageHeader title={t("family.title")} intro={t("family.intro")} />
       <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
-        <MemberList members={members} />
+        <MemberList members={members} notices={notices} />
         {/* A new page after each added member (the redirect): an empty form, as without JavaScript. */}
         <AddMemberForm key={location.key} lastResult={actionData?.result} />
       </div>

@@ -17,6 +17,11 @@ const calls = {
     "Calls go to {{phone}}. Before anything about your health, the call asks for your year of birth.",
   noPhoneHint: "There is no phone number for calls on this profile.",
   saved: "Saved: this is how we will tell you.",
+  titleFor: "How {{name}} hears that an opinion is ready",
+  savedMember: "Saved: this is how we will tell them.",
+  legendMember: "How should we tell them that an opinion is ready?",
+  phoneHintMember:
+    "Calls go to {{phone}}. Before anything about their health, the call asks for their year of birth.",
   intro:
     "Missed calls to the clinic's number and the calls CareBridge placed, newest first: the number masked, what for and what happened — never whose, never what was said.",
   tab: "Calls",

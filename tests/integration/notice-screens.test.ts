@@ -1,0 +1,208 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { openTestDb, type TestDb } from "../helpers/db";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
+import { codeFrom, startSmtp } from "../helpers/smtp";
+
+/*
+ * "Call me" on the screens (decision 0080), without JavaScript, against the built app: the
+ * patient's Settings, the family page (a choice per member without a login of their own) and the
+ * health worker's page of a centre patient — one form posted with intent=calls. Who may set it is
+ * the domain's (tests/domain/calls.test.ts, the API in the authorization matrix); here: the forms
+ * save, say why when they cannot (no number for a call, a value not offered), change nothing then,
+ * and a forged patientId on the family page reaches no one else's profile.
+ */
+
+let server: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let db: TestDb;
+const ids: Record<string, string> = {};
+const browsers: Record<string, Browserish> = {};
+const hex24 = () => randomBytes(12).toString("hex");
+const year = new Date().getUTCFullYear();
+
+async function signUp(role: string, firstName: string) {
+  const api = apiClient(server.url);
+  const email = `${role}-${hex24().slice(0, 6)}@notice.test`;
+  const r = await signupViaApi(api, smtp, codeFrom, { email, accountType: "Patient", firstName });
+  ids[role] = r.user._id;
+  const b = new Browserish(server.url);
+  expect((await b.post("/login", { email, password: strongPassword })).status).toBe(302);
+  browsers[role] = b;
+  return r.token as string;
+}
+
+/** A radio button of `value` that is checked, whatever the order of its attributes. */
+const checkedRadio = (value: string) =>
+  `<input(?=[^>]*type="radio")(?=[^>]*value="${value}")(?=[^>]*checked)[^>]*>`;
+
+/** How the profile hears about an opinion, as stored. */
+async function stored(patientId: string) {
+  const [row] = await db.all<{ notice_by: string; call_window: string }>(
+    "SELECT notice_by, call_window FROM patients WHERE id = ?",
+    patientId,
+  );
+  return row;
+}
+
+/** Posts the calls form on `path` and reads the page the redirect leads to (its toast included). */
+async function postCalls(who: string, path: string, fields: Record<string, string>) {
+  const b = browsers[who];
+  const res = await b.post(path, { intent: "calls", ...fields });
+  expect(res.status, `${path}: ${res.status}`).toBe(302);
+  expect(res.headers.get("Location")).toBe(path);
+  return pageText(await (await b.fetch(path)).text());
+}
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  server = await startServer({ SMTP_URL: smtp.url, SMS_URL: "", RATE_LIMIT_DISABLED: "1" });
+  db = await openTestDb(server.dataDir, { write: true });
+  const father = await signUp("father", "Ramesh");
+  await signUp("other", "Sunil");
+  const api = apiClient(server.url);
+  for (const [role, body] of [
+    ["daughter", { firstName: "Meena", lastName: "Kumari", birthYear: year - 24, relationship: "daughter" }],
+    ["son", { firstName: "Raju", age: 9, relationship: "son", guardianConsent: true }],
+  ] as const) {
+    const res = await api.post(
+      "/family/members",
+      { sex: "female", preferredLanguage: "hi", memberConsent: true, ...body },
+      father,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    ids[role] = res.body.data._id;
+  }
+  // A health worker of a centre with a patient she registered (what the centre signup makes).
+  await signUp("worker", "Asha");
+  ids.centre = hex24();
+  await db.run("INSERT INTO centres (id, name, kind) VALUES (?, 'HWC Rampur', 'hwc')", ids.centre);
+  await db.run(
+    `UPDATE users SET account_type = 'HealthWorker', approved = ${db.kind === "postgres" ? "true" : "1"} WHERE id = ?`,
+    ids.worker,
+  );
+  await db.run("DELETE FROM patients WHERE id = ?", ids.worker);
+  await db.run(
+    "INSERT INTO health_workers (user_id, centre_id, role) VALUES (?, ?, 'asha')",
+    ids.worker,
+    ids.centre,
+  );
+  ids.kamla = hex24();
+  await db.run(
+    "INSERT INTO patients (id, first_name, last_name, birth_year, centre_id, registered_by, locale, phone, phone_owner) VALUES (?, 'Kamla', 'Devi', ?, ?, ?, 'hi', '+919812300001', 'self')",
+    ids.kamla,
+    year - 67,
+    ids.centre,
+    ids.worker,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await db?.close();
+  await server?.stop();
+  await smtp?.close();
+});
+
+describe("the family page: how each member hears about an opinion", () => {
+  it("shows a folded choice for each member without a login, not for the account's own profile", async () => {
+    const html = await (await browsers.father.fetch("/dashboard/family")).text();
+    expect(html.match(/data-testid="member-notice"/g)).toHaveLength(2);
+    const text = pageText(html);
+    expect(text).toContain("How Meena Kumari hears that an opinion is ready");
+    expect(text).toContain("How Raju hears that an opinion is ready");
+    expect(html).toContain(`name="patientId" value="${ids.daughter}"`);
+    expect(html).not.toContain(`name="patientId" value="${ids.father}"`);
+    // Signed up by email, the father gave no number: his members have none for a call.
+    expect(text).toContain("There is no phone number for calls on this profile.");
+  });
+
+  it("a call needs a number: refused with the reason, nothing changed; with the family's number it is saved", async () => {
+    const before = await stored(ids.daughter);
+    let page = await postCalls("father", "/dashboard/family", {
+      patientId: ids.daughter,
+      noticeBy: "call",
+      callWindow: "evening",
+    });
+    expect(page).toContain("Add a phone number first: a call needs one.");
+    expect(await stored(ids.daughter)).toEqual(before);
+
+    await db.run(
+      "UPDATE patients SET phone = '+919812300002', phone_owner = 'family' WHERE id = ?",
+      ids.daughter,
+    );
+    page = await postCalls("father", "/dashboard/family", {
+      patientId: ids.daughter,
+      noticeBy: "call",
+      callWindow: "evening",
+    });
+    expect(page).toContain("Saved: this is how we will tell them.");
+    expect(await stored(ids.daughter)).toEqual({ notice_by: "call", call_window: "evening" });
+    const html = await (await browsers.father.fetch("/dashboard/family")).text();
+    expect(html).toMatch(
+      new RegExp(`value="${ids.daughter}"[^<]*/>(?:(?!name="patientId")[\\s\\S])*?${checkedRadio("call")}`),
+    );
+    // The son's choice is his own: untouched.
+    expect(await stored(ids.son)).toMatchObject({ notice_by: "sms" });
+  });
+
+  it("a value not offered and a missing choice are refused with the reason; nothing changes", async () => {
+    let page = await postCalls("father", "/dashboard/family", {
+      patientId: ids.daughter,
+      noticeBy: "fax",
+      callWindow: "evening",
+    });
+    expect(page).toContain("Choose how we should tell you.");
+    page = await postCalls("father", "/dashboard/family", { patientId: ids.daughter, noticeBy: "both" });
+    expect(page).toContain("Choose when we may call.");
+    expect(await stored(ids.daughter)).toEqual({ notice_by: "call", call_window: "evening" });
+  });
+
+  it("another patient's forged patientId, an unknown one and none at all reach no one's profile", async () => {
+    const own = await stored(ids.other);
+    for (const patientId of [ids.daughter, hex24(), ""]) {
+      const page = await postCalls("other", "/dashboard/family", {
+        patientId,
+        noticeBy: "sms",
+        callWindow: "afternoon",
+      });
+      expect(page).toContain("Patient not found");
+      expect(page).not.toContain("Saved");
+    }
+    expect(await stored(ids.daughter)).toEqual({ notice_by: "call", call_window: "evening" });
+    // None at all is not the poster's own profile either: that is set in Settings.
+    expect(await stored(ids.other)).toEqual(own);
+  });
+});
+
+describe("Settings and the centre patient's page", () => {
+  it("Settings: a patient without a number is told why on the form, keeps the choice; with one it is saved", async () => {
+    const refused = await browsers.other.post("/dashboard/settings", {
+      intent: "calls",
+      noticeBy: "both",
+      callWindow: "afternoon",
+    });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(pageText(html)).toContain("Add a phone number first: a call needs one.");
+    expect(html).toMatch(new RegExp(checkedRadio("both")));
+    expect(await stored(ids.other)).toMatchObject({ notice_by: "sms" });
+    await db.run("UPDATE users SET phone = '+919812300003' WHERE id = ?", ids.other);
+    const page = await postCalls("other", "/dashboard/settings", {
+      noticeBy: "both",
+      callWindow: "afternoon",
+    });
+    expect(page).toContain("Saved: this is how we will tell you.");
+    expect(await stored(ids.other)).toEqual({ notice_by: "both", call_window: "afternoon" });
+  });
+
+  it("the centre's health worker sets it on the patient's page; a patient posting there changes nothing", async () => {
+    const path = `/dashboard/centre/patients/${ids.kamla}`;
+    const page = await postCalls("worker", path, { noticeBy: "call", callWindow: "morning" });
+    expect(page).toContain("Saved: this is how we will tell you.");
+    expect(await stored(ids.kamla)).toEqual({ notice_by: "call", call_window: "morning" });
+    const res = await browsers.father.post(path, { intent: "calls", noticeBy: "sms", callWindow: "evening" });
+    expect(res.status).toBeLessThan(500);
+    expect(await stored(ids.kamla)).toEqual({ notice_by: "call", call_window: "morning" });
+  });
+});
