@@ -262,6 +262,9 @@ describe("a node with OCR turned off (LAB_OCR=0, as this suite's server)", () =>
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(row).toEqual({ status: "failed", last_error: "OCR not available" });
+      // A choice, not a fault: said at info; a missing Tesseract would be an error.
+      expect(server.output()).toContain('"msg":"lab reader: OCR is turned off (LAB_OCR=0), not read"');
+      expect(server.output()).not.toMatch(/"level":"error","msg":"lab reader/);
     } finally {
       await db.close();
     }

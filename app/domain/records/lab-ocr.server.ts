@@ -11,7 +11,8 @@ import { preparePage } from "./lab-prep.server";
  * child processes with OMP_THREAD_LIMIT=1 and a time limit, so the event loop stays free.
  */
 export class OcrUnavailable extends Error {
-  constructor() {
+  /** `turnedOff`: the operator chose it (LAB_OCR=0), not a missing tool. */
+  constructor(readonly turnedOff = false) {
     super("OCR not available");
   }
 }

@@ -133,7 +133,9 @@ async function readOne(row: Row): Promise<void> {
         durationMs,
         finishedAt: new Date(),
       });
-      log("error", "lab reader failed: OCR not available (install tesseract-ocr)", who);
+      // A missing tool is the operator's to fix; OCR turned off on purpose is not a fault.
+      if (err.turnedOff) log("info", "lab reader: OCR is turned off (LAB_OCR=0), not read", who);
+      else log("error", "lab reader failed: OCR not available (install tesseract-ocr and ffmpeg)", who);
       return;
     }
     const lastError = String((err as Error)?.message ?? err).slice(0, 300);
@@ -198,7 +200,7 @@ export async function readLocal(
 
 /** OCR turned off (LAB_OCR=0, a node too small for it): a picture or scan fails as without Tesseract. */
 function ocrAllowed(): void {
-  if (!config().labOcr) throw new OcrUnavailable();
+  if (!config().labOcr) throw new OcrUnavailable(true);
 }
 
 /**
