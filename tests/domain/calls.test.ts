@@ -181,6 +181,16 @@ describe("the call queue", () => {
     );
   });
 
+  it("the family page's choices: each member the account manages without a login, none of the account's own", async () => {
+    const manager = await makePatient();
+    const child = await makeDependant(manager);
+    await makeDependant(await makePatient()); // another family's member
+    await d.care.setNoticePreference(manager, child, { noticeBy: "sms", callWindow: "evening" });
+    const choices = await d.care.familyNoticePreferences(manager);
+    expect(Object.keys(choices)).toEqual([child]); // not the account's own, not another family's
+    expect(choices[child]).toMatchObject({ noticeBy: "sms", callWindow: "evening" });
+  });
+
   it("numbers do not stay: settled calls are pruned with the SMS, an erased number's call files go", async () => {
     const { phoneCalls } = d.schema;
     const old = new Date(Date.now() - 400 * 86_400_000);

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIDENT } from "~/domain/records/labs";
 import { readLocal } from "~/domain/records/index.server";
+import { inTempDir } from "./files";
 import { labPdf, labPhoto, labPhotoAsSent, labScan, truthOf, type Kind, type Layout } from "./lab-corpus";
 
 export type Score = {
@@ -23,8 +23,7 @@ export async function scoreOne(layout: Layout, kind: Kind): Promise<{ scores: Sc
         : kind === "photo"
           ? [await labPhoto(layout), "image/jpeg"]
           : [await labPhotoAsSent(layout), "image/webp"];
-  const dir = mkdtempSync(join(tmpdir(), "labscore-"));
-  try {
+  return inTempDir("labscore-", async (dir) => {
     const file = join(dir, "upload");
     writeFileSync(file, bytes);
     const t0 = Date.now();
@@ -46,7 +45,5 @@ export async function scoreOne(layout: Layout, kind: Kind): Promise<{ scores: Sc
       };
     });
     return { scores, ms };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { eq } from "drizzle-orm";
 import { pcmWav } from "../helpers/audio";
 import { onlyWith, requireTool } from "../helpers/requires";
+import { freePort as anyFreePort } from "../helpers/server";
 import {
   claim,
   freshDomain,
@@ -50,13 +51,7 @@ async function freeOn(port: number): Promise<boolean> {
 /** A port free with its neighbour and its media port (+ 1000), on TCP and UDP alike. */
 async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await anyFreePort();
     // sipp's media port is port + 1000; the clinic's second line is port + 2 (each takes its port + 1 for TLS too).
     if (port >= 60_000) continue;
     const all = await Promise.all([port, port + 1, port + 2, port + 3, port + 1000].map(freeOn));

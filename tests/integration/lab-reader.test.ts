@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
@@ -9,6 +8,7 @@ import { CONFIDENT } from "~/domain/records/labs";
 import { imageSize, ocrImage } from "~/domain/records/lab-ocr.server";
 import { orient } from "~/domain/records/lab-prep.server";
 import { exifHead } from "../helpers/exif";
+import { inTempDir } from "../helpers/files";
 import { LAYOUTS, labPhoto, labPhotoAsSent, truthOf, type Kind, type Layout } from "../helpers/lab-corpus";
 import { scoreOne, type Score } from "../helpers/lab-score";
 
@@ -58,24 +58,20 @@ describe("lab reader on the corpus", () => {
     const body = Buffer.from(jpeg.encode({ data: rgba, width: stored.w, height: stored.h }, 80).data);
     const head = exifHead(6);
     const file = Buffer.concat([head.subarray(0, head.length - 4), body.subarray(2)]);
-    const dir = mkdtempSync(join(tmpdir(), "labexif-"));
-    try {
+    await inTempDir("labexif-", async (dir) => {
       writeFileSync(join(dir, "p.jpg"), file);
       const reading = await readLocal(join(dir, "p.jpg"), "image/jpeg");
       const exact = truthOf("table").filter((t) =>
         reading.rows.some((r) => r.analyte === t.analyte && r.printedValue === t.value),
       );
       expect(exact.length).toBeGreaterThanOrEqual(7);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   // The upload screen sends a photo as WebP (JPEG where the browser cannot), at most 2,000 px on
   // its long side: ffmpeg decodes it, and the page is enlarged before Tesseract reads it.
   it("reads photos as the upload screen sends them (WebP, 2,000 px); a cut-off WebP is refused with a reason", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "labwebp-"));
-    try {
+    await inTempDir("labwebp-", async (dir) => {
       const scores: boolean[] = [];
       let confidentWrong = 0;
       for (const layout of ["two-column", "flag-column"] as const) {
@@ -95,14 +91,11 @@ describe("lab reader on the corpus", () => {
       const bytes = readFileSync(join(dir, "two-column.webp"));
       writeFileSync(join(dir, "cut.webp"), bytes.subarray(0, Math.floor(bytes.length / 3)));
       await expect(readLocal(join(dir, "cut.webp"), "image/webp")).rejects.toThrow(/exited with|unreadable/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   it("does not OCR a picture that is not a page of text (noise, a photo of skin or an X-ray)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "labnoise-"));
-    try {
+    await inTempDir("labnoise-", async (dir) => {
       let x = 7;
       const noise = new PNG({ width: 900, height: 700 });
       for (let i = 0; i < noise.data.length; i += 4) {
@@ -125,8 +118,6 @@ describe("lab reader on the corpus", () => {
         source: "ocr",
         rows: [],
       });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { maskPhone } from "~/lib/phone.server";
 import { noticeSchema } from "~/schemas/calls";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { patientAccess, traceAccess, type PatientAccess } from "./patients.server";
+import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "./patients.server";
 
 /**
  * "Call me" (decision 0080): how a profile hears that an opinion is ready — a text, a phone call or
@@ -42,6 +42,21 @@ export async function noticePreference(
   patientId: string | null = null,
 ): Promise<NoticePreference> {
   const { patient } = await accessFor(actor, patientId);
+  return preferenceOf(patient);
+}
+
+/**
+ * The family page: how each member the account manages without a login of their own hears about
+ * an opinion (one with a login, and the account itself, set it in their own Settings). The
+ * family's profiles are read once, whatever its size.
+ */
+export async function familyNoticePreferences(actor: Actor): Promise<Record<string, NoticePreference>> {
+  const out: Record<string, NoticePreference> = {};
+  for (const p of await familyProfiles(actor)) if (!p.accountId) out[p.id] = await preferenceOf(p);
+  return out;
+}
+
+async function preferenceOf(patient: PatientRow): Promise<NoticePreference> {
   const number = await numberOf(patient);
   return {
     noticeBy: patient.noticeBy,

@@ -74,4 +74,9 @@ export {
   updateHealthWorker,
 } from "./workers.server";
 export { accessHolders, accessTrail, revokeCentreAccess, revokeManager } from "./access.server";
-export { noticePreference, setNoticePreference, type NoticePreference } from "./call-preferences.server";
+export {
+  familyNoticePreferences,
+  noticePreference,
+  setNoticePreference,
+  type NoticePreference,
+} from "./call-preferences.server";

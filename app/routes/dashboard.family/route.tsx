@@ -5,7 +5,7 @@ import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import type { NoticeChoice } from "~/components/care/NoticeForm";
-import { listFamily, noticePreference } from "~/domain/care/index.server";
+import { familyNoticePreferences, listFamily } from "~/domain/care/index.server";
 import { config } from "~/config.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
@@ -31,11 +31,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     return data({ title, notAllowed: t("family.patientsOnly") }, { status: 403 });
   }
   const members = await listFamily(actor);
-  // How each member hears that an opinion is ready (decision 0080); the account's own is in Settings.
-  const notices: Record<string, NoticeChoice> = {};
+  // How each member without a login hears that an opinion is ready (decision 0080).
   const windows = config().voice.windows;
-  for (const m of members)
-    if (!m.self && !m.hasOwnAccount) notices[m._id] = { ...(await noticePreference(actor, m._id)), windows };
+  const notices: Record<string, NoticeChoice> = {};
+  for (const [id, n] of Object.entries(await familyNoticePreferences(actor))) notices[id] = { ...n, windows };
   return { title, notAllowed: null, members, notices };
 }
 
