@@ -44,7 +44,14 @@ beforeAll(async () => {
       AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
       SMTP_URL: smtp.url,
-      RATE_LIMIT_DISABLED: "1",
+      // Rate limits on, as a deployment runs them: a sign-in's first statements are the limiter's
+      // (decision 0075). Uploads get room for the steady load below.
+      RATE_LIMITS: JSON.stringify({
+        upload: {
+          address: { points: 100_000, duration: 3600 },
+          account: { points: 100_000, duration: 3600 },
+        },
+      }),
       WEB_CONCURRENCY: "2",
       ...sharedSecrets(),
     },
@@ -266,8 +273,19 @@ async function timed<T>(send: () => Promise<T>): Promise<{ res: T; ms: number }>
   return { res, ms: Date.now() - start };
 }
 
-const login = () =>
-  api().raw("POST", "/auth/login", { email: "faults@clinic.test", password: strongPassword });
+const login = (password = strongPassword) =>
+  api().raw("POST", "/auth/login", { email: "faults@clinic.test", password });
+
+/** The sign-in screen's form, as a browser posts it: status, headers and the page. */
+async function webLogin(password: string) {
+  const res = await fetch(`${app.url}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: app.url },
+    body: `email=faults%40clinic.test&password=${encodeURIComponent(password)}`,
+    redirect: "manual",
+  });
+  return { status: res.status, headers: res.headers, body: await res.text() };
+}
 
 /**
  * Holds a part frozen until `answered` settles (at most 12 s, the hang the fault round used), then
@@ -308,18 +326,17 @@ function firstLogged(pattern: RegExp, from: number) {
 }
 
 describe("a part that hangs instead of refusing (decision 0075)", () => {
-  it("PostgreSQL frozen: a list, a login, an upload and a download each answer 503 with Retry-After within 10 s; logged at once, once; back after", async () => {
+  it("PostgreSQL frozen: a list, logins (API and screen, right and wrong password), an upload and a download each answer 503 with Retry-After, a sign-in within 6 s; logged at once, once; back after", async () => {
     // Both serving processes hold pooled connections: what the requests below take into the hang.
     await Promise.all([listed(), listed(), listed(), listed()]);
     const before = app.output().length;
     const logged = firstLogged(/"msg":"database unavailable"/, before);
     const started = Date.now();
-    const answers = await whileFrozen(pg, () =>
+    const [answers, apiLogins, webLogins] = await whileFrozen(pg, () =>
       Promise.all([
-        timed(listed),
-        timed(login),
-        timed(upload),
-        timed(async () => asResult(await download())),
+        Promise.all([timed(listed), timed(upload), timed(async () => asResult(await download()))]),
+        Promise.all([timed(() => login()), timed(() => login("x-Wrong-123"))]),
+        Promise.all([timed(() => webLogin(strongPassword)), timed(() => webLogin("Wrong-pass-123"))]),
       ]),
     );
     const loggedAt = logged.stop();
@@ -327,8 +344,20 @@ describe("a part that hangs instead of refusing (decision 0075)", () => {
       await expectRefusal(res, 503, /database/);
       expect(ms).toBeLessThanOrEqual(10_000);
     }
+    // A sign-in's rate-limit statements end it like any other statement (decision 0075): one bound,
+    // not one per statement that a fallback let the sign-in go on to.
+    for (const { res, ms } of apiLogins) {
+      await expectRefusal(res, 503, /database/);
+      expect(ms).toBeLessThanOrEqual(6_000);
+    }
+    for (const { res, ms } of webLogins) {
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(res.body).toMatch(/cannot reach its database/);
+      expect(ms).toBeLessThanOrEqual(6_000);
+    }
     // Logged at once: within a second of the first answer (the first statement that timed out).
-    const firstAnswer = started + Math.min(...answers.map((a) => a.ms));
+    const firstAnswer = started + Math.min(...[...answers, ...apiLogins, ...webLogins].map((a) => a.ms));
     expect(loggedAt - firstAnswer).toBeLessThanOrEqual(1_000);
     const log = app.output().slice(before);
     // Once per outage in each of the two serving processes that met it.
