@@ -20,7 +20,6 @@
  */
 import Database from "better-sqlite3";
 import { isNotNull } from "drizzle-orm";
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -39,7 +38,7 @@ import { parseArgs } from "node:util";
 import { config, loadConfig, type DatabaseKind } from "../app/config.server";
 import { closeDatabase, db, migrateDatabase } from "../app/db/client.server";
 import { reports, users } from "../app/db/schema";
-import { RESTIC_TAG, SNAPSHOT_FOLDER } from "../app/domain/operations/index.server";
+import { restic, RESTIC_TAG, SNAPSHOT_FOLDER } from "../app/domain/operations/index.server";
 import { findPgTool, libpqTarget, runTool } from "../app/db/pg-tools.server";
 import { blobStore } from "../app/storage/factory.server";
 
@@ -89,31 +88,21 @@ async function fromRepository(repo: string): Promise<string> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "carebridge-restore-"));
   process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
   const started = Date.now();
-  const result = spawnSync(
-    "restic",
-    [
-      "-r",
-      repo,
-      "--no-cache",
-      "restore",
-      snapshot,
-      ...(snapshot === "latest" ? ["--tag", RESTIC_TAG] : []),
-      "--target",
-      path.join(scratch, "snapshot"),
-    ],
-    {
-      env: { ...process.env, RESTIC_PASSWORD_FILE: path.resolve(passwordFile) },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  if (result.error || result.status !== 0) {
-    const why = result.error
-      ? (result.error as NodeJS.ErrnoException).code === "ENOENT"
-        ? "restic is not installed (Debian/Ubuntu: apt-get install restic)"
-        : result.error.message
-      : result.stderr.trim().split("\n").slice(-3).join(" / ");
-    console.error(`Could not restore snapshot ${snapshot} from ${repo}: ${why}. Nothing was changed.`);
+  try {
+    // The snapshot is the operator's word: after `--`, never read as an option.
+    await restic(
+      [
+        "restore",
+        ...(snapshot === "latest" ? ["--tag", RESTIC_TAG] : []),
+        "--target",
+        path.join(scratch, "snapshot"),
+      ],
+      { repository: repo, passwordFile, noCache: true, operands: [snapshot] },
+    );
+  } catch (err) {
+    console.error(
+      `Could not restore snapshot ${snapshot} from ${repo}: ${(err as Error).message}. Nothing was changed.`,
+    );
     process.exit(1);
   }
   const found = findBackupFolder(path.join(scratch, "snapshot"));
@@ -191,13 +180,13 @@ async function restoreSqlite() {
 }
 
 async function restorePostgres() {
-  const pgRestore = findPgTool("pg_restore");
+  findPgTool("pg_restore");
   const target = libpqTarget(c.databaseUrl);
   // Reads the whole archive's table of contents: a damaged or foreign file stops here, untouched.
-  await runTool(pgRestore, ["--list", databaseFile], target.env);
+  await runTool("pg_restore", ["--list"], target.env, undefined, [databaseFile]);
   try {
     await runTool(
-      pgRestore,
+      "pg_restore",
       [
         "--clean",
         "--if-exists",
@@ -206,9 +195,10 @@ async function restorePostgres() {
         "--single-transaction",
         "--exit-on-error",
         `--dbname=${target.url}`,
-        databaseFile,
       ],
       target.env,
+      undefined,
+      [databaseFile],
     );
   } catch (err) {
     throw new Error(

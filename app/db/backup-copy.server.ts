@@ -90,7 +90,7 @@ export async function copyDatabase(out: string): Promise<DatabaseCopy> {
         if (existsSync(extra) && (extra.endsWith("-shm") || statSync(extra).size === 0)) rmSync(extra);
     }
   }
-  const pgDump = findPgTool("pg_dump");
+  findPgTool("pg_dump"); // missing: said before the snapshot is taken
   const file = path.join(out, "database.pgdump");
   // One snapshot for the dump, the list of files and the counts: pg_dump joins the snapshot this
   // transaction exports, so the files copied are exactly those the dumped rows refer to.
@@ -102,7 +102,7 @@ export async function copyDatabase(out: string): Promise<DatabaseCopy> {
     const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0].id;
     const target = libpqTarget(c.databaseUrl);
     const dumped = runTool(
-      pgDump,
+      "pg_dump",
       ["--format=custom", `--snapshot=${snapshot}`, `--file=${file}`, `--dbname=${target.url}`],
       target.env,
     );
@@ -157,33 +157,38 @@ export async function readDatabaseCopy(file: string): Promise<CopyReading> {
       copy.close();
     }
   }
-  const pgRestore = findPgTool("pg_restore");
-  await runTool(pgRestore, ["--list", file], process.env, () => {});
+  await runTool("pg_restore", ["--list"], process.env, () => {}, [file]);
   const counts: Record<string, number> = {};
   const reportFiles: RecordedFile[] = [];
   let table: string | null = null;
   let keyAt = -1;
   let sizeAt = -1;
-  await runTool(pgRestore, ["--data-only", "--file=-", file], process.env, (line) => {
-    if (table === null) {
-      const m = /^COPY (?:("?)([^".]+)\1\.)?("?)([^" ]+)\3 \((.*)\) FROM stdin;$/.exec(line);
-      if (!m || (m[2] && m[2] !== "public")) return;
-      table = m[4];
-      counts[table] = 0;
-      const columns = m[5].split(", ").map((col) => col.replace(/^"|"$/g, ""));
-      [keyAt, sizeAt] =
-        table === "reports" ? [columns.indexOf("file_key"), columns.indexOf("size")] : [-1, -1];
-      return;
-    }
-    if (line === "\\.") {
-      table = null;
-      return;
-    }
-    counts[table]++;
-    if (keyAt >= 0) {
-      const fields = line.split("\t");
-      reportFiles.push({ key: fields[keyAt], size: Number(fields[sizeAt]) });
-    }
-  });
+  await runTool(
+    "pg_restore",
+    ["--data-only", "--file=-"],
+    process.env,
+    (line) => {
+      if (table === null) {
+        const m = /^COPY (?:("?)([^".]+)\1\.)?("?)([^" ]+)\3 \((.*)\) FROM stdin;$/.exec(line);
+        if (!m || (m[2] && m[2] !== "public")) return;
+        table = m[4];
+        counts[table] = 0;
+        const columns = m[5].split(", ").map((col) => col.replace(/^"|"$/g, ""));
+        [keyAt, sizeAt] =
+          table === "reports" ? [columns.indexOf("file_key"), columns.indexOf("size")] : [-1, -1];
+        return;
+      }
+      if (line === "\\.") {
+        table = null;
+        return;
+      }
+      counts[table]++;
+      if (keyAt >= 0) {
+        const fields = line.split("\t");
+        reportFiles.push({ key: fields[keyAt], size: Number(fields[sizeAt]) });
+      }
+    },
+    [file],
+  );
   return { counts, reportFiles };
 }

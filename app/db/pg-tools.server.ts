@@ -1,7 +1,4 @@
-import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, readdirSync } from "node:fs";
-import path from "node:path";
-import { createInterface } from "node:readline";
+import { locate, runProgram } from "~/lib/programs.server";
 
 /*
  * PostgreSQL's client tools (pg_dump, pg_restore) as child processes: found, given the password
@@ -11,21 +8,8 @@ import { createInterface } from "node:readline";
 
 /** A PostgreSQL client tool: on PATH, else in Debian's /usr/lib/postgresql/<version>/bin (newest first). */
 export function findPgTool(name: "pg_dump" | "pg_restore"): string {
-  const candidates = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  const debian = "/usr/lib/postgresql";
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian).sort((a, b) => Number(b) - Number(a) || b.localeCompare(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
-  }
-  for (const dir of candidates) {
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
-  }
+  const found = locate(name);
+  if (found) return found;
   throw new Error(
     `${name} was not found on PATH or in /usr/lib/postgresql/*/bin. Install the PostgreSQL client tools ` +
       `(Debian/Ubuntu: apt-get install postgresql-client), in the same or a newer major version than the server.`,
@@ -53,35 +37,17 @@ export function libpqTarget(url: string): { url: string; env: NodeJS.ProcessEnv 
 }
 
 /**
- * Runs a tool; rejects with the end of what it printed on stderr when it fails. `onLine` hears
- * stdout line by line (nothing is kept); without it stdout is ignored.
+ * Runs pg_dump or pg_restore through the one door (decision 0086); rejects with the end of what it
+ * printed on stderr when it fails. `options` are its flags (values joined with `=`), `operands`
+ * its archive file; `onLine` hears stdout line by line (nothing is kept); without it stdout is ignored.
  */
-export function runTool(
-  file: string,
-  args: string[],
+export async function runTool(
+  name: "pg_dump" | "pg_restore",
+  options: string[],
   env: NodeJS.ProcessEnv,
   onLine?: (line: string) => void,
+  operands: string[] = [],
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", onLine ? "pipe" : "ignore", "pipe"] });
-    let errors = "";
-    child.stderr!.on("data", (d: Buffer) => {
-      errors = (errors + d.toString("utf8")).slice(-2000);
-    });
-    const lines = onLine ? createInterface({ input: child.stdout!, crlfDelay: Infinity }) : undefined;
-    lines?.on("line", onLine!);
-    const closed = lines ? new Promise((r) => lines.once("close", r)) : Promise.resolve();
-    child.once("error", reject);
-    child.once("exit", (code, signal) => {
-      void closed.then(() =>
-        code === 0
-          ? resolve()
-          : reject(
-              new Error(
-                `${path.basename(file)} failed (${signal ?? `exit ${code}`})${errors.trim() ? `: ${errors.trim()}` : ""}`,
-              ),
-            ),
-      );
-    });
-  });
+  findPgTool(name);
+  await runProgram(name, { options, operands, env, onLine: onLine ?? (() => {}), stderrBytes: 2000 });
 }

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import path from "node:path";
 import type pg from "pg";
 import { config } from "~/config.server";
-import { findPgTool, libpqTarget, runTool } from "./pg-tools.server";
+import { libpqTarget, runTool } from "./pg-tools.server";
 
 /**
  * An upgrade never loses a row (decision 0070). Before the migrations of a new version run:
@@ -122,7 +122,7 @@ export async function guardPgUpgrade(client: pg.PoolClient, folder: string): Pro
     dir = copyFolder();
     const target = libpqTarget(config().databaseUrl);
     await runTool(
-      findPgTool("pg_dump"),
+      "pg_dump",
       ["--format=custom", `--file=${path.join(dir, "database.pgdump")}`, `--dbname=${target.url}`],
       target.env,
     );

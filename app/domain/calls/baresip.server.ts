@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import path from "node:path";
 import { log } from "~/lib/log.server";
+import { startProgram, type LongRunning } from "~/lib/programs.server";
 
 /**
  * One baresip process (decision 0080), driven over its ctrl_tcp module: commands and events are
@@ -43,7 +43,7 @@ async function freePort(host: string): Promise<number> {
 }
 
 export class Baresip {
-  private child: ChildProcess | null = null;
+  private process: LongRunning | null = null;
   private socket: Socket | null = null;
   private buffer = "";
   private token = 0;
@@ -76,8 +76,9 @@ export class Baresip {
     writeFileSync(path.join(this.opts.dir, "config"), lines.join("\n") + "\n", { mode: 0o600 });
     writeFileSync(path.join(this.opts.dir, "accounts"), this.opts.account + "\n", { mode: 0o600 });
     writeFileSync(path.join(this.opts.dir, "contacts"), "", { mode: 0o600 });
-    const child = spawn("baresip", ["-f", this.opts.dir], { stdio: ["ignore", "pipe", "pipe"] });
-    this.child = child;
+    // Through the one door (decision 0086): its own process group, memory and file-size limits.
+    this.process = startProgram("baresip", { options: ["-f", this.opts.dir] });
+    const child = this.process.child;
     let said = "";
     const keep = (c: Buffer) => {
       said = (said + c.toString()).slice(-2000);
@@ -170,18 +171,14 @@ export class Baresip {
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || this.exited) return;
+    const running = this.process;
+    if (!running || this.exited) return;
     await this.command("quit").catch(() => {});
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve();
-      }, 2_000);
-      child.once("exit", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    // Asked to quit; whatever is left of it after 2 s is ended with its process group.
+    await Promise.race([
+      new Promise<void>((resolve) => running.child.once("exit", () => resolve())),
+      new Promise<void>((resolve) => setTimeout(resolve, 2_000)),
+    ]);
+    await running.end(1_000);
   }
 }

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { ReportRow } from "~/db/schema";
 import { audit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { MAX_PREVIEW_PAGE, openDecrypted, renderPdfPage } from "../records/index.server";
+import { MAX_PREVIEW_PAGE, openDecrypted, pdfPagePreview } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/index.server";
 import { findRow } from "./report-rows.server";
@@ -28,7 +28,14 @@ export async function reportForFileAccess(actor: Actor, reportId: string, ip?: s
   return row;
 }
 
-export type OpenedReportFile = { stream: Readable; mimeType: string; fileName: string; size: number };
+export type OpenedReportFile = {
+  stream: Readable;
+  mimeType: string;
+  fileName: string;
+  size: number;
+  /** The stored object's key (the page previews' cache is keyed by it). */
+  fileKey: string;
+};
 
 /** What decides who may open a report's file: read from the report's own row, never from a caller. */
 type FileAccessFacts = Pick<
@@ -84,7 +91,7 @@ export async function openReportFile(
     stream.destroy();
     throw err;
   }
-  return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size };
+  return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size, fileKey: row.fileKey };
 }
 
 /**
@@ -104,7 +111,16 @@ export async function reportPageImage(
     opened.stream.destroy();
     throw new DomainError("not_found", "labs.noPage");
   }
-  const jpeg = await renderPdfPage(opened.stream, n);
-  if (!jpeg) throw new DomainError("not_found", "labs.noPage");
-  return jpeg;
+  let used = false;
+  try {
+    const jpeg = await pdfPagePreview(opened.fileKey, n, actor.id, async () => {
+      used = true;
+      return opened.stream;
+    });
+    if (!jpeg) throw new DomainError("not_found", "labs.noPage");
+    return jpeg;
+  } finally {
+    // A cached page (or a refusal) leaves the file unread.
+    if (!used) opened.stream.destroy();
+  }
 }

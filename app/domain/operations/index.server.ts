@@ -38,7 +38,7 @@ export {
 } from "./backups.server";
 export { stageBackup, type Manifest } from "./backup-stage.server";
 export { SNAPSHOT_FOLDER } from "./backup-verify.server";
-export { RESTIC_TAG } from "./restic.server";
+export { restic, RESTIC_TAG } from "./restic.server";
 export {
   backupNotice,
   printRecoverySheet,

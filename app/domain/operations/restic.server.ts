@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { config } from "~/config.server";
+import { ProgramFailed, ProgramStopped, runProgram } from "~/lib/programs.server";
 
 /**
  * restic, run as a child process (decision 0067): the repository and its password file from the
@@ -26,44 +26,59 @@ export class ResticError extends Error {
 const lastLines = (text: string) =>
   text.trim().split("\n").slice(-3).join(" / ").slice(0, 500) || "no message";
 
-/** The restic processes running now, so a stopping server can end them (restic removes its locks on SIGINT). */
-const running = new Set<ReturnType<typeof spawn>>();
+/** Aborted at shutdown: every running restic is asked to stop (restic removes its locks on SIGINT). */
+let stopping = new AbortController();
 
 /** Asks every running restic to stop (at shutdown); the run then fails and says so. */
 export function interruptRestic(): void {
-  for (const child of running) child.kill("SIGINT");
+  stopping.abort();
+  stopping = new AbortController();
 }
 
-/** Runs `restic <args>` against the configured repository; resolves with stdout. */
-export function restic(args: string[], opts: { repository?: string; cwd?: string } = {}): Promise<string> {
+export type ResticOptions = {
+  /** Another repository than the configured one (a restore from the recovery sheet). */
+  repository?: string;
+  /** Another password file than the configured one. */
+  passwordFile?: string;
+  /** No cache folder (a restore on a new machine). */
+  noCache?: boolean;
+  cwd?: string;
+  /** Arguments that are not options (a snapshot an operator named): after `--`. */
+  operands?: string[];
+};
+
+/**
+ * Runs `restic <args>` against the configured repository through the one door (decision 0086);
+ * resolves with stdout. The password reaches restic as RESTIC_PASSWORD_FILE, never on its command line.
+ */
+export async function restic(args: string[], opts: ResticOptions = {}): Promise<string> {
   const b = config().backup;
-  mkdirSync(b.cacheDir, { recursive: true, mode: 0o700 });
-  const argv = ["-r", opts.repository ?? b.repository, "--cache-dir", b.cacheDir, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn("restic", argv, {
+  if (!opts.noCache) mkdirSync(b.cacheDir, { recursive: true, mode: 0o700 });
+  const options = [
+    "-r",
+    opts.repository ?? b.repository,
+    ...(opts.noCache ? ["--no-cache"] : ["--cache-dir", b.cacheDir]),
+    ...args,
+  ];
+  try {
+    const out = await runProgram("restic", {
+      options,
+      operands: opts.operands,
       cwd: opts.cwd,
-      env: { ...process.env, RESTIC_PASSWORD_FILE: b.passwordFile, RESTIC_PROGRESS_FPS: "0.2" },
-      stdio: ["ignore", "pipe", "pipe"],
+      addEnv: {
+        RESTIC_PASSWORD_FILE: path.resolve(opts.passwordFile ?? b.passwordFile),
+        RESTIC_PROGRESS_FPS: "0.2",
+      },
+      signal: stopping.signal,
     });
-    running.add(child);
-    child.once("close", () => running.delete(child));
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => {
-      err = (err + d.toString("utf8")).slice(-4000);
-    });
-    child.once("error", (e) =>
-      reject(
-        (e as NodeJS.ErrnoException).code === "ENOENT"
-          ? new Error("restic is not installed (Debian/Ubuntu: apt-get install restic)")
-          : e,
-      ),
-    );
-    child.once("close", (code) =>
-      code === 0 ? resolve(Buffer.concat(out).toString("utf8")) : reject(new ResticError(args[0], code, err)),
-    );
-  });
+    return out.toString("utf8");
+  } catch (err) {
+    if (err instanceof ProgramStopped && err.reason === "not installed")
+      throw new Error("restic is not installed (Debian/Ubuntu: apt-get install restic)");
+    if (err instanceof ProgramFailed) throw new ResticError(args[0], err.code, err.said);
+    if (err instanceof ProgramStopped) throw new ResticError(args[0], null, err.message);
+    throw err;
+  }
 }
 
 /** Creates the repository unless it exists (a wrong password is an error, never a new repository). */

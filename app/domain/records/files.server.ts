@@ -1,5 +1,6 @@
 import {
   createCipheriv,
+  createHmac,
   createDecipheriv,
   createHash,
   randomBytes,
@@ -129,9 +130,10 @@ export function sanitizeFileName(raw: string | null | undefined, ext: string): s
  */
 export async function storeUpload(
   chunks: AsyncIterable<Uint8Array>,
-  opts: { maxBytes: number; allowed: UploadKind; fileName?: string | null },
+  opts: { maxBytes: number; allowed: UploadKind; fileName?: string | null; key?: string },
 ): Promise<StoredFile> {
-  const key = randomBytes(16).toString("hex");
+  const key = opts.key ?? randomBytes(16).toString("hex");
+  assertKey(key);
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(ALGORITHM, config().encryptionKey, iv) as CipherGCM;
   cipher.setAAD(aad(key));
@@ -252,6 +254,37 @@ export async function deleteReportFileIfUnused(key: string): Promise<void> {
   if (!isValidKey(key)) return;
   if ((await referencedKeys([key])).has(key)) return;
   await blobStore().delete(key);
+  await deletePagePreviews([key]);
+}
+
+/**
+ * The key of a PDF page's cached preview (decision 0086): derived from the file's key and the page
+ * with the encryption key, so it cannot be guessed from outside, is found again by every node, and
+ * is an object like any other (encrypted, bound to its key). No row refers to it: the hourly sweep
+ * removes it as a leftover, and the file's deletion removes it at once (deletePagePreviews).
+ */
+export function pagePreviewKey(fileKey: string, page: number): string {
+  return createHmac("sha256", config().encryptionKey)
+    .update(`pdf-page\0${fileKey}\0${page}`)
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** The highest page number a preview is asked for (the reader reads at most ten). */
+export const MAX_PREVIEW_PAGE = 50;
+
+/** Removes the cached page previews of files (when the files themselves go). */
+export async function deletePagePreviews(fileKeys: string[]): Promise<void> {
+  const keys = fileKeys
+    .filter(isValidKey)
+    .flatMap((k) => Array.from({ length: MAX_PREVIEW_PAGE }, (_, i) => pagePreviewKey(k, i + 1)));
+  await Promise.all(
+    keys.map((k) =>
+      blobStore()
+        .delete(k)
+        .catch(() => {}),
+    ),
+  );
 }
 
 /** Whether the stored file exists (used by tests and checks). */

@@ -43,10 +43,15 @@ export { framePng, isPreset, type Preset } from "./dicom-render.server";
 export { startPacsSender, stopPacsSender } from "./dicom-pacs.server";
 
 // What consultation needs of the files and studies behind a report.
-export { deleteObjects, deleteReportFileIfUnused } from "./files.server";
+export {
+  deleteObjects,
+  deletePagePreviews,
+  deleteReportFileIfUnused,
+  MAX_PREVIEW_PAGE,
+} from "./files.server";
 export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft } from "./dicom.server";
 export { kickPacsSender } from "./dicom-pacs.server";
 export { phoneWav, PHONE_RATE, silence, speak, toPhoneAudio, wavSamples } from "./phone-audio.server";
 export { processLabReads, queueLabRead, readLocal, startLabReader, stopLabReader } from "./lab-reader.server";
 export { labReadOf, labValuesOf, saveReading, type PlacedRow } from "./lab-store.server";
-export { MAX_PREVIEW_PAGE, renderPdfPage } from "./pdf-page.server";
+export { pdfPagePreview } from "./pdf-page.server";

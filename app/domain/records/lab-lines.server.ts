@@ -1,8 +1,3 @@
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { setPriority } from "node:os";
-import { basename } from "node:path";
-
 /**
  * Lines of a page with their boxes (decision 0082): the words of a TSV (poppler's `pdftotext -tsv`
  * or Tesseract's `tsv`, same columns) grouped into lines by their vertical middle, each line's
@@ -133,67 +128,4 @@ function joinWords(g: Word[]): string {
     s += (gap > g[i].height * 1.5 ? "   " : " ") + g[i].text;
   }
   return s;
-}
-
-export type RunLimits = { timeoutMs: number; maxBufferBytes?: number; env?: Record<string, string> };
-
-/** Address space a native tool may map (prlimit --as): a hostile file cannot take the node's memory. */
-const TOOL_MEMORY_BYTES = 768 * 1024 * 1024;
-const PRLIMIT = "/usr/bin/prlimit";
-/** The niceness of the reader's tools (0 is the server's; 19 the lowest). */
-const BACKGROUND_NICE = 10;
-let prlimit: boolean | undefined;
-
-/** A tool that exited with an error on a file (a damaged PDF, an image that does not decode). */
-export class ToolRefused extends Error {
-  constructor(tool: string, code: number, said: string) {
-    super(`${tool} exited with ${code}${said ? `: ${said.slice(0, 160)}` : ""}`);
-  }
-}
-
-/** Whether a tool is on the PATH (a missing one is told apart from one that failed). */
-export function onPath(cmd: string): boolean {
-  return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(`${dir}/${cmd}`));
-}
-
-/**
- * Runs a tool as a child process (the CPU work off the event loop) at a lower priority, with one thread, a time limit
- * and, for native tools where util-linux's prlimit exists, a memory limit (Node's own children set
- * their heap instead: V8 reserves far more address space than it uses).
- */
-export function run(cmd: string, args: string[], limits: RunLimits): Promise<string> {
-  prlimit ??= existsSync(PRLIMIT);
-  const bounded = prlimit && cmd !== process.execPath;
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      bounded ? PRLIMIT : cmd,
-      bounded ? [`--as=${TOOL_MEMORY_BYTES}`, "--", cmd, ...args] : args,
-      {
-        timeout: limits.timeoutMs,
-        killSignal: "SIGKILL",
-        maxBuffer: limits.maxBufferBytes ?? 32 * 1024 * 1024,
-        env: { ...process.env, ...limits.env, OMP_THREAD_LIMIT: "1" },
-      },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
-        if (e.killed || e.signal) return reject(new Error(`${basename(cmd)}: time limit reached`));
-        // The tool ran and refused the file: the file is at fault, and reading it again will not help.
-        if (typeof e.code === "number")
-          return reject(
-            new ToolRefused(basename(cmd), e.code, String(stderr).trim().split("\n").at(-1) ?? ""),
-          );
-        reject(err);
-      },
-    );
-    // Reading is background work: requests come first on a busy node (the tool keeps this
-    // priority when prlimit hands over to it).
-    if (child.pid) {
-      try {
-        setPriority(child.pid, BACKGROUND_NICE);
-      } catch {
-        /* not permitted here: the tool runs at the server's priority */
-      }
-    }
-  });
 }

@@ -1,7 +1,7 @@
-import { mkdtemp, open, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { linesFromTsv, onPath, run, type PageLine } from "./lab-lines.server";
+import { installed, runProgram, withScratch, type Scratch } from "~/lib/programs.server";
+import { linesFromTsv, type PageLine } from "./lab-lines.server";
 import { preparePage } from "./lab-prep.server";
 
 /**
@@ -17,73 +17,160 @@ export class OcrUnavailable extends Error {
   }
 }
 
+/** A file the reader will not open: over a size cap, read from its header before any decoding. */
+export class Unreadable extends Error {}
+
+/** Pixels a picture may have (its header says): a 50-MP phone photo reads, a decompression bomb does not. */
+export const MAX_IMAGE_PIXELS = 50_000_000;
+/** The longest side of a PDF page the reader renders, in points (50 in: a scan placed at 72 dpi fits). */
+export const MAX_PAGE_POINTS = 3600;
+/** Pixels one page is rendered to for OCR: 300 dpi up to A4/Letter/Legal, fewer dpi for larger pages. */
+export const MAX_RENDER_PIXELS = 12_000_000;
+/** Pages of a scanned PDF that are read (their sizes checked first). */
+export const MAX_OCR_PAGES = 10;
+/** Pages of a PDF's text layer that are read. */
+export const MAX_TEXT_PAGES = 30;
+/** The scratch a whole read may use (the decrypted file, one page rendered, its cleaned copy). */
+export const READ_SCRATCH_BYTES = 256 * 1024 * 1024;
+
 /** The text layer of a PDF, as lines with boxes; empty when the PDF has none (a scan). */
 export async function pdfTextLines(file: string, timeoutMs: number): Promise<PageLine[]> {
-  const tsv = await run("pdftotext", ["-q", "-tsv", file, "-"], { timeoutMs });
-  return linesFromTsv(tsv);
+  const tsv = await runProgram("pdftotext", {
+    options: ["-q", "-tsv", "-l", String(MAX_TEXT_PAGES)],
+    operands: [file, "-"],
+    limits: { timeoutMs },
+  });
+  return linesFromTsv(tsv.toString("utf8"));
 }
 
 /**
- * Tesseract on one image file (PNG, JPEG), after the page is cleaned (lab-prep.server.ts: light
- * evened, straightened, contrast). Throws OcrUnavailable when the binary is missing.
+ * Tesseract on one image file (PNG, JPEG, WebP, PGM), after the page is cleaned (lab-prep.server.ts:
+ * light evened, straightened, contrast), in `scratch` (a folder of its own when none is given).
+ * Throws OcrUnavailable when the binary is missing, Unreadable when the picture is over the cap.
  */
-export async function ocrImage(file: string, timeoutMs: number, page = 1): Promise<PageLine[]> {
-  if (!onPath("tesseract")) throw new OcrUnavailable();
-  // Too small to hold a readable page (a thumbnail, an icon): not worth a child process.
+export async function ocrImage(
+  file: string,
+  timeoutMs: number,
+  page = 1,
+  scratch?: Scratch,
+): Promise<PageLine[]> {
+  if (!scratch) return withScratch("labocr", READ_SCRATCH_BYTES, (s) => ocrImage(file, timeoutMs, page, s));
+  if (!installed("tesseract")) throw new OcrUnavailable();
   const size = await imageSize(file);
+  // Too small to hold a readable page (a thumbnail, an icon): not worth a child process.
   if (size && Math.max(size.w, size.h) < MIN_PAGE_SIDE) return [];
-  const deadline = Date.now() + timeoutMs;
-  const dir = await mkdtemp(join(tmpdir(), "labocr-"));
-  try {
-    const clean = await preparePage(
-      size?.webp ? await webpToPgm(file, dir, timeoutMs) : file,
-      dir,
-      Math.max(1, deadline - Date.now()),
+  // Too large to decode safely (a decompression bomb declares 20,000 × 20,000 px in 400 KB).
+  if (size && size.w * size.h > MAX_IMAGE_PIXELS)
+    throw new Unreadable(
+      `picture too large to read: ${size.w} × ${size.h} px (at most ${MAX_IMAGE_PIXELS / 1e6} MP)`,
     );
-    // Not a page of text (a photo of skin, an X-ray, noise): nothing to read, and Tesseract on
-    // such a picture is slow. Text pages measure 1.7–2.3, such pictures under 0.5 (decision 0082).
-    if (!textLike(clean)) return [];
-    // One block of text (psm 6); Sauvola's local threshold for what light the cleaning left.
-    const args = [clean.file, "-", "-l", "eng", "--psm", "6", "-c", "thresholding_method=2", "tsv"];
-    const tsv = await run("tesseract", args, {
-      timeoutMs: Math.max(1, deadline - Date.now()),
-    });
-    return linesFromTsv(tsv, page - 1, true);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const deadline = Date.now() + timeoutMs;
+  const left = () => Math.max(1, deadline - Date.now());
+  const clean = await preparePage(
+    size?.webp ? await webpToPgm(file, scratch, timeoutMs) : file,
+    scratch,
+    left(),
+  );
+  // Not a page of text (a photo of skin, an X-ray, noise): nothing to read, and Tesseract on
+  // such a picture is slow. Text pages measure 1.7–2.3, such pictures under 0.5 (decision 0082).
+  if (!textLike(clean)) return [];
+  // One block of text (psm 6); Sauvola's local threshold for what light the cleaning left.
+  const tsv = await runProgram("tesseract", {
+    operands: [clean.file, "-"],
+    trailing: ["-l", "eng", "--psm", "6", "-c", "thresholding_method=2", "tsv"],
+    limits: { timeoutMs: left() },
+    scratch,
+  });
+  return linesFromTsv(tsv.toString("utf8"), page - 1, true);
 }
 
-/** A PDF without a text layer: each page rendered at 300 dpi (pdftoppm) and read by Tesseract. */
-export async function ocrPdf(file: string, timeoutMs: number, maxPages = 10): Promise<PageLine[]> {
-  const dir = await mkdtemp(join(tmpdir(), "labread-"));
-  try {
-    const deadline = Date.now() + timeoutMs;
-    await run("pdftoppm", ["-r", "300", "-gray", "-l", String(maxPages), file, join(dir, "p")], {
-      timeoutMs,
-    });
-    const pages = (await readdir(dir)).filter((f) => f.endsWith(".pgm")).sort();
-    const lines: PageLine[] = [];
-    for (const [i, f] of pages.entries()) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error("time limit reached");
-      lines.push(...(await ocrImage(join(dir, f), left, i + 1)));
+/** A page's size in points, from pdfinfo. */
+type PageSize = { page: number; w: number; h: number };
+
+/** The number of pages and the sizes of the first `upTo`, read by pdfinfo without rendering anything. */
+export async function pdfPages(
+  file: string,
+  upTo: number,
+  timeoutMs: number,
+): Promise<{ pages: number; sizes: PageSize[] }> {
+  const info = (
+    await runProgram("pdfinfo", {
+      options: ["-f", "1", "-l", String(upTo)],
+      operands: [file],
+      limits: { timeoutMs: Math.min(timeoutMs, 10_000) },
+    })
+  ).toString("latin1");
+  const pages = Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? 0);
+  const sizes = [...info.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({
+    page: Number(m[1]),
+    w: Number(m[2]),
+    h: Number(m[3]),
+  }));
+  // One size line for all pages when they are the same ("Page size:").
+  const one = /^Page size:\s+([\d.]+) x ([\d.]+) pts/m.exec(info);
+  if (!sizes.length && one)
+    for (let p = 1; p <= Math.min(pages, upTo); p++)
+      sizes.push({ page: p, w: Number(one[1]), h: Number(one[2]) });
+  return { pages, sizes };
+}
+
+/** The resolution a page is rendered at for OCR: 300 dpi, less when that would pass MAX_RENDER_PIXELS. */
+export function ocrDpi(size: { w: number; h: number }): number {
+  const squareInches = (size.w / 72) * (size.h / 72);
+  return Math.max(1, Math.min(300, Math.floor(Math.sqrt(MAX_RENDER_PIXELS / Math.max(squareInches, 1e-6)))));
+}
+
+/**
+ * A PDF without a text layer: its page sizes read first (a page over MAX_PAGE_POINTS makes the file
+ * Unreadable), then each of the first MAX_OCR_PAGES rendered alone (pdftoppm, at most
+ * MAX_RENDER_PIXELS), read by Tesseract and removed before the next, all within `scratch`.
+ */
+export async function ocrPdf(file: string, timeoutMs: number, scratch?: Scratch): Promise<PageLine[]> {
+  if (!scratch) return withScratch("labpdf", READ_SCRATCH_BYTES, (s) => ocrPdf(file, timeoutMs, s));
+  const deadline = Date.now() + timeoutMs;
+  const left = () => {
+    const ms = deadline - Date.now();
+    if (ms <= 0) throw new Error("time limit reached");
+    return ms;
+  };
+  const { sizes } = await pdfPages(file, MAX_OCR_PAGES, left());
+  const huge = sizes.find((s) => Math.max(s.w, s.h) > MAX_PAGE_POINTS);
+  if (huge)
+    throw new Unreadable(
+      `page ${huge.page} too large to read: ${Math.round(huge.w / 72)} × ${Math.round(huge.h / 72)} in (at most ${MAX_PAGE_POINTS / 72} in a side)`,
+    );
+  const lines: PageLine[] = [];
+  for (const size of sizes) {
+    const dir = await mkdtemp(join(scratch.dir, "page-"));
+    try {
+      const p = String(size.page);
+      await runProgram("pdftoppm", {
+        options: ["-r", String(ocrDpi(size)), "-gray", "-f", p, "-l", p, "-singlefile"],
+        operands: [file, join(dir, "p")],
+        limits: { timeoutMs: left() },
+        scratch,
+      });
+      lines.push(...(await ocrImage(join(dir, "p.pgm"), left(), size.page, scratch)));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-    return lines;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
+  return lines;
 }
 
 /**
  * A WebP picture as the grey PGM the cleaning reads: ffmpeg decodes it (one thread, the same
  * limits as the other tools). Without ffmpeg a WebP cannot be read, as without Tesseract.
  */
-async function webpToPgm(file: string, dir: string, timeoutMs: number): Promise<string> {
-  if (!onPath("ffmpeg")) throw new OcrUnavailable();
-  const out = join(dir, "webp.pgm");
-  const args = ["-v", "error", "-nostdin", "-threads", "1", "-i", file, "-frames:v", "1"];
-  await run("ffmpeg", [...args, "-pix_fmt", "gray", "-c:v", "pgm", "-f", "image2", "-y", out], { timeoutMs });
+async function webpToPgm(file: string, scratch: Scratch, timeoutMs: number): Promise<string> {
+  if (!installed("ffmpeg")) throw new OcrUnavailable();
+  const out = join(scratch.dir, "webp.pgm");
+  await runProgram("ffmpeg", {
+    options: ["-v", "error", "-nostdin", "-threads", "1", "-i", file, "-frames:v", "1"],
+    trailing: ["-pix_fmt", "gray", "-c:v", "pgm", "-f", "image2", "-y", out],
+    limits: { timeoutMs },
+    scratch,
+  });
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { run } from "./lab-lines.server";
+import { runProgram, type Scratch } from "~/lib/programs.server";
 
 /**
  * A photo or scan made ready for Tesseract (decision 0082): evened light, straightened, cleaned.
@@ -347,8 +347,12 @@ const pgm = /^P5\\s+(\\d+)\\s+(\\d+)\\s+255\\s/.exec(buf.subarray(0, 64).toStrin
 if (pgm) {
   width = Number(pgm[1]);
   height = Number(pgm[2]);
+  if (width * height > 50e6) throw new Error("picture too large: " + width + " x " + height + " px");
   grey = new Uint8Array(buf.subarray(pgm[0].length, pgm[0].length + width * height));
 } else {
+  // A PNG's header names its size: a decompression bomb is refused before pngjs inflates it.
+  if (buf.readUInt32BE(0) === 0x89504e47 && buf.readUInt32BE(16) * buf.readUInt32BE(20) > 50e6)
+    throw new Error("picture too large: " + buf.readUInt32BE(16) + " x " + buf.readUInt32BE(20) + " px");
   const img = buf[0] === 0xff && buf[1] === 0xd8
     ? require(process.env.LAB_JPEGJS).decode(buf, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 50, maxMemoryUsageInMB: 400 })
     : require(process.env.LAB_PNGJS).PNG.sync.read(buf);
@@ -374,20 +378,26 @@ process.stdout.write(JSON.stringify({ angle: out.angle, cv: out.cv, inkShare: ou
 
 let packages: { LAB_PNGJS: string; LAB_JPEGJS: string } | undefined;
 
-/** Cleans `input` (JPEG, PNG or PGM) into a grey PGM `dir/clean.pgm` in a child process; returns its path and the skew found. */
+/**
+ * Cleans `input` (JPEG, PNG or PGM) into a grey PGM in `scratch` in a child Node process (through the
+ * one door: a data-segment limit besides the heap's, CPU and file-size limits); returns its path and the skew found.
+ */
 export async function preparePage(
   input: string,
-  dir: string,
+  scratch: Scratch,
   timeoutMs: number,
 ): Promise<{ file: string; angle: number; cv: number; inkShare: number }> {
   if (!packages) {
     const require = createRequire(import.meta.url);
     packages = { LAB_PNGJS: require.resolve("pngjs"), LAB_JPEGJS: require.resolve("jpeg-js") };
   }
-  const file = join(dir, "clean.pgm");
-  const out = await run(process.execPath, ["--max-old-space-size=512", "-e", childSource(), input, file], {
-    timeoutMs,
-    env: packages,
+  const file = join(scratch.dir, "clean.pgm");
+  const out = await runProgram("node", {
+    options: ["--max-old-space-size=512", "-e", childSource()],
+    operands: [input, file],
+    limits: { timeoutMs },
+    addEnv: packages,
+    scratch,
   });
-  return { file, ...(JSON.parse(out) as { angle: number; cv: number; inkShare: number }) };
+  return { file, ...(JSON.parse(out.toString("utf8")) as { angle: number; cv: number; inkShare: number }) };
 }

@@ -1,17 +1,23 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { and, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { labReads, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
+import { ProgramFailed, ProgramStopped, withScratch, type Scratch } from "~/lib/programs.server";
 import { backgroundLoop } from "../platform/index.server";
 import { config } from "~/config.server";
 import { openDecrypted } from "./files.server";
-import { rowBox, ToolRefused, type PageLine } from "./lab-lines.server";
-import { ocrImage, ocrPdf, OcrUnavailable, pdfTextLines } from "./lab-ocr.server";
+import { rowBox, type PageLine } from "./lab-lines.server";
+import {
+  ocrImage,
+  ocrPdf,
+  OcrUnavailable,
+  pdfTextLines,
+  READ_SCRATCH_BYTES,
+  Unreadable,
+} from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
 import { looksLikeLabReport, recogniseLabRows, type LabRow } from "./labs";
 
@@ -139,8 +145,10 @@ async function readOne(row: Row): Promise<void> {
       return;
     }
     const lastError = String((err as Error)?.message ?? err).slice(0, 300);
-    // A file the tools refuse (it does not decode) fails at once; a time-out or a crash is retried.
-    if (row.attempts >= MAX_ATTEMPTS || err instanceof ToolRefused) {
+    // A file the tools refuse (it does not decode), one over a size cap and one that ran into a
+    // memory, CPU or file-size limit fail at once: reading it again would only take the machine
+    // again. A time-out or a crash is retried.
+    if (row.attempts >= MAX_ATTEMPTS || isFinal(err)) {
       await settle(row, { status: "failed", lastError, durationMs, finishedAt: new Date() });
       log("error", "lab reader failed", { ...who, error: lastError });
     } else {
@@ -151,25 +159,31 @@ async function readOne(row: Row): Promise<void> {
   }
 }
 
+/** Whether a failed read would fail the same way again (the file is at fault, not the moment). */
+function isFinal(err: unknown): boolean {
+  if (err instanceof ProgramFailed || err instanceof Unreadable) return true;
+  return err instanceof ProgramStopped && err.reason !== "time limit" && err.reason !== "interrupted";
+}
+
 type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[] };
 
 async function readFile(fileKey: string, mimeType: string): Promise<Reading> {
-  const dir = await mkdtemp(join(tmpdir(), "labfile-"));
-  try {
-    const file = join(dir, mimeType === "application/pdf" ? "r.pdf" : "r.img");
+  return withScratch("labread", READ_SCRATCH_BYTES, async (scratch) => {
+    const file = join(scratch.dir, mimeType === "application/pdf" ? "r.pdf" : "r.img");
     await pipeline(await openDecrypted(fileKey), createWriteStream(file, { mode: 0o600 }));
-    return await readLocal(file, mimeType);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+    return readLocal(file, mimeType, READ_TIMEOUT_MS, scratch);
+  });
 }
 
-/** Reads one plaintext file on disk (the bench and tests call it directly). */
+/** Reads one plaintext file on disk (the bench and tests call it directly), in `scratch` or a folder of its own. */
 export async function readLocal(
   file: string,
   mimeType: string,
   timeoutMs = READ_TIMEOUT_MS,
+  scratch?: Scratch,
 ): Promise<Reading> {
+  if (!scratch)
+    return withScratch("labread", READ_SCRATCH_BYTES, (s) => readLocal(file, mimeType, timeoutMs, s));
   let source: "text" | "ocr" = "text";
   let lines: PageLine[] = [];
   if (mimeType === "application/pdf") {
@@ -177,12 +191,12 @@ export async function readLocal(
     if (lines.filter((l) => /\d/.test(l.text)).length < 3) {
       source = "ocr";
       ocrAllowed();
-      lines = await ocrPdf(file, timeoutMs);
+      lines = await ocrPdf(file, timeoutMs, scratch);
     }
   } else {
     source = "ocr";
     ocrAllowed();
-    lines = await ocrImage(file, timeoutMs);
+    lines = await ocrImage(file, timeoutMs, 1, scratch);
   }
   const texts = lines.map((l) => l.text);
   if (!looksLikeLabReport(texts).isLab) return { lab: false, source, rows: [] };

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { log } from "~/lib/log.server";
+import { runProgram } from "~/lib/programs.server";
 
 /**
  * Telephone audio (decision 0080): a call carries 8 kHz mono, so every sound a call plays is an 8 kHz
@@ -52,39 +52,6 @@ export function silence(ms: number): Buffer {
   return Buffer.alloc(Math.round((PHONE_RATE * ms) / 1000) * 2);
 }
 
-/** Runs a tool with `input` on stdin and returns its stdout, or throws with its last words. */
-export function runTool(
-  cmd: string,
-  args: string[],
-  input: Buffer | null,
-  timeoutMs = 60_000,
-): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    let err = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.stdout.on("data", (c: Buffer) => out.push(c));
-    child.stderr.on("data", (c: Buffer) => {
-      if (err.length < 2000) err += c.toString();
-    });
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(out));
-      else
-        reject(
-          new Error(`${cmd} ended with ${signal ?? code}: ${err.trim().split("\n").slice(-2).join(" ")}`),
-        );
-    });
-    child.stdin.on("error", () => {}); // a tool that stops reading early reports through its exit code
-    child.stdin.end(input ?? undefined);
-  });
-}
-
 /**
  * A recording (any type a voice note may have) as an 8 kHz mono 16-bit WAV: sox reads WAV itself;
  * everything else goes through ffmpeg. Null when it cannot be converted (tool missing, bad audio).
@@ -93,31 +60,12 @@ export async function toPhoneAudio(bytes: Buffer, mimeType: string): Promise<Buf
   try {
     const wav =
       mimeType === "audio/wav"
-        ? await runTool(
-            "sox",
-            ["-t", "wav", "-", "-t", "wav", "-r", "8000", "-c", "1", "-b", "16", "-e", "signed-integer", "-"],
-            bytes,
-          )
-        : await runTool(
-            "ffmpeg",
-            [
-              "-hide_banner",
-              "-loglevel",
-              "error",
-              "-i",
-              "pipe:0",
-              "-ac",
-              "1",
-              "-ar",
-              "8000",
-              "-sample_fmt",
-              "s16",
-              "-f",
-              "wav",
-              "pipe:1",
-            ],
-            bytes,
-          );
+        ? await toPhoneWav(bytes)
+        : await runProgram("ffmpeg", {
+            options: ["-hide_banner", "-loglevel", "error", "-i", "pipe:0"],
+            trailing: ["-ac", "1", "-ar", "8000", "-sample_fmt", "s16", "-f", "wav", "pipe:1"],
+            input: bytes,
+          });
     const samples = wavSamples(wav);
     return samples ? phoneWav(samples) : null;
   } catch (err) {
@@ -131,16 +79,28 @@ export async function toPhoneAudio(bytes: Buffer, mimeType: string): Promise<Buf
 
 const VOICES: Record<string, string> = { en: "en", hi: "hi", bn: "bn", ta: "ta" };
 
-/** `text` spoken by espeak-ng in `locale`'s voice, as 8 kHz samples (16-bit). Throws when the tools are missing. */
+/** sox: any WAV on stdin as an 8 kHz mono 16-bit WAV on stdout. */
+function toPhoneWav(wav: Buffer): Promise<Buffer> {
+  return runProgram("sox", {
+    options: ["-t", "wav"],
+    operands: ["-"],
+    trailing: ["-t", "wav", "-r", "8000", "-c", "1", "-b", "16", "-e", "signed-integer", "-"],
+    input: wav,
+  });
+}
+
+/**
+ * `text` spoken by espeak-ng in `locale`'s voice, as 8 kHz samples (16-bit). The text (an
+ * expert's opinion, a phrase) goes on espeak-ng's stdin, never on its command line, where a text
+ * such as `-f<path>` would be read as an option (decision 0086). Throws when the tools are missing.
+ */
 export async function speak(text: string, locale: string): Promise<Buffer> {
   const voice = VOICES[locale] ?? "en";
-  const spoken = await runTool("espeak-ng", ["-v", voice, "-s", "140", "--stdout", text], null, 30_000);
-  const wav = await runTool(
-    "sox",
-    ["-t", "wav", "-", "-t", "wav", "-r", "8000", "-c", "1", "-b", "16", "-e", "signed-integer", "-"],
-    spoken,
-  );
-  const samples = wavSamples(wav);
+  const spoken = await runProgram("espeak-ng", {
+    options: ["-v", voice, "-s", "140", "--stdout", "--stdin"],
+    input: Buffer.from(text, "utf8"),
+  });
+  const samples = wavSamples(await toPhoneWav(spoken));
   if (!samples) throw new Error("espeak-ng gave no audio");
   return samples;
 }

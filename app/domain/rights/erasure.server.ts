@@ -21,7 +21,7 @@ import {
   smsErasureSteps,
   mailErasureSteps,
 } from "../messaging/index.server";
-import { deleteSegments, deleteStored } from "../records/index.server";
+import { deletePagePreviews, deleteSegments, deleteStored } from "../records/index.server";
 import { toApi, type ApiRightsRequest, type RequestRow } from "./rights.server";
 
 /**
@@ -383,6 +383,8 @@ export async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: 
     deleteOutboxFilesTo(result.numbers).catch((err) =>
       log("error", "could not delete erased sms outbox files", { error: String(err) }),
     ),
+    // The cached previews of the person's PDF pages (decision 0086).
+    deletePagePreviews(result.fileKeys),
     ...result.fileKeys.map((k) =>
       deleteStored(k).catch((err) =>
         log("error", "could not delete erased file", { key: k, error: String(err) }),

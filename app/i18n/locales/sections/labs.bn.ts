@@ -41,6 +41,7 @@ const labs = {
   statusRemoved: "সরানো",
   flagH: "ছাপা সীমার বেশি",
   flagL: "ছাপা সীমার কম",
+  flagN: "ছাপা সীমার মধ্যে",
   doubt: "সন্দেহসহ পড়া: রিপোর্টের সঙ্গে মিলিয়ে নিন।",
   noRangePrinted: "ছাপা নেই",
   showOnReport: "রিপোর্টে দেখান",
@@ -58,5 +59,6 @@ const labs = {
   previewAlt: "রিপোর্টের পাতা {{page}}, {{name}} চিহ্নিত",
   hidePreview: "লুকান",
   noPage: "রিপোর্টের এই পাতাটি দেখানো যাচ্ছে না।",
+  previewBusy: "এখন অনেকগুলি পাতা তৈরি হচ্ছে। কয়েক সেকেন্ড পরে আবার চেষ্টা করুন।",
 };
 export default labs;

@@ -41,6 +41,7 @@ const labs = {
   statusRemoved: "Removed",
   flagH: "Above the printed range",
   flagL: "Below the printed range",
+  flagN: "Within the printed range",
   doubt: "Read with doubt: compare it with the report.",
   noRangePrinted: "none printed",
   showOnReport: "Show on page",
@@ -58,5 +59,6 @@ const labs = {
   previewAlt: "Page {{page}} of the report, with {{name}} marked",
   hidePreview: "Hide",
   noPage: "This page of the report cannot be shown.",
+  previewBusy: "Many pages are being prepared right now. Try again in a few seconds.",
 };
 export default labs;

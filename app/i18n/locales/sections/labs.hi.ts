@@ -41,6 +41,7 @@ const labs = {
   statusRemoved: "हटाया गया",
   flagH: "छपी सीमा से अधिक",
   flagL: "छपी सीमा से कम",
+  flagN: "छपी सीमा के भीतर",
   doubt: "संदेह के साथ पढ़ा गया: रिपोर्ट से मिलाएँ।",
   noRangePrinted: "कोई नहीं छपी",
   showOnReport: "रिपोर्ट पर दिखाएँ",
@@ -58,5 +59,6 @@ const labs = {
   previewAlt: "रिपोर्ट का पेज {{page}}, {{name}} चिह्नित",
   hidePreview: "छिपाएँ",
   noPage: "रिपोर्ट का यह पेज दिखाया नहीं जा सकता।",
+  previewBusy: "अभी कई पेज तैयार हो रहे हैं। कुछ सेकंड बाद फिर कोशिश करें।",
 };
 export default labs;
