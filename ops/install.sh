@@ -45,6 +45,8 @@ command -v systemd-analyze >/dev/null || missing+=(systemd)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr tesseract-ocr-eng)
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+# Every outside program runs under prlimit's memory, CPU and file-size limits (decision 0086).
+[ -x /usr/bin/prlimit ] || missing+=(util-linux)
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
