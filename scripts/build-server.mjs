@@ -29,5 +29,19 @@ await build({
 });
 console.log(`server bundled into ${path.relative(process.cwd(), path.join(outDir, "main.js"))}`);
 
+// The lab reader's page-cleaning child, a program run by path through the one door (decisions 0082,
+// 0086): <BUILD_DIR>/lab-clean.mjs, found by lab-prep.server.ts beside the server build.
+await build({
+  entryPoints: ["app/domain/records/lab-clean.child.ts"],
+  outfile: path.join(outDir, "lab-clean.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: false,
+  logLevel: "warning",
+});
+
 // The service worker, with the precache list of this build's client files (decision 0066).
 await import("./build-sw.mjs");

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readLocal } from "~/domain/records/index.server";
 import { CONFIDENT } from "~/domain/records/labs";
 import { imageSize, ocrImage } from "~/domain/records/lab-ocr.server";
-import { orient } from "~/domain/records/lab-prep.server";
+import { orient } from "~/domain/records/lab-pixels";
 import { exifHead } from "../helpers/exif";
 import { inTempDir } from "../helpers/files";
 import { LAYOUTS, labPhoto, labPhotoAsSent, truthOf, type Kind, type Layout } from "../helpers/lab-corpus";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { enlarge, exifOrientation, orient } from "~/domain/records/lab-prep.server";
+import { enlarge, exifOrientation, orient } from "~/domain/records/lab-pixels";
 import { exifHead } from "../helpers/exif";
 
 describe("a phone photo turned as its EXIF orientation says (decision 0082)", () => {
