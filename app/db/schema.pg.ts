@@ -1199,6 +1199,8 @@ export const labValues = pgTable(
     confidence: doublePrecision("confidence"),
     /** read (not checked), confirmed, corrected, removed, added (by the expert). */
     status: text("status").notNull().default("read"),
+    /** A removed value's status before its removal, which an undo gives back (decision 0090). */
+    removedFrom: text("removed_from"),
     checkedBy: text("checked_by").references(() => users.id, { onDelete: "set null" }),
     checkedAt: ms("checked_at"),
     createdAt: createdAt(),

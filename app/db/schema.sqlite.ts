@@ -1227,6 +1227,8 @@ export const labValues = sqliteTable(
     confidence: real("confidence"),
     /** read (not checked), confirmed, corrected, removed, added (by the expert). */
     status: text("status").notNull().default("read"),
+    /** A removed value's status before its removal, which an undo gives back (decision 0090). */
+    removedFrom: text("removed_from"),
     checkedBy: text("checked_by").references(() => users.id, { onDelete: "set null" }),
     checkedAt: integer("checked_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),

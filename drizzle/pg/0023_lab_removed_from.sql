@@ -1,0 +1,1 @@
+ALTER TABLE "lab_values" ADD COLUMN "removed_from" text;

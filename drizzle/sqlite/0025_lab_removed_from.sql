@@ -1,0 +1,1 @@
+ALTER TABLE `lab_values` ADD `removed_from` text;
