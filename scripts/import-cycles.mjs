@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { FLOORS } from "./floors.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const valuesOnly = process.argv.includes("--values");
@@ -132,21 +133,7 @@ console.log(
 // Every helper on its floor (decision 0078): a module imports only from its own room or a room on
 // a lower floor. A room is a folder of app/ (app/lib, app/web…) or a file at its top (config,
 // budgets…); server/ is one room. A new folder must be given its floor here.
-const FLOORS = [
-  ["site", "i18n", "types", "budgets"],
-  ["config", "config-voice"],
-  ["lib"],
-  ["db"],
-  ["storage"],
-  ["schemas"],
-  ["domain"],
-  ["web"],
-  ["openapi"],
-  ["offline"],
-  ["components", "sw"],
-  ["routes", "root", "entry"],
-  ["server"],
-];
+
 const floorOf = new Map(FLOORS.flatMap((rooms, i) => rooms.map((r) => [r, i])));
 const roomOf = (f) => {
   const parts = path.relative(root, f).split(path.sep);
