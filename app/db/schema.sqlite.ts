@@ -1173,6 +1173,36 @@ export const phrases = sqliteTable(
 );
 
 /**
+ * What admins recorded about the built-in phrases (decision 0094), which ship in code: who reviewed a
+ * sentence's translations, with a hash of the four texts they saw (a sentence changed in code since is
+ * not checked any more), or that it is retired (no longer offered; opinions that chose it still show it).
+ */
+export const builtInPhrases = sqliteTable("built_in_phrases", {
+  id: text("id").primaryKey(),
+  /** Who reviewed the translations (a name and qualification, as the admin typed it), or null. */
+  reviewedBy: text("reviewed_by"),
+  textsHash: text("texts_hash"),
+  reviewedAt: integer("reviewed_at", { mode: "timestamp_ms" }),
+  recordedBy: text("recorded_by").references(() => users.id, { onDelete: "set null" }),
+  retiredAt: integer("retired_at", { mode: "timestamp_ms" }),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * The clinic's phone line as each node's call sender last saw it (decision 0093): a SIP line's
+ * registration with the trunk, for the admins' Calls tab. One row per node, refreshed every minute.
+ */
+export const callLines = sqliteTable("call_lines", {
+  node: text("node").primaryKey(),
+  /** registering, registered, not-registered, no-registration (register=no), not-running. */
+  state: text("state").notNull(),
+  /** The trunk's answer (e.g. "403 Forbidden") or why the line is not running. */
+  detail: text("detail"),
+  changedAt: integer("changed_at", { mode: "timestamp_ms" }).notNull(),
+  seenAt: integer("seen_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/**
  * The lab reader's job for one report (decision 0082): durable, claimed by one process at a time
  * like the SMS queue. status: queued, reading, done, not-lab (left alone), failed.
  */

@@ -55,6 +55,8 @@ export const {
   recoverySheets,
   phoneCalls,
   phrases,
+  builtInPhrases,
+  callLines,
   labReads,
   labValues,
 } = active;
