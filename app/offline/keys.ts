@@ -1,4 +1,13 @@
-import { holdKey, itemsOf, lock, offlineDb, type WrappedKey } from "./store";
+import type { Prepared } from "./pending.client";
+import {
+  holdKey,
+  itemsOf,
+  lock,
+  offlineDb,
+  offlineDbExists,
+  type PreparedKey,
+  type WrappedKey,
+} from "./store";
 import type { StoredItem } from "./types";
 
 /**
@@ -29,7 +38,10 @@ async function passwordKey(password: string, salt: ArrayBuffer, iterations: numb
 
 const AES = { name: "AES-GCM", length: 256 } as const;
 
-/** Wraps a (transiently extractable) key for this account; the account id is bound in as AAD. */
+/**
+ * Wraps a (transiently extractable) key for this account; the account id is bound in as AAD (a
+ * prepared key's, decision 0087, binds `prepared:<id>`: it belongs to no account yet).
+ */
 async function wrap(
   accountId: string,
   key: CryptoKey,
@@ -46,20 +58,19 @@ async function wrap(
   return { kind: "pbkdf2-aes-gcm", salt, iterations, iv, wrapped } satisfies WrappedKey;
 }
 
-/** Opens a wrapped key with a password: the key, or null when the password is not the one. */
-async function unwrap(
-  accountId: string,
+/** Opens a wrapped key with the key that wrapped it: the key, or null when it is not the one. */
+async function openWith(
+  boundTo: string,
   found: WrappedKey,
-  password: string,
-  extractable = false,
+  kek: CryptoKey,
+  extractable: boolean,
 ): Promise<CryptoKey | null> {
-  const kek = await passwordKey(password, found.salt, found.iterations);
   try {
     return await crypto.subtle.unwrapKey(
       "raw",
       found.wrapped,
       kek,
-      { name: "AES-GCM", iv: found.iv, additionalData: bytes(accountId) },
+      { name: "AES-GCM", iv: found.iv, additionalData: bytes(boundTo) },
       AES,
       extractable,
       ["encrypt", "decrypt"],
@@ -67,6 +78,63 @@ async function unwrap(
   } catch {
     return null; // AES-GCM's tag does not match: another password
   }
+}
+
+/** Opens a wrapped key with a password: the key, or null when the password is not the one. */
+async function unwrap(
+  accountId: string,
+  found: WrappedKey,
+  password: string,
+  extractable = false,
+): Promise<CryptoKey | null> {
+  return openWith(accountId, found, await passwordKey(password, found.salt, found.iterations), extractable);
+}
+
+const preparedFor = (id: string) => `prepared:${id}`;
+
+/**
+ * On the sign-in page, before the password is sent (decision 0087): what makes an account's key
+ * slow — deriving the key that wraps it — is done here, and a new key is stored wrapped with it
+ * (for no account yet; it replaces any earlier one), so that a page load right after the sign-in
+ * cannot lose it. The wrapping key stays in this page's memory; the stored key is as safe as any
+ * account's: only the password opens it.
+ */
+export async function prepareKey(password: string): Promise<Prepared> {
+  const salt = crypto.getRandomValues(new Uint8Array(16)).buffer;
+  const kek = await passwordKey(password, salt, PBKDF2_ITERATIONS);
+  const key = await crypto.subtle.generateKey(AES, true, ["encrypt", "decrypt"]);
+  const id = crypto.randomUUID();
+  const kept = await wrap(preparedFor(id), key, kek, salt, PBKDF2_ITERATIONS);
+  await (await offlineDb()).put("prepared", { ...kept, id, at: Date.now() }, "current");
+  return { id, kek, salt };
+}
+
+/**
+ * Forgets the prepared key (only the one with `id`, when given): its sign-in was refused, another
+ * began, or nobody is signed in any more. A browser without the outbox's database gets none.
+ */
+export async function discardPrepared(id?: string): Promise<void> {
+  if (!(await offlineDbExists())) return;
+  const db = await offlineDb();
+  const tx = db.transaction("prepared", "readwrite");
+  const found = await tx.store.get("current");
+  if (found && (!id || found.id === id)) await tx.store.delete("current");
+  await tx.done;
+}
+
+/**
+ * The prepared key taken by the account: opened with the key that wrapped it (in memory at the
+ * sign-in, derived again from her password after a page load) and wrapped for her, with the same
+ * salt. Null when that key does not open it (another password).
+ */
+async function takePrepared(
+  accountId: string,
+  found: PreparedKey,
+  kek: CryptoKey,
+): Promise<[WrappedKey, CryptoKey] | null> {
+  const key = await openWith(preparedFor(found.id), found, kek, true);
+  if (!key) return null;
+  return [await wrap(accountId, key, kek, found.salt, found.iterations), await nonExtractable(key)];
 }
 
 /** A new key for the account, wrapped with this password: [what to keep, the key for memory]. */
@@ -100,6 +168,11 @@ export async function hasKey(accountId: string): Promise<boolean> {
   return !!(await (await offlineDb()).get("keys", accountId));
 }
 
+/** Whether a key prepared at the sign-in waits to be taken (decision 0087): her password takes it. */
+export async function hasPrepared(): Promise<boolean> {
+  return !!(await (await offlineDb()).get("prepared", "current"));
+}
+
 /** Whether the account has anything on this phone not sent yet. */
 export async function hasUnsent(accountId: string): Promise<boolean> {
   return (await itemsOf(accountId)).some((i) => i.state !== "sent");
@@ -109,13 +182,15 @@ export type UnlockResult = "unlocked" | "created" | "wrong";
 
 /**
  * Unlocks the account's outbox with her password, checked here by unwrapping (decision 0072):
- * "wrong" leaves it locked. A phone with no key for her makes one (only at a password sign-in:
- * `create`); a key kept the old, unwrapped way is replaced and her items sealed anew under it.
+ * "wrong" leaves it locked. A phone with no key for her makes one only at a password sign-in
+ * (`create`) — the key the sign-in page prepared before sending it (`prepared`, decision 0087), or
+ * else a new one — or takes, with her password, the key prepared at the sign-in that a page load
+ * cut short. A key kept the old, unwrapped way is replaced and her items sealed anew under it.
  */
 export async function unlock(
   accountId: string,
   password: string,
-  { create = false }: { create?: boolean } = {},
+  { create = false, prepared = null }: { create?: boolean; prepared?: Prepared | null } = {},
 ): Promise<UnlockResult> {
   const db = await offlineDb();
   const found = await db.get("keys", accountId);
@@ -123,24 +198,42 @@ export async function unlock(
     const key = await unwrap(accountId, found, password);
     if (!key) return "wrong";
     holdKey(accountId, key);
+    // She has a key here: the one prepared at this sign-in is not needed.
+    if (prepared) await discardPrepared(prepared.id);
     return "unlocked";
   }
-  if (!found && !create) return "wrong";
   if (found && !create) {
     // Kept the old way: no password can be checked against it, and it opens its data for anyone
     // already. It serves as it is until a password sign-in (checked by the server) replaces it.
     holdKey(accountId, found);
     return "unlocked";
   }
-  const [kept, held] = await newKey(accountId, password);
+  const current = await db.get("prepared", "current");
+  let made: [WrappedKey, CryptoKey] | null = null;
+  if (current) {
+    // At the sign-in its wrapping key is in memory; after a page load her password derives it.
+    const kek =
+      prepared?.id === current.id
+        ? prepared.kek
+        : !create
+          ? await passwordKey(password, current.salt, current.iterations)
+          : null;
+    if (kek) made = await takePrepared(accountId, current, kek);
+  }
+  // The offline screen makes no key from a password no server checked: only the prepared one.
+  if (!made && !create) return "wrong";
+  const [kept, held] = made ?? (await newKey(accountId, password));
   if (found) await resealWith(accountId, found, held);
-  const tx = db.transaction("keys", "readwrite");
-  const raced = await tx.store.get(accountId);
+  const tx = db.transaction(["keys", "prepared"], "readwrite");
+  const raced = await tx.objectStore("keys").get(accountId);
   if (isWrapped(raced)) {
     await tx.done;
     return unlock(accountId, password); // another tab made it first
   }
-  await tx.store.put(kept, accountId);
+  await tx.objectStore("keys").put(kept, accountId);
+  // Taken, or (at a sign-in that made its own) an earlier attempt's: either way it goes, with the put.
+  const still = await tx.objectStore("prepared").get("current");
+  if (still && (create || still.id === current?.id)) await tx.objectStore("prepared").delete("current");
   await tx.done;
   holdKey(accountId, held);
   return found ? "unlocked" : "created";
@@ -180,7 +273,19 @@ async function resealWith(accountId: string, old: CryptoKey, key: CryptoKey): Pr
 /** The new password's wrapping key, kept in memory instead of the password itself. */
 export type Rewrap = { accountId: string; kek: CryptoKey; salt: ArrayBuffer };
 
-export async function rewrapWith(accountId: string, password: string): Promise<Rewrap> {
+/**
+ * The new password's wrapping key: the one the sign-in page derived (decision 0087; the key it
+ * prepared is then not needed), or one derived now.
+ */
+export async function rewrapWith(
+  accountId: string,
+  password: string,
+  prepared: Prepared | null = null,
+): Promise<Rewrap> {
+  if (prepared) {
+    await discardPrepared(prepared.id);
+    return { accountId, kek: prepared.kek, salt: prepared.salt };
+  }
   const salt = crypto.getRandomValues(new Uint8Array(16)).buffer;
   return { accountId, kek: await passwordKey(password, salt, PBKDF2_ITERATIONS), salt };
 }
@@ -219,13 +324,18 @@ export async function dropKey(accountId: string): Promise<void> {
 
 /**
  * Signing out on this phone (decision 0072): nobody is signed in here, the synced lists go, the
- * unlocked keys are forgotten; the items stay, sealed under keys only their owner's password opens.
+ * unlocked keys are forgotten, and so does a key prepared at the sign-in and not yet taken (0087);
+ * the items stay, sealed under keys only their owner's password opens. `keepPrepared`: another
+ * account's dashboard is replacing the one named here, and the prepared key is its sign-in's.
  */
-export async function forgetSignedIn(): Promise<void> {
+export async function forgetSignedIn({
+  keepPrepared = false,
+}: { keepPrepared?: boolean } = {}): Promise<void> {
   lock();
   const db = await offlineDb();
-  const tx = db.transaction(["session", "snapshots"], "readwrite");
+  const tx = db.transaction(["session", "snapshots", "prepared"], "readwrite");
   await tx.objectStore("session").delete("current");
   await tx.objectStore("snapshots").clear();
+  if (!keepPrepared) await tx.objectStore("prepared").delete("current");
   await tx.done;
 }

@@ -1,17 +1,27 @@
 import { useCallback, useEffect, useState } from "react";
 import { requestOutboxSync } from "~/offline/sync.client";
-import { dropKey, forgetSignedIn, hasKey, hasUnsent, rewrap, rewrapWith, unlock, type Rewrap } from "./keys";
+import {
+  dropKey,
+  forgetSignedIn,
+  hasKey,
+  hasPrepared,
+  hasUnsent,
+  rewrap,
+  rewrapWith,
+  unlock,
+  type Rewrap,
+} from "./keys";
 import { takePassword } from "./pending.client";
 import { sendOutbox } from "./send";
 import {
   announce,
   currentSession,
-  DB_NAME,
   deleteItemIf,
   heldKey,
   isUnlocked,
   itemsOf,
   loadSnapshot,
+  offlineDbExists,
   openPayload,
   putItem,
   saveSnapshot,
@@ -48,10 +58,13 @@ export async function rememberSession(session: OfflineSession): Promise<void> {
   await setSession(session);
 }
 
-/** Someone else is named here: their lists and unlocked key go first (decision 0072). */
+/**
+ * Someone else is named here: their lists and unlocked key go first (decision 0072). The key
+ * prepared at a sign-in stays: it is this account's sign-in's (decision 0087).
+ */
 export async function forgetOthers(accountId: string): Promise<void> {
   const before = await currentSession();
-  if (before && before.accountId !== accountId) await forgetSignedIn();
+  if (before && before.accountId !== accountId) await forgetSignedIn({ keepPrepared: true });
 }
 
 /**
@@ -62,10 +75,7 @@ export async function forgetOthers(accountId: string): Promise<void> {
 export async function forgetSession(): Promise<void> {
   rewrapping = null;
   navigator.serviceWorker?.controller?.postMessage({ type: "LOCK" });
-  if (typeof indexedDB.databases === "function") {
-    const dbs = await indexedDB.databases();
-    if (!dbs.some((d) => d.name === DB_NAME)) return;
-  }
+  if (!(await offlineDbExists())) return;
   await forgetSignedIn();
 }
 
@@ -74,21 +84,25 @@ let rewrapping: Rewrap | null = null;
 
 /**
  * Right after a password sign-in, on the dashboard (decision 0072): the password typed on /login
- * unlocks this phone's key for the account, or makes one. If it does not open the key (the password
- * changed since), a key with nothing unsent goes and a new one is made; otherwise the offline screen
- * asks for the earlier password once. Without a typed password (a code sign-in, a reload) nothing
- * changes: the outbox stays as it was, locked or not.
+ * unlocks this phone's key for the account, or the key the sign-in page prepared before sending it
+ * becomes hers (decision 0087; a new one is made if there is none). If the password does not open
+ * her key (it changed since), a key with nothing unsent goes and the prepared one takes its place;
+ * otherwise the offline screen asks for the earlier password once. Without a typed password (a
+ * code sign-in, a page load) nothing changes: the outbox stays as it was, locked or not, and a
+ * prepared key waits for her password on the offline screen.
  */
 export async function unlockAtSignIn(accountId: string): Promise<boolean> {
-  const password = takePassword();
-  if (password && !isUnlocked(accountId))
+  const typed = takePassword();
+  if (typed && !isUnlocked(accountId))
     unlocking = (async () => {
-      const result = await unlock(accountId, password, { create: true });
+      const { password } = typed;
+      const prepared = await (typed.prepared ?? null);
+      const result = await unlock(accountId, password, { create: true, prepared });
       if (result !== "wrong") return;
       if (!(await hasUnsent(accountId))) {
         await dropKey(accountId);
-        await unlock(accountId, password, { create: true });
-      } else rewrapping = await rewrapWith(accountId, password);
+        await unlock(accountId, password, { create: true, prepared });
+      } else rewrapping = await rewrapWith(accountId, password, prepared);
     })();
   // The dashboard's effect may run again while the first run derives the key: both wait for it.
   await unlocking?.catch(() => {});
@@ -102,7 +116,7 @@ let unlocking: Promise<void> | null = null;
 export async function lockState(accountId: string): Promise<"open" | "password" | "earlier" | "sign-in"> {
   if (isUnlocked(accountId)) return "open";
   if (rewrapping?.accountId === accountId) return "earlier";
-  return (await hasKey(accountId)) ? "password" : "sign-in";
+  return (await hasKey(accountId)) || (await hasPrepared()) ? "password" : "sign-in";
 }
 
 /** The password typed on the offline screen, checked here by unwrapping the key (decision 0072). */
@@ -110,7 +124,7 @@ export async function unlockOutbox(accountId: string, password: string): Promise
   const ok =
     rewrapping?.accountId === accountId
       ? await rewrap(password, rewrapping)
-      : (await unlock(accountId, password)) === "unlocked";
+      : (await unlock(accountId, password)) !== "wrong";
   if (ok) rewrapping = null;
   handKeyToWorker(accountId);
   return ok;

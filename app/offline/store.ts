@@ -25,12 +25,20 @@ export type WrappedKey = {
   wrapped: ArrayBuffer;
 };
 
+/**
+ * A key the sign-in page made before the password left it (decision 0087): a new random key,
+ * wrapped like any account's, for no account yet (the additional data is `prepared:<id>`). The
+ * account the sign-in leads to takes it as its own; one at most, kept as "current".
+ */
+export type PreparedKey = WrappedKey & { id: string; at: number };
+
 interface OfflineDB extends DBSchema {
   session: { key: string; value: OfflineSession };
   /** A bare CryptoKey is how versions 1 and 2 kept it: usable by any script, replaced at unlock. */
   keys: { key: string; value: WrappedKey | CryptoKey };
   items: { key: string; value: StoredItem; indexes: { byAccount: string } };
   snapshots: { key: string; value: Snapshot };
+  prepared: { key: string; value: PreparedKey };
 }
 
 type Upgrade = (
@@ -64,6 +72,11 @@ export const UPGRADES: Upgrade[] = [
     UPGRADES[1](db, tx);
     void tx.objectStore("snapshots").clear();
   },
+  // 4: the key a password sign-in prepares before it is sent (decision 0087).
+  (db, tx) => {
+    UPGRADES[1](db, tx);
+    if (!db.objectStoreNames.contains("prepared")) db.createObjectStore("prepared");
+  },
 ];
 export const DB_VERSION = UPGRADES.length;
 
@@ -87,6 +100,12 @@ export function offlineDb(): Promise<IDBPDatabase<OfflineDB>> {
     throw err;
   });
   return opened;
+}
+
+/** Whether this browser keeps the outbox's database (asking makes none; a browser that cannot tell says yes). */
+export async function offlineDbExists(): Promise<boolean> {
+  if (typeof indexedDB.databases !== "function") return true;
+  return (await indexedDB.databases()).some((d) => d.name === DB_NAME);
 }
 
 export async function currentSession(): Promise<OfflineSession | null> {

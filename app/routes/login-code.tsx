@@ -4,6 +4,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useNoPreparedKey } from "~/offline/signin";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
 import { OtpInput } from "~/components/OtpInput";
@@ -97,6 +98,8 @@ export default function LoginCode() {
   const keepRedirect = <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />;
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
+  // A code makes no outbox key: none an earlier password sign-in prepared may become hers (decision 0087).
+  useNoPreparedKey();
   const intent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
   const codeState = actionData && actionData.step === "code" ? (actionData as CodeStep) : null;
   const phoneResult = actionData && actionData.step === "phone" ? actionData.result : undefined;

@@ -6,7 +6,7 @@ import { AuthCard } from "~/components/AuthCard";
 import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
 import { useServerForm } from "~/components/ui/useServerForm";
-import { keepPasswordForOutbox } from "~/offline/pending.client";
+import { useSignInSubmit } from "~/offline/signin";
 import { PasswordField } from "~/components/ui/PasswordField";
 import { tFor } from "~/i18n/i18n.server";
 import { loginSchema } from "~/schemas/auth";
@@ -57,18 +57,12 @@ export default function Login() {
   const [params] = useSearchParams();
   // Checked by the server only (a public page loads no validation code).
   const [form, fields] = useServerForm(lastResult, ["email", "password"]);
-  const busy = navigation.state === "submitting";
+  // The outbox's key is prepared from the password before the form is sent (decisions 0072, 0087).
+  const outbox = useSignInSubmit(lastResult);
+  const busy = navigation.state === "submitting" || outbox.preparing;
   return (
     <AuthCard title={t("accounts.loginTitle")} intro={<p>{t("accounts.loginText")}</p>}>
-      <Form
-        method="post"
-        {...form.props}
-        // The dashboard unlocks this phone's outbox with it, in memory (decision 0072).
-        onSubmit={(e) =>
-          keepPasswordForOutbox(new FormData(e.currentTarget).get("password")?.toString() ?? "")
-        }
-        className="space-y-4"
-      >
+      <Form method="post" {...form.props} onSubmit={outbox.onSubmit} className="space-y-4">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormError id={form.errorId} errors={form.errors} />
         <EmailOrMobileField meta={fields.email} />

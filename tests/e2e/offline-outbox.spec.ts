@@ -693,7 +693,7 @@ test("an outbox kept by an older version of the app is opened by this one and se
     await p.evaluate(() =>
       indexedDB.databases().then((d) => d.find((x) => x.name === "carebridge-offline")?.version),
     ),
-  ).toBe(3);
+  ).toBe(4);
   await phone.close();
 });
 
@@ -914,4 +914,69 @@ test("a worker suspended while offline: every item says why and is kept for the 
   expect(await count("SELECT COUNT(*) AS n FROM patients WHERE first_name = ?", "लक्ष्मी")).toBe(0);
   // Kept for the centre: the registration and the report (sent whole), an admin can hand them over.
   expect(await count("SELECT COUNT(*) AS n FROM held_items WHERE worker_id = ?", worker.id)).toBe(2);
+});
+
+test("a full page load right after a password sign-in: the outbox is sealed all the same, and offline her password opens it", async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const email = `rekha-${Date.now().toString(36)}@offline.test`;
+  const id = await signUp(email, "रेखा");
+  // A new phone (no key for anyone yet) as slow as a cheap one: its PBKDF2 answers 2 s late, so the
+  // page load below comes while the key is still being derived (decision 0087).
+  const phone = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+    locale: "hi-IN",
+  });
+  await phone.addInitScript(() => {
+    const derive = SubtleCrypto.prototype.deriveKey;
+    SubtleCrypto.prototype.deriveKey = function (
+      this: SubtleCrypto,
+      ...args: Parameters<SubtleCrypto["deriveKey"]>
+    ) {
+      return derive
+        .apply(this, args)
+        .then((key) => new Promise<CryptoKey>((ok) => setTimeout(() => ok(key), 2_000)));
+    };
+  });
+  const p = await phone.newPage();
+  try {
+    await p.goto(`${app.url}/login`);
+    await formHydrated(p, "form:has(input[name=password])");
+    await p.locator("input[name=email]").fill(email);
+    await p.locator("input[name=password]").fill(PASSWORD);
+    await p.locator("form button[type=submit]").last().click();
+    await expect(p).toHaveURL(/\/dashboard/, { timeout: 20_000 });
+    // At once, a full page load of another dashboard page (a link opened anew, a reload).
+    await p.goto(`${app.url}/dashboard/settings`);
+    await hydrated(p);
+    await underServiceWorker(p);
+
+    // No signal: the outbox asks for her password (a reload always does, 0072), never for a sign-in.
+    await phone.setOffline(true);
+    await p.goto(`${app.url}/dashboard/home`).catch(() => {});
+    await expect(p).toHaveURL(/\/offline/);
+    await expect(p.getByTestId("outbox-unlock")).toContainText(hi.outboxLock.text);
+    await unlock(p);
+    await uploadOffline(p, {
+      photo: patternPng(70, 31),
+      type: "image/png",
+      name: "r.png",
+      phone: "9876500031",
+    });
+    await expect(items(p)).toHaveCount(1);
+    // Sealed: what the phone keeps opens with no key found on it.
+    const seen = await tryEveryKey(p);
+    expect(seen.sealed).toBeGreaterThanOrEqual(1);
+    expect(seen.opened).toEqual([]);
+
+    // The signal returns: it goes, once.
+    await phone.setOffline(false);
+    await expectAllSent(p, 1);
+    expect(await count("SELECT COUNT(*) AS n FROM reports WHERE patient_id = ?", id)).toBe(1);
+  } finally {
+    await phone.close();
+  }
 });

@@ -25,7 +25,10 @@ export function useOfflineSync(
   useEffect(() => {
     const role = user.accountType;
     if (!worksOffline(role) || (role === "HealthWorker" && !centre)) {
-      takePassword(); // an account without an outbox: the typed password is not kept
+      // An account without an outbox: the typed password is not kept, nor the key the sign-in
+      // page prepared from it (decision 0087; a browser without the outbox's database gets none).
+      takePassword();
+      void import("~/offline/keys").then((m) => m.discardPrepared()).catch(() => {});
       return;
     }
     void import("~/offline/dashboard-sync.client")
