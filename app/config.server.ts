@@ -175,6 +175,17 @@ const envSchema = z.object({
   /** A mail still unsent this long after it was queued is given up (marked failed). */
   MAIL_MAX_AGE_HOURS: z.coerce.number().min(0.01).max(720).default(48),
   /** The grievance officer shown on My data and Contact Us (defaults in app/site.ts). */
+  /**
+   * The clinic's time zone (decision 0092), an IANA name: every schedule of an hour of the day
+   * (BACKUP_AT, the call windows) and the Service screen's times follow it, whatever the server's own zone.
+   */
+  CLINIC_TIME_ZONE: z
+    .string()
+    .trim()
+    .refine(isTimeZone, "a time zone name such as Asia/Kolkata (the IANA names: timedatectl list-timezones)")
+    .default("Asia/Kolkata"),
+  /** The clinic's name on the recovery sheet (decision 0091); unset: the host name of APP_URL. */
+  CLINIC_NAME: z.string().trim().min(1).max(200).optional(),
   GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
   GRIEVANCE_EMAIL: z.string().trim().email().max(254).optional(),
   GRIEVANCE_PHONE: z
@@ -189,10 +200,10 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** OpenTelemetry traces go to this OTLP/HTTP collector when set; unset, the SDK is never loaded. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  /** Scheduled backups (decision 0067): the local time of the daily backup, or "off" (a timer outside the app runs `npm run backup`). */
+  /** Scheduled backups (decision 0067): the clinic's time (CLINIC_TIME_ZONE) of the daily backup, or "off" (a timer outside the app runs `npm run backup`). */
   BACKUP_AT: z
     .string()
-    .regex(/^(off|([01]?\d|2[0-3]):[0-5]\d)$/, 'a local time such as 02:30, or "off"')
+    .regex(/^(off|([01]?\d|2[0-3]):[0-5]\d)$/, 'a time of day such as 02:30, or "off"')
     .default("02:30"),
   /** Back up every N hours (from BACKUP_AT) instead of once a day. */
   BACKUP_EVERY_HOURS: z.coerce.number().int().min(1).max(24).optional(),
@@ -284,6 +295,8 @@ export type Config = {
   auditRetentionMs: number;
   smsRetentionMs: number;
   grievance: { name: string; email: string; phone: string };
+  /** The clinic (decisions 0091, 0092): its name on the recovery sheet and the time zone of its schedules. */
+  clinic: { name: string; timeZone: string };
   /** Metrics (decision 0033): on for the process when either a port or a token is set. */
   metrics: { port: number | undefined; host: string; token: string | undefined; enabled: boolean };
   /** The OTLP endpoint traces are sent to; undefined: tracing off and its SDK not loaded. */
@@ -295,7 +308,7 @@ export type Config = {
 
 /** Scheduled, verified backups into a restic repository (decision 0067). */
 export type BackupConfig = {
-  /** Minutes after local midnight of the first backup of a day; null: no schedule in the app. */
+  /** Minutes after midnight, clinic time (CLINIC_TIME_ZONE), of the first backup of a day; null: no schedule in the app. */
   atMinute: number | null;
   /** BACKUP_AT as given ("02:30" or "off"). */
   at: string;
@@ -386,6 +399,16 @@ function parseStorage(
 
 export class ConfigError extends Error {}
 
+/** True when this Node knows the time zone (an IANA name such as Asia/Kolkata). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Creates a folder only its owner can enter (0700), tightening one left wider by an older version. */
 export function privateDir(dir: string) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -394,6 +417,28 @@ export function privateDir(dir: string) {
   } catch {
     /* not ours (e.g. a mounted volume): leave it */
   }
+}
+
+/** The secrets a restore brings from its backup (decision 0091), used where the settings give none. */
+let provided: Partial<Record<"session-secret" | "encryption-key", string>> = {};
+
+/**
+ * For the restore (decision 0091): the backup's session secret and encryption key, standing in for
+ * SESSION_SECRET and ENCRYPTION_KEY where those are unset — on PostgreSQL or a bucket a new machine
+ * has only the recovery sheet. Called before the configuration is first read.
+ */
+export function provideSecrets(secrets: { sessionSecret?: string; encryptionKey?: string }): void {
+  if (cached) throw new Error("provideSecrets() must come before the configuration is read");
+  provided = {
+    ...(secrets.sessionSecret ? { "session-secret": secrets.sessionSecret } : {}),
+    ...(secrets.encryptionKey ? { "encryption-key": secrets.encryptionKey } : {}),
+  };
+}
+
+/** A secret in the data folder, if one is there (never made). */
+function storedSecret(dataDir: string, name: string): string | undefined {
+  const file = path.join(dataDir, "secrets", name);
+  return (existsSync(file) && readFileSync(file, "utf8").trim()) || undefined;
 }
 
 /** Reads a generated secret from the data folder, creating it (mode 0600) on first use. */
@@ -427,22 +472,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own; for /metrics on the main port set METRICS_TOKEN)",
     );
   }
-  if ((databaseKind(cleaned) === "postgres" || e.STORAGE_URL) && !(e.SESSION_SECRET && e.ENCRYPTION_KEY)) {
-    // Generated secrets live in one machine's data folder: another node (or this one, redeployed)
-    // would sign cookies differently and could not decrypt the files in the shared store.
-    throw new ConfigError(
-      "Invalid configuration:\n  SESSION_SECRET/ENCRYPTION_KEY: set both when DATABASE_URL is PostgreSQL or STORAGE_URL is set — every node must use the same values (docs/scale-out.md)",
-    );
-  }
   const dataDir = path.resolve(e.DATA_DIR);
   privateDir(dataDir);
   const uploadsDir = path.resolve(e.UPLOADS_DIR);
   privateDir(uploadsDir);
   const outboxDir = path.join(dataDir, "outbox");
-  const sessionSecret =
-    e.SESSION_SECRET ?? persistentSecret(dataDir, "session-secret", () => randomBytes(32).toString("hex"));
-  const encryptionKeyHex =
-    e.ENCRYPTION_KEY ?? persistentSecret(dataDir, "encryption-key", () => randomBytes(32).toString("hex"));
+  // With PostgreSQL or a bucket nothing is generated: a secret made in one machine's data folder
+  // would sign cookies differently on another node and could not decrypt the files in the shared
+  // store. The values come from SESSION_SECRET/ENCRYPTION_KEY, or from DATA_DIR/secrets where a
+  // restore put the backup's (decision 0091), or — during that restore — from the backup itself.
+  const shared = databaseKind(cleaned) === "postgres" || !!e.STORAGE_URL;
+  const secret = (name: "session-secret" | "encryption-key", given: string | undefined) =>
+    given ??
+    provided[name] ??
+    (shared
+      ? storedSecret(dataDir, name)
+      : persistentSecret(dataDir, name, () => randomBytes(32).toString("hex")));
+  const sessionSecret = secret("session-secret", e.SESSION_SECRET);
+  const encryptionKeyHex = secret("encryption-key", e.ENCRYPTION_KEY);
+  if (!sessionSecret || !encryptionKeyHex || !/^[0-9a-fA-F]{64}$/.test(encryptionKeyHex)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  SESSION_SECRET/ENCRYPTION_KEY: set both when DATABASE_URL is PostgreSQL or STORAGE_URL is set — every node must use the same values (docs/scale-out.md). On a machine restored from a backup they are in DATA_DIR/secrets.",
+    );
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -511,6 +563,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serviceSampleMs: e.SERVICE_SAMPLE_MS,
     auditRetentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000,
     smsRetentionMs: e.SMS_RETENTION_DAYS * 86_400_000,
+    clinic: {
+      name: e.CLINIC_NAME ?? new URL(e.APP_URL ?? `http://localhost:${e.PORT}`).hostname,
+      timeZone: e.CLINIC_TIME_ZONE,
+    },
     grievance: {
       name: e.GRIEVANCE_NAME ?? site.grievance.name,
       email: e.GRIEVANCE_EMAIL ?? site.grievance.email,

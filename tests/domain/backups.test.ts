@@ -91,8 +91,9 @@ describe("a backup", () => {
 });
 
 describe("the schedule", () => {
-  it("is BACKUP_AT local time, the latest slot at or before now", () => {
-    const at = (h: number, m: number, day = 26) => new Date(2026, 10, day, h, m).getTime();
+  it("is BACKUP_AT in the clinic's time (India unless CLINIC_TIME_ZONE), the latest slot at or before now", () => {
+    const at = (h: number, m: number, day = 26) =>
+      Date.parse(`2026-11-${day}T${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:00+05:30`);
     expect(ops.dueSlot(at(3, 0))).toBe(at(2, 30));
     expect(ops.dueSlot(at(2, 30))).toBe(at(2, 30));
     expect(ops.dueSlot(at(2, 29))).toBe(at(2, 30, 25));

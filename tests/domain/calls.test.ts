@@ -211,13 +211,17 @@ describe("the call queue", () => {
     expect(readdirSync(outbox).length).toBe(before - 2);
   });
 
-  it("works out the next window in local time", () => {
-    const at = (h: number, m = 0) => new Date(2026, 10, 27, h, m);
+  it("works out the next window in the clinic's time, whatever the server's zone (decision 0092)", () => {
+    // CLINIC_TIME_ZONE is unset: India. The test machine runs at UTC (CI does), five and a half hours behind.
+    const at = (h: number, m = 0, day = 27) =>
+      new Date(`2026-11-${day}T${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:00+05:30`);
     expect(d.messaging.nextWindowStart("morning", at(10))).toEqual(at(10));
     expect(d.messaging.nextWindowStart("morning", at(7, 30))).toEqual(at(9));
     expect(d.messaging.nextWindowStart("afternoon", at(10))).toEqual(at(12));
-    expect(d.messaging.nextWindowStart("morning", at(12))).toEqual(new Date(2026, 10, 28, 9));
-    expect(d.messaging.nextWindowStart("evening", at(20, 30))).toEqual(new Date(2026, 10, 28, 17));
+    expect(d.messaging.nextWindowStart("morning", at(12))).toEqual(at(9, 0, 28));
+    expect(d.messaging.nextWindowStart("evening", at(20, 30))).toEqual(at(17, 0, 28));
+    // 23:45 in India is 18:15 at UTC: the evening window is over there, not still open.
+    expect(d.messaging.nextWindowStart("evening", at(23, 45))).toEqual(at(17, 0, 28));
     expect(d.messaging.nextWindowStart(null, at(3))).toEqual(at(3));
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -122,6 +122,19 @@ describe("configuration", () => {
     expect(() => loadConfig({ ...base, SMS_COUNTRIES: "IN,XX" })).toThrow(/SMS_COUNTRIES.*XX/);
   });
 
+  it("schedules in the clinic's time zone, India unless CLINIC_TIME_ZONE names another (decision 0092)", () => {
+    const dir = tmp();
+    const base = { DATA_DIR: dir, UPLOADS_DIR: path.join(dir, "up") };
+    expect(loadConfig(base).clinic.timeZone).toBe("Asia/Kolkata");
+    expect(loadConfig({ ...base, CLINIC_TIME_ZONE: "Asia/Dhaka" }).clinic.timeZone).toBe("Asia/Dhaka");
+    expect(() => loadConfig({ ...base, CLINIC_TIME_ZONE: "India/Delhi" })).toThrow(/CLINIC_TIME_ZONE/);
+    // The recovery sheet's name of the clinic: CLINIC_NAME, else the address's host.
+    expect(loadConfig({ ...base, APP_URL: "https://care.clinic.example" }).clinic.name).toBe(
+      "care.clinic.example",
+    );
+    expect(loadConfig({ ...base, CLINIC_NAME: "Rampur Clinic" }).clinic.name).toBe("Rampur Clinic");
+  });
+
   it("honours explicit values", () => {
     const dir = tmp();
     const c = loadConfig({
@@ -143,12 +156,14 @@ describe("configuration", () => {
     const dir = tmp();
     const base = { DATA_DIR: dir, UPLOADS_DIR: path.join(dir, "up") };
     const secrets = { ENCRYPTION_KEY: "b".repeat(64), SESSION_SECRET: "t".repeat(40) };
-    expect(loadConfig(base)).toMatchObject({ databaseKind: "sqlite", storage: { kind: "local" } });
     const url = "postgres://app:pw@db.internal:5432/carebridge";
+    // Nothing is generated for a shared database or bucket: without the settings it is refused.
     expect(() => loadConfig({ ...base, DATABASE_URL: url })).toThrow(/SESSION_SECRET\/ENCRYPTION_KEY/);
     expect(() => loadConfig({ ...base, STORAGE_URL: "s3://reports" })).toThrow(
       /SESSION_SECRET\/ENCRYPTION_KEY/,
     );
+    expect(existsSync(path.join(dir, "secrets", "encryption-key"))).toBe(false);
+    expect(loadConfig(base)).toMatchObject({ databaseKind: "sqlite", storage: { kind: "local" } });
     const c = loadConfig({
       ...base,
       ...secrets,
@@ -180,6 +195,13 @@ describe("configuration", () => {
       credentials: undefined,
     });
     expect(() => loadConfig({ ...base, ...secrets, STORAGE_URL: "s3://x" })).toThrow(/STORAGE_URL/);
+    // A data folder that holds both (a restore put the backup's there, decision 0091) is enough;
+    // the settings, when given, win.
+    const restored = loadConfig({ ...base, DATABASE_URL: url });
+    expect(restored.encryptionKey.toString("hex")).toBe(
+      readFileSync(path.join(dir, "secrets", "encryption-key"), "utf8").trim(),
+    );
+    expect(loadConfig({ ...base, ...secrets, DATABASE_URL: url }).sessionSecret).toBe(secrets.SESSION_SECRET);
     expect(() => loadConfig({ ...base, ...secrets, STORAGE_URL: "s3://ok-bucket?endpoint=ftp://x" })).toThrow(
       /STORAGE_URL/,
     );

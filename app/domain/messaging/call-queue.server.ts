@@ -3,6 +3,7 @@ import type { CallWindowName } from "~/config-voice.server";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { phoneCalls } from "~/db/schema";
+import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { callableNumber, maskPhone } from "~/lib/phone.server";
@@ -23,16 +24,19 @@ export type QueuedCall =
 
 const DAY = 86_400_000;
 
-/** The start of the next `window` at or after `from` (local time); `from` itself when inside it. */
+/**
+ * The start of the next `window` at or after `from`, in the clinic's time (CLINIC_TIME_ZONE,
+ * decision 0092) whatever the server's own zone; `from` itself when inside it.
+ */
 export function nextWindowStart(window: CallWindowName | null, from = new Date()): Date {
   if (!window) return from;
-  const [startHour, endHour] = config().voice.windows[window];
-  const at = new Date(from);
-  const hour = at.getHours() + at.getMinutes() / 60;
+  const { voice, clinic } = config();
+  const [startHour, endHour] = voice.windows[window];
+  const now = wallClock(from.getTime(), clinic.timeZone);
+  const hour = now.hour + now.minute / 60;
   if (hour >= startHour && hour < endHour) return from;
-  if (hour >= endHour) at.setDate(at.getDate() + 1);
-  at.setHours(startHour, 0, 0, 0);
-  return at;
+  const day = hour >= endHour ? now.day + 1 : now.day;
+  return new Date(zonedInstant(clinic.timeZone, { ...now, day, hour: startHour, minute: 0 }));
 }
 
 /** Calls queued to be placed (any status) in the last 24 hours that match `where`. */

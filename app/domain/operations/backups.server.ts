@@ -5,6 +5,7 @@ import path from "node:path";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { backupRuns, users, type BackupRunRow } from "~/db/schema";
+import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { notify, recipientColumns } from "../messaging/index.server";
@@ -21,7 +22,7 @@ import { ensureRepository, interruptRestic, restic, resticBackup, RESTIC_TAG } f
  * a `backup_runs` row; a failed or unverified one mails the admins once.
  *
  * The schedule: every owner process (one per node) looks each minute for the latest due slot
- * (BACKUP_AT local time, then every BACKUP_EVERY_HOURS); inserting the slot's row claims it (the
+ * (BACKUP_AT clinic time, then every BACKUP_EVERY_HOURS); inserting the slot's row claims it (the
  * unique slot decides between nodes), so each slot runs once, and a slot missed while the app was
  * down runs at the next start.
  */
@@ -34,13 +35,18 @@ const POLL_MS = 60_000;
 const STALE_MS = 6 * 3_600_000;
 const DAY_MS = 86_400_000;
 
-/** The latest scheduled time at or before `now` (local time), or null when the app schedules nothing. */
+/**
+ * The latest scheduled time at or before `now`, or null when the app schedules nothing. BACKUP_AT
+ * is the clinic's time (CLINIC_TIME_ZONE, decision 0092), not the server's.
+ */
 export function dueSlot(now: number): number | null {
-  const b = config().backup;
+  const { backup: b, clinic } = config();
   if (b.atMinute === null) return null;
-  const d = new Date(now);
-  let start = new Date(d.getFullYear(), d.getMonth(), d.getDate(), 0, b.atMinute).getTime();
-  if (start > now) start = new Date(d.getFullYear(), d.getMonth(), d.getDate() - 1, 0, b.atMinute).getTime();
+  const today = wallClock(now, clinic.timeZone);
+  const at = (dayOffset: number) =>
+    zonedInstant(clinic.timeZone, { ...today, day: today.day + dayOffset, hour: 0, minute: b.atMinute! });
+  let start = at(0);
+  if (start > now) start = at(-1);
   const step = b.everyHours * 3_600_000;
   return start + Math.floor(Math.min(now - start, DAY_MS - 1) / step) * step;
 }
