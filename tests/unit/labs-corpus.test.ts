@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOGUE, CONFIDENT, recogniseLabRows, type Analyte } from "~/domain/records/labs/index";
+import { CATALOGUE, CONFIDENT, convert, recogniseLabRows, type Analyte } from "~/domain/records/labs/index";
 
 /*
  * A corpus made in code with its truth known (decision 0079): every analyte of the catalogue,
@@ -58,7 +58,8 @@ function makeCase(a: Analyte, name: string): Case {
   const decimals = big ? 0 : Math.max(a.decimals, alt.factor === 1 ? a.decimals : 2);
   const fmt = (v: number) => (big ? indian(Math.round(v / 100) * 100) : v.toFixed(decimals));
   const printed = fmt(inUnit(lowRef + (highRef - lowRef) * (rand() * 1.6 - 0.3)));
-  const value = Number((Number(printed.replace(/,/g, "")) * alt.factor).toPrecision(6));
+  // In the analyte's unit by the one conversion (decision 0088).
+  const value = convert(Number(printed.replace(/,/g, "")), alt.factor);
   const range =
     rand() < 0.2 ? `< ${fmt(inUnit(highRef))}` : `${fmt(inUnit(lowRef))} - ${fmt(inUnit(highRef))}`;
   return {

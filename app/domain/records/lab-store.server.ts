@@ -7,7 +7,9 @@ import type { LabRow } from "./labs";
 /**
  * Where the reader's results go (decision 0082): one lab_values row per value, status "read" —
  * never shown to a patient until an expert confirmed or corrected it. A new reading replaces the
- * previous unchecked one; values an expert already checked stay.
+ * previous unchecked one; values an expert already checked stay. The row holds the value's measure
+ * (decision 0088): the value and the printed range both in the analyte's unit, the range's text as
+ * printed.
  */
 export type PlacedRow = LabRow & { page: number; box: [number, number, number, number] };
 
@@ -29,13 +31,13 @@ export async function saveReading(
           reportId,
           loinc: r.loinc,
           printedName: r.printedName,
-          value: r.value,
-          unit: r.unit,
+          value: r.measure.value,
+          unit: r.measure.unit,
           printedValue: r.printedValue,
           printedUnit: r.printedUnit,
           rangeText: r.range?.text ?? null,
-          rangeLow: r.range?.low ?? null,
-          rangeHigh: r.range?.high ?? null,
+          rangeLow: r.measure.low,
+          rangeHigh: r.measure.high,
           flag: r.flag,
           page: r.page,
           box: JSON.stringify(r.box),

@@ -3,21 +3,9 @@
  * © Regenstrief Institute, used under the LOINC licence (see NOTICE); the aliases are the names
  * Indian labs print, including OCR confusions seen on real reads ("HbAtc").
  */
-import type { AltUnit, Analyte, Family, Specimen } from "./types";
-
-export function analyte(
-  loinc: string,
-  name: string,
-  family: Family,
-  unit: string,
-  possible: [number, number],
-  decimals: number,
-  aliases: string[],
-  alt: AltUnit[] = [],
-  specimen: Specimen = "blood",
-): Analyte {
-  return { loinc, name, family, unit, possible, decimals, aliases: [name, ...aliases], alt, specimen };
-}
+import { analyte, type MolarUnit } from "./analyte";
+import { MOLAR_MASS } from "./molar";
+import type { AltUnit, Analyte } from "./types";
 
 /** Cell counts: thousands per microlitre, with the ways Indian labs print them. */
 const PER_UL_THOUSANDS: AltUnit[] = [
@@ -25,8 +13,8 @@ const PER_UL_THOUSANDS: AltUnit[] = [
   { ucum: "10*9/L", factor: 1 },
   { ucum: "10*5/uL", factor: 100 },
 ];
-const GLUCOSE_ALT: AltUnit[] = [{ ucum: "mmol/L", factor: 18.016 }];
-const CHOLESTEROL_ALT: AltUnit[] = [{ ucum: "mmol/L", factor: 38.67 }];
+const GLUCOSE_ALT: MolarUnit[] = [{ ucum: "mmol/L", molarMass: MOLAR_MASS.glucose }];
+const CHOLESTEROL_ALT: MolarUnit[] = [{ ucum: "mmol/L", molarMass: MOLAR_MASS.cholesterol }];
 
 const blood = "blood-count" as const;
 
@@ -404,7 +392,7 @@ export const LIPIDS: Analyte[] = [
     [10, 15000],
     0,
     ["Triglyceride", "TG", "TGL", "Serum Triglycerides", "S Triglycerides", "Triglycerides TG"],
-    [{ ucum: "mmol/L", factor: 88.57 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.triglycerides }],
   ),
   analyte(
     "2085-9",

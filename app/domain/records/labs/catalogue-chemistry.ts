@@ -2,11 +2,13 @@
  * The analyte catalogue, part two: liver, kidney, electrolytes and thyroid (decision 0079).
  * LOINC codes are © Regenstrief Institute, used under the LOINC licence (see NOTICE).
  */
-import { analyte } from "./catalogue-blood";
+import { analyte, type MolarUnit } from "./analyte";
+import { MOLAR_MASS } from "./molar";
 import type { AltUnit, Analyte } from "./types";
 
 const G_PER_L: AltUnit[] = [{ ucum: "g/L", factor: 0.1 }];
-const BILIRUBIN_ALT: AltUnit[] = [{ ucum: "umol/L", factor: 1 / 17.1 }];
+const BILIRUBIN_ALT: MolarUnit[] = [{ ucum: "umol/L", molarMass: MOLAR_MASS.bilirubin }];
+/** Univalent ions (Na⁺, K⁺, Cl⁻, HCO₃⁻): one equivalent is one mole. */
 const MEQ: AltUnit[] = [{ ucum: "meq/L", factor: 1 }];
 const ENZYME: AltUnit[] = [{ ucum: "[IU]/L", factor: 1 }];
 
@@ -196,7 +198,7 @@ export const KIDNEY: Analyte[] = [
     [1, 600],
     0,
     ["Blood Urea", "S Urea", "Serum Urea", "Urea Serum"],
-    [{ ucum: "mmol/L", factor: 6.006 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.urea }],
   ),
   analyte(
     "3094-0",
@@ -206,7 +208,7 @@ export const KIDNEY: Analyte[] = [
     [1, 300],
     1,
     ["BUN", "Blood Urea Nitrogen", "Urea Nitrogen", "Blood Urea Nitrogen BUN", "S BUN"],
-    [{ ucum: "mmol/L", factor: 2.801 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.ureaNitrogen }],
   ),
   analyte(
     "2160-0",
@@ -224,7 +226,7 @@ export const KIDNEY: Analyte[] = [
       "S Creat",
       "Creatinine S",
     ],
-    [{ ucum: "umol/L", factor: 1 / 88.42 }],
+    [{ ucum: "umol/L", molarMass: MOLAR_MASS.creatinine }],
   ),
   analyte(
     "3084-1",
@@ -234,7 +236,7 @@ export const KIDNEY: Analyte[] = [
     [0.3, 30],
     1,
     ["S Uric Acid", "Serum Uric Acid", "Uric Acid Serum", "Urate"],
-    [{ ucum: "umol/L", factor: 1 / 59.48 }],
+    [{ ucum: "umol/L", molarMass: MOLAR_MASS.uricAcid }],
   ),
   analyte("62238-1", "eGFR", "kidney", "mL/min/{1.73_m2}", [1, 250], 0, [
     "Estimated GFR",
@@ -255,7 +257,7 @@ export const KIDNEY: Analyte[] = [
     [2, 20],
     1,
     ["S Calcium", "Serum Calcium", "Calcium Total", "Total Calcium", "Ca"],
-    [{ ucum: "mmol/L", factor: 4.008 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.calcium }],
   ),
   analyte(
     "2777-1",
@@ -265,7 +267,7 @@ export const KIDNEY: Analyte[] = [
     [0.5, 20],
     1,
     ["Phosphate", "Inorganic Phosphorus", "S Phosphorus", "Serum Phosphorus", "Phosphorus Inorganic"],
-    [{ ucum: "mmol/L", factor: 3.097 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.phosphorus }],
   ),
   analyte(
     "19123-9",
@@ -275,7 +277,7 @@ export const KIDNEY: Analyte[] = [
     [0.2, 10],
     1,
     ["S Magnesium", "Serum Magnesium", "Mg"],
-    [{ ucum: "mmol/L", factor: 2.431 }],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.magnesium }],
   ),
 ];
 
@@ -328,7 +330,7 @@ export const ELECTROLYTES: Analyte[] = [
     [0.3, 3],
     2,
     ["Ionized Calcium", "Calcium Ionised", "Calcium Ionized", "iCa"],
-    [{ ucum: "mg/dL", factor: 0.2495 }],
+    [{ ucum: "mg/dL", molarMass: MOLAR_MASS.calcium }],
   ),
 ];
 
@@ -368,7 +370,7 @@ export const THYROID: Analyte[] = [
       "T3 Triiodothyronine",
     ],
     [
-      { ucum: "nmol/L", factor: 65.1 },
+      { ucum: "nmol/L", molarMass: MOLAR_MASS.t3 },
       { ucum: "ng/mL", factor: 100 },
     ],
   ),
@@ -380,7 +382,7 @@ export const THYROID: Analyte[] = [
     [0.5, 30],
     1,
     ["T4", "Total T4", "T4 Total", "Thyroxine", "Thyroxine T4", "Total Thyroxine", "T4 Thyroxine"],
-    [{ ucum: "nmol/L", factor: 1 / 12.87 }],
+    [{ ucum: "nmol/L", molarMass: MOLAR_MASS.t4 }],
   ),
   analyte(
     "3051-0",
@@ -390,7 +392,7 @@ export const THYROID: Analyte[] = [
     [0.5, 40],
     2,
     ["FT3", "Free Triiodothyronine", "Free T3 FT3", "T3 Free"],
-    [{ ucum: "pmol/L", factor: 0.651 }],
+    [{ ucum: "pmol/L", molarMass: MOLAR_MASS.t3 }],
   ),
   analyte(
     "3024-7",
@@ -400,7 +402,7 @@ export const THYROID: Analyte[] = [
     [0.1, 10],
     2,
     ["FT4", "Free Thyroxine", "Free T4 FT4", "T4 Free"],
-    [{ ucum: "pmol/L", factor: 1 / 12.87 }],
+    [{ ucum: "pmol/L", molarMass: MOLAR_MASS.t4 }],
   ),
   analyte(
     "8099-4",

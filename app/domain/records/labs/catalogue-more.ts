@@ -3,7 +3,8 @@
  * common others (decision 0079). LOINC codes are © Regenstrief Institute, used under the LOINC
  * licence (see NOTICE).
  */
-import { analyte } from "./catalogue-blood";
+import { analyte } from "./analyte";
+import { MOLAR_MASS } from "./molar";
 import type { AltUnit, Analyte } from "./types";
 
 const ENZYME: AltUnit[] = [{ ucum: "[IU]/L", factor: 1 }];
@@ -28,7 +29,7 @@ export const VITAMINS_IRON: Analyte[] = [
       "25 Hydroxyvitamin D",
       "Vitamin D 25 OH",
     ],
-    [{ ucum: "nmol/L", factor: 1 / 2.496 }],
+    [{ ucum: "nmol/L", molarMass: MOLAR_MASS.vitaminD }],
   ),
   analyte(
     "2132-9",
@@ -38,7 +39,7 @@ export const VITAMINS_IRON: Analyte[] = [
     [20, 10000],
     0,
     ["B12", "Vit B12", "Cyanocobalamin", "Cobalamin", "Vitamin B12 Cyanocobalamin", "S Vitamin B12"],
-    [{ ucum: "pmol/L", factor: 1.355 }],
+    [{ ucum: "pmol/L", molarMass: MOLAR_MASS.cobalamin }],
   ),
   analyte(
     "2284-8",
@@ -48,7 +49,7 @@ export const VITAMINS_IRON: Analyte[] = [
     [0.2, 50],
     1,
     ["Folic Acid", "Serum Folate", "S Folate"],
-    [{ ucum: "nmol/L", factor: 1 / 2.266 }],
+    [{ ucum: "nmol/L", molarMass: MOLAR_MASS.folate }],
   ),
   analyte(
     "2276-4",
@@ -68,7 +69,7 @@ export const VITAMINS_IRON: Analyte[] = [
     [5, 1000],
     0,
     ["Serum Iron", "S Iron", "Iron Serum", "Fe"],
-    [{ ucum: "umol/L", factor: 5.585 }],
+    [{ ucum: "umol/L", molarMass: MOLAR_MASS.iron }],
   ),
   analyte(
     "2500-7",
@@ -78,7 +79,7 @@ export const VITAMINS_IRON: Analyte[] = [
     [50, 1200],
     0,
     ["Total Iron Binding Capacity", "TIBC Total Iron Binding Capacity"],
-    [{ ucum: "umol/L", factor: 5.585 }],
+    [{ ucum: "umol/L", molarMass: MOLAR_MASS.iron }],
   ),
   analyte("2502-3", "Transferrin saturation", "vitamins-iron", "%", [1, 100], 1, [
     "Transferrin Saturation",
@@ -197,7 +198,8 @@ export const URINE: Analyte[] = [
     ["Albumin Creatinine Ratio", "ACR", "UACR", "Microalbumin Creatinine Ratio", "Urine ACR"],
     [
       { ucum: "ug/mg", factor: 1 },
-      { ucum: "mg/mmol", factor: 8.84 },
+      // Per mmol of creatinine: creatinine's molar mass.
+      { ucum: "mg/mmol", molarMass: MOLAR_MASS.creatinine },
     ],
     U,
   ),

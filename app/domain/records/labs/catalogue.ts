@@ -6,6 +6,7 @@ import { BLOOD_COUNT, GLUCOSE, LIPIDS } from "./catalogue-blood";
 import { ELECTROLYTES, KIDNEY, LIVER, THYROID } from "./catalogue-chemistry";
 import { INFLAMMATION, OTHER, URINE, VITAMINS_IRON } from "./catalogue-more";
 import type { Analyte } from "./types";
+import { toUcum } from "./units";
 
 export const CATALOGUE: readonly Analyte[] = [
   ...BLOOD_COUNT,
@@ -57,4 +58,14 @@ export const LONGEST_ALIAS_WORDS = Math.max(...[...NAME_INDEX.keys()].map((k) =>
 export function factorFor(a: Analyte, ucum: string): number | null {
   if (ucum === a.unit) return 1;
   return a.alt.find((u) => u.ucum === ucum)?.factor ?? null;
+}
+
+/**
+ * The UCUM code of a unit as someone typed or a lab printed it for this analyte: UCUM itself
+ * ("10*3/uL") or a lab's spelling ("lakhs/cumm", "×10³/µL", "gm%"); null when it is neither a
+ * unit we know nor one this analyte is reported in.
+ */
+export function ucumFor(a: Analyte, printed: string): string | null {
+  const ucum = factorFor(a, printed) !== null ? printed : toUcum(printed);
+  return ucum !== null && factorFor(a, ucum) !== null ? ucum : null;
 }

@@ -1,13 +1,24 @@
 /**
  * Lab values read from reports (decision 0079): the analyte catalogue (LOINC, UCUM, the names
- * Indian labs print), the row recogniser and the lab-report test. Pure and browser-safe: no I/O;
- * the background job, OCR, screens and FHIR build on it.
+ * Indian labs print), the row recogniser and the lab-report test, and the measure that alone judges
+ * a value against its printed range (decision 0088). Pure and browser-safe: no I/O; the background
+ * job, OCR, screens and FHIR build on it.
  */
-export { analyteByLoinc, CATALOGUE, factorFor, normaliseName } from "./catalogue";
+export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./catalogue";
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { analyteName, namedLoincs } from "./names";
 export { displayUnit, toUcum } from "./units";
+export {
+  convert,
+  JUDGEMENT_WORDS,
+  printedMeasure,
+  storedMeasure,
+  type Interpretation,
+  type Judgement,
+  type LabMeasure,
+} from "./measure";
+export { MOLAR_MASS, molarFactor } from "./molar";
 export {
   CONFIDENT,
   type Analyte,

@@ -6,6 +6,7 @@
  */
 import { factorFor, LONGEST_ALIAS_WORDS, NAME_INDEX, normaliseName } from "./catalogue";
 import { lex, type Tok } from "./lexer";
+import { printedMeasure } from "./measure";
 import type { Analyte, Flag, LabRow, Recognised, RejectedRow, Specimen } from "./types";
 
 type Word = { text: string; start: number; gapBefore: number; after: string };
@@ -71,10 +72,6 @@ const SECTION_BLOOD =
   /\b(haematology|hematology|biochemistry|blood|serum|plasma|lipid|liver|kidney|renal|thyroid|complete|haemogram|hemogram|glucose|electrolytes)\b/i;
 
 type Read = { row: Omit<LabRow, "lineIndex"> } | { reject: string };
-
-function round(n: number): number {
-  return Number(n.toPrecision(6));
-}
 
 /** Names a row's specimen itself, so it may stand outside its section ("Urine Microalbumin"). */
 const NAMES_SPECIMEN: Record<Specimen, RegExp> = {
@@ -151,19 +148,19 @@ function readRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
   if (a.decimals > 0 && !value.text.includes(".") && (!ucum || factorFor(a, ucum)! >= 1))
     doubt("no decimal point where labs print one", 0.1);
   if (!ucum && a.unit !== "1" && a.unit !== "[pH]" && a.unit !== "{INR}") doubt("no unit printed", 0.3);
-  const converted = round(value.n * (ucum ? factorFor(a, ucum)! : 1));
-  if (converted < a.possible[0] || converted > a.possible[1])
-    return { reject: "not a possible value (a misreading?)" };
   let printedRange = range?.range ?? null;
   if (range?.suspect) {
     doubt("the printed range did not read cleanly", 0.3);
     printedRange = null;
   } else if (!printedRange) doubt("no printed range to check the value against", 0.1);
+  // The value and its printed range in the analyte's unit, judged there (decision 0088).
+  const measure = printedMeasure(a, value.n, ucum, printedRange)!;
+  if (measure.value < a.possible[0] || measure.value > a.possible[1])
+    return { reject: "not a possible value (a misreading?)" };
   let flagSource: LabRow["flagSource"] = flag ? "printed" : null;
   if (printedRange) {
     const { low, high } = printedRange;
-    const computed: Flag | null =
-      low !== null && value.n < low ? "L" : high !== null && value.n > high ? "H" : null;
+    const computed = measure.flag;
     const scale = Math.max(low ?? 0, high ?? 0);
     if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20))
       doubt("the value is far from the printed range", 0.3);
@@ -179,12 +176,13 @@ function readRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
       loinc: a.loinc,
       analyte: a.name,
       printedName: match.printed,
-      value: converted,
-      unit: a.unit,
+      value: measure.value,
+      unit: measure.unit,
       printedValue: value.text,
       printedUnit: unit?.text ?? null,
       printedUcum: ucum,
       range: printedRange,
+      measure,
       flag,
       flagSource,
       confidence: Math.max(0, Math.round(confidence * 100) / 100),

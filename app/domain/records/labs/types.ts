@@ -1,6 +1,7 @@
 /**
  * The lab-report reader's shapes (decision 0079). Pure data: no I/O, browser-safe.
  */
+import type { LabMeasure } from "./measure";
 
 export type Family =
   | "blood-count"
@@ -31,6 +32,11 @@ export type Analyte = {
   unit: string;
   /** Other UCUM units labs print, each with its factor to `unit`. */
   alt: AltUnit[];
+  /**
+   * g/mol, for an analyte printed in molar units: their factors are derived from it (`molar`,
+   * decision 0088). For a ratio per mmol of creatinine, creatinine's.
+   */
+  molarMass?: number;
   /** Names labs print (any case and punctuation; matched on a normalised form). */
   aliases: string[];
   /**
@@ -65,6 +71,8 @@ export type LabRow = {
   printedUcum: string | null;
   /** The reference range printed on this row, in the printed unit; null when none is printed. */
   range: PrintedRange | null;
+  /** The value and the printed range in the analyte's unit, and its judgement (decision 0088). */
+  measure: LabMeasure;
   flag: Flag | null;
   /** "printed": the report's own flag; "computed": from the printed range only; null: neither. */
   flagSource: "printed" | "computed" | null;
