@@ -5,7 +5,7 @@ import { labValues, reports } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { patientAccess, requirePatientAccess } from "../care/index.server";
-import { analyteByLoinc, factorFor, toUcum } from "../records/labs";
+import { analyteByLoinc, printedMeasure, storedMeasure, ucumFor, type Judgement } from "../records/labs";
 import { labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
@@ -16,7 +16,8 @@ import { holdsReport } from "./voice-notes.server";
  * removes each in one step, or adds one the reader missed; who and when are stored, and a removed
  * value stays as a row for the trail. The patient's side (whoever may read the report) sees ONLY
  * values an expert confirmed, corrected or added, and only once the report has its opinion. The
- * reference range is always the one printed on the report, never one we invent.
+ * reference range is always the one printed on the report, never one we invent; a row holds it in
+ * the value's unit, and only its measure judges the value against it (decision 0088).
  */
 
 export type LabStatus = "read" | "confirmed" | "corrected" | "removed" | "added";
@@ -74,7 +75,8 @@ export function toApiLabValue(row: Row): ApiLabValue {
     rangeText: row.rangeText,
     rangeLow: row.rangeLow,
     rangeHigh: row.rangeHigh,
-    flag: row.flag === "H" || row.flag === "L" ? row.flag : null,
+    // The measure's flag (decision 0088): from the printed range, in the value's unit.
+    flag: storedMeasure(row).flag,
     page: row.page,
     box: parseBox(row.box),
     confidence: row.confidence,
@@ -98,13 +100,6 @@ export function parsePrintedRange(text: string): { low: number | null; high: num
   if (m) return { low: null, high: Number(m[1]) };
   m = new RegExp(`^(?:>|>=|≥|more than|above)\\s*${num}$`, "i").exec(t);
   if (m) return { low: Number(m[1]), high: null };
-  return null;
-}
-
-/** H or L from the printed range only; null when in range or no range was printed. */
-export function flagFor(value: number, low: number | null, high: number | null): "H" | "L" | null {
-  if (high != null && value > high) return "H";
-  if (low != null && value < low) return "L";
   return null;
 }
 
@@ -234,43 +229,36 @@ const addSchema = z.object({
 export type CheckInput = z.input<typeof checkSchema> | Record<string, unknown>;
 export type AddValueInput = z.input<typeof addSchema> | Record<string, unknown>;
 
-/** A value in the analyte's unit, with the printed range converted alike; field errors otherwise. */
+/**
+ * The value and its printed range as the expert typed them, as one measure in the analyte's unit
+ * (decision 0088); field errors otherwise.
+ */
 function normalised(loinc: string, value: number, unit: string, range: string | null | undefined) {
   const analyte = analyteByLoinc(loinc);
   if (!analyte) throw invalid({ loinc: ["labs.analyteUnknown"] });
   // The unit as UCUM or as labs print it ("mill/cumm", "×10³/µL"): the expert types what she reads.
-  const ucum = factorFor(analyte, unit) != null ? unit : (toUcum(unit) ?? unit);
-  const factor = factorFor(analyte, ucum);
-  if (factor == null) throw invalid({ unit: ["labs.unitUnknown"] });
-  const v = round(value * factor);
-  if (v < analyte.possible[0] || v > analyte.possible[1]) throw invalid({ value: ["labs.valueImpossible"] });
-  let rangeLow: number | null = null;
-  let rangeHigh: number | null = null;
+  const ucum = ucumFor(analyte, unit);
+  if (ucum == null) throw invalid({ unit: ["labs.unitUnknown"] });
   const rangeText = range?.trim() || null;
-  if (rangeText) {
-    const parsed = parsePrintedRange(rangeText);
-    if (!parsed) throw invalid({ range: ["labs.rangeUnreadable"] });
-    rangeLow = parsed.low == null ? null : round(parsed.low * factor);
-    rangeHigh = parsed.high == null ? null : round(parsed.high * factor);
-  }
+  const printed = rangeText ? parsePrintedRange(rangeText) : null;
+  if (rangeText && !printed) throw invalid({ range: ["labs.rangeUnreadable"] });
+  const m = printedMeasure(analyte, value, ucum, printed)!;
+  if (m.value < analyte.possible[0] || m.value > analyte.possible[1])
+    throw invalid({ value: ["labs.valueImpossible"] });
   // The row's value columns, as the check and the add both store them.
   return {
     analyte,
     fields: {
-      value: v,
-      unit: analyte.unit,
+      value: m.value,
+      unit: m.unit,
       printedValue: String(value),
       printedUnit: unit,
       rangeText,
-      rangeLow,
-      rangeHigh,
-      flag: flagFor(v, rangeLow, rangeHigh),
+      rangeLow: m.low,
+      rangeHigh: m.high,
+      flag: m.flag,
     },
   };
-}
-
-function round(n: number) {
-  return Math.round(n * 1e6) / 1e6;
 }
 
 function invalid(fieldErrors: Record<string, string[]>) {
@@ -347,11 +335,12 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
 export type LabPoint = {
   reportId: string;
   date: string;
+  /** The value and the printed range's bounds, all in the series' unit. */
   value: number;
   rangeLow: number | null;
   rangeHigh: number | null;
   rangeText: string | null;
-  flag: "H" | "L" | null;
+  judgement: Judgement;
 };
 export type LabSeries = { loinc: string; name: string; unit: string; points: LabPoint[] };
 
@@ -387,15 +376,19 @@ export async function labSeries(actor: Actor, patientId: string): Promise<LabSer
       loinc,
       name: analyte?.name ?? list[0].v.printedName,
       unit: analyte?.unit ?? list[0].v.unit,
-      points: list.map(({ v, date }) => ({
-        reportId: v.reportId,
-        date: date.toISOString(),
-        value: v.value,
-        rangeLow: v.rangeLow,
-        rangeHigh: v.rangeHigh,
-        rangeText: v.rangeText,
-        flag: flagFor(v.value, v.rangeLow, v.rangeHigh) ?? (v.flag === "H" || v.flag === "L" ? v.flag : null),
-      })),
+      points: list.map(({ v, date }) => {
+        // The chart's point and band: one measure, one unit (decision 0088).
+        const m = storedMeasure(v);
+        return {
+          reportId: v.reportId,
+          date: date.toISOString(),
+          value: m.value,
+          rangeLow: m.low,
+          rangeHigh: m.high,
+          rangeText: v.rangeText,
+          judgement: m.judgement,
+        };
+      }),
     });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));

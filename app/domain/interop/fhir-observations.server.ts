@@ -1,13 +1,15 @@
 import type { Observation, Quantity } from "@medplum/fhirtypes";
-import type { LabValueRow, ReportRow } from "~/db/schema";
-import { analyteByLoinc } from "../records/labs";
+import type { ReportRow } from "~/db/schema";
+import { analyteByLoinc, storedMeasure } from "../records/labs";
 import { fhirId, iso, type BundleContext, type Ref } from "./fhir-codes.server";
 
 /**
  * Checked lab values as FHIR Observations (decision 0084): LOINC code, valueQuantity in UCUM,
  * referenceRange as printed on the report (never one we invent), interpretation H/L/N from the
- * printed range (N only when a range was printed). Only values an expert confirmed, corrected or
- * added reach the snapshot; the report's DiagnosticReport lists them in `result`.
+ * printed range (N only when a range was printed). Value, range and interpretation are the value's
+ * measure (decision 0088): one unit, and the judgement the patient and the expert read. Only values
+ * an expert confirmed, corrected or added reach the snapshot; the report's DiagnosticReport lists
+ * them in `result`.
  */
 
 const UCUM = "http://unitsofmeasure.org";
@@ -25,13 +27,6 @@ export function observationRefs(ctx: BundleContext, r: ReportRow): Ref[] {
   return (ctx.s.labValues.get(r.id) ?? []).map((v) => ctx.refTo("Observation", fhirId("Observation", v.id)));
 }
 
-export function interpretationOf(v: LabValueRow): keyof typeof DISPLAY | null {
-  if (v.rangeHigh != null && v.value > v.rangeHigh) return "H";
-  if (v.rangeLow != null && v.value < v.rangeLow) return "L";
-  if (v.rangeLow != null || v.rangeHigh != null) return "N";
-  return v.flag === "H" || v.flag === "L" ? v.flag : null;
-}
-
 /** Adds an Observation per checked value of the reviewed report. */
 export function addObservations(
   ctx: BundleContext,
@@ -42,13 +37,14 @@ export function addObservations(
 ): void {
   for (const v of ctx.s.labValues.get(r.id) ?? []) {
     const analyte = analyteByLoinc(v.loinc);
-    const interpretation = interpretationOf(v);
+    const m = storedMeasure(v);
+    const interpretation = m.interpretation;
     const range =
-      v.rangeLow != null || v.rangeHigh != null || v.rangeText
+      m.low != null || m.high != null || v.rangeText
         ? [
             {
-              ...(v.rangeLow != null ? { low: quantity(v.rangeLow, v.unit) } : {}),
-              ...(v.rangeHigh != null ? { high: quantity(v.rangeHigh, v.unit) } : {}),
+              ...(m.low != null ? { low: quantity(m.low, m.unit) } : {}),
+              ...(m.high != null ? { high: quantity(m.high, m.unit) } : {}),
               ...(v.rangeText ? { text: v.rangeText } : {}),
             },
           ]
@@ -66,7 +62,7 @@ export function addObservations(
       effectiveDateTime: iso(r.createdAt),
       ...(v.checkedAt ? { issued: iso(v.checkedAt) } : {}),
       ...(performer ? { performer: [performer] } : {}),
-      valueQuantity: quantity(v.value, v.unit),
+      valueQuantity: quantity(m.value, m.unit),
       ...(interpretation
         ? {
             interpretation: [

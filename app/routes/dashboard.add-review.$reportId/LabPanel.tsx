@@ -142,9 +142,21 @@ function ValueRow({
             {v.printedValue} {unit}
           </span>
         </p>
-        {v.flag && (
-          <span className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900">
-            {v.flag === "H" ? t("labs.flagH") : t("labs.flagL")}
+        {/* Where it stands against its printed range: the measure's judgement (decision 0088). */}
+        {(v.judgement === "above" || v.judgement === "below") && (
+          <span
+            className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
+            data-testid="lab-flag"
+          >
+            {v.judgement === "above" ? t("labs.flagH") : t("labs.flagL")}
+          </span>
+        )}
+        {v.judgement === "within" && (
+          <span
+            className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700"
+            data-testid="lab-flag"
+          >
+            {t("labs.flagN")}
           </span>
         )}
         <span className={`ml-auto rounded px-2 py-0.5 text-xs font-semibold ${STATUS_STYLE[v.status]}`}>

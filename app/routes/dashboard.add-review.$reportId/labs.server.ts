@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
 import { addValue, checkValue, labReview } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { CATALOGUE, displayUnit } from "~/domain/records/labs";
+import { CATALOGUE, displayUnit, storedMeasure } from "~/domain/records/labs";
 import { screenFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
 import type { ReviewScreen } from "./claim.server";
@@ -23,8 +23,13 @@ export async function labsSection(
     review.values.find((v) => v._id === selected && v.status !== "removed" && v.page && v.box) ?? null;
   return {
     ...review,
-    // The unit as printed (or as the expert typed it), else the analyte's unit as people read it.
-    values: review.values.map((v) => ({ ...v, shownUnit: v.printedUnit ?? displayUnit(v.unit) })),
+    // The unit as printed (or as the expert typed it), else the analyte's unit as people read it;
+    // where the value stands against its printed range: its measure's judgement (decision 0088).
+    values: review.values.map((v) => ({
+      ...v,
+      shownUnit: v.printedUnit ?? displayUnit(v.unit),
+      judgement: storedMeasure(v).judgement,
+    })),
     // The highlight: the value's page (a PDF's page rendered; a photo is its own page) and its box.
     preview: pick
       ? {

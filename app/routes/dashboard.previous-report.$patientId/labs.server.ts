@@ -1,13 +1,13 @@
 import type { TFunction } from "i18next";
 import { confirmedValues, labSeries, type ApiLabValue } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { analyteName, displayUnit } from "~/domain/records/labs";
+import { analyteName, displayUnit, JUDGEMENT_WORDS, storedMeasure } from "~/domain/records/labs";
 import type { LabSeriesView } from "~/components/labs/LabValues";
 
 /**
  * A checked value in plain words, against the range printed on the report (decision 0084): her
- * name for the test, the value and unit as printed (the printed range is in that unit), the
- * comparison made on the normalised numbers.
+ * name for the test, the value, unit and range as printed; where it stands is its measure's
+ * judgement (decision 0088), the one the expert's flag and the FHIR export give.
  */
 export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string {
   const vars = {
@@ -16,10 +16,7 @@ export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string
     unit: v.printedUnit ?? displayUnit(v.unit),
     range: v.rangeText ?? "",
   };
-  if (v.rangeLow == null && v.rangeHigh == null) return t("labs.noRange", vars);
-  if (v.rangeHigh != null && v.value > v.rangeHigh) return t("labs.above", vars);
-  if (v.rangeLow != null && v.value < v.rangeLow) return t("labs.below", vars);
-  return t("labs.within", vars);
+  return t(JUDGEMENT_WORDS[storedMeasure(v).judgement], vars);
 }
 
 /** The screen's lab values: plain lines per reviewed report, and the series over time. */

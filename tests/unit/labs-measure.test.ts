@@ -1,0 +1,228 @@
+import type { Observation, Resource } from "@medplum/fhirtypes";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { LabValueRow, ReportRow } from "~/db/schema";
+import type { BundleContext, Ref } from "~/domain/interop/fhir-codes.server";
+import { addObservations } from "~/domain/interop/fhir-observations.server";
+import {
+  CATALOGUE,
+  JUDGEMENT_WORDS,
+  printedMeasure,
+  recogniseLabRows,
+  storedMeasure,
+  type Analyte,
+  type Judgement,
+  type LabMeasure,
+} from "~/domain/records/labs/index";
+
+/*
+ * One value, one unit, one judgement (decision 0088), as properties over EVERY analyte of the
+ * catalogue and EVERY unit it converts: a value printed with its range in that unit is judged as
+ * the printed numbers say — inside (and on either edge) "within", outside on its own side — once
+ * converted into the analyte's unit, once stored and read back, and by everything that reads the
+ * measure: the patient's words, the expert's flag, the chart's band and the FHIR Observation
+ * (value, referenceRange and interpretation).
+ */
+
+/** Every analyte with every unit it may be printed in, and the factor of that unit. */
+const UNITS = CATALOGUE.flatMap((a) => [
+  { a, ucum: a.unit, factor: 1 },
+  ...a.alt.map((u) => ({ a, ucum: u.ucum, factor: u.factor })),
+]);
+
+/** A number as a lab prints it: up to seven digits, up to three of them decimals. */
+const printed = (max = 9_999_999) =>
+  fc
+    .tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: 3 }))
+    .map(([k, d]) => Number((k / 10 ** d).toFixed(d)));
+
+/** What the printed numbers themselves say. */
+function truth(v: number, low: number | null, high: number | null): Judgement {
+  if (low === null && high === null) return "unknown";
+  if (high !== null && v > high) return "above";
+  if (low !== null && v < low) return "below";
+  return "within";
+}
+
+const report = { id: "r1", createdAt: new Date(0) } as ReportRow;
+
+/** The Observation the FHIR export makes of a stored value. */
+function observationOf(row: LabValueRow): Observation {
+  const out: Resource[] = [];
+  const ctx = {
+    s: { labValues: new Map([[report.id, [row]]]) },
+    add: (r: Resource) => {
+      out.push(r);
+      return { reference: `urn:uuid:${r.id}` };
+    },
+  } as unknown as BundleContext;
+  const ref = { reference: "urn:uuid:x" } as Ref;
+  addObservations(ctx, report, ref, undefined, ref);
+  return out[0] as Observation;
+}
+
+/** A lab_values row as the reader or the expert stores a measure. */
+function rowOf(a: Analyte, m: LabMeasure, rangeText: string | null): LabValueRow {
+  return {
+    id: "v1",
+    reportId: report.id,
+    loinc: a.loinc,
+    printedName: a.name,
+    value: m.value,
+    unit: m.unit,
+    printedValue: "",
+    printedUnit: null,
+    rangeText,
+    rangeLow: m.low,
+    rangeHigh: m.high,
+    flag: null,
+    page: null,
+    box: null,
+    confidence: null,
+    status: "confirmed",
+    removedFrom: null,
+    checkedBy: null,
+    checkedAt: null,
+    createdAt: new Date(0),
+  };
+}
+
+const FHIR = { below: "L", within: "N", above: "H", unknown: undefined } as const;
+const FLAG = { below: "L", within: null, above: "H", unknown: null } as const;
+
+/** Everything that reads the measure says `expected`, in the analyte's unit, stored and read back. */
+function expectEverywhere(a: Analyte, m: LabMeasure, expected: Judgement, what: string) {
+  expect(m.judgement, what).toBe(expected);
+  expect(m.unit, what).toBe(a.unit);
+  // Stored (the row's value and range, both in the analyte's unit) and read back.
+  const stored = storedMeasure({ value: m.value, unit: m.unit, rangeLow: m.low, rangeHigh: m.high });
+  expect(stored.judgement, `${what}, stored`).toBe(expected);
+  // The patient's words and the expert's flag.
+  expect(JUDGEMENT_WORDS[stored.judgement], what).toBe(
+    { below: "labs.below", within: "labs.within", above: "labs.above", unknown: "labs.noRange" }[expected],
+  );
+  expect(stored.flag, what).toBe(FLAG[expected]);
+  // The chart's band: the point is inside it exactly when within.
+  if (expected !== "unknown")
+    expect(
+      (stored.low === null || stored.low <= stored.value) &&
+        (stored.high === null || stored.value <= stored.high),
+      `${what}, band`,
+    ).toBe(expected === "within");
+  // The FHIR Observation: its interpretation, and its range and value in one unit saying the same.
+  const o = observationOf(rowOf(a, m, expected === "unknown" ? null : "as printed"));
+  expect(o.interpretation?.[0]?.coding?.[0]?.code, `${what}, FHIR`).toBe(FHIR[expected]);
+  expect(o.valueQuantity).toMatchObject({ value: m.value, code: a.unit });
+  const range = o.referenceRange?.[0];
+  if (expected !== "unknown") {
+    for (const q of [range?.low, range?.high]) if (q) expect(q.code, what).toBe(a.unit);
+    expect(truth(o.valueQuantity!.value!, range?.low?.value ?? null, range?.high?.value ?? null)).toBe(
+      expected,
+    );
+  }
+}
+
+const RUNS = { numRuns: 60 };
+
+describe("a value against the range printed beside it (LabMeasure)", () => {
+  it(`covers ${UNITS.length} units of ${CATALOGUE.length} analytes, each converted or the analyte's own`, () => {
+    expect(CATALOGUE.length).toBeGreaterThanOrEqual(90);
+    expect(UNITS.length - CATALOGUE.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it.each(UNITS.map((u) => [`${u.a.name} in ${u.ucum}`, u] as const))(
+    "%s: inside or on an edge is within, outside is on its side, everywhere",
+    (_, { a, ucum }) => {
+      fc.assert(
+        fc.property(printed(), printed(), printed(), (x, y, v) => {
+          const [low, high] = x <= y ? [x, y] : [y, x];
+          const m = printedMeasure(a, v, ucum, { low, high })!;
+          expectEverywhere(a, m, truth(v, low, high), `${v} ${ucum} in ${low}–${high}`);
+        }),
+        RUNS,
+      );
+      // On either edge: within.
+      fc.assert(
+        fc.property(printed(), printed(), fc.boolean(), (x, y, lowEdge) => {
+          const [low, high] = x <= y ? [x, y] : [y, x];
+          const v = lowEdge ? low : high;
+          expectEverywhere(
+            a,
+            printedMeasure(a, v, ucum, { low, high })!,
+            "within",
+            `${v} ${ucum} on ${low}–${high}`,
+          );
+        }),
+        RUNS,
+      );
+      // Just outside, by the last printed digit: on its own side.
+      fc.assert(
+        fc.property(printed(999_999), fc.integer({ min: 0, max: 3 }), fc.boolean(), (edge, d, above) => {
+          const step = 10 ** -d;
+          const v = Number((above ? edge + step : edge - step).toFixed(d));
+          if (v < 0) return;
+          const m = printedMeasure(
+            a,
+            v,
+            ucum,
+            above ? { low: null, high: edge } : { low: edge, high: null },
+          )!;
+          expectEverywhere(
+            a,
+            m,
+            above ? "above" : "below",
+            `${v} ${ucum} against ${above ? "<" : ">"} ${edge}`,
+          );
+        }),
+        RUNS,
+      );
+      // One-sided ranges ("< 200", "> 40") and no range at all.
+      fc.assert(
+        fc.property(printed(), printed(), fc.constantFrom("upper", "lower", "none"), (edge, v, side) => {
+          const range =
+            side === "upper"
+              ? { low: null, high: edge }
+              : side === "lower"
+                ? { low: edge, high: null }
+                : null;
+          const m = printedMeasure(a, v, ucum, range)!;
+          expectEverywhere(
+            a,
+            m,
+            truth(v, range?.low ?? null, range?.high ?? null),
+            `${v} ${ucum} (${side} ${edge})`,
+          );
+        }),
+        RUNS,
+      );
+    },
+  );
+
+  it("refuses a unit the analyte is not reported in", () => {
+    const hb = CATALOGUE.find((a) => a.loinc === "718-7")!;
+    expect(printedMeasure(hb, 9.8, "mg/dL", { low: 12, high: 15.5 })).toBeNull();
+  });
+
+  it("the reports that were told wrong: T3 1.09 ng/mL, WBC 7,800 /cumm, platelets 2.1 lakhs/cumm are within", () => {
+    const { rows } = recogniseLabRows([
+      "T3 Total              1.09     ng/mL        0.80 - 2.00",
+      "Total Leucocyte Count 7,800    /cumm        4,000 - 11,000",
+      "Platelet Count        2.1      lakhs/cumm   1.5 - 4.5",
+      "Fasting Blood Sugar   3.9      mmol/L       3.9 - 6.1",
+      "Serum Creatinine      133      umol/L       62 - 106",
+    ]);
+    expect(
+      rows.map((r) => [r.loinc, r.measure.value, r.measure.low, r.measure.high, r.measure.judgement]),
+    ).toEqual([
+      ["3053-6", 109, 80, 200, "within"],
+      ["6690-2", 7.8, 4, 11, "within"],
+      ["777-3", 210, 150, 450, "within"],
+      ["1558-6", 70.2624, 70.2624, 109.8976, "within"],
+      ["2160-0", 1.504496, 0.701344, 1.199072, "above"],
+    ]);
+    for (const r of rows) {
+      const a = CATALOGUE.find((x) => x.loinc === r.loinc)!;
+      expectEverywhere(a, r.measure, r.measure.judgement, r.printedName);
+    }
+  });
+});
