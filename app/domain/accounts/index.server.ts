@@ -23,6 +23,14 @@
  */
 export { accountDeletionSteps, personNumbers } from "./account-deletion.server";
 export {
+  approveLogin,
+  consumeCodesStartedBy,
+  createProfileLogin,
+  declineLogin,
+  holdLogin,
+  retireLogin,
+} from "./logins.server";
+export {
   checkCode,
   checkedPhone,
   issueCode,

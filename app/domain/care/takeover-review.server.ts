@@ -1,17 +1,8 @@
-import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, isNull, like, or } from "drizzle-orm";
+import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import {
-  patientManagers,
-  patients,
-  sessions,
-  takeOvers,
-  users,
-  verificationCodes,
-  type PatientRow,
-  type TakeOverRow,
-} from "~/db/schema";
+import { patientManagers, patients, takeOvers, users, type PatientRow, type TakeOverRow } from "~/db/schema";
 import { sha256 } from "~/lib/ids.server";
-import { type Actor } from "../accounts/index.server";
+import { consumeCodesStartedBy, retireLogin, type Actor } from "../accounts/index.server";
 import type { Client } from "../platform/client";
 import { auditInsert, limit } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
@@ -231,13 +222,7 @@ export async function undoTakeOver(actor: Actor, id: string, ip?: string | null)
           ),
       );
     // The taker's login: suspended, its number and password gone, signed out everywhere.
-    yield* exec(
-      tx
-        .update(users)
-        .set({ suspendedAt: now, phone: null, passwordHash: "!", updatedAt: now })
-        .where(eq(users.id, row.patientId)),
-    );
-    yield* exec(tx.delete(sessions).where(eq(sessions.userId, row.patientId)));
+    yield* retireLogin(tx, row.patientId, now);
     yield* exec(
       auditInsert(tx, actor, "patient.takeover_undo", "patient", row.patientId, { takeOver: row.id }, ip),
     );
@@ -273,16 +258,7 @@ export async function clearTakeOver(actor: Actor, id: string, ip?: string | null
  */
 export async function flagTakeOversStartedBy(userId: string, flag: Exclude<TakeOverFlag, "reported">) {
   const now = new Date();
-  await db()
-    .update(verificationCodes)
-    .set({ consumedAt: now })
-    .where(
-      and(
-        eq(verificationCodes.purpose, "takeover"),
-        isNull(verificationCodes.consumedAt),
-        like(verificationCodes.payload, `%"startedBy":"${userId.replace(/[^A-Za-z0-9_-]/g, "")}"%`),
-      ),
-    );
+  await consumeCodesStartedBy("takeover", userId, now);
   await db()
     .update(takeOvers)
     .set({ flag, reviewedAt: null, reviewedBy: null })

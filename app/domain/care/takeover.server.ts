@@ -1,18 +1,11 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { newId, newToken, sha256 } from "~/lib/ids.server";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
-import {
-  patientManagers,
-  patients,
-  profiles,
-  takeOvers,
-  users,
-  type PatientRow,
-  type UserRow,
-} from "~/db/schema";
+import { patientManagers, patients, takeOvers, type PatientRow, type UserRow } from "~/db/schema";
 import { completeTakeOverSchema, startTakeOverSchema, type CompleteTakeOverInput } from "~/schemas/family";
 import { maskPhone } from "~/lib/phone.server";
 import {
+  createProfileLogin,
   assertPasswordNotCommon,
   checkCode,
   checkedPhone,
@@ -210,31 +203,20 @@ export async function completeTakeOver(raw: unknown, client: Client): Promise<Us
   };
   try {
     await transaction(function* (tx) {
-      // The login an admin took away after an earlier take-over (undone) gives way to this one.
-      yield* exec(
-        tx
-          .delete(users)
-          .where(and(eq(users.id, patient.id), isNotNull(users.suspendedAt), isNull(users.phone))),
-      );
-      yield* exec(
-        tx.insert(users).values({
-          // The profile's id: the person's reports, links and the API's patientId stay theirs.
+      // The profile's id becomes the login's: the person's reports, links and patientId stay theirs.
+      yield* createProfileLogin(
+        tx,
+        {
           id: patient.id,
-          email: "",
           phone,
           passwordHash,
           firstName: patient.firstName,
           lastName: patient.lastName,
-          accountType: "Patient",
-          countryCode: "+91",
           contactNumber,
-          approved: true,
           locale: patient.locale,
-          createdAt: now,
-          updatedAt: now,
-        }),
+        },
+        now,
       );
-      yield* exec(tx.insert(profiles).values({ userId: patient.id, contactNumber, updatedAt: now }));
       const took = yield* rows(
         tx
           .update(patients)

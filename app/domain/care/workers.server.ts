@@ -1,7 +1,7 @@
 import { and, count, desc, eq, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { centres, healthWorkers, sessions, users, type UserRow } from "~/db/schema";
+import { db, exec, first, transaction } from "~/db/client.server";
+import { centres, healthWorkers, users, type UserRow } from "~/db/schema";
 import type { HealthWorkerRole } from "~/db/types";
 import {
   healthWorkerQuerySchema,
@@ -13,7 +13,7 @@ import { audit, auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import type { Paged, PageQuery } from "../platform/paging";
 import { notify } from "../messaging/index.server";
-import { type Actor, setSuspended } from "../accounts/index.server";
+import { approveLogin, declineLogin, type Actor, setSuspended } from "../accounts/index.server";
 import { findCentre } from "./centres.server";
 import { flagTakeOversStartedBy } from "./takeover-review.server";
 import { newestFirstWindow } from "../platform/index.server";
@@ -173,21 +173,7 @@ export async function approveHealthWorker(
   const before = await requireWorker(userId);
   if (before.status === "suspended") throw new DomainError("conflict", "centres.workerSuspended");
   const won = await transaction(function* (tx) {
-    const changed = yield* rows(
-      tx
-        .update(users)
-        .set({ approved: true, updatedAt: new Date() })
-        .where(
-          and(
-            eq(users.id, userId),
-            eq(users.accountType, "HealthWorker"),
-            eq(users.approved, false),
-            isNull(users.suspendedAt),
-          ),
-        )
-        .returning({ id: users.id }),
-    );
-    if (changed.length !== 1) return false;
+    if (!(yield* approveLogin(tx, userId, "HealthWorker"))) return false;
     yield* exec(
       auditInsert(tx, actor, "centre.worker_approve", "user", userId, { centreId: before.centre._id }, ip),
     );
@@ -222,15 +208,7 @@ export async function rejectHealthWorker(
   const before = await requireWorker(userId);
   if (before.status !== "pending") throw new DomainError("conflict", "centres.workerNotPending");
   const won = await transaction(function* (tx) {
-    const changed = yield* rows(
-      tx
-        .update(users)
-        .set({ suspendedAt: new Date(), updatedAt: new Date() })
-        .where(and(eq(users.id, userId), eq(users.approved, false), isNull(users.suspendedAt)))
-        .returning({ id: users.id }),
-    );
-    if (changed.length !== 1) return false;
-    yield* exec(tx.delete(sessions).where(eq(sessions.userId, userId)));
+    if (!(yield* declineLogin(tx, userId))) return false;
     yield* exec(auditInsert(tx, actor, "centre.worker_reject", "user", userId, { reason }, ip));
     return true;
   });

@@ -1,10 +1,10 @@
 import { and, count, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { config } from "~/config.server";
 import { exec, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
-import { auditEvents, expertProfiles, reports, users, type ReportRow } from "~/db/schema";
+import { auditEvents, expertProfiles, reports, type ReportRow } from "~/db/schema";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
-import { specialtiesOf } from "../accounts/index.server";
+import { holdLogin, specialtiesOf } from "../accounts/index.server";
 import { hidePhonesOfRefusers } from "../rights/index.server";
 import type { Actor } from "../platform/index.server";
 import { liveClaim, type ApiReport } from "./api-report.server";
@@ -170,14 +170,7 @@ export async function claimReport(
   await assertMayReviewSecond(actor, id);
   const ownLive = and(eq(reports.claimedBy, actor.id), gt(reports.claimExpiresAt, now))!;
   const outcome = await transaction(function* (tx) {
-    const still = yield* rows(
-      tx
-        .update(users)
-        .set({ approved: sql`${users.approved}` })
-        .where(and(eq(users.id, actor.id), eq(users.approved, true)))
-        .returning({ id: users.id }),
-    );
-    if (still.length !== 1) return "unapproved" as const;
+    if (!(yield* holdLogin(tx, actor.id, { approvedOnly: true }))) return "unapproved" as const;
     const part = yield* partInOtherOpinion(tx, actor.id, id);
     if (part) return part;
     const [profile] = yield* rows(

@@ -1,8 +1,9 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { exec, isUniqueViolation, rows, transaction } from "~/db/client.server";
 import { expertProfiles, reports, users } from "~/db/schema";
 import { reviewSchema, type ReviewInput } from "~/schemas/reports";
+import { holdLogin } from "../accounts/index.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { hidePhonesOfRefusers } from "../rights/index.server";
@@ -77,12 +78,7 @@ export async function addReview(
       won = await transaction(function* (tx) {
         // A write to the signer's own row first: on PostgreSQL it makes one expert's claims and
         // reviews wait for each other, so two opinions of one case signed at once see each other.
-        yield* exec(
-          tx
-            .update(users)
-            .set({ approved: sql`${users.approved}` })
-            .where(eq(users.id, actor.id)),
-        );
+        yield* holdLogin(tx, actor.id);
         const part = yield* partInOtherOpinion(tx, actor.id, reportId);
         if (part) return part;
         // The signer as the letter prints them, read in the transaction that signs (decision 0023); an

@@ -1,14 +1,17 @@
-import { and, desc, eq, sql, type SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, lt, sql, type SQLWrapper } from "drizzle-orm";
 import {
+  affected,
   constantText,
   db,
   epochMs,
+  exec,
   inList,
   jsonRows,
   listParam,
   preparedOnce,
   unindexed,
   type DB,
+  type TxSteps,
 } from "~/db/client.server";
 import { auditEvents, shareLinks, users, type AccountType } from "~/db/schema";
 import type { Paged, PageQuery } from "./paging";
@@ -139,6 +142,28 @@ export function auditInsert(
     ip: ip ? ip.slice(0, 64) : null,
     createdAt: new Date(),
   });
+}
+
+/**
+ * An erased person's place in the trail (decision 0022): their id as actor or as the subject "user"
+ * replaced by a pseudonym, their address dropped — one transaction's steps, run by the erasure.
+ */
+export function* pseudonymiseInTrail(tx: DB, userId: string, pseudonym: string): TxSteps<void> {
+  yield* exec(
+    tx.update(auditEvents).set({ actorId: pseudonym, ip: null }).where(eq(auditEvents.actorId, userId)),
+  );
+  yield* exec(
+    tx
+      .update(auditEvents)
+      .set({ subjectId: pseudonym })
+      .where(and(eq(auditEvents.subjectType, "user"), eq(auditEvents.subjectId, userId))),
+  );
+}
+
+/** Removes the audit events older than `cutoff`; returns how many. */
+export async function pruneAuditBefore(cutoff: Date): Promise<number> {
+  // audit_events_created_idx (created_at, id)
+  return affected(await db().delete(auditEvents).where(lt(auditEvents.createdAt, cutoff)));
 }
 
 export type ApiAuditEvent = {

@@ -41,6 +41,8 @@ export {
   type ApiAuditEvent,
   audit,
   auditInsert,
+  pruneAuditBefore,
+  pseudonymiseInTrail,
   type FileView,
   labelLinkOpens,
   type LinkOpen,

@@ -7,7 +7,6 @@ import {
   patients,
   reports,
   uploadSessions,
-  users,
   voiceNotes,
   type ConsentPurpose,
 } from "~/db/schema";
@@ -17,6 +16,7 @@ import { isLocale } from "~/i18n/config";
 import { CONSENT_TEXTS, type ConsentChange } from "~/schemas/rights";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
+import { holdLogin } from "../accounts/index.server";
 import { auditInsert } from "../platform/index.server";
 import { DomainError } from "../platform/errors";
 import { deleteReportFileIfUnused, deleteStored } from "../records/index.server";
@@ -121,14 +121,7 @@ function latestQuery(q: DB, userId: string, purpose: ConsentPurpose) {
  * writes one at a time anyway), so a withdrawal and an upload, or two withdrawals, never interleave.
  */
 export function* lockPerson(tx: DB, userId: string): TxSteps<boolean> {
-  const found = yield* rows(
-    tx
-      .update(users)
-      .set({ updatedAt: sql`${users.updatedAt}` })
-      .where(eq(users.id, userId))
-      .returning({ id: users.id }),
-  );
-  return found.length === 1;
+  return yield* holdLogin(tx, userId);
 }
 
 async function reportCounts(patientId: string) {

@@ -2,7 +2,7 @@ import { and, eq, lte, type SQL } from "drizzle-orm";
 import { createHmac, randomBytes } from "node:crypto";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
-import { auditEvents, rightsRequests, users } from "~/db/schema";
+import { rightsRequests, users } from "~/db/schema";
 import { isLocale } from "~/i18n/config";
 import { DEFAULT_TIME_ZONE, formatDateTime } from "~/lib/format";
 import { newId, sha256 } from "~/lib/ids.server";
@@ -10,7 +10,7 @@ import { log } from "~/lib/log.server";
 import { accountDeletionSteps, personNumbers, reauthenticate, type Actor } from "../accounts/index.server";
 import { lockPerson } from "./consent.server";
 import { assertMayDeleteReports } from "../care/index.server";
-import { auditInsert } from "../platform/index.server";
+import { auditInsert, pseudonymiseInTrail } from "../platform/index.server";
 import type { Client } from "../platform/client";
 import { DomainError } from "../platform/errors";
 import {
@@ -330,15 +330,7 @@ export async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: 
           .set({ details: "", response: "" })
           .where(and(eq(rightsRequests.userId, userId), eq(rightsRequests.type, "correction"))),
       );
-      yield* exec(
-        tx.update(auditEvents).set({ actorId: pseudonym, ip: null }).where(eq(auditEvents.actorId, userId)),
-      );
-      yield* exec(
-        tx
-          .update(auditEvents)
-          .set({ subjectId: pseudonym })
-          .where(and(eq(auditEvents.subjectType, "user"), eq(auditEvents.subjectId, userId))),
-      );
+      yield* pseudonymiseInTrail(tx, userId, pseudonym);
       const [person] = yield* rows(
         tx
           .select({

@@ -1,9 +1,9 @@
-import { and, eq, lt, lte } from "drizzle-orm";
+import { and, eq, lte } from "drizzle-orm";
 import { config } from "~/config.server";
-import { affected, db, runExclusive } from "~/db/client.server";
-import { auditEvents, rightsRequests } from "~/db/schema";
+import { db, runExclusive } from "~/db/client.server";
+import { rightsRequests } from "~/db/schema";
 import { log } from "~/lib/log.server";
-import { auditInsert } from "../platform/index.server";
+import { auditInsert, pruneAuditBefore } from "../platform/index.server";
 import { pruneMailMessages, pruneSmsMessages } from "../messaging/index.server";
 import { eraseOne } from "./erasure.server";
 
@@ -45,8 +45,7 @@ export async function runDueErasures(now = new Date()): Promise<number> {
 /** Removes audit events older than AUDIT_RETENTION_DAYS (at least a year); returns how many. */
 export async function pruneAuditEvents(now = Date.now()): Promise<number> {
   const cutoff = new Date(now - config().auditRetentionMs);
-  // audit_events_created_idx (created_at, id)
-  const n = affected(await db().delete(auditEvents).where(lt(auditEvents.createdAt, cutoff)));
+  const n = await pruneAuditBefore(cutoff);
   if (n) {
     await auditInsert(db(), null, "account.audit_prune", "audit", null, {
       removed: n,

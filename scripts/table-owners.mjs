@@ -1,0 +1,99 @@
+// Every table has one owner (decision 0096): the context that alone inserts, updates and deletes
+// its rows, named on the context's "**Owns**:" line in docs/architecture.md. This check reads those
+// lines, maps the schema's names (app/db/schema.sqlite.ts: `export const labValues =
+// sqliteTable("lab_values", …)`) and fails on any `.insert(T)`, `.update(T)` or `.delete(T)` of a
+// table in a context that does not own it — in app/domain, or anywhere else in app/, server/ and
+// scripts/ — except the writes listed in EXCEPTIONS, each with the decision that records why. It
+// also fails on a table no context owns, or two claim. Run by `npm run lint`. With --count it
+// prints, per table, the contexts that write it (the figure the decision quotes) and exits 0.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const countOnly = process.argv.includes("--count");
+
+/** Writes outside a table's owner that a decision records: "table context" → the decision. */
+export const EXCEPTIONS = new Map([]);
+
+// The schema's tables: identifier → SQL name.
+const schema = readFileSync(path.join(root, "app/db/schema.sqlite.ts"), "utf8");
+const tables = new Map(
+  [...schema.matchAll(/export const (\w+) = sqliteTable\(\s*"(\w+)"/g)].map((m) => [m[1], m[2]]),
+);
+
+// The owners: each "### <context> — …" section's "**Owns**:" text names its tables.
+const doc = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
+const owner = new Map();
+const twice = [];
+for (const section of doc.split(/\n(?=### )/)) {
+  const context = /^### (\w+) — /.exec(section)?.[1];
+  if (!context) continue;
+  for (const owns of section.matchAll(/\*\*Owns\*\*:([\s\S]*?)(?=\n- \*\*|\n\n|$)/g))
+    for (const m of owns[1].matchAll(/`([a-z_]+)`/g)) {
+      if (![...tables.values()].includes(m[1])) continue;
+      if (owner.has(m[1]) && owner.get(m[1]) !== context) twice.push(`${m[1]}: ${owner.get(m[1])} and ${context}`);
+      owner.set(m[1], context);
+    }
+}
+
+/** The context of a module: app/domain/<context>/…, else the top folder (app/web, scripts, server…). */
+function contextOf(rel) {
+  const parts = rel.split("/");
+  if (parts[0] === "app" && parts[1] === "domain") return parts[2];
+  if (parts[0] === "app") return `app/${parts[1].replace(/\..*$/, "")}`;
+  return parts[0];
+}
+
+const files = [];
+const walk = (dir) => {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules") continue;
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (/\.(tsx?|mjs)$/.test(name)) files.push(p);
+  }
+};
+for (const d of ["app", "server", "scripts"]) walk(path.join(root, d));
+
+const writers = new Map(); // SQL name → Map(context → [places])
+const bad = [];
+for (const f of files) {
+  const rel = path.relative(root, f);
+  if (rel.startsWith("app/db/schema")) continue;
+  const lines = readFileSync(f, "utf8").split("\n");
+  lines.forEach((line, i) => {
+    for (const m of line.matchAll(/\.(insert|update|delete)\(\s*(\w+)\s*\)/g)) {
+      const table = tables.get(m[2]);
+      if (!table) continue;
+      const context = contextOf(rel);
+      if (!writers.has(table)) writers.set(table, new Map());
+      const byContext = writers.get(table);
+      byContext.set(context, [...(byContext.get(context) ?? []), `${rel}:${i + 1}`]);
+      if (owner.get(table) !== context && !EXCEPTIONS.has(`${table} ${context}`))
+        bad.push(`${rel}:${i + 1}: ${m[1]}s ${table}, owned by ${owner.get(table) ?? "no context"}`);
+    }
+  });
+}
+
+if (countOnly) {
+  const multi = [...writers].filter(([, c]) => c.size > 1);
+  for (const [t, c] of multi.sort()) console.log(`${t}: ${[...c.keys()].join(", ")}`);
+  console.log(`${writers.size} tables written; ${multi.length} from more than one context`);
+  process.exit(0);
+}
+const unowned = [...tables.values()].filter((t) => !owner.has(t));
+const problems = [
+  ...twice.map((t) => `claimed by two contexts: ${t}`),
+  ...unowned.map((t) => `no context owns ${t} (name it on an "**Owns**:" line of docs/architecture.md)`),
+  ...bad,
+];
+if (problems.length) {
+  console.error(
+    "Each table is written by its owner only (decision 0096); call the owner's function instead:\n" +
+      problems.map((p) => `  ${p}`).join("\n"),
+  );
+  process.exit(1);
+}
+console.log(`table owners: ${tables.size} tables, each written by its owner only`);
