@@ -80,13 +80,25 @@ async function fail(res: Response): Promise<never> {
   throw new Refused(reason);
 }
 
+/**
+ * How the sender reaches the server: the page's or the service worker's `fetch`, and its origin
+ * (a tus upload's address is resolved against it). Tests below the browser pass their own server
+ * (tests/unit/offline-send.test.ts).
+ */
+export type Net = { fetch: typeof fetch; origin: string };
+
+/** This realm's: the page's or the worker's (`self` is either). */
+function realmNet(): Net {
+  return { fetch: (input, init) => fetch(input, init), origin: self.location.origin };
+}
+
 /** The centre a worker's items were recorded for (the server refuses and keeps them if it is not theirs). */
 let centreHeader: Record<string, string> = {};
 
-async function call(url: string, init: RequestInit): Promise<Response> {
+async function call(net: Net, url: string, init: RequestInit): Promise<Response> {
   try {
     const headers = { ...(init.headers as Record<string, string>), ...centreHeader };
-    return await fetch(url, { ...init, headers, credentials: "same-origin", cache: "no-store" });
+    return await net.fetch(url, { ...init, headers, credentials: "same-origin", cache: "no-store" });
   } catch {
     throw new Pause(); // offline, or the connection dropped
   }
@@ -110,10 +122,16 @@ function form(payload: ItemPayload, fileField: string, extra: Record<string, str
   return fd;
 }
 
-async function post(item: StoredItem, url: string, body: BodyInit, json = false): Promise<ItemResult> {
+async function post(
+  net: Net,
+  item: StoredItem,
+  url: string,
+  body: BodyInit,
+  json = false,
+): Promise<ItemResult> {
   const headers: Record<string, string> = { ...OUTBOX_HEADERS, "Idempotency-Key": item.id };
   if (json) headers["Content-Type"] = "application/json";
-  const res = await call(url, { method: "POST", headers, body });
+  const res = await call(net, url, { method: "POST", headers, body });
   if (!res.ok) await fail(res);
   const result = resultOf((await readBody(res)).data);
   if (!result.id) throw new Pause();
@@ -130,14 +148,14 @@ function b64(s: string): string {
  * A report through the resumable upload (tus 1.0.0): created once (Idempotency-Key), then sent in
  * chunks from where the server says it is; a dropped connection resumes at the server's offset.
  */
-async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemResult> {
+async function sendUpload(net: Net, item: StoredItem, payload: ItemPayload): Promise<ItemResult> {
   const file = payload.file;
   if (!file) throw new Refused({ status: 400, message: "" });
   const tus = { ...OUTBOX_HEADERS, "Tus-Resumable": "1.0.0" };
   let url = item.uploadUrl;
   let offset = 0;
   if (url) {
-    const head = await call(url, { method: "HEAD", headers: tus });
+    const head = await call(net, url, { method: "HEAD", headers: tus });
     if (head.status === 404 || head.status === 410)
       url = undefined; // swept: start again
     else if (!head.ok) await fail(head);
@@ -149,7 +167,7 @@ async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemR
   }
   if (!url) {
     const meta = { ...payload.fields, filename: file.name, filetype: file.type };
-    const res = await call("/api/v1/uploads", {
+    const res = await call(net, "/api/v1/uploads", {
       method: "POST",
       headers: {
         ...tus,
@@ -163,7 +181,7 @@ async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemR
     if (!res.ok) await fail(res);
     const location = res.headers.get("Location");
     if (!location) throw new Pause();
-    url = new URL(location, self.location.origin).pathname;
+    url = new URL(location, net.origin).pathname;
     const at = url;
     await updateItem(item.id, (i) => ({ ...i, uploadUrl: at }));
     offset = 0;
@@ -171,14 +189,14 @@ async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemR
   const total = file.bytes.byteLength;
   for (;;) {
     const end = Math.min(total, offset + CHUNK_BYTES);
-    const res = await call(url, {
+    const res = await call(net, url, {
       method: "PATCH",
       headers: { ...tus, "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream" },
       body: file.bytes.slice(offset, end),
     });
     if (res.status === 409) {
       // The server has a different offset (a chunk arrived whose answer was lost): ask it.
-      const head = await call(url, { method: "HEAD", headers: tus });
+      const head = await call(net, url, { method: "HEAD", headers: tus });
       if (!head.ok) await fail(head);
       offset = Number(head.headers.get("Upload-Offset") ?? 0);
       continue;
@@ -190,7 +208,7 @@ async function sendUpload(item: StoredItem, payload: ItemPayload): Promise<ItemR
     if (offset >= total) {
       const body = await readBody(res);
       if (body.data) return resultOf(body.data);
-      const head = await call(url, { method: "HEAD", headers: tus });
+      const head = await call(net, url, { method: "HEAD", headers: tus });
       const reportId = head.headers.get("CareBridge-Report-Id");
       if (reportId) return { id: reportId };
       throw new Pause();
@@ -208,22 +226,28 @@ async function resolved(item: StoredItem, payload: ItemPayload): Promise<ItemPay
   return { ...payload, reportId: id };
 }
 
-async function sendOne(item: StoredItem): Promise<ItemResult> {
+async function sendOne(net: Net, item: StoredItem): Promise<ItemResult> {
   const payload = await resolved(item, await openPayload(item));
   switch (item.kind) {
     case "register":
-      return post(item, "/api/v1/centre/patients", form(payload, "evidence"));
+      return post(net, item, "/api/v1/centre/patients", form(payload, "evidence"));
     case "upload":
       try {
-        return await sendUpload(item, payload);
+        return await sendUpload(net, item, payload);
       } catch (err) {
         if (!(err instanceof SendWhole)) throw err;
-        return post(item, err.url, form(payload, "report"));
+        return post(net, item, err.url, form(payload, "report"));
       }
     case "voice":
-      return post(item, "/api/v1/voice-notes", form(payload, "audio", { reportId: payload.reportId ?? "" }));
+      return post(
+        net,
+        item,
+        "/api/v1/voice-notes",
+        form(payload, "audio", { reportId: payload.reportId ?? "" }),
+      );
     case "follow-up":
       return post(
+        net,
         item,
         `/api/v1/report/follow-up/${encodeURIComponent(payload.reportId ?? "")}`,
         JSON.stringify(payload.fields),
@@ -253,7 +277,7 @@ async function markSent(item: StoredItem, result: ItemResult): Promise<void> {
   }));
 }
 
-async function run(): Promise<void> {
+async function run(net: Net): Promise<void> {
   const session = await currentSession();
   // Locked (decision 0072): nothing can be opened to be sent until her password unlocks it.
   if (!session || !isUnlocked(session.accountId)) return;
@@ -295,7 +319,7 @@ async function run(): Promise<void> {
     await updateItem(item.id, (i) => ({ ...i, state: "sending", reason: undefined }));
     announce();
     try {
-      await markSent(item, await sendOne(item));
+      await markSent(item, await sendOne(net, item));
     } catch (err) {
       if (err instanceof Refused) {
         await updateItem(item.id, (i) => ({ ...i, state: "needs-you", reason: err.reason }));
@@ -313,12 +337,12 @@ async function run(): Promise<void> {
 }
 
 /** Sends what is waiting; resolves when done or when the link is down again. */
-export async function sendOutbox(): Promise<void> {
+export async function sendOutbox(net: Net = realmNet()): Promise<void> {
   if (typeof navigator !== "undefined" && "locks" in navigator) {
     await navigator.locks.request("carebridge-outbox", { ifAvailable: true }, async (lock) => {
-      if (lock) await run();
+      if (lock) await run(net);
     });
     return;
   }
-  await run();
+  await run(net);
 }
