@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
-import { chmodSync, existsSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { config } from "~/config.server";
 import { pgPool, sqliteConnection } from "./client.server";
+import { FILE_COLUMN_NAMES } from "./file-columns";
 import { findPgTool, libpqTarget, runTool } from "./pg-tools.server";
 
 export { findPgTool, libpqTarget, runTool };
@@ -14,27 +15,17 @@ export { findPgTool, libpqTarget, runTool };
  * figures read back from a restored copy.
  */
 
-/** Every column that names a stored object (the file sweep's list, files.server.ts), by table. */
-const REFERENCES: [table: string, select: string, since?: string][] = [
-  ["reports", "select file_key as k from reports"],
-  ["users", "select image from users where image is not null"],
-  ["patient_consents", "select evidence_key from patient_consents where evidence_key is not null"],
-  ["imaging_instances", "select file_key from imaging_instances"],
-  ["imaging_previews", "select key from imaging_previews"],
-  ["voice_notes", "select file_key from voice_notes"],
-  // Telephone copies (decision 0080): the column came with the phone_calls table.
-  ["voice_notes", "select phone_file_key from voice_notes where phone_file_key is not null", "phone_calls"],
-  ["held_items", "select file_key from held_items where file_key is not null"],
-];
-
 /**
  * The referenced keys, from the tables this database has: a database of an earlier version (a
  * backup before an upgrade migrates it) may not have them all yet.
  */
 function referencedSql(tables: string[]): string {
   const have = new Set(tables);
-  return REFERENCES.filter(([t, , since]) => have.has(t) && (!since || have.has(since)))
-    .map(([, q]) => q)
+  return FILE_COLUMN_NAMES.filter(({ table, since }) => have.has(table) && (!since || have.has(since)))
+    .map(
+      ({ table, column }) =>
+        `select ${quoteIdent(column)} as k from ${quoteIdent(table)} where ${quoteIdent(column)} is not null`,
+    )
     .join(" union ");
 }
 
@@ -130,14 +121,19 @@ export async function copyDatabase(out: string): Promise<DatabaseCopy> {
   }
 }
 
-/** What a restored database copy holds, read back for verification. */
-export type CopyReading = { counts: Record<string, number>; reportFiles: RecordedFile[] };
+/** What a restored database copy holds, read back for verification and before a restore. */
+export type CopyReading = {
+  counts: Record<string, number>;
+  reportFiles: RecordedFile[];
+  /** Every key its file-bearing columns name (app/db/file-columns.ts), distinct. */
+  keys: string[];
+};
 
 /**
  * Reads a restored copy without a database server: SQLite's `integrity_check` and counts; a
  * PostgreSQL archive's table of contents (`pg_restore --list`) and then its data as a script
  * (`pg_restore --data-only`), counting each table's COPY lines (one per row in COPY's text form)
- * and taking the reports' file keys and sizes from their rows.
+ * and taking the reports' file keys and sizes, and every file-bearing column's keys, from their rows.
  */
 export async function readDatabaseCopy(file: string): Promise<CopyReading> {
   if (file.endsWith(".db")) {
@@ -152,7 +148,9 @@ export async function readDatabaseCopy(file: string): Promise<CopyReading> {
             .join("; ")}`,
         );
       const reportFiles = copy.prepare("select file_key as key, size from reports").all() as RecordedFile[];
-      return { counts: sqliteCounts(copy), reportFiles };
+      const counts = sqliteCounts(copy);
+      const keys = copy.prepare(referencedSql(Object.keys(counts))).all() as { k: string }[];
+      return { counts, reportFiles, keys: keys.map((r) => r.k) };
     } finally {
       copy.close();
     }
@@ -160,9 +158,11 @@ export async function readDatabaseCopy(file: string): Promise<CopyReading> {
   await runTool("pg_restore", ["--list"], process.env, () => {}, [file]);
   const counts: Record<string, number> = {};
   const reportFiles: RecordedFile[] = [];
+  const keys = new Set<string>();
   let table: string | null = null;
   let keyAt = -1;
   let sizeAt = -1;
+  let fileAt: number[] = [];
   await runTool(
     "pg_restore",
     ["--data-only", "--file=-"],
@@ -171,11 +171,15 @@ export async function readDatabaseCopy(file: string): Promise<CopyReading> {
       if (table === null) {
         const m = /^COPY (?:("?)([^".]+)\1\.)?("?)([^" ]+)\3 \((.*)\) FROM stdin;$/.exec(line);
         if (!m || (m[2] && m[2] !== "public")) return;
-        table = m[4];
-        counts[table] = 0;
+        const name = m[4];
+        table = name;
+        counts[name] = 0;
         const columns = m[5].split(", ").map((col) => col.replace(/^"|"$/g, ""));
         [keyAt, sizeAt] =
-          table === "reports" ? [columns.indexOf("file_key"), columns.indexOf("size")] : [-1, -1];
+          name === "reports" ? [columns.indexOf("file_key"), columns.indexOf("size")] : [-1, -1];
+        fileAt = FILE_COLUMN_NAMES.filter((c) => c.table === name)
+          .map((c) => columns.indexOf(c.column))
+          .filter((i) => i >= 0);
         return;
       }
       if (line === "\\.") {
@@ -183,12 +187,79 @@ export async function readDatabaseCopy(file: string): Promise<CopyReading> {
         return;
       }
       counts[table]++;
-      if (keyAt >= 0) {
-        const fields = line.split("\t");
-        reportFiles.push({ key: fields[keyAt], size: Number(fields[sizeAt]) });
-      }
+      if (keyAt < 0 && !fileAt.length) return;
+      const fields = line.split("\t");
+      if (keyAt >= 0) reportFiles.push({ key: fields[keyAt], size: Number(fields[sizeAt]) });
+      // COPY's text form writes a null as \N; keys are hex, never escaped.
+      for (const i of fileAt) if (fields[i] !== "\\N") keys.add(fields[i]);
     },
     [file],
   );
-  return { counts, reportFiles };
+  return { counts, reportFiles, keys: [...keys] };
+}
+
+/** Every key the live database's file-bearing columns name (a restore checks each is in the store). */
+export async function liveReferencedKeys(): Promise<string[]> {
+  const sqlite = sqliteConnection();
+  if (sqlite) {
+    const names = (
+      sqlite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
+    ).map((r) => r.name);
+    return (sqlite.prepare(referencedSql(names)).all() as { k: string }[]).map((r) => r.k);
+  }
+  const pool = pgPool()!;
+  const names = (
+    await pool.query<{ name: string }>(
+      "select table_name as name from information_schema.tables where table_schema = current_schema()",
+    )
+  ).rows.map((r) => r.name);
+  return (await pool.query<{ k: string }>(referencedSql(names))).rows.map((r) => r.k);
+}
+
+/**
+ * A backup's database put in place of the configured one (decision 0069), the dialect part of a
+ * restore. SQLite: the copy checked (integrity_check), then it replaces the database file.
+ * PostgreSQL: the archive read once (`pg_restore --list`) before anything is touched, then
+ * `pg_restore --clean --if-exists --no-owner` in one transaction, so a restore that fails changes nothing.
+ */
+export async function loadDatabaseCopy(file: string): Promise<void> {
+  const c = config();
+  if (c.databaseKind === "sqlite") {
+    const check = new Database(file, { readonly: true, fileMustExist: true });
+    const ok = check.pragma("integrity_check", { simple: true });
+    check.close();
+    if (ok !== "ok") throw new Error(`The backup's database failed its integrity check: ${ok}`);
+    mkdirSync(path.dirname(c.databaseUrl), { recursive: true });
+    const tmp = `${c.databaseUrl}.restoring`;
+    copyFileSync(file, tmp);
+    for (const suffix of ["-wal", "-shm"]) rmSync(c.databaseUrl + suffix, { force: true });
+    renameSync(tmp, c.databaseUrl);
+    return;
+  }
+  findPgTool("pg_restore");
+  const target = libpqTarget(c.databaseUrl);
+  // Reads the whole archive's table of contents: a damaged or foreign file stops here, untouched.
+  await runTool("pg_restore", ["--list"], target.env, undefined, [file]);
+  try {
+    await runTool(
+      "pg_restore",
+      [
+        "--clean",
+        "--if-exists",
+        "--no-owner",
+        "--no-privileges",
+        "--single-transaction",
+        "--exit-on-error",
+        `--dbname=${target.url}`,
+      ],
+      target.env,
+      undefined,
+      [file],
+    );
+  } catch (err) {
+    throw new Error(
+      `${(err as Error).message}. Nothing was changed (one transaction). A database holding tables the ` +
+        `backup does not know (a newer version's) cannot be cleaned: restore into a new, empty database.`,
+    );
+  }
 }

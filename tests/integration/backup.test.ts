@@ -1,7 +1,17 @@
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import Database from "better-sqlite3";
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -148,6 +158,32 @@ describe("backup and restore on SQLite + a local folder", () => {
     expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true);
     await b.stop();
   }, 90_000); // two app starts and two scripts: slow on a busy 2-core machine
+
+  it("checks every file-bearing column, not only the reports' (decision 0091): a held item's missing file is counted", async () => {
+    // The backup above, with a row of another file-bearing column (a health worker's held upload)
+    // whose file is not in it — as a file lost before the backup leaves it.
+    const copy = path.join(tmp, "snap-held");
+    cpSync(snapshots.sqlite!, copy, { recursive: true });
+    const file = new Database(path.join(copy, "app.db"));
+    file.pragma("foreign_keys = OFF"); // no centre of that id: only the file matters here
+    file
+      .prepare(
+        "insert into held_items (id, centre_id, worker_name, kind, idem_key, reason, fields, file_key, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run("held-1", "centre-1", "Asha", "report", "idem-1", "suspended", "{}", "ab".repeat(16), Date.now());
+    file.close();
+    const manifest = manifestOf(copy);
+    manifest.counts.held_items += 1;
+    writeFileSync(path.join(copy, "manifest.json"), JSON.stringify(manifest));
+    const into = path.join(tmp, "held-into");
+    const said = await run("scripts/restore.ts", ["--from", copy], {
+      ...sqliteEnv(into),
+      DATA_DIR: path.join(into, "data"),
+      UPLOADS_DIR: path.join(into, "uploads"),
+    });
+    expect(said).toMatch(/Restored database and 1 files/);
+    expect(said).toMatch(/1 referenced files are in neither the backup nor the store/);
+  });
 
   it("refuses a folder that is not a backup", async () => {
     const r = await runFailing("scripts/restore.ts", [tmp], {

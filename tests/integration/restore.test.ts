@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +17,7 @@ import {
 } from "../helpers/backends";
 import { ctInstance } from "../helpers/dicom";
 import { samplePdf, uploadForm } from "../helpers/files";
+import { formatDateTime } from "~/lib/format";
 import { onlyWith, requireTool } from "../helpers/requires";
 import { bundledScript } from "../helpers/scripts";
 import { startServer, type TestServer } from "../helpers/server";
@@ -220,6 +221,15 @@ async function pdfText(pdf: Buffer): Promise<string> {
   return stdout;
 }
 
+/** When restic says a snapshot was taken. */
+function snapshotTime(repository: string, passwordFile: string, id: string): string {
+  const out = execFileSync("restic", ["-r", repository, "--no-cache", "snapshots", "--json", "--", id], {
+    env: { ...process.env, RESTIC_PASSWORD_FILE: passwordFile },
+    encoding: "utf8",
+  });
+  return (JSON.parse(out) as { time: string }[])[0].time;
+}
+
 async function trail(url: string, [p, token]: [string, string]) {
   const r = await fetch(`${url}/api/v1${p}`, { headers: { Authorization: `Bearer ${token}` } });
   expect(r.status).toBe(200);
@@ -227,9 +237,14 @@ async function trail(url: string, [p, token]: [string, string]) {
 }
 
 /** The whole round trip for one setup; `backend(name)` gives a fresh database and store. */
-async function roundTrip(tag: string, backend: () => Promise<Record<string, string>>) {
+async function roundTrip(
+  tag: string,
+  backend: () => Promise<Record<string, string>>,
+  /** The lost machine's own settings (PostgreSQL + S3: SESSION_SECRET, ENCRYPTION_KEY); the new one has none of them. */
+  lostMachine: Record<string, string> = {},
+) {
   const rootA = mkdtempSync(path.join(tmp, `${tag}-a-`));
-  const envA: Record<string, string> = { ...admin, SMTP_URL: smtp.url, ...(await backend()) };
+  const envA: Record<string, string> = { ...admin, SMTP_URL: smtp.url, ...(await backend()), ...lostMachine };
   const a = await startServer(envA, { root: rootA, keep: true });
   stops.push(() => a.stop());
   const clinic = await makeClinic(a, tag);
@@ -240,7 +255,7 @@ async function roundTrip(tag: string, backend: () => Promise<Record<string, stri
   // The scheduled backup's own run, into a folder standing for a USB disk.
   const usb = path.join(tmp, `${tag}-usb`);
   const backedUp = Date.now();
-  await run("scripts/backup.ts", [], {
+  const backupSaid = await run("scripts/backup.ts", [], {
     ...envA,
     DATA_DIR: a.dataDir,
     UPLOADS_DIR: a.uploadsDir,
@@ -253,10 +268,14 @@ async function roundTrip(tag: string, backend: () => Promise<Record<string, stri
   await a.stop();
   rmSync(rootA, { recursive: true, force: true });
 
+  const snapshotId = /^Backup ([0-9a-f]{8,64}) stored/m.exec(backupSaid)?.[1];
+  expect(snapshotId, backupSaid).toBeTruthy();
+
   // A new machine: empty folders, a new database and store (PostgreSQL: the operator's new
-  // DATABASE_URL and bucket, with the secrets from the old environment).
+  // DATABASE_URL and bucket) and nothing else but the recovery sheet — not the old machine's
+  // SESSION_SECRET or ENCRYPTION_KEY: the snapshot holds them (decision 0091).
   const fresh = mkdtempSync(path.join(tmp, `${tag}-new-`));
-  const { DATABASE_URL: _d, STORAGE_URL: _s, ...keep } = envA;
+  const { DATABASE_URL: _d, STORAGE_URL: _s, SESSION_SECRET: _ss, ENCRYPTION_KEY: _ek, ...keep } = envA;
   const envB = {
     ...keep,
     ...(await backend()),
@@ -271,6 +290,11 @@ async function roundTrip(tag: string, backend: () => Promise<Record<string, stri
   );
   const restoreSeconds = (Date.now() - restoring) / 1000;
   expect(said).toMatch(/Restored database and \d+ files/);
+  // Which snapshot came back and when it was taken, in the clinic's time: what is not in it was lost.
+  const taken = new Date(snapshotTime(usb, sheet, snapshotId!));
+  expect(said).toContain(
+    `Snapshot ${snapshotId!.slice(0, 8)}, taken ${formatDateTime(taken, "en", "Asia/Kolkata")} (Asia/Kolkata)`,
+  );
   console.log(
     `${tag}: backup ${backupSeconds.toFixed(1)} s, restore on a new machine ${restoreSeconds.toFixed(1)} s`,
   );
@@ -298,13 +322,15 @@ describe("a lost machine, restored in one command", () => {
   it("PostgreSQL and an S3 bucket", { timeout: 240_000 }, async () => {
     pgServer ??= await startPostgres();
     s3 ??= await startS3();
-    const secrets = sharedSecrets();
-    await roundTrip("pg", async () => ({
-      DATABASE_URL: await pgServer!.createDatabase(),
-      STORAGE_URL: await s3!.createBucket(),
-      AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
-      ...secrets,
-    }));
+    await roundTrip(
+      "pg",
+      async () => ({
+        DATABASE_URL: await pgServer!.createDatabase(),
+        STORAGE_URL: await s3!.createBucket(),
+        AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+      }),
+      sharedSecrets(),
+    );
   });
 });

@@ -8,7 +8,8 @@
  * - service: the Service screen's figures (request rollups, latency, queues, turnaround).
  * - backups: scheduled, verified backups into a restic repository (decision 0067), built from
  *   backup-stage (the backup folder), restic and backup-verify; recovery-sheet: the printed
- *   sheet with the repository's password (decision 0068).
+ *   sheet with the repository's password (decision 0068); restore: a backup checked and put back
+ *   in place (decisions 0069, 0091), the shell of `npm run restore` and the Service screen's test.
  */
 export { shutdown, startup } from "./startup.server";
 export { productGauges, type Gauge } from "./gauges.server";
@@ -39,6 +40,16 @@ export {
 export { stageBackup, type Manifest } from "./backup-stage.server";
 export { SNAPSHOT_FOLDER } from "./backup-verify.server";
 export { restic, RESTIC_TAG } from "./restic.server";
+export {
+  checkBackup,
+  openForRestore,
+  openSnapshot,
+  RestoreError,
+  restoreOpened,
+  type BackupCheck,
+  type OpenedBackup,
+  type RestoreResult,
+} from "./restore.server";
 export {
   backupNotice,
   printRecoverySheet,

@@ -52,12 +52,15 @@ export type ResticOptions = {
  * resolves with stdout. The password reaches restic as RESTIC_PASSWORD_FILE, never on its command line.
  */
 export async function restic(args: string[], opts: ResticOptions = {}): Promise<string> {
-  const b = config().backup;
-  if (!opts.noCache) mkdirSync(b.cacheDir, { recursive: true, mode: 0o700 });
+  // Given a repository, a password file and no cache, nothing is read from the configuration: a
+  // restore on a new machine reads the snapshot before the configuration is complete (decision 0091).
+  const b = () => config().backup;
+  const cacheDir = opts.noCache ? undefined : b().cacheDir;
+  if (cacheDir) mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
   const options = [
     "-r",
-    opts.repository ?? b.repository,
-    ...(opts.noCache ? ["--no-cache"] : ["--cache-dir", b.cacheDir]),
+    opts.repository ?? b().repository,
+    ...(cacheDir ? ["--cache-dir", cacheDir] : ["--no-cache"]),
     ...args,
   ];
   try {
@@ -66,7 +69,7 @@ export async function restic(args: string[], opts: ResticOptions = {}): Promise<
       operands: opts.operands,
       cwd: opts.cwd,
       addEnv: {
-        RESTIC_PASSWORD_FILE: path.resolve(opts.passwordFile ?? b.passwordFile),
+        RESTIC_PASSWORD_FILE: path.resolve(opts.passwordFile ?? b().passwordFile),
         RESTIC_PROGRESS_FPS: "0.2",
       },
       signal: stopping.signal,
@@ -129,7 +132,16 @@ export async function resticBackup(folder: string): Promise<BackupSummary> {
   };
 }
 
-/** The repository's snapshots of this app (newest last). */
-export async function snapshots(): Promise<{ id: string; short_id: string; time: string }[]> {
-  return JSON.parse(await restic(["snapshots", "--json", "--tag", RESTIC_TAG]));
+export type Snapshot = { id: string; shortId: string; time: Date };
+
+/**
+ * One snapshot of the app's: `latest` (the newest of the tag `carebridge`) or the one an ID names;
+ * undefined when there is none. The ID is the operator's word: after `--`, never read as an option.
+ */
+export async function findSnapshot(name: string, opts: ResticOptions = {}): Promise<Snapshot | undefined> {
+  const found = JSON.parse(
+    (await restic(["snapshots", "--json", "--tag", RESTIC_TAG], { ...opts, operands: [name] })) || "[]",
+  ) as { id: string; short_id: string; time: string }[] | null;
+  const newest = (found ?? []).sort((a, b) => Date.parse(b.time) - Date.parse(a.time))[0];
+  return newest && { id: newest.id, shortId: newest.short_id, time: new Date(newest.time) };
 }

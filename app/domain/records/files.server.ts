@@ -13,16 +13,8 @@ import type { Readable } from "node:stream";
 import { inArray, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
-import {
-  imagingInstances,
-  imagingPreviews,
-  patientConsents,
-  reports,
-  uploadSessions,
-  users,
-  voiceNotes,
-  heldItems,
-} from "~/db/schema";
+import { FILE_COLUMNS } from "~/db/file-columns";
+import { uploadSessions } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/lib/log.server";
 import { releaseUploadGarbage } from "~/lib/memory.server";
@@ -308,18 +300,8 @@ async function referencedKeys(keys: string[]): Promise<Set<string>> {
       .where(inArray(column, keys));
   const [fromUploads, ...fromKeys] = await Promise.all([
     db().select({ id: uploadSessions.id }).from(uploadSessions).where(inArray(uploadSessions.id, uploadIds)),
-    among(reports, reports.fileKey),
-    among(users, users.image),
-    // Photos of a signature or thumbprint given as consent at a centre.
-    among(patientConsents, patientConsents.evidenceKey),
-    // Medical images: each instance of a ZIP and each cached preview is an object of its own.
-    among(imagingInstances, imagingInstances.fileKey),
-    among(imagingPreviews, imagingPreviews.key),
-    among(voiceNotes, voiceNotes.fileKey),
-    // A voice note's telephone copy (decision 0080).
-    among(voiceNotes, voiceNotes.phoneFileKey),
-    // What a suspended or moved worker recorded offline, kept for the centre (decision 0065).
-    among(heldItems, heldItems.fileKey),
+    // Every file-bearing column (app/db/file-columns.ts: the same list the backups and restores use).
+    ...FILE_COLUMNS.map(({ table, column }) => among(table, column)),
   ]);
   const live = new Set(fromUploads.map((r) => r.id));
   return new Set([
