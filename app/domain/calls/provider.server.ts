@@ -1,10 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
+import { updateCallingCall } from "../messaging/index.server";
 import { DomainError } from "../platform/errors";
 import { receiveMissedCall } from "./intake.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
@@ -129,10 +130,7 @@ function twiml(callId: string, play: Prompt, state: IvrState, secretLength: numb
 }
 
 async function save(callId: string, stored: Stored, extra: Partial<PhoneCallRow> = {}) {
-  await db()
-    .update(phoneCalls)
-    .set({ ivrState: JSON.stringify(stored), ...extra })
-    .where(and(eq(phoneCalls.id, callId), eq(phoneCalls.status, "calling")));
+  await updateCallingCall(callId, { ivrState: JSON.stringify(stored), ...extra });
 }
 
 /** The provider fetched the answer address: the person picked up. The first prompt. */

@@ -1,13 +1,21 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { and, count, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, or } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
 import { findPatient } from "../care/index.server";
-import { nextWindowStart, onCallQueued, savePhoneCallbackRequest } from "../messaging/index.server";
+import {
+  claimNextCall,
+  deferCall,
+  nextWindowStart,
+  noteCallRef,
+  onCallQueued,
+  savePhoneCallbackRequest,
+  updateCallingCall,
+} from "../messaging/index.server";
 import { audit, backgroundLoop } from "../platform/index.server";
 import { outcomeOf, type IvrState } from "./ivr";
 import { planFor, type CallPlan } from "./plan.server";
@@ -65,36 +73,6 @@ export const folderLine: CallLine = {
   },
 };
 
-function dueCondition(now: Date): SQL {
-  return or(
-    and(eq(phoneCalls.status, "queued"), lte(phoneCalls.nextAttemptAt, now)),
-    and(eq(phoneCalls.status, "calling"), lt(phoneCalls.lockedUntil, now)),
-  )!;
-}
-
-async function claimNext(now: Date): Promise<PhoneCallRow | undefined> {
-  const next = db()
-    .select({ id: phoneCalls.id })
-    .from(phoneCalls)
-    .where(and(eq(phoneCalls.direction, "out"), dueCondition(now)))
-    .orderBy(phoneCalls.nextAttemptAt, phoneCalls.id)
-    .limit(1);
-  const [row] = await db()
-    .update(phoneCalls)
-    .set({
-      status: "calling",
-      // Long enough for the longest call and a provider's late status report.
-      lockedUntil: new Date(now.getTime() + config().voice.maxCallMs + 60_000),
-      attempts: sql`${phoneCalls.attempts} + 1`,
-      ivrState: null,
-      verifiedAt: null,
-      answeredAt: null,
-    })
-    .where(and(inArray(phoneCalls.id, next), dueCondition(now)))
-    .returning();
-  return row;
-}
-
 /** Calls placed in the last hour, all nodes (the VOICE_PER_HOUR ceiling). */
 async function placedLastHour(now: Date): Promise<number> {
   const row = await first(
@@ -123,7 +101,8 @@ export async function processCallQueue(stop: () => boolean = () => false): Promi
       log("warn", "calls held back: the hour's ceiling is reached", { perHour: config().voice.perHour });
       break;
     }
-    const row = await claimNext(now);
+    // Locked long enough for the longest call and a provider's late status report.
+    const row = await claimNextCall(now, config().voice.maxCallMs + 60_000);
     if (!row) break;
     placed++;
     await placeOne(row);
@@ -138,15 +117,7 @@ async function placeOne(row: PhoneCallRow) {
     const patient = await findPatient(row.patientId);
     const opens = nextWindowStart(patient?.callWindow ?? null);
     if (opens.getTime() > Date.now() + 1000) {
-      await db()
-        .update(phoneCalls)
-        .set({
-          status: "queued",
-          lockedUntil: null,
-          nextAttemptAt: opens,
-          attempts: sql`${phoneCalls.attempts} - 1`,
-        })
-        .where(eq(phoneCalls.id, row.id));
+      await deferCall(row.id, opens);
       return;
     }
   }
@@ -154,7 +125,7 @@ async function placeOne(row: PhoneCallRow) {
   try {
     const result = await (line ?? folderLine).place(row, plan);
     if ("pending" in result) {
-      await db().update(phoneCalls).set({ providerRef: result.pending }).where(eq(phoneCalls.id, row.id));
+      await noteCallRef(row.id, result.pending);
       log("info", "call placed with the provider", who);
       return;
     }
@@ -205,12 +176,7 @@ export async function settleCall(callId: string, plan: CallPlan, end: CallEnd): 
     // The retry is placed when it falls due, not at the next poll.
     setTimeout(() => sender.kick(), c.retryMs + 20).unref();
   } else values.status = RETRYABLE.has(outcome) ? "failed" : "done";
-  const done = await db()
-    .update(phoneCalls)
-    .set(values)
-    .where(and(eq(phoneCalls.id, callId), eq(phoneCalls.status, "calling")))
-    .returning({ id: phoneCalls.id });
-  if (!done.length) return;
+  if (!(await updateCallingCall(callId, values))) return;
   const who = { id: callId, to: maskPhone(row.number), purpose: row.purpose, attempt: row.attempts, outcome };
   log(
     values.status === "failed" ? "error" : "info",

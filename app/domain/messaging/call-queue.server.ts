@@ -1,8 +1,8 @@
-import { and, count, eq, gte, inArray, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { CallWindowName } from "~/config-voice.server";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
-import { phoneCalls } from "~/db/schema";
+import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
@@ -147,4 +147,70 @@ let kick: () => void = () => {};
 /** The sender registers how to wake it (it lives in app/domain/calls, above this context). */
 export function onCallQueued(wake: () => void): void {
   kick = wake;
+}
+
+/** A call due for placing: queued and due, or claimed by a process whose lock ran out. */
+function dueCallCondition(now: Date): SQL {
+  return or(
+    and(eq(phoneCalls.status, "queued"), lte(phoneCalls.nextAttemptAt, now)),
+    and(eq(phoneCalls.status, "calling"), lt(phoneCalls.lockedUntil, now)),
+  )!;
+}
+
+/**
+ * The next due outgoing call, claimed for placing with ONE conditional update (the outbox design,
+ * decision 0061): `status` calling, locked for `lockMs`, its attempt counted, its last call's state
+ * cleared. Undefined when none is due or another process took it first.
+ */
+export async function claimNextCall(now: Date, lockMs: number): Promise<PhoneCallRow | undefined> {
+  const next = db()
+    .select({ id: phoneCalls.id })
+    .from(phoneCalls)
+    .where(and(eq(phoneCalls.direction, "out"), dueCallCondition(now)))
+    .orderBy(phoneCalls.nextAttemptAt, phoneCalls.id)
+    .limit(1);
+  const [row] = await db()
+    .update(phoneCalls)
+    .set({
+      status: "calling",
+      lockedUntil: new Date(now.getTime() + lockMs),
+      attempts: sql`${phoneCalls.attempts} + 1`,
+      ivrState: null,
+      verifiedAt: null,
+      answeredAt: null,
+    })
+    .where(and(inArray(phoneCalls.id, next), dueCallCondition(now)))
+    .returning();
+  return row;
+}
+
+/** A claimed call put back in the queue until `until`, its attempt not counted (outside the person's window). */
+export async function deferCall(id: string, until: Date): Promise<void> {
+  await db()
+    .update(phoneCalls)
+    .set({
+      status: "queued",
+      lockedUntil: null,
+      nextAttemptAt: until,
+      attempts: sql`${phoneCalls.attempts} - 1`,
+    })
+    .where(eq(phoneCalls.id, id));
+}
+
+/** The provider's reference of a call it is placing (its status reports name it). */
+export async function noteCallRef(id: string, providerRef: string): Promise<void> {
+  await db().update(phoneCalls).set({ providerRef }).where(eq(phoneCalls.id, id));
+}
+
+/**
+ * A call still being placed (`calling`) changed: its menu state as the person keys, or its end.
+ * Whether it was still being placed (a late or repeated report changes nothing).
+ */
+export async function updateCallingCall(id: string, set: Partial<PhoneCallRow>): Promise<boolean> {
+  const done = await db()
+    .update(phoneCalls)
+    .set(set)
+    .where(and(eq(phoneCalls.id, id), eq(phoneCalls.status, "calling")))
+    .returning({ id: phoneCalls.id });
+  return done.length > 0;
 }

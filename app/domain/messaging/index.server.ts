@@ -46,6 +46,10 @@ export {
   saveContactMessage,
 } from "./contact.server";
 export {
+  claimNextCall,
+  deferCall,
+  noteCallRef,
+  updateCallingCall,
   nextWindowStart,
   onCallQueued,
   queueCall,
