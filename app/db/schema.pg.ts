@@ -1187,6 +1187,11 @@ export const labReads = pgTable(
     status: text("status").notNull().default("queued"),
     /** "text": the PDF's text layer; "ocr": Tesseract on the image or rendered page. */
     source: text("source"),
+    /**
+     * The sample's date printed on the report (ISO, YYYY-MM-DD): its collection date, else the day
+     * it was received, else the report's date (decision 0089); null when none was read.
+     */
+    sampleDate: text("sample_date"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at").notNull(),
     lockedUntil: ms("locked_until"),

@@ -1215,6 +1215,11 @@ export const labReads = sqliteTable(
     status: text("status").notNull().default("queued"),
     /** "text": the PDF's text layer; "ocr": Tesseract on the image or rendered page. */
     source: text("source"),
+    /**
+     * The sample's date printed on the report (ISO, YYYY-MM-DD): its collection date, else the day
+     * it was received, else the report's date (decision 0089); null when none was read.
+     */
+    sampleDate: text("sample_date"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }).notNull(),
     lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),

@@ -6,26 +6,40 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import PDFDocument from "pdfkit";
 import { fontName, fonts } from "~/domain/consultation/letter-fonts.server";
+import { SPECS } from "./lab-layouts";
+import { specPdf } from "./lab-render";
 
 /**
- * The lab-report corpus, made in code (decision 0082): four layouts, each as a PDF with a text
- * layer, a scanned PDF (the page rendered, degraded, embedded as an image only) and a phone photo
- * (grey, uneven light, JPEG). The truth of every value is known.
+ * The lab-report corpus, made in code (decisions 0082, 0089): the first four layouts (one table,
+ * two columns, a flag column, a Hindi-English header) and 31 more modelled on how Indian lab
+ * software and lab chains print (lab-layouts.ts), each as a PDF with a text layer, a scanned PDF
+ * (the page rendered, degraded, embedded as an image only), a phone photo (grey, uneven light,
+ * JPEG) and that photo as the upload screen sends it. The truth of every value is known.
  */
+export type Judgement = "below" | "within" | "above" | "unknown";
 export type Truth = {
   analyte: string;
   printed: string;
   value: string;
   unit: string;
+  /** The range as printed, whole (a range over several lines joined with spaces). */
   range: string;
   flag?: "H" | "L";
+  /** What the part of the printed range that applies to the patient says of the value. */
+  judgement: Judgement;
+  /** A word result ("Non Reactive"), kept as printed. */
+  word?: true;
 };
-export type Layout = "table" | "two-column" | "flag-column" | "bilingual";
-export const LAYOUTS: Layout[] = ["table", "two-column", "flag-column", "bilingual"];
+const CLASSIC = ["table", "two-column", "flag-column", "bilingual"] as const;
+export type Layout = (typeof CLASSIC)[number] | keyof typeof SPECS;
+export const LAYOUTS: Layout[] = [...CLASSIC, ...(Object.keys(SPECS) as (keyof typeof SPECS)[])];
+/** The four layouts the reader was first built on. */
+export const FIRST_FOUR: Layout[] = [...CLASSIC];
+const isClassic = (l: Layout): l is (typeof CLASSIC)[number] => (CLASSIC as readonly string[]).includes(l);
 /** A text-layer PDF, a scanned PDF, a phone photo (JPEG, 220 dpi), or that photo as the upload screen sends it. */
 export type Kind = "text" | "scan" | "photo" | "sent";
 
-const PANELS: Truth[][] = [
+const PANELS: Omit<Truth, "judgement">[][] = [
   [
     {
       analyte: "Haemoglobin",
@@ -111,12 +125,78 @@ const PANELS: Truth[][] = [
   ],
 ];
 
-export function truthOf(layout: Layout): Truth[] {
-  return PANELS[LAYOUTS.indexOf(layout) % PANELS.length];
+/** A number as printed ("7,800", "07", "1,50,000"). */
+const num = (t: string) => Number(t.replace(/,/g, ""));
+
+/**
+ * What a range says of a value, read independently of the reader: a plain "a - b", "< b",
+ * "> a", "Up to b", "Upto b", "Less than b", "More than a", "Desirable: < b".
+ */
+export function judge(
+  value: string,
+  range: string,
+  applies?: [number | null, number | null] | null,
+): Judgement {
+  if (applies === null) return "unknown";
+  let lo: number | null = null;
+  let hi: number | null = null;
+  if (applies) [lo, hi] = applies;
+  else {
+    const t = range.replace(/^[A-Za-z ]+:\s*/, "").trim();
+    const m = /^([\d.,]+)\s*-\s*([\d.,]+)$/.exec(t);
+    const below = /^(?:<=?|up ?to|less than)\s*([\d.,]+)$/i.exec(t);
+    const above = /^(?:>=?|more than)\s*([\d.,]+)$/i.exec(t);
+    if (m) [lo, hi] = [num(m[1]!), num(m[2]!)];
+    else if (below) hi = num(below[1]!);
+    else if (above) lo = num(above[1]!);
+    else return "unknown";
+  }
+  const v = num(value);
+  return hi !== null && v > hi ? "above" : lo !== null && v < lo ? "below" : "within";
 }
 
-/** A PDF with a text layer in one of the four layouts. */
+const withJudgement = (t: Omit<Truth, "judgement">): Truth => ({ ...t, judgement: judge(t.value, t.range) });
+
+/** The values printed on a layout (`firstPage`: on its first page only, what a photo shows). */
+export function truthOf(layout: Layout, opts: { firstPage?: boolean } = {}): Truth[] {
+  if (isClassic(layout)) return PANELS[LAYOUTS.indexOf(layout) % PANELS.length]!.map(withJudgement);
+  const spec = SPECS[layout]!;
+  const sections = opts.firstPage && spec.pages === 2 ? spec.sections.slice(0, 2) : spec.sections;
+  return sections.flatMap((s) =>
+    s.rows.map((r) => ({
+      analyte: r.a,
+      printed: r.name,
+      value: r.value,
+      unit: r.unit,
+      range: Array.isArray(r.range) ? r.range.join(" ") : r.range,
+      ...(r.flag ? { flag: r.flag } : {}),
+      ...(r.word ? { word: true as const } : {}),
+      judgement: r.word
+        ? "unknown"
+        : judge(r.value, Array.isArray(r.range) ? r.range[0]! : r.range, r.applies),
+    })),
+  );
+}
+
+/** What the platform has recorded of the layout's patient (the reader chooses a range's part by it). */
+export function patientOf(layout: Layout): { sex: "female" | "male" | null; age: number | null } {
+  if (isClassic(layout)) return { sex: "female", age: 54 };
+  const p = SPECS[layout]!.patient;
+  return { sex: p.sex, age: p.age };
+}
+
+/** The sample's date the layout's header prints (ISO), or null when it prints none. */
+export function sampleDateOf(layout: Layout): string | null {
+  return isClassic(layout) ? null : SPECS[layout]!.sampleDate;
+}
+
+/** A PDF with a text layer in one of the layouts. */
 export function labPdf(layout: Layout): Promise<Buffer> {
+  if (!isClassic(layout)) return specPdf(SPECS[layout]!, LAYOUTS.indexOf(layout));
+  return classicPdf(layout);
+}
+
+function classicPdf(layout: (typeof CLASSIC)[number]): Promise<Buffer> {
   const f = fonts();
   const doc = new PDFDocument({
     size: "A4",
@@ -146,7 +226,7 @@ export function labPdf(layout: Layout): Promise<Buffer> {
     layout === "flag-column"
       ? [x0, x0 + w * 0.36, x0 + w * 0.5, x0 + w * 0.6, x0 + w * 0.78]
       : [x0, x0 + w * 0.4, x0 + w * 0.58, x0 + w * 0.78];
-  const draw = (list: Truth[], x0: number, w: number, y0: number) => {
+  const draw = (list: Omit<Truth, "judgement">[], x0: number, w: number, y0: number) => {
     const cols = colsFor(x0, w);
     doc.font(fontName("latin", 700)).fontSize(layout === "two-column" ? 8 : 10);
     head.forEach((h, i) => doc.text(h, cols[i], y0, { lineBreak: false }));
@@ -285,7 +365,7 @@ export async function labScan(layout: Layout): Promise<Buffer> {
 /** A phone photo: rotated 2–4°, blurred, uneven light, JPEG quality 70. */
 export async function labPhoto(layout: Layout): Promise<Buffer> {
   const i = LAYOUTS.indexOf(layout);
-  const deg = [2, -3, 4, -2.5][i];
+  const deg = [2, -3, 4, -2.5][i % 4]!;
   return toJpeg(degrade(decode(pageImage(await labPdf(layout), 220)), deg, 0.35, 24, true, i + 11), 70);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOGUE, factorFor, normaliseName, toUcum } from "~/domain/records/labs/index";
+import { LOINC_NAMES } from "~/domain/records/labs/loinc-names";
 
 /*
  * The analyte catalogue as data (decision 0079): enough analytes in every family, well-formed
@@ -21,8 +22,8 @@ function loincCheckDigitOk(code: string): boolean {
 }
 
 describe("the analyte catalogue", () => {
-  it("has at least 80 analytes, each code once, in every family the reader must cover", () => {
-    expect(CATALOGUE.length).toBeGreaterThanOrEqual(80);
+  it("has at least 150 analytes, each code once, in every family the reader must cover", () => {
+    expect(CATALOGUE.length).toBeGreaterThanOrEqual(150);
     expect(new Set(CATALOGUE.map((a) => a.loinc)).size).toBe(CATALOGUE.length);
     const families = new Set(CATALOGUE.map((a) => a.family));
     for (const f of [
@@ -45,8 +46,40 @@ describe("the analyte catalogue", () => {
     expect(bad).toEqual([]);
   });
 
+  // Decision 0089: the FHIR display is LOINC's own name, and every code was confirmed against a
+  // LOINC source (loinc-names.ts says which); a code added without one fails here.
+  it("has LOINC's own name for every code, confirmed against a LOINC source", () => {
+    const missing = CATALOGUE.filter((a) => !LOINC_NAMES[a.loinc]?.[0]).map((a) => `${a.name} ${a.loinc}`);
+    expect(missing).toEqual([]);
+    expect(Object.keys(LOINC_NAMES).filter((c) => !CATALOGUE.some((a) => a.loinc === c))).toEqual([]);
+    const named = (code: string) => LOINC_NAMES[code]![0];
+    expect(named("1521-4")).toBe("Glucose [Mass/volume] in Serum or Plasma --2 hours post meal");
+    expect(named("2350-7")).toBe("Glucose [Mass/volume] in Urine");
+    expect(named("6690-2")).toBe("Leukocytes [#/volume] in Blood by Automated count");
+  });
+
+  it("covers what Indian labs send: absolute counts, both RDWs, P-LCR, GGT, HBsAg measured, the ratios", () => {
+    const codes = new Set(CATALOGUE.map((a) => a.loinc));
+    const want = {
+      absolute: ["751-8", "731-0", "742-7", "711-2", "704-7"],
+      rdw: ["788-0", "21000-5"],
+      plcr: ["48386-7"],
+      ggt: ["2324-2"],
+      hbsagQuantitative: ["63557-3"],
+      // TC/HDL, LDL/HDL, TG/HDL, urea/creatinine, BUN/creatinine, A/G.
+      ratios: ["9830-1", "11054-4", "44733-4", "56997-0", "3097-3", "1759-0"],
+    };
+    for (const [what, list] of Object.entries(want))
+      for (const code of list) expect(codes.has(code), `${what} ${code}`).toBe(true);
+  });
+
   it("normalises to units the unit table knows, and converts the units labs differ in", () => {
     for (const a of CATALOGUE) {
+      // A word result (decision 0089) has no possible numbers and no unit.
+      if (a.scale === "ord") {
+        expect([a.unit, a.alt.length]).toEqual(["", 0]);
+        continue;
+      }
       expect(a.possible[0]).toBeLessThan(a.possible[1]);
       for (const u of a.alt) expect(u.factor, `${a.name} ${u.ucum}`).toBeGreaterThan(0);
     }

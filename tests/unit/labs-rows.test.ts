@@ -75,8 +75,11 @@ describe("each analyte family", () => {
     expect(rows.map(brief)).toEqual([
       ["5803-2", 6, "[pH]", "4.6 - 8.0", null],
       ["5811-5", 1.015, "1", "1.005 - 1.030", null],
+      // A word result, kept as printed (decision 0089): never a number, never judged.
+      ["25428-4", NaN, "", "Nil", null],
       ["13945-1", 3, "/[HPF]", "0 - 2", "H"],
     ]);
+    expect(rows[2]!.printedValue).toBe("Nil");
   });
 
   it("reads a urine test outside the urine section only when its name says urine", () => {
@@ -182,14 +185,37 @@ describe("lines that must not become values", () => {
     ["a phone number", "Ph: 9876543210"],
     ["a sentence", "HbA1c is recommended every 3 months"],
     ["a number followed by a word", "TSH repeat after 6 weeks"],
-    ["a dropped decimal point (eng+hin OCR)", "Haemoglobin 102 g/dL 13.0 - 17.0"],
-    ["a leading zero for a lost point", "Creatinine 07 mg/dL 0.7 - 1.3"],
     ["a unit that does not fit", "Haemoglobin 10.2 mg/dL 13.0 - 17.0"],
     ["two numbers for one value", "Haemoglobin 10.2 11.5 g/dL 13.0 - 17.0"],
     ["a page number", "Page 2 of 3"],
-    ["a word result", "Glucose Nil"],
+    ["a word result for a test that prints a number", "Haemoglobin Nil"],
   ])("%s", (_why, line) => {
     expect(read([line])).toEqual([]);
+  });
+
+  // Decision 0089: doubt is the value's own. A number that cannot be the result, or fits its printed
+  // range only with its point moved, is kept for the expert to correct — never vouched for.
+  it.each([
+    ["a dropped decimal point", "Haemoglobin 102 g/dL 13.0 - 17.0"],
+    ["a leading zero for a lost point", "Creatinine 07 mg/dL 0.7 - 1.3"],
+    ["a point moved in a photo (36.8 read as 368)", "Haematocrit 368 % 36 - 46"],
+  ])("keeps %s, in doubt", (_why, line) => {
+    const r = one(line)!;
+    expect(r.confidence).toBeLessThan(0.6);
+    expect(r.doubts.join()).toMatch(/point|possible/);
+  });
+
+  it("reads leading zeros as labs print differential counts, without doubt", () => {
+    const rows = read([
+      "Eosinophils   03   %   01 - 06",
+      "Basophils   00   %   00 - 02",
+      "Monocytes   07   %   02 - 10",
+    ]);
+    expect(rows.map((r) => [r.printedValue, r.value, r.range?.text, r.confidence])).toEqual([
+      ["03", 3, "01 - 06", 0.97],
+      ["00", 0, "00 - 02", 0.97],
+      ["07", 7, "02 - 10", 0.97],
+    ]);
   });
 
   it("keeps a value whose printed range lost its decimal points, but without the range or confidence", () => {

@@ -34,6 +34,7 @@ const CONVENTIONS: Record<string, { factor: number; why: string }> = {
   },
   "U/mL → [IU]/mL": { factor: 1, why: "anti-TPO printed as U/mL or IU/mL alike" },
   "% → g/dL": { factor: 1, why: "MCHC printed as '%', meaning g/dL" },
+  "[IU]/L → m[IU]/mL": { factor: 1, why: "LH and FSH printed as mIU/mL or IU/L alike" },
   "u[IU]/mL → m[IU]/L": {
     factor: 1,
     why: "equal by their prefixes, but ucum-lhc converts no arbitrary unit, even to itself",
@@ -41,13 +42,24 @@ const CONVENTIONS: Record<string, { factor: number; why: string }> = {
 };
 
 /** Univalent ions: one equivalent is one mole (the catalogue's meq/L). */
-const CHARGE: Record<string, number> = { "2951-2": 1, "2823-3": 1, "2075-0": 1, "1963-8": 1 };
+const CHARGE: Record<string, number> = {
+  "2951-2": 1,
+  "2823-3": 1,
+  "2075-0": 1,
+  "1963-8": 1,
+  // Total CO2 (as HCO3⁻) and the anion gap, in mEq/L of univalent ions (decision 0089).
+  "2028-9": 1,
+  "1863-0": 1,
+};
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
 
 describe("the catalogue's units against UCUM (ucum-lhc)", () => {
   it("stores and converts only valid UCUM codes", () => {
-    const codes = new Set(CATALOGUE.flatMap((a) => [a.unit, ...a.alt.map((u) => u.ucum)]));
+    // A word result (decision 0089) has no unit.
+    const codes = new Set(
+      CATALOGUE.filter((a) => a.scale !== "ord").flatMap((a) => [a.unit, ...a.alt.map((u) => u.ucum)]),
+    );
     const invalid = [...codes].filter((c) => {
       const v = ucum.validateUnitString(c);
       return v.status !== "valid" || v.ucumCode !== c;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { and, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { labReads, reports } from "~/db/schema";
+import { labReads, patients, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { ProgramFailed, ProgramStopped, withScratch, type Scratch } from "~/lib/programs.server";
 import { backgroundLoop } from "../platform/index.server";
@@ -19,7 +19,7 @@ import {
   Unreadable,
 } from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
-import { looksLikeLabReport, recogniseLabRows, type LabRow } from "./labs";
+import { looksLikeLabReport, recogniseLabRows, sampleDate, type LabRow, type Patient } from "./labs";
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
@@ -115,11 +115,20 @@ async function readOne(row: Row): Promise<void> {
   const who = { reportId: row.reportId, attempt: row.attempts };
   try {
     const [report] = await db()
-      .select({ fileKey: reports.fileKey, mimeType: reports.mimeType })
+      .select({
+        fileKey: reports.fileKey,
+        mimeType: reports.mimeType,
+        sex: patients.sex,
+        birthYear: patients.birthYear,
+      })
       .from(reports)
+      .leftJoin(patients, eq(patients.id, reports.patientId))
       .where(eq(reports.id, row.reportId));
     if (!report) return void (await settle(row, { status: "failed", lastError: "report gone" }));
-    const result = await readFile(report.fileKey, report.mimeType);
+    const result = await readFile(report.fileKey, report.mimeType, {
+      sex: report.sex,
+      birthYear: report.birthYear,
+    });
     const durationMs = Date.now() - started;
     if (!result.lab) {
       await saveReading(row.reportId, result.source, []);
@@ -127,8 +136,19 @@ async function readOne(row: Row): Promise<void> {
       log("info", "lab reader: not a lab report", { ...who, durationMs });
       return;
     }
-    await saveReading(row.reportId, result.source, result.rows);
-    await settle(row, { status: "read", source: result.source, durationMs, finishedAt: new Date() });
+    // Word results ("Non Reactive") are read but not stored yet: lab_values holds numbers (decision 0089).
+    await saveReading(
+      row.reportId,
+      result.source,
+      result.rows.filter((r) => !r.word),
+    );
+    await settle(row, {
+      status: "read",
+      source: result.source,
+      sampleDate: result.sampleDate,
+      durationMs,
+      finishedAt: new Date(),
+    });
     log("info", "lab reader: values read", { ...who, values: result.rows.length, durationMs });
   } catch (err) {
     const durationMs = Date.now() - started;
@@ -165,25 +185,35 @@ function isFinal(err: unknown): boolean {
   return err instanceof ProgramStopped && err.reason !== "time limit" && err.reason !== "interrupted";
 }
 
-type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[] };
+/** What a report reads as: its rows (word results among them) and the sample's printed date (ISO). */
+type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[]; sampleDate: string | null };
 
-async function readFile(fileKey: string, mimeType: string): Promise<Reading> {
+/** What the platform has recorded of the patient: her sex and year of birth. */
+export type Recorded = { sex: Patient["sex"]; birthYear: number | null };
+
+async function readFile(fileKey: string, mimeType: string, patient: Recorded): Promise<Reading> {
   return withScratch("labread", READ_SCRATCH_BYTES, async (scratch) => {
     const file = join(scratch.dir, mimeType === "application/pdf" ? "r.pdf" : "r.img");
     await pipeline(await openDecrypted(fileKey), createWriteStream(file, { mode: 0o600 }));
-    return readLocal(file, mimeType, READ_TIMEOUT_MS, scratch);
+    return readLocal(file, mimeType, READ_TIMEOUT_MS, scratch, patient);
   });
 }
 
-/** Reads one plaintext file on disk (the bench and tests call it directly), in `scratch` or a folder of its own. */
+/**
+ * Reads one plaintext file on disk (the bench and tests call it directly), in `scratch` or a folder
+ * of its own, for a patient of whom `patient` is recorded (her sex and age choose a range's part).
+ */
 export async function readLocal(
   file: string,
   mimeType: string,
   timeoutMs = READ_TIMEOUT_MS,
   scratch?: Scratch,
+  patient?: Recorded,
 ): Promise<Reading> {
   if (!scratch)
-    return withScratch("labread", READ_SCRATCH_BYTES, (s) => readLocal(file, mimeType, timeoutMs, s));
+    return withScratch("labread", READ_SCRATCH_BYTES, (s) =>
+      readLocal(file, mimeType, timeoutMs, s, patient),
+    );
   let source: "text" | "ocr" = "text";
   let lines: PageLine[] = [];
   if (mimeType === "application/pdf") {
@@ -199,11 +229,20 @@ export async function readLocal(
     lines = await ocrImage(file, timeoutMs, 1, scratch);
   }
   const texts = lines.map((l) => l.text);
-  if (!looksLikeLabReport(texts).isLab) return { lab: false, source, rows: [] };
-  const { rows } = recogniseLabRows(texts);
+  const sampled = sampleDate(texts);
+  // Her sex and her age when the sample was taken choose the part of a range printed for men and
+  // women, adults and children, age bands (decision 0089).
+  const year = Number((sampled ?? new Date().toISOString()).slice(0, 4));
+  const who: Patient | undefined = patient && {
+    sex: patient.sex,
+    age: patient.birthYear ? year - patient.birthYear : null,
+  };
+  if (!looksLikeLabReport(texts, who).isLab) return { lab: false, source, rows: [], sampleDate: null };
+  const { rows } = recogniseLabRows(texts, who);
   return {
     lab: true,
     source,
+    sampleDate: sampled,
     rows: rows.map((r) => ({
       ...doubtWeak(r, lines[r.lineIndex].weak ?? []),
       page: lines[r.lineIndex].page,

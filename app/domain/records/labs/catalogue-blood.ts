@@ -466,10 +466,19 @@ export const LIPIDS: Analyte[] = [
     "Chol HDL Ratio",
     "TC HDL",
     "Total Cholesterol HDL Cholesterol Ratio",
+    // Printed without "ratio" (decision 0089): "Total Cholesterol / HDL 3.27" is the ratio, not HDL.
+    "Cholesterol HDL",
+    "Total Cholesterol HDL",
+    "Chol HDL",
+    "T Chol HDL Ratio",
+    "Cholesterol Total HDL Ratio",
   ]),
   analyte("11054-4", "LDL/HDL ratio", "lipids", "1", [0.1, 30], 1, [
     "LDL HDL Ratio",
     "LDL C HDL C Ratio",
     "LDL Cholesterol HDL Cholesterol Ratio",
+    "LDL HDL",
+    "LDL Cholesterol HDL Ratio",
+    "LDL Cholesterol HDL",
   ]),
 ];

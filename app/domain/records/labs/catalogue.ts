@@ -4,7 +4,9 @@
  */
 import { BLOOD_COUNT, GLUCOSE, LIPIDS } from "./catalogue-blood";
 import { ELECTROLYTES, KIDNEY, LIVER, THYROID } from "./catalogue-chemistry";
+import { MORE } from "./catalogue-extra";
 import { INFLAMMATION, OTHER, URINE, VITAMINS_IRON } from "./catalogue-more";
+import { SPECIAL } from "./catalogue-special";
 import type { Analyte } from "./types";
 import { toUcum } from "./units";
 
@@ -20,6 +22,8 @@ export const CATALOGUE: readonly Analyte[] = [
   ...INFLAMMATION,
   ...URINE,
   ...OTHER,
+  ...MORE,
+  ...SPECIAL,
 ];
 
 const BY_LOINC = new Map(CATALOGUE.map((a) => [a.loinc, a]));

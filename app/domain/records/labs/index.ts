@@ -7,6 +7,8 @@
 export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./catalogue";
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
+export { sampleDate } from "./header";
+export type { Patient } from "./ranges";
 export { analyteName, namedLoincs } from "./names";
 export { displayUnit, toUcum } from "./units";
 export {
@@ -26,6 +28,7 @@ export {
   type Flag,
   type LabRow,
   type PrintedRange,
+  type RangePart,
   type Recognised,
   type RejectedRow,
 } from "./types";

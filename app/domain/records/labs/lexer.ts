@@ -1,23 +1,59 @@
 /**
- * The words after a test name, read as tokens: a number, a printed range, a unit, a flag, a date
- * or time, noise (method and specimen words, punctuation) or an unknown word (decision 0079).
+ * The words after a test name, read as tokens (decisions 0079, 0089): a number, a printed range
+ * (in figures or words: "13.0 - 17.0", "< 200", "Up to 40", "Less than 150"), the label of a
+ * range's part ("Male :", "F:", "Adults:", "1 - 12 Yrs:", "Desirable:"), a unit, a flag ("H",
+ * "↑", "*", "(L)"), a status word ("Normal", "Borderline", "Critical"), a word result ("Non
+ * Reactive", "Nil"), a date or time, noise (method and specimen words, punctuation, Hindi words,
+ * the stray capitals of a watermark) or an unknown word.
  */
 import { unitAt } from "./units";
 import type { Flag, PrintedRange } from "./types";
 
-const NUM = String.raw`(?:\d{1,3}(?:,\d{2})*,\d{3}|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`;
-const NUM_RE = new RegExp(`^${NUM}$`);
+const NUM = String.raw`(?:\d{1,3}(?:,\d{2})*,\d{3}|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
+const NUM_RE = new RegExp(`^(?:${NUM})$`);
 const RANGE_RE = new RegExp(`^(${NUM})\\s*(?:-|–|—|to)\\s*(${NUM})$`, "i");
-const COMPARE_RE = new RegExp(`^(<=|>=|≤|≥|<|>|upto|up\\s+to)\\s*(${NUM})$`, "i");
+const COMPARE_RE = new RegExp(
+  `^(<=|>=|≤|≥|<|>|upto|up\\s+to|less\\s+than|more\\s+than|greater\\s+than|below|above|lesser\\s+than)\\s*(${NUM})$`,
+  "i",
+);
 const NUM_UNIT_RE = new RegExp(`^(${NUM})([a-zA-Z%µμ/×*^].*)$`);
-const NUM_FLAG_RE = new RegExp(`^(${NUM})\\s*[([]?(H|L)[)\\]]?$`, "i");
+const NUM_FLAG_RE = new RegExp(`^(${NUM})\\s*[([]?(H|L|HH|LL)[)\\]]?\\*?$`, "i");
 const DATE_RE = [
   /^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$/,
   /^\d{4}[/.-]\d{1,2}[/.-]\d{1,2}$/,
   /^\d{1,2}[-/ ]?[a-z]{3,9}[-/ ]?\d{2,4}$/i,
   /^\d{1,2}:\d{2}(:\d{2})?(am|pm)?$/i,
 ];
-const FLAG_RE = /^(h|l|high|low|hi|lo|↑|↓)$/i;
+const FLAG_RE = /^(h|l|hh|ll|high|low|hi|lo|↑|↓|⇑|⇓)$/i;
+/** Words a lab prints beside a value about it: never the value, the unit or the range. */
+const STATUS = new Set(
+  "normal borderline abnormal critical desirable optimal elevated raised decreased deficient insufficient sufficient panic alert".split(
+    " ",
+  ),
+);
+/** Word results (decision 0089): what serology and the urine strip print instead of a number. */
+const RESULTS = [
+  "non reactive",
+  "non-reactive",
+  "nonreactive",
+  "reactive",
+  "not detected",
+  "detected",
+  "negative",
+  "positive",
+  "nil",
+  "absent",
+  "present",
+  "trace",
+  "normal",
+  "+",
+  "++",
+  "+++",
+  "++++",
+  "1+",
+  "2+",
+  "3+",
+];
 
 /** Method, specimen and filler words that may sit between a name and its value. */
 const NOISE = new Set(
@@ -27,79 +63,194 @@ const NOISE = new Set(
     "god pod god-pod god/pod hexokinase enzymatic jaffe jaffes kinetic ifcc clia eclia cmia elisa cia " +
     "immunoturbidimetry immunoturbidimetric turbidimetric turbidimetry westergren microscopy dipstick " +
     "strip bcg bcp ise indirect direct automated auto analyser analyzer spectrophotometry nephelometry " +
-    "by : - = | , ; result value observed"
+    "by : - = | , ; / result value observed"
   ).split(" "),
 );
 
+/** What a range's part applies to: a sex, an age or age band, or a category of a risk table. */
+export type LabelKind = "sex" | "age" | "category";
+export type Label = {
+  kind: LabelKind;
+  text: string;
+  /** sex: "male" | "female"; age: "adult" | "child" | "newborn"; category: the word. */
+  key: string;
+  /** An age band's years (a "1 - 12 Yrs:" label). */
+  years?: [number | null, number | null];
+};
+
 export type Tok =
   | { k: "num"; text: string; n: number; suspect: boolean }
-  | { k: "range"; range: PrintedRange; suspect: boolean }
+  | { k: "range"; range: PrintedRange; suspect: boolean; text: string; lead0?: boolean }
+  | { k: "label"; label: Label; text: string }
   | { k: "unit"; ucum: string; text: string }
-  | { k: "flag"; flag: Flag; text: string }
+  | { k: "flag"; flag: Flag | null; text: string }
+  | { k: "status"; text: string }
+  | { k: "result"; text: string; length: number }
   | { k: "date" }
-  | { k: "noise" }
-  | { k: "word"; text: string };
+  | { k: "noise"; text: string }
+  | { k: "word"; text: string; sentence?: true };
 
 export function parseNumber(text: string): { n: number; suspect: boolean } | null {
   if (!NUM_RE.test(text)) return null;
-  // "07" for "0.7": a decimal point lost in the reading (Tesseract with eng+hin does this).
+  // "07" for 7 (labs print differential counts so) or for 0.7 (a decimal point lost in the
+  // reading): the row decides, against its printed range (decision 0089).
   return { n: Number(text.replace(/,/g, "")), suspect: /^0\d/.test(text) };
 }
 
-function rangeOf(text: string): { range: PrintedRange; suspect: boolean } | null {
+function rangeOf(text: string): { range: PrintedRange; suspect: boolean; lead0: boolean } | null {
   const r = RANGE_RE.exec(text);
   if (r) {
     const lo = parseNumber(r[1]!)!;
     const hi = parseNumber(r[2]!)!;
-    return { range: { text, low: lo.n, high: hi.n }, suspect: lo.suspect || hi.suspect || lo.n > hi.n };
+    return { range: { text, low: lo.n, high: hi.n }, suspect: lo.n > hi.n, lead0: lo.suspect || hi.suspect };
   }
   const c = COMPARE_RE.exec(text);
   if (c) {
     const v = parseNumber(c[2]!)!;
-    const upper = /^(<|≤|up)/i.test(c[1]!);
-    return { range: { text, low: upper ? null : v.n, high: upper ? v.n : null }, suspect: v.suspect };
+    const upper = /^(<|≤|up|less|below|lesser)/i.test(c[1]!);
+    return {
+      range: { text, low: upper ? null : v.n, high: upper ? v.n : null },
+      suspect: false,
+      lead0: v.suspect,
+    };
   }
   return null;
 }
 
-const strip = (w: string) => w.replace(/^[([{]+|[)\]},;:*]+$/g, "");
+const SEX: Record<string, string> = {
+  m: "male",
+  male: "male",
+  males: "male",
+  men: "male",
+  f: "female",
+  female: "female",
+  females: "female",
+  women: "female",
+};
+const AGE: Record<string, string> = {
+  adult: "adult",
+  adults: "adult",
+  child: "child",
+  children: "child",
+  paediatric: "child",
+  pediatric: "child",
+  infant: "newborn",
+  infants: "newborn",
+  newborn: "newborn",
+  neonate: "newborn",
+  neonates: "newborn",
+};
+const CATEGORY =
+  /^(desirable|borderline|borderline high|high|very high|low|optimal|near optimal|above optimal|normal|non diabetic|non-diabetic|prediabetes|pre-diabetes|pre diabetic|prediabetic|diabetes|diabetic|deficiency|deficient|insufficiency|insufficient|sufficiency|sufficient|toxicity|toxic|impaired|follicular|luteal|ovulation|mid cycle|postmenopausal|post menopausal|pregnancy|first trimester|second trimester|third trimester|negative|positive|equivocal|increased risk|risk)$/i;
+
+/** A label of a range's part: "Male :", "F:", "Adults:", "Desirable :", "Near optimal:". */
+function labelAt(words: string[], i: number): { label: Label; length: number } | null {
+  for (let n = 3; n >= 1; n--) {
+    if (i + n > words.length) continue;
+    const raw = words.slice(i, i + n).join(" ");
+    const colon = /:$/.test(raw) || (words[i + n] ?? "") === ":";
+    const text = raw.replace(/\s*:$/, "").replace(/[()]/g, "").trim();
+    const low = text.toLowerCase();
+    const used = n + ((words[i + n] ?? "") === ":" ? 1 : 0);
+    const full = words.slice(i, i + used).join(" ");
+    if (SEX[low] && (colon || low.length > 1))
+      return { label: { kind: "sex", text: full, key: SEX[low]! }, length: used };
+    if (AGE[low]) return { label: { kind: "age", text: full, key: AGE[low]! }, length: used };
+    if (colon && CATEGORY.test(text))
+      return { label: { kind: "category", text: full, key: low }, length: used };
+  }
+  return null;
+}
+
+/** An age band: "1 - 12 Yrs:", "> 12 Yrs :", "12-18 years" before a range. */
+function ageBandAt(words: string[], i: number): { label: Label; length: number } | null {
+  for (const n of [3, 2, 1]) {
+    if (i + n >= words.length) continue;
+    const band = rangeOf(
+      words
+        .slice(i, i + n)
+        .join(" ")
+        .replace(/\s+/g, " "),
+    );
+    const unit = words[i + n]!;
+    if (!band || !/^(y|yr|yrs|years?|y\/o)\s*:?$/i.test(unit)) continue;
+    const colon = (words[i + n + 1] ?? "") === ":" ? 1 : 0;
+    const text = words.slice(i, i + n + 1 + colon).join(" ");
+    const { low, high } = band.range;
+    return { label: { kind: "age", text, key: "band", years: [low, high] }, length: n + 1 + colon };
+  }
+  return null;
+}
+
+/** Words of a sentence ("Her haemoglobin was 9.8 g/dL"): a name among them is not a row. */
+const SENTENCE =
+  /^(was|is|are|were|of|the|and|has|had|have|shows?|showed|found|at|on|in|with|from|for|than|if|when|which|that|should|may|indicates?)$/i;
+
+const strip = (w: string) => w.replace(/^[([{]+|[)\]},;*]+$/g, "");
+const DEVANAGARI = /[\u0900-\u097F]/;
+
+/** A watermark's stray capitals ("mg/dL T 17 - I 43"): never a flag, a unit or a label. */
+const STRAY = (w: string) =>
+  /^[A-Z]{1,2}$/.test(w) && !/^(H|L|M|F|HH|LL|HI|LO)$/.test(w) && unitAt([w], 0) === null;
 
 /** Tokens of the words that follow a name. */
-export function lex(words: string[]): Tok[] {
+export function lex(all: string[]): Tok[] {
   const out: Tok[] = [];
+  const words = all.filter((w) => !STRAY(w));
   let i = 0;
   while (i < words.length) {
     const raw = words[i]!;
-    const w = strip(raw);
-    // A range over three words ("13.0 - 17.0", "13 to 17") or two ("< 200", "up to 40").
-    const three =
-      i + 2 < words.length
-        ? rangeOf(`${w} ${strip(words[i + 1]!)} ${strip(words[i + 2]!)}`.replace(/\s+/g, " "))
-        : null;
-    if (three && /^[-–—]$|^to$/i.test(strip(words[i + 1]!))) {
-      out.push({ k: "range", ...three });
-      i += 3;
-      continue;
-    }
-    const two = i + 1 < words.length ? rangeOf(`${w} ${strip(words[i + 1]!)}`) : null;
-    // "<" and its number, or a dash read against one side ("12.0- 15.5", "2.6 -6.0").
-    if (two && (/^(<=|>=|≤|≥|<|>|upto|up)$/i.test(w) || /[-–—]$/.test(w) || /^[-–—]/.test(words[i + 1]!))) {
-      out.push({ k: "range", ...two });
-      i += 2;
-      continue;
-    }
-    if (/^up$/i.test(w) && /^to$/i.test(strip(words[i + 1] ?? "")) && i + 2 < words.length) {
-      const up = rangeOf(`upto ${strip(words[i + 2]!)}`);
-      if (up) {
-        out.push({ k: "range", ...up });
-        i += 3;
+    // A remark in brackets over several words ("(2 hrs)", "(Calculated from HbA1c)"): noise, not a range.
+    if (/^\(/.test(raw) && !/\)[,.;:]?$/.test(raw)) {
+      const close = words.findIndex((w, k) => k > i && k <= i + 6 && /\)[,.;:]?$/.test(w));
+      if (
+        close > 0 &&
+        /[a-z]{2}/i.test(words.slice(i, close + 1).join(" ")) &&
+        !/:/.test(words.slice(i, close + 1).join(" "))
+      ) {
+        for (let k = i; k <= close; k++) out.push({ k: "noise", text: words[k]! });
+        i = close + 1;
         continue;
       }
     }
+    const w = strip(raw).replace(/:$/, "") || strip(raw);
+    const next = (k: number) => strip(words[i + k] ?? "");
+    const band = ageBandAt(words.map(strip), i);
+    if (band) {
+      out.push({ k: "label", label: band.label, text: band.label.text });
+      i += band.length;
+      continue;
+    }
+    // A range over three words ("13.0 - 17.0", "13 to 17", "less than 150") or two ("< 200", "up to 40").
+    const three = i + 2 < words.length ? rangeOf(`${w} ${next(1)} ${next(2)}`.replace(/\s+/g, " ")) : null;
+    if (
+      three &&
+      (/^[-–—]$|^to$/i.test(next(1)) || /^(less|more|greater|lesser)$/i.test(w) || /^up$/i.test(w))
+    ) {
+      out.push({ k: "range", ...three, text: three.range.text });
+      i += 3;
+      continue;
+    }
+    const two = i + 1 < words.length ? rangeOf(`${w} ${next(1)}`) : null;
+    // "<" and its number, or a dash read against one side ("12.0- 15.5", "2.6 -6.0").
+    if (
+      two &&
+      (/^(<=|>=|≤|≥|<|>|upto|below|above)$/i.test(w) || /[-–—]$/.test(w) || /^[-–—]/.test(next(1)))
+    ) {
+      out.push({ k: "range", ...two, text: two.range.text });
+      i += 2;
+      continue;
+    }
     const one = rangeOf(w);
     if (one) {
-      out.push({ k: "range", ...one });
+      out.push({ k: "range", ...one, text: one.range.text });
       i++;
+      continue;
+    }
+    const label = labelAt(words.map(strip), i);
+    if (label && (words[i + label.length] !== undefined || /:$/.test(raw))) {
+      out.push({ k: "label", label: label.label, text: label.label.text });
+      i += label.length;
       continue;
     }
     if (DATE_RE.some((re) => re.test(w))) {
@@ -116,7 +267,11 @@ export function lex(words: string[]): Tok[] {
     const withFlag = NUM_FLAG_RE.exec(w);
     if (withFlag) {
       out.push({ k: "num", text: withFlag[1]!, ...parseNumber(withFlag[1]!)! });
-      out.push({ k: "flag", flag: withFlag[2]!.toUpperCase() as Flag, text: withFlag[2]! });
+      out.push({
+        k: "flag",
+        flag: withFlag[2]!.toUpperCase().startsWith("H") ? "H" : "L",
+        text: withFlag[2]!,
+      });
       i++;
       continue;
     }
@@ -136,19 +291,58 @@ export function lex(words: string[]): Tok[] {
       i += unit.length;
       continue;
     }
-    const flagText = w.replace(/\*/g, "");
-    if (FLAG_RE.test(flagText)) {
+    const result = RESULTS.find((r) => {
+      const n = r.split(" ").length;
+      return (
+        words
+          .slice(i, i + n)
+          .map(strip)
+          .join(" ")
+          .toLowerCase()
+          .replace(/[()]/g, "") === r
+      );
+    });
+    if (result) {
+      const n = result.split(" ").length;
+      out.push({
+        k: "result",
+        text: words
+          .slice(i, i + n)
+          .map(strip)
+          .join(" "),
+        length: n,
+      });
+      i += n;
+      continue;
+    }
+    const flagText = w.replace(/^\(|\)$/g, "").replace(/\*+$/, "");
+    if (FLAG_RE.test(flagText) || /^\*+$/.test(w) || /^\*+$/.test(raw)) {
       const f = flagText.toLowerCase();
-      out.push({ k: "flag", flag: f.startsWith("h") || f === "↑" ? "H" : "L", text: raw });
+      const flag: Flag | null = f === "" ? null : f.startsWith("h") || /[↑⇑]/.test(f) ? "H" : "L";
+      out.push({ k: "flag", flag, text: raw });
       i++;
       continue;
     }
-    if (w === "" || NOISE.has(w.toLowerCase()) || /^[*#^]+$/.test(w) || /^\(.*\)$/.test(raw)) {
-      out.push({ k: "noise" });
+    if (STATUS.has(w.toLowerCase())) {
+      out.push({ k: "status", text: raw });
       i++;
       continue;
     }
-    out.push({ k: "word", text: raw });
+    // Noise: method words, punctuation, a bracketed remark, a Hindi word (bilingual names), the
+    // single capitals of a watermark across the row ("mg/dL T 17 - I 43").
+    if (
+      w === "" ||
+      NOISE.has(w.toLowerCase()) ||
+      /^[*#^:]+$/.test(w) ||
+      /^\(.*\)$/.test(raw) ||
+      (DEVANAGARI.test(raw) && !/[a-z0-9]/i.test(raw)) ||
+      /^[A-Z]{1,2}$/.test(w)
+    ) {
+      out.push({ k: "noise", text: raw });
+      i++;
+      continue;
+    }
+    out.push(SENTENCE.test(w) ? { k: "word", text: raw, sentence: true } : { k: "word", text: raw });
     i++;
   }
   return out;

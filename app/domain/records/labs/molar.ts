@@ -63,4 +63,8 @@ export const MOLAR_MASS = {
   cobalamin: 1355.39, // cyanocobalamin, C63H88CoN14O14P
   folate: 441.4, // folic acid, C19H19N7O6
   iron: 55.845,
+  testosterone: 288.42, // C19H28O2
+  cortisol: 362.46, // C21H30O5
+  lactate: 89.07, // C3H5O3⁻
+  ammonia: 17.031, // NH3
 } as const;

@@ -1,16 +1,20 @@
 /**
- * The row recogniser (decision 0079): the text lines of a lab report (a PDF's text layer or an OCR
- * pass, one string per printed line) → the rows it can vouch for. It prefers dropping a row to
- * guessing: a value must be a plain number right after the name, its unit must fit the analyte,
- * the number must be physically possible, and the reference range is only ever the printed one.
+ * The row recogniser (decisions 0079, 0089): the text lines of a lab report (a PDF's text layer or
+ * an OCR pass, one string per printed line) → the rows it can vouch for. It prefers dropping a row
+ * to guessing: a value must be a plain number right after the name, its unit must fit the analyte,
+ * and the reference range is only ever the printed one. Around the row (row.ts) it reads what real
+ * reports print: two columns (a line cut at each name), a value printed on the line below its
+ * name, a range whose parts continue on the lines below, ratios of two tests, sections (blood or
+ * urine), and notes and interpretation tables, whose numbers are never results.
  */
-import { factorFor, LONGEST_ALIAS_WORDS, NAME_INDEX, normaliseName } from "./catalogue";
+import { LONGEST_ALIAS_WORDS, NAME_INDEX, normaliseName } from "./catalogue";
 import { lex, type Tok } from "./lexer";
-import { printedMeasure } from "./measure";
-import type { Analyte, Flag, LabRow, Recognised, RejectedRow, Specimen } from "./types";
+import type { Patient } from "./ranges";
+import { readRow, type NameMatch, type Read } from "./row";
+import type { LabRow, Recognised, RejectedRow, Specimen } from "./types";
+import { unitAt } from "./units";
 
 type Word = { text: string; start: number; gapBefore: number; after: string };
-type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
 
 function wordsOf(line: string): Word[] {
   const out: Word[] = [];
@@ -27,41 +31,52 @@ function wordsOf(line: string): Word[] {
   return out;
 }
 
+const COLUMN_GAP = 2;
+
 /** Every catalogue name on a line, earliest and longest first, not overlapping. */
 function namesOn(words: Word[]): NameMatch[] {
   const found: NameMatch[] = [];
   let i = 0;
   while (i < words.length) {
     let match: NameMatch | null = null;
+    const columnStart = words[i]!.gapBefore >= COLUMN_GAP || /[/|]$/.test(words[i]!.after);
     for (let n = Math.min(LONGEST_ALIAS_WORDS + 2, words.length - i); n >= 1 && !match; n--) {
-      const printed = words
-        .slice(i, i + n)
-        .map((w) => w.text)
-        .join(" ");
+      const run = words.slice(i, i + n);
+      const printed = run.map((w) => w.text).join(" ");
       const key = normaliseName(printed);
       const analytes = key && NAME_INDEX.get(key);
       if (!analytes) continue;
-      // A name must begin at a word with a letter, and end where its last word ends in a letter,
-      // a digit or a closing mark (so "Hb" never matches inside "Hb:10.2").
-      if (!/^[([]?[\p{L}]/u.test(words[i]!.text)) continue;
-      if (/\d$/.test(printed.replace(/[).:*\]]+$/, "")) && !/[a-z]\d+[a-z]?$/i.test(key)) continue;
+      // A name begins with a letter (or, where a column starts, a number: "25 Hydroxy Vitamin D"),
+      // and no word after its first is a decimal number (so "Hb:10.2" or "Hb 10.2" is never a name).
+      if (!/^[([]?[\p{L}]/u.test(run[0]!.text) && !(columnStart && /^\d/.test(key))) continue;
+      if (run.slice(1).some((w) => /^\d+[.,]\d+/.test(w.text))) continue;
       // Short names ("K", "Na", "PT", "Hb") only where a column starts: at the line's start or after
       // a wide gap or a "/" (bilingual names), never inside a sentence ("Ph: 98..." is a telephone, not a pH).
-      if (key.replace(/ /g, "").length <= 3 && words[i]!.gapBefore < 2 && !/[/|]$/.test(words[i]!.after))
-        continue;
+      if (key.replace(/ /g, "").length <= 3 && !columnStart) continue;
+      // A unit is not a name: "mg / dl" is not magnesium.
+      const unit = unitAt(
+        words.map((w) => w.text),
+        i,
+      );
+      if (unit && unit.length >= n && /\//.test(unit.text)) continue;
       match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes };
     }
     const prev = found.at(-1);
     if (match && prev && prev.to === match.from && /^[([]/.test(words[match.from]!.text)) {
       // "Alanine Aminotransferase (SGPT)": the abbreviation in brackets is the same name.
       const both = new Set(match.analytes.map((a) => a.loinc));
-      prev.analytes = prev.analytes.filter((a) => both.has(a.loinc));
+      const same = prev.analytes.filter((a) => both.has(a.loinc));
+      if (same.length > 0) prev.analytes = same;
       prev.to = match.to;
       prev.printed = `${prev.printed} ${match.printed}`;
       i = match.to;
     } else if (match) {
       found.push(match);
       i = match.to;
+    } else if (/^\(/.test(words[i]!.text) && !/\)$/.test(words[i]!.text)) {
+      // A remark in brackets ("(Calculated from HbA1c)") names no test of its own.
+      const close = words.findIndex((w, k) => k > i && /\)[,.;:]?$/.test(w.text));
+      i = close < 0 ? i + 1 : close + 1;
     } else i++;
   }
   return found;
@@ -69,159 +84,96 @@ function namesOn(words: Word[]): NameMatch[] {
 
 const SECTION_URINE = /\burine\b|\bmicroscopic\b|\bphysical examination\b/i;
 const SECTION_BLOOD =
-  /\b(haematology|hematology|biochemistry|blood|serum|plasma|lipid|liver|kidney|renal|thyroid|complete|haemogram|hemogram|glucose|electrolytes)\b/i;
+  /\b(haematology|hematology|biochemistry|blood|serum|plasma|lipid|liver|kidney|renal|thyroid|complete|haemogram|hemogram|glucose|electrolytes|serology|immunology|hormones?|cardiac|coagulation)\b/i;
+/** A note, a comment or an interpretation table: its numbers are not results (decision 0089). */
+const NOTE_START =
+  /^\s*(\*|#|note\b|notes\b|nb\b|comments?\b|remarks?\b|interpretation\b|clinical (significance|notes?)\b|as per\b|disclaimer\b|reference\s*:|method\s*:|advice\b|suggested\b|kindly\b|please\b|test done\b|sample\s*type\b|specimen\s*:)/i;
+const TABLE_HEAD =
+  /\b(test\s*name|investigation|parameter|test\b.*\bresult|result\b.*\bunits?)\b|^\s*(test|tests)\s*$/i;
+const PAGE_MARK = /\bpage\s*\d+\s*(of|\/)\s*\d+\b|end of report|continued/i;
 
-type Read = { row: Omit<LabRow, "lineIndex"> } | { reject: string };
-
-/** Names a row's specimen itself, so it may stand outside its section ("Urine Microalbumin"). */
-const NAMES_SPECIMEN: Record<Specimen, RegExp> = {
-  urine: /urin|micro|\bacr\b/i,
-  blood: /serum|plasma|blood|^s\.?r?\.? /i,
-};
-
-function pick(match: NameMatch, section: Specimen, ucum: string | null, n: number): Analyte[] {
-  // The section decides between blood and urine; a row of the other specimen counts only when its
-  // printed name says so (a bare "Sugar" under BIOCHEMISTRY is not read as the urine's).
-  const pool = match.analytes.filter(
-    (a) => a.specimen === section || NAMES_SPECIMEN[a.specimen].test(match.printed),
-  );
-  if (ucum) return pool.filter((a) => factorFor(a, ucum) !== null);
-  const unitless = pool.filter((a) => ["1", "[pH]", "{INR}"].includes(a.unit));
-  if (unitless.length > 0) return unitless;
-  return pool.filter((a) => n >= a.possible[0] && n <= a.possible[1]);
+/** A line that holds only the next parts of a range ("Female : 12.0 - 15.5"). */
+function continuation(toks: Tok[]): boolean {
+  const kinds = toks.filter((t) => t.k !== "noise").map((t) => t.k);
+  return kinds.length >= 2 && kinds[0] === "label" && kinds.every((k) => k === "label" || k === "range");
 }
 
-/** One name's row: the tokens between it and the next name on the line. */
-function readRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
-  const doubts: string[] = [];
-  let confidence = 0.97;
-  const doubt = (why: string, cost: number) => {
-    doubts.push(why);
-    confidence -= cost;
-  };
-  let i = 0;
-  let unitBefore: Extract<Tok, { k: "unit" }> | null = null;
-  let flag: Flag | null = null;
-  let words = 0;
-  for (; i < toks.length && toks[i]!.k !== "num"; i++) {
-    const t = toks[i]!;
-    if (t.k === "unit") unitBefore ??= t;
-    else if (t.k === "flag") flag = t.flag;
-    else if (t.k === "range") return { reject: "a range where the value should be" };
-    else if (t.k === "date") return { reject: "a date where the value should be" };
-    else if (t.k === "word") words++;
-  }
-  if (i >= toks.length) return { reject: "no value" };
-  if (words > 2) return { reject: "words between the name and the value" };
-  if (words > 0) doubt("words between the name and the value", 0.1);
-  const value = toks[i] as Extract<Tok, { k: "num" }>;
-  if (value.suspect) return { reject: "a number with a leading zero (a lost decimal point?)" };
-  let unit: Extract<Tok, { k: "unit" }> | null = null;
-  let range: Extract<Tok, { k: "range" }> | null = null;
-  let first = true;
-  for (let j = i + 1; j < toks.length; j++) {
-    const t = toks[j]!;
-    if (t.k === "noise") continue;
-    if (t.k === "flag") {
-      flag ??= t.flag;
-      continue;
-    }
-    if (first && (t.k === "word" || t.k === "date"))
-      return { reject: "the value is followed by a word, not a unit" };
-    if (first && t.k === "num") return { reject: "two numbers where one value should be" };
-    first = false;
-    if (t.k === "unit") unit ??= t;
-    else if (t.k === "range") range ??= t;
-    else if (t.k === "num" && !(unit && range)) doubt("another number on the row", 0.2);
-  }
-  unit ??= unitBefore;
-  const ucum = unit?.ucum ?? null;
-  const candidates = pick(match, section, ucum, value.n);
-  if (candidates.length === 0)
-    return {
-      reject: ucum ? `unit ${unit!.text} does not fit` : "no unit, and the name alone does not decide",
-    };
-  if (candidates.length > 1) return { reject: "the name and unit fit more than one analyte" };
-  const a = candidates[0]!;
-  // A lab that prints this analyte with decimals printed none: perhaps the point was lost
-  // (A unit with a factor below 1, such as /cumm or µmol/L, is printed as a whole number.)
-  if (a.decimals > 0 && !value.text.includes(".") && (!ucum || factorFor(a, ucum)! >= 1))
-    doubt("no decimal point where labs print one", 0.1);
-  if (!ucum && a.unit !== "1" && a.unit !== "[pH]" && a.unit !== "{INR}") doubt("no unit printed", 0.3);
-  let printedRange = range?.range ?? null;
-  if (range?.suspect) {
-    doubt("the printed range did not read cleanly", 0.3);
-    printedRange = null;
-  } else if (!printedRange) doubt("no printed range to check the value against", 0.1);
-  // The value and its printed range in the analyte's unit, judged there (decision 0088).
-  const measure = printedMeasure(a, value.n, ucum, printedRange)!;
-  if (measure.value < a.possible[0] || measure.value > a.possible[1])
-    return { reject: "not a possible value (a misreading?)" };
-  let flagSource: LabRow["flagSource"] = flag ? "printed" : null;
-  if (printedRange) {
-    const { low, high } = printedRange;
-    const computed = measure.flag;
-    const scale = Math.max(low ?? 0, high ?? 0);
-    if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20))
-      doubt("the value is far from the printed range", 0.3);
-    if (flag && computed && flag !== computed)
-      doubt("the printed flag disagrees with the printed range", 0.3);
-    if (!flag && computed) {
-      flag = computed;
-      flagSource = "computed";
-    }
-  }
-  return {
-    row: {
-      loinc: a.loinc,
-      analyte: a.name,
-      printedName: match.printed,
-      value: measure.value,
-      unit: measure.unit,
-      printedValue: value.text,
-      printedUnit: unit?.text ?? null,
-      printedUcum: ucum,
-      range: printedRange,
-      measure,
-      flag,
-      flagSource,
-      confidence: Math.max(0, Math.round(confidence * 100) / 100),
-      doubts,
-    },
-  };
+/** The first token of a line below a name that holds its value (the name was printed above it). */
+function startsWithValue(toks: Tok[]): boolean {
+  const t = toks.find((x) => x.k !== "noise" && x.k !== "flag");
+  return t?.k === "num" || t?.k === "result";
 }
 
 /** The rows of a lab report's lines. Lines without a catalogue name are passed over in silence. */
-export function recogniseLabRows(lines: readonly string[]): Recognised {
+export function recogniseLabRows(lines: readonly string[], patient?: Patient): Recognised {
   const rows: LabRow[] = [];
   const rejected: RejectedRow[] = [];
   let section: Specimen = "blood";
-  lines.forEach((line, lineIndex) => {
-    const words = wordsOf(line);
-    const names = namesOn(words);
-    if (names.length === 0) {
-      if (SECTION_URINE.test(line)) section = "urine";
-      else if (SECTION_BLOOD.test(line)) section = "blood";
-      return;
+  let inNote = false;
+  const used = new Set<number>();
+  const words = lines.map(wordsOf);
+  const names = words.map(namesOn);
+  for (let lineIndex = 0; lineIndex < lines.length; lineIndex++) {
+    if (used.has(lineIndex)) continue;
+    const line = lines[lineIndex]!;
+    const found = names[lineIndex]!;
+    // A note runs until the next table head, page mark or title (a short line without numbers).
+    if (TABLE_HEAD.test(line) || PAGE_MARK.test(line) || (!/\d/.test(line) && words[lineIndex]!.length <= 5))
+      inNote = false;
+    if (NOTE_START.test(line)) inNote = true;
+    if (found.length === 0) {
+      if (SECTION_URINE.test(line)) [section, inNote] = ["urine", false];
+      else if (SECTION_BLOOD.test(line) && !/\d/.test(line)) [section, inNote] = ["blood", false];
+      continue;
     }
-    if (!/\d/.test(line)) return; // a heading ("BLOOD SUGAR") or a word result ("Glucose Nil")
-    names.forEach((match, n) => {
-      const end = names[n + 1]?.from ?? words.length;
-      const toks = lex(words.slice(match.to, end).map((w) => w.text));
-      const read = readRow(match, toks, section);
-      if ("row" in read) rows.push({ ...read.row, lineIndex });
-      else rejected.push({ lineIndex, printedName: match.printed, reason: read.reject });
+    const reject = (printedName: string, reason: string) => rejected.push({ lineIndex, printedName, reason });
+    if (inNote) {
+      for (const m of found) reject(m.printed, "in a note or interpretation table, not a result");
+      continue;
+    }
+    // A title that names a test ("GLUCOSE", "URINE ROUTINE") sets the section, and has no value.
+    if (found.length === 1 && SECTION_URINE.test(line) && !/\d/.test(line)) section = "urine";
+    const toksOf = found.map((m, n) =>
+      lex(words[lineIndex]!.slice(m.to, found[n + 1]?.from ?? words[lineIndex]!.length).map((w) => w.text)),
+    );
+    // The lines below that continue the last row's range ("Female : 12.0 - 15.5").
+    let next = lineIndex + 1;
+    while (next < lines.length && names[next]!.length === 0) {
+      const more = lex(words[next]!.map((w) => w.text));
+      if (!continuation(more) || !toksOf.at(-1)!.some((t) => t.k === "label")) break;
+      toksOf.at(-1)!.push(...more);
+      used.add(next);
+      next++;
+    }
+    found.forEach((match, n) => {
+      const between = words[lineIndex]!.slice(found[n - 1]?.to ?? 0, match.from).map((w) => w.text);
+      if (n > 0 && between.length === 1 && /^[/÷]$/.test(between[0]!) && toksOf[n - 1]!.length === 0) {
+        // "Total Cholesterol / HDL 3.27" with no name for the ratio: not HDL's value.
+        return reject(match.printed, "a ratio of two tests the catalogue does not name");
+      }
+      let read: Read = readRow(match, toksOf[n]!, section, patient);
+      let at = lineIndex;
+      // A value printed on the line below its name: the name's line holds no value of its own.
+      if (
+        "reject" in read &&
+        found.length === 1 &&
+        lineIndex + 1 < lines.length &&
+        names[lineIndex + 1]!.length === 0 &&
+        !used.has(lineIndex + 1)
+      ) {
+        const below = lex(words[lineIndex + 1]!.map((w) => w.text));
+        if (startsWithValue(below)) {
+          const again = readRow(match, below, section, patient);
+          if ("row" in again) {
+            read = again;
+            at = lineIndex + 1;
+            used.add(at);
+          }
+        }
+      }
+      if ("row" in read) rows.push({ ...read.row, lineIndex: at });
+      else reject(match.printed, read.reject);
     });
-  });
-  // One number read with a lost decimal point ("07") means the pass lost them anywhere on the
-  // page (eng+hin OCR does): nothing on it is vouched for.
-  const lost =
-    rejected.some((r) => r.reason.startsWith("a number with a leading zero")) ||
-    rows.some((r) => r.doubts.includes("the printed range did not read cleanly"));
-  if (lost)
-    for (const row of rows) {
-      row.doubts.push("decimal points were lost elsewhere on the page");
-      row.confidence = Math.min(row.confidence, 0.6);
-    }
+  }
   return { rows, rejected };
 }

@@ -14,6 +14,11 @@ export type Family =
   | "vitamins-iron"
   | "inflammation"
   | "urine"
+  | "coagulation"
+  | "hormones"
+  | "cardiac"
+  | "tumour-markers"
+  | "serology"
   | "other";
 
 export type Specimen = "blood" | "urine";
@@ -46,15 +51,31 @@ export type Analyte = {
   possible: [number, number];
   /** Decimals a lab usually prints (for tests' generated reports and display). */
   decimals: number;
+  /**
+   * "ord": a word result ("Non-reactive", "Nil", "Positive"), kept as printed, never a number
+   * (decision 0089); its `unit` is "". Absent: a number.
+   */
+  scale?: "ord";
 };
 
 export type Flag = "H" | "L";
 
+/** One part of a range printed in parts ("Female : 12.0 - 15.5"), as printed, with its bounds. */
+export type RangePart = { text: string; low: number | null; high: number | null };
+
 export type PrintedRange = {
-  /** The range as printed, e.g. "13.0 - 17.0" or "< 200". */
+  /** The range as printed, whole, e.g. "13.0 - 17.0", "Up to 40" or "M: 13 - 17 F: 12 - 15.5". */
   text: string;
+  /** The bounds of the part that applies (the only part, or the one chosen; null: none chosen). */
   low: number | null;
   high: number | null;
+  /**
+   * A range printed in parts — men and women, adults and children, age bands, the categories of a
+   * risk table — each as printed (decision 0089). Absent for a range of one part.
+   */
+  parts?: RangePart[];
+  /** The part that applies to the patient, as printed; null when it could not be chosen. */
+  applies?: string | null;
 };
 
 export type LabRow = {
@@ -74,6 +95,11 @@ export type LabRow = {
   /** The value and the printed range in the analyte's unit, and its judgement (decision 0088). */
   measure: LabMeasure;
   flag: Flag | null;
+  /**
+   * A word result ("Non Reactive", "Nil"; decision 0089): `printedValue` holds the word as printed,
+   * `value` is NaN and `unit` "" — never a number, never judged.
+   */
+  word?: true;
   /** "printed": the report's own flag; "computed": from the printed range only; null: neither. */
   flagSource: "printed" | "computed" | null;
   lineIndex: number;

@@ -5,22 +5,44 @@
  */
 
 const TABLE: Record<string, string[]> = {
-  "g/dL": ["g/dl", "gm/dl", "gms/dl", "gram/dl", "g%", "gm%", "gms%", "gm/100ml", "g/100ml"],
+  "g/dL": [
+    "g/dl",
+    "gm/dl",
+    "gms/dl",
+    "gram/dl",
+    "g%",
+    "gm%",
+    "gms%",
+    "gm/100ml",
+    "g/100ml",
+    "g/di",
+    "gm/di",
+    "grams/dl",
+  ],
   "g/L": ["g/l", "gm/l", "gms/l"],
-  "mg/dL": ["mg/dl", "mg%", "mgs/dl", "mg/100ml"],
+  // "mg/di", "g/di": a small L printed or read as an I.
+  "mg/dL": ["mg/dl", "mg%", "mgs/dl", "mg/100ml", "mg/di", "mg/dl.", "mgm/dl", "mgm%"],
   "mg/L": ["mg/l"],
   "mmol/L": ["mmol/l", "mmol/ltr", "mm/l"],
   "mmol/mol": ["mmol/mol"],
   "umol/L": ["umol/l", "micromol/l", "micromole/l"],
   "meq/L": ["meq/l", "meq/ltr"],
-  "U/L": ["u/l", "units/l", "unit/l"],
-  "[IU]/L": ["iu/l"],
+  // "U/I": the misprint of U/L some lab software carries on every enzyme row.
+  "U/L": ["u/l", "units/l", "unit/l", "u/i", "u/ltr", "units/ltr"],
+  "[IU]/L": ["iu/l", "iu/i", "iu/ltr"],
   "%": ["%", "percent", "%age"],
   fL: ["fl", "femtolitre", "femtoliter", "cu.micron", "cumicron", "u3"],
   pg: ["pg", "picogram", "picograms"],
   "pg/mL": ["pg/ml"],
   "ng/mL": ["ng/ml"],
+  "ug/mL": ["ug/ml", "ugm/ml"],
   "ng/dL": ["ng/dl"],
+  "ng/L": ["ng/l"],
+  "m[IU]/mL": ["miu/ml", "mlu/ml", "miu/mi"],
+  min: ["min", "mins", "minutes", "minute"],
+  "/100{WBCs}": ["/100wbc", "/100wbcs", "/100leucocytes", "/100leukocytes", "per100wbc", "/100wbc's"],
+  "mg/(24.h)": ["mg/24hrs", "mg/24hr", "mg/24h", "mg/day", "mg/24hours", "mg/24hour"],
+  "g/(24.h)": ["g/24hrs", "g/24hr", "g/24h", "g/day", "gm/24hrs", "gm/day"],
   "ug/dL": ["ug/dl", "ugm/dl"],
   "ug/L": ["ug/l"],
   "nmol/L": ["nmol/l"],
@@ -53,6 +75,12 @@ const TABLE: Record<string, string[]> = {
     "/cu.mm",
     "cell/cumm",
     "/c.mm",
+    "cumm",
+    "cmm",
+    "cu.mm",
+    "cells/cu.mm",
+    "/mcl",
+    "cells/mcl",
   ],
   "10*3/uL": [
     "10^3/ul",
@@ -82,6 +110,13 @@ const TABLE: Record<string, string[]> = {
     "10e6/ul",
     "10*6/ul",
     "mill/cmm",
+    "million/cu.mm",
+    "millions/cu.mm",
+    "mill/cu.mm",
+    "million/cmm",
+    "mil/cumm",
+    "mill/mm3",
+    "million/mm3",
   ],
   "10*12/L": ["10^12/l", "10e12/l", "10*12/l", "t/l"],
   "10*5/uL": [
@@ -94,6 +129,13 @@ const TABLE: Record<string, string[]> = {
     "lakhs/mm3",
     "lac/cumm",
     "lacs/cumm",
+    "lak/cumm",
+    "lakh/cu.mm",
+    "lakhs/cu.mm",
+    "lacs/cu.mm",
+    "lac/cu.mm",
+    "lakh/mm3",
+    "lakhs/mcl",
   ],
   "L/L": ["l/l"],
   "mL/min/{1.73_m2}": [
@@ -121,20 +163,24 @@ for (const [ucum, printed] of Object.entries(TABLE)) {
 
 /** The key a printed unit is looked up by. */
 export function unitKey(printed: string): string {
-  return printed
-    .replace(/³/g, "^3")
-    .replace(/⁶/g, "^6")
-    .replace(/⁹/g, "^9")
-    .replace(/¹²/g, "^12")
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[µμ]/g, "u")
-    .replace(/mcg|mcu/g, (m) => "u" + m.slice(2))
-    .replace(/\s+/g, "")
-    .replace(/^[x×*]\s*(?=10)/, "")
-    .replace(/10\s*[x×]\s*(?=\d)/, "10^")
-    .replace(/\*\*/g, "^")
-    .replace(/^\(|\)$/g, "");
+  return (
+    printed
+      .replace(/³/g, "^3")
+      .replace(/⁶/g, "^6")
+      .replace(/⁹/g, "^9")
+      .replace(/¹²/g, "^12")
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(/[µμ]/g, "u")
+      .replace(/mcg|mcu/g, (m) => "u" + m.slice(2))
+      .replace(/\s+/g, "")
+      .replace(/^[x×*]\s*(?=10)/, "")
+      .replace(/10\s*[x×]\s*(?=\d)/, "10^")
+      .replace(/\*\*/g, "^")
+      .replace(/^\(|\)$/g, "")
+      // "million/cu.mm." — a unit that ends its sentence.
+      .replace(/(?<=[a-z])\.$/, "")
+  );
 }
 
 /** The UCUM code for a printed unit, or null when it is not a unit we know. */
@@ -159,6 +205,10 @@ const SHOWN: Record<string, string> = {
   "/uL": "/µL",
   "u[IU]/mL": "µIU/mL",
   "m[IU]/L": "mIU/L",
+  "m[IU]/mL": "mIU/mL",
+  "/100{WBCs}": "/100 WBC",
+  "mg/(24.h)": "mg/24 h",
+  "g/(24.h)": "g/24 h",
   "[IU]/L": "IU/L",
   "[IU]/mL": "IU/mL",
   "ug/dL": "µg/dL",

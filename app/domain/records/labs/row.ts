@@ -1,0 +1,207 @@
+/**
+ * One row of a lab report (decisions 0079, 0089): the tokens after a test's name → its value,
+ * unit, printed range and flag, or the reason it is not read. The value is a plain number right
+ * after the name (flags, status words, method words and a word or two of noise may come before
+ * or between), or a word result for a test that reports one. Doubt is the value's own: a value
+ * outside what is possible, one that fits its printed range only with its decimal point moved, a
+ * leading zero that may be a lost point — each lowers this row's confidence, never another's.
+ */
+import { factorFor } from "./catalogue";
+import type { Tok } from "./lexer";
+import { printedMeasure } from "./measure";
+import { printedRange, type Patient } from "./ranges";
+import type { Analyte, Flag, LabRow, Specimen } from "./types";
+
+export type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
+export type Read = { row: Omit<LabRow, "lineIndex"> } | { reject: string };
+
+const UNITLESS = ["1", "[pH]", "{INR}"];
+
+/** Names a row's specimen itself, so it may stand outside its section ("Urine Microalbumin"). */
+const NAMES_SPECIMEN: Record<Specimen, RegExp> = {
+  urine: /urin|micro|\bacr\b/i,
+  blood: /serum|plasma|blood|^s\.?r?\.? /i,
+};
+
+function pick(match: NameMatch, section: Specimen, ucum: string | null, n: number | null): Analyte[] {
+  // The section decides between blood and urine; a row of the other specimen counts only when its
+  // printed name says so (a bare "Sugar" under BIOCHEMISTRY is not read as the urine's).
+  const pool = match.analytes.filter(
+    (a) => a.specimen === section || NAMES_SPECIMEN[a.specimen].test(match.printed),
+  );
+  if (n === null) return pool.filter((a) => a.scale === "ord");
+  const numbers = pool.filter((a) => a.scale !== "ord");
+  if (ucum) return numbers.filter((a) => factorFor(a, ucum) !== null);
+  const unitless = numbers.filter((a) => UNITLESS.includes(a.unit));
+  if (unitless.length > 0) return unitless;
+  return numbers.filter((a) => n >= a.possible[0] && n <= a.possible[1]);
+}
+
+/** Within the range, or within half its width of it (a value a range is about). */
+function near(n: number, low: number | null, high: number | null): boolean {
+  const span = low !== null && high !== null ? high - low : Math.abs(high ?? low ?? 0);
+  return (low === null || n >= low - span / 2) && (high === null || n <= high + span / 2);
+}
+const inside = (n: number, low: number | null, high: number | null) =>
+  (low === null || n >= low) && (high === null || n <= high);
+
+/** A word result's row: the word as printed, the printed reference word as its range. */
+function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
+  const at = toks.findIndex((t) => t.k !== "noise");
+  const t = toks[at];
+  if (!t || t.k !== "result") return { reject: "no value" };
+  const a = pick(match, section, null, null)[0];
+  if (!a) return { reject: "a word where this test prints a number" };
+  const ref = toks.slice(at + 1).find((x) => x.k === "result");
+  const doubts: string[] = [];
+  let confidence = 0.97;
+  if (!ref) {
+    doubts.push("no printed reference to check the result against");
+    confidence -= 0.1;
+  }
+  const measure = printedMeasure(a, Number.NaN, null, null)!;
+  return {
+    row: {
+      loinc: a.loinc,
+      analyte: a.name,
+      printedName: match.printed,
+      value: Number.NaN,
+      unit: "",
+      printedValue: t.text,
+      printedUnit: null,
+      printedUcum: null,
+      range: ref && ref.k === "result" ? { text: ref.text, low: null, high: null } : null,
+      measure,
+      flag: null,
+      flagSource: null,
+      word: true,
+      confidence,
+      doubts,
+    },
+  };
+}
+
+/** One name's row: the tokens between it and the next name (and a continued range's lines). */
+export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patient?: Patient): Read {
+  const doubts: string[] = [];
+  let confidence = 0.97;
+  let cap = 1;
+  const doubt = (why: string, cost: number, most = 1) => {
+    doubts.push(why);
+    confidence -= cost;
+    cap = Math.min(cap, most);
+  };
+  let i = 0;
+  let unitBefore: Extract<Tok, { k: "unit" }> | null = null;
+  let flag: Flag | null = null;
+  let words = 0;
+  for (; i < toks.length && toks[i]!.k !== "num"; i++) {
+    const t = toks[i]!;
+    if (t.k === "unit") unitBefore ??= t;
+    else if (t.k === "flag") flag ??= t.flag;
+    else if (t.k === "result" && words === 0 && match.analytes.some((a) => a.scale === "ord"))
+      return wordRow(match, toks, section);
+    else if (t.k === "range" || t.k === "label") return { reject: "a range where the value should be" };
+    else if (t.k === "date") return { reject: "a date where the value should be" };
+    else if (t.k === "word" && t.sentence) return { reject: "a name in a sentence, not a row" };
+    else if (t.k === "word") words++;
+  }
+  if (i >= toks.length) return { reject: "no value" };
+  if (words > 2) return { reject: "words between the name and the value" };
+  if (words > 0) doubt("words between the name and the value", 0.1);
+  const value = toks[i] as Extract<Tok, { k: "num" }>;
+  let unit: Extract<Tok, { k: "unit" }> | null = null;
+  let first = true;
+  const after = toks.slice(i + 1);
+  for (const t of after) {
+    if (t.k === "noise" || t.k === "status" || t.k === "result") continue;
+    if (t.k === "flag") {
+      flag ??= t.flag;
+      continue;
+    }
+    if (first && (t.k === "word" || t.k === "date"))
+      return { reject: "the value is followed by a word, not a unit" };
+    if (first && t.k === "num") return { reject: "two numbers where one value should be" };
+    first = false;
+    if (t.k === "unit") unit ??= t;
+    else if (t.k === "num") doubt("another number on the row", 0.2);
+  }
+  unit ??= unitBefore;
+  const ucum = unit?.ucum ?? null;
+  const candidates = pick(match, section, ucum, value.n);
+  if (candidates.length === 0)
+    return {
+      reject: ucum ? `unit ${unit!.text} does not fit` : "no unit, and the name alone does not decide",
+    };
+  if (candidates.length > 1) return { reject: "the name and unit fit more than one analyte" };
+  const a = candidates[0]!;
+  if (!ucum && !UNITLESS.includes(a.unit)) doubt("no unit printed", 0.3);
+  const read = printedRange(after, patient);
+  let printed = read?.range ?? null;
+  // A bound printed "07" may be 0.7 or 7: it stands only when the value sits by the range it makes.
+  const lost = read?.lead0 && printed && !near(value.n, printed.low, printed.high);
+  if (read?.suspect || lost) {
+    doubt("the printed range did not read cleanly", 0.3);
+    printed = null;
+  } else if (!printed) doubt("no printed range to check the value against", 0.1);
+  else if (printed.parts && printed.applies === null)
+    doubts.push("which part of the printed range applies could not be chosen from her recorded sex and age");
+  // The value and its printed range in the analyte's unit, judged there (decision 0088).
+  const measure = printedMeasure(a, value.n, ucum, printed)!;
+  const { low, high } = printed ?? { low: null, high: null };
+  const bounded = low !== null || high !== null;
+  // A lab that prints this analyte with decimals printed none: perhaps the point was lost
+  // (a unit with a factor below 1, such as /cumm or µmol/L, is printed as a whole number).
+  if (
+    a.decimals > 0 &&
+    !value.text.includes(".") &&
+    (!ucum || factorFor(a, ucum)! >= 1) &&
+    !(bounded && inside(value.n, low, high))
+  )
+    doubt("no decimal point where labs print one", 0.1);
+  if (value.suspect && !(bounded && near(value.n, low, high)))
+    doubt("a leading zero: the decimal point may be lost", 0.4, 0.6);
+  if (bounded && !inside(value.n, low, high)) {
+    // Only a range with both bounds can say a value belongs in it with its point moved.
+    const moved =
+      low !== null && high !== null && [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high));
+    if (moved && !near(value.n, low, high))
+      doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
+    const scale = Math.max(low ?? 0, high ?? 0);
+    if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20))
+      doubt("the value is far from the printed range", 0.3);
+  }
+  // A range bound no lab would print (every point on the line lost: "130 - 170" for Hb).
+  if ([measure.low, measure.high].some((b) => b !== null && b > a.possible[1]))
+    doubt("the printed range is outside what is possible (a misreading?)", 0.3);
+  if (measure.value < a.possible[0] || measure.value > a.possible[1])
+    doubt("outside what is possible for this test (a misreading?)", 0.5, 0.45);
+  let flagSource: LabRow["flagSource"] = flag ? "printed" : null;
+  if (printed && bounded) {
+    const computed = measure.flag;
+    if (flag && computed && flag !== computed)
+      doubt("the printed flag disagrees with the printed range", 0.3);
+    if (!flag && computed) {
+      flag = computed;
+      flagSource = "computed";
+    }
+  }
+  return {
+    row: {
+      loinc: a.loinc,
+      analyte: a.name,
+      printedName: match.printed,
+      value: measure.value,
+      unit: measure.unit,
+      printedValue: value.text,
+      printedUnit: unit?.text ?? null,
+      printedUcum: ucum,
+      range: printed,
+      measure,
+      flag,
+      flagSource,
+      confidence: Math.max(0, Math.min(cap, Math.round(confidence * 100) / 100)),
+      doubts,
+    },
+  };
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `lab_reads` ADD `sample_date` text;
