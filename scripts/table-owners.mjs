@@ -14,7 +14,21 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const countOnly = process.argv.includes("--count");
 
 /** Writes outside a table's owner that a decision records: "table context" → the decision. */
-export const EXCEPTIONS = new Map([]);
+export const EXCEPTIONS = new Map([
+  [
+    "patients accounts",
+    "decision 0096: a signup creates her own profile; deletion removes the ones only she held",
+  ],
+  ["health_workers accounts", "decision 0096: a health worker's signup creates their pending row"],
+  ["patient_consents accounts", "decision 0096: deletion blanks the recorder's name"],
+  [
+    "reports accounts",
+    "decision 0096: deletion blanks an erased signer; an expert back in review loses claims",
+  ],
+  ["reports rights", "decision 0096: withdrawing review consent takes the waiting reports out"],
+  ["upload_sessions rights", "decision 0096: withdrawing review consent ends the uploads under way"],
+  ["share_links care", "decision 0096: ending a family member's access ends the links they made"],
+]);
 
 // The schema's tables: identifier → SQL name.
 const schema = readFileSync(path.join(root, "app/db/schema.sqlite.ts"), "utf8");
@@ -29,10 +43,11 @@ const twice = [];
 for (const section of doc.split(/\n(?=### )/)) {
   const context = /^### (\w+) — /.exec(section)?.[1];
   if (!context) continue;
-  for (const owns of section.matchAll(/\*\*Owns\*\*:([\s\S]*?)(?=\n- \*\*|\n\n|$)/g))
+  for (const owns of section.matchAll(/\*\*Owns\*\*[^:]*:([\s\S]*?)(?=\n- \*\*|\n\n|$)/g))
     for (const m of owns[1].matchAll(/`([a-z_]+)`/g)) {
       if (![...tables.values()].includes(m[1])) continue;
-      if (owner.has(m[1]) && owner.get(m[1]) !== context) twice.push(`${m[1]}: ${owner.get(m[1])} and ${context}`);
+      if (owner.has(m[1]) && owner.get(m[1]) !== context)
+        twice.push(`${m[1]}: ${owner.get(m[1])} and ${context}`);
       owner.set(m[1], context);
     }
 }
