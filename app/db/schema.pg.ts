@@ -1055,6 +1055,8 @@ export const backupRuns = pgTable(
     finishedAt: ms("finished_at"),
     durationMs: integer("duration_ms"),
     snapshotId: text("snapshot_id"),
+    /** When restic took the snapshot (a backup's, or the one a restore test brought back; decision 0091). */
+    snapshotAt: ms("snapshot_at"),
     sizeBytes: bigint("size_bytes", { mode: "number" }),
     addedBytes: bigint("added_bytes", { mode: "number" }),
     files: integer("files"),

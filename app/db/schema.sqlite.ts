@@ -1079,6 +1079,8 @@ export const backupRuns = sqliteTable(
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
     durationMs: integer("duration_ms"),
     snapshotId: text("snapshot_id"),
+    /** When restic took the snapshot (a backup's, or the one a restore test brought back; decision 0091). */
+    snapshotAt: integer("snapshot_at", { mode: "timestamp_ms" }),
     /** Bytes the backup read, and the new bytes it added to the repository (after deduplication). */
     sizeBytes: integer("size_bytes"),
     addedBytes: integer("added_bytes"),
