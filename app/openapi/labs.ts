@@ -63,16 +63,39 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     path: "/report/{reportId}/observations/{valueId}",
     who: HOLDER,
     summary:
-      "Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed)",
+      "Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed). `restore` undoes a removal: the value gets back the status it was removed from (409 when it is not removed; decision 0090)",
     auth: true,
     body: z.object({
-      action: z.enum(["confirm", "correct", "remove"]),
+      action: z.enum(["confirm", "correct", "remove", "restore"]),
       value: z.union([z.number(), z.string()]).optional().describe("correct: the value"),
       unit: z.string().optional().describe("correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm)"),
       range,
     }),
     data: observationObject,
     errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/report/{reportId}/observations/confirm",
+    who: HOLDER,
+    summary:
+      "Confirm in one step the unchecked values the caller was shown (decision 0090): `valueIds` lists them (1–500). A value already checked or removed — also by a request at the same time — is left as it is, and so is one read with doubt (`confidence` below 0.9, or none: confirm it on its own with PATCH); each comes back in `skipped` with the reason. An id that is not a value of this report refuses the whole request (404) and nothing changes",
+    auth: true,
+    body: z.object({
+      valueIds: z.array(z.string()).describe("The `_id`s of the values to confirm"),
+    }),
+    data: z.object({
+      confirmed: z.array(observationObject).describe("The values this request confirmed"),
+      skipped: z.array(
+        z.object({
+          _id: z.string(),
+          reason: z
+            .enum(["checked", "doubt"])
+            .describe("checked: already confirmed, corrected, added or removed; doubt: read with doubt"),
+        }),
+      ),
+    }),
+    errors: [400, 401, 403, 404],
   },
   {
     method: "get",

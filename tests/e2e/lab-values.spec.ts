@@ -6,11 +6,14 @@ import { shot } from "./helpers";
 import { wcagAxe } from "./axe";
 
 /**
- * Lab values read from reports (decisions 0082, 0084), in real Chromium: a patient uploads two lab
- * PDFs (made in code, their values known); the reader finds the values; the expert, at 1280 px,
- * shows one where it was read on the page, confirms, corrects, removes and adds values (a bad
- * number is refused and kept), and writes the opinion; the patient, at 360 px in Hindi, sees only
- * the checked values in plain words and Haemoglobin charted over her two reports, with a table.
+ * Lab values read from reports (decisions 0082, 0084, 0090), in real Chromium: a patient uploads
+ * two lab PDFs (made in code, their values known); the reader finds the values; the expert, at
+ * 1280 px, finds them before the opinion form, shows one where it was read on the page, confirms,
+ * corrects, removes (and undoes it) and adds values (a bad number is refused and kept), confirms
+ * the rest in one step — controls never moving under the pointer — and writes the opinion; at
+ * 360 px, on the second report, removes, undoes and confirms all by keyboard; the patient, at
+ * 360 px in Hindi, sees only the checked values in plain words and Haemoglobin charted over her
+ * two reports, with a table.
  */
 
 type World = { patient: TestUser; expert: TestUser; reports: string[]; contexts: BrowserContext[] };
@@ -60,6 +63,43 @@ async function openWithValues(page: Page, reportId: string) {
 
 const valueRow = (page: Page, name: string) => page.getByTestId("lab-value").filter({ hasText: name });
 
+/** Where a control is on the page (scrolled out of the picture: the document's coordinates). */
+async function placeOf(l: ReturnType<Page["locator"]>) {
+  return l.evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: Math.round(r.x + scrollX), y: Math.round(r.y + scrollY), w: Math.round(r.width) };
+  });
+}
+
+/** Where each value's row begins. */
+const rowTops = (page: Page) =>
+  page
+    .getByTestId("lab-value")
+    .evaluateAll((ls) => ls.map((l) => Math.round(l.getBoundingClientRect().top + scrollY)));
+
+/**
+ * Remove, then Undo in the very same place (the same button, focus kept), then Remove again: the
+ * value ends removed, and nothing else in the list moved meanwhile.
+ */
+async function removeUndoRemove(page: Page, name: string) {
+  const row = valueRow(page, name);
+  const remove = row.getByRole("button", { name: `Remove: ${name}` });
+  const at = await placeOf(remove);
+  const rows = await rowTops(page);
+  await remove.click();
+  await expect(row).toHaveAttribute("data-status", "removed");
+  const undo = row.getByRole("button", { name: `Undo removal: ${name}` });
+  await expect(undo).toBeFocused();
+  expect(await placeOf(undo)).toEqual(at);
+  expect(await rowTops(page)).toEqual(rows);
+  await page.keyboard.press("Enter");
+  await expect(row).toHaveAttribute("data-status", "read");
+  await expect(toaster(page)).toContainText("Removal undone.");
+  await expect(remove).toBeFocused();
+  await remove.click();
+  await expect(row).toHaveAttribute("data-status", "removed");
+}
+
 test("the patient uploads two lab reports; an approved pathologist takes them", async ({ browser }, info) => {
   const setup = await (await personContext(browser, info)).newPage();
   w.contexts.push(setup.context());
@@ -96,6 +136,9 @@ test("the expert checks the values read from the first report and writes the opi
   await openWithValues(page, w.reports[0]);
   const section = page.getByTestId("lab-review");
   await expect(section.getByRole("heading", { name: "Values read from this report" })).toBeVisible();
+  // Beside the file and before the opinion form (decision 0090), open: eight to check.
+  await expect(section.getByTestId("lab-counts")).toHaveText("Not checked: 8 · Checked: 0 · Removed: 0");
+  expect((await placeOf(section)).y).toBeLessThan((await placeOf(page.getByLabel(/^Summary/))).y);
   const hb = valueRow(page, "Haemoglobin");
   await expect(hb.getByTestId("lab-reading")).toHaveText("9.8 g/dL");
   await expect(hb).toContainText("12.0 - 15.5");
@@ -118,13 +161,19 @@ test("the expert checks the values read from the first report and writes the opi
   expect(mark.y + mark.height).toBeLessThan(pic.y + pic.height * 0.6);
   await shot(page, info, "lab-review-preview");
 
+  // Confirm: its place is left empty, Remove stays where it was, the next value's Confirm has the focus.
+  const hbRemove = await placeOf(hb.getByRole("button", { name: "Remove: Haemoglobin" }));
   await hb.getByRole("button", { name: "Confirm: Haemoglobin 9.8 g/dL" }).click();
   await expect(toaster(page)).toContainText("Value saved.");
   await expect(valueRow(page, "Haemoglobin")).toContainText("Confirmed");
+  expect(await placeOf(hb.getByRole("button", { name: "Remove: Haemoglobin" }))).toEqual(hbRemove);
+  await expect(
+    valueRow(page, "Haematocrit").getByRole("button", { name: /^Confirm: Haematocrit/ }),
+  ).toBeFocused();
 
   // A correction in one step.
   const pcv = valueRow(page, "Haematocrit");
-  await pcv.locator("summary").click();
+  await pcv.locator("label", { hasText: "Correct" }).click();
   await pcv.getByLabel("Value").fill("31.5");
   await pcv.getByRole("button", { name: "Save correction" }).click();
   await expect(valueRow(page, "Haematocrit")).toContainText("Corrected");
@@ -132,14 +181,15 @@ test("the expert checks the values read from the first report and writes the opi
 
   // A bad number is refused, said next to the field, and what was typed stays.
   const mcv = valueRow(page, "MCV");
-  await mcv.locator("summary").click();
+  await mcv.locator("label", { hasText: "Correct" }).click();
   await mcv.getByLabel("Value").fill("eighty");
   await mcv.getByRole("button", { name: "Save correction" }).click();
   await expect(valueRow(page, "MCV")).toContainText("Enter the value as a number, e.g. 9.8.");
   await expect(valueRow(page, "MCV").getByLabel("Value")).toHaveValue("eighty");
   await expect(valueRow(page, "MCV")).toContainText("Not checked");
 
-  await valueRow(page, "ESR").getByRole("button", { name: "Remove: ESR" }).click();
+  // A removal undone in the same place, then removed for good.
+  await removeUndoRemove(page, "ESR");
   await expect(valueRow(page, "ESR")).toContainText("Removed");
 
   // One the reader missed.
@@ -152,6 +202,15 @@ test("the expert checks the values read from the first report and writes the opi
   await add.getByRole("button", { name: "Add value" }).click();
   await expect(valueRow(page, "Vitamin B12")).toContainText("Added");
 
+  // The rest (the refused MCV among them) in one step; the rows stay where they were.
+  const rows = await rowTops(page);
+  await section.getByRole("button", { name: "Confirm all unchecked values (5)" }).click();
+  await expect(toaster(page)).toContainText("Values confirmed: 5.");
+  await expect(section.getByText("Every value has been checked.")).toBeFocused();
+  await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
+  await expect(section.getByTestId("lab-counts")).toHaveText("Not checked: 0 · Checked: 8 · Removed: 1");
+  expect(await rowTops(page)).toEqual(rows);
+
   expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
   await shot(page, info, "lab-review-checked");
 
@@ -162,16 +221,27 @@ test("the expert checks the values read from the first report and writes the opi
   await expect(toaster(page)).toContainText("Review Added Successfully");
 });
 
-test("the second report: the expert corrects Haemoglobin and sends the opinion", async ({
+test("the second report, at 360 px: the expert corrects Haemoglobin, removes and undoes, confirms all by keyboard, sends the opinion", async ({
   browser,
 }, info) => {
   const page = await person(browser, info, w.expert);
+  await page.setViewportSize({ width: 360, height: 740 });
   await openWithValues(page, w.reports[1]);
   const hb = valueRow(page, "Haemoglobin");
-  await hb.locator("summary").click();
+  await hb.locator("label", { hasText: "Correct" }).click();
   await hb.getByLabel("Value").fill("10.4");
   await hb.getByRole("button", { name: "Save correction" }).click();
   await expect(valueRow(page, "Haemoglobin")).toContainText("Corrected");
+  await removeUndoRemove(page, "MCH");
+  // Confirm all, from the keyboard.
+  const all = page.getByRole("button", { name: "Confirm all unchecked values (6)" });
+  await all.focus();
+  await page.keyboard.press("Enter");
+  await expect(toaster(page)).toContainText("Values confirmed: 6.");
+  await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
+  await shot(page, info, "lab-review-360");
   await page.getByLabel(/^Summary/).fill("Haemoglobin is rising with the iron tablets.");
   await page.getByLabel(/^Findings/).fill("Hb 10.4 g/dL.");
   await page.getByLabel(/^Recommendations/).fill("Go on with the iron tablets.");
@@ -195,16 +265,18 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
 
   const lists = page.getByTestId("lab-values");
   await expect(lists).toHaveCount(2);
-  const all = (await lists.allInnerTexts()).join("\n");
-  expect(all).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
-  expect(all).toContain("10.4 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
-  expect(all).toContain("310 pg/mL");
-  // Removed (ESR), refused (MCV) and never checked (the second report's others): not shown.
-  for (const hidden of ["ESR", "MCV", "MCH", "Platelet"]) expect(all).not.toContain(hidden);
+  // Newest first: the second report, then the first.
+  const [second, first] = await lists.allInnerTexts();
+  expect(first).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(second).toContain("10.4 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(first).toContain("310 pg/mL");
+  // Removed values are not shown: ESR of the first report, MCH of the second.
+  expect(first).not.toContain("ESR");
+  expect(second).not.toContain("MCH");
 
   const series = page.getByTestId("lab-series");
   await expect(series.getByRole("heading", { name: hi.labs.seriesTitle })).toBeVisible();
-  const table = series.locator("table").first();
+  const table = series.locator("figure", { hasText: "हीमोग्लोबिन" }).locator("table");
   await expect(table).toContainText("9.8");
   await expect(table).toContainText("10.4");
   await expect(series.locator("svg").first()).toBeVisible();

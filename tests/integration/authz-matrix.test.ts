@@ -113,6 +113,17 @@ const API: Row[] = [
     admin: 403,
   },
   {
+    // Confirm all (decision 0090): only the expert holding the report, whose values they are.
+    route: "POST /report/:report/observations/confirm",
+    body: () => ({ valueIds: ["none"] }),
+    anon: 401,
+    patient: 403,
+    otherPatient: 403,
+    unapproved: 403,
+    expert: 403,
+    admin: 403,
+  },
+  {
     route: "PATCH /report/:report/observations/none",
     body: () => ({ action: "confirm" }),
     anon: 401,

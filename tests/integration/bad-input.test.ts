@@ -140,6 +140,7 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "PATCH", path: "/voice-notes/no-such-note", token: "admin" },
   { method: "POST", path: "/report/REPORT/observations", token: "admin" },
   { method: "PATCH", path: "/report/REPORT/observations/no-such-value", token: "admin" },
+  { method: "POST", path: "/report/REPORT/observations/confirm", token: "admin" },
   { method: "POST", path: "/admin/take-overs/no-such-take-over/undo", token: "admin" },
   { method: "POST", path: "/admin/take-overs/no-such-take-over/clear", token: "admin" },
   { method: "POST", path: "/take-over/not-me/unknown-not-me-link-0000000000" },

@@ -227,10 +227,10 @@ describe("lab values over HTTP", () => {
       expect(res.status).toBe(403);
       expect(await status()).toBe("read");
     }
-    // The holder: one step, back to the screen with the value shown on its page.
+    // The holder: one step, back to the screen at the value's own row (decision 0090).
     const ok = await expert.post(screen, { intent: "lab-check", valueId: "v-unchecked", action: "confirm" });
     expect(ok.status).toBe(302);
-    expect(ok.headers.get("location")).toBe(`${screen}?value=v-unchecked#labs`);
+    expect(ok.headers.get("location")).toBe(`${screen}#lab-v-unchecked`);
     expect(await status()).toBe("confirmed");
   });
 });

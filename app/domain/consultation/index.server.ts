@@ -141,3 +141,10 @@ export {
   type LabSeries,
   type LabPoint,
 } from "./lab-values.server";
+export {
+  confirmableInBulk,
+  confirmValues,
+  readWithDoubt,
+  type ConfirmAllInput,
+  type ConfirmAllResult,
+} from "./lab-checks.server";

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { db, first } from "~/db/client.server";
 import { labValues, reports } from "~/db/schema";
@@ -211,6 +211,8 @@ const checkSchema = z.discriminatedUnion(
   [
     z.object({ action: z.literal("confirm") }),
     z.object({ action: z.literal("remove") }),
+    // Undo a removal (decision 0090): the value gets back the status it was removed from.
+    z.object({ action: z.literal("restore") }),
     z.object({ action: z.literal("correct"), value: numberField, unit: unitField, range: rangeField }),
   ],
   { errorMap: () => ({ message: "labs.badAction" }) },
@@ -265,13 +267,16 @@ function invalid(fieldErrors: Record<string, string[]>) {
   return new DomainError("invalid", "labs.checkFailed", { fieldErrors });
 }
 
-async function heldReport(actor: Actor, reportId: string): Promise<ReportRow> {
+export async function heldReport(actor: Actor, reportId: string): Promise<ReportRow> {
   const row = await reportRow(reportId);
   if (!holdsReport(actor, row)) throw new DomainError("forbidden", "labs.notYours");
   return row;
 }
 
-/** The expert holding the report confirms, corrects or removes one value, in one step. */
+/**
+ * The expert holding the report confirms, corrects or removes one value, in one step, or undoes
+ * its removal (decision 0090).
+ */
 export async function checkValue(
   actor: Actor,
   reportId: string,
@@ -289,13 +294,19 @@ export async function checkValue(
       .where(and(eq(labValues.id, id), eq(labValues.reportId, report.id))),
   );
   if (!current) throw new DomainError("not_found", "labs.valueNotFound");
-  if (current.status === "removed") throw new DomainError("conflict", "labs.alreadyRemoved");
-  const stamp = { checkedBy: actor.id, checkedAt: new Date() };
   const data = parsed.data;
-  let set: Partial<Row>;
+  const removed = current.status === "removed";
+  if (removed !== (data.action === "restore"))
+    throw new DomainError("conflict", removed ? "labs.alreadyRemoved" : "labs.notRemoved");
+  const stamp = { checkedBy: actor.id, checkedAt: new Date() };
+  let set: { [K in keyof Row]?: Row[K] | SQL };
   if (data.action === "confirm")
     set = { status: current.status === "added" ? "added" : "confirmed", ...stamp };
-  else if (data.action === "remove") set = { status: "removed", ...stamp };
+  // The status it had when the statement runs, kept for an undo (decision 0090).
+  else if (data.action === "remove")
+    set = { status: "removed", removedFrom: sql`${labValues.status}`, ...stamp };
+  else if (data.action === "restore")
+    set = { status: restoredStatus(current.removedFrom), removedFrom: null, ...stamp };
   else {
     set = {
       ...normalised(current.loinc, data.value, data.unit, data.range).fields,
@@ -303,8 +314,24 @@ export async function checkValue(
       ...stamp,
     };
   }
-  const [updated] = await db().update(labValues).set(set).where(eq(labValues.id, current.id)).returning();
+  // A removed value changes only by its undo, whatever ran in between (two requests at once).
+  const [updated] = await db()
+    .update(labValues)
+    .set(set)
+    .where(
+      and(
+        eq(labValues.id, current.id),
+        removed ? eq(labValues.status, "removed") : ne(labValues.status, "removed"),
+      ),
+    )
+    .returning();
+  if (!updated) throw new DomainError("conflict", removed ? "labs.notRemoved" : "labs.alreadyRemoved");
   return toApiLabValue(updated);
+}
+
+/** The status a removal undone gives back: the one it was removed from (unchecked if unknown). */
+function restoredStatus(from: string | null): LabStatus {
+  return from === "confirmed" || from === "corrected" || from === "added" ? from : "read";
 }
 
 /** The expert holding the report adds a value the reader missed (an analyte of the catalogue). */

@@ -13,6 +13,12 @@ export type LabError = {
   };
 };
 
+/** A lab form's answer as data (a page with its script, decision 0090): the refusal, or what was done. */
+export type LabReply = {
+  lab?: LabError["lab"] | null;
+  done?: { message: string; intent: string; action: string | null } | null;
+};
+
 function FieldError({ id, messages }: { id: string; messages?: string[] }) {
   if (!messages?.length) return null;
   return (

@@ -1,30 +1,25 @@
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { Link, useActionData, useFetcher, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useToast } from "~/components/Toaster";
 import type { ReviewLabs } from "./route";
-import { AddValue, ValueFields, type LabError } from "./LabFields";
-
-type LabValue = ReviewLabs["values"][number];
-
-const STATUS_STYLE: Record<LabValue["status"], string> = {
-  read: "bg-amber-100 text-amber-900",
-  confirmed: "bg-emerald-100 text-emerald-900",
-  corrected: "bg-sky-100 text-sky-900",
-  added: "bg-sky-100 text-sky-900",
-  removed: "bg-slate-200 text-slate-700",
-};
+import { AddValue, type LabError, type LabReply } from "./LabFields";
+import { LabHidden, ValueRow } from "./LabRow";
 
 /**
- * "Values read from this report" (decision 0084): each value the reader found, with its unit,
- * printed range and flag; the expert confirms, corrects or removes it in one step, shows where it
- * was read (the page with its box marked), and adds one the reader missed. Plain forms and links:
- * it all works before the page's script has loaded.
+ * "Values read from this report" (decisions 0084, 0090): each value the reader found, with its
+ * unit, printed range, flag and doubt; the expert confirms every unchecked one read without doubt
+ * in one step, and confirms, corrects or removes (and undoes a removal of) each in one step; shows
+ * where it was read (the page with its box marked); adds one the reader missed. It comes before the
+ * opinion form, beside the file, open while a value waits for its check. Plain forms and links: it
+ * all works before the page's script has loaded; with it, the answers come as data and nothing
+ * moves.
  */
 export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLabs }) {
   const { t } = useTranslation();
   const err = (useActionData() as LabError | undefined)?.lab;
   const navigation = useNavigation();
-  const busy =
-    navigation.state === "submitting" && String(navigation.formData?.get("intent")).startsWith("lab-");
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "lab-add";
   const state =
     labs.reading === "queued" || labs.reading === "reading"
       ? t("labs.readingNow")
@@ -37,39 +32,112 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
             : labs.values.length === 0
               ? t("labs.noneFound")
               : null;
+  const count = (f: (v: ReviewLabs["values"][number]) => boolean) => labs.values.filter(f).length;
+  const unchecked = count((v) => v.status === "read");
+  // Open while a value waits for its check; folded once all are, so the opinion form comes up.
+  // Decided once, when the page is drawn: it does not fold under the expert's hand.
+  const [open] = useState(unchecked > 0);
   return (
-    <section id="labs" className="card space-y-3" aria-labelledby="labs-title" data-testid="lab-review">
-      <h2 id="labs-title" className="text-lg font-semibold text-slate-900">
-        {t("labs.reviewTitle")}
-      </h2>
-      <p className="text-sm text-slate-700">{t("labs.reviewIntro")}</p>
-      {state && <p className="rounded-md bg-slate-100 px-3 py-2 text-sm text-slate-800">{state}</p>}
-      {labs.values.length > 0 && (
-        <ul className="divide-y divide-slate-200" aria-label={t("labs.reviewTitle")}>
-          {labs.values.map((v) => (
-            <ValueRow
-              key={v._id}
-              reportId={reportId}
-              v={v}
-              shown={labs.preview?.valueId === v._id}
-              error={err?.target === v._id ? err : null}
-              busy={busy}
-            />
-          ))}
-        </ul>
-      )}
-      {labs.catalogue ? (
-        <AddValue catalogue={labs.catalogue} error={err?.target === "add" ? err : null} busy={busy} />
-      ) : (
-        <Link
-          to={`/dashboard/add-review/${reportId}?add=1#labs-add`}
-          className="link inline-block font-semibold"
-          preventScrollReset
-        >
-          {t("labs.addTitle")}
-        </Link>
-      )}
+    <section id="labs" className="card scroll-mt-24" aria-labelledby="labs-title" data-testid="lab-review">
+      <details open={open} className="group/labs">
+        <summary className="flex min-h-11 cursor-pointer list-none items-start gap-2 [&::-webkit-details-marker]:hidden">
+          <span
+            aria-hidden="true"
+            className="mt-1 text-slate-600 transition-transform group-open/labs:rotate-90"
+          >
+            ▸
+          </span>
+          <span className="space-y-0.5">
+            <h2 id="labs-title" className="text-lg font-semibold text-slate-900">
+              {t("labs.reviewTitle")}
+            </h2>
+            <span className="block text-sm text-slate-700" data-testid="lab-counts">
+              {state ??
+                t("labs.counts", {
+                  unchecked,
+                  checked: count((v) => v.status !== "read" && v.status !== "removed"),
+                  removed: count((v) => v.status === "removed"),
+                })}
+            </span>
+          </span>
+        </summary>
+        <div className="mt-3 space-y-3">
+          <p className="text-sm text-slate-700">{t("labs.reviewIntro")}</p>
+          {labs.values.length > 0 && (
+            <ConfirmAll ids={labs.bulk} unchecked={unchecked} doubtful={count((v) => v.doubt)} />
+          )}
+          {labs.values.length > 0 && (
+            <ul className="@container space-y-2" aria-label={t("labs.reviewTitle")}>
+              {labs.values.map((v) => (
+                <ValueRow key={v._id} reportId={reportId} v={v} shown={labs.preview?.valueId === v._id} />
+              ))}
+            </ul>
+          )}
+          {labs.catalogue ? (
+            <AddValue catalogue={labs.catalogue} error={err?.target === "add" ? err : null} busy={busy} />
+          ) : (
+            <Link
+              to={`/dashboard/add-review/${reportId}?add=1#labs-add`}
+              className="link inline-block font-semibold"
+              preventScrollReset
+            >
+              {t("labs.addTitle")}
+            </Link>
+          )}
+        </div>
+      </details>
     </section>
+  );
+}
+
+/**
+ * "Confirm all unchecked values" (decision 0090): the ones read without doubt, as listed on this
+ * page (a value read since is never confirmed unseen). Its place keeps its height once done.
+ */
+function ConfirmAll({ ids, unchecked, doubtful }: { ids: string[]; unchecked: number; doubtful: number }) {
+  const { t } = useTranslation();
+  const fetcher = useFetcher<LabReply>();
+  const page = useActionData() as LabError | undefined;
+  const navigation = useNavigation();
+  const { show } = useToast();
+  const reply = fetcher.data;
+  const error = reply?.lab?.target === "all" ? reply.lab : page?.lab?.target === "all" ? page.lab : null;
+  const busy =
+    fetcher.state !== "idle" ||
+    (navigation.state === "submitting" && navigation.formData?.get("intent") === "lab-confirm-all");
+  useEffect(() => {
+    if (fetcher.state !== "idle" || !reply?.done) return;
+    show({ type: "success", message: reply.done.message });
+    document.getElementById("labs-bulk-status")?.focus();
+  }, [fetcher.state, reply, show]);
+  return (
+    <div className="space-y-1 rounded-md bg-slate-50 p-2" data-testid="lab-bulk">
+      <div className="flex min-h-11 items-center">
+        {ids.length > 0 ? (
+          <fetcher.Form method="post" preventScrollReset className="w-full">
+            <LabHidden intent="lab-confirm-all" />
+            {ids.map((id) => (
+              <input key={id} type="hidden" name="valueId" value={id} />
+            ))}
+            <button type="submit" className="btn-primary w-full text-sm sm:w-auto" disabled={busy}>
+              {t("labs.confirmAll", { count: ids.length })}
+            </button>
+          </fetcher.Form>
+        ) : (
+          <p id="labs-bulk-status" tabIndex={-1} className="text-sm font-semibold text-slate-800">
+            {unchecked > 0 ? t("labs.onlyDoubtLeft") : t("labs.allChecked")}
+          </p>
+        )}
+      </div>
+      {doubtful > 0 && (
+        <p className="text-sm text-amber-900">{t("labs.doubtNotInBulk", { count: doubtful })}</p>
+      )}
+      {error && (
+        <p role="alert" className="text-sm font-semibold text-red-700">
+          {error.message}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -88,9 +156,19 @@ export function LabPreview({
     <figure id="labs-preview" className="card space-y-2 p-3" data-testid="lab-preview">
       <figcaption className="flex flex-wrap items-center justify-between gap-2 text-sm font-semibold text-slate-900">
         <span>{t("labs.previewTitle", { name: preview.name, page: preview.page })}</span>
-        <Link to={`/dashboard/add-review/${reportId}#labs`} className="link font-normal" preventScrollReset>
-          {t("labs.hidePreview")}
-        </Link>
+        <span className="flex gap-4 font-normal">
+          {/* On a phone the page is above the list: the way back to the row, without a reload. */}
+          <a href={`#lab-${encodeURIComponent(preview.valueId)}`} className="link lg:hidden">
+            {t("labs.backToValue")}
+          </a>
+          <Link
+            to={`/dashboard/add-review/${reportId}#lab-${encodeURIComponent(preview.valueId)}`}
+            className="link"
+            preventScrollReset
+          >
+            {t("labs.hidePreview")}
+          </Link>
+        </span>
       </figcaption>
       <div className="relative overflow-hidden rounded-md border border-slate-300 bg-white">
         <img
@@ -107,140 +185,5 @@ export function LabPreview({
         />
       </div>
     </figure>
-  );
-}
-
-function ValueRow({
-  reportId,
-  v,
-  shown,
-  error,
-  busy,
-}: {
-  reportId: string;
-  v: LabValue;
-  shown: boolean;
-  error: NonNullable<LabError["lab"]> | null;
-  busy: boolean;
-}) {
-  const { t } = useTranslation();
-  const statusLabel = {
-    read: t("labs.statusRead"),
-    confirmed: t("labs.statusConfirmed"),
-    corrected: t("labs.statusCorrected"),
-    added: t("labs.statusAdded"),
-    removed: t("labs.statusRemoved"),
-  }[v.status];
-  const removed = v.status === "removed";
-  const unit = v.shownUnit;
-  return (
-    <li id={`lab-${v._id}`} className="space-y-1 py-2" data-testid="lab-value" data-status={v.status}>
-      <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-        <p className={removed ? "text-slate-500 line-through" : "text-slate-900"}>
-          <span className="font-semibold">{v.name}</span>{" "}
-          <span className="font-mono font-semibold" data-testid="lab-reading">
-            {v.printedValue} {unit}
-          </span>
-        </p>
-        {/* Where it stands against its printed range: the measure's judgement (decision 0088). */}
-        {(v.judgement === "above" || v.judgement === "below") && (
-          <span
-            className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
-            data-testid="lab-flag"
-          >
-            {v.judgement === "above" ? t("labs.flagH") : t("labs.flagL")}
-          </span>
-        )}
-        {v.judgement === "within" && (
-          <span
-            className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700"
-            data-testid="lab-flag"
-          >
-            {t("labs.flagN")}
-          </span>
-        )}
-        <span className={`ml-auto rounded px-2 py-0.5 text-xs font-semibold ${STATUS_STYLE[v.status]}`}>
-          {statusLabel}
-        </span>
-      </div>
-      <p className="text-sm text-slate-700">
-        {v.printedName !== v.name && <>“{v.printedName}” · </>}
-        {t("labs.printedRange")}: {v.rangeText ?? t("labs.noRangePrinted")}
-        {v.status === "read" && v.confidence != null && v.confidence < 0.9 && (
-          <span className="block font-semibold text-amber-900">{t("labs.doubt")}</span>
-        )}
-      </p>
-      {error && (
-        <p role="alert" className="text-sm font-semibold text-red-700">
-          {error.message}
-        </p>
-      )}
-      {!removed && (
-        <div className="flex flex-wrap items-center gap-2">
-          {v.page && v.box && !shown && (
-            <Link
-              to={`/dashboard/add-review/${reportId}?value=${encodeURIComponent(v._id)}#labs-preview`}
-              className="btn-secondary px-3 py-1 text-sm"
-              preventScrollReset
-              aria-label={`${t("labs.showOnReport")}: ${v.name}`}
-            >
-              {t("labs.showOnReport")}
-            </Link>
-          )}
-          {v.status === "read" && (
-            <Form method="post" preventScrollReset>
-              <input type="hidden" name="intent" value="lab-check" />
-              <input type="hidden" name="valueId" value={v._id} />
-              <button
-                type="submit"
-                name="action"
-                value="confirm"
-                className="btn-primary px-3 py-1 text-sm"
-                disabled={busy}
-                aria-label={`${t("labs.confirm")}: ${v.name} ${v.printedValue} ${unit}`}
-              >
-                {t("labs.confirm")}
-              </button>
-            </Form>
-          )}
-          <Form method="post" preventScrollReset>
-            <input type="hidden" name="intent" value="lab-check" />
-            <input type="hidden" name="valueId" value={v._id} />
-            <button
-              type="submit"
-              name="action"
-              value="remove"
-              className="btn-secondary px-3 py-1 text-sm"
-              disabled={busy}
-              aria-label={`${t("labs.remove")}: ${v.name}`}
-            >
-              {t("labs.remove")}
-            </button>
-          </Form>
-          <details
-            className="open:basis-full"
-            open={!!error?.fieldErrors && Object.keys(error.fieldErrors).length > 0}
-          >
-            <summary className="flex min-h-11 cursor-pointer items-center px-1 text-sm font-semibold text-sky-800">
-              {t("labs.correct")}
-              <span className="sr-only">: {v.name}</span>
-            </summary>
-            <Form method="post" className="mt-2 space-y-2" preventScrollReset>
-              <input type="hidden" name="intent" value="lab-check" />
-              <input type="hidden" name="valueId" value={v._id} />
-              <input type="hidden" name="action" value="correct" />
-              <ValueFields
-                prefix={`lab-${v._id}`}
-                v={{ value: v.printedValue, unit, range: v.rangeText ?? "" }}
-                error={error}
-              />
-              <button type="submit" className="btn-primary px-3 py-1 text-sm" disabled={busy}>
-                {t("labs.saveCorrection")}
-              </button>
-            </Form>
-          </details>
-        </div>
-      )}
-    </li>
   );
 }

@@ -1,5 +1,12 @@
 import { data } from "@remix-run/node";
-import { addValue, checkValue, labReview } from "~/domain/consultation/index.server";
+import {
+  addValue,
+  checkValue,
+  confirmableInBulk,
+  confirmValues,
+  labReview,
+  readWithDoubt,
+} from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
 import { CATALOGUE, displayUnit, storedMeasure } from "~/domain/records/labs";
 import { screenFailure } from "~/web/screen.server";
@@ -7,9 +14,9 @@ import { redirectWithSuccess } from "~/web/toast.server";
 import type { ReviewScreen } from "./claim.server";
 
 /**
- * "Values read from this report" (decision 0084): for the expert holding the report, the reading's
- * state, every value with its status and the page to show it on; the catalogue to add one from
- * (when asked for: `?add=1`).
+ * "Values read from this report" (decisions 0084, 0090): for the expert holding the report, the
+ * reading's state, every value with its status, its doubt and the page to show it on, the values
+ * one step confirms; the catalogue to add one from (when asked for: `?add=1`).
  */
 export async function labsSection(
   actor: Actor,
@@ -29,7 +36,12 @@ export async function labsSection(
       ...v,
       shownUnit: v.printedUnit ?? displayUnit(v.unit),
       judgement: storedMeasure(v).judgement,
+      doubt: readWithDoubt(v),
     })),
+    // "Confirm all": the unchecked values read without doubt (decision 0090), as the form sends them.
+    bulk: review.values.filter(confirmableInBulk).map((v) => v._id),
+    // Unchecked values read with doubt: each confirmed on its own.
+    doubtful: review.values.filter((v) => v.status === "read" && readWithDoubt(v)).length,
     // The highlight: the value's page (a PDF's page rendered; a photo is its own page) and its box.
     preview: pick
       ? {
@@ -60,36 +72,71 @@ const text = (form: FormData, key: string) => {
   return typeof v === "string" ? v : undefined;
 };
 
-/** Confirm, correct, remove or add one value in one step; the form keeps its input on a refusal. */
-export async function labAction(intent: "lab-check" | "lab-add", form: FormData, screen: ReviewScreen) {
+export type LabIntent = "lab-check" | "lab-add" | "lab-confirm-all";
+
+/** What each step did, in the words of the toast. */
+const DONE = {
+  confirm: "labs.checked",
+  correct: "labs.checked",
+  remove: "labs.removedOne",
+  restore: "labs.restored",
+};
+
+/**
+ * Confirm, correct, remove (or undo a removal of) one value, add one, or confirm every unchecked
+ * value shown, each in one step; a refused form keeps its input. A page with its script asks for
+ * the answer as data (`script=1`: the controls stay where they are, decision 0090); without it, the
+ * answer is the screen again (post/redirect/get) at the value's own row.
+ */
+export async function labAction(intent: LabIntent, form: FormData, screen: ReviewScreen, url: URL) {
   const { actor, t, reportId } = screen;
   const valueId = text(form, "valueId") ?? "";
+  const action = text(form, "action");
   const fields = { value: text(form, "value"), unit: text(form, "unit"), range: text(form, "range") };
+  let done: string;
+  let anchor = `lab-${encodeURIComponent(valueId)}`;
   try {
-    if (intent === "lab-add") await addValue(actor, reportId, { loinc: text(form, "loinc"), ...fields });
-    else
+    if (intent === "lab-confirm-all") {
+      const ids = form.getAll("valueId").filter((v): v is string => typeof v === "string");
+      const r = await confirmValues(actor, reportId, { valueIds: ids });
+      done = t("labs.confirmedCount", { count: r.confirmed.length });
+      anchor = "labs";
+    } else if (intent === "lab-add") {
+      const added = await addValue(actor, reportId, { loinc: text(form, "loinc"), ...fields });
+      anchor = `lab-${encodeURIComponent(added._id)}`;
+      done = t("labs.checked");
+    } else {
       await checkValue(
         actor,
         reportId,
         valueId,
-        text(form, "action") === "correct"
-          ? { action: "correct", ...fields }
-          : { action: text(form, "action") },
+        action === "correct" ? { action: "correct", ...fields } : { action },
       );
+      done = t(DONE[action as keyof typeof DONE] ?? "labs.checked");
+    }
   } catch (err) {
     const f = screenFailure(err, t);
     return data(
       {
         lab: {
-          target: intent === "lab-add" ? "add" : valueId,
+          target: intent === "lab-add" ? "add" : intent === "lab-confirm-all" ? "all" : valueId,
           message: f.message,
           fieldErrors: f.fieldErrors ?? {},
           typed: { ...fields, loinc: text(form, "loinc") },
         },
+        done: null,
       },
       { status: f.status, headers: f.headers },
     );
   }
-  const back = `/dashboard/add-review/${reportId}${intent === "lab-check" ? `?value=${encodeURIComponent(valueId)}` : ""}#labs`;
-  return redirectWithSuccess(back, t("labs.checked"));
+  if (text(form, "script") === "1")
+    return { lab: null, done: { message: done, intent, action: action ?? null } };
+  // Back where the expert was (the page she had shown, the catalogue if open), at the row she acted on.
+  const keep = new URLSearchParams();
+  for (const k of ["value", "add"]) {
+    const v = url.searchParams.get(k);
+    if (v) keep.set(k, v);
+  }
+  const q = keep.size ? `?${keep}` : "";
+  return redirectWithSuccess(`/dashboard/add-review/${encodeURIComponent(reportId)}${q}#${anchor}`, done);
 }

@@ -140,7 +140,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const intent = form.get("intent");
   if (intent === "claim" || intent === "release") return claimAction(intent, screen);
   if (intent === "second-opinion") return askSecondAction(form, screen);
-  if (intent === "lab-check" || intent === "lab-add") return labAction(intent, form, screen);
+  if (intent === "lab-check" || intent === "lab-add" || intent === "lab-confirm-all")
+    return labAction(intent, form, screen, new URL(request.url));
   return reviewAction(form, screen);
 }
 
@@ -180,8 +181,9 @@ export default function AddReview() {
     <section>
       <PageHeader title={t("reports.addReview")} />
       {/*
-       * The opinion form first (decision 0058): at 1024 px and wider the report (or images) stays in view
-       * beside it while the expert writes; the second opinion and the spoken explanation follow it.
+       * The opinion form first (decision 0058), after the lab values still to check (decision 0090): at
+       * 1024 px and wider the report (or images) stays in view beside them while the expert writes; the
+       * second opinion and the spoken explanation follow the form.
        */}
       <div className="grid gap-5 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] lg:items-start">
         {/* The file opens (and is recorded as opened) only for an expert who may take the report. */}
@@ -211,6 +213,11 @@ export default function AddReview() {
           <ReportFacts report={report} />
           {/* A second opinion's request and the first opinion are what its form answers. */}
           {panel?.second && <SecondOpinionPanel panel={panel} />}
+          {/*
+           * The values read from the file, beside it and before the opinion (decision 0090): open while
+           * one waits for its check, then folded to one line so the form comes up.
+           */}
+          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {report.status === "Reviewed" ? (
             <p
               role="alert"
@@ -226,8 +233,6 @@ export default function AddReview() {
               <ReviewForm busyIntent={busyIntent} second={!!panel?.second} phrases={phrases} />
             </>
           )}
-          {/* After the form (decision 0058: the opinion form first), beside the file. */}
-          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {panel && !panel.second && <SecondOpinionPanel panel={panel} />}
           <VoicePanel
             reportId={report._id}

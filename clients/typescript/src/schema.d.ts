@@ -2021,10 +2021,30 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed)
+     * Confirm, correct (value, unit, printed range) or remove one value, storing who and when; a removed value stays for the trail (409 when already removed). `restore` undoes a removal: the value gets back the status it was removed from (409 when it is not removed; decision 0090)
      * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed).
      */
     patch: operations["reportObservations"];
+    trace?: never;
+  };
+  "/report/{reportId}/observations/confirm": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm in one step the unchecked values the caller was shown (decision 0090): `valueIds` lists them (1–500). A value already checked or removed — also by a request at the same time — is left as it is, and so is one read with doubt (`confidence` below 0.9, or none: confirm it on its own with PATCH); each comes back in `skipped` with the reason. An id that is not a value of this report refuses the whole request (404) and nothing changes
+     * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed).
+     */
+    post: operations["reportObservationsConfirm"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/report/{reportId}/pages/{pageId}": {
@@ -28479,7 +28499,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @enum {string} */
-          action: "confirm" | "correct" | "remove";
+          action: "confirm" | "correct" | "remove" | "restore";
           /** @description correct: the value */
           value?: number | string;
           /** @description correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm) */
@@ -28617,6 +28637,212 @@ export interface operations {
       };
       /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportObservationsConfirm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The `_id`s of the values to confirm */
+          valueIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The values this request confirmed */
+              confirmed: {
+                _id: string;
+                reportId: string;
+                /** @description LOINC code of the analyte */
+                loinc: string;
+                /** @description The catalogue's English name of the analyte */
+                name: string;
+                /** @description The name as printed on the report */
+                printedName: string;
+                /** @description In the analyte's UCUM unit (`unit`) */
+                value: number;
+                /** @description UCUM */
+                unit: string;
+                printedValue: string;
+                printedUnit: string | null;
+                /** @description The reference range as printed on the report (never invented) */
+                rangeText: string | null;
+                rangeLow: number | null;
+                rangeHigh: number | null;
+                /** @enum {string|null} */
+                flag: "H" | "L" | null;
+                page: number | null;
+                /** @description [x, y, w, h] as fractions of the page where the value was found */
+                box: number[] | null;
+                confidence: number | null;
+                /** @enum {string} */
+                status: "read" | "confirmed" | "corrected" | "removed" | "added";
+                /** Format: date-time */
+                checkedAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+              }[];
+              skipped: {
+                _id: string;
+                /**
+                 * @description checked: already confirmed, corrected, added or removed; doubt: read with doubt
+                 * @enum {string}
+                 */
+                reason: "checked" | "doubt";
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
         headers: {
           [name: string]: unknown;
         };

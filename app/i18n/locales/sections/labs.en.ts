@@ -60,5 +60,20 @@ const labs = {
   hidePreview: "Hide",
   noPage: "This page of the report cannot be shown.",
   previewBusy: "Many pages are being prepared right now. Try again in a few seconds.",
+  notRemoved: "This value is not removed: there is nothing to undo.",
+  valuesRequired: "Choose the values to confirm.",
+  valuesTooMany: "Confirm at most 500 values at once.",
+  confirmedAll: "Values confirmed.",
+  confirmedCount: "Values confirmed: {{count}}.",
+  removedOne: "Value removed. You can undo it on its row.",
+  restored: "Removal undone.",
+  undoRemove: "Undo removal",
+  confirmAll: "Confirm all unchecked values ({{count}})",
+  onlyDoubtLeft: "The values left were read with doubt: check each one against the report.",
+  allChecked: "Every value has been checked.",
+  doubtNotInBulk:
+    "Values read with doubt ({{count}}) are never confirmed all at once: check each one against the report.",
+  counts: "Not checked: {{unchecked}} · Checked: {{checked}} · Removed: {{removed}}",
+  backToValue: "Back to the value",
 };
 export default labs;
