@@ -20,16 +20,18 @@ export function apiClient(base: string) {
     token?: string,
     headers: Record<string, string> = {},
   ): Promise<ApiResult> => {
-    let answer: Response | undefined;
-    const { response } = await client.request(method as "get", path as "/openapi.json", {
-      body: body as never,
-      headers: token ? { ...headers, Authorization: `Bearer ${token}` } : headers,
-      parseAs: "stream",
-      // The answer is read here, the same way for successes and errors (openapi-fetch reads an
-      // error's body itself; the test wants every answer's text).
-      middleware: [{ onResponse: ({ response }) => void (answer = response.clone()) }],
+    return resent(async () => {
+      let answer: Response | undefined;
+      const { response } = await client.request(method as "get", path as "/openapi.json", {
+        body: body as never,
+        headers: token ? { ...headers, Authorization: `Bearer ${token}` } : headers,
+        parseAs: "stream",
+        // The answer is read here, the same way for successes and errors (openapi-fetch reads an
+        // error's body itself; the test wants every answer's text).
+        middleware: [{ onResponse: ({ response }) => void (answer = response.clone()) }],
+      });
+      return result(answer ?? response);
     });
-    return result(answer ?? response);
   };
 
   const raw = async (
@@ -82,6 +84,24 @@ export function apiClient(base: string) {
 }
 
 export type ApiResult = { status: number; headers: Headers; body: any };
+
+/**
+ * A call sent again when it never reached the server. A test that just made a large file
+ * synchronously (a corpus photo takes seconds on a loaded machine) held the event loop past the
+ * server's keep-alive (5 s); fetch then writes to idle sockets the server has closed, and the write
+ * fails (EPIPE, a reset, "other side closed") before the server read a byte of the request. Each
+ * such failure retires one idle socket.
+ */
+async function resent<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      if (attempt >= 5 || !["EPIPE", "ECONNRESET", "UND_ERR_SOCKET"].includes(code ?? "")) throw err;
+    }
+  }
+}
 
 async function result(res: Response): Promise<ApiResult> {
   const text = await res.text();
