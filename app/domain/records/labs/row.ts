@@ -162,11 +162,14 @@ export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patien
   if (value.suspect && !(bounded && near(value.n, low, high)))
     doubt("a leading zero: the decimal point may be lost", 0.4, 0.6);
   if (bounded && !inside(value.n, low, high)) {
-    // Only a range with both bounds can say a value belongs in it with its point moved.
+    // Only a range with both bounds can say a value belongs in it with its point moved, and only a
+    // value at least twice beyond it: 58 beside 5 - 40 is high, 368 beside 36 - 46 a lost point.
     const moved =
-      low !== null && high !== null && [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high));
-    if (moved && !near(value.n, low, high))
-      doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
+      low !== null &&
+      high !== null &&
+      (value.n > high * 2 || value.n < low / 2) &&
+      [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high));
+    if (moved) doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
     const scale = Math.max(low ?? 0, high ?? 0);
     if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20))
       doubt("the value is far from the printed range", 0.3);
