@@ -25,6 +25,27 @@ export const voiceEnv = {
     .string()
     .regex(/^[^\s:]+:\d{1,5}$/, "host:port, e.g. 127.0.0.1:5062")
     .default("127.0.0.1:5062"),
+  /**
+   * More user parts the clinic's line answers to (decision 0093), comma-separated, e.g. `clinic,1800123456`:
+   * besides the VOICE_URL user and VOICE_NUMBER in its international (+911140000000, 911140000000,
+   * 00911140000000), national (01140000000) and bare (1140000000) forms, which are always answered.
+   */
+  VOICE_SIP_USERS: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9+._-]{1,64}(,[A-Za-z0-9+._-]{1,64})*$/,
+      "user parts separated by commas, e.g. clinic,1800123456",
+    )
+    .optional(),
+  /** The UDP ports the sound of calls (RTP) uses: open them on the firewall towards the trunk (decision 0093). */
+  VOICE_RTP_PORTS: z
+    .string()
+    .regex(/^\d{4,5}-\d{4,5}$/, "a range of UDP ports, e.g. 10000-10099")
+    .refine((v) => {
+      const [from, to] = v.split("-").map(Number);
+      return from >= 1024 && to <= 65535 && to - from >= 3;
+    }, "from 1024 to 65535, the first below the last, at least 4 ports")
+    .default("10000-10099"),
   /** Diagnostics only: baresip writes what was sent and heard on each call as WAV files here. Never in production. */
   VOICE_SIP_DUMP_DIR: z.string().min(1).optional(),
   /** The callback to a missed call is placed this long after the missed call. */
@@ -56,6 +77,10 @@ export type VoiceConfig = {
   url: URL | undefined;
   number: string | undefined;
   sipListen: string;
+  /** VOICE_SIP_USERS: more user parts the "in" line answers to. */
+  sipUsers: string[];
+  /** VOICE_RTP_PORTS: the first and last UDP port of the calls' sound. */
+  rtpPorts: [number, number];
   dumpDir: string | undefined;
   outboxDir: string;
   /** baresip's configuration and the prompts of calls in progress. */
@@ -92,6 +117,8 @@ export function voiceConfig(e: VoiceEnv, dataDir: string): Omit<VoiceConfig, "we
     url,
     number: e.VOICE_NUMBER,
     sipListen: e.VOICE_SIP_LISTEN,
+    sipUsers: e.VOICE_SIP_USERS ? e.VOICE_SIP_USERS.split(",") : [],
+    rtpPorts: e.VOICE_RTP_PORTS.split("-").map(Number) as [number, number],
     dumpDir: e.VOICE_SIP_DUMP_DIR ? path.resolve(e.VOICE_SIP_DUMP_DIR) : undefined,
     outboxDir: path.join(dataDir, "call-outbox"),
     workDir: path.join(dataDir, "voice"),

@@ -86,3 +86,16 @@ export function callableNumber(
     return { ok: false, reason: "notMobile" };
   return { ok: true, e164: parsed.number };
 }
+
+/**
+ * The ways a trunk or a GSM gateway may address an E.164 number (decision 0093): international
+ * (+911140000000, 911140000000, 00911140000000), national with its trunk prefix (01140000000) and
+ * bare (1140000000). Empty for a number that is not valid.
+ */
+export function numberForms(e164: string | null | undefined): string[] {
+  const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined;
+  if (!parsed || !parsed.isValid()) return [];
+  const digits = parsed.number.slice(1);
+  const national = parsed.formatNational().replace(/\D/g, "");
+  return [...new Set([parsed.number, digits, `00${digits}`, national, String(parsed.nationalNumber)])];
+}

@@ -7,6 +7,8 @@ import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { CallList } from "~/components/messages/CallList";
+import { PhoneLinePanel } from "~/components/messages/PhoneLinePanel";
+import { phoneLine } from "~/domain/calls/index.server";
 import { pageInfo, screenPage } from "~/web/screen.server";
 import {
   listCallbackRequests,
@@ -70,6 +72,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       rows: [],
       sms: null,
       calls: list.items,
+      // Whether a line is set up and registered (decision 0093): "no line" is not "no calls yet".
+      line: await phoneLine(actor),
       pagination: pageInfo(list),
     };
   }
@@ -83,6 +87,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       rows: [],
       sms: { status, counts: await countSmsByStatus(actor), items: list.items },
       calls: null,
+      line: null,
       pagination: pageInfo(list),
     };
   }
@@ -97,14 +102,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
     signedIn: !!m.userId,
     createdAt: m.createdAt,
   }));
-  return { title: t("messages.title"), kind, rows, sms: null, calls: null, pagination: pageInfo(items) };
+  return {
+    title: t("messages.title"),
+    kind,
+    rows,
+    sms: null,
+    calls: null,
+    line: null,
+    pagination: pageInfo(items),
+  };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
 
 export default function Messages() {
   const { t } = useTranslation();
-  const { kind, rows, sms, calls, pagination } = useLoaderData<typeof loader>();
+  const { kind, rows, sms, calls, line, pagination } = useLoaderData<typeof loader>();
   const tabs: { kind: Kind; label: string; to: string }[] = [
     { kind: "contact", label: t("messages.contactTab"), to: "/dashboard/messages" },
     { kind: "callback", label: t("messages.callbackTab"), to: "/dashboard/messages?kind=callback" },
@@ -130,7 +143,10 @@ export default function Messages() {
         ))}
       </nav>
       {calls ? (
-        <CallList items={calls} />
+        <>
+          {line && <PhoneLinePanel line={line} />}
+          <CallList items={calls} />
+        </>
       ) : sms ? (
         <SmsList status={sms.status} counts={sms.counts} items={sms.items} />
       ) : rows.length === 0 ? (

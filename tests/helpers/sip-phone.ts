@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -101,9 +101,12 @@ export function answeringScenario(steps: PhoneStep[] | "busy"): string {
   return `<?xml version="1.0" encoding="ISO-8859-1" ?>\n<scenario name="patient's phone">\n${body}\n</scenario>\n`;
 }
 
-/** A missed call from `from` (E.164) to the clinic: rejected (486 or 603) before it is answered. */
-export function missedCallScenario(from: string): string {
-  const head = (method: string) => `      ${method} sip:clinic@[remote_ip]:[remote_port] SIP/2.0
+/**
+ * A missed call from `from` (E.164) to the clinic, addressed to `to` (the user part: the clinic's
+ * number in whatever form a trunk or gateway writes it): rejected (486 or 603) before it is answered.
+ */
+export function missedCallScenario(from: string, to = "clinic"): string {
+  const head = (method: string) => `      ${method} sip:${to}@[remote_ip]:[remote_port] SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
       From: <sip:${from}@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]`;
   return `<?xml version="1.0" encoding="ISO-8859-1" ?>
@@ -111,7 +114,7 @@ export function missedCallScenario(from: string): string {
   <send retrans="500">
     <![CDATA[
 ${head("INVITE")}
-      To: <sip:clinic@[remote_ip]:[remote_port]>
+      To: <sip:${to}@[remote_ip]:[remote_port]>
       Call-ID: [call_id]
       CSeq: 1 INVITE
       Contact: <sip:${from}@[local_ip]:[local_port]>
@@ -141,7 +144,34 @@ ${head("ACK")}
 `;
 }
 
-export type SippRun = { done: Promise<{ code: number | null; output: string }>; stop: () => void };
+/** A registrar (an operator's trunk, a GSM gateway) that accepts one registration. */
+export function registrarScenario(): string {
+  return `<?xml version="1.0" encoding="ISO-8859-1" ?>
+<scenario name="registrar">
+  <recv request="REGISTER"/>
+  <send>
+    <![CDATA[
+      SIP/2.0 200 OK
+      [last_Via:]
+      [last_From:]
+      [last_To:];tag=[pid]SIPpTag01[call_number]
+      [last_Call-ID:]
+      [last_CSeq:]
+      [last_Contact:];expires=600
+      Expires: 600
+      Content-Length: 0
+    ]]>
+  </send>
+</scenario>
+`;
+}
+
+export type SippRun = {
+  done: Promise<{ code: number | null; output: string }>;
+  stop: () => void;
+  /** Every SIP message the phone sent and received so far (sipp's -trace_msg). */
+  messages: () => string;
+};
 
 /** Runs sipp with `scenario` (written into `dir`) on 127.0.0.1:`port`; `target` makes it call out. */
 export function runSipp(
@@ -168,7 +198,9 @@ export function runSipp(
   ];
   if (!opts.target) args.push("-rtp_echo");
   else args.push(opts.target);
+  const messageFile = path.join(dir, `${name}-messages.log`);
   args.push("-trace_err", "-error_file", path.join(dir, `${name}-errors.log`));
+  args.push("-trace_msg", "-message_file", messageFile);
   const child = spawn("sipp", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
@@ -180,6 +212,13 @@ export function runSipp(
     done,
     stop: () => {
       if (child.exitCode === null) child.kill("SIGKILL");
+    },
+    messages: () => {
+      try {
+        return readFileSync(messageFile, "utf8");
+      } catch {
+        return "";
+      }
     },
   };
 }

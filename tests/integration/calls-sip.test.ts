@@ -8,17 +8,26 @@ import { expect } from "vitest";
 import { eq } from "drizzle-orm";
 import { pcmWav } from "../helpers/audio";
 import { onlyWith, requireTool } from "../helpers/requires";
-import { freePort as anyFreePort } from "../helpers/server";
+import { Browserish, freePort as anyFreePort, pageText, startServer } from "../helpers/server";
 import {
   claim,
   freshDomain,
+  makeAdmin,
   makeExpert,
   makePatient,
+  refusal,
   review,
   type Domain,
   type Person,
 } from "../helpers/factories";
-import { answeringScenario, bestMatch, missedCallScenario, runSipp, samplesOf } from "../helpers/sip-phone";
+import {
+  answeringScenario,
+  bestMatch,
+  missedCallScenario,
+  registrarScenario,
+  runSipp,
+  samplesOf,
+} from "../helpers/sip-phone";
 
 /*
  * Opinions heard by phone on a real SIP stack (decision 0080): baresip is the clinic's line, sipp
@@ -128,6 +137,8 @@ describe("calls on a SIP line", () => {
   let phonePort: number;
   let patient: Person;
   let phoneCopy: Float32Array;
+  /** The first of the 40 UDP ports the calls' sound may use (VOICE_RTP_PORTS). */
+  let rtpFrom: number;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "cb-sip-"));
@@ -135,11 +146,16 @@ describe("calls on a SIP line", () => {
     // The clinic's lines take clinicPort … clinicPort + 3; the phone's media is phonePort + 1000.
     do phonePort = await freePort();
     while (Math.abs(phonePort - clinicPort) < 8 || Math.abs(phonePort + 1000 - clinicPort) < 8);
+    // The sound's ports: 40 above the clinic's lines, clear of the phone's.
+    rtpFrom = clinicPort + 100;
+    if (Math.abs(phonePort - rtpFrom) < 50 || Math.abs(phonePort + 1000 - rtpFrom) < 50) rtpFrom += 200;
     d = await freshDomain({
       VOICE_URL: `sip://clinic@127.0.0.1:${phonePort}?register=no`,
       VOICE_SIP_LISTEN: `127.0.0.1:${clinicPort}`,
       VOICE_SIP_DUMP_DIR: path.join(dir, "dump"),
       VOICE_NUMBER: "+911140000000",
+      VOICE_SIP_USERS: "clinic-gateway",
+      VOICE_RTP_PORTS: `${rtpFrom}-${rtpFrom + 39}`,
       VOICE_CALLBACK_SECONDS: "0",
       VOICE_RETRY_SECONDS: "1",
       LOG_LEVEL: process.env.TEST_LOG ?? "silent",
@@ -231,6 +247,14 @@ describe("calls on a SIP line", () => {
     expect(out.verifiedAt).toBeTruthy();
     expect(out.durationMs).toBeGreaterThan(9_000);
 
+    // The call came from the clinic's published number (the caller ID a trunk passes on), not from
+    // the line's user name, and its sound on a port of VOICE_RTP_PORTS (decision 0093).
+    const invite = /(INVITE sip:[\s\S]*?)(?:\n-{20,}|$)/.exec(phone.messages())?.[1] ?? "";
+    expect(invite, phone.messages().slice(0, 1500)).toMatch(/^From:[^\n]*<sip:\+911140000000@/m);
+    const media = Number(/^m=audio (\d+)/m.exec(invite)?.[1]);
+    expect(media).toBeGreaterThanOrEqual(rtpFrom);
+    expect(media).toBeLessThanOrEqual(rtpFrom + 39);
+
     // What the phone heard: the note, well after the right digits, and not before them.
     const dump = path.join(dir, "dump");
     const heard = samplesOf(
@@ -289,4 +313,155 @@ describe("calls on a SIP line", () => {
       phone.stop();
     }
   }, 30_000);
+
+  it("a missed call is taken whatever form of the clinic's number the trunk addresses it to, and called back", async () => {
+    const { db } = d.db;
+    const { phoneCalls } = d.schema;
+    // International with and without +, with 00, national with its 0, bare, and VOICE_SIP_USERS.
+    const forms = [
+      "+911140000000",
+      "911140000000",
+      "00911140000000",
+      "01140000000",
+      "1140000000",
+      "clinic-gateway",
+    ];
+    const callers = forms.map((_, i) => `+9198000001${String(i).padStart(2, "0")}`);
+    // The phone answers each callback and hangs up after a moment.
+    const phone = runSipp(dir, "forms-phone", answeringScenario([{ wait: 800 }, "hang up"]), phonePort, {
+      calls: forms.length,
+    });
+    const diagnose = async () => ({
+      calls: await db().select().from(phoneCalls),
+      phone: sippErrors(dir, "forms-phone"),
+    });
+    try {
+      for (const [i, to] of forms.entries()) {
+        const name = `missed-${i}`;
+        const missed = runSipp(dir, name, missedCallScenario(callers[i], to), await freePort(), {
+          target: `127.0.0.1:${clinicPort}`,
+        });
+        try {
+          const rejected = await within(`the missed call to ${to}`, missed.done, 15_000, diagnose);
+          // 486 before it is answered (never 404: the line knows the number in this form).
+          expect(rejected.code, `${to}: ${sippErrors(dir, name)} ${rejected.output.slice(-600)}`).toBe(0);
+        } finally {
+          missed.stop();
+        }
+      }
+      await until(
+        "every caller to be called back",
+        async () => {
+          const rows = await db().select().from(phoneCalls);
+          return callers.every((n) =>
+            rows.some((r) => r.direction === "out" && r.number === n && r.status === "done"),
+          );
+        },
+        60_000,
+        diagnose,
+      );
+    } finally {
+      phone.stop();
+    }
+    const rows = await db().select().from(phoneCalls);
+    for (const n of callers) {
+      expect(rows.find((r) => r.direction === "in" && r.number === n)).toMatchObject({
+        purpose: "missed-call",
+        outcome: "general-queued",
+      });
+      expect(rows.find((r) => r.direction === "out" && r.number === n)?.answeredAt, n).toBeTruthy();
+    }
+  }, 120_000);
+
+  it("the line says what it answers to, its ports, and that it does not register (register=no)", async () => {
+    const admin = await makeAdmin();
+    const line = await calls.phoneLine(admin);
+    expect(line).toMatchObject({
+      kind: "sip",
+      number: "+911140000000",
+      trunk: `127.0.0.1:${phonePort}`,
+      listen: `127.0.0.1:${clinicPort}`,
+      rtpPorts: [rtpFrom, rtpFrom + 39],
+    });
+    expect(line.answersTo).toEqual([
+      "clinic",
+      "+911140000000",
+      "911140000000",
+      "00911140000000",
+      "01140000000",
+      "1140000000",
+      "clinic-gateway",
+    ]);
+    expect(line.nodes).toHaveLength(1);
+    expect(line.nodes[0].state).toBe("no-registration");
+    const patient = await makePatient();
+    expect((await refusal(() => calls.phoneLine(patient))).code).toBe("forbidden");
+  });
+});
+
+/*
+ * The admins' Calls tab (decision 0093) over HTTP against the built app: with no VOICE_URL it says
+ * no line is set up (not merely "no calls yet"); with a SIP trunk it says whether the line is
+ * registered — here with a registrar (sipp) that accepts it.
+ */
+describe("the Calls tab says whether a line is set up and registered", () => {
+  const ADMIN = { email: "admin@calls-line.test", password: "Admin-pass-123" };
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "cb-sip-line-"));
+    // The suite above set the clinic's line in this process's environment, which servers inherit.
+    for (const key of Object.keys(process.env)) if (key.startsWith("VOICE_")) delete process.env[key];
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function callsTab(env: Record<string, string>, wait?: (text: string) => boolean) {
+    const server = await startServer({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...env });
+    try {
+      const admin = new Browserish(server.url);
+      expect((await admin.post("/login", ADMIN)).status).toBe(302);
+      const end = Date.now() + 20_000;
+      for (;;) {
+        const text = pageText(await (await admin.fetch("/dashboard/messages?kind=calls")).text());
+        if (!wait || wait(text) || Date.now() > end) return text;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it("no VOICE_URL: no line is set up, and no calls yet", async () => {
+    const text = await callsTab({});
+    expect(text).toContain("The phone line");
+    expect(text).toContain("No phone line is set up");
+    expect(text).toContain("No calls yet.");
+  }, 60_000);
+
+  it("a SIP trunk that accepts the registration: registered", async () => {
+    const trunkPort = await freePort();
+    let clinicPort: number;
+    do clinicPort = await freePort();
+    while (Math.abs(clinicPort - trunkPort) < 8 || Math.abs(clinicPort - trunkPort - 1000) < 8);
+    const registrar = runSipp(dir, "registrar", registrarScenario(), trunkPort);
+    try {
+      const text = await callsTab(
+        {
+          VOICE_URL: `sip://clinic:secret@127.0.0.1:${trunkPort}`,
+          VOICE_SIP_LISTEN: `127.0.0.1:${clinicPort}`,
+          VOICE_NUMBER: "+911140000000",
+          VOICE_RTP_PORTS: `${clinicPort + 100}-${clinicPort + 139}`,
+        },
+        (t) => t.includes("Registered with the trunk"),
+      );
+      expect(text, `${sippErrors(dir, "registrar")}\n${registrar.messages()}`).toContain(
+        "Registered with the trunk",
+      );
+      expect(text).toContain(`SIP trunk or gateway 127.0.0.1:${trunkPort}`);
+      expect(text).toContain("+911140000000, 911140000000, 00911140000000, 01140000000, 1140000000");
+      expect(text).toContain(`UDP ports ${clinicPort + 100}–${clinicPort + 139}`);
+      expect(registrar.messages()).toMatch(/REGISTER sip:127\.0\.0\.1/);
+    } finally {
+      registrar.stop();
+    }
+  }, 60_000);
 });

@@ -113,12 +113,19 @@ describe("the family page: how each member hears about an opinion", () => {
     expect(text).toContain("How Raju hears that an opinion is ready");
     expect(html).toContain(`name="patientId" value="${ids.daughter}"`);
     expect(html).not.toContain(`name="patientId" value="${ids.father}"`);
-    // Signed up by email, the father gave no number: his members have none for a call.
-    expect(text).toContain("There is no phone number for calls on this profile.");
+    // Signed up by e-mail, the father gave his mobile number: his members are called on it (decision 0093).
+    expect(text).toContain("Calls go to +91******3210.");
   });
 
-  it("a call needs a number: refused with the reason, nothing changed; with the family's number it is saved", async () => {
+  it("a call needs a number: without one it is said once, with a link, and refused; with the family's number it is saved", async () => {
     const before = await stored(ids.daughter);
+    // The father's number taken away: nothing to call his members on.
+    await db.run("UPDATE users SET contact_number = '' WHERE id = ?", ids.father);
+    const html = await (await browsers.father.fetch("/dashboard/family")).text();
+    const said = "There is no phone number we can call for them yet, so only SMS can be chosen.";
+    expect(pageText(html).split(said)).toHaveLength(3); // once for each of the two members
+    expect(html.includes('href="/dashboard/settings#profile-heading"')).toBe(true);
+    expect(/<input(?=[^>]*value="call")(?=[^>]*disabled)[^>]*>/.test(html)).toBe(true);
     let page = await postCalls("father", "/dashboard/family", {
       patientId: ids.daughter,
       noticeBy: "call",
@@ -138,8 +145,8 @@ describe("the family page: how each member hears about an opinion", () => {
     });
     expect(page).toContain("Saved: this is how we will tell them.");
     expect(await stored(ids.daughter)).toEqual({ notice_by: "call", call_window: "evening" });
-    const html = await (await browsers.father.fetch("/dashboard/family")).text();
-    expect(html).toMatch(
+    const after = await (await browsers.father.fetch("/dashboard/family")).text();
+    expect(after).toMatch(
       new RegExp(`value="${ids.daughter}"[^<]*/>(?:(?!name="patientId")[\\s\\S])*?${checkedRadio("call")}`),
     );
     // The son's choice is his own: untouched.
@@ -176,24 +183,61 @@ describe("the family page: how each member hears about an opinion", () => {
 });
 
 describe("Settings and the centre patient's page", () => {
-  it("Settings: a patient without a number is told why on the form, keeps the choice; with one it is saved", async () => {
-    const refused = await browsers.other.post("/dashboard/settings", {
+  it("Settings: a patient who signed up with an e-mail and gave her mobile number chooses a call in the evening: saved", async () => {
+    // Her number is the one she gave at sign-up (9876543210), shown above the choice and called.
+    const before = pageText(await (await browsers.other.fetch("/dashboard/settings")).text());
+    expect(before).toContain("Calls go to +91******3210.");
+    expect(before).not.toContain("There is no phone number");
+    const page = await postCalls("other", "/dashboard/settings", { noticeBy: "call", callWindow: "evening" });
+    expect(page).toContain("Saved: this is how we will tell you.");
+    expect(page).not.toContain("Add a phone number first");
+    expect(await stored(ids.other)).toEqual({ notice_by: "call", call_window: "evening" });
+    await db.run("UPDATE users SET phone = '+919812300003' WHERE id = ?", ids.other);
+    await postCalls("other", "/dashboard/settings", { noticeBy: "both", callWindow: "afternoon" });
+    expect(await stored(ids.other)).toEqual({ notice_by: "both", call_window: "afternoon" });
+  });
+
+  it("Settings: with no number at all it is said once, with a link to add one, and a call cannot be chosen", async () => {
+    await signUp("nonumber", "Lakshmi");
+    await db.run("UPDATE users SET contact_number = '' WHERE id = ?", ids.nonumber);
+    await db.run("UPDATE profiles SET contact_number = '' WHERE user_id = ?", ids.nonumber);
+    const said = "There is no phone number we can call for you yet, so only SMS can be chosen.";
+    const html = await (await browsers.nonumber.fetch("/dashboard/settings")).text();
+    expect(pageText(html).split(said)).toHaveLength(2);
+    const has = (re: RegExp) => re.test(html);
+    expect(
+      has(
+        /<a[^>]*href="\/dashboard\/settings#profile-heading"[^>]*>Add your mobile number in your profile<\/a>/,
+      ),
+    ).toBe(true);
+    for (const value of ["call", "both"])
+      expect(has(new RegExp(`<input(?=[^>]*value="${value}")(?=[^>]*disabled)[^>]*>`)), value).toBe(true);
+    expect(has(new RegExp(checkedRadio("sms")))).toBe(true);
+    // Posted anyway (no browser would): refused, said once, nothing changed.
+    const refused = await browsers.nonumber.post("/dashboard/settings", {
       intent: "calls",
       noticeBy: "both",
       callWindow: "afternoon",
     });
     expect(refused.status).toBe(400);
-    const html = await refused.text();
-    expect(pageText(html)).toContain("Add a phone number first: a call needs one.");
-    expect(html).toMatch(new RegExp(checkedRadio("both")));
-    expect(await stored(ids.other)).toMatchObject({ notice_by: "sms" });
-    await db.run("UPDATE users SET phone = '+919812300003' WHERE id = ?", ids.other);
-    const page = await postCalls("other", "/dashboard/settings", {
-      noticeBy: "both",
-      callWindow: "afternoon",
-    });
-    expect(page).toContain("Saved: this is how we will tell you.");
-    expect(await stored(ids.other)).toEqual({ notice_by: "both", call_window: "afternoon" });
+    const text = pageText(await refused.text());
+    expect(text.split(said)).toHaveLength(2);
+    expect(text).not.toContain("Add a phone number first");
+    expect(await stored(ids.nonumber)).toMatchObject({ notice_by: "sms" });
+  });
+
+  it("the call windows in words, as people say them, in each language", async () => {
+    const words = {
+      en: ["In the morning, 9 to 12", "In the afternoon, 12 to 5", "In the evening, 5 to 8"],
+      hi: ["सुबह 9 से 12 बजे", "दोपहर 12 से 5 बजे", "शाम 5 से 8 बजे"],
+      bn: ["সকাল ৯টা থেকে ১২টা", "দুপুর ১২টা থেকে ৫টা", "সন্ধ্যা ৫টা থেকে ৮টা"],
+      ta: ["காலை 9 முதல் 12 மணி வரை", "மதியம் 12 முதல் 5 மணி வரை", "மாலை 5 முதல் 8 மணி வரை"],
+    };
+    for (const [lng, want] of Object.entries(words)) {
+      const text = pageText(await (await browsers.other.inLanguage(lng).fetch("/dashboard/settings")).text());
+      for (const w of want) expect(text, lng).toContain(w);
+      expect(text, lng).not.toMatch(/17:00|20:00/);
+    }
   });
 
   it("the centre's health worker sets it on the patient's page; a patient posting there changes nothing", async () => {

@@ -1,5 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { Form } from "@remix-run/react";
+import type { TFunction } from "i18next";
+import { Form, Link } from "@remix-run/react";
 import { useServerForm } from "~/components/ui/useServerForm";
 import { FormError } from "~/components/ui/FormError";
 import { FieldError } from "~/components/ui/Field";
@@ -16,6 +17,18 @@ export type NoticeChoice = {
 const BY = { sms: "calls.bySms", call: "calls.byCall", both: "calls.byBoth" } as const;
 const WINDOWS = { morning: "calls.morning", afternoon: "calls.afternoon", evening: "calls.evening" } as const;
 
+/** A window as people say it (decision 0093): "शाम 5 से 8 बजे", "In the evening, 5 to 8" — not 17:00–20:00. */
+export function windowWords(
+  t: TFunction,
+  lang: string,
+  window: keyof typeof WINDOWS,
+  [from, to]: [number, number],
+): string {
+  const digits = new Intl.NumberFormat(lang);
+  const clock = (h: number) => digits.format(h % 12 || 12);
+  return t(WINDOWS[window], { from: clock(from), to: clock(to) });
+}
+
 /**
  * "Call me" (decision 0080): SMS, a call or both, and the part of the day a call may come. The
  * person's Settings, the health worker's page of a centre patient and the family page (for each
@@ -27,6 +40,7 @@ export function NoticeForm({
   busy,
   headingId,
   patientId,
+  addPhone,
 }: {
   choice: NoticeChoice;
   lastResult?: SubmissionResult<string[]>;
@@ -35,30 +49,58 @@ export function NoticeForm({
   /** Whose choice it is, on a page that lists several people (the family page): then the
    * form speaks of "them", not "you". */
   patientId?: string;
+  /** Where a number for calls is added, linked while there is none (none: nowhere the actor can). */
+  addPhone?: string;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [form, fields] = useServerForm(lastResult, ["noticeBy", "callWindow"], {
     id: `${headingId}-form`,
     defaultValue: { noticeBy: choice.noticeBy, callWindow: choice.callWindow },
   });
-  const by = (fields.noticeBy.initialValue as string | undefined) ?? choice.noticeBy;
+  // Without a number only SMS can be chosen: the call choices are shown, but cannot be picked.
+  const noPhone = !choice.phone;
+  const by = noPhone ? "sms" : ((fields.noticeBy.initialValue as string | undefined) ?? choice.noticeBy);
   const when = (fields.callWindow.initialValue as string | undefined) ?? choice.callWindow;
   const hintId = `${headingId}-hint`;
   return (
-    <Form method="post" {...form.props} noValidate aria-labelledby={headingId} className="space-y-4">
+    <Form
+      method="post"
+      {...form.props}
+      aria-describedby={noPhone ? undefined : form.props["aria-describedby"]}
+      noValidate
+      aria-labelledby={headingId}
+      className="space-y-4"
+    >
       <input type="hidden" name="intent" value="calls" />
       {patientId && <input type="hidden" name="patientId" value={patientId} />}
-      <FormError id={form.errorId} errors={form.errors} />
+      {/* Without a number, the hint says why a call cannot be chosen: not a second time above it. */}
+      {!noPhone && <FormError id={form.errorId} errors={form.errors} />}
       <fieldset
-        aria-describedby={`${hintId}${fields.noticeBy.errors?.length ? ` ${fields.noticeBy.errorId}` : ""}`}
+        aria-describedby={`${hintId}${!noPhone && fields.noticeBy.errors?.length ? ` ${fields.noticeBy.errorId}` : ""}`}
       >
         <legend className="field-label">{patientId ? t("calls.legendMember") : t("calls.legend")}</legend>
-        <p id={hintId} className="mb-2 text-sm text-slate-600">
-          {!choice.phone
-            ? t("calls.noPhoneHint")
-            : patientId
-              ? t("calls.phoneHintMember", { phone: choice.phone })
-              : t("calls.phoneHint", { phone: choice.phone })}
+        <p
+          id={hintId}
+          className={noPhone ? "mb-2 text-sm font-semibold text-amber-900" : "mb-2 text-sm text-slate-600"}
+          data-testid={noPhone ? "no-phone" : undefined}
+        >
+          {noPhone ? (
+            <>
+              {t(patientId ? "calls.noPhoneMember" : "calls.noPhoneHint")}
+              {addPhone && (
+                <>
+                  {" "}
+                  <Link to={addPhone} className="underline underline-offset-2">
+                    {t(patientId ? "calls.addPhoneFamily" : "calls.addPhone")}
+                  </Link>
+                </>
+              )}
+            </>
+          ) : patientId ? (
+            t("calls.phoneHintMember", { phone: choice.phone })
+          ) : (
+            t("calls.phoneHint", { phone: choice.phone })
+          )}
         </p>
         <div className="flex flex-wrap gap-x-6 gap-y-1">
           {(["sms", "call", "both"] as const).map((c) => (
@@ -68,13 +110,15 @@ export function NoticeForm({
                 name={fields.noticeBy.name}
                 value={c}
                 defaultChecked={by === c}
+                disabled={noPhone && c !== "sms"}
                 className="h-5 w-5"
               />
               {t(BY[c])}
             </label>
           ))}
         </div>
-        <FieldError meta={fields.noticeBy} />
+        {/* Said once: without a number the hint above says it, not an error below it too. */}
+        {!noPhone && <FieldError meta={fields.noticeBy} />}
       </fieldset>
       <fieldset>
         <legend className="field-label">{t("calls.windowLegend")}</legend>
@@ -88,7 +132,7 @@ export function NoticeForm({
                 defaultChecked={when === w}
                 className="h-5 w-5"
               />
-              {t(WINDOWS[w], { from: choice.windows[w][0], to: choice.windows[w][1] })}
+              {windowWords(t, i18n.language, w, choice.windows[w])}
             </label>
           ))}
         </div>

@@ -14,6 +14,9 @@ import { startProgram, type LongRunning } from "~/lib/programs.server";
 
 export type BaresipEvent = {
   type: string;
+  /** "call", "register", … */
+  class?: string;
+  accountaor?: string;
   id?: string;
   param?: string;
   peeruri?: string;
@@ -24,8 +27,13 @@ export type BaresipOptions = {
   name: string;
   dir: string;
   listen: string;
-  /** The account line (baresip's accounts file). */
-  account: string;
+  /**
+   * The accounts (baresip's accounts file, one line each). baresip answers a request only when its
+   * user part is an account's (else 404), so the "in" line has one per form of the clinic's number.
+   */
+  accounts: string[];
+  /** The UDP ports the calls' sound (RTP) may use (VOICE_RTP_PORTS). */
+  rtpPorts: [number, number];
   /** The sound of the first prompt (an 8 kHz WAV). */
   source: string;
   dumpDir?: string;
@@ -60,6 +68,7 @@ export class Baresip {
     const lines = [
       `sip_listen ${this.opts.listen}`,
       `net_interface ${host}`,
+      `rtp_ports ${this.opts.rtpPorts[0]}-${this.opts.rtpPorts[1]}`,
       `audio_source aufile,${this.opts.source}`,
       `audio_player aufile,${path.join(this.opts.dir, "heard.wav")}`,
       `audio_alert aufile,${path.join(this.opts.dir, "alert.wav")}`,
@@ -74,7 +83,9 @@ export class Baresip {
     ];
     if (this.opts.dumpDir) mkdirSync(this.opts.dumpDir, { recursive: true, mode: 0o700 });
     writeFileSync(path.join(this.opts.dir, "config"), lines.join("\n") + "\n", { mode: 0o600 });
-    writeFileSync(path.join(this.opts.dir, "accounts"), this.opts.account + "\n", { mode: 0o600 });
+    writeFileSync(path.join(this.opts.dir, "accounts"), this.opts.accounts.join("\n") + "\n", {
+      mode: 0o600,
+    });
     writeFileSync(path.join(this.opts.dir, "contacts"), "", { mode: 0o600 });
     // Through the one door (decision 0086): its own process group, memory and file-size limits.
     this.process = startProgram("baresip", { options: ["-f", this.opts.dir] });

@@ -5,6 +5,7 @@
  * - sender: claims and places due calls on the configured line, settles them (retries, trail).
  * - sip-line (baresip over a SIP trunk or GSM gateway), provider (an HTTP voice provider), the
  *   folder line (no VOICE_URL); intake: missed calls; ivr: the keypad menu; prompts: the sounds.
+ * - line-status: what the admins' Calls tab says of the line (set up? registered?).
  */
 import { config } from "~/config.server";
 import { log } from "~/lib/log.server";
@@ -16,6 +17,7 @@ import { SipLine } from "./sip-line.server";
 export { receiveMissedCall } from "./intake.server";
 export { answerCall, callKeys, callStatus, providerMissedCall, providerSound } from "./provider.server";
 export { processCallQueue, repollCallSender } from "./sender.server";
+export { phoneLine, type PhoneLine, type PhoneLineNode } from "./line-status.server";
 
 let sip: SipLine | null = null;
 

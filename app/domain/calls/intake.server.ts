@@ -64,15 +64,20 @@ export async function receiveMissedCall(
   return { outcome, callId };
 }
 
-/** The profile a number belongs to: the profile's own number first, then an account's mobile number. */
+/**
+ * The profile a number belongs to: the profile's own number or its account's mobile number first,
+ * then the contact number the account gave at sign-up — the numbers a call about her goes to
+ * (callNumberOf, decision 0093), so she can call back from the phone an opinion call rang.
+ */
 async function profileFor(number: string): Promise<{ id: string; locale: string } | null> {
+  const verified = or(eq(patients.phone, number), eq(users.phone, number))!;
   const rows = await db()
     .select({ id: patients.id, locale: patients.locale, reviewedAt: reports.reviewedAt })
     .from(patients)
     .leftJoin(users, eq(users.id, patients.accountId))
     .leftJoin(reports, and(eq(reports.patientId, patients.id), eq(reports.status, "Reviewed")))
-    .where(or(eq(patients.phone, number), eq(users.phone, number)))
-    .orderBy(sql`${reports.reviewedAt} desc nulls last`)
+    .where(or(verified, eq(sql`${users.countryCode} || ${users.contactNumber}`, number)))
+    .orderBy(sql`case when ${verified} then 0 else 1 end`, sql`${reports.reviewedAt} desc nulls last`)
     .limit(1);
   return rows[0] ? { id: rows[0].id, locale: rows[0].locale } : null;
 }

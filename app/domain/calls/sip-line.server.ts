@@ -6,6 +6,7 @@ import { log } from "~/lib/log.server";
 import { phoneWav, silence } from "../records/index.server";
 import { Baresip, type BaresipEvent } from "./baresip.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
+import { lineUsers, reportLineState, type LineState } from "./line-status.server";
 import type { CallPlan } from "./plan.server";
 import { promptAudio } from "./prompts.server";
 import type { CallEnd, CallLine } from "./sender.server";
@@ -42,10 +43,56 @@ export class SipLine implements CallLine {
   private incoming: Baresip | null = null;
   private outgoing: Baresip | null = null;
   private dir = path.join(config().voice.workDir, "sip");
+  private state: { state: LineState; detail: string | null } = { state: "registering", detail: null };
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(private onMissedCall: MissedCallHandler) {}
 
   async start(): Promise<void> {
+    try {
+      await this.startLines();
+    } catch (err) {
+      await this.report("not-running", String((err as Error)?.message ?? err).slice(0, 300));
+      throw err;
+    }
+    // Once a minute the row says the line is still there (or that baresip ended).
+    this.heartbeat = setInterval(() => {
+      if (this.incoming?.exited) void this.report("not-running", "baresip ended");
+      else void this.checkRegistration();
+    }, 60_000);
+    this.heartbeat.unref();
+  }
+
+  /** What the admins see of this node's line (decision 0093); a failure to write it is only logged. */
+  private async report(state: LineState, detail: string | null) {
+    this.state = { state, detail };
+    await reportLineState(state, detail).catch((err) =>
+      log("warn", "the SIP line's state could not be written", { error: String(err?.message ?? err) }),
+    );
+  }
+
+  /**
+   * The registration as baresip holds it (`reginfo`): events say why it changed, but the first
+   * one can come before the control connection is open.
+   */
+  private async checkRegistration() {
+    const t = trunk();
+    if (!t.register) return this.report("no-registration", null);
+    const info = await this.incoming!.command("reginfo");
+    const aor = `sip:${lineUsers()[0]}@${t.host}`;
+    const line = info.data
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+      .split("\n")
+      .find((l) => l.includes(aor));
+    const { state, detail } = this.state;
+    if (!info.ok || !line) return this.report(state, detail);
+    if (/\sOK\s/.test(line)) return this.report("registered", null);
+    if (/\sERR\b/.test(line))
+      return this.report("not-registered", state === "not-registered" ? detail : null);
+    return this.report(state === "registered" ? "registering" : state, detail);
+  }
+
+  private async startLines(): Promise<void> {
     const v = config().voice;
     const t = trunk();
     const [host, port] = v.sipListen.split(":");
@@ -53,30 +100,50 @@ export class SipLine implements CallLine {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     writeFileSync(quiet, phoneWav(silence(1000)), { mode: 0o600 });
     const auth = t.password ? `;auth_pass=${t.password}` : "";
+    const [own, ...others] = lineUsers();
     this.incoming = new Baresip({
       name: "in",
       dir: path.join(this.dir, "in"),
       listen: v.sipListen,
-      account: `<sip:${t.user || "carebridge"}@${t.host}>${auth};regint=${t.register ? 600 : 0}`,
+      // The account's own user registers; the other forms of the number only answer.
+      accounts: [
+        `<sip:${own}@${t.host}>${auth};regint=${t.register ? 600 : 0}`,
+        ...others.map((user) => `<sip:${user}@${t.host}>;regint=0`),
+      ],
+      rtpPorts: v.rtpPorts,
       source: quiet,
     });
+    // Calls go out from the clinic's published number (the caller ID a trunk passes on), signing in
+    // to the trunk as the account's user.
+    const from = v.number ?? own;
     this.outgoing = new Baresip({
       name: "out",
       dir: path.join(this.dir, "out"),
       listen: `${host}:${Number(port) + 2}`, // baresip also takes port + 1 (SIP over TLS)
-      account: `<sip:${t.user || "carebridge"}@${t.host}>${auth};regint=0`,
+      accounts: [`<sip:${from}@${t.host}>${from === own ? "" : `;auth_user=${own}`}${auth};regint=0`],
+      rtpPorts: v.rtpPorts,
       source: quiet,
       dumpDir: v.dumpDir,
     });
     // One after the other: each takes a free port for its control connection, and a port given
     // back by the first probe could otherwise be handed to both.
+    this.incoming.onEvent((e) => void this.incomingEvent(e));
     await this.incoming.start();
     await this.outgoing.start();
-    this.incoming.onEvent((e) => void this.incomingEvent(e));
-    log("info", "SIP line ready", { listen: v.sipListen, trunk: t.host, register: t.register });
+    await this.checkRegistration();
+    log("info", "SIP line ready", {
+      listen: v.sipListen,
+      trunk: t.host,
+      register: t.register,
+      answers: others.length + 1,
+      rtpPorts: v.rtpPorts.join("-"),
+    });
   }
 
   private async incomingEvent(e: BaresipEvent) {
+    if (e.type === "REGISTER_OK") return this.report("registered", null);
+    if (e.type === "REGISTER_FAIL")
+      return this.report("not-registered", (e.param ?? "").slice(0, 200) || null);
     if (e.type !== "CALL_INCOMING") return;
     // Rejected before it is answered: a missed call costs the caller nothing.
     await this.incoming!.command("hangup");
@@ -189,6 +256,9 @@ export class SipLine implements CallLine {
   }
 
   async stop(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await Promise.all([this.incoming?.stop(), this.outgoing?.stop()]);
+    await this.report("not-running", "stopped");
   }
 }

@@ -1,7 +1,15 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { patients, users, type CallWindow, type NoticeBy, type PatientRow } from "~/db/schema";
-import { maskPhone } from "~/lib/phone.server";
+import {
+  patientManagers,
+  patients,
+  users,
+  type CallWindow,
+  type NoticeBy,
+  type PatientRow,
+} from "~/db/schema";
+import { callableNumber, maskPhone } from "~/lib/phone.server";
+import { phoneCandidate } from "~/lib/phone-shape";
 import { noticeSchema } from "~/schemas/calls";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
@@ -11,7 +19,7 @@ import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "
  * "Call me" (decision 0080): how a profile hears that an opinion is ready — a text, a phone call or
  * both — and the part of the day a call may come. The person sets it for herself; a family manager
  * or the health worker of her centre sets it for her (they act for her); an admin does not. A call
- * needs a number on record: the profile's, or her own account's mobile number.
+ * needs a number on record (callNumberOf).
  */
 
 export type NoticePreference = {
@@ -28,13 +36,32 @@ async function accessFor(actor: Actor, patientId: string | null): Promise<Patien
   return access;
 }
 
-async function numberOf(patient: PatientRow): Promise<string | null> {
+/**
+ * The number a call about this profile goes to (decisions 0080, 0093): the profile's own (hers, the
+ * family's, or the one her centre registered); else her account's — its mobile number, or the
+ * contact number she gave at sign-up (Settings, Profile) when it is one we may call; a member
+ * without a login of their own: the same of the family account that manages them (the first).
+ */
+export async function callNumberOf(
+  patient: Pick<PatientRow, "id" | "phone" | "accountId">,
+): Promise<string | null> {
   if (patient.phone) return patient.phone;
-  if (!patient.accountId) return null;
-  const own = await first(
-    db().select({ phone: users.phone }).from(users).where(eq(users.id, patient.accountId)),
-  );
-  return own?.phone ?? null;
+  const columns = { phone: users.phone, countryCode: users.countryCode, contactNumber: users.contactNumber };
+  const account = patient.accountId
+    ? await first(db().select(columns).from(users).where(eq(users.id, patient.accountId)))
+    : await first(
+        db()
+          .select(columns)
+          .from(patientManagers)
+          .innerJoin(users, eq(users.id, patientManagers.managerId))
+          .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt)))
+          .orderBy(asc(patientManagers.createdAt)),
+      );
+  if (!account) return null;
+  if (account.phone) return account.phone;
+  const given = phoneCandidate(account.contactNumber ?? "", account.countryCode || "+91");
+  const callable = given ? callableNumber(given) : null;
+  return callable?.ok ? callable.e164 : null;
 }
 
 export async function noticePreference(
@@ -57,7 +84,7 @@ export async function familyNoticePreferences(actor: Actor): Promise<Record<stri
 }
 
 async function preferenceOf(patient: PatientRow): Promise<NoticePreference> {
-  const number = await numberOf(patient);
+  const number = await callNumberOf(patient);
   return {
     noticeBy: patient.noticeBy,
     callWindow: patient.callWindow,
@@ -77,7 +104,7 @@ export async function setNoticePreference(
   if (!parsed.success)
     throw new DomainError("invalid", "calls.checkFields", { fieldErrors: zodFieldErrors(parsed.error) });
   const { noticeBy, callWindow } = parsed.data;
-  const number = await numberOf(patient);
+  const number = await callNumberOf(patient);
   if (noticeBy !== "sms" && !number)
     throw new DomainError("invalid", "calls.noPhone", { fieldErrors: { noticeBy: ["calls.noPhone"] } });
   await db()

@@ -5,6 +5,7 @@ import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
 import { nextWindowStart, notify, queueCall, queueSms, recipientColumns } from "../messaging/index.server";
+import { callNumberOf } from "./call-preferences.server";
 import { findPatient } from "./patients.server";
 
 /**
@@ -56,13 +57,7 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
 
 /** The call that tells the person her opinion is ready, at the start of her window (decision 0080). */
 async function queueOpinionCall(patient: NonNullable<Awaited<ReturnType<typeof findPatient>>>) {
-  let number = patient.phone;
-  if (!number && patient.accountId) {
-    const own = await first(
-      db().select({ phone: users.phone }).from(users).where(eq(users.id, patient.accountId)),
-    );
-    number = own?.phone ?? null;
-  }
+  const number = await callNumberOf(patient);
   if (!number) return;
   await queueCall({
     number,

@@ -86,6 +86,8 @@ export function MemberList({
                     busy={saving === m._id}
                     headingId={`notice-${m._id}`}
                     patientId={m._id}
+                    // A member without a number of their own is called on the family's (decision 0093).
+                    addPhone="/dashboard/settings#profile-heading"
                   />
                 </div>
               </details>

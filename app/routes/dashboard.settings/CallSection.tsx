@@ -13,7 +13,14 @@ export function CallSection({ lastResult }: { lastResult?: SubmissionResult<stri
   if (!calls) return null;
   return (
     <Section id="calls-heading" title={t("calls.title")}>
-      <NoticeForm choice={calls} lastResult={lastResult} busy={busy} headingId="calls-heading" />
+      <NoticeForm
+        choice={calls}
+        lastResult={lastResult}
+        busy={busy}
+        headingId="calls-heading"
+        // The contact number of the Profile section above is the one calls go to (decision 0093).
+        addPhone="#profile-heading"
+      />
     </Section>
   );
 }
