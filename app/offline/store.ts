@@ -49,7 +49,8 @@ type Upgrade = (
 /**
  * The database's shapes, one step per version. A new shape is a new step added at the end, never a
  * changed one: a phone with items waiting may open the app at any older version
- * (tests/e2e/offline-outbox.spec.ts opens every older version with items in it, then this one).
+ * (tests/unit/offline-upgrades.test.ts writes every older shape as its release did, with items in
+ * it, then opens it with this code; tests/e2e/offline-outbox.spec.ts does so for shape 1 in Chromium).
  */
 export const UPGRADES: Upgrade[] = [
   // 1: who is signed in, the keys, the outbox.
