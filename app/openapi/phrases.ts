@@ -9,7 +9,12 @@ export const phraseObject = z.object({
   texts: z
     .object({ en: z.string(), hi: z.string(), bn: z.string(), ta: z.string() })
     .describe("The sentence in each language, written and reviewed by a person (never machine-translated)"),
-  reviewedBy: z.string().describe("Who reviewed the translations"),
+  reviewedBy: z
+    .string()
+    .nullable()
+    .describe(
+      "Who reviewed the translations; null: nobody yet (a built-in sentence no clinician has been recorded as checking, decision 0094)",
+    ),
   builtIn: z.boolean(),
   retired: z.boolean().describe("No longer offered; opinions that chose it still show it"),
 });

@@ -7,7 +7,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { Radios } from "~/components/ui/Radios";
-import { addPhrase, phraseBook, retirePhrase } from "~/domain/consultation/index.server";
+import { addPhrase, phraseBook, retirePhrase, reviewBuiltInPhrase } from "~/domain/consultation/index.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
 import { newPhraseSchema } from "~/schemas/phrases";
@@ -18,7 +18,11 @@ import { guardForm } from "~/web/guard.server";
 import { formFailure } from "~/web/screen.server";
 import { redirectWithSuccess, redirectWithError } from "~/web/toast.server";
 
-/** Admin: the phrase book (decision 0081) — every sentence in the four languages, add one, retire one. */
+/**
+ * Admin: the phrase book (decisions 0081, 0094) — every sentence in the four languages and who
+ * checked it ("not yet checked" for a built-in one nobody has); add one, record who checked a
+ * built-in one, retire any.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "Admin");
   const { t } = await tFor(request);
@@ -32,6 +36,16 @@ export async function action({ request }: ActionFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t } = await tFor(request);
   const form = await readForm(request);
+  if (form.get("intent") === "review") {
+    try {
+      await reviewBuiltInPhrase(actor, String(form.get("id") ?? ""), { reviewedBy: form.get("reviewedBy") });
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      const field = err.extra.fieldErrors?.reviewedBy?.[0];
+      return redirectWithError("/dashboard/phrases", t(field ?? err.message));
+    }
+    return redirectWithSuccess("/dashboard/phrases", t("phrases.reviewRecorded"));
+  }
   if (form.get("intent") === "retire") {
     try {
       await retirePhrase(actor, String(form.get("id") ?? ""));
@@ -80,6 +94,9 @@ export default function PhraseBook() {
       >
         {t("phrases.builtInNote")}
       </p>
+      <p id="phrase-review-hint" className="max-w-prose text-sm text-slate-600">
+        {t("phrases.reviewedByHint")}
+      </p>
       <ul className="space-y-3" data-testid="phrase-list">
         {phrases.map((p) => (
           <li key={p._id} className="card space-y-1">
@@ -104,9 +121,36 @@ export default function PhraseBook() {
                 </div>
               ))}
               <dt className="text-sm text-slate-600">{t("phrases.reviewedBy")}</dt>
-              <dd className="text-sm break-words text-slate-700">{p.reviewedBy}</dd>
+              <dd
+                className={`text-sm break-words ${p.reviewedBy ? "text-slate-700" : "font-semibold text-amber-900"}`}
+                data-phrase-review={p.reviewedBy ? "checked" : "not-checked"}
+              >
+                {p.reviewedBy ?? t("phrases.notReviewed")}
+              </dd>
             </dl>
-            {!p.builtIn && !p.retired && (
+            {p.builtIn && !p.retired && (
+              <Form method="post" className="flex flex-wrap items-end gap-2" data-testid="phrase-review-form">
+                <input type="hidden" name="intent" value="review" />
+                <input type="hidden" name="id" value={p._id} />
+                <label className="min-w-0 flex-1 basis-56">
+                  <span className="field-label">
+                    {t(p.reviewedBy ? "phrases.reviewAgain" : "phrases.recordReview")}
+                  </span>
+                  <input
+                    name="reviewedBy"
+                    className="field-input"
+                    required
+                    minLength={3}
+                    maxLength={200}
+                    aria-describedby="phrase-review-hint"
+                  />
+                </label>
+                <button type="submit" className="btn-secondary" disabled={busy}>
+                  {t("phrases.saveReview")}
+                </button>
+              </Form>
+            )}
+            {!p.retired && (
               <Form method="post">
                 <input type="hidden" name="intent" value="retire" />
                 <input type="hidden" name="id" value={p._id} />

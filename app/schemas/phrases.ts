@@ -10,15 +10,22 @@ const text = (key: string) =>
     .min(1, key)
     .max(TEXT_MAX, "phrases.textTooLong");
 
+function reviewer() {
+  return z
+    .string({ required_error: "phrases.reviewerRequired", invalid_type_error: "phrases.reviewerRequired" })
+    .trim()
+    .min(3, "phrases.reviewerRequired")
+    .max(TEXT_MAX, "phrases.textTooLong");
+}
+
 export const newPhraseSchema = z.object({
   kind: z.enum(PHRASE_KINDS, { errorMap: () => ({ message: "phrases.kindRequired" }) }),
   en: text("phrases.textRequired"),
   hi: text("phrases.textRequired"),
   bn: text("phrases.textRequired"),
   ta: text("phrases.textRequired"),
-  reviewedBy: z
-    .string({ required_error: "phrases.reviewerRequired", invalid_type_error: "phrases.reviewerRequired" })
-    .trim()
-    .min(3, "phrases.reviewerRequired")
-    .max(TEXT_MAX, "phrases.textTooLong"),
+  reviewedBy: reviewer(),
 });
+
+/** Who reviewed a built-in sentence's translations (decision 0094), as an admin records it. */
+export const phraseReviewSchema = z.object({ reviewedBy: reviewer() });

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   claim,
@@ -94,5 +95,71 @@ describe("the phrase book", () => {
       (await refusal(() => d.consultation.addReview(expert, next._id, { review: "x", phrases: [walk._id] })))
         .code,
     ).toBe("invalid");
+  });
+
+  it("a built-in sentence is checked only once an admin records who checked it, and only for the texts they saw (decision 0094)", async () => {
+    const { db } = d.db;
+    const { builtInPhrases, patients } = d.schema;
+    const admin = await makeAdmin();
+    const expert = await makeExpert();
+    const reviewerOf = async (id: string) =>
+      (await d.consultation.phraseBook({ all: true })).find((p) => p._id === id)?.reviewedBy;
+    // Nothing claims a review that did not happen.
+    expect(await reviewerOf("sugar-high")).toBeNull();
+    expect(
+      (await refusal(() => d.consultation.reviewBuiltInPhrase(expert, "sugar-high", { reviewedBy: "Dr X" })))
+        .code,
+    ).toBe("forbidden");
+    expect(
+      (await refusal(() => d.consultation.reviewBuiltInPhrase(admin, "nope", { reviewedBy: "Dr X" }))).code,
+    ).toBe("not_found");
+    expect(
+      (await refusal(() => d.consultation.reviewBuiltInPhrase(admin, "sugar-high", { reviewedBy: " " })))
+        .extra.fieldErrors,
+    ).toEqual({ reviewedBy: ["phrases.reviewerRequired"] });
+    const reviewed = await d.consultation.reviewBuiltInPhrase(admin, "sugar-high", {
+      reviewedBy: "Dr Meena Iyer, MD (hi, ta)",
+    });
+    expect(reviewed.reviewedBy).toBe("Dr Meena Iyer, MD (hi, ta)");
+    expect(await reviewerOf("sugar-high")).toBe("Dr Meena Iyer, MD (hi, ta)");
+    expect(await reviewerOf("bp-high")).toBeNull();
+    // The sentence's texts changed since (as a new release would change them): not checked any more.
+    await db().update(builtInPhrases).set({ textsHash: "something else" });
+    expect(await reviewerOf("sugar-high")).toBeNull();
+
+    // The picker: the expert's language, the patient's beside it.
+    const patient = await makePatient();
+    await db().update(patients).set({ locale: "ta" }).where(eq(patients.id, patient.id));
+    const picker = await d.consultation.phrasePicker(patient.id, "hi");
+    expect(picker).toMatchObject({ expertLang: "hi", patientLang: "ta" });
+    expect(picker.choices.find((c) => c.id === "sugar-high")).toMatchObject({
+      text: "आपके खून में शुगर ज़्यादा है।",
+      patientText: "உங்கள் இரத்தத்தில் சர்க்கரை அதிகமாக உள்ளது.",
+      reviewedBy: null,
+    });
+    expect((await d.consultation.phrasePicker(patient.id, "ta")).choices[0].patientText).toBeNull();
+  });
+
+  it("an admin retires a built-in sentence: not offered, not choosable, still read in past opinions", async () => {
+    const admin = await makeAdmin();
+    const expert = await makeExpert();
+    const patient = await makePatient();
+    const report = await makeReport(patient);
+    await claim(expert, report);
+    await d.consultation.addReview(expert, report._id, { review: "BP", phrases: ["bp-high"] });
+    await d.consultation.retirePhrase(admin, "bp-high");
+    expect((await refusal(() => d.consultation.retirePhrase(admin, "bp-high"))).code).toBe("not_found");
+    expect((await d.consultation.phraseBook()).map((p) => p._id)).not.toContain("bp-high");
+    expect((await d.consultation.phraseBook({ all: true })).find((p) => p._id === "bp-high")?.retired).toBe(
+      true,
+    );
+    expect(await d.consultation.phrasesFor(["bp-high"], "hi")).toEqual(["आपका ब्लड प्रेशर ज़्यादा है।"]);
+    const next = await makeReport(patient);
+    await claim(expert, next);
+    expect(
+      (await refusal(() => d.consultation.addReview(expert, next._id, { review: "x", phrases: ["bp-high"] })))
+        .code,
+    ).toBe("invalid");
+    expect((await refusal(() => d.consultation.retirePhrase(expert, "sugar-high"))).code).toBe("forbidden");
   });
 });

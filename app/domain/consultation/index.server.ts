@@ -123,10 +123,13 @@ export {
   checkPhraseIds,
   listPhrases,
   phraseBook,
+  phrasePicker,
   phrasesFor,
   PHRASES_PER_OPINION,
   retirePhrase,
+  reviewBuiltInPhrase,
   type Phrase,
+  type PhraseChoice,
 } from "./phrase-book.server";
 export {
   addValue,

@@ -5,11 +5,10 @@ import type { PhraseKind } from "~/db/types";
  * or reads in her own language, each written in English, Hindi, Bengali and Tamil by a person —
  * never machine-translated. They were written for CareBridge by its developers in plain spoken
  * words; a clinic has them checked by a clinician fluent in each language before relying on them
- * (the admin's phrase screen says so), and adds its own, reviewed, as data.
+ * (the admin's phrase screen says so, and records who checked each one: decision 0094), and adds
+ * its own, reviewed, as data. Until then a sentence shows as not yet checked, never as reviewed.
  */
 export type BuiltInPhrase = { id: string; kind: PhraseKind; en: string; hi: string; bn: string; ta: string };
-
-export const BUILT_IN_REVIEWER = "CareBridge built-in (to be checked by a clinician fluent in each language)";
 
 export const BUILT_IN_PHRASES: readonly BuiltInPhrase[] = [
   {

@@ -1,21 +1,24 @@
+import { createHash } from "node:crypto";
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
-import { db } from "~/db/client.server";
-import { phrases, type PhraseKind } from "~/db/schema";
-import { newPhraseSchema } from "~/schemas/phrases";
+import { db, first } from "~/db/client.server";
+import { builtInPhrases, patients, phrases, type PhraseKind } from "~/db/schema";
+import { newPhraseSchema, phraseReviewSchema } from "~/schemas/phrases";
 import { newId } from "~/lib/ids.server";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { BUILT_IN_PHRASES, BUILT_IN_REVIEWER } from "./phrase-book-builtin";
+import { BUILT_IN_PHRASES, type BuiltInPhrase } from "./phrase-book-builtin";
 
 /**
  * The phrase book (decision 0081): sentences with reviewed translations that an expert chooses
  * beside the free text of an opinion, so the patient reads and hears them in her language. The
  * built-in ones ship in code; admins add more (the text in each language, and who reviewed them)
  * and retire them. A retired phrase is no longer offered, but opinions that chose it still show it.
+ * A built-in sentence is reviewed only once an admin records who checked it (decision 0094), and
+ * that record holds only while the sentence's texts are the ones the reviewer saw.
  */
 
 export const PHRASE_LOCALES = ["en", "hi", "bn", "ta"] as const;
-type PhraseLocale = (typeof PHRASE_LOCALES)[number];
+export type PhraseLocale = (typeof PHRASE_LOCALES)[number];
 /** Phrases one opinion may carry. */
 export const PHRASES_PER_OPINION = 12;
 
@@ -23,20 +26,34 @@ export type Phrase = {
   _id: string;
   kind: PhraseKind;
   texts: Record<PhraseLocale, string>;
-  reviewedBy: string;
+  /** Who reviewed the translations; null: nobody yet (a built-in sentence not checked by a clinician). */
+  reviewedBy: string | null;
   builtIn: boolean;
   retired: boolean;
 };
 
-const builtIn = (): Phrase[] =>
-  BUILT_IN_PHRASES.map((p) => ({
-    _id: p.id,
-    kind: p.kind,
-    texts: { en: p.en, hi: p.hi, bn: p.bn, ta: p.ta },
-    reviewedBy: BUILT_IN_REVIEWER,
-    builtIn: true,
-    retired: false,
-  }));
+export const phraseLocale = (locale: string): PhraseLocale =>
+  (PHRASE_LOCALES as readonly string[]).includes(locale) ? (locale as PhraseLocale) : "en";
+
+/** The four texts of a built-in sentence as a reviewer saw them. */
+const textsHash = (p: BuiltInPhrase) =>
+  createHash("sha256").update([p.en, p.hi, p.bn, p.ta].join("\n")).digest("hex").slice(0, 32);
+
+/** The built-in sentences with what admins recorded about them (their review, their retirement). */
+async function builtIn(): Promise<Phrase[]> {
+  const recorded = new Map((await db().select().from(builtInPhrases)).map((r) => [r.id, r]));
+  return BUILT_IN_PHRASES.map((p) => {
+    const r = recorded.get(p.id);
+    return {
+      _id: p.id,
+      kind: p.kind,
+      texts: { en: p.en, hi: p.hi, bn: p.bn, ta: p.ta },
+      reviewedBy: r?.reviewedBy && r.textsHash === textsHash(p) ? r.reviewedBy : null,
+      builtIn: true,
+      retired: !!r?.retiredAt,
+    };
+  });
+}
 
 function fromRow(r: typeof phrases.$inferSelect): Phrase {
   return {
@@ -57,12 +74,13 @@ export async function phraseBook(opts: { all?: boolean } = {}): Promise<Phrase[]
     .where(opts.all ? undefined : isNull(phrases.retiredAt))
     .orderBy(desc(phrases.createdAt), desc(phrases.id))
     .limit(500);
-  return [...builtIn(), ...added.map(fromRow)];
+  const own = await builtIn();
+  return [...(opts.all ? own : own.filter((p) => !p.retired)), ...added.map(fromRow)];
 }
 
 async function byIds(ids: string[]): Promise<Map<string, Phrase>> {
   const out = new Map<string, Phrase>();
-  for (const p of builtIn()) if (ids.includes(p._id)) out.set(p._id, p);
+  for (const p of await builtIn()) if (ids.includes(p._id)) out.set(p._id, p);
   const rest = ids.filter((id) => !out.has(id));
   if (rest.length)
     for (const r of await db().select().from(phrases).where(inArray(phrases.id, rest)))
@@ -79,7 +97,7 @@ export async function listPhrases(actor: Actor | null): Promise<Phrase[]> {
 /** The chosen phrases' texts in `locale` (English when the language is not one of the book's), in order. */
 export async function phrasesFor(ids: readonly string[], locale: string): Promise<string[]> {
   if (!ids.length) return [];
-  const lang = (PHRASE_LOCALES as readonly string[]).includes(locale) ? (locale as PhraseLocale) : "en";
+  const lang = phraseLocale(locale);
   const found = await byIds([...ids]);
   return ids.flatMap((id) => {
     const p = found.get(id);
@@ -115,14 +133,89 @@ export async function addPhrase(actor: Actor, input: unknown): Promise<Phrase> {
   return fromRow(row);
 }
 
-/** An admin retires a phrase they or another admin added (built-in phrases stay). */
+/**
+ * An admin retires a phrase: one an admin added, or a built-in one (decision 0094; recorded beside
+ * it, the sentence stays in code for the opinions that chose it).
+ */
 export async function retirePhrase(actor: Actor, id: string): Promise<void> {
   requireAdmin(actor);
-  const done = await db()
-    .update(phrases)
-    .set({ retiredAt: new Date() })
-    .where(and(eq(phrases.id, String(id ?? "")), isNull(phrases.retiredAt)))
-    .returning({ id: phrases.id });
+  const key = String(id ?? "");
+  const now = new Date();
+  const done = BUILT_IN_PHRASES.some((p) => p.id === key)
+    ? await db()
+        .insert(builtInPhrases)
+        .values({ id: key, retiredAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: builtInPhrases.id,
+          set: { retiredAt: now, updatedAt: now },
+          setWhere: isNull(builtInPhrases.retiredAt),
+        })
+        .returning({ id: builtInPhrases.id })
+    : await db()
+        .update(phrases)
+        .set({ retiredAt: now })
+        .where(and(eq(phrases.id, key), isNull(phrases.retiredAt)))
+        .returning({ id: phrases.id });
   if (!done.length) throw new DomainError("not_found", "phrases.notFound");
-  await audit(actor, "phrase.retire", "phrase", id, null);
+  await audit(actor, "phrase.retire", "phrase", key, null);
+}
+
+/**
+ * An admin records who reviewed a built-in sentence's translations (decision 0094): a name and
+ * qualification, with the texts they saw. Added sentences carry their reviewer from the start.
+ */
+export async function reviewBuiltInPhrase(actor: Actor, id: string, input: unknown): Promise<Phrase> {
+  requireAdmin(actor);
+  const phrase = BUILT_IN_PHRASES.find((p) => p.id === String(id ?? ""));
+  if (!phrase) throw new DomainError("not_found", "phrases.notFound");
+  const parsed = phraseReviewSchema.safeParse(input);
+  if (!parsed.success)
+    throw new DomainError("invalid", "phrases.checkFields", { fieldErrors: zodFieldErrors(parsed.error) });
+  const now = new Date();
+  const review = {
+    reviewedBy: parsed.data.reviewedBy,
+    textsHash: textsHash(phrase),
+    reviewedAt: now,
+    recordedBy: actor.id,
+    updatedAt: now,
+  };
+  await db()
+    .insert(builtInPhrases)
+    .values({ id: phrase.id, ...review })
+    .onConflictDoUpdate({ target: builtInPhrases.id, set: review });
+  await audit(actor, "phrase.review", "phrase", phrase.id, { reviewedBy: review.reviewedBy });
+  return (await builtIn()).find((p) => p._id === phrase.id)!;
+}
+
+export type PhraseChoice = {
+  id: string;
+  kind: PhraseKind;
+  /** In the expert's language. */
+  text: string;
+  /** In the patient's language, when it is not the expert's. */
+  patientText: string | null;
+  reviewedBy: string | null;
+};
+
+/**
+ * The opinion form's phrase book (decision 0094): each sentence offered in the expert's language,
+ * with the patient's beside it — what she will read and hear — and whether a person checked it.
+ */
+export async function phrasePicker(
+  patientId: string,
+  expertLocale: string,
+): Promise<{ expertLang: PhraseLocale; patientLang: PhraseLocale; choices: PhraseChoice[] }> {
+  const expertLang = phraseLocale(expertLocale);
+  const patient = await first(
+    db().select({ locale: patients.locale }).from(patients).where(eq(patients.id, patientId)),
+  );
+  const patientLang = phraseLocale(patient?.locale ?? "en");
+  const choices = (await phraseBook()).map((p) => ({
+    id: p._id,
+    kind: p.kind,
+    text: p.texts[expertLang],
+    patientText: patientLang === expertLang ? null : p.texts[patientLang],
+    reviewedBy: p.reviewedBy,
+  }));
+  return { expertLang, patientLang, choices };
 }

@@ -6,18 +6,18 @@ import { FormError } from "~/components/ui/FormError";
 import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
 import { parseFormData } from "~/schemas/strict";
 import { AgreementFields } from "./AgreementFields";
-import { PhrasePicker, type PhraseChoice } from "./PhrasePicker";
+import { PhrasePicker, type PhraseBookChoices } from "./PhrasePicker";
 import type { action } from "./route";
 
 /** The structured review (reviewAction): summary, findings, recommendations, "see a doctor soon"; a second opinion adds its agreement. */
 export function ReviewForm({
   busyIntent,
   second = false,
-  phrases = [],
+  phrases = null,
 }: {
   busyIntent: string | null;
   second?: boolean;
-  phrases?: PhraseChoice[];
+  phrases?: PhraseBookChoices | null;
 }) {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
@@ -65,7 +65,7 @@ export function ReviewForm({
           placeholder={t("reports.recommendationsHint")}
         />
       </div>
-      {phrases.length > 0 && (
+      {phrases && phrases.choices.length > 0 && (
         <PhrasePicker name={fields.phrases.name} phrases={phrases} errors={fields.phrases.errors} />
       )}
       {second && <AgreementFields agreement={fields.agreement} reason={fields.agreementReason} />}

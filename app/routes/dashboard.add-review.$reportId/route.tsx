@@ -7,7 +7,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
 import {
   listVoiceNotes,
-  phraseBook,
+  phrasePicker,
   reviewScreenReport,
   studyForScreen,
 } from "~/domain/consultation/index.server";
@@ -33,7 +33,7 @@ import { LabPanel, LabPreview } from "./LabPanel";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
-  const { t } = await tFor(request);
+  const { t, locale } = await tFor(request);
   const title = t("reports.addReview");
   if (actor.accountType !== "Expert") {
     // Patients and admins: the dashboard says why (the spec's message), not the not-found page.
@@ -44,7 +44,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
         approved: false as const,
         report: null,
         panel: null,
-        phrases: [],
+        phrases: null,
         labs: null,
       },
       { status: 403 },
@@ -57,7 +57,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       approved: false as const,
       report: null,
       panel: null,
-      phrases: [],
+      phrases: null,
       labs: null,
     };
   let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
@@ -92,11 +92,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     approved: true as const,
     panel: panelOf(actor, report),
     labs,
-    // The phrase book (decision 0081): offered only while the opinion can still be written.
-    phrases:
-      report.status === "Pending"
-        ? (await phraseBook()).map((p) => ({ id: p._id, kind: p.kind, text: p.texts.en }))
-        : [],
+    // The phrase book (decisions 0081, 0094): offered only while the opinion can still be written,
+    // in the expert's language with the patient's beside it.
+    phrases: report.status === "Pending" ? await phrasePicker(report.patient._id, locale) : null,
     report: {
       _id: report._id,
       reportType: report.reportType,

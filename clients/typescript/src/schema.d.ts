@@ -27626,8 +27626,8 @@ export interface operations {
                 bn: string;
                 ta: string;
               };
-              /** @description Who reviewed the translations */
-              reviewedBy: string;
+              /** @description Who reviewed the translations; null: nobody yet (a built-in sentence no clinician has been recorded as checking, decision 0094) */
+              reviewedBy: string | null;
               builtIn: boolean;
               /** @description No longer offered; opinions that chose it still show it */
               retired: boolean;

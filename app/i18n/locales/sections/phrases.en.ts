@@ -13,7 +13,7 @@ const phrases = {
   retiredDone: "The phrase was retired.",
   formLegend: "Sentences the patient reads and hears in her language",
   formHint:
-    "Each sentence has a reviewed translation in Hindi, Bengali and Tamil. Your free text above is shown as you wrote it.",
+    "Each sentence is shown in your language, with what the patient reads and hears in {{language}} beside it: a person wrote every translation, never a machine. Your free text above is shown as you wrote it.",
   finding: "Findings",
   advice: "Advice",
   doctorSays: "The doctor says",
@@ -21,7 +21,7 @@ const phrases = {
   intro:
     "Sentences experts can choose beside an opinion. Patients read and hear them in their language, so every translation must be written and checked by a person who speaks it — never by machine translation.",
   builtInNote:
-    "Built-in sentences were written by the CareBridge team: have a clinician fluent in each language check them before you rely on them.",
+    "Built-in sentences were written by the CareBridge team and show as not yet checked until you record here who checked them: have a clinician fluent in each language do so before you rely on them, or retire a sentence.",
   addTitle: "Add a phrase",
   kind: "Kind",
   textEn: "English",
@@ -29,6 +29,13 @@ const phrases = {
   textBn: "Bengali (বাংলা)",
   textTa: "Tamil (தமிழ்)",
   reviewedBy: "Reviewed by",
+  notReviewed: "Translations not yet checked by a clinician",
+  checkedBy: "Translations checked by {{name}}",
+  patientReads: "The patient reads, in {{language}}:",
+  recordReview: "Who checked these translations?",
+  reviewAgain: "Checked again by",
+  saveReview: "Record the check",
+  reviewRecorded: "Recorded who checked the sentence.",
   reviewedByHint: "Name and qualification of the person who checked the translations",
   add: "Add phrase",
   retire: "Retire",
