@@ -8,8 +8,8 @@ import { fileOf, keepItem, newPhone, WORKER, type Phone } from "../helpers/offli
  * waits for what, which answers pause the round and which put an item before the person, the
  * Idempotency-Key on every attempt, a report's resumable upload across a cut connection, and one
  * sender at a time. The server is a small in-memory stand-in for the API's outbox endpoints
- * (tests/integration hold the real ones to the same answers), reached through the `fetch` the
- * sender is given instead of the page's.
+ * (the real ones give these answers in tests/integration/held-items and idempotency, and in the
+ * browser tests), reached through the `fetch` the sender is given instead of the page's.
  */
 
 const ORIGIN = "https://phone.test";
