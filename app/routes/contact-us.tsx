@@ -38,7 +38,8 @@ export default function ContactUs() {
   const location = useLocation();
   return (
     <main id="main" className="mx-auto w-full max-w-5xl flex-1 px-4 py-10">
-      <h1 className="text-3xl font-bold">{t("contact.title")}</h1>
+      {/* Tamil's title is one long word: smaller on a phone, and broken rather than past the screen. */}
+      <h1 className="text-2xl font-bold break-words sm:text-3xl">{t("contact.title")}</h1>
       <p className="mt-2 text-lg text-slate-700">{t("contact.intro")}</p>
       <div className="mt-8 grid gap-8 md:grid-cols-[3fr_2fr]">
         <ContactForm key={location.key} />

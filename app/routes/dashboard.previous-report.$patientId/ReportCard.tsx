@@ -128,7 +128,8 @@ export function ReportCard({
             <span className="sr-only"> {title}</span>
           </Link>
         )}
-        <div className="min-w-0 flex-1">
+        {/* Never narrower than its button: a long word (Tamil's "Delete") wraps to the next line, not past the card. */}
+        <div className="flex-1">
           <ConfirmDelete reportId={report._id} label={title} />
         </div>
       </div>
