@@ -128,37 +128,43 @@ export default function PhraseBook() {
                 {p.reviewedBy ?? t("phrases.notReviewed")}
               </dd>
             </dl>
-            {p.builtIn && !p.retired && (
-              <Form method="post" className="flex flex-wrap items-end gap-2" data-testid="phrase-review-form">
-                <input type="hidden" name="intent" value="review" />
-                <input type="hidden" name="id" value={p._id} />
-                <label className="min-w-0 flex-1 basis-56">
-                  <span className="field-label">
-                    {t(p.reviewedBy ? "phrases.reviewAgain" : "phrases.recordReview")}
-                  </span>
-                  <input
-                    name="reviewedBy"
-                    className="field-input"
-                    required
-                    minLength={3}
-                    maxLength={200}
-                    aria-describedby="phrase-review-hint"
-                  />
-                </label>
-                <button type="submit" className="btn-secondary" disabled={busy}>
-                  {t("phrases.saveReview")}
-                </button>
-              </Form>
-            )}
-            {!p.retired && (
-              <Form method="post">
-                <input type="hidden" name="intent" value="retire" />
-                <input type="hidden" name="id" value={p._id} />
-                <button type="submit" className="btn-secondary" disabled={busy}>
-                  {t("phrases.retire")}
-                </button>
-              </Form>
-            )}
+            <div className="flex flex-wrap items-end gap-2 pt-2">
+              {p.builtIn && !p.retired && (
+                <Form
+                  method="post"
+                  className="flex min-w-0 flex-1 basis-72 flex-wrap items-end gap-2"
+                  data-testid="phrase-review-form"
+                >
+                  <input type="hidden" name="intent" value="review" />
+                  <input type="hidden" name="id" value={p._id} />
+                  <label className="min-w-0 flex-1 basis-56">
+                    <span className="field-label">
+                      {t(p.reviewedBy ? "phrases.reviewAgain" : "phrases.recordReview")}
+                    </span>
+                    <input
+                      name="reviewedBy"
+                      className="field-input"
+                      required
+                      minLength={3}
+                      maxLength={200}
+                      aria-describedby="phrase-review-hint"
+                    />
+                  </label>
+                  <button type="submit" className="btn-secondary" disabled={busy}>
+                    {t("phrases.saveReview")}
+                  </button>
+                </Form>
+              )}
+              {!p.retired && (
+                <Form method="post">
+                  <input type="hidden" name="intent" value="retire" />
+                  <input type="hidden" name="id" value={p._id} />
+                  <button type="submit" className="btn-secondary" disabled={busy}>
+                    {t("phrases.retire")}
+                  </button>
+                </Form>
+              )}
+            </div>
           </li>
         ))}
       </ul>

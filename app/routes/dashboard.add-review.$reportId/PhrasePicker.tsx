@@ -65,14 +65,14 @@ export function PhrasePicker({
                         value={p.id}
                         className="mt-1 h-5 w-5 shrink-0 accent-green-700"
                       />
-                      <span className="grid min-w-0 flex-1 gap-x-4 gap-y-0.5 sm:grid-cols-2">
+                      <span className="grid min-w-0 flex-1 gap-y-0.5">
                         <span className="break-words" data-phrase-text>
                           {p.text}
                         </span>
                         {p.patientText && (
                           <span
                             lang={phrases.patientLang}
-                            className="break-words text-slate-700"
+                            className="break-words text-sm text-slate-600"
                             data-phrase-patient
                           >
                             <span className="sr-only">{t("phrases.patientReads", { language })} </span>
@@ -80,7 +80,7 @@ export function PhrasePicker({
                           </span>
                         )}
                         <span
-                          className={`text-xs sm:col-span-2 ${p.reviewedBy ? "text-slate-600" : "font-semibold text-amber-900"}`}
+                          className={`text-xs ${p.reviewedBy ? "text-slate-600" : "font-semibold text-amber-900"}`}
                           data-phrase-review={p.reviewedBy ? "checked" : "not-checked"}
                         >
                           {p.reviewedBy
