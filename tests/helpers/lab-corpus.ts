@@ -253,18 +253,24 @@ function tool(cmd: string, args: string[], input?: Buffer): Buffer {
   return execFileSync(cmd, args, { input, maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** The page as an image, as a scanner or a phone would give it: grey, slightly degraded (ImageMagick-free: pdftoppm). */
-function pageImage(pdf: Buffer, dpi: number): Buffer {
+/** The pages as images, as a scanner or a phone would give them: grey (ImageMagick-free: pdftoppm). */
+function pageImages(pdf: Buffer, dpi: number): Buffer[] {
   const dir = mkdtempSync(join(tmpdir(), "labcorpus-"));
   try {
     const p = join(dir, "in.pdf");
     writeFileSync(p, pdf);
-    tool("pdftoppm", ["-r", String(dpi), "-gray", "-png", "-singlefile", p, join(dir, "page")]);
-    return readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith(".png"))!));
+    tool("pdftoppm", ["-r", String(dpi), "-gray", "-png", p, join(dir, "page")]);
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".png"))
+      .sort()
+      .map((f) => readFileSync(join(dir, f)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The first page as an image (what a phone photo shows). */
+const pageImage = (pdf: Buffer, dpi: number): Buffer => pageImages(pdf, dpi)[0]!;
 
 type Grey = { w: number; h: number; px: Float32Array };
 
@@ -343,21 +349,19 @@ function toJpeg(g: Grey, quality: number): Buffer {
   return Buffer.from(jpeg.encode({ data, width: g.w, height: g.h }, quality).data);
 }
 
-/** A scanned PDF: the page at 200 dpi, a little skew and noise, embedded as an image only (no text layer). */
+/** A scanned PDF: each page at 200 dpi, a little skew and noise, embedded as an image only (no text layer). */
 export async function labScan(layout: Layout): Promise<Buffer> {
-  const g = degrade(
-    decode(pageImage(await labPdf(layout), 200)),
-    0.6,
-    0.1,
-    30,
-    false,
-    LAYOUTS.indexOf(layout) + 1,
+  const pages = pageImages(await labPdf(layout), 200).map((png, i) =>
+    degrade(decode(png), 0.6, 0.1, 30, false, LAYOUTS.indexOf(layout) + 1 + i),
   );
-  const doc = new PDFDocument({ size: "A4", margin: 0 });
+  const doc = new PDFDocument({ size: "A4", margin: 0, autoFirstPage: false });
   const chunks: Buffer[] = [];
   doc.on("data", (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
-  doc.image(toPng(g), 0, 0, { width: doc.page.width, height: doc.page.height });
+  for (const g of pages) {
+    doc.addPage({ size: "A4", margin: 0 });
+    doc.image(toPng(g), 0, 0, { width: doc.page.width, height: doc.page.height });
+  }
   doc.end();
   return done;
 }

@@ -16,7 +16,7 @@ export function dateLines(iso: string, style: number): string[] {
   const [y, m, d] = iso.split("-").map(Number) as [number, number, number];
   const dd = String(d).padStart(2, "0");
   const mm = String(m).padStart(2, "0");
-  const next = String(Math.min(28, d + 1)).padStart(2, "0");
+  const next = String(d >= 28 ? d : d + 1).padStart(2, "0");
   const mon = MONTHS[m - 1]!;
   switch (style % 8) {
     case 0:

@@ -86,7 +86,7 @@ describe("ranges kept as printed", () => {
     ["Upto 130", null, 130],
     ["Less than 150", null, 150],
     ["More than 40", 40, null],
-    ["< 0.05", null, 0.05],
+    ["< 200", null, 200],
     ["> 90", 90, null],
     ["Desirable: < 200", null, 200],
   ])("%s", (range, low, high) => {

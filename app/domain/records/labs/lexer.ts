@@ -6,7 +6,7 @@
  * Reactive", "Nil"), a date or time, noise (method and specimen words, punctuation, Hindi words,
  * the stray capitals of a watermark) or an unknown word.
  */
-import { unitAt } from "./units";
+import { microUcum, unitAt } from "./units";
 import type { Flag, PrintedRange } from "./types";
 
 const NUM = String.raw`(?:\d{1,3}(?:,\d{2})*,\d{3}|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
@@ -193,10 +193,23 @@ const DEVANAGARI = /[\u0900-\u097F]/;
 const STRAY = (w: string) =>
   /^[A-Z]{1,2}$/.test(w) && !/^(H|L|M|F|HH|LL|HI|LO)$/.test(w) && unitAt([w], 0) === null;
 
+/**
+ * Words OCR ran together: a label and its range ("F:0.6-1.1", "M:0-15F:0-20"), an age band and
+ * its years ("1-12Yrs:"), a range and the next label.
+ */
+function unglue(w: string): string[] {
+  return w
+    .replace(/(\d)((?:yrs?|years?|y)\s*:)/gi, "$1 $2")
+    .replace(/(\d)([MF]\s*:)/g, "$1 $2")
+    .replace(/:(?=[\d<>≤≥])/g, ": ")
+    .split(" ")
+    .filter(Boolean);
+}
+
 /** Tokens of the words that follow a name. */
 export function lex(all: string[]): Tok[] {
   const out: Tok[] = [];
-  const words = all.filter((w) => !STRAY(w));
+  const words = all.flatMap(unglue).filter((w) => !STRAY(w));
   let i = 0;
   while (i < words.length) {
     const raw = words[i]!;
@@ -291,6 +304,13 @@ export function lex(all: string[]): Tok[] {
       i += unit.length;
       continue;
     }
+    // A unit whose "µ" OCR misread ("pe/dL"): a unit, its code worked out beside its test (row.ts).
+    const micro = microUcum(w);
+    if (micro && /\//.test(w)) {
+      out.push({ k: "unit", ucum: "?", text: w });
+      i++;
+      continue;
+    }
     const result = RESULTS.find((r) => {
       const n = r.split(" ").length;
       return (
@@ -334,6 +354,7 @@ export function lex(all: string[]): Tok[] {
       w === "" ||
       NOISE.has(w.toLowerCase()) ||
       /^[*#^:]+$/.test(w) ||
+      /^[^\p{L}\p{N}]+$/u.test(w) ||
       /^\(.*\)$/.test(raw) ||
       (DEVANAGARI.test(raw) && !/[a-z0-9]/i.test(raw)) ||
       /^[A-Z]{1,2}$/.test(w)

@@ -10,6 +10,7 @@ import { factorFor } from "./catalogue";
 import type { Tok } from "./lexer";
 import { printedMeasure } from "./measure";
 import { printedRange, type Patient } from "./ranges";
+import { microUcum } from "./units";
 import type { Analyte, Flag, LabRow, Specimen } from "./types";
 
 export type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
@@ -81,8 +82,21 @@ function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
   };
 }
 
+/**
+ * "Haemoglobin / हीमोग्लोबिन 11.2": the name again in another language after a "/", which OCR's
+ * English pass turns into stray words — passed over up to the value.
+ */
+function otherLanguage(toks: Tok[]): Tok[] {
+  if (toks[0]?.k !== "noise" || toks[0].text !== "/") return toks;
+  let j = 1;
+  while (j < toks.length && j <= 8 && (toks[j]!.k === "word" || toks[j]!.k === "noise")) j++;
+  const t = toks[j];
+  return t && (t.k === "num" || t.k === "result" || t.k === "flag") ? toks.slice(j) : toks;
+}
+
 /** One name's row: the tokens between it and the next name (and a continued range's lines). */
-export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patient?: Patient): Read {
+export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient?: Patient): Read {
+  const toks = otherLanguage(all);
   const doubts: string[] = [];
   let confidence = 0.97;
   let cap = 1;
@@ -121,14 +135,28 @@ export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patien
     }
     if (first && (t.k === "word" || t.k === "date"))
       return { reject: "the value is followed by a word, not a unit" };
-    if (first && t.k === "num") return { reject: "two numbers where one value should be" };
+    if (first && t.k === "num") {
+      // An arrow or a mark after the value read by OCR as one digit ("132 5 mEq/L"): the value
+      // stands, in doubt; any other second number leaves the row unread.
+      const mark = /^\d$/.test(t.text) && !value.text.endsWith(t.text) && after.some((x) => x.k === "unit");
+      if (!mark) return { reject: "two numbers where one value should be" };
+      doubt("a mark after the value read as a digit?", 0.3);
+      continue;
+    }
     first = false;
     if (t.k === "unit") unit ??= t;
     else if (t.k === "num") doubt("another number on the row", 0.2);
   }
   unit ??= unitBefore;
-  const ucum = unit?.ucum ?? null;
-  const candidates = pick(match, section, ucum, value.n);
+  let ucum = unit?.ucum ?? null;
+  let candidates = pick(match, section, ucum, value.n);
+  // A "µ" read as "p" or "y" by OCR: "pmol/L" beside creatinine is µmol/L.
+  const micro = unit && candidates.length === 0 ? microUcum(unit.text) : null;
+  if (micro && pick(match, section, micro, value.n).length > 0) {
+    ucum = micro;
+    candidates = pick(match, section, micro, value.n);
+    doubt("its unit read as µ", 0.05);
+  }
   if (candidates.length === 0)
     return {
       reject: ucum ? `unit ${unit!.text} does not fit` : "no unit, and the name alone does not decide",
@@ -137,6 +165,9 @@ export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patien
   const a = candidates[0]!;
   if (!ucum && !UNITLESS.includes(a.unit)) doubt("no unit printed", 0.3);
   const read = printedRange(after, patient);
+  // An unknown word just before the range may be a label OCR could not read ("1-l2Yrs:").
+  const at = after.findIndex((t) => t.k === "range" || t.k === "label");
+  if (at > 0 && after[at - 1]!.k === "word") doubt("a word before the printed range", 0.1);
   let printed = read?.range ?? null;
   // A bound printed "07" may be 0.7 or 7: it stands only when the value sits by the range it makes.
   const lost = read?.lead0 && printed && !near(value.n, printed.low, printed.high);
@@ -146,21 +177,19 @@ export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patien
   } else if (!printed) doubt("no printed range to check the value against", 0.1);
   else if (printed.parts && printed.applies === null)
     doubts.push("which part of the printed range applies could not be chosen from her recorded sex and age");
-  // The value and its printed range in the analyte's unit, judged there (decision 0088).
-  const measure = printedMeasure(a, value.n, ucum, printed)!;
   const { low, high } = printed ?? { low: null, high: null };
   const bounded = low !== null || high !== null;
+  const factor = ucum ? factorFor(a, ucum)! : 1;
+  /** Doubts about where the value stands: against such a value nothing is judged. */
+  let unsure = false;
   // A lab that prints this analyte with decimals printed none: perhaps the point was lost
   // (a unit with a factor below 1, such as /cumm or µmol/L, is printed as a whole number).
-  if (
-    a.decimals > 0 &&
-    !value.text.includes(".") &&
-    (!ucum || factorFor(a, ucum)! >= 1) &&
-    !(bounded && inside(value.n, low, high))
-  )
+  if (a.decimals > 0 && !value.text.includes(".") && factor >= 1 && !(bounded && inside(value.n, low, high)))
     doubt("no decimal point where labs print one", 0.1);
-  if (value.suspect && !(bounded && near(value.n, low, high)))
+  if (value.suspect && !(bounded && near(value.n, low, high))) {
     doubt("a leading zero: the decimal point may be lost", 0.4, 0.6);
+    unsure = true;
+  }
   if (bounded && !inside(value.n, low, high)) {
     // Only a range with both bounds can say a value belongs in it with its point moved, and only a
     // value at least twice beyond it: 58 beside 5 - 40 is high, 368 beside 36 - 46 a lost point.
@@ -169,18 +198,32 @@ export function readRow(match: NameMatch, toks: Tok[], section: Specimen, patien
       high !== null &&
       (value.n > high * 2 || value.n < low / 2) &&
       [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high));
-    if (moved) doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
+    if (moved) {
+      doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
+      unsure = true;
+    }
     const scale = Math.max(low ?? 0, high ?? 0);
-    if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20))
+    if (value.n > 0 && scale > 0 && (value.n > scale * 20 || value.n < (low ?? high ?? 0) / 20)) {
       doubt("the value is far from the printed range", 0.3);
+      unsure = true;
+    }
   }
   // A range bound no lab would print (every point on the line lost: "130 - 170" for Hb).
-  if ([measure.low, measure.high].some((b) => b !== null && b > a.possible[1]))
+  if ([low, high].some((b) => b !== null && b * factor > a.possible[1])) {
     doubt("the printed range is outside what is possible (a misreading?)", 0.3);
-  if (measure.value < a.possible[0] || measure.value > a.possible[1])
+    unsure = true;
+  }
+  const n = value.n * factor;
+  if (n < a.possible[0] || n > a.possible[1]) {
     doubt("outside what is possible for this test (a misreading?)", 0.5, 0.45);
+    unsure = true;
+  }
+  // The value and its printed range in the analyte's unit, judged there (decision 0088) — unless
+  // the value or the range is in doubt: the range is kept as printed, and nothing said against it.
+  if (unsure && printed) printed = { ...printed, low: null, high: null };
+  const measure = printedMeasure(a, value.n, ucum, printed)!;
   let flagSource: LabRow["flagSource"] = flag ? "printed" : null;
-  if (printed && bounded) {
+  if (printed && bounded && !unsure) {
     const computed = measure.flag;
     if (flag && computed && flag !== computed)
       doubt("the printed flag disagrees with the printed range", 0.3);

@@ -25,10 +25,11 @@ const TABLE: Record<string, string[]> = {
   "mg/L": ["mg/l"],
   "mmol/L": ["mmol/l", "mmol/ltr", "mm/l"],
   "mmol/mol": ["mmol/mol"],
-  "umol/L": ["umol/l", "micromol/l", "micromole/l"],
+  // "yumol/l": a "µ" read as "yu" by OCR.
+  "umol/L": ["umol/l", "micromol/l", "micromole/l", "yumol/l"],
   "meq/L": ["meq/l", "meq/ltr"],
   // "U/I": the misprint of U/L some lab software carries on every enzyme row.
-  "U/L": ["u/l", "units/l", "unit/l", "u/i", "u/ltr", "units/ltr"],
+  "U/L": ["u/l", "units/l", "unit/l", "u/i", "u/ltr", "units/ltr", "v/l"],
   "[IU]/L": ["iu/l", "iu/i", "iu/ltr"],
   "%": ["%", "percent", "%age"],
   fL: ["fl", "femtolitre", "femtoliter", "cu.micron", "cumicron", "u3"],
@@ -43,13 +44,14 @@ const TABLE: Record<string, string[]> = {
   "/100{WBCs}": ["/100wbc", "/100wbcs", "/100leucocytes", "/100leukocytes", "per100wbc", "/100wbc's"],
   "mg/(24.h)": ["mg/24hrs", "mg/24hr", "mg/24h", "mg/day", "mg/24hours", "mg/24hour"],
   "g/(24.h)": ["g/24hrs", "g/24hr", "g/24h", "g/day", "gm/24hrs", "gm/day"],
-  "ug/dL": ["ug/dl", "ugm/dl"],
+  // "pg/dl": a "µ" read as "p" by OCR (no lab prints picograms per decilitre).
+  "ug/dL": ["ug/dl", "ugm/dl", "pg/dl", "yg/dl", "yug/dl"],
   "ug/L": ["ug/l"],
   "nmol/L": ["nmol/l"],
   "pmol/L": ["pmol/l"],
   "m[IU]/L": ["miu/l", "mu/l", "mlu/l"],
   // "ulU/mL": Tesseract reads the capital I as a small l.
-  "u[IU]/mL": ["uiu/ml", "uu/ml", "ulu/ml"],
+  "u[IU]/mL": ["uiu/ml", "uu/ml", "ulu/ml", "piu/ml", "plu/ml", "yiu/ml"],
   "[IU]/mL": ["iu/ml"],
   "U/mL": ["u/ml", "units/ml"],
   "mm/h": [
@@ -174,9 +176,15 @@ export function unitKey(printed: string): string {
       .replace(/[µμ]/g, "u")
       .replace(/mcg|mcu/g, (m) => "u" + m.slice(2))
       .replace(/\s+/g, "")
+      // A small L printed in a font where it is a bar ("U/|"), or a table's rule read after the unit.
+      .replace(/\/\|$/, "/l")
+      .replace(/\|/g, "")
       .replace(/^[x×*]\s*(?=10)/, "")
       .replace(/10\s*[x×]\s*(?=\d)/, "10^")
       .replace(/\*\*/g, "^")
+      // OCR's readings of a superscript's caret: "10°6/uL", "10%3/uL".
+      .replace(/^10[°%](?=\d)/, "10^")
+      .replace(/_+$/, "")
       .replace(/^\(|\)$/g, "")
       // "million/cu.mm." — a unit that ends its sentence.
       .replace(/(?<=[a-z])\.$/, "")
@@ -186,6 +194,18 @@ export function unitKey(printed: string): string {
 /** The UCUM code for a printed unit, or null when it is not a unit we know. */
 export function toUcum(printed: string): string | null {
   return LOOKUP.get(unitKey(printed)) ?? null;
+}
+
+/**
+ * The unit a printed unit would be had OCR read its "µ" right: "pmol/L", "yumol/L", "pg/mL" as
+ * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e). Only for a unit that does not
+ * fit the test it is printed beside: "pg/mL" is B12's own unit.
+ */
+export function microUcum(printed: string): string | null {
+  const key = unitKey(printed)
+    .replace(/^(yu|y|p|j)(?=[a-z])/, "u")
+    .replace(/^ue\//, "ug/");
+  return key.startsWith("u") ? (LOOKUP.get(key) ?? null) : null;
 }
 
 /** Longest run of 1..4 whitespace-separated words at `words[from]` that reads as a unit. */
