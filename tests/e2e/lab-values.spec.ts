@@ -53,10 +53,10 @@ async function tokenOf(page: Page, who: TestUser): Promise<string> {
 const toaster = (page: Page) => page.getByTestId("toaster");
 
 /** The add-review screen of `reportId`, reloaded until the reader has stored its values. */
-async function openWithValues(page: Page, reportId: string) {
+async function openWithValues(page: Page, reportId: string, count: number) {
   await expect(async () => {
     await page.goto(`/dashboard/add-review/${reportId}`);
-    await expect(page.getByTestId("lab-value")).toHaveCount(8, { timeout: 1_000 });
+    await expect(page.getByTestId("lab-value")).toHaveCount(count, { timeout: 1_000 });
   }).toPass({ timeout: 45_000 });
   await hydrated(page);
 }
@@ -82,13 +82,18 @@ const rowTops = (page: Page) =>
  * value ends removed, and nothing else in the list moved meanwhile.
  */
 async function removeUndoRemove(page: Page, name: string) {
-  const row = valueRow(page, name);
-  const remove = row.getByRole("button", { name: `Remove: ${name}` });
+  // The row by its id: its buttons' names change, and "MCH" is also in "MCHC".
+  const id = await page
+    .getByTestId("lab-value")
+    .filter({ has: page.getByRole("button", { name: `Remove: ${name}`, exact: true }) })
+    .getAttribute("id");
+  const row = page.locator(`[id="${id}"]`);
+  const remove = row.getByRole("button", { name: `Remove: ${name}`, exact: true });
   const at = await placeOf(remove);
   const rows = await rowTops(page);
   await remove.click();
   await expect(row).toHaveAttribute("data-status", "removed");
-  const undo = row.getByRole("button", { name: `Undo removal: ${name}` });
+  const undo = row.getByRole("button", { name: `Undo removal: ${name}`, exact: true });
   await expect(undo).toBeFocused();
   expect(await placeOf(undo)).toEqual(at);
   expect(await rowTops(page)).toEqual(rows);
@@ -107,7 +112,8 @@ test("the patient uploads two lab reports; an approved pathologist takes them", 
   await signUp(setup, w.expert);
   await approveExperts(setup, [w.expert.email]);
   const token = await tokenOf(setup, w.patient);
-  for (const layout of ["table", "bilingual"] as const) {
+  // The second prints the sample's date (12 March 2025) and the units of an Indian lab (/cumm, lakhs/cumm).
+  for (const layout of ["table", "cumm-units"] as const) {
     const up = await setup.request.post("/api/v1/report/upload-report", {
       headers: { Authorization: `Bearer ${token}` },
       multipart: {
@@ -133,7 +139,7 @@ test("the expert checks the values read from the first report and writes the opi
   browser,
 }, info) => {
   const page = await person(browser, info, w.expert);
-  await openWithValues(page, w.reports[0]);
+  await openWithValues(page, w.reports[0], 8);
   const section = page.getByTestId("lab-review");
   await expect(section.getByRole("heading", { name: "Values read from this report" })).toBeVisible();
   // Beside the file and before the opinion form (decision 0090), open: eight to check.
@@ -226,7 +232,7 @@ test("the second report, at 360 px: the expert corrects Haemoglobin, removes and
 }, info) => {
   const page = await person(browser, info, w.expert);
   await page.setViewportSize({ width: 360, height: 740 });
-  await openWithValues(page, w.reports[1]);
+  await openWithValues(page, w.reports[1], 10);
   const hb = valueRow(page, "Haemoglobin");
   await hb.locator("label", { hasText: "Correct" }).click();
   await hb.getByLabel("Value").fill("10.4");
@@ -234,10 +240,10 @@ test("the second report, at 360 px: the expert corrects Haemoglobin, removes and
   await expect(valueRow(page, "Haemoglobin")).toContainText("Corrected");
   await removeUndoRemove(page, "MCH");
   // Confirm all, from the keyboard.
-  const all = page.getByRole("button", { name: "Confirm all unchecked values (6)" });
+  const all = page.getByRole("button", { name: "Confirm all unchecked values (8)" });
   await all.focus();
   await page.keyboard.press("Enter");
-  await expect(toaster(page)).toContainText("Values confirmed: 6.");
+  await expect(toaster(page)).toContainText("Values confirmed: 8.");
   await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
@@ -265,20 +271,46 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
 
   const lists = page.getByTestId("lab-values");
   await expect(lists).toHaveCount(2);
-  // Newest first: the second report, then the first.
+  // Newest first: the second report, then the first. Her name for the test, then her report's.
   const [second, first] = await lists.allInnerTexts();
   expect(first).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
-  expect(second).toContain("10.4 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
+  expect(first).toContain("हीमैटोक्रिट (PCV) 31.5 % — आपकी रिपोर्ट पर छपी सीमा 36 - 46 से कम");
+  expect(second).toContain(
+    "हीमोग्लोबिन (Haemoglobin) 10.4 gm/dl — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.0 से कम",
+  );
+  expect(second).toContain(
+    "प्लेटलेट्स (Platelet Count) 2.1 lakhs/cumm — आपकी रिपोर्ट पर छपी सीमा 1.5 - 4.1 के भीतर",
+  );
   expect(first).toContain("310 pg/mL");
   // Removed values are not shown: ESR of the first report, MCH of the second.
   expect(first).not.toContain("ESR");
-  expect(second).not.toContain("MCH");
+  expect(second).not.toMatch(/^MCH /m);
+  expect(second).toMatch(/^MCHC /m);
 
   const series = page.getByTestId("lab-series");
   await expect(series.getByRole("heading", { name: hi.labs.seriesTitle })).toBeVisible();
-  const table = series.locator("figure", { hasText: "हीमोग्लोबिन" }).locator("table");
-  await expect(table).toContainText("9.8");
-  await expect(table).toContainText("10.4");
+  // Haemoglobin: the second report, dated 12 March 2025 on its paper, comes first; the first prints
+  // no date and stands at the day it was uploaded, marked and said so.
+  const hb = series.getByTestId("lab-chart").filter({ hasText: "हीमोग्लोबिन" });
+  const rows = hb.locator("tbody tr");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText("12 मार्च 2025");
+  await expect(rows.nth(0)).toContainText("10.4 g/dL");
+  await expect(rows.nth(1)).toContainText("9.8 g/dL");
+  await expect(rows.nth(1).locator("td").first()).toHaveText(/\*$/);
+  await expect(hb.getByTestId("lab-axis-date")).toHaveText([/^12 मार्च 25$/, /\*$/]);
+  await expect(hb.getByTestId("lab-dates-note")).toHaveText(hi.labs.datesMixed);
+  await expect(hb.getByTestId("lab-band-label")).toHaveText(hi.labs.bandLabelEach);
+  // Platelets in the unit her reports print, the band labelled with the range they print.
+  const plt = series.getByTestId("lab-chart").filter({ hasText: "प्लेटलेट्स" });
+  await expect(plt.locator("figcaption")).toContainText("प्लेटलेट्स (lakhs/cumm)");
+  await expect(plt.locator("figcaption")).toContainText("आपकी रिपोर्ट पर: “Platelet Count”");
+  await expect(plt.getByTestId("lab-band-label")).toHaveText(
+    "हरी पट्टी: आपकी रिपोर्ट पर छपी सीमा, 1.5 - 4.1 lakhs/cumm",
+  );
+  await expect(plt.locator("tbody")).toContainText("2.1 lakhs/cumm");
+  await expect(plt.locator("tbody")).toContainText("2.45 lakhs/cumm");
+  await expect(plt.getByTestId("lab-band")).toHaveCount(2);
   await expect(series.locator("svg").first()).toBeVisible();
   // Readable at 360 px: nothing wider than the screen.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import hi from "~/i18n/locales/hi";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
-import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 /*
@@ -12,6 +13,9 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  * form and PATCH … action "restore"). Refused to another expert, the patient, an unapproved expert,
  * an admin and a stranger with nothing changed; a value of another report refuses the whole step;
  * two confirm-alls at once confirm each value once; a value read with doubt is never confirmed in bulk.
+ * And her chart (same decision): by the date printed on each report (else the upload's, said so),
+ * in the unit her reports print, the band labelled with the printed range, the test named in Hindi
+ * beside the name on her paper.
  */
 
 let server: TestServer;
@@ -207,7 +211,7 @@ describe("confirm all, on the review screen without script", () => {
     const after = await (await holder.follow(ok)).text();
     expect(after).toContain("Values confirmed: 20.");
     expect(after).toContain("The values left were read with doubt: check each one against the report.");
-    expect(after).not.toContain("Confirm all unchecked values");
+    expect(after).not.toMatch(/Confirm all unchecked values \(\d+\)/);
   });
 
   it("undoes a removal: the value gets back the status it had, at its own row; an undo of what is not removed is refused", async () => {
@@ -325,5 +329,143 @@ describe("confirm all and undo through the API", () => {
     const st = await statuses(ids.race);
     expect(Object.values(st).filter((s) => s === "confirmed")).toHaveLength(20);
     expect(st["r-doubt"]).toBe("read");
+  });
+});
+
+describe("her chart, in Hindi", () => {
+  /** A checked value as the reader stores it: in the analyte's unit, with its printed form. */
+  type Seeded = [
+    id: string,
+    report: string,
+    loinc: string,
+    printed: string,
+    value: number,
+    unit: string,
+    shown: string,
+    shownUnit: string,
+    range: string,
+    low: number,
+    high: number,
+  ];
+
+  it("dates each report by the date printed on it, draws her reports' unit, labels the band with the printed range", async () => {
+    const a = api();
+    const up = async () =>
+      (
+        await a.call(
+          "POST",
+          "/report/upload-report",
+          uploadForm(
+            { reportType: "Blood Test", phoneNumber: "9876543210" },
+            { name: "cbc.pdf", data: samplePdf() },
+          ),
+          tok.patient,
+        )
+      ).body.data._id as string;
+    // Uploaded in this order; printed 2 June 2025, 15 January 2025, and no date on the third.
+    const [june, january, undated] = [await up(), await up(), await up()];
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      // The reader's own pass over these files ends first (it finds no values in them).
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const rows = await db.all<{ status: string }>(
+          "select status from lab_reads where report_id in (?, ?, ?)",
+          june,
+          january,
+          undated,
+        );
+        if (rows.length === 3 && rows.every((r) => !["queued", "reading"].includes(r.status))) break;
+        if (Date.now() > deadline) throw new Error(`reads not done: ${JSON.stringify(rows)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await db.run("update lab_reads set sample_date = ? where report_id = ?", "2025-06-02", june);
+      await db.run("update lab_reads set sample_date = ? where report_id = ?", "2025-01-15", january);
+      const rows: Seeded[] = [
+        ["hb-j", june, "718-7", "Hb", 12.5, "g/dL", "12.5", "gm/dl", "12.0 - 15.0", 12, 15],
+        ["hb-a", january, "718-7", "Hb", 11.2, "g/dL", "11.2", "gm/dl", "12.0 - 15.0", 12, 15],
+        ["hb-u", undated, "718-7", "Haemoglobin", 13, "g/dL", "13.0", "g/dL", "12.0 - 15.0", 12, 15],
+        ["tlc-j", june, "6690-2", "TLC", 7.8, "10*3/uL", "7,800", "/cumm", "4,000 - 11,000", 4, 11],
+        ["tlc-a", january, "6690-2", "TLC", 12.1, "10*3/uL", "12,100", "/cumm", "4,000 - 11,000", 4, 11],
+      ];
+      for (const [id, report, loinc, printed, value, unit, shown, shownUnit, range, low, high] of rows)
+        await db.run(
+          "insert into lab_values (id, report_id, loinc, printed_name, value, unit, printed_value, printed_unit, range_text, range_low, range_high, page, box, confidence, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          id,
+          report,
+          loinc,
+          printed,
+          value,
+          unit,
+          shown,
+          shownUnit,
+          range,
+          low,
+          high,
+          1,
+          "[0.1,0.2,0.6,0.02]",
+          0.97,
+          "confirmed",
+          db.time(Date.now()),
+        );
+    } finally {
+      await db.close();
+    }
+    // Another pathologist gives these opinions (the first holds as many claims as one may).
+    for (const r of [june, january, undated]) {
+      expect((await a.post(`/report/claim/${r}`, {}, tok.other)).status).toBe(200);
+      expect((await a.post(`/report/add-review/${r}`, { review: "Iron is low." }, tok.other)).status).toBe(
+        200,
+      );
+    }
+    const b = (await as("patient@checks.test")).inLanguage("hi");
+    const res = await b.fetch(`/dashboard/previous-report/${ids.patient}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const figure = (name: string) => {
+      const at = html.indexOf(`<span class="font-semibold">${name}</span>`);
+      expect(at, name).toBeGreaterThan(0);
+      return html.slice(at, html.indexOf("</figure>", at));
+    };
+    const day = (y: number, m: number, d: number, style: Intl.DateTimeFormatOptions) =>
+      new Intl.DateTimeFormat("hi", { ...style, timeZone: "UTC" }).format(Date.UTC(y, m - 1, d));
+    const today = new Intl.DateTimeFormat("hi", { dateStyle: "medium", timeZone: "Asia/Kolkata" }).format(
+      new Date(),
+    );
+
+    // Haemoglobin: January's report first, then June's, then the undated one at its upload, marked.
+    const hb = pageText(figure("हीमोग्लोबिन"));
+    const order = [
+      day(2025, 1, 15, { dateStyle: "medium" }),
+      day(2025, 6, 2, { dateStyle: "medium" }),
+      `${today}*`,
+    ];
+    expect(
+      order.map((d) => hb.indexOf(d)).every((at, i, all) => at > 0 && (i === 0 || at > all[i - 1])),
+    ).toBe(true);
+    // In the unit most of her reports print.
+    expect(hb).toMatch(/हीमोग्लोबिन \( ?gm\/dl ?\)/);
+    expect(hb).toMatch(new RegExp(`${order[0]} 11.2 gm/dl 12.0 - 15.0 ${order[1]} 12.5 gm/dl 12.0 - 15.0`));
+    // Dates on the axis, and said where they come from.
+    expect(hb).toContain(day(2025, 1, 15, { day: "numeric", month: "short", year: "2-digit" }));
+    expect(hb).toContain(hi.labs.datesMixed);
+    expect(hb).toContain("हरी पट्टी: आपकी रिपोर्ट पर छपी सीमा, 12.0 - 15.0 gm/dl");
+    expect(hb).toContain("आपकी रिपोर्ट पर: “Hb”, “Haemoglobin”");
+
+    // The white cells in /cumm, as her reports print them (stored as 10³/µL), the band as printed.
+    const tlc = pageText(figure("सफ़ेद रक्त कोशिकाएँ"));
+    expect(tlc).toMatch(/सफ़ेद रक्त कोशिकाएँ \( ?\/cumm ?\)/);
+    expect(tlc).toContain("आपकी रिपोर्ट पर: “TLC”");
+    expect(tlc).toMatch(/12100 \/cumm 4,000 - 11,000 .*7800 \/cumm 4,000 - 11,000/);
+    expect(tlc).toContain("हरी पट्टी: आपकी रिपोर्ट पर छपी सीमा, 4,000 - 11,000 /cumm");
+    expect(tlc).toContain(hi.labs.datesPrinted);
+    expect(figure("सफ़ेद रक्त कोशिकाएँ")).toMatch(/>11000<\/text>[\s\S]*>4000<\/text>/);
+
+    // In plain words, her name for the test beside the one on her paper.
+    const words = pageText(html);
+    expect(words).toContain("हीमोग्लोबिन (Hb) 11.2 gm/dl — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.0 से कम");
+    expect(words).toContain(
+      "सफ़ेद रक्त कोशिकाएँ (TLC) 12,100 /cumm — आपकी रिपोर्ट पर छपी सीमा 4,000 - 11,000 से अधिक",
+    );
   });
 });

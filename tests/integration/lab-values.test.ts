@@ -180,7 +180,8 @@ describe("lab values over HTTP", () => {
     );
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0-15.5 से कम");
+    // Her name for the test beside the one her report prints (decision 0090).
+    expect(html).toContain("हीमोग्लोबिन (Hb) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0-15.5 से कम");
     expect(html).toContain("समय के साथ आपके मान");
     expect(html).toMatch(/<svg[^>]*viewBox/);
     expect(html).toMatch(/<table[\s\S]*10\.2 g\/dL[\s\S]*9\.8 g\/dL[\s\S]*<\/table>/);

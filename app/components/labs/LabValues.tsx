@@ -1,19 +1,35 @@
 import { useTranslation } from "~/i18n/useTranslation";
 
 /**
- * The patient's side of lab values (decision 0084): checked values in plain words, and for an
- * analyte in two or more reports a server-rendered SVG chart with the printed range as a band and
- * a table as its text alternative. No JavaScript needed.
+ * The patient's side of lab values (decisions 0084, 0090): checked values in plain words, and for
+ * an analyte in two or more reports a server-rendered SVG chart — each report at the date printed on
+ * it (else the day it was uploaded, said so), dates on its axis, the range printed on each report as
+ * a labelled band, in the unit her reports print — with a table as its text alternative, and the
+ * test named in her language beside the name her reports print. No JavaScript needed.
  */
 
 export type LabPointView = {
+  /** The date in full (the table) and short (the axis). */
   date: string;
+  axis: string;
+  dated: "printed" | "uploaded";
   value: number;
   low: number | null;
   high: number | null;
   range: string | null;
+  judgement: "below" | "within" | "above" | "unknown";
 };
-export type LabSeriesView = { loinc: string; name: string; unit: string; points: LabPointView[] };
+export type LabSeriesView = {
+  loinc: string;
+  /** Her name for the test (her language, else the catalogue's English). */
+  name: string;
+  /** The names her reports print, quoted, when they say something else; else null. */
+  printedAs: string | null;
+  unit: string;
+  /** Where the dates come from: printed on every report, uploaded for every one, or both. */
+  dates: "printed" | "uploaded" | "mixed";
+  points: LabPointView[];
+};
 
 export function LabLines({ lines }: { lines: string[] }) {
   const { t } = useTranslation();
@@ -31,44 +47,96 @@ export function LabLines({ lines }: { lines: string[] }) {
 }
 
 const W = 320;
-const H = 140;
-const PAD = 28;
+const H = 190;
+const LEFT = 52;
+const RIGHT = 24;
+const TOP = 22;
+const BOTTOM = 40;
 
-function Chart({ s }: { s: LabSeriesView }) {
+const num = (n: number) => String(Number(n.toPrecision(6)));
+
+function Chart({ s, mixed }: { s: LabSeriesView; mixed: boolean }) {
   const nums = s.points.flatMap((p) => [p.value, p.low, p.high]).filter((n): n is number => n != null);
   const min = Math.min(...nums);
   const max = Math.max(...nums);
-  const span = max - min || 1;
-  const y = (v: number) => H - PAD - ((v - min) / span) * (H - 2 * PAD);
-  const x = (i: number) => PAD + (s.points.length === 1 ? 0 : (i / (s.points.length - 1)) * (W - 2 * PAD));
+  const span = max - min || Math.abs(max) || 1;
+  // A little room above and below, so a point on the band's edge is not on the frame.
+  const lo = min - span * 0.08;
+  const hi = max + span * 0.08;
+  const y = (v: number) => TOP + (1 - (v - lo) / (hi - lo)) * (H - TOP - BOTTOM);
+  const n = s.points.length;
+  const x = (i: number) => (n === 1 ? W / 2 : LEFT + (i / (n - 1)) * (W - LEFT - RIGHT));
+  const half = n === 1 ? (W - LEFT - RIGHT) / 2 : (W - LEFT - RIGHT) / (n - 1) / 2;
   const line = s.points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
+  // Dates on the axis: every one when they fit, else the first, the last and some between.
+  const every = Math.ceil(n / 4);
+  const labelled = (i: number) => i === 0 || i === n - 1 || (i % every === 0 && n - 1 - i >= every / 2);
+  const base = H - BOTTOM;
   return (
     <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full max-w-md" aria-hidden="true" focusable="false">
       {s.points.map((p, i) => {
         if (p.low == null && p.high == null) return null;
-        const top = y(p.high ?? max);
-        const bottom = y(p.low ?? min);
-        const half = s.points.length === 1 ? W / 2 - PAD : (W - 2 * PAD) / (s.points.length - 1) / 2;
+        const top = y(p.high ?? hi);
+        const bottom = y(p.low ?? lo);
+        const left = Math.max(LEFT - 12, x(i) - half);
+        const right = Math.min(W - 4, x(i) + half);
+        // Each report's band, with the bounds it printed at its edges: the first in the margin, as
+        // an axis's marks; a later one that prints other bounds, inside its own band.
+        const edge = (v: number, at: number, inside: number) =>
+          i === 0 ? (
+            <text x={LEFT - 15} y={at + 3.5} fontSize="10" textAnchor="end" fill="#065f46">
+              {num(v)}
+            </text>
+          ) : (
+            <text x={left + 3} y={inside} fontSize="10" fill="#065f46">
+              {num(v)}
+            </text>
+          );
         return (
-          <rect
-            key={`band-${i}`}
-            x={Math.max(PAD, x(i) - half)}
-            y={top}
-            width={Math.min(2 * half, W - PAD - Math.max(PAD, x(i) - half))}
-            height={Math.max(1, bottom - top)}
-            fill="#d1fae5"
-          />
+          <g key={`band-${i}`} data-testid="lab-band">
+            <rect x={left} y={top} width={right - left} height={Math.max(1, bottom - top)} fill="#d1fae5" />
+            {(i === 0 || p.range !== s.points[i - 1].range) && (
+              <>
+                {p.high != null && edge(p.high, top, top + 11)}
+                {p.low != null && edge(p.low, bottom, bottom - 3)}
+              </>
+            )}
+          </g>
         );
       })}
+      <line x1={LEFT - 12} x2={W - 4} y1={base} y2={base} stroke="#94a3b8" strokeWidth="1" />
       <polyline points={line} fill="none" stroke="#0f766e" strokeWidth="2" />
-      {s.points.map((p, i) => (
-        <g key={`pt-${i}`}>
-          <circle cx={x(i)} cy={y(p.value)} r="4" fill="#0f766e" />
-          <text x={x(i)} y={y(p.value) - 8} fontSize="11" textAnchor="middle" fill="#0f172a">
-            {p.value}
-          </text>
-        </g>
-      ))}
+      {s.points.map((p, i) => {
+        const out = p.judgement === "above" || p.judgement === "below";
+        return (
+          <g key={`pt-${i}`}>
+            <circle cx={x(i)} cy={y(p.value)} r="4.5" fill={out ? "#be123c" : "#0f766e"} />
+            <text
+              x={x(i)}
+              y={y(p.value) - 8}
+              fontSize="11"
+              fontWeight="600"
+              textAnchor="middle"
+              fill="#0f172a"
+            >
+              {num(p.value)}
+            </text>
+            <line x1={x(i)} x2={x(i)} y1={base} y2={base + 4} stroke="#94a3b8" />
+            {labelled(i) && (
+              <text
+                x={x(i)}
+                y={base + 17}
+                fontSize="10"
+                textAnchor={n > 1 && i === 0 ? "start" : n > 1 && i === n - 1 ? "end" : "middle"}
+                fill="#334155"
+                data-testid="lab-axis-date"
+              >
+                {`${p.axis}${mixed && p.dated === "uploaded" ? "*" : ""}`}
+              </text>
+            )}
+          </g>
+        );
+      })}
     </svg>
   );
 }
@@ -82,32 +150,62 @@ export function LabCharts({ series }: { series: LabSeriesView[] }) {
         {t("labs.seriesTitle")}
       </h2>
       <p className="text-sm text-slate-700">{t("labs.seriesBand")}</p>
-      {series.map((s) => (
-        <figure key={s.loinc} className="mt-3">
-          <figcaption className="font-medium text-slate-900">
-            {s.name} ({s.unit})
-          </figcaption>
-          <Chart s={s} />
-          <table className="mt-2 w-full text-left text-sm">
-            <thead>
-              <tr>
-                <th scope="col">{t("labs.date")}</th>
-                <th scope="col">{t("labs.value")}</th>
-                <th scope="col">{t("labs.printedRange")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.points.map((p, i) => (
-                <tr key={i}>
-                  <td>{p.date}</td>
-                  <td>{`${p.value} ${s.unit}`}</td>
-                  <td>{p.range ?? "—"}</td>
+      {series.map((s) => {
+        const mixed = s.dates === "mixed";
+        const ranges = [...new Set(s.points.map((p) => p.range ?? ""))];
+        return (
+          <figure key={s.loinc} className="mt-4" data-testid="lab-chart">
+            <figcaption className="text-slate-900">
+              <span className="font-semibold">{s.name}</span> ({s.unit})
+              {s.printedAs && (
+                <span className="block text-sm text-slate-700">
+                  {t("labs.printedAs", { names: s.printedAs })}
+                </span>
+              )}
+            </figcaption>
+            <Chart s={s} mixed={mixed} />
+            {/* The band's label: the range as her report prints it. */}
+            <p className="flex items-start gap-2 text-sm text-slate-800" data-testid="lab-band-label">
+              <span
+                aria-hidden="true"
+                className="mt-1 inline-block h-3 w-5 shrink-0 rounded-sm bg-emerald-100"
+              />
+              <span>
+                {ranges.length === 1 && ranges[0]
+                  ? t("labs.bandLabel", { range: `${ranges[0]} ${s.unit}` })
+                  : t("labs.bandLabelEach")}
+              </span>
+            </p>
+            <p className="text-sm text-slate-700" data-testid="lab-dates-note">
+              {t(
+                s.dates === "printed"
+                  ? "labs.datesPrinted"
+                  : s.dates === "uploaded"
+                    ? "labs.datesUploaded"
+                    : "labs.datesMixed",
+              )}
+            </p>
+            <table className="mt-2 w-full text-left text-sm">
+              <thead>
+                <tr>
+                  <th scope="col">{t("labs.date")}</th>
+                  <th scope="col">{t("labs.value")}</th>
+                  <th scope="col">{t("labs.printedRange")}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </figure>
-      ))}
+              </thead>
+              <tbody>
+                {s.points.map((p, i) => (
+                  <tr key={i}>
+                    <td>{`${p.date}${mixed && p.dated === "uploaded" ? "*" : ""}`}</td>
+                    <td>{`${num(p.value)} ${s.unit}`}</td>
+                    <td>{p.range ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </figure>
+        );
+      })}
     </section>
   );
 }

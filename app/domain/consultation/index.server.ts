@@ -136,14 +136,12 @@ export {
   checkValue,
   confirmedValues,
   labReview,
-  labSeries,
   type LabReading,
   observationsFor,
   valuesForReview,
   type ApiLabValue,
-  type LabSeries,
-  type LabPoint,
 } from "./lab-values.server";
+export { labSeries, type LabPoint, type LabSeries } from "./lab-series.server";
 export {
   confirmableInBulk,
   confirmValues,

@@ -4,8 +4,8 @@ import { db, first } from "~/db/client.server";
 import { labValues, reports } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { patientAccess, requirePatientAccess } from "../care/index.server";
-import { analyteByLoinc, printedMeasure, storedMeasure, ucumFor, type Judgement } from "../records/labs";
+import { patientAccess } from "../care/index.server";
+import { analyteByLoinc, printedMeasure, storedMeasure, ucumFor } from "../records/labs";
 import { labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
@@ -357,66 +357,4 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
     })
     .returning();
   return toApiLabValue(created);
-}
-
-export type LabPoint = {
-  reportId: string;
-  date: string;
-  /** The value and the printed range's bounds, all in the series' unit. */
-  value: number;
-  rangeLow: number | null;
-  rangeHigh: number | null;
-  rangeText: string | null;
-  judgement: Judgement;
-};
-export type LabSeries = { loinc: string; name: string; unit: string; points: LabPoint[] };
-
-/**
- * For each analyte in two or more of the person's reviewed reports, its confirmed values over time
- * (by the report's upload date) with the ranges printed on each report.
- */
-export async function labSeries(actor: Actor, patientId: string): Promise<LabSeries[]> {
-  await requirePatientAccess(actor, patientId);
-  const found = await db()
-    .select({ value: labValues, reportDate: reports.createdAt })
-    .from(labValues)
-    .innerJoin(reports, eq(reports.id, labValues.reportId))
-    .where(
-      and(
-        eq(reports.patientId, patientId),
-        eq(reports.status, "Reviewed"),
-        inArray(labValues.status, SHOWN_STATUSES),
-      ),
-    )
-    .orderBy(asc(reports.createdAt), asc(labValues.createdAt));
-  const byLoinc = new Map<string, { v: Row; date: Date }[]>();
-  for (const f of found) {
-    const list = byLoinc.get(f.value.loinc) ?? [];
-    list.push({ v: f.value, date: f.reportDate });
-    byLoinc.set(f.value.loinc, list);
-  }
-  const out: LabSeries[] = [];
-  for (const [loinc, list] of byLoinc) {
-    if (new Set(list.map((p) => p.v.reportId)).size < 2) continue;
-    const analyte = analyteByLoinc(loinc);
-    out.push({
-      loinc,
-      name: analyte?.name ?? list[0].v.printedName,
-      unit: analyte?.unit ?? list[0].v.unit,
-      points: list.map(({ v, date }) => {
-        // The chart's point and band: one measure, one unit (decision 0088).
-        const m = storedMeasure(v);
-        return {
-          reportId: v.reportId,
-          date: date.toISOString(),
-          value: m.value,
-          rangeLow: m.low,
-          rangeHigh: m.high,
-          rangeText: v.rangeText,
-          judgement: m.judgement,
-        };
-      }),
-    });
-  }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
 }

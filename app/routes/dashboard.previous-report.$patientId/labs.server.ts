@@ -1,17 +1,25 @@
 import type { TFunction } from "i18next";
 import { confirmedValues, labSeries, type ApiLabValue } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { analyteName, displayUnit, JUDGEMENT_WORDS, storedMeasure } from "~/domain/records/labs";
+import {
+  displayUnit,
+  JUDGEMENT_WORDS,
+  localName,
+  nameAsPrinted,
+  printsOtherName,
+  storedMeasure,
+} from "~/domain/records/labs";
 import type { LabSeriesView } from "~/components/labs/LabValues";
 
 /**
  * A checked value in plain words, against the range printed on the report (decision 0084): her
- * name for the test, the value, unit and range as printed; where it stands is its measure's
- * judgement (decision 0088), the one the expert's flag and the FHIR export give.
+ * name for the test beside the one her report prints (decision 0090), the value, unit and range as
+ * printed; where it stands is its measure's judgement (decision 0088), the one the expert's flag
+ * and the FHIR export give.
  */
 export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string {
   const vars = {
-    name: analyteName(v.loinc, v.name, locale),
+    name: nameAsPrinted(v.loinc, v.name, v.printedName, locale),
     value: v.printedValue,
     unit: v.printedUnit ?? displayUnit(v.unit),
     range: v.rangeText ?? "",
@@ -30,18 +38,37 @@ export async function labsFor(
   const lines: Record<string, string[]> = {};
   for (const id of reportIds)
     lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v, locale));
-  const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "Asia/Kolkata" });
-  const series: LabSeriesView[] = (await labSeries(actor, patientId)).map((s) => ({
-    loinc: s.loinc,
-    name: analyteName(s.loinc, s.name, locale),
-    unit: displayUnit(s.unit),
-    points: s.points.map((p) => ({
-      date: date.format(new Date(p.date)),
-      value: p.value,
-      low: p.rangeLow,
-      high: p.rangeHigh,
-      range: p.rangeText,
-    })),
-  }));
+  // A printed date is a day (no time, no zone); an upload is a moment, said as a day in India.
+  const day = (style: Intl.DateTimeFormatOptions) => ({
+    printed: new Intl.DateTimeFormat(locale, { ...style, timeZone: "UTC" }),
+    uploaded: new Intl.DateTimeFormat(locale, { ...style, timeZone: "Asia/Kolkata" }),
+  });
+  const long = day({ dateStyle: "medium" });
+  const short = day({ day: "numeric", month: "short", year: "2-digit" });
+  const series: LabSeriesView[] = (await labSeries(actor, patientId)).map((s) => {
+    const name = localName(s.loinc, locale) ?? s.name;
+    // The names her reports print, when they say something else than the one shown.
+    const printed = [...new Set(s.points.map((p) => p.printedName.trim()).filter(Boolean))];
+    const kinds = new Set(s.points.map((p) => p.dated));
+    return {
+      loinc: s.loinc,
+      name,
+      printedAs: printed.some((p) => printsOtherName(p, name))
+        ? printed.map((p) => `“${p}”`).join(", ")
+        : null,
+      unit: s.unitShown,
+      dates: kinds.size > 1 ? "mixed" : kinds.has("printed") ? "printed" : "uploaded",
+      points: s.points.map((p) => ({
+        date: long[p.dated].format(new Date(p.date)),
+        axis: short[p.dated].format(new Date(p.date)),
+        dated: p.dated,
+        value: p.value,
+        low: p.rangeLow,
+        high: p.rangeHigh,
+        range: p.rangeText,
+        judgement: p.judgement,
+      })),
+    };
+  });
   return { lines, series };
 }

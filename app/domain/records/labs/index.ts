@@ -9,7 +9,7 @@ export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
 export type { Patient } from "./ranges";
-export { analyteName, namedLoincs } from "./names";
+export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
 export { displayUnit, toUcum } from "./units";
 export {
   convert,

@@ -109,6 +109,27 @@ export function analyteName(loinc: string, english: string, locale: string): str
   return own ? `${own} (${english})` : english;
 }
 
+/** The analyte's name in `locale`'s language, when it has one (else null). */
+export function localName(loinc: string, locale: string): string | null {
+  return NAMES[locale.slice(0, 2)]?.[loinc] ?? null;
+}
+
+/** Does the name a report prints say something else than `shown` (case, spaces and marks aside)? */
+export function printsOtherName(printed: string, shown: string): boolean {
+  const bare = (n: string) => n.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  return bare(printed) !== "" && bare(printed) !== bare(shown);
+}
+
+/**
+ * The test as she reads it (decision 0090): its name in her language (else the catalogue's
+ * English one), followed by the name her report prints when that says something else —
+ * "हीमैटोक्रिट (PCV)", "Haematocrit (PCV)", "Haemoglobin" for a report printing "HAEMOGLOBIN".
+ */
+export function nameAsPrinted(loinc: string, english: string, printed: string, locale: string): string {
+  const own = localName(loinc, locale) ?? english;
+  return printsOtherName(printed, own) ? `${own} (${printed.trim()})` : own;
+}
+
 /** The LOINC codes with a name in `locale` (for the tests that every one is in the catalogue). */
 export function namedLoincs(locale: string): string[] {
   return Object.keys(NAMES[locale] ?? {});

@@ -21,10 +21,16 @@ const labs = {
   noRange: "{{name}} {{value}} {{unit}} — no range was printed on your report",
   valuesTitle: "Values from this report, checked by the expert",
   seriesTitle: "Your values over time",
-  seriesBand: "The shaded band is the range printed on each report.",
+  seriesBand: "Each dot is a value the expert checked; the green band is the range printed on that report.",
   date: "Date",
   value: "Value",
   printedRange: "Range printed on the report",
+  printedAs: "On your report: {{names}}",
+  bandLabel: "Green band: the range printed on your report, {{range}}",
+  bandLabelEach: "Green band: the range printed on each report (in the table below)",
+  datesPrinted: "Dates: as printed on each report.",
+  datesUploaded: "No date is printed on these reports: each is shown on the day it was uploaded.",
+  datesMixed: "Dates: as printed on each report; * no date printed, shown on the day it was uploaded.",
   // The expert's review section (decision 0084).
   reviewTitle: "Values read from this report",
   reviewIntro:
