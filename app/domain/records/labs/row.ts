@@ -10,7 +10,7 @@ import { factorFor } from "./catalogue";
 import type { Tok } from "./lexer";
 import { printedMeasure } from "./measure";
 import { printedRange, type Patient } from "./ranges";
-import { microUcum } from "./units";
+import { microUcum, nearUcum } from "./units";
 import type { Analyte, Flag, LabRow, Specimen } from "./types";
 
 export type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
@@ -126,7 +126,15 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   const value = toks[i] as Extract<Tok, { k: "num" }>;
   let unit: Extract<Tok, { k: "unit" }> | null = null;
   let first = true;
-  const after = toks.slice(i + 1);
+  // A unit OCR garbled ("g/dt", "mnv/hr", "10°3/uL_—s") that can only be one the test is printed in.
+  const allowed = match.analytes.flatMap((a) => [a.unit, ...a.alt.map((u) => u.ucum)]);
+  const after = toks.slice(i + 1).map((t): Tok => {
+    if (t.k !== "word") return t;
+    const near = nearUcum(t.text, allowed);
+    if (!near) return t;
+    doubt("its unit read through a smudge", 0.05);
+    return { k: "unit", ucum: near, text: t.text };
+  });
   for (const t of after) {
     if (t.k === "noise" || t.k === "status" || t.k === "result") continue;
     if (t.k === "flag") {
@@ -207,6 +215,26 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
       doubt("the value is far from the printed range", 0.3);
       unsure = true;
     }
+  }
+  // More decimals than the lab prints in its range or anywhere for this test: a mark after the
+  // value read as a digit ("6.8↑" as "6.85")?
+  const decimals = (t: string) => t.split(".")[1]?.length ?? 0;
+  const rangeDecimals = Math.max(0, ...(printed?.text.match(/\d+(?:\.\d+)?/g) ?? []).map(decimals));
+  if (printed && decimals(value.text) >= 2 && decimals(value.text) > Math.max(rangeDecimals, a.decimals))
+    doubt("more decimals than the lab prints for this test", 0.1);
+  // A one-sided range whose bound lost its point: "< 17" beside 1.9 printed with its decimals.
+  const oneSided = (low === null) !== (high === null);
+  const bound = low ?? high;
+  if (
+    oneSided &&
+    bound !== null &&
+    value.text.includes(".") &&
+    !/\d\.\d/.test(printed!.text) &&
+    bound >= 10 &&
+    bound >= value.n * 8
+  ) {
+    doubt("the printed range may have lost its decimal point", 0.3);
+    unsure = true;
   }
   // A range bound no lab would print (every point on the line lost: "130 - 170" for Hb).
   if ([low, high].some((b) => b !== null && b * factor > a.possible[1])) {

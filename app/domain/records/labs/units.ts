@@ -196,6 +196,38 @@ export function toUcum(printed: string): string | null {
   return LOOKUP.get(unitKey(printed)) ?? null;
 }
 
+/** Edit distance of two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      d[i]![j] = Math.min(
+        d[i - 1]![j]! + 1,
+        d[i]![j - 1]! + 1,
+        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * A word OCR garbled that can only be one of `allowed` (the units the test beside it is printed
+ * in): within one letter of a spelling ("g/dt" for g/dL), two for a longer one ("mnv/hr"), or a
+ * spelling followed by a table's rule or smudge ("10°3/uL_—s"). Null when it is none, or more than one.
+ */
+export function nearUcum(printed: string, allowed: readonly string[]): string | null {
+  const key = unitKey(printed);
+  if (!/\//.test(key)) return null;
+  const hits = new Set<string>();
+  for (const [spelling, ucum] of LOOKUP) {
+    if (!allowed.includes(ucum) || !spelling.includes("/")) continue;
+    const tail = key.slice(spelling.length);
+    const near = distance(key, spelling) <= (spelling.length >= 5 ? 2 : 1);
+    if (near || (key.startsWith(spelling) && /^[^a-z0-9]/.test(tail))) hits.add(ucum);
+  }
+  return hits.size === 1 ? [...hits][0]! : null;
+}
+
 /**
  * The unit a printed unit would be had OCR read its "µ" right: "pmol/L", "yumol/L", "pg/mL" as
  * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e). Only for a unit that does not
