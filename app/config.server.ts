@@ -186,6 +186,11 @@ const envSchema = z.object({
     .default("Asia/Kolkata"),
   /** The clinic's name on the recovery sheet (decision 0091); unset: the host name of APP_URL. */
   CLINIC_NAME: z.string().trim().min(1).max(200).optional(),
+  /**
+   * How an operator runs the app's scripts here (decision 0091): the command ops/install.sh installs
+   * (its unit sets it), so the recovery sheet gives `sudo <command> restore …`; unset: `npm run restore`.
+   */
+  CAREBRIDGE_COMMAND: z.string().trim().startsWith("/", "an absolute path").optional(),
   GRIEVANCE_NAME: z.string().trim().min(1).max(200).optional(),
   GRIEVANCE_EMAIL: z.string().trim().email().max(254).optional(),
   GRIEVANCE_PHONE: z
@@ -297,6 +302,8 @@ export type Config = {
   grievance: { name: string; email: string; phone: string };
   /** The clinic (decisions 0091, 0092): its name on the recovery sheet and the time zone of its schedules. */
   clinic: { name: string; timeZone: string };
+  /** The operator's command for the app's scripts (ops/install.sh's `carebridge`); undefined: npm run. */
+  operatorCommand: string | undefined;
   /** Metrics (decision 0033): on for the process when either a port or a token is set. */
   metrics: { port: number | undefined; host: string; token: string | undefined; enabled: boolean };
   /** The OTLP endpoint traces are sent to; undefined: tracing off and its SDK not loaded. */
@@ -567,6 +574,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: e.CLINIC_NAME ?? new URL(e.APP_URL ?? `http://localhost:${e.PORT}`).hostname,
       timeZone: e.CLINIC_TIME_ZONE,
     },
+    operatorCommand: e.CAREBRIDGE_COMMAND,
     grievance: {
       name: e.GRIEVANCE_NAME ?? site.grievance.name,
       email: e.GRIEVANCE_EMAIL ?? site.grievance.email,

@@ -116,6 +116,7 @@ sed -e "s|/opt/carebridge|$APP_DIR|g" \
   -e "s|/var/cache/carebridge|$CACHE_DIR|g" \
   -e "s|/etc/carebridge|$CONF_DIR|g" \
   -e "s|/mnt/carebridge-backup|$backup_dir|g" \
+  -e "s|/usr/local/sbin/carebridge|$BIN_DIR/carebridge|g" \
   -e "s|^User=carebridge$|User=$APP_USER|" \
   -e "s|^Group=carebridge$|Group=$APP_GROUP|" \
   "$APP_DIR/ops/systemd/carebridge.service" >"$scratch/carebridge.service"
@@ -136,10 +137,44 @@ cd "$(sed -n 's/^WorkingDirectory=//p' "$UNIT")"
 env_file=$(sed -n 's/^EnvironmentFile=-\{0,1\}//p' "$UNIT")
 home=$(getent passwd "$user" | cut -d: -f6)
 cache=$(sed -n 's/^Environment=XDG_CACHE_HOME=//p' "$UNIT")
+# --password-file F (the recovery sheet's password, typed into a file only root reads): the
+# service's user gets a copy in a private folder, removed when the script ends (decision 0091).
+handoff=
+for arg in "$@"; do
+  case "$arg" in --password-file | --password-file=*) handoff=$(mktemp -d) ;; esac
+done
+if [ -n "$handoff" ]; then
+  trap 'rm -rf "$handoff"' EXIT
+  chown "$user" "$handoff"
+  chmod 0700 "$handoff"
+  n=$#
+  take=0
+  for arg in "$@"; do
+    if [ "$take" = 1 ]; then
+      install -m 0400 -o "$user" -- "$arg" "$handoff/password"
+      arg=$handoff/password
+      take=0
+    else
+      case "$arg" in
+        --password-file) take=1 ;;
+        --password-file=*)
+          install -m 0400 -o "$user" -- "${arg#--password-file=}" "$handoff/password"
+          arg=--password-file=$handoff/password
+          ;;
+      esac
+    fi
+    set -- "$@" "$arg"
+  done
+  shift "$n"
+fi
 # shellcheck disable=SC2046 # one NAME=value a word, as the unit writes them
-exec runuser -u "$user" -- env -i HOME="$home" USER="$user" npm_config_cache="$cache/npm" \
+set -- runuser -u "$user" -- env -i HOME="$home" USER="$user" npm_config_cache="$cache/npm" \
   $(sed -n 's/^Environment=//p' "$UNIT") \
   sh -c 'set -a; . "$0"; set +a; exec npm run --silent "$@"' "$env_file" "$@"
+if [ -z "$handoff" ]; then exec "$@"; fi
+status=0
+"$@" || status=$?
+exit "$status"
 EOF
 chmod 0755 "$BIN_DIR/carebridge"
 

@@ -12,16 +12,17 @@ import { tFor } from "~/i18n/i18n.server";
 import { proofFromText } from "~/schemas/two-factor";
 import { site } from "~/site";
 import { requireActor, requireRole } from "~/web/auth.server";
-import { DEFAULT_TIME_ZONE, formatDateTime } from "~/lib/format";
+import { config } from "~/config.server";
+import { formatDateTime } from "~/lib/format";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
 import { clientOf } from "~/web/request.server";
 import { screenFailure } from "~/web/screen.server";
 
 /**
- * The recovery sheet (decision 0068): an admin enters their password and a code from their
- * authenticator app, and gets one printable page — the repository, its password and the restore
- * command, in their language. The answer is never cached; each printing is recorded and audited.
+ * The recovery sheet (decisions 0068, 0091): an admin enters their password and a code from their
+ * authenticator app, and gets one printable page — the clinic and server it is for, where the copy
+ * is (or that there is none elsewhere), its password and the steps of a restore, in their language. The answer is never cached; each printing is recorded and audited.
  * Print styles (app/tailwind.css) hide everything but the sheet.
  */
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -57,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
           ...sheet,
           printedAt: undefined,
           printedText: t("backups.sheetPrinted", {
-            date: formatDateTime(sheet.printedAt, locale, DEFAULT_TIME_ZONE),
+            date: formatDateTime(sheet.printedAt, locale, config().clinic.timeZone),
             name: sheet.printedBy,
           }),
         },
@@ -89,9 +90,24 @@ export default function RecoverySheetPage() {
           )}
           <dl className="space-y-3">
             <div>
-              <dt className="font-bold">{t("backups.repository")}</dt>
-              <dd className="break-all font-mono" data-testid="sheet-repository">
-                {sheet.repository}
+              <dt className="font-bold">{t("backups.sheetClinic")}</dt>
+              <dd className="break-words" data-testid="sheet-clinic">
+                {sheet.clinic.name} · <span className="break-all font-mono">{sheet.clinic.url}</span>
+              </dd>
+            </div>
+            <div>
+              <dt className="font-bold">{t("backups.sheetServer")}</dt>
+              <dd className="break-all font-mono" data-testid="sheet-server">
+                {sheet.clinic.server}
+              </dd>
+            </div>
+            <div>
+              <dt className="font-bold">{t("backups.sheetWhere")}</dt>
+              <dd
+                className={sheet.repository ? "break-all font-mono" : "break-words"}
+                data-testid="sheet-repository"
+              >
+                {sheet.repository ?? t("backups.sheetNowhere")}
               </dd>
             </div>
             <div>
@@ -101,23 +117,26 @@ export default function RecoverySheetPage() {
               </dd>
             </div>
           </dl>
-          <section>
-            <h2 className="text-lg font-bold">{t("backups.sheetRestoreTitle")}</h2>
-            <ol className="mt-2 list-decimal space-y-2 pl-6">
-              <li>{t("backups.sheetStep1")}</li>
-              <li>{t("backups.sheetStep2")}</li>
-              <li>
-                {t("backups.sheetStep3")}
-                <pre
-                  className="mt-1 whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-sm"
-                  data-testid="sheet-command"
-                >
-                  {sheet.command}
-                </pre>
-              </li>
-              <li>{t("backups.sheetStep4")}</li>
-            </ol>
-          </section>
+          {sheet.steps.length > 0 && (
+            <section>
+              <h2 className="text-lg font-bold">{t("backups.sheetRestoreTitle")}</h2>
+              <ol className="mt-2 list-decimal space-y-2 pl-6">
+                {sheet.steps.map((step) => (
+                  <li key={step.key}>
+                    {t(step.key)}
+                    {step.commands.length > 0 && (
+                      <pre
+                        className="mt-1 whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-sm"
+                        data-testid="sheet-command"
+                      >
+                        {step.commands.join("\n")}
+                      </pre>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           <p className="font-medium">{t("backups.sheetKeepSafe")}</p>
           <p className="text-sm text-slate-600">{sheet.printedText}</p>
           <div className="no-print flex flex-wrap gap-3">

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -68,4 +68,16 @@ export function unitEnvironment(settings: Map<string, string[]>): Record<string,
     env[v.slice(0, i)] = v.slice(i + 1);
   }
   return env;
+}
+
+/**
+ * The README's "A lost machine" commands (the sh block after that heading), one a line: what the
+ * recovery sheet prints for an installed machine and what install.test.ts runs (decision 0091).
+ */
+export function readmeLostMachineLines(readme = readFileSync("README.md", "utf8")): string[] {
+  const at = readme.indexOf("**A lost machine**");
+  if (at < 0) throw new Error("README.md has no **A lost machine** paragraph");
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (!block) throw new Error("README.md's **A lost machine** has no sh block");
+  return block[1].trim().split("\n");
 }

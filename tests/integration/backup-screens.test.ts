@@ -1,8 +1,9 @@
-import { readFileSync, rmSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
+import os, { hostname } from "node:os";
 import path from "node:path";
 import * as vitest from "vitest";
 import { expect } from "vitest";
+import { formatDateTime } from "~/lib/format";
 import { onlyWith, requireTool } from "../helpers/requires";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
@@ -23,6 +24,7 @@ const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "re
 const ADMIN = { email: "admin@backups.test", password: "Admin-pass-123" };
 const TOKEN = "backup-metrics-token-0123456789";
 const SHEET = "/dashboard/service/recovery-sheet";
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "cb-backup-http-"));
 const repository = path.join(tmp, "repo");
 
@@ -48,8 +50,11 @@ beforeAll(async () => {
     RATE_LIMIT_DISABLED: "1",
     SMTP_URL: smtp.url,
     METRICS_TOKEN: TOKEN,
-    // Today's 00:00 slot was missed: the start takes it.
+    // Today's 00:00 slot was missed: the start takes it. The server's own zone is UTC; the
+    // clinic's (CLINIC_TIME_ZONE unset) India: 00:00 is India's midnight (decision 0092).
+    TZ: "UTC",
     BACKUP_AT: "00:00",
+    CLINIC_NAME: "Rampur Clinic",
     BACKUP_REPOSITORY: repository,
     BACKUP_CHECK_SHARE: "100%",
   });
@@ -82,10 +87,27 @@ describe("a scheduled backup, on the Service screen and in /metrics", () => {
     expect(html).toContain('data-status="verified"');
     const text = pageText(html);
     expect(text).toContain("Backups");
-    expect(text).toContain("A backup is taken every day at 00:00");
+    expect(text).toContain("A backup is taken every day at 00:00, clinic time (Asia/Kolkata)");
+    expect(text).toContain("Times are the clinic's: Asia/Kolkata");
     expect(text).toContain(repository);
     expect(text).toContain("Verified");
     expect(text).not.toContain("No copy of the data leaves this machine");
+    // The slot is India's last midnight, on a server whose clock is at UTC: 18:30 UTC the day before.
+    const india = 330 * 60_000;
+    const midnight = Math.floor((Date.now() + india) / 86_400_000) * 86_400_000 - india;
+    const db = await openTestDb(server.dataDir);
+    try {
+      const run = await db.get<{ slot: number | Date; snapshot_at: number | Date }>(
+        "select slot, snapshot_at from backup_runs where trigger = 'scheduled'",
+      );
+      expect(new Date(run!.slot).toISOString()).toBe(new Date(midnight).toISOString());
+      // The snapshot's time is shown (clinic time), not its hash alone; the Why says what was checked.
+      const taken = formatDateTime(new Date(run!.snapshot_at), "en", "Asia/Kolkata");
+      expect(text).toMatch(new RegExp(`${escape(taken)}\\s*[0-9a-f]{8}`));
+    } finally {
+      await db.close();
+    }
+    expect(text).toMatch(/\d+ files stored; then read back from the repository, every table counted/);
 
     const metrics = await (
       await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
@@ -93,6 +115,66 @@ describe("a scheduled backup, on the Service screen and in /metrics", () => {
     const at = Number(/^carebridge_backup_last_verified_timestamp_seconds (\d+)/m.exec(metrics)?.[1]);
     expect(Date.now() / 1000 - at).toBeLessThan(300);
   }, 90_000);
+});
+
+describe("Back up now and Test a restore now", () => {
+  const runs = async (trigger: string) => {
+    const db = await openTestDb(server.dataDir);
+    try {
+      return await db.all<{ status: string; snapshot_id: string | null }>(
+        "select status, snapshot_id from backup_runs where trigger = ?",
+        trigger,
+      );
+    } finally {
+      await db.close();
+    }
+  };
+  const settled = (trigger: string) =>
+    waitFor(
+      () => runs(trigger),
+      (rows) => rows.length > 0 && rows.every((r) => r.status !== "running"),
+    );
+
+  it("a backup by hand: two presses at once start one; it is stored, verified and listed", async () => {
+    const pressed = await Promise.all(
+      [1, 2].map(() => admin.post("/dashboard/service", { intent: "backup" })),
+    );
+    for (const r of pressed) expect(r.status).toBe(302);
+    expect(await runs("manual")).toHaveLength(1);
+    expect((await settled("manual")).map((r) => r.status)).toEqual(["verified"]);
+    const text = pageText(await (await admin.fetch("/dashboard/service")).text());
+    expect(text).toContain("Back up now");
+    expect(text).toContain("(by hand)");
+  }, 90_000);
+
+  it("a restore test brings the newest snapshot back whole and reads it through", async () => {
+    const r = await admin.post("/dashboard/service", { intent: "restore-test" });
+    expect(r.status).toBe(302);
+    const [done] = await settled("restore-test");
+    expect(done.status).toBe("verified");
+    const text = pageText(await (await admin.fetch("/dashboard/service")).text());
+    expect(text).toContain("(test restore)");
+    expect(text).toMatch(
+      /Restored into a scratch folder as a new machine would: every table counted and all \d+ files decrypted/,
+    );
+    // Nothing of it is left behind.
+    expect(readdirSync(path.join(server.dataDir, "backups", ".staging", "restore-test"))).toEqual([]);
+  }, 90_000);
+
+  it("is an admin's alone: a patient gets 404, a stranger the login, a made-up intent 400", async () => {
+    const api = apiClient(server.url);
+    await signupViaApi(api, smtp, codeFrom, { email: "presser@backups.test" });
+    const patient = new Browserish(server.url);
+    expect(
+      (await patient.post("/login", { email: "presser@backups.test", password: strongPassword })).status,
+    ).toBe(302);
+    expect((await patient.post("/dashboard/service", { intent: "backup" })).status).toBe(404);
+    const stranger = await new Browserish(server.url).post("/dashboard/service", { intent: "backup" });
+    expect(stranger.status).toBe(302);
+    expect(stranger.headers.get("Location")).toMatch(/^\/login/);
+    expect((await admin.post("/dashboard/service", { intent: "wipe" })).status).toBe(400);
+    expect(await runs("manual")).toHaveLength(1);
+  }, 60_000);
 });
 
 describe("the recovery sheet", () => {
@@ -125,6 +207,10 @@ describe("the recovery sheet", () => {
     expect(sheet).toContain('data-testid="recovery-sheet"');
     expect(sheet).toContain(password);
     expect(pageText(sheet)).toContain(`npm run restore -- --repository ${repository} --snapshot latest`);
+    // Whose it is: the clinic, its address and the server.
+    expect(pageText(sheet)).toContain("Rampur Clinic");
+    expect(pageText(sheet)).toContain(server.url);
+    expect(sheet).toContain(`data-testid="sheet-server">${hostname()}<`);
     expect(pageText(sheet)).toContain("रिकवरी शीट"); // in the admin's language
 
     const db = await openTestDb(server.dataDir);
@@ -186,6 +272,28 @@ describe("backups kept on this machine only", () => {
       expect(sheet).toContain("Set up two-step login first");
       const refused = await web.post(SHEET, { password: ADMIN.password, proof: "123456" });
       expect(refused.status).toBe(409);
+      // With two-step login on, the sheet is printed — and names no path on the machine it cannot save.
+      const api = apiClient(local.url);
+      const token = (await api.post("/auth/login", ADMIN)).body.token;
+      const secret = (await api.post("/auth/two-factor/setup", { password: ADMIN.password }, token)).body.data
+        .secret;
+      const authenticator = new TestAuthenticator(secret);
+      const code = await authenticator.next();
+      expect(
+        (await api.post("/auth/two-factor/confirm", { password: ADMIN.password, code }, token)).status,
+      ).toBe(200);
+      const again = new Browserish(local.url);
+      expect((await again.post("/login", ADMIN)).headers.get("Location")).toBe("/login-2fa");
+      expect((await again.post("/login-2fa", { code: await authenticator.next() })).status).toBe(302);
+      const printed = await again.post(SHEET, {
+        password: ADMIN.password,
+        proof: await authenticator.next(),
+      });
+      expect(printed.status).toBe(200);
+      const page = pageText(await printed.text());
+      expect(page).toContain("Nowhere else: the backups are only on this machine.");
+      expect(page).not.toContain(path.join(local.dataDir, "backups", "restic"));
+      expect(page).not.toContain("npm run restore");
     } finally {
       await local.stop();
     }

@@ -15,7 +15,14 @@ import * as vitest from "vitest";
 import { expect } from "vitest";
 import { onlyWith, requireTool } from "../helpers/requires";
 import { caddyValidate } from "../helpers/caddy";
-import { serviceSettings, unitEnvironment, unitSecurity, verifyUnit } from "../helpers/ops";
+import { SHEET_PASSWORD_FILE } from "~/domain/operations/restore-steps";
+import {
+  readmeLostMachineLines,
+  serviceSettings,
+  unitEnvironment,
+  unitSecurity,
+  verifyUnit,
+} from "../helpers/ops";
 import { freePort } from "../helpers/server";
 
 const { afterAll, beforeAll, describe, it } = onlyWith(
@@ -44,6 +51,57 @@ let prefix: string;
 let vars: Record<string, string>;
 let port: number;
 const p = (rel: string) => path.join(prefix, rel);
+
+/**
+ * The installed unit started as systemd would: its ExecStart as its User (uid and gid), only the
+ * unit's environment (and HOME), the EnvironmentFile's lines, in its WorkingDirectory, the shell
+ * replaced by ExecStart (the main process is the app); resolves once /healthz answers.
+ */
+async function startInstalled() {
+  const s = serviceSettings(readFileSync(p("etc/systemd/system/carebridge.service"), "utf8"));
+  const user = s.get("User")![0];
+  const [uid, gid] = ["-u", "-g"].map((f) => Number(spawnSync("id", [f, user], { encoding: "utf8" }).stdout));
+  const home = spawnSync("getent", ["passwd", user], { encoding: "utf8" }).stdout.split(":")[5];
+  let out = "";
+  const child: ChildProcess = spawn(
+    "/bin/sh",
+    ["-c", `set -a; . "$0"; set +a; exec ${s.get("ExecStart")![0]}`, s.get("EnvironmentFile")![0]],
+    {
+      cwd: s.get("WorkingDirectory")![0],
+      uid,
+      gid,
+      env: { NODE_ENV: "production", ...unitEnvironment(s), HOME: home, USER: user },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code: number | null) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`not started:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, child, exited, output: () => out };
+}
+
+async function signInFirstAdmin(url: string) {
+  const [email, password] = readFileSync(p("etc/carebridge/first-admin"), "utf8").split("\n");
+  return fetch(`${url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+}
 
 function install() {
   return spawnSync("bash", ["ops/install.sh"], { env: { ...process.env, ...vars }, encoding: "utf8" });
@@ -144,49 +202,15 @@ describe("ops/install.sh in a temporary prefix", () => {
 
   it("the unit's ExecStart, run as its user with its environment, serves the installed clinic", async () => {
     const s = serviceSettings(readFileSync(p("etc/systemd/system/carebridge.service"), "utf8"));
-    const user = s.get("User")![0];
-    const cwd = s.get("WorkingDirectory")![0];
-    const envFile = s.get("EnvironmentFile")![0];
-    const exec = s.get("ExecStart")![0];
     expect(unitEnvironment(s).DATA_DIR).toBe(p("var/lib/carebridge/data"));
-    let out = "";
-    // As systemd starts it: the user's uid and gid, only the unit's environment (and HOME), the
-    // EnvironmentFile's lines, then ExecStart in place of the shell (the main process is the app).
-    const [uid, gid] = ["-u", "-g"].map((f) =>
-      Number(spawnSync("id", [f, user], { encoding: "utf8" }).stdout),
-    );
-    const home = spawnSync("getent", ["passwd", user], { encoding: "utf8" }).stdout.split(":")[5];
-    const child: ChildProcess = spawn("/bin/sh", ["-c", `set -a; . "$0"; set +a; exec ${exec}`, envFile], {
-      cwd,
-      uid,
-      gid,
-      env: { NODE_ENV: "production", ...unitEnvironment(s), HOME: home, USER: user },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
-    const exited = new Promise<number | null>((r) => child.once("exit", (code: number | null) => r(code)));
+    // The recovery sheet's restore command is the installed one (decision 0091).
+    expect(unitEnvironment(s).CAREBRIDGE_COMMAND).toBe(p("usr/local/sbin/carebridge"));
+    const { url, child, exited, output } = await startInstalled();
     try {
-      const url = `http://127.0.0.1:${port}`;
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const ok = await fetch(`${url}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) break;
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not started:\n${out}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
       // The settings from the env file: APP_URL https (HSTS), the first admin's password.
       const page = await fetch(`${url}/login`);
       expect(page.headers.get("strict-transport-security")).toContain("max-age=");
-      const [email, password] = readFileSync(p("etc/carebridge/first-admin"), "utf8").split("\n");
-      const login = await fetch(`${url}/api/v1/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email, password }),
-      });
+      const login = await signInFirstAdmin(url);
       expect(login.status).toBe(200);
       expect(await login.json()).toMatchObject({ mfaSetupRequired: true });
       // The generated secrets are the service user's alone, in the data folder the backups carry.
@@ -200,7 +224,7 @@ describe("ops/install.sh in a temporary prefix", () => {
       child.kill("SIGTERM");
     }
     // systemd's stop: SIGTERM to the main process, which drains and exits 0 (Restart=on-failure: no restart).
-    expect(await exited, out).toBe(0);
+    expect(await exited, output()).toBe(0);
   }, 90_000);
 
   it("`carebridge backup`, as the service user, stores a verified snapshot on the backup disk", () => {
@@ -221,4 +245,68 @@ describe("ops/install.sh in a temporary prefix", () => {
     // The repository and the data folder are the service user's, never root's.
     expect(statSync(repo).uid).toBe(uidOf(USER));
   }, 90_000);
+
+  it("the README's lost-machine lines bring the clinic back on an installed layout (root's password file, the service's folders)", async () => {
+    const data = p("var/lib/carebridge/data");
+    // The sheet's password, then the machine is lost: a new one has the install (steps 1–3,
+    // without ADMIN_EMAIL) and nothing of the old data folder.
+    const password = readFileSync(path.join(data, "secrets", "backup-password"), "utf8").trim();
+    const key = readFileSync(path.join(data, "secrets", "encryption-key"), "utf8");
+    for (const dir of ["var/lib/carebridge/data", "var/lib/carebridge/uploads"])
+      rmSync(p(dir), { recursive: true, force: true });
+    const { ADMIN_EMAIL: _, ...newMachine } = vars;
+    const again = spawnSync("bash", ["ops/install.sh"], {
+      env: { ...process.env, ...newMachine },
+      encoding: "utf8",
+    });
+    expect(again.status, again.stdout + again.stderr).toBe(0);
+    expect(existsSync(path.join(data, "app.db"))).toBe(false);
+    writeFileSync(p("systemctl.log"), "");
+
+    // Root's own folder, closed to the service's user: the password file there is root's alone.
+    mkdirSync(p("root"), { mode: 0o700 });
+    const said: string[] = [];
+    for (const line of readmeLostMachineLines()) {
+      const command = line
+        .replace(/^sudo /, "")
+        .replaceAll(" && sudo ", " && ")
+        .replaceAll(SHEET_PASSWORD_FILE, p("root/carebridge-backup-password"))
+        .replaceAll("/mnt/carebridge-backup/restic", p("mnt/usb/carebridge"));
+      const r = spawnSync("bash", ["-c", command], {
+        // `carebridge` and the stand-in `systemctl`, as root finds them; the password typed at the `cat`.
+        env: { ...process.env, PATH: `${p("usr/local/sbin")}:${prefix}:${process.env.PATH}` },
+        input: `${password}\n`,
+        encoding: "utf8",
+      });
+      expect(r.status, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      said.push(r.stdout);
+    }
+    const restore = said.join("\n");
+    expect(restore).toMatch(
+      /Snapshot [0-9a-f]{8}, taken \d{2} \w{3} \d{4}, .+ \(Asia\/Kolkata\), \d+ hours ago/,
+    );
+    expect(restore).toMatch(/Restored database and \d+ files/);
+    expect(readFileSync(p("systemctl.log"), "utf8").trim().split("\n")).toEqual([
+      "stop carebridge",
+      "start carebridge",
+    ]);
+    expect(existsSync(p("root/carebridge-backup-password"))).toBe(false);
+    // Into the service's folders, as its user; the lost machine's keys and backup password back.
+    expect(statSync(path.join(data, "app.db")).uid).toBe(uidOf(USER));
+    for (const name of ["backup-password", "encryption-key", "session-secret"]) {
+      const st = statSync(path.join(data, "secrets", name));
+      expect([st.uid, st.mode & 0o777], name).toEqual([uidOf(USER), 0o600]);
+    }
+    expect(readFileSync(path.join(data, "secrets", "encryption-key"), "utf8")).toBe(key);
+    expect(readFileSync(path.join(data, "secrets", "backup-password"), "utf8").trim()).toBe(password);
+
+    // The service started as systemd would: the first admin made before the loss signs in.
+    const app = await startInstalled();
+    try {
+      expect((await signInFirstAdmin(app.url)).status).toBe(200);
+    } finally {
+      app.child.kill("SIGTERM");
+    }
+    expect(await app.exited, app.output()).toBe(0);
+  }, 180_000);
 });

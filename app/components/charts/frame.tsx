@@ -33,10 +33,13 @@ export function niceMax(max: number): number {
   return 10 * p;
 }
 
-/** An axis label: whole numbers as they are, halves of a small axis with one decimal, thousands as "k" (it must fit left of the axis). */
+/**
+ * An axis label: whole numbers as they are, fractions with the digits that tell them apart (0.25,
+ * 0.005 — never 0.0 for a value that is not nothing), thousands as "k" (it must fit left of the axis).
+ */
 export function axisNumber(v: number): string {
   if (v >= 1000) return `${axisNumber(v / 1000)}k`;
-  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+  return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(2)));
 }
 
 export function Frame({

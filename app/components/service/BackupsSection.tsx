@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Form, Link, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { BackupNotices, RECOVERY_SHEET_PATH } from "./BackupNotices";
 
@@ -10,7 +10,9 @@ type Run = {
   duration: string;
   size: string;
   added: string;
+  /** When the snapshot was taken, in the clinic's time; its short ID beside it. */
   snapshot: string;
+  snapshotId: string;
   reason: string;
 };
 
@@ -21,19 +23,24 @@ const STATUS_CLASS: Record<string, string> = {
   failed: "bg-red-100 text-red-900",
 };
 
-/** The Service screen's backups (decision 0067): the schedule, the notices and every run with its result. */
+/**
+ * The Service screen's backups (decisions 0067, 0091): the schedule in the clinic's time, the
+ * notices, "Back up now" and "Test a restore now", and every run with its result and why.
+ */
 export function BackupsSection({
   data,
 }: {
   data: {
     scheduleText: string;
     keepText: string;
+    busy: boolean;
     notice: { repository: string; localOnly: boolean; sheetNeeded: boolean } | null;
     lastSheet: string | null;
     runs: Run[];
   };
 }) {
   const { t } = useTranslation();
+  const sending = useNavigation().state === "submitting";
   return (
     <section aria-labelledby="service-backups" className="card min-w-0 max-sm:px-3" data-testid="backups">
       <h2 id="service-backups" className="mb-3 text-lg font-bold text-slate-900">
@@ -57,6 +64,17 @@ export function BackupsSection({
         </p>
       )}
       {data.lastSheet && <p className="mt-2 text-sm text-slate-600">{data.lastSheet}</p>}
+      <Form method="post" className="mt-4 flex flex-wrap gap-3" data-testid="backup-actions">
+        <button type="submit" name="intent" value="backup" className="btn-primary" disabled={sending}>
+          {t("backups.backupNow")}
+        </button>
+        <button type="submit" name="intent" value="restore-test" className="btn-secondary" disabled={sending}>
+          {t("backups.restoreTestNow")}
+        </button>
+      </Form>
+      <p className="mt-2 max-w-prose text-sm text-slate-700">
+        {data.busy ? t("backups.busyNote") : t("backups.restoreTestHelp")}
+      </p>
       {data.runs.length === 0 ? (
         <p className="mt-4 text-slate-700" data-testid="backups-none">
           {t("backups.none")}
@@ -83,7 +101,7 @@ export function BackupsSection({
                       ["backups.duration", r.duration],
                       ["backups.size", r.size],
                       ["backups.added", r.added],
-                      ["backups.snapshot", r.snapshot],
+                      ["backups.snapshot", r.snapshot && `${r.snapshot} · ${r.snapshotId}`],
                     ] as const
                   )
                     .filter(([, v]) => v)
@@ -137,7 +155,12 @@ export function BackupsSection({
                     <td className="py-2 pr-3 tabular-nums">{r.duration}</td>
                     <td className="py-2 pr-3 tabular-nums">{r.size}</td>
                     <td className="py-2 pr-3 tabular-nums">{r.added}</td>
-                    <td className="py-2 pr-3 font-mono">{r.snapshot}</td>
+                    <td className="py-2 pr-3">
+                      {r.snapshot}
+                      {r.snapshotId && (
+                        <span className="block font-mono text-xs text-slate-600">{r.snapshotId}</span>
+                      )}
+                    </td>
                     <td className="max-w-xs break-words py-2 text-slate-700">{r.reason}</td>
                   </tr>
                 ))}

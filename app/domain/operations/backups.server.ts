@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, ne } from "drizzle-orm";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { notify, recipientColumns } from "../messaging/index.server";
-import { backgroundLoop, DomainError, type Actor } from "../platform/index.server";
+import { audit, backgroundLoop, DomainError, type Actor, type Client } from "../platform/index.server";
 import { stageBackup } from "./backup-stage.server";
 import { Unverified, verifySnapshot } from "./backup-verify.server";
 import { ensureRepository, interruptRestic, restic, resticBackup, RESTIC_TAG } from "./restic.server";
@@ -27,7 +27,7 @@ import { ensureRepository, interruptRestic, restic, resticBackup, RESTIC_TAG } f
  * down runs at the next start.
  */
 
-export type BackupTrigger = "scheduled" | "manual" | "upgrade";
+export type BackupTrigger = "scheduled" | "manual" | "upgrade" | "restore-test";
 export type BackupRun = BackupRunRow;
 
 const POLL_MS = 60_000;
@@ -51,8 +51,11 @@ export function dueSlot(now: number): number | null {
   return start + Math.floor(Math.min(now - start, DAY_MS - 1) / step) * step;
 }
 
-/** One backup at a time on this machine: a lock file next to the staging folder (a dead holder's is taken over). */
-function lockStaging(): () => void {
+/**
+ * One backup job (a backup or a restore test) at a time on this machine: a lock file next to the
+ * staging folder (a dead holder's is taken over). Throws when another job holds it.
+ */
+export function lockStaging(): () => void {
   const file = `${config().backup.stagingDir}.lock`;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -76,7 +79,7 @@ function lockStaging(): () => void {
   throw new Error("the backup lock could not be taken");
 }
 
-async function claimRun(trigger: BackupTrigger, slot: number | null): Promise<BackupRun | undefined> {
+export async function claimRun(trigger: BackupTrigger, slot: number | null): Promise<BackupRun | undefined> {
   const b = config().backup;
   const [row] = await db()
     .insert(backupRuns)
@@ -94,7 +97,7 @@ async function claimRun(trigger: BackupTrigger, slot: number | null): Promise<Ba
   return row;
 }
 
-async function finish(run: BackupRun, values: Partial<BackupRun>): Promise<BackupRun> {
+export async function finish(run: BackupRun, values: Partial<BackupRun>): Promise<BackupRun> {
   const finishedAt = new Date();
   const [row] = await db()
     .update(backupRuns)
@@ -122,7 +125,7 @@ async function applyRetention(): Promise<void> {
 }
 
 /** Mails the admins about a failed or unverified run, once (the first to set `alertedAt` sends). */
-async function alertAdmins(run: BackupRun): Promise<Date | null> {
+export async function alertAdmins(run: BackupRun): Promise<Date | null> {
   const alertedAt = new Date();
   const won = await db()
     .update(backupRuns)
@@ -151,11 +154,11 @@ async function alertAdmins(run: BackupRun): Promise<Date | null> {
  * a failed backup: the row says what happened.
  */
 export async function runBackup(
-  opts: { trigger?: BackupTrigger; claimed?: BackupRun } = {},
+  opts: { trigger?: BackupTrigger; claimed?: BackupRun; locked?: () => void } = {},
 ): Promise<BackupRun & { phasesMs: Record<string, number> }> {
   const run = opts.claimed ?? (await claimRun(opts.trigger ?? "manual", null))!;
   const b = config().backup;
-  let release: (() => void) | undefined;
+  let release: (() => void) | undefined = opts.locked;
   let stored: Partial<BackupRun> = {};
   let result: BackupRun;
   // How long each step took (the log line and `npm run backup` say so; the row keeps the total).
@@ -167,15 +170,18 @@ export async function runBackup(
     mark = now;
   };
   try {
-    release = lockStaging();
+    release ??= lockStaging();
     rmSync(b.stagingDir, { recursive: true, force: true });
     const manifest = await stageBackup(b.stagingDir);
     phase("stage");
     await ensureRepository();
+    // restic dates a snapshot when its backup starts: this moment, to the second.
+    const snapshotAt = new Date();
     const summary = await resticBackup(b.stagingDir);
     phase("store");
     stored = {
       snapshotId: summary.snapshotId,
+      snapshotAt,
       sizeBytes: summary.totalBytes,
       addedBytes: summary.addedBytes,
       files: manifest.files,
@@ -235,16 +241,58 @@ export async function backupTick(now = Date.now()): Promise<BackupRun | null> {
 
 const scheduler = backgroundLoop("backup", () => backupTick());
 
+/** Jobs an admin started from the Service screen, still running in this process. */
+const startedByHand = new Set<Promise<unknown>>();
+
+/** Runs a job an admin started after the answer went out; shutdown waits for it (interrupted). */
+export function inBackground(job: Promise<unknown>): void {
+  const tracked = job
+    .catch((err) => log("error", "backup job failed", { error: String((err as Error)?.message ?? err) }))
+    .finally(() => startedByHand.delete(tracked));
+  startedByHand.add(tracked);
+}
+
+/** The lock of this machine's backup jobs, or the refusal an admin sees: one is running. */
+export function lockOrRefuse(): () => void {
+  try {
+    return lockStaging();
+  } catch (err) {
+    if (/another backup is running/.test((err as Error).message))
+      throw new DomainError("conflict", "backups.busy");
+    throw err;
+  }
+}
+
+/**
+ * "Back up now" on the Service screen (decision 0091): the same run as the schedule's, started by
+ * an admin and recorded as by hand. Refused while another backup or restore test runs here; the
+ * answer does not wait for it (the run's row says how it went).
+ */
+export async function startBackupNow(actor: Actor, client: Client): Promise<BackupRun> {
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "reports.adminsOnly");
+  const locked = lockOrRefuse();
+  let run: BackupRun;
+  try {
+    run = (await claimRun("manual", null))!;
+    await audit(actor, "backup.started", "backup", run.id, {}, client.ip);
+  } catch (err) {
+    locked();
+    throw err;
+  }
+  inBackground(runBackup({ claimed: run, locked }));
+  return run;
+}
+
 /** Starts this process's look at the schedule (owner processes only; idempotent). */
 export function startBackupScheduler(): void {
   if (config().backup.atMinute !== null) scheduler.start(POLL_MS);
 }
 
 /** At shutdown: no new look at the schedule, and a backup under way is interrupted (its row says so). */
-export function stopBackupScheduler(): Promise<void> {
+export async function stopBackupScheduler(): Promise<void> {
   const stopped = scheduler.stop();
   interruptRestic();
-  return stopped;
+  await Promise.all([stopped, ...startedByHand]);
 }
 
 /** The last runs, newest first (admins). */
@@ -259,7 +307,8 @@ export async function lastVerifiedBackup(): Promise<Date | null> {
     db()
       .select({ at: backupRuns.finishedAt })
       .from(backupRuns)
-      .where(eq(backupRuns.status, "verified"))
+      // A restore test proves an older snapshot, not a new backup.
+      .where(and(eq(backupRuns.status, "verified"), ne(backupRuns.trigger, "restore-test")))
       .orderBy(desc(backupRuns.finishedAt)),
   );
   return row?.at ?? null;
@@ -269,16 +318,22 @@ export type BackupOverview = {
   runs: BackupRun[];
   /** BACKUP_AT ("02:30") and BACKUP_EVERY_HOURS, or null when the app schedules nothing. */
   schedule: { at: string; everyHours: number } | null;
+  /** The clinic's time zone, which BACKUP_AT is in (decision 0092). */
+  timeZone: string;
+  /** A backup or a restore test is running on this machine now. */
+  busy: boolean;
   keep: { daily: number; weekly: number; monthly: number };
 };
 
 /** The Service screen's backup section (admins). */
 export async function backupOverview(actor: Actor): Promise<BackupOverview> {
   const runs = await listBackupRuns(actor);
-  const b = config().backup;
+  const { backup: b, clinic } = config();
   return {
     runs,
     schedule: b.atMinute === null ? null : { at: b.at, everyHours: b.everyHours },
+    timeZone: clinic.timeZone,
+    busy: runs.some((r) => r.status === "running"),
     keep: b.keep,
   };
 }

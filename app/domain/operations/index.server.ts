@@ -32,6 +32,7 @@ export {
   lastVerifiedBackup,
   listBackupRuns,
   runBackup,
+  startBackupNow,
   startBackupScheduler,
   stopBackupScheduler,
   type BackupRun,
@@ -50,6 +51,8 @@ export {
   type OpenedBackup,
   type RestoreResult,
 } from "./restore.server";
+export { startRestoreTest } from "./restore-test.server";
+export { restoreSteps, SHEET_PASSWORD_FILE, type RestoreStep } from "./restore-steps";
 export {
   backupNotice,
   printRecoverySheet,

@@ -1,26 +1,31 @@
 import { and, desc, eq } from "drizzle-orm";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { recoverySheets, users } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { hasTwoFactor, reauthenticate } from "../accounts/index.server";
 import { audit, DomainError, type Actor, type Client } from "../platform/index.server";
+import { restoreSteps, type RestoreStep } from "./restore-steps";
 
 /**
  * The recovery sheet (decision 0068): without the repository's password a backup is worthless
- * once the machine is gone, so an admin prints it on one page — the repository, the password
- * and the restore command. Only after the password and the second factor again (a session
+ * once the machine is gone, so an admin prints it on one page — the clinic and server it is for,
+ * where the copy is, the password and the steps of a restore (decision 0091). Only after the password and the second factor again (a session
  * alone never shows it); each printing is recorded and audited. Until someone has printed the
  * sheet for the repository and password in effect, the admins' home asks for it.
  */
 
 export type RecoverySheet = {
-  repository: string;
+  /** Whose data it brings back: the clinic (CLINIC_NAME or the address's host), its address, the server. */
+  clinic: { name: string; url: string; server: string };
+  /** Where the copy elsewhere is; null when the backups stay on this machine (then it says so, not where). */
+  repository: string | null;
   password: string;
-  /** The command that restores the newest backup on a new machine (the password file beside it). */
-  command: string;
+  /** What to do on a new machine, with the commands to type (restore-steps.ts). */
+  steps: RestoreStep[];
   offMachine: boolean;
   printedAt: Date;
   printedBy: string;
@@ -37,8 +42,6 @@ function passwordTag(password: string): string {
     .digest("hex")
     .slice(0, 32);
 }
-
-const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The sheet, after the admin's password and second factor; records and audits the printing. */
 export async function printRecoverySheet(
@@ -70,10 +73,13 @@ export async function printRecoverySheet(
     { repository: b.repository },
     client.ip,
   );
+  const c = config();
   return {
-    repository: b.repository,
+    clinic: { name: c.clinic.name, url: c.appUrl, server: hostname() },
+    // A path on the very machine the sheet is for would bring nothing back once it is lost.
+    repository: b.configured ? b.repository : null,
     password,
-    command: `npm run restore -- --repository ${shellQuote(b.repository)} --snapshot latest --password-file backup-password`,
+    steps: b.configured ? restoreSteps({ command: c.operatorCommand, repository: b.repository }) : [],
     offMachine: b.configured,
     printedAt,
     printedBy: [actor.firstName, actor.lastName].filter(Boolean).join(" ") || actor.email,

@@ -1,8 +1,21 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
 import type { TFunction } from "i18next";
-import { backupNotice, backupOverview } from "~/domain/operations/index.server";
+import {
+  backupNotice,
+  backupOverview,
+  startBackupNow,
+  startRestoreTest,
+  type BackupRun,
+} from "~/domain/operations/index.server";
 import type { Actor } from "~/domain/platform/index.server";
+import { tFor } from "~/i18n/i18n.server";
 import { formatBytes, formatDateTime } from "~/lib/format";
-import { DEFAULT_TIME_ZONE } from "~/lib/format";
+import { requireRole } from "~/web/auth.server";
+import { readForm } from "~/web/forms.server";
+import { guardForm } from "~/web/guard.server";
+import { clientOf } from "~/web/request.server";
+import { toastFailure } from "~/web/screen.server";
+import { redirectWithSuccess } from "~/web/toast.server";
 
 const STATUS_KEYS: Record<string, string> = {
   running: "backups.statusRunning",
@@ -14,19 +27,29 @@ const TRIGGER_KEYS: Record<string, string> = {
   scheduled: "backups.triggerScheduled",
   manual: "backups.triggerManual",
   upgrade: "backups.triggerUpgrade",
+  "restore-test": "backups.triggerRestoreTest",
 };
 
-/** The Service screen's backup section, its words and figures made here (decision 0067). */
+/** The "Why" of a run: what a failure said, or what was checked for a good one — never empty. */
+function why(r: BackupRun, t: TFunction): string {
+  if (r.reason) return r.reason;
+  if (r.status === "running") return t("backups.whyRunning");
+  if (r.trigger === "restore-test") return t("backups.whyRestoreTested", { files: r.files ?? 0 });
+  return t("backups.whyVerified", { files: r.files ?? 0 });
+}
+
+/** The Service screen's backup section, its words and figures made here, times in the clinic's zone (decisions 0067, 0091, 0092). */
 export async function backupSection(actor: Actor, t: TFunction, locale: string) {
   const [o, notice] = await Promise.all([backupOverview(actor), backupNotice(actor)]);
-  const when = (d: Date) => formatDateTime(d, locale, DEFAULT_TIME_ZONE);
+  const when = (d: Date) => formatDateTime(d, locale, o.timeZone);
   return {
     scheduleText: !o.schedule
       ? t("backups.scheduleOff")
       : o.schedule.everyHours < 24
-        ? t("backups.scheduleHours", { at: o.schedule.at, hours: o.schedule.everyHours })
-        : t("backups.scheduleDaily", { at: o.schedule.at }),
+        ? t("backups.scheduleHours", { at: o.schedule.at, hours: o.schedule.everyHours, zone: o.timeZone })
+        : t("backups.scheduleDaily", { at: o.schedule.at, zone: o.timeZone }),
     keepText: t("backups.keep", o.keep),
+    busy: o.busy,
     notice,
     lastSheet: notice?.lastSheet
       ? t("backups.lastSheet", { date: when(notice.lastSheet.at), name: notice.lastSheet.by })
@@ -39,10 +62,37 @@ export async function backupSection(actor: Actor, t: TFunction, locale: string) 
       duration: r.durationMs === null ? "" : `${(r.durationMs / 1000).toFixed(1)} s`,
       size: r.sizeBytes === null ? "" : formatBytes(r.sizeBytes, locale),
       added: r.addedBytes === null ? "" : formatBytes(r.addedBytes, locale),
-      snapshot: r.snapshotId?.slice(0, 8) ?? "",
-      reason: r.reason ?? "",
+      // When the snapshot was taken (what a restore of it brings back), its short ID beside it.
+      snapshot: r.snapshotAt ? when(r.snapshotAt) : "",
+      snapshotId: r.snapshotId?.slice(0, 8) ?? "",
+      reason: why(r, t),
     })),
   };
 }
 
 export type BackupSectionData = Awaited<ReturnType<typeof backupSection>>;
+
+/**
+ * The Service screen's two buttons (decision 0091): `intent=backup` takes a backup now,
+ * `intent=restore-test` restores the newest snapshot into a scratch folder and reads it through.
+ * Both start and come back at once with a toast; the run appears in the list. Admins only (anyone
+ * else: 404, as for the page; the domain refuses them too); refused while one of them runs here.
+ */
+export async function backupAction({ request, context }: ActionFunctionArgs) {
+  await guardForm(request);
+  const actor = await requireRole(request, "Admin");
+  const { t } = await tFor(request);
+  const intent = String((await readForm(request)).get("intent") ?? "");
+  const back = "/dashboard/service";
+  try {
+    if (intent === "backup") await startBackupNow(actor, clientOf(context));
+    else if (intent === "restore-test") await startRestoreTest(actor, clientOf(context));
+    else return new Response("Bad Request", { status: 400 });
+  } catch (err) {
+    return toastFailure(err, t, back);
+  }
+  return redirectWithSuccess(
+    back,
+    t(intent === "backup" ? "backups.backupStarted" : "backups.restoreTestStarted"),
+  );
+}

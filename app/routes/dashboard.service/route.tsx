@@ -1,4 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { config } from "~/config.server";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { formatDuration } from "~/components/reports/duration";
@@ -8,26 +9,29 @@ import { serviceSummary, type RouteGroup } from "~/domain/operations/index.serve
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
-import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
+import { formatDay } from "~/lib/format";
 import { BackupsSection } from "~/components/service/BackupsSection";
-import { backupSection } from "./backups.server";
+import { backupAction, backupSection } from "./backups.server";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
 /**
  * Admin: how the service is doing (decision 0034) — requests and errors per hour, response times
  * per kind of request, the queues over two days and the time to an opinion per week, drawn on the
- * server from the rollups every process adds to the database. Labels are made here, in India time,
- * so the page reads the same with or without JavaScript.
+ * server from the rollups every process adds to the database. Labels are made here, in the clinic's
+ * time zone (CLINIC_TIME_ZONE, decision 0092), so the page reads the same with or without JavaScript.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t, locale } = await tFor(request);
   const [s, backups] = await Promise.all([serviceSummary(actor), backupSection(actor, t, locale)]);
   const tag = intlTag(locale);
+  const zone = config().clinic.timeZone;
+  // An hour's bar starts on a whole UTC hour: in India that is half past (15:30), said so.
   const hourOnly = new Intl.DateTimeFormat(tag, {
     hour: "2-digit",
+    minute: "2-digit",
     hourCycle: "h23",
-    timeZone: DEFAULT_TIME_ZONE,
+    timeZone: zone,
   });
   const dayHour = new Intl.DateTimeFormat(tag, {
     day: "2-digit",
@@ -35,19 +39,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
     hour: "2-digit",
     minute: "2-digit",
     hourCycle: "h23",
-    timeZone: DEFAULT_TIME_ZONE,
+    timeZone: zone,
   });
   const dayShort = new Intl.DateTimeFormat(tag, {
     day: "2-digit",
     month: "short",
-    timeZone: DEFAULT_TIME_ZONE,
+    timeZone: zone,
   });
+  const unit = turnaroundUnit(s.turnaround.flatMap((w) => [w.medianMs ?? 0, w.p90Ms ?? 0]));
   return {
     title: t("service.title"),
+    intro: t("service.intro", { zone }),
     backups,
+    unit: { label: t(unit.key), ms: unit.ms },
     hours: s.requests.map((r) => ({
       ...r,
-      tick: `${hourOnly.format(r.hour)}:00`,
+      tick: hourOnly.format(r.hour),
       label: dayHour.format(r.hour),
     })),
     latency: s.latency,
@@ -56,12 +63,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
     turnaround: s.turnaround.map((w) => ({
       ...w,
       tick: dayShort.format(w.weekStart + 7 * 86_400_000 - 1),
-      label: formatDay(w.weekStart + 7 * 86_400_000 - 1, locale, DEFAULT_TIME_ZONE),
+      label: formatDay(w.weekStart + 7 * 86_400_000 - 1, locale, zone),
     })),
   };
 }
 
 export const meta: MetaFunction<typeof loader> = screenMeta;
+export const action = backupAction;
+
+/** The turnaround axis's unit: seconds, minutes, hours or days, so its labels are figures people read (not 0.0). */
+function turnaroundUnit(values: number[]): { key: string; ms: number } {
+  const max = Math.max(0, ...values);
+  if (max < 2 * 60_000) return { key: "service.secondsUnit", ms: 1000 };
+  if (max < 2 * 3_600_000) return { key: "service.minutesUnit", ms: 60_000 };
+  if (max < 72 * 3_600_000) return { key: "service.hoursUnit", ms: 3_600_000 };
+  return { key: "service.daysUnit", ms: 86_400_000 };
+}
 
 const GROUP_KEYS: Record<RouteGroup, string> = {
   api: "service.groupApi",
@@ -83,9 +100,6 @@ const SERIES_KEYS: Record<string, string> = {
   carebridge_uploads_in_progress: "service.uploads",
 };
 
-/** Milliseconds as hours, for the turnaround chart's axis (round 1, 2, 5 × 10ⁿ hours). */
-const inHours = (ms: number | null) => (ms === null ? null : ms / 3_600_000);
-
 function Section({ id, title, children }: { id: string; title: string; children: React.ReactNode }) {
   return (
     <section aria-labelledby={id} className="card min-w-0 max-sm:px-3">
@@ -99,7 +113,9 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export default function Service() {
   const { t } = useTranslation();
-  const { hours, latency, queueSeries, queues, turnaround, backups } = useLoaderData<typeof loader>();
+  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit } =
+    useLoaderData<typeof loader>();
+  const inUnit = (ms: number | null) => (ms === null ? null : ms / unit.ms);
   const ms = (v: number | null) =>
     v === null ? t("service.notAvailable") : t("service.ms", { value: Math.round(v) });
   const dur = (v: number | null) => (v === null ? t("service.notAvailable") : formatDuration(v, t));
@@ -107,7 +123,7 @@ export default function Service() {
   const last = turnaround[turnaround.length - 1];
   return (
     <div className="space-y-6">
-      <PageHeader title={t("service.title")} intro={t("service.intro")} />
+      <PageHeader title={t("service.title")} intro={intro} />
 
       <BackupsSection data={backups} />
 
@@ -232,10 +248,10 @@ export default function Service() {
           })}
           labels={turnaround.map((w) => w.tick)}
           tickEvery={3}
-          unit={t("service.hoursUnit")}
+          unit={unit.label}
           series={[
-            { key: "median", values: turnaround.map((w) => inHours(w.medianMs)) },
-            { key: "p90", values: turnaround.map((w) => inHours(w.p90Ms)), dashed: true },
+            { key: "median", values: turnaround.map((w) => inUnit(w.medianMs)) },
+            { key: "p90", values: turnaround.map((w) => inUnit(w.p90Ms)), dashed: true },
           ]}
         />
         <Legend

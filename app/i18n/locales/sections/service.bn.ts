@@ -4,7 +4,7 @@ const service: typeof en = {
   nav: "পরিষেবা",
   title: "পরিষেবা",
   intro:
-    "পরিষেবা কেমন চলছে — প্রতিটি সার্ভার প্রতি মিনিটে যে গণনা যোগ করে তা থেকে। সময় ভারতীয় সময়ে (IST)।",
+    "পরিষেবা কেমন চলছে — প্রতিটি সার্ভার প্রতি মিনিটে যে গণনা যোগ করে তা থেকে। সময় ক্লিনিকের: {{zone}} (CLINIC_TIME_ZONE)।",
   showTable: "সংখ্যাগুলি সারণিতে দেখান",
   noData: "এখনও কিছু নথিভুক্ত হয়নি।",
   hour: "ঘণ্টা",
@@ -52,5 +52,8 @@ const service: typeof en = {
   median: "মধ্যমা",
   p90: "90% এর মধ্যে",
   hoursUnit: "ঘণ্টা",
+  secondsUnit: "সেকেন্ড",
+  minutesUnit: "মিনিট",
+  daysUnit: "দিন",
 };
 export default service;

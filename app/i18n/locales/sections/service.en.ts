@@ -3,7 +3,7 @@ const service = {
   nav: "Service",
   title: "Service",
   intro:
-    "How the service is doing, from counts that every server adds up once a minute. Times are India time (IST).",
+    "How the service is doing, from counts that every server adds up once a minute. Times are the clinic's: {{zone}} (CLINIC_TIME_ZONE).",
   showTable: "Show the figures as a table",
   noData: "Nothing recorded yet.",
   hour: "Hour",
@@ -52,5 +52,8 @@ const service = {
   median: "Median",
   p90: "90% within",
   hoursUnit: "hours",
+  secondsUnit: "seconds",
+  minutesUnit: "minutes",
+  daysUnit: "days",
 };
 export default service;

@@ -4,7 +4,7 @@ const service: typeof en = {
   nav: "सेवा",
   title: "सेवा",
   intro:
-    "सेवा कैसी चल रही है — उन गिनतियों से जिन्हें हर सर्वर हर मिनट जोड़ता है। समय भारतीय समय (IST) में है।",
+    "सेवा कैसी चल रही है — उन गिनतियों से जिन्हें हर सर्वर हर मिनट जोड़ता है। समय क्लिनिक का है: {{zone}} (CLINIC_TIME_ZONE)।",
   showTable: "आँकड़े तालिका में दिखाएँ",
   noData: "अभी कुछ दर्ज नहीं हुआ है।",
   hour: "घंटा",
@@ -53,5 +53,8 @@ const service: typeof en = {
   median: "माध्यिका",
   p90: "90% इतने में",
   hoursUnit: "घंटे",
+  secondsUnit: "सेकंड",
+  minutesUnit: "मिनट",
+  daysUnit: "दिन",
 };
 export default service;
