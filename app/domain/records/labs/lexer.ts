@@ -6,7 +6,7 @@
  * Reactive", "Nil"), a date or time, noise (method and specimen words, punctuation, Hindi words,
  * the stray capitals of a watermark) or an unknown word.
  */
-import { microUcum, unitAt } from "./units";
+import { microUcum, toUcum, unitAt } from "./units";
 import type { Flag, PrintedRange } from "./types";
 
 const NUM = String.raw`(?:\d{1,3}(?:,\d{2})*,\d{3}|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
@@ -274,6 +274,21 @@ export function lex(all: string[]): Tok[] {
     const num = parseNumber(w);
     if (num) {
       out.push({ k: "num", text: w, ...num });
+      i++;
+      continue;
+    }
+    // A flag run into the value before it ("H7.9").
+    const flagFirst = /^(H|L)(\d.*)$/.exec(w);
+    if (flagFirst && parseNumber(flagFirst[2]!)) {
+      out.push({ k: "flag", flag: flagFirst[1] as Flag, text: flagFirst[1]! });
+      out.push({ k: "num", text: flagFirst[2]!, ...parseNumber(flagFirst[2]!)! });
+      i++;
+      continue;
+    }
+    // "1U/mL": an I read as a 1, not a number and a unit.
+    const iu = /^1([uU]\/.+)$/.exec(w);
+    if (iu && toUcum(`I${iu[1]}`)) {
+      out.push({ k: "unit", ucum: toUcum(`I${iu[1]}`)!, text: w });
       i++;
       continue;
     }

@@ -46,7 +46,12 @@ function namesOn(words: Word[]): NameMatch[] {
       // A capital I read as a bar ("Troponin |").
       const key = normaliseName(printed.replace(/(^|\s)\|(?=\s|$)/g, "$1I"));
       // OCR reads a capital I as a small l ("lonised Calcium"): the name with I, if it is one.
-      const analytes = key && (NAME_INDEX.get(key) ?? NAME_INDEX.get(key.replace(/\bl(?=[a-z])/g, "i")));
+      const analytes =
+        key &&
+        (NAME_INDEX.get(key) ??
+          NAME_INDEX.get(
+            key.replace(/\bl(?=[a-z])/g, "i").replace(/\b[il1]+\b/g, (m) => "i".repeat(m.length)),
+          ));
       if (!analytes) continue;
       // A name begins with a letter (or, where a column starts, a number: "25 Hydroxy Vitamin D"),
       // and no word after its first is a decimal number (so "Hb:10.2" or "Hb 10.2" is never a name).
