@@ -4,6 +4,7 @@ import { db } from "~/db/client.server";
 import { labValues } from "~/db/schema";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { CONFIDENT } from "../records/labs";
+import { confirmUnchecked } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { heldReport, toApiLabValue, type ApiLabValue } from "./lab-values.server";
 
@@ -64,16 +65,8 @@ export async function confirmValues(
     .where(and(eq(labValues.reportId, report.id), inArray(labValues.id, ids)));
   if (rows.length !== ids.length) throw new DomainError("not_found", "labs.valueNotFound");
   const bulk = rows.filter(confirmableInBulk).map((r) => r.id);
-  const confirmed = bulk.length
-    ? await db()
-        .update(labValues)
-        .set({ status: "confirmed", checkedBy: actor.id, checkedAt: new Date() })
-        // Still unchecked when the statement runs: a step at the same time confirmed the rest.
-        .where(
-          and(eq(labValues.reportId, report.id), inArray(labValues.id, bulk), eq(labValues.status, "read")),
-        )
-        .returning()
-    : [];
+  // Still unchecked when the statement runs: a step at the same time confirmed the rest.
+  const confirmed = await confirmUnchecked(report.id, bulk, actor.id);
   const done = new Set(confirmed.map((r) => r.id));
   return {
     confirmed: confirmed.map(toApiLabValue),

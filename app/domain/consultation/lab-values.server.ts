@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { db, first } from "~/db/client.server";
 import { labValues, reports } from "~/db/schema";
@@ -6,7 +6,7 @@ import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { patientAccess } from "../care/index.server";
 import { analyteByLoinc, printedMeasure, storedMeasure, ucumFor } from "../records/labs";
-import { labReadOf } from "../records/index.server";
+import { applyLabCheck, insertLabValue, labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
 
@@ -315,16 +315,7 @@ export async function checkValue(
     };
   }
   // A removed value changes only by its undo, whatever ran in between (two requests at once).
-  const [updated] = await db()
-    .update(labValues)
-    .set(set)
-    .where(
-      and(
-        eq(labValues.id, current.id),
-        removed ? eq(labValues.status, "removed") : ne(labValues.status, "removed"),
-      ),
-    )
-    .returning();
+  const updated = await applyLabCheck(current.id, set, removed);
   if (!updated) throw new DomainError("conflict", removed ? "labs.notRemoved" : "labs.alreadyRemoved");
   return toApiLabValue(updated);
 }
@@ -342,19 +333,16 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
   const { loinc, value, unit, range } = parsed.data;
   const n = normalised(loinc, value, unit, range);
   const now = new Date();
-  const [created] = await db()
-    .insert(labValues)
-    .values({
-      id: newId(),
-      reportId: report.id,
-      loinc,
-      printedName: n.analyte.name,
-      ...n.fields,
-      status: "added",
-      checkedBy: actor.id,
-      checkedAt: now,
-      createdAt: now,
-    })
-    .returning();
+  const created = await insertLabValue({
+    id: newId(),
+    reportId: report.id,
+    loinc,
+    printedName: n.analyte.name,
+    ...n.fields,
+    status: "added",
+    checkedBy: actor.id,
+    checkedAt: now,
+    createdAt: now,
+  });
   return toApiLabValue(created);
 }

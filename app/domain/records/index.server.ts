@@ -53,5 +53,13 @@ export { draftObjects, insertStudy, inspectStudy, studyObjects, type StudyDraft 
 export { kickPacsSender } from "./dicom-pacs.server";
 export { phoneWav, PHONE_RATE, silence, speak, toPhoneAudio, wavSamples } from "./phone-audio.server";
 export { processLabReads, queueLabRead, readLocal, startLabReader, stopLabReader } from "./lab-reader.server";
-export { labReadOf, labValuesOf, saveReading, type PlacedRow } from "./lab-store.server";
+export {
+  applyLabCheck,
+  confirmUnchecked,
+  insertLabValue,
+  labReadOf,
+  labValuesOf,
+  saveReading,
+  type PlacedRow,
+} from "./lab-store.server";
 export { pdfPagePreview } from "./pdf-page.server";

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, ne, type SQL } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { labReads, labValues } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
@@ -64,4 +64,52 @@ export async function labValuesOf(reportId: string) {
 export async function labReadOf(reportId: string) {
   const [row] = await db().select().from(labReads).where(eq(labReads.reportId, reportId));
   return row ?? null;
+}
+
+type LabValueRow = typeof labValues.$inferSelect;
+type InsertLabValue = typeof labValues.$inferInsert;
+
+/**
+ * The expert's check of one value written (decision 0090; the consultation decides who may and
+ * what the check sets): a removed value changes only by its undo (`undoing`), anything else only
+ * while it is not removed, whatever ran in between (two requests at once). The row, or undefined
+ * when that no longer held.
+ */
+export async function applyLabCheck(
+  id: string,
+  set: { [K in keyof LabValueRow]?: LabValueRow[K] | SQL },
+  undoing: boolean,
+): Promise<LabValueRow | undefined> {
+  const [updated] = await db()
+    .update(labValues)
+    .set(set)
+    .where(
+      and(eq(labValues.id, id), undoing ? eq(labValues.status, "removed") : ne(labValues.status, "removed")),
+    )
+    .returning();
+  return updated;
+}
+
+/** A value the expert added (one the reader missed). */
+export async function insertLabValue(row: InsertLabValue): Promise<LabValueRow> {
+  const [created] = await db().insert(labValues).values(row).returning();
+  return created;
+}
+
+/**
+ * The values among `ids` of a report still unchecked when the statement runs, confirmed by
+ * `checkedBy` in one statement (confirm-all, decision 0090): a step at the same time that checked
+ * one first keeps its own.
+ */
+export async function confirmUnchecked(
+  reportId: string,
+  ids: string[],
+  checkedBy: string,
+): Promise<LabValueRow[]> {
+  if (!ids.length) return [];
+  return db()
+    .update(labValues)
+    .set({ status: "confirmed", checkedBy, checkedAt: new Date() })
+    .where(and(eq(labValues.reportId, reportId), inArray(labValues.id, ids), eq(labValues.status, "read")))
+    .returning();
 }
