@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import path from "node:path";
 import { config } from "~/config.server";
 import { log } from "~/lib/log.server";
@@ -38,7 +39,8 @@ async function runRestoreTest(run: BackupRun, release: () => void): Promise<void
         snapshotId: backup.snapshot!.shortId,
         snapshotAt: backup.snapshot!.time,
         files: check.files,
-        sizeBytes: check.bytes,
+        // What came back: the database and the files.
+        sizeBytes: check.bytes + statSync(backup.databaseFile).size,
         reason: problems.length ? problems.join("; ") : null,
       }).then((done) => (done.status === "unverified" ? alertAdmins(done) : null));
       log("info", "restore test done", { snapshot: backup.snapshot!.shortId, files: check.files });

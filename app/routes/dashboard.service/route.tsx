@@ -74,6 +74,7 @@ export const action = backupAction;
 /** The turnaround axis's unit: seconds, minutes, hours or days, so its labels are figures people read (not 0.0). */
 function turnaroundUnit(values: number[]): { key: string; ms: number } {
   const max = Math.max(0, ...values);
+  if (max === 0) return { key: "service.hoursUnit", ms: 3_600_000 }; // no opinions yet
   if (max < 2 * 60_000) return { key: "service.secondsUnit", ms: 1000 };
   if (max < 2 * 3_600_000) return { key: "service.minutesUnit", ms: 60_000 };
   if (max < 72 * 3_600_000) return { key: "service.hoursUnit", ms: 3_600_000 };
