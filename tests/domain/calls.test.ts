@@ -107,7 +107,8 @@ describe("the call queue", () => {
     const [call] = await rowsFor("+919855555555");
     expect(call).toMatchObject({ purpose: "opinion-ready", status: "queued" });
     const opens = d.messaging.nextWindowStart("evening", call.createdAt);
-    expect(call.nextAttemptAt.getTime()).toBe(opens.getTime());
+    // Inside the evening (India's, decision 0092) it is due at once: the queue read its clock a moment apart.
+    expect(Math.abs(call.nextAttemptAt.getTime() - opens.getTime())).toBeLessThan(1000);
     const sms = await d.db
       .db()
       .select()
