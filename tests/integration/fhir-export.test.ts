@@ -348,6 +348,8 @@ describe("GET /api/v1/fhir/Patient/{id}/$everything", () => {
     const hb = observations.find((o) => o.code.coding[0].code === "718-7");
     expect(hb).toMatchObject({
       status: "final",
+      // LOINC's own name for the code (decision 0089).
+      code: { coding: [{ display: "Hemoglobin [Mass/volume] in Blood" }] },
       valueQuantity: { value: 9.8, unit: "g/dL", system: "http://unitsofmeasure.org", code: "g/dL" },
       referenceRange: [
         { low: { value: 12, code: "g/dL" }, high: { value: 15.5, code: "g/dL" }, text: "12.0 - 15.5" },

@@ -1,6 +1,6 @@
 import type { Observation, Quantity } from "@medplum/fhirtypes";
 import type { ReportRow } from "~/db/schema";
-import { analyteByLoinc, storedMeasure } from "../records/labs";
+import { analyteByLoinc, loincName, storedMeasure } from "../records/labs";
 import { fhirId, iso, type BundleContext, type Ref } from "./fhir-codes.server";
 
 /**
@@ -55,7 +55,10 @@ export function addObservations(
       status: v.status === "corrected" ? "corrected" : "final",
       category: [{ coding: [{ system: CATEGORY, code: "laboratory", display: "Laboratory" }] }],
       code: {
-        coding: [{ system: LOINC, code: v.loinc, ...(analyte ? { display: analyte.name } : {}) }],
+        // LOINC's own name for the code (decision 0089); the name printed on her report in `text`.
+        coding: [
+          { system: LOINC, code: v.loinc, ...(loincName(v.loinc) ? { display: loincName(v.loinc) } : {}) },
+        ],
         text: v.printedName || analyte?.name || v.loinc,
       },
       subject,

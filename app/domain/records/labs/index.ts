@@ -10,6 +10,7 @@ export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
 export type { Patient } from "./ranges";
 export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
+export { loincName } from "./loinc-names";
 export { displayUnit, toUcum } from "./units";
 export {
   convert,
