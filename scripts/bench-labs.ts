@@ -1,11 +1,12 @@
 /**
  * `npm run bench:labs` (decision 0082), in two parts.
  *
- * 1. The reader on its own (no server): reads the whole lab corpus (four layouts × text PDF,
- *    scanned PDF, phone photo, and that photo as the upload screen sends it: WebP at 2,000 px,
- *    "sent") with the reader itself and prints, per kind of input and per
- *    analyte, values found, exact (value and printed range), wrong, and confident-and-wrong, and
- *    the time per read.
+ * 1. The reader on its own (no server): reads the whole lab corpus (36 layouts, decision 0089 ×
+ *    text PDF, scanned PDF, phone photo, and that photo as the upload screen sends it: WebP at
+ *    2,000 px, "sent") with the reader itself, the patient's recorded sex and age given, and prints
+ *    per layout and per kind of input the values read exactly (value and printed range as printed),
+ *    confident-and-wrong, judgements that disagree with the printed range, and per kind the totals,
+ *    the worst layout, the sample's dates read right and the time per read.
  * 2. The reader in the running server: starts the BUILT app (`npm run build` first) as the tests
  *    do (tests/helpers/server.ts), signs up a patient, uploads ten phone photos (the four layouts,
  *    repeated) through HTTP and, while the reader works through them, asks `GET /healthz` every
@@ -17,6 +18,7 @@
  *
  *   npm run bench:labs                     # both parts
  *   npm run bench:labs -- --no-server      # part 1 only
+ *   npm run bench:labs -- --kinds=text,scan  # part 1 for these kinds only
  *   npm run bench:labs -- --all-cores      # part 2 with the server free to use every CPU
  *
  * See docs/performance.md ("Lab reports read").
@@ -29,7 +31,7 @@ import { analyteByLoinc } from "~/domain/records/labs";
 import { apiClient, signupViaApi } from "../tests/helpers/api";
 import { openTestDb, type TestDb } from "../tests/helpers/db";
 import { uploadForm } from "../tests/helpers/files";
-import { LAYOUTS, labPhoto, truthOf, type Kind } from "../tests/helpers/lab-corpus";
+import { FIRST_FOUR, LAYOUTS, labPhoto, truthOf, type Kind, type Layout } from "../tests/helpers/lab-corpus";
 import { scoreOne, type Score } from "../tests/helpers/lab-score";
 import { BUILD_DIR, startServer } from "../tests/helpers/server";
 import { codeFrom, startSmtp } from "../tests/helpers/smtp";
@@ -49,37 +51,60 @@ function quantile(list: number[], p: number): number {
 // ---------------------------------------------------------------------------------------------
 // Part 1: the reader on its own.
 
+const KINDS = ["text", "scan", "photo", "sent"] as const;
+const only = args
+  .find((a) => a.startsWith("--kinds="))
+  ?.slice(8)
+  .split(",") as Kind[] | undefined;
+
+type Tally = { values: number; found: number; exact: number; wrong: number; cw: number; jw: number };
+const tally = (scores: Score[]): Tally => ({
+  values: scores.length,
+  found: scores.filter((s) => s.found).length,
+  exact: scores.filter((s) => s.exact).length,
+  wrong: scores.filter((s) => s.wrong).length,
+  cw: scores.filter((s) => s.confidentWrong).length,
+  jw: scores.filter((s) => s.judgementWrong).length,
+});
+
 async function partOne() {
-  const byKind = new Map<Kind, { scores: Score[]; ms: number[] }>();
-  for (const kind of ["text", "scan", "photo", "sent"] as const) {
-    const acc = { scores: [] as Score[], ms: [] as number[] };
+  const kinds = KINDS.filter((k) => !only || only.includes(k));
+  const byKind = new Map<Kind, { scores: Score[]; ms: number[]; dates: [number, number] }>();
+  const byLayout = new Map<Layout, Map<Kind, Tally>>();
+  for (const kind of kinds) {
+    const acc = { scores: [] as Score[], ms: [] as number[], dates: [0, 0] as [number, number] };
     for (const layout of LAYOUTS) {
-      const { scores, ms } = await scoreOne(layout, kind);
+      const { scores, ms, date } = await scoreOne(layout, kind);
       acc.scores.push(...scores);
       acc.ms.push(ms);
+      acc.dates[1]++;
+      if (date.got === date.want) acc.dates[0]++;
+      if (!byLayout.has(layout)) byLayout.set(layout, new Map());
+      byLayout.get(layout)!.set(kind, tally(scores));
     }
     byKind.set(kind, acc);
   }
-  console.log("part 1: the reader on its own (no server)\n");
+  console.log(`part 1: the reader on its own (no server), ${LAYOUTS.length} layouts\n`);
   console.log(
-    "kind   values found exact wrong confident-wrong  exact%   ms/read (median)  ms/read (min-max)",
+    "per layout: exact/values for each kind (!n: n confident-and-wrong, ?n: n judgements against the printed range)",
   );
-  for (const [kind, { scores, ms }] of byKind) {
-    const n = (f: (s: Score) => boolean) => scores.filter(f).length;
-    const med = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
-    console.log(
-      `${kind.padEnd(6)} ${String(scores.length).padStart(6)} ${String(n((s) => s.found)).padStart(5)} ${String(n((s) => s.exact)).padStart(5)} ${String(n((s) => s.wrong)).padStart(5)} ${String(n((s) => s.confidentWrong)).padStart(15)}  ${pct(
-        n((s) => s.exact),
-        scores.length,
-      ).padStart(7)}  ${String(med).padStart(16)}  ${`${Math.min(...ms)}-${Math.max(...ms)}`.padStart(17)}`,
-    );
+  console.log(`${"layout".padEnd(22)} ${kinds.map((k) => k.padStart(9)).join(" ")}`);
+  for (const [layout, m] of byLayout) {
+    const cell = (t: Tally | undefined) =>
+      t ? `${t.exact}/${t.values}${t.cw ? ` !${t.cw}` : ""}${t.jw ? ` ?${t.jw}` : ""}` : "-";
+    console.log(`${layout.padEnd(22)} ${kinds.map((k) => cell(m.get(k)).padStart(9)).join(" ")}`);
   }
-  console.log("\nper analyte (exact / total over all kinds):");
-  const all = [...byKind.values()].flatMap((k) => k.scores);
-  for (const name of [...new Set(all.map((s) => s.analyte))]) {
-    const rows = all.filter((s) => s.analyte === name);
+  console.log(
+    "\nkind   values found exact wrong confident-wrong judgement-wrong  exact%  worst layout  dates  ms/read (median)  ms/read (min-max)",
+  );
+  for (const [kind, { scores, ms, dates }] of byKind) {
+    const t = tally(scores);
+    const med = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+    const worst = [...byLayout]
+      .map(([l, m]) => ({ l, t: m.get(kind)! }))
+      .sort((a, b) => a.t.exact / a.t.values - b.t.exact / b.t.values)[0]!;
     console.log(
-      `  ${name.padEnd(26)} found ${rows.filter((s) => s.found).length}/${rows.length}  exact ${rows.filter((s) => s.exact).length}  wrong ${rows.filter((s) => s.wrong).length}  confident-wrong ${rows.filter((s) => s.confidentWrong).length}`,
+      `${kind.padEnd(6)} ${String(t.values).padStart(6)} ${String(t.found).padStart(5)} ${String(t.exact).padStart(5)} ${String(t.wrong).padStart(5)} ${String(t.cw).padStart(15)} ${String(t.jw).padStart(15)}  ${pct(t.exact, t.values).padStart(7)}  ${`${worst.l} ${pct(worst.t.exact, worst.t.values)}`.padEnd(12)}  ${`${dates[0]}/${dates[1]}`.padStart(5)}  ${String(med).padStart(16)}  ${`${Math.min(...ms)}-${Math.max(...ms)}`.padStart(17)}`,
     );
   }
 }
@@ -185,7 +210,7 @@ async function partTwo() {
     }
     const api = apiClient(server.url);
     const patient = await signupViaApi(api, smtp, codeFrom, { email: "patient@bench-labs.test" });
-    const photos = await Promise.all(LAYOUTS.map((l) => labPhoto(l)));
+    const photos = await Promise.all(FIRST_FOUR.map((l) => labPhoto(l)));
     db = await openTestDb(server.dataDir);
 
     // The quiet baseline: the same sampling with nothing to read.
@@ -240,7 +265,7 @@ async function partTwo() {
     let exact = 0;
     let total = 0;
     ids.forEach((id, i) => {
-      for (const t of truthOf(LAYOUTS[i % LAYOUTS.length])) {
+      for (const t of truthOf(FIRST_FOUR[i % FIRST_FOUR.length]!)) {
         total++;
         const v = values.find((x) => x.report_id === id && analyteByLoinc(x.loinc)?.name === t.analyte);
         if (v && v.printed_value === t.value && squash(v.range_text) === squash(t.range)) exact++;

@@ -157,6 +157,8 @@ beforeAll(async () => {
   const photo = await labPhoto("two-column");
   for (const [key, name, data, type] of [
     ["pdf", "cbc.pdf", await labPdf("table"), "application/pdf"],
+    // A report dated in its header, whose ranges are printed for men and women (decision 0089).
+    ["dated", "kft.pdf", await labPdf("sex-lines"), "application/pdf"],
     // As the upload screen sends a phone photo: WebP, 2,000 px on its long side.
     ["photo", "sugar.webp", await labPhotoAsSent("two-column"), "image/webp"],
     ["blank", "note.pdf", samplePdf("Please see the attached letter"), "application/pdf"],
@@ -214,6 +216,40 @@ describe("a lab report uploaded over HTTP is read", () => {
       expectAsPrinted(seen.photo, panel.find((t) => t.analyte === analyte)!);
     expect(seen.photo.every((v) => v.status === "read" && v.page === 1 && v.box)).toBe(true);
   }, 45_000);
+
+  // Decision 0089: the sample's date printed in the header is kept with the read; a range printed
+  // for men and women is kept whole, and with no sex recorded for her, no part of it is chosen.
+  it("keeps the sample's date the header prints, and a range's parts whole", async () => {
+    const row = await until(
+      "the dated report read",
+      async () => {
+        const r = await readRow(ids.dated);
+        return r && r.status === "read" ? r : undefined;
+      },
+      30_000,
+    );
+    expect(row).toMatchObject({ status: "read", source: "text" });
+    const db = await openTestDb(server.dataDir);
+    try {
+      expect(await db.get("select sample_date from lab_reads where report_id = ?", ids.dated)).toEqual({
+        sample_date: "2025-09-16",
+      });
+      expect(
+        await db.get(
+          "select printed_value, range_text, range_low, range_high from lab_values where report_id = ? and loinc = ?",
+          ids.dated,
+          "718-7",
+        ),
+      ).toEqual({
+        printed_value: "13.8",
+        range_text: "Male : 13.0 - 17.0 Female : 12.0 - 15.5",
+        range_low: null,
+        range_high: null,
+      });
+    } finally {
+      await db.close();
+    }
+  });
 
   it("the patient's side sees none of them before the opinion", async () => {
     const a = api();
