@@ -36,7 +36,9 @@ const { describe, it, beforeAll, afterAll } = onlyWith(
  * standing for a USB disk; a new, empty machine (new data and upload folders, a new database and
  * bucket) restores it with one command and the recovery sheet's password; the app started there
  * answers every read byte for byte as the old one did. On SQLite with local files, and on
- * PostgreSQL with an S3 bucket.
+ * PostgreSQL with an S3 bucket — there from the sheet alone: the new machine is given no
+ * SESSION_SECRET or ENCRYPTION_KEY, the snapshot's are used (decision 0091). The restore says which
+ * snapshot it brought back and when it was taken, in the clinic's time.
  */
 
 const execFileP = promisify(execFile);
