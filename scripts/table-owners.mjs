@@ -40,10 +40,10 @@ const tables = new Map(
 const doc = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
 const owner = new Map();
 const twice = [];
-for (const section of doc.split(/\n(?=### )/)) {
+for (const section of doc.split(/\n(?=#{2,3} )/)) {
   const context = /^### (\w+) — /.exec(section)?.[1];
   if (!context) continue;
-  for (const owns of section.matchAll(/\*\*Owns\*\*[^:]*:([\s\S]*?)(?=\n- \*\*|\n\n|$)/g))
+  for (const owns of section.matchAll(/^- \*\*Owns\*\*[^:\n]*:([\s\S]*?)(?=\n- \*\*|\n\n|(?![\s\S]))/gm))
     for (const m of owns[1].matchAll(/`([a-z_]+)`/g)) {
       if (![...tables.values()].includes(m[1])) continue;
       if (owner.has(m[1]) && owner.get(m[1]) !== context)
