@@ -227,7 +227,7 @@ async function partTwo() {
         "/report/upload-report",
         uploadForm(
           { reportType: "Blood Test", phoneNumber: "9876543210" },
-          { name: `lab-${i + 1}.jpg`, data: photos[i % LAYOUTS.length], type: "image/jpeg" },
+          { name: `lab-${i + 1}.jpg`, data: photos[i % FIRST_FOUR.length]!, type: "image/jpeg" },
         ),
         patient.token,
       );
