@@ -7,32 +7,11 @@
  * and the FHIR Observation all read it, and so cannot disagree. Pure: no I/O.
  */
 import { factorFor } from "./catalogue";
-import type { Analyte, Flag } from "./types";
+import type { Analyte, Interpretation, Judgement, LabMeasure } from "./types";
 
-/** Where the value stands against the range printed beside it; "unknown": no range was printed. */
-export type Judgement = "below" | "within" | "above" | "unknown";
-
-/** HL7 v3 ObservationInterpretation: Low, Normal (within the printed range), High. */
-export type Interpretation = "L" | "N" | "H";
-
-declare const measured: unique symbol;
-
-export type LabMeasure = {
-  /** The value in `unit`. */
-  readonly value: number;
-  /** The analyte's UCUM unit: the value's and the range's. */
-  readonly unit: string;
-  /** The printed range's bounds in `unit` (null: that side was not printed). */
-  readonly low: number | null;
-  readonly high: number | null;
-  readonly judgement: Judgement;
-  /** FHIR `Observation.interpretation`; null when no range was printed. */
-  readonly interpretation: Interpretation | null;
-  /** The screens' flag: H above, L below; null within the range or without one. */
-  readonly flag: Flag | null;
-  /** Made only by `printedMeasure` and `storedMeasure`: never judged anywhere else. */
-  readonly [measured]: true;
-};
+// The measure's shape lives with the reader's other shapes (types.ts), which this module builds;
+// kept there so the shapes import nothing (no circle through the catalogue).
+export type { Interpretation, Judgement, LabMeasure } from "./types";
 
 /**
  * The one conversion: `n` in a unit whose factor to the analyte's unit is `factor`. Twelve

@@ -1,7 +1,6 @@
 /**
  * The lab-report reader's shapes (decision 0079). Pure data: no I/O, browser-safe.
  */
-import type { LabMeasure } from "./measure";
 
 export type Family =
   | "blood-count"
@@ -115,3 +114,29 @@ export type Recognised = { rows: LabRow[]; rejected: RejectedRow[] };
 
 /** The confidence at and above which a value counts as read with confidence. */
 export const CONFIDENT = 0.9;
+
+/** Where the value stands against the range printed beside it; "unknown": no range was printed. */
+export type Judgement = "below" | "within" | "above" | "unknown";
+
+/** HL7 v3 ObservationInterpretation: Low, Normal (within the printed range), High. */
+export type Interpretation = "L" | "N" | "H";
+
+declare const measured: unique symbol;
+
+/** A lab value and its printed range in one unit, and the one judgement (decision 0088; measure.ts). */
+export type LabMeasure = {
+  /** The value in `unit`. */
+  readonly value: number;
+  /** The analyte's UCUM unit: the value's and the range's. */
+  readonly unit: string;
+  /** The printed range's bounds in `unit` (null: that side was not printed). */
+  readonly low: number | null;
+  readonly high: number | null;
+  readonly judgement: Judgement;
+  /** FHIR `Observation.interpretation`; null when no range was printed. */
+  readonly interpretation: Interpretation | null;
+  /** The screens' flag: H above, L below; null within the range or without one. */
+  readonly flag: Flag | null;
+  /** Made only by `printedMeasure` and `storedMeasure`: never judged anywhere else. */
+  readonly [measured]: true;
+};
