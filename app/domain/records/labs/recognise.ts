@@ -42,6 +42,8 @@ function namesOn(words: Word[]): NameMatch[] {
     const columnStart = words[i]!.gapBefore >= COLUMN_GAP || /[/|]$/.test(words[i]!.after);
     for (let n = Math.min(LONGEST_ALIAS_WORDS + 2, words.length - i); n >= 1 && !match; n--) {
       const run = words.slice(i, i + n);
+      // A name ends on a word: "Total Leucocyte Count /" leaves its "/" to what follows it.
+      if (n > 1 && !/[\p{L}\p{N}]/u.test(run[n - 1]!.text)) continue;
       const printed = run.map((w) => w.text).join(" ");
       // A capital I read as a bar ("Troponin |").
       const key = normaliseName(printed.replace(/(^|\s)\|(?=\s|$)/g, "$1I"));
