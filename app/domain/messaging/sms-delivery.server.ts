@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import path from "node:path";
@@ -32,7 +32,9 @@ export function writeToOutbox(dir: string, row: Claimed) {
   // Named by the row, so a message taken again after a crash rewrites its own file.
   const file = path.join(dir, `${row.createdAt.toISOString().replace(/[:.]/g, "-")}-${row.id}.json`);
   const body = { id: row.id, to: row.to, purpose: row.purpose, text: row.text, createdAt: row.createdAt };
-  writeFileSync(file, JSON.stringify(body, null, 2) + "\n", { mode: 0o600 });
+  // Written whole, then named: whoever watches the folder never reads a half-written message.
+  writeFileSync(`${file}.part`, JSON.stringify(body, null, 2) + "\n", { mode: 0o600 });
+  renameSync(`${file}.part`, file);
   log("info", "sms written to outbox", {
     to: maskPhone(row.to),
     purpose: row.purpose,
