@@ -208,10 +208,15 @@ test("the expert checks the values read from the first report and writes the opi
   await add.getByRole("button", { name: "Add value" }).click();
   await expect(valueRow(page, "Vitamin B12")).toContainText("Added");
 
-  // The rest (the refused MCV among them) in one step; the rows stay where they were.
+  // The rest (the refused MCV among them) in one step, once any read with doubt was confirmed on
+  // its own (never in bulk, decision 0090); the rows stay where they were.
+  await confirmDoubtful(page);
   const rows = await rowTops(page);
-  await section.getByRole("button", { name: "Confirm all unchecked values (5)" }).click();
-  await expect(toaster(page)).toContainText("Values confirmed: 5.");
+  const all = section.getByRole("button", { name: /^Confirm all unchecked values \(\d+\)$/ });
+  const n = Number(/\((\d+)\)/.exec((await all.textContent()) ?? "")?.[1]);
+  expect(n).toBeGreaterThanOrEqual(4);
+  await all.click();
+  await expect(toaster(page)).toContainText(`Values confirmed: ${n}.`);
   await expect(section.getByText("Every value has been checked.")).toBeFocused();
   await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
   await expect(section.getByTestId("lab-counts")).toHaveText("Not checked: 0 · Checked: 8 · Removed: 1");
@@ -239,11 +244,14 @@ test("the second report, at 360 px: the expert corrects Haemoglobin, removes and
   await hb.getByRole("button", { name: "Save correction" }).click();
   await expect(valueRow(page, "Haemoglobin")).toContainText("Corrected");
   await removeUndoRemove(page, "MCH");
-  // Confirm all, from the keyboard.
-  const all = page.getByRole("button", { name: "Confirm all unchecked values (8)" });
+  // Confirm all, from the keyboard (any value read with doubt first, on its own).
+  await confirmDoubtful(page);
+  const all = page.getByRole("button", { name: /^Confirm all unchecked values \(\d+\)$/ });
+  const n = Number(/\((\d+)\)/.exec((await all.textContent()) ?? "")?.[1]);
+  expect(n).toBeGreaterThanOrEqual(7);
   await all.focus();
   await page.keyboard.press("Enter");
-  await expect(toaster(page)).toContainText("Values confirmed: 8.");
+  await expect(toaster(page)).toContainText(`Values confirmed: ${n}.`);
   await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
@@ -317,3 +325,17 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
   expect((await wcagAxe(page).analyze()).violations).toEqual([]);
   await shot(page, info, "lab-values-patient-hi-360");
 });
+
+/** Values read with doubt are never confirmed in bulk (decision 0090): each is confirmed on its own. */
+async function confirmDoubtful(page: Page) {
+  const doubtful = page.locator('[data-testid="lab-value"][data-status="read"]', {
+    hasText: "Read with doubt",
+  });
+  for (let left = await doubtful.count(); left > 0; left--) {
+    await doubtful
+      .first()
+      .getByRole("button", { name: /^Confirm:/ })
+      .click();
+    await expect(doubtful).toHaveCount(left - 1);
+  }
+}
