@@ -1,26 +1,36 @@
 import { RemixBrowser } from "@remix-run/react";
+import i18next from "i18next";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
-import { FALLBACK_LOCALE, isLocale } from "~/i18n/config";
-import { startBrowserI18n } from "~/i18n/i18n.browser";
+import { I18nextProvider, initReactI18next } from "react-i18next";
+import { FALLBACK_LOCALE, i18nOptions, isLocale, NAMESPACE } from "~/i18n/config";
 import { loadMissing, pageStrings, startStringLoading } from "~/i18n/strings.browser";
 
-function hydrate() {
+async function hydrate() {
   const lang = document.documentElement.lang;
   const locale = isLocale(lang) ? lang : FALLBACK_LOCALE;
-  // Only this page's strings came with it (never a whole catalogue); see strings.browser.ts. The
-  // browser's own translator reads them (decision 0094: i18next stays on the server).
+  // Only this page's strings came with it (never a whole catalogue); see strings.browser.ts.
   const page = pageStrings();
-  const i18n = startBrowserI18n(locale, page.s, loadMissing);
-  startStringLoading(i18n, page);
+  await i18next.use(initReactI18next).init({
+    ...i18nOptions,
+    lng: locale,
+    resources: { [locale]: { [NAMESPACE]: page.s } },
+    partialBundledLanguages: true,
+    saveMissing: true,
+    missingKeyHandler: loadMissing,
+    react: { ...i18nOptions.react, bindI18nStore: "added" },
+  });
+  startStringLoading(i18next, page);
   startTransition(() => {
     hydrateRoot(
       document,
-      <StrictMode>
-        <RemixBrowser />
-      </StrictMode>,
+      <I18nextProvider i18n={i18next}>
+        <StrictMode>
+          <RemixBrowser />
+        </StrictMode>
+      </I18nextProvider>,
     );
   });
 }
 
-hydrate();
+void hydrate();

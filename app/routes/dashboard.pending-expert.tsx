@@ -21,8 +21,7 @@ import {
   type ApiUser,
 } from "~/domain/accounts/index.server";
 import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
-import { rejectExpertSchema } from "~/schemas/experts";
-import { REJECTION_MAX } from "~/schemas/limits";
+import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
 import { parseFormData } from "~/schemas/strict";
 import { tFor } from "~/i18n/i18n.server";
 import { approveExpertSchema } from "~/schemas/reports";

@@ -1,12 +1,12 @@
-import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { SelectField } from "~/components/ui/Select";
 import { LANGUAGES } from "~/i18n/config";
-import { useServerForm } from "~/components/ui/useServerForm";
-import { FAMILY_NAME_MAX as NAME_MAX, FAMILY_RELATIONSHIPS } from "~/schemas/limits";
+import { FAMILY_RELATIONSHIPS, familyMemberSchema, NAME_MAX } from "~/schemas/family";
+import { parseFormData } from "~/schemas/strict";
 import { site } from "~/site";
 
 const REL_LABEL: Record<(typeof FAMILY_RELATIONSHIPS)[number], string> = {
@@ -18,29 +18,20 @@ const REL_LABEL: Record<(typeof FAMILY_RELATIONSHIPS)[number], string> = {
   other: "family.relOther",
 };
 
-/**
- * Adds a family member (action: add.server.ts); every field kept when something is wrong. Checked
- * by the server alone (useServerForm: the family screen loads no zod, decision 0094).
- */
+/** Adds a family member (action: add.server.ts); every field kept when something is wrong. */
 export function AddMemberForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
-  const [form, fields] = useServerForm(
+  const [form, fields] = useForm({
+    id: "family-add",
     lastResult,
-    [
-      "firstName",
-      "lastName",
-      "sex",
-      "birthYear",
-      "age",
-      "relationship",
-      "preferredLanguage",
-      "guardianConsent",
-      "memberConsent",
-    ],
-    { id: "family-add", defaultValue: { preferredLanguage: i18n.language } },
-  );
+    defaultValue: { preferredLanguage: i18n.language },
+    onValidate: ({ formData }) => parseFormData(formData, { schema: familyMemberSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  void form.allErrors;
   const sexes = [
     { value: "female", label: t("family.sexFemale") },
     { value: "male", label: t("family.sexMale") },
@@ -58,8 +49,7 @@ export function AddMemberForm({ lastResult }: { lastResult?: SubmissionResult<st
       <Form
         method="post"
         action="/dashboard/family"
-        {...form.props}
-        noValidate
+        {...getFormProps(form)}
         className="mt-4 space-y-5"
         aria-labelledby="family-add-title"
       >
