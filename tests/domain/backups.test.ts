@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -112,6 +113,33 @@ describe("the schedule", () => {
   }, 60_000);
 });
 
+describe("a run cut off", () => {
+  it("a lock left by a killed restic (a power cut mid-check) does not stop the next backup", async () => {
+    const env = { ...process.env, RESTIC_PASSWORD_FILE: d.config.config().backup.passwordFile };
+    // Enough data that `check --read-data` is still reading when it is killed.
+    const junk = mkdtempSync(path.join(os.tmpdir(), "cb-junk-"));
+    const fd = openSync(path.join(junk, "noise.bin"), "w");
+    for (let i = 0; i < 20; i++) writeSync(fd, randomBytes(1 << 20));
+    closeSync(fd);
+    execFileSync("restic", ["-r", repo, "--no-cache", "backup", "-q", "--tag", "junk", junk], { env });
+    rmSync(junk, { recursive: true, force: true });
+    const check = spawn("restic", ["-r", repo, "--no-cache", "check", "--read-data"], {
+      env,
+      stdio: "ignore",
+    });
+    const locks = path.join(repo, "locks");
+    while (readdirSync(locks).length === 0) await new Promise((r) => setTimeout(r, 5));
+    check.kill("SIGKILL");
+    await new Promise((r) => check.once("close", r));
+    // restic 0.14 lets nothing past that exclusive lock until `unlock`.
+    expect(readdirSync(locks)).toHaveLength(1);
+    const run = await ops.runBackup();
+    expect(run.reason).toBeNull();
+    expect(run.status).toBe("verified");
+    expect(readdirSync(locks)).toHaveLength(0);
+  }, 90_000);
+});
+
 describe("a damaged repository", () => {
   it("gives an unverified run, keeps the good snapshot and mails the admins once", async () => {
     const good = snapshotsInRepo();
@@ -139,4 +167,16 @@ describe("a damaged repository", () => {
     const listed = await ops.listBackupRuns(admin);
     expect(listed[0]).toMatchObject({ id: run.id, status: "unverified" });
   }, 90_000);
+});
+
+describe("a stopping server", () => {
+  it("starts no restic once it is stopping: the backup fails and says why, the repository untouched", async () => {
+    const before = snapshotsInRepo().length;
+    await ops.stopBackupScheduler();
+    const run = await ops.runBackup();
+    expect(run.status).toBe("failed");
+    expect(run.reason).toMatch(/the server is stopping/);
+    expect(snapshotsInRepo()).toHaveLength(before);
+    expect(readdirSync(path.join(repo, "locks"))).toHaveLength(0);
+  }, 60_000);
 });

@@ -12,7 +12,14 @@ import { notify, recipientColumns } from "../messaging/index.server";
 import { audit, backgroundLoop, DomainError, type Actor, type Client } from "../platform/index.server";
 import { stageBackup } from "./backup-stage.server";
 import { Unverified, verifySnapshot } from "./backup-verify.server";
-import { ensureRepository, interruptRestic, restic, resticBackup, RESTIC_TAG } from "./restic.server";
+import {
+  ensureRepository,
+  interruptRestic,
+  restic,
+  resticBackup,
+  RESTIC_TAG,
+  resumeRestic,
+} from "./restic.server";
 
 /**
  * Backups nobody has to remember (decision 0067). One run: the backup folder is put together in
@@ -285,6 +292,7 @@ export async function startBackupNow(actor: Actor, client: Client): Promise<Back
 
 /** Starts this process's look at the schedule (owner processes only; idempotent). */
 export function startBackupScheduler(): void {
+  resumeRestic();
   if (config().backup.atMinute !== null) scheduler.start(POLL_MS);
 }
 

@@ -26,13 +26,21 @@ export class ResticError extends Error {
 const lastLines = (text: string) =>
   text.trim().split("\n").slice(-3).join(" / ").slice(0, 500) || "no message";
 
-/** Aborted at shutdown: every running restic is asked to stop (restic removes its locks on SIGINT). */
+/**
+ * Aborted at shutdown: every running restic is asked to stop (restic removes its locks on SIGINT),
+ * and none starts after it. A backup interrupted between two restic commands would otherwise start
+ * the next one after the server had gone, holding the repository's lock with no one waiting for it.
+ */
 let stopping = new AbortController();
 
-/** Asks every running restic to stop (at shutdown); the run then fails and says so. */
+/** Asks every running restic to stop (at shutdown) and starts no other; the run then fails and says so. */
 export function interruptRestic(): void {
   stopping.abort();
-  stopping = new AbortController();
+}
+
+/** restic may run again (the scheduler started anew in the same process). */
+export function resumeRestic(): void {
+  if (stopping.signal.aborted) stopping = new AbortController();
 }
 
 export type ResticOptions = {
@@ -56,6 +64,7 @@ export async function restic(args: string[], opts: ResticOptions = {}): Promise<
   // restore on a new machine reads the snapshot before the configuration is complete (decision 0091).
   const b = () => config().backup;
   const cacheDir = opts.noCache ? undefined : b().cacheDir;
+  if (stopping.signal.aborted) throw new ResticError(args[0], null, "the server is stopping");
   if (cacheDir) mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
   const options = [
     "-r",
@@ -86,11 +95,12 @@ export async function restic(args: string[], opts: ResticOptions = {}): Promise<
 
 /** Creates the repository unless it exists (a wrong password is an error, never a new repository). */
 export async function ensureRepository(): Promise<void> {
+  // A run that was killed (a power cut mid-backup) can leave its lock behind, and restic 0.14 lets
+  // no command past another's exclusive lock, stale or not: `unlock` first removes only locks whose
+  // process is gone or that are old, so a live run elsewhere keeps its own. (No repository yet: it fails.)
+  await restic(["unlock"]).catch(() => {});
   try {
     await restic(["cat", "config"]);
-    // A run that was killed (a server stopped mid-backup) can leave its lock behind; restic removes
-    // only locks whose process is gone or that are old, so a live run elsewhere keeps its own.
-    await restic(["unlock"]).catch(() => {});
   } catch (err) {
     const text = err instanceof ResticError ? err.stderr : "";
     if (!/does not exist|no such file|unable to open config file|Is there a repository/i.test(text))
