@@ -162,4 +162,22 @@ describe("the phrase book", () => {
     ).toBe("invalid");
     expect((await refusal(() => d.consultation.retirePhrase(expert, "sugar-high"))).code).toBe("forbidden");
   });
+
+  it("two admins at once: both reviews are recorded (the later stands), one retirement wins and the other is told", async () => {
+    const [a, b] = [await makeAdmin(), await makeAdmin()];
+    const reviews = await Promise.all([
+      d.consultation.reviewBuiltInPhrase(a, "hb-low", { reviewedBy: "Dr A, MD" }),
+      d.consultation.reviewBuiltInPhrase(b, "hb-low", { reviewedBy: "Dr B, MD" }),
+    ]);
+    expect(reviews.map((r) => r.reviewedBy).sort()).toEqual(["Dr A, MD", "Dr B, MD"]);
+    const now = (await d.consultation.phraseBook()).find((p) => p._id === "hb-low")?.reviewedBy;
+    expect(["Dr A, MD", "Dr B, MD"]).toContain(now);
+    const retired = await Promise.allSettled([
+      d.consultation.retirePhrase(a, "hb-low"),
+      d.consultation.retirePhrase(b, "hb-low"),
+    ]);
+    expect(retired.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const lost = retired.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(lost.reason.code).toBe("not_found");
+  });
 });

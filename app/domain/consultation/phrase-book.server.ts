@@ -184,7 +184,8 @@ export async function reviewBuiltInPhrase(actor: Actor, id: string, input: unkno
     .values({ id: phrase.id, ...review })
     .onConflictDoUpdate({ target: builtInPhrases.id, set: review });
   await audit(actor, "phrase.review", "phrase", phrase.id, { reviewedBy: review.reviewedBy });
-  return (await builtIn()).find((p) => p._id === phrase.id)!;
+  // What this admin recorded (another admin's review at the same moment may stand after it).
+  return { ...(await builtIn()).find((p) => p._id === phrase.id)!, reviewedBy: review.reviewedBy };
 }
 
 export type PhraseChoice = {
