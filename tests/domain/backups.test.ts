@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as vitest from "vitest";
 import { expect } from "vitest";
 import { onlyWith, requireTool } from "../helpers/requires";
+import { leaveStaleLock, locksIn } from "../helpers/restic";
 import {
   freshDomain,
   mailsTo,
@@ -115,28 +115,13 @@ describe("the schedule", () => {
 
 describe("a run cut off", () => {
   it("a lock left by a killed restic (a power cut mid-check) does not stop the next backup", async () => {
-    const env = { ...process.env, RESTIC_PASSWORD_FILE: d.config.config().backup.passwordFile };
-    // Enough data that `check --read-data` is still reading when it is killed.
-    const junk = mkdtempSync(path.join(os.tmpdir(), "cb-junk-"));
-    const fd = openSync(path.join(junk, "noise.bin"), "w");
-    for (let i = 0; i < 20; i++) writeSync(fd, randomBytes(1 << 20));
-    closeSync(fd);
-    execFileSync("restic", ["-r", repo, "--no-cache", "backup", "-q", "--tag", "junk", junk], { env });
-    rmSync(junk, { recursive: true, force: true });
-    const check = spawn("restic", ["-r", repo, "--no-cache", "check", "--read-data"], {
-      env,
-      stdio: "ignore",
-    });
-    const locks = path.join(repo, "locks");
-    while (readdirSync(locks).length === 0) await new Promise((r) => setTimeout(r, 5));
-    check.kill("SIGKILL");
-    await new Promise((r) => check.once("close", r));
+    await leaveStaleLock(repo, d.config.config().backup.passwordFile);
     // restic 0.14 lets nothing past that exclusive lock until `unlock`.
-    expect(readdirSync(locks)).toHaveLength(1);
+    expect(locksIn(repo)).toHaveLength(1);
     const run = await ops.runBackup();
     expect(run.reason).toBeNull();
     expect(run.status).toBe("verified");
-    expect(readdirSync(locks)).toHaveLength(0);
+    expect(locksIn(repo)).toHaveLength(0);
   }, 90_000);
 });
 
@@ -177,6 +162,6 @@ describe("a stopping server", () => {
     expect(run.status).toBe("failed");
     expect(run.reason).toMatch(/the server is stopping/);
     expect(snapshotsInRepo()).toHaveLength(before);
-    expect(readdirSync(path.join(repo, "locks"))).toHaveLength(0);
+    expect(locksIn(repo)).toHaveLength(0);
   }, 60_000);
 });

@@ -53,6 +53,11 @@ export type ResticOptions = {
   cwd?: string;
   /** Arguments that are not options (a snapshot an operator named): after `--`. */
   operands?: string[];
+  /**
+   * Reads only, without taking the repository's lock (a restore): a lock the lost machine left
+   * (restic counts another host's lock as live for 30 minutes) or a disk mounted read-only stops nothing.
+   */
+  readOnly?: boolean;
 };
 
 /**
@@ -70,6 +75,7 @@ export async function restic(args: string[], opts: ResticOptions = {}): Promise<
     "-r",
     opts.repository ?? b().repository,
     ...(cacheDir ? ["--cache-dir", cacheDir] : ["--no-cache"]),
+    ...(opts.readOnly ? ["--no-lock"] : []),
     ...args,
   ];
   try {

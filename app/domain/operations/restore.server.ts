@@ -128,6 +128,7 @@ export async function openSnapshot(source: RepositorySource): Promise<OpenedBack
     repository: source.repository,
     passwordFile: source.passwordFile,
     noCache: !source.cache,
+    readOnly: true,
   };
   const failed = (err: unknown) =>
     new RestoreError(
