@@ -161,6 +161,13 @@ export async function startServer(
     uploadsDir: app.uploadsDir,
     output: app.output,
     stop: async () => {
+      // A 500 is a bug: whatever the test asserted, the reason reaches the run's log (the server's
+      // own output is otherwise dropped with it).
+      const unhandled = app
+        .output()
+        .split("\n")
+        .filter((l) => /"msg":"(unhandled|api fault|upload fault)"/.test(l));
+      if (unhandled.length) console.error(`server ${app.url} answered 500:\n${unhandled.join("\n")}`);
       if (app.child.exitCode === null && app.child.signalCode === null) {
         app.child.kill("SIGTERM");
         await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
