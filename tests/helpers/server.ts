@@ -126,10 +126,15 @@ export async function spawnApp(
   // answer (the phone journey's start, CI of 2026-11-25); a start that fails still fails here.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited early:\n${out}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      // The free port was taken between the look and the listen (another test's server): another one.
+      if (!opts.port && /EADDRINUSE/.test(out)) return spawnApp(root, env, opts);
+      throw new Error(`server exited early:\n${out}`);
+    }
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) break;
+      // Ours, not another test's server that took the port: ours said it listens there.
+      if (res.ok && out.includes(`:${port}`)) break;
     } catch {
       /* not up yet */
     }
