@@ -2,6 +2,8 @@
 import { vitePlugin as remix } from "@remix-run/dev";
 import tailwindcss from "@tailwindcss/vite";
 import { existsSync } from "node:fs";
+import path from "node:path";
+import type { Rollup } from "vite";
 import { defineConfig } from "vite";
 import tsconfigPaths from "vite-tsconfig-paths";
 import remixConfig from "./remix.config";
@@ -12,10 +14,101 @@ declare module "@remix-run/node" {
   }
 }
 
+/**
+ * How the browser's JavaScript is cut into files (decision 0094). Split by usage alone, every
+ * screen fetched a dozen or two files of a few hundred bytes, each with its own headers and
+ * compression frame (about 0.35 KB a file on the wire). Four groups instead:
+ * - `framework`: React and Remix (the node_modules the root and the entry import), a file that
+ *   changes only when they do;
+ * - `shell`: the app modules the root route and the browser's entry import (header, footer, toasts,
+ *   the translator, the error page), which every page loads;
+ * - `offline`: the outbox a patient's or health worker's dashboard fetches after it shows, whose
+ *   modules always come together (decision 0063);
+ * - `commons`: app modules that at least COMMONS_MIN screens import, when all they import is app
+ *   code or the framework (so no library such as zod rides along to screens that never use it).
+ * Everything else — each screen, what a few share, what is fetched on demand — is split as ever.
+ */
+const APP = path.resolve("app") + path.sep;
+const ROUTES = path.resolve("app/routes") + path.sep;
+const SHELL_ROOTS = [path.resolve("app/root.tsx"), path.resolve("app/entry.client.tsx")];
+const OFFLINE_ROOT = path.resolve("app/offline/dashboard-sync.client.ts");
+const COMMONS_MIN = 5;
+let groups: Map<string, string> | null = null;
+
+function groupsOf({ getModuleInfo, getModuleIds }: Rollup.ManualChunkMeta): Map<string, string> {
+  const found = new Map<string, string>();
+  const take = (m: string, name: (m: string) => string | null) => {
+    const group = name(m);
+    if (found.has(m) || !group) return;
+    const info = getModuleInfo(m);
+    if (!info) return;
+    found.set(m, group);
+    for (const d of info.importedIds) take(d, name);
+  };
+  for (const root of SHELL_ROOTS)
+    for (const d of getModuleInfo(root)?.importedIds ?? [])
+      take(d, (m) => (m.startsWith(APP) ? "shell" : "framework"));
+  for (const root of SHELL_ROOTS) found.delete(root);
+  // The screens: route modules that draw something (resource routes have nothing in the browser).
+  const screens = [...getModuleIds()].filter(
+    (m) =>
+      m.startsWith(ROUTES) && getModuleInfo(m)?.isEntry && getModuleInfo(m)?.exports?.includes("default"),
+  );
+  const usedBy = new Map<string, number>();
+  for (const screen of screens) {
+    const seen = new Set<string>();
+    const walk = (m: string) => {
+      if (seen.has(m) || !m.startsWith(APP)) return;
+      seen.add(m);
+      for (const d of getModuleInfo(m)?.importedIds ?? []) walk(d);
+    };
+    walk(screen);
+    for (const m of seen) usedBy.set(m, (usedBy.get(m) ?? 0) + 1);
+  }
+  // The outbox's own modules: those nothing else imports, now or on demand (the sign-in fetches
+  // the outbox's key code by itself, which stays a file of its own).
+  const closure = (from: string, into = new Set<string>()) => {
+    if (into.has(from) || !from.startsWith(APP)) return into;
+    into.add(from);
+    for (const d of getModuleInfo(from)?.importedIds ?? []) closure(d, into);
+    return into;
+  };
+  const outbox = closure(OFFLINE_ROOT);
+  const elsewhere = new Set<string>(usedBy.keys());
+  for (const m of getModuleIds())
+    if (!outbox.has(m))
+      for (const d of getModuleInfo(m)?.dynamicallyImportedIds ?? [])
+        if (d !== OFFLINE_ROOT) closure(d, elsewhere);
+  for (const m of outbox) if (!elsewhere.has(m) && !found.has(m)) found.set(m, "offline");
+  const plain = new Map<string, boolean>();
+  const onlyAppAndFramework = (m: string, path: Set<string> = new Set()): boolean => {
+    if (!m.startsWith(APP)) return found.get(m) === "framework";
+    if (plain.has(m)) return plain.get(m)!;
+    if (path.has(m)) return true;
+    path.add(m);
+    const result = (getModuleInfo(m)?.importedIds ?? []).every((d) => onlyAppAndFramework(d, path));
+    plain.set(m, result);
+    return result;
+  };
+  for (const [m, n] of usedBy)
+    if (n >= COMMONS_MIN && !found.has(m) && !m.startsWith(ROUTES) && onlyAppAndFramework(m))
+      found.set(m, "commons");
+  return found;
+}
+
+function chunkOf(id: string, meta: Rollup.ManualChunkMeta): string | undefined {
+  groups ??= groupsOf(meta);
+  if (id.includes("vite/preload-helper")) return "shell";
+  return groups.get(id);
+}
+
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [!process.env.VITEST && remix(remixConfig), tailwindcss(), tsconfigPaths()],
   // The server build runs on Node 20 (top-level await: loading it waits for start-up); browsers get es2020.
-  build: { target: isSsrBuild ? "node20" : "es2020" },
+  build: {
+    target: isSsrBuild ? "node20" : "es2020",
+    rollupOptions: isSsrBuild ? undefined : { output: { manualChunks: chunkOf } },
+  },
   test: {
     // Settings here are shared by every project below (`extends: true`); each project names its files.
     // The pg-s3 project: one PostgreSQL and one S3 server for the run (tests/helpers/global-backends.ts).

@@ -22,7 +22,8 @@ export function Header({ user, accountLinks = true }: { user: HeaderUser; accoun
           <Logo compact />
         </Link>
         <nav aria-label={t("nav.mainNav")} className="flex items-center gap-1">
-          <NavLink to="/" end className={navClass}>
+          {/* A visitor's phone has no room for it beside Log In and Sign Up in Tamil: the logo is the way home. */}
+          <NavLink to="/" end className={(s) => `${navClass(s)} ${user ? "" : "max-sm:hidden"}`}>
             {t("nav.home")}
           </NavLink>
           <NavLink to="/about-us" className={(s) => `${navClass(s)} max-sm:hidden`}>

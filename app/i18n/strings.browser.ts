@@ -1,6 +1,6 @@
 import { matchRoutes } from "@remix-run/react";
-import type { i18n } from "i18next";
 import { NAMESPACE } from "./config";
+import type { BrowserI18n } from "./i18n.browser";
 import { isMessageKey } from "./message";
 
 /**
@@ -8,7 +8,7 @@ import { isMessageKey } from "./message";
  * (a JSON block the server writes at the end of <body>); a client navigation fetches the next
  * routes' strings from /i18n.json beside their data, and the new screen renders once both are in.
  * A key still missing (one the domain sent, such as a refusal) brings its whole section, and
- * react-i18next draws the text again when it arrives.
+ * the screens draw the text again when it arrives (i18n.browser.ts).
  */
 type Page = { r: string[]; s: Record<string, unknown> };
 type RemixWindow = Window & {
@@ -18,7 +18,7 @@ type RemixWindow = Window & {
 
 const loadedRoutes = new Map<string, Set<string>>();
 const loadedSections = new Map<string, Set<string>>();
-let instance: i18n | undefined;
+let instance: BrowserI18n | undefined;
 
 function routesOf(lng: string) {
   let set = loadedRoutes.get(lng);
@@ -40,7 +40,7 @@ function stringsUrl(lng: string, query: Record<string, string>) {
 async function fetchInto(lng: string, query: Record<string, string>) {
   const res = await fetch(stringsUrl(lng, query));
   if (!res.ok) throw new Error(`strings: ${res.status}`);
-  instance?.addResourceBundle(lng, NAMESPACE, await res.json(), true, true);
+  instance?.addResourceBundle(lng, NAMESPACE, await res.json());
 }
 
 /** Loads the strings of these routes in `lng` (those not loaded yet). */
@@ -57,12 +57,11 @@ export function loadShownRoutesIn(lng: string, from: string) {
   return loadRoutes(lng, [...routesOf(from)]);
 }
 
-/** i18next's missing-key hook: the key's section, once per language. */
+/** The translator's missing-key hook: the key's section, once per language. */
 export function loadMissing(lngs: readonly string[], _ns: string, key: string) {
   // A sentence (a server's refusal, already translated) is no key: nothing to fetch (0073).
   if (!isMessageKey(key)) return;
-  // i18next names the languages it would save the key to (the fallback, English), not the one
-  // shown: the section is wanted in the page's language.
+  // The section is wanted in the page's language.
   const lng = instance?.language ?? lngs[0];
   const section = key.split(".")[0];
   if (!lng || !section) return;
@@ -78,9 +77,9 @@ export function loadMissing(lngs: readonly string[], _ns: string, key: string) {
  * request (`/<path>.data`) also fetches the strings of the routes at that path not loaded yet,
  * answering only when both are in, so the next screen never renders with missing strings.
  */
-export function startStringLoading(i18next: i18n, page: Page) {
-  instance = i18next;
-  for (const id of page.r) routesOf(i18next.language).add(id);
+export function startStringLoading(i18n: BrowserI18n, page: Page) {
+  instance = i18n;
+  for (const id of page.r) routesOf(i18n.language).add(id);
   const original = window.fetch.bind(window);
   window.fetch = (input, init) => {
     const raw = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
@@ -90,7 +89,7 @@ export function startStringLoading(i18next: i18n, page: Page) {
       return original(input, init);
     const path = url.pathname === "/_root.data" ? "/" : url.pathname.slice(0, -".data".length);
     const ids = (matchRoutes(router.routes, path) ?? []).map((m) => m.route.id as string);
-    const strings = loadRoutes(i18next.language, ids).catch(() => undefined);
+    const strings = loadRoutes(i18n.language, ids).catch(() => undefined);
     return Promise.all([original(input, init), strings]).then(([res]) => res);
   };
 }

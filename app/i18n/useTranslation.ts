@@ -1,7 +1,8 @@
 import type { i18n as I18n } from "i18next";
 import { useContext } from "react";
-import { getI18n, I18nContext, useTranslation as useReactTranslation } from "react-i18next";
+import { getI18n, I18nContext, type useTranslation as useReactTranslation } from "react-i18next";
 import { NAMESPACE } from "./config";
+import { useBrowserTranslation } from "./i18n.browser";
 
 type Translation = ReturnType<typeof useReactTranslation>;
 
@@ -26,10 +27,11 @@ function useServerTranslation(): Translation {
 }
 
 /**
- * The app's `useTranslation()`: react-i18next's in the browser (it follows language changes),
- * a light one while the server renders. Vite sets `import.meta.env.SSR` per build, so the browser's
- * bundle carries only react-i18next's.
+ * The app's `useTranslation()`: the browser's own translator there (i18n.browser.ts: it follows
+ * language changes and strings that arrive; decision 0094), a light one over i18next while the
+ * server renders. Vite sets `import.meta.env.SSR` per build, so the browser's bundle carries
+ * neither i18next nor react-i18next.
  */
 export const useTranslation: () => Translation = import.meta.env.SSR
   ? useServerTranslation
-  : () => useReactTranslation();
+  : (useBrowserTranslation as unknown as () => Translation);

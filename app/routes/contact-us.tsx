@@ -1,10 +1,9 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { saveContactMessage } from "~/domain/messaging/index.server";
 import { grievanceContact } from "~/domain/rights/index.server";
 import { actorFromCookie } from "~/web/session-cookie.server";
@@ -53,17 +52,11 @@ function ContactForm() {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: contactSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
+  // Checked by the server alone: a public page loads no zod (decisions 0036, 0094).
+  const [form, fields] = useServerForm(lastResult, ["name", "email", "message"], { id: "contact" });
   const busy = navigation.state === "submitting";
   return (
-    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+    <Form method="post" {...form.props} noValidate className="card space-y-4">
       <FormError id={form.errorId} errors={form.errors} />
       <TextField meta={fields.name} label={t("contact.name")} required autoComplete="name" maxLength={100} />
       <TextField

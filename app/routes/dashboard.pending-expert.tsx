@@ -21,7 +21,8 @@ import {
   type ApiUser,
 } from "~/domain/accounts/index.server";
 import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
-import { REJECTION_MAX, rejectExpertSchema } from "~/schemas/experts";
+import { rejectExpertSchema } from "~/schemas/experts";
+import { REJECTION_MAX } from "~/schemas/limits";
 import { parseFormData } from "~/schemas/strict";
 import { tFor } from "~/i18n/i18n.server";
 import { approveExpertSchema } from "~/schemas/reports";

@@ -1,4 +1,3 @@
-import { getFormProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
@@ -7,6 +6,7 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { Radios } from "~/components/ui/Radios";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { addPhrase, phraseBook, retirePhrase, reviewBuiltInPhrase } from "~/domain/consultation/index.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
@@ -78,11 +78,9 @@ export default function PhraseBook() {
   const { phrases } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: newPhraseSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
+  // Checked by the server alone: the admin's screen loads no zod either (decision 0094).
+  const [form, fields] = useServerForm(lastResult, ["kind", "en", "hi", "bn", "ta", "reviewedBy"], {
+    id: "phrase-add",
   });
   return (
     <div className="space-y-6">
@@ -168,7 +166,7 @@ export default function PhraseBook() {
           </li>
         ))}
       </ul>
-      <Form method="post" {...getFormProps(form)} className="card max-w-2xl space-y-4">
+      <Form method="post" {...form.props} noValidate className="card max-w-2xl space-y-4">
         <h2 className="text-lg font-bold text-green-900">{t("phrases.addTitle")}</h2>
         <input type="hidden" name="intent" value="add" />
         <FormError id={form.errorId} errors={form.errors} />

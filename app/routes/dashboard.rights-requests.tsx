@@ -1,9 +1,10 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { useDateText } from "~/components/reports/LocalDate";
 import { PageHeader } from "~/components/reports/PageHeader";
@@ -23,7 +24,8 @@ import {
   type ApiRightsRequest,
 } from "~/domain/rights/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { RESPONSE_MAX, resolveSchema, rightsQueueQuerySchema, type RightsQueueQuery } from "~/schemas/rights";
+import { RESPONSE_MAX } from "~/schemas/limits";
+import { resolveSchema, rightsQueueQuerySchema, type RightsQueueQuery } from "~/schemas/rights";
 import { site } from "~/site";
 import { pagination } from "~/web/api.server";
 import { requireRole } from "~/web/auth.server";
@@ -144,18 +146,16 @@ function ResolveForm({ request }: { request: ApiRightsRequest }) {
   const actionData = useActionData<typeof action>();
   const mine = actionData?.requestId === request._id ? actionData : undefined;
   const confirming = !!mine?.confirm;
-  const [form, fields] = useForm({
-    id: `resolve-${request._id}`,
-    lastResult: mine?.result as SubmissionResult<string[]> | undefined,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: resolveSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  void form.allErrors;
+  // Checked by the server alone (the preview step answers first): the screen loads no zod (decision 0094).
+  const [form, fields] = useServerForm(
+    mine?.result as SubmissionResult<string[]> | undefined,
+    ["status", "response"],
+    { id: `resolve-${request._id}` },
+  );
   const busy = navigation.state === "submitting" && navigation.formData?.get("requestId") === request._id;
   const redirectTo = location.pathname + location.search;
-  const chosen = String(fields.status.value ?? fields.status.initialValue ?? "");
-  const response = String(fields.response.value ?? fields.response.initialValue ?? "");
+  const chosen = String(fields.status.initialValue ?? "");
+  const response = String(fields.response.initialValue ?? "");
 
   if (confirming && (chosen === "done" || chosen === "rejected")) {
     return (
@@ -189,7 +189,7 @@ function ResolveForm({ request }: { request: ApiRightsRequest }) {
   }
 
   return (
-    <Form method="post" {...getFormProps(form)} className="mt-3">
+    <Form method="post" {...form.props} noValidate className="mt-3">
       <input type="hidden" name="intent" value="preview" />
       <input type="hidden" name="requestId" value={request._id} />
       <input type="hidden" name="redirectTo" value={redirectTo} />

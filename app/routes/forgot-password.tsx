@@ -1,8 +1,7 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { AuthCard } from "~/components/AuthCard";
 import { EmailOrMobileField } from "~/components/AccountFields";
 import { FormError } from "~/components/ui/FormError";
@@ -52,13 +51,8 @@ export default function ForgotPassword() {
   const { t } = useTranslation();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: forgotSchema }),
-    shouldValidate: "onSubmit",
-  });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
+  // Checked by the server alone: the page loads no zod (decisions 0036, 0094).
+  const [form, fields] = useServerForm(actionData?.result, ["email"], { id: "forgot" });
   const busy = navigation.state === "submitting";
   const sentTo = actionData?.sentTo;
 
@@ -84,7 +78,7 @@ export default function ForgotPassword() {
   }
   return (
     <AuthCard title={t("accounts.forgotTitle")} intro={<p>{t("accounts.forgotText")}</p>}>
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...form.props} noValidate className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <EmailOrMobileField meta={fields.email} />
         <button type="submit" className="btn-primary w-full" disabled={busy}>

@@ -1,9 +1,9 @@
-import { getFormProps, useForm } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { useNoPreparedKey } from "~/offline/signin";
 import { AuthCard } from "~/components/AuthCard";
 import { MobileNumberField } from "~/components/MobileNumberField";
@@ -103,13 +103,10 @@ export default function LoginCode() {
   const intent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
   const codeState = actionData && actionData.step === "code" ? (actionData as CodeStep) : null;
   const phoneResult = actionData && actionData.step === "phone" ? actionData.result : undefined;
-  const [form, fields] = useForm({
-    lastResult: phoneResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: mobileFormSchema }),
-    shouldValidate: "onSubmit",
+  // Checked by the server alone: the page loads no zod (decisions 0036, 0094).
+  const [form, fields] = useServerForm(phoneResult, ["mobileCountryCode", "mobileNumber"], {
+    id: "login-code",
   });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
 
   const toPassword = (
     <p className="mt-4 text-center text-sm">
@@ -162,7 +159,7 @@ export default function LoginCode() {
 
   return (
     <AuthCard title={t("accounts.loginCodeTitle")} intro={<p>{t("accounts.loginCodeText")}</p>}>
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...form.props} noValidate className="space-y-4">
         {keepRedirect}
         <FormError id={form.errorId} errors={form.errors} />
         <MobileNumberField

@@ -1,9 +1,9 @@
-import { getFormProps, useForm } from "@conform-to/react";
 import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { AuthCard } from "~/components/AuthCard";
 import { OtpInput } from "~/components/OtpInput";
 import { FormError } from "~/components/ui/FormError";
@@ -77,12 +77,10 @@ export default function ResetCode() {
   const { masked } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    shouldValidate: "onSubmit",
+  // Checked by the server alone: the page loads no zod (decisions 0036, 0094).
+  const [form, fields] = useServerForm(lastResult, ["code", "password", "confirmPassword"], {
+    id: "reset-code",
   });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
   const intent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
   const codeErrors = fields.code.errors?.map((e) => messageText(t, e)) ?? null;
   return (
@@ -90,7 +88,7 @@ export default function ResetCode() {
       title={t("accounts.resetTitle")}
       intro={<p>{t("accounts.resetCodeText", { phone: masked })}</p>}
     >
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...form.props} noValidate className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <FormError id="otp-error" errors={codeErrors} />
         <OtpInput errorId="otp-error" invalid={!!codeErrors} />

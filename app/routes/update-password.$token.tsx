@@ -1,8 +1,7 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { parseFormData } from "~/schemas/strict";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { useServerForm } from "~/components/ui/useServerForm";
 import { AuthCard } from "~/components/AuthCard";
 import { FormError } from "~/components/ui/FormError";
 import { PasswordField } from "~/components/ui/PasswordField";
@@ -42,14 +41,10 @@ export default function UpdatePassword() {
   const { valid } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: resetPasswordFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
+  // Checked by the server alone: the page loads no zod (decisions 0036, 0094).
+  const [form, fields] = useServerForm(lastResult, ["password", "confirmPassword"], {
+    id: "update-password",
   });
-  // Subscribe this component to every error so the field components re-render on the first submit.
-  const _allErrors = form.allErrors;
   const busy = navigation.state === "submitting";
   const back = (
     <p className="mt-4 text-center text-sm">
@@ -70,7 +65,7 @@ export default function UpdatePassword() {
   }
   return (
     <AuthCard title={t("accounts.resetTitle")}>
-      <Form method="post" {...getFormProps(form)} className="space-y-4">
+      <Form method="post" {...form.props} noValidate className="space-y-4">
         <FormError id={form.errorId} errors={form.errors} />
         <PasswordField meta={fields.password} label={t("profile.newPassword")} autoComplete="new-password" />
         <PasswordField

@@ -1,28 +1,25 @@
 import { z } from "zod";
 import { CENTRE_KINDS, HEALTH_WORKER_ROLES } from "~/db/types";
 import { strictBoolean } from "./strict";
-import { WORKER_ID_MAX, WORKER_ROLE_KEYS } from "./limits";
+import {
+  CENTRE_KIND_KEYS,
+  CENTRE_NAME_MAX,
+  HEALTH_WORKER_STATUSES,
+  NO_WORKERS_KEYS,
+  PLACE_MAX,
+  WORKER_ID_MAX,
+  WORKER_REJECTION_MAX,
+  WORKER_ROLE_KEYS,
+  WORKER_STATUS_KEYS,
+} from "./limits";
 
-export { WORKER_ID_MAX, WORKER_ROLE_KEYS };
+export { CENTRE_KIND_KEYS, CENTRE_NAME_MAX, PLACE_MAX, WORKER_ID_MAX, WORKER_ROLE_KEYS };
 
 /**
  * Centres and health workers (decision 0030): the admin's centre form, a health worker's details at
  * signup, and the admin's decisions about health workers. Shared by the screens (Conform), the API
  * and the OpenAPI document. Messages are i18n keys.
  */
-
-export const CENTRE_NAME_MAX = 120;
-export const PLACE_MAX = 80;
-export const WORKER_REJECTION_MAX = 500;
-
-/** i18n key of each centre kind's name. */
-export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
-  hwc: "centres.kindHwc",
-  phc: "centres.kindPhc",
-  chc: "centres.kindChc",
-  clinic: "centres.kindClinic",
-  csc: "centres.kindCsc",
-};
 
 /** i18n key of each health worker role's name. */
 
@@ -135,20 +132,8 @@ export function requireHealthWorkerDetails(
   }
 }
 
-export const HEALTH_WORKER_STATUSES = ["pending", "approved", "suspended"] as const;
+export { HEALTH_WORKER_STATUSES, NO_WORKERS_KEYS, WORKER_REJECTION_MAX, WORKER_STATUS_KEYS };
 export type HealthWorkerStatus = (typeof HEALTH_WORKER_STATUSES)[number];
-
-/** i18n key of each status's name, and of the empty list of that status. */
-export const WORKER_STATUS_KEYS: Record<HealthWorkerStatus, string> = {
-  pending: "centres.status_pending",
-  approved: "centres.status_approved",
-  suspended: "centres.status_suspended",
-};
-export const NO_WORKERS_KEYS: Record<HealthWorkerStatus, string> = {
-  pending: "centres.noWorkers_pending",
-  approved: "centres.noWorkers_approved",
-  suspended: "centres.noWorkers_suspended",
-};
 
 /** The admin's list of health workers: by status (pending first by default) and optionally one centre. */
 export const healthWorkerQuerySchema = z.object({

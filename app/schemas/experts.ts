@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SPECIALTIES } from "~/schemas/specialties";
 import { strictArray } from "./strict";
 import { COUNCIL_MAX, REGISTRATION_MAX } from "./limits";
+import { REJECTION_MAX } from "./limits";
 
 export { COUNCIL_MAX, REGISTRATION_MAX };
 
@@ -10,7 +11,7 @@ export { COUNCIL_MAX, REGISTRATION_MAX };
  * the OpenAPI document. Messages are i18n keys. On the API every field is optional (older clients
  * sign experts up without them); the signup screen requires them for experts.
  */
-export const REJECTION_MAX = 500;
+export { REJECTION_MAX };
 
 const specialty = z.enum(SPECIALTIES, { errorMap: () => ({ message: "experts.specialtyInvalid" }) });
 

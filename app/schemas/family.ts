@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SEXES } from "~/db/types";
 import { SUPPORTED_LOCALES } from "~/i18n/config";
 import { newPassword, phone } from "./auth";
+import { FAMILY_NAME_MAX, FAMILY_RELATIONSHIPS } from "./limits";
 import { strictBoolean } from "./strict";
 
 /**
@@ -11,14 +12,13 @@ import { strictBoolean } from "./strict";
  * document. Messages are i18n keys (section `family`).
  */
 
-/** The family member as seen from the account holder ("my daughter"). */
-export const FAMILY_RELATIONSHIPS = ["daughter", "son", "father", "mother", "spouse", "other"] as const;
+export { FAMILY_RELATIONSHIPS };
 export type FamilyRelationship = (typeof FAMILY_RELATIONSHIPS)[number];
 
 /** Under this age a guardian consents and the profile cannot be taken over. */
 export const ADULT_AGE = 18;
 export const AGE_MAX = 120;
-export const NAME_MAX = 80;
+export const NAME_MAX = FAMILY_NAME_MAX;
 
 const name = (required: boolean) => {
   const s = z

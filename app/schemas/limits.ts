@@ -1,4 +1,10 @@
-import { CONSENT_METHODS, CONSENT_PURPOSES, HEALTH_WORKER_ROLES, PATIENT_CONSENT_KINDS } from "~/db/types";
+import {
+  CENTRE_KINDS,
+  CONSENT_METHODS,
+  CONSENT_PURPOSES,
+  HEALTH_WORKER_ROLES,
+  PATIENT_CONSENT_KINDS,
+} from "~/db/types";
 
 /**
  * Limits and choices the forms show in the browser (maxlength, select options), kept apart from the
@@ -95,4 +101,52 @@ export const CONSENT_METHOD_KEYS: Record<(typeof CONSENT_METHODS)[number], strin
   signature: "control.consentMethod.signature",
   thumbprint: "control.consentMethod.thumbprint",
   online: "control.consentMethod.online",
+};
+
+/** A follow-up question or answer, and a second opinion's note to its expert (decision 0038). */
+export const FOLLOWUP_TEXT_MAX = 2000;
+export const SECOND_NOTE_MAX = 2000;
+
+/** i18n key of how a second opinion stands to the first ("partly agrees"), by agreement. */
+export const AGREEMENT_VERDICT_KEYS = {
+  agree: "panel.verdict.agree",
+  partly: "panel.verdict.partly",
+  disagree: "panel.verdict.disagree",
+} as const;
+
+/** A family member as seen from the account holder ("my daughter"), and a name's length (decision 0030). */
+export const FAMILY_RELATIONSHIPS = ["daughter", "son", "father", "mother", "spouse", "other"] as const;
+export const FAMILY_NAME_MAX = 80;
+
+/** An opinion's summary, findings and recommendations (decision 0013). */
+export const REVIEW_MAX = 10_000;
+
+/** The reason an admin gives when declining an expert (decision 0013). */
+export const REJECTION_MAX = 500;
+
+/** A centre's name and place (decision 0030), and the i18n key of each kind's name. */
+export const CENTRE_NAME_MAX = 120;
+export const PLACE_MAX = 80;
+export const CENTRE_KIND_KEYS: Record<(typeof CENTRE_KINDS)[number], string> = {
+  hwc: "centres.kindHwc",
+  phc: "centres.kindPhc",
+  chc: "centres.kindChc",
+  clinic: "centres.kindClinic",
+  csc: "centres.kindCsc",
+};
+
+/** The reason an admin gives when declining a health worker (decision 0030). */
+export const WORKER_REJECTION_MAX = 500;
+
+/** A health worker's standing (decision 0030): i18n key of each status's name and of its empty list. */
+export const HEALTH_WORKER_STATUSES = ["pending", "approved", "suspended"] as const;
+export const WORKER_STATUS_KEYS: Record<(typeof HEALTH_WORKER_STATUSES)[number], string> = {
+  pending: "centres.status_pending",
+  approved: "centres.status_approved",
+  suspended: "centres.status_suspended",
+};
+export const NO_WORKERS_KEYS: Record<(typeof HEALTH_WORKER_STATUSES)[number], string> = {
+  pending: "centres.noWorkers_pending",
+  approved: "centres.noWorkers_approved",
+  suspended: "centres.noWorkers_suspended",
 };

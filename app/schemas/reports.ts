@@ -3,6 +3,8 @@ import { strictBoolean } from "./strict";
 import { AGREEMENTS } from "~/db/types";
 import { SPECIALTIES } from "~/schemas/specialties";
 import { REPORT_TYPES, REPORT_TYPE_KEYS, type ReportType } from "./report-types";
+import { FOLLOWUP_TEXT_MAX, REVIEW_MAX, SECOND_NOTE_MAX } from "./limits";
+export { AGREEMENT_VERDICT_KEYS, FOLLOWUP_TEXT_MAX, REVIEW_MAX, SECOND_NOTE_MAX } from "./limits";
 
 export { REPORT_TYPES, REPORT_TYPE_KEYS };
 export type { ReportType };
@@ -14,7 +16,6 @@ export type { ReportType };
  */
 
 export const DESCRIPTION_MAX = 2000;
-export const REVIEW_MAX = 10_000;
 
 /** A dial code such as +91 (same rule as the callback form). */
 const DIAL_CODE_RE = /^\+[1-9]\d{0,3}$/;
@@ -180,8 +181,6 @@ export function isReportType(value: unknown): value is ReportType {
   return typeof value === "string" && (REPORT_TYPES as readonly string[]).includes(value);
 }
 
-export const FOLLOWUP_TEXT_MAX = 2000;
-
 export const followUpQuestionSchema = z.object({
   question: z
     .string({
@@ -220,8 +219,6 @@ export const queueQuerySchema = z.object({
   match: z.enum(["all", "first", "only"]).optional(),
 });
 
-export const SECOND_NOTE_MAX = 2000;
-
 /** Asking for a second opinion (decision 0038): the specialty asked and a note for its expert. */
 export const secondOpinionSchema = z.object({
   specialty: z
@@ -236,10 +233,3 @@ export const secondOpinionSchema = z.object({
     .max(SECOND_NOTE_MAX, "panel.noteTooLong"),
 });
 export type SecondOpinionInput = z.input<typeof secondOpinionSchema>;
-
-/** i18n key of how a second opinion stands to the first ("partly agrees"), by agreement. */
-export const AGREEMENT_VERDICT_KEYS = {
-  agree: "panel.verdict.agree",
-  partly: "panel.verdict.partly",
-  disagree: "panel.verdict.disagree",
-} as const;

@@ -1,31 +1,93 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { chromium, type Browser } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestDb } from "../helpers/db";
 import { pageModules } from "../helpers/html";
-import { startServer, type TestServer } from "../helpers/server";
+import { Browserish, startServer, type TestServer } from "../helpers/server";
 
-/** Cheap phones on slow links: the JavaScript a first visit loads stays under 120 KB gzip. */
+/**
+ * Cheap phones on slow links (decision 0094): the JavaScript a first visit fetches — what Chromium
+ * receives on the wire, compressed, headers included, the files the page imports later too (the
+ * offline outbox, the service worker's registration) — stays within 120 KB on every screen, as
+ * `npm run lighthouse` counts it ("JS … KiB"); the upload screen, which also shrinks photos and
+ * resumes uploads, has a ceiling of its own. Measured on the demo data (npm run seed:demo).
+ */
 const BUDGET = 120 * 1024;
+const UPLOAD_BUDGET = 160 * 1024;
+type Who = "visitor" | "patient" | "expert" | "admin";
 let server: TestServer;
+let browser: Browser;
+/** The demo people, signed in (the visitor is no one). */
+const people = {} as Record<Who, Browserish>;
 beforeAll(async () => {
-  server = await startServer();
-});
+  const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-js-budget-"));
+  const seeded = spawnSync(process.execPath, ["--import", "tsx", "scripts/seed-demo.ts"], {
+    env: { ...process.env, DATA_DIR: path.join(root, "data"), UPLOADS_DIR: path.join(root, "uploads") },
+    encoding: "utf8",
+  });
+  if (seeded.status !== 0) throw new Error(`seed:demo failed:\n${seeded.stdout}\n${seeded.stderr}`);
+  server = await startServer({ RATE_LIMIT_DISABLED: "1" }, { root });
+  people.visitor = new Browserish(server.url);
+  for (const [who, email] of [
+    ["patient", "ravi@demo.carebridge"],
+    ["expert", "dr.rao@demo.carebridge"],
+    ["admin", "admin@demo.carebridge"],
+  ] as const) {
+    const b = new Browserish(server.url);
+    expect((await b.post("/login", { email, password: "Demo-pass-2026" })).status).toBe(302);
+    people[who] = b;
+  }
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
+}, 120_000);
 afterAll(async () => {
+  await browser?.close();
   await server?.stop();
 });
 
-async function firstVisitUrls(path: string): Promise<Set<string>> {
-  const html = await (await fetch(server.url + path)).text();
-  return new Set(pageModules(html));
+/** The JavaScript Chromium fetches for a first visit of `pathname`: bytes on the wire and files. */
+async function wireJs(pathname: string, who: Who) {
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  try {
+    await context.addCookies(
+      [...people[who].cookies].map(([name, value]) => ({ name, value, url: server.url })),
+    );
+    const page = await context.newPage();
+    const sizes: Promise<number>[] = [];
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname.endsWith(".js"))
+        sizes.push(
+          r
+            .request()
+            .sizes()
+            .then((z) => z.responseBodySize + z.responseHeadersSize),
+        );
+    });
+    const res = await page.goto(server.url + pathname, { waitUntil: "networkidle" });
+    expect(res?.status(), pathname).toBe(200);
+    // What the page imports once it shows (the outbox, the service worker's registration).
+    await page.waitForTimeout(1_000);
+    await page.waitForLoadState("networkidle");
+    const all = await Promise.all(sizes);
+    return { bytes: all.reduce((a, b) => a + b, 0), files: all.length };
+  } finally {
+    await context.close();
+  }
+}
+
+async function firstVisitUrls(path: string, who?: Browserish): Promise<Set<string>> {
+  const res = who ? await who.fetch(path) : await fetch(server.url + path);
+  expect(res.status, path).toBe(200);
+  return new Set(pageModules(await res.text()));
 }
 
 const asset = async (url: string) => Buffer.from(await (await fetch(server.url + url)).arrayBuffer());
-
-async function firstVisitJs(path: string) {
-  const urls = await firstVisitUrls(path);
-  let total = 0;
-  for (const u of urls) total += gzipSync(await asset(u), { level: 9 }).length;
-  return { total, files: urls.size };
-}
 
 /**
  * The chunks the upload page fetches itself (its dynamic imports: tus-js-client and the photo code),
@@ -38,19 +100,90 @@ async function uploadPageExtraChunks(): Promise<string[]> {
   const manifest = (await asset(manifestUrl!)).toString();
   const route = /"routes\/dashboard\.upload-report":\{[^}]*"module":"([^"]+)"/.exec(manifest)?.[1];
   expect(route).toBeTruthy();
-  const source = (await asset(route!)).toString();
-  return [...source.matchAll(/import\(["']\.\/([^"']+\.js)["']\)/g)].map((m) => `/assets/${m[1]}`);
+  // The route's module, and the route chunk it may stand in front of (a facade re-exporting it).
+  const files = [route!];
+  const found = new Set<string>();
+  for (let i = 0; i < files.length; i++) {
+    const source = (await asset(files[i])).toString();
+    for (const m of source.matchAll(/import\(["']\.\/([^"']+\.js)["']\)/g)) found.add(`/assets/${m[1]}`);
+    for (const m of source.matchAll(/(?:from|import)\s*["']\.\/(route-[^"']+\.js)["']/g))
+      if (!files.includes(`/assets/${m[1]}`)) files.push(`/assets/${m[1]}`);
+  }
+  return [...found];
 }
 
 describe("first-visit JavaScript budget", () => {
-  for (const path of ["/", "/login", "/signup"]) {
-    it(`${path} loads at most 120 KB of gzip JavaScript`, async () => {
-      const { total, files } = await firstVisitJs(path);
-      console.log(`${path}: ${files} files, ${(total / 1024).toFixed(1)} KB gzip`);
-      expect(files).toBeGreaterThan(2);
-      expect(total).toBeLessThanOrEqual(BUDGET);
-    });
-  }
+  // Every screen of each kind of person, as its first visit.
+  const screens: [Who, string][] = [
+    ...["/", "/login", "/signup", "/login-code", "/forgot-password", "/about-us", "/contact-us"].map(
+      (p) => ["visitor", p] as [Who, string],
+    ),
+    ...[
+      "/dashboard/home",
+      "/dashboard/my-profile",
+      "/dashboard/settings",
+      "/dashboard/my-data",
+      "/dashboard/family",
+      "/dashboard/upload-report",
+      "REPORTS",
+      "SHARE",
+    ].map((p) => ["patient", p] as [Who, string]),
+    ...[
+      "/dashboard/home",
+      "/dashboard/pending-report",
+      "/dashboard/previous-reviewed-report",
+      "/dashboard/follow-ups",
+      "REVIEW",
+    ].map((p) => ["expert", p] as [Who, string]),
+    ...[
+      "/dashboard/home",
+      "/dashboard/pending-expert",
+      "/dashboard/approved-expert",
+      "/dashboard/users",
+      "/dashboard/audit-log",
+      "/dashboard/messages",
+      "/dashboard/messages?kind=calls",
+      "/dashboard/phrases",
+      "/dashboard/service",
+      "/dashboard/turnaround",
+      "/dashboard/rights-requests",
+      "/dashboard/take-overs",
+      "/dashboard/centres",
+      "/dashboard/centres/workers",
+    ].map((p) => ["admin", p] as [Who, string]),
+  ];
+
+  it("every screen's first visit fetches at most 120 KB of JavaScript (upload: its own ceiling)", async () => {
+    // The screens of one report, found where their people find them.
+    const home = await (await people.patient.fetch("/dashboard/home")).text();
+    const reports = /href="(\/dashboard\/previous-report\/[^"]+)"/.exec(home)?.[1];
+    const share = /href="(\/dashboard\/share\/[^"]+)"/.exec(
+      await (await people.patient.fetch(reports ?? "/")).text(),
+    )?.[1];
+    const db = await openTestDb(server.dataDir);
+    const [pending] = await db.all<{ id: string }>(
+      "SELECT id FROM reports WHERE status = 'Pending' ORDER BY created_at LIMIT 1",
+    );
+    await db.close();
+    expect(
+      reports && share && pending,
+      "the demo has a report, its sharing page and a pending one",
+    ).toBeTruthy();
+    const over: string[] = [];
+    const lines: string[] = [];
+    for (const [who, screen] of screens) {
+      const pathname = screen
+        .replace("REPORTS", reports!)
+        .replace("SHARE", share!)
+        .replace("REVIEW", `/dashboard/add-review/${pending.id}`);
+      const { bytes, files } = await wireJs(pathname, who);
+      const budget = screen === "/dashboard/upload-report" ? UPLOAD_BUDGET : BUDGET;
+      lines.push(`${who.padEnd(7)} ${screen.padEnd(32)} ${(bytes / 1024).toFixed(1)} KB in ${files} files`);
+      if (bytes > budget) over.push(`${who} ${pathname}: ${(bytes / 1024).toFixed(1)} KB > ${budget / 1024}`);
+    }
+    console.log(lines.join("\n"));
+    expect(over).toEqual([]);
+  }, 240_000);
 
   it("the service worker's registration is a chunk of the dashboard's own that public pages never load (decision 0066)", async () => {
     const html = await (await fetch(server.url + "/login")).text();

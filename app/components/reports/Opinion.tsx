@@ -1,6 +1,6 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
-import { FOLLOWUP_TEXT_MAX } from "~/schemas/reports";
+import { FOLLOWUP_TEXT_MAX } from "~/schemas/limits";
 import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
 import { useDateText } from "./LocalDate";
 import { ReviewText } from "./ReviewText";

@@ -1,6 +1,6 @@
 import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextAreaField, type FieldMeta } from "~/components/ui/Field";
-import { REVIEW_MAX } from "~/schemas/reports";
+import { REVIEW_MAX } from "~/schemas/limits";
 import { AGREEMENTS } from "~/db/types";
 
 /** A second opinion's view of the first (decision 0038): agree / partly / disagree, and why. */

@@ -1,10 +1,9 @@
-import { getFormProps, useForm } from "@conform-to/react";
 import { Form, useActionData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { REVIEW_MAX, reviewSchema } from "~/schemas/reports";
-import { parseFormData } from "~/schemas/strict";
+import { useServerForm } from "~/components/ui/useServerForm";
+import { REVIEW_MAX } from "~/schemas/limits";
 import { AgreementFields } from "./AgreementFields";
 import { PhrasePicker, type PhraseBookChoices } from "./PhrasePicker";
 import type { action } from "./route";
@@ -21,16 +20,16 @@ export function ReviewForm({
 }) {
   const { t } = useTranslation();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    lastResult,
-    onValidate: ({ formData }) => parseFormData(formData, { schema: reviewSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
+  // Checked by the server alone: the review screen loads no zod (decision 0094).
+  const [form, fields] = useServerForm(
+    lastResult && "status" in lastResult ? lastResult : undefined,
+    ["review", "findings", "recommendations", "seeDoctorSoon", "phrases", "agreement", "agreementReason"],
+    { id: "review" },
+  );
   // The action's answer when another expert was first a moment ago.
   const conflict = !!(lastResult && "conflict" in lastResult && lastResult.conflict);
   return (
-    <Form method="post" {...getFormProps(form)} className="card space-y-4">
+    <Form method="post" {...form.props} noValidate className="card space-y-4">
       <input type="hidden" name="intent" value="review" />
       <FormError id={form.errorId} errors={form.errors} />
       {conflict && <p className="sr-only">{t("reports.alreadyReviewed")}</p>}

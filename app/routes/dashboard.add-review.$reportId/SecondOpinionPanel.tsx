@@ -2,7 +2,7 @@ import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { Opinion } from "~/components/reports/Opinion";
 import { SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
-import { SECOND_NOTE_MAX } from "~/schemas/reports";
+import { SECOND_NOTE_MAX } from "~/schemas/limits";
 import type { Panel } from "./panel.server";
 
 function useSpecialtyLabel() {

@@ -1,12 +1,12 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { SelectField } from "~/components/ui/Select";
 import { CENTRE_KINDS } from "~/db/types";
-import { CENTRE_KIND_KEYS, CENTRE_NAME_MAX, PLACE_MAX, centreSchema } from "~/schemas/centres";
-import { parseFormData } from "~/schemas/strict";
+import { useServerForm } from "~/components/ui/useServerForm";
+import { CENTRE_KIND_KEYS, CENTRE_NAME_MAX, PLACE_MAX } from "~/schemas/limits";
 
 export type CentreValues = { name: string; kind: string; district: string; state: string; pinCode: string };
 
@@ -30,18 +30,13 @@ export function CentreForm({
   const { t } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
-  const [form, fields] = useForm({
+  // Checked by the server alone: the centres screen loads no zod (decision 0094).
+  const [form, fields] = useServerForm(lastResult, ["name", "kind", "district", "state", "pinCode"], {
     id,
-    lastResult,
     defaultValue: values ?? { kind: "hwc" },
-    onValidate: ({ formData }) => parseFormData(formData, { schema: centreSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
-  // Subscribe to every error so the fields re-render on the first submit.
-  const _allErrors = form.allErrors;
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-4">
+    <Form method="post" {...form.props} noValidate className="space-y-4">
       <input type="hidden" name="intent" value={intent} />
       <FormError id={form.errorId} errors={form.errors} />
       <div className="grid gap-4 sm:grid-cols-2">

@@ -10,7 +10,8 @@ import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTab
 import { createCentre, listHealthWorkers } from "~/domain/care/index.server";
 import { listCentres } from "~/domain/consultation/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { CENTRE_KIND_KEYS, centreSchema } from "~/schemas/centres";
+import { centreSchema } from "~/schemas/centres";
+import { CENTRE_KIND_KEYS } from "~/schemas/limits";
 import { parseFormData } from "~/schemas/strict";
 import { requireRole } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";

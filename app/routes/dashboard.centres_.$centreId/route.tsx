@@ -15,7 +15,8 @@ import {
 } from "~/domain/consultation/index.server";
 import { getCentre, listHealthWorkers, updateCentre, type ApiHealthWorker } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS, centreSchema } from "~/schemas/centres";
+import { centreSchema } from "~/schemas/centres";
+import { CENTRE_KIND_KEYS, WORKER_ROLE_KEYS, WORKER_STATUS_KEYS } from "~/schemas/limits";
 import { parseFormData } from "~/schemas/strict";
 import { requireRole } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";

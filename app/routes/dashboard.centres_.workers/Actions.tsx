@@ -1,7 +1,7 @@
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import type { ApiHealthWorker } from "~/domain/care/index.server";
-import { WORKER_REJECTION_MAX } from "~/schemas/centres";
+import { WORKER_REJECTION_MAX } from "~/schemas/limits";
 import type { loader } from "./route";
 
 /** The buttons of one health worker's row: plain POSTs with an intent, so they work without JavaScript. */

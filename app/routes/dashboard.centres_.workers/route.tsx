@@ -21,13 +21,13 @@ import {
   type ApiHealthWorker,
 } from "~/domain/care/index.server";
 import { tFor } from "~/i18n/i18n.server";
+import type { HealthWorkerStatus } from "~/schemas/centres";
 import {
   HEALTH_WORKER_STATUSES,
   NO_WORKERS_KEYS,
   WORKER_ROLE_KEYS,
   WORKER_STATUS_KEYS,
-  type HealthWorkerStatus,
-} from "~/schemas/centres";
+} from "~/schemas/limits";
 import { requireRole } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";

@@ -1,12 +1,12 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { SelectField } from "~/components/ui/Select";
 import { LANGUAGES } from "~/i18n/config";
-import { FAMILY_RELATIONSHIPS, familyMemberSchema, NAME_MAX } from "~/schemas/family";
-import { parseFormData } from "~/schemas/strict";
+import { useServerForm } from "~/components/ui/useServerForm";
+import { FAMILY_NAME_MAX as NAME_MAX, FAMILY_RELATIONSHIPS } from "~/schemas/limits";
 import { site } from "~/site";
 
 const REL_LABEL: Record<(typeof FAMILY_RELATIONSHIPS)[number], string> = {
@@ -18,20 +18,29 @@ const REL_LABEL: Record<(typeof FAMILY_RELATIONSHIPS)[number], string> = {
   other: "family.relOther",
 };
 
-/** Adds a family member (action: add.server.ts); every field kept when something is wrong. */
+/**
+ * Adds a family member (action: add.server.ts); every field kept when something is wrong. Checked
+ * by the server alone (useServerForm: the family screen loads no zod, decision 0094).
+ */
 export function AddMemberForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
-  const [form, fields] = useForm({
-    id: "family-add",
+  const [form, fields] = useServerForm(
     lastResult,
-    defaultValue: { preferredLanguage: i18n.language },
-    onValidate: ({ formData }) => parseFormData(formData, { schema: familyMemberSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
-  void form.allErrors;
+    [
+      "firstName",
+      "lastName",
+      "sex",
+      "birthYear",
+      "age",
+      "relationship",
+      "preferredLanguage",
+      "guardianConsent",
+      "memberConsent",
+    ],
+    { id: "family-add", defaultValue: { preferredLanguage: i18n.language } },
+  );
   const sexes = [
     { value: "female", label: t("family.sexFemale") },
     { value: "male", label: t("family.sexMale") },
@@ -49,7 +58,8 @@ export function AddMemberForm({ lastResult }: { lastResult?: SubmissionResult<st
       <Form
         method="post"
         action="/dashboard/family"
-        {...getFormProps(form)}
+        {...form.props}
+        noValidate
         className="mt-4 space-y-5"
         aria-labelledby="family-add-title"
       >

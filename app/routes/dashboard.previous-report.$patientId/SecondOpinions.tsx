@@ -2,7 +2,7 @@ import { Form } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { FollowUpThread, Opinion } from "~/components/reports/Opinion";
 import { SPECIALTIES, SPECIALTY_KEYS, type Specialty } from "~/schemas/specialties";
-import { AGREEMENT_VERDICT_KEYS, SECOND_NOTE_MAX } from "~/schemas/reports";
+import { AGREEMENT_VERDICT_KEYS, SECOND_NOTE_MAX } from "~/schemas/limits";
 import type { Card } from "./cards.server";
 
 type Signer = { firstName: string; lastName: string; specialties: string[] } | null;
