@@ -113,7 +113,7 @@ export default function AllReviewedReports() {
       key: "followups",
       header: t("followups.title"),
       cell: (r) => (
-        <details className="min-w-56">
+        <details className="sm:min-w-56">
           <summary className="link cursor-pointer">
             {t("followups.title")} ({r.followUps.length})
           </summary>
