@@ -1247,12 +1247,20 @@ export const labValues = sqliteTable(
     /** The catalogue's LOINC code of the analyte. */
     loinc: text("loinc").notNull(),
     printedName: text("printed_name").notNull().default(""),
-    /** The value in the analyte's UCUM unit, and as printed. */
-    value: real("value").notNull(),
+    /**
+     * The value in the analyte's UCUM unit, and as printed; null for a text result, which
+     * `value_text` holds instead (never both: decision 0098).
+     */
+    value: real("value"),
     unit: text("unit").notNull(),
+    /** A text result ("Reactive", "Nil", "++", "1:80"), as printed or typed; its reference is `range_text`. */
+    valueText: text("value_text"),
     printedValue: text("printed_value").notNull().default(""),
     printedUnit: text("printed_unit"),
-    /** The reference range printed on the report (in `unit`), never one we invent. */
+    /**
+     * The reference range printed on the report (in `unit`), never one we invent; for a text result
+     * the printed reference as text ("Non-reactive").
+     */
     rangeText: text("range_text"),
     rangeLow: real("range_low"),
     rangeHigh: real("range_high"),

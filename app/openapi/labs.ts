@@ -8,14 +8,32 @@ export const observationObject = z.object({
   loinc: z.string().describe("LOINC code of the analyte"),
   name: z.string().describe("The catalogue's English name of the analyte"),
   printedName: z.string().describe("The name as printed on the report"),
-  value: z.number().describe("In the analyte's UCUM unit (`unit`)"),
-  unit: z.string().describe("UCUM"),
+  value: z
+    .number()
+    .nullable()
+    .describe(
+      "In the analyte's UCUM unit (`unit`). Null only for a text result, which is listed only when asked for (`include=text`; decision 0098)",
+    ),
+  unit: z.string().describe("UCUM (empty for a text result)"),
+  valueText: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098)',
+    ),
   printedValue: z.string(),
   printedUnit: z.string().nullable(),
   rangeText: z.string().nullable().describe("The reference range as printed on the report (never invented)"),
   rangeLow: z.number().nullable(),
   rangeHigh: z.number().nullable(),
   flag: z.enum(["H", "L"]).nullable(),
+  judgement: z
+    .enum(["below", "within", "above", "outside", "unknown"])
+    .optional()
+    .describe(
+      'Where the value stands against what its report prints beside it: a number against its range; a text result against its printed reference ("outside": "Reactive" against "Non-reactive"), judged only where the words are certain ("unknown" otherwise; decisions 0088, 0098)',
+    ),
   page: z.number().int().nullable(),
   box: z
     .array(z.number())
@@ -36,8 +54,15 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/report/{reportId}/observations",
     who: `${HOLDER} or Admin: every value with its status; the patient, a family manager or the centre's health worker: only values an expert confirmed, corrected or added, and only once the opinion is there (an empty list before)`,
-    summary: "The lab values read from a report",
+    summary:
+      "The lab values read from a report. Text results (Reactive, Nil, ++) are listed only with `include=text` (decision 0098), so a client that reads `value` as a number is never given one without it",
     auth: true,
+    query: z.object({
+      include: z
+        .enum(["text"])
+        .optional()
+        .describe("`text`: list text results too (`valueText`, `value` null)"),
+    }),
     data: z.array(observationObject),
     errors: [401, 403, 404],
   },
@@ -50,9 +75,19 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     auth: true,
     body: z.object({
       loinc: z.string(),
-      value: z.union([z.number(), z.string()]),
-      unit: z.string().describe("UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL)"),
-      range,
+      value: z.union([z.number(), z.string()]).optional().describe("A test reported as a number: the value"),
+      unit: z
+        .string()
+        .optional()
+        .describe("UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL)"),
+      result: z
+        .string()
+        .max(40)
+        .optional()
+        .describe("A test reported in words (HBsAg, urine sugar): the result as printed, e.g. Non-reactive"),
+      range: range.describe(
+        'As printed: "12.0-15.5", "< 200", "> 40"; for a text result its reference ("Negative")',
+      ),
     }),
     data: observationObject,
     status: 201,
@@ -69,6 +104,11 @@ export const LAB_ENDPOINTS: Endpoint[] = [
       action: z.enum(["confirm", "correct", "remove", "restore"]),
       value: z.union([z.number(), z.string()]).optional().describe("correct: the value"),
       unit: z.string().optional().describe("correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm)"),
+      result: z
+        .string()
+        .max(40)
+        .optional()
+        .describe("correct, a text result: the word(s), e.g. Reactive (decision 0098)"),
       range,
     }),
     data: observationObject,

@@ -6,7 +6,9 @@ const route = apiRoute({
   GET: (request, params) =>
     api(request, async () => {
       const actor = await requireApiActor(request);
-      return { message: "labs.listed", data: await observationsFor(actor, params.reportId ?? "") };
+      // Text results only when asked for: an older client reads `value` as a number (decision 0098).
+      const withText = new URL(request.url).searchParams.get("include") === "text";
+      return { message: "labs.listed", data: await observationsFor(actor, params.reportId ?? "", withText) };
     }),
   POST: (request, params) =>
     api(request, async () => {

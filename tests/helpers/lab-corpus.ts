@@ -157,6 +157,16 @@ export function judge(
 
 const withJudgement = (t: Omit<Truth, "judgement">): Truth => ({ ...t, judgement: judge(t.value, t.range) });
 
+const sameWords = (a: string, b: string) =>
+  a
+    .toLowerCase()
+    .replace(/[\s-]+/g, " ")
+    .trim() ===
+  b
+    .toLowerCase()
+    .replace(/[\s-]+/g, " ")
+    .trim();
+
 /** The values printed on a layout (`firstPage`: on its first page only, what a photo shows). */
 export function truthOf(layout: Layout, opts: { firstPage?: boolean } = {}): Truth[] {
   if (isClassic(layout)) return PANELS[LAYOUTS.indexOf(layout) % PANELS.length]!.map(withJudgement);
@@ -171,8 +181,11 @@ export function truthOf(layout: Layout, opts: { firstPage?: boolean } = {}): Tru
       range: Array.isArray(r.range) ? r.range.join(" ") : r.range,
       ...(r.flag ? { flag: r.flag } : {}),
       ...(r.word ? { word: true as const } : {}),
+      // A word result printed as its own reference ("Nil" beside "Nil") is within it (decision 0098).
       judgement: r.word
-        ? "unknown"
+        ? sameWords(r.value, Array.isArray(r.range) ? r.range.join(" ") : r.range)
+          ? "within"
+          : "unknown"
         : judge(r.value, Array.isArray(r.range) ? r.range[0]! : r.range, r.applies),
     })),
   );

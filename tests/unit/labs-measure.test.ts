@@ -9,10 +9,15 @@ import {
   JUDGEMENT_WORDS,
   printedMeasure,
   recogniseLabRows,
+  judgementWords,
+  MAX_TEXT,
   storedMeasure,
+  wordKind,
+  wordMeasure,
   type Analyte,
   type Judgement,
   type LabMeasure,
+  type NumberMeasure,
 } from "~/domain/records/labs/index";
 
 /*
@@ -62,7 +67,7 @@ function observationOf(row: LabValueRow): Observation {
 }
 
 /** A lab_values row as the reader or the expert stores a measure. */
-function rowOf(a: Analyte, m: LabMeasure, rangeText: string | null): LabValueRow {
+function rowOf(a: Analyte, m: NumberMeasure, rangeText: string | null): LabValueRow {
   return {
     id: "v1",
     reportId: report.id,
@@ -70,6 +75,7 @@ function rowOf(a: Analyte, m: LabMeasure, rangeText: string | null): LabValueRow
     printedName: a.name,
     value: m.value,
     unit: m.unit,
+    valueText: null,
     printedValue: "",
     printedUnit: null,
     rangeText,
@@ -87,19 +93,32 @@ function rowOf(a: Analyte, m: LabMeasure, rangeText: string | null): LabValueRow
   };
 }
 
-const FHIR = { below: "L", within: "N", above: "H", unknown: undefined } as const;
-const FLAG = { below: "L", within: null, above: "H", unknown: null } as const;
+const FHIR = { below: "L", within: "N", above: "H", outside: "A", unknown: undefined } as const;
+const FLAG = { below: "L", within: null, above: "H", outside: null, unknown: null } as const;
+
+/** A number's measure (every measure the numeric properties make). */
+function numeric(m: LabMeasure | null): NumberMeasure {
+  if (!m || m.kind !== "number") throw new Error("not a number's measure");
+  return m;
+}
 
 /** Everything that reads the measure says `expected`, in the analyte's unit, stored and read back. */
-function expectEverywhere(a: Analyte, m: LabMeasure, expected: Judgement, what: string) {
+function expectEverywhere(a: Analyte, measure: LabMeasure, expected: Judgement, what: string) {
+  const m = numeric(measure);
   expect(m.judgement, what).toBe(expected);
   expect(m.unit, what).toBe(a.unit);
   // Stored (the row's value and range, both in the analyte's unit) and read back.
-  const stored = storedMeasure({ value: m.value, unit: m.unit, rangeLow: m.low, rangeHigh: m.high });
+  const stored = numeric(storedMeasure({ value: m.value, unit: m.unit, rangeLow: m.low, rangeHigh: m.high }));
   expect(stored.judgement, `${what}, stored`).toBe(expected);
   // The patient's words and the expert's flag.
   expect(JUDGEMENT_WORDS[stored.judgement], what).toBe(
-    { below: "labs.below", within: "labs.within", above: "labs.above", unknown: "labs.noRange" }[expected],
+    {
+      below: "labs.below",
+      within: "labs.within",
+      above: "labs.above",
+      outside: "labs.outside",
+      unknown: "labs.noRange",
+    }[expected],
   );
   expect(stored.flag, what).toBe(FLAG[expected]);
   // The chart's band: the point is inside it exactly when within.
@@ -224,5 +243,136 @@ describe("a value against the range printed beside it (LabMeasure)", () => {
       const a = CATALOGUE.find((x) => x.loinc === r.loinc)!;
       expectEverywhere(a, r.measure, r.measure.judgement, r.printedName);
     }
+  });
+});
+
+/*
+ * Text results (decision 0098): a word is judged against the reference printed beside it only where
+ * that is certain, by the same one measure, stored and read back, in the patient's words, the
+ * expert's badge (the judgement) and the FHIR Observation (valueString, interpretation).
+ */
+const NONE_WORDS = [
+  "Non Reactive",
+  "Non-reactive",
+  "NON REACTIVE",
+  "Negative",
+  "Nil",
+  "Absent",
+  "Not detected",
+  "-ve",
+];
+const FOUND_WORDS = ["Reactive", "Positive", "Present", "Detected", "Trace", "+", "++", "+++", "2+", "+ve"];
+const hbsag = CATALOGUE.find((a) => a.loinc === "5196-1")!;
+
+/** A word as a lab might print it: a known one in any case and spacing, or anything at all. */
+const anyWord = fc.oneof(
+  fc.constantFrom(...NONE_WORDS, ...FOUND_WORDS, "Normal", "1:80", "B Positive", "O", "Weakly reactive"),
+  fc.constantFrom(...NONE_WORDS, ...FOUND_WORDS).map((w) => ` ${w.toLowerCase()} `),
+  fc.string({ minLength: 1, maxLength: MAX_TEXT }),
+);
+
+function textRow(text: string, reference: string | null): LabValueRow {
+  return {
+    ...rowOf(hbsag, numeric(printedMeasure(hbsag, 0, null, null)), reference),
+    value: null,
+    unit: "",
+    valueText: text,
+  };
+}
+
+/** Everything that reads a text result's measure says `expected`. */
+function expectTextEverywhere(text: string, reference: string | null, expected: Judgement) {
+  const m = wordMeasure(text, reference);
+  if (!m) return; // blank or over the limit: never stored
+  expect(m.kind).toBe("text");
+  expect(m.judgement, `${text} / ${reference}`).toBe(expected);
+  expect(m.flag).toBeNull();
+  const stored = storedMeasure({
+    value: null,
+    unit: "",
+    rangeLow: null,
+    rangeHigh: null,
+    valueText: m.text,
+    rangeText: m.reference,
+  });
+  expect(stored.judgement).toBe(expected);
+  expect(judgementWords(stored)).toBe(
+    m.reference === null
+      ? "labs.textNoReference"
+      : ({ within: "labs.textWithin", outside: "labs.textOutside" }[expected as "within"] ??
+          "labs.textUnknown"),
+  );
+  const o = observationOf(textRow(m.text, m.reference));
+  expect(o.valueString).toBe(m.text);
+  expect(o.valueQuantity).toBeUndefined();
+  expect(o.interpretation?.[0]?.coding?.[0]?.code).toBe(FHIR[expected]);
+  expect(o.referenceRange).toEqual(m.reference ? [{ text: m.reference }] : undefined);
+}
+
+describe("a text result against the reference printed beside it (decision 0098)", () => {
+  it("a result equal to its reference is never said to be abnormal", () => {
+    fc.assert(
+      fc.property(anyWord, (w) => {
+        const m = wordMeasure(w, w);
+        if (!m) return;
+        expect(["within", "unknown"]).toContain(m.judgement);
+        expect(m.interpretation === "A" || m.interpretation === "H" || m.interpretation === "L").toBe(false);
+        expectTextEverywhere(w, w, m.judgement);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("an unknown word is never judged, whatever its reference (and against an unknown reference nothing is)", () => {
+    fc.assert(
+      fc.property(anyWord, anyWord, (a, b) => {
+        if (wordKind(a) !== null && wordKind(b) !== null) return;
+        expectTextEverywhere(a, b, "unknown");
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("something found against a printed 'nothing found' is outside; the same kind is within", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...FOUND_WORDS), fc.constantFrom(...NONE_WORDS), (found, none) => {
+        expectTextEverywhere(found, none, "outside");
+        expectTextEverywhere(none, none.toUpperCase(), "within");
+        // The other way round is not certain (a reference that is itself a finding): no judgement.
+        expectTextEverywhere(none, found, "unknown");
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("no printed reference: no judgement; a word too long is no result", () => {
+    expectTextEverywhere("Reactive", null, "unknown");
+    expect(wordMeasure("R".repeat(MAX_TEXT + 1), "Non-reactive")).toBeNull();
+    expect(wordMeasure("Reactive", "N".repeat(MAX_TEXT + 1))).toBeNull();
+    expect(wordMeasure("   ", null)).toBeNull();
+  });
+
+  it("the reader keeps a word result and its printed reference as text, judged by the same measure", () => {
+    const { rows } = recogniseLabRows([
+      "SEROLOGY",
+      "HBsAg                 Reactive        Non Reactive",
+      "Anti HCV              Non Reactive    Non Reactive",
+      "Rh Factor             Positive",
+    ]);
+    const by = Object.fromEntries(rows.map((r) => [r.analyte, r.measure]));
+    expect(by["HBsAg"]).toMatchObject({
+      kind: "text",
+      text: "Reactive",
+      reference: "Non Reactive",
+      judgement: "outside",
+      interpretation: "A",
+    });
+    expect(by["Anti-HCV"]).toMatchObject({ kind: "text", judgement: "within", interpretation: "N" });
+    expect(by["Rh type"]).toMatchObject({
+      kind: "text",
+      text: "Positive",
+      reference: null,
+      judgement: "unknown",
+    });
   });
 });

@@ -226,7 +226,12 @@ describe("the page around the rows", () => {
       ["VDRL", "Negative", "Negative", true],
       ["HBsAg quantitative", "0.02", "< 0.05", false],
     ]);
-    expect(rows.slice(0, 3).map((r) => r.measure.judgement)).toEqual(["unknown", "unknown", "unknown"]);
+    // Each the same as its printed reference: within it, as text, never a number (decision 0098).
+    expect(rows.slice(0, 3).map((r) => [r.measure.kind, r.measure.judgement])).toEqual([
+      ["text", "within"],
+      ["text", "within"],
+      ["text", "within"],
+    ]);
   });
 });
 

@@ -17,7 +17,7 @@ export type LabPointView = {
   low: number | null;
   high: number | null;
   range: string | null;
-  judgement: "below" | "within" | "above" | "unknown";
+  judgement: "below" | "within" | "above" | "outside" | "unknown";
 };
 export type LabSeriesView = {
   loinc: string;

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { labReads, labValues, reports } from "~/db/schema";
 import { requirePatientAccess } from "../care/index.server";
@@ -87,6 +87,9 @@ export async function labSeries(actor: Actor, patientId: string): Promise<LabSer
         eq(reports.patientId, patientId),
         eq(reports.status, "Reviewed"),
         inArray(labValues.status, SHOWN_STATUSES),
+        // Numbers only: a text result is said in words, never drawn on a chart (decision 0098).
+        isNull(labValues.valueText),
+        isNotNull(labValues.value),
       ),
     )
     .orderBy(asc(reports.createdAt), asc(labValues.createdAt));
@@ -118,9 +121,10 @@ export async function labSeries(actor: Actor, patientId: string): Promise<LabSer
       name: analyteByLoinc(loinc)?.name ?? list[0].v.printedName,
       unit: u.unit,
       unitShown: u.shown,
-      points: list.map(({ v, date, dated }) => {
+      points: list.flatMap(({ v, date, dated }) => {
         // The chart's point and band: one measure, one unit (decision 0088), drawn in the printed one.
         const m = storedMeasure(v);
+        if (m.kind !== "number") return [];
         return {
           reportId: v.reportId,
           date,

@@ -5,7 +5,16 @@ import { labValues, reports } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
 import { patientAccess } from "../care/index.server";
-import { analyteByLoinc, printedMeasure, storedMeasure, ucumFor } from "../records/labs";
+import {
+  analyteByLoinc,
+  MAX_TEXT,
+  printedMeasure,
+  storedMeasure,
+  ucumFor,
+  wordMeasure,
+  type Analyte,
+  type Judgement,
+} from "../records/labs";
 import { applyLabCheck, insertLabValue, labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
 import { holdsReport } from "./voice-notes.server";
@@ -30,14 +39,19 @@ export type ApiLabValue = {
   /** The catalogue's English name of the analyte (screens translate it by LOINC). */
   name: string;
   printedName: string;
-  value: number;
+  /** In `unit`; null for a text result (decision 0098). */
+  value: number | null;
   unit: string;
+  /** A text result ("Reactive", "Nil", "++"), its reference in `rangeText`; null for a number. */
+  valueText: string | null;
   printedValue: string;
   printedUnit: string | null;
   rangeText: string | null;
   rangeLow: number | null;
   rangeHigh: number | null;
   flag: "H" | "L" | null;
+  /** Where it stands against what was printed beside it: its measure's (decisions 0088, 0098). */
+  judgement: Judgement;
   page: number | null;
   box: [number, number, number, number] | null;
   confidence: number | null;
@@ -62,21 +76,24 @@ function parseBox(text: string | null): ApiLabValue["box"] {
 }
 
 export function toApiLabValue(row: Row): ApiLabValue {
+  const m = storedMeasure(row);
   return {
     _id: row.id,
     reportId: row.reportId,
     loinc: row.loinc,
     name: analyteByLoinc(row.loinc)?.name ?? row.printedName,
     printedName: row.printedName,
-    value: row.value,
+    value: m.kind === "number" ? m.value : null,
     unit: row.unit,
+    valueText: m.kind === "text" ? m.text : null,
     printedValue: row.printedValue,
     printedUnit: row.printedUnit,
     rangeText: row.rangeText,
     rangeLow: row.rangeLow,
     rangeHigh: row.rangeHigh,
     // The measure's flag (decision 0088): from the printed range, in the value's unit.
-    flag: storedMeasure(row).flag,
+    flag: m.flag,
+    judgement: m.judgement,
     page: row.page,
     box: parseBox(row.box),
     confidence: row.confidence,
@@ -179,13 +196,20 @@ export async function confirmedValues(actor: Actor, reportId: string): Promise<A
 
 /**
  * The observations an API caller sees: the expert holding the report (or an admin) every value
- * with its status; the patient's side the confirmed ones; anyone else is refused.
+ * with its status; the patient's side the confirmed ones; anyone else is refused. Text results
+ * only `withText` (the API's `include=text`).
  */
-export async function observationsFor(actor: Actor, reportId: string): Promise<ApiLabValue[]> {
+export async function observationsFor(
+  actor: Actor,
+  reportId: string,
+  withText = false,
+): Promise<ApiLabValue[]> {
   const row = await reportRow(reportId);
-  if (mayReviewValues(actor, row)) return (await valuesOf(row.id)).map(toApiLabValue);
+  // Text results only for a caller that asked for them (decision 0098: `value` is null for those).
+  const keep = (v: ApiLabValue) => withText || v.valueText === null;
+  if (mayReviewValues(actor, row)) return (await valuesOf(row.id)).map(toApiLabValue).filter(keep);
   if (actor.accountType === "Expert") throw new DomainError("forbidden", "labs.notYours");
-  return confirmedValues(actor, row.id);
+  return (await confirmedValues(actor, row.id)).filter(keep);
 }
 
 const numberField = z
@@ -205,6 +229,24 @@ const rangeField = z
   .max(60, "labs.rangeUnreadable")
   .optional()
   .nullable();
+/** A text result or its reference as the expert types it (decision 0098): a few words, no markup. */
+const WORDS = /^[\p{L}\p{M}\p{N} +\-:/().,]*$/u;
+const resultField = z
+  .string({ errorMap: () => ({ message: "labs.resultRequired" }) })
+  .trim()
+  .min(1, "labs.resultRequired")
+  .max(MAX_TEXT, "labs.resultTooLong")
+  .regex(WORDS, "labs.resultWords");
+const referenceField = z
+  .string({ errorMap: () => ({ message: "labs.referenceTooLong" }) })
+  .trim()
+  .max(MAX_TEXT, "labs.referenceTooLong")
+  .regex(WORDS, "labs.resultWords")
+  .optional()
+  .nullable();
+/** The fields a number takes, and those a text result takes: which applies is the analyte's (0098). */
+const numberFields = z.object({ value: numberField, unit: unitField, range: rangeField });
+const textFields = z.object({ result: resultField, range: referenceField });
 
 const checkSchema = z.discriminatedUnion(
   "action",
@@ -213,7 +255,14 @@ const checkSchema = z.discriminatedUnion(
     z.object({ action: z.literal("remove") }),
     // Undo a removal (decision 0090): the value gets back the status it was removed from.
     z.object({ action: z.literal("restore") }),
-    z.object({ action: z.literal("correct"), value: numberField, unit: unitField, range: rangeField }),
+    // A number (value, unit, range) or a text result (result, range): checked against the analyte.
+    z.object({
+      action: z.literal("correct"),
+      value: z.unknown().optional(),
+      unit: z.unknown().optional(),
+      result: z.unknown().optional(),
+      range: z.unknown().optional(),
+    }),
   ],
   { errorMap: () => ({ message: "labs.badAction" }) },
 );
@@ -223,21 +272,49 @@ const addSchema = z.object({
     .trim()
     .min(1, "labs.analyteRequired")
     .max(20, "labs.analyteUnknown"),
-  value: numberField,
-  unit: unitField,
-  range: rangeField,
+  value: z.unknown().optional(),
+  unit: z.unknown().optional(),
+  result: z.unknown().optional(),
+  range: z.unknown().optional(),
 });
 
 export type CheckInput = z.input<typeof checkSchema> | Record<string, unknown>;
 export type AddValueInput = z.input<typeof addSchema> | Record<string, unknown>;
 
+type Typed = { value?: unknown; unit?: unknown; result?: unknown; range?: unknown };
+
 /**
- * The value and its printed range as the expert typed them, as one measure in the analyte's unit
- * (decision 0088); field errors otherwise.
+ * What the expert typed, as the row's value columns: for an analyte reported as a number, the value
+ * and its printed range as one measure in the analyte's unit (decision 0088); for one reported in
+ * words, the text result and its printed reference (decision 0098). Field errors otherwise.
  */
-function normalised(loinc: string, value: number, unit: string, range: string | null | undefined) {
+function normalised(loinc: string, typed: Typed) {
   const analyte = analyteByLoinc(loinc);
   if (!analyte) throw invalid({ loinc: ["labs.analyteUnknown"] });
+  return { analyte, fields: analyte.scale === "ord" ? textColumns(typed) : numberColumns(analyte, typed) };
+}
+
+function textColumns(typed: Typed) {
+  const parsed = textFields.safeParse({ result: typed.result, range: typed.range ?? null });
+  if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
+  const m = wordMeasure(parsed.data.result, parsed.data.range ?? null)!;
+  return {
+    value: null,
+    unit: "",
+    valueText: m.text,
+    printedValue: m.text,
+    printedUnit: null,
+    rangeText: m.reference,
+    rangeLow: null,
+    rangeHigh: null,
+    flag: null,
+  };
+}
+
+function numberColumns(analyte: Analyte, typed: Typed) {
+  const parsed = numberFields.safeParse({ value: typed.value, unit: typed.unit, range: typed.range });
+  if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
+  const { value, unit, range } = parsed.data;
   // The unit as UCUM or as labs print it ("mill/cumm", "×10³/µL"): the expert types what she reads.
   const ucum = ucumFor(analyte, unit);
   if (ucum == null) throw invalid({ unit: ["labs.unitUnknown"] });
@@ -249,17 +326,15 @@ function normalised(loinc: string, value: number, unit: string, range: string | 
     throw invalid({ value: ["labs.valueImpossible"] });
   // The row's value columns, as the check and the add both store them.
   return {
-    analyte,
-    fields: {
-      value: m.value,
-      unit: m.unit,
-      printedValue: String(value),
-      printedUnit: unit,
-      rangeText,
-      rangeLow: m.low,
-      rangeHigh: m.high,
-      flag: m.flag,
-    },
+    value: m.value,
+    unit: m.unit,
+    valueText: null,
+    printedValue: String(value),
+    printedUnit: unit,
+    rangeText,
+    rangeLow: m.low,
+    rangeHigh: m.high,
+    flag: m.flag,
   };
 }
 
@@ -309,7 +384,7 @@ export async function checkValue(
     set = { status: restoredStatus(current.removedFrom), removedFrom: null, ...stamp };
   else {
     set = {
-      ...normalised(current.loinc, data.value, data.unit, data.range).fields,
+      ...normalised(current.loinc, data).fields,
       status: current.status === "added" ? "added" : "corrected",
       ...stamp,
     };
@@ -330,8 +405,8 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
   const report = await heldReport(actor, reportId);
   const parsed = addSchema.safeParse(input ?? {});
   if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
-  const { loinc, value, unit, range } = parsed.data;
-  const n = normalised(loinc, value, unit, range);
+  const { loinc } = parsed.data;
+  const n = normalised(loinc, parsed.data);
   const now = new Date();
   const created = await insertLabValue({
     id: newId(),

@@ -9,14 +9,15 @@ import { fhirId, iso, type BundleContext, type Ref } from "./fhir-codes.server";
  * printed range (N only when a range was printed). Value, range and interpretation are the value's
  * measure (decision 0088): one unit, and the judgement the patient and the expert read. Only values
  * an expert confirmed, corrected or added reach the snapshot; the report's DiagnosticReport lists
- * them in `result`.
+ * them in `result`. A text result ("Reactive") is a valueString with its printed reference as
+ * `referenceRange.text`, interpreted (A or N) only where its measure is certain (decision 0098).
  */
 
 const UCUM = "http://unitsofmeasure.org";
 const LOINC = "http://loinc.org";
 const INTERPRETATION = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation";
 const CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category";
-const DISPLAY = { H: "High", L: "Low", N: "Normal" } as const;
+const DISPLAY = { H: "High", L: "Low", N: "Normal", A: "Abnormal" } as const;
 
 function quantity(value: number, unit: string): Quantity {
   return { value, unit, system: UCUM, code: unit };
@@ -40,15 +41,19 @@ export function addObservations(
     const m = storedMeasure(v);
     const interpretation = m.interpretation;
     const range =
-      m.low != null || m.high != null || v.rangeText
-        ? [
-            {
-              ...(m.low != null ? { low: quantity(m.low, m.unit) } : {}),
-              ...(m.high != null ? { high: quantity(m.high, m.unit) } : {}),
-              ...(v.rangeText ? { text: v.rangeText } : {}),
-            },
-          ]
-        : undefined;
+      m.kind === "text"
+        ? m.reference
+          ? [{ text: m.reference }]
+          : undefined
+        : m.low != null || m.high != null || v.rangeText
+          ? [
+              {
+                ...(m.low != null ? { low: quantity(m.low, m.unit) } : {}),
+                ...(m.high != null ? { high: quantity(m.high, m.unit) } : {}),
+                ...(v.rangeText ? { text: v.rangeText } : {}),
+              },
+            ]
+          : undefined;
     const observation: Observation = {
       resourceType: "Observation",
       id: fhirId("Observation", v.id),
@@ -65,7 +70,7 @@ export function addObservations(
       effectiveDateTime: iso(r.createdAt),
       ...(v.checkedAt ? { issued: iso(v.checkedAt) } : {}),
       ...(performer ? { performer: [performer] } : {}),
-      valueQuantity: quantity(m.value, m.unit),
+      ...(m.kind === "text" ? { valueString: m.text } : { valueQuantity: quantity(m.value, m.unit) }),
       ...(interpretation
         ? {
             interpretation: [

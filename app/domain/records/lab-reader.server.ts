@@ -136,12 +136,8 @@ async function readOne(row: Row): Promise<void> {
       log("info", "lab reader: not a lab report", { ...who, durationMs });
       return;
     }
-    // Word results ("Non Reactive") are read but not stored yet: lab_values holds numbers (decision 0089).
-    await saveReading(
-      row.reportId,
-      result.source,
-      result.rows.filter((r) => !r.word),
-    );
+    // Word results ("Non Reactive") are stored as text with their printed reference (decision 0098).
+    await saveReading(row.reportId, result.source, result.rows);
     await settle(row, {
       status: "read",
       source: result.source,
@@ -218,7 +214,10 @@ export async function readLocal(
   let lines: PageLine[] = [];
   if (mimeType === "application/pdf") {
     lines = await pdfTextLines(file, timeoutMs);
-    if (lines.filter((l) => /\d/.test(l.text)).length < 3) {
+    // A page of serology prints words, not numbers ("HBsAg  Reactive  Non-reactive"): a text layer
+    // that already reads as a lab report is read as it is (decision 0098).
+    const numbered = lines.filter((l) => /\d/.test(l.text)).length;
+    if (numbered < 3 && !looksLikeLabReport(lines.map((l) => l.text)).isLab) {
       source = "ocr";
       ocrAllowed();
       lines = await ocrPdf(file, timeoutMs, scratch);

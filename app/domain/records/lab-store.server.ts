@@ -9,7 +9,7 @@ import type { LabRow } from "./labs";
  * never shown to a patient until an expert confirmed or corrected it. A new reading replaces the
  * previous unchecked one; values an expert already checked stay. The row holds the value's measure
  * (decision 0088): the value and the printed range both in the analyte's unit, the range's text as
- * printed.
+ * printed; a text result ("Reactive") is kept as text with its printed reference (decision 0098).
  */
 export type PlacedRow = LabRow & { page: number; box: [number, number, number, number] };
 
@@ -31,13 +31,19 @@ export async function saveReading(
           reportId,
           loinc: r.loinc,
           printedName: r.printedName,
-          value: r.measure.value,
-          unit: r.measure.unit,
+          // A number with its unit, or a text result with its printed reference: never both (0098).
+          ...(r.measure.kind === "text"
+            ? { value: null, unit: "", valueText: r.measure.text, rangeLow: null, rangeHigh: null }
+            : {
+                value: r.measure.value,
+                unit: r.measure.unit,
+                valueText: null,
+                rangeLow: r.measure.low,
+                rangeHigh: r.measure.high,
+              }),
           printedValue: r.printedValue,
           printedUnit: r.printedUnit,
           rangeText: r.range?.text ?? null,
-          rangeLow: r.measure.low,
-          rangeHigh: r.measure.high,
           flag: r.flag,
           page: r.page,
           box: JSON.stringify(r.box),

@@ -9,7 +9,7 @@ export type LabError = {
     message: string;
     fieldErrors: Record<string, string[]>;
     /** What was typed, shown again (a page without script re-renders the form). */
-    typed: { value?: string; unit?: string; range?: string; loinc?: string };
+    typed: { value?: string; unit?: string; result?: string; range?: string; loinc?: string };
   };
 };
 
@@ -28,37 +28,98 @@ function FieldError({ id, messages }: { id: string; messages?: string[] }) {
   );
 }
 
+/** The words a text result is most often printed as (decision 0098): offered, never required. */
+export const RESULT_WORDS = [
+  "Non-reactive",
+  "Reactive",
+  "Negative",
+  "Positive",
+  "Nil",
+  "Trace",
+  "Absent",
+  "Present",
+  "Not detected",
+  "Detected",
+  "+",
+  "++",
+  "+++",
+];
+/** The longest text result the server keeps (MAX_TEXT in the labs domain). */
+const MAX_TEXT = 40;
+
+/** The list the result fields offer, once per page. */
+export function ResultWords() {
+  return (
+    <datalist id="lab-result-words">
+      {RESULT_WORDS.map((w) => (
+        <option key={w} value={w} />
+      ))}
+    </datalist>
+  );
+}
+
+/**
+ * The fields of a value: a number (value, unit, printed range), a text result (result and printed
+ * reference, decision 0098), or both when the test is not chosen yet (adding a value).
+ */
 export function ValueFields({
   prefix,
   v,
   error,
+  kind = "number",
 }: {
   prefix: string;
   v?: { value: string; unit: string; range: string };
   error: NonNullable<LabError["lab"]> | null;
+  kind?: "number" | "text" | "both";
 }) {
   const { t } = useTranslation();
   const fe = error?.fieldErrors ?? {};
   const typed = error?.typed ?? {};
-  const field = (name: "value" | "unit" | "range", label: string, def: string, mode?: "decimal") => (
+  const field = (
+    name: "value" | "unit" | "range" | "result",
+    label: string,
+    def: string,
+    mode?: "decimal",
+    words?: true,
+  ) => (
     <label className="block text-sm font-medium text-slate-800">
       {label}
       <input
         name={name}
         defaultValue={typed[name] ?? def}
         inputMode={mode}
+        list={words ? "lab-result-words" : undefined}
+        maxLength={words ? MAX_TEXT : undefined}
         className="field-input mt-1"
         aria-invalid={fe[name] ? true : undefined}
-        aria-describedby={fe[name] ? `${prefix}-${name}-error` : undefined}
+        aria-describedby={
+          [fe[name] ? `${prefix}-${name}-error` : "", words ? `${prefix}-${name}-hint` : ""]
+            .filter(Boolean)
+            .join(" ") || undefined
+        }
       />
+      {words && (
+        <span id={`${prefix}-${name}-hint`} className="mt-0.5 block text-xs font-normal text-slate-700">
+          {t("labs.resultHint")}
+        </span>
+      )}
       <FieldError id={`${prefix}-${name}-error`} messages={fe[name]} />
     </label>
   );
+  if (kind === "text")
+    return (
+      <div className="grid gap-2 sm:grid-cols-2">
+        {field("result", t("labs.result"), v?.value ?? "", undefined, true)}
+        {field("range", t("labs.referenceOptional"), v?.range ?? "")}
+      </div>
+    );
   return (
     <div className="grid gap-2 sm:grid-cols-3">
       {field("value", t("labs.value"), v?.value ?? "", "decimal")}
       {field("unit", t("labs.unit"), v?.unit ?? "")}
       {field("range", t("labs.rangeOptional"), v?.range ?? "")}
+      {kind === "both" && field("result", t("labs.result"), "", undefined, true)}
     </div>
   );
 }
@@ -108,7 +169,7 @@ export function AddValue({
           </select>
           <FieldError id="lab-add-loinc-error" messages={fe.loinc} />
         </label>
-        <ValueFields prefix="lab-add" error={error} />
+        <ValueFields prefix="lab-add" error={error} kind="both" />
         <button type="submit" className="btn-primary px-3 text-sm" disabled={busy}>
           {t("labs.add")}
         </button>

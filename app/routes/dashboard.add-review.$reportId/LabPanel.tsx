@@ -3,7 +3,7 @@ import { Link, useActionData, useFetcher, useNavigation } from "@remix-run/react
 import { useTranslation } from "~/i18n/useTranslation";
 import { useToast } from "~/components/Toaster";
 import type { ReviewLabs } from "./route";
-import { AddValue, type LabError, type LabReply } from "./LabFields";
+import { AddValue, ResultWords, type LabError, type LabReply } from "./LabFields";
 import { LabHidden, ValueRow } from "./LabRow";
 
 /**
@@ -73,6 +73,7 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
               ))}
             </ul>
           )}
+          <ResultWords />
           {labs.catalogue ? (
             <AddValue catalogue={labs.catalogue} error={err?.target === "add" ? err : null} busy={busy} />
           ) : (

@@ -87,6 +87,9 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
   }[v.status];
   const removed = v.status === "removed";
   const unit = v.shownUnit;
+  // A text result ("Reactive"): its word, judged against the printed reference (decision 0098).
+  const text = v.valueText !== null;
+  const reading = text ? v.valueText : `${v.printedValue} ${unit}`;
   const slot = "min-h-11 w-full px-2 py-1 text-sm";
   const empty = <span className="block min-h-11" aria-hidden="true" />;
   return (
@@ -111,7 +114,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
       </div>
       <p className="flex flex-wrap items-baseline gap-x-2 text-sm text-slate-800">
         <span className="font-mono text-base font-semibold text-slate-900" data-testid="lab-reading">
-          {v.printedValue} {unit}
+          {reading}
         </span>
         {/* Where it stands against its printed range: the measure's judgement (decision 0088). */}
         {(v.judgement === "above" || v.judgement === "below") && (
@@ -122,16 +125,25 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             {v.judgement === "above" ? t("labs.flagH") : t("labs.flagL")}
           </span>
         )}
+        {v.judgement === "outside" && (
+          <span
+            className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
+            data-testid="lab-flag"
+          >
+            {t("labs.flagA")}
+          </span>
+        )}
         {v.judgement === "within" && (
           <span
             className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700"
             data-testid="lab-flag"
           >
-            {t("labs.flagN")}
+            {text ? t("labs.flagSame") : t("labs.flagN")}
           </span>
         )}
         <span>
-          {t("labs.printedRange")}: {v.rangeText ?? t("labs.noRangePrinted")}
+          {text ? t("labs.printedReference") : t("labs.printedRange")}:{" "}
+          {v.rangeText ?? t("labs.noRangePrinted")}
         </span>
       </p>
       {/* Said whatever the status: a line that came and went would move the rows below. */}
@@ -152,7 +164,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
               className={`btn-primary ${slot}`}
               disabled={busy}
               data-lab-confirm=""
-              aria-label={`${t("labs.confirm")}: ${v.name} ${v.printedValue} ${unit}`}
+              aria-label={`${t("labs.confirm")}: ${v.name} ${reading}`}
             >
               {t("labs.confirm")}
             </button>
@@ -217,8 +229,9 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
         <input type="hidden" name="action" value="correct" />
         <ValueFields
           prefix={`lab-${v._id}`}
-          v={{ value: v.printedValue, unit, range: v.rangeText ?? "" }}
+          v={{ value: text ? (v.valueText ?? "") : v.printedValue, unit, range: v.rangeText ?? "" }}
           error={error}
+          kind={text ? "text" : "number"}
         />
         <button type="submit" className="btn-primary px-3 py-1 text-sm" disabled={busy}>
           {t("labs.saveCorrection")}

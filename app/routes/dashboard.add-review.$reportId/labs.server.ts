@@ -34,7 +34,7 @@ export async function labsSection(
     // where the value stands against its printed range: its measure's judgement (decision 0088).
     values: review.values.map((v) => ({
       ...v,
-      shownUnit: v.printedUnit ?? displayUnit(v.unit),
+      shownUnit: v.valueText !== null ? "" : (v.printedUnit ?? displayUnit(v.unit)),
       judgement: storedMeasure(v).judgement,
       doubt: readWithDoubt(v),
     })),
@@ -92,7 +92,12 @@ export async function labAction(intent: LabIntent, form: FormData, screen: Revie
   const { actor, t, reportId } = screen;
   const valueId = text(form, "valueId") ?? "";
   const action = text(form, "action");
-  const fields = { value: text(form, "value"), unit: text(form, "unit"), range: text(form, "range") };
+  const fields = {
+    value: text(form, "value"),
+    unit: text(form, "unit"),
+    result: text(form, "result"),
+    range: text(form, "range"),
+  };
   let done: string;
   let anchor = `lab-${encodeURIComponent(valueId)}`;
   try {

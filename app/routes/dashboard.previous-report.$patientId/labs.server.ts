@@ -3,7 +3,7 @@ import { confirmedValues, labSeries, type ApiLabValue } from "~/domain/consultat
 import type { Actor } from "~/domain/platform/index.server";
 import {
   displayUnit,
-  JUDGEMENT_WORDS,
+  judgementWords,
   localName,
   nameAsPrinted,
   printsOtherName,
@@ -15,16 +15,18 @@ import type { LabSeriesView } from "~/components/labs/LabValues";
  * A checked value in plain words, against the range printed on the report (decision 0084): her
  * name for the test beside the one her report prints (decision 0090), the value, unit and range as
  * printed; where it stands is its measure's judgement (decision 0088), the one the expert's flag
- * and the FHIR export give.
+ * and the FHIR export give — a text result's against its printed reference (decision 0098).
  */
 export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string {
+  const m = storedMeasure(v);
   const vars = {
     name: nameAsPrinted(v.loinc, v.name, v.printedName, locale),
-    value: v.printedValue,
-    unit: v.printedUnit ?? displayUnit(v.unit),
+    // A text result is said as it was checked ("Reactive"), against its printed reference (0098).
+    value: m.kind === "text" ? m.text : v.printedValue,
+    unit: m.kind === "text" ? "" : (v.printedUnit ?? displayUnit(v.unit)),
     range: v.rangeText ?? "",
   };
-  return t(JUDGEMENT_WORDS[storedMeasure(v).judgement], vars);
+  return t(judgementWords(m), vars);
 }
 
 /** The screen's lab values: plain lines per reviewed report, and the series over time. */

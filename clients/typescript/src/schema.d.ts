@@ -1991,7 +1991,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The lab values read from a report
+     * The lab values read from a report. Text results (Reactive, Nil, ++) are listed only with `include=text` (decision 0098), so a client that reads `value` as a number is never given one without it
      * @description Who: the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed) or Admin: every value with its status; the patient, a family manager or the centre's health worker: only values an expert confirmed, corrected or added, and only once the opinion is there (an empty list before).
      */
     get: operations["getReportObservations"];
@@ -28132,7 +28132,10 @@ export interface operations {
   };
   getReportObservations: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `text`: list text results too (`valueText`, `value` null) */
+        include?: "text";
+      };
       header?: never;
       path: {
         reportId: string;
@@ -28160,10 +28163,12 @@ export interface operations {
               name: string;
               /** @description The name as printed on the report */
               printedName: string;
-              /** @description In the analyte's UCUM unit (`unit`) */
-              value: number;
-              /** @description UCUM */
+              /** @description In the analyte's UCUM unit (`unit`). Null only for a text result, which is listed only when asked for (`include=text`; decision 0098) */
+              value: number | null;
+              /** @description UCUM (empty for a text result) */
               unit: string;
+              /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
+              valueText?: string | null;
               printedValue: string;
               printedUnit: string | null;
               /** @description The reference range as printed on the report (never invented) */
@@ -28172,6 +28177,11 @@ export interface operations {
               rangeHigh: number | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
+              /**
+               * @description Where the value stands against what its report prints beside it: a number against its range; a text result against its printed reference ("outside": "Reactive" against "Non-reactive"), judged only where the words are certain ("unknown" otherwise; decisions 0088, 0098)
+               * @enum {string}
+               */
+              judgement?: "below" | "within" | "above" | "outside" | "unknown";
               page: number | null;
               /** @description [x, y, w, h] as fractions of the page where the value was found */
               box: number[] | null;
@@ -28299,10 +28309,13 @@ export interface operations {
       content: {
         "application/json": {
           loinc: string;
-          value: number | string;
+          /** @description A test reported as a number: the value */
+          value?: number | string;
           /** @description UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL) */
-          unit: string;
-          /** @description As printed: "12.0-15.5", "< 200", "> 40" */
+          unit?: string;
+          /** @description A test reported in words (HBsAg, urine sugar): the result as printed, e.g. Non-reactive */
+          result?: string;
+          /** @description As printed: "12.0-15.5", "< 200", "> 40"; for a text result its reference ("Negative") */
           range?: string | null;
         };
       };
@@ -28327,10 +28340,12 @@ export interface operations {
               name: string;
               /** @description The name as printed on the report */
               printedName: string;
-              /** @description In the analyte's UCUM unit (`unit`) */
-              value: number;
-              /** @description UCUM */
+              /** @description In the analyte's UCUM unit (`unit`). Null only for a text result, which is listed only when asked for (`include=text`; decision 0098) */
+              value: number | null;
+              /** @description UCUM (empty for a text result) */
               unit: string;
+              /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
+              valueText?: string | null;
               printedValue: string;
               printedUnit: string | null;
               /** @description The reference range as printed on the report (never invented) */
@@ -28339,6 +28354,11 @@ export interface operations {
               rangeHigh: number | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
+              /**
+               * @description Where the value stands against what its report prints beside it: a number against its range; a text result against its printed reference ("outside": "Reactive" against "Non-reactive"), judged only where the words are certain ("unknown" otherwise; decisions 0088, 0098)
+               * @enum {string}
+               */
+              judgement?: "below" | "within" | "above" | "outside" | "unknown";
               page: number | null;
               /** @description [x, y, w, h] as fractions of the page where the value was found */
               box: number[] | null;
@@ -28504,6 +28524,8 @@ export interface operations {
           value?: number | string;
           /** @description correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm) */
           unit?: string;
+          /** @description correct, a text result: the word(s), e.g. Reactive (decision 0098) */
+          result?: string;
           /** @description As printed: "12.0-15.5", "< 200", "> 40" */
           range?: string | null;
         };
@@ -28529,10 +28551,12 @@ export interface operations {
               name: string;
               /** @description The name as printed on the report */
               printedName: string;
-              /** @description In the analyte's UCUM unit (`unit`) */
-              value: number;
-              /** @description UCUM */
+              /** @description In the analyte's UCUM unit (`unit`). Null only for a text result, which is listed only when asked for (`include=text`; decision 0098) */
+              value: number | null;
+              /** @description UCUM (empty for a text result) */
               unit: string;
+              /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
+              valueText?: string | null;
               printedValue: string;
               printedUnit: string | null;
               /** @description The reference range as printed on the report (never invented) */
@@ -28541,6 +28565,11 @@ export interface operations {
               rangeHigh: number | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
+              /**
+               * @description Where the value stands against what its report prints beside it: a number against its range; a text result against its printed reference ("outside": "Reactive" against "Non-reactive"), judged only where the words are certain ("unknown" otherwise; decisions 0088, 0098)
+               * @enum {string}
+               */
+              judgement?: "below" | "within" | "above" | "outside" | "unknown";
               page: number | null;
               /** @description [x, y, w, h] as fractions of the page where the value was found */
               box: number[] | null;
@@ -28742,10 +28771,12 @@ export interface operations {
                 name: string;
                 /** @description The name as printed on the report */
                 printedName: string;
-                /** @description In the analyte's UCUM unit (`unit`) */
-                value: number;
-                /** @description UCUM */
+                /** @description In the analyte's UCUM unit (`unit`). Null only for a text result, which is listed only when asked for (`include=text`; decision 0098) */
+                value: number | null;
+                /** @description UCUM (empty for a text result) */
                 unit: string;
+                /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
+                valueText?: string | null;
                 printedValue: string;
                 printedUnit: string | null;
                 /** @description The reference range as printed on the report (never invented) */
@@ -28754,6 +28785,11 @@ export interface operations {
                 rangeHigh: number | null;
                 /** @enum {string|null} */
                 flag: "H" | "L" | null;
+                /**
+                 * @description Where the value stands against what its report prints beside it: a number against its range; a text result against its printed reference ("outside": "Reactive" against "Non-reactive"), judged only where the words are certain ("unknown" otherwise; decisions 0088, 0098)
+                 * @enum {string}
+                 */
+                judgement?: "below" | "within" | "above" | "outside" | "unknown";
                 page: number | null;
                 /** @description [x, y, w, h] as fractions of the page where the value was found */
                 box: number[] | null;

@@ -249,6 +249,32 @@ export const WORD_RESULTS: Analyte[] = [
     ["Protein", "Urine Protein", "Albumin Urine", "Urine Albumin", "Albumin"],
     U,
   ),
+  // Decision 0098: more tests reported in words, each code confirmed as loinc-names.ts says.
+  wordResult("70569-9", "Malaria antigen", sero, [
+    "Malaria Antigen",
+    "Malaria Ag",
+    "Malaria Rapid Test",
+    "Rapid Malaria Test",
+    "Malaria Parasite Antigen",
+    "Malarial Antigen",
+    "Malaria Antigen Pf Pv",
+  ]),
+  wordResult(
+    "2106-3",
+    "Urine pregnancy test",
+    U,
+    ["Pregnancy Test", "Urine Pregnancy Test", "UPT", "Urine hCG", "hCG Urine", "Urine for Pregnancy"],
+    U,
+  ),
+  wordResult("883-9", "ABO blood group", "other", ["Blood Group", "ABO Group", "ABO Blood Group"]),
+  wordResult("10331-7", "Rh type", "other", [
+    "Rh Factor",
+    "Rh Type",
+    "Rh",
+    "Rh D",
+    "Rhesus Factor",
+    "Rh Typing",
+  ]),
 ];
 
 /** HBsAg measured (IU/mL): the quantitative test labs print beside the word one. */

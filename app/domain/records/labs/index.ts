@@ -15,11 +15,17 @@ export { displayUnit, toUcum } from "./units";
 export {
   convert,
   JUDGEMENT_WORDS,
+  judgementWords,
+  MAX_TEXT,
   printedMeasure,
   storedMeasure,
+  wordKind,
+  wordMeasure,
   type Interpretation,
   type Judgement,
   type LabMeasure,
+  type NumberMeasure,
+  type TextMeasure,
 } from "./measure";
 export { MOLAR_MASS, molarFactor } from "./molar";
 export {

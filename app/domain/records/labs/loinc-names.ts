@@ -184,6 +184,13 @@ export const LOINC_NAMES: Readonly<Record<string, readonly [name: string, source
   "5799-2": ["Leukocyte esterase [Presence] in Urine by Test strip", "table"],
   "25428-4": ["Glucose [Presence] in Urine by Test strip", "nlm"],
   "20454-5": ["Protein [Presence] in Urine by Test strip", "nlm"],
+  // Decision 0098. 2106-3: the LOINC table extract (LONG_COMMON_NAME, SHORTNAME "HCG Preg Ur Ql",
+  // CLASS CHEM). 883-9, 10331-7: published FHIR implementation guides' value sets and HL7 v2
+  // examples (several, alike). 70569-9: the code and name alike in three independent code bases.
+  "2106-3": ["Choriogonadotropin (pregnancy test) [Presence] in Urine", "table"],
+  "883-9": ["ABO group [Type] in Blood", "ig"],
+  "10331-7": ["Rh [Type] in Blood", "ig"],
+  "70569-9": ["Plasmodium sp Ag [Presence] in Blood by Rapid immunoassay", "code"],
 };
 
 /** LOINC's name for a code, or undefined for a code the catalogue does not hold. */

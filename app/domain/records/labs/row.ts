@@ -8,7 +8,7 @@
  */
 import { factorFor } from "./catalogue";
 import type { Tok } from "./lexer";
-import { printedMeasure } from "./measure";
+import { printedMeasure, wordMeasure } from "./measure";
 import { printedRange, type Patient } from "./ranges";
 import { microUcum, nearUcum } from "./units";
 import type { Analyte, Flag, LabRow, Specimen } from "./types";
@@ -60,7 +60,9 @@ function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
     doubts.push("no printed reference to check the result against");
     confidence -= 0.1;
   }
-  const measure = printedMeasure(a, Number.NaN, null, null)!;
+  // The result and its printed reference kept as text, judged only where the words are certain (0098).
+  const measure = wordMeasure(t.text, ref && ref.k === "result" ? ref.text : null);
+  if (!measure) return { reject: "a word result too long to be one" };
   return {
     row: {
       loinc: a.loinc,

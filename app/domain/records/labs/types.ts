@@ -96,7 +96,8 @@ export type LabRow = {
   flag: Flag | null;
   /**
    * A word result ("Non Reactive", "Nil"; decision 0089): `printedValue` holds the word as printed,
-   * `value` is NaN and `unit` "" — never a number, never judged.
+   * `value` is NaN and `unit` "", and `measure` is a text measure judged against the printed
+   * reference word only where that is certain (decision 0098).
    */
   word?: true;
   /** "printed": the report's own flag; "computed": from the printed range only; null: neither. */
@@ -115,16 +116,32 @@ export type Recognised = { rows: LabRow[]; rejected: RejectedRow[] };
 /** The confidence at and above which a value counts as read with confidence. */
 export const CONFIDENT = 0.9;
 
-/** Where the value stands against the range printed beside it; "unknown": no range was printed. */
-export type Judgement = "below" | "within" | "above" | "unknown";
+/**
+ * Where the value stands against the range printed beside it; "unknown": no range was printed (or,
+ * for a text result, the words do not say for certain). "outside": a text result that is not its
+ * printed reference ("Reactive" against "Non-reactive"; decision 0098).
+ */
+export type Judgement = "below" | "within" | "above" | "outside" | "unknown";
 
-/** HL7 v3 ObservationInterpretation: Low, Normal (within the printed range), High. */
-export type Interpretation = "L" | "N" | "H";
+/** HL7 v3 ObservationInterpretation: Low, Normal (within the printed range), High, Abnormal. */
+export type Interpretation = "L" | "N" | "H" | "A";
 
 declare const measured: unique symbol;
 
+/** What every measure says: its judgement, as FHIR and the screens say it (decision 0088). */
+type Judged = {
+  readonly judgement: Judgement;
+  /** FHIR `Observation.interpretation`; null when nothing is judged. */
+  readonly interpretation: Interpretation | null;
+  /** The screens' flag: H above, L below; null within the range, without one, or for a text result. */
+  readonly flag: Flag | null;
+  /** Made only by `printedMeasure`, `wordMeasure` and `storedMeasure`: never judged anywhere else. */
+  readonly [measured]: true;
+};
+
 /** A lab value and its printed range in one unit, and the one judgement (decision 0088; measure.ts). */
-export type LabMeasure = {
+export type NumberMeasure = Judged & {
+  readonly kind: "number";
   /** The value in `unit`. */
   readonly value: number;
   /** The analyte's UCUM unit: the value's and the range's. */
@@ -132,11 +149,25 @@ export type LabMeasure = {
   /** The printed range's bounds in `unit` (null: that side was not printed). */
   readonly low: number | null;
   readonly high: number | null;
-  readonly judgement: Judgement;
-  /** FHIR `Observation.interpretation`; null when no range was printed. */
-  readonly interpretation: Interpretation | null;
-  /** The screens' flag: H above, L below; null within the range or without one. */
-  readonly flag: Flag | null;
-  /** Made only by `printedMeasure` and `storedMeasure`: never judged anywhere else. */
-  readonly [measured]: true;
+  readonly text?: never;
+  readonly reference?: never;
 };
+
+/**
+ * A text result ("Reactive", "Nil", "++", "1:80") and the reference printed beside it as text
+ * ("Non-reactive", "Negative"): never a number, never a unit (decision 0098).
+ */
+export type TextMeasure = Judged & {
+  readonly kind: "text";
+  /** The result as printed or typed. */
+  readonly text: string;
+  /** The printed reference as text; null when none was printed. */
+  readonly reference: string | null;
+  readonly value?: never;
+  readonly unit?: never;
+  readonly low?: never;
+  readonly high?: never;
+};
+
+/** A number with its unit, or a text result: never both (decisions 0088, 0098). */
+export type LabMeasure = NumberMeasure | TextMeasure;

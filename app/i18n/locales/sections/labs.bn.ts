@@ -81,5 +81,22 @@ const labs = {
     "সন্দেহসহ পড়া মান ({{count}}) একসঙ্গে নিশ্চিত করা হয় না: প্রতিটি রিপোর্টের সঙ্গে মিলিয়ে নিন।",
   counts: "যাচাই হয়নি: {{unchecked}} · যাচাই হয়েছে: {{checked}} · সরানো: {{removed}}",
   backToValue: "মানে ফিরে যান",
+  // Text results (decision 0098).
+  outside: "{{name}}: {{value}} — আপনার রিপোর্টে ছাপা স্বাভাবিক ফল নয়, {{range}}",
+  textWithin: "{{name}}: {{value}} — আপনার রিপোর্টে ছাপা স্বাভাবিক ফল, {{range}}",
+  textOutside: "{{name}}: {{value}} — আপনার রিপোর্টে ছাপা স্বাভাবিক ফল নয়, {{range}}",
+  textUnknown:
+    "{{name}}: {{value}} — আপনার রিপোর্টে {{range}} ছাপা আছে; এই ফলের মানে আপনার বিশেষজ্ঞের মতামতে বলা আছে",
+  textNoReference: "{{name}}: {{value}} — আপনার রিপোর্টে কোনো স্বাভাবিক ফল ছাপা ছিল না",
+  flagA: "ছাপা রেফারেন্স থেকে আলাদা",
+  flagSame: "ছাপা রেফারেন্সের মতো",
+  result: "ফল",
+  referenceOptional: "ছাপা রেফারেন্স (যদি থাকে)",
+  resultHint: "তালিকা থেকে একটি শব্দ বাছুন বা যেমন ছাপা আছে তেমন লিখুন (৪০ অক্ষর পর্যন্ত)।",
+  resultRequired: "ফলটি যেমন ছাপা আছে তেমন লিখুন, যেমন Non-reactive।",
+  resultTooLong: "ফলটি ৪০ অক্ষর বা তার কমে লিখুন।",
+  resultWords: "শুধু অক্ষর, সংখ্যা, ফাঁকা জায়গা এবং + - : / ( ) . , লিখুন",
+  referenceTooLong: "ছাপা রেফারেন্স ৪০ অক্ষর বা তার কমে লিখুন।",
+  printedReference: "রিপোর্টে ছাপা রেফারেন্স",
 };
 export default labs;

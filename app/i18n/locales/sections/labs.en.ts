@@ -81,5 +81,22 @@ const labs = {
     "Values read with doubt ({{count}}) are never confirmed all at once: check each one against the report.",
   counts: "Not checked: {{unchecked}} · Checked: {{checked}} · Removed: {{removed}}",
   backToValue: "Back to the value",
+  // Text results (decision 0098).
+  outside: "{{name}}: {{value}} — not the normal result printed on your report, {{range}}",
+  textWithin: "{{name}}: {{value}} — the normal result printed on your report, {{range}}",
+  textOutside: "{{name}}: {{value}} — not the normal result printed on your report, {{range}}",
+  textUnknown:
+    "{{name}}: {{value}} — your report prints {{range}}; your expert's opinion says what this result means",
+  textNoReference: "{{name}}: {{value}} — no normal result was printed on your report",
+  flagA: "Not the printed reference",
+  flagSame: "Same as the printed reference",
+  result: "Result",
+  referenceOptional: "Printed reference (if any)",
+  resultHint: "Choose a word or type it as printed (up to 40 characters).",
+  resultRequired: "Enter the result as printed, e.g. Non-reactive.",
+  resultTooLong: "Write the result in 40 characters or fewer.",
+  resultWords: "Use only letters, numbers, spaces and + - : / ( ) . ,",
+  referenceTooLong: "Write the printed reference in 40 characters or fewer.",
+  printedReference: "Reference printed on the report",
 };
 export default labs;

@@ -83,5 +83,22 @@ const labs = {
     "संदेह के साथ पढ़े गए मानों ({{count}}) की पुष्टि एक साथ नहीं होती: हर एक को रिपोर्ट से मिलाएँ।",
   counts: "जाँचे नहीं गए: {{unchecked}} · जाँचे गए: {{checked}} · हटाए गए: {{removed}}",
   backToValue: "मान पर वापस जाएँ",
+  // Text results (decision 0098).
+  outside: "{{name}}: {{value}} — आपकी रिपोर्ट पर छपा सामान्य परिणाम नहीं, {{range}}",
+  textWithin: "{{name}}: {{value}} — आपकी रिपोर्ट पर छपा सामान्य परिणाम, {{range}}",
+  textOutside: "{{name}}: {{value}} — आपकी रिपोर्ट पर छपा सामान्य परिणाम नहीं, {{range}}",
+  textUnknown:
+    "{{name}}: {{value}} — आपकी रिपोर्ट पर {{range}} छपा है; इस परिणाम का अर्थ आपके विशेषज्ञ की राय बताती है",
+  textNoReference: "{{name}}: {{value}} — आपकी रिपोर्ट पर कोई सामान्य परिणाम नहीं छपा था",
+  flagA: "छपे संदर्भ से अलग",
+  flagSame: "छपे संदर्भ जैसा",
+  result: "परिणाम",
+  referenceOptional: "छपा संदर्भ (यदि हो)",
+  resultHint: "सूची से एक शब्द चुनें या जैसा छपा है वैसा लिखें (40 अक्षर तक)।",
+  resultRequired: "परिणाम जैसा छपा है वैसा लिखें, जैसे Non-reactive।",
+  resultTooLong: "परिणाम 40 अक्षरों या उससे कम में लिखें।",
+  resultWords: "केवल अक्षर, अंक, खाली जगह और + - : / ( ) . , लिखें",
+  referenceTooLong: "छपा संदर्भ 40 अक्षरों या उससे कम में लिखें।",
+  printedReference: "रिपोर्ट पर छपा संदर्भ",
 };
 export default labs;
