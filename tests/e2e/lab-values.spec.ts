@@ -1,8 +1,9 @@
 import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import PDFDocument from "pdfkit";
 import hi from "../../app/i18n/locales/hi";
 import { labPdf } from "../helpers/lab-corpus";
 import { approveExperts, hydrated, logIn, newUser, personContext, signUp, type TestUser } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, shotTo } from "./helpers";
 import { wcagAxe } from "./axe";
 
 /**
@@ -339,3 +340,95 @@ async function confirmDoubtful(page: Page) {
     await expect(doubtful).toHaveCount(left - 1);
   }
 }
+
+/** A text-layer report of serology and the urine strip: words where numbers usually stand. */
+function wordsPdf(): Promise<Buffer> {
+  const doc = new PDFDocument({ size: "A4", margin: 50 });
+  const chunks: Buffer[] = [];
+  doc.on("data", (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
+  doc.fontSize(14).text("City Diagnostics Laboratory", 50, 50);
+  doc.fontSize(10).text("Test                Result        Unit      Reference Range", 50, 110);
+  [
+    "Haemoglobin          13.5          g/dL      12.0 - 15.5",
+    "HBsAg : Reactive (Non-reactive)",
+    "Anti HCV             Non Reactive            Non Reactive",
+    "Urine Sugar          Nil                     Nil",
+  ].forEach((l, j) => doc.text(l, 50, 132 + 22 * j, { lineBreak: false }));
+  doc.end();
+  return done;
+}
+
+test("text results (decision 0098), at 360 px: the expert sees the word and its flag and fixes one; the patient reads them in words", async ({
+  browser,
+}, info) => {
+  const patient = newUser("Patient", info, "Lata", "Iyer");
+  const expert = { ...newUser("Expert", info, "Ravi", "Menon"), specialties: ["Pathology"] };
+  const setup = await (await personContext(browser, info)).newPage();
+  w.contexts.push(setup.context());
+  await signUp(setup, patient);
+  await signUp(setup, expert);
+  await approveExperts(setup, [expert.email]);
+  const up = await setup.request.post("/api/v1/report/upload-report", {
+    headers: { Authorization: `Bearer ${await tokenOf(setup, patient)}` },
+    multipart: {
+      reportType: "Blood Test",
+      phoneNumber: "9876543210",
+      report: { name: "serology.pdf", mimeType: "application/pdf", buffer: await wordsPdf() },
+    },
+  });
+  expect(up.status(), await up.text()).toBe(201);
+  const reportId = (await up.json()).data._id as string;
+  const claim = await setup.request.post(`/api/v1/report/claim/${reportId}`, {
+    headers: { Authorization: `Bearer ${await tokenOf(setup, expert)}` },
+  });
+  expect(claim.status(), await claim.text()).toBe(200);
+
+  const page = await person(browser, info, expert);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await openWithValues(page, reportId, 4);
+  const hbsag = valueRow(page, "HBsAg");
+  await expect(hbsag.getByTestId("lab-reading")).toHaveText("Reactive");
+  await expect(hbsag.getByTestId("lab-flag")).toHaveText("Not the printed reference");
+  await expect(valueRow(page, "Urine").getByTestId("lab-flag")).toHaveText("Same as the printed reference");
+  // Fixing a word: a word from the list or typed; markup is refused with the rule, what was typed kept.
+  const hcv = valueRow(page, "Anti-HCV");
+  await hcv.locator("label", { hasText: "Correct" }).click();
+  const result = hcv.getByLabel("Result");
+  await expect(result).toHaveAttribute("maxlength", "40");
+  await result.fill("<b>Reactive</b>");
+  await hcv.getByRole("button", { name: "Save correction" }).click();
+  await expect(hcv).toContainText("Use only letters, numbers, spaces and + - : / ( ) . ,");
+  await shotTo(hcv, `test-results/screens/${info.project.name}/lab-text-fix-360.png`);
+  await result.fill("Reactive");
+  await hcv.getByRole("button", { name: "Save correction" }).click();
+  await expect(valueRow(page, "Anti-HCV")).toContainText("Corrected");
+  await expect(valueRow(page, "Anti-HCV").getByTestId("lab-flag")).toHaveText("Not the printed reference");
+  await confirmDoubtful(page);
+  await page.getByRole("button", { name: /^Confirm all unchecked values \(\d+\)$/ }).click();
+  await expect(page.locator('[data-testid="lab-value"][data-status="read"]')).toHaveCount(0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect((await wcagAxe(page).include('[data-testid="lab-review"]').analyze()).violations).toEqual([]);
+  await shot(page, info, "lab-text-review-360");
+  await page.getByLabel(/^Summary/).fill("Hepatitis B surface antigen is reactive.");
+  await page.getByLabel(/^Findings/).fill("HBsAg reactive; anti-HCV reactive.");
+  await page.getByLabel(/^Recommendations/).fill("See a liver specialist.");
+  await page.getByRole("button", { name: "Submit Review" }).click();
+  await expect(toaster(page)).toContainText("Review Added Successfully");
+
+  const her = await person(browser, info, patient);
+  await her.setViewportSize({ width: 360, height: 740 });
+  const login = await setup.request.post("/api/v1/auth/login", {
+    data: { email: patient.email, password: patient.password },
+  });
+  await her.goto(`/dashboard/previous-report/${(await login.json()).user._id}`);
+  const list = her.getByTestId("lab-values");
+  await expect(list).toContainText(
+    "HBsAg: Reactive — not the normal result printed on your report, Non-reactive",
+  );
+  await expect(list).toContainText("Nil — the normal result printed on your report, Nil");
+  await expect(her.getByTestId("lab-chart")).toHaveCount(0);
+  expect(await her.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect((await wcagAxe(her).analyze()).violations).toEqual([]);
+  await shot(her, info, "lab-text-patient-360");
+});
