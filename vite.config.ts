@@ -148,6 +148,7 @@ export const PG_S3_HTTP_FILES = [
   "sms",
   "mail-outbox",
   "lab-upload-read",
+  "lab-text-results",
   "ratelimit-http",
   "cursor-pagination",
   "strict-input",

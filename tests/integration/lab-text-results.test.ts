@@ -218,6 +218,14 @@ describe("a text result (decision 0098)", () => {
     // Another patient cannot read this report's values at all.
     const other = await api().get(obs("?include=text"), tok.other);
     expect(other.status).toBe(403);
+    // Two fixes at once: each answered, never a 5xx; the value is one of the two words.
+    const both = await Promise.all([
+      patch(hcv._id, { action: "correct", result: "Positive", range: "Non Reactive" }, tok.expert),
+      patch(hcv._id, { action: "correct", result: "Trace", range: "Non Reactive" }, tok.expert),
+    ]);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    const after = (await api().get(obs("?include=text"), tok.expert)).body.data as Value[];
+    expect(["Positive", "Trace"]).toContain(after.find((v) => v._id === hcv._id)!.valueText);
     // The holder's fix: a word from the short list, judged against the printed reference at once.
     const ok = await patch(hcv._id, fix, tok.expert);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
