@@ -375,4 +375,14 @@ describe("a text result against the reference printed beside it (decision 0098)"
       judgement: "unknown",
     });
   });
+
+  it("never reads a blood group from the page: its letters are lost, and 'Positive' alone is not one", () => {
+    for (const line of ["Blood Group   B Positive", "ABO Group  O", "Blood Group & Rh  AB Positive"]) {
+      const { rows } = recogniseLabRows(["SEROLOGY", line]);
+      expect(
+        rows.filter((r) => r.loinc === "883-9"),
+        line,
+      ).toEqual([]);
+    }
+  });
 });

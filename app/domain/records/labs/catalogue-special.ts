@@ -266,7 +266,11 @@ export const WORD_RESULTS: Analyte[] = [
     ["Pregnancy Test", "Urine Pregnancy Test", "UPT", "Urine hCG", "hCG Urine", "Urine for Pregnancy"],
     U,
   ),
-  wordResult("883-9", "ABO blood group", "other", ["Blood Group", "ABO Group", "ABO Blood Group"]),
+  // Typed by the expert only: the reader cannot see a blood group's letters (decision 0098).
+  {
+    ...wordResult("883-9", "ABO blood group", "other", ["Blood Group", "ABO Group", "ABO Blood Group"]),
+    typedOnly: true,
+  },
   wordResult("10331-7", "Rh type", "other", [
     "Rh Factor",
     "Rh Type",

@@ -53,6 +53,7 @@ function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
   if (!t || t.k !== "result") return { reject: "no value" };
   const a = pick(match, section, null, null)[0];
   if (!a) return { reject: "a word where this test prints a number" };
+  if (a.typedOnly) return { reject: "a result the expert types: its letters are not read" };
   const ref = toks.slice(at + 1).find((x) => x.k === "result");
   const doubts: string[] = [];
   let confidence = 0.97;

@@ -55,6 +55,12 @@ export type Analyte = {
    * (decision 0089); its `unit` is "". Absent: a number.
    */
   scale?: "ord";
+  /**
+   * Never read from a page, only typed by the expert (decision 0098): a blood group's letters
+   * ("B Positive") are single capitals the reader takes for a watermark's, so what is left of the
+   * row ("Positive") would be a wrong result.
+   */
+  typedOnly?: true;
 };
 
 export type Flag = "H" | "L";
