@@ -110,6 +110,9 @@ export async function spawnApp(
         // The lab reader reads text-layer PDFs; OCR of pictures and scans (a second or two of CPU
         // each) only where the suite is about it (lab-upload-read, the bench: LAB_OCR=1).
         LAB_OCR: "0",
+        // The start is seen by the line saying where it listens (below): a suite's own
+        // LOG_LEVEL=silent (freshDomain sets it in the process) must not hide it.
+        LOG_LEVEL: "info",
         ...backend,
         ...env,
       },

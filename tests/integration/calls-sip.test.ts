@@ -415,11 +415,8 @@ describe("the Calls tab says whether a line is set up and registered", () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), "cb-sip-line-"));
-    // The suite above set the clinic's line in this process's environment, which servers inherit —
-    // and LOG_LEVEL=silent, with which a server never says where it listens, so none would be
-    // seen to start (startServer waits for that line).
+    // The suite above set the clinic's line in this process's environment, which servers inherit.
     for (const key of Object.keys(process.env)) if (key.startsWith("VOICE_")) delete process.env[key];
-    delete process.env.LOG_LEVEL;
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
