@@ -1,10 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword, uploadSamplePdf } from "../helpers/api";
-import { samplePdf } from "../helpers/files";
+import { ctSeries, makeZip } from "../helpers/dicom";
+import { samplePdf, uploadForm } from "../helpers/files";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -139,6 +149,34 @@ describe("a full disk (decision 0060)", () => {
     // Room is made: uploads work again.
     rmSync(filler());
     expect(await eventually(async () => (await upload()).status === 201)).toBe(true);
+    expect(await eventually(async () => (await health()).disk === "ok")).toBe(true);
+  }, 90_000);
+
+  it("a CD whose images fill the disk half-way is refused as out of space (507), never as a damaged ZIP", async () => {
+    // 200 CT images of 128 × 128 (about 6.5 MB stored), in a ZIP of about a tenth of that.
+    const { files } = ctSeries(200, { rows: 128, columns: 128, personal: false });
+    const zip = makeZip(files.map((data, i) => ({ name: `IM${i}`, data, deflate: true })));
+    // Room for the ZIP and a few of its images beyond the node's reserve, not for all of them.
+    const { bavail, bsize } = statfsSync(mount);
+    const room = 4 * 1024 * 1024 + zip.length + 2 * 1024 * 1024;
+    writeFileSync(filler(), Buffer.alloc(Math.max(0, bavail * bsize - room)));
+    try {
+      expect(await eventually(async () => (await health()).disk !== "full")).toBe(true);
+      const res = await api().call(
+        "POST",
+        "/report/upload-report",
+        uploadForm(
+          { reportType: "CT Scan", phoneNumber: "9876543210", countryCode: "+91" },
+          { name: "cd.zip", data: zip, type: "application/zip" },
+        ),
+        token,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(507);
+      expect(res.body.message).toMatch(/out of space/);
+    } finally {
+      rmSync(filler());
+    }
+    // With room made, the node is well again.
     expect(await eventually(async () => (await health()).disk === "ok")).toBe(true);
   }, 90_000);
 });

@@ -1,8 +1,10 @@
 import { asc, eq, inArray } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, exec, type DB, type TxSteps } from "~/db/client.server";
+import { databaseFault } from "~/db/faults";
 import { imagingInstances, imagingPreviews, imagingStudies } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
+import { storeFault } from "~/storage/faults.server";
 import { log } from "~/lib/log.server";
 import { DomainError, isDomainError } from "../platform/errors";
 import {
@@ -80,6 +82,9 @@ export async function inspectStudy(file: StoredFile): Promise<StudyDraft | null>
   } catch (err) {
     for (const key of stored) await deleteStored(key).catch(() => {});
     if (isDomainError(err)) throw err;
+    // The store or the database failed while the instances were stored (decision 0060): the ZIP is
+    // not to blame, and the person may send it again (503), never "damaged".
+    if (storeFault(err) || databaseFault(err)) throw err;
     log("info", "zip refused", { error: String((err as Error)?.message ?? err) });
     throw refuse("imaging.badZip");
   }
