@@ -1,6 +1,6 @@
 /**
  * Load without loss: 64 concurrent clients of mixed traffic (uploads, lists, reviews, file
- * opens) for 30 s against the built app. No response may be a 5xx or a dropped connection;
+ * opens) for 15 s against the built app. No response may be a 5xx or a dropped connection;
  * afterwards every upload that got a 201 is listed and its file decrypts to the same bytes.
  */
 import Database from "better-sqlite3";
@@ -25,7 +25,7 @@ import {
 } from "./support";
 
 const CLIENTS = 64;
-const DURATION_MS = 30_000;
+const DURATION_MS = 15_000;
 const REQUEST_TIMEOUT_MS = 20_000;
 const PATIENTS = 8;
 const REPORT_TYPES = ["Blood Test", "MRI", "X-Ray", "ECG"];
