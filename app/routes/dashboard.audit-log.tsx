@@ -148,7 +148,7 @@ export default function AuditLog() {
     <section>
       <PageHeader title={t("dashboard.auditLog")} intro={t("audit.intro")} />
       <Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
-        <div className="min-w-0 flex-1 sm:max-w-xs">
+        <div className="min-w-0 flex-1 basis-full sm:basis-0 sm:max-w-xs">
           <label htmlFor="audit-action" className="field-label">
             {t("audit.filterLabel")}
           </label>

@@ -215,7 +215,7 @@ export default function PendingReports() {
         intro={t(isExpert ? "reports.queueIntroExpert" : "reports.queueIntro")}
       />
       <Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
-        <div className="min-w-0 flex-1 sm:max-w-xs">
+        <div className="min-w-0 flex-1 basis-full sm:basis-0 sm:max-w-xs">
           <label htmlFor="reportType-filter" className="field-label">
             {t("reports.filterLabel")}
           </label>
