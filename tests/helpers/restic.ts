@@ -6,7 +6,7 @@ import path from "node:path";
 
 /**
  * Leaves in `repo` the exclusive lock of a restic killed mid-run (a power cut during `restic
- * check`), as real restic writes it: 20 MB of noise under the tag `junk` so that `check
+ * check`), as real restic writes it: 8 MB of noise under the tag `junk` so that `check
  * --read-data` is still reading when it is killed. restic 0.14 then lets no command past it
  * until `unlock`. Resolves when the lock file is there and its process gone.
  */
@@ -14,7 +14,7 @@ export async function leaveStaleLock(repo: string, passwordFile: string): Promis
   const env = { ...process.env, RESTIC_PASSWORD_FILE: passwordFile };
   const junk = mkdtempSync(path.join(os.tmpdir(), "cb-junk-"));
   const fd = openSync(path.join(junk, "noise.bin"), "w");
-  for (let i = 0; i < 20; i++) writeSync(fd, randomBytes(1 << 20));
+  for (let i = 0; i < 8; i++) writeSync(fd, randomBytes(1 << 20));
   closeSync(fd);
   execFileSync("restic", ["-r", repo, "--no-cache", "backup", "-q", "--tag", "junk", junk], { env });
   rmSync(junk, { recursive: true, force: true });
