@@ -57,7 +57,15 @@ const only = args
   ?.slice(8)
   .split(",") as Kind[] | undefined;
 
-type Tally = { values: number; found: number; exact: number; wrong: number; cw: number; jw: number };
+type Tally = {
+  values: number;
+  found: number;
+  exact: number;
+  wrong: number;
+  cw: number;
+  jw: number;
+  doubted: number;
+};
 const tally = (scores: Score[]): Tally => ({
   values: scores.length,
   found: scores.filter((s) => s.found).length,
@@ -65,6 +73,7 @@ const tally = (scores: Score[]): Tally => ({
   wrong: scores.filter((s) => s.wrong).length,
   cw: scores.filter((s) => s.confidentWrong).length,
   jw: scores.filter((s) => s.judgementWrong).length,
+  doubted: scores.filter((s) => s.doubted).length,
 });
 
 async function partOne() {
@@ -95,7 +104,7 @@ async function partOne() {
     console.log(`${layout.padEnd(22)} ${kinds.map((k) => cell(m.get(k)).padStart(9)).join(" ")}`);
   }
   console.log(
-    "\nkind   values found exact wrong confident-wrong judgement-wrong  exact%  worst layout  dates  ms/read (median)  ms/read (min-max)",
+    "\nkind   values found exact wrong confident-wrong judgement-wrong  exact%  worst layout  dates  ms/read (median)  ms/read (min-max)  exact but doubted",
   );
   for (const [kind, { scores, ms, dates }] of byKind) {
     const t = tally(scores);
@@ -104,7 +113,7 @@ async function partOne() {
       .map(([l, m]) => ({ l, t: m.get(kind)! }))
       .sort((a, b) => a.t.exact / a.t.values - b.t.exact / b.t.values)[0]!;
     console.log(
-      `${kind.padEnd(6)} ${String(t.values).padStart(6)} ${String(t.found).padStart(5)} ${String(t.exact).padStart(5)} ${String(t.wrong).padStart(5)} ${String(t.cw).padStart(15)} ${String(t.jw).padStart(15)}  ${pct(t.exact, t.values).padStart(7)}  ${`${worst.l} ${pct(worst.t.exact, worst.t.values)}`.padEnd(12)}  ${`${dates[0]}/${dates[1]}`.padStart(5)}  ${String(med).padStart(16)}  ${`${Math.min(...ms)}-${Math.max(...ms)}`.padStart(17)}`,
+      `${kind.padEnd(6)} ${String(t.values).padStart(6)} ${String(t.found).padStart(5)} ${String(t.exact).padStart(5)} ${String(t.wrong).padStart(5)} ${String(t.cw).padStart(15)} ${String(t.jw).padStart(15)}  ${pct(t.exact, t.values).padStart(7)}  ${`${worst.l} ${pct(worst.t.exact, worst.t.values)}`.padEnd(12)}  ${`${dates[0]}/${dates[1]}`.padStart(5)}  ${String(med).padStart(16)}  ${`${Math.min(...ms)}-${Math.max(...ms)}`.padStart(17)}  ${String(t.doubted).padStart(17)}`,
     );
   }
 }

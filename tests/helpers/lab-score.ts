@@ -24,6 +24,8 @@ export type Score = {
   /** Found, but not as printed. */
   wrong: boolean;
   confidentWrong: boolean;
+  /** Read as printed, but below CONFIDENT (the expert checks it on its own). */
+  doubted: boolean;
   /** What the patient would be told (below / within / above) is not what the printed range says. */
   judgementWrong: boolean;
 };
@@ -69,6 +71,7 @@ export async function scoreOne(layout: Layout, kind: Kind): Promise<Scored> {
         exact: false,
         wrong: false,
         confidentWrong: false,
+        doubted: false,
       };
       if (!row) return { ...none, judgementWrong: false };
       const exact = row.printedValue === t.value && squash(row.range?.text) === squash(t.range);
@@ -80,6 +83,7 @@ export async function scoreOne(layout: Layout, kind: Kind): Promise<Scored> {
         exact,
         wrong: !exact,
         confidentWrong: !exact && row.confidence >= CONFIDENT,
+        doubted: exact && row.confidence < CONFIDENT,
         judgementWrong: said !== "unknown" && said !== t.judgement,
       };
     });

@@ -23,17 +23,20 @@ describe("a phone photo turned as its EXIF orientation says (decision 0082)", ()
     expect(orient(px, 3, 2, 1).px).toBe(px);
   });
 
-  it("enlarges a small page picture to 3,300 px (at most threefold), keeps its shades, and leaves a large one alone", () => {
-    // 2,000 × 1,500 of one grey with a black half: 3,300 × 2,475, the same grey, the edge kept.
+  it("enlarges a page picture under 300 dpi for A4 to 3,860 px, about 330 dpi (at most threefold), keeps its shades, and leaves a large one alone", () => {
+    // 2,000 × 1,500 of one grey with a black half: 3,860 × 2,895, the same grey, the edge kept.
     const w = 2000;
     const h = 1500;
     const px = new Uint8Array(w * h).map((_, i) => (i % w < w / 2 ? 0 : 200));
     const big = enlarge(px, w, h);
-    expect([big.w, big.h]).toEqual([3300, 2475]);
+    expect([big.w, big.h]).toEqual([3860, 2895]);
     expect(big.px[0]).toBe(0);
     expect(big.px[big.w * 1000 + 3000]).toBe(200);
+    // A phone photo at 220 dpi (2,573 px): its small print lost decimal points at that size.
+    expect(enlarge(new Uint8Array(1819 * 2573), 1819, 2573)).toMatchObject({ w: 2729, h: 3860 });
     expect(enlarge(new Uint8Array(700 * 500), 700, 500)).toMatchObject({ w: 2100, h: 1500 });
-    const large = new Uint8Array(2400 * 10);
-    expect(enlarge(large, 2400, 10).px).toBe(large);
+    // A 300-dpi scan of an A4 page (3,508 px) is left as it is.
+    const large = new Uint8Array(2481 * 3508);
+    expect(enlarge(large, 2481, 3508).px).toBe(large);
   });
 });

@@ -7,7 +7,10 @@ export type PageLine = {
   page: number;
   text: string;
   box: [number, number, number, number];
-  /** Words the OCR was unsure of (Tesseract's confidence under WEAK_CONF); a text layer has none. */
+  /**
+   * Words the OCR was unsure of (Tesseract's confidence under WEAK_CONF, or a digit with a rival:
+   * RIVAL_CONF); a text layer has none.
+   */
   weak?: string[];
   /** The line's words, each with its box (same fractions): a value's own box is cut from them. */
   words?: { text: string; box: Box }[];
@@ -17,6 +20,12 @@ type Box = [number, number, number, number];
 
 /** Tesseract's word confidence (0–100) under which a word is doubted. */
 export const WEAK_CONF = 70;
+/**
+ * A digit, decimal point or comma of a word is doubted when Tesseract's LSTM gave another of them
+ * at least this confidence (0–100) in its place (`lstm_choice_mode=2`): "4,000" read "4,900" with
+ * word confidence 70 and the "9" at 98, its rival "0" at 54 (decision 0089).
+ */
+export const RIVAL_CONF = 30;
 
 type Word = {
   page: number;
@@ -27,10 +36,53 @@ type Word = {
   height: number;
   text: string;
   conf: number;
+  /** A digit of it had a rival (unsureWords). */
+  unsure: boolean;
 };
 
-/** Parses a TSV of words (level 5) and pages (level 1) into lines, top to bottom, left to right. */
-export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): PageLine[] {
+/** A word's box as Tesseract's hOCR prints it (left top right bottom, in pixels). */
+const boxKey = (left: number, top: number, right: number, bottom: number) =>
+  `${left} ${top} ${right} ${bottom}`;
+
+/**
+ * The words of Tesseract's hOCR (with `hocr_char_boxes=1 lstm_choice_mode=2`) holding a digit,
+ * decimal point or comma that another of them rivalled (RIVAL_CONF): their boxes, as boxKey.
+ */
+export function unsureWords(hocr: string): Set<string> {
+  const out = new Set<string>();
+  const numeric = /^[0-9.,]$/;
+  const decode = (t: string) =>
+    t.replace(
+      /&(amp|lt|gt|quot|#39);/g,
+      (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!,
+    );
+  let word: string | null = null;
+  let chosen = "";
+  const tokens =
+    /class='ocrx_word'[^>]*title='bbox (\d+) (\d+) (\d+) (\d+)|title='x_bboxes [^']*'>([^<]*)<|title='x_confs ([\d.]+)'>([^<]*)</g;
+  for (const m of hocr.matchAll(tokens)) {
+    if (m[1] !== undefined) {
+      word = boxKey(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]));
+      chosen = "";
+    } else if (m[5] !== undefined) chosen = decode(m[5]);
+    else if (word && numeric.test(chosen)) {
+      const rival = decode(m[7] ?? "");
+      if (rival !== chosen && numeric.test(rival) && Number(m[6]) >= RIVAL_CONF) out.add(word);
+    }
+  }
+  return out;
+}
+
+/**
+ * Parses a TSV of words (level 5) and pages (level 1) into lines, top to bottom, left to right;
+ * `unsure` (from unsureWords) names words whose digits Tesseract was unsure of.
+ */
+export function linesFromTsv(
+  tsv: string,
+  pageOffset = 0,
+  ownLines = false,
+  unsure: Set<string> = new Set(),
+): PageLine[] {
   const pages = new Map<number, { w: number; h: number }>();
   const words: Word[] = [];
   for (const raw of tsv.split("\n").slice(1)) {
@@ -40,7 +92,18 @@ export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): Pag
     const text = c.slice(11).join("\t").trim();
     if (level === 1) pages.set(page, { w: width, h: height });
     if (level !== 5 || !text || text.startsWith("###")) continue;
-    words.push({ page, line: `${block}.${par}.${line}`, left, top, width, height, text, conf });
+    const doubted = unsure.has(boxKey(left, top, left + width, top + height));
+    words.push({
+      page,
+      line: `${block}.${par}.${line}`,
+      left,
+      top,
+      width,
+      height,
+      text,
+      conf,
+      unsure: doubted,
+    });
   }
   const out: PageLine[] = [];
   for (const [page, size] of [...pages].sort((a, b) => a[0] - b[0])) {
@@ -84,7 +147,9 @@ export function linesFromTsv(tsv: string, pageOffset = 0, ownLines = false): Pag
           text: w.text,
           box: boxOf(w.left, w.top, w.left + w.width, w.top + w.height),
         })),
-        ...(ownLines ? { weak: g.filter((w) => w.conf >= 0 && w.conf < WEAK_CONF).map((w) => w.text) } : {}),
+        ...(ownLines
+          ? { weak: g.filter((w) => w.unsure || (w.conf >= 0 && w.conf < WEAK_CONF)).map((w) => w.text) }
+          : {}),
       });
     }
   }

@@ -1,7 +1,7 @@
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { installed, runProgram, withScratch, type Scratch } from "~/lib/programs.server";
-import { linesFromTsv, type PageLine } from "./lab-lines.server";
+import { linesFromTsv, unsureWords, type PageLine } from "./lab-lines.server";
 import { preparePage } from "./lab-prep.server";
 
 /**
@@ -74,14 +74,21 @@ export async function ocrImage(
   // Not a page of text (a photo of skin, an X-ray, noise): nothing to read, and Tesseract on
   // such a picture is slow. Text pages measure 1.7–2.3, such pictures under 0.5 (decision 0082).
   if (!textLike(clean)) return [];
-  // One block of text (psm 6); Sauvola's local threshold for what light the cleaning left.
-  const tsv = await runProgram("tesseract", {
-    operands: [clean.file, "-"],
-    trailing: ["-l", "eng", "--psm", "6", "-c", "thresholding_method=2", "tsv"],
+  // One block of text (psm 6); Sauvola's local threshold for what light the cleaning left. The
+  // words (tsv) and, per character, the LSTM's rival readings (hocr): a digit with a rival makes
+  // its word doubted (decision 0089).
+  const out = join(scratch.dir, "ocr");
+  await runProgram("tesseract", {
+    operands: [clean.file, out],
+    trailing: [
+      ...["-l", "eng", "--psm", "6", "-c", "thresholding_method=2"],
+      ...["-c", "hocr_char_boxes=1", "-c", "lstm_choice_mode=2", "tsv", "hocr"],
+    ],
     limits: { timeoutMs: left() },
     scratch,
   });
-  return linesFromTsv(tsv.toString("utf8"), page - 1, true);
+  const [tsv, hocr] = await Promise.all([readFile(`${out}.tsv`, "utf8"), readFile(`${out}.hocr`, "utf8")]);
+  return linesFromTsv(tsv, page - 1, true, unsureWords(hocr));
 }
 
 /** A page's size in points, from pdfinfo. */
