@@ -120,7 +120,10 @@ export default function AuditLog() {
       key: "action",
       header: t("audit.colAction"),
       cell: (r) => (
-        <span className="font-semibold">{ACTIONS[r.action] ? t(ACTIONS[r.action]) : r.action}</span>
+        // An action without a label shows its recorded name, which may break anywhere on a phone.
+        <span className={ACTIONS[r.action] ? "font-semibold" : "font-semibold break-all"}>
+          {ACTIONS[r.action] ? t(ACTIONS[r.action]) : r.action}
+        </span>
       ),
     },
     {

@@ -34,7 +34,8 @@ import { wcagAxe } from "./axe";
  * extracted text is checked, and its code verifies publicly.
  */
 
-const PDF = path.join("tests", "fixtures", "sample-report.pdf");
+// An ECG, not a lab report: no values read from it (decision 0090) come before the form.
+const PDF = path.join("tests", "fixtures", "ecg-report.pdf");
 const suffix = () =>
   Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
 

@@ -21,7 +21,11 @@ export function Pager({ pagination }: { pagination: PageInfo }) {
   const next = page < totalPages ? page + 1 : null;
   const off = "btn-secondary pointer-events-none opacity-50";
   return (
-    <nav aria-label={t("reports.pagination")} className="mt-6 flex items-center justify-between gap-3">
+    // On a narrow phone (Tamil's words are long) "Page x of y" takes a line of its own above the two links.
+    <nav
+      aria-label={t("reports.pagination")}
+      className="mt-6 flex flex-wrap items-center justify-between gap-3"
+    >
       {prev ? (
         <Link to={href(prev)} className="btn-secondary" rel="prev">
           <span aria-hidden="true">←</span> {t("common.previous")}
@@ -31,7 +35,10 @@ export function Pager({ pagination }: { pagination: PageInfo }) {
           <span aria-hidden="true">←</span> {t("common.previous")}
         </span>
       )}
-      <p className="text-sm font-semibold text-slate-700" aria-current="page">
+      <p
+        className="order-first w-full text-center text-sm font-semibold text-slate-700 sm:order-none sm:w-auto"
+        aria-current="page"
+      >
         {t("common.pageOf", { page, total: totalPages })}
       </p>
       {next ? (
