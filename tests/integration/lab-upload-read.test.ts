@@ -210,9 +210,11 @@ describe("a lab report uploaded over HTTP is read", () => {
     const boxes = table.map((t) => expectAsPrinted(seen.pdf, t).box!);
     // Each box is where its row is: the rows go down the page in the printed order.
     for (let i = 1; i < boxes.length; i++) expect(boxes[i][1]).toBeGreaterThan(boxes[i - 1][1]);
-    // The photo (rotated, blurred, unevenly lit): the values the bench reads exactly on it.
+    // The photo (rotated, blurred, unevenly lit): values the bench reads exactly on it. (Which ones
+    // moves with the OCR's scaling — decision 0089: HbA1c is no longer among them, total
+    // cholesterol is; the floors in lab-reader.test.ts hold the accuracy, this file the pipeline.)
     const panel = truthOf("two-column");
-    for (const analyte of ["Glucose fasting", "HbA1c", "Creatinine", "Urea"])
+    for (const analyte of ["Glucose fasting", "Total cholesterol", "Creatinine", "Urea"])
       expectAsPrinted(seen.photo, panel.find((t) => t.analyte === analyte)!);
     expect(seen.photo.every((v) => v.status === "read" && v.page === 1 && v.box)).toBe(true);
   }, 45_000);
