@@ -72,7 +72,7 @@ async function wireJs(pathname: string, who: Who) {
     const res = await page.goto(server.url + pathname, { waitUntil: "networkidle" });
     expect(res?.status(), pathname).toBe(200);
     // What the page imports once it shows (the outbox, the service worker's registration).
-    await page.waitForTimeout(1_000);
+    await page.waitForTimeout(1_500);
     await page.waitForLoadState("networkidle");
     const all = await Promise.all(sizes);
     return { bytes: all.reduce((a, b) => a + b, 0), files: all.length };
@@ -171,16 +171,25 @@ describe("first-visit JavaScript budget", () => {
     ).toBeTruthy();
     const over: string[] = [];
     const lines: string[] = [];
-    for (const [who, screen] of screens) {
-      const pathname = screen
-        .replace("REPORTS", reports!)
-        .replace("SHARE", share!)
-        .replace("REVIEW", `/dashboard/add-review/${pending.id}`);
-      const { bytes, files } = await wireJs(pathname, who);
-      const budget = screen === "/dashboard/upload-report" ? UPLOAD_BUDGET : BUDGET;
-      lines.push(`${who.padEnd(7)} ${screen.padEnd(32)} ${(bytes / 1024).toFixed(1)} KB in ${files} files`);
-      if (bytes > budget) over.push(`${who} ${pathname}: ${(bytes / 1024).toFixed(1)} KB > ${budget / 1024}`);
-    }
+    // Four first visits at a time, each in a browser context of its own (its own empty cache): most
+    // of a visit is waiting for the network to settle, and what one fetches is counted for it alone.
+    const queue = [...screens];
+    const visit = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [who, screen] = next;
+        const pathname = screen
+          .replace("REPORTS", reports!)
+          .replace("SHARE", share!)
+          .replace("REVIEW", `/dashboard/add-review/${pending.id}`);
+        const { bytes, files } = await wireJs(pathname, who);
+        const budget = screen === "/dashboard/upload-report" ? UPLOAD_BUDGET : BUDGET;
+        lines.push(`${who.padEnd(7)} ${screen.padEnd(32)} ${(bytes / 1024).toFixed(1)} KB in ${files} files`);
+        if (bytes > budget)
+          over.push(`${who} ${pathname}: ${(bytes / 1024).toFixed(1)} KB > ${budget / 1024}`);
+      }
+    };
+    await Promise.all([visit(), visit(), visit(), visit()]);
+    lines.sort();
     console.log(lines.join("\n"));
     expect(over).toEqual([]);
   }, 240_000);
