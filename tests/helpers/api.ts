@@ -195,6 +195,37 @@ export async function signupViaApi(
   return { token: login.body.token as string, user: res.body.data };
 }
 
+/** An expert's signup fields: a pathologist with a registration an admin can approve. */
+export const pathologist = (registrationNumber: string, yearsOfPractice = 7) => ({
+  specialties: ["Pathology"],
+  registrationNumber,
+  registrationCouncil: "Karnataka Medical Council",
+  yearsOfPractice,
+});
+
+/**
+ * Signs up each person `<key>@<domain>` through the API (signupViaApi) and records their token and
+ * id under the key; an expert's `extra` carries their signup fields (e.g. `pathologist(...)`).
+ */
+export async function signupPeople(
+  api: ReturnType<typeof apiClient>,
+  smtp: Parameters<typeof signupViaApi>[1],
+  codeFrom: (m: any) => string,
+  domain: string,
+  people: readonly (readonly [key: string, accountType: "Patient" | "Expert", extra?: object])[],
+  into: { tok: Record<string, string>; ids: Record<string, string> },
+) {
+  for (const [key, accountType, extra] of people) {
+    const r = await signupViaApi(api, smtp, codeFrom, {
+      email: `${key}@${domain}`,
+      accountType,
+      extra: extra as never,
+    });
+    into.tok[key] = r.token;
+    into.ids[key] = r.user._id;
+  }
+}
+
 /** Uploads the sample PDF as a blood test for the token's own profile (multipart, as a phone sends it). */
 export function uploadSamplePdf(api: ReturnType<typeof apiClient>, token: string) {
   const form = new FormData();

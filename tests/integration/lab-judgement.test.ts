@@ -2,7 +2,7 @@ import type { Bundle, Observation } from "@medplum/fhirtypes";
 import PDFDocument from "pdfkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import en from "~/i18n/locales/en";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, pathologist, signupPeople, strongPassword } from "../helpers/api";
 import { uploadForm } from "../helpers/files";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -78,27 +78,17 @@ beforeAll(async () => {
   tok.admin = (
     await a.post("/auth/login", { email: "admin@judge.test", password: "Admin-pass-123" })
   ).body.token;
-  for (const [key, accountType, extra] of [
-    ["patient", "Patient", undefined],
+  await signupPeople(
+    a,
+    smtp,
+    codeFrom,
+    "judge.test",
     [
-      "expert",
-      "Expert",
-      {
-        specialties: ["Pathology"],
-        registrationNumber: "KMC-88",
-        registrationCouncil: "Karnataka Medical Council",
-        yearsOfPractice: 7,
-      },
+      ["patient", "Patient"],
+      ["expert", "Expert", pathologist("KMC-88")],
     ],
-  ] as const) {
-    const r = await signupViaApi(a, smtp, codeFrom, {
-      email: `${key}@judge.test`,
-      accountType,
-      extra: extra as never,
-    });
-    tok[key] = r.token;
-    ids[key] = r.user._id;
-  }
+    { tok, ids },
+  );
   expect((await a.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin)).status).toBe(200);
   const up = await a.call(
     "POST",

@@ -2,7 +2,7 @@ import type { Bundle, Observation } from "@medplum/fhirtypes";
 import PDFDocument from "pdfkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import en from "~/i18n/locales/en";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, pathologist, signupPeople, strongPassword } from "../helpers/api";
 import { uploadForm } from "../helpers/files";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -98,27 +98,20 @@ beforeAll(async () => {
   tok.admin = (
     await a.post("/auth/login", { email: "admin@words.test", password: "Admin-pass-123" })
   ).body.token;
-  const expert = (n: number) => ({
-    specialties: ["Pathology"],
-    registrationNumber: `KMC-7${n}`,
-    registrationCouncil: "Karnataka Medical Council",
-    yearsOfPractice: 7,
-  });
-  for (const [key, accountType, extra] of [
-    ["patient", "Patient", undefined],
-    ["other", "Patient", undefined],
-    ["expert", "Expert", expert(1)],
-    ["another", "Expert", expert(2)],
-    ["unapproved", "Expert", expert(3)],
-  ] as const) {
-    const r = await signupViaApi(a, smtp, codeFrom, {
-      email: `${key}@words.test`,
-      accountType,
-      extra: extra as never,
-    });
-    tok[key] = r.token;
-    ids[key] = r.user._id;
-  }
+  await signupPeople(
+    a,
+    smtp,
+    codeFrom,
+    "words.test",
+    [
+      ["patient", "Patient"],
+      ["other", "Patient"],
+      ["expert", "Expert", pathologist("KMC-71")],
+      ["another", "Expert", pathologist("KMC-72")],
+      ["unapproved", "Expert", pathologist("KMC-73")],
+    ],
+    { tok, ids },
+  );
   for (const e of ["expert", "another"])
     expect((await a.post("/expert/approve-expert", { expertId: ids[e] }, tok.admin)).status).toBe(200);
   ids.report = await upload(tok.patient, LINES);

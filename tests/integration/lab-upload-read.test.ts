@@ -1,6 +1,6 @@
 import PDFDocument from "pdfkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { apiClient, pathologist, signupPeople, strongPassword } from "../helpers/api";
 import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { labPdf, labPhoto, labPhotoAsSent, truthOf, type Truth } from "../helpers/lab-corpus";
@@ -131,27 +131,17 @@ beforeAll(async () => {
   tok.admin = (
     await a.post("/auth/login", { email: "admin@labread.test", password: "Admin-pass-123" })
   ).body.token;
-  for (const [key, accountType, extra] of [
-    ["patient", "Patient", undefined],
+  await signupPeople(
+    a,
+    smtp,
+    codeFrom,
+    "labread.test",
     [
-      "expert",
-      "Expert",
-      {
-        specialties: ["Pathology"],
-        registrationNumber: "KMC-82",
-        registrationCouncil: "Karnataka Medical Council",
-        yearsOfPractice: 9,
-      },
+      ["patient", "Patient"],
+      ["expert", "Expert", pathologist("KMC-82", 9)],
     ],
-  ] as const) {
-    const r = await signupViaApi(a, smtp, codeFrom, {
-      email: `${key}@labread.test`,
-      accountType,
-      extra: extra as never,
-    });
-    tok[key] = r.token;
-    ids[key] = r.user._id;
-  }
+    { tok, ids },
+  );
   expect((await a.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin)).status).toBe(200);
   // In the order the reader takes them (oldest first): the lab reports, then what is not one.
   const photo = await labPhoto("two-column");
