@@ -120,8 +120,9 @@ export default defineConfig(({ isSsrBuild }) => ({
     pool: "forks",
     fileParallelism: true,
     // One pool for every project of the run, so the SQLite and the PostgreSQL + S3 files share the
-    // cores (decision 0026). VITEST_MAX_WORKERS overrides.
-    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
+    // cores (decision 0026); three workers on two cores, as many files wait on clocks, calls and
+    // child processes (decision 0099). VITEST_MAX_WORKERS overrides.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 3,
     projects: selectedProjects(),
   },
 }));

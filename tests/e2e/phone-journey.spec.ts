@@ -162,15 +162,13 @@ async function network(cdp: CDPSession, bytesPerSecond: number | null) {
 const percent = async (page: Page) =>
   Number(await page.getByTestId("upload-progress").getAttribute("data-percent"));
 
+/**
+ * The journey runs once, in Hindi: the language a phone-only patient most often reads here, and the
+ * one whose messages travel as UCS-2. Each language's SMS (its wording, coding and segments) is
+ * checked against the real gateway in tests/integration/sms.test.ts, each screen's words in every
+ * language by languages.spec.ts (decision 0099).
+ */
 const LANGUAGES = [
-  {
-    lang: "en",
-    locale: "en-IN",
-    smsCoding: "text",
-    verifyTitle: "Verify your mobile number",
-    submitted: /Report Submitted|submitted/i,
-    opinionReady: /CareBridge: your second opinion is ready/,
-  },
   {
     lang: "hi",
     locale: "hi-IN",

@@ -246,15 +246,19 @@ describe("DICOM uploads", () => {
 });
 
 describe("a CD of thousands of images", () => {
-  it("a ZIP of 5,000 instances is one study of 5,000 rows (inserted in batches), on either database", async () => {
-    const entries = tinyInstances(5000).map((data, i) => ({ name: `I${i}`, data, deflate: true }));
+  // The limit itself (5,000 files) on SQLite; on PostgreSQL + S3, 1,500: still three insert batches
+  // and more objects than one S3 listing page holds (1,000), at a third of the time (the run's
+  // shared S3 server stores one object at a time; decision 0099).
+  const COUNT = process.env.TEST_BACKEND === "pg-s3" ? 1500 : 5000;
+  it(`a ZIP of ${COUNT} instances is one study of ${COUNT} rows (inserted in batches), on either database`, async () => {
+    const entries = tinyInstances(COUNT).map((data, i) => ({ name: `I${i}`, data, deflate: true }));
     const before = (await storedKeys(server)).length;
     const r = await upload(tok.patientA, "cd.zip", makeZip(entries), "application/zip");
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(201);
-    expect(r.body.data.study.instanceCount).toBe(5000);
-    expect(r.body.data.study.series[0].instances).toHaveLength(5000);
-    // The ZIP and its 5,000 instances; deleting the report removes them all.
-    expect((await storedKeys(server)).length).toBe(before + 5001);
+    expect(r.body.data.study.instanceCount).toBe(COUNT);
+    expect(r.body.data.study.series[0].instances).toHaveLength(COUNT);
+    // The ZIP and its instances; deleting the report removes them all.
+    expect((await storedKeys(server)).length).toBe(before + COUNT + 1);
     const del = await api.raw("DELETE", "/report/delete-report", { reportId: r.body.data._id }, tok.patientA);
     expect(del.status).toBe(200);
     expect((await storedKeys(server)).length).toBe(before);
