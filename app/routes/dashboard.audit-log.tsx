@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useSubmit } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import { AUDIT_ACTION_GROUPS, AUDIT_ACTIONS, isLabelledAction } from "~/components/audit/actions";
 import { useListLoading } from "~/components/reports/useListLoading";
 import { EmptyState } from "~/components/reports/EmptyState";
 import { LocalDate } from "~/components/reports/LocalDate";
@@ -14,41 +15,6 @@ import { useHydrated } from "~/components/reports/useHydrated";
 import { listAuditEvents, type ApiAuditEvent } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
-
-/** The recorded actions and their labels (audit.actions.*). */
-const ACTIONS: Record<string, string> = {
-  "report.upload": "audit.actions.reportUpload",
-  "report.file_open": "audit.actions.reportFileOpen",
-  "report.study_open": "imaging.auditStudyOpen",
-  "report.frame_open": "imaging.auditFrameOpen",
-  "report.file_refused": "audit.actions.reportFileRefused",
-  "report.review": "audit.actions.reportReview",
-  "report.delete": "audit.actions.reportDelete",
-  "expert.approve": "audit.actions.expertApprove",
-  "expert.reject": "audit.actions.expertReject",
-  "expert.details_review": "audit.actions.expertDetailsReview",
-  "report.claim": "audit.actions.reportClaim",
-  "report.release": "audit.actions.reportRelease",
-  "report.letter_open": "audit.actions.reportLetterOpen",
-  "report.overdue_notice": "audit.actions.reportOverdueNotice",
-  "followup.ask": "audit.actions.followupAsk",
-  "followup.answer": "audit.actions.followupAnswer",
-  "followup.reassign": "audit.actions.followupReassign",
-  "account.delete": "audit.actions.accountDelete",
-  "share.create": "share.auditCreate",
-  "share.revoke": "share.auditRevoke",
-  "share.open": "share.auditOpen",
-  "share.file_open": "share.auditFileOpen",
-  "share.letter_open": "share.auditLetterOpen",
-  "share.passcode_fail": "share.auditPasscodeFail",
-  // Two-step login (decision 0017)
-  "account.2fa_enable": "mfa.auditEnable",
-  "account.2fa_disable": "mfa.auditDisable",
-  "account.2fa_reset": "mfa.auditReset",
-  "account.2fa_recovery_codes": "mfa.auditRecoveryCodes",
-  "account.2fa_recovery_login": "mfa.auditRecoveryLogin",
-  "account.data_export": "fhir.auditDataExport",
-};
 
 function rowOf(e: ApiAuditEvent) {
   return {
@@ -72,7 +38,7 @@ function rowOf(e: ApiAuditEvent) {
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const wanted = new URL(request.url).searchParams.get("action");
-  const action = wanted && wanted in ACTIONS ? wanted : null;
+  const action = wanted && isLabelledAction(wanted) ? wanted : null;
   let result: Awaited<ReturnType<typeof listAuditEvents>>;
   try {
     result = await listAuditEvents(actor, { ...screenPage(request), action });
@@ -119,12 +85,14 @@ export default function AuditLog() {
     {
       key: "action",
       header: t("audit.colAction"),
-      cell: (r) => (
-        // An action without a label shows its recorded name, which may break anywhere on a phone.
-        <span className={ACTIONS[r.action] ? "font-semibold" : "font-semibold break-all"}>
-          {ACTIONS[r.action] ? t(ACTIONS[r.action]) : r.action}
-        </span>
-      ),
+      cell: (r) =>
+        isLabelledAction(r.action) ? (
+          <span className="font-semibold">{t(AUDIT_ACTIONS[r.action])}</span>
+        ) : (
+          // An action no longer known (none is recorded without a label) shows its recorded name,
+          // which may break anywhere on a phone.
+          <span className="font-semibold break-all">{r.action}</span>
+        ),
     },
     {
       key: "actor",
@@ -164,10 +132,14 @@ export default function AuditLog() {
             onChange={(e) => hydrated && e.currentTarget.form && submit(e.currentTarget.form)}
           >
             <option value="">{t("audit.allActions")}</option>
-            {Object.entries(ACTIONS).map(([value, key]) => (
-              <option key={value} value={value}>
-                {t(key)}
-              </option>
+            {AUDIT_ACTION_GROUPS.map((g) => (
+              <optgroup key={g.area} label={t(g.label)}>
+                {g.actions.map(([value, key]) => (
+                  <option key={value} value={value}>
+                    {t(key)}
+                  </option>
+                ))}
+              </optgroup>
             ))}
           </select>
         </div>

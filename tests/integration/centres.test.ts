@@ -530,6 +530,22 @@ describe("screens without JavaScript", () => {
         (x: { _id: string }) => x._id,
       ),
     ).toContain(w.user._id);
+    // The audit log names the approval in the admin's language, never by its recorded name, and
+    // its filter offers it.
+    const logOf = (html: string) =>
+      pageText(/<table[^>]*data-testid="audit-log"[\s\S]*?<\/table>/.exec(html)?.[0] ?? "");
+    const approvals = "/dashboard/audit-log?action=centre.worker_approve";
+    const logHtml = await (await b.fetch(approvals)).text();
+    expect(logHtml).toContain(
+      '<option value="centre.worker_approve" selected="">Health worker approved</option>',
+    );
+    const log = logOf(logHtml);
+    expect(log).toContain("Health worker approved");
+    expect(log).toContain(`User ${w.user._id}`);
+    expect(log).not.toMatch(/centre\.|Centre added/);
+    expect(logOf(await (await b.inLanguage("hi").fetch(approvals)).text())).toContain(
+      "स्वास्थ्य कार्यकर्ता स्वीकृत किया गया",
+    );
     const noReason = await b.post("/dashboard/centres/workers", {
       intent: "reject",
       userId: w.user._id,

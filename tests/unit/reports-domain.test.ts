@@ -470,7 +470,7 @@ describe("lists", () => {
     const r = await upload(patientA, { reportType: "MRI" });
     await upload(patientA, { reportType: "MRI" });
     await m.reports.addReview(expert, r._id, { review: "fine" });
-    await m.audit.audit(admin, "account.test", "user", admin.id);
+    await m.audit.audit(admin, "account.nominee_add", "user", admin.id);
     // A fresh connection, so statements the domain prepares once per connection are seen here.
     await m.client.closeDatabase();
     const conn = m.client.sqliteConnection()!;
@@ -870,16 +870,16 @@ describe("audit trail", () => {
 
     await m.audit.audit(
       patientA,
-      "account.password_change",
+      "account.nominee_change",
       "user",
       patientA.id,
       { via: "settings" },
       "127.0.0.1",
     );
-    const latest = await m.audit.listAuditEvents(admin, { ...page(1, 1), action: "account.password_change" });
+    const latest = await m.audit.listAuditEvents(admin, { ...page(1, 1), action: "account.nominee_change" });
     expect(latest.total).toBe(1);
     expect(latest.items[0]).toMatchObject({
-      action: "account.password_change",
+      action: "account.nominee_change",
       subjectType: "user",
       subjectId: patientA.id,
       detail: { via: "settings" },
@@ -894,9 +894,9 @@ describe("audit trail", () => {
     });
     const opens = await m.audit.listAuditEvents(admin, { ...page(1, 100), action: "report.file_open" });
     expect(opens.items.every((e) => e.action === "report.file_open")).toBe(true);
-    await m.audit.audit(null, "account.login_failed", "user", null);
+    await m.audit.audit(null, "account.audit_prune", "audit", null);
     expect((await m.audit.listAuditEvents(admin, page(1, 1))).items[0]).toMatchObject({
-      action: "account.login_failed",
+      action: "account.audit_prune",
       actor: null,
     });
 

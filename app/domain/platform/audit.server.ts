@@ -30,7 +30,7 @@ import { newestFirstWindow } from "./cursor.server";
  * Every action recorded on a person's profile (subject "patient"). Each is a line of the access
  * trail the person (or the family member acting for them) reads in My data, so each has a
  * sentence in every language (care/access.server.ts); a test walks this list. A new action is
- * added here first (the type refuses any other), and then needs its sentence.
+ * added here first (the type refuses any other), and then needs its sentence and its label.
  */
 export const PATIENT_ACTIONS = [
   "patient.registered",
@@ -61,6 +61,11 @@ export const PATIENT_ACTIONS = [
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 
+/**
+ * Every action the trail records, each by name: `audit`/`auditInsert` refuse any other, and the
+ * admin's audit log gives each its label (components/audit/actions.ts, `Record<AuditAction, …>`),
+ * so a new action is added here first and then needs its label in every language.
+ */
 export type AuditAction =
   | "report.upload"
   | "report.file_open"
@@ -85,12 +90,45 @@ export type AuditAction =
   | "followup.ask"
   | "followup.answer"
   | "followup.reassign"
-  | `account.${string}`
+  | "account.2fa_enable"
+  | "account.2fa_disable"
+  | "account.2fa_reset"
+  | "account.2fa_recovery_codes"
+  | "account.2fa_recovery_login"
+  | "account.data_export"
+  | "account.consent_grant"
+  | "account.consent_withdraw"
+  | "account.correction_request"
+  | "account.erasure_request"
+  | "account.erasure_cancel"
+  | "account.erasure"
+  | "account.nominee_add"
+  | "account.nominee_change"
+  | "account.nominee_remove"
+  | "account.request_resolve"
+  | "account.audit_prune"
   | PatientAction
-  | `centre.${string}`
-  | `share.${string}`
-  | `backup.${string}`
-  | `phrase.${string}`;
+  | "centre.create"
+  | "centre.update"
+  | "centre.worker_approve"
+  | "centre.worker_reject"
+  | "centre.worker_move"
+  | "centre.worker_suspend"
+  | "centre.worker_unsuspend"
+  | "centre.item_held"
+  | "centre.held_handed"
+  | "share.create"
+  | "share.revoke"
+  | "share.open"
+  | "share.file_open"
+  | "share.letter_open"
+  | "share.passcode_fail"
+  | "backup.started"
+  | "backup.restore_tested"
+  | "backup.recovery_sheet_printed"
+  | "phrase.add"
+  | "phrase.review"
+  | "phrase.retire";
 
 export type AuditSubjectType = "report" | "user" | (string & {});
 

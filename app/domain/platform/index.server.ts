@@ -39,6 +39,7 @@ export {
   accessTrailFromColumns,
   accessTrailsForReports,
   type ApiAuditEvent,
+  type AuditAction,
   audit,
   auditInsert,
   pruneAuditBefore,
