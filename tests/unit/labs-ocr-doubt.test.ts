@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linesFromTsv, unsureWords } from "~/domain/records/lab-lines.server";
+import { doubtsDigits, linesFromTsv, surerLines, unsureWords } from "~/domain/records/lab-lines.server";
 
 /**
  * A number Tesseract was unsure of is doubted (decision 0089): by its word confidence, and by the
@@ -94,5 +94,66 @@ describe("a digit Tesseract was unsure of makes its word doubted", () => {
     const [line] = linesFromTsv(tsv, 0, true, unsureWords(hocr));
     expect(line!.text).toContain("[4,900");
     expect(line!.weak).toEqual(["[4,900"]);
+  });
+});
+
+describe("a page read twice keeps, line by line, the reading Tesseract was surer of (decision 0089)", () => {
+  // Two readings of one line "Bicarbonate 21 mEq/L 22-29" (pixel sizes differ by 10 %; the boxes
+  // are page fractions, so the lines meet), and a line both read alike.
+  const plain = (l: { text: string }) => l.text.replace(/\s+/g, " ");
+  const page = (size: [number, number], lines: [number, number, string, number][]) =>
+    [
+      head,
+      `1\t1\t0\t0\t0\t0\t0\t0\t${size[0]}\t${size[1]}\t-1\t`,
+      ...lines.flatMap(([line, top, text, conf]) =>
+        text
+          .split(" ")
+          .map((t, i) => `5\t1\t1\t1\t${line}\t${i + 1}\t${100 + i * 300}\t${top}\t200\t40\t${conf}\t${t}`),
+      ),
+    ].join("\n");
+  const first = linesFromTsv(
+    page(
+      [2480, 3508],
+      [
+        [1, 700, "Bicarbonate 215 mEq/L 22-29", 55],
+        [2, 900, "Sodium 139 mEq/L 136-145", 96],
+      ],
+    ),
+    0,
+    true,
+  );
+  const second = linesFromTsv(
+    page(
+      [2728, 3859],
+      [
+        [1, 770, "Bicarbonate 21 mEq/L 22-29", 91],
+        [2, 990, "Sodium 130 mEq/L 136-145", 80],
+      ],
+    ),
+    0,
+    true,
+  );
+
+  it("takes the second reading's line where its digits are surer, and keeps the first's elsewhere", () => {
+    expect(doubtsDigits(first)).toBe(true);
+    expect(surerLines(first, second).map(plain)).toEqual([
+      "Bicarbonate 21 mEq/L 22-29",
+      "Sodium 139 mEq/L 136-145",
+    ]);
+  });
+
+  it("keeps the first reading when the second is not surer by the margin, or has no line there", () => {
+    expect(surerLines(first, second, 40).map(plain)).toEqual([
+      "Bicarbonate 215 mEq/L 22-29",
+      "Sodium 139 mEq/L 136-145",
+    ]);
+    expect(surerLines(first, second.slice(1)).map(plain)).toEqual([
+      "Bicarbonate 215 mEq/L 22-29",
+      "Sodium 139 mEq/L 136-145",
+    ]);
+  });
+
+  it("a page with no doubted digit is not read again", () => {
+    expect(doubtsDigits(second.slice(0, 1))).toBe(false);
   });
 });

@@ -14,6 +14,11 @@ export type PageLine = {
   weak?: string[];
   /** The line's words, each with its box (same fractions): a value's own box is cut from them. */
   words?: { text: string; box: Box }[];
+  /**
+   * OCR only: Tesseract's mean confidence (0–100) over the line's words that hold a digit (over all
+   * its words when none does); how two readings of one page are compared (surerLines).
+   */
+  conf?: number;
 };
 
 type Box = [number, number, number, number];
@@ -148,7 +153,10 @@ export function linesFromTsv(
           box: boxOf(w.left, w.top, w.left + w.width, w.top + w.height),
         })),
         ...(ownLines
-          ? { weak: g.filter((w) => w.unsure || (w.conf >= 0 && w.conf < WEAK_CONF)).map((w) => w.text) }
+          ? {
+              weak: g.filter((w) => w.unsure || (w.conf >= 0 && w.conf < WEAK_CONF)).map((w) => w.text),
+              conf: meanConf(g),
+            }
           : {}),
       });
     }
@@ -183,6 +191,40 @@ export function rowBox(line: PageLine, printedName: string, printedValue: string
   const y1 = Math.max(...part.map((b) => b[1] + b[3]));
   const r = (n: number) => Math.round(n * 10_000) / 10_000;
   return [r(x0), r(y0), r(x1 - x0), r(y1 - y0)];
+}
+
+/** The mean of the confidences of a line's words with a digit (of all its words when none has one). */
+function meanConf(g: Word[]): number {
+  const digits = g.filter((w) => /\d/.test(w.text));
+  const use = digits.length ? digits : g;
+  return use.reduce((sum, w) => sum + w.conf, 0) / use.length;
+}
+
+/** Whether a page's OCR doubted a word that holds a digit: a second reading may settle it (surerLines). */
+export function doubtsDigits(lines: PageLine[]): boolean {
+  return lines.some((l) => l.weak?.some((w) => /\d/.test(w)));
+}
+
+/**
+ * One page read twice (the second time rendered larger, decision 0089): each line of the first
+ * reading, or the lines of the second at the same height (their middles within half the line's
+ * height; page fractions, so the scale does not matter) when Tesseract was surer of their digits
+ * by more than `margin` on the lowest of them. A line of the second reading replaces at most one of
+ * the first; lines only the second reading found are not added.
+ */
+export function surerLines(first: PageLine[], second: PageLine[], margin = 0): PageLine[] {
+  const used = new Set<PageLine>();
+  const mid = (l: PageLine) => l.box[1] + l.box[3] / 2;
+  return first.flatMap((a) => {
+    const rivals = second.filter(
+      (b) => b.page === a.page && !used.has(b) && Math.abs(mid(b) - mid(a)) < a.box[3] * 0.5,
+    );
+    if (!rivals.length || a.conf === undefined) return [a];
+    const lowest = Math.min(...rivals.map((b) => b.conf ?? -1));
+    if (!(lowest > a.conf + margin)) return [a];
+    for (const b of rivals) used.add(b);
+    return rivals;
+  });
 }
 
 /** Words joined with one space, or with three where a wide gap parts two columns. */
