@@ -5,15 +5,18 @@ import os from "node:os";
 /**
  * One viewport per flow (decision 0053): a flow runs once, at the width its people have —
  * patients, health workers and families on the phone, experts and admins on the desktop. Only the
- * specs whose second width checks something different run on both: accessibility (axe at each
- * width), languages and page widths, and the public site's navigation (its phone menu).
+ * specs whose second width checks something different run on both: accessibility (axe, each
+ * language at its width, and the desktop's page widths) and the public site's navigation (its phone
+ * menu). The languages walk (words and page widths in Hindi, Bengali and Tamil) runs on the phone,
+ * the narrower screen (decision 0099).
  * A flow with both kinds of people runs where most of it happens.
  */
-const BOTH_WIDTHS = ["a11y", "languages", "public"];
+const BOTH_WIDTHS = ["a11y", "public"];
 const PHONE_FLOWS = [
   "offline-outbox",
   "centre-journey",
   "family-journey",
+  "languages",
   "phone-journey",
   "my-data",
   "my-data-download",

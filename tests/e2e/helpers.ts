@@ -22,3 +22,35 @@ export async function shotTo(target: Page | Locator, file: string) {
   mkdirSync(path.dirname(file), { recursive: true });
   await target.screenshot({ path: file, ...("goto" in target ? { fullPage: true } : {}) });
 }
+
+/**
+ * The innermost elements that run past the layout viewport's right edge (not inside a box that
+ * scrolls or clips them), named by tag, classes and text: what a too-wide screen's failure shows.
+ */
+export function pastTheEdge(page: Page) {
+  return page.evaluate(() => {
+    const edge = document.documentElement.clientWidth;
+    const clipped = (el: Element) => {
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        const o = getComputedStyle(p).overflowX;
+        if (o !== "visible") return true;
+      }
+      return false;
+    };
+    const over = [...document.body.querySelectorAll("*")].filter(
+      (el) =>
+        el.getBoundingClientRect().right > edge + 0.5 &&
+        !clipped(el) &&
+        getComputedStyle(el).position !== "fixed",
+    );
+    return over
+      .filter((el) => !over.some((o) => o !== el && el.contains(o)))
+      .slice(0, 4)
+      .map((el) => {
+        const r = Math.round(el.getBoundingClientRect().right - edge);
+        const cls = typeof el.className === "string" ? `.${el.className.trim().split(/\s+/).join(".")}` : "";
+        return `<${el.tagName.toLowerCase()}${cls}> "${(el.textContent ?? "").trim().slice(0, 40)}" +${r} px`;
+      })
+      .join("; ");
+  });
+}

@@ -6,7 +6,7 @@ import en from "../../app/i18n/locales/en";
 import hi from "../../app/i18n/locales/hi";
 import ta from "../../app/i18n/locales/ta";
 import { ADMIN, approveExperts, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
-import { shot } from "./helpers";
+import { pastTheEdge, shot } from "./helpers";
 
 /**
  * Every screen in each language: no English catalogue string may show through untranslated
@@ -36,38 +36,6 @@ function englishLeaks(text: string, lng: keyof typeof CATALOGUES) {
 async function setLang(page: Page, lng: string) {
   const value = encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64"));
   await page.context().addCookies([{ name: "lng", value, url: test.info().project.use.baseURL! }]);
-}
-
-/**
- * The innermost elements that run past the layout viewport's right edge (not inside a box that
- * scrolls or clips them), named by tag, classes and text: what a too-wide screen's failure shows.
- */
-function pastTheEdge(page: Page) {
-  return page.evaluate(() => {
-    const edge = document.documentElement.clientWidth;
-    const clipped = (el: Element) => {
-      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
-        const o = getComputedStyle(p).overflowX;
-        if (o !== "visible") return true;
-      }
-      return false;
-    };
-    const over = [...document.body.querySelectorAll("*")].filter(
-      (el) =>
-        el.getBoundingClientRect().right > edge + 0.5 &&
-        !clipped(el) &&
-        getComputedStyle(el).position !== "fixed",
-    );
-    return over
-      .filter((el) => !over.some((o) => o !== el && el.contains(o)))
-      .slice(0, 4)
-      .map((el) => {
-        const r = Math.round(el.getBoundingClientRect().right - edge);
-        const cls = typeof el.className === "string" ? `.${el.className.trim().split(/\s+/).join(".")}` : "";
-        return `<${el.tagName.toLowerCase()}${cls}> "${(el.textContent ?? "").trim().slice(0, 40)}" +${r} px`;
-      })
-      .join("; ");
-  });
 }
 
 test.describe.configure({ mode: "serial" });
@@ -135,9 +103,10 @@ async function listsWithEveryState(
 
 /**
  * On the phone, in each language: no English shows through, and the page never scrolls sideways —
- * long words wrap, and a table too wide for the screen scrolls inside its own box. On the desktop,
- * Tamil (the longest words) alone for the width: the words shown do not depend on the width, so the
- * English check runs once (decision 0099).
+ * long words wrap, and a table too wide for the screen scrolls inside its own box. The words shown
+ * do not depend on the width, so this walk runs once; the desktop's widths are measured by
+ * a11y.spec.ts, which shows every screen in English and Tamil (the longest words) at 1280 px
+ * (decision 0099).
  */
 test("no untranslated English and no sideways page on any screen in Hindi, Bengali or Tamil", async ({
   browser,
@@ -201,8 +170,7 @@ test("no untranslated English and no sideways page on any screen in Hindi, Benga
     [epage, "expert"],
     [apage, "admin"],
   ]);
-  const languages = info.project.name === "phone" ? (["hi", "bn", "ta"] as const) : (["ta"] as const);
-  for (const lng of languages) {
+  for (const lng of ["hi", "bn", "ta"] as const) {
     for (const [page, p] of screens) {
       await setLang(page, lng);
       await page.goto(p);
@@ -215,7 +183,6 @@ test("no untranslated English and no sideways page on any screen in Hindi, Benga
       if (width > 0)
         wide.push(`[${lng}] ${p} is ${width} px wider than the screen: ${await pastTheEdge(page)}`);
       if (lng === "ta") await shot(page, info, `ta-${who.get(page)}${p.replace(/[^a-z0-9-]+/gi, "_")}`);
-      if (info.project.name !== "phone") continue;
       // Every word of the page, shown or not: what the phone layout hides (the desktop's side menu,
       // closed dialogs) is read too, so one width misses nothing.
       const text = await page.evaluate(() => {
@@ -234,7 +201,6 @@ test("no untranslated English and no sideways page on any screen in Hindi, Benga
 test("an upload over a 400 kbit/s connection shows steady progress and succeeds", async ({
   browser,
 }, info) => {
-  test.skip(info.project.name !== "phone", "a cheap phone on a slow link");
   test.setTimeout(180_000);
   const patient = newUser("Patient", info, "Gopal", "Singh");
   const page = await (await personContext(browser, info)).newPage();

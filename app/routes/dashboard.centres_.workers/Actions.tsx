@@ -24,7 +24,7 @@ export function Actions({ w }: { w: ApiHealthWorker }) {
   if (w.status === "pending") {
     const reasonId = `reject-reason-${w._id}`;
     return (
-      <div className="flex min-w-44 flex-col gap-2">
+      <div className="flex flex-col gap-2 sm:min-w-44">
         <Form method="post" preventScrollReset>
           {hidden("approve")}
           <button type="submit" className="btn-primary w-full whitespace-nowrap" disabled={busy}>
@@ -70,7 +70,7 @@ export function Actions({ w }: { w: ApiHealthWorker }) {
   }
   const moveId = `move-${w._id}`;
   return (
-    <div className="flex min-w-52 flex-col gap-2">
+    <div className="flex flex-col gap-2 sm:min-w-52">
       <Form method="post" preventScrollReset className="space-y-2">
         {hidden("move")}
         <label htmlFor={moveId} className="field-label">
