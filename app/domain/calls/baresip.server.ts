@@ -50,6 +50,16 @@ async function freePort(host: string): Promise<number> {
   });
 }
 
+/**
+ * baresip's `rtp_ports` line for the range an operator opened (VOICE_RTP_PORTS): its start rounded up
+ * to an even port. baresip (libre) takes a port in the range and clears its lowest bit (RTP on an
+ * even port, RTCP on the next), so an odd start let the sound use the port below the range, one the
+ * firewall does not let through.
+ */
+export function rtpPortsLine([from, to]: readonly [number, number]): string {
+  return `rtp_ports ${from + (from % 2)}-${to}`;
+}
+
 export class Baresip {
   private process: LongRunning | null = null;
   private socket: Socket | null = null;
@@ -68,7 +78,7 @@ export class Baresip {
     const lines = [
       `sip_listen ${this.opts.listen}`,
       `net_interface ${host}`,
-      `rtp_ports ${this.opts.rtpPorts[0]}-${this.opts.rtpPorts[1]}`,
+      rtpPortsLine(this.opts.rtpPorts),
       `audio_source aufile,${this.opts.source}`,
       `audio_player aufile,${path.join(this.opts.dir, "heard.wav")}`,
       `audio_alert aufile,${path.join(this.opts.dir, "alert.wav")}`,
