@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import path from "node:path";
 import { ADMIN, logIn, newUser, patientWithReport, personContext, readOtp, signUp } from "./fixtures";
-import { LANGUAGE_WIDTH, wcagAxe } from "./axe";
-import { pastTheEdge, shot, SHOTS_ON } from "./helpers";
+import { LANGUAGE_WIDTH, wcagAxe, WIDTHS } from "./axe";
+import { shot, SHOTS_ON, sideways } from "./helpers";
 
 /**
  * Accessibility: axe-core with every WCAG 2.x A/AA tag (2.0, 2.1, 2.2) on every screen, for every
@@ -13,8 +13,8 @@ import { pastTheEdge, shot, SHOTS_ON } from "./helpers";
  * test-results/screens/phone.
  */
 const LOCALES = {
-  desktop: Object.keys(LANGUAGE_WIDTH).filter((l) => LANGUAGE_WIDTH[l].width === 1280),
-  phone: Object.keys(LANGUAGE_WIDTH).filter((l) => LANGUAGE_WIDTH[l].width === 360),
+  desktop: Object.keys(LANGUAGE_WIDTH).filter((l) => LANGUAGE_WIDTH[l] === WIDTHS[0]),
+  phone: Object.keys(LANGUAGE_WIDTH).filter((l) => LANGUAGE_WIDTH[l] === WIDTHS[1]),
 };
 
 async function setLang(page: Page, lng: string) {
@@ -41,14 +41,8 @@ async function axeRun(page: Page, paths: string[], role: string) {
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
       const result = await wcagAxe(page).analyze();
-      // Against the layout viewport (clientWidth), as languages.spec.ts measures.
-      const over = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      if (over > 0)
-        failures.push(
-          `${role} ${p} [${lng}] is ${over} px wider than the screen: ${await pastTheEdge(page)}`,
-        );
+      const wide = await sideways(page);
+      if (wide) failures.push(`${role} ${p} [${lng}] is ${wide}`);
       // WCAG 2.5.3 on every screen: each header menu's name holds what it shows (the account
       // menu's initials, "WZ"; the language), whatever axe's heuristics make of what is inside.
       for (const menu of await page.locator("header summary").all()) {

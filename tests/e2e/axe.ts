@@ -46,10 +46,19 @@ export const WIDTHS = [
  * back. A flow runs once, at the width its people use (decision 0053); the accessibility and
  * width checks inside it still see both widths.
  */
-export async function atBothWidths(page: Page, check: (width: number) => Promise<void>) {
+export function atBothWidths(page: Page, check: (width: number) => Promise<void>) {
+  return atWidths(page, WIDTHS, check);
+}
+
+/** Runs `check` with the page at each of `sizes` in turn, and gives the page its size back. */
+async function atWidths(
+  page: Page,
+  sizes: readonly (typeof WIDTHS)[number][],
+  check: (width: number) => Promise<void>,
+) {
   const original = page.viewportSize();
   try {
-    for (const size of WIDTHS) {
+    for (const size of sizes) {
       await page.setViewportSize(size);
       await check(size.width);
     }
@@ -62,9 +71,18 @@ export async function atBothWidths(page: Page, check: (width: number) => Promise
  * axe (as `wcagAxe` builds it) at both widths: the violations of each, the width named in the
  * rule id ("target-size @ 360 px"), so a spec reports them as it reported one width's.
  */
-export async function axeAtBothWidths(page: Page, experimental?: readonly string[]) {
+export function axeAtBothWidths(page: Page, experimental?: readonly string[]) {
+  return axeAtWidths(page, WIDTHS, experimental);
+}
+
+/** axe at each of `sizes`, each violation's rule id naming its width. */
+async function axeAtWidths(
+  page: Page,
+  sizes: readonly (typeof WIDTHS)[number][],
+  experimental?: readonly string[],
+) {
   const violations: Awaited<ReturnType<AxeBuilder["analyze"]>>["violations"] = [];
-  await atBothWidths(page, async (width) => {
+  await atWidths(page, sizes, async (width) => {
     const result = await wcagAxe(page, experimental).analyze();
     for (const v of result.violations) violations.push({ ...v, id: `${v.id} @ ${width} px` });
   });
@@ -73,8 +91,8 @@ export async function axeAtBothWidths(page: Page, experimental?: readonly string
 
 /**
  * The width each language's axe check runs at when a screen is checked in all four languages:
- * English and Tamil (the longest words) at the desktop's, Hindi and Bengali at the phone's (where
- * languages.spec.ts also walks every screen in Tamil for its width). What axe
+ * English and Tamil (the longest words) at the desktop's, Hindi and Bengali at the phone's
+ * (languages.spec.ts measures every screen's width at the phone's in Hindi, Bengali and Tamil). What axe
  * finds that depends on the language (the page's lang; names and labels made of translated words)
  * does not depend on the width, and what depends on the width (target sizes, what the phone layout
  * hides) does not depend on the language: each language is seen once and each width twice, where
@@ -91,15 +109,8 @@ export const LANGUAGE_WIDTH: Record<string, (typeof WIDTHS)[number]> = {
  * axe (as `wcagAxe` builds it) on a page shown in `lng`, at that language's width (LANGUAGE_WIDTH);
  * the page gets its size back. Violations name the width in the rule id, as `axeAtBothWidths`'s do.
  */
-export async function axeAtItsWidth(page: Page, lng: string, experimental?: readonly string[]) {
+export function axeAtItsWidth(page: Page, lng: string, experimental?: readonly string[]) {
   const size = LANGUAGE_WIDTH[lng];
   if (!size) throw new Error(`axeAtItsWidth: no width for the language ${lng}`);
-  const original = page.viewportSize();
-  try {
-    await page.setViewportSize(size);
-    const result = await wcagAxe(page, experimental).analyze();
-    return { violations: result.violations.map((v) => ({ ...v, id: `${v.id} @ ${size.width} px` })) };
-  } finally {
-    if (original) await page.setViewportSize(original);
-  }
+  return axeAtWidths(page, [size], experimental);
 }

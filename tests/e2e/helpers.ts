@@ -54,3 +54,15 @@ export function pastTheEdge(page: Page) {
       .join("; ");
   });
 }
+
+/**
+ * How a page scrolls sideways, measured against the layout viewport (clientWidth; on a phone,
+ * window.innerWidth grows with a page that is too wide, so it can never tell): "N px wider than the
+ * screen" with what runs past the edge, or null when it fits.
+ */
+export async function sideways(page: Page): Promise<string | null> {
+  const over = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  return over > 0 ? `${over} px wider than the screen: ${await pastTheEdge(page)}` : null;
+}

@@ -6,7 +6,7 @@ import en from "../../app/i18n/locales/en";
 import hi from "../../app/i18n/locales/hi";
 import ta from "../../app/i18n/locales/ta";
 import { ADMIN, approveExperts, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
-import { pastTheEdge, shot } from "./helpers";
+import { shot, sideways } from "./helpers";
 
 /**
  * Every screen in each language: no English catalogue string may show through untranslated
@@ -175,13 +175,8 @@ test("no untranslated English and no sideways page on any screen in Hindi, Benga
       await setLang(page, lng);
       await page.goto(p);
       await expect(page.locator("html")).toHaveAttribute("lang", lng);
-      // Against the layout viewport (clientWidth): on a phone, window.innerWidth grows with a page
-      // that is too wide (the browser zooms out to show it all), so it can never tell.
-      const width = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      if (width > 0)
-        wide.push(`[${lng}] ${p} is ${width} px wider than the screen: ${await pastTheEdge(page)}`);
+      const over = await sideways(page);
+      if (over) wide.push(`[${lng}] ${p} is ${over}`);
       if (lng === "ta") await shot(page, info, `ta-${who.get(page)}${p.replace(/[^a-z0-9-]+/gi, "_")}`);
       // Every word of the page, shown or not: what the phone layout hides (the desktop's side menu,
       // closed dialogs) is read too, so one width misses nothing.

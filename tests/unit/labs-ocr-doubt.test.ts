@@ -111,27 +111,21 @@ describe("a page read twice keeps, line by line, the reading Tesseract was surer
           .map((t, i) => `5\t1\t1\t1\t${line}\t${i + 1}\t${100 + i * 300}\t${top}\t200\t40\t${conf}\t${t}`),
       ),
     ].join("\n");
-  const first = linesFromTsv(
-    page(
-      [2480, 3508],
-      [
-        [1, 700, "Bicarbonate 215 mEq/L 22-29", 55],
-        [2, 900, "Sodium 139 mEq/L 136-145", 96],
-      ],
-    ),
-    0,
-    true,
+  const reading = (size: [number, number], lines: [number, number, string, number][]) =>
+    linesFromTsv(page(size, lines), 0, true);
+  const first = reading(
+    [2480, 3508],
+    [
+      [1, 700, "Bicarbonate 215 mEq/L 22-29", 55],
+      [2, 900, "Sodium 139 mEq/L 136-145", 96],
+    ],
   );
-  const second = linesFromTsv(
-    page(
-      [2728, 3859],
-      [
-        [1, 770, "Bicarbonate 21 mEq/L 22-29", 91],
-        [2, 990, "Sodium 130 mEq/L 136-145", 80],
-      ],
-    ),
-    0,
-    true,
+  const second = reading(
+    [2728, 3859],
+    [
+      [1, 770, "Bicarbonate 21 mEq/L 22-29", 91],
+      [2, 990, "Sodium 130 mEq/L 136-145", 80],
+    ],
   );
 
   it("takes the second reading's line where its digits are surer, and keeps the first's elsewhere", () => {
