@@ -1255,3 +1255,78 @@ export const labValues = pgTable(
     index("lab_values_loinc_idx").on(t.loinc, t.reportId),
   ],
 );
+/**
+ * A turn at a part every account shares (decision 0100): page renders, lab reads. A row is one
+ * account's job waiting for, or holding, a turn on one node (the host); `leased_until` ends a turn
+ * whose process died. Turns go to accounts in order, one running per account across the cluster.
+ */
+export const workTurns = pgTable(
+  "work_turns",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    account: text("account").notNull(),
+    node: text("node").notNull(),
+    /** waiting, running. */
+    state: text("state").notNull(),
+    leasedUntil: ms("leased_until").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("work_turns_kind_idx").on(t.kind, t.state, t.node),
+    index("work_turns_account_idx").on(t.kind, t.account),
+  ],
+);
+
+/**
+ * Work that ran out of time, remembered (decision 0100): the same job on the same file is refused
+ * at once until the file changes (`subject` names the file and the part of it, e.g. a page).
+ */
+export const workFailures = pgTable(
+  "work_failures",
+  {
+    kind: text("kind").notNull(),
+    subject: text("subject").notNull(),
+    reason: text("reason").notNull(),
+    failedAt: ms("failed_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.subject] })],
+);
+
+/**
+ * The page previews kept in the store (decision 0100), counted against the file's owner: the bytes
+ * each holds, so a quota per file and per account is known before a render starts.
+ */
+export const previewCache = pgTable(
+  "preview_cache",
+  {
+    key: text("key").primaryKey(),
+    fileKey: text("file_key").notNull(),
+    owner: text("owner").notNull(),
+    bytes: integer("bytes").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("preview_cache_owner_idx").on(t.owner, t.createdAt),
+    index("preview_cache_file_idx").on(t.fileKey),
+  ],
+);
+
+/**
+ * A phone number proven to be a profile's (decision 0102): a code sent to it by SMS and typed back,
+ * or a missed call from it. Only a proven number is called.
+ */
+export const provenNumbers = pgTable(
+  "proven_numbers",
+  {
+    id: text("id").primaryKey(),
+    number: text("number").notNull(),
+    patientId: text("patient_id")
+      .notNull()
+      .references(() => patients.id, { onDelete: "cascade" }),
+    /** sms-code, missed-call. */
+    how: text("how").notNull(),
+    provenAt: ms("proven_at").notNull(),
+  },
+  (t) => [uniqueIndex("proven_numbers_uq").on(t.patientId, t.number)],
+);

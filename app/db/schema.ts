@@ -59,6 +59,10 @@ export const {
   callLines,
   labReads,
   labValues,
+  workTurns,
+  workFailures,
+  previewCache,
+  provenNumbers,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
