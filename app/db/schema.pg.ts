@@ -1195,6 +1195,8 @@ export const labReads = pgTable(
      */
     sampleDate: text("sample_date"),
     attempts: integer("attempts").notNull().default(0),
+    /** The account that uploaded the report: reads are shared out by it (decision 0100); null before. */
+    account: text("account"),
     nextAttemptAt: ms("next_attempt_at").notNull(),
     lockedUntil: ms("locked_until"),
     lastError: text("last_error"),

@@ -1223,6 +1223,8 @@ export const labReads = sqliteTable(
      */
     sampleDate: text("sample_date"),
     attempts: integer("attempts").notNull().default(0),
+    /** The account that uploaded the report: reads are shared out by it (decision 0100); null before. */
+    account: text("account"),
     nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }).notNull(),
     lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
     lastError: text("last_error"),

@@ -1,0 +1,1 @@
+ALTER TABLE `lab_reads` ADD `account` text;
