@@ -150,6 +150,7 @@ export const PG_S3_HTTP_FILES = [
   "mail-outbox",
   "lab-upload-read",
   "lab-text-results",
+  "fair-share",
   "ratelimit-http",
   "cursor-pagination",
   "strict-input",

@@ -71,6 +71,12 @@ const envSchema = z.object({
     .enum(["0", "1", "true", "false"])
     .default("1")
     .transform((v) => v === "1" || v === "true"),
+  /** The longest a lab read (decision 0082) and a page preview (decision 0100) may take; past it, the file is not tried again. */
+  LAB_READ_SECONDS: z.coerce.number().int().min(2).max(600).default(60),
+  PREVIEW_RENDER_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
+  /** The page previews kept of one file, and of one profile's files together, MB (decision 0100). */
+  PREVIEW_CACHE_FILE_MB: z.coerce.number().int().min(2).max(4096).default(16),
+  PREVIEW_CACHE_PROFILE_MB: z.coerce.number().int().min(2).max(65536).default(48),
   /** An OHIF viewer that opens studies from that PACS; the review page links to it. */
   OHIF_URL: z.string().url().optional(),
   /** The longest voice note accepted, in seconds (decision 0037). */
@@ -262,6 +268,12 @@ export type Config = {
   pacsUrl: string | undefined;
   /** LAB_OCR: pictures and scanned PDFs are OCR'd (else they fail as "OCR not available"). */
   labOcr: boolean;
+  /** LAB_READ_SECONDS, PREVIEW_RENDER_SECONDS, as ms: a read or render past it fails for good (decision 0100). */
+  labReadMs: number;
+  previewRenderMs: number;
+  /** PREVIEW_CACHE_FILE_MB, PREVIEW_CACHE_PROFILE_MB, as bytes. */
+  previewFileBytes: number;
+  previewProfileBytes: number;
   ohifUrl: string | undefined;
   voiceMaxSeconds: number;
   diskLowBytes: number;
@@ -531,6 +543,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxStudyBytes: Math.round(e.MAX_STUDY_MB * 1024 * 1024),
     pacsUrl: e.PACS_URL?.replace(/\/+$/, ""),
     labOcr: e.LAB_OCR,
+    labReadMs: e.LAB_READ_SECONDS * 1000,
+    previewRenderMs: e.PREVIEW_RENDER_SECONDS * 1000,
+    previewFileBytes: e.PREVIEW_CACHE_FILE_MB * 1024 * 1024,
+    previewProfileBytes: e.PREVIEW_CACHE_PROFILE_MB * 1024 * 1024,
     ohifUrl: e.OHIF_URL?.replace(/\/+$/, ""),
     voiceMaxSeconds: e.VOICE_MAX_SECONDS,
     diskLowBytes: Math.round(e.DISK_LOW_MB * 1024 * 1024),

@@ -733,6 +733,17 @@ export function* exec(query: PromiseLike<unknown>): TxSteps<void> {
 }
 
 /**
+ * In a transaction body: makes the transactions that name the same `lock` run one after another
+ * (decision 0100). SQLite's transactions already do (BEGIN IMMEDIATE); PostgreSQL takes a
+ * transaction-scoped advisory lock on the name's hash, let go at commit or rollback.
+ */
+export function* oneAtATime(tx: DB, lock: string): TxSteps<void> {
+  if (handle().kind === "sqlite") return;
+  const pgTx = tx as unknown as { execute(q: SQL): PromiseLike<unknown> };
+  yield* exec(pgTx.execute(sql`select pg_advisory_xact_lock(hashtext(${lock}))`));
+}
+
+/**
  * Runs `body` in one transaction: every step commits together or none does. The body yields
  * queries (`yield* rows(…)`, `yield* exec(…)`) and decides on their results, but cannot wait for
  * anything else, so SQLite runs it synchronously (no other request's statement can slip into the

@@ -35,6 +35,8 @@ export type OpenedReportFile = {
   size: number;
   /** The stored object's key (the page previews' cache is keyed by it). */
   fileKey: string;
+  /** The profile the report belongs to (the page previews' cache is counted against it). */
+  patientId: string;
 };
 
 /** What decides who may open a report's file: read from the report's own row, never from a caller. */
@@ -91,7 +93,14 @@ export async function openReportFile(
     stream.destroy();
     throw err;
   }
-  return { stream, mimeType: row.mimeType, fileName: row.fileName, size: row.size, fileKey: row.fileKey };
+  return {
+    stream,
+    mimeType: row.mimeType,
+    fileName: row.fileName,
+    size: row.size,
+    fileKey: row.fileKey,
+    patientId: row.patientId,
+  };
 }
 
 /**
@@ -113,7 +122,9 @@ export async function reportPageImage(
   }
   let used = false;
   try {
-    const jpeg = await pdfPagePreview(opened.fileKey, n, actor.id, async () => {
+    // The asking account waits for its turn; the cache is counted against the report's profile (decision 0100).
+    const who = { account: actor.id, owner: opened.patientId };
+    const jpeg = await pdfPagePreview(opened.fileKey, n, who, async () => {
       used = true;
       return opened.stream;
     });

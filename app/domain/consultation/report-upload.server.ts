@@ -210,7 +210,7 @@ export async function createReport(
     }
     await traceAccess(actor, access, "patient.report_upload", { reportId: row.id }, opts.ip);
     // Lab values are read off the request path (decision 0082); a failure to queue is logged only.
-    if (!study) await queueLabRead(row.id, row.mimeType);
+    if (!study) await queueLabRead(row.id, row.mimeType, actor.id);
   } catch (err) {
     log("warn", "report stored; its notices or access-trail line were not", {
       reportId: row.id,

@@ -1,6 +1,7 @@
 import { and, count, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { CallWindowName } from "~/config-voice.server";
 import { config } from "~/config.server";
+import { aliasInSql } from "~/db/alias";
 import { db, first } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { wallClock, zonedInstant } from "~/lib/clock";
@@ -158,16 +159,22 @@ function dueCallCondition(now: Date): SQL {
 }
 
 /**
- * The next due outgoing call, claimed for placing with ONE conditional update (the outbox design,
+ * The next due outgoing call, in turns between numbers, claimed for placing with ONE conditional update (the outbox design,
  * decision 0061): `status` calling, locked for `lockMs`, its attempt counted, its last call's state
  * cleared. Undefined when none is due or another process took it first.
  */
 export async function claimNextCall(now: Date, lockMs: number): Promise<PhoneCallRow | undefined> {
+  // In turns (decision 0100): the number whose last call ended longest ago (never called: first).
+  const other = aliasInSql(phoneCalls, "other");
   const next = db()
     .select({ id: phoneCalls.id })
     .from(phoneCalls)
     .where(and(eq(phoneCalls.direction, "out"), dueCallCondition(now)))
-    .orderBy(phoneCalls.nextAttemptAt, phoneCalls.id)
+    .orderBy(
+      sql`(select max(${other.as.endedAt}) from ${other.from} where ${other.as.number} = ${phoneCalls.number} and ${other.as.direction} = 'out') asc nulls first`,
+      phoneCalls.nextAttemptAt,
+      phoneCalls.id,
+    )
     .limit(1);
   const [row] = await db()
     .update(phoneCalls)

@@ -6,6 +6,7 @@
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
  * - list-counts, cursor: list totals kept as counters (decision 0031) and cursor pages.
+ * - turns: a fair share of a shared part, turns per account across nodes; work that ran out of time remembered (decision 0100).
  *
  * Platform depends on no other context (scripts/import-cycles.mjs checks it); start-up, gauges
  * and the Service screen's figures, which use every context, are in `operations`.
@@ -69,3 +70,13 @@ export {
   newestFirstWindow,
 } from "./cursor.server";
 export { backgroundLoop, type BackgroundLoop } from "./background-loop.server";
+export {
+  forgetFailures,
+  rememberedFailure,
+  rememberFailure,
+  takeTurn,
+  turnsNow,
+  type Turn,
+  type TurnKind,
+  type TurnRule,
+} from "./turns.server";

@@ -10,15 +10,16 @@ import {
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { inArray, sql, type AnyColumn, type Table } from "drizzle-orm";
+import { inArray, lt, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
 import { FILE_COLUMNS } from "~/db/file-columns";
-import { uploadSessions } from "~/db/schema";
+import { previewCache, uploadSessions } from "~/db/schema";
 import { blobStore } from "~/storage/factory.server";
 import { log } from "~/lib/log.server";
 import { releaseUploadGarbage } from "~/lib/memory.server";
 import { DomainError } from "../platform/errors";
+import { forgetFailures } from "../platform/index.server";
 import {
   ALGORITHM,
   assertKey,
@@ -252,8 +253,10 @@ export async function deleteReportFileIfUnused(key: string): Promise<void> {
 /**
  * The key of a PDF page's cached preview (decision 0086): derived from the file's key and the page
  * with the encryption key, so it cannot be guessed from outside, is found again by every node, and
- * is an object like any other (encrypted, bound to its key). No row refers to it: the hourly sweep
- * removes it as a leftover, and the file's deletion removes it at once (deletePagePreviews).
+ * is an object like any other (encrypted, bound to its key). A `preview_cache` row counts its bytes
+ * against the file's quota (decision 0100); the hourly sweep lets previews go after SWEEP_MIN_AGE_MS
+ * (expirePreviews, then the object is a leftover), and the file's deletion removes them at once
+ * (deletePagePreviews).
  */
 export function pagePreviewKey(fileKey: string, page: number): string {
   return createHmac("sha256", config().encryptionKey)
@@ -265,8 +268,13 @@ export function pagePreviewKey(fileKey: string, page: number): string {
 /** The highest page number a preview is asked for (the reader reads at most ten). */
 export const MAX_PREVIEW_PAGE = 50;
 
-/** Removes the cached page previews of files (when the files themselves go). */
+/** Removes the cached page previews of files (when the files themselves go), their rows and remembered failures. */
 export async function deletePagePreviews(fileKeys: string[]): Promise<void> {
+  const files = fileKeys.filter(isValidKey);
+  if (files.length) {
+    await db().delete(previewCache).where(inArray(previewCache.fileKey, files));
+    for (const k of files) await forgetFailures("render", `${k}#`);
+  }
   const keys = fileKeys
     .filter(isValidKey)
     .flatMap((k) => Array.from({ length: MAX_PREVIEW_PAGE }, (_, i) => pagePreviewKey(k, i + 1)));
@@ -325,6 +333,10 @@ export async function sweepLeftovers(
       idleBefore: now - SWEEP_MIN_AGE_MS,
       startedBefore: now - SWEEP_INCOMPLETE_AGE_MS,
     });
+    // Previews kept long enough lose their rows first: their objects are then leftovers like any other.
+    await db()
+      .delete(previewCache)
+      .where(lt(previewCache.createdAt, new Date(now - SWEEP_MIN_AGE_MS)));
     let removedOrphans = 0;
     for await (const page of store.list()) {
       const old = page.filter((o) => now - o.modifiedMs > SWEEP_MIN_AGE_MS).map((o) => o.key);

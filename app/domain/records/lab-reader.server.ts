@@ -1,10 +1,12 @@
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { and, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { db, first } from "~/db/client.server";
+import { and, eq, inArray, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { aliasInSql } from "~/db/alias";
+import { db, timeParam } from "~/db/client.server";
 import { labReads, patients, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
+import { onWake, wakeOwner } from "~/lib/wake.server";
 import { ProgramFailed, ProgramStopped, withScratch, type Scratch } from "~/lib/programs.server";
 import { backgroundLoop } from "../platform/index.server";
 import { config } from "~/config.server";
@@ -23,38 +25,55 @@ import { looksLikeLabReport, recogniseLabRows, sampleDate, type LabRow, type Pat
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
- * lab_reads row (PDFs and images only); every serving process runs one reader that claims one due
- * row at a time with ONE conditional update (the outbox design, decision 0061), reads it in child
- * processes (pdftotext, pdftoppm, tesseract: the event loop stays free), and stores the values as
- * "read" or marks the report not-lab. Failures are retried with doubling waits, at most
- * MAX_ATTEMPTS; a missing Tesseract ends an image's read as "failed: OCR not available".
+ * lab_reads row (PDFs and images only) naming the account that uploaded it; the owner process of
+ * every node runs READERS readers, each claiming one due row at a time with ONE conditional update
+ * (the outbox design, decision 0061), reading it in child processes (pdftotext, pdftoppm,
+ * tesseract: the event loop stays free), and storing the values as "read" or marking the report
+ * not-lab. The reads are shared out (decision 0100): an account has at most one read running in
+ * the whole cluster, and the next read goes to the account served longest ago, so one account's
+ * uploads never hold every reader. A crash is retried with doubling waits, at most MAX_ATTEMPTS; a
+ * read that ran out of time, or a file the tools refuse, fails at once and is never read again; a
+ * missing Tesseract ends an image's read as "failed: OCR not available".
  */
-const LOCK_MS = 120_000;
-const READ_TIMEOUT_MS = 60_000;
+/** A claim lapses (its process died) after this: well past the longest read. */
+const lockMs = () => Math.max(120_000, 2 * config().labReadMs);
 const MAX_ATTEMPTS = 3;
 const RETRY_MS = 30_000;
+/** Readers in each node's owner process: one account's read never keeps another's waiting. */
+const READERS = 2;
 
 const READABLE = new Set(["application/pdf", "image/png", "image/jpeg", "image/webp"]);
 
 type Row = typeof labReads.$inferSelect;
 
-/** Queues a stored report for reading (no-op for files that are not PDFs or images). */
-export async function queueLabRead(reportId: string, mimeType: string): Promise<void> {
+/**
+ * Queues a stored report for reading (no-op for files that are not PDFs or images); `account` is
+ * the account that uploaded it, by which reads are shared out.
+ */
+export async function queueLabRead(reportId: string, mimeType: string, account: string): Promise<void> {
   if (!READABLE.has(mimeType)) return;
   await db()
     .insert(labReads)
-    .values({ reportId, status: "queued", nextAttemptAt: new Date() })
+    .values({ reportId, account, status: "queued", nextAttemptAt: new Date() })
     .onConflictDoNothing();
-  reader.kick();
+  kickReaders();
+  wakeOwner("lab-read"); // queued in a cluster worker: the node's owner reads it now
 }
 
-const reader = backgroundLoop("lab reader", (stopping) => processLabReads(stopping));
+function kickReaders(): void {
+  for (const r of readers) r.kick();
+}
+
+const readers = Array.from({ length: READERS }, (_, i) =>
+  backgroundLoop(`lab reader ${i + 1}`, (stopping) => processLabReads(stopping)),
+);
 
 export function startLabReader(pollMs = 5_000): void {
-  reader.start(pollMs);
+  for (const r of readers) r.start(pollMs);
+  onWake("lab-read", kickReaders);
 }
-export function stopLabReader(): Promise<void> {
-  return reader.stop();
+export async function stopLabReader(): Promise<void> {
+  await Promise.all(readers.map((r) => r.stop()));
 }
 
 function dueCondition(now: Date): SQL {
@@ -64,18 +83,37 @@ function dueCondition(now: Date): SQL {
   )!;
 }
 
+/** Whose a read is: its account, or (a row queued before accounts were kept) the report itself. */
+const accountOf = (t: { account: SQLWrapper; reportId: SQLWrapper }) =>
+  sql`coalesce(${t.account}, ${t.reportId})`;
+
+/**
+ * The next due read, in turns (decision 0100): none of an account that has a read running anywhere
+ * (an unexpired claim), and first the account whose last read ended longest ago (never: first).
+ */
 async function claimNext(now: Date): Promise<Row | undefined> {
+  const other = aliasInSql(labReads, "other");
+  const at = timeParam(now.getTime());
   const next = db()
     .select({ id: labReads.reportId })
     .from(labReads)
-    .where(dueCondition(now))
-    .orderBy(labReads.nextAttemptAt, labReads.reportId)
+    .where(
+      and(
+        dueCondition(now),
+        sql`not exists (select 1 from ${other.from} where ${accountOf(other.as)} = ${accountOf(labReads)} and ${other.as.status} = 'reading' and ${other.as.lockedUntil} >= ${at})`,
+      ),
+    )
+    .orderBy(
+      sql`(select max(${other.as.finishedAt}) from ${other.from} where ${accountOf(other.as)} = ${accountOf(labReads)}) asc nulls first`,
+      labReads.nextAttemptAt,
+      labReads.reportId,
+    )
     .limit(1);
   const [row] = await db()
     .update(labReads)
     .set({
       status: "reading",
-      lockedUntil: new Date(now.getTime() + LOCK_MS),
+      lockedUntil: new Date(now.getTime() + lockMs()),
       attempts: sql`${labReads.attempts} + 1`,
     })
     .where(and(inArray(labReads.reportId, next), dueCondition(now)))
@@ -100,12 +138,14 @@ async function settle(row: Row, set: Partial<Row>): Promise<void> {
 export async function processLabReads(stop: () => boolean = () => false): Promise<number> {
   let done = 0;
   while (!stop()) {
-    const now = new Date();
-    if (!(await first(db().select({ id: labReads.reportId }).from(labReads).where(dueCondition(now))))) break;
-    const row = await claimNext(now);
-    if (!row) continue;
+    // Nothing due, or nothing due of an account without a read running (another reader's turn):
+    // this reader waits for the next kick or poll.
+    const row = await claimNext(new Date());
+    if (!row) break;
     await readOne(row);
     done++;
+    // The account's next read may now go to an idle reader.
+    kickReaders();
   }
   return done;
 }
@@ -162,8 +202,8 @@ async function readOne(row: Row): Promise<void> {
     }
     const lastError = String((err as Error)?.message ?? err).slice(0, 300);
     // A file the tools refuse (it does not decode), one over a size cap and one that ran into a
-    // memory, CPU or file-size limit fail at once: reading it again would only take the machine
-    // again. A time-out or a crash is retried.
+    // time, memory, CPU or file-size limit fail at once and are never read again: reading it again
+    // would only take the machine again (decision 0100). A crash or an interrupted read is retried.
     if (row.attempts >= MAX_ATTEMPTS || isFinal(err)) {
       await settle(row, { status: "failed", lastError, durationMs, finishedAt: new Date() });
       log("error", "lab reader failed", { ...who, error: lastError });
@@ -178,7 +218,7 @@ async function readOne(row: Row): Promise<void> {
 /** Whether a failed read would fail the same way again (the file is at fault, not the moment). */
 function isFinal(err: unknown): boolean {
   if (err instanceof ProgramFailed || err instanceof Unreadable) return true;
-  return err instanceof ProgramStopped && err.reason !== "time limit" && err.reason !== "interrupted";
+  return err instanceof ProgramStopped && err.reason !== "interrupted";
 }
 
 /** What a report reads as: its rows (word results among them) and the sample's printed date (ISO). */
@@ -191,7 +231,7 @@ async function readFile(fileKey: string, mimeType: string, patient: Recorded): P
   return withScratch("labread", READ_SCRATCH_BYTES, async (scratch) => {
     const file = join(scratch.dir, mimeType === "application/pdf" ? "r.pdf" : "r.img");
     await pipeline(await openDecrypted(fileKey), createWriteStream(file, { mode: 0o600 }));
-    return readLocal(file, mimeType, READ_TIMEOUT_MS, scratch, patient);
+    return readLocal(file, mimeType, config().labReadMs, scratch, patient);
   });
 }
 
@@ -202,7 +242,7 @@ async function readFile(fileKey: string, mimeType: string, patient: Recorded): P
 export async function readLocal(
   file: string,
   mimeType: string,
-  timeoutMs = READ_TIMEOUT_MS,
+  timeoutMs = config().labReadMs,
   scratch?: Scratch,
   patient?: Recorded,
 ): Promise<Reading> {

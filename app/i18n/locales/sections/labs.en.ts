@@ -66,6 +66,7 @@ const labs = {
   hidePreview: "Hide",
   noPage: "This page of the report cannot be shown.",
   previewBusy: "Many pages are being prepared right now. Try again in a few seconds.",
+  pageTooSlow: "This page takes too long to draw, so it is not shown. Open the original file to see it.",
   notRemoved: "This value is not removed: there is nothing to undo.",
   valuesRequired: "Choose the values to confirm.",
   valuesTooMany: "Confirm at most 500 values at once.",
