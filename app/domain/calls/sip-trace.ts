@@ -1,0 +1,144 @@
+/**
+ * Where a missed call came from (decision 0101), read from baresip's SIP trace (`baresip -s`):
+ * baresip 1.0 tells its controller the caller's URI and the Call-ID of an incoming call, but not the
+ * address the INVITE came from, and the URI, Via and Contact are whatever the sender wrote. Its trace
+ * prints every message it takes, after libre parsed it, as
+ *
+ *     ESC[36;1m#
+ *     UDP 203.0.113.10:5060 -> 10.0.0.5:5062
+ *     INVITE sip:+911140000000@… SIP/2.0
+ *     …the message as received…ESC[;m
+ *
+ * and the second line is libre's own account of the packet's source and destination. The message in
+ * between is the sender's, and can hold anything — a forged trace block too. So a call counts as the
+ * trunk's only when (`verdict`):
+ *
+ * 1. an INVITE naming its Call-ID arrived (to the line's address) from a trusted address;
+ * 2. no message from an untrusted address names that Call-ID anywhere;
+ * 3. no message from an untrusted address was unreadable lately: libre ends the headers at the first
+ *    empty line and refuses a header line without a colon, so a forged block can only start in a body,
+ *    after the real Call-ID header (caught by 2) — unless the sender's block is cut short inside its
+ *    headers by a forged end mark, which leaves a block without an end of headers.
+ *
+ * The controller reads the trace only after a mark of its own (a random word it sends the line, see
+ * baresip.server.ts) came back through it, so every message before the call's event has been read.
+ */
+
+const START = "\x1b[36;1m#";
+const END = "\x1b[;m";
+/** Longer than any UDP datagram; a longer block is kept cut (and counts as unreadable). */
+const MOST = 70_000;
+/** How long blocks are kept, and how far back an unreadable one makes every call suspect. */
+export const TRACE_KEEP_MS = 30_000;
+const MOST_BLOCKS = 500;
+
+export type TraceBlock = {
+  at: number;
+  from: string;
+  to: string;
+  /** The message as printed (latin1: one character per byte). */
+  text: string;
+  /** Whether the headers end inside the block (libre's end of headers: a line feed, CRs, a line feed). */
+  readable: boolean;
+};
+
+export class SipTrace {
+  blocks: TraceBlock[] = [];
+  private pending = "";
+  private inBlock = false;
+  private waiters = new Set<() => void>();
+
+  /** Takes what baresip wrote on stdout (as latin1); returns what was not trace (its own log lines). */
+  push(chunk: string, now = Date.now()): string {
+    this.pending += chunk;
+    let said = "";
+    for (;;) {
+      if (this.inBlock) {
+        const end = this.pending.indexOf(END);
+        if (end < 0) {
+          if (this.pending.length > MOST) {
+            this.close(this.pending.slice(0, MOST), now, true);
+            this.pending = "";
+          }
+          break;
+        }
+        this.close(this.pending.slice(0, end), now, false);
+        this.pending = this.pending.slice(end + END.length);
+        continue;
+      }
+      const nl = this.pending.indexOf("\n");
+      if (nl < 0) break;
+      const line = this.pending.slice(0, nl);
+      this.pending = this.pending.slice(nl + 1);
+      if (line === START) this.inBlock = true;
+      else said += `${line}\n`;
+    }
+    for (const wake of [...this.waiters]) wake();
+    return said;
+  }
+
+  private close(body: string, now: number, cut: boolean) {
+    this.inBlock = false;
+    const nl = body.indexOf("\n");
+    const head = /^[A-Z]+ (\S+) -> (\S+)$/.exec(nl < 0 ? body : body.slice(0, nl));
+    const text = nl < 0 ? "" : body.slice(nl + 1);
+    this.blocks.push({
+      at: now,
+      from: head?.[1] ?? "",
+      to: head?.[2] ?? "",
+      text,
+      readable: !!head && !cut && /\n\r*\n/.test(text),
+    });
+    const old = now - TRACE_KEEP_MS;
+    while (this.blocks.length > MOST_BLOCKS || (this.blocks.length && this.blocks[0].at < old))
+      this.blocks.shift();
+  }
+
+  /** Resolves once a block containing `word` was read (true), or after `ms` (false). */
+  seen(word: string, ms: number): Promise<boolean> {
+    const has = () => this.blocks.some((b) => b.text.includes(word));
+    if (has()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(ok);
+      };
+      const check = () => {
+        if (has()) done(true);
+      };
+      const timer = setTimeout(() => done(false), ms);
+      this.waiters.add(check);
+    });
+  }
+}
+
+export type Verdict = { trunk: true; source: string } | { trunk: false; source: string | null; why: string };
+
+/**
+ * Whether the call `callId` came from the trunk (see the rules above). `listen` is the line's
+ * address as the trace writes it (host:port); `trusted` says whether a source (address:port) is the
+ * trunk's.
+ */
+export function verdict(
+  blocks: TraceBlock[],
+  callId: string,
+  listen: string,
+  trusted: (source: string) => boolean,
+  now = Date.now(),
+): Verdict {
+  // An id with anything but visible ASCII cannot be matched byte for byte: refused.
+  if (!/^[\x21-\x7e]{1,256}$/.test(callId)) return { trunk: false, source: null, why: "unusable Call-ID" };
+  const recent = blocks.filter((b) => b.at >= now - TRACE_KEEP_MS && b.from !== listen);
+  const untrusted = recent.filter((b) => !trusted(b.from));
+  const naming = untrusted.find((b) => b.text.includes(callId));
+  if (naming) return { trunk: false, source: naming.from, why: "from an address that is not the trunk's" };
+  const unreadable = untrusted.find((b) => !b.readable);
+  if (unreadable)
+    return { trunk: false, source: unreadable.from, why: "an unreadable message from elsewhere came lately" };
+  const invite = recent.find(
+    (b) => b.to === listen && b.text.startsWith("INVITE ") && b.text.includes(callId) && trusted(b.from),
+  );
+  if (!invite) return { trunk: false, source: null, why: "its INVITE was not seen" };
+  return { trunk: true, source: invite.from };
+}
