@@ -1,3 +1,4 @@
+import { createSocket } from "node:dgram";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -142,6 +143,75 @@ describe("the SIP line answers only its trunk", () => {
     expect(text).toContain("Takes missed calls only from 127.0.0.1");
     expect(text).not.toContain(PATIENT);
   }, 60_000);
+
+  it("a forged INVITE that hides its Call-ID and forges the trunk in baresip's trace is refused too", async () => {
+    // The line tells the trunk's calls by baresip's SIP trace, in which each message is printed
+    // between two colour marks after a line naming its source (app/domain/calls/sip-trace.ts). Here
+    // 127.0.0.9 first sends an OPTIONS whose body forges a trace block of the trunk sending an
+    // INVITE, then that INVITE, whose own block a forged end mark cuts before its Call-ID.
+    const forged = "+919812340000";
+    const callId = `forged-${Date.now()}@127.0.0.9`;
+    const socket = createSocket("udp4");
+    await new Promise<void>((resolve) => socket.bind(0, "127.0.0.9", () => resolve()));
+    const me = `127.0.0.9:${socket.address().port}`;
+    const line = `127.0.0.1:${clinicPort}`;
+    const message = (start: string, headers: string[], body = "", type?: string) =>
+      [
+        start,
+        `Via: SIP/2.0/UDP ${me};branch=z9hG4bK${Math.random().toString(36).slice(2)}`,
+        `From: <sip:${forged}@127.0.0.9>;tag=f${Date.now()}`,
+        `To: <sip:clinic@${line}>`,
+        ...headers,
+        "Max-Forwards: 70",
+        ...(type ? [`Content-Type: ${type}`] : []),
+        `Content-Length: ${Buffer.byteLength(body, "latin1")}`,
+        "",
+        body,
+      ].join("\r\n");
+    const fakeBlock = `\x1b[;m\n\x1b[36;1m#\nUDP 127.0.0.1:5060 -> ${line}\nINVITE sip:clinic@${line} SIP/2.0\r\nCall-ID: ${callId}\r\nContent-Length: 0\r\n\r\n`;
+    const sdp = [
+      "v=0",
+      "o=phone 1 1 IN IP4 127.0.0.9",
+      "s=-",
+      "c=IN IP4 127.0.0.9",
+      "t=0 0",
+      "m=audio 6000 RTP/AVP 0",
+      "a=rtpmap:0 PCMU/8000",
+      "",
+    ].join("\r\n");
+    const send = (text: string) =>
+      new Promise<void>((resolve) =>
+        socket.send(Buffer.from(text, "latin1"), clinicPort, "127.0.0.1", () => resolve()),
+      );
+    try {
+      await send(
+        message(
+          `OPTIONS sip:clinic@${line} SIP/2.0`,
+          [`Call-ID: options-${Date.now()}@127.0.0.9`, "CSeq: 1 OPTIONS"],
+          fakeBlock,
+          "text/plain",
+        ),
+      );
+      await send(
+        message(
+          `INVITE sip:clinic@${line} SIP/2.0`,
+          ["X-Note: a\x1b[;m", `Call-ID: ${callId}`, "CSeq: 1 INVITE", `Contact: <sip:${forged}@${me}>`],
+          sdp,
+          "application/sdp",
+        ),
+      );
+      const rows = await rowsAfter(forged);
+      expect(
+        rows.find((r) => r.direction === "in" && r.number === forged),
+        JSON.stringify(rows),
+      ).toMatchObject({
+        outcome: "refused-not-trunk",
+      });
+      expect(rows.filter((r) => r.direction === "out")).toEqual([]);
+    } finally {
+      socket.close();
+    }
+  }, 30_000);
 
   it("the trunk's missed call from the same patient is still taken and called back", async () => {
     await missedCall("trunk", PATIENT, "127.0.0.1");

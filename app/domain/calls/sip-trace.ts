@@ -14,11 +14,12 @@
  * trunk's only when (`verdict`):
  *
  * 1. an INVITE naming its Call-ID arrived (to the line's address) from a trusted address;
- * 2. no message from an untrusted address names that Call-ID anywhere;
- * 3. no message from an untrusted address was unreadable lately: libre ends the headers at the first
- *    empty line and refuses a header line without a colon, so a forged block can only start in a body,
- *    after the real Call-ID header (caught by 2) — unless the sender's block is cut short inside its
- *    headers by a forged end mark, which leaves a block without an end of headers.
+ * 2. nothing from an untrusted address names that Call-ID: not its message, nor what the trace shows
+ *    after it up to the next block. libre ends the headers at the first empty line and refuses a
+ *    header line without a colon, so a forged block can start only in a body, after the sender's
+ *    headers; a forged end mark inside the headers (in a header's value) cuts the sender's block
+ *    short, and the rest of its headers — its Call-ID — then shows after it, before any other block;
+ * 3. no message from an untrusted address was too long to be read whole lately.
  *
  * The controller reads the trace only after a mark of its own (a random word it sends the line, see
  * baresip.server.ts) came back through it, so every message before the call's event has been read.
@@ -26,9 +27,9 @@
 
 const START = "\x1b[36;1m#";
 const END = "\x1b[;m";
-/** Longer than any UDP datagram; a longer block is kept cut (and counts as unreadable). */
+/** Longer than any UDP datagram; a longer block (or what follows it) is kept cut. */
 const MOST = 70_000;
-/** How long blocks are kept, and how far back an unreadable one makes every call suspect. */
+/** How long blocks are kept, and how far back a cut one makes every call suspect. */
 export const TRACE_KEEP_MS = 30_000;
 const MOST_BLOCKS = 500;
 
@@ -38,14 +39,18 @@ export type TraceBlock = {
   to: string;
   /** The message as printed (latin1: one character per byte). */
   text: string;
-  /** Whether the headers end inside the block (libre's end of headers: a line feed, CRs, a line feed). */
-  readable: boolean;
+  /** What the trace shows after the block's end mark, up to the next block (baresip's log, or the rest of a cut message). */
+  tail: string;
+  /** Longer than MOST: kept cut, and its sender's calls lately are refused. */
+  cut: boolean;
 };
 
 export class SipTrace {
   blocks: TraceBlock[] = [];
   private pending = "";
   private inBlock = false;
+  private last: TraceBlock | null = null;
+  private afterEnd = false;
   private waiters = new Set<() => void>();
 
   /** Takes what baresip wrote on stdout (as latin1); returns what was not trace (its own log lines). */
@@ -64,14 +69,26 @@ export class SipTrace {
         }
         this.close(this.pending.slice(0, end), now, false);
         this.pending = this.pending.slice(end + END.length);
+        // The line feed baresip prints after its end mark.
+        this.afterEnd = true;
         continue;
+      }
+      if (this.afterEnd && this.pending) {
+        this.afterEnd = false;
+        if (this.pending.startsWith("\n")) this.pending = this.pending.slice(1);
       }
       const nl = this.pending.indexOf("\n");
       if (nl < 0) break;
       const line = this.pending.slice(0, nl);
       this.pending = this.pending.slice(nl + 1);
-      if (line === START) this.inBlock = true;
-      else said += `${line}\n`;
+      if (line === START) {
+        this.inBlock = true;
+        this.last = null;
+      } else {
+        said += `${line}\n`;
+        if (this.last && this.last.tail.length < MOST) this.last.tail += `${line}\n`;
+        else if (this.last) this.last.cut = true;
+      }
     }
     for (const wake of [...this.waiters]) wake();
     return said;
@@ -82,13 +99,9 @@ export class SipTrace {
     const nl = body.indexOf("\n");
     const head = /^[A-Z]+ (\S+) -> (\S+)$/.exec(nl < 0 ? body : body.slice(0, nl));
     const text = nl < 0 ? "" : body.slice(nl + 1);
-    this.blocks.push({
-      at: now,
-      from: head?.[1] ?? "",
-      to: head?.[2] ?? "",
-      text,
-      readable: !!head && !cut && /\n\r*\n/.test(text),
-    });
+    const block = { at: now, from: head?.[1] ?? "", to: head?.[2] ?? "", text, tail: "", cut };
+    this.blocks.push(block);
+    this.last = cut ? null : block;
     const old = now - TRACE_KEEP_MS;
     while (this.blocks.length > MOST_BLOCKS || (this.blocks.length && this.blocks[0].at < old))
       this.blocks.shift();
@@ -131,11 +144,11 @@ export function verdict(
   if (!/^[\x21-\x7e]{1,256}$/.test(callId)) return { trunk: false, source: null, why: "unusable Call-ID" };
   const recent = blocks.filter((b) => b.at >= now - TRACE_KEEP_MS && b.from !== listen);
   const untrusted = recent.filter((b) => !trusted(b.from));
-  const naming = untrusted.find((b) => b.text.includes(callId));
+  const naming = untrusted.find((b) => b.text.includes(callId) || b.tail.includes(callId));
   if (naming) return { trunk: false, source: naming.from, why: "from an address that is not the trunk's" };
-  const unreadable = untrusted.find((b) => !b.readable);
-  if (unreadable)
-    return { trunk: false, source: unreadable.from, why: "an unreadable message from elsewhere came lately" };
+  const cut = untrusted.find((b) => b.cut);
+  if (cut)
+    return { trunk: false, source: cut.from, why: "a message too long to read came from elsewhere lately" };
   const invite = recent.find(
     (b) => b.to === listen && b.text.startsWith("INVITE ") && b.text.includes(callId) && trusted(b.from),
   );
