@@ -39,23 +39,23 @@ describe("baresip's SIP trace (decision 0101)", () => {
       block(TRUNK, invite("abc@trunk")),
       "ua: incoming\n",
     );
-    expect(verdict(trace.blocks, "abc@trunk", LINE, trusted)).toEqual({ trunk: true, source: TRUNK });
+    expect(verdict(trace, "abc@trunk", LINE, trusted)).toEqual({ trunk: true, source: TRUNK });
     expect(said).toBe("baresip is ready.\nua: incoming\n");
   });
 
   it("reads blocks split anywhere across chunks", () => {
     const all = block(TRUNK, invite("abc@trunk"));
     const { trace } = traced(...[...all].map((c) => c));
-    expect(verdict(trace.blocks, "abc@trunk", LINE, trusted).trunk).toBe(true);
+    expect(verdict(trace, "abc@trunk", LINE, trusted).trunk).toBe(true);
   });
 
   it("refuses an INVITE from elsewhere, and one whose INVITE it never saw", () => {
     const { trace } = traced(block("198.51.100.7:5060", invite("x@y")));
-    expect(verdict(trace.blocks, "x@y", LINE, trusted)).toMatchObject({
+    expect(verdict(trace, "x@y", LINE, trusted)).toMatchObject({
       trunk: false,
       source: "198.51.100.7:5060",
     });
-    expect(verdict(trace.blocks, "other@y", LINE, trusted).trunk).toBe(false);
+    expect(verdict(trace, "other@y", LINE, trusted).trunk).toBe(false);
   });
 
   it("is not fooled by a trunk's block forged in a body and a Call-ID hidden behind a forged end mark", () => {
@@ -74,12 +74,25 @@ describe("baresip's SIP trace (decision 0101)", () => {
       block(evil, invite("victim@x", ["X-Note: a\x1b[;m"])),
       block("127.0.0.1:40000", "OPTIONS sip:mark-1@x SIP/2.0\r\nCall-ID: mark-1\r\n\r\n"),
     );
-    expect(verdict(trace.blocks, "victim@x", LINE, trusted)).toMatchObject({ trunk: false, source: evil });
+    expect(verdict(trace, "victim@x", LINE, trusted)).toMatchObject({ trunk: false, source: evil });
+  });
+
+  it("refuses every call while a flood pushes messages out before their time", () => {
+    const evil = "198.51.100.7:5060";
+    const { trace } = traced(
+      block(evil, invite("victim@x")),
+      ...Array.from({ length: 5_000 }, (_, i) =>
+        block(evil, `OPTIONS sip:x SIP/2.0\r\nCall-ID: f${i}\r\n\r\n`),
+      ),
+      block(TRUNK, invite("victim@x")),
+    );
+    expect(trace.blocks.some((b) => b.text.includes("victim@x") && b.from === evil)).toBe(false);
+    expect(verdict(trace, "victim@x", LINE, trusted)).toMatchObject({ trunk: false });
   });
 
   it("refuses an id it cannot match byte for byte", () => {
     const { trace } = traced(block(TRUNK, invite("a b")));
-    expect(verdict(trace.blocks, "a b", LINE, trusted).trunk).toBe(false);
+    expect(verdict(trace, "a b", LINE, trusted).trunk).toBe(false);
   });
 
   it("waits for a word to come through the trace", async () => {

@@ -220,7 +220,7 @@ export class Baresip {
     } finally {
       socket.close();
     }
-    return verdict(this.trace.blocks, callId, this.opts.listen, trusted);
+    return verdict(this.trace, callId, this.opts.listen, trusted);
   }
 
   onEvent(listener: (e: BaresipEvent) => void): () => void {

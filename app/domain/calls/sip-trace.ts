@@ -19,7 +19,8 @@
  *    header line without a colon, so a forged block can start only in a body, after the sender's
  *    headers; a forged end mark inside the headers (in a header's value) cuts the sender's block
  *    short, and the rest of its headers — its Call-ID — then shows after it, before any other block;
- * 3. no message from an untrusted address was too long to be read whole lately.
+ * 3. no message from an untrusted address was too long to be read whole lately, and the trace did not
+ *    have to drop messages younger than TRACE_KEEP_MS (a flood could push the sender's out).
  *
  * The controller reads the trace only after a mark of its own (a random word it sends the line, see
  * baresip.server.ts) came back through it, so every message before the call's event has been read.
@@ -31,7 +32,9 @@ const END = "\x1b[;m";
 const MOST = 70_000;
 /** How long blocks are kept, and how far back a cut one makes every call suspect. */
 export const TRACE_KEEP_MS = 30_000;
-const MOST_BLOCKS = 500;
+/** What is kept at most; a block dropped younger than TRACE_KEEP_MS makes every call suspect for as long. */
+const MOST_BLOCKS = 5_000;
+const MOST_CHARS = 16_000_000;
 
 export type TraceBlock = {
   at: number;
@@ -47,6 +50,9 @@ export type TraceBlock = {
 
 export class SipTrace {
   blocks: TraceBlock[] = [];
+  /** When a block was last dropped before its time (a flood): the calls around it cannot be told. */
+  overflowAt = 0;
+  private chars = 0;
   private pending = "";
   private inBlock = false;
   private last: TraceBlock | null = null;
@@ -101,10 +107,17 @@ export class SipTrace {
     const text = nl < 0 ? "" : body.slice(nl + 1);
     const block = { at: now, from: head?.[1] ?? "", to: head?.[2] ?? "", text, tail: "", cut };
     this.blocks.push(block);
+    this.chars += text.length;
     this.last = cut ? null : block;
     const old = now - TRACE_KEEP_MS;
-    while (this.blocks.length > MOST_BLOCKS || (this.blocks.length && this.blocks[0].at < old))
-      this.blocks.shift();
+    while (
+      this.blocks.length &&
+      (this.blocks.length > MOST_BLOCKS || this.chars > MOST_CHARS || this.blocks[0].at < old)
+    ) {
+      const gone = this.blocks.shift()!;
+      this.chars -= gone.text.length;
+      if (gone.at >= old) this.overflowAt = now;
+    }
   }
 
   /** Resolves once a block containing `word` was read (true), or after `ms` (false). */
@@ -134,7 +147,7 @@ export type Verdict = { trunk: true; source: string } | { trunk: false; source: 
  * trunk's.
  */
 export function verdict(
-  blocks: TraceBlock[],
+  trace: { blocks: TraceBlock[]; overflowAt: number },
   callId: string,
   listen: string,
   trusted: (source: string) => boolean,
@@ -142,7 +155,9 @@ export function verdict(
 ): Verdict {
   // An id with anything but visible ASCII cannot be matched byte for byte: refused.
   if (!/^[\x21-\x7e]{1,256}$/.test(callId)) return { trunk: false, source: null, why: "unusable Call-ID" };
-  const recent = blocks.filter((b) => b.at >= now - TRACE_KEEP_MS && b.from !== listen);
+  if (trace.overflowAt >= now - TRACE_KEEP_MS)
+    return { trunk: false, source: null, why: "too many messages lately to tell" };
+  const recent = trace.blocks.filter((b) => b.at >= now - TRACE_KEEP_MS && b.from !== listen);
   const untrusted = recent.filter((b) => !trusted(b.from));
   const naming = untrusted.find((b) => b.text.includes(callId) || b.tail.includes(callId));
   if (naming) return { trunk: false, source: naming.from, why: "from an address that is not the trunk's" };
