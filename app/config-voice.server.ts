@@ -1,5 +1,19 @@
 import path from "node:path";
+import { isIP } from "node:net";
 import { z } from "zod";
+
+/** One entry of VOICE_SIP_TRUSTED: an IP address, a CIDR range (address/prefix) or a host name. */
+export function trustedEntry(entry: string): boolean {
+  const [address, prefix, more] = entry.split("/");
+  if (more !== undefined) return false;
+  const family = isIP(address);
+  if (prefix !== undefined)
+    return family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  return (
+    family !== 0 ||
+    /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/.test(address)
+  );
+}
 
 /**
  * Phone calls (decision 0080): the settings, read with the rest of the configuration. Kept beside
@@ -35,6 +49,18 @@ export const voiceEnv = {
     .regex(
       /^[A-Za-z0-9+._-]{1,64}(,[A-Za-z0-9+._-]{1,64})*$/,
       "user parts separated by commas, e.g. clinic,1800123456",
+    )
+    .optional(),
+  /**
+   * Where the SIP line takes missed calls from (decision 0101): the trunk's or gateway's addresses,
+   * comma-separated — IP addresses, CIDR ranges or host names, e.g. `203.0.113.10,198.51.100.0/24,sip.operator.example`.
+   * Unset: the address(es) the host of VOICE_URL resolves to. A call from anywhere else is refused, never called back.
+   */
+  VOICE_SIP_TRUSTED: z
+    .string()
+    .refine(
+      (v) => v.split(",").every(trustedEntry),
+      "IP addresses, CIDR ranges or host names separated by commas, e.g. 203.0.113.10,198.51.100.0/24",
     )
     .optional(),
   /** The UDP ports the sound of calls (RTP) uses: open them on the firewall towards the trunk (decision 0093). */
@@ -79,6 +105,8 @@ export type VoiceConfig = {
   sipListen: string;
   /** VOICE_SIP_USERS: more user parts the "in" line answers to. */
   sipUsers: string[];
+  /** VOICE_SIP_TRUSTED: where missed calls are taken from (empty: the host of VOICE_URL). */
+  sipTrusted: string[];
   /** VOICE_RTP_PORTS: the first and last UDP port of the calls' sound. */
   rtpPorts: [number, number];
   dumpDir: string | undefined;
@@ -118,6 +146,7 @@ export function voiceConfig(e: VoiceEnv, dataDir: string): Omit<VoiceConfig, "we
     number: e.VOICE_NUMBER,
     sipListen: e.VOICE_SIP_LISTEN,
     sipUsers: e.VOICE_SIP_USERS ? e.VOICE_SIP_USERS.split(",") : [],
+    sipTrusted: e.VOICE_SIP_TRUSTED ? e.VOICE_SIP_TRUSTED.split(",") : [],
     rtpPorts: e.VOICE_RTP_PORTS.split("-").map(Number) as [number, number],
     dumpDir: e.VOICE_SIP_DUMP_DIR ? path.resolve(e.VOICE_SIP_DUMP_DIR) : undefined,
     outboxDir: path.join(dataDir, "call-outbox"),

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { createSocket } from "node:dgram";
+import { createServer } from "node:net";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -75,6 +77,38 @@ const bye = `  <send retrans="500">
   <recv response="200"/>`;
 
 export type PhoneStep = { wait: number } | { keys: string } | "hang up";
+
+/** Whether `port` is free on 127.0.0.1 for both TCP and UDP (SIP and RTP are UDP). */
+async function freeOn(port: number): Promise<boolean> {
+  const tcp = await new Promise<boolean>((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+  if (!tcp) return false;
+  return new Promise<boolean>((resolve) => {
+    const u = createSocket("udp4");
+    u.once("error", () => resolve(false));
+    u.bind(port, "127.0.0.1", () => u.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port free with its neighbours and its media port (+ 1000), on TCP and UDP alike, below the
+ * kernel's ephemeral range (32768 and up here): baresip binds its port + 1 for TLS only when the
+ * server starts, seconds after this look, and a port in the ephemeral range could meanwhile be
+ * given to any outgoing connection of the run (CI: "SIP/TLS transport failed: Address already in
+ * use"). Other tests take their ports from the kernel, so none picks one down here.
+ */
+export async function sipPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    // sipp's media port is port + 1000; the clinic's second line is port + 2 (each takes its port + 1
+    // for TLS too); the sound's ports are up to port + 339 (rtpFrom).
+    const all = await Promise.all([port, port + 1, port + 2, port + 3, port + 1000].map(freeOn));
+    if (all.every(Boolean)) return port;
+  }
+}
 
 /** A phone that answers, then follows `steps` (pauses, keys, hanging up); or that is busy. */
 export function answeringScenario(steps: PhoneStep[] | "busy"): string {
@@ -179,7 +213,7 @@ export function runSipp(
   name: string,
   scenario: string,
   port: number,
-  opts: { target?: string; calls?: number } = {},
+  opts: { target?: string; calls?: number; ip?: string } = {},
 ): SippRun {
   const file = path.join(dir, `${name}.xml`);
   writeFileSync(file, scenario);
@@ -187,7 +221,8 @@ export function runSipp(
     "-sf",
     file,
     "-i",
-    "127.0.0.1",
+    // Any 127.0.0.0/8 address reaches the clinic's line on this machine: a caller that is not the trunk.
+    opts.ip ?? "127.0.0.1",
     "-p",
     String(port),
     "-m",

@@ -203,4 +203,20 @@ describe("calls through an HTTP voice provider", () => {
     expect(out).toMatchObject({ status: "done", outcome: "not-verified", verified_at: null });
     expect(trail).toHaveLength(1);
   });
+
+  it("a missed call from the clinic's own number, in any form, is refused and never called back (decision 0101)", async () => {
+    const missed = `${app.url}/voice/missed?sig=${sign("missed", "missed")}`;
+    const before = placed.length;
+    const forms = ["+911140000000", "911140000000", "00911140000000", "01140000000", "1140000000"];
+    for (const [i, form] of forms.entries())
+      expect((await post(missed, { From: form, CallSid: `OWN${i}` })).status, form).toBe(200);
+    const db = await openTestDb(app.dataDir);
+    const rows = (await db.all(
+      "select direction, outcome from phone_calls where number = ?",
+      "+911140000000",
+    )) as { direction: string; outcome: string }[];
+    await db.close();
+    expect(rows).toEqual(forms.map(() => ({ direction: "in", outcome: "refused-own-number" })));
+    expect(placed.length, "no call was asked of the provider").toBe(before);
+  });
 });

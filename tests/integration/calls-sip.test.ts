@@ -1,6 +1,4 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createSocket } from "node:dgram";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import * as vitest from "vitest";
@@ -27,6 +25,7 @@ import {
   registrarScenario,
   runSipp,
   samplesOf,
+  sipPort as freePort,
 } from "../helpers/sip-phone";
 
 /*
@@ -41,38 +40,6 @@ const ok =
   requireTool("espeak-ng", "espeak-ng") &&
   requireTool("sox", "sox");
 const { describe, it, beforeAll, afterAll } = onlyWith(ok, vitest);
-
-/** Whether `port` is free on 127.0.0.1 for both TCP and UDP (SIP and RTP are UDP). */
-async function freeOn(port: number): Promise<boolean> {
-  const tcp = await new Promise<boolean>((resolve) => {
-    const s = createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
-  if (!tcp) return false;
-  return new Promise<boolean>((resolve) => {
-    const u = createSocket("udp4");
-    u.once("error", () => resolve(false));
-    u.bind(port, "127.0.0.1", () => u.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port free with its neighbours and its media port (+ 1000), on TCP and UDP alike, below the
- * kernel's ephemeral range (32768 and up here): baresip binds its port + 1 for TLS only when the
- * server starts, seconds after this look, and a port in the ephemeral range could meanwhile be
- * given to any outgoing connection of the run (CI: "SIP/TLS transport failed: Address already in
- * use"). Other tests take their ports from the kernel, so none picks one down here.
- */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 10_000);
-    // sipp's media port is port + 1000; the clinic's second line is port + 2 (each takes its port + 1
-    // for TLS too); the sound's ports are up to port + 339 (rtpFrom).
-    const all = await Promise.all([port, port + 1, port + 2, port + 3, port + 1000].map(freeOn));
-    if (all.every(Boolean)) return port;
-  }
-}
 
 /** A 16 kHz WAV of a rising sweep with a wobble: nothing in a spoken prompt looks like it. */
 function sweep(seconds: number): Buffer {

@@ -39,6 +39,8 @@ const OUTCOME: Record<string, string> = {
   "not-callable": "calls.outcomes.notCallable",
   "general-queued": "calls.outcomes.generalQueued",
   ignored: "calls.outcomes.ignored",
+  "refused-not-trunk": "calls.outcomes.refusedNotTrunk",
+  "refused-own-number": "calls.outcomes.refusedOwnNumber",
 };
 const WAITING: Record<string, string> = { queued: "calls.queued", calling: "calls.calling" };
 
@@ -49,11 +51,16 @@ export function CallList({ items }: { items: CallRow[] }) {
   return (
     <ul className="space-y-3" data-testid="call-list">
       {items.map((c) => {
+        const refused = c.outcome?.startsWith("refused-") ?? false;
         const outcome = c.outcome
           ? t(OUTCOME[c.outcome] ?? "calls.outcomes.failed")
           : t(WAITING[c.status] ?? "calls.queued");
         return (
-          <li key={c._id} className={`card ${c.status === "failed" ? "border-red-300" : ""}`}>
+          <li
+            key={c._id}
+            className={`card ${c.status === "failed" || refused ? "border-red-300" : ""}`}
+            data-outcome={c.outcome ?? undefined}
+          >
             <dl className="grid gap-1 text-sm sm:grid-cols-[8rem_1fr]">
               <dt className="font-semibold text-slate-600">{t("calls.when")}</dt>
               <dd>
@@ -66,7 +73,9 @@ export function CallList({ items }: { items: CallRow[] }) {
               <dt className="font-semibold text-slate-600">{t("calls.purpose")}</dt>
               <dd>{t(PURPOSE[c.purpose] ?? "calls.purposeGeneral")}</dd>
               <dt className="font-semibold text-slate-600">{t("calls.outcome")}</dt>
-              <dd className={c.status === "failed" ? "font-semibold text-red-800" : ""}>{outcome}</dd>
+              <dd className={c.status === "failed" || refused ? "font-semibold text-red-800" : ""}>
+                {outcome}
+              </dd>
               {c.direction === "out" && (
                 <>
                   <dt className="font-semibold text-slate-600">{t("calls.attempts")}</dt>
@@ -79,7 +88,10 @@ export function CallList({ items }: { items: CallRow[] }) {
               )}
               {c.lastError && (
                 <>
-                  <dt className="font-semibold text-slate-600">{t("calls.lastError")}</dt>
+                  {/* A refused call's note is the address it came from (decision 0101). */}
+                  <dt className="font-semibold text-slate-600">
+                    {t(refused ? "calls.cameFrom" : "calls.lastError")}
+                  </dt>
                   <dd className="break-words">{c.lastError}</dd>
                 </>
               )}

@@ -71,6 +71,7 @@ export function PhoneLinePanel({ line }: { line: PhoneLine }) {
               <span className="tabular-nums">{line.answersTo.join(", ")}</span>,
             )}
             {row(t("calls.line.listen"), <span className="tabular-nums">{line.listen}</span>)}
+            {row(t("calls.line.trusted"), <span className="tabular-nums">{line.trusted.join(", ")}</span>)}
             {line.rtpPorts &&
               row(
                 t("calls.line.rtp"),
@@ -80,6 +81,22 @@ export function PhoneLinePanel({ line }: { line: PhoneLine }) {
               )}
           </>
         )}
+        {/* Missed calls refused and why (decision 0101): forged ones, and the clinic's own number. */}
+        <dt className="font-semibold text-slate-600">{t("calls.line.refused")}</dt>
+        <dd data-testid="refused-calls">
+          {line.refused.notTrunk + line.refused.ownNumber === 0 ? (
+            t("calls.line.refusedNone")
+          ) : (
+            <ul className="font-semibold text-red-800">
+              {line.refused.notTrunk > 0 && (
+                <li>{t("calls.line.refusedNotTrunk", { n: line.refused.notTrunk })}</li>
+              )}
+              {line.refused.ownNumber > 0 && (
+                <li>{t("calls.line.refusedOwnNumber", { n: line.refused.ownNumber })}</li>
+              )}
+            </ul>
+          )}
+        </dd>
       </dl>
     </section>
   );

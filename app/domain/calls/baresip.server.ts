@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
+import { createSocket } from "node:dgram";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import path from "node:path";
 import { log } from "~/lib/log.server";
 import { startProgram, type LongRunning } from "~/lib/programs.server";
+import { SipTrace, verdict, type Verdict } from "./sip-trace";
 
 /**
  * One baresip process (decision 0080), driven over its ctrl_tcp module: commands and events are
@@ -37,6 +40,11 @@ export type BaresipOptions = {
   /** The sound of the first prompt (an 8 kHz WAV). */
   source: string;
   dumpDir?: string;
+  /**
+   * Read baresip's SIP trace (`-s`) for where each message came from (decision 0101): the "in"
+   * line tells the trunk's calls from forged ones by it.
+   */
+  trace?: boolean;
 };
 
 async function freePort(host: string): Promise<number> {
@@ -67,6 +75,7 @@ export class Baresip {
   private token = 0;
   private waiting = new Map<string, (r: { ok: boolean; data: string }) => void>();
   private listeners = new Set<(e: BaresipEvent) => void>();
+  private trace = new SipTrace();
   exited = false;
 
   constructor(readonly opts: BaresipOptions) {}
@@ -98,14 +107,19 @@ export class Baresip {
     });
     writeFileSync(path.join(this.opts.dir, "contacts"), "", { mode: 0o600 });
     // Through the one door (decision 0086): its own process group, memory and file-size limits.
-    this.process = startProgram("baresip", { options: ["-f", this.opts.dir] });
+    this.process = startProgram("baresip", {
+      options: [...(this.opts.trace ? ["-s"] : []), "-f", this.opts.dir],
+    });
     const child = this.process.child;
     let said = "";
-    const keep = (c: Buffer) => {
-      said = (said + c.toString()).slice(-2000);
+    const keep = (text: string) => {
+      said = (said + text).slice(-2000);
     };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
+    // The trace's messages are read, never kept in what baresip said (they hold callers' numbers).
+    child.stdout!.on("data", (c: Buffer) =>
+      keep(this.opts.trace ? this.trace.push(c.toString("latin1")) : c.toString()),
+    );
+    child.stderr!.on("data", (c: Buffer) => keep(c.toString()));
     child.once("exit", (code, signal) => {
       this.exited = true;
       this.socket?.destroy();
@@ -165,6 +179,48 @@ export class Baresip {
         for (const l of this.listeners) l(msg as unknown as BaresipEvent);
       }
     }
+  }
+
+  /**
+   * Whether the incoming call `callId` came from the trunk (decision 0101, rules in sip-trace.ts).
+   * First a mark: a SIP OPTIONS carrying a random word is sent to the line, and the trace is read
+   * until it shows that word. baresip handles one message at a time and prints each as it takes it,
+   * so by then every message it took before the call's event — the call's INVITE among them — has
+   * been read, whichever of its two outputs (the trace, the control connection) arrived first.
+   */
+  async callSource(callId: string, trusted: (source: string) => boolean): Promise<Verdict> {
+    if (!this.opts.trace) return { trunk: false, source: null, why: "the line reads no trace" };
+    const [host, port] = this.opts.listen.split(":");
+    const to = host === "0.0.0.0" ? "127.0.0.1" : host;
+    const word = randomBytes(16).toString("hex");
+    const socket = createSocket("udp4");
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once("error", reject);
+        socket.bind(0, () => resolve());
+      });
+      const me = socket.address();
+      const message = [
+        `OPTIONS sip:mark-${word}@${to}:${port} SIP/2.0`,
+        `Via: SIP/2.0/UDP ${me.address}:${me.port};branch=z9hG4bK${word}`,
+        `From: <sip:mark@${me.address}>;tag=${word.slice(0, 8)}`,
+        `To: <sip:mark-${word}@${to}>`,
+        `Call-ID: mark-${word}`,
+        "CSeq: 1 OPTIONS",
+        "Max-Forwards: 0",
+        "Content-Length: 0",
+        "",
+        "",
+      ].join("\r\n");
+      socket.send(message, Number(port), to);
+      if (!(await this.trace.seen(word, 3_000)))
+        return { trunk: false, source: null, why: "the line's trace did not answer" };
+    } catch (err) {
+      return { trunk: false, source: null, why: `no mark: ${String((err as Error)?.message ?? err)}` };
+    } finally {
+      socket.close();
+    }
+    return verdict(this.trace, callId, this.opts.listen, trusted);
   }
 
   onEvent(listener: (e: BaresipEvent) => void): () => void {

@@ -3,8 +3,29 @@ import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { patients, phoneCalls, reports, users } from "~/db/schema";
 import { log } from "~/lib/log.server";
-import { maskPhone, validE164 } from "~/lib/phone.server";
-import { queueCall, recordIncomingCall, unknownCallsToday } from "../messaging/index.server";
+import { maskPhone, numberForms, validE164 } from "~/lib/phone.server";
+import {
+  queueCall,
+  recordIncomingCall,
+  refusedCallsToday,
+  unknownCallsToday,
+} from "../messaging/index.server";
+
+/**
+ * Refusals kept as rows a day (decision 0101): a flood of forged calls is said in the log line by
+ * line, but fills the table only so far.
+ */
+const REFUSALS_KEPT_PER_DAY = 1000;
+
+/** Whether `from` is the clinic's own number (VOICE_NUMBER) in any form a trunk or gateway writes. */
+export function isOwnNumber(from: string): boolean {
+  const own = config().voice.number;
+  if (!own) return false;
+  const digits = from.replace(/[\s().-]/g, "").replace(/^\+/, "");
+  if (!/^\d+$/.test(digits)) return false;
+  if (numberForms(own).some((f) => f.replace(/^\+/, "") === digits)) return true;
+  return validE164(`+${digits}`) === own;
+}
 
 /**
  * A missed call to the clinic's number (decision 0080), from the SIP line or a provider's webhook.
@@ -15,16 +36,17 @@ import { queueCall, recordIncomingCall, unknownCallsToday } from "../messaging/i
  * the newest opinion (the keypad check tells who answers). An unknown number gets a short general
  * message, at most VOICE_UNKNOWN_PER_DAY a day in all, then nothing. Each missed call is a row of
  * phone_calls whose outcome says what was decided.
+ *
+ * Refused, never called back (decision 0101), whichever line it came through: a call the SIP line
+ * did not get from its trunk (`notFromTrunk`: the address it came from) — "refused-not-trunk"; a
+ * call from the clinic's own number in any form — "refused-own-number" (through a trunk, calling
+ * it back would call the clinic, which would call itself back).
  */
 export async function receiveMissedCall(
   from: string,
-  opts: { providerRef?: string | null } = {},
+  opts: { providerRef?: string | null; notFromTrunk?: string } = {},
 ): Promise<{ outcome: string; callId?: string }> {
-  const number = validE164(from.trim().startsWith("+") ? from.trim() : `+${from.trim()}`);
-  if (!number) {
-    log("info", "a missed call from an unusable number", {});
-    return { outcome: "ignored" };
-  }
+  const raw = from.trim();
   // A provider that reports the same missed call twice (a retried webhook) is answered once.
   if (opts.providerRef) {
     const seen = await db()
@@ -35,6 +57,32 @@ export async function receiveMissedCall(
     if (seen.length) return { outcome: seen[0].outcome ?? "ignored" };
   }
   const v = config().voice;
+  if (opts.notFromTrunk !== undefined || isOwnNumber(raw)) {
+    const outcome = opts.notFromTrunk !== undefined ? "refused-not-trunk" : "refused-own-number";
+    const number =
+      outcome === "refused-own-number" ? v.number! : validE164(raw.startsWith("+") ? raw : `+${raw}`);
+    const source = opts.notFromTrunk ?? null;
+    log("warn", "missed call refused", {
+      from: maskPhone(number ?? raw),
+      outcome,
+      ...(source ? { source } : {}),
+    });
+    const kept = Object.values(await refusedCallsToday()).reduce((a, b) => a + b, 0);
+    if (number && kept < REFUSALS_KEPT_PER_DAY)
+      await recordIncomingCall({
+        number,
+        patientId: null,
+        outcome,
+        providerRef: opts.providerRef,
+        note: source ? source.slice(0, 100) : null,
+      });
+    return { outcome };
+  }
+  const number = validE164(raw.startsWith("+") ? raw : `+${raw}`);
+  if (!number) {
+    log("info", "a missed call from an unusable number", {});
+    return { outcome: "ignored" };
+  }
   const owner = await profileFor(number);
   let outcome: string;
   let callId: string | undefined;

@@ -4,8 +4,10 @@ import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { callLines } from "~/db/schema";
 import { numberForms } from "~/lib/phone.server";
+import { refusedCallsToday } from "../messaging/index.server";
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
+import { trustedSources } from "./trunk.server";
 
 /**
  * The clinic's phone line as the admins' Calls tab shows it (decision 0093): whether one is set up
@@ -68,12 +70,21 @@ export type PhoneLine = {
   answersTo: string[];
   rtpPorts: [number, number] | null;
   nodes: PhoneLineNode[];
+  /** SIP: the addresses missed calls are taken from (decision 0101: VOICE_SIP_TRUSTED, else the trunk's host). */
+  trusted: string[];
+  /** Missed calls refused in the last 24 hours (decision 0101): not from the trunk, from the clinic's own number. */
+  refused: { notTrunk: number; ownNumber: number };
 };
 
 /** The Calls tab's account of the line: admins only. */
 export async function phoneLine(actor: Actor): Promise<PhoneLine> {
   if (actor.accountType !== "Admin") throw new DomainError("forbidden", "messages.adminsOnly");
   const v = config().voice;
+  const counts = await refusedCallsToday();
+  const refused = {
+    notTrunk: counts["refused-not-trunk"] ?? 0,
+    ownNumber: counts["refused-own-number"] ?? 0,
+  };
   if (v.kind === "folder")
     return {
       kind: "none",
@@ -83,6 +94,8 @@ export async function phoneLine(actor: Actor): Promise<PhoneLine> {
       answersTo: [],
       rtpPorts: null,
       nodes: [],
+      trusted: [],
+      refused,
     };
   if (v.kind === "http")
     return {
@@ -93,6 +106,8 @@ export async function phoneLine(actor: Actor): Promise<PhoneLine> {
       answersTo: [],
       rtpPorts: null,
       nodes: [],
+      trusted: [],
+      refused,
     };
   const now = Date.now();
   const rows = await db()
@@ -108,6 +123,8 @@ export async function phoneLine(actor: Actor): Promise<PhoneLine> {
     listen: v.sipListen,
     answersTo: lineUsers(),
     rtpPorts: v.rtpPorts,
+    trusted: trustedSources(),
+    refused,
     nodes: rows.map((r) => ({
       node: r.node,
       state: now - r.seenAt.getTime() > SILENT_MS ? "silent" : (r.state as LineState),

@@ -10,6 +10,7 @@ import { lineUsers, reportLineState, type LineState } from "./line-status.server
 import type { CallPlan } from "./plan.server";
 import { promptAudio } from "./prompts.server";
 import type { CallEnd, CallLine } from "./sender.server";
+import { trustedCheck } from "./trunk.server";
 
 /**
  * The self-hosted SIP line (decision 0080): baresip registered to an operator's SIP trunk or a
@@ -21,7 +22,11 @@ import type { CallEnd, CallLine } from "./sender.server";
 
 const RING_MS = 45_000;
 
-export type MissedCallHandler = (number: string) => Promise<unknown>;
+/**
+ * What the line hands over: the caller's number, and when the call did not come from the trunk
+ * (decision 0101) the address it came from (intake records it refused and calls nobody back).
+ */
+export type MissedCallHandler = (number: string, opts: { notFromTrunk?: string }) => Promise<unknown>;
 
 function trunk() {
   const url = config().voice.url!;
@@ -112,6 +117,8 @@ export class SipLine implements CallLine {
       ],
       rtpPorts: v.rtpPorts,
       source: quiet,
+      // Where each INVITE came from: only the trunk's calls are taken (decision 0101).
+      trace: true,
     });
     // Calls go out from the clinic's published number (the caller ID a trunk passes on), signing in
     // to the trunk as the account's user.
@@ -147,12 +154,19 @@ export class SipLine implements CallLine {
     if (e.type !== "CALL_INCOMING") return;
     // Rejected before it is answered: a missed call costs the caller nothing.
     await this.incoming!.command("hangup");
+    // Only the trunk's calls are called back (decision 0101): anyone who reaches the line can send
+    // an INVITE with any caller's number.
+    const from = await this.incoming!.callSource(e.id ?? "", await trustedCheck());
     const number = numberOf(e.peeruri);
     if (!number) {
-      log("warn", "a call without a usable number was rejected", {});
+      log("warn", "a call without a usable number was rejected", {
+        fromTrunk: from.trunk,
+        source: from.source,
+      });
       return;
     }
-    await this.onMissedCall(number).catch((err) =>
+    const opts = from.trunk ? {} : { notFromTrunk: from.source ?? `unknown (${from.why})` };
+    await this.onMissedCall(number, opts).catch((err) =>
       log("error", "a missed call could not be recorded", { error: String((err as Error)?.message ?? err) }),
     );
   }

@@ -116,6 +116,8 @@ export async function recordIncomingCall(call: {
   patientId: string | null;
   outcome: string;
   providerRef?: string | null;
+  /** A refused call's account of why (decision 0101: the address it came from). */
+  note?: string | null;
 }): Promise<string> {
   const id = newId();
   const now = new Date();
@@ -133,9 +135,26 @@ export async function recordIncomingCall(call: {
       endedAt: now,
       durationMs: 0,
       providerRef: call.providerRef ?? null,
+      lastError: call.note ?? null,
     })
     .onConflictDoNothing();
   return id;
+}
+
+/** Missed calls refused (decision 0101) in the last 24 hours, by outcome. */
+export async function refusedCallsToday(now = new Date()): Promise<Record<string, number>> {
+  const rows = await db()
+    .select({ outcome: phoneCalls.outcome, n: count() })
+    .from(phoneCalls)
+    .where(
+      and(
+        eq(phoneCalls.direction, "in"),
+        gte(phoneCalls.createdAt, new Date(now.getTime() - DAY)),
+        sql`${phoneCalls.outcome} like 'refused-%'`,
+      ),
+    )
+    .groupBy(phoneCalls.outcome);
+  return Object.fromEntries(rows.map((r) => [r.outcome ?? "", Number(r.n)]));
 }
 
 /** Unknown callers answered in the last 24 hours (their general message calls). */

@@ -54,6 +54,7 @@ export {
   onCallQueued,
   queueCall,
   recordIncomingCall,
+  refusedCallsToday,
   unknownCallsToday,
   type CallPurpose,
   type QueuedCall,

@@ -39,6 +39,7 @@ const calls = {
   attempts: "চেষ্টা",
   duration: "সময়কাল",
   lastError: "শেষ ত্রুটি",
+  cameFrom: "কোথা থেকে এসেছে",
   purposeMissed: "ক্লিনিকে মিসড কল",
   purposeCallback: "মিসড কলের উত্তরে কল",
   purposeOpinion: "মতামত তৈরি",
@@ -64,8 +65,13 @@ const calls = {
     since: "কখন থেকে:",
     answersTo: "এই ঠিকানায় আসা মিসড কল নেয়",
     listen: "কল শোনে এখানে",
+    trusted: "মিসড কল শুধু এখান থেকে নেওয়া হয়",
     rtp: "কলের আওয়াজ (RTP)",
     rtpPorts: "UDP পোর্ট {{from}}–{{to}}",
+    refused: "প্রত্যাখ্যাত মিসড কল (গত ২৪ ঘণ্টা)",
+    refusedNone: "একটিও নয়",
+    refusedNotTrunk: "ট্রাঙ্ক থেকে নয়: {{n}}",
+    refusedOwnNumber: "ক্লিনিকের নিজের নম্বর থেকে: {{n}}",
   },
   outcomes: {
     heard: "মতামত শুনেছেন",
@@ -85,6 +91,8 @@ const calls = {
     notCallable: "এই নম্বরে কল করা যাবে না",
     generalQueued: "সাধারণ বার্তা সারিতে",
     ignored: "উত্তর দেওয়া হয়নি (অচেনা নম্বর, সীমা শেষ)",
+    refusedNotTrunk: "প্রত্যাখ্যাত: ট্রাঙ্ক থেকে আসেনি",
+    refusedOwnNumber: "প্রত্যাখ্যাত: ক্লিনিকের নিজের নম্বর",
   },
 };
 

@@ -39,6 +39,7 @@ const calls = {
   attempts: "Attempts",
   duration: "Duration",
   lastError: "Last error",
+  cameFrom: "Came from",
   purposeMissed: "Missed call to the clinic",
   purposeCallback: "Callback to a missed call",
   purposeOpinion: "Opinion ready",
@@ -64,8 +65,13 @@ const calls = {
     since: "since",
     answersTo: "Takes missed calls addressed to",
     listen: "Listens for calls at",
+    trusted: "Takes missed calls only from",
     rtp: "Sound of calls (RTP)",
     rtpPorts: "UDP ports {{from}}–{{to}}",
+    refused: "Missed calls refused (last 24 hours)",
+    refusedNone: "None",
+    refusedNotTrunk: "Not from the trunk: {{n}}",
+    refusedOwnNumber: "From the clinic's own number: {{n}}",
   },
   outcomes: {
     heard: "Heard the opinion",
@@ -85,6 +91,8 @@ const calls = {
     notCallable: "Number may not be called",
     generalQueued: "General message queued",
     ignored: "Not answered (unknown caller, budget spent)",
+    refusedNotTrunk: "Refused: not from the trunk",
+    refusedOwnNumber: "Refused: the clinic's own number",
   },
 };
 

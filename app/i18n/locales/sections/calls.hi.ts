@@ -39,6 +39,7 @@ const calls = {
   attempts: "कोशिशें",
   duration: "अवधि",
   lastError: "आख़िरी त्रुटि",
+  cameFrom: "कहाँ से आई",
   purposeMissed: "क्लिनिक को मिस्ड कॉल",
   purposeCallback: "मिस्ड कॉल का जवाबी कॉल",
   purposeOpinion: "राय तैयार",
@@ -64,8 +65,13 @@ const calls = {
     since: "कब से:",
     answersTo: "इन पतों पर आई मिस्ड कॉल लेती है",
     listen: "कॉल यहाँ सुनती है",
+    trusted: "मिस्ड कॉल केवल यहाँ से ली जाती हैं",
     rtp: "कॉल की आवाज़ (RTP)",
     rtpPorts: "UDP पोर्ट {{from}}–{{to}}",
+    refused: "ठुकराई गई मिस्ड कॉल (पिछले 24 घंटे)",
+    refusedNone: "कोई नहीं",
+    refusedNotTrunk: "ट्रंक से नहीं: {{n}}",
+    refusedOwnNumber: "क्लिनिक के अपने नंबर से: {{n}}",
   },
   outcomes: {
     heard: "राय सुनी",
@@ -85,6 +91,8 @@ const calls = {
     notCallable: "इस नंबर पर कॉल नहीं की जा सकती",
     generalQueued: "सामान्य संदेश कतार में",
     ignored: "जवाब नहीं दिया (अनजान नंबर, सीमा पूरी)",
+    refusedNotTrunk: "ठुकराई गई: ट्रंक से नहीं आई",
+    refusedOwnNumber: "ठुकराई गई: क्लिनिक का अपना नंबर",
   },
 };
 
