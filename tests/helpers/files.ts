@@ -36,7 +36,8 @@ export type PdfImage = { name: string; width: number; height: number; rgb?: bool
 /**
  * A PDF written by hand (A4 pages), for files built to take the machine (decision 0100): each page's
  * content stream as given, drawing the images (stored once, Flate-compressed) by name — a 4,000 px
- * image drawn four hundred times is a file of a few KB that takes a renderer a minute.
+ * image drawn four hundred times is a file of a few KB that takes a renderer a minute. A page may
+ * write text in Helvetica as `/F1`.
  */
 export function drawnPdf(images: PdfImage[], pages: string[]): Buffer {
   const objects: (string | Buffer)[] = [];
@@ -56,7 +57,7 @@ export function drawnPdf(images: PdfImage[], pages: string[]): Buffer {
       Buffer.concat([Buffer.from(`<< /Length ${c.length} >>\nstream\n`), c, Buffer.from("\nendstream")]),
     );
     return add(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << ${xobjects.join(" ")} >> >> /Contents ${stream} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << ${xobjects.join(" ")} >> /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents ${stream} 0 R >>`,
     );
   });
   objects[0] = "<< /Type /Catalog /Pages 2 0 R >>";

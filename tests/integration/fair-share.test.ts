@@ -42,13 +42,14 @@ function slowPdf(): Buffer {
   );
 }
 
-/** `pages` pages tiled with a small image of noise: each preview is a JPEG of about 600 KB. */
+/** `pages` pages tiled with a small image of noise (and three lines of text): each preview is a JPEG of about 600 KB. */
 function noisyPdf(pages: number): Buffer {
   let seed = 7;
   const noise = Buffer.from(
     Array.from({ length: 64 * 64 * 3 }, () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 255),
   );
-  let page = "";
+  // A text layer that is not a lab report: the reader reads it as text, not by OCR.
+  let page = "BT /F1 10 Tf 40 40 Td (Noise 1) Tj 0 12 Td (Noise 2) Tj 0 12 Td (Noise 3) Tj ET\n";
   for (let y = 0; y < 842; y += 36)
     for (let x = 0; x < 595; x += 36) page += `q 36 0 0 36 ${x} ${y} cm /N Do Q\n`;
   return drawnPdf([{ name: "N", width: 64, height: 64, rgb: true, data: noise }], Array(pages).fill(page));
