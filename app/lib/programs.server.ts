@@ -234,8 +234,10 @@ function parentDeathSignal(): boolean {
   if (!isMainThread) return false;
   hasPdeathsig ??=
     existsSync(SETPRIV) &&
-    spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", SETPRIV, "--version"], { stdio: "ignore", timeout: 5000 })
-      .status === 0;
+    spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", SETPRIV, "--version"], {
+      stdio: "ignore",
+      timeout: 5000,
+    }).status === 0;
   return hasPdeathsig;
 }
 
