@@ -88,7 +88,7 @@ describe("a stopped server leaves nothing running", () => {
     } finally {
       parent.kill("SIGKILL");
     }
-  }, 20_000);
+  }, 30_000);
 
   // Last: after it the door of this test file's process is closed, as a stopped server's is.
   it("at shutdown every program's process group is ended and every scratch folder removed", async () => {
