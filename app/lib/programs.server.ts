@@ -648,11 +648,13 @@ function processAlive(pid: number): boolean {
 /** Scratch folders of the releases before decision 0103 (no process id in the name). */
 const UNNAMED_SCRATCH = /^cb-(?:labread|labocr|labpdf|pdfpage)-[A-Za-z0-9]{6}$/;
 const DAY_MS = 24 * 3600_000;
+/** When this process started (a second early: uptime is rounded, and the clock moves). */
+const STARTED_AT = Date.now() - process.uptime() * 1000 - 1000;
 
 /**
  * At start-up (decision 0103): removes the scratch folders a crashed or killed server left — those
- * named for a process that is gone, or for this very process but not in use (a container's server
- * is often PID 1 again after a restart); a folder of a live process, another server's on the same
+ * named for a process that is gone, or for this very process but made before it started (a
+ * container's server is often PID 1 again after a restart); a folder of a live process, another server's on the same
  * machine included, is never touched. A folder of an older release (no process id in its name) is
  * removed when it is a day old: no job runs that long. Returns the folders removed.
  */
@@ -678,7 +680,10 @@ export async function removeDeadScratch(now = Date.now()): Promise<string[]> {
     if (!s.isDirectory() || (process.getuid && s.uid !== process.getuid())) continue;
     if (named) {
       const pid = Number(named[1]);
-      if (pid === process.pid ? liveScratch.has(dir) : processAlive(pid)) continue;
+      // This process's own: only one made before it started (by an earlier process of that PID);
+      // one made since is a job's, in use or being removed by it (and maybe not yet in liveScratch).
+      const ours = liveScratch.has(dir) || s.mtimeMs >= STARTED_AT;
+      if (pid === process.pid ? ours : processAlive(pid)) continue;
     } else if (now - s.mtimeMs < DAY_MS) continue;
     await rm(dir, { recursive: true, force: true }).catch(() => {});
     removed.push(dir);

@@ -50,8 +50,10 @@ describe("a stopped server leaves nothing running", () => {
       };
       const crashed = folder(`cb-${await deadPid()}-labread-AbC123`);
       const otherServer = folder(`cb-${live.pid}-labread-XyZ789`);
-      // This very process's name, not in use: a container's server is often PID 1 again after a restart.
-      const ownLeftover = folder(`cb-${process.pid}-pdfpage-Qw3rty`);
+      // This very process's name, made before it started: a container's server is often PID 1 again
+      // after a restart. One made since is a job's (in use, or not yet known to the door): kept.
+      const ownLeftover = folder(`cb-${process.pid}-pdfpage-Qw3rty`, 3600_000);
+      const ownJustMade = folder(`cb-${process.pid}-pdfpage-N0wN0w`);
       const oldRelease = folder("cb-labread-0ldOne", 2 * 24 * 3600_000);
       const oldReleaseToday = folder("cb-labread-n3wOne");
       const notOurs = folder("cb-sip-Ab12Cd", 2 * 24 * 3600_000);
