@@ -61,7 +61,7 @@ describe("a stopped server leaves nothing running", () => {
         writeFileSync(join(inUse.dir, "r.pdf"), "being read");
         const removed = await removeDeadScratch();
         expect(removed.sort()).toEqual([crashed, ownLeftover, oldRelease].sort());
-        for (const kept of [otherServer, oldReleaseToday, notOurs, inUse.dir])
+        for (const kept of [otherServer, ownJustMade, oldReleaseToday, notOurs, inUse.dir])
           expect(existsSync(kept)).toBe(true);
       });
     } finally {
