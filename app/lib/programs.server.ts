@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { setPriority, tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { createInterface } from "node:readline";
+import { isMainThread } from "node:worker_threads";
 import { log } from "~/lib/log.server";
 
 /**
@@ -26,6 +27,11 @@ import { log } from "~/lib/log.server";
  * - A scratch folder per job (`withScratch`): private (0700), its size watched while a program
  *   writes in it (over the cap the program is stopped), and removed afterwards whatever happened.
  * - One log line per refusal or stop (the program's name and the reason; never its arguments).
+ * - Nothing outlives the server (decision 0103): the door knows every live child and scratch folder,
+ *   `endOutsidePrograms()` (at shutdown) ends them all and removes the folders; each child gets the
+ *   kernel's parent-death signal (`setpriv --pdeathsig`), so even a server killed with SIGKILL takes
+ *   them with it; a scratch folder is named for its process (`cb-<pid>-<label>-…`) and the next
+ *   start removes those of processes that are gone (`removeDeadScratch()`).
  */
 
 export type Limits = {
@@ -54,6 +60,11 @@ type Program = {
   nice: number;
   /** A Node child: its memory is bounded by --data rather than --as. */
   node?: true;
+  /**
+   * How the server asks it to stop when the server stops (default SIGTERM), and the grace before
+   * SIGKILL (default `endOutsidePrograms`'s): restic removes its lock on SIGINT, and may take a while.
+   */
+  stop?: { signal: "SIGINT"; graceMs: number };
 };
 
 const MB = 1024 * 1024;
@@ -101,6 +112,7 @@ export const PROGRAMS = {
       outputBytes: 64 * MB,
     }),
     nice: 10,
+    stop: { signal: "SIGINT", graceMs: 10_000 },
   },
   pg_dump: {
     command: "pg_dump",
@@ -210,6 +222,24 @@ export type Scratch = { dir: string; maxBytes: number };
 
 const PRLIMIT = "/usr/bin/prlimit";
 let hasPrlimit: boolean | undefined;
+const SETPRIV = "/usr/bin/setpriv";
+let hasPdeathsig: boolean | undefined;
+
+/**
+ * Whether util-linux's `setpriv --pdeathsig` works here (decision 0103): tried once, on itself.
+ * Only from the main thread: the kernel sends the signal when the *thread* that started the child
+ * ends, and a worker thread may end long before its child should.
+ */
+function parentDeathSignal(): boolean {
+  if (!isMainThread) return false;
+  hasPdeathsig ??=
+    existsSync(SETPRIV) &&
+    spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", SETPRIV, "--version"], {
+      stdio: "ignore",
+      timeout: 5000,
+    }).status === 0;
+  return hasPdeathsig;
+}
 
 /** Where a program is: its absolute path, or null when it is not installed (on PATH or where it also may be). */
 export function locate(name: ProgramName): string | null {
@@ -259,9 +289,17 @@ function commandLine(name: ProgramName, run: RunOptions, limits: Limits): { file
     ...(run.trailing ?? []),
   ];
   // A program found only outside PATH (PostgreSQL's versioned folder) is run by its path.
-  const command = p.alsoIn ? (locate(name) ?? p.command) : p.command;
+  const found = p.alsoIn ? (locate(name) ?? p.command) : p.command;
+  // The child dies with the server, SIGKILL of the server included (decision 0103): the kernel sends
+  // it this signal when the server's thread that started it ends. prlimit and setpriv each exec the
+  // next program, so the program keeps the PID whose parent is the server. restic gets SIGINT (it
+  // removes its lock); everything else SIGKILL. Without setpriv the program runs as before.
+  const deathSignal = p.stop?.signal === "SIGINT" ? "INT" : "KILL";
+  const [command, ...args] = parentDeathSignal()
+    ? [SETPRIV, "--pdeathsig", deathSignal, "--", found, ...argv]
+    : [found, ...argv];
   hasPrlimit ??= existsSync(PRLIMIT);
-  if (!hasPrlimit) return { file: command, args: argv };
+  if (!hasPrlimit) return { file: command, args };
   const caps = [
     p.node ? `--data=${limits.memoryBytes}` : `--as=${limits.memoryBytes}`,
     `--fsize=${limits.fileBytes}`,
@@ -269,7 +307,7 @@ function commandLine(name: ProgramName, run: RunOptions, limits: Limits): { file
     // No core files of a child that a limit stopped (they would hold what it read).
     "--core=0",
   ];
-  return { file: PRLIMIT, args: [...caps, "--", command, ...argv] };
+  return { file: PRLIMIT, args: [...caps, "--", command, ...args] };
 }
 
 function limitsFor(name: ProgramName, over: Partial<Limits> = {}): Limits {
@@ -294,6 +332,7 @@ function spawnLimited(
   limits: Limits,
   stdoutPiped: boolean,
 ): ChildProcess {
+  if (closed) throw refuse(name, "interrupted", "the server is stopping");
   const { file, args } = commandLine(name, run, limits);
   const child = spawn(file, args, {
     cwd: run.cwd,
@@ -310,6 +349,42 @@ function spawnLimited(
     }
   }
   return child;
+}
+
+/** A child the door started and that has not ended yet (decision 0103). */
+type Live = {
+  name: ProgramName;
+  child: ChildProcess;
+  /** Resolves when it ended and its output closed (whatever of its group held it gone too). */
+  closed: Promise<void>;
+  /** Whether its owner is already stopping it (its own limit, an abort, `end()`). */
+  ending: () => boolean;
+  /** Asks it to stop as the server stops: its stop signal to the group; its run says "interrupted". */
+  interrupt: () => void;
+};
+const liveChildren = new Set<Live>();
+const liveScratch = new Set<string>();
+/** Set by `endOutsidePrograms`: the server is stopping, and no program or scratch folder starts. */
+let closed = false;
+
+/** How a program is asked to stop when the server stops (decision 0103). */
+function stopOf(name: ProgramName): { signal: NodeJS.Signals; graceMs?: number } {
+  const p: Program = PROGRAMS[name];
+  return p.stop ?? { signal: "SIGTERM" };
+}
+
+function track(live: Omit<Live, "closed">): Live {
+  const entry: Live = {
+    ...live,
+    closed: new Promise<void>((resolve) => {
+      const { child } = live;
+      child.once("close", () => resolve());
+      child.once("error", () => resolve());
+    }),
+  };
+  liveChildren.add(entry);
+  void entry.closed.then(() => liveChildren.delete(entry));
+  return entry;
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -355,6 +430,13 @@ export function runProgram(name: ProgramName, run: RunOptions = {}): Promise<Buf
       stopped = reason;
       killGroup(child, signal);
     };
+    // The server stopping ends it as its own abort would; its caller hears "interrupted" (retried).
+    track({
+      name,
+      child,
+      ending: () => stopped !== null,
+      interrupt: () => stop("interrupted", stopOf(name).signal),
+    });
     const timer = limits.timeoutMs > 0 ? setTimeout(() => stop("time limit"), limits.timeoutMs) : undefined;
     let watching: NodeJS.Timeout | undefined;
     if (run.scratch) {
@@ -447,10 +529,21 @@ export function startProgram(name: ProgramName, run: RunOptions = {}): LongRunni
     if (err.code === "ENOENT") refuse(name, "not installed");
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  let ending = false;
+  track({
+    name,
+    child,
+    ending: () => ending,
+    interrupt: () => {
+      ending = true;
+      killGroup(child, "SIGTERM");
+    },
+  });
   return {
     child,
     async end(graceMs = 3000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      ending = true;
       killGroup(child, "SIGTERM");
       const t = setTimeout(() => killGroup(child, "SIGKILL"), graceMs);
       await exited;
@@ -495,12 +588,106 @@ export async function withScratch<T>(
   maxBytes: number,
   job: (scratch: Scratch) => Promise<T>,
 ): Promise<T> {
+  if (!/^[a-z]+$/.test(label)) throw new Error(`a scratch label is lowercase letters: ${label}`);
+  if (closed) throw refuse(`scratch ${label}`, "interrupted", "the server is stopping");
   const root = scratchRoot();
   await mkdir(root, { recursive: true });
-  const dir = await mkdtemp(path.join(root, `cb-${label}-`));
+  // Named for this process (decision 0103): a start-up removes the folders of processes that are gone.
+  const dir = await mkdtemp(path.join(root, `cb-${process.pid}-${label}-`));
+  liveScratch.add(dir);
   try {
+    if (closed) throw refuse(`scratch ${label}`, "interrupted", "the server is stopping");
     return await job({ dir, maxBytes });
   } finally {
     await rm(dir, { recursive: true, force: true });
+    liveScratch.delete(dir);
   }
+}
+
+/**
+ * The end of every outside program this process started, at its shutdown (decision 0103), once the
+ * work that started them was told to stop: no program or scratch folder starts any more; each live
+ * child's process group gets its stop signal (SIGTERM; restic SIGINT) unless its owner is already
+ * ending it, then SIGKILL after `graceMs` (restic: its own 10 s); then every scratch folder still
+ * there — a decrypted copy of a report among them — is removed. Resolves when all of that is done.
+ */
+export async function endOutsidePrograms(graceMs = 3_000): Promise<void> {
+  closed = true;
+  const children = [...liveChildren];
+  const folders = [...liveScratch];
+  await Promise.all(
+    children.map(async (live) => {
+      if (!live.ending()) live.interrupt();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), stopOf(live.name).graceMs ?? graceMs);
+      });
+      const overdue = await Promise.race([live.closed.then(() => false), late]);
+      clearTimeout(timer);
+      if (!overdue) return;
+      killGroup(live.child, "SIGKILL");
+      await Promise.race([live.closed, new Promise((r) => setTimeout(r, 1_000).unref())]);
+    }),
+  );
+  const scratch = [...new Set([...folders, ...liveScratch])];
+  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
+  if (children.length || scratch.length)
+    log("info", "outside programs ended at shutdown", { programs: children.length, scratch: scratch.length });
+}
+
+/** Whether a process is there (one of another user, which we may not signal, counts). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Scratch folders of the releases before decision 0103 (no process id in the name). */
+const UNNAMED_SCRATCH = /^cb-(?:labread|labocr|labpdf|pdfpage)-[A-Za-z0-9]{6}$/;
+const DAY_MS = 24 * 3600_000;
+/** When this process started (a second early: uptime is rounded, and the clock moves). */
+const STARTED_AT = Date.now() - process.uptime() * 1000 - 1000;
+
+/**
+ * At start-up (decision 0103): removes the scratch folders a crashed or killed server left — those
+ * named for a process that is gone, or for this very process but made before it started (a
+ * container's server is often PID 1 again after a restart); a folder of a live process, another server's on the same
+ * machine included, is never touched. A folder of an older release (no process id in its name) is
+ * removed when it is a day old: no job runs that long. Returns the folders removed.
+ */
+export async function removeDeadScratch(now = Date.now()): Promise<string[]> {
+  const root = scratchRoot();
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const named = /^cb-(\d+)-[a-z]+-[A-Za-z0-9]{6}$/.exec(name);
+    if (!named && !UNNAMED_SCRATCH.test(name)) continue;
+    const dir = path.join(root, name);
+    let s: Awaited<ReturnType<typeof lstat>>;
+    try {
+      s = await lstat(dir);
+    } catch {
+      continue;
+    }
+    if (!s.isDirectory() || (process.getuid && s.uid !== process.getuid())) continue;
+    if (named) {
+      const pid = Number(named[1]);
+      // This process's own: only one made before it started (by an earlier process of that PID);
+      // one made since is a job's, in use or being removed by it (and maybe not yet in liveScratch).
+      const ours = liveScratch.has(dir) || s.mtimeMs >= STARTED_AT;
+      if (pid === process.pid ? ours : processAlive(pid)) continue;
+    } else if (now - s.mtimeMs < DAY_MS) continue;
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    removed.push(dir);
+  }
+  if (removed.length) log("info", "scratch of stopped servers removed", { folders: removed.length });
+  return removed;
 }

@@ -79,3 +79,37 @@ export function drawnPdf(images: PdfImage[], pages: string[]): Buffer {
   );
   return Buffer.concat(parts);
 }
+
+/**
+ * A small PDF that keeps poppler busy for minutes (decision 0103's tests of a server stopped
+ * mid-read): its one page draws a form that draws another `fan` times, `depth` forms deep, the last
+ * drawing `fan` lines, so `pdftotext` walks fan^(depth+1) operators (10^8 at depth 7: minutes, far
+ * past a read's time limit) for a file of 2 KB. It has no text layer.
+ */
+export function slowPdf(depth = 7, fan = 10): Buffer {
+  const stream = (dict: string, body: string) =>
+    `<< ${dict} /Length ${body.length} >>\nstream\n${body}\nendstream`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /F 5 0 R >> >> >>",
+    stream("", "/F Do\n".repeat(fan)),
+  ];
+  for (let i = 0; i < depth; i++) {
+    const last = i === depth - 1;
+    const resources = last ? "" : `/Resources << /XObject << /F ${6 + i} 0 R >> >>`;
+    const body = last ? "0 0 m 1 1 l S\n".repeat(fan) : "/F Do\n".repeat(fan);
+    objects.push(stream(`/Type /XObject /Subtype /Form /BBox [0 0 10 10] ${resources}`, body));
+  }
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}

@@ -33,7 +33,7 @@ const reports: Record<string, string> = {};
 const SLOW_PAGES = 8;
 
 /** One 4,000 × 4,000 grey image drawn four hundred times a page: a few KB that take pdftoppm a minute. */
-function slowPdf(): Buffer {
+function slowPages(): Buffer {
   const big = { name: "Im", width: 4000, height: 4000, data: Buffer.alloc(4000 * 4000, 128) };
   const page = "q 595 0 0 842 0 0 cm /Im Do Q\n".repeat(400);
   return drawnPdf(
@@ -122,7 +122,7 @@ beforeAll(async () => {
     ],
     { tok, ids },
   );
-  reports.slow = await upload("attacker", "slow.pdf", slowPdf());
+  reports.slow = await upload("attacker", "slow.pdf", slowPages());
   reports.plain = await upload("victim", "plain.pdf", samplePdf());
   reports.noisy = await upload("victim", "noisy.pdf", noisyPdf(10), 1);
   reports.noisier = await upload("victim", "noisier.pdf", noisyPdf(10));
@@ -239,8 +239,8 @@ describe("a fair share of every shared part (decision 0100)", () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     const scans = [
-      await upload("attacker", "scan-1.pdf", slowPdf()),
-      await upload("attacker", "scan-2.pdf", slowPdf(), 1),
+      await upload("attacker", "scan-1.pdf", slowPages()),
+      await upload("attacker", "scan-2.pdf", slowPages(), 1),
     ];
     await new Promise((r) => setTimeout(r, 1000)); // the attacker's reads are under way
     const started = Date.now();

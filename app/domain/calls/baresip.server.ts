@@ -123,6 +123,9 @@ export class Baresip {
     child.once("exit", (code, signal) => {
       this.exited = true;
       this.socket?.destroy();
+      // A command waiting for its answer hears now that none will come (ended at shutdown, decision 0103).
+      for (const answer of this.waiting.values()) answer({ ok: false, data: "baresip ended" });
+      this.waiting.clear();
       log(code === 0 ? "info" : "error", `baresip (${this.opts.name} line) ended`, {
         code,
         signal,

@@ -4,6 +4,7 @@ import { boundStatements, closeDatabase, db, migrateDatabase, runExclusive } fro
 import { diskSpace } from "~/storage/disk.server";
 import { blobStore } from "~/storage/factory.server";
 import { log, trackRequestStart } from "~/lib/log.server";
+import { endOutsidePrograms, removeDeadScratch } from "~/lib/programs.server";
 import { pruneAccountsTables, pruneExpiredSessions, ensureAdmin } from "../accounts/index.server";
 import {
   startLabReader,
@@ -66,6 +67,9 @@ export function startup(): Promise<void> {
   started ??= (async () => {
     const c = config();
     const owner = c.serverRole !== "worker";
+    // Scratch folders a crashed or killed server left (a decrypted report among them); never those
+    // of a live process, another server's on this machine included (decision 0103).
+    removeDeadScratch().catch((err) => log("warn", "old scratch not removed", { error: String(err) }));
     if (owner) {
       if (c.storage.kind === "local") mkdirSync(c.storage.dir, { recursive: true });
       mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
@@ -122,21 +126,27 @@ export function startup(): Promise<void> {
   return started;
 }
 
-/** The end of a process of our server: pending work finished, the database closed (last one checkpoints). */
+/**
+ * The end of a process of our server: pending work finished, every outside program it started
+ * ended and its scratch removed, the database closed (last one checkpoints).
+ */
 export async function shutdown() {
   // Mail due now (reset links, notices) goes out before the process ends (what cannot go stays
   // queued for the next start or another process), and the SMS being sent is finished (an unfinished one is taken again by another process later).
-  await Promise.race([
-    Promise.all([
-      flushMail(),
-      stopSmsSender(),
-      stopPacsSender(),
-      stopLabReader(),
-      stopServiceRollups(),
-      stopBackupScheduler(),
-      stopCalls(),
-    ]),
-    new Promise((r) => setTimeout(r, 12_000).unref()),
+  const work = Promise.all([
+    flushMail(),
+    stopSmsSender(),
+    stopPacsSender(),
+    stopLabReader(),
+    stopServiceRollups(),
+    stopBackupScheduler(),
+    stopCalls(),
   ]);
+  // Every job has now been told to stop. The outside programs it still runs (a report being read,
+  // the SIP line, a backup) are ended with their process groups and their scratch folders removed,
+  // so nothing outlives the server; a read cut short is "interrupted" and read again later (decision 0103).
+  const programs = endOutsidePrograms();
+  await Promise.race([Promise.all([work, programs]), new Promise((r) => setTimeout(r, 12_000).unref())]);
+  await programs; // bounded by the programs' graces (at most about 11 s)
   await closeDatabase();
 }

@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * What /proc says of the machine's processes, for tests that check what a server left running
+ * (decision 0103). A zombie (ended, waiting for its reaper) counts as gone: it runs nothing and
+ * holds no port.
+ */
+export type Proc = { pid: number; comm: string; state: string; ppid: number; pgid: number };
+
+function read(pid: number): Proc | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = stat.lastIndexOf(")");
+    const comm = stat.slice(stat.indexOf("(") + 1, close);
+    const [state, ppid, pgid] = stat.slice(close + 2).split(" ");
+    return { pid, comm, state, ppid: Number(ppid), pgid: Number(pgid) };
+  } catch {
+    return null;
+  }
+}
+
+/** Every process running now (zombies left out). */
+export function processes(): Proc[] {
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .map((n) => read(Number(n)))
+    .filter((p): p is Proc => p !== null && p.state !== "Z");
+}
+
+/** Whether the process runs (not gone, not a zombie). */
+export const running = (pid: number) => {
+  const p = read(pid);
+  return p !== null && p.state !== "Z";
+};
+
+/** The processes `pid` started that still run. */
+export const childrenOf = (pid: number) => processes().filter((p) => p.ppid === pid);
+
+/** The processes of a process group that still run. */
+export const groupMembers = (pgid: number) => processes().filter((p) => p.pgid === pgid);
+
+/** Waits for `check` to be true (every 50 ms), at most `ms`; returns whether it became true. */
+export async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
