@@ -4,6 +4,7 @@ import { db } from "~/db/client.server";
 import { patients, phoneCalls, reports, users } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone, validE164 } from "~/lib/phone.server";
+import { proveByMissedCall } from "../care/index.server";
 import { queueCall, recordIncomingCall, unknownCallsToday } from "../messaging/index.server";
 
 /**
@@ -34,6 +35,8 @@ export async function receiveMissedCall(
       .limit(1);
     if (seen.length) return { outcome: seen[0].outcome ?? "ignored" };
   }
+  // A missed call from a number proves it for the profiles whose number for calls it is (decision 0102).
+  await proveByMissedCall(number);
   const v = config().voice;
   const owner = await profileFor(number);
   let outcome: string;
