@@ -28,7 +28,7 @@ const calls = {
   smsProofCode:
     "{{code}} is your {{product}} code to confirm this number for calls. It is valid for {{minutes}} minutes. If you did not ask for it, ignore this message.",
   numberUnproven:
-    "This number is not yet proven to be yours: prove it first (a code sent to it, or a missed call from it), then choose a call.",
+    "This number is not yet proven: prove it first (a code sent to it, or a missed call from it), then choose a call.",
   unprovenHint:
     "Calls would go to {{phone}}, but it is not yet proven to be yours, so only SMS can be chosen. Prove it with a code we send to it by SMS.",
   unprovenMember:
