@@ -253,7 +253,10 @@ describe("Settings and the centre patient's page", () => {
       callWindow: "evening",
     });
     expect(refused.status).toBe(400);
-    expect(pageText(await refused.text())).toContain("This number is not yet proven");
+    // Said once, above the choices (as without a number), with the form to prove it.
+    const refusedHtml = await refused.text();
+    expect(pageText(refusedHtml).split("but it is not yet proven to be yours")).toHaveLength(2);
+    expect(refusedHtml).toContain('data-testid="number-proof"');
     expect(await stored(ids.other)).toMatchObject({ notice_by: "sms" });
     await proveOnScreen("other", "/dashboard/settings", "+919876543210");
     expect(pageText(await (await browsers.other.fetch("/dashboard/settings")).text())).toContain(
