@@ -38,7 +38,8 @@ export async function noticeFormAction(opts: {
  * Proving the number a call would go to (decision 0102), on the three screens where "call me" is
  * chosen — Settings (`patientId` null: her own), the family page, a centre patient's page:
  * `intent=proof-send` sends the code by SMS, `intent=proof-check` types it back (`code`). Back to
- * `back` with a toast either way: what was done, or the reason. Plain form posts.
+ * `back` with a toast either way — what was done, or the reason — at `anchor` (the choice's
+ * heading, where the code is typed). Plain form posts.
  */
 export async function numberProofAction(opts: {
   actor: Actor;
@@ -47,8 +48,10 @@ export async function numberProofAction(opts: {
   back: string;
   t: TFunction;
   client: Client;
+  anchor: string;
 }): Promise<Response> {
-  const { actor, patientId, form, back, t, client } = opts;
+  const { actor, patientId, form, t, client } = opts;
+  const back = `${opts.back}#${opts.anchor}`;
   try {
     if (form.get("intent") === "proof-send") {
       const sent = await sendNumberProof(actor, patientId, client);

@@ -98,6 +98,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       back,
       t,
       client: clientOf(context),
+      anchor: "notice-heading",
     });
   try {
     await askFollowUp(

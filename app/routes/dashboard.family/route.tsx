@@ -64,6 +64,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       back: "/dashboard/family",
       t,
       client: clientOf(context),
+      anchor: `notice-${String(form.get("patientId") ?? "")}`,
     });
   return addAction({ actor, t, form, ip: clientOf(context).ip });
 }

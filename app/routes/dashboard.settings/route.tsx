@@ -114,7 +114,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return callsAction(args);
     case "proof-send":
     case "proof-check":
-      return numberProofAction({ actor, patientId: null, form: formData, back: SETTINGS, t, client });
+      return numberProofAction({
+        actor,
+        patientId: null,
+        form: formData,
+        back: SETTINGS,
+        t,
+        client,
+        anchor: "calls-heading",
+      });
     case "password":
       return passwordAction(args);
     case "revoke-session":
