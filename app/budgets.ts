@@ -73,6 +73,8 @@ export const BUDGETS = {
   dataExport: { address: per(100, HOUR), account: per(10, HOUR) },
   /** Wrong slip IDs and years of birth when starting a take-over (decision 0055), per profile: 5 a day, counted always. */
   takeOverProof: { account: per(5, 24 * HOUR) },
+  /** Codes typed to prove a number before it is called (decision 0102), per profile: 5 an hour, counted always (a right one gives its point back). */
+  numberProof: { account: per(5, HOUR) },
   /** Unknown "this was not me" links tried from one address (decision 0055). */
   takeOverReport: { address: per(30, HOUR) },
 } satisfies Record<string, BudgetSet>;

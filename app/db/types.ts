@@ -11,7 +11,8 @@ export const SESSION_KINDS = ["web", "api"] as const;
 export const NOTIFY_CHANNELS = ["email", "sms", "both"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 /** "takeover": a code sent to the number of someone taking over their patient profile (care/takeover). */
-export const CODE_PURPOSES = ["signup", "login", "reset", "takeover"] as const;
+/** "prove": a number proven to be a profile's before it is called (decision 0102); its payload is the profile's id. */
+export const CODE_PURPOSES = ["signup", "login", "reset", "takeover", "prove"] as const;
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 /** The mail outbox (decision 0061): "expired": a code or link mail not sent before its code or link ran out. */
 export const MAIL_STATUSES = ["queued", "sending", "sent", "failed", "expired"] as const;
@@ -21,6 +22,7 @@ export const SMS_PURPOSES = [
   "login-code",
   "reset-code",
   "takeover-code",
+  "proof-code",
   "opinion-ready",
   "followup-answered",
   "notice",

@@ -43,6 +43,7 @@ const SMS_PURPOSE_LABELS: Record<SmsPurpose, string> = {
   "login-code": "messages.smsPurposeLoginCode",
   "reset-code": "messages.smsPurposeResetCode",
   "takeover-code": "family.smsPurposeTakeOverCode",
+  "proof-code": "calls.smsPurposeProofCode",
   "opinion-ready": "messages.smsPurposeOpinionReady",
   "followup-answered": "messages.smsPurposeFollowupAnswered",
   notice: "messages.smsPurposeNotice",

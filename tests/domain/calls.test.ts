@@ -149,10 +149,12 @@ describe("the call queue", () => {
     const child = await makeDependant(manager);
     const set = (who: Person, id: string | null, input: Record<string, unknown>) =>
       d.care.setNoticePreference(who, id, input);
-    expect(await set(own, null, { noticeBy: "both", callWindow: "evening" })).toEqual({
+    // Her own mobile number, proven by the code of her phone signup (decision 0102).
+    expect(await set(own, null, { noticeBy: "both", callWindow: "evening" })).toMatchObject({
       noticeBy: "both",
       callWindow: "evening",
       phone: "+91******6666",
+      phoneProven: true,
     });
     expect(
       (await refusal(() => set(noPhone, null, { noticeBy: "call", callWindow: "morning" }))).extra

@@ -305,6 +305,27 @@ const API: Row[] = [
     admin: 404,
   },
   {
+    // Proving the number a call would go to (decision 0102): a code to the number on record only.
+    route: "POST /patients/:own/notice/proof",
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    // A wrong code is the patient's 400; anyone else is told the profile is not there.
+    route: "PUT /patients/:own/notice/proof",
+    body: () => ({ code: "000000" }),
+    anon: 401,
+    patient: 400,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
     route: "GET /admin/get-sms-messages",
     anon: 401,
     patient: 403,

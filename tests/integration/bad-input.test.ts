@@ -148,6 +148,8 @@ const jsonEndpoints: { method: string; path: string; token?: string }[] = [
   { method: "POST", path: "/centre/patients/no-such-patient/slip", token: "admin" },
   // "Call me" (decision 0080): the person's own profile.
   { method: "PUT", path: "/patients/PATIENT/notice", token: "patient" },
+  // The code that proves her number for calls (decision 0102).
+  { method: "PUT", path: "/patients/PATIENT/notice/proof", token: "patient" },
 ];
 
 const counts = async () => {

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
@@ -10,8 +12,10 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  * patient's Settings, the family page (a choice per member without a login of their own) and the
  * health worker's page of a centre patient — one form posted with intent=calls. Who may set it is
  * the domain's (tests/domain/calls.test.ts, the API in the authorization matrix); here: the forms
- * save, say why when they cannot (no number for a call, a value not offered), change nothing then,
- * and a forged patientId on the family page reaches no one else's profile.
+ * save, say why when they cannot (no number for a call, a number not proven to be theirs, a value
+ * not offered), change nothing then, and a forged patientId on the family page reaches no one
+ * else's profile. A number typed by the person, a family manager or a centre is proven on the same
+ * screen with the code sent to it by SMS before a call can be chosen (decision 0102).
  */
 
 let server: TestServer;
@@ -44,6 +48,45 @@ async function stored(patientId: string) {
     patientId,
   );
   return row;
+}
+
+/** The newest proof code texted to `e164` (the server's SMS outbox, as without SMS_URL). */
+async function proofCodeTo(e164: string): Promise<string> {
+  const dir = path.join(server.dataDir, "sms-outbox");
+  const end = Date.now() + 5_000;
+  for (;;) {
+    const codes = (existsSync(dir) ? readdirSync(dir).sort() : [])
+      .map((f) => {
+        try {
+          return JSON.parse(readFileSync(path.join(dir, f), "utf8"));
+        } catch {
+          return {};
+        }
+      })
+      .filter((m) => m.to === e164 && m.purpose === "proof-code")
+      .map((m) => /\b(\d{6})\b/.exec(m.text)?.[1]);
+    if (codes.length) return codes[codes.length - 1]!;
+    if (Date.now() > end) throw new Error(`no proof code to ${e164}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Proves the number a call would go to on the screen `where` (decision 0102): "Send a code", then
+ * the code typed back. Each answer is a redirect back with its toast.
+ */
+async function proveOnScreen(who: string, where: string, e164: string, fields: Record<string, string> = {}) {
+  const b = browsers[who];
+  const sent = await b.post(where, { intent: "proof-send", ...fields });
+  expect(sent.status).toBe(302);
+  expect(pageText(await (await b.fetch(where)).text())).toContain("A code was sent to");
+  const wrong = await b.post(where, { intent: "proof-check", code: "12", ...fields });
+  expect(wrong.status).toBe(302);
+  expect(pageText(await (await b.fetch(where)).text())).toContain("Type the 6 digits of the code.");
+  const code = await proofCodeTo(e164);
+  const right = await b.post(where, { intent: "proof-check", code, ...fields });
+  expect(right.status).toBe(302);
+  expect(pageText(await (await b.fetch(where)).text())).toContain("Proven: calls can now go to this number.");
 }
 
 /** Posts the calls form on `path` and reads the page the redirect leads to (its toast included). */
@@ -113,8 +156,12 @@ describe("the family page: how each member hears about an opinion", () => {
     expect(text).toContain("How Raju hears that an opinion is ready");
     expect(html).toContain(`name="patientId" value="${ids.daughter}"`);
     expect(html).not.toContain(`name="patientId" value="${ids.father}"`);
-    // Signed up by e-mail, the father gave his mobile number: his members are called on it (decision 0093).
-    expect(text).toContain("Calls go to +91******3210.");
+    // Signed up by e-mail, the father gave his mobile number: his members would be called on it
+    // (decision 0093) once it is proven (decision 0102), with a form to prove it under each.
+    expect(text).toContain(
+      "Calls for them would go to +91******3210, but it is not yet proven to be theirs, so only SMS can be chosen.",
+    );
+    expect(html.match(/data-testid="number-proof"/g)).toHaveLength(2);
   });
 
   it("a call needs a number: without one it is said once, with a link, and refused; with the family's number it is saved", async () => {
@@ -138,6 +185,15 @@ describe("the family page: how each member hears about an opinion", () => {
       "UPDATE patients SET phone = '+919812300002', phone_owner = 'family' WHERE id = ?",
       ids.daughter,
     );
+    // A number the manager typed: not called until proven (decision 0102).
+    page = await postCalls("father", "/dashboard/family", {
+      patientId: ids.daughter,
+      noticeBy: "call",
+      callWindow: "evening",
+    });
+    expect(page).toContain("This number is not yet proven");
+    expect(await stored(ids.daughter)).toEqual(before);
+    await proveOnScreen("father", "/dashboard/family", "+919812300002", { patientId: ids.daughter });
     page = await postCalls("father", "/dashboard/family", {
       patientId: ids.daughter,
       noticeBy: "call",
@@ -185,9 +241,27 @@ describe("the family page: how each member hears about an opinion", () => {
 describe("Settings and the centre patient's page", () => {
   it("Settings: a patient who signed up with an e-mail and gave her mobile number chooses a call in the evening: saved", async () => {
     // Her number is the one she gave at sign-up (9876543210), shown above the choice and called.
+    // Not called until proven (decision 0102): refused with the reason, proven on the screen with the code.
     const before = pageText(await (await browsers.other.fetch("/dashboard/settings")).text());
-    expect(before).toContain("Calls go to +91******3210.");
+    expect(before).toContain(
+      "Calls would go to +91******3210, but it is not yet proven to be yours, so only SMS can be chosen.",
+    );
     expect(before).not.toContain("There is no phone number");
+    const refused = await browsers.other.post("/dashboard/settings", {
+      intent: "calls",
+      noticeBy: "call",
+      callWindow: "evening",
+    });
+    expect(refused.status).toBe(400);
+    // Said once, above the choices (as without a number), with the form to prove it.
+    const refusedHtml = await refused.text();
+    expect(pageText(refusedHtml).split("but it is not yet proven to be yours")).toHaveLength(2);
+    expect(refusedHtml).toContain('data-testid="number-proof"');
+    expect(await stored(ids.other)).toMatchObject({ notice_by: "sms" });
+    await proveOnScreen("other", "/dashboard/settings", "+919876543210");
+    expect(pageText(await (await browsers.other.fetch("/dashboard/settings")).text())).toContain(
+      "Calls go to +91******3210.",
+    );
     const page = await postCalls("other", "/dashboard/settings", { noticeBy: "call", callWindow: "evening" });
     expect(page).toContain("Saved: this is how we will tell you.");
     expect(page).not.toContain("Add a phone number first");
@@ -241,11 +315,20 @@ describe("Settings and the centre patient's page", () => {
   });
 
   it("the centre's health worker sets it on the patient's page; a patient posting there changes nothing", async () => {
-    const path = `/dashboard/centre/patients/${ids.kamla}`;
-    const page = await postCalls("worker", path, { noticeBy: "call", callWindow: "morning" });
+    const where = `/dashboard/centre/patients/${ids.kamla}`;
+    // The number the centre registered is proven with her phone, on this page (decision 0102).
+    expect(await postCalls("worker", where, { noticeBy: "call", callWindow: "morning" })).toContain(
+      "This number is not yet proven",
+    );
+    await proveOnScreen("worker", where, "+919812300001");
+    const page = await postCalls("worker", where, { noticeBy: "call", callWindow: "morning" });
     expect(page).toContain("Saved: this is how we will tell you.");
     expect(await stored(ids.kamla)).toEqual({ notice_by: "call", call_window: "morning" });
-    const res = await browsers.father.post(path, { intent: "calls", noticeBy: "sms", callWindow: "evening" });
+    const res = await browsers.father.post(where, {
+      intent: "calls",
+      noticeBy: "sms",
+      callWindow: "evening",
+    });
     expect(res.status).toBeLessThan(500);
     expect(await stored(ids.kamla)).toEqual({ notice_by: "call", call_window: "morning" });
   });

@@ -79,6 +79,7 @@ export const AUDIT_ACTIONS: Record<Labelled, string> = {
   "patient.fhir_export": "audit.actions.patientFhirExport",
   "patient.notice_set": "audit.actions.patientNoticeSet",
   "patient.call_heard": "audit.actions.patientCallHeard",
+  "patient.number_proven": "audit.actions.patientNumberProven",
   "patient.call_unverified": "audit.actions.patientCallUnverified",
   "patient.manager_revoked": "audit.actions.patientManagerRevoked",
   "patient.centre_revoked": "audit.actions.patientCentreRevoked",

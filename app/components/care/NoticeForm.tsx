@@ -11,6 +11,10 @@ export type NoticeChoice = {
   callWindow: "morning" | "afternoon" | "evening";
   /** The number a call goes to, masked, or null. */
   phone: string | null;
+  /** Whether it is proven to be theirs (decision 0102); a call is chosen only then. Absent: as before (proven). */
+  phoneProven?: boolean;
+  /** The clinic's number, for a missed call that proves it; null: none set. */
+  clinicNumber?: string | null;
   windows: Record<"morning" | "afternoon" | "evening", [number, number]>;
 };
 
@@ -57,92 +61,153 @@ export function NoticeForm({
     id: `${headingId}-form`,
     defaultValue: { noticeBy: choice.noticeBy, callWindow: choice.callWindow },
   });
-  // Without a number only SMS can be chosen: the call choices are shown, but cannot be picked.
-  const noPhone = !choice.phone;
+  // Without a number only SMS can be chosen: the call choices are shown, but cannot be picked —
+  // nor while the number is not proven to be theirs (decision 0102): then it can be proven below.
+  const unproven = !!choice.phone && choice.phoneProven === false;
+  const noPhone = !choice.phone || unproven;
   const by = noPhone ? "sms" : ((fields.noticeBy.initialValue as string | undefined) ?? choice.noticeBy);
   const when = (fields.callWindow.initialValue as string | undefined) ?? choice.callWindow;
   const hintId = `${headingId}-hint`;
   return (
-    <Form
-      method="post"
-      {...form.props}
-      aria-describedby={noPhone ? undefined : form.props["aria-describedby"]}
-      noValidate
-      aria-labelledby={headingId}
-      className="space-y-4"
-    >
-      <input type="hidden" name="intent" value="calls" />
-      {patientId && <input type="hidden" name="patientId" value={patientId} />}
-      {/* Without a number, the hint says why a call cannot be chosen: not a second time above it. */}
-      {!noPhone && <FormError id={form.errorId} errors={form.errors} />}
-      <fieldset
-        aria-describedby={`${hintId}${!noPhone && fields.noticeBy.errors?.length ? ` ${fields.noticeBy.errorId}` : ""}`}
+    <>
+      <Form
+        method="post"
+        {...form.props}
+        aria-describedby={noPhone ? undefined : form.props["aria-describedby"]}
+        noValidate
+        aria-labelledby={headingId}
+        className="space-y-4"
       >
-        <legend className="field-label">{patientId ? t("calls.legendMember") : t("calls.legend")}</legend>
-        <p
-          id={hintId}
-          className={noPhone ? "mb-2 text-sm font-semibold text-amber-900" : "mb-2 text-sm text-slate-600"}
-          data-testid={noPhone ? "no-phone" : undefined}
+        <input type="hidden" name="intent" value="calls" />
+        {patientId && <input type="hidden" name="patientId" value={patientId} />}
+        {/* Without a number, the hint says why a call cannot be chosen: not a second time above it. */}
+        {!noPhone && <FormError id={form.errorId} errors={form.errors} />}
+        <fieldset
+          aria-describedby={`${hintId}${!noPhone && fields.noticeBy.errors?.length ? ` ${fields.noticeBy.errorId}` : ""}`}
         >
-          {noPhone ? (
-            <>
-              {t(patientId ? "calls.noPhoneMember" : "calls.noPhoneHint")}
-              {addPhone && (
-                <>
-                  {" "}
-                  <Link to={addPhone} className="underline underline-offset-2">
-                    {t(patientId ? "calls.addPhoneFamily" : "calls.addPhone")}
-                  </Link>
-                </>
-              )}
-            </>
-          ) : patientId ? (
-            t("calls.phoneHintMember", { phone: choice.phone })
-          ) : (
-            t("calls.phoneHint", { phone: choice.phone })
-          )}
-        </p>
-        <div className="flex flex-wrap gap-x-6 gap-y-1">
-          {(["sms", "call", "both"] as const).map((c) => (
-            <label key={c} className="flex min-h-11 items-center gap-2">
-              <input
-                type="radio"
-                name={fields.noticeBy.name}
-                value={c}
-                defaultChecked={by === c}
-                disabled={noPhone && c !== "sms"}
-                className="h-5 w-5"
-              />
-              {t(BY[c])}
-            </label>
-          ))}
+          <legend className="field-label">{patientId ? t("calls.legendMember") : t("calls.legend")}</legend>
+          <p
+            id={hintId}
+            className={noPhone ? "mb-2 text-sm font-semibold text-amber-900" : "mb-2 text-sm text-slate-600"}
+            data-testid={noPhone ? "no-phone" : undefined}
+          >
+            {unproven ? (
+              t(patientId ? "calls.unprovenMember" : "calls.unprovenHint", { phone: choice.phone })
+            ) : noPhone ? (
+              <>
+                {t(patientId ? "calls.noPhoneMember" : "calls.noPhoneHint")}
+                {addPhone && (
+                  <>
+                    {" "}
+                    <Link to={addPhone} className="underline underline-offset-2">
+                      {t(patientId ? "calls.addPhoneFamily" : "calls.addPhone")}
+                    </Link>
+                  </>
+                )}
+              </>
+            ) : patientId ? (
+              t("calls.phoneHintMember", { phone: choice.phone })
+            ) : (
+              t("calls.phoneHint", { phone: choice.phone })
+            )}
+          </p>
+          <div className="flex flex-wrap gap-x-6 gap-y-1">
+            {(["sms", "call", "both"] as const).map((c) => (
+              <label key={c} className="flex min-h-11 items-center gap-2">
+                <input
+                  type="radio"
+                  name={fields.noticeBy.name}
+                  value={c}
+                  defaultChecked={by === c}
+                  disabled={noPhone && c !== "sms"}
+                  className="h-5 w-5"
+                />
+                {t(BY[c])}
+              </label>
+            ))}
+          </div>
+          {/* Said once: without a number the hint above says it, not an error below it too. */}
+          {!noPhone && <FieldError meta={fields.noticeBy} />}
+        </fieldset>
+        <fieldset>
+          <legend className="field-label">{t("calls.windowLegend")}</legend>
+          <div className="flex flex-wrap gap-x-6 gap-y-1">
+            {(["morning", "afternoon", "evening"] as const).map((w) => (
+              <label key={w} className="flex min-h-11 items-center gap-2">
+                <input
+                  type="radio"
+                  name={fields.callWindow.name}
+                  value={w}
+                  defaultChecked={when === w}
+                  className="h-5 w-5"
+                />
+                {windowWords(t, i18n.language, w, choice.windows[w])}
+              </label>
+            ))}
+          </div>
+          <FieldError meta={fields.callWindow} />
+        </fieldset>
+        <div className="flex justify-end">
+          <button type="submit" className="btn-primary" disabled={busy}>
+            {busy ? t("profile.saving") : t("profile.save")}
+          </button>
         </div>
-        {/* Said once: without a number the hint above says it, not an error below it too. */}
-        {!noPhone && <FieldError meta={fields.noticeBy} />}
-      </fieldset>
-      <fieldset>
-        <legend className="field-label">{t("calls.windowLegend")}</legend>
-        <div className="flex flex-wrap gap-x-6 gap-y-1">
-          {(["morning", "afternoon", "evening"] as const).map((w) => (
-            <label key={w} className="flex min-h-11 items-center gap-2">
-              <input
-                type="radio"
-                name={fields.callWindow.name}
-                value={w}
-                defaultChecked={when === w}
-                className="h-5 w-5"
-              />
-              {windowWords(t, i18n.language, w, choice.windows[w])}
-            </label>
-          ))}
-        </div>
-        <FieldError meta={fields.callWindow} />
-      </fieldset>
-      <div className="flex justify-end">
-        <button type="submit" className="btn-primary" disabled={busy}>
-          {busy ? t("profile.saving") : t("profile.save")}
+      </Form>
+      {unproven && <NumberProof choice={choice} headingId={headingId} patientId={patientId} />}
+    </>
+  );
+}
+
+/**
+ * Proving the number a call would go to (decision 0102): a code sent to it by SMS and typed back,
+ * or a missed call from it to the clinic. Two plain forms (`intent` proof-send, proof-check) posted
+ * to the same page as the choice; the page answers with a toast.
+ */
+function NumberProof({
+  choice,
+  headingId,
+  patientId,
+}: {
+  choice: NoticeChoice;
+  headingId: string;
+  patientId?: string;
+}) {
+  const { t } = useTranslation();
+  const codeId = `${headingId}-code`;
+  return (
+    <div
+      className="mt-4 space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-3"
+      data-testid="number-proof"
+    >
+      <Form method="post" className="flex flex-wrap items-center gap-3">
+        <input type="hidden" name="intent" value="proof-send" />
+        {patientId && <input type="hidden" name="patientId" value={patientId} />}
+        <button type="submit" className="btn-secondary">
+          {t("calls.sendCode", { phone: choice.phone })}
         </button>
-      </div>
-    </Form>
+      </Form>
+      <Form method="post" className="flex flex-wrap items-end gap-3">
+        <input type="hidden" name="intent" value="proof-check" />
+        {patientId && <input type="hidden" name="patientId" value={patientId} />}
+        <div>
+          <label htmlFor={codeId} className="field-label">
+            {t("calls.codeLabel")}
+          </label>
+          <input
+            id={codeId}
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            className="field-input w-40"
+          />
+        </div>
+        <button type="submit" className="btn-primary">
+          {t("calls.prove")}
+        </button>
+      </Form>
+      {choice.clinicNumber && (
+        <p className="text-sm text-slate-700">{t("calls.missedCallHint", { clinic: choice.clinicNumber })}</p>
+      )}
+    </div>
   );
 }

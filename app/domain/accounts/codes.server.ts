@@ -53,6 +53,14 @@ const codeOwner = (target: CodeTarget) =>
   target.phone ? eq(verificationCodes.phone, target.phone) : eq(verificationCodes.email, target.email!);
 
 /**
+ * A code that proves a number for one profile (purpose "prove", decision 0102) is that profile's:
+ * its payload is the profile's id, a new one ends only that profile's older codes, and it is
+ * looked up with the profile — a code sent to the same number for another profile never proves it.
+ */
+const scopeOf = (purpose: CodePurpose, payload: string | null | undefined) =>
+  purpose === "prove" ? [eq(verificationCodes.payload, payload ?? "")] : [];
+
+/**
  * Issues a fresh 6-digit code for an e-mail or a mobile number and purpose (older unused codes
  * for it stop working) and sends it by mail or SMS. With `accountExists` (a signup for an
  * identity that has an account) the code is stored all the same — a guess at it is
@@ -78,6 +86,7 @@ export async function issueCode(
             codeOwner(target),
             eq(verificationCodes.purpose, purpose),
             isNull(verificationCodes.consumedAt),
+            ...scopeOf(purpose, payload),
           ),
         ),
     );
@@ -110,14 +119,19 @@ export async function issueCode(
   return id;
 }
 
-/** The newest unused code of a purpose for an e-mail or a number. */
-export async function latestCode(target: CodeTarget, purpose: CodePurpose) {
+/** The newest unused code of a purpose for an e-mail or a number (a "prove" code: of the profile `payload`). */
+export async function latestCode(target: CodeTarget, purpose: CodePurpose, payload?: string) {
   return first(
     db()
       .select()
       .from(verificationCodes)
       .where(
-        and(codeOwner(target), eq(verificationCodes.purpose, purpose), isNull(verificationCodes.consumedAt)),
+        and(
+          codeOwner(target),
+          eq(verificationCodes.purpose, purpose),
+          isNull(verificationCodes.consumedAt),
+          ...scopeOf(purpose, payload),
+        ),
       )
       .orderBy(desc(verificationCodes.createdAt)),
   );

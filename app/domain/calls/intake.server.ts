@@ -10,6 +10,7 @@ import {
   refusedCallsToday,
   unknownCallsToday,
 } from "../messaging/index.server";
+import { proveByMissedCall } from "../care/index.server";
 
 /**
  * Refusals kept as rows a day (decision 0101): a flood of forged calls is said in the log line by
@@ -83,6 +84,8 @@ export async function receiveMissedCall(
     log("info", "a missed call from an unusable number", {});
     return { outcome: "ignored" };
   }
+  // A missed call from the trunk proves its number for the profiles that asked to prove it (decision 0102).
+  await proveByMissedCall(number);
   const owner = await profileFor(number);
   let outcome: string;
   let callId: string | undefined;

@@ -2,8 +2,9 @@
  * What a call does when the person presses a key (decision 0080), as a state machine with no I/O:
  * the SIP line and the voice provider both drive it, and tests read it directly.
  *
- * A call that may carry an opinion starts at "identify": the greeting names only the centre or
- * CareBridge and asks for the year of birth. Nothing medical is played before the right digits.
+ * A call that may carry an opinion starts at "identify": the greeting names no one — not the
+ * person, not her centre — and asks for the year of birth (decision 0102); the centre's name
+ * comes only after the right digits. Nothing medical is played before them.
  * Two wrong answers end the call. Once she is identified, the "content" prompt says which
  * opinions are ready and plays the doctor's voice note or reads the phrases, then the menu:
  * 1 again, 2 ask for a callback from the health worker or clinic, 9 the menu.
@@ -103,4 +104,48 @@ export function outcomeOf(state: IvrState | null, answered: boolean, general: bo
   if (state.verified) return "verified";
   if (state.wrong >= MAX_WRONG) return "not-verified";
   return "hung-up";
+}
+
+/** Looks a sentence up in the person's language (i18next's `t`, or any function like it). */
+export type Sentences = (key: string, vars?: Record<string, unknown>) => string;
+
+/**
+ * The fixed sentences of a prompt, in order (the opinions themselves come between "content"'s
+ * first sentences and its menu: prompts.server.ts). Who the call is from — the centre's name — is
+ * said only once the year of birth was keyed and matched ("content", "none-ready"): a greeting
+ * that named her or her centre would tell whoever picks up whose call it is, and where she is
+ * treated, before the keypad check (decision 0102).
+ */
+export function promptSentences(
+  prompt: Prompt,
+  plan: Pick<IvrPlan, "ready"> & { name: string },
+  t: Sentences,
+): { before: string[]; after: string[] } {
+  const from = () => t("phonecall.from", { name: plan.name });
+  switch (prompt) {
+    case "intro":
+      return { before: [t("phonecall.greeting"), t("phonecall.askYear")], after: [] };
+    case "again":
+      return { before: [t("phonecall.askAgain")], after: [] };
+    case "content":
+      return {
+        before: [
+          from(),
+          plan.ready === 1 ? t("phonecall.readyOne") : t("phonecall.readyMany", { count: plan.ready }),
+        ],
+        after: [t("phonecall.menu")],
+      };
+    case "menu":
+      return { before: [t("phonecall.menu")], after: [] };
+    case "callback":
+      return { before: [t("phonecall.callbackAsked")], after: [] };
+    case "not-verified":
+      return { before: [t("phonecall.notVerified")], after: [] };
+    case "no-secret":
+      return { before: [t("phonecall.noSecret")], after: [] };
+    case "none-ready":
+      return { before: [from(), t("phonecall.noneReady")], after: [] };
+    case "general":
+      return { before: [t("phonecall.general")], after: [] };
+  }
 }

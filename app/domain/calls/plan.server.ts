@@ -6,15 +6,15 @@ import { opinionsForCall, type PhoneOpinion } from "../consultation/index.server
 import type { IvrPlan } from "./ivr";
 
 /**
- * What one call will say (decision 0080), read when it is placed: the greeting's name (the
- * centre's, or CareBridge), the digits that identify the person (her year of birth on the
+ * What one call will say (decision 0080), read when it is placed: who it is from (the centre's
+ * name, or CareBridge — said only after the keypad check, decision 0102), the digits that identify the person (her year of birth on the
  * profile), and the opinions it may tell. A general call (an unknown caller's) carries nothing of
  * anyone's.
  */
 export type CallPlan = IvrPlan & {
   callId: string;
   locale: string;
-  /** The greeting names this: the profile's centre, or CareBridge. */
+  /** Who the call is from, said once she is identified (never in the greeting): her centre, or CareBridge. */
   name: string;
   opinions: PhoneOpinion[];
 };

@@ -3,7 +3,7 @@ import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
 import { phrasesFor } from "../consultation/index.server";
 import { openDecrypted, phoneWav, silence, speak, wavSamples } from "../records/index.server";
-import type { Prompt } from "./ivr";
+import { FINAL_PROMPTS, promptSentences, type Prompt } from "./ivr";
 import type { CallPlan } from "./plan.server";
 
 /**
@@ -11,7 +11,9 @@ import type { CallPlan } from "./plan.server";
  * language spoken by espeak-ng, the telephone copy of the expert's voice note, and the silence a
  * prompt ends with while it waits for keys (a prompt's end ends the call on the SIP line; a
  * provider's Gather waits its own time). Nothing medical is in "intro", "again", "menu" or any
- * goodbye: only "content" carries the opinion, and only after the right digits (ivr.ts).
+ * goodbye: only "content" carries the opinion, and only after the right digits (ivr.ts); the
+ * sentences of each prompt, and that no name comes before the digits, are ivr.ts's
+ * `promptSentences` (decision 0102).
  */
 
 /** How long a prompt that asks for keys waits before the call ends. */
@@ -32,42 +34,12 @@ export async function promptAudio(
   const wait = () => {
     if (opts.waitForKeys) parts.push(silence(WAIT_FOR_KEYS_MS));
   };
-  switch (prompt) {
-    case "intro":
-      await say(t("phonecall.greeting", { name: plan.name }));
-      await say(t("phonecall.askYear"));
-      wait();
-      break;
-    case "again":
-      await say(t("phonecall.askAgain"));
-      wait();
-      break;
-    case "content":
-      await say(plan.ready === 1 ? t("phonecall.readyOne") : t("phonecall.readyMany", { count: plan.ready }));
-      for (const opinion of plan.opinions) await opinionAudio(opinion, locale, t, say, parts);
-      await say(t("phonecall.menu"));
-      wait();
-      break;
-    case "menu":
-      await say(t("phonecall.menu"));
-      wait();
-      break;
-    case "callback":
-      await say(t("phonecall.callbackAsked"));
-      break;
-    case "not-verified":
-      await say(t("phonecall.notVerified"));
-      break;
-    case "no-secret":
-      await say(t("phonecall.noSecret"));
-      break;
-    case "none-ready":
-      await say(t("phonecall.noneReady"));
-      break;
-    case "general":
-      await say(t("phonecall.general"));
-      break;
-  }
+  const { before, after } = promptSentences(prompt, plan, (key, vars) => t(key, vars));
+  for (const text of before) await say(text);
+  if (prompt === "content")
+    for (const opinion of plan.opinions) await opinionAudio(opinion, locale, t, say, parts);
+  for (const text of after) await say(text);
+  if (!FINAL_PROMPTS.includes(prompt)) wait();
   return phoneWav(Buffer.concat(parts));
 }
 

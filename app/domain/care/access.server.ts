@@ -213,6 +213,7 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.call_heard": "phonecall.trailHeard",
   "patient.call_unverified": "phonecall.trailUnverified",
   "patient.notice_set": "phonecall.trailNoticeSet",
+  "patient.number_proven": "phonecall.trailProvenByCode",
 };
 
 /**
@@ -332,9 +333,11 @@ export async function accessTrail(
             ? t(key, { centre: centreName || "—", who })
             : e.action === "patient.slip_print" && Number(d.prints) > 1
               ? t("slip.trailReprinted", { who })
-              : key
-                ? t(key, { who })
-                : t("control.trail.other", { who }); // a row of an action no longer recorded
+              : e.action === "patient.number_proven" && d.how === "missed-call"
+                ? t("phonecall.trailProvenByMissedCall")
+                : key
+                  ? t(key, { who })
+                  : t("control.trail.other", { who }); // a row of an action no longer recorded
     return {
       _id: e.id,
       action: e.action,

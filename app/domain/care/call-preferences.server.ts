@@ -1,25 +1,19 @@
-import { and, asc, eq, isNull } from "drizzle-orm";
-import { db, first } from "~/db/client.server";
-import {
-  patientManagers,
-  patients,
-  users,
-  type CallWindow,
-  type NoticeBy,
-  type PatientRow,
-} from "~/db/schema";
-import { callableNumber, maskPhone } from "~/lib/phone.server";
-import { phoneCandidate } from "~/lib/phone-shape";
+import { eq } from "drizzle-orm";
+import { config } from "~/config.server";
+import { db } from "~/db/client.server";
+import { patients, type CallWindow, type NoticeBy, type PatientRow } from "~/db/schema";
+import { maskPhone } from "~/lib/phone.server";
 import { noticeSchema } from "~/schemas/calls";
 import { audit, type Actor } from "../platform/index.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { familyProfiles, patientAccess, traceAccess, type PatientAccess } from "./patients.server";
+import { familyProfiles, traceAccess } from "./patients.server";
+import { accessFor, callCandidateOf, unproven } from "./proven-numbers.server";
 
 /**
  * "Call me" (decision 0080): how a profile hears that an opinion is ready — a text, a phone call or
  * both — and the part of the day a call may come. The person sets it for herself; a family manager
  * or the health worker of her centre sets it for her (they act for her); an admin does not. A call
- * needs a number on record (callNumberOf).
+ * needs a number on record, proven to be hers (callNumberOf; decision 0102).
  */
 
 export type NoticePreference = {
@@ -27,41 +21,21 @@ export type NoticePreference = {
   callWindow: CallWindow;
   /** The number a call goes to, masked; null when there is none (then only SMS can be chosen). */
   phone: string | null;
+  /** Whether that number is proven to be hers (decision 0102): a call is chosen only then. */
+  phoneProven: boolean;
+  /** The clinic's number, given a missed call from hers to prove it (VOICE_NUMBER); null: none. */
+  clinicNumber: string | null;
 };
 
-async function accessFor(actor: Actor, patientId: string | null): Promise<PatientAccess> {
-  const id = patientId ?? (actor.accountType === "Patient" ? actor.id : "");
-  const access = id ? await patientAccess(actor, id) : null;
-  if (!access || access.kind === "admin") throw new DomainError("not_found", "reports.patientNotFound");
-  return access;
-}
-
 /**
- * The number a call about this profile goes to (decisions 0080, 0093): the profile's own (hers, the
- * family's, or the one her centre registered); else her account's — its mobile number, or the
- * contact number she gave at sign-up (Settings, Profile) when it is one we may call; a member
- * without a login of their own: the same of the family account that manages them (the first).
+ * The number a call about this profile goes to (decisions 0080, 0093), only once it is proven to be
+ * hers (decision 0102): never an unproven number, for the opinion call or anything else.
  */
 export async function callNumberOf(
   patient: Pick<PatientRow, "id" | "phone" | "accountId">,
 ): Promise<string | null> {
-  if (patient.phone) return patient.phone;
-  const columns = { phone: users.phone, countryCode: users.countryCode, contactNumber: users.contactNumber };
-  const account = patient.accountId
-    ? await first(db().select(columns).from(users).where(eq(users.id, patient.accountId)))
-    : await first(
-        db()
-          .select(columns)
-          .from(patientManagers)
-          .innerJoin(users, eq(users.id, patientManagers.managerId))
-          .where(and(eq(patientManagers.patientId, patient.id), isNull(patientManagers.revokedAt)))
-          .orderBy(asc(patientManagers.createdAt)),
-      );
-  if (!account) return null;
-  if (account.phone) return account.phone;
-  const given = phoneCandidate(account.contactNumber ?? "", account.countryCode || "+91");
-  const callable = given ? callableNumber(given) : null;
-  return callable?.ok ? callable.e164 : null;
+  const candidate = await callCandidateOf(patient);
+  return candidate?.proven ? candidate.number : null;
 }
 
 export async function noticePreference(
@@ -83,12 +57,18 @@ export async function familyNoticePreferences(actor: Actor): Promise<Record<stri
   return out;
 }
 
-async function preferenceOf(patient: PatientRow): Promise<NoticePreference> {
-  const number = await callNumberOf(patient);
+async function preferenceOf(
+  patient: PatientRow,
+  noticeBy = patient.noticeBy,
+  callWindow = patient.callWindow,
+): Promise<NoticePreference> {
+  const candidate = await callCandidateOf(patient);
   return {
-    noticeBy: patient.noticeBy,
-    callWindow: patient.callWindow,
-    phone: number ? maskPhone(number) : null,
+    noticeBy,
+    callWindow,
+    phone: candidate ? maskPhone(candidate.number) : null,
+    phoneProven: !!candidate?.proven,
+    clinicNumber: config().voice.number ?? null,
   };
 }
 
@@ -104,9 +84,11 @@ export async function setNoticePreference(
   if (!parsed.success)
     throw new DomainError("invalid", "calls.checkFields", { fieldErrors: zodFieldErrors(parsed.error) });
   const { noticeBy, callWindow } = parsed.data;
-  const number = await callNumberOf(patient);
-  if (noticeBy !== "sms" && !number)
+  const candidate = await callCandidateOf(patient);
+  if (noticeBy !== "sms" && !candidate)
     throw new DomainError("invalid", "calls.noPhone", { fieldErrors: { noticeBy: ["calls.noPhone"] } });
+  // A number not proven to be hers is never called (decision 0102): she proves it first.
+  if (noticeBy !== "sms" && !candidate?.proven) throw unproven();
   await db()
     .update(patients)
     .set({ noticeBy, callWindow, updatedAt: new Date() })
@@ -115,5 +97,5 @@ export async function setNoticePreference(
   if (access.kind === "self")
     await audit(actor, "patient.notice_set", "patient", patient.id, { noticeBy, callWindow }, opts.ip);
   else await traceAccess(actor, access, "patient.notice_set", { noticeBy, callWindow }, opts.ip);
-  return { noticeBy, callWindow, phone: number ? maskPhone(number) : null };
+  return preferenceOf(patient, noticeBy, callWindow);
 }

@@ -10,6 +10,8 @@
  * - centre-queue: a centre's patients with where their reports stand.
  * - centres: the admin's centres, their figures (turnaround, overdue) and the public directory.
  * - workers: health workers' approval, rejection, moves and suspension.
+ * - call-preferences, proven-numbers: "call me", and the number a call goes to, proven to be hers
+ *   (a code by SMS or a missed call, decision 0102) before it is called.
  *
  * Other contexts and the adapters import from here (ESLint refuses another context's module).
  */
@@ -80,3 +82,4 @@ export {
   setNoticePreference,
   type NoticePreference,
 } from "./call-preferences.server";
+export { checkNumberProof, proveByMissedCall, sendNumberProof } from "./proven-numbers.server";

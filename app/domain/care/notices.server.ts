@@ -15,9 +15,12 @@ import { findPatient } from "./patients.server";
 export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoon: boolean }) {
   const patient = await findPatient(patientId);
   if (!patient) return;
-  // "Call me" (decision 0080): a call in the person's window, instead of or besides the text.
-  const textToo = patient.noticeBy !== "call";
-  if (patient.noticeBy !== "sms") await queueOpinionCall(patient);
+  // "Call me" (decision 0080): a call in the person's window, instead of or besides the text — to
+  // a number proven to be hers only (decision 0102); without one, the text goes as if she had not
+  // chosen a call, so she still hears.
+  const callTo = patient.noticeBy !== "sms" ? await callNumberOf(patient) : null;
+  const textToo = patient.noticeBy !== "call" || !callTo;
+  if (callTo) await queueOpinionCall(patient, callTo);
   if (patient.accountId) {
     const own = await first(
       db()
@@ -56,9 +59,10 @@ export async function notifyOpinionReady(patientId: string, opts: { seeDoctorSoo
 }
 
 /** The call that tells the person her opinion is ready, at the start of her window (decision 0080). */
-async function queueOpinionCall(patient: NonNullable<Awaited<ReturnType<typeof findPatient>>>) {
-  const number = await callNumberOf(patient);
-  if (!number) return;
+async function queueOpinionCall(
+  patient: NonNullable<Awaited<ReturnType<typeof findPatient>>>,
+  number: string,
+) {
   await queueCall({
     number,
     patientId: patient.id,

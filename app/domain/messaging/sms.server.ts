@@ -50,7 +50,13 @@ export const SMS_BACKOFF_MS: readonly number[] = [
 ];
 
 /** Code texts are useless once the code has expired: such a message is not sent after this long. */
-const CODE_PURPOSES: readonly string[] = ["signup-code", "login-code", "reset-code", "takeover-code"];
+const CODE_PURPOSES: readonly string[] = [
+  "signup-code",
+  "login-code",
+  "reset-code",
+  "takeover-code",
+  "proof-code",
+];
 
 type SenderSettings = {
   /** Waits between attempts; attempts in all = backoffMs.length + 1. */

@@ -58,6 +58,7 @@ export const PATIENT_ACTIONS = [
   "patient.call_heard",
   "patient.call_unverified",
   "patient.notice_set",
+  "patient.number_proven",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

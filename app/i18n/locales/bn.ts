@@ -864,6 +864,7 @@ const bn: Catalogue = {
       patientFhirExport: "প্রোফাইলের ডেটা ডাউনলোড করা হয়েছে",
       patientNoticeSet: "মতামত জানানোর উপায় বদলানো হয়েছে",
       patientCallHeard: "মতামত ফোনে শোনা হয়েছে",
+      patientNumberProven: "কলের জন্য ফোন নম্বর নিশ্চিত করা হয়েছে",
       patientCallUnverified: "ফোন কল: জন্মের বছর মেলেনি",
       patientManagerRevoked: "পরিবারের সদস্যের অ্যাক্সেস বন্ধ করা হয়েছে",
       patientCentreRevoked: "কেন্দ্রের অ্যাক্সেস বন্ধ করা হয়েছে",

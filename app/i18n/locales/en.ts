@@ -854,6 +854,7 @@ const en = {
       patientFhirExport: "Profile's data downloaded",
       patientNoticeSet: "How opinions are told changed",
       patientCallHeard: "Opinion heard by phone",
+      patientNumberProven: "Phone number proven for calls",
       patientCallUnverified: "Phone call: year of birth did not match",
       patientManagerRevoked: "Family member's access ended",
       patientCentreRevoked: "Centre's access ended",

@@ -860,6 +860,7 @@ const hi: Catalogue = {
       patientFhirExport: "प्रोफ़ाइल का डेटा डाउनलोड किया गया",
       patientNoticeSet: "राय बताने का तरीका बदला गया",
       patientCallHeard: "राय फ़ोन पर सुनी गई",
+      patientNumberProven: "कॉल के लिए फ़ोन नंबर पक्का किया गया",
       patientCallUnverified: "फ़ोन कॉल: जन्म का साल मेल नहीं खाया",
       patientManagerRevoked: "परिवार के सदस्य की पहुँच समाप्त की गई",
       patientCentreRevoked: "केंद्र की पहुँच समाप्त की गई",

@@ -889,6 +889,7 @@ const ta: Catalogue = {
       patientFhirExport: "சுயவிவரத்தின் தரவு பதிவிறக்கப்பட்டது",
       patientNoticeSet: "கருத்தைத் தெரிவிக்கும் முறை மாற்றப்பட்டது",
       patientCallHeard: "கருத்து தொலைபேசியில் கேட்கப்பட்டது",
+      patientNumberProven: "அழைப்புகளுக்கான தொலைபேசி எண் உறுதிப்படுத்தப்பட்டது",
       patientCallUnverified: "தொலைபேசி அழைப்பு: பிறந்த ஆண்டு பொருந்தவில்லை",
       patientManagerRevoked: "குடும்ப உறுப்பினரின் அணுகல் நிறுத்தப்பட்டது",
       patientCentreRevoked: "மையத்தின் அணுகல் நிறுத்தப்பட்டது",

@@ -23,7 +23,7 @@ import { METHOD_KEYS } from "~/schemas/registration";
 import { requireActor } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
-import { noticeFormAction } from "~/web/notice-form.server";
+import { noticeFormAction, numberProofAction } from "~/web/notice-form.server";
 import { clientOf } from "~/web/request.server";
 import { pageError, pageInfo, screenPage, toastFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
@@ -89,6 +89,16 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       t,
       saved: t("calls.saved"),
       ip: clientOf(context).ip,
+    });
+  if (form.get("intent") === "proof-send" || form.get("intent") === "proof-check")
+    return numberProofAction({
+      actor,
+      patientId: params.patientId ?? "",
+      form,
+      back,
+      t,
+      client: clientOf(context),
+      anchor: "notice-heading",
     });
   try {
     await askFollowUp(

@@ -11,7 +11,7 @@ import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
-import { noticeFormAction } from "~/web/notice-form.server";
+import { noticeFormAction, numberProofAction } from "~/web/notice-form.server";
 import { clientOf } from "~/web/request.server";
 import { addAction, type AddData } from "./add.server";
 import { AddMemberForm } from "./AddMemberForm";
@@ -54,6 +54,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
       t,
       saved: t("calls.savedMember"),
       ip: clientOf(context).ip,
+    });
+  const intent = form.get("intent");
+  if (intent === "proof-send" || intent === "proof-check")
+    return numberProofAction({
+      actor,
+      patientId: String(form.get("patientId") ?? ""),
+      form,
+      back: "/dashboard/family",
+      t,
+      client: clientOf(context),
+      anchor: `notice-${String(form.get("patientId") ?? "")}`,
     });
   return addAction({ actor, t, form, ip: clientOf(context).ip });
 }

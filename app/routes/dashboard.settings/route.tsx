@@ -21,6 +21,8 @@ import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
 import { maskPhone } from "~/lib/phone.server";
 import { clientOf } from "~/web/request.server";
+import { numberProofAction } from "~/web/notice-form.server";
+import { SETTINGS } from "./shared";
 import type { loader as dashboardLoader } from "~/routes/dashboard/route";
 import { deleteAction, deleteStartAction } from "./delete.server";
 import { DeleteSection } from "./DeleteSection";
@@ -110,6 +112,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return notifyAction(args);
     case "calls":
       return callsAction(args);
+    case "proof-send":
+    case "proof-check":
+      return numberProofAction({
+        actor,
+        patientId: null,
+        form: formData,
+        back: SETTINGS,
+        t,
+        client,
+        anchor: "calls-heading",
+      });
     case "password":
       return passwordAction(args);
     case "revoke-session":

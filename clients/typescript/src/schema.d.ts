@@ -1952,11 +1952,35 @@ export interface paths {
      */
     get: operations["getPatientsNotice"];
     /**
-     * Choose SMS, a phone call or both, and the call window. A call needs a number on record (the profile's, or the person's account's mobile number): 400 otherwise. Before anything medical, a call asks for the year of birth
+     * Choose SMS, a phone call or both, and the call window. A call needs a number on record (the profile's, or the person's account's mobile number or contact number) that is proven to be the person's (`phoneProven`, decision 0102): 400 otherwise, `calls.noPhone` without a number, `calls.numberUnproven` while it is not proven (prove it with `POST` then `PUT /patients/{patientId}/notice/proof`, or a missed call from it to `clinicNumber`). Before anything medical, a call asks for the year of birth; the call names no one before it
      * @description Who: the person, a family manager of the profile, or a health worker of its centre.
      */
     put: operations["putPatientsNotice"];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/patients/{patientId}/notice/proof": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Type back the code sent to the number: the number is then proven to be the person's (a line in her access trail) and a call can be chosen. A wrong, used or expired code, or one sent for another profile, is a 400; 5 tries per profile an hour, then 429. Answers with how the profile hears about opinions
+     * @description Who: the person, a family manager of the profile, or a health worker of its centre.
+     */
+    put: operations["putPatientsNoticeProof"];
+    /**
+     * Send a 6-digit code by SMS to the number a call about the profile would go to (never to a number given here), in the profile's language: 10 minutes, single use, 5 tries, valid only for this profile; SMS budgets as for signup codes (429). 409 when the number is already proven; 400 `calls.noPhone` without a number, `calls.proofNoSms` for a number that cannot get an SMS (a fixed line: prove it with a missed call to `clinicNumber`)
+     * @description Who: the person, a family manager of the profile, or a health worker of its centre.
+     */
+    post: operations["postPatientsNoticeProof"];
     delete?: never;
     options?: never;
     head?: never;
@@ -18865,7 +18889,7 @@ export interface operations {
               _id: string;
               /** @description The number masked: country code and the last 4 digits, e.g. +91******3210 */
               to: string;
-              /** @description One of signup-code, login-code, reset-code, takeover-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
+              /** @description One of signup-code, login-code, reset-code, takeover-code, proof-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
               purpose: string;
               /** @enum {string} */
               status: "queued" | "sending" | "sent" | "failed";
@@ -27735,8 +27759,12 @@ export interface operations {
                * @enum {string}
                */
               callWindow: "morning" | "afternoon" | "evening";
-              /** @description The number a call goes to, masked; null: none on record (only sms) */
+              /** @description The number a call goes to, masked; null: none on record (only sms). Called only once `phoneProven` */
               phone: string | null;
+              /** @description Whether that number is proven to be the person's (decision 0102): the mobile number an account proved with an SMS code, or proven with a code sent to it (`/notice/proof`) or a missed call from it to `clinicNumber`. A call can be chosen only then */
+              phoneProven: boolean;
+              /** @description The clinic's number (VOICE_NUMBER): a missed call to it from the number proves it; null: none set */
+              clinicNumber: string | null;
             };
           };
         };
@@ -27866,8 +27894,12 @@ export interface operations {
                * @enum {string}
                */
               callWindow: "morning" | "afternoon" | "evening";
-              /** @description The number a call goes to, masked; null: none on record (only sms) */
+              /** @description The number a call goes to, masked; null: none on record (only sms). Called only once `phoneProven` */
               phone: string | null;
+              /** @description Whether that number is proven to be the person's (decision 0102): the mobile number an account proved with an SMS code, or proven with a code sent to it (`/notice/proof`) or a missed call from it to `clinicNumber`. A call can be chosen only then */
+              phoneProven: boolean;
+              /** @description The clinic's number (VOICE_NUMBER): a missed call to it from the number proves it; null: none set */
+              clinicNumber: string | null;
             };
           };
         };
@@ -27923,6 +27955,367 @@ export interface operations {
       /** @description Wrong method */
       405: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  putPatientsNoticeProof: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        patientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /**
+               * @description sms, call (instead of the SMS) or both
+               * @enum {string}
+               */
+              noticeBy: "sms" | "call" | "both";
+              /**
+               * @description The part of the day a call may come (VOICE_WINDOWS, local time)
+               * @enum {string}
+               */
+              callWindow: "morning" | "afternoon" | "evening";
+              /** @description The number a call goes to, masked; null: none on record (only sms). Called only once `phoneProven` */
+              phone: string | null;
+              /** @description Whether that number is proven to be the person's (decision 0102): the mobile number an account proved with an SMS code, or proven with a code sent to it (`/notice/proof`) or a missed call from it to `clinicNumber`. A call can be chosen only then */
+              phoneProven: boolean;
+              /** @description The clinic's number (VOICE_NUMBER): a missed call to it from the number proves it; null: none set */
+              clinicNumber: string | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  postPatientsNoticeProof: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        patientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description Where the code went, masked */
+              phone: string;
+              expiresInMinutes: number;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Rate limited (see Retry-After) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
           [name: string]: unknown;
         };
         content: {

@@ -25,6 +25,26 @@ const calls = {
   legendMember: "How should we tell them that an opinion is ready?",
   phoneHintMember:
     "Calls go to {{phone}}. Before anything about their health, the call asks for their year of birth.",
+  smsProofCode:
+    "{{code}} is your {{product}} code to confirm this number for calls. It is valid for {{minutes}} minutes. If you did not ask for it, ignore this message.",
+  numberUnproven:
+    "This number is not yet proven: prove it first (a code sent to it, or a missed call from it), then choose a call.",
+  unprovenHint:
+    "Calls would go to {{phone}}, but it is not yet proven to be yours, so only SMS can be chosen. Prove it with a code we send to it by SMS.",
+  unprovenMember:
+    "Calls for them would go to {{phone}}, but it is not yet proven to be theirs, so only SMS can be chosen. Prove it with a code we send to it by SMS.",
+  missedCallHint: "Or give a missed call from that phone to {{clinic}}: it costs nothing.",
+  sendCode: "Send a code to {{phone}}",
+  codeSent: "A code was sent to {{phone}}. Type it below within {{minutes}} minutes.",
+  codeLabel: "Code from the SMS (6 digits)",
+  prove: "Prove the number",
+  proven: "Proven: calls can now go to this number.",
+  numberProven: "This number is already proven.",
+  proofNoSms:
+    "This number cannot get an SMS. Prove it by giving a missed call from it to the clinic's number {{clinic}}.",
+  proofCodeShape: "Type the 6 digits of the code.",
+  smsPurposeProofCode: "Code to prove a number for calls",
+  codeSentNow: "A code was sent by SMS to the number. Type it back within 10 minutes.",
   intro:
     "Missed calls to the clinic's number and the calls CareBridge placed, newest first: the number masked, what for and what happened — never whose, never what was said.",
   tab: "Calls",

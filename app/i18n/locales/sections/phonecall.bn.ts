@@ -1,6 +1,7 @@
 /** Phone calls (decision 0080): what a call says, in the person's language, and its line in the access trail. */
 const phonecall = {
-  greeting: "নমস্কার। এই কলটি {{name}} থেকে করা হচ্ছে।",
+  greeting: "নমস্কার।",
+  from: "এই কলটি {{name}} থেকে করা হচ্ছে।",
   askYear: "আপনার বার্তা শুনতে, অনুগ্রহ করে ফোনের বোতাম টিপে আপনার জন্মের বছর দিন, চারটি সংখ্যা।",
   askAgain: "এটি মেলেনি। অনুগ্রহ করে আবার আপনার জন্মের বছর দিন।",
   notVerified:
@@ -20,6 +21,8 @@ const phonecall = {
   noNumber: "যিনি কল করেছেন তাঁর নম্বর নেই।",
   trailUnverified: "ফোন কল ধরা হয়েছিল, কিন্তু জন্মের বছর মেলেনি: কিছুই জানানো হয়নি",
   trailNoticeSet: "{{who}} মতামত জানানোর উপায় (SMS বা কল) বদলেছেন",
+  trailProvenByCode: "কলের ফোন নম্বর তাতে পাঠানো কোড দিয়ে নিশ্চিত করেছেন {{who}}",
+  trailProvenByMissedCall: "কলের ফোন নম্বর সেটি থেকে আসা মিসড কলে নিশ্চিত হয়েছে",
   trailHeard: "মতামত ফোনে শোনা হয়েছে",
 };
 

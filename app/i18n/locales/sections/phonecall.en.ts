@@ -1,6 +1,7 @@
 /** Phone calls (decision 0080): what a call says, in the person's language, and its line in the access trail. */
 const phonecall = {
-  greeting: "Hello. This call is from {{name}}.",
+  greeting: "Hello.",
+  from: "This call is from {{name}}.",
   askYear: "To hear your message, please press the year you were born, four digits, on your phone's keypad.",
   askAgain: "That did not match. Please press the year you were born again.",
   notVerified:
@@ -20,6 +21,8 @@ const phonecall = {
   noNumber: "The caller's number is missing.",
   trailUnverified: "A phone call was answered, but the year of birth did not match: nothing was told",
   trailNoticeSet: "How opinions are told (SMS or a call) changed by {{who}}",
+  trailProvenByCode: "Phone number for calls proven with a code sent to it, by {{who}}",
+  trailProvenByMissedCall: "Phone number for calls proven by a missed call from it",
   trailHeard: "Opinion heard by phone",
 };
 

@@ -1,6 +1,7 @@
 /** Phone calls (decision 0080): what a call says, in the person's language, and its line in the access trail. */
 const phonecall = {
-  greeting: "नमस्ते। यह कॉल {{name}} की ओर से है।",
+  greeting: "नमस्ते।",
+  from: "यह कॉल {{name}} की ओर से है।",
   askYear: "अपना संदेश सुनने के लिए, कृपया फ़ोन के बटन से अपने जन्म का साल दबाइए, चार अंक।",
   askAgain: "यह मेल नहीं खाया। कृपया अपने जन्म का साल फिर से दबाइए।",
   notVerified:
@@ -20,6 +21,8 @@ const phonecall = {
   noNumber: "कॉल करने वाले का नंबर नहीं है।",
   trailUnverified: "फ़ोन कॉल उठाई गई, पर जन्म का साल मेल नहीं खाया: कुछ नहीं बताया गया",
   trailNoticeSet: "{{who}} ने राय बताने का तरीका (SMS या कॉल) बदला",
+  trailProvenByCode: "कॉल का फ़ोन नंबर उस पर भेजे गए कोड से पक्का किया गया, {{who}} ने",
+  trailProvenByMissedCall: "कॉल का फ़ोन नंबर उससे आई मिस्ड कॉल से पक्का हुआ",
   trailHeard: "राय फ़ोन पर सुनी गई",
 };
 
