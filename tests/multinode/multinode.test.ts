@@ -287,12 +287,22 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    const lookups = async () => {
+    const scans = async () => {
       await new Promise((r) => setTimeout(r, 1_200)); // backends publish their statistics about once a second
       const [row] = await query<{ n: number }>(
         "SELECT idx_scan::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'sessions_token_hash_uq'",
       );
       return row.n;
+    };
+    // A busy machine publishes them later: the count once two readings agree.
+    const lookups = async () => {
+      let last = await scans();
+      for (let i = 0; i < 5; i++) {
+        const now = await scans();
+        if (now === last) break;
+        last = now;
+      }
+      return last;
     };
     const listeners = async () =>
       (
@@ -304,10 +314,14 @@ describe("two app nodes on one PostgreSQL and one bucket", () => {
     // Both nodes read the session once; then they answer reads from memory.
     for (const node of [nodes.A!, nodes.B!]) expect((await me(node)).status).toBe(200);
     expect(await within(5_000, async () => (await listeners()).length >= 2)).toBe(true);
+    const warmed = Date.now();
     for (const node of [nodes.A!, nodes.B!]) for (let i = 0; i < 3; i++) await me(node);
     const before = await lookups();
     for (let i = 0; i < 30; i++) expect((await me(i % 2 ? nodes.A! : nodes.B!)).status).toBe(200);
-    expect((await lookups()) - before).toBeLessThanOrEqual(4); // at most one per worker; 30 without memory
+    // At most one per worker for each 10 s a remembered session lasts (a busy machine may take longer
+    // than one to make these reads); 30 without memory.
+    const windows = 1 + Math.floor((Date.now() - warmed) / 10_000);
+    expect((await lookups()) - before).toBeLessThanOrEqual(4 * windows);
 
     // The account changed in the database: every node shows it.
     await query("UPDATE users SET first_name = 'Meena' WHERE id = $1", [user._id]);
