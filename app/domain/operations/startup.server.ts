@@ -78,6 +78,15 @@ export function startup(): Promise<void> {
     boundStatements(c.databaseStatementTimeoutMs);
     db(); // opens the database (SQLite applies pending migrations here)
     if (owner) await migrateDatabase();
+    // The configured admin exists before the node reports itself ready, so the first login
+    // after start-up (an operator, a health-checked deploy, a test) never races its creation; made
+    // before the background work starts, which on PostgreSQL holds connections of the same small
+    // pool (three per process with three workers: the sweep, the prune and the rights job).
+    if (owner && c.adminEmail && c.adminPassword) {
+      await ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
+        .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
+        .catch((err) => console.error("Admin bootstrap failed:", err));
+    }
     if (c.serverRole === "basic") process.once("exit", () => void closeDatabase()); // our server closes it itself
     trackRequestStart();
     // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
@@ -115,13 +124,6 @@ export function startup(): Promise<void> {
       rightsJob().catch((err) => log("error", "rights job failed", { error: String(err) }));
     void rights();
     setInterval(() => void rights(), c.rightsJobMs).unref();
-    // The configured admin exists before the node reports itself ready, so the first login
-    // after start-up (an operator, a health-checked deploy, a test) never races its creation.
-    if (c.adminEmail && c.adminPassword) {
-      await ensureAdmin({ email: c.adminEmail, password: c.adminPassword })
-        .then((created) => created && log("info", "admin created", { email: c.adminEmail }))
-        .catch((err) => console.error("Admin bootstrap failed:", err));
-    }
   })();
   return started;
 }
