@@ -117,3 +117,16 @@ export async function storedBytes(
     client.destroy();
   }
 }
+
+/** A report's lab read as the test server stored it (its job row in `lab_reads`), or undefined. */
+export async function labReadOf(server: { dataDir: string }, reportId: string) {
+  const db = await openTestDb(server.dataDir);
+  try {
+    return await db.get<{ status: string; attempts: number; last_error: string | null }>(
+      "select status, attempts, last_error from lab_reads where report_id = ?",
+      reportId,
+    );
+  } finally {
+    await db.close();
+  }
+}

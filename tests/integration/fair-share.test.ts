@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupPeople } from "../helpers/api";
 import { onPostgres } from "../helpers/backends";
-import { openTestDb, storedBytes, storedKeys } from "../helpers/db";
+import { labReadOf, openTestDb, storedBytes, storedKeys } from "../helpers/db";
 import { drawnPdf, samplePdf, uploadForm } from "../helpers/files";
 import { labPdf } from "../helpers/lab-corpus";
 import { spawnApp, startServer, type AppProcess, type TestServer } from "../helpers/server";
@@ -75,17 +75,7 @@ async function upload(who: string, name: string, data: Buffer, i = 0): Promise<s
   return res.body.data._id;
 }
 
-async function labRead(reportId: string) {
-  const db = await openTestDb(server.dataDir);
-  try {
-    return await db.get<{ status: string; attempts: number; last_error: string | null }>(
-      "select status, attempts, last_error from lab_reads where report_id = ?",
-      reportId,
-    );
-  } finally {
-    await db.close();
-  }
-}
+const labRead = (reportId: string) => labReadOf(server, reportId);
 
 beforeAll(async () => {
   smtp = await startSmtp();

@@ -2,7 +2,7 @@ import { createDeflate } from "node:zlib";
 import PDFDocument from "pdfkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
-import { openTestDb } from "../helpers/db";
+import { labReadOf } from "../helpers/db";
 import { uploadForm } from "../helpers/files";
 import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -78,17 +78,7 @@ function blankPdf(pages: number, w: number, h: number): Promise<Buffer> {
   return done;
 }
 
-async function readRow(reportId: string) {
-  const db = await openTestDb(server.dataDir);
-  try {
-    return await db.get<{ status: string; attempts: number; last_error: string | null }>(
-      "select status, attempts, last_error from lab_reads where report_id = ?",
-      reportId,
-    );
-  } finally {
-    await db.close();
-  }
-}
+const readRow = (reportId: string) => labReadOf(server, reportId);
 
 async function settled(reportId: string, ms: number) {
   const deadline = Date.now() + ms;
