@@ -66,7 +66,12 @@ async function wireJs(pathname: string, who: Who) {
           r
             .request()
             .sizes()
-            .then((z) => z.responseBodySize + z.responseHeadersSize),
+            // A response that arrives while the context closes cannot be sized; it is not counted
+            // (NaN fails the sum if one counted was lost) and never becomes an unhandled rejection.
+            .then(
+              (z) => z.responseBodySize + z.responseHeadersSize,
+              () => Number.NaN,
+            ),
         );
     });
     const res = await page.goto(server.url + pathname, { waitUntil: "networkidle" });
@@ -74,6 +79,7 @@ async function wireJs(pathname: string, who: Who) {
     // What the page imports once it shows (the outbox, the service worker's registration).
     await page.waitForTimeout(1_500);
     await page.waitForLoadState("networkidle");
+    page.removeAllListeners("response");
     const all = await Promise.all(sizes);
     return { bytes: all.reduce((a, b) => a + b, 0), files: all.length };
   } finally {
