@@ -21,7 +21,14 @@ import {
   Unreadable,
 } from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
-import { looksLikeLabReport, recogniseLabRows, sampleDate, type LabRow, type Patient } from "./labs";
+import {
+  looksLikeLabReport,
+  readTables,
+  recogniseLabRows,
+  sampleDate,
+  type LabRow,
+  type Patient,
+} from "./labs";
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
@@ -276,16 +283,19 @@ export async function readLocal(
     sex: patient.sex,
     age: patient.birthYear ? year - patient.birthYear : null,
   };
-  if (!looksLikeLabReport(texts, who).isLab) return { lab: false, source, rows: [], sampleDate: null };
-  const { rows } = recogniseLabRows(texts, who);
+  // Every result table read by its geometry (decision 0104); lines outside one go on as they were.
+  const tabled = readTables(lines);
+  const read = tabled.map((l) => l.text);
+  if (!looksLikeLabReport(read, who).isLab) return { lab: false, source, rows: [], sampleDate: null };
+  const { rows } = recogniseLabRows(read, who);
   return {
     lab: true,
     source,
     sampleDate: sampled,
     rows: rows.map((r) => ({
-      ...doubtWeak(r, lines[r.lineIndex].weak ?? []),
-      page: lines[r.lineIndex].page,
-      box: rowBox(lines[r.lineIndex], r.printedName, r.printedValue, r.range?.text ?? null),
+      ...doubtWeak(r, tabled[r.lineIndex].weak ?? []),
+      page: tabled[r.lineIndex].page,
+      box: rowBox(tabled[r.lineIndex], r.printedName, r.printedValue, r.range?.text ?? null),
     })),
   };
 }

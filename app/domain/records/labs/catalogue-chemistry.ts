@@ -146,7 +146,16 @@ export const LIVER: Analyte[] = [
     "g/dL",
     [1, 15],
     1,
-    ["Protein Total", "Total Proteins", "S Total Protein", "Serum Total Protein", "Proteins Total"],
+    [
+      "Protein Total",
+      "Total Proteins",
+      "Serum Protein",
+      "Serum Proteins",
+      "S Protein",
+      "S Total Protein",
+      "Serum Total Protein",
+      "Proteins Total",
+    ],
     G_PER_L,
   ),
   analyte(

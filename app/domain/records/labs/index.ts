@@ -8,6 +8,7 @@ export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
+export { readTables, type TableLine } from "./table";
 export type { Patient } from "./ranges";
 export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
 export { loincName } from "./loinc-names";

@@ -91,6 +91,11 @@ function namesOn(words: Word[]): NameMatch[] {
   return found;
 }
 
+/** The catalogue names printed in a piece of text (the table reader asks whether a cell names a test). */
+export function namesInLine(text: string): NameMatch[] {
+  return namesOn(wordsOf(text));
+}
+
 const SECTION_URINE = /\burine\b|\bmicroscopic\b|\bphysical examination\b/i;
 const SECTION_BLOOD =
   /\b(haematology|hematology|biochemistry|blood|serum|plasma|lipid|liver|kidney|renal|thyroid|complete|haemogram|hemogram|glucose|electrolytes|serology|immunology|hormones?|cardiac|coagulation)\b/i;
