@@ -93,6 +93,28 @@ describe("the analyte catalogue", () => {
     expect(factorFor(by("718-7"), toUcum("mg/dL")!)).toBeNull(); // a unit that does not fit
   });
 
+  // Decision 0106: every number has its usual adult interval, inside what is possible, in its own
+  // unit, so the reader can tell a misread range or count multiplier from a finding.
+  it("gives every numeric analyte its usual reference interval, inside what is possible", () => {
+    const bad: string[] = [];
+    for (const a of CATALOGUE) {
+      if (a.scale === "ord") {
+        if (a.usual) bad.push(`${a.name}: a word result with a usual interval`);
+        continue;
+      }
+      const u = a.usual;
+      if (!u) bad.push(`${a.name}: none`);
+      else if (!(u[0] < u[1]) || u[0] < a.possible[0] || u[1] > a.possible[1])
+        bad.push(`${a.name}: [${u.join(", ")}] within [${a.possible.join(", ")}]`);
+    }
+    expect(bad).toEqual([]);
+    const by = (loinc: string) => CATALOGUE.find((a) => a.loinc === loinc)!;
+    expect(by("718-7").usual).toEqual([12, 17]); // haemoglobin, g/dL
+    expect(by("777-3").usual).toEqual([150, 450]); // platelets, 10*3/uL
+    expect(by("1742-6").usual).toEqual([5, 45]); // ALT, U/L
+    expect(by("3094-0").usual).toEqual([7, 21]); // BUN, mg/dL
+  });
+
   it("reads the ways labs print units", () => {
     expect(toUcum("gm/dl")).toBe("g/dL");
     expect(toUcum("g%")).toBe("g/dL");
