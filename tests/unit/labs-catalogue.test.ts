@@ -127,6 +127,49 @@ describe("the analyte catalogue", () => {
     expect(toUcum("weeks")).toBeNull();
   });
 
+  // Decision 0106: a count per volume read as multiplier × per-volume, in any spelling and spacing
+  // (the unit table keeps only a few count spellings, for nearUcum).
+  it.each([
+    ["thou/mm3", "10*3/uL"],
+    ["Thousand / cu.mm", "10*3/uL"],
+    ["x10^3 / cmm", "10*3/uL"],
+    ["10³ cells/mm³", "10*3/uL"],
+    ["K/cumm", "10*3/uL"],
+    ["10e3/mcL", "10*3/uL"],
+    ["lak/ cumm", "10*5/uL"],
+    ["Lakhs / cu mm", "10*5/uL"],
+    ["Lacs/c.mm", "10*5/uL"],
+    ["lakh/ mcL", "10*5/uL"],
+    ["Millions / cu.mm.", "10*6/uL"],
+    ["mil/mm³", "10*6/uL"],
+    ["Million cells/µL", "10*6/uL"],
+    ["x10^6 / cmm", "10*6/uL"],
+    ["cells / c.mm", "/uL"],
+    ["cells per cumm", "/uL"],
+    ["/ mm3", "/uL"],
+    ["Cells/ Cu.mm", "/uL"],
+    ["C.mm", "/uL"],
+    ["x 10^9 cells / L", "10*9/L"],
+    ["10*12 / litre", "10*12/L"],
+  ])("reads the count unit %s as %s", (printed, ucum) => {
+    expect(toUcum(printed)).toBe(ucum);
+  });
+
+  it.each([
+    // A litre only for 10^9 or 10^12; a bare microlitre may be U/L; a letter is not a multiplier alone.
+    "10^3/L",
+    "million/L",
+    "mL",
+    "UL",
+    "M cumm",
+    "lakhs",
+    "mm/hr",
+    "U/L",
+    "mmol/L",
+  ])("reads %s as no count unit", (printed) => {
+    expect(["10*3/uL", "10*5/uL", "10*6/uL", "/uL", "10*9/L", "10*12/L"]).not.toContain(toUcum(printed));
+  });
+
   it("knows the names Indian labs print, including OCR's confusions", () => {
     const names = new Map<string, Set<string>>();
     for (const a of CATALOGUE)
