@@ -98,7 +98,10 @@ export type LabRow = {
   /** Value in the analyte's UCUM unit (`unit`). */
   value: number;
   unit: string;
-  /** Value and unit exactly as printed; `printedUcum` is the printed unit in UCUM (null: none printed). */
+  /**
+   * Value and unit exactly as printed; `printedUcum` is the printed unit in UCUM (null: none printed),
+   * or the count unit the value was read in where the printed one (or none) did not fit (decision 0106).
+   */
   printedValue: string;
   printedUnit: string | null;
   printedUcum: string | null;
