@@ -93,6 +93,28 @@ describe("the analyte catalogue", () => {
     expect(factorFor(by("718-7"), toUcum("mg/dL")!)).toBeNull(); // a unit that does not fit
   });
 
+  // Decision 0106: every number has its usual adult interval, inside what is possible, in its own
+  // unit, so the reader can tell a misread range or count multiplier from a finding.
+  it("gives every numeric analyte its usual reference interval, inside what is possible", () => {
+    const bad: string[] = [];
+    for (const a of CATALOGUE) {
+      if (a.scale === "ord") {
+        if (a.usual) bad.push(`${a.name}: a word result with a usual interval`);
+        continue;
+      }
+      const u = a.usual;
+      if (!u) bad.push(`${a.name}: none`);
+      else if (!(u[0] < u[1]) || u[0] < a.possible[0] || u[1] > a.possible[1])
+        bad.push(`${a.name}: [${u.join(", ")}] within [${a.possible.join(", ")}]`);
+    }
+    expect(bad).toEqual([]);
+    const by = (loinc: string) => CATALOGUE.find((a) => a.loinc === loinc)!;
+    expect(by("718-7").usual).toEqual([12, 17]); // haemoglobin, g/dL
+    expect(by("777-3").usual).toEqual([150, 450]); // platelets, 10*3/uL
+    expect(by("1742-6").usual).toEqual([5, 45]); // ALT, U/L
+    expect(by("3094-0").usual).toEqual([7, 21]); // BUN, mg/dL
+  });
+
   it("reads the ways labs print units", () => {
     expect(toUcum("gm/dl")).toBe("g/dL");
     expect(toUcum("g%")).toBe("g/dL");
@@ -103,6 +125,49 @@ describe("the analyte catalogue", () => {
     expect(toUcum("mm/1st hr")).toBe("mm/h");
     expect(toUcum("mL/min/1.73 m2")).toBe("mL/min/{1.73_m2}");
     expect(toUcum("weeks")).toBeNull();
+  });
+
+  // Decision 0106: a count per volume read as multiplier × per-volume, in any spelling and spacing
+  // (the unit table keeps only a few count spellings, for nearUcum).
+  it.each([
+    ["thou/mm3", "10*3/uL"],
+    ["Thousand / cu.mm", "10*3/uL"],
+    ["x10^3 / cmm", "10*3/uL"],
+    ["10³ cells/mm³", "10*3/uL"],
+    ["K/cumm", "10*3/uL"],
+    ["10e3/mcL", "10*3/uL"],
+    ["lak/ cumm", "10*5/uL"],
+    ["Lakhs / cu mm", "10*5/uL"],
+    ["Lacs/c.mm", "10*5/uL"],
+    ["lakh/ mcL", "10*5/uL"],
+    ["Millions / cu.mm.", "10*6/uL"],
+    ["mil/mm³", "10*6/uL"],
+    ["Million cells/µL", "10*6/uL"],
+    ["x10^6 / cmm", "10*6/uL"],
+    ["cells / c.mm", "/uL"],
+    ["cells per cumm", "/uL"],
+    ["/ mm3", "/uL"],
+    ["Cells/ Cu.mm", "/uL"],
+    ["C.mm", "/uL"],
+    ["x 10^9 cells / L", "10*9/L"],
+    ["10*12 / litre", "10*12/L"],
+  ])("reads the count unit %s as %s", (printed, ucum) => {
+    expect(toUcum(printed)).toBe(ucum);
+  });
+
+  it.each([
+    // A litre only for 10^9 or 10^12; a bare microlitre may be U/L; a letter is not a multiplier alone.
+    "10^3/L",
+    "million/L",
+    "mL",
+    "UL",
+    "M cumm",
+    "lakhs",
+    "mm/hr",
+    "U/L",
+    "mmol/L",
+  ])("reads %s as no count unit", (printed) => {
+    expect(["10*3/uL", "10*5/uL", "10*6/uL", "/uL", "10*9/L", "10*12/L"]).not.toContain(toUcum(printed));
   });
 
   it("knows the names Indian labs print, including OCR's confusions", () => {

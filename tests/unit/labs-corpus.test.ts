@@ -53,15 +53,21 @@ type Case = { analyte: Analyte; name: string; ucum: string; printed: string; val
 
 function makeCase(a: Analyte, name: string): Case {
   const alt = a.alt.length > 0 && rand() < 0.35 ? pick(a.alt) : { ucum: a.unit, factor: 1 };
-  const [p0, p1] = a.possible;
-  // Ranges and values well inside what is possible (the reader drops impossible numbers).
-  const lowRef = p0 + (p1 - p0) * (0.1 + rand() * 0.1);
-  const highRef = lowRef + (p1 - p0) * (0.1 + rand() * 0.2);
+  const [p0] = a.possible;
+  // Ranges about the analyte's usual interval, as labs print them (one far from it is doubted as a
+  // misreading, decision 0106), and values about the range, never below what is possible.
+  const [u0, u1] = a.usual!;
+  const lowRef = Math.max(p0, u0 + (u1 - u0) * (rand() * 0.2 - 0.1));
+  const highRef = u1 + (u1 - u0) * (rand() * 0.2 - 0.1);
   const inUnit = (v: number) => v / alt.factor;
   const big = alt.ucum === "/uL";
-  const decimals = big ? 0 : Math.max(a.decimals, alt.factor === 1 ? a.decimals : 2);
+  // Enough decimals for two significant figures of the smaller bound (0.02 ×10³/µL is 0.0002 lakhs).
+  const least = inUnit(lowRef > 0 ? lowRef : highRef);
+  const decimals = big
+    ? 0
+    : Math.max(a.decimals, alt.factor === 1 ? a.decimals : 2, 1 - Math.floor(Math.log10(least)));
   const fmt = (v: number) => (big ? indian(Math.round(v / 100) * 100) : v.toFixed(decimals));
-  const printed = fmt(inUnit(lowRef + (highRef - lowRef) * (rand() * 1.6 - 0.3)));
+  const printed = fmt(inUnit(Math.max(p0, lowRef + (highRef - lowRef) * (rand() * 1.6 - 0.3))));
   // In the analyte's unit by the one conversion (decision 0088).
   const value = convert(Number(printed.replace(/,/g, "")), alt.factor);
   const range =

@@ -1,6 +1,6 @@
 /**
- * How the catalogue states an analyte (decision 0079): its names, unit, possible values and the
- * other units labs print it in; a molar unit is given with the substance's molar mass and its
+ * How the catalogue states an analyte (decision 0079): its names, unit, possible values, usual
+ * reference interval (decision 0106) and the other units labs print it in; a molar unit is given with the substance's molar mass and its
  * factor derived from it (decision 0088).
  */
 import { molarFactor } from "./molar";
@@ -15,6 +15,7 @@ export function analyte(
   family: Family,
   unit: string,
   possible: [number, number],
+  usual: [number, number] | null,
   decimals: number,
   aliases: string[],
   alt: (AltUnit | MolarUnit)[] = [],
@@ -27,6 +28,7 @@ export function analyte(
     family,
     unit,
     possible,
+    ...(usual ? { usual } : {}),
     decimals,
     aliases: [name, ...aliases],
     alt: alt.map((u) =>

@@ -1,7 +1,8 @@
 /**
- * The analyte catalogue, part one: blood count, glucose, lipids (decision 0079). LOINC codes are
- * © Regenstrief Institute, used under the LOINC licence (see NOTICE); the aliases are the names
- * Indian labs print, including OCR confusions seen on real reads ("HbAtc").
+ * The analyte catalogue, part one: blood count and glucose (decision 0079; lipids are in
+ * `catalogue-lipids.ts`). LOINC codes are © Regenstrief Institute, used under the LOINC licence
+ * (see NOTICE); the aliases are the names Indian labs print, including OCR confusions seen on real
+ * reads ("HbAtc").
  */
 import { analyte, type MolarUnit } from "./analyte";
 import { MOLAR_MASS } from "./molar";
@@ -14,7 +15,6 @@ const PER_UL_THOUSANDS: AltUnit[] = [
   { ucum: "10*5/uL", factor: 100 },
 ];
 const GLUCOSE_ALT: MolarUnit[] = [{ ucum: "mmol/L", molarMass: MOLAR_MASS.glucose }];
-const CHOLESTEROL_ALT: MolarUnit[] = [{ ucum: "mmol/L", molarMass: MOLAR_MASS.cholesterol }];
 
 const blood = "blood-count" as const;
 
@@ -25,6 +25,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "g/dL",
     [2, 25],
+    [12, 17],
     1,
     ["Hb", "HGB", "Hemoglobin", "Hgb", "Haemoglobin Hb", "Hemoglobin Hb", "Hb Haemoglobin", "H b"],
     [{ ucum: "g/L", factor: 0.1 }],
@@ -35,6 +36,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "%",
     [5, 80],
+    [36, 50],
     1,
     [
       "Hematocrit",
@@ -53,6 +55,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*6/uL",
     [0.5, 10],
+    [3.8, 5.9],
     2,
     [
       "RBC",
@@ -75,6 +78,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [0.1, 500],
+    [4, 11],
     1,
     [
       "WBC",
@@ -97,6 +101,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [1, 2500],
+    [150, 450],
     0,
     [
       "Platelets",
@@ -109,12 +114,12 @@ export const BLOOD_COUNT: Analyte[] = [
     ],
     PER_UL_THOUSANDS,
   ),
-  analyte("787-2", "MCV", blood, "fL", [40, 160], 1, [
+  analyte("787-2", "MCV", blood, "fL", [40, 160], [80, 100], 1, [
     "Mean Corpuscular Volume",
     "Mean Cell Volume",
     "MCV Mean Corpuscular Volume",
   ]),
-  analyte("785-6", "MCH", blood, "pg", [10, 60], 1, [
+  analyte("785-6", "MCH", blood, "pg", [10, 60], [27, 33], 1, [
     "Mean Corpuscular Hemoglobin",
     "Mean Corpuscular Haemoglobin",
     "Mean Cell Haemoglobin",
@@ -126,6 +131,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "g/dL",
     [15, 50],
+    [31.5, 36],
     1,
     [
       "Mean Corpuscular Hemoglobin Concentration",
@@ -137,17 +143,23 @@ export const BLOOD_COUNT: Analyte[] = [
       { ucum: "%", factor: 1 },
     ],
   ),
-  analyte("788-0", "RDW-CV", blood, "%", [5, 45], 1, [
+  analyte("788-0", "RDW-CV", blood, "%", [5, 45], [11.5, 14.5], 1, [
     "RDW",
     "RDW CV",
     "Red Cell Distribution Width",
     "Red Cell Distribution Width CV",
     "RDW Red Cell Distribution Width",
   ]),
-  analyte("21000-5", "RDW-SD", blood, "fL", [15, 150], 1, ["RDW SD", "Red Cell Distribution Width SD"]),
-  analyte("32623-1", "MPV", blood, "fL", [3, 25], 1, ["Mean Platelet Volume", "MPV Mean Platelet Volume"]),
-  analyte("32207-3", "PDW", blood, "fL", [3, 40], 1, ["Platelet Distribution Width"]),
-  analyte("770-8", "Neutrophils %", blood, "%", [0, 100], 0, [
+  analyte("21000-5", "RDW-SD", blood, "fL", [15, 150], [39, 46], 1, [
+    "RDW SD",
+    "Red Cell Distribution Width SD",
+  ]),
+  analyte("32623-1", "MPV", blood, "fL", [3, 25], [7.5, 12], 1, [
+    "Mean Platelet Volume",
+    "MPV Mean Platelet Volume",
+  ]),
+  analyte("32207-3", "PDW", blood, "fL", [3, 40], [9, 17], 1, ["Platelet Distribution Width"]),
+  analyte("770-8", "Neutrophils %", blood, "%", [0, 100], [40, 80], 0, [
     "Neutrophils",
     "Neutrophil",
     "Polymorphs",
@@ -156,16 +168,22 @@ export const BLOOD_COUNT: Analyte[] = [
     "NEUT",
     "Polymorphs Neutrophils",
   ]),
-  analyte("736-9", "Lymphocytes %", blood, "%", [0, 100], 0, ["Lymphocytes", "Lymphocyte", "LYMPH", "LYM"]),
-  analyte("5905-5", "Monocytes %", blood, "%", [0, 100], 0, ["Monocytes", "Monocyte", "MONO"]),
-  analyte("713-8", "Eosinophils %", blood, "%", [0, 100], 0, ["Eosinophils", "Eosinophil", "EOS"]),
-  analyte("706-2", "Basophils %", blood, "%", [0, 100], 0, ["Basophils", "Basophil", "BASO"]),
+  analyte("736-9", "Lymphocytes %", blood, "%", [0, 100], [20, 40], 0, [
+    "Lymphocytes",
+    "Lymphocyte",
+    "LYMPH",
+    "LYM",
+  ]),
+  analyte("5905-5", "Monocytes %", blood, "%", [0, 100], [2, 10], 0, ["Monocytes", "Monocyte", "MONO"]),
+  analyte("713-8", "Eosinophils %", blood, "%", [0, 100], [1, 6], 0, ["Eosinophils", "Eosinophil", "EOS"]),
+  analyte("706-2", "Basophils %", blood, "%", [0, 100], [0, 2], 0, ["Basophils", "Basophil", "BASO"]),
   analyte(
     "751-8",
     "Neutrophils absolute",
     blood,
     "10*3/uL",
     [0, 300],
+    [2, 7],
     2,
     [
       "Absolute Neutrophil Count",
@@ -184,6 +202,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [0, 300],
+    [1, 3],
     2,
     [
       "Absolute Lymphocyte Count",
@@ -201,6 +220,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [0, 100],
+    [0.2, 1],
     2,
     [
       "Absolute Monocyte Count",
@@ -218,6 +238,7 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [0, 100],
+    [0.02, 0.5],
     2,
     [
       "Absolute Eosinophil Count",
@@ -235,16 +256,17 @@ export const BLOOD_COUNT: Analyte[] = [
     blood,
     "10*3/uL",
     [0, 50],
+    [0.02, 0.1],
     2,
     ["Absolute Basophil Count", "Basophils Absolute", "Basophils Absolute Count", "Basophils", "Basophil"],
     PER_UL_THOUSANDS,
   ),
-  analyte("4679-7", "Reticulocytes", blood, "%", [0, 60], 1, [
+  analyte("4679-7", "Reticulocytes", blood, "%", [0, 60], [0.5, 2.5], 1, [
     "Reticulocyte Count",
     "Retic Count",
     "Reticulocytes Count",
   ]),
-  analyte("30341-2", "ESR", blood, "mm/h", [0, 200], 0, [
+  analyte("30341-2", "ESR", blood, "mm/h", [0, 200], [0, 20], 0, [
     "Erythrocyte Sedimentation Rate",
     "E S R",
     "ESR Westergren",
@@ -260,6 +282,7 @@ export const GLUCOSE: Analyte[] = [
     "glucose",
     "mg/dL",
     [10, 1500],
+    [70, 100],
     0,
     [
       "Fasting Blood Sugar",
@@ -283,6 +306,7 @@ export const GLUCOSE: Analyte[] = [
     "glucose",
     "mg/dL",
     [10, 1500],
+    [70, 140],
     0,
     [
       "Post Prandial Blood Sugar",
@@ -307,6 +331,7 @@ export const GLUCOSE: Analyte[] = [
     "glucose",
     "mg/dL",
     [10, 1500],
+    [70, 140],
     0,
     [
       "Random Blood Sugar",
@@ -322,7 +347,7 @@ export const GLUCOSE: Analyte[] = [
     ],
     GLUCOSE_ALT,
   ),
-  analyte("4548-4", "HbA1c", "glucose", "%", [2, 20], 1, [
+  analyte("4548-4", "HbA1c", "glucose", "%", [2, 20], [4, 5.6], 1, [
     "Glycated Haemoglobin",
     "Glycated Hemoglobin",
     "Glycosylated Haemoglobin",
@@ -339,7 +364,7 @@ export const GLUCOSE: Analyte[] = [
     "HBAIC",
     "HbAic",
   ]),
-  analyte("59261-8", "HbA1c (IFCC)", "glucose", "mmol/mol", [10, 200], 0, [
+  analyte("59261-8", "HbA1c (IFCC)", "glucose", "mmol/mol", [10, 200], [20, 38], 0, [
     "HbA1c",
     "HbA1c IFCC",
     "Glycated Haemoglobin",
@@ -354,6 +379,7 @@ export const GLUCOSE: Analyte[] = [
     "glucose",
     "mg/dL",
     [30, 700],
+    [70, 117],
     0,
     [
       "eAG",
@@ -364,121 +390,4 @@ export const GLUCOSE: Analyte[] = [
     ],
     GLUCOSE_ALT,
   ),
-];
-
-export const LIPIDS: Analyte[] = [
-  analyte(
-    "2093-3",
-    "Total cholesterol",
-    "lipids",
-    "mg/dL",
-    [20, 1500],
-    0,
-    [
-      "Cholesterol",
-      "Cholesterol Total",
-      "Serum Cholesterol",
-      "Total Cholesterol TC",
-      "S Cholesterol",
-      "T Cholesterol",
-    ],
-    CHOLESTEROL_ALT,
-  ),
-  analyte(
-    "2571-8",
-    "Triglycerides",
-    "lipids",
-    "mg/dL",
-    [10, 15000],
-    0,
-    ["Triglyceride", "TG", "TGL", "Serum Triglycerides", "S Triglycerides", "Triglycerides TG"],
-    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.triglycerides }],
-  ),
-  analyte(
-    "2085-9",
-    "HDL cholesterol",
-    "lipids",
-    "mg/dL",
-    [2, 250],
-    0,
-    [
-      "HDL",
-      "HDL Cholesterol Direct",
-      "HDL C",
-      "Cholesterol HDL",
-      "High Density Lipoprotein",
-      "HDL Cholesterol HDL C",
-      "Direct HDL",
-    ],
-    CHOLESTEROL_ALT,
-  ),
-  analyte(
-    "13457-7",
-    "LDL cholesterol",
-    "lipids",
-    "mg/dL",
-    [2, 1000],
-    0,
-    [
-      "LDL",
-      "LDL C",
-      "Cholesterol LDL",
-      "LDL Cholesterol Calculated",
-      "Low Density Lipoprotein",
-      "LDL Cholesterol LDL C",
-    ],
-    CHOLESTEROL_ALT,
-  ),
-  analyte(
-    "18262-6",
-    "LDL cholesterol direct",
-    "lipids",
-    "mg/dL",
-    [2, 1000],
-    0,
-    ["Direct LDL", "LDL Direct", "LDL Cholesterol Direct"],
-    CHOLESTEROL_ALT,
-  ),
-  analyte(
-    "13458-5",
-    "VLDL cholesterol",
-    "lipids",
-    "mg/dL",
-    [1, 3000],
-    0,
-    ["VLDL", "VLDL C", "Cholesterol VLDL", "Very Low Density Lipoprotein", "VLDL Cholesterol Calculated"],
-    CHOLESTEROL_ALT,
-  ),
-  analyte(
-    "43396-1",
-    "Non-HDL cholesterol",
-    "lipids",
-    "mg/dL",
-    [5, 1500],
-    0,
-    ["Non HDL Cholesterol", "Non HDL C", "Cholesterol Non HDL"],
-    CHOLESTEROL_ALT,
-  ),
-  analyte("9830-1", "Total cholesterol/HDL ratio", "lipids", "1", [0.5, 40], 1, [
-    "Cholesterol HDL Ratio",
-    "Total Cholesterol HDL Ratio",
-    "TC HDL Ratio",
-    "Chol HDL Ratio",
-    "TC HDL",
-    "Total Cholesterol HDL Cholesterol Ratio",
-    // Printed without "ratio" (decision 0089): "Total Cholesterol / HDL 3.27" is the ratio, not HDL.
-    "Cholesterol HDL",
-    "Total Cholesterol HDL",
-    "Chol HDL",
-    "T Chol HDL Ratio",
-    "Cholesterol Total HDL Ratio",
-  ]),
-  analyte("11054-4", "LDL/HDL ratio", "lipids", "1", [0.1, 30], 1, [
-    "LDL HDL Ratio",
-    "LDL C HDL C Ratio",
-    "LDL Cholesterol HDL Cholesterol Ratio",
-    "LDL HDL",
-    "LDL Cholesterol HDL Ratio",
-    "LDL Cholesterol HDL",
-  ]),
 ];

@@ -17,6 +17,7 @@ export const HORMONES: Analyte[] = [
     hormones,
     "ng/mL",
     [0, 10000],
+    [3, 25],
     1,
     ["PRL", "Serum Prolactin", "S Prolactin"],
     NG_ML,
@@ -27,6 +28,7 @@ export const HORMONES: Analyte[] = [
     hormones,
     "m[IU]/mL",
     [0, 500],
+    [1, 20],
     1,
     ["Luteinizing Hormone", "Luteinising Hormone", "LH Luteinizing Hormone"],
     [{ ucum: "[IU]/L", factor: 1 }],
@@ -37,6 +39,7 @@ export const HORMONES: Analyte[] = [
     hormones,
     "m[IU]/mL",
     [0, 500],
+    [2, 30],
     1,
     ["Follicle Stimulating Hormone", "FSH Follicle Stimulating Hormone"],
     [{ ucum: "[IU]/L", factor: 1 }],
@@ -47,17 +50,29 @@ export const HORMONES: Analyte[] = [
     hormones,
     "pg/mL",
     [0, 20000],
+    [10, 350],
     1,
     ["E2", "Oestradiol", "Estradiol E2"],
     PG_ML,
   ),
-  analyte("2839-9", "Progesterone", hormones, "ng/mL", [0, 1000], 2, ["Serum Progesterone"], NG_ML),
+  analyte(
+    "2839-9",
+    "Progesterone",
+    hormones,
+    "ng/mL",
+    [0, 1000],
+    [0.1, 25],
+    2,
+    ["Serum Progesterone"],
+    NG_ML,
+  ),
   analyte(
     "2986-8",
     "Testosterone",
     hormones,
     "ng/dL",
     [0, 3000],
+    [15, 950],
     1,
     ["Total Testosterone", "Testosterone Total", "Serum Testosterone"],
     [
@@ -65,8 +80,18 @@ export const HORMONES: Analyte[] = [
       { ucum: "nmol/L", molarMass: MOLAR_MASS.testosterone },
     ],
   ),
-  analyte("2991-8", "Free testosterone", hormones, "pg/mL", [0, 1000], 2, ["Testosterone Free"], PG_ML),
-  analyte("2191-5", "DHEA-S", hormones, "ug/dL", [0, 2000], 1, [
+  analyte(
+    "2991-8",
+    "Free testosterone",
+    hormones,
+    "pg/mL",
+    [0, 1000],
+    [1, 250],
+    2,
+    ["Testosterone Free"],
+    PG_ML,
+  ),
+  analyte("2191-5", "DHEA-S", hormones, "ug/dL", [0, 2000], [35, 560], 1, [
     "DHEAS",
     "DHEA Sulphate",
     "DHEA Sulfate",
@@ -78,11 +103,12 @@ export const HORMONES: Analyte[] = [
     hormones,
     "ug/dL",
     [0, 500],
+    [5, 25],
     1,
     ["Serum Cortisol", "Cortisol Morning", "Morning Cortisol", "Cortisol AM"],
     [{ ucum: "nmol/L", molarMass: MOLAR_MASS.cortisol } satisfies MolarUnit],
   ),
-  analyte("19080-1", "Beta hCG", hormones, "m[IU]/mL", [0, 1e6], 1, [
+  analyte("19080-1", "Beta hCG", hormones, "m[IU]/mL", [0, 1e6], [0, 5], 1, [
     "Beta HCG",
     "HCG",
     "Total Beta HCG",
@@ -96,11 +122,12 @@ export const HORMONES: Analyte[] = [
     hormones,
     "pg/mL",
     [0, 5000],
+    [15, 65],
     1,
     ["PTH", "Parathyroid Hormone", "Intact PTH", "iPTH", "Parathormone"],
     PG_ML,
   ),
-  analyte("38476-8", "AMH", hormones, "ng/mL", [0, 100], 2, [
+  analyte("38476-8", "AMH", hormones, "ng/mL", [0, 100], [1, 10], 2, [
     "Anti Mullerian Hormone",
     "Anti Mullerian Hormone AMH",
   ]),
@@ -114,6 +141,7 @@ export const CARDIAC: Analyte[] = [
     cardiac,
     "ng/mL",
     [0, 1000],
+    [0, 0.1],
     3,
     ["Trop I", "Cardiac Troponin I", "Troponin I Quantitative", "cTnI"],
     NG_ML,
@@ -124,6 +152,7 @@ export const CARDIAC: Analyte[] = [
     cardiac,
     "ng/L",
     [0, 100000],
+    [0, 35],
     1,
     ["hs Troponin I", "High Sensitivity Troponin I", "hsTnI", "hs cTnI"],
     [{ ucum: "pg/mL", factor: 1 }],
@@ -134,6 +163,7 @@ export const CARDIAC: Analyte[] = [
     cardiac,
     "ng/mL",
     [0, 100],
+    [0, 0.03],
     3,
     ["Trop T", "Cardiac Troponin T", "cTnT"],
     NG_ML,
@@ -144,12 +174,23 @@ export const CARDIAC: Analyte[] = [
     cardiac,
     "pg/mL",
     [0, 100000],
+    [0, 125],
     0,
     ["NT Pro BNP", "NT proBNP", "N Terminal Pro BNP", "Pro BNP"],
     PG_ML,
   ),
-  analyte("13969-1", "CK-MB", cardiac, "ng/mL", [0, 1000], 1, ["CKMB", "CK MB Mass", "CPK MB"], NG_ML),
-  analyte("13965-9", "Homocysteine", cardiac, "umol/L", [0, 500], 1, [
+  analyte(
+    "13969-1",
+    "CK-MB",
+    cardiac,
+    "ng/mL",
+    [0, 1000],
+    [0, 5],
+    1,
+    ["CKMB", "CK MB Mass", "CPK MB"],
+    NG_ML,
+  ),
+  analyte("13965-9", "Homocysteine", cardiac, "umol/L", [0, 500], [5, 15], 1, [
     "Serum Homocysteine",
     "Homocysteine Serum",
     "Plasma Homocysteine",
@@ -164,6 +205,7 @@ export const TUMOUR_MARKERS: Analyte[] = [
     tumour,
     "ng/mL",
     [0, 100000],
+    [0, 5],
     2,
     ["Carcino Embryonic Antigen", "Carcinoembryonic Antigen"],
     NG_ML,
@@ -174,15 +216,28 @@ export const TUMOUR_MARKERS: Analyte[] = [
     tumour,
     "ng/mL",
     [0, 1e6],
+    [0, 10],
     2,
     ["Alpha Fetoprotein", "Alpha Feto Protein", "Alpha 1 Fetoprotein"],
     NG_ML,
   ),
-  analyte("10334-1", "CA-125", tumour, "U/mL", [0, 100000], 1, ["CA 125", "Cancer Antigen 125", "CA125"]),
-  analyte("24108-3", "CA 19-9", tumour, "U/mL", [0, 100000], 1, ["CA 19 9", "CA19 9", "Cancer Antigen 19 9"]),
-  analyte("6875-9", "CA 15-3", tumour, "U/mL", [0, 100000], 1, ["CA 15 3", "CA15 3", "Cancer Antigen 15 3"]),
-  analyte("10886-0", "PSA free", tumour, "ng/mL", [0, 1000], 2, ["Free PSA", "PSA Free", "fPSA"]),
-  analyte("12841-3", "PSA free/total ratio", tumour, "%", [0, 100], 1, [
+  analyte("10334-1", "CA-125", tumour, "U/mL", [0, 100000], [0, 35], 1, [
+    "CA 125",
+    "Cancer Antigen 125",
+    "CA125",
+  ]),
+  analyte("24108-3", "CA 19-9", tumour, "U/mL", [0, 100000], [0, 37], 1, [
+    "CA 19 9",
+    "CA19 9",
+    "Cancer Antigen 19 9",
+  ]),
+  analyte("6875-9", "CA 15-3", tumour, "U/mL", [0, 100000], [0, 30], 1, [
+    "CA 15 3",
+    "CA15 3",
+    "Cancer Antigen 15 3",
+  ]),
+  analyte("10886-0", "PSA free", tumour, "ng/mL", [0, 1000], [0, 1], 2, ["Free PSA", "PSA Free", "fPSA"]),
+  analyte("12841-3", "PSA free/total ratio", tumour, "%", [0, 100], [20, 100], 1, [
     "Free PSA Total PSA Ratio",
     "Free PSA Ratio",
     "PSA Free Total Ratio",
@@ -198,7 +253,7 @@ function wordResult(
   aliases: string[],
   specimen: Specimen = "blood",
 ): Analyte {
-  return { ...analyte(loinc, name, family, "", [0, 0], 0, aliases, [], specimen), scale: "ord" };
+  return { ...analyte(loinc, name, family, "", [0, 0], null, 0, aliases, [], specimen), scale: "ord" };
 }
 
 const sero = "serology" as const;
@@ -283,7 +338,7 @@ export const WORD_RESULTS: Analyte[] = [
 
 /** HBsAg measured (IU/mL): the quantitative test labs print beside the word one. */
 export const SEROLOGY_NUMBERS: Analyte[] = [
-  analyte("63557-3", "HBsAg quantitative", sero, "[IU]/mL", [0, 1e6], 2, [
+  analyte("63557-3", "HBsAg quantitative", sero, "[IU]/mL", [0, 1e6], [0, 0.05], 2, [
     "HBsAg Quantitative",
     "HBsAg Quant",
     "Quantitative HBsAg",

@@ -2,9 +2,10 @@
  * The analyte catalogue (decision 0079) and the name index the reader looks names up in.
  * LOINC codes © Regenstrief Institute (see NOTICE).
  */
-import { BLOOD_COUNT, GLUCOSE, LIPIDS } from "./catalogue-blood";
+import { BLOOD_COUNT, GLUCOSE } from "./catalogue-blood";
 import { ELECTROLYTES, KIDNEY, LIVER, THYROID } from "./catalogue-chemistry";
 import { MORE } from "./catalogue-extra";
+import { LIPIDS } from "./catalogue-lipids";
 import { INFLAMMATION, OTHER, URINE, VITAMINS_IRON } from "./catalogue-more";
 import { SPECIAL } from "./catalogue-special";
 import type { Analyte } from "./types";

@@ -4,11 +4,14 @@
  * after the name (flags, status words, method words and a word or two of noise may come before
  * or between), or a word result for a test that reports one. Doubt is the value's own: a value
  * outside what is possible, one that fits its printed range only with its decimal point moved, a
- * leading zero that may be a lost point — each lowers this row's confidence, never another's.
+ * leading zero that may be a lost point, a printed range far from the test's usual one, a count
+ * read with another multiplier than printed (decision 0106) — each lowers this row's confidence,
+ * never another's.
  */
 import { factorFor } from "./catalogue";
 import type { Tok } from "./lexer";
 import { printedMeasure, wordMeasure } from "./measure";
+import { countSaid, farFromUsual, isCount, possible, readingsOf, sameOrder } from "./plausible";
 import { printedRange, type Patient } from "./ranges";
 import { microUcum, nearUcum } from "./units";
 import type { Analyte, Flag, LabRow, Specimen } from "./types";
@@ -35,7 +38,8 @@ function pick(match: NameMatch, section: Specimen, ucum: string | null, n: numbe
   if (ucum) return numbers.filter((a) => factorFor(a, ucum) !== null);
   const unitless = numbers.filter((a) => UNITLESS.includes(a.unit));
   if (unitless.length > 0) return unitless;
-  return numbers.filter((a) => n >= a.possible[0] && n <= a.possible[1]);
+  // A count without its unit may be per cumm, thousands, lakhs or millions (decision 0106).
+  return numbers.filter((a) => readingsOf(a).some((r) => possible(a, n * r.factor)));
 }
 
 /** Within the range, or within half its width of it (a value a range is about). */
@@ -45,6 +49,7 @@ function near(n: number, low: number | null, high: number | null): boolean {
 }
 const inside = (n: number, low: number | null, high: number | null) =>
   (low === null || n >= low) && (high === null || n <= high);
+const scaled = (b: number | null, f: number) => (b === null ? null : b * f);
 
 /** A word result's row: the word as printed, the printed reference word as its range. */
 function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
@@ -174,7 +179,6 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     };
   if (candidates.length > 1) return { reject: "the name and unit fit more than one analyte" };
   const a = candidates[0]!;
-  if (!ucum && !UNITLESS.includes(a.unit)) doubt("no unit printed", 0.3);
   const read = printedRange(after, patient);
   // An unknown word just before the range may be a label OCR could not read ("1-l2Yrs:").
   const at = after.findIndex((t) => t.k === "range" || t.k === "label");
@@ -190,7 +194,24 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     doubts.push("which part of the printed range applies could not be chosen from her recorded sex and age");
   const { low, high } = printed ?? { low: null, high: null };
   const bounded = low !== null || high !== null;
-  const factor = ucum ? factorFor(a, ucum)! : 1;
+  let factor = ucum ? factorFor(a, ucum)! : 1;
+  // A count whose number and printed range fit only another multiplier than the printed one (or,
+  // with none printed, than the analyte's own): "400000 lak/ cumm 150000 - 450000" is per cumm
+  // (decision 0106). Both must sit where they belong: the value possible and by its range (or, with
+  // none, by the usual interval), the range near the usual one.
+  const fits = (f: number) =>
+    possible(a, value.n * f) && !(bounded && farFromUsual(a, scaled(low, f), scaled(high, f)));
+  const belongs = (f: number) =>
+    fits(f) && (bounded ? sameOrder(value.n, low, high) : !a.usual || sameOrder(value.n * f, ...a.usual));
+  const other =
+    (ucum === null || isCount(ucum)) && !fits(factor)
+      ? readingsOf(a).filter((r) => r.factor !== factor && belongs(r.factor))
+      : [];
+  if (other.length === 1) {
+    [ucum, factor] = [other[0]!.ucum, other[0]!.factor];
+    if (unit) doubt(`the printed unit does not fit the number: read as ${countSaid(ucum)}`, 0.2, 0.85);
+    else doubt(`no unit printed: read as ${countSaid(ucum)}, the only count its number and range fit`, 0.3);
+  } else if (!ucum && !UNITLESS.includes(a.unit)) doubt("no unit printed", 0.3);
   /** Doubts about where the value stands: against such a value nothing is judged. */
   let unsure = false;
   // A lab that prints this analyte with decimals printed none: perhaps the point was lost
@@ -201,14 +222,24 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     doubt("a leading zero: the decimal point may be lost", 0.4, 0.6);
     unsure = true;
   }
+  const decimals = (t: string) => t.split(".")[1]?.length ?? 0;
+  const rangeDecimals = Math.max(0, ...(printed?.text.match(/\d+(?:\.\d+)?/g) ?? []).map(decimals));
+  // A point lost k places from the end hid k decimals: all zeros ("155000.0") only from a lab that
+  // prints that many, in its range or for this test in its own unit (decision 0106).
+  const prints = Math.max(rangeDecimals, factor >= 1 ? a.decimals : 0);
+  const hidden = (f: number) => {
+    const k = Math.round(Math.log10(f));
+    return k <= prints || value.text.includes(".") || !value.text.replace(/,/g, "").endsWith("0".repeat(k));
+  };
   if (bounded && !inside(value.n, low, high)) {
     // Only a range with both bounds can say a value belongs in it with its point moved, and only a
-    // value at least twice beyond it: 58 beside 5 - 40 is high, 368 beside 36 - 46 a lost point.
+    // value at least twice beyond it: 58 beside 5 - 40 is high, 368 beside 36 - 46 a lost point,
+    // 1550000 beside 150000 - 450000 (a count, in whole numbers) high.
     const moved =
       low !== null &&
       high !== null &&
       (value.n > high * 2 || value.n < low / 2) &&
-      [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high));
+      [10, 100, 1000, 0.1, 0.01].some((f) => inside(value.n / f, low, high) && hidden(f));
     if (moved) {
       doubt("it fits its printed range only with the decimal point moved", 0.4, 0.6);
       unsure = true;
@@ -221,8 +252,6 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   }
   // More decimals than the lab prints in its range or anywhere for this test: a mark after the
   // value read as a digit ("6.8↑" as "6.85")?
-  const decimals = (t: string) => t.split(".")[1]?.length ?? 0;
-  const rangeDecimals = Math.max(0, ...(printed?.text.match(/\d+(?:\.\d+)?/g) ?? []).map(decimals));
   if (printed && decimals(value.text) >= 2 && decimals(value.text) > Math.max(rangeDecimals, a.decimals))
     doubt("more decimals than the lab prints for this test", 0.1);
   // A one-sided range whose bound lost its point: "< 17" beside 1.9 printed with its decimals.
@@ -243,9 +272,13 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   if ([low, high].some((b) => b !== null && b * factor > a.possible[1])) {
     doubt("the printed range is outside what is possible (a misreading?)", 0.3);
     unsure = true;
+  } else if (farFromUsual(a, scaled(low, factor), scaled(high, factor))) {
+    // "70-210" beside BUN (usual 7 - 21): no lab prints it, whatever OCR said (decision 0106).
+    doubt("the printed range is far from any this test is printed with (a misreading?)", 0.3, 0.85);
+    unsure = true;
   }
   const n = value.n * factor;
-  if (n < a.possible[0] || n > a.possible[1]) {
+  if (!possible(a, n)) {
     doubt("outside what is possible for this test (a misreading?)", 0.5, 0.45);
     unsure = true;
   }

@@ -48,6 +48,13 @@ export type Analyte = {
    * misreading (a dropped decimal point), never a finding. The reader drops such a row.
    */
   possible: [number, number];
+  /**
+   * The usual adult reference interval, sexes combined, in `unit` (a one-sided marker's "< 35" as
+   * [0, 35]); absent for a word result. Never a judgement (only the printed range judges): it says
+   * where a printed range and a value belong, so a range or a count multiplier misread is doubted
+   * (decision 0106).
+   */
+  usual?: [number, number];
   /** Decimals a lab usually prints (for tests' generated reports and display). */
   decimals: number;
   /**
@@ -91,7 +98,10 @@ export type LabRow = {
   /** Value in the analyte's UCUM unit (`unit`). */
   value: number;
   unit: string;
-  /** Value and unit exactly as printed; `printedUcum` is the printed unit in UCUM (null: none printed). */
+  /**
+   * Value and unit exactly as printed; `printedUcum` is the printed unit in UCUM (null: none printed),
+   * or the count unit the value was read in where the printed one (or none) did not fit (decision 0106).
+   */
   printedValue: string;
   printedUnit: string | null;
   printedUcum: string | null;

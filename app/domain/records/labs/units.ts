@@ -1,7 +1,8 @@
 /**
  * Printed units → UCUM (decision 0079). Labs print the same unit many ways ("gm/dl", "g%",
  * "µIU/ml", "x10^3/µL", "lakhs/cumm"); the key is the printed text lower-cased with spaces,
- * "x"/"×" before a power of ten and "µ"/"μ"/"mc" folded.
+ * "x"/"×" before a power of ten and "µ"/"μ"/"mc" folded. A count per volume is read by its
+ * grammar (multiplier × per-volume; decision 0106), everything else by the table.
  */
 
 const TABLE: Record<string, string[]> = {
@@ -65,80 +66,14 @@ const TABLE: Record<string, string[]> = {
     "mm/1st",
     "mmfall/hr",
   ],
-  "/uL": [
-    "/cumm",
-    "cells/cumm",
-    "/cmm",
-    "cells/cmm",
-    "/ul",
-    "cells/ul",
-    "/mm3",
-    "cells/mm3",
-    "/cu.mm",
-    "cell/cumm",
-    "/c.mm",
-    "cumm",
-    "cmm",
-    "cu.mm",
-    "cells/cu.mm",
-    "/mcl",
-    "cells/mcl",
-  ],
-  "10*3/uL": [
-    "10^3/ul",
-    "10^3/cumm",
-    "10^3/mm3",
-    "thou/ul",
-    "thou/cumm",
-    "k/ul",
-    "10^3cells/ul",
-    "thousand/cumm",
-    "thousands/cumm",
-    "10e3/ul",
-    "10*3/ul",
-  ],
-  "10*9/L": ["10^9/l", "10e9/l", "10*9/l"],
-  "10*6/uL": [
-    "10^6/ul",
-    "10^6/cumm",
-    "10^6/mm3",
-    "mill/cumm",
-    "million/cumm",
-    "millions/cumm",
-    "mil/ul",
-    "m/ul",
-    "mill/ul",
-    "million/ul",
-    "10e6/ul",
-    "10*6/ul",
-    "mill/cmm",
-    "million/cu.mm",
-    "millions/cu.mm",
-    "mill/cu.mm",
-    "million/cmm",
-    "mil/cumm",
-    "mill/mm3",
-    "million/mm3",
-  ],
-  "10*12/L": ["10^12/l", "10e12/l", "10*12/l", "t/l"],
-  "10*5/uL": [
-    "lakhs/cumm",
-    "lakh/cumm",
-    "lakhs/ul",
-    "lakh/ul",
-    "lakhs/cmm",
-    "lakh/cmm",
-    "lakhs/mm3",
-    "lac/cumm",
-    "lacs/cumm",
-    "lak/cumm",
-    "lakh/cu.mm",
-    "lakhs/cu.mm",
-    "lacs/cu.mm",
-    "lac/cu.mm",
-    "lakh/mm3",
-    "lakhs/mcl",
-  ],
+  // Counts per volume are read by their grammar (countUcum below); these few spellings are kept
+  // for nearUcum, which finds a garbled word ("10°3/uL_—s") among the table's spellings.
+  "/uL": ["/cumm", "cells/cumm", "/ul", "/cu.mm", "cumm"],
+  "10*3/uL": ["10^3/ul", "10^3/cumm", "thou/cumm"],
+  "10*9/L": ["10^9/l"],
+  "10*6/uL": ["10^6/ul", "mill/cumm", "million/cumm"],
+  "10*12/L": ["10^12/l", "t/l"],
+  "10*5/uL": ["lakhs/cumm", "lakh/cumm"],
   "L/L": ["l/l"],
   "mL/min/{1.73_m2}": [
     "ml/min/1.73m2",
@@ -191,9 +126,43 @@ export function unitKey(printed: string): string {
   );
 }
 
+/*
+ * A count per volume (decision 0106): a multiplier and a volume, in any spelling and spacing —
+ * "thou/mm3", "lak/ cumm", "Lakhs / cu mm", "x10^3 / cmm", "10^3 cells/µL", "cells/mcL" — read
+ * as the multiplier × per-volume instead of a list of every spelling. A litre takes only 10^9 or
+ * 10^12 (a count per litre); a bare volume only the cubic millimetre ("cumm"; a bare "ul" may be
+ * U/L); a one-letter multiplier ("k", "m", "t") only before its "/".
+ */
+const MULTIPLIER: [RegExp, number][] = [
+  [/^(?:cells?)?$/, 1],
+  [/^(?:thou|thousands?|k|10\^3|10e3|10\*3)$/, 1e3],
+  [/^(?:lakhs?|lacs?|lak|10\^5|10e5|10\*5)$/, 1e5],
+  [/^(?:mil|mill|millions?|m|10\^6|10e6|10\*6)$/, 1e6],
+  [/^(?:10\^9|10e9|10\*9)$/, 1e9],
+  [/^(?:t|10\^12|10e12|10\*12)$/, 1e12],
+];
+const PER_UL: Record<number, string> = { 1: "/uL", 1e3: "10*3/uL", 1e5: "10*5/uL", 1e6: "10*6/uL" };
+const PER_L: Record<number, string> = { 1e9: "10*9/L", 1e12: "10*12/L" };
+const COUNT = /^(.*?)(\/|per)?(cumm|cu\.mm|c\.mm|cmm|mm3|mm\^3|ul|mcl|microlit(?:re|er)|l|lit(?:re|er))$/;
+
+/** The UCUM code of a count per volume (a key as unitKey makes it), or null when it is not one. */
+function countUcum(key: string): string | null {
+  const m = COUNT.exec(key);
+  if (!m) return null;
+  const [, before, per, volume] = m as unknown as [string, string, string | undefined, string];
+  const word = before.replace(/cells?$/, "");
+  const factor = MULTIPLIER.find(([re]) => re.test(word))?.[1];
+  if (factor === undefined) return null;
+  if (word.length === 1 && !per) return null;
+  if (/^l|^lit/.test(volume)) return PER_L[factor] ?? null;
+  if (!per && !before && !/^c|^mm/.test(volume)) return null;
+  return PER_UL[factor] ?? null;
+}
+
 /** The UCUM code for a printed unit, or null when it is not a unit we know. */
 export function toUcum(printed: string): string | null {
-  return LOOKUP.get(unitKey(printed)) ?? null;
+  const key = unitKey(printed);
+  return LOOKUP.get(key) ?? countUcum(key);
 }
 
 /** Edit distance of two short strings (insertions, deletions, substitutions). */

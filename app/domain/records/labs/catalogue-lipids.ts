@@ -1,0 +1,133 @@
+/**
+ * The analyte catalogue, part one (continued): lipids (decision 0079). LOINC codes are
+ * © Regenstrief Institute, used under the LOINC licence (see NOTICE).
+ */
+import { analyte, type MolarUnit } from "./analyte";
+import { MOLAR_MASS } from "./molar";
+import type { Analyte } from "./types";
+
+const CHOLESTEROL_ALT: MolarUnit[] = [{ ucum: "mmol/L", molarMass: MOLAR_MASS.cholesterol }];
+
+export const LIPIDS: Analyte[] = [
+  analyte(
+    "2093-3",
+    "Total cholesterol",
+    "lipids",
+    "mg/dL",
+    [20, 1500],
+    [125, 200],
+    0,
+    [
+      "Cholesterol",
+      "Cholesterol Total",
+      "Serum Cholesterol",
+      "Total Cholesterol TC",
+      "S Cholesterol",
+      "T Cholesterol",
+    ],
+    CHOLESTEROL_ALT,
+  ),
+  analyte(
+    "2571-8",
+    "Triglycerides",
+    "lipids",
+    "mg/dL",
+    [10, 15000],
+    [40, 150],
+    0,
+    ["Triglyceride", "TG", "TGL", "Serum Triglycerides", "S Triglycerides", "Triglycerides TG"],
+    [{ ucum: "mmol/L", molarMass: MOLAR_MASS.triglycerides }],
+  ),
+  analyte(
+    "2085-9",
+    "HDL cholesterol",
+    "lipids",
+    "mg/dL",
+    [2, 250],
+    [40, 60],
+    0,
+    [
+      "HDL",
+      "HDL Cholesterol Direct",
+      "HDL C",
+      "Cholesterol HDL",
+      "High Density Lipoprotein",
+      "HDL Cholesterol HDL C",
+      "Direct HDL",
+    ],
+    CHOLESTEROL_ALT,
+  ),
+  analyte(
+    "13457-7",
+    "LDL cholesterol",
+    "lipids",
+    "mg/dL",
+    [2, 1000],
+    [50, 130],
+    0,
+    [
+      "LDL",
+      "LDL C",
+      "Cholesterol LDL",
+      "LDL Cholesterol Calculated",
+      "Low Density Lipoprotein",
+      "LDL Cholesterol LDL C",
+    ],
+    CHOLESTEROL_ALT,
+  ),
+  analyte(
+    "18262-6",
+    "LDL cholesterol direct",
+    "lipids",
+    "mg/dL",
+    [2, 1000],
+    [50, 130],
+    0,
+    ["Direct LDL", "LDL Direct", "LDL Cholesterol Direct"],
+    CHOLESTEROL_ALT,
+  ),
+  analyte(
+    "13458-5",
+    "VLDL cholesterol",
+    "lipids",
+    "mg/dL",
+    [1, 3000],
+    [5, 40],
+    0,
+    ["VLDL", "VLDL C", "Cholesterol VLDL", "Very Low Density Lipoprotein", "VLDL Cholesterol Calculated"],
+    CHOLESTEROL_ALT,
+  ),
+  analyte(
+    "43396-1",
+    "Non-HDL cholesterol",
+    "lipids",
+    "mg/dL",
+    [5, 1500],
+    [80, 160],
+    0,
+    ["Non HDL Cholesterol", "Non HDL C", "Cholesterol Non HDL"],
+    CHOLESTEROL_ALT,
+  ),
+  analyte("9830-1", "Total cholesterol/HDL ratio", "lipids", "1", [0.5, 40], [2, 5], 1, [
+    "Cholesterol HDL Ratio",
+    "Total Cholesterol HDL Ratio",
+    "TC HDL Ratio",
+    "Chol HDL Ratio",
+    "TC HDL",
+    "Total Cholesterol HDL Cholesterol Ratio",
+    // Printed without "ratio" (decision 0089): "Total Cholesterol / HDL 3.27" is the ratio, not HDL.
+    "Cholesterol HDL",
+    "Total Cholesterol HDL",
+    "Chol HDL",
+    "T Chol HDL Ratio",
+    "Cholesterol Total HDL Ratio",
+  ]),
+  analyte("11054-4", "LDL/HDL ratio", "lipids", "1", [0.1, 30], [1, 3.5], 1, [
+    "LDL HDL Ratio",
+    "LDL C HDL C Ratio",
+    "LDL Cholesterol HDL Cholesterol Ratio",
+    "LDL HDL",
+    "LDL Cholesterol HDL Ratio",
+    "LDL Cholesterol HDL",
+  ]),
+];
