@@ -21,7 +21,15 @@ import {
   Unreadable,
 } from "./lab-ocr.server";
 import { saveReading, type PlacedRow } from "./lab-store.server";
-import { looksLikeLabReport, recogniseLabRows, sampleDate, type LabRow, type Patient } from "./labs";
+import {
+  looksLikeLabReport,
+  patientOn,
+  recogniseLabRows,
+  sampleDate,
+  type LabRow,
+  type Patient,
+  type Recorded,
+} from "./labs";
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
@@ -225,7 +233,7 @@ function isFinal(err: unknown): boolean {
 type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[]; sampleDate: string | null };
 
 /** What the platform has recorded of the patient: her sex and year of birth. */
-export type Recorded = { sex: Patient["sex"]; birthYear: number | null };
+export type { Recorded };
 
 async function readFile(fileKey: string, mimeType: string, patient: Recorded): Promise<Reading> {
   return withScratch("labread", READ_SCRATCH_BYTES, async (scratch) => {
@@ -271,11 +279,7 @@ export async function readLocal(
   const sampled = sampleDate(texts);
   // Her sex and her age when the sample was taken choose the part of a range printed for men and
   // women, adults and children, age bands (decision 0089).
-  const year = Number((sampled ?? new Date().toISOString()).slice(0, 4));
-  const who: Patient | undefined = patient && {
-    sex: patient.sex,
-    age: patient.birthYear ? year - patient.birthYear : null,
-  };
+  const who: Patient | undefined = patient && patientOn(patient, sampled ?? new Date());
   if (!looksLikeLabReport(texts, who).isLab) return { lab: false, source, rows: [], sampleDate: null };
   const { rows } = recogniseLabRows(texts, who);
   return {

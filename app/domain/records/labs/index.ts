@@ -8,7 +8,15 @@ export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
-export type { Patient } from "./ranges";
+export {
+  appliedPart,
+  MAX_RANGE,
+  parseRange,
+  patientOn,
+  type ParsedRange,
+  type Patient,
+  type Recorded,
+} from "./ranges";
 export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
 export { loincName } from "./loinc-names";
 export { displayUnit, toUcum } from "./units";
