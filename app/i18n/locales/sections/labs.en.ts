@@ -7,7 +7,10 @@ const labs = {
   valueImpossible: "This value is not possible for this test. Check the number and its unit.",
   unitRequired: "Enter the unit.",
   unitUnknown: "This unit is not one this test is reported in.",
-  rangeUnreadable: "Write the printed range like 12.0-15.5, < 200 or > 40.",
+  rangeUnreadable:
+    "Write the printed range as the report prints it, e.g. 12.0-15.5, < 200, Up to 40 or Male: 13-17 Female: 12-15.5.",
+  rangeTooLong: "The printed range can be at most 120 characters.",
+  rangeOtherUnit: "The range is printed in another unit than the value. Enter the value in the range's unit.",
   badAction: "Choose confirm, correct or remove.",
   analyteRequired: "Choose the test.",
   analyteUnknown: "This test is not in our list.",
@@ -50,6 +53,9 @@ const labs = {
   flagN: "Within the printed range",
   doubt: "Read with doubt: compare it with the report.",
   noRangePrinted: "none printed",
+  rangePart: "Part for this patient: {{part}}",
+  rangeNoPart:
+    "Part for this patient: none could be chosen from the recorded sex and age, so the value is not judged.",
   showOnReport: "Show on page",
   confirm: "Confirm",
   remove: "Remove",
