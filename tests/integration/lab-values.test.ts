@@ -262,6 +262,19 @@ describe("lab values over HTTP", () => {
       judgement: "above",
       flag: "H",
     });
+    // The expert's screen shows the range whole, a part a line, the one for her marked in words.
+    const b = new Browserish(server.url);
+    expect((await b.post("/login", { email: "expert@labs.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const html = (await (await b.fetch(`/dashboard/add-review/${ids.first}`)).text()).replace(
+      /<!-- -->/g,
+      "",
+    );
+    expect(html).toMatch(
+      /<li[^>]*>Male : 0\.7 - 1\.4 mg\/dl<\/li><li[^>]*>Female : 0\.6 - 1\.2 mg\/dl<span[^>]*>For this patient<\/span><\/li>/,
+    );
+    expect(html).toContain("1.30 mg/dl");
     // Worded, with its unit inside; the value as a JSON number is kept as the number it is.
     const worded = await patch({ action: "correct", value: 1.1, unit: "mg/dL", range: "Up to 1.2 mg/dL" });
     expect(worded.body.data).toMatchObject({

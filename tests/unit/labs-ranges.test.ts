@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { appliedPart, MAX_RANGE, parseRange, patientOn, type Patient } from "~/domain/records/labs";
+import {
+  appliedPart,
+  MAX_RANGE,
+  parseRange,
+  patientOn,
+  printedParts,
+  type Patient,
+} from "~/domain/records/labs";
 
 /*
  * One range grammar (decision 0105): a printed range as text — typed by the expert, sent to the
@@ -92,6 +99,16 @@ describe("parseRange: the forms labs print", () => {
     expect(appliedPart(text, null, null, 1)).toBeNull();
     expect(appliedPart("0.6 - 1.2", 0.6, 1.2, 1)).toBeNull();
     expect(appliedPart(null, 0.6, 1.2, 1)).toBeNull();
+  });
+
+  it("cuts a range in parts before each part for the screen, units kept with their part", () => {
+    expect(printedParts("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl")).toEqual([
+      { printed: "Male : 0.7 - 1.4 mg/dl", part: "Male : 0.7 - 1.4" },
+      { printed: "Female : 0.6 - 1.2 mg/dl", part: "Female : 0.6 - 1.2" },
+    ]);
+    expect(printedParts("M: 13-17, F: 12-15.5")?.map((p) => p.printed)).toEqual(["M: 13-17", "F: 12-15.5"]);
+    expect(printedParts("12 - 15 g/dL")).toBeNull();
+    expect(printedParts(null)).toBeNull();
   });
 });
 

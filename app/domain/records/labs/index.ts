@@ -13,6 +13,7 @@ export {
   MAX_RANGE,
   parseRange,
   patientOn,
+  printedParts,
   type ParsedRange,
   type Patient,
   type Recorded,

@@ -194,3 +194,26 @@ export function appliedPart(
   const texts = new Set(parts.filter((p) => same(p.low, low) && same(p.high, high)).map((p) => p.text));
   return texts.size === 1 ? [...texts][0]! : null;
 }
+
+/**
+ * A range printed in parts cut before each part, so that each shows whole with its units ("Male :
+ * 0.7 - 1.4 mg/dl", "Female : 0.6 - 1.2 mg/dl"), with its part's text (as `applies` names it). Null
+ * for a range of one part, or when its parts are not found in the text as printed.
+ */
+export function printedParts(text: string | null): { printed: string; part: string }[] | null {
+  const r = text ? parseRange(text) : null;
+  if (!r?.parts || r.parts.length < 2) return null;
+  const at: number[] = [];
+  for (const p of r.parts) {
+    const i = r.text.indexOf(p.text, at.length ? at[at.length - 1]! + 1 : 0);
+    if (i < 0) return null;
+    at.push(i);
+  }
+  return r.parts.map((p, k) => ({
+    printed: r.text
+      .slice(k === 0 ? 0 : at[k], at[k + 1])
+      .trim()
+      .replace(/[,;]$/, ""),
+    part: p.text,
+  }));
+}

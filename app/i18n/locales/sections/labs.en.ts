@@ -53,9 +53,8 @@ const labs = {
   flagN: "Within the printed range",
   doubt: "Read with doubt: compare it with the report.",
   noRangePrinted: "none printed",
-  rangePart: "Part for this patient: {{part}}",
-  rangeNoPart:
-    "Part for this patient: none could be chosen from the recorded sex and age, so the value is not judged.",
+  rangeForPatient: "For this patient",
+  rangeNoPart: "No part could be chosen from the patient's recorded sex and age, so the value is not judged.",
   showOnReport: "Show on page",
   confirm: "Confirm",
   remove: "Remove",
