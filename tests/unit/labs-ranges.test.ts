@@ -255,7 +255,10 @@ function model(parts: Part[], p: Patient): Part | null {
     const age = p.age;
     // A year of birth gives an age one out either way: a band holds her only with that to spare.
     return one(
-      parts.filter(({ years: [lo, hi] }) => (lo === null || age - 1 >= lo) && (hi === null || age + 1 <= hi)),
+      parts.filter(({ years }) => {
+        const [lo, hi] = years!;
+        return (lo === null || age - 1 >= lo) && (hi === null || age + 1 <= hi);
+      }),
     );
   }
   if (["adult", "child", "newborn"].includes(kind)) {
