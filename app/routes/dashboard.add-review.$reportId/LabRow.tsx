@@ -161,7 +161,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
           ))}
         </ul>
       )}
-      {v.parts && !v.rangePart && (
+      {v.parts && v.rangeLow === null && v.rangeHigh === null && (
         <p className="text-sm text-slate-800" data-testid="lab-range-none">
           {t("labs.rangeNoPart")}
         </p>
