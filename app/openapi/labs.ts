@@ -22,11 +22,30 @@ export const observationObject = z.object({
     .describe(
       'A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098)',
     ),
-  printedValue: z.string(),
+  printedValue: z
+    .string()
+    .describe('The value as printed, or as the expert typed it: its digits kept ("7.0", not 7)'),
   printedUnit: z.string().nullable(),
-  rangeText: z.string().nullable().describe("The reference range as printed on the report (never invented)"),
-  rangeLow: z.number().nullable(),
-  rangeHigh: z.number().nullable(),
+  rangeText: z
+    .string()
+    .nullable()
+    .describe(
+      'The reference range as printed on the report (never invented), kept whole: every part of a range printed in parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl")',
+    ),
+  rangeLow: z
+    .number()
+    .nullable()
+    .describe(
+      "In `unit`: the low bound of the range, or of the part that applies to the patient (null: none printed, or no part could be chosen)",
+    ),
+  rangeHigh: z.number().nullable().describe("In `unit`: the high bound, as `rangeLow`"),
+  rangePart: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "A range printed in parts (by sex, age band or category): the part that applies, as printed, chosen from the patient's recorded sex and age; null for a range of one part, or when no part could be chosen (then `judgement` is `unknown`; decision 0105)",
+    ),
   flag: z.enum(["H", "L"]).nullable(),
   judgement: z
     .enum(["below", "within", "above", "outside", "unknown"])
@@ -47,7 +66,9 @@ export const observationObject = z.object({
 
 const HOLDER =
   "the approved Expert holding the report (its live claim, or its reviewer or follow-up expert once reviewed)";
-const range = z.string().max(60).nullable().optional().describe('As printed: "12.0-15.5", "< 200", "> 40"');
+const RANGE_FORMS =
+  'As printed, whole (up to 120 characters): "12.0-15.5", "< 200", "> 40", "Up to 40 U/L", "Less than 150", "4.0 - 6.0 million / cu.mm", or in parts by sex, age or category ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl", "1 - 12 Yrs: 5 - 10 > 12 Yrs: 6 - 12", "Desirable : < 200 Borderline : 200 - 239"). The part that applies is chosen from the patient\'s recorded sex and age (the value is not judged when none can be); a unit printed inside must be the value\'s. The reader\'s own grammar (decision 0105): 400 with a field error when it is not a range';
+const range = z.string().max(120).nullable().optional().describe(RANGE_FORMS);
 
 export const LAB_ENDPOINTS: Endpoint[] = [
   {
@@ -75,7 +96,12 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     auth: true,
     body: z.object({
       loinc: z.string(),
-      value: z.union([z.number(), z.string()]).optional().describe("A test reported as a number: the value"),
+      value: z
+        .union([z.number(), z.string()])
+        .optional()
+        .describe(
+          'A test reported as a number: the value; a string keeps the digits it was typed with ("7.0")',
+        ),
       unit: z
         .string()
         .optional()
@@ -85,9 +111,7 @@ export const LAB_ENDPOINTS: Endpoint[] = [
         .max(40)
         .optional()
         .describe("A test reported in words (HBsAg, urine sugar): the result as printed, e.g. Non-reactive"),
-      range: range.describe(
-        'As printed: "12.0-15.5", "< 200", "> 40"; for a text result its reference ("Negative")',
-      ),
+      range: range.describe(`${RANGE_FORMS}; for a text result its reference ("Negative")`),
     }),
     data: observationObject,
     status: 201,
@@ -102,7 +126,10 @@ export const LAB_ENDPOINTS: Endpoint[] = [
     auth: true,
     body: z.object({
       action: z.enum(["confirm", "correct", "remove", "restore"]),
-      value: z.union([z.number(), z.string()]).optional().describe("correct: the value"),
+      value: z
+        .union([z.number(), z.string()])
+        .optional()
+        .describe('correct: the value; a string keeps the digits it was typed with ("7.0")'),
       unit: z.string().optional().describe("correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm)"),
       result: z
         .string()

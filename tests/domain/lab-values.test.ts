@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   claim,
@@ -27,21 +28,22 @@ afterAll(() => d?.close());
 
 const HB = "718-7";
 let seq = 0;
-async function seedRead(reportId: string, value: number, range = "12.0-15.5") {
+async function seedRead(reportId: string, value: number, range = "12.0-15.5", loinc = HB) {
   const id = `lv-${Date.now()}-${seq++}`;
   const [low, high] = range.split("-").map(Number);
+  const unit = loinc === HB ? "g/dL" : "mg/dL";
   await d.db
     .db()
     .insert(d.schema.labValues)
     .values({
       id,
       reportId,
-      loinc: HB,
+      loinc,
       printedName: "Hb",
       value,
-      unit: "g/dL",
+      unit,
       printedValue: String(value),
-      printedUnit: "g/dl",
+      printedUnit: unit,
       rangeText: range,
       rangeLow: low,
       rangeHigh: high,
@@ -185,5 +187,129 @@ describe("lab values", () => {
     expect((await refusal(() => d.consultation.labSeries(patient, first.patient._id))).code).toMatch(
       /forbidden|not_found/,
     );
+  });
+
+  /*
+   * One range grammar (decision 0105): the expert's correction reads a range as the reader does —
+   * in parts by sex, in words, with its units — kept whole, its bounds the part for the report
+   * owner's recorded sex and age; a value keeps the digits it was typed with.
+   */
+  describe("a correction beside a range printed in parts", () => {
+    const CREATININE = "2160-0";
+    const TWO_PART = "Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl";
+    const recorded = async (who: Person, sex: "female" | "male" | null, birthYear: number | null) =>
+      d.db
+        .db()
+        .update(d.schema.patients)
+        .set({ sex, birthYear })
+        .where(eq(d.schema.patients.accountId, who.id));
+    const corrected = async (sex: "female" | "male" | null, birthYear: number | null, input: object) => {
+      const who = await makePatient();
+      await recorded(who, sex, birthYear);
+      const r = (await makeReport(who)) as typeof report;
+      // An expert of its own: one expert holds only so many claims at once.
+      const holder = await makeExpert();
+      await claim(holder, r);
+      const id = await seedRead(r._id, 1.3, "0.6-1.1", CREATININE);
+      const v = await d.consultation.checkValue(holder, r._id, id, { action: "correct", ...input });
+      const [stored] = (await d.consultation.valuesForReview(holder, r._id)).filter((x) => x._id === id);
+      expect(stored).toEqual(v);
+      return v;
+    };
+
+    it("takes the part for the owner's recorded sex, keeps the range whole, and says which part applies", async () => {
+      const input = { value: "1.3", unit: "mg/dl", range: TWO_PART };
+      // Her recorded sex chooses: 1.3 is within the men's part, above the women's.
+      expect(await corrected("male", 1980, input)).toMatchObject({
+        rangeText: TWO_PART,
+        rangeLow: 0.7,
+        rangeHigh: 1.4,
+        rangePart: "Male : 0.7 - 1.4",
+        judgement: "within",
+        flag: null,
+      });
+      expect(await corrected("female", 1980, input)).toMatchObject({
+        rangeText: TWO_PART,
+        rangeLow: 0.6,
+        rangeHigh: 1.2,
+        rangePart: "Female : 0.6 - 1.2",
+        judgement: "above",
+        flag: "H",
+      });
+      // No sex recorded: no part is chosen and nothing is judged — never a guess.
+      expect(await corrected(null, null, input)).toMatchObject({
+        rangeText: TWO_PART,
+        rangeLow: null,
+        rangeHigh: null,
+        rangePart: null,
+        judgement: "unknown",
+        flag: null,
+      });
+    });
+
+    it("an age band is chosen by her age in the year the report came; worded and one-sided ranges are read", async () => {
+      const year = new Date().getUTCFullYear();
+      const bands = "1 - 12 Yrs: 0.3 - 0.7 > 12 Yrs : 0.6 - 1.2 mg/dl";
+      expect(await corrected(null, year - 8, { value: "1.3", unit: "mg/dL", range: bands })).toMatchObject({
+        rangeLow: 0.3,
+        rangeHigh: 0.7,
+        rangePart: "1 - 12 Yrs: 0.3 - 0.7",
+        judgement: "above",
+      });
+      expect(
+        await corrected("female", 1990, { value: "1.3", unit: "mg/dL", range: "Up to 1.5 mg/dL" }),
+      ).toMatchObject({
+        rangeText: "Up to 1.5 mg/dL",
+        rangeLow: null,
+        rangeHigh: 1.5,
+        rangePart: null,
+        judgement: "within",
+      });
+    });
+
+    it("in another unit the bounds are converted with the value; a unit inside the range must be the value's", async () => {
+      // Creatinine corrected in µmol/L beside a range printed in µmol/L: stored in mg/dL.
+      const v = await corrected("female", 1980, {
+        value: "115",
+        unit: "umol/L",
+        range: "Male : 62 - 124 umol/L Female : 53 - 106 umol/L",
+      });
+      expect(v).toMatchObject({ rangePart: "Female : 53 - 106", judgement: "above", printedValue: "115" });
+      expect(v.rangeHigh).toBeCloseTo(1.2, 2);
+      const refused = await refusal(() =>
+        corrected("female", 1980, { value: "1.3", unit: "mg/dL", range: "Male : 62 - 124 umol/L" }),
+      );
+      expect(refused.extra?.fieldErrors).toEqual({ range: ["labs.rangeOtherUnit"] });
+    });
+
+    it("a value keeps the digits it was typed with: 7.0 stays 7.0", async () => {
+      const v = await corrected("female", 1980, { value: "7.0", unit: "mg/dL", range: "0.6 - 1.2" });
+      expect(v).toMatchObject({ value: 7, printedValue: "7.0", judgement: "above" });
+      // Not a number: the same message as ever.
+      expect(
+        (await refusal(() => corrected("female", 1980, { value: "7.0.1", unit: "mg/dL" }))).extra
+          ?.fieldErrors,
+      ).toEqual({ value: ["labs.valueNotNumber"] });
+    });
+
+    it("a range of 120 characters fits, a longer one is refused with its own message", async () => {
+      const long = `${TWO_PART} ${"Children : 0.3 - 0.7 mg/dl "}`.repeat(3).trim();
+      expect(long.length).toBeGreaterThan(120);
+      expect(
+        (await refusal(() => corrected("female", 1980, { value: "1.3", unit: "mg/dL", range: long }))).extra
+          ?.fieldErrors,
+      ).toEqual({ range: ["labs.rangeTooLong"] });
+      const added = await d.consultation.addValue(expert, report._id, {
+        loinc: "1742-6",
+        value: "52",
+        unit: "U/L",
+        range: "Male : Up to 45 U/L Female : Up to 34 U/L",
+      });
+      // This report's patient has no sex recorded by the factory's signup: not judged.
+      expect(added).toMatchObject({
+        rangeText: "Male : Up to 45 U/L Female : Up to 34 U/L",
+        printedValue: "52",
+      });
+    });
   });
 });

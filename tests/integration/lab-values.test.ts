@@ -236,6 +236,71 @@ describe("lab values over HTTP", () => {
     expect(ok.headers.get("location")).toBe(`${screen}#lab-v-unchecked`);
     expect(await status()).toBe("confirmed");
   });
+
+  it("a correction takes a range in parts whole, its part for her recorded sex, and keeps 7.0 as typed (decision 0105)", async () => {
+    const a = api();
+    const db = await openTestDb(server.dataDir, { write: true });
+    try {
+      await db.run("update patients set sex = ?, birth_year = ? where id = ?", "female", 1988, ids.patient);
+    } finally {
+      await db.close();
+    }
+    await seed(ids.first, [["v-cre2", "2160-0", 0.9, "0.6-1.1", 0.6, 1.1]]);
+    const patch = (body: unknown) =>
+      a.call("PATCH", `/report/${ids.first}/observations/v-cre2` as never, body as never, tok.expert);
+    const range = "Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl";
+    const two = await patch({ action: "correct", value: "1.30", unit: "mg/dl", range });
+    expect(two.status, JSON.stringify(two.body)).toBe(200);
+    expect(two.body.data).toMatchObject({
+      status: "corrected",
+      value: 1.3,
+      printedValue: "1.30",
+      rangeText: range,
+      rangeLow: 0.6,
+      rangeHigh: 1.2,
+      rangePart: "Female : 0.6 - 1.2",
+      judgement: "above",
+      flag: "H",
+    });
+    // The expert's screen shows the range whole, a part a line, the one for her marked in words.
+    const b = new Browserish(server.url);
+    expect((await b.post("/login", { email: "expert@labs.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const html = (await (await b.fetch(`/dashboard/add-review/${ids.first}`)).text()).replace(
+      /<!-- -->/g,
+      "",
+    );
+    expect(html).toMatch(
+      /<li[^>]*>Male : 0\.7 - 1\.4 mg\/dl<\/li><li[^>]*>Female : 0\.6 - 1\.2 mg\/dl<span[^>]*>For this patient<\/span><\/li>/,
+    );
+    expect(html).toContain("1.30 mg/dl");
+    // Worded, with its unit inside; the value as a JSON number is kept as the number it is.
+    const worded = await patch({ action: "correct", value: 1.1, unit: "mg/dL", range: "Up to 1.2 mg/dL" });
+    expect(worded.body.data).toMatchObject({
+      rangeLow: null,
+      rangeHigh: 1.2,
+      rangePart: null,
+      judgement: "within",
+    });
+    const seven = await patch({ action: "correct", value: "7.0", unit: "mg/dL", range: "0.6 - 1.2" });
+    expect(seven.body.data).toMatchObject({ value: 7, printedValue: "7.0" });
+    // Listed again as stored.
+    const listed = (await a.get(`/report/${ids.first}/observations` as never, tok.expert)).body.data as {
+      _id: string;
+      printedValue: string;
+    }[];
+    expect(listed.find((v) => v._id === "v-cre2")?.printedValue).toBe("7.0");
+    // Not a range, and too long: 400 with the field's own message.
+    for (const [bad, message] of [
+      ["see the report", "Write the printed range as the report prints it"],
+      [`${range} `.repeat(3), "The printed range can be at most 120 characters."],
+    ]) {
+      const refused = await patch({ action: "correct", value: "1.3", unit: "mg/dL", range: bad });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.range[0]).toContain(message);
+    }
+  });
 });
 
 describe("a node with OCR turned off (LAB_OCR=0, as this suite's server)", () => {

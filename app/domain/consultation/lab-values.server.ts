@@ -4,16 +4,22 @@ import { db, first } from "~/db/client.server";
 import { labValues, reports } from "~/db/schema";
 import { newId } from "~/lib/ids.server";
 import { DomainError, zodFieldErrors } from "../platform/errors";
-import { patientAccess } from "../care/index.server";
+import { findPatient, patientAccess } from "../care/index.server";
 import {
   analyteByLoinc,
+  appliedPart,
+  factorFor,
+  MAX_RANGE,
   MAX_TEXT,
+  parseRange,
+  patientOn,
   printedMeasure,
   storedMeasure,
   ucumFor,
   wordMeasure,
   type Analyte,
   type Judgement,
+  type Patient,
 } from "../records/labs";
 import { applyLabCheck, insertLabValue, labReadOf } from "../records/index.server";
 import type { Actor } from "../platform/index.server";
@@ -49,6 +55,12 @@ export type ApiLabValue = {
   rangeText: string | null;
   rangeLow: number | null;
   rangeHigh: number | null;
+  /**
+   * A range printed in parts (by sex, age or category): the part that applies, as printed, whose
+   * bounds are `rangeLow` and `rangeHigh`; null for a range of one part, or when none could be
+   * chosen from the patient's recorded sex and age (decision 0105).
+   */
+  rangePart: string | null;
   flag: "H" | "L" | null;
   /** Where it stands against what was printed beside it: its measure's (decisions 0088, 0098). */
   judgement: Judgement;
@@ -91,6 +103,7 @@ export function toApiLabValue(row: Row): ApiLabValue {
     rangeText: row.rangeText,
     rangeLow: row.rangeLow,
     rangeHigh: row.rangeHigh,
+    rangePart: m.kind === "number" ? partOf(row) : null,
     // The measure's flag (decision 0088): from the printed range, in the value's unit.
     flag: m.flag,
     judgement: m.judgement,
@@ -103,21 +116,16 @@ export function toApiLabValue(row: Row): ApiLabValue {
   };
 }
 
-/** Low/high of a printed range: "12.0 - 15.5", "12–15.5", "< 200", "upto 40", "> 60". */
-export function parsePrintedRange(text: string): { low: number | null; high: number | null } | null {
-  const t = text.replace(/,/g, ".").trim();
-  const num = "(\\d+(?:\\.\\d+)?)";
-  let m = new RegExp(`^${num}\\s*(?:-|–|—|to)\\s*${num}$`, "i").exec(t);
-  if (m) {
-    const low = Number(m[1]);
-    const high = Number(m[2]);
-    return low <= high ? { low, high } : null;
-  }
-  m = new RegExp(`^(?:<|<=|≤|upto|up to|less than)\\s*${num}$`, "i").exec(t);
-  if (m) return { low: null, high: Number(m[1]) };
-  m = new RegExp(`^(?:>|>=|≥|more than|above)\\s*${num}$`, "i").exec(t);
-  if (m) return { low: Number(m[1]), high: null };
-  return null;
+/**
+ * The part of a stored range that applies (decision 0105): the row keeps the range whole and the
+ * bounds of that part in the value's unit, so the part is the one whose bounds, times the printed
+ * unit's factor, are the row's.
+ */
+function partOf(row: Row): string | null {
+  const a = analyteByLoinc(row.loinc);
+  const ucum = a && row.printedUnit ? ucumFor(a, row.printedUnit) : null;
+  const factor = a && ucum ? factorFor(a, ucum) : null;
+  return appliedPart(row.rangeText, row.rangeLow, row.rangeHigh, factor ?? 1);
 }
 
 async function reportRow(reportId: unknown): Promise<ReportRow> {
@@ -212,12 +220,19 @@ export async function observationsFor(
   return (await confirmedValues(actor, row.id)).filter(keep);
 }
 
+/** A number as typed: digits with one decimal point or comma ("7.0", "9,8", ".5"). */
+const TYPED_NUMBER = /^(?:\d+(?:[.,]\d*)?|[.,]\d+)$/;
+// The value, and the digits it was typed with: "7.0" is shown as 7.0, not 7 (decision 0105).
 const numberField = z
   .union([z.number(), z.string().trim().min(1, "labs.valueRequired")], {
     errorMap: () => ({ message: "labs.valueRequired" }),
   })
-  .transform((v) => (typeof v === "number" ? v : Number(v.replace(",", "."))))
-  .refine((v) => Number.isFinite(v) && v >= 0, "labs.valueNotNumber");
+  .transform((v) =>
+    typeof v === "number"
+      ? { n: v, text: String(v) }
+      : { n: TYPED_NUMBER.test(v) ? Number(v.replace(",", ".")) : Number.NaN, text: v },
+  )
+  .refine((v) => Number.isFinite(v.n) && v.n >= 0, "labs.valueNotNumber");
 const unitField = z
   .string({ errorMap: () => ({ message: "labs.unitRequired" }) })
   .trim()
@@ -226,7 +241,7 @@ const unitField = z
 const rangeField = z
   .string({ errorMap: () => ({ message: "labs.rangeUnreadable" }) })
   .trim()
-  .max(60, "labs.rangeUnreadable")
+  .max(MAX_RANGE, "labs.rangeTooLong")
   .optional()
   .nullable();
 /** A text result or its reference as the expert types it (decision 0098): a few words, no markup. */
@@ -285,13 +300,29 @@ type Typed = { value?: unknown; unit?: unknown; result?: unknown; range?: unknow
 
 /**
  * What the expert typed, as the row's value columns: for an analyte reported as a number, the value
- * and its printed range as one measure in the analyte's unit (decision 0088); for one reported in
- * words, the text result and its printed reference (decision 0098). Field errors otherwise.
+ * and its printed range as one measure in the analyte's unit (decision 0088), the range's part
+ * chosen for the report's patient (decision 0105); for one reported in words, the text result and
+ * its printed reference (decision 0098). Field errors otherwise.
  */
-function normalised(loinc: string, typed: Typed) {
+async function normalised(report: ReportRow, loinc: string, typed: Typed) {
   const analyte = analyteByLoinc(loinc);
   if (!analyte) throw invalid({ loinc: ["labs.analyteUnknown"] });
-  return { analyte, fields: analyte.scale === "ord" ? textColumns(typed) : numberColumns(analyte, typed) };
+  if (analyte.scale === "ord") return { analyte, fields: textColumns(typed) };
+  const ranged = typeof typed.range === "string" && typed.range.trim() !== "";
+  return { analyte, fields: numberColumns(analyte, typed, ranged ? await ownerOf(report) : undefined) };
+}
+
+/**
+ * The report's patient as recorded (her sex, her age when the sample was taken: its printed date,
+ * else the day the report came): what chooses the part of a range printed in parts, as the reader
+ * chose it (decision 0089).
+ */
+async function ownerOf(report: ReportRow): Promise<Patient> {
+  const [patient, read] = await Promise.all([findPatient(report.patientId), labReadOf(report.id)]);
+  return patientOn(
+    { sex: patient?.sex ?? null, birthYear: patient?.birthYear ?? null },
+    read?.sampleDate ?? report.createdAt,
+  );
 }
 
 function textColumns(typed: Typed) {
@@ -311,17 +342,21 @@ function textColumns(typed: Typed) {
   };
 }
 
-function numberColumns(analyte: Analyte, typed: Typed) {
+function numberColumns(analyte: Analyte, typed: Typed, patient: Patient | undefined) {
   const parsed = numberFields.safeParse({ value: typed.value, unit: typed.unit, range: typed.range });
   if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
   const { value, unit, range } = parsed.data;
   // The unit as UCUM or as labs print it ("mill/cumm", "×10³/µL"): the expert types what she reads.
   const ucum = ucumFor(analyte, unit);
   if (ucum == null) throw invalid({ unit: ["labs.unitUnknown"] });
-  const rangeText = range?.trim() || null;
-  const printed = rangeText ? parsePrintedRange(rangeText) : null;
-  if (rangeText && !printed) throw invalid({ range: ["labs.rangeUnreadable"] });
-  const m = printedMeasure(analyte, value, ucum, printed)!;
+  // The reader's grammar (decision 0105): kept whole, its bounds the part that applies to her.
+  const printed = range ? parseRange(range, patient) : null;
+  if (range && !printed) throw invalid({ range: ["labs.rangeUnreadable"] });
+  // A unit printed inside the range is the value's: its bounds are in the value's unit.
+  const factor = factorFor(analyte, ucum);
+  if (printed?.units.some((u) => factorFor(analyte, u) !== factor))
+    throw invalid({ range: ["labs.rangeOtherUnit"] });
+  const m = printedMeasure(analyte, value.n, ucum, printed)!;
   if (m.value < analyte.possible[0] || m.value > analyte.possible[1])
     throw invalid({ value: ["labs.valueImpossible"] });
   // The row's value columns, as the check and the add both store them.
@@ -329,9 +364,9 @@ function numberColumns(analyte: Analyte, typed: Typed) {
     value: m.value,
     unit: m.unit,
     valueText: null,
-    printedValue: String(value),
+    printedValue: value.text,
     printedUnit: unit,
-    rangeText,
+    rangeText: printed?.text ?? null,
     rangeLow: m.low,
     rangeHigh: m.high,
     flag: m.flag,
@@ -384,7 +419,7 @@ export async function checkValue(
     set = { status: restoredStatus(current.removedFrom), removedFrom: null, ...stamp };
   else {
     set = {
-      ...normalised(current.loinc, data).fields,
+      ...(await normalised(report, current.loinc, data)).fields,
       status: current.status === "added" ? "added" : "corrected",
       ...stamp,
     };
@@ -406,7 +441,7 @@ export async function addValue(actor: Actor, reportId: string, input: AddValueIn
   const parsed = addSchema.safeParse(input ?? {});
   if (!parsed.success) throw invalid(zodFieldErrors(parsed.error));
   const { loinc } = parsed.data;
-  const n = normalised(loinc, parsed.data);
+  const n = await normalised(report, loinc, parsed.data);
   const now = new Date();
   const created = await insertLabValue({
     id: newId(),

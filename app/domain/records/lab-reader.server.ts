@@ -23,11 +23,13 @@ import {
 import { saveReading, type PlacedRow } from "./lab-store.server";
 import {
   looksLikeLabReport,
+  patientOn,
   readTables,
   recogniseLabRows,
   sampleDate,
   type LabRow,
   type Patient,
+  type Recorded,
 } from "./labs";
 
 /**
@@ -232,7 +234,7 @@ function isFinal(err: unknown): boolean {
 type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[]; sampleDate: string | null };
 
 /** What the platform has recorded of the patient: her sex and year of birth. */
-export type Recorded = { sex: Patient["sex"]; birthYear: number | null };
+export type { Recorded };
 
 async function readFile(fileKey: string, mimeType: string, patient: Recorded): Promise<Reading> {
   return withScratch("labread", READ_SCRATCH_BYTES, async (scratch) => {
@@ -278,11 +280,7 @@ export async function readLocal(
   const sampled = sampleDate(texts);
   // Her sex and her age when the sample was taken choose the part of a range printed for men and
   // women, adults and children, age bands (decision 0089).
-  const year = Number((sampled ?? new Date().toISOString()).slice(0, 4));
-  const who: Patient | undefined = patient && {
-    sex: patient.sex,
-    age: patient.birthYear ? year - patient.birthYear : null,
-  };
+  const who: Patient | undefined = patient && patientOn(patient, sampled ?? new Date());
   // Every result table read by its geometry (decision 0104); lines outside one go on as they were.
   const tabled = readTables(lines);
   const read = tabled.map((l) => l.text);

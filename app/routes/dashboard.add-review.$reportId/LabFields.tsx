@@ -114,12 +114,16 @@ export function ValueFields({
         {field("range", t("labs.referenceOptional"), v?.range ?? "")}
       </div>
     );
+  // Value and unit side by side; the range on a line of its own, wide enough for one printed in
+  // parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl", decision 0105).
   return (
-    <div className="grid gap-2 sm:grid-cols-3">
+    <div className="grid grid-cols-2 gap-2">
       {field("value", t("labs.value"), v?.value ?? "", "decimal")}
       {field("unit", t("labs.unit"), v?.unit ?? "")}
-      {field("range", t("labs.rangeOptional"), v?.range ?? "")}
-      {kind === "both" && field("result", t("labs.result"), "", undefined, true)}
+      <div className="col-span-2">{field("range", t("labs.rangeOptional"), v?.range ?? "")}</div>
+      {kind === "both" && (
+        <div className="col-span-2">{field("result", t("labs.result"), "", undefined, true)}</div>
+      )}
     </div>
   );
 }

@@ -141,11 +141,31 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             {text ? t("labs.flagSame") : t("labs.flagN")}
           </span>
         )}
-        <span>
-          {text ? t("labs.printedReference") : t("labs.printedRange")}:{" "}
-          {v.rangeText ?? t("labs.noRangePrinted")}
+        <span data-testid="lab-range">
+          {text ? t("labs.printedReference") : t("labs.printedRange")}:
+          {!v.parts && ` ${v.rangeText ?? t("labs.noRangePrinted")}`}
         </span>
       </p>
+      {/* A range in parts, whole, a part a line: the one for this patient marked in words (0105). */}
+      {v.parts && (
+        <ul className="space-y-0.5 text-sm text-slate-800" data-testid="lab-range-parts">
+          {v.parts.map((p) => (
+            <li key={p.part} className={p.part === v.rangePart ? "font-semibold text-slate-900" : undefined}>
+              {p.printed}
+              {p.part === v.rangePart && (
+                <span className="ml-2 rounded bg-sky-100 px-1.5 py-0.5 text-xs font-semibold whitespace-nowrap text-sky-900">
+                  {t("labs.rangeForPatient")}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {v.parts && v.rangeLow === null && v.rangeHigh === null && (
+        <p className="text-sm text-slate-800" data-testid="lab-range-none">
+          {t("labs.rangeNoPart")}
+        </p>
+      )}
       {/* Said whatever the status: a line that came and went would move the rows below. */}
       {v.doubt && <p className="text-sm font-semibold text-amber-900">{t("labs.doubt")}</p>}
       {error && (

@@ -8,7 +8,7 @@ import {
   readWithDoubt,
 } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { CATALOGUE, displayUnit, storedMeasure } from "~/domain/records/labs";
+import { CATALOGUE, displayUnit, printedParts, storedMeasure } from "~/domain/records/labs";
 import { screenFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
 import type { ReviewScreen } from "./claim.server";
@@ -37,6 +37,9 @@ export async function labsSection(
       shownUnit: v.valueText !== null ? "" : (v.printedUnit ?? displayUnit(v.unit)),
       judgement: storedMeasure(v).judgement,
       doubt: readWithDoubt(v),
+      // A range printed in parts (by sex, age or category) is shown whole, a part a line, with the
+      // part that applies to this patient marked, or said that none could be chosen (decision 0105).
+      parts: v.valueText === null ? printedParts(v.rangeText) : null,
     })),
     // "Confirm all": the unchecked values read without doubt (decision 0090), as the form sends them.
     bulk: review.values.filter(confirmableInBulk).map((v) => v._id),

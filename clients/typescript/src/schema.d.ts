@@ -28562,12 +28562,17 @@ export interface operations {
               unit: string;
               /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
               valueText?: string | null;
+              /** @description The value as printed, or as the expert typed it: its digits kept ("7.0", not 7) */
               printedValue: string;
               printedUnit: string | null;
-              /** @description The reference range as printed on the report (never invented) */
+              /** @description The reference range as printed on the report (never invented), kept whole: every part of a range printed in parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl") */
               rangeText: string | null;
+              /** @description In `unit`: the low bound of the range, or of the part that applies to the patient (null: none printed, or no part could be chosen) */
               rangeLow: number | null;
+              /** @description In `unit`: the high bound, as `rangeLow` */
               rangeHigh: number | null;
+              /** @description A range printed in parts (by sex, age band or category): the part that applies, as printed, chosen from the patient's recorded sex and age; null for a range of one part, or when no part could be chosen (then `judgement` is `unknown`; decision 0105) */
+              rangePart?: string | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
               /**
@@ -28702,13 +28707,13 @@ export interface operations {
       content: {
         "application/json": {
           loinc: string;
-          /** @description A test reported as a number: the value */
+          /** @description A test reported as a number: the value; a string keeps the digits it was typed with ("7.0") */
           value?: number | string;
           /** @description UCUM (g/dL, 10*3/uL) or as labs print it (gm/dl, lakhs/cumm, ×10³/µL) */
           unit?: string;
           /** @description A test reported in words (HBsAg, urine sugar): the result as printed, e.g. Non-reactive */
           result?: string;
-          /** @description As printed: "12.0-15.5", "< 200", "> 40"; for a text result its reference ("Negative") */
+          /** @description As printed, whole (up to 120 characters): "12.0-15.5", "< 200", "> 40", "Up to 40 U/L", "Less than 150", "4.0 - 6.0 million / cu.mm", or in parts by sex, age or category ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl", "1 - 12 Yrs: 5 - 10 > 12 Yrs: 6 - 12", "Desirable : < 200 Borderline : 200 - 239"). The part that applies is chosen from the patient's recorded sex and age (the value is not judged when none can be); a unit printed inside must be the value's. The reader's own grammar (decision 0105): 400 with a field error when it is not a range; for a text result its reference ("Negative") */
           range?: string | null;
         };
       };
@@ -28739,12 +28744,17 @@ export interface operations {
               unit: string;
               /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
               valueText?: string | null;
+              /** @description The value as printed, or as the expert typed it: its digits kept ("7.0", not 7) */
               printedValue: string;
               printedUnit: string | null;
-              /** @description The reference range as printed on the report (never invented) */
+              /** @description The reference range as printed on the report (never invented), kept whole: every part of a range printed in parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl") */
               rangeText: string | null;
+              /** @description In `unit`: the low bound of the range, or of the part that applies to the patient (null: none printed, or no part could be chosen) */
               rangeLow: number | null;
+              /** @description In `unit`: the high bound, as `rangeLow` */
               rangeHigh: number | null;
+              /** @description A range printed in parts (by sex, age band or category): the part that applies, as printed, chosen from the patient's recorded sex and age; null for a range of one part, or when no part could be chosen (then `judgement` is `unknown`; decision 0105) */
+              rangePart?: string | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
               /**
@@ -28913,13 +28923,13 @@ export interface operations {
         "application/json": {
           /** @enum {string} */
           action: "confirm" | "correct" | "remove" | "restore";
-          /** @description correct: the value */
+          /** @description correct: the value; a string keeps the digits it was typed with ("7.0") */
           value?: number | string;
           /** @description correct: its unit, UCUM or as printed (gm/dl, lakhs/cumm) */
           unit?: string;
           /** @description correct, a text result: the word(s), e.g. Reactive (decision 0098) */
           result?: string;
-          /** @description As printed: "12.0-15.5", "< 200", "> 40" */
+          /** @description As printed, whole (up to 120 characters): "12.0-15.5", "< 200", "> 40", "Up to 40 U/L", "Less than 150", "4.0 - 6.0 million / cu.mm", or in parts by sex, age or category ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl", "1 - 12 Yrs: 5 - 10 > 12 Yrs: 6 - 12", "Desirable : < 200 Borderline : 200 - 239"). The part that applies is chosen from the patient's recorded sex and age (the value is not judged when none can be); a unit printed inside must be the value's. The reader's own grammar (decision 0105): 400 with a field error when it is not a range */
           range?: string | null;
         };
       };
@@ -28950,12 +28960,17 @@ export interface operations {
               unit: string;
               /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
               valueText?: string | null;
+              /** @description The value as printed, or as the expert typed it: its digits kept ("7.0", not 7) */
               printedValue: string;
               printedUnit: string | null;
-              /** @description The reference range as printed on the report (never invented) */
+              /** @description The reference range as printed on the report (never invented), kept whole: every part of a range printed in parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl") */
               rangeText: string | null;
+              /** @description In `unit`: the low bound of the range, or of the part that applies to the patient (null: none printed, or no part could be chosen) */
               rangeLow: number | null;
+              /** @description In `unit`: the high bound, as `rangeLow` */
               rangeHigh: number | null;
+              /** @description A range printed in parts (by sex, age band or category): the part that applies, as printed, chosen from the patient's recorded sex and age; null for a range of one part, or when no part could be chosen (then `judgement` is `unknown`; decision 0105) */
+              rangePart?: string | null;
               /** @enum {string|null} */
               flag: "H" | "L" | null;
               /**
@@ -29170,12 +29185,17 @@ export interface operations {
                 unit: string;
                 /** @description A text result ("Reactive", "Nil", "++", "1:80") with its printed reference in `rangeText`; null for a number (decision 0098) */
                 valueText?: string | null;
+                /** @description The value as printed, or as the expert typed it: its digits kept ("7.0", not 7) */
                 printedValue: string;
                 printedUnit: string | null;
-                /** @description The reference range as printed on the report (never invented) */
+                /** @description The reference range as printed on the report (never invented), kept whole: every part of a range printed in parts ("Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl") */
                 rangeText: string | null;
+                /** @description In `unit`: the low bound of the range, or of the part that applies to the patient (null: none printed, or no part could be chosen) */
                 rangeLow: number | null;
+                /** @description In `unit`: the high bound, as `rangeLow` */
                 rangeHigh: number | null;
+                /** @description A range printed in parts (by sex, age band or category): the part that applies, as printed, chosen from the patient's recorded sex and age; null for a range of one part, or when no part could be chosen (then `judgement` is `unknown`; decision 0105) */
+                rangePart?: string | null;
                 /** @enum {string|null} */
                 flag: "H" | "L" | null;
                 /**

@@ -9,7 +9,16 @@ export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
 export { readTables, type TableLine } from "./table";
-export type { Patient } from "./ranges";
+export {
+  appliedPart,
+  MAX_RANGE,
+  parseRange,
+  patientOn,
+  printedParts,
+  type ParsedRange,
+  type Patient,
+  type Recorded,
+} from "./ranges";
 export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
 export { loincName } from "./loinc-names";
 export { displayUnit, toUcum } from "./units";

@@ -193,9 +193,12 @@ const DEVANAGARI = /[\u0900-\u097F]/;
 const STRAY = (w: string) =>
   /^[A-Z]{1,2}$/.test(w) && !/^(H|L|M|F|HH|LL|HI|LO)$/.test(w) && unitAt([w], 0) === null;
 
+/** A range run into its unit ("0.7-1.4mg/dl", "<200mg/dL"): the range, then the rest. */
+const RANGE_UNIT_RE = new RegExp(`^((?:<=|>=|≤|≥|<|>)${NUM}|(?:${NUM})[-–—](?:${NUM}))([a-zA-Zµμ%/].*)$`);
+
 /**
  * Words OCR ran together: a label and its range ("F:0.6-1.1", "M:0-15F:0-20"), an age band and
- * its years ("1-12Yrs:"), a range and the next label.
+ * its years ("1-12Yrs:"), a range and the next label, a range and its unit.
  */
 function unglue(w: string): string[] {
   return w
@@ -203,6 +206,10 @@ function unglue(w: string): string[] {
     .replace(/(\d)([MF]\s*:)/g, "$1 $2")
     .replace(/:(?=[\d<>≤≥])/g, ": ")
     .split(" ")
+    .flatMap((part) => {
+      const glued = RANGE_UNIT_RE.exec(part);
+      return glued && toUcum(glued[2]!) ? [glued[1]!, glued[2]!] : [part];
+    })
     .filter(Boolean);
 }
 

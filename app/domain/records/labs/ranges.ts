@@ -4,12 +4,29 @@
  * bands, the categories of a risk table — each with its bounds. The part that applies is chosen
  * from what the platform has recorded of the patient (her sex, her age); when that does not
  * decide it, none is chosen and no judgement is made against the range.
+ *
+ * One grammar (decision 0105): the reader's row and a range typed by the expert or sent to the
+ * API are read by the same lexer and the same `printedRange`, so every form the reader knows is
+ * known wherever a range is read.
  */
-import type { Label, Tok } from "./lexer";
+import { lex, type Label, type Tok } from "./lexer";
+import { convert } from "./measure";
 import type { PrintedRange, RangePart } from "./types";
 
 /** What the platform has recorded of the patient a report belongs to. */
 export type Patient = { sex: "female" | "male" | "other" | null; age: number | null };
+
+/** What is stored of her: her sex and year of birth (the patient's profile). */
+export type Recorded = { sex: Patient["sex"]; birthYear: number | null };
+
+/**
+ * What is recorded of her, with her age in the year of `date` (the sample's printed date, ISO, or
+ * the day the report came): the sex and age that choose a range's part.
+ */
+export function patientOn(recorded: Recorded, date: string | Date): Patient {
+  const year = typeof date === "string" ? Number(date.slice(0, 4)) : date.getUTCFullYear();
+  return { sex: recorded.sex, age: recorded.birthYear ? year - recorded.birthYear : null };
+}
 
 /** The categories of a risk table that are its reference: the "normal" part. */
 const REFERENCE = /^(desirable|optimal|normal|non.?diabetic|sufficiency|sufficient|negative)$/i;
@@ -114,4 +131,89 @@ export function printedRange(
     suspect: c.suspect,
     lead0: c.lead0,
   };
+}
+
+/** The longest range kept as typed: a range in several parts, with its units, fits. */
+export const MAX_RANGE = 120;
+
+/** A range read from its text, with the UCUM codes of the units printed inside it ("mg/dl"). */
+export type ParsedRange = PrintedRange & { units: string[] };
+
+/** What a range may hold besides its labels and parts: its units, punctuation, a word such as "Desirable". */
+const BESIDE: ReadonlySet<Tok["k"]> = new Set(["unit", "noise", "status", "result"]);
+
+/**
+ * A printed range as text (typed by the expert, sent to the API): read by the reader's own lexer
+ * and `printedRange`, so every form the reader knows — parts by sex, age or category in any order,
+ * "Up to", "<", ">", "Less than", units inside ("4.0 - 6.0 million / cu.mm") — is known here too.
+ * Its text is kept whole (spaces made single); its bounds are the part that applies to `patient`,
+ * null when none can be chosen. Null when it is not a range: a number or word that belongs to no
+ * part, a label without its range, a part whose low bound is above its high one.
+ */
+export function parseRange(text: string, patient?: Patient): ParsedRange | null {
+  const whole = text.trim().replace(/\s+/g, " ");
+  if (!whole) return null;
+  // A decimal comma typed for a point ("12,5 - 15,5"); "4,000" and "1,50,000" stay thousands.
+  const words = whole.replace(/(\d),(\d{1,2})(?![\d,])/g, "$1.$2").split(" ");
+  const toks = lex(words);
+  let open = false;
+  for (const t of toks) {
+    if (t.k === "label") {
+      if (open) return null;
+      open = true;
+    } else if (t.k === "range") open = false;
+    else if (!BESIDE.has(t.k)) return null;
+  }
+  if (open) return null;
+  const read = printedRange(toks, patient);
+  if (!read || read.suspect) return null;
+  const units = toks.flatMap((t) => (t.k === "unit" && t.ucum !== "?" ? [t.ucum] : []));
+  return { ...read.range, text: whole, units };
+}
+
+/**
+ * The part of a stored range that applies (decision 0105): a value's row keeps its range whole and,
+ * in the value's unit, the bounds of the part that applies; `factor` turns the range's printed unit
+ * into that unit. Null for a range of one part, when no part was chosen (no bounds), or when the
+ * bounds are not one part's.
+ */
+export function appliedPart(
+  text: string | null,
+  low: number | null,
+  high: number | null,
+  factor: number,
+): string | null {
+  if (!text || (low === null && high === null)) return null;
+  const parts = parseRange(text)?.parts;
+  if (!parts || parts.length < 2) return null;
+  const same = (printed: number | null, stored: number | null) =>
+    printed === null
+      ? stored === null
+      : stored !== null &&
+        Math.abs(convert(printed, factor) - stored) <= 1e-9 * Math.max(1, Math.abs(stored));
+  const texts = new Set(parts.filter((p) => same(p.low, low) && same(p.high, high)).map((p) => p.text));
+  return texts.size === 1 ? [...texts][0]! : null;
+}
+
+/**
+ * A range printed in parts cut before each part, so that each shows whole with its units ("Male :
+ * 0.7 - 1.4 mg/dl", "Female : 0.6 - 1.2 mg/dl"), with its part's text (as `applies` names it). Null
+ * for a range of one part, or when its parts are not found in the text as printed.
+ */
+export function printedParts(text: string | null): { printed: string; part: string }[] | null {
+  const r = text ? parseRange(text) : null;
+  if (!r?.parts || r.parts.length < 2) return null;
+  const at: number[] = [];
+  for (const p of r.parts) {
+    const i = r.text.indexOf(p.text, at.length ? at[at.length - 1]! + 1 : 0);
+    if (i < 0) return null;
+    at.push(i);
+  }
+  return r.parts.map((p, k) => ({
+    printed: r.text
+      .slice(k === 0 ? 0 : at[k], at[k + 1])
+      .trim()
+      .replace(/[,;]$/, ""),
+    part: p.text,
+  }));
 }
