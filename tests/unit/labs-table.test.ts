@@ -194,14 +194,35 @@ describe("the table reader (decision 0104)", () => {
         const page = `${lines.map((l) => l.text).join("\n")}\n-- read as --\n${tabled.join("\n")}`;
         expect(row, `seed ${seed}: ${t.name} not read from\n${page}`).toBeDefined();
         expect(row!.printedValue, `seed ${seed}: ${t.name}`).toBe(t.value);
-        // The range kept whole; the unit inside it is the ranges' grammar's (decision 0105).
+        // The range kept whole, with the unit printed inside it where there is no unit column.
         const squash = (s: string) => s.replace(/\s+/g, "");
-        expect(
-          squash(whole.join(" ")).startsWith(squash(row!.range?.text ?? "-")),
-          `seed ${seed}: ${t.name}`,
-        ).toBe(true);
+        expect(squash(row!.range?.text ?? "-"), `seed ${seed}: ${t.name}`).toBe(squash(whole.join(" ")));
+        expect(row!.printedUcum, `seed ${seed}: ${t.name}: its unit, from the range`).not.toBeNull();
       }
     }
+  });
+
+  it("keeps a unit printed inside the range, spaced out or not, and a value set beside a method line", () => {
+    const lines = toLines([
+      { x: 0.05, y: 0.1, text: "TEST" },
+      { x: 0.3, y: 0.1, text: "RESULT" },
+      { x: 0.45, y: 0.1, text: "UNITS" },
+      { x: 0.6, y: 0.1, text: "NORMAL VALUES" },
+      { x: 0.05, y: 0.12, text: "S.G.O.T." },
+      { x: 0.3, y: 0.12, text: "48.6" },
+      { x: 0.45, y: 0.12, text: "U/L" },
+      { x: 0.6, y: 0.12, text: "Up to 46 U / L" },
+      { x: 0.05, y: 0.14, text: "Triglycerides" },
+      { x: 0.6, y: 0.14, text: "< 150.00 mg / dl" },
+      { x: 0.05, y: 0.16, text: "Spectrophotometry" },
+      { x: 0.3, y: 0.16, text: "100.00" },
+      { x: 0.45, y: 0.16, text: "mg/dL" },
+    ]);
+    const rows = recogniseLabRows(readTables(lines).map((l) => l.text)).rows;
+    expect(rows.map((r) => [r.printedName, r.printedValue, r.range?.text, r.confidence >= 0.9])).toEqual([
+      ["S.G.O.T.", "48.6", "Up to 46 U / L", true],
+      ["Triglycerides", "100.00", "< 150.00 mg / dl", true],
+    ]);
   });
 
   it("gives lines outside a table back as they were, and a page without a header unchanged", () => {

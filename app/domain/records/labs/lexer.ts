@@ -214,12 +214,25 @@ function unglue(w: string): string[] {
 }
 
 /** Tokens of the words that follow a name. */
+/**
+ * Where the table reader (decision 0104) puts a row's range cell: what follows it, units too, is
+ * the range as printed ("150000 - 450000 / cu.mm"). A mark no lab prints.
+ */
+export const RANGE_CELL = "\u00a6";
+
 export function lex(all: string[]): Tok[] {
   const out: Tok[] = [];
-  const words = all.flatMap(unglue).filter((w) => !STRAY(w));
+  // A capital that begins a unit spaced out ("U / L", "IU / L") is the unit's, not a stray.
+  const spaced = all.flatMap(unglue);
+  const words = spaced.filter((w, k) => !STRAY(w) || (unitAt(spaced, k)?.length ?? 0) > 1);
   let i = 0;
   while (i < words.length) {
     const raw = words[i]!;
+    if (raw === RANGE_CELL) {
+      out.push({ k: "noise", text: raw });
+      i++;
+      continue;
+    }
     // A remark in brackets over several words ("(2 hrs)", "(Calculated from HbA1c)"): noise, not a range.
     if (/^\(/.test(raw) && !/\)[,.;:]?$/.test(raw)) {
       const close = words.findIndex((w, k) => k > i && k <= i + 6 && /\)[,.;:]?$/.test(w));

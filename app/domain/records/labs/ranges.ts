@@ -9,7 +9,7 @@
  * API are read by the same lexer and the same `printedRange`, so every form the reader knows is
  * known wherever a range is read.
  */
-import { lex, type Label, type Tok } from "./lexer";
+import { lex, RANGE_CELL, type Label, type Tok } from "./lexer";
 import { convert } from "./measure";
 import type { PrintedRange, RangePart } from "./types";
 
@@ -45,8 +45,19 @@ export function collectRange(toks: readonly Tok[]): Collected | null {
   let label: Label | null = null;
   let suspect = false;
   let lead0 = false;
+  // A unit printed after a range is the range's own ("Up to 46 U / L") where the table reader
+  // said the range cell begins, or where the value's unit was printed before the range
+  // (decision 0104); otherwise it may be a unit column after the range, and is not the range's.
+  let cell = false;
+  let unitFirst = false;
   for (const t of toks) {
-    if (t.k === "label") {
+    if (t.k === "noise" && t.text === RANGE_CELL) cell = true;
+    else if (t.k === "unit" && parts.length === 0) unitFirst = true;
+    else if (t.k === "unit" && (cell || unitFirst) && text.length > 0 && !label) {
+      const last = parts.at(-1)!;
+      last.text = `${last.text} ${t.text}`;
+      text.push(t.text);
+    } else if (t.k === "label") {
       label = t.label;
       text.push(t.text);
     } else if (t.k === "range") {

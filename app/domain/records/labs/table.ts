@@ -11,6 +11,7 @@
  * were (the line patterns are the fallback when no header is found). Text layers (pdftotext's word
  * boxes) and OCR (Tesseract's) go through the same reader. Pure: no I/O, browser-safe.
  */
+import { RANGE_CELL } from "./lexer";
 import { namesInLine } from "./recognise";
 
 type Box = [number, number, number, number];
@@ -189,16 +190,20 @@ export function readTables<L extends TableLine>(lines: readonly L[]): L[] {
         const line = body[k]!;
         const c = cellsOf(line, t, tall);
         if (!c) continue;
-        const name = c.name.join(" ");
+        let name = c.name.join(" ");
         const others = c.result.length + c.unit.length + c.range.length + c.flag.length;
-        if (name) {
-          const named = namesInLine(name).length > 0;
-          // A method, specimen or remark line is no result, whatever stands beside it ("Sample
-          // Type  Serum (2 ml)  TAT : 1 day").
-          if (!named && (ANNOTATION.test(name) || (c.method.length && others === 0))) {
+        if (name && !namesInLine(name).length && (ANNOTATION.test(name) || c.method.length)) {
+          // A method, specimen or remark line is no result ("Sample Type  Serum (2 ml)  TAT : 1
+          // day"); only the value of the row above, set beside its method line, is taken from it.
+          const value = row !== null && !row.result.length && c.result.some((w) => /\d/.test(w));
+          if (!value) {
             consumed.add(at);
             continue;
           }
+          name = "";
+        }
+        if (name) {
+          const named = namesInLine(name).length > 0;
           // A name that wraps ("Mean Corpuscular" / "Volume"): the line joins the row above when
           // the two together name a test across the break, with the value on either line.
           const wraps =
@@ -218,6 +223,7 @@ export function readTables<L extends TableLine>(lines: readonly L[]): L[] {
           row = null; // a second value for one name: the lines go on as they were
           continue;
         }
+        if (!row) continue;
         row.lines.push(at);
         row.result.push(...c.result);
         row.unit.push(...c.unit);
@@ -238,7 +244,12 @@ export function readTables<L extends TableLine>(lines: readonly L[]): L[] {
       // The row recogniser's order: name, the value (with any flag), the unit, the range.
       const text = list
         .map((r) =>
-          [r.name.join(" "), [...r.result, ...r.flag].join(" "), r.unit.join(" "), r.range.join(" ")]
+          [
+            r.name.join(" "),
+            [...r.result, ...r.flag].join(" "),
+            r.unit.join(" "),
+            r.range.length ? `${RANGE_CELL} ${r.range.join(" ")}` : "",
+          ]
             .filter(Boolean)
             .join("   "),
         )
