@@ -225,6 +225,27 @@ describe("the table reader (decision 0104)", () => {
     ]);
   });
 
+  it("splits two header words OCR ran together where two tables meet ('RangeTest')", () => {
+    const lines = toLines([
+      { x: 0.02, y: 0.1, text: "Test Result Unit Reference RangeTest" },
+      { x: 0.35, y: 0.1, text: "Result Unit Reference Range" },
+      { x: 0.02, y: 0.12, text: "HbA1c" },
+      { x: 0.0575, y: 0.12, text: "7.2" },
+      { x: 0.11, y: 0.12, text: "%" },
+      { x: 0.1475, y: 0.12, text: "4.0 - 5.6" },
+      { x: 0.26, y: 0.12, text: "Blood Urea" },
+      { x: 0.35, y: 0.12, text: "24" },
+      { x: 0.3875, y: 0.12, text: "mg/dL" },
+      { x: 0.44, y: 0.12, text: "15 - 40" },
+    ]);
+    // The header's words as OCR boxes them: one box per word, "RangeTest" among them.
+    const rows = recogniseLabRows(readTables(lines).map((l) => l.text)).rows;
+    expect(rows.map((r) => [r.printedName, r.printedValue, r.range?.text])).toEqual([
+      ["HbA1c", "7.2", "4.0 - 5.6"],
+      ["Blood Urea", "24", "15 - 40"],
+    ]);
+  });
+
   it("gives lines outside a table back as they were, and a page without a header unchanged", () => {
     const lines = toLines([
       { x: 0.05, y: 0.1, text: "Haemoglobin 11.2 g/dL 13.0 - 17.0" },

@@ -47,8 +47,32 @@ const key = (w: string) => w.toLowerCase().replace(/[^a-z/&]+/g, "");
 type Cell = { col: Col; left: number; right: number };
 
 /** The header cells of a line, or null when it is not a table's header. */
+type Word = NonNullable<TableLine["words"]>[number];
+const isHead = (k: string) => HEAD.some(([re]) => re.test(k)) || HEAD_MORE.test(k);
+
+/**
+ * Two header words OCR ran together where two tables meet ("RangeTest"): split where both halves
+ * are header words, each with its share of the box.
+ */
+function unglued(w: Word): Word[] {
+  const k = key(w.text);
+  if (!k || isHead(k)) return [w];
+  const letters = w.text.replace(/[^A-Za-z]/g, "");
+  for (let at = 2; at < letters.length - 1; at++) {
+    const [a, b] = [letters.slice(0, at), letters.slice(at)];
+    if (!isHead(a.toLowerCase()) || !HEAD.some(([re]) => re.test(b.toLowerCase()))) continue;
+    const [x, y, width, h] = w.box;
+    const cut = (width * a.length) / letters.length;
+    return [
+      { text: a, box: [x, y, cut, h] },
+      { text: b, box: [x + cut, y, width - cut, h] },
+    ];
+  }
+  return [w];
+}
+
 function headerOf(line: TableLine): Cell[] | null {
-  const words = line.words;
+  const words = line.words?.flatMap(unglued);
   if (!words?.length || words.length > 30 || /\d/.test(line.text)) return null;
   const cells: Cell[] = [];
   let known = 0;
