@@ -6,7 +6,11 @@
  *    2,000 px, "sent") with the reader itself, the patient's recorded sex and age given, and prints
  *    per layout and per kind of input the values read exactly (value and printed range as printed),
  *    confident-and-wrong, judgements that disagree with the printed range, and per kind the totals,
- *    the worst layout, the sample's dates read right and the time per read.
+ *    the worst layout, the sample's dates read right and the time per read. Then the layouts drawn
+ *    from seeds (decision 0107): for each of N seeds (`--seeds=N`, default 20; seeds `--from`,
+ *    default 1, onwards; `--layouts=M` layouts each, default 30) the same scores, printed per kind
+ *    and per layout family (a property drawn: "flag-before", "unit-in-range", "page-break", …) as
+ *    the mean over the seeds and the worst seed, named, with its figure.
  * 2. The reader in the running server: starts the BUILT app (`npm run build` first) as the tests
  *    do (tests/helpers/server.ts), signs up a patient, uploads ten phone photos (the four layouts,
  *    repeated) through HTTP and, while the reader works through them, asks `GET /healthz` every
@@ -19,6 +23,9 @@
  *   npm run bench:labs                     # both parts
  *   npm run bench:labs -- --no-server      # part 1 only
  *   npm run bench:labs -- --kinds=text,scan  # part 1 for these kinds only
+ *   npm run bench:labs -- --no-server --kinds=scan --seeds=3 --layouts=12  # fewer seeded reads
+ *   npm run bench:labs -- --seeds=0        # the fixed layouts only
+ *   npm run bench:labs -- --no-server --no-fixed --kinds=scan --seeds=3  # the seeded ones only
  *   npm run bench:labs -- --all-cores      # part 2 with the server free to use every CPU
  *
  * See docs/performance.md ("Lab reports read").
@@ -32,12 +39,21 @@ import { apiClient, signupViaApi } from "../tests/helpers/api";
 import { openTestDb, type TestDb } from "../tests/helpers/db";
 import { uploadForm } from "../tests/helpers/files";
 import { FIRST_FOUR, LAYOUTS, labPhoto, truthOf, type Kind, type Layout } from "../tests/helpers/lab-corpus";
-import { scoreOne, type Score } from "../tests/helpers/lab-score";
+import { layoutsFor } from "../tests/helpers/lab-seeded";
+import { scoreDoc, scoreOne, seededDoc, type Score } from "../tests/helpers/lab-score";
 import { BUILD_DIR, startServer } from "../tests/helpers/server";
 import { codeFrom, startSmtp } from "../tests/helpers/smtp";
 
 const args = process.argv.slice(2);
 const withServer = !args.includes("--no-server");
+const withFixed = !args.includes("--no-fixed");
+const numArg = (name: string, fallback: number) => {
+  const v = args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  return v === undefined ? fallback : Number(v);
+};
+const SEEDS = numArg("seeds", 20);
+const FROM = numArg("from", 1);
+const PER_SEED = numArg("layouts", 30);
 const pinned = !args.includes("--all-cores");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,6 +131,77 @@ async function partOne() {
     console.log(
       `${kind.padEnd(6)} ${String(t.values).padStart(6)} ${String(t.found).padStart(5)} ${String(t.exact).padStart(5)} ${String(t.wrong).padStart(5)} ${String(t.cw).padStart(15)} ${String(t.jw).padStart(15)}  ${pct(t.exact, t.values).padStart(7)}  ${`${worst.l} ${pct(worst.t.exact, worst.t.values)}`.padEnd(12)}  ${`${dates[0]}/${dates[1]}`.padStart(5)}  ${String(med).padStart(16)}  ${`${Math.min(...ms)}-${Math.max(...ms)}`.padStart(17)}  ${String(t.doubted).padStart(17)}`,
     );
+  }
+}
+
+/** Part 1, the layouts drawn from seeds (decision 0107): mean and worst seed per kind and family. */
+async function partOneSeeded() {
+  if (SEEDS <= 0) return;
+  const kinds = KINDS.filter((k) => !only || only.includes(k));
+  const seeds = Array.from({ length: SEEDS }, (_, i) => FROM + i);
+  // kind → family ("all" for every layout) → seed → scores
+  const acc = new Map<Kind, Map<string, Map<number, Score[]>>>();
+  const ms = new Map<Kind, number[]>();
+  for (const kind of kinds) {
+    acc.set(kind, new Map());
+    ms.set(kind, []);
+    for (const seed of seeds)
+      for (const layout of layoutsFor(seed, PER_SEED)) {
+        const { scores, ms: took } = await scoreDoc(seededDoc(layout), kind);
+        ms.get(kind)!.push(took);
+        for (const family of ["all", ...layout.families]) {
+          const byFamily = acc.get(kind)!;
+          if (!byFamily.has(family)) byFamily.set(family, new Map());
+          const bySeed = byFamily.get(family)!;
+          bySeed.set(seed, [...(bySeed.get(seed) ?? []), ...scores]);
+        }
+      }
+  }
+  const rate = (ss: Score[]) => ss.filter((x) => x.exact).length / Math.max(1, ss.length);
+  /** Mean over the seeds of the exact rate, and the worst seed. */
+  const summary = (bySeed: Map<number, Score[]>) => {
+    const list = [...bySeed].map(([seed, ss]) => ({ seed, r: rate(ss), n: ss.length }));
+    const mean = list.reduce((a, x) => a + x.r, 0) / list.length;
+    const worst = list.sort((a, b) => a.r - b.r)[0]!;
+    return { mean, worst, seeds: list.length };
+  };
+  const p = (r: number) => `${(100 * r).toFixed(1)} %`;
+  console.log(
+    `\nlayouts drawn from seeds ${seeds[0]}–${seeds[seeds.length - 1]} (${seeds.length} seeds, ${PER_SEED} layouts each; LAB_SEED=<seed> in the floor test draws one again)\n`,
+  );
+  console.log(
+    "kind   values/seed  exact (mean)  worst seed          best seed           cw-value  cw-range  judgement-wrong  ms/read (median)",
+  );
+  for (const kind of kinds) {
+    const bySeed = acc.get(kind)!.get("all")!;
+    const { mean, worst } = summary(bySeed);
+    const all = [...bySeed.values()].flat();
+    const best = [...bySeed].map(([seed, ss]) => ({ seed, r: rate(ss) })).sort((a, b) => b.r - a.r)[0]!;
+    const t = tally(all);
+    const cwValue = all.filter((x) => x.confidentWrongValue).length;
+    const med = quantile(ms.get(kind)!, 0.5);
+    console.log(
+      `${kind.padEnd(6)} ${(all.length / seeds.length).toFixed(0).padStart(11)}  ${p(mean).padStart(12)}  ${`${p(worst.r)} (seed ${worst.seed})`.padEnd(18)}  ${`${p(best.r)} (seed ${best.seed})`.padEnd(18)}  ${String(cwValue).padStart(8)}  ${String(t.cw - cwValue).padStart(8)}  ${String(t.jw).padStart(15)}  ${String(med).padStart(16)}`,
+    );
+    console.log(
+      `       per seed: ${[...bySeed].map(([seed, ss]) => `${seed}:${(100 * rate(ss)).toFixed(0)}`).join(" ")}`,
+    );
+  }
+  console.log(
+    "\nper layout family: exact, mean over the seeds where it was drawn / worst seed, named (seeds it was drawn in)",
+  );
+  const families = [...new Set(kinds.flatMap((k) => [...acc.get(k)!.keys()]))]
+    .filter((f) => f !== "all")
+    .sort();
+  console.log(`${"family".padEnd(22)} ${kinds.map((k) => k.padStart(28)).join(" ")}`);
+  for (const family of families) {
+    const cells = kinds.map((kind) => {
+      const bySeed = acc.get(kind)!.get(family);
+      if (!bySeed) return "-".padStart(28);
+      const { mean, worst, seeds: n } = summary(bySeed);
+      return `${p(mean)} / ${p(worst.r)} s${worst.seed} (${n})`.padStart(28);
+    });
+    console.log(`${family.padEnd(22)} ${cells.join(" ")}`);
   }
 }
 
@@ -316,5 +403,6 @@ async function partTwo() {
   }
 }
 
-await partOne();
+if (withFixed) await partOne();
+await partOneSeeded();
 if (withServer) await partTwo();

@@ -14,7 +14,9 @@ import { specPdf } from "./lab-render";
  * two columns, a flag column, a Hindi-English header) and 31 more modelled on how Indian lab
  * software and lab chains print (lab-layouts.ts), each as a PDF with a text layer, a scanned PDF
  * (the page rendered, degraded, embedded as an image only), a phone photo (grey, uneven light,
- * JPEG) and that photo as the upload screen sends it. The truth of every value is known.
+ * JPEG) and that photo as the upload screen sends it. The truth of every value is known. These
+ * 36 are the fixed floor set; layouts drawn from a seed (lab-seeded.ts, decision 0107) are made,
+ * scanned and photographed with the same functions (`scanOf`, `photoOf`, `sentOf`).
  */
 export type Judgement = "below" | "within" | "above" | "unknown";
 export type Truth = {
@@ -24,6 +26,8 @@ export type Truth = {
   unit: string;
   /** The range as printed, whole (a range over several lines joined with spaces). */
   range: string;
+  /** The unit, where it is printed inside the range (no unit column; decision 0107). */
+  rangeUnit?: string;
   flag?: "H" | "L";
   /** What the part of the printed range that applies to the patient says of the value. */
   judgement: Judgement;
@@ -362,10 +366,13 @@ function toJpeg(g: Grey, quality: number): Buffer {
   return Buffer.from(jpeg.encode({ data, width: g.w, height: g.h }, quality).data);
 }
 
-/** A scanned PDF: each page at 200 dpi, a little skew and noise, embedded as an image only (no text layer). */
-export async function labScan(layout: Layout): Promise<Buffer> {
-  const pages = pageImages(await labPdf(layout), 200).map((png, i) =>
-    degrade(decode(png), 0.6, 0.1, 30, false, LAYOUTS.indexOf(layout) + 1 + i),
+/** How a page is degraded: resolution, angle, uneven light, noise, blur (a photo: its JPEG quality). */
+export type Degrade = { dpi: number; angle: number; light: number; noise: number; blur: boolean };
+
+/** A scanned PDF of `pdf`: each page degraded, embedded as an image only (no text layer). */
+export async function scanOf(pdf: Buffer, d: Degrade, seed: number): Promise<Buffer> {
+  const pages = pageImages(pdf, d.dpi).map((png, i) =>
+    degrade(decode(png), d.angle, d.light, d.noise, d.blur, seed + i),
   );
   const doc = new PDFDocument({ size: "A4", margin: 0, autoFirstPage: false });
   const chunks: Buffer[] = [];
@@ -379,18 +386,37 @@ export async function labScan(layout: Layout): Promise<Buffer> {
   return done;
 }
 
-/** A phone photo: rotated 2–4°, blurred, uneven light, JPEG quality 70. */
-export async function labPhoto(layout: Layout): Promise<Buffer> {
-  const i = LAYOUTS.indexOf(layout);
-  const deg = [2, -3, 4, -2.5][i % 4]!;
-  return toJpeg(degrade(decode(pageImage(await labPdf(layout), 220)), deg, 0.35, 24, true, i + 11), 70);
-}
+/** A phone photo of `pdf`'s first page: degraded, then a JPEG. */
+export const photoOf = (pdf: Buffer, d: Degrade & { quality: number }, seed: number): Buffer =>
+  toJpeg(degrade(decode(pageImage(pdf, d.dpi)), d.angle, d.light, d.noise, d.blur, seed), d.quality);
 
 /**
  * The photo as the upload screen sends it (app/components/reports/photo.ts): at most 2,000 px on
  * its long side, WebP at quality 80. Made by ffmpeg, as Chromium's canvas would.
  */
-export async function labPhotoAsSent(layout: Layout): Promise<Buffer> {
+export function sentOf(photo: Buffer): Buffer {
   const args = ["-v", "error", "-f", "image2pipe", "-i", "-", "-vf", "scale=-2:2000", "-quality", "80"];
-  return execFileSync("ffmpeg", [...args, "-f", "webp", "-"], { input: await labPhoto(layout) });
+  return execFileSync("ffmpeg", [...args, "-f", "webp", "-"], { input: photo });
+}
+
+/** A scanned PDF: each page at 200 dpi, a little skew and noise, embedded as an image only (no text layer). */
+export async function labScan(layout: Layout): Promise<Buffer> {
+  const scan = { dpi: 200, angle: 0.6, light: 0.1, noise: 30, blur: false };
+  return scanOf(await labPdf(layout), scan, LAYOUTS.indexOf(layout) + 1);
+}
+
+/** A phone photo: rotated 2–4°, blurred, uneven light, JPEG quality 70. */
+export async function labPhoto(layout: Layout): Promise<Buffer> {
+  const i = LAYOUTS.indexOf(layout);
+  const deg = [2, -3, 4, -2.5][i % 4]!;
+  return photoOf(
+    await labPdf(layout),
+    { dpi: 220, angle: deg, light: 0.35, noise: 24, blur: true, quality: 70 },
+    i + 11,
+  );
+}
+
+/** The photo of a layout as the upload screen sends it (WebP, 2,000 px). */
+export async function labPhotoAsSent(layout: Layout): Promise<Buffer> {
+  return sentOf(await labPhoto(layout));
 }

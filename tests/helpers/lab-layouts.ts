@@ -12,6 +12,7 @@ import type { Row } from "./lab-panels";
 export type Column = "name" | "method" | "value" | "flag" | "status" | "unit" | "range";
 export type FontName = "Helvetica" | "Times-Roman" | "Courier" | "Noto";
 
+/** A section of rows under its title ("": no title printed). */
 export type Section = { title: string; hindi?: string; rows: Row[]; notes?: string[] };
 
 export type LayoutSpec = {
@@ -21,7 +22,7 @@ export type LayoutSpec = {
   font: FontName;
   size: number;
   columns: Column[];
-  /** Column x positions as fractions of the usable width. */
+  /** Column x positions as fractions of the usable width; empty: placed by what the columns hold. */
   at: number[];
   heads: string[];
   /** The patient's block; `sex` and `age` are what the platform has recorded of her. */
@@ -29,8 +30,22 @@ export type LayoutSpec = {
   /** The sample's collection (or report) date the header prints, as ISO. */
   sampleDate: string;
   sections: Section[];
-  /** How a printed flag is shown when there is no flag column. */
-  flags?: "after" | "before" | "arrow" | "star" | "paren";
+  /** How a printed flag is shown when there is no flag column ("none": not printed). */
+  flags?: "after" | "before" | "arrow" | "star" | "paren" | "none";
+  /** The words a flag is printed with, after the value or in its column (default "H" and "L"). */
+  flagWords?: { H: string; L: string };
+  /** A row's method printed on its own line under the name, "{}" standing for the method. */
+  methodLine?: string;
+  /** The table breaks to a second page after this many rows, its column heads repeated there. */
+  breakAt?: number;
+  /** With `breakAt`: the second page repeats the letterhead and patient block. */
+  repeatLetterhead?: boolean;
+  /** With `breakAt`: the continued section's title again, with this after it ("(Contd.)"). */
+  contd?: string;
+  /** The watermark's angle, grey and size (default -25°, #d9d9d9, 48 pt). */
+  watermarkStyle?: { angle: number; grey: string; size: number };
+  /** The lab's name: its size and whether it is centred (default 15 pt, at the left). */
+  letterhead?: { size: number; centre: boolean };
   twoColumn?: boolean;
   /** Two pages, the letterhead, patient block and column heads repeated on the second. */
   pages?: 2;

@@ -1,7 +1,7 @@
 import PDFDocument from "pdfkit";
 import { fontName, fonts } from "~/domain/consultation/letter-fonts.server";
 import type { Row } from "./lab-panels";
-import type { LayoutSpec, Section } from "./lab-layouts";
+import type { Column, LayoutSpec, Section } from "./lab-layouts";
 
 /**
  * Draws a layout of the corpus (lab-layouts.ts) as a PDF with a text layer, the way lab
@@ -76,18 +76,19 @@ function mixed(doc: Doc, spec: LayoutSpec, text: string, x: number, y: number, b
 }
 
 const flagged = (spec: LayoutSpec, r: Row): string => {
-  if (r.word || !r.flag || spec.columns.includes("flag")) return r.value;
+  if (r.word || !r.flag || spec.columns.includes("flag") || spec.flags === "none") return r.value;
+  const word = spec.flagWords?.[r.flag] ?? r.flag;
   switch (spec.flags ?? "after") {
     case "before":
-      return `${r.flag} ${r.value}`;
+      return `${word} ${r.value}`;
     case "arrow":
       return `${r.value} ${r.flag === "H" ? "↑" : "↓"}`;
     case "star":
       return `${r.value} *`;
     case "paren":
-      return `${r.value} (${r.flag})`;
+      return `${r.value} (${word})`;
     default:
-      return `${r.value} ${r.flag}`;
+      return `${r.value} ${word}`;
   }
 };
 
@@ -103,26 +104,72 @@ function rangeOf(spec: LayoutSpec, range: string): string {
   return `${spec.brackets[0]}${range}${spec.brackets[1]}`;
 }
 
+/** What each column of a row prints on the row's own line. */
+function cellsOf(spec: LayoutSpec, r: Row): Record<Column, string> {
+  return {
+    name: nameOf(spec, r),
+    method: spec.methodLine ? "" : (r.method ?? ""),
+    value: flagged(spec, r),
+    flag: r.word || !r.flag ? "" : (spec.flagWords?.[r.flag] ?? r.flag),
+    status: spec.flags === "arrow" && r.flag && !r.status ? "" : (r.status ?? ""),
+    unit: r.unit,
+    range: rangeOf(spec, Array.isArray(r.range) ? r.range[0]! : r.range),
+  };
+}
+
+/** The lines a row takes below its own: the value under a long name, range parts, a method line. */
+export function extraLines(spec: LayoutSpec, r: Row): number {
+  const more = Array.isArray(r.range) ? r.range.length - 1 : 0;
+  const method = spec.methodLine && r.method ? 1 : 0;
+  return (r.below ? 1 : 0) + Math.max(more, method) * 0.75;
+}
+
+/**
+ * Column positions from what the columns hold (a layout without `at`): each column as wide as its
+ * widest cell or head, the space left shared between them; the type made smaller until it fits.
+ */
+function fitColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number): LayoutSpec {
+  if (spec.at.length) return spec;
+  for (let size = spec.size; ; size -= 0.5) {
+    doc.fontSize(size);
+    const widths = spec.columns.map((c, i) => {
+      doc.font(latin(spec, true));
+      let m = doc.widthOfString(spec.heads[i] ?? "");
+      doc.font(latin(spec));
+      for (const r of sections.flatMap((s) => s.rows)) {
+        if (c === "name" && r.below) continue;
+        const parts = c === "range" && Array.isArray(r.range) ? r.range.map((p) => rangeOf(spec, p)) : [];
+        for (const t of [cellsOf(spec, r)[c], ...parts]) m = Math.max(m, doc.widthOfString(t));
+      }
+      return m;
+    });
+    const gap = Math.min(40, (w - widths.reduce((a, b) => a + b, 0)) / Math.max(1, widths.length - 1));
+    if (gap >= 10 || size <= 5) {
+      let x = 0;
+      const at = widths.map((wd) => {
+        const here = x / w;
+        x += wd + gap;
+        return here;
+      });
+      return { ...spec, size, at };
+    }
+  }
+}
+
 /** Draws one section's rows in a column block; returns the y below it. */
 function drawSection(doc: Doc, spec: LayoutSpec, s: Section, x0: number, w: number, y0: number): number {
   const lh = spec.size * 2;
   const cols = spec.at.map((f) => x0 + w * f);
   let y = y0;
-  const title = spec.upper ? s.title.toUpperCase() : s.title;
-  doc.fontSize(spec.size + 0.5);
-  mixed(doc, spec, spec.bilingualHeads && s.hindi ? `${s.hindi} / ${title}` : title, x0, y, true);
-  y += lh;
+  if (s.title) {
+    const title = spec.upper ? s.title.toUpperCase() : s.title;
+    doc.fontSize(spec.size + 0.5);
+    mixed(doc, spec, spec.bilingualHeads && s.hindi ? `${s.hindi} / ${title}` : title, x0, y, true);
+    y += lh;
+  }
   doc.fontSize(spec.size);
   for (const r of s.rows) {
-    const cells: Record<string, string> = {
-      name: nameOf(spec, r),
-      method: r.method ?? "",
-      value: flagged(spec, r),
-      flag: r.word ? "" : (r.flag ?? ""),
-      status: spec.flags === "arrow" && r.flag && !r.status ? "" : (r.status ?? ""),
-      unit: r.unit,
-      range: rangeOf(spec, Array.isArray(r.range) ? r.range[0]! : r.range),
-    };
+    const cells = cellsOf(spec, r);
     spec.columns.forEach((c, i) => {
       const cy = r.below && c !== "name" ? y + lh : y;
       if (cells[c]) mixed(doc, spec, cells[c], cols[i]!, cy);
@@ -130,11 +177,13 @@ function drawSection(doc: Doc, spec: LayoutSpec, s: Section, x0: number, w: numb
     if (r.below) y += lh;
     const more = Array.isArray(r.range) ? r.range.slice(1) : [];
     const ri = spec.columns.indexOf("range");
-    for (const part of more) {
-      y += lh * 0.75;
-      mixed(doc, spec, part, cols[ri]!, y);
+    more.forEach((part, i) => mixed(doc, spec, rangeOf(spec, part), cols[ri]!, y + lh * 0.75 * (i + 1)));
+    if (spec.methodLine && r.method) {
+      doc.fontSize(spec.size - 1);
+      mixed(doc, spec, spec.methodLine.replace("{}", r.method), cols[0]!, y + lh * 0.75);
+      doc.fontSize(spec.size);
     }
-    y += lh;
+    y += lh * (1 + extraLines(spec, r) - (r.below ? 1 : 0));
   }
   if (s.notes?.length) {
     doc.fontSize(spec.size - 1);
@@ -150,11 +199,15 @@ function drawSection(doc: Doc, spec: LayoutSpec, s: Section, x0: number, w: numb
 
 function letterhead(doc: Doc, spec: LayoutSpec, page: number, pages: number, style: number): number {
   doc.fillColor("black");
-  doc.fontSize(15);
-  mixed(doc, spec, spec.lab, 40, 36, true);
+  const size = spec.letterhead?.size ?? 15;
+  // Centred lines start where their width puts them in the middle of the page.
+  const x = (text: string, bold: boolean) =>
+    spec.letterhead?.centre ? (595 - doc.font(latin(spec, bold)).widthOfString(text)) / 2 : 40;
+  doc.fontSize(size);
+  mixed(doc, spec, spec.lab, x(spec.lab, true), 36, true);
   doc.fontSize(8);
-  spec.sub.forEach((line, i) => mixed(doc, spec, line, 40, 56 + 10 * i));
-  let y = 62 + 10 * spec.sub.length;
+  spec.sub.forEach((line, i) => mixed(doc, spec, line, x(line, false), 41 + size + 10 * i));
+  let y = 47 + size + 10 * spec.sub.length;
   doc.moveTo(40, y).lineTo(555, y).lineWidth(0.7).stroke();
   y += 8;
   doc.fontSize(8.5);
@@ -183,29 +236,59 @@ function heads(doc: Doc, spec: LayoutSpec, x0: number, w: number, y: number): nu
 
 function watermark(doc: Doc, spec: LayoutSpec): void {
   if (!spec.watermark) return;
+  const { angle, grey, size } = spec.watermarkStyle ?? { angle: -25, grey: "#d9d9d9", size: 48 };
   doc.save();
   // Across the table, as a lab's name stamped over the results.
-  doc.rotate(-25, { origin: [297, 250] });
-  doc.fillColor("#d9d9d9").font(latin(spec, true)).fontSize(48);
+  doc.rotate(angle, { origin: [297, 250] });
+  doc.fillColor(grey).font(latin(spec, true)).fontSize(size);
   doc.text(spec.watermark, 40, 225, { lineBreak: false });
   doc.restore();
   doc.fillColor("black");
 }
 
+/**
+ * The sections each page holds: one page; two, the first two sections on the first (`pages: 2`);
+ * or two with the table broken after `breakAt` rows, the section it breaks continued on the next.
+ */
+export function pagesOf(spec: LayoutSpec): Section[][] {
+  if (spec.breakAt !== undefined) {
+    const first: Section[] = [];
+    const second: Section[] = [];
+    let left = spec.breakAt;
+    for (const s of spec.sections) {
+      const here = s.rows.slice(0, Math.max(0, left));
+      const there = s.rows.slice(here.length);
+      left -= here.length;
+      if (here.length) first.push({ ...s, rows: here, notes: there.length ? undefined : s.notes });
+      if (there.length) {
+        const title = !here.length ? s.title : spec.contd && s.title ? `${s.title} ${spec.contd}` : "";
+        second.push({ ...s, title, rows: there });
+      }
+    }
+    return [first, second];
+  }
+  if ((spec.pages ?? 1) === 1) return [spec.sections];
+  return [spec.sections.slice(0, 2), spec.sections.slice(2)];
+}
+
 /** The PDF of a layout, with a text layer. `style` picks how its dates are printed. */
-export function specPdf(spec: LayoutSpec, style: number): Promise<Buffer> {
+export function specPdf(layout: LayoutSpec, style: number): Promise<Buffer> {
   const f = fonts();
   const doc = new PDFDocument({ size: "A4", margin: 40 });
   for (const [name, font] of f) doc.registerFont(name, font as unknown as Buffer);
   const chunks: Buffer[] = [];
   doc.on("data", (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
-  const pages = spec.pages ?? 1;
-  const perPage = pages === 1 ? [spec.sections] : [spec.sections.slice(0, 2), spec.sections.slice(2)];
+  const perPage = pagesOf(layout);
+  const pages = perPage.length;
+  const spec = fitColumns(doc, layout, layout.sections, layout.twoColumn ? 250 : 500);
   perPage.forEach((sections, p) => {
     if (p > 0) doc.addPage();
     watermark(doc, spec);
-    let y = letterhead(doc, spec, p + 1, pages, style);
+    let y =
+      p > 0 && spec.breakAt !== undefined && !spec.repeatLetterhead
+        ? 50
+        : letterhead(doc, spec, p + 1, pages, style);
     if (spec.twoColumn) {
       const w = 250;
       let yl = heads(doc, spec, 40, w, y);
@@ -217,6 +300,9 @@ export function specPdf(spec: LayoutSpec, style: number): Promise<Buffer> {
       y = heads(doc, spec, 40, 500, y);
       for (const s of sections) y = drawSection(doc, spec, s, 40, 500, y);
     }
+    // A layout placed by its content must leave the footer its place (the seeded ones break pages).
+    if (!layout.at.length && y > 735)
+      throw new Error(`${spec.lab}: page ${p + 1} runs to y=${Math.round(y)}`);
     if (spec.sideWords) {
       doc.fontSize(7).font(latin(spec, true)).fillColor("#444444");
       spec.sideWords.forEach((w, i) => doc.text(w, 560, 170 + i * spec.size * 4, { lineBreak: false }));
