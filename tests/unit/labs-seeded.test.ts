@@ -7,15 +7,16 @@ import { layoutsFor, runSeed, seededLayout } from "../helpers/lab-seeded";
  * (LAB_SEED=<seed> draws the same corpus again), printed, and named in every failure. What holds
  * for any seed: no number other than the one printed is given as confident, no judgement goes
  * against the printed range, and at least FLOOR of the printed values are read exactly (value and
- * range as printed). The floor sits ten points under the worst of fifty seeds the reader of
- * decision 0107's date was measured on (seed 39, 47.1 %; mean 71.7 %; `npm run bench:labs --
- * --no-server --kinds=text --seeds=50`), so that CI is not red by chance; raise it as the reader
- * learns.
+ * range as printed). The floor sits about ten points under the worst seed the reader is measured
+ * on (`npm run bench:labs -- --no-server --kinds=text --seeds=20 --no-fixed`): with the table reader
+ * (decision 0104), the one range grammar (0105) and plausibility (0106), seeds 1–20 gave a mean of
+ * 92.1 % and a worst of 83.3 % (seed 1); the line-pattern reader before them, a mean of 71.7 % and a
+ * worst of 47.1 % over fifty seeds. So CI is not red by chance; raise it as the reader learns.
  */
 
 const SEED = runSeed();
 const LAYOUTS = 30;
-const FLOOR = 0.37;
+const FLOOR = 0.72;
 const at = `seed ${SEED} (LAB_SEED=${SEED} draws it again)`;
 
 const describeScore = (s: Score) => `${s.layout} ${s.analyte}: printed ${s.want}, read ${s.got ?? "nothing"}`;
