@@ -344,6 +344,11 @@ export const SEROLOGY_NUMBERS: Analyte[] = [
     "Quantitative HBsAg",
     "HBsAg",
     "HBs Ag",
+    // The test's full name, printed for the measured one as for the word one: the number and its
+    // unit decide which (a word result is never a number).
+    "Hepatitis B Surface Antigen",
+    "Hepatitis B Surface Antigen HBsAg",
+    "Hepatitis B Surface Antigen Quantitative",
   ]),
 ];
 
