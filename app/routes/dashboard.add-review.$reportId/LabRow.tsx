@@ -3,6 +3,7 @@ import { Link, useActionData, useFetcher, useNavigation } from "@remix-run/react
 import { useTranslation } from "~/i18n/useTranslation";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { useToast } from "~/components/Toaster";
+import { useLabSay } from "~/components/labs/words";
 import type { ReviewLabs } from "./route";
 import { ValueFields, type LabError, type LabReply } from "./LabFields";
 
@@ -53,6 +54,8 @@ function focusNextConfirm(row: HTMLElement | null) {
  */
 export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue; shown: boolean }) {
   const { t } = useTranslation();
+  // Flags as the clinic corrected them (decision 0108).
+  const say = useLabSay();
   const fetcher = useFetcher<LabReply>();
   const navigation = useNavigation();
   const page = useActionData() as LabError | undefined;
@@ -122,7 +125,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
             data-testid="lab-flag"
           >
-            {v.judgement === "above" ? t("labs.flagH") : t("labs.flagL")}
+            {v.judgement === "above" ? say("labs.flagH") : say("labs.flagL")}
           </span>
         )}
         {v.judgement === "outside" && (
@@ -130,7 +133,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
             data-testid="lab-flag"
           >
-            {t("labs.flagA")}
+            {say("labs.flagA")}
           </span>
         )}
         {v.judgement === "within" && (
@@ -138,11 +141,11 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700"
             data-testid="lab-flag"
           >
-            {text ? t("labs.flagSame") : t("labs.flagN")}
+            {text ? say("labs.flagSame") : say("labs.flagN")}
           </span>
         )}
         <span>
-          {text ? t("labs.printedReference") : t("labs.printedRange")}:{" "}
+          {text ? t("labs.printedReference") : say("labs.printedRange")}:{" "}
           {v.rangeText ?? t("labs.noRangePrinted")}
         </span>
       </p>

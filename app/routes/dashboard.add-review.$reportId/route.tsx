@@ -30,6 +30,7 @@ import { ReviewForm } from "./ReviewForm";
 import { VoicePanel } from "./VoicePanel";
 import { labAction, labsSection } from "./labs.server";
 import { LabPanel, LabPreview } from "./LabPanel";
+import { LabWordsProvider } from "~/components/labs/words";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -84,6 +85,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
           report,
           new URL(request.url).searchParams.get("value"),
           new URL(request.url).searchParams.get("add") === "1",
+          locale,
         )
       : null;
   return {
@@ -215,7 +217,11 @@ export default function AddReview() {
            * The values read from the file, beside it and before the opinion (decision 0090): open while
            * one waits for its check, then folded to one line so the form comes up.
            */}
-          {labs && <LabPanel reportId={report._id} labs={labs} />}
+          {labs && (
+            <LabWordsProvider words={labs.words}>
+              <LabPanel reportId={report._id} labs={labs} />
+            </LabWordsProvider>
+          )}
           {report.status === "Reviewed" ? (
             <p
               role="alert"
