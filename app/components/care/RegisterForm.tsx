@@ -68,7 +68,8 @@ export function RegisterForm({
       : undefined,
   });
   const refused = fields.consent.errors?.includes(t("registration.refusedWhatToDo"));
-  const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
+  // A language inside a sentence is named in the screen's language (the buttons name each in its own).
+  const langOf = (code: string) => t(`common.languageNames.${code}`);
   return (
     <section className="mx-auto max-w-2xl">
       <PageHeader
