@@ -53,6 +53,12 @@ const SCRIPT: Record<LabWordLocale, RegExp> = {
   ta: /\p{Script=Tamil}/u,
 };
 
+const SCRIPT_REFUSAL: Record<LabWordLocale, string> = {
+  hi: "labWords.script.hi",
+  bn: "labWords.script.bn",
+  ta: "labWords.script.ta",
+};
+
 type Word = { word: string; group: LabWordGroup; english: string; builtIn: string | null };
 
 /** Every word of one language, in the screen's order: sentences by where she meets them, then names. */
@@ -256,7 +262,7 @@ export async function correctLabWord(actor: Actor, input: unknown): Promise<void
   const bare = text.replace(/\{\{\s*[A-Za-z_]\w*\s*\}\}/g, "");
   if (places.join() !== placesOf(w.english).join() || /[{}]/.test(bare))
     invalid("text", "labWords.placesChanged");
-  if (!SCRIPT[data.locale].test(bare)) invalid("text", `labWords.script.${data.locale}`);
+  if (!SCRIPT[data.locale].test(bare)) invalid("text", SCRIPT_REFUSAL[data.locale]);
   const current = (await correctionsOf(data.locale)).get(w.word) ?? w.builtIn;
   if (text === current) invalid("text", "labWords.sameText");
   const now = new Date();

@@ -1,3 +1,4 @@
+import { languageNameKey } from "~/i18n/config";
 import { useTranslation } from "~/i18n/useTranslation";
 
 export type PhraseChoice = {
@@ -33,7 +34,7 @@ export function PhrasePicker({
   const { t } = useTranslation();
   const errorId = `${name}-error`;
   // Her language named in the expert's (a Hindi sentence says अंग्रेज़ी, never "English").
-  const language = t(`common.languageNames.${phrases.patientLang}`);
+  const language = t(languageNameKey(phrases.patientLang));
   return (
     <fieldset
       className="min-w-0 rounded-lg border border-slate-300 p-3"

@@ -7,7 +7,7 @@ import { FormError } from "~/components/ui/FormError";
 import { useServerForm } from "~/components/ui/useServerForm";
 import type { LabWordLocale } from "~/domain/consultation/lab-words";
 import type { WordsScreen } from "./route";
-import { Said } from "./WordTables";
+import { PLACE_LABEL, Said } from "./WordTables";
 
 type Reply = SubmissionResult<string[]> | undefined;
 
@@ -133,7 +133,7 @@ export function CorrectForm({
               {editing.places.map((p) => (
                 <li key={p}>
                   <code className="rounded bg-slate-100 px-1 text-slate-800">{`{{${p}}}`}</code>{" "}
-                  {t(`labWords.place.${p}`)}
+                  {PLACE_LABEL[p] ? t(PLACE_LABEL[p]) : null}
                 </li>
               ))}
             </ul>

@@ -1,10 +1,28 @@
 import { Link } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { ResponsiveTable, type Column } from "~/components/reports/ResponsiveTable";
-import { LAB_WORD_GROUPS, type LabWordLocale } from "~/domain/consultation/lab-words";
+import { LAB_WORD_GROUPS, type LabWordGroup, type LabWordLocale } from "~/domain/consultation/lab-words";
+import { LANGUAGE_NAME_KEYS } from "~/i18n/config";
 import type { WordView } from "./words.server";
 
 const PLACE = /(\{\{\s*[A-Za-z_]\w*\s*\}\})/;
+
+/** Each kind of word, by where the patient meets it. */
+export const GROUP_LABEL: Record<LabWordGroup, string> = {
+  judgement: "labWords.groups.judgement",
+  chart: "labWords.groups.chart",
+  flag: "labWords.groups.flag",
+  name: "labWords.groups.name",
+};
+
+/** What the app fills each place with, in the screen's words. */
+export const PLACE_LABEL: Record<string, string> = {
+  name: "labWords.place.name",
+  value: "labWords.place.value",
+  unit: "labWords.place.unit",
+  range: "labWords.place.range",
+  names: "labWords.place.names",
+};
 
 /** A text as the patient reads it, each place the app fills shown as a grey box named in the screen's words. */
 export function Said({ text, lang }: { text: string; lang: string }) {
@@ -15,7 +33,7 @@ export function Said({ text, lang }: { text: string; lang: string }) {
         const place = /^\{\{\s*(\w+)\s*\}\}$/.exec(part)?.[1];
         return place ? (
           <span key={i} className="mx-0.5 rounded bg-slate-200 px-1 text-sm whitespace-nowrap text-slate-700">
-            {t(`labWords.place.${place}`)}
+            {PLACE_LABEL[place] ? t(PLACE_LABEL[place]) : place}
           </span>
         ) : (
           part
@@ -66,6 +84,7 @@ export function WordTables({
 }) {
   const { t } = useTranslation();
   if (!words.length) return <p className="card text-slate-700">{t("labWords.none")}</p>;
+  const hasPlaces = words.some((w) => PLACE.test(w.english));
   const columns: Column<WordView>[] = [
     {
       key: "tick",
@@ -92,7 +111,7 @@ export function WordTables({
     },
     {
       key: "text",
-      header: t(`common.languageNames.${language}`),
+      header: t(LANGUAGE_NAME_KEYS[language]),
       cell: (w) => (
         <span className="block">
           <span className="text-lg text-slate-900">
@@ -122,16 +141,17 @@ export function WordTables({
   ];
   return (
     <div className="space-y-6" data-testid="lab-word-list">
+      {hasPlaces && <p className="text-sm text-slate-700">{t("labWords.placeHint")}</p>}
       {LAB_WORD_GROUPS.map((group) => {
         const rows = words.filter((w) => w.group === group);
         if (!rows.length) return null;
         return (
           <section key={group} aria-labelledby={`lab-words-${group}`} className="space-y-2">
             <h2 id={`lab-words-${group}`} className="text-lg font-bold text-slate-900">
-              {t(`labWords.groups.${group}`)}
+              {t(GROUP_LABEL[group])}
             </h2>
             <ResponsiveTable
-              caption={t(`labWords.groups.${group}`)}
+              caption={t(GROUP_LABEL[group])}
               columns={columns}
               rows={rows}
               rowKey={(w) => w.word}

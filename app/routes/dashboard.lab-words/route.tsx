@@ -4,12 +4,13 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { LAB_WORD_GROUPS } from "~/domain/consultation/lab-words";
+import { LANGUAGE_NAME_KEYS } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
 import { CorrectForm, ReviewForm } from "./WordForms";
-import { WordTables } from "./WordTables";
+import { GROUP_LABEL, WordTables } from "./WordTables";
 import { SHOWS } from "./filters";
 import { wordsAction, wordsScreen, type WordsReply } from "./words.server";
 
@@ -75,7 +76,7 @@ export default function LabWords() {
             }`}
           >
             {t("labWords.languageTab", {
-              language: t(`common.languageNames.${tab.code}`),
+              language: t(LANGUAGE_NAME_KEYS[tab.code]),
               reviewed: tab.reviewed,
               total: tab.total,
             })}
@@ -117,7 +118,7 @@ export default function LabWords() {
             <option value="all">{t("labWords.kindAll")}</option>
             {LAB_WORD_GROUPS.map((g) => (
               <option key={g} value={g}>
-                {t(`labWords.groups.${g}`)}
+                {t(GROUP_LABEL[g])}
               </option>
             ))}
           </select>

@@ -43,7 +43,6 @@ const labWords = {
     names: "names on her report",
   },
   correct: "Correct",
-  correctThis: "Correct: {{word}}",
   reviewTitle: "Record a review",
   reviewHint:
     "Tick the words the reviewer approved in the lists below, then say who they are and when they read them.",
