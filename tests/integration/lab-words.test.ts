@@ -286,6 +286,14 @@ describe("the admin's lab words", () => {
         await correct("labs.above", "{{name}} {{value}} {{unit}} {{range}} {{extra}} अधिक"),
         "Keep every place of the English sentence",
       ],
+      [
+        await correct("labs.above", "{{name}} {{name}} {{value}} {{unit}} {{range}} से अधिक"),
+        "Keep every place of the English sentence",
+      ],
+      [
+        await correct("labs.above", "{{name}} {{value}} {{unit}} {range} से अधिक"),
+        "Keep every place of the English sentence",
+      ],
       [await correct("name.718-7", "Haemoglobin"), "Write the correction in Hindi (Devanagari script)."],
       [await correct("name.718-7", "ह".repeat(61)), "Write the test's name in 60 characters or fewer."],
       [await correct("name.718-7", "हीमोग्लोबिन <script>"), "Write plain text: no &lt; or &gt;"],

@@ -24,6 +24,7 @@ import {
   isLabWordLocale,
   LAB_SENTENCES,
   nameWord,
+  placesIn,
   placesOf,
   type LabSentences,
   type LabWordGroup,
@@ -160,7 +161,7 @@ export async function labWordList(actor: Actor, locale: unknown): Promise<LabWor
       correction,
       shown,
       tick: `${w.word}@${seenMark(w.english, shown)}`,
-      places: placesOf(w.english),
+      places: placesIn(w.english),
       review: holds
         ? {
             by: recorded.reviewedBy!,
@@ -258,9 +259,11 @@ export async function correctLabWord(actor: Actor, input: unknown): Promise<void
   const w = wordOf(data.locale, data.word);
   const text = data.text.replace(/\s+/g, " ");
   if (w.group === "name" && text.length > LAB_NAME_MAX) invalid("text", "labWords.nameTooLong");
-  const places = placesOf(text);
+  // Each of the English sentence's places, each once, and no other brace.
+  const filled = text.match(/\{\{\s*[A-Za-z_]\w*\s*\}\}/g) ?? [];
   const bare = text.replace(/\{\{\s*[A-Za-z_]\w*\s*\}\}/g, "");
-  if (places.join() !== placesOf(w.english).join() || /[{}]/.test(bare))
+  const wanted = placesOf(w.english);
+  if (placesOf(text).join() !== wanted.join() || filled.length !== wanted.length || /[{}]/.test(bare))
     invalid("text", "labWords.placesChanged");
   if (!SCRIPT[data.locale].test(bare)) invalid("text", SCRIPT_REFUSAL[data.locale]);
   const current = (await correctionsOf(data.locale)).get(w.word) ?? w.builtIn;

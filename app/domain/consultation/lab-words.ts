@@ -55,10 +55,13 @@ export type LabSentences = Record<string, string>;
 
 const PLACE = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
 
-/** The places a sentence fills (`{{name}}`, `{{value}}` …), each once, sorted. */
-export function placesOf(text: string): string[] {
-  return [...new Set([...text.matchAll(PLACE)].map((m) => m[1]))].sort();
+/** The places a sentence fills (`{{name}}`, `{{value}}` …), each once, in the order they come. */
+export function placesIn(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACE)].map((m) => m[1]))];
 }
+
+/** The places a sentence fills, each once, sorted (two texts keep the same places when these are equal). */
+export const placesOf = (text: string): string[] => placesIn(text).sort();
 
 /**
  * Each place filled with its value as text, as i18next fills a catalogue's sentence (a place with

@@ -24,6 +24,17 @@ export const PLACE_LABEL: Record<string, string> = {
   names: "labWords.place.names",
 };
 
+/** A text in plain words, each place named (for a control's accessible name: no `{{…}}` is ever read out). */
+function plain(text: string, t: (key: string) => string) {
+  return text
+    .split(PLACE)
+    .map((part) => {
+      const place = /^\{\{\s*(\w+)\s*\}\}$/.exec(part)?.[1];
+      return place ? (PLACE_LABEL[place] ? t(PLACE_LABEL[place]) : "") : part;
+    })
+    .join("");
+}
+
 /** A text as the patient reads it, each place the app fills shown as a grey box named in the screen's words. */
 export function Said({ text, lang }: { text: string; lang: string }) {
   const { t } = useTranslation();
@@ -32,7 +43,7 @@ export function Said({ text, lang }: { text: string; lang: string }) {
       {text.split(PLACE).map((part, i) => {
         const place = /^\{\{\s*(\w+)\s*\}\}$/.exec(part)?.[1];
         return place ? (
-          <span key={i} className="mx-0.5 rounded bg-slate-200 px-1 text-sm whitespace-nowrap text-slate-700">
+          <span key={i} className="mx-0.5 inline-block rounded bg-slate-200 px-1 text-sm text-slate-700">
             {PLACE_LABEL[place] ? t(PLACE_LABEL[place]) : place}
           </span>
         ) : (
@@ -93,12 +104,14 @@ export function WordTables({
       cell: (w) => (
         <label className="-m-2 inline-flex min-h-11 min-w-11 cursor-pointer items-center justify-center">
           <input
+            // Drawn anew once its review is recorded: a recorded word is not left ticked.
+            key={`${w.tick}|${w.review ? `${w.review.by}|${w.review.on}` : ""}`}
             type="checkbox"
             name="words"
             value={w.tick}
             form="lab-review"
             defaultChecked={ticked.has(w.tick)}
-            aria-label={t("labWords.tickLabel", { word: w.english })}
+            aria-label={t("labWords.tickLabel", { word: plain(w.english, t) })}
             className="h-5 w-5 accent-brand-700"
           />
         </label>
@@ -134,7 +147,7 @@ export function WordTables({
       cell: (w) => (
         <Link to={`${correctHref(w.word)}#correct`} className="link inline-flex min-h-11 items-center">
           {t("labWords.correct")}
-          <span className="sr-only">: {w.english}</span>
+          <span className="sr-only">: {plain(w.english, t)}</span>
         </Link>
       ),
     },
