@@ -31,7 +31,7 @@ test("an admin records a review of the ticked words and corrects one, then takes
   const page = await (await personContext(browser, info)).newPage();
   await logIn(page, ADMIN.email, ADMIN.password);
   await setLang(page, "en");
-  await page.goto(`${SCREEN}?language=hi`);
+  await page.goto(`${SCREEN}?language=hi&kind=all`);
   await hydrated(page);
   await expect(
     page.getByRole("heading", { level: 1, name: "Lab words in patients' languages" }),
@@ -97,7 +97,7 @@ test("an admin records a review of the ticked words and corrects one, then takes
 
   // Taken back: the first text again.
   await setLang(page, "en");
-  await page.goto(`${SCREEN}?language=hi&word=name.718-7`);
+  await page.goto(`${SCREEN}?language=hi&kind=all&word=name.718-7`);
   await page.getByRole("button", { name: "Remove the correction and show the first text again" }).click();
   await expect(page.getByText("Correction removed: the first text is shown again.")).toBeVisible();
   await expect(hb).not.toContainText("ख़ून का लाल तत्व");

@@ -3,7 +3,6 @@ import { Link, useActionData, useFetcher, useNavigation } from "@remix-run/react
 import { useTranslation } from "~/i18n/useTranslation";
 import { useHydrated } from "~/components/reports/useHydrated";
 import { useToast } from "~/components/Toaster";
-import { useLabSay } from "~/components/labs/words";
 import type { ReviewLabs } from "./route";
 import { ValueFields, type LabError, type LabReply } from "./LabFields";
 
@@ -52,10 +51,20 @@ function focusNextConfirm(row: HTMLElement | null) {
  * that does not apply leaves its place empty, and the row keeps its height, so after a click
  * nothing moves under the finger, in this row or the ones below.
  */
-export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue; shown: boolean }) {
+export function ValueRow({
+  reportId,
+  v,
+  shown,
+  words,
+}: {
+  reportId: string;
+  v: LabValue;
+  shown: boolean;
+  /** The clinic's corrections of the lab words (decision 0108): the flags have no places to fill. */
+  words: Record<string, string>;
+}) {
   const { t } = useTranslation();
-  // Flags as the clinic corrected them (decision 0108).
-  const say = useLabSay();
+  const say = (key: string) => words[key] ?? t(key);
   const fetcher = useFetcher<LabReply>();
   const navigation = useNavigation();
   const page = useActionData() as LabError | undefined;

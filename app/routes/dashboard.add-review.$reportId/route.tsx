@@ -30,7 +30,6 @@ import { ReviewForm } from "./ReviewForm";
 import { VoicePanel } from "./VoicePanel";
 import { labAction, labsSection } from "./labs.server";
 import { LabPanel, LabPreview } from "./LabPanel";
-import { LabWordsProvider } from "~/components/labs/words";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -217,11 +216,7 @@ export default function AddReview() {
            * The values read from the file, beside it and before the opinion (decision 0090): open while
            * one waits for its check, then folded to one line so the form comes up.
            */}
-          {labs && (
-            <LabWordsProvider words={labs.words}>
-              <LabPanel reportId={report._id} labs={labs} />
-            </LabWordsProvider>
-          )}
+          {labs && <LabPanel reportId={report._id} labs={labs} />}
           {report.status === "Reviewed" ? (
             <p
               role="alert"

@@ -63,7 +63,9 @@ export async function wordsScreen(actor: Actor, url: URL, locale: string) {
     isLabWordLocale(locale) ? locale : "hi",
   );
   const show = pick(SHOWS, q.get("show"), "all");
-  const kind = pick<LabWordGroup | "all">([...LAB_WORD_GROUPS, "all"], q.get("kind"), "all");
+  // One kind at a time unless asked for all: a reviewer works through the sentences, then the names
+  // (the whole list of a language is about 340 KB of HTML).
+  const kind = pick<LabWordGroup | "all">([...LAB_WORD_GROUPS, "all"], q.get("kind"), "judgement");
   const lists = await Promise.all(LAB_WORD_LOCALES.map((l) => labWordList(actor, l)));
   const entries = lists[LAB_WORD_LOCALES.indexOf(language)];
   // A review's day is a calendar day (no zone); a correction's an instant, said in the clinic's.
