@@ -36,17 +36,18 @@ async function signedIn(email: string, password = strongPassword) {
 }
 
 /** A form post with repeated fields (the ticked words), as a browser without JavaScript sends it. */
-function postForm(b: Browserish, path: string, fields: [string, string][]) {
-  return b.fetch(path, {
-    method: "POST",
-    body: new URLSearchParams(fields),
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Origin: b.base,
-      "Sec-Fetch-Site": "same-origin",
-    },
-  });
-}
+const postForm = (b: Browserish, path: string, fields: [string, string][]) => b.post(path, fields);
+
+/** The admin corrects one Hindi word, as the correction form posts it. */
+const correct = (word: string, text: string, by = "Dr Meena Iyer, MD (Pathology)") =>
+  postForm(admin, `${SCREEN}?language=hi&word=${word}`, [
+    ["intent", "correct"],
+    ["locale", "hi"],
+    ["word", word],
+    ["text", text],
+    ["reviewedBy", by],
+    ["reviewedOn", today],
+  ]);
 
 /** The screen's row of one word: its cells' text, its tick value and whether it says reviewed. */
 async function row(word: string, query = "language=hi&kind=all") {
@@ -224,15 +225,6 @@ describe("the admin's lab words", () => {
     const above = await row("labs.above");
     const review = (fields: [string, string][]) =>
       postForm(admin, `${SCREEN}?language=hi`, [["intent", "review"], ["locale", "hi"], ...fields]);
-    const correct = (word: string, text: string, by = "Dr Meena Iyer, MD") =>
-      postForm(admin, `${SCREEN}?language=hi&word=${word}`, [
-        ["intent", "correct"],
-        ["locale", "hi"],
-        ["word", word],
-        ["text", text],
-        ["reviewedBy", by],
-        ["reviewedOn", today],
-      ]);
     const stale = above.tick.replace(/@.*/, "@000000000000");
     for (const [res, said] of [
       [
@@ -375,15 +367,6 @@ describe("the admin's lab words", () => {
   });
 
   it("a correction is what the patient's and the expert's screens say; taking it back brings the first text", async () => {
-    const correct = (word: string, text: string) =>
-      postForm(admin, `${SCREEN}?language=hi&word=${word}`, [
-        ["intent", "correct"],
-        ["locale", "hi"],
-        ["word", word],
-        ["text", text],
-        ["reviewedBy", "Dr Meena Iyer, MD (Pathology)"],
-        ["reviewedOn", today],
-      ]);
     // The correction form opens on the word, with the places the sentence keeps.
     const form = pageText(await (await admin.fetch(`${SCREEN}?language=hi&word=labs.below`)).text());
     expect(form).toContain("Correct a word");

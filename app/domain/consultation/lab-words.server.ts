@@ -3,7 +3,7 @@ import { and, eq, isNotNull } from "drizzle-orm";
 import type { TFunction } from "i18next";
 import type { z } from "zod";
 import { config } from "~/config.server";
-import { db, exec, rows, transaction } from "~/db/client.server";
+import { db, exec, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { labWords, users } from "~/db/schema";
 import labsBn from "~/i18n/locales/sections/labs.bn";
 import labsEn from "~/i18n/locales/sections/labs.en";
@@ -204,6 +204,25 @@ async function correctionsOf(locale: LabWordLocale): Promise<Map<string, string>
   return new Map(found.map((r) => [r.word, r.correction!]));
 }
 
+/** One word's row written (made or updated) and audited, in the caller's transaction. */
+function* saveWord(
+  tx: DB,
+  actor: Actor,
+  action: "lab_word.review" | "lab_word.correct",
+  locale: LabWordLocale,
+  word: string,
+  set: Partial<typeof labWords.$inferInsert>,
+  detail: Record<string, string>,
+): TxSteps<void> {
+  yield* exec(
+    tx
+      .insert(labWords)
+      .values({ locale, word, ...set })
+      .onConflictDoUpdate({ target: [labWords.locale, labWords.word], set }),
+  );
+  yield* exec(auditInsert(tx, actor, action, "lab_word", `${locale}:${word}`, detail));
+}
+
 /**
  * Admin: a clinician reviewed these words as shown on the admin's screen — their name and
  * qualification, and the day. Each ticked word carries the mark of the text the admin saw; a word
@@ -231,18 +250,10 @@ export async function reviewLabWords(actor: Actor, input: unknown): Promise<numb
         recordedAt: now,
         updatedAt: now,
       };
-      yield* exec(
-        tx
-          .insert(labWords)
-          .values({ locale: data.locale, word: w.word, ...review })
-          .onConflictDoUpdate({ target: [labWords.locale, labWords.word], set: review }),
-      );
-      yield* exec(
-        auditInsert(tx, actor, "lab_word.review", "lab_word", `${data.locale}:${w.word}`, {
-          reviewedBy: data.reviewedBy,
-          reviewedOn: data.reviewedOn,
-        }),
-      );
+      yield* saveWord(tx, actor, "lab_word.review", data.locale, w.word, review, {
+        reviewedBy: data.reviewedBy,
+        reviewedOn: data.reviewedOn,
+      });
     }
   });
   return ticked.length;
@@ -280,21 +291,13 @@ export async function correctLabWord(actor: Actor, input: unknown): Promise<void
     recordedAt: now,
     updatedAt: now,
   };
-  await transaction(function* (tx) {
-    yield* exec(
-      tx
-        .insert(labWords)
-        .values({ locale: data.locale, word: w.word, ...row })
-        .onConflictDoUpdate({ target: [labWords.locale, labWords.word], set: row }),
-    );
-    yield* exec(
-      auditInsert(tx, actor, "lab_word.correct", "lab_word", `${data.locale}:${w.word}`, {
-        text,
-        reviewedBy: data.reviewedBy,
-        reviewedOn: data.reviewedOn,
-      }),
-    );
-  });
+  await transaction((tx) =>
+    saveWord(tx, actor, "lab_word.correct", data.locale, w.word, row, {
+      text,
+      reviewedBy: data.reviewedBy,
+      reviewedOn: data.reviewedOn,
+    }),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { messageText } from "~/i18n/message";
-import { FieldError, TextAreaField, TextField } from "~/components/ui/Field";
+import { FieldError, TextAreaField, TextField, type FieldMeta } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
 import { useServerForm } from "~/components/ui/useServerForm";
 import type { LabWordLocale } from "~/domain/consultation/lab-words";
@@ -10,6 +10,34 @@ import type { WordsScreen } from "./route";
 import { PLACE_LABEL, Said } from "./WordTables";
 
 type Reply = SubmissionResult<string[]> | undefined;
+
+/** Who reviewed (name and qualification) and on which day: never after the clinic's today. */
+function ReviewerFields({
+  reviewedBy,
+  reviewedOn,
+  label,
+  today,
+}: {
+  reviewedBy: FieldMeta;
+  reviewedOn: FieldMeta;
+  label: string;
+  today: string;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_14rem]">
+      <TextField
+        meta={reviewedBy}
+        label={label}
+        hint={t("labWords.reviewerHint")}
+        required
+        maxLength={200}
+        autoComplete="off"
+      />
+      <TextField meta={reviewedOn} type="date" label={t("labWords.reviewedOn")} required max={today} />
+    </div>
+  );
+}
 
 /**
  * "Record a review": who reviewed the words ticked in the lists (their checkboxes belong to this
@@ -48,23 +76,12 @@ export function ReviewForm({
       <input type="hidden" name="locale" value={language} />
       <FormError id={form.errorId} errors={form.errors?.map((e) => messageText(t, e))} />
       <FieldError meta={fields.words} />
-      <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_14rem]">
-        <TextField
-          meta={fields.reviewedBy}
-          label={t("labWords.reviewer")}
-          hint={t("labWords.reviewerHint")}
-          required
-          maxLength={200}
-          autoComplete="off"
-        />
-        <TextField
-          meta={fields.reviewedOn}
-          type="date"
-          label={t("labWords.reviewedOn")}
-          required
-          max={today}
-        />
-      </div>
+      <ReviewerFields
+        reviewedBy={fields.reviewedBy}
+        reviewedOn={fields.reviewedOn}
+        label={t("labWords.reviewer")}
+        today={today}
+      />
       <button type="submit" className="btn-primary" disabled={busy}>
         {t("labWords.recordReview")}
       </button>
@@ -139,23 +156,12 @@ export function CorrectForm({
             </ul>
           )}
         </div>
-        <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_14rem]">
-          <TextField
-            meta={fields.reviewedBy}
-            label={t("labWords.correctionBy")}
-            hint={t("labWords.reviewerHint")}
-            required
-            maxLength={200}
-            autoComplete="off"
-          />
-          <TextField
-            meta={fields.reviewedOn}
-            type="date"
-            label={t("labWords.reviewedOn")}
-            required
-            max={today}
-          />
-        </div>
+        <ReviewerFields
+          reviewedBy={fields.reviewedBy}
+          reviewedOn={fields.reviewedOn}
+          label={t("labWords.correctionBy")}
+          today={today}
+        />
         <div className="flex flex-wrap items-center gap-3">
           <button type="submit" className="btn-primary" disabled={busy}>
             {t("labWords.saveCorrection")}
