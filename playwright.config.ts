@@ -27,6 +27,7 @@ const PHONE_FLOWS = [
 ];
 const DESKTOP_FLOWS = [
   "lab-values",
+  "lab-words",
   "consultation",
   "dashboard",
   "dicom",

@@ -1361,3 +1361,30 @@ export const provenNumbers = sqliteTable(
   },
   (t) => [uniqueIndex("proven_numbers_uq").on(t.patientId, t.number)],
 );
+
+/**
+ * A patient-facing lab word in one language as the clinic checked it (decision 0108): a test's name
+ * (`name.<LOINC>`) or a sentence of the labs catalogue (`labs.<key>`) in Hindi, Bengali or Tamil.
+ * The correction, when there is one, is shown wherever the word is (the catalogue's text stays the
+ * fallback); a review says who checked the text (name and qualification, as the admin typed them)
+ * and on which day, and holds only while the English and the text are the ones the hash was made of.
+ */
+export const labWords = sqliteTable(
+  "lab_words",
+  {
+    locale: text("locale").notNull(),
+    word: text("word").notNull(),
+    correction: text("correction"),
+    correctedBy: text("corrected_by").references(() => users.id, { onDelete: "set null" }),
+    correctedAt: integer("corrected_at", { mode: "timestamp_ms" }),
+    reviewedBy: text("reviewed_by"),
+    /** The day of the review (YYYY-MM-DD, the clinic's calendar). */
+    reviewedOn: text("reviewed_on"),
+    /** SHA-256 of the English and the text the reviewer read. */
+    reviewedHash: text("reviewed_hash"),
+    recordedBy: text("recorded_by").references(() => users.id, { onDelete: "set null" }),
+    recordedAt: integer("recorded_at", { mode: "timestamp_ms" }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.locale, t.word] })],
+);

@@ -63,6 +63,7 @@ export const {
   workFailures,
   previewCache,
   provenNumbers,
+  labWords,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;

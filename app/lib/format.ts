@@ -61,3 +61,24 @@ export function formatBytes(bytes: number, locale: string): string {
     maximumFractionDigits: 1,
   }).format(bytes / (1024 * 1024));
 }
+
+/**
+ * A time zone named in words of the language ("India Standard Time", "भारतीय मानक समय"), never as
+ * its IANA id ("Asia/Kolkata"): the zone's generic long name, else its long name, else the id when
+ * the language has no name for it but an offset.
+ */
+export function zoneName(timeZone: string, locale: string): string {
+  const named = (style: "longGeneric" | "long") => {
+    try {
+      return new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: style })
+        .formatToParts(new Date())
+        .find((p) => p.type === "timeZoneName")?.value;
+    } catch {
+      return undefined;
+    }
+  };
+  // "GMT+03:00" (or "GMT" alone) is an offset, not a name.
+  const words = (name: string | undefined) =>
+    name && !/[+\-\u2212]\s*\p{Nd}|^(GMT|UTC)$/u.test(name) ? name : null;
+  return words(named("longGeneric")) ?? words(named("long")) ?? timeZone;
+}

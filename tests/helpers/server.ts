@@ -210,8 +210,8 @@ export class Browserish {
     return res;
   }
 
-  /** Posts a form like a browser without JavaScript (same-origin headers). */
-  post(pathname: string, fields: Record<string, string>) {
+  /** Posts a form like a browser without JavaScript (same-origin headers); pairs may repeat a field. */
+  post(pathname: string, fields: Record<string, string> | [string, string][]) {
     return this.fetch(pathname, {
       method: "POST",
       body: new URLSearchParams(fields),

@@ -1167,6 +1167,16 @@ const SCREENS: Row[] = [
     admin: 200,
   },
   {
+    // The lab words a patient reads, reviewed by the clinic (decision 0108).
+    route: "/dashboard/lab-words",
+    anon: "login",
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 200,
+  },
+  {
     route: "/dashboard/messages?kind=callback",
     anon: "login",
     patient: 404,

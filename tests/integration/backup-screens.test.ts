@@ -87,8 +87,8 @@ describe("a scheduled backup, on the Service screen and in /metrics", () => {
     expect(html).toContain('data-status="verified"');
     const text = pageText(html);
     expect(text).toContain("Backups");
-    expect(text).toContain("A backup is taken every day at 00:00, clinic time (Asia/Kolkata)");
-    expect(text).toContain("Times are the clinic's: Asia/Kolkata");
+    expect(text).toContain("A backup is taken every day at 00:00, clinic time (India Standard Time)");
+    expect(text).toContain("Times are the clinic's: India Standard Time");
     expect(text).toContain(repository);
     expect(text).toContain("Verified");
     expect(text).not.toContain("No copy of the data leaves this machine");

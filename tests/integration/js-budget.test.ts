@@ -150,6 +150,7 @@ describe("first-visit JavaScript budget", () => {
       "/dashboard/messages",
       "/dashboard/messages?kind=calls",
       "/dashboard/phrases",
+      "/dashboard/lab-words",
       "/dashboard/service",
       "/dashboard/turnaround",
       "/dashboard/rights-requests",

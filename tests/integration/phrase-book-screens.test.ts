@@ -84,7 +84,9 @@ describe("the expert's phrase picker", () => {
     // Not in English on a Hindi screen, and no claim that every sentence was reviewed.
     expect(picker).not.toContain("Your blood sugar is high.");
     expect(picker).not.toMatch(/reviewed translation|समीक्षा किया हुआ अनुवाद/i);
-    expect(picker).toContain("தமிழ்");
+    // Her language named in the expert's: तमिल, not தமிழ் or "Tamil" (decision 0108).
+    expect(picker).toContain("मरीज़ तमिल में पढ़ेंगे");
+    expect(picker).not.toContain("Tamil");
   });
 
   it("an admin records who checked a built-in sentence: the picker says so for that one only", async () => {

@@ -30,6 +30,7 @@ export const AUDIT_AREAS: Record<AuditArea, string> = {
   account: "audit.areas.account",
   backup: "audit.areas.backup",
   phrase: "audit.areas.phrase",
+  lab_word: "audit.areas.labWord",
 };
 
 /** Each action's label, each area's actions in the order they happen. */
@@ -123,6 +124,9 @@ export const AUDIT_ACTIONS: Record<Labelled, string> = {
   "phrase.add": "audit.actions.phraseAdd",
   "phrase.review": "audit.actions.phraseReview",
   "phrase.retire": "audit.actions.phraseRetire",
+  "lab_word.review": "audit.actions.labWordReview",
+  "lab_word.correct": "audit.actions.labWordCorrect",
+  "lab_word.revert": "audit.actions.labWordRevert",
 };
 
 /** Whether `action` is one the screen knows (a query string may name anything). */

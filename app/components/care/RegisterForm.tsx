@@ -5,7 +5,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { FieldError, TextField } from "~/components/ui/Field";
 import { FormError } from "~/components/ui/FormError";
-import { LANGUAGES } from "~/i18n/config";
+import { LANGUAGES, languageNameKey } from "~/i18n/config";
 import { FACILITATED_METHODS, METHOD_KEYS, registrationSchema } from "~/schemas/registration";
 import { parseFormData } from "~/schemas/strict";
 import { Radios } from "~/components/ui/Radios";
@@ -68,7 +68,8 @@ export function RegisterForm({
       : undefined,
   });
   const refused = fields.consent.errors?.includes(t("registration.refusedWhatToDo"));
-  const langOf = (code: string) => LANGUAGES.find((l) => l.code === code)?.label ?? code;
+  // A language inside a sentence is named in the screen's language (the buttons name each in its own).
+  const langOf = (code: string) => t(languageNameKey(code));
   return (
     <section className="mx-auto max-w-2xl">
       <PageHeader

@@ -1,11 +1,12 @@
-import { useTranslation } from "~/i18n/useTranslation";
+import { useLabSay } from "./words";
 
 /**
  * The patient's side of lab values (decisions 0084, 0090): checked values in plain words, and for
  * an analyte in two or more reports a server-rendered SVG chart — each report at the date printed on
  * it (else the day it was uploaded, said so), dates on its axis, the range printed on each report as
  * a labelled band, in the unit her reports print — with a table as its text alternative, and the
- * test named in her language beside the name her reports print. No JavaScript needed.
+ * test named in her language beside the name her reports print. No JavaScript needed. Every sentence
+ * is the clinic's correction where it made one (decision 0108).
  */
 
 export type LabPointView = {
@@ -32,7 +33,7 @@ export type LabSeriesView = {
 };
 
 export function LabLines({ lines }: { lines: string[] }) {
-  const { t } = useTranslation();
+  const t = useLabSay();
   if (!lines.length) return null;
   return (
     <section className="mt-3" aria-label={t("labs.valuesTitle")}>
@@ -142,7 +143,7 @@ function Chart({ s, mixed }: { s: LabSeriesView; mixed: boolean }) {
 }
 
 export function LabCharts({ series }: { series: LabSeriesView[] }) {
-  const { t } = useTranslation();
+  const t = useLabSay();
   if (!series.length) return null;
   return (
     <section className="card mb-4 p-4" aria-labelledby="lab-series-title" data-testid="lab-series">

@@ -28,6 +28,8 @@
  *   sweep; decision 0015).
  * - centre-figures: a centre's queue, turnaround, workers and overdue reports (the centres are care's).
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
+ * - lab-words (with the browser-safe lab-words.ts): the lab words a patient reads in her language,
+ *   reviewed and corrected by the clinic (decision 0108).
  * - held-items, held-handover: what a suspended or moved health worker recorded offline, refused
  *   with the reason and kept for the centre until an admin hands it to another worker (0065).
  */
@@ -149,3 +151,16 @@ export {
   type ConfirmAllInput,
   type ConfirmAllResult,
 } from "./lab-checks.server";
+export {
+  clinicToday,
+  correctLabWord,
+  labSentence,
+  labWordList,
+  labWordsFor,
+  reviewLabWords,
+  revertLabWord,
+  testName,
+  testNameAsPrinted,
+  type LabWordEntry,
+  type LabWords,
+} from "./lab-words.server";

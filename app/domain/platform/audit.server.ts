@@ -129,7 +129,10 @@ export type AuditAction =
   | "backup.recovery_sheet_printed"
   | "phrase.add"
   | "phrase.review"
-  | "phrase.retire";
+  | "phrase.retire"
+  | "lab_word.review"
+  | "lab_word.correct"
+  | "lab_word.revert";
 
 export type AuditSubjectType = "report" | "user" | (string & {});
 

@@ -17,6 +17,7 @@ import slip_bn from "./sections/slip.bn";
 import seen_bn from "./sections/seen.bn";
 import backups_bn from "./sections/backups.bn";
 import outboxLock_bn from "./sections/outboxLock.bn";
+import labWords_bn from "./sections/labWords.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -44,6 +45,8 @@ const bn: Catalogue = {
     next: "পরের",
     updateReady: "নতুন সংস্করণ প্রস্তুত",
     reload: "আবার লোড করুন",
+    /** Each language named in this one (a language inside a sentence). */
+    languageNames: { en: "ইংরেজি", hi: "হিন্দি", bn: "বাংলা", ta: "তামিল" },
   },
   nav: {
     home: "হোম",
@@ -900,6 +903,9 @@ const bn: Catalogue = {
       phraseAdd: "বাক্য যোগ করা হয়েছে",
       phraseReview: "বাক্যের অনুবাদ যাচাই করা হয়েছে",
       phraseRetire: "বাক্য সরানো হয়েছে",
+      labWordReview: "ল্যাবের শব্দের পর্যালোচনা লেখা হয়েছে",
+      labWordCorrect: "ল্যাবের শব্দ সংশোধন করা হয়েছে",
+      labWordRevert: "ল্যাবের শব্দের সংশোধন সরানো হয়েছে",
     },
     areas: {
       report: "রিপোর্ট",
@@ -912,6 +918,7 @@ const bn: Catalogue = {
       account: "অ্যাকাউন্ট ও তথ্যের অধিকার",
       backup: "ব্যাকআপ",
       phrase: "বাক্য-সংগ্রহ",
+      labWord: "ল্যাবের শব্দ",
     },
   },
   specialties: {
@@ -1548,6 +1555,7 @@ const bn: Catalogue = {
   seen: seen_bn,
   backups: backups_bn,
   outboxLock: outboxLock_bn,
+  labWords: labWords_bn,
 };
 
 export default bn;

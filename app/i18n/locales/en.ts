@@ -17,6 +17,7 @@ import slip_en from "./sections/slip.en";
 import seen_en from "./sections/seen.en";
 import backups_en from "./sections/backups.en";
 import outboxLock_en from "./sections/outboxLock.en";
+import labWords_en from "./sections/labWords.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -45,6 +46,8 @@ const en = {
     next: "Next",
     updateReady: "A new version is ready",
     reload: "Reload",
+    /** Each language named in this one (a language inside a sentence). */
+    languageNames: { en: "English", hi: "Hindi", bn: "Bengali", ta: "Tamil" },
   },
   nav: {
     home: "Home",
@@ -890,6 +893,9 @@ const en = {
       phraseAdd: "Phrase added",
       phraseReview: "Phrase's translations checked",
       phraseRetire: "Phrase retired",
+      labWordReview: "Lab word's review recorded",
+      labWordCorrect: "Lab word corrected",
+      labWordRevert: "Lab word's correction removed",
     },
     areas: {
       report: "Reports",
@@ -902,6 +908,7 @@ const en = {
       account: "Accounts and data rights",
       backup: "Backups",
       phrase: "Phrase book",
+      labWord: "Lab words",
     },
   },
   specialties: {
@@ -1536,6 +1543,7 @@ const en = {
   seen: seen_en,
   backups: backups_en,
   outboxLock: outboxLock_en,
+  labWords: labWords_en,
 } as const;
 
 export default en;

@@ -17,6 +17,7 @@ import slip_hi from "./sections/slip.hi";
 import seen_hi from "./sections/seen.hi";
 import backups_hi from "./sections/backups.hi";
 import outboxLock_hi from "./sections/outboxLock.hi";
+import labWords_hi from "./sections/labWords.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -43,6 +44,8 @@ const hi: Catalogue = {
     next: "अगला",
     updateReady: "नया संस्करण तैयार है",
     reload: "फिर से लोड करें",
+    /** Each language named in this one (a language inside a sentence). */
+    languageNames: { en: "अंग्रेज़ी", hi: "हिंदी", bn: "बांग्ला", ta: "तमिल" },
   },
   nav: {
     home: "होम",
@@ -896,6 +899,9 @@ const hi: Catalogue = {
       phraseAdd: "वाक्य जोड़ा गया",
       phraseReview: "वाक्य के अनुवाद जाँचे गए",
       phraseRetire: "वाक्य हटाया गया",
+      labWordReview: "लैब शब्द की समीक्षा दर्ज की गई",
+      labWordCorrect: "लैब शब्द सुधारा गया",
+      labWordRevert: "लैब शब्द का सुधार हटाया गया",
     },
     areas: {
       report: "रिपोर्ट",
@@ -908,6 +914,7 @@ const hi: Catalogue = {
       account: "खाते और डेटा के अधिकार",
       backup: "बैकअप",
       phrase: "वाक्य-पुस्तिका",
+      labWord: "लैब शब्द",
     },
   },
   specialties: {
@@ -1543,6 +1550,7 @@ const hi: Catalogue = {
   seen: seen_hi,
   backups: backups_hi,
   outboxLock: outboxLock_hi,
+  labWords: labWords_hi,
 };
 
 export default hi;

@@ -17,6 +17,7 @@ import slip_ta from "./sections/slip.ta";
 import seen_ta from "./sections/seen.ta";
 import backups_ta from "./sections/backups.ta";
 import outboxLock_ta from "./sections/outboxLock.ta";
+import labWords_ta from "./sections/labWords.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -44,6 +45,8 @@ const ta: Catalogue = {
     next: "அடுத்தது",
     updateReady: "புதிய பதிப்பு தயாராக உள்ளது",
     reload: "மீண்டும் ஏற்றவும்",
+    /** Each language named in this one (a language inside a sentence). */
+    languageNames: { en: "ஆங்கிலம்", hi: "இந்தி", bn: "வங்காளம்", ta: "தமிழ்" },
   },
   nav: {
     home: "முகப்பு",
@@ -925,6 +928,9 @@ const ta: Catalogue = {
       phraseAdd: "வாக்கியம் சேர்க்கப்பட்டது",
       phraseReview: "வாக்கியத்தின் மொழிபெயர்ப்புகள் சரிபார்க்கப்பட்டன",
       phraseRetire: "வாக்கியம் நீக்கப்பட்டது",
+      labWordReview: "ஆய்வகச் சொல்லின் சரிபார்ப்பு பதிவு செய்யப்பட்டது",
+      labWordCorrect: "ஆய்வகச் சொல் திருத்தப்பட்டது",
+      labWordRevert: "ஆய்வகச் சொல்லின் திருத்தம் நீக்கப்பட்டது",
     },
     areas: {
       report: "அறிக்கைகள்",
@@ -937,6 +943,7 @@ const ta: Catalogue = {
       account: "கணக்குகளும் தரவு உரிமைகளும்",
       backup: "காப்புப்பிரதிகள்",
       phrase: "வாக்கியத் தொகுப்பு",
+      labWord: "ஆய்வகச் சொற்கள்",
     },
   },
   specialties: {
@@ -1591,6 +1598,7 @@ const ta: Catalogue = {
   seen: seen_ta,
   backups: backups_ta,
   outboxLock: outboxLock_ta,
+  labWords: labWords_ta,
 };
 
 export default ta;

@@ -69,7 +69,13 @@ export function LabPanel({ reportId, labs }: { reportId: string; labs: ReviewLab
           {labs.values.length > 0 && (
             <ul className="@container space-y-2" aria-label={t("labs.reviewTitle")}>
               {labs.values.map((v) => (
-                <ValueRow key={v._id} reportId={reportId} v={v} shown={labs.preview?.valueId === v._id} />
+                <ValueRow
+                  key={v._id}
+                  reportId={reportId}
+                  v={v}
+                  shown={labs.preview?.valueId === v._id}
+                  words={labs.words}
+                />
               ))}
             </ul>
           )}

@@ -51,8 +51,20 @@ function focusNextConfirm(row: HTMLElement | null) {
  * that does not apply leaves its place empty, and the row keeps its height, so after a click
  * nothing moves under the finger, in this row or the ones below.
  */
-export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue; shown: boolean }) {
+export function ValueRow({
+  reportId,
+  v,
+  shown,
+  words,
+}: {
+  reportId: string;
+  v: LabValue;
+  shown: boolean;
+  /** The clinic's corrections of the lab words (decision 0108): the flags have no places to fill. */
+  words: Record<string, string>;
+}) {
   const { t } = useTranslation();
+  const say = (key: string) => words[key] ?? t(key);
   const fetcher = useFetcher<LabReply>();
   const navigation = useNavigation();
   const page = useActionData() as LabError | undefined;
@@ -122,7 +134,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
             data-testid="lab-flag"
           >
-            {v.judgement === "above" ? t("labs.flagH") : t("labs.flagL")}
+            {v.judgement === "above" ? say("labs.flagH") : say("labs.flagL")}
           </span>
         )}
         {v.judgement === "outside" && (
@@ -130,7 +142,7 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-semibold text-rose-900"
             data-testid="lab-flag"
           >
-            {t("labs.flagA")}
+            {say("labs.flagA")}
           </span>
         )}
         {v.judgement === "within" && (
@@ -138,11 +150,11 @@ export function ValueRow({ reportId, v, shown }: { reportId: string; v: LabValue
             className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700"
             data-testid="lab-flag"
           >
-            {text ? t("labs.flagSame") : t("labs.flagN")}
+            {text ? say("labs.flagSame") : say("labs.flagN")}
           </span>
         )}
         <span data-testid="lab-range">
-          {text ? t("labs.printedReference") : t("labs.printedRange")}:
+          {text ? t("labs.printedReference") : say("labs.printedRange")}:
           {!v.parts && ` ${v.rangeText ?? t("labs.noRangePrinted")}`}
         </span>
       </p>

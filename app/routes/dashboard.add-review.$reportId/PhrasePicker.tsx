@@ -1,5 +1,5 @@
+import { languageNameKey } from "~/i18n/config";
 import { useTranslation } from "~/i18n/useTranslation";
-import { LANGUAGES } from "~/i18n/config";
 
 export type PhraseChoice = {
   id: string;
@@ -33,7 +33,8 @@ export function PhrasePicker({
 }) {
   const { t } = useTranslation();
   const errorId = `${name}-error`;
-  const language = LANGUAGES.find((l) => l.code === phrases.patientLang)?.label ?? phrases.patientLang;
+  // Her language named in the expert's (a Hindi sentence says अंग्रेज़ी, never "English").
+  const language = t(languageNameKey(phrases.patientLang));
   return (
     <fieldset
       className="min-w-0 rounded-lg border border-slate-300 p-3"

@@ -5,7 +5,9 @@ import {
   confirmableInBulk,
   confirmValues,
   labReview,
+  labWordsFor,
   readWithDoubt,
+  testName,
 } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
 import { CATALOGUE, displayUnit, printedParts, storedMeasure } from "~/domain/records/labs";
@@ -16,16 +18,21 @@ import type { ReviewScreen } from "./claim.server";
 /**
  * "Values read from this report" (decisions 0084, 0090): for the expert holding the report, the
  * reading's state, every value with its status, its doubt and the page to show it on, the values
- * one step confirms; the catalogue to add one from (when asked for: `?add=1`).
+ * one step confirms; the catalogue to add one from (when asked for: `?add=1`). Each test is named in
+ * the screen's language where it has a name there, and the flags are said as the clinic corrected
+ * them (decision 0108).
  */
 export async function labsSection(
   actor: Actor,
   report: { _id: string; reportUrl: string; resourceType: string },
   selected: string | null,
   adding: boolean,
+  locale: string,
 ) {
   const review = await labReview(actor, report._id);
   if (!review) return null;
+  const words = await labWordsFor(locale);
+  const named = <V extends { loinc: string; name: string }>(v: V) => testName(words, v.loinc, v.name, locale);
   const pick =
     review.values.find((v) => v._id === selected && v.status !== "removed" && v.page && v.box) ?? null;
   return {
@@ -34,6 +41,7 @@ export async function labsSection(
     // where the value stands against its printed range: its measure's judgement (decision 0088).
     values: review.values.map((v) => ({
       ...v,
+      name: named(v),
       shownUnit: v.valueText !== null ? "" : (v.printedUnit ?? displayUnit(v.unit)),
       judgement: storedMeasure(v).judgement,
       doubt: readWithDoubt(v),
@@ -49,7 +57,7 @@ export async function labsSection(
     preview: pick
       ? {
           valueId: pick._id,
-          name: pick.name,
+          name: named(pick),
           page: pick.page!,
           box: pick.box!,
           src:
@@ -63,10 +71,12 @@ export async function labsSection(
       ? null
       : CATALOGUE.map((a) => ({
           loinc: a.loinc,
-          name: a.name,
+          name: named(a),
           // As people read them ("×10³/µL"); the unit field takes these as typed.
           units: [a.unit, ...a.alt.map((u) => u.ucum)].map(displayUnit).filter(Boolean),
         })),
+    // The clinic's corrections of the sentences the section says (its flags).
+    words: words.sentences,
   };
 }
 

@@ -84,6 +84,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
           report,
           new URL(request.url).searchParams.get("value"),
           new URL(request.url).searchParams.get("add") === "1",
+          locale,
         )
       : null;
   return {

@@ -1,35 +1,41 @@
 import type { TFunction } from "i18next";
-import { confirmedValues, labSeries, type ApiLabValue } from "~/domain/consultation/index.server";
-import type { Actor } from "~/domain/platform/index.server";
 import {
-  displayUnit,
-  judgementWords,
-  localName,
-  nameAsPrinted,
-  printsOtherName,
-  storedMeasure,
-} from "~/domain/records/labs";
+  confirmedValues,
+  labSentence,
+  labSeries,
+  labWordsFor,
+  testName,
+  testNameAsPrinted,
+  type ApiLabValue,
+  type LabWords,
+} from "~/domain/consultation/index.server";
+import type { Actor } from "~/domain/platform/index.server";
+import { displayUnit, judgementWords, printsOtherName, storedMeasure } from "~/domain/records/labs";
 import type { LabSeriesView } from "~/components/labs/LabValues";
 
 /**
  * A checked value in plain words, against the range printed on the report (decision 0084): her
  * name for the test beside the one her report prints (decision 0090), the value, unit and range as
  * printed; where it stands is its measure's judgement (decision 0088), the one the expert's flag
- * and the FHIR export give — a text result's against its printed reference (decision 0098).
+ * and the FHIR export give — a text result's against its printed reference (decision 0098). The
+ * names and sentences are the clinic's corrections where it made one (decision 0108).
  */
-export function plainWords(t: TFunction, v: ApiLabValue, locale: string): string {
+export function plainWords(t: TFunction, v: ApiLabValue, locale: string, words: LabWords): string {
   const m = storedMeasure(v);
   const vars = {
-    name: nameAsPrinted(v.loinc, v.name, v.printedName, locale),
+    name: testNameAsPrinted(words, v.loinc, v.name, v.printedName, locale),
     // A text result is said as it was checked ("Reactive"), against its printed reference (0098).
     value: m.kind === "text" ? m.text : v.printedValue,
     unit: m.kind === "text" ? "" : (v.printedUnit ?? displayUnit(v.unit)),
     range: v.rangeText ?? "",
   };
-  return t(judgementWords(m), vars);
+  return labSentence(t, words, judgementWords(m), vars);
 }
 
-/** The screen's lab values: plain lines per reviewed report, and the series over time. */
+/**
+ * The screen's lab values: plain lines per reviewed report, the series over time, and the clinic's
+ * corrections of the sentences the components say (decision 0108).
+ */
 export async function labsFor(
   actor: Actor,
   patientId: string,
@@ -37,9 +43,10 @@ export async function labsFor(
   t: TFunction,
   locale: string,
 ) {
+  const words = await labWordsFor(locale);
   const lines: Record<string, string[]> = {};
   for (const id of reportIds)
-    lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v, locale));
+    lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v, locale, words));
   // A printed date is a day (no time, no zone); an upload is a moment, said as a day in India.
   const day = (style: Intl.DateTimeFormatOptions) => ({
     printed: new Intl.DateTimeFormat(locale, { ...style, timeZone: "UTC" }),
@@ -48,7 +55,7 @@ export async function labsFor(
   const long = day({ dateStyle: "medium" });
   const short = day({ day: "numeric", month: "short", year: "2-digit" });
   const series: LabSeriesView[] = (await labSeries(actor, patientId)).map((s) => {
-    const name = localName(s.loinc, locale) ?? s.name;
+    const name = testName(words, s.loinc, s.name, locale);
     // The names her reports print, when they say something else than the one shown.
     const printed = [...new Set(s.points.map((p) => p.printedName.trim()).filter(Boolean))];
     const kinds = new Set(s.points.map((p) => p.dated));
@@ -72,5 +79,5 @@ export async function labsFor(
       })),
     };
   });
-  return { lines, series };
+  return { lines, series, words: words.sentences };
 }

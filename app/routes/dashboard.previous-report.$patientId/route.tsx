@@ -24,6 +24,7 @@ import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
 import { labsFor } from "./labs.server";
+import { LabWordsProvider } from "~/components/labs/words";
 import { ReportList } from "./ReportList";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -93,6 +94,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       labLines: labs.lines[r._id] ?? [],
     })),
     labSeries: labs.series,
+    labWords: labs.words,
     // Voice notes are added by the patient's side only (an admin looking on does not).
     canVoice: actor.accountType !== "Admin",
     voiceMaxSeconds: config().voiceMaxSeconds,
@@ -134,5 +136,9 @@ export default function PreviousReports() {
       </NotAllowed>
     );
   }
-  return <ReportList {...loaded} />;
+  return (
+    <LabWordsProvider words={loaded.labWords}>
+      <ReportList {...loaded} />
+    </LabWordsProvider>
+  );
 }

@@ -9,7 +9,7 @@ import {
 } from "~/domain/operations/index.server";
 import type { Actor } from "~/domain/platform/index.server";
 import { tFor } from "~/i18n/i18n.server";
-import { formatBytes, formatDateTime } from "~/lib/format";
+import { formatBytes, formatDateTime, zoneName } from "~/lib/format";
 import { requireRole } from "~/web/auth.server";
 import { readForm } from "~/web/forms.server";
 import { guardForm } from "~/web/guard.server";
@@ -42,12 +42,14 @@ function why(r: BackupRun, t: TFunction): string {
 export async function backupSection(actor: Actor, t: TFunction, locale: string) {
   const [o, notice] = await Promise.all([backupOverview(actor), backupNotice(actor)]);
   const when = (d: Date) => formatDateTime(d, locale, o.timeZone);
+  // The clinic's zone in words of the screen's language, never its IANA id.
+  const zone = zoneName(o.timeZone, locale);
   return {
     scheduleText: !o.schedule
       ? t("backups.scheduleOff")
       : o.schedule.everyHours < 24
-        ? t("backups.scheduleHours", { at: o.schedule.at, hours: o.schedule.everyHours, zone: o.timeZone })
-        : t("backups.scheduleDaily", { at: o.schedule.at, zone: o.timeZone }),
+        ? t("backups.scheduleHours", { at: o.schedule.at, hours: o.schedule.everyHours, zone })
+        : t("backups.scheduleDaily", { at: o.schedule.at, zone }),
     keepText: t("backups.keep", o.keep),
     busy: o.busy,
     notice,

@@ -9,7 +9,7 @@ import { serviceSummary, type RouteGroup } from "~/domain/operations/index.serve
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
-import { formatDay } from "~/lib/format";
+import { formatDay, zoneName } from "~/lib/format";
 import { BackupsSection } from "~/components/service/BackupsSection";
 import { backupAction, backupSection } from "./backups.server";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
@@ -49,7 +49,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const unit = turnaroundUnit(s.turnaround.flatMap((w) => [w.medianMs ?? 0, w.p90Ms ?? 0]));
   return {
     title: t("service.title"),
-    intro: t("service.intro", { zone }),
+    // The zone in words of the screen's language, never its IANA id.
+    intro: t("service.intro", { zone: zoneName(zone, locale) }),
     backups,
     unit: { label: t(unit.key), ms: unit.ms },
     hours: s.requests.map((r) => ({

@@ -116,6 +116,8 @@ export function sidebarFor(
         { to: "/dashboard/messages", label: t("dashboard.messages"), icon: "mail" },
         // Sentences with reviewed translations that experts choose beside an opinion (decision 0081).
         { to: "/dashboard/phrases", label: t("phrases.nav"), icon: "list" },
+        // The lab words a patient reads, reviewed and corrected by the clinic (decision 0108).
+        { to: "/dashboard/lab-words", label: t("labWords.nav"), icon: "list" },
         { to: "/dashboard/rights-requests", label: t("rights.navRequests"), icon: "shield" },
         // Take-overs to review and undo (decision 0055).
         { to: "/dashboard/take-overs", label: t("family.takeOversTitle"), icon: "shield" },
