@@ -82,7 +82,7 @@ describe("the browser's translator gives what i18next gives (decision 0094)", ()
       expect(t(null)).toBe(server(null as never));
       expect(browser.exists("calls.title")).toBe(true);
       expect(browser.exists("calls.nope")).toBe(false);
-    });
+    }, 120_000); // every key × every sample: over 30 s on a busy machine
   }
 
   it("reports a missing key, and draws again when strings arrive or the language changes", () => {

@@ -1,5 +1,5 @@
 import { createContext, useContext, type ReactNode } from "react";
-import { fillPlaces, type LabSentences } from "~/domain/consultation/lab-words";
+import type { LabSentences } from "~/domain/consultation/lab-words";
 import { useTranslation } from "~/i18n/useTranslation";
 
 /**
@@ -8,6 +8,17 @@ import { useTranslation } from "~/i18n/useTranslation";
  * way, any other as the catalogue says it.
  */
 const LabWordsContext = createContext<LabSentences>({});
+
+/**
+ * A correction's places filled as `fillPlaces` (lab-words.ts) fills them, written here so the
+ * patient's reports page fetches no module of its own for it: that page is at its 120 KB budget
+ * (decision 0094), and a file costs its response headers on a slow link.
+ */
+const fill = (text: string, values: Record<string, unknown> = {}) =>
+  text.replace(/\{\{\s*([A-Za-z_]\w*)\s*\}\}/g, (_, name: string) => {
+    const v = Object.hasOwn(values, name) ? values[name] : undefined;
+    return v === undefined || v === null ? "" : String(v);
+  });
 
 export function LabWordsProvider({ words, children }: { words: LabSentences; children: ReactNode }) {
   return <LabWordsContext.Provider value={words}>{children}</LabWordsContext.Provider>;
@@ -19,6 +30,6 @@ export function useLabSay() {
   const words = useContext(LabWordsContext);
   return (key: string, values?: Record<string, string | number>): string => {
     const own = words[key];
-    return own === undefined ? (t(key, values) as string) : fillPlaces(own, values);
+    return own === undefined ? (t(key, values) as string) : fill(own, values);
   };
 }
