@@ -125,9 +125,10 @@ export async function spawnApp(
     child.once("exit", (code, signal) => r({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  // 60 s: on a two-core machine busy with the browser suites, two workers have taken over 30 s to
-  // answer (the phone journey's start, CI of 2026-11-25); a start that fails still fails here.
-  const deadline = Date.now() + 60_000;
+  // 100 s: on a two-core machine busy with three test files, two workers on PostgreSQL have taken
+  // over 60 s to answer (ratelimit-http's start, CI of 2026-11-28; 30 s alone); a start that fails
+  // still fails here, and a server that exits says so at once.
+  const deadline = Date.now() + 100_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       // The free port was taken between the look and the listen (another test's server): another one.

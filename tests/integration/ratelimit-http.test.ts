@@ -22,7 +22,7 @@ beforeAll(async () => {
     // The default mail budget per address is a coarse 200 an hour; these tests count 30.
     RATE_LIMITS: JSON.stringify({ mail: { address: { points: 30, duration: 3600 } } }),
   });
-}, 120_000);
+}, 150_000);
 afterAll(async () => {
   await server?.stop();
 });
