@@ -815,7 +815,9 @@ for (const lang of ["en", "hi", "bn", "ta"] as const) {
         url: app.url,
       },
     ]);
-    // An item the server refused, to see that state too (its words are the server's).
+    // An item the server refused, to see that state too (its words are the server's). The journey's
+    // own page is parked first: its outbox, still sending, would write the item's state back.
+    await page.goto("about:blank");
     await p.goto(`${app.url}/offline`);
     await expect(p.locator("html")).toHaveAttribute("lang", lang);
     await expect(p.getByTestId("outbox-unlock")).toBeVisible();

@@ -118,7 +118,7 @@ export function ValueRow({
           {v.printedName !== v.name && <span className="text-sm text-slate-700"> “{v.printedName}”</span>}
         </p>
         <span
-          className={`min-w-[6.5rem] shrink-0 rounded px-2 py-0.5 text-center text-xs font-semibold whitespace-nowrap ${STATUS_STYLE[v.status]}`}
+          className={`min-w-[6.5rem] max-w-[45%] shrink-0 rounded px-2 py-0.5 text-center text-xs font-semibold wrap-anywhere ${STATUS_STYLE[v.status]}`}
           data-testid="lab-status"
         >
           {statusLabel}
