@@ -150,8 +150,11 @@ export const BLOOD_COUNT: Analyte[] = [
     "Red Cell Distribution Width CV",
     "RDW Red Cell Distribution Width",
   ]),
+  // "RDW" alone names either: the unit decides (fL: SD, %: CV), or without one the value.
   analyte("21000-5", "RDW-SD", blood, "fL", [15, 150], [39, 46], 1, [
+    "RDW",
     "RDW SD",
+    "Red Cell Distribution Width",
     "Red Cell Distribution Width SD",
   ]),
   analyte("32623-1", "MPV", blood, "fL", [3, 25], [7.5, 12], 1, [

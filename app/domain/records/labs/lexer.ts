@@ -101,7 +101,10 @@ function rangeOf(text: string): { range: PrintedRange; suspect: boolean; lead0: 
   const r = RANGE_RE.exec(text);
   if (r) {
     const lo = parseNumber(r[1]!)!;
-    const hi = parseNumber(r[2]!)!;
+    let hi = parseNumber(r[2]!)!;
+    // "4000 - 10.000": a bound backwards as a decimal whose "." groups thousands (as some labs print).
+    if (lo.n > hi.n && /^\d{1,3}(\.\d{3})+$/.test(r[2]!) && Number(r[2]!.replace(/\./g, "")) > lo.n)
+      hi = { n: Number(r[2]!.replace(/\./g, "")), suspect: false };
     return { range: { text, low: lo.n, high: hi.n }, suspect: lo.n > hi.n, lead0: lo.suspect || hi.suspect };
   }
   const c = COMPARE_RE.exec(text);

@@ -7,7 +7,7 @@
  * name, a range whose parts continue on the lines below, ratios of two tests, sections (blood or
  * urine), and notes and interpretation tables, whose numbers are never results.
  */
-import { LONGEST_ALIAS_WORDS, NAME_INDEX, normaliseName } from "./catalogue";
+import { LONGEST_ALIAS_WORDS, lookupName, normaliseName } from "./catalogue";
 import { lex, type Tok } from "./lexer";
 import type { Patient } from "./ranges";
 import { readRow, type NameMatch, type Read } from "./row";
@@ -48,13 +48,12 @@ function namesOn(words: Word[]): NameMatch[] {
       // A capital I read as a bar ("Troponin |").
       const key = normaliseName(printed.replace(/(^|\s)\|(?=\s|$)/g, "$1I"));
       // OCR reads a capital I as a small l ("lonised Calcium"): the name with I, if it is one.
-      const analytes =
+      const found =
         key &&
-        (NAME_INDEX.get(key) ??
-          NAME_INDEX.get(
-            key.replace(/\bl(?=[a-z])/g, "i").replace(/\b[il1]+\b/g, (m) => "i".repeat(m.length)),
-          ));
-      if (!analytes) continue;
+        (lookupName(key) ??
+          lookupName(key.replace(/\bl(?=[a-z])/g, "i").replace(/\b[il1]+\b/g, (m) => "i".repeat(m.length))));
+      if (!found) continue;
+      const { analytes, guessed } = found;
       // A name begins with a letter (or, where a column starts, a number: "25 Hydroxy Vitamin D"),
       // and no word after its first is a decimal number (so "Hb:10.2" or "Hb 10.2" is never a name).
       if (!/^[([]?[\p{L}]/u.test(run[0]!.text) && !(columnStart && /^\d/.test(key))) continue;
@@ -68,7 +67,7 @@ function namesOn(words: Word[]): NameMatch[] {
         i,
       );
       if (unit && unit.length >= n && /\//.test(unit.text)) continue;
-      match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes };
+      match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes, ...(guessed && { guessed }) };
     }
     const prev = found.at(-1);
     if (match && prev && prev.to === match.from && /^[([]/.test(words[match.from]!.text)) {

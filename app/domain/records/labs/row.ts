@@ -16,7 +16,14 @@ import { printedRange, type Patient } from "./ranges";
 import { microUcum, nearUcum } from "./units";
 import type { Analyte, Flag, LabRow, Specimen } from "./types";
 
-export type NameMatch = { from: number; to: number; printed: string; analytes: readonly Analyte[] };
+export type NameMatch = {
+  from: number;
+  to: number;
+  printed: string;
+  analytes: readonly Analyte[];
+  /** Why the name is a guess (one letter off a catalogue name): never confident. */
+  guessed?: string;
+};
 export type Read = { row: Omit<LabRow, "lineIndex"> } | { reject: string };
 
 const UNITLESS = ["1", "[pH]", "{INR}"];
@@ -42,6 +49,19 @@ function pick(match: NameMatch, section: Specimen, ucum: string | null, n: numbe
   return numbers.filter((a) => readingsOf(a).some((r) => possible(a, n * r.factor)));
 }
 
+/**
+ * Of several tests a name may mean, the one whose usual interval a value sits closest to (by
+ * ratio to its middle), when it is at least twice as close as any other; else none.
+ */
+function byUsual(candidates: readonly Analyte[], n: number): Analyte | null {
+  if (n <= 0) return null;
+  const away = candidates
+    .map((a) => ({ a, d: a.usual ? Math.abs(Math.log(n / ((a.usual[0] + a.usual[1]) / 2 || 1))) : Infinity }))
+    .sort((x, y) => x.d - y.d);
+  const [first, second] = away;
+  return first && second && Number.isFinite(first.d) && first.d * 2 < second.d ? first.a : null;
+}
+
 /** Within the range, or within half its width of it (a value a range is about). */
 function near(n: number, low: number | null, high: number | null): boolean {
   const span = low !== null && high !== null ? high - low : Math.abs(high ?? low ?? 0);
@@ -65,6 +85,10 @@ function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
   if (!ref) {
     doubts.push("no printed reference to check the result against");
     confidence -= 0.1;
+  }
+  if (match.guessed) {
+    doubts.push(match.guessed);
+    confidence = Math.min(confidence - 0.1, 0.85);
   }
   // The result and its printed reference kept as text, judged only where the words are certain (0098).
   const measure = wordMeasure(t.text, ref && ref.k === "result" ? ref.text : null);
@@ -113,6 +137,7 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     confidence -= cost;
     cap = Math.min(cap, most);
   };
+  if (match.guessed) doubt(match.guessed, 0.1, 0.85);
   let i = 0;
   let unitBefore: Extract<Tok, { k: "unit" }> | null = null;
   let flag: Flag | null = null;
@@ -177,6 +202,15 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     return {
       reject: ucum ? `unit ${unit!.text} does not fit` : "no unit, and the name alone does not decide",
     };
+  if (candidates.length > 1 && !ucum && !candidates.some((c) => isCount(c.unit))) {
+    // "RDW 13.8" without a unit: the one test whose usual interval the value sits by (CV, not SD).
+    // (A count against a percentage stays undecided: "Neutrophils 62" may be either, decision 0106.)
+    const nearest = byUsual(candidates, value.n);
+    if (nearest) {
+      candidates = [nearest];
+      doubt(`no unit printed: read as ${nearest.name}, whose usual values it sits by`, 0.05);
+    }
+  }
   if (candidates.length > 1) return { reject: "the name and unit fit more than one analyte" };
   const a = candidates[0]!;
   const read = printedRange(after, patient);
