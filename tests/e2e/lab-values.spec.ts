@@ -242,8 +242,22 @@ test("the second report, at 360 px: the expert corrects Haemoglobin, removes and
   const hb = valueRow(page, "Haemoglobin");
   await hb.locator("label", { hasText: "Correct" }).click();
   await hb.getByLabel("Value").fill("10.4");
+  // The range as the report prints it, in parts by sex: kept whole (decision 0105). Her sex is not
+  // recorded, so the part cannot be chosen and nothing is judged against either.
+  await hb.getByLabel("Printed range (if any)").fill("Male : 13.0 - 17.0 Female : 12.0 - 15.0");
   await hb.getByRole("button", { name: "Save correction" }).click();
   await expect(valueRow(page, "Haemoglobin")).toContainText("Corrected");
+  await expect(valueRow(page, "Haemoglobin")).toContainText("Male : 13.0 - 17.0");
+  await expect(valueRow(page, "Haemoglobin")).toContainText("Female : 12.0 - 15.0");
+  const partsShot = (width: number) =>
+    shotTo(
+      valueRow(page, "Haemoglobin"),
+      `test-results/screens/${info.project.name}/lab-review-parts-${width}.png`,
+    );
+  await partsShot(360);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await partsShot(1280);
+  await page.setViewportSize({ width: 360, height: 740 });
   await removeUndoRemove(page, "MCH");
   // Confirm all, from the keyboard (any value read with doubt first, on its own).
   await confirmDoubtful(page);
@@ -284,8 +298,9 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
   const [second, first] = await lists.allInnerTexts();
   expect(first).toContain("हीमोग्लोबिन (Haemoglobin) 9.8 g/dL — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.5 से कम");
   expect(first).toContain("हीमैटोक्रिट (PCV) 31.5 % — आपकी रिपोर्ट पर छपी सीमा 36 - 46 से कम");
+  // The range printed in parts, hers unknown: quoted whole, said not compared (decision 0105).
   expect(second).toContain(
-    "हीमोग्लोबिन (Haemoglobin) 10.4 gm/dl — आपकी रिपोर्ट पर छपी सीमा 12.0 - 15.0 से कम",
+    "हीमोग्लोबिन (Haemoglobin) 10.4 gm/dl — आपकी रिपोर्ट पर छपी सीमा Male : 13.0 - 17.0 Female : 12.0 - 15.0 है; इसका कौन-सा भाग आप पर लागू होता है, यह पता नहीं, इसलिए मान की तुलना इससे नहीं की गई",
   );
   expect(second).toContain(
     "प्लेटलेट्स (Platelet Count) 2.1 lakhs/cumm — आपकी रिपोर्ट पर छपी सीमा 1.5 - 4.1 के भीतर",
@@ -325,6 +340,11 @@ test("the patient, at 360 px in Hindi, sees only checked values in plain words a
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   expect((await wcagAxe(page).analyze()).violations).toEqual([]);
   await shot(page, info, "lab-values-patient-hi-360");
+  const listShot = (width: number) =>
+    shotTo(lists.first(), `test-results/screens/${info.project.name}/lab-values-parts-hi-${width}.png`);
+  await listShot(360);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await listShot(1280);
 });
 
 /** Values read with doubt are never confirmed in bulk (decision 0090): each is confirmed on its own. */

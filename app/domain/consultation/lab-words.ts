@@ -23,6 +23,7 @@ export const LAB_SENTENCES = {
     "labs.above",
     "labs.outside",
     "labs.noRange",
+    "labs.notCompared",
     "labs.textWithin",
     "labs.textOutside",
     "labs.textUnknown",

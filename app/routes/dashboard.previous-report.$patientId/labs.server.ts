@@ -29,7 +29,7 @@ export function plainWords(t: TFunction, v: ApiLabValue, locale: string, words: 
     unit: m.kind === "text" ? "" : (v.printedUnit ?? displayUnit(v.unit)),
     range: v.rangeText ?? "",
   };
-  return labSentence(t, words, judgementWords(m), vars);
+  return labSentence(t, words, judgementWords(m, v.rangeText), vars);
 }
 
 /**

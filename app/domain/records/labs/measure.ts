@@ -40,10 +40,16 @@ export const TEXT_JUDGEMENT_WORDS = {
   unknown: "labs.textUnknown",
 } as const satisfies Record<Judgement, string>;
 
-/** The sentence for this measure: a number's against its range, a text result's against its reference. */
-export function judgementWords(m: LabMeasure): string {
+/**
+ * The sentence for this measure: a number's against its range, a text result's against its
+ * reference. A range printed beside the value that gives no bounds to compare with (in parts by sex
+ * or age, and hers not recorded; decision 0105) is quoted whole and said not compared — never "no
+ * range was printed".
+ */
+export function judgementWords(m: LabMeasure, printedRange?: string | null): string {
   if (m.kind === "text")
     return m.reference === null ? "labs.textNoReference" : TEXT_JUDGEMENT_WORDS[m.judgement];
+  if (m.judgement === "unknown" && printedRange?.trim() && Number.isFinite(m.value)) return "labs.notCompared";
   return JUDGEMENT_WORDS[m.judgement];
 }
 

@@ -22,6 +22,8 @@ const labs = {
   above: "{{name}} {{value}} {{unit}} — above the range printed on your report, {{range}}",
   within: "{{name}} {{value}} {{unit}} — within the range printed on your report, {{range}}",
   noRange: "{{name}} {{value}} {{unit}} — no range was printed on your report",
+  notCompared:
+    "{{name}} {{value}} {{unit}} — your report prints the range {{range}}; which part of it applies to you is not known, so the value is not compared with it",
   valuesTitle: "Values from this report, checked by the expert",
   seriesTitle: "Your values over time",
   seriesBand: "Each dot is a value the expert checked; the green band is the range printed on that report.",
