@@ -66,3 +66,20 @@ describe("a range's thousands grouped with a dot", () => {
     expect([dec.range?.low, dec.range?.high]).toEqual([4.5, 11]);
   });
 });
+
+describe("a range in round brackets is the row's range, a remark in them is not", () => {
+  it.each([
+    ["TSH                       3.07       µIU/mL       (0.27 to 4.20)", 0.27, 4.2],
+    ["Serum Cholesterol         137        mg/dL        (Up to 200)", null, 200],
+    ["Neutrophils               62         %            (less than 80)", null, 80],
+  ])("%s", (line, low, high) => {
+    const r = only(line);
+    expect([r.range?.low, r.range?.high]).toEqual([low, high]);
+    expect(r.confidence).toBeGreaterThanOrEqual(CONFIDENT);
+  });
+
+  it("passes over a remark in brackets before the range", () => {
+    const r = only("HbA1c                     5.9        %   (Calculated from HbA1c)   4.0 - 5.6");
+    expect([r.value, r.range?.text]).toEqual([5.9, "4.0 - 5.6"]);
+  });
+});

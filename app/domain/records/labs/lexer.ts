@@ -239,11 +239,10 @@ export function lex(all: string[]): Tok[] {
     // A remark in brackets over several words ("(2 hrs)", "(Calculated from HbA1c)"): noise, not a range.
     if (/^\(/.test(raw) && !/\)[,.;:]?$/.test(raw)) {
       const close = words.findIndex((w, k) => k > i && k <= i + 6 && /\)[,.;:]?$/.test(w));
-      if (
-        close > 0 &&
-        /[a-z]{2}/i.test(words.slice(i, close + 1).join(" ")) &&
-        !/:/.test(words.slice(i, close + 1).join(" "))
-      ) {
+      const inside = words.slice(i, close + 1).join(" ");
+      // …but a range in brackets ("(0.80 to 2.00)", "(Up to 200)") is the row's range.
+      const range = rangeOf(inside.replace(/^\(|\)[,.;:]?$/g, "").trim());
+      if (close > 0 && /[a-z]{2}/i.test(inside) && !/:/.test(inside) && !range) {
         for (let k = i; k <= close; k++) out.push({ k: "noise", text: words[k]! });
         i = close + 1;
         continue;
