@@ -72,6 +72,8 @@ describe("a range in round brackets is the row's range, a remark in them is not"
     ["TSH                       3.07       µIU/mL       (0.27 to 4.20)", 0.27, 4.2],
     ["Serum Cholesterol         137        mg/dL        (Up to 200)", null, 200],
     ["Neutrophils               62         %            (less than 80)", null, 80],
+    ["Serum Iron                185                     (50-170 µg/dL)        High", 50, 170],
+    ["HDL Cholesterol           58                      (>50 mg/dl)           Normal", 50, null],
   ])("%s", (line, low, high) => {
     const r = only(line);
     expect([r.range?.low, r.range?.high]).toEqual([low, high]);
