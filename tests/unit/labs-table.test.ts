@@ -253,4 +253,22 @@ describe("the table reader (decision 0104)", () => {
     ]);
     expect(readTables(lines).map((l) => l.text)).toEqual(lines.map((l) => l.text));
   });
+
+  it("keeps a range's next part printed beside the method line under the name", () => {
+    const lines = toLines([
+      { x: 0.05, y: 0.1, text: "INVESTIGATION" },
+      { x: 0.3, y: 0.1, text: "UNIT" },
+      { x: 0.45, y: 0.1, text: "VALUE" },
+      { x: 0.6, y: 0.1, text: "REF. RANGE" },
+      { x: 0.05, y: 0.12, text: "Hemoglobin" },
+      { x: 0.3, y: 0.12, text: "gm/dl" },
+      { x: 0.45, y: 0.12, text: "14.0" },
+      { x: 0.6, y: 0.12, text: "Female : 12.0 - 15.5" },
+      { x: 0.05, y: 0.14, text: "Method: Photometry" },
+      { x: 0.6, y: 0.14, text: "Male : 13.0 - 17.0" },
+    ]);
+    const [hb] = recogniseLabRows(readTables(lines).map((l) => l.text), { sex: "male", age: 40 }).rows;
+    expect(hb?.range?.text).toBe("Female : 12.0 - 15.5 Male : 13.0 - 17.0");
+    expect([hb?.range?.low, hb?.range?.high]).toEqual([13, 17]);
+  });
 });

@@ -220,6 +220,13 @@ export function readTables<L extends TableLine>(lines: readonly L[]): L[] {
           // A method, specimen or remark line is no result ("Sample Type  Serum (2 ml)  TAT : 1
           // day"); only the value of the row above, set beside its method line, is taken from it.
           const value = row !== null && !row.result.length && c.result.some((w) => /\d/.test(w));
+          // …nor the next part of its range printed beside it ("Method: Photometry   Male : 13.0 - 17.0").
+          const part = row !== null && !c.result.length && c.range.some((w) => /\d/.test(w));
+          if (part) {
+            row!.lines.push(at);
+            row!.range.push(...c.range);
+            continue;
+          }
           if (!value) {
             consumed.add(at);
             continue;
