@@ -14,7 +14,7 @@ export const PHOTO_MAX_SIDE = 2000;
 /** Photos up to this size are sent as they are (a few seconds even on a slow link). */
 export const PHOTO_SMALL_BYTES = 400 * 1024;
 /** A re-encoded photo must save at least this share of the bytes, or the original goes. */
-const MIN_SAVING = 0.1;
+export const PHOTO_MIN_SAVING = 0.1;
 const WEBP_QUALITY = 0.8;
 const JPEG_QUALITY = 0.85;
 const DECODABLE = new Set(["image/jpeg", "image/png", "image/webp"]);
@@ -88,7 +88,7 @@ export async function shrinkPhoto(
   // Browsers that cannot write WebP hand back a PNG instead.
   if (!blob || blob.type !== "image/webp") blob = await encode(canvas, "image/jpeg", JPEG_QUALITY);
   if (!blob || (blob.type !== "image/jpeg" && blob.type !== "image/webp")) return same;
-  if (blob.size > file.size * (1 - MIN_SAVING)) return same;
+  if (blob.size > file.size * (1 - PHOTO_MIN_SAVING)) return same;
   const stem = file.name.replace(/\.[^./\\]*$/, "") || "photo";
   const name = `${stem}.${blob.type === "image/webp" ? "webp" : "jpg"}`;
   return {
