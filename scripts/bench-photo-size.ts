@@ -4,9 +4,9 @@
  *
  * For a set of lab photos — every `--every`th of the fixed corpus layouts (default 4th: 9 of 36,
  * from the first) and the first `--layouts` (default 2) layouts drawn from each of `--seeds`
- * (default 3) seeds from 1 — it makes the photo as the upload screen sends it at each long side in
- * `--sizes` (default 1200,1600,1800,2000,2400,2800) with the corpus's own `sentOf` (WebP at quality 80,
- * never enlarged), reads each with the reader exactly as `npm run bench:labs` scores its "sent"
+ * (default 3) seeds from 1 — it makes the photo as the upload screen sends it at each long side
+ * in `--sizes` (default 1200,1600,1800,2000,2400,2800) with the corpus's own `sentOf` (WebP at
+ * quality 80, never enlarged), reads each with the reader exactly as `npm run bench:labs` scores its "sent"
  * kind (lab-score.ts's `scoreDoc`, the patient's sex and age given, the first page's values), and
  * prints per size: values read exactly, confident-and-wrong, mean bytes, the upload's seconds at
  * 400 kbit/s and at 100 kbit/s (payload only: bytes × 8 / rate), and the mean time per read.
@@ -14,7 +14,7 @@
  * photo.ts), the photo as taken is what is read and counted. `--taken` adds the photos as taken
  * (the JPEG, the "photo" kind) as a row of their own.
  *
- *   npm run bench:photo-size
+ *   nice npm run bench:photo-size    # 90 reads, about 10 min on a shared 2-core machine
  *   npm run bench:photo-size -- --sizes=1600,2000 --every=12 --seeds=1   # a quick look
  *
  * A corpus photo is a 220-dpi picture of an A4 page, 2,573 px on its long side: a size above that
