@@ -3,14 +3,15 @@
  *
  * 1. The reader on its own (no server): reads the whole lab corpus (36 layouts, decision 0089 ×
  *    text PDF, scanned PDF, phone photo, and that photo as the upload screen sends it: WebP at
- *    2,000 px, "sent") with the reader itself, the patient's recorded sex and age given, and prints
- *    per layout and per kind of input the values read exactly (value and printed range as printed),
- *    confident-and-wrong, judgements that disagree with the printed range, and per kind the totals,
- *    the worst layout, the sample's dates read right and the time per read. Then the layouts drawn
- *    from seeds (decision 0107): for each of N seeds (`--seeds=N`, default 20; seeds `--from`,
- *    default 1, onwards; `--layouts=M` layouts each, default 30) the same scores, printed per kind
- *    and per layout family (a property drawn: "flag-before", "unit-in-range", "page-break", …) as
- *    the mean over the seeds and the worst seed, named, with its figure.
+ *    PHOTO_MAX_SIDE, 1,800 px since decision 0109, "sent") with the reader itself, the patient's
+ *    recorded sex and age given, and prints per layout and per kind of input the values read
+ *    exactly (value and printed range as printed), confident-and-wrong, judgements that disagree
+ *    with the printed range, and per kind the totals, the worst layout, the sample's dates read
+ *    right and the time per read. Then the layouts drawn from seeds (decision 0107): for each of N
+ *    seeds (`--seeds=N`, default 20; seeds `--from`, default 1, onwards; `--layouts=M` layouts
+ *    each, default 30) the same scores, printed per kind and per layout family (a property drawn:
+ *    "flag-before", "unit-in-range", "page-break", …) as the mean over the seeds and the worst
+ *    seed, named, with its figure.
  * 2. The reader in the running server: starts the BUILT app (`npm run build` first) as the tests
  *    do (tests/helpers/server.ts), signs up a patient, uploads ten phone photos (the four layouts,
  *    repeated) through HTTP and, while the reader works through them, asks `GET /healthz` every

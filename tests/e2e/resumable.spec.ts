@@ -10,6 +10,7 @@ import {
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PHOTO_MAX_SIDE } from "../../app/components/reports/photo";
 import { samplePdf } from "../../scripts/samples";
 import { hydrated, logIn, newUser, personContext, phonePhoto, signUp, type TestUser } from "./fixtures";
 import { shot } from "./helpers";
@@ -259,8 +260,9 @@ test("a phone photo is made smaller before it travels (sizes before and after), 
   expect(stored.type).toMatch(/^image\/(webp|jpeg)/);
   expect(stored.bytes.length).toBeLessThan(photo.length / 4);
   const img = page.getByRole("img", { name: "Image of the Blood Test report" }).first();
-  await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(2000);
-  expect(await img.evaluate((el) => (el as HTMLImageElement).naturalHeight)).toBe(1500);
+  // The 4000 × 3000 photo at the upload screen's long side (decision 0109).
+  await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(PHOTO_MAX_SIDE);
+  expect(await img.evaluate((el) => (el as HTMLImageElement).naturalHeight)).toBe((PHOTO_MAX_SIDE * 3) / 4);
 
   // A PDF next: untouched, byte for byte.
   const pdf = bigPdf(300_000);

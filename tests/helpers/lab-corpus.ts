@@ -5,6 +5,7 @@ import { PNG } from "pngjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import PDFDocument from "pdfkit";
+import { PHOTO_MAX_SIDE } from "~/components/reports/photo";
 import { fontName, fonts } from "~/domain/consultation/letter-fonts.server";
 import { SPECS } from "./lab-layouts";
 import { specPdf } from "./lab-render";
@@ -391,11 +392,13 @@ export const photoOf = (pdf: Buffer, d: Degrade & { quality: number }, seed: num
   toJpeg(degrade(decode(pageImage(pdf, d.dpi)), d.angle, d.light, d.noise, d.blur, seed), d.quality);
 
 /**
- * The photo as the upload screen sends it (app/components/reports/photo.ts): at most 2,000 px on
- * its long side, WebP at quality 80. Made by ffmpeg, as Chromium's canvas would.
+ * The photo as the upload screen sends it (app/components/reports/photo.ts): at most
+ * `maxSide` (PHOTO_MAX_SIDE unless given) px on its long side, never enlarged, WebP at quality 80.
+ * Made by ffmpeg, as Chromium's canvas would.
  */
-export function sentOf(photo: Buffer): Buffer {
-  const args = ["-v", "error", "-f", "image2pipe", "-i", "-", "-vf", "scale=-2:2000", "-quality", "80"];
+export function sentOf(photo: Buffer, maxSide: number = PHOTO_MAX_SIDE): Buffer {
+  const fit = `scale=w='if(gte(iw,ih),min(iw,${maxSide}),-2)':h='if(gte(iw,ih),-2,min(ih,${maxSide}))'`;
+  const args = ["-v", "error", "-f", "image2pipe", "-i", "-", "-vf", fit, "-quality", "80"];
   return execFileSync("ffmpeg", [...args, "-f", "webp", "-"], { input: photo });
 }
 
@@ -416,7 +419,7 @@ export async function labPhoto(layout: Layout): Promise<Buffer> {
   );
 }
 
-/** The photo of a layout as the upload screen sends it (WebP, 2,000 px). */
+/** The photo of a layout as the upload screen sends it (WebP, PHOTO_MAX_SIDE px). */
 export async function labPhotoAsSent(layout: Layout): Promise<Buffer> {
   return sentOf(await labPhoto(layout));
 }

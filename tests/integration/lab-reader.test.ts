@@ -3,6 +3,7 @@ import { join } from "node:path";
 import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
+import { PHOTO_MAX_SIDE } from "~/components/reports/photo";
 import { readLocal } from "~/domain/records/index.server";
 import { imageSize, ocrImage } from "~/domain/records/lab-ocr.server";
 import { orient } from "~/domain/records/lab-pixels";
@@ -89,13 +90,14 @@ describe("lab reader on the corpus", () => {
     });
   }, 60_000);
 
-  // The upload screen sends a photo as WebP (JPEG where the browser cannot), at most 2,000 px on
-  // its long side: ffmpeg decodes it, and the page is enlarged before Tesseract reads it.
-  it("reads photos as the upload screen sends them (WebP, 2,000 px); a cut-off WebP is refused with a reason", async () => {
+  // The upload screen sends a photo as WebP (JPEG where the browser cannot), at most PHOTO_MAX_SIDE
+  // (1,800 px, decision 0109) on its long side: ffmpeg decodes it, and the page is enlarged before
+  // Tesseract reads it.
+  it("reads photos as the upload screen sends them (WebP, PHOTO_MAX_SIDE); a cut-off WebP is refused with a reason", async () => {
     // A dot-matrix layout whose range "4,000 - 11,000" OCR once read "4,900" at word confidence 70
-    // (a rival digit now doubts it), and ranges in brackets after a colon. Measured: 15 of 17 (12 of
-    // 17 and one confident-and-wrong at 3,300 px, before decision 0089's enlarging to 3,860 px and
-    // the rival digits' doubt).
+    // (a rival digit now doubts it), and ranges in brackets after a colon. Measured: 16 of 17 at
+    // 1,800 px (decision 0109); 15 of 17 at 2,000 px (12 of 17 and one confident-and-wrong at
+    // 3,300 px, before decision 0089's enlarging to 3,860 px and the rival digits' doubt).
     const r = await score("sent", ["dot-matrix", "colon-brackets"]);
     expect(r.exact).toBeGreaterThanOrEqual(14 / 17);
     expect(r.confidentWrong).toEqual([]);
@@ -103,7 +105,7 @@ describe("lab reader on the corpus", () => {
     await inTempDir("labwebp-", async (dir) => {
       const bytes = await labPhotoAsSent("dot-matrix");
       writeFileSync(join(dir, "p.webp"), bytes);
-      expect(await imageSize(join(dir, "p.webp"))).toMatchObject({ h: 2000, webp: true });
+      expect(await imageSize(join(dir, "p.webp"))).toMatchObject({ h: PHOTO_MAX_SIDE, webp: true });
       writeFileSync(join(dir, "cut.webp"), bytes.subarray(0, Math.floor(bytes.length / 3)));
       await expect(readLocal(join(dir, "cut.webp"), "image/webp")).rejects.toThrow(/exited with|unreadable/);
     });

@@ -149,7 +149,7 @@ beforeAll(async () => {
     ["pdf", "cbc.pdf", await labPdf("table"), "application/pdf"],
     // A report dated in its header, whose ranges are printed for men and women (decision 0089).
     ["dated", "kft.pdf", await labPdf("sex-lines"), "application/pdf"],
-    // As the upload screen sends a phone photo: WebP, 2,000 px on its long side.
+    // As the upload screen sends a phone photo: WebP, PHOTO_MAX_SIDE (1,800 px) on its long side.
     ["photo", "sugar.webp", await labPhotoAsSent("two-column"), "image/webp"],
     ["blank", "note.pdf", samplePdf("Please see the attached letter"), "application/pdf"],
     ["letter", "letter.pdf", await letterPdf(), "application/pdf"],

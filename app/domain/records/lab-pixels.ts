@@ -260,10 +260,10 @@ export function exifOrientation(jpg: Uint8Array): number {
  * A page picture under 300 dpi for an A4 page (a long side under 3,400 px) enlarged (bilinear) to
  * 3,860 px, about 330 dpi, at most threefold (decision 0089): Tesseract loses small print's decimal
  * points below that. On the corpus, phone photos at 220 dpi (2,573 px) read 241 of 273 values as
- * they were and 254 at 3,860 px; photos as the upload screen sends them (2,000 px) 248 at 3,300 px
- * and 255 at 3,860 px. A 300-dpi scan (3,508 px) read 255 of 278 both at its size and at 3,860 px,
- * and 245 at 1.5×: it is left as it is, as are larger pictures (a phone's own 12-MP photo). It
- * runs in the child.
+ * they were and 254 at 3,860 px; photos as the upload screen then sent them (2,000 px; 1,800 since
+ * decision 0109) 248 at 3,300 px and 255 at 3,860 px. A 300-dpi scan (3,508 px) read 255 of 278
+ * both at its size and at 3,860 px, and 245 at 1.5×: it is left as it is, as are larger pictures (a
+ * phone's own 12-MP photo). It runs in the child.
  */
 export function enlarge(px: Uint8Array, w: number, h: number): { px: Uint8Array; w: number; h: number } {
   const long = Math.max(w, h);
