@@ -1,6 +1,7 @@
 import type { ServerBuild } from "@remix-run/node";
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Server } from "node:http";
+import * as nodeModule from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { config } from "~/config.server";
@@ -25,6 +26,10 @@ import { loadStaticFiles } from "./static";
  * (migrations, sweep, hourly pruning), replaces crashed workers, and on SIGTERM drains every
  * worker and then closes the database once. See docs/decisions/0007-own-server.md.
  */
+// Node's on-disk compile cache (in the system's temporary folder, keyed by each file's content): the
+// Remix build, imported below, is compiled once per release, not at every start of every process.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
 const BUILD_DIR = path.dirname(fileURLToPath(import.meta.url));
 const DRAIN_MS = 10_000;
 

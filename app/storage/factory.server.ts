@@ -1,10 +1,9 @@
-import { config } from "~/config.server";
+import { config, type StorageConfig } from "~/config.server";
 import { probe, type Probe } from "~/lib/probe.server";
 import type { BlobStore } from "./blob.server";
 import { diskFull } from "./disk.server";
 import { asStoreFault, StoreFault } from "./faults.server";
 import { LocalBlobStore } from "./local.server";
-import { S3BlobStore } from "./s3.server";
 
 export type { BlobStore };
 
@@ -20,10 +19,31 @@ export function blobStore(): BlobStore {
   const s = config().storage;
   const key = s.kind === "local" ? s.dir : `${s.endpoint}|${s.bucket}|${s.prefix}`;
   if (store?.key !== key || (probe && !store.probed)) {
-    const inner = faultsNamed(s.kind === "local" ? new LocalBlobStore(s.dir) : new S3BlobStore(s));
+    const inner = faultsNamed(s.kind === "local" ? new LocalBlobStore(s.dir) : lazyS3(s));
     store = { kind: s.kind, key, store: probe ? probed(inner, probe) : inner, probed: !!probe };
   }
   return store.store;
+}
+
+/**
+ * The S3 store, its SDK loaded at the first call (a clinic on a local folder never loads it; a node
+ * on S3 loads it once, when the first request needs the store, not in every start).
+ */
+function lazyS3(settings: Extract<StorageConfig, { kind: "s3" }>): BlobStore {
+  let made: Promise<BlobStore> | undefined;
+  const s3 = () => (made ??= import("./s3.server").then((m) => new m.S3BlobStore(settings)));
+  return {
+    kind: "s3",
+    put: async (key, body) => (await s3()).put(key, body),
+    get: async (key) => (await s3()).get(key),
+    delete: async (key) => (await s3()).delete(key),
+    exists: async (key) => (await s3()).exists(key),
+    async *list(prefix) {
+      yield* (await s3()).list(prefix);
+    },
+    sweepIncomplete: async (cutoff) => (await s3()).sweepIncomplete(cutoff),
+    ping: async () => (await s3()).ping(),
+  };
 }
 
 /** The same store, its own faults (unreachable, out of space) rethrown as StoreFault (decision 0060). */

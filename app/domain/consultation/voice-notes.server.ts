@@ -1,5 +1,4 @@
 import { asc, eq, inArray } from "drizzle-orm";
-import { parseBuffer } from "music-metadata";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { reports, voiceNotes, type VoiceNoteKind, type VoiceNoteRow } from "~/db/schema";
@@ -128,6 +127,8 @@ function looksComplete(buf: Buffer, mime: string): boolean {
 export async function audioDurationMs(buf: Buffer, mimeType: string): Promise<number> {
   let seconds: number | undefined;
   try {
+    // music-metadata, loaded when the first note is checked (most starts check none).
+    const { parseBuffer } = await import("music-metadata");
     const meta = await parseBuffer(buf, { mimeType, size: buf.length }, { duration: true, skipCovers: true });
     if (meta.format.hasAudio === false || meta.format.hasVideo) throw new Error("no audio track");
     seconds = meta.format.duration;

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { config } from "~/config.server";
 import { log } from "~/lib/log.server";
 
@@ -17,9 +17,12 @@ let streamTransport: Transporter | undefined;
 /** The mail server must answer within these, so a sender (or a request waiting for a code) is never held long. */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
-function smtp(): Transporter {
+/** nodemailer, loaded when the first mail leaves (most starts send none). */
+const mailer = async () => (await import("nodemailer")).default;
+
+async function smtp(): Promise<Transporter> {
   // One connection per mail (no pool): a mail server that went away and came back is simply used again.
-  transport ??= nodemailer.createTransport({ url: config().smtpUrl!, ...SMTP_TIMEOUTS } as never);
+  transport ??= (await mailer()).createTransport({ url: config().smtpUrl!, ...SMTP_TIMEOUTS } as never);
   return transport;
 }
 
@@ -48,7 +51,7 @@ export async function transmit(mail: Mail & { id: string; createdAt: Date }): Pr
   const message = { from: c.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
   if (c.smtpUrl) {
     try {
-      await smtp().sendMail(message);
+      await (await smtp()).sendMail(message);
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { responseCode?: number };
       // Never the message (nodemailer may quote the server's whole answer) beyond its code.
@@ -64,7 +67,11 @@ export async function transmit(mail: Mail & { id: string; createdAt: Date }): Pr
     }
     return;
   }
-  streamTransport ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  streamTransport ??= (await mailer()).createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: "unix",
+  });
   const info = await streamTransport.sendMail(message);
   mkdirSync(c.outboxDir, { recursive: true, mode: 0o700 });
   const stamp = mail.createdAt.toISOString().replace(/[:.]/g, "-");
