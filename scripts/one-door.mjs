@@ -18,6 +18,7 @@ const TOOLS = new Map([
   ["scripts/node-runtime.mjs", "checks the project's Node at npm install"],
   ["scripts/bench.ts", "starts the built server and load generators (npm run bench)"],
   ["scripts/bench-labs.ts", "starts the built server pinned to a core (npm run bench:labs)"],
+  ["scripts/bench-photo-size.ts", "measures photos with ffprobe (npm run bench:photo-size)"],
   ["scripts/fixed-rate.ts", "a load generator of the bench"],
   ["scripts/lighthouse.ts", "starts the built server and Chromium (npm run lighthouse)"],
   ["scripts/plan-cache-experiment.ts", "the experiment behind decision 0042"],

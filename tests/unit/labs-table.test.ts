@@ -267,7 +267,10 @@ describe("the table reader (decision 0104)", () => {
       { x: 0.05, y: 0.14, text: "Method: Photometry" },
       { x: 0.6, y: 0.14, text: "Male : 13.0 - 17.0" },
     ]);
-    const [hb] = recogniseLabRows(readTables(lines).map((l) => l.text), { sex: "male", age: 40 }).rows;
+    const [hb] = recogniseLabRows(
+      readTables(lines).map((l) => l.text),
+      { sex: "male", age: 40 },
+    ).rows;
     expect(hb?.range?.text).toBe("Female : 12.0 - 15.5 Male : 13.0 - 17.0");
     expect([hb?.range?.low, hb?.range?.high]).toEqual([13, 17]);
   });

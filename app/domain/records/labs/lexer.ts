@@ -241,7 +241,10 @@ export function lex(all: string[]): Tok[] {
       const close = words.findIndex((w, k) => k > i && k <= i + 6 && /\)[,.;:]?$/.test(w));
       const inside = words.slice(i, close + 1).join(" ");
       // …but a range in brackets ("(0.80 to 2.00)", "(Up to 200)", "(50-170 µg/dL)") is the row's range.
-      const inner = inside.replace(/^\(|\)[,.;:]?$/g, "").trim().split(/\s+/);
+      const inner = inside
+        .replace(/^\(|\)[,.;:]?$/g, "")
+        .trim()
+        .split(/\s+/);
       const range = [3, 2, 1].some((n) => inner.length >= n && rangeOf(inner.slice(0, n).join(" ")));
       if (close > 0 && /[a-z]{2}/i.test(inside) && !/:/.test(inside) && !range) {
         for (let k = i; k <= close; k++) out.push({ k: "noise", text: words[k]! });

@@ -49,7 +49,8 @@ export const TEXT_JUDGEMENT_WORDS = {
 export function judgementWords(m: LabMeasure, printedRange?: string | null): string {
   if (m.kind === "text")
     return m.reference === null ? "labs.textNoReference" : TEXT_JUDGEMENT_WORDS[m.judgement];
-  if (m.judgement === "unknown" && printedRange?.trim() && Number.isFinite(m.value)) return "labs.notCompared";
+  if (m.judgement === "unknown" && printedRange?.trim() && Number.isFinite(m.value))
+    return "labs.notCompared";
   return JUDGEMENT_WORDS[m.judgement];
 }
 

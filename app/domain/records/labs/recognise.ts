@@ -67,7 +67,13 @@ function namesOn(words: Word[]): NameMatch[] {
         i,
       );
       if (unit && unit.length >= n && /\//.test(unit.text)) continue;
-      match = { from: i, to: i + n, printed: printed.replace(/[:*]+$/, ""), analytes, ...(guessed && { guessed }) };
+      match = {
+        from: i,
+        to: i + n,
+        printed: printed.replace(/[:*]+$/, ""),
+        analytes,
+        ...(guessed && { guessed }),
+      };
     }
     const prev = found.at(-1);
     if (match && prev && prev.to === match.from && /^[([]/.test(words[match.from]!.text)) {
