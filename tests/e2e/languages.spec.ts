@@ -30,7 +30,11 @@ function englishLeaks(text: string, lng: keyof typeof CATALOGUES) {
       if (target.get(key) === value || ALLOWED.has(value)) return false;
       const plain = value.replace(/\{\{\w+\}\}/g, "").trim();
       if (plain.length < 5 || !/[a-z]{3}/i.test(plain) || value.includes("{{")) return false;
-      return text.includes(value);
+      // A whole string, not a piece of a longer word ("value" in what a reviewer wrote, "values").
+      return new RegExp(
+        `(?<![\\p{L}\\p{N}])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}])`,
+        "u",
+      ).test(text);
     })
     .map(([key, value]) => `${key}: "${value}"`);
 }
