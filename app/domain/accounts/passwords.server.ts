@@ -1,5 +1,4 @@
 import { hash, verify, type Algorithm } from "@node-rs/argon2";
-import { dictionary } from "@zxcvbn-ts/language-common";
 import bcrypt from "bcryptjs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -138,9 +137,15 @@ export const COMMON_PASSWORDS_KEPT = 10_000;
 let common: Set<string> | undefined;
 
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set(
-    dictionary["passwords-common"].slice(0, COMMON_PASSWORDS_KEPT).map((p) => p.toLowerCase()),
-  );
+  if (!common) {
+    // Read when a password is first checked, not when the server starts (decision 0111).
+    const { dictionary } = createRequire(import.meta.url)(
+      "@zxcvbn-ts/language-common",
+    ) as typeof import("@zxcvbn-ts/language-common");
+    common = new Set(
+      dictionary["passwords-common"].slice(0, COMMON_PASSWORDS_KEPT).map((p) => p.toLowerCase()),
+    );
+  }
   return common.has(password.toLowerCase()) || common.has(password.trim().toLowerCase());
 }
 

@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from "node:crypto";
 import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import QRCode from "qrcode";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
 import { recoveryCodes, totpFactors, type AccountType, type UserRow } from "~/db/schema";
@@ -111,6 +110,7 @@ function totpFor(user: Pick<UserRow, "email" | "phone">, base32: string) {
 export async function setupInfo(user: UserRow, factor: FactorRow): Promise<SetupInfo> {
   const secret = openSecret(user.id, factor.secretEnc);
   const otpauthUrl = totpFor(user, secret).toString();
+  const QRCode = (await import("qrcode")).default; // loaded at first use (decision 0111)
   const svg = await QRCode.toString(otpauthUrl, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
   return { secret, otpauthUrl, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
 }

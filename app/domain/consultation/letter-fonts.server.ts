@@ -4,7 +4,15 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { inflateSync } from "node:zlib";
-import PDFDocument from "pdfkit";
+
+/**
+ * pdfkit (with fontkit and its tables) is loaded when the first letter is drawn, not when the server
+ * starts: most processes never draw one (decision 0111).
+ */
+let pdfkitClass: typeof import("pdfkit") | undefined;
+export function PdfKit(): typeof import("pdfkit") {
+  return (pdfkitClass ??= createRequire(import.meta.url)("pdfkit") as typeof import("pdfkit"));
+}
 
 /** The languages a letter is written in. */
 export type LetterLocale = "en" | "hi" | "bn" | "ta";
@@ -69,7 +77,7 @@ let parsedFonts: Map<string, FkFont> | undefined;
 export function fonts(): Map<string, FkFont> {
   if (!parsedFonts) {
     const require = createRequire(import.meta.url);
-    const boot = new PDFDocument({ autoFirstPage: false });
+    const boot = new (PdfKit())({ autoFirstPage: false });
     const map = new Map<string, FkFont>();
     for (const face of FACES) {
       for (const w of [400, 700] as const) {

@@ -1,12 +1,12 @@
 // The opinion letter's layout (decision 0012): text split into script runs and measured with
 // shaped widths, words into lines, lines into rows on one baseline, rows drawn page after page
 // (each line wrapped in a Span whose ActualText is its logical text).
-import PDFDocument from "pdfkit";
 import {
   LOCALE_SCRIPT,
   SUBSTITUTES,
   fontName,
   fonts,
+  PdfKit,
   isIndic,
   kindOf,
   type Face,
@@ -62,7 +62,7 @@ export class Letter {
     author: string,
   ) {
     const parsed = fonts();
-    this.doc = new PDFDocument({
+    this.doc = new (PdfKit())({
       size: "A4",
       margin: MARGIN,
       bufferPages: true, // page numbers "n / total" are drawn at the end

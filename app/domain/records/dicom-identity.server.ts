@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import dcmjs from "dcmjs";
 import { config } from "~/config.server";
+import { dcmjs } from "./dcmjs.server";
 
 /**
  * Who a study is filed under in the PACS (decision 0057). A patient writes PatientID,
@@ -20,8 +20,6 @@ import { config } from "~/config.server";
  *   nor a guessable one). The issued UIDs are what the rows and the API carry; the originals stay
  *   only in the encrypted original file.
  */
-
-const { DicomMessage } = dcmjs.data;
 
 type Element = { vr: string; Value?: unknown[]; _rawValue?: unknown };
 type Dataset = Record<string, Element>;
@@ -127,7 +125,7 @@ function mapNested(ds: Dataset, reportId: string) {
  */
 export function rewriteForPacs(bytes: Buffer, who: PacsIdentity): Buffer {
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
-  const file = DicomMessage.readFile(ab);
+  const file = dcmjs().data.DicomMessage.readFile(ab);
   const ds = file.dict as Dataset;
   const meta = file.meta as Dataset;
   mapNested(ds, who.reportId);

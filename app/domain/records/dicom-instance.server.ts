@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import dcmjs from "dcmjs";
+import { dcmjs } from "./dcmjs.server";
 import { DomainError } from "../platform/errors";
 import { openDecrypted } from "./files.server";
 
@@ -94,12 +94,12 @@ export function parseInstance(bytes: Buffer): Omit<InstanceDraft, "id" | "fileKe
   let data: Record<string, unknown>;
   try {
     const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-    const parsed = dcmjs.data.DicomMessage.readFile(ab, {
+    const parsed = dcmjs().data.DicomMessage.readFile(ab, {
       untilTag: "7FE00010",
       includeUntilTagValue: false,
     });
     meta = parsed.meta;
-    data = dcmjs.data.DicomMetaDictionary.naturalizeDataset(parsed.dict) as Record<string, unknown>;
+    data = dcmjs().data.DicomMetaDictionary.naturalizeDataset(parsed.dict) as Record<string, unknown>;
   } catch {
     throw refuse("imaging.unreadable");
   }
