@@ -1,5 +1,5 @@
+import { handleTus } from "~/web/tus-entry.server";
 import { apiRoute } from "~/web/api.server";
-import { handleTus } from "~/web/tus.server";
 
 /**
  * One resumable upload (tus 1.0.0, decision 0015), its owner only: HEAD tells how many bytes the

@@ -1,9 +1,9 @@
+import { handleTus } from "~/web/tus-entry.server";
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { apiRoute } from "~/web/api.server";
 import { holdRefusedOutbox } from "~/web/held.server";
 import { idempotent } from "~/web/idempotency.server";
 import { actorFromRequest } from "~/web/session-cookie.server";
-import { handleTus } from "~/web/tus.server";
 
 /**
  * Resumable uploads (tus 1.0.0, decision 0015): POST creates an upload for a report file — the
