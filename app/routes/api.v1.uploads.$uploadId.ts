@@ -1,4 +1,4 @@
-import { handleTus } from "~/web/tus-entry.server";
+import { handleTus } from "~/web/tus.server";
 import { apiRoute } from "~/web/api.server";
 
 /**

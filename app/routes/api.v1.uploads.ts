@@ -1,4 +1,4 @@
-import { handleTus } from "~/web/tus-entry.server";
+import { handleTus } from "~/web/tus.server";
 import { reportUploadMaxBytes } from "~/domain/records/index.server";
 import { apiRoute } from "~/web/api.server";
 import { holdRefusedOutbox } from "~/web/held.server";

@@ -1,5 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
-import { DataStore, ERRORS, MemoryLocker, Server, TUS_RESUMABLE, Upload } from "@tus/server";
+import type { Upload } from "@tus/server";
 import type { Readable } from "node:stream";
 import type { Client } from "~/domain/platform/client";
 import { DomainError, HTTP_STATUS, isDomainError } from "~/domain/platform/errors";
@@ -34,66 +34,75 @@ import { clientOf } from "./request.server";
 export const TUS_PATH = "/api/v1/uploads";
 
 /**
- * tus's own lock, per process: a request for an upload that another request of this process still
- * holds (a connection that died without closing) asks that one to stop, and what it had received
- * is stored before the lock passes on. Between processes and nodes the conditional updates of
- * the domain keep two requests from counting the same bytes.
+ * @tus/server and what this module builds on it, loaded by the first resumable upload, not when the
+ * server starts (decision 0111).
  */
-const locker = new MemoryLocker({ acquireLockTimeout: 15_000 });
+let kit: Promise<ReturnType<typeof buildKit>> | undefined;
+const tusKit = () => (kit ??= import("@tus/server").then(buildKit));
 
-function toTusUpload(s: UploadSession): Upload {
-  return new Upload({
-    id: s.id,
-    size: s.length,
-    offset: s.received,
-    metadata: { ...s.fields, ...(s.fileName ? { filename: s.fileName } : {}) },
-    creation_date: s.createdAt.toISOString(),
-  });
-}
+function buildKit(tus: typeof import("@tus/server")) {
+  /**
+   * tus's own lock, per process: a request for an upload that another request of this process still
+   * holds (a connection that died without closing) asks that one to stop, and what it had received
+   * is stored before the lock passes on. Between processes and nodes the conditional updates of
+   * the domain keep two requests from counting the same bytes.
+   */
+  const locker = new tus.MemoryLocker({ acquireLockTimeout: 15_000 });
 
-/** The store @tus/server drives, bound to one request's patient. */
-class SegmentStore extends DataStore {
-  /** The session as this request left it when it stored the upload's last byte: it makes the report. */
-  completedHere: UploadSession | undefined;
+  const toTusUpload = (s: UploadSession): Upload =>
+    new tus.Upload({
+      id: s.id,
+      size: s.length,
+      offset: s.received,
+      metadata: { ...s.fields, ...(s.fileName ? { filename: s.fileName } : {}) },
+      creation_date: s.createdAt.toISOString(),
+    });
 
-  constructor(
-    private readonly actor: Actor,
-    private readonly client: Client,
-    private readonly method: string,
-  ) {
-    super();
-    this.extensions = ["creation", "creation-with-upload", "termination"];
-  }
+  /** The store @tus/server drives, bound to one request's patient. */
+  class SegmentStore extends tus.DataStore {
+    /** The session as this request left it when it stored the upload's last byte: it makes the report. */
+    completedHere: UploadSession | undefined;
 
-  override async create(upload: Upload) {
-    await beginUpload(
-      this.actor,
-      { id: upload.id, length: upload.size, metadata: upload.metadata },
-      this.client,
-    );
-    return upload;
-  }
-
-  override async getUpload(id: string): Promise<Upload> {
-    let session = await getUpload(this.actor, id);
-    if (this.method === "HEAD" && session.received === session.length && !session.reportId) {
-      // Every byte is here but no report yet: another request is making it (423, ask again), or it
-      // died doing so and this request takes over. An offset equal to the length tells a client "done".
-      await finishUpload(this.actor, id, this.client.ip);
-      session = await getUpload(this.actor, id);
+    constructor(
+      private readonly actor: Actor,
+      private readonly client: Client,
+      private readonly method: string,
+    ) {
+      super();
+      this.extensions = ["creation", "creation-with-upload", "termination"];
     }
-    return toTusUpload(session);
-  }
 
-  override async write(stream: Readable, id: string, offset: number): Promise<number> {
-    const session = await appendToUpload(this.actor, id, offset, stream);
-    if (session.received === session.length && session.received > offset) this.completedHere = session;
-    return session.received;
-  }
+    override async create(upload: Upload) {
+      await beginUpload(
+        this.actor,
+        { id: upload.id, length: upload.size, metadata: upload.metadata },
+        this.client,
+      );
+      return upload;
+    }
 
-  override async remove(id: string) {
-    await abandonUpload(this.actor, id);
+    override async getUpload(id: string): Promise<Upload> {
+      let session = await getUpload(this.actor, id);
+      if (this.method === "HEAD" && session.received === session.length && !session.reportId) {
+        // Every byte is here but no report yet: another request is making it (423, ask again), or it
+        // died doing so and this request takes over. An offset equal to the length tells a client "done".
+        await finishUpload(this.actor, id, this.client.ip);
+        session = await getUpload(this.actor, id);
+      }
+      return toTusUpload(session);
+    }
+
+    override async write(stream: Readable, id: string, offset: number): Promise<number> {
+      const session = await appendToUpload(this.actor, id, offset, stream);
+      if (session.received === session.length && session.received > offset) this.completedHere = session;
+      return session.received;
+    }
+
+    override async remove(id: string) {
+      await abandonUpload(this.actor, id);
+    }
   }
+  return { tus, locker, SegmentStore };
 }
 
 /**
@@ -143,11 +152,12 @@ export async function handleTus(
   uploadId: string | undefined,
   context: AppLoadContext,
 ): Promise<Response> {
+  const { tus, locker, SegmentStore } = await tusKit();
   const { t } = await tFor(request);
   const method = request.method.toUpperCase();
   const client = clientOf(context);
   const withTus = (response: Response) => {
-    response.headers.set("Tus-Resumable", TUS_RESUMABLE);
+    response.headers.set("Tus-Resumable", tus.TUS_RESUMABLE);
     response.headers.set("Cache-Control", "no-store");
     return response;
   };
@@ -164,10 +174,10 @@ export async function handleTus(
     }
   }
 
-  const store = actor ? new SegmentStore(actor, client, method) : new DataStore();
+  const store = actor ? new SegmentStore(actor, client, method) : new tus.DataStore();
   if (!actor) store.extensions = ["creation", "creation-with-upload", "termination"];
   let failure: DomainError | undefined;
-  const server = new Server({
+  const server = new tus.Server({
     path: TUS_PATH,
     datastore: store,
     locker,
@@ -198,7 +208,7 @@ export async function handleTus(
         failure = err;
         return { status_code: err.message === FINISHING ? 423 : HTTP_STATUS[err.code], body: err.message };
       }
-      if (err === ERRORS.ERR_MAX_SIZE_EXCEEDED || (err as { status_code?: number }).status_code === 413) {
+      if (err === tus.ERRORS.ERR_MAX_SIZE_EXCEEDED || (err as { status_code?: number }).status_code === 413) {
         failure = new DomainError("too_large", "files.tooLarge", {
           values: { max: Number((reportUploadMaxBytes() / (1024 * 1024)).toFixed(1)) },
         });
