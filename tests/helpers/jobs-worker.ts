@@ -3,8 +3,8 @@
  * decision 0113). Env: the app's config (DATA_DIR or DATABASE_URL). argv[2]:
  * - "count": prints "ready", waits for a line on stdin (so the processes start together), runs
  *   the kind "test.count" until none is queued or running, then prints the ids it ran as JSON.
- * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running" and never
- *   ends — the test kills this process mid-job.
+ * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running <pid>"
+ *   and never ends — the test kills that process (tsx runs the script in a child of its own) mid-job.
  */
 import { closeDatabase } from "~/db/client.server";
 import { defineJobKind, jobFigures } from "~/domain/platform/jobs.server";
@@ -14,7 +14,7 @@ async function main() {
   if (mode === "hang") {
     const kind = defineJobKind("test.crash", {
       run: () => {
-        process.stdout.write("running\n");
+        process.stdout.write(`running ${process.pid}\n`);
         return new Promise<void>(() => {});
       },
       maxAttempts: 3,

@@ -230,7 +230,9 @@ async function claim(kind: string, leaseMs: number): Promise<JobRow | undefined>
       leasedUntil: new Date(now.getTime() + leaseMs),
       attempts: sql`${jobs.attempts} + 1`,
     })
-    .where(and(inArray(jobs.id, next), dueCondition(kind, now)))
+    // `= (select …)`, evaluated once: PostgreSQL may run an `in (select …)` again for each row it
+    // scans, and a `limit 1 … skip locked` run again takes a second row in the same statement.
+    .where(and(sql`${jobs.id} = (${next})`, dueCondition(kind, now)))
     .returning();
   return row;
 }
