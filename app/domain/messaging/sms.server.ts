@@ -93,7 +93,6 @@ const DEFAULTS: SenderSettings = {
 };
 let settings: SenderSettings = { ...DEFAULTS };
 
-
 /**
  * The sender is the runner's kind "sms" (decision 0113): its lease, its retries and its cap are
  * the runner's; the row of sms_messages keeps what the admins see (status, attempts, last error,
