@@ -102,4 +102,30 @@ describe("mail on the runner", () => {
     expect(await rowTo("erased@example.com")).toBeUndefined();
     expect(await jobOf(erased.id)).toMatchObject({ state: "done", attempts: 1 });
   });
+
+  it("a code sent at once whose process died during the send is failed and blank at the next prune, not left waiting", async () => {
+    const t = d.schema.mailMessages;
+    await d.db
+      .db()
+      .insert(t)
+      .values({
+        id: "s".repeat(24),
+        to: "stranded@example.com",
+        subject: "Your code",
+        text: "Your code is 123456",
+        html: "<p>123456</p>",
+        purpose: "code",
+        status: "sending",
+        attempts: 1,
+        nextAttemptAt: new Date(Date.now() - 120_000),
+        lockedUntil: new Date(Date.now() - 60_000),
+      });
+    await d.messaging.pruneMailMessages();
+    expect(await rowTo("stranded@example.com")).toMatchObject({
+      status: "failed",
+      text: "",
+      lockedUntil: null,
+      lastError: "the sender stopped during the attempt",
+    });
+  });
 });

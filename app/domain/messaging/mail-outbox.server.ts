@@ -267,8 +267,19 @@ export function* mailErasureSteps(tx: DB, email: string | null | undefined): TxS
   if (email) yield* exec(tx.delete(mailMessages).where(eq(mailMessages.to, email)));
 }
 
-/** Settled mails (sent, failed, expired: already blank) older than SMS_RETENTION_DAYS are deleted. */
+/**
+ * Settled mails (sent, failed, expired: already blank) older than SMS_RETENTION_DAYS are deleted.
+ * A code sent at once whose request's process died during the send (still "sending" past its
+ * hold; it has no job, decision 0113) is failed and blanked first: never sent late, never counted
+ * as waiting.
+ */
 export async function pruneMailMessages(now = Date.now()): Promise<number> {
+  const stranded = await db()
+    .select()
+    .from(mailMessages)
+    .where(and(eq(mailMessages.status, "sending"), lt(mailMessages.lockedUntil, new Date(now))));
+  for (const row of stranded)
+    await settle(row, { status: "failed", lastError: "the sender stopped during the attempt" }, true);
   const cutoff = new Date(now - config().smsRetentionMs);
   const gone = await db()
     .delete(mailMessages)
