@@ -744,6 +744,19 @@ export function* oneAtATime(tx: DB, lock: string): TxSteps<void> {
 }
 
 /**
+ * A select of rows to claim, for a claiming update's subquery (decision 0113). PostgreSQL locks the
+ * rows it picks and skips rows another transaction holds (`FOR UPDATE SKIP LOCKED`), so racing
+ * runners each take a different row instead of queueing behind one; SQLite runs the whole claiming
+ * update alone, so the select stays as it is.
+ */
+export function skipLocked<Q>(query: Q): Q {
+  if (handle().kind === "sqlite") return query;
+  return (query as unknown as { for(s: "update", o: { skipLocked: true }): Q }).for("update", {
+    skipLocked: true,
+  });
+}
+
+/**
  * Runs `body` in one transaction: every step commits together or none does. The body yields
  * queries (`yield* rows(…)`, `yield* exec(…)`) and decides on their results, but cannot wait for
  * anything else, so SQLite runs it synchronously (no other request's statement can slip into the

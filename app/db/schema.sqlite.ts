@@ -18,6 +18,7 @@ import {
   SESSION_KINDS,
   SMS_STATUSES,
   MAIL_STATUSES,
+  JOB_STATES,
   CONSENT_PURPOSES,
   RIGHTS_REQUEST_TYPES,
   RIGHTS_REQUEST_STATUSES,
@@ -1387,4 +1388,40 @@ export const labWords = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.locale, t.word] })],
+);
+
+/**
+ * One runner for all background work (decision 0113): a job of a kind with a JSON payload, asked
+ * for once per (kind, key) — asking again gives the same job. One runner holds it at a time under a
+ * lease (a holder that died loses it when the lease ends); a failed attempt waits its kind's
+ * backoff, and after its kind's last attempt the job is dead, keeping its last error.
+ */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    /** The idempotency key: the same work asked for twice is one job. */
+    key: text("key").notNull(),
+    /** JSON. */
+    payload: text("payload").notNull(),
+    state: text("state", { enum: JOB_STATES }).notNull().default("queued"),
+    /** Attempts begun (a claim counts one, so an attempt whose runner died counts too). */
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts that ended in an error (the failures figure). */
+    failures: integer("failures").notNull().default(0),
+    /** Not taken before this (the next attempt's time after a failure). */
+    runAt: integer("run_at", { mode: "timestamp_ms" }).notNull(),
+    /** The runner holding it (a fresh token per claim) and until when; a renewal moves it on. */
+    holder: text("holder"),
+    leasedUntil: integer("leased_until", { mode: "timestamp_ms" }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    uniqueIndex("jobs_kind_key_uq").on(t.kind, t.key),
+    index("jobs_kind_state_idx").on(t.kind, t.state, t.runAt, t.id),
+    index("jobs_state_lease_idx").on(t.state, t.leasedUntil),
+  ],
 );

@@ -64,6 +64,7 @@ export const {
   previewCache,
   provenNumbers,
   labWords,
+  jobs,
 } = active;
 
 export type UserRow = typeof lite.users.$inferSelect;
@@ -77,3 +78,4 @@ export type PhoneCallRow = typeof lite.phoneCalls.$inferSelect;
 export type PhraseRow = typeof lite.phrases.$inferSelect;
 export type LabValueRow = typeof lite.labValues.$inferSelect;
 export type BackupRunRow = typeof lite.backupRuns.$inferSelect;
+export type JobRow = typeof lite.jobs.$inferSelect;

@@ -16,6 +16,11 @@ export const CODE_PURPOSES = ["signup", "login", "reset", "takeover", "prove"] a
 export const SMS_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 /** The mail outbox (decision 0061): "expired": a code or link mail not sent before its code or link ran out. */
 export const MAIL_STATUSES = ["queued", "sending", "sent", "failed", "expired"] as const;
+/**
+ * A background job's state (decision 0113): waiting its turn (or its next attempt), held by one
+ * runner under a lease, finished, or given up after its kind's last attempt (its last error kept).
+ */
+export const JOB_STATES = ["queued", "running", "done", "dead"] as const;
 /** What an SMS is for (sms.server SmsPurpose); "erased": the last message to an erased person, never kept. */
 export const SMS_PURPOSES = [
   "signup-code",

@@ -226,6 +226,12 @@ describe("/metrics on the main port, one process", () => {
     expect(sample(r.text, "carebridge_sms_messages", { state: "failed" })).toBe(0);
     expect(sample(r.text, "carebridge_mail_messages", { state: "failed" })).toBe(0);
     expect(sample(r.text, "carebridge_uploads_in_progress")).toBe(0);
+    // The runner's figures, the same for every kind (decision 0113): nothing given up, nothing old.
+    for (const kind of ["mail", "sms"]) {
+      expect(sample(r.text, "carebridge_jobs", { kind, state: "dead" }), kind).toBe(0);
+      expect(sample(r.text, "carebridge_job_oldest_waiting_seconds", { kind }), kind).toBeLessThan(60);
+      expect(sample(r.text, "carebridge_job_failed_attempts", { kind }), kind).toBe(0);
+    }
   });
 
   it("keeps the same series whatever paths anonymous clients ask for: labels come from the route table", async () => {

@@ -257,19 +257,31 @@ describe("SMS through Kannel", () => {
 
   it("does not send a code that expired while it waited", async () => {
     await gateway();
-    const { smsMessages } = m.schema;
+    const { smsMessages, jobs } = m.schema;
     const to = "+919876500021";
+    const id = randomBytes(12).toString("hex");
     await m.client
       .db()
       .insert(smsMessages)
       .values({
-        id: randomBytes(12).toString("hex"),
+        id,
         to,
         text: "Your CareBridge code is 777000.",
         purpose: "login-code",
         status: "queued",
         nextAttemptAt: new Date(),
         createdAt: new Date(Date.now() - 20 * 60_000),
+      });
+    // Its job, as queueSms asks the runner for it (decision 0113).
+    await m.client
+      .db()
+      .insert(jobs)
+      .values({
+        id: randomBytes(12).toString("hex"),
+        kind: "sms",
+        key: id,
+        payload: JSON.stringify({ id }),
+        runAt: new Date(),
       });
     m.sms.kickSmsSender();
     const [row] = await until("the stale code to fail", async () => {
@@ -436,6 +448,16 @@ describe("without SMS_URL, and the admin's list over HTTP (built app)", () => {
         created: now - 1_000,
         sent: null,
       });
+      // Its job, as queueSms asks the runner for it (decision 0113).
+      await db.run(
+        `INSERT INTO jobs (id, kind, key, payload, state, attempts, failures, run_at, created_at)
+         VALUES (?, 'sms', ?, ?, 'queued', 0, 0, ?, ?)`,
+        "j".repeat(24),
+        "c".repeat(24),
+        JSON.stringify({ id: "c".repeat(24) }),
+        db.time(now - 1_000),
+        db.time(now - 1_000),
+      );
       const outbox = path.join(server.dataDir, "sms-outbox");
       const file = await until(
         "the outbox file",

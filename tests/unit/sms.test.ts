@@ -184,21 +184,35 @@ describe("the sendsms request", () => {
     });
   });
 
-  it("takes a row again whose sender died holding it", async () => {
-    const { smsMessages } = m.schema;
+  it("takes a message again whose sender died holding it (its job's lease ran out, decision 0113)", async () => {
+    const { smsMessages, jobs } = m.schema;
     m.sms.configureSmsSender({ timeoutMs: 300, backoffMs: [10] });
+    const id = "d".repeat(24);
     await m.client
       .db()
       .insert(smsMessages)
       .values({
-        id: "d".repeat(24),
+        id,
         to: "+919800000201",
         text: "Your opinion is ready",
         purpose: "opinion-ready",
         status: "sending",
         attempts: 1,
         nextAttemptAt: new Date(Date.now() - 120_000),
-        lockedUntil: new Date(Date.now() - 1_000),
+      });
+    await m.client
+      .db()
+      .insert(jobs)
+      .values({
+        id: "j".repeat(24),
+        kind: "sms",
+        key: id,
+        payload: JSON.stringify({ id }),
+        state: "running",
+        attempts: 1,
+        runAt: new Date(Date.now() - 120_000),
+        holder: "a sender that died",
+        leasedUntil: new Date(Date.now() - 1_000),
       });
     expect((await m.sms.processSmsQueue()).sent).toBe(1);
     expect(await row("+919800000201")).toMatchObject({ status: "sent", attempts: 2 });

@@ -1,22 +1,29 @@
-import { and, count, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, lt } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, first, type DB, type TxSteps, exec } from "~/db/client.server";
+import { db, first, type DB, type TxSteps, exec, transaction } from "~/db/client.server";
 import { mailMessages } from "~/db/schema";
 import { MAIL_STATUSES } from "~/db/types";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { DomainError } from "../platform/errors";
-import { backgroundLoop } from "../platform/index.server";
+import {
+  backoffWait,
+  defineJobKind,
+  type JobContext,
+  type JobKind,
+  startJobs,
+} from "../platform/index.server";
 import { SmtpError, transmit, type Mail } from "./mail.server";
 
 /**
  * The mail outbox (decision 0061), the SMS outbox's design (decision 0014) for mail: every mail is
- * a row of mail_messages until it is settled. `queueMail` adds one and kicks this process's
- * sender; `sendMailNow` (a code the person is waiting for) adds one already held by this request
- * and sends it at once, answering 503 when the mail server cannot take it. The sender runs in
- * every serving process: it claims one due row at a time with one conditional update, so
- * processes and nodes never send a row twice, and retries failures with doubling waits
- * (MAIL_RETRY_SECONDS, at most an hour) until MAIL_MAX_AGE_HOURS, then marks it failed. A mail
+ * a row of mail_messages until it is settled. `queueMail` adds one, with its job for the runner
+ * (kind "mail", decision 0113) in the same transaction, and kicks this process's sender;
+ * `sendMailNow` (a code the person is waiting for) adds one already held by this request and sends
+ * it at once, answering 503 when the mail server cannot take it. The runner runs in every serving
+ * process and holds a job in one process at a time, so processes and nodes never send a mail
+ * twice; failures wait doubling times (MAIL_RETRY_SECONDS, at most an hour) for as many attempts as
+ * fit in MAIL_MAX_AGE_HOURS (the kind's cap), then the mail is marked failed. A mail
  * with a code or a link that runs out has `expiresAt` and is never sent after it (expired).
  * Once sent, failed or expired, the subject and bodies are blanked: no code or link stays stored.
  */
@@ -47,9 +54,11 @@ const values = (mail: OutgoingMail, now: Date) => ({
 
 /** Off the request path: the mail is stored, and this process's sender is told; a failure is retried. */
 export async function queueMail(mail: OutgoingMail): Promise<void> {
-  await db()
-    .insert(mailMessages)
-    .values({ ...values(mail, new Date()), status: "queued" });
+  const row = values(mail, new Date());
+  await transaction(function* (tx) {
+    yield* exec(tx.insert(mailMessages).values({ ...row, status: "queued" }));
+    yield* mailJobs().enqueueSteps(tx, { id: row.id }, { key: row.id });
+  });
   kickMailSender();
 }
 
@@ -79,7 +88,7 @@ export async function sendMailNow(mail: OutgoingMail): Promise<void> {
     await transmit(row);
   } catch (err) {
     const lastError = err instanceof SmtpError ? err.message : "could not send (unexpected error)";
-    await settle(row, { status: "failed", lastError, ...BLANK });
+    await settle(row, { status: "failed", lastError }, true);
     log("error", "mail unavailable: a code could not be sent", {
       id: row.id,
       purpose: row.purpose,
@@ -90,24 +99,51 @@ export async function sendMailNow(mail: OutgoingMail): Promise<void> {
       retryAfterSeconds: mailRetryAfterSeconds(),
     });
   }
-  await done(row);
+  await done(row, true);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The sender
 
-const pollMs = () => Math.min(5_000, config().mailRetryMs);
+/**
+ * Attempts in all for a mail: as many as fit in MAIL_MAX_AGE_HOURS with waits doubling from
+ * MAIL_RETRY_SECONDS up to an hour (the runner's cap for the kind "mail", decision 0113).
+ */
+export function mailAttempts(retryMs: number, maxAgeMs: number): number {
+  let attempts = 1;
+  for (let waited = 0; attempts < 10_000; attempts++) {
+    waited += backoffWait({ baseMs: retryMs, maxMs: MAX_WAIT_MS }, attempts);
+    if (waited > maxAgeMs) break;
+  }
+  return attempts;
+}
 
-const sender = backgroundLoop("mail sender", (stopping) => processMailQueue(stopping));
+type MailJob = { id: string };
+let kind: JobKind<MailJob> | undefined;
+
+/** The runner's kind "mail" (decision 0113), registered at first use: its cap reads the configuration. */
+function mailJobs(): JobKind<MailJob> {
+  if (kind) return kind;
+  const c = config();
+  kind = defineJobKind<MailJob>("mail", {
+    run: (job, ctx) => deliver(job.id, ctx),
+    maxAttempts: mailAttempts(c.mailRetryMs, c.mailMaxAgeMs),
+    backoff: { baseMs: c.mailRetryMs, maxMs: MAX_WAIT_MS },
+    leaseMs: LOCK_MS,
+    pollMs: Math.min(5_000, c.mailRetryMs),
+    onDead: (job, ctx) => giveUp(job.id, ctx.lastError, ctx.attempt),
+  });
+  return kind;
+}
 
 /** Starts this process's background sender (idempotent): a poll every few seconds plus kicks. */
 export function startMailSender(): void {
-  sender.start(pollMs());
+  startJobs([mailJobs().kind]);
 }
 
 /** Makes the sender look for due rows now (no-op where no sender runs, e.g. a script). */
 export function kickMailSender(): void {
-  sender.kick();
+  mailJobs().kick();
 }
 
 /**
@@ -117,7 +153,7 @@ export function kickMailSender(): void {
  * one way queued mail leaves.
  */
 export async function flushMail(): Promise<void> {
-  await sender.stop();
+  await mailJobs().stop();
   try {
     await processMailQueue();
   } catch (err) {
@@ -125,113 +161,87 @@ export async function flushMail(): Promise<void> {
   }
 }
 
-/** A row may be taken: queued and due, or held by a sender whose hold ran out (it died). */
-function dueCondition(now: Date): SQL {
-  return or(
-    and(eq(mailMessages.status, "queued"), lte(mailMessages.nextAttemptAt, now)),
-    and(eq(mailMessages.status, "sending"), lt(mailMessages.lockedUntil, now)),
-  )!;
-}
-
-/**
- * Takes the next due row with ONE conditional update (status → sending, held for LOCK_MS,
- * attempts + 1): the update repeats the due condition, so of processes racing for one row
- * exactly one gets it back (SQLite runs the statement alone; PostgreSQL re-checks the condition
- * on the row another transaction just changed).
- */
-async function claimNext(now: Date): Promise<Row | undefined> {
-  const next = db()
-    .select({ id: mailMessages.id })
-    .from(mailMessages)
-    .where(dueCondition(now))
-    .orderBy(mailMessages.nextAttemptAt, mailMessages.id)
-    .limit(1);
-  const [row] = await db()
-    .update(mailMessages)
-    .set({
-      status: "sending",
-      lockedUntil: new Date(now.getTime() + LOCK_MS),
-      attempts: sql`${mailMessages.attempts} + 1`,
-    })
-    .where(and(inArray(mailMessages.id, next), dueCondition(now)))
-    .returning();
-  return row;
-}
-
 const BLANK = { subject: "", text: "", html: "" };
 
-/** Writes the outcome of our attempt, unless our hold ran out and another sender took the row. */
-async function settle(row: Row, set: Partial<Row>): Promise<void> {
-  const held = and(
-    eq(mailMessages.id, row.id),
-    eq(mailMessages.status, "sending"),
-    eq(mailMessages.lockedUntil, row.lockedUntil!),
-  );
-  const settled = set.status !== "queued";
+/**
+ * Writes a mail's outcome: settled (sent, failed, expired) blanks it, and deletes the last mail to
+ * an erased person; `held` only while this request still holds the row it sends at once.
+ */
+async function settle(row: Row, set: Partial<Row>, held = false): Promise<void> {
+  const where = held
+    ? and(
+        eq(mailMessages.id, row.id),
+        eq(mailMessages.status, "sending"),
+        eq(mailMessages.lockedUntil, row.lockedUntil!),
+      )
+    : eq(mailMessages.id, row.id);
+  const settled = set.status !== "queued" && set.status !== "sending";
   const written =
     settled && row.purpose === "erased"
-      ? await db().delete(mailMessages).where(held).returning({ id: mailMessages.id })
+      ? await db().delete(mailMessages).where(where).returning({ id: mailMessages.id })
       : await db()
           .update(mailMessages)
-          .set({ ...set, lockedUntil: null })
-          .where(held)
+          .set({ ...set, ...(settled ? BLANK : {}), lockedUntil: null })
+          .where(where)
           .returning({ id: mailMessages.id });
-  if (!written.length) log("warn", "mail hold ran out before the outcome was written", { id: row.id });
+  if (held && !written.length)
+    log("warn", "mail hold ran out before the outcome was written", { id: row.id });
 }
 
-const done = (row: Row) => settle(row, { status: "sent", sentAt: new Date(), ...BLANK });
+const done = (row: Row, held = false) => settle(row, { status: "sent", sentAt: new Date() }, held);
 
 export type MailRound = { sent: number; retrying: number; failed: number; expired: number };
 
 /** Sends every due mail, one claim at a time, until none is due (or `stop()` says so). */
 export async function processMailQueue(stop: () => boolean = () => false): Promise<MailRound> {
-  const round: MailRound = { sent: 0, retrying: 0, failed: 0, expired: 0 };
-  let misses = 0;
-  while (!stop()) {
-    const now = new Date();
-    if (!(await first(db().select({ id: mailMessages.id }).from(mailMessages).where(dueCondition(now)))))
-      break;
-    const row = await claimNext(now);
-    if (!row) {
-      // Another process took the row we aimed at; look again (it is not due any more).
-      if (++misses > 20) break;
-      continue;
-    }
-    misses = 0;
-    round[await deliver(row)]++;
-  }
-  return round;
+  const round = await mailJobs().runDue(stop);
+  return {
+    sent: round.outcomes.sent ?? 0,
+    retrying: round.retrying,
+    failed: round.dead,
+    expired: round.outcomes.expired ?? 0,
+  };
 }
 
-async function deliver(row: Row): Promise<keyof MailRound> {
+/** The mail given up after the kind's last attempt: failed with its reason, blank. */
+async function giveUp(id: string, lastError: string, attempt: number): Promise<void> {
+  const row = await first(db().select().from(mailMessages).where(eq(mailMessages.id, id)));
+  if (!row || !["queued", "sending"].includes(row.status)) return;
+  await settle(row, { status: "failed", lastError });
+  log("error", "mail failed", { id, purpose: row.purpose, attempt, error: lastError });
+}
+
+/**
+ * One attempt at one mail (the job "mail"). A mail already settled, or deleted by an erasure, is not
+ * sent again (a runner that died after sending leaves its job to be run once more).
+ */
+async function deliver(id: string, job: JobContext): Promise<string> {
+  const row = await first(db().select().from(mailMessages).where(eq(mailMessages.id, id)));
+  if (!row || !["queued", "sending"].includes(row.status)) return "settled";
   const c = config();
-  const who = { id: row.id, purpose: row.purpose, attempt: row.attempts };
-  const now = Date.now();
-  if (row.expiresAt && row.expiresAt.getTime() <= now) {
-    await settle(row, { status: "expired", ...BLANK });
+  const who = { id: row.id, purpose: row.purpose, attempt: job.attempt };
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) {
+    await settle(row, { status: "expired" });
     log("warn", "mail expired before it could be sent", { ...who, lastError: row.lastError });
     return "expired";
   }
-  if (now - row.createdAt.getTime() > c.mailMaxAgeMs) {
-    const lastError = row.lastError ?? "the sender stopped during the last attempt";
-    await settle(row, { status: "failed", lastError, ...BLANK });
-    log("error", "mail failed", { ...who, error: lastError });
-    return "failed";
-  }
+  await settle(row, { status: "sending", attempts: job.attempt });
   try {
     await transmit(row);
   } catch (err) {
     const lastError = err instanceof SmtpError ? err.message : "could not send (unexpected error)";
     if (!(err instanceof SmtpError))
       log("error", "mail sending threw", { ...who, error: String((err as Error)?.message ?? err) });
-    const wait = Math.min(MAX_WAIT_MS, c.mailRetryMs * 2 ** Math.min(20, row.attempts - 1));
-    await settle(row, { status: "queued", nextAttemptAt: new Date(Date.now() + wait), lastError });
-    log(row.attempts === 1 ? "error" : "warn", "mail not sent; will retry", {
-      ...who,
-      error: lastError,
-      retryInMs: wait,
-    });
-    return "retrying";
+    if (job.attempt < job.maxAttempts) {
+      const wait = backoffWait({ baseMs: c.mailRetryMs, maxMs: MAX_WAIT_MS }, job.attempt);
+      await settle(row, { status: "queued", nextAttemptAt: new Date(Date.now() + wait), lastError });
+      log(job.attempt === 1 ? "error" : "warn", "mail not sent; will retry", {
+        ...who,
+        error: lastError,
+        retryInMs: wait,
+      });
+    }
+    throw new Error(lastError);
   }
   await done(row);
   if (c.smtpUrl) log("info", "mail sent", who);
@@ -257,8 +267,19 @@ export function* mailErasureSteps(tx: DB, email: string | null | undefined): TxS
   if (email) yield* exec(tx.delete(mailMessages).where(eq(mailMessages.to, email)));
 }
 
-/** Settled mails (sent, failed, expired: already blank) older than SMS_RETENTION_DAYS are deleted. */
+/**
+ * Settled mails (sent, failed, expired: already blank) older than SMS_RETENTION_DAYS are deleted.
+ * A code sent at once whose request's process died during the send (still "sending" past its
+ * hold; it has no job, decision 0113) is failed and blanked first: never sent late, never counted
+ * as waiting.
+ */
 export async function pruneMailMessages(now = Date.now()): Promise<number> {
+  const stranded = await db()
+    .select()
+    .from(mailMessages)
+    .where(and(eq(mailMessages.status, "sending"), lt(mailMessages.lockedUntil, new Date(now))));
+  for (const row of stranded)
+    await settle(row, { status: "failed", lastError: "the sender stopped during the attempt" }, true);
   const cutoff = new Date(now - config().smsRetentionMs);
   const gone = await db()
     .delete(mailMessages)

@@ -1,23 +1,30 @@
-import { and, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, first } from "~/db/client.server";
+import { db, exec, first, transaction } from "~/db/client.server";
 import { smsMessages } from "~/db/schema";
 import { SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
-import { backgroundLoop } from "../platform/index.server";
+import {
+  backoffWait,
+  defineJobKind,
+  type JobContext,
+  type JobKindOptions,
+  startJobs,
+} from "../platform/index.server";
 import { GatewayError, sendThroughGateway, writeToOutbox } from "./sms-delivery.server";
 
 export { maskPhone };
 
 /**
  * Outgoing SMS (decision 0014). `queueSms` adds a row to the persisted queue (table
- * sms_messages) and kicks this process's sender; a request never waits for the gateway. The
- * sender runs in every serving process (started by startup.server.ts): it claims one due row at a
- * time with one conditional update, so several processes and nodes never send a row twice, sends
- * it through Kannel's sendsms interface (SMS_URL) or, unset, writes it to data/sms-outbox/, and
- * retries failures with backoff until the last attempt marks it failed for the admins to see.
+ * sms_messages) and, in the same transaction, asks the runner for its job (kind "sms", decision
+ * 0113), then kicks this process's sender; a request never waits for the gateway. The runner runs
+ * in every serving process (started by startup.server.ts) and holds a job in one process at a
+ * time, so several processes and nodes never send a message twice; the handler sends it through
+ * Kannel's sendsms interface (SMS_URL) or, unset, writes it to data/sms-outbox/. Failures wait the
+ * runner's backoff until the kind's last attempt, which marks the row failed for the admins to see.
  * The text is never logged and never shown to anyone: it may hold a sign-in code.
  *
  * This module: the queue and the sender. Beside it: sms-segments.server.ts (what a text costs),
@@ -30,13 +37,19 @@ export type SmsPurpose = (typeof SMS_PURPOSES)[number];
 export type SmsStatus = (typeof SMS_STATUSES)[number];
 
 export async function queueSms(message: { to: string; text: string; purpose: SmsPurpose }): Promise<void> {
-  await db().insert(smsMessages).values({
-    id: newId(),
-    to: message.to,
-    text: message.text,
-    purpose: message.purpose,
-    status: "queued",
-    nextAttemptAt: new Date(),
+  const id = newId();
+  await transaction(function* (tx) {
+    yield* exec(
+      tx.insert(smsMessages).values({
+        id,
+        to: message.to,
+        text: message.text,
+        purpose: message.purpose,
+        status: "queued",
+        nextAttemptAt: new Date(),
+      }),
+    );
+    yield* smsJobs.enqueueSteps(tx, { id }, { key: id });
   });
   kickSmsSender();
 }
@@ -81,85 +94,51 @@ const DEFAULTS: SenderSettings = {
 let settings: SenderSettings = { ...DEFAULTS };
 
 /**
+ * The sender is the runner's kind "sms" (decision 0113): its lease, its retries and its cap are
+ * the runner's; the row of sms_messages keeps what the admins see (status, attempts, last error,
+ * next attempt). As many attempts as the list of waits allows, then the row is failed.
+ */
+const kindOptions = (s: SenderSettings): JobKindOptions<SmsJob> => ({
+  run: (job, ctx) => deliver(job.id, ctx),
+  maxAttempts: s.backoffMs.length + 1,
+  backoff: s.backoffMs,
+  leaseMs: s.lockMs,
+  pollMs: s.pollMs,
+  onDead: (job, ctx) => giveUp(job.id, ctx.lastError, ctx.attempt),
+});
+
+type SmsJob = { id: string };
+const smsJobs = defineJobKind<SmsJob>("sms", kindOptions(DEFAULTS));
+
+/**
  * For tests only: shorter waits (e.g. `{ backoffMs: [50, 100], pollMs: 200 }`); no argument
  * restores the defaults. Applies to this process's sender from its next round.
  */
 export function configureSmsSender(overrides?: Partial<SenderSettings>): void {
   settings = { ...DEFAULTS, ...overrides };
-  sender.repoll(settings.pollMs);
+  smsJobs.configure(kindOptions(settings));
 }
-
-const sender = backgroundLoop("sms sender", (stopping) => processSmsQueue(stopping));
 
 /** Starts this process's background sender (idempotent): a poll every few seconds plus kicks. */
 export function startSmsSender(): void {
-  sender.start(settings.pollMs);
+  startJobs([smsJobs.kind]);
 }
 
 /** Makes the sender look for due rows now (no-op where no sender runs, e.g. a script). */
 export function kickSmsSender(): void {
-  sender.kick();
+  smsJobs.kick();
 }
 
 /** Stops the sender: no new claims; waits for the message being sent (bounded by the gateway timeout). */
 export function stopSmsSender(): Promise<void> {
-  return sender.stop();
+  return smsJobs.stop();
 }
 
-/** A row may be taken: queued and due, or held by a sender whose hold ran out (it died). */
-function dueCondition(now: Date): SQL {
-  return or(
-    and(eq(smsMessages.status, "queued"), lte(smsMessages.nextAttemptAt, now)),
-    and(eq(smsMessages.status, "sending"), lt(smsMessages.lockedUntil, now)),
-  )!;
-}
+type Row = typeof smsMessages.$inferSelect;
 
-type Claimed = typeof smsMessages.$inferSelect;
-
-/**
- * Takes the next due row with ONE conditional update (status → sending, held for lockMs,
- * attempts + 1) and returns it, or undefined. The update repeats the due condition, so of
- * processes racing for one row exactly one gets it back: SQLite runs the statement alone, and
- * PostgreSQL re-checks the condition on the row another transaction just changed.
- */
-async function claimNext(now: Date): Promise<Claimed | undefined> {
-  const next = db()
-    .select({ id: smsMessages.id })
-    .from(smsMessages)
-    .where(dueCondition(now))
-    .orderBy(smsMessages.nextAttemptAt, smsMessages.id)
-    .limit(1);
-  const [row] = await db()
-    .update(smsMessages)
-    .set({
-      status: "sending",
-      lockedUntil: new Date(now.getTime() + settings.lockMs),
-      attempts: sql`${smsMessages.attempts} + 1`,
-    })
-    .where(and(inArray(smsMessages.id, next), dueCondition(now)))
-    .returning();
-  return row;
-}
-
-async function anyDue(now: Date): Promise<boolean> {
-  return !!(await first(db().select({ id: smsMessages.id }).from(smsMessages).where(dueCondition(now))));
-}
-
-/** Writes the outcome of our attempt, unless our hold ran out and another sender took the row. */
-async function settle(row: Claimed, values: Partial<Claimed>): Promise<boolean> {
-  const done = await db()
-    .update(smsMessages)
-    .set(values)
-    .where(
-      and(
-        eq(smsMessages.id, row.id),
-        eq(smsMessages.status, "sending"),
-        eq(smsMessages.lockedUntil, row.lockedUntil!),
-      ),
-    )
-    .returning({ id: smsMessages.id });
-  if (!done.length) log("warn", "sms hold ran out before the outcome was written", { id: row.id });
-  return done.length === 1;
+/** Writes to the message's row (gone when the person was erased meanwhile: nothing to write). */
+async function update(id: string, values: Partial<Row>): Promise<void> {
+  await db().update(smsMessages).set(values).where(eq(smsMessages.id, id));
 }
 
 export type SmsRound = { sent: number; retrying: number; failed: number };
@@ -169,38 +148,40 @@ export type SmsRound = { sent: number; retrying: number; failed: number };
  * background sender runs this; tests may call it directly.
  */
 export async function processSmsQueue(stop: () => boolean = () => false): Promise<SmsRound> {
-  const round: SmsRound = { sent: 0, retrying: 0, failed: 0 };
-  let misses = 0;
-  while (!stop()) {
-    const now = new Date();
-    if (!(await anyDue(now))) break;
-    const row = await claimNext(now);
-    if (!row) {
-      // Another process took the row we aimed at; look again (it is not due any more).
-      if (++misses > 20) break;
-      continue;
-    }
-    misses = 0;
-    round[await deliver(row)]++;
-  }
-  return round;
+  const round = await smsJobs.runDue(stop);
+  return {
+    sent: round.outcomes.sent ?? 0,
+    retrying: round.retrying,
+    failed: round.dead + (round.outcomes.failed ?? 0),
+  };
 }
 
-async function deliver(row: Claimed): Promise<keyof SmsRound> {
-  const maxAttempts = settings.backoffMs.length + 1;
-  const who = { id: row.id, to: maskPhone(row.to), purpose: row.purpose, attempt: row.attempts };
-  const giveUp = async (lastError: string) => {
-    if (row.purpose === "erased") await forget(row);
-    else await settle(row, { status: "failed", lockedUntil: null, lastError });
-    log("error", "sms failed", { ...who, error: lastError });
-    return "failed" as const;
-  };
-  if (row.attempts > maxAttempts) {
-    return giveUp(row.lastError ?? "the sender stopped during the last attempt");
-  }
+/** The message given up: failed with its reason for the admins, or, the last to an erased person, deleted. */
+async function giveUp(id: string, lastError: string, attempt: number): Promise<void> {
+  const row = await first(db().select().from(smsMessages).where(eq(smsMessages.id, id)));
+  if (!row) return;
+  if (row.purpose === "erased") await forget(id);
+  else await update(id, { status: "failed", lockedUntil: null, lastError });
+  log("error", "sms failed", { id, to: maskPhone(row.to), purpose: row.purpose, attempt, error: lastError });
+}
+
+/**
+ * One attempt at one message (the job "sms"). A message already settled, or deleted by an erasure,
+ * is not sent again (a runner that died after sending leaves its job to be run once more).
+ */
+async function deliver(id: string, job: JobContext): Promise<string> {
+  const row = await first(db().select().from(smsMessages).where(eq(smsMessages.id, id)));
+  if (!row || row.status === "sent" || row.status === "failed") return "settled";
+  const who = { id: row.id, to: maskPhone(row.to), purpose: row.purpose, attempt: job.attempt };
   if (CODE_PURPOSES.includes(row.purpose) && Date.now() - row.createdAt.getTime() > settings.codeMaxAgeMs) {
-    return giveUp(`${row.lastError ? `${row.lastError}; ` : ""}code expired before it could be sent`);
+    await giveUp(
+      id,
+      `${row.lastError ? `${row.lastError}; ` : ""}code expired before it could be sent`,
+      job.attempt,
+    );
+    return "failed";
   }
+  await update(id, { status: "sending", attempts: job.attempt, lockedUntil: null });
   try {
     const c = config();
     if (c.smsUrl) await sendThroughGateway(c.smsUrl, row, settings.timeoutMs);
@@ -209,32 +190,20 @@ async function deliver(row: Claimed): Promise<keyof SmsRound> {
     const lastError = err instanceof GatewayError ? err.message : "could not send (unexpected error)";
     if (!(err instanceof GatewayError))
       log("error", "sms sending threw", { ...who, error: String((err as Error)?.message ?? err) });
-    if (row.attempts >= maxAttempts) return giveUp(lastError);
-    const wait = settings.backoffMs[row.attempts - 1] ?? settings.backoffMs.at(-1) ?? 0;
-    await settle(row, {
-      status: "queued",
-      lockedUntil: null,
-      nextAttemptAt: new Date(Date.now() + wait),
-      lastError,
-    });
-    log("warn", "sms not sent; will retry", { ...who, error: lastError, retryInMs: wait });
-    return "retrying";
+    if (job.attempt < job.maxAttempts) {
+      const wait = backoffWait(settings.backoffMs, job.attempt);
+      await update(id, { status: "queued", nextAttemptAt: new Date(Date.now() + wait), lastError });
+      log("warn", "sms not sent; will retry", { ...who, error: lastError, retryInMs: wait });
+    }
+    throw new Error(lastError);
   }
-  if (row.purpose === "erased") await forget(row);
-  else await settle(row, { status: "sent", lockedUntil: null, sentAt: new Date() });
+  if (row.purpose === "erased") await forget(id);
+  else await update(id, { status: "sent", lockedUntil: null, sentAt: new Date() });
   if (config().smsUrl) log("info", "sms sent", who);
   return "sent";
 }
 
-/** Deletes a row we hold (the last message to an erased person, sent or given up): nothing of it stays. */
-async function forget(row: Claimed) {
-  await db()
-    .delete(smsMessages)
-    .where(
-      and(
-        eq(smsMessages.id, row.id),
-        eq(smsMessages.status, "sending"),
-        eq(smsMessages.lockedUntil, row.lockedUntil!),
-      ),
-    );
+/** Deletes a message (the last message to an erased person, sent or given up): nothing of it stays. */
+async function forget(id: string) {
+  await db().delete(smsMessages).where(eq(smsMessages.id, id));
 }

@@ -4,7 +4,7 @@ import { uploadSessions } from "~/db/schema";
 import { diskSpace } from "~/storage/disk.server";
 import { queueCounts } from "../consultation/index.server";
 import { mailQueue } from "../messaging/index.server";
-import { COUNT_KEYS, listCountsOf } from "../platform/index.server";
+import { COUNT_KEYS, jobFigures, listCountsOf } from "../platform/index.server";
 import { lastVerifiedBackup } from "./backups.server";
 
 /** One product figure as Prometheus shows it (and the Service screen draws it). */
@@ -18,10 +18,11 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  * Pending reports by urgency, overdue and held claims are the Turnaround screen's own queue counts
  * (counters and short index walks, decision 0046); the SMS outbox by state is read from the lists'
  * counters (decision 0031), the mail outbox (decision 0061) and unfinished uploads from small tables.
+ * Background jobs have the same figures for every kind (decision 0113).
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [counted, queue, uploads, mail, verified] = await Promise.all([
+  const [counted, queue, uploads, mail, verified, jobs] = await Promise.all([
     listCountsOf([
       COUNT_KEYS.smsOfStatus("queued"),
       COUNT_KEYS.smsOfStatus("sending"),
@@ -31,6 +32,7 @@ export async function productGauges(): Promise<Gauge[]> {
     first(db().select({ n: count() }).from(uploadSessions).where(isNull(uploadSessions.reportId))),
     mailQueue(),
     lastVerifiedBackup(),
+    jobFigures(now),
   ]);
   const [smsQueued, smsSending, smsFailed] = counted;
   const [urgent, normal] = queue.waitingByPriority;
@@ -70,6 +72,7 @@ export async function productGauges(): Promise<Gauge[]> {
       help: "When the newest verified backup finished (Unix time; 0: none yet).",
       value: verified ? Math.floor(verified.getTime() / 1000) : 0,
     },
+    ...jobGauges(jobs),
     ...(await diskSpace().catch(() => [])).map((d) => ({
       name: "carebridge_disk_free_bytes",
       help: "Free space where this node keeps its database and files (DISK_LOW_MB, DISK_RESERVE_MB).",
@@ -77,4 +80,28 @@ export async function productGauges(): Promise<Gauge[]> {
       value: d.freeBytes,
     })),
   ];
+}
+
+/** The runner's figures, the same for every kind (decision 0113). */
+function jobGauges(figures: Awaited<ReturnType<typeof jobFigures>>): Gauge[] {
+  const jobsHelp =
+    "Background jobs by kind: queued (waiting or retrying), running, dead (given up, kept for an admin).";
+  const ageHelp = "Age of the oldest queued background job of each kind (0: none waiting).";
+  const failHelp =
+    "Failed attempts of the background jobs kept, by kind (finished jobs are pruned after 7 days).";
+  return figures.flatMap((f) => [
+    ...(["queued", "running", "dead"] as const).map((state) => ({
+      name: "carebridge_jobs",
+      help: jobsHelp,
+      labels: { kind: f.kind, state },
+      value: f[state],
+    })),
+    {
+      name: "carebridge_job_oldest_waiting_seconds",
+      help: ageHelp,
+      labels: { kind: f.kind },
+      value: f.oldestWaitingSeconds,
+    },
+    { name: "carebridge_job_failed_attempts", help: failHelp, labels: { kind: f.kind }, value: f.failures },
+  ]);
 }

@@ -13,8 +13,8 @@ import {
   stopPacsSender,
   sweepLeftovers,
 } from "../records/index.server";
-import { flushMail, startMailSender, startSmsSender, stopSmsSender } from "../messaging/index.server";
-import { pruneIdempotencyKeys, pruneRateLimits } from "../platform/index.server";
+import { flushMail, startMailSender, startSmsSender } from "../messaging/index.server";
+import { pruneIdempotencyKeys, pruneJobs, pruneRateLimits, stopJobs } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
 import { sendOverdueDigest, sweepUploads } from "../consultation/index.server";
 import {
@@ -44,6 +44,7 @@ async function hourly() {
       await pruneAccountsTables();
       await pruneRateLimits();
       await pruneIdempotencyKeys();
+      await pruneJobs();
       await pruneServiceRollups();
     });
   } catch (err) {
@@ -89,9 +90,9 @@ export function startup(): Promise<void> {
     }
     if (c.serverRole === "basic") process.once("exit", () => void closeDatabase()); // our server closes it itself
     trackRequestStart();
-    // Every serving process (owner and workers) sends queued SMS; claims keep them from sending one twice.
+    // Every serving process (owner and workers) runs the runner's SMS and mail kinds (decisions
+    // 0014, 0061, 0113); a job is held by one process at a time, so none is sent twice.
     startSmsSender();
-    // And queued mail (decision 0061), claimed the same way.
     startMailSender();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
@@ -134,10 +135,12 @@ export function startup(): Promise<void> {
  */
 export async function shutdown() {
   // Mail due now (reset links, notices) goes out before the process ends (what cannot go stays
-  // queued for the next start or another process), and the SMS being sent is finished (an unfinished one is taken again by another process later).
+  // queued for the next start or another process). The runner drains (decision 0113): no new
+  // claims, the jobs running (the SMS being sent) finished within 10 s, else told to stop and
+  // taken again by another process once their leases end.
   const work = Promise.all([
     flushMail(),
-    stopSmsSender(),
+    stopJobs(10_000),
     stopPacsSender(),
     stopLabReader(),
     stopServiceRollups(),

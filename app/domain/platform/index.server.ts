@@ -6,6 +6,7 @@
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
  * - list-counts, cursor: list totals kept as counters (decision 0031) and cursor pages.
+ * - jobs: the one runner for background work (decision 0113).
  * - turns: a fair share of a shared part, turns per account across nodes; work that ran out of time remembered (decision 0100).
  *
  * Platform depends on no other context (scripts/import-cycles.mjs checks it); start-up, gauges
@@ -80,3 +81,26 @@ export {
   type TurnKind,
   type TurnRule,
 } from "./turns.server";
+export {
+  type Backoff,
+  backoffWait,
+  deadJobs,
+  defineJobKind,
+  dropDeadJob,
+  type Enqueued,
+  type EnqueueOptions,
+  type JobContext,
+  type JobFigures,
+  jobById,
+  jobFigures,
+  type JobKind,
+  jobKinds,
+  type JobKindOptions,
+  type JobRound,
+  type JobState,
+  pruneJobs,
+  retryDeadJob,
+  startJobs,
+  stopJobs,
+  waitForJob,
+} from "./jobs.server";

@@ -1,0 +1,56 @@
+/**
+ * A second process running background jobs beside the test's own (tests/domain/jobs.test.ts,
+ * decision 0113). Env: the app's config (DATA_DIR or DATABASE_URL). argv[2]:
+ * - "count": prints "ready", waits for a line on stdin (so the processes start together), runs
+ *   the kind "test.count" until none is queued or running, then prints the ids it ran as JSON.
+ * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running <pid>"
+ *   and never ends — the test kills that process (tsx runs the script in a child of its own) mid-job.
+ */
+import { closeDatabase } from "~/db/client.server";
+import { defineJobKind, jobFigures } from "~/domain/platform/jobs.server";
+
+async function main() {
+  const mode = process.argv[2];
+  if (mode === "hang") {
+    const kind = defineJobKind("test.crash", {
+      run: () => {
+        process.stdout.write(`running ${process.pid}\n`);
+        return new Promise<void>(() => {});
+      },
+      maxAttempts: 3,
+      backoff: [10],
+      leaseMs: 1_500,
+    });
+    await kind.runDue();
+    return;
+  }
+  const ran: string[] = [];
+  const kind = defineJobKind<{ n: number }>("test.count", {
+    run: async (_p, job) => {
+      ran.push(job.id);
+      await new Promise((r) => setTimeout(r, 2));
+    },
+    maxAttempts: 3,
+    backoff: [10],
+    leaseMs: 10_000,
+  });
+  await jobFigures(); // the database is open before the start
+  process.stdout.write("ready\n");
+  await new Promise((r) => process.stdin.once("data", r));
+  process.stdin.pause();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await kind.runDue();
+    const f = (await jobFigures()).find((x) => x.kind === "test.count");
+    if (!f || (f.queued === 0 && f.running === 0) || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await closeDatabase();
+  process.stdout.write(JSON.stringify(ran) + "\n");
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
