@@ -276,6 +276,11 @@ export async function readLocal(
     ocrAllowed();
     lines = await ocrImage(file, timeoutMs, 1, scratch);
   }
+  return readingOf(lines, source, patient);
+}
+
+/** What the lines of a report read as (its text layer's or the OCR's), for a patient of whom `patient` is recorded. */
+export function readingOf(lines: PageLine[], source: "text" | "ocr", patient?: Recorded): Reading {
   const texts = lines.map((l) => l.text);
   const sampled = sampleDate(texts);
   // Her sex and her age when the sample was taken choose the part of a range printed for men and
