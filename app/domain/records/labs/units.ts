@@ -256,5 +256,5 @@ export function displayUnit(ucum: string): string {
  * real unit, is left as it is. OCR text only: a text layer's letters are the lab's own.
  */
 export function microAsPrinted(text: string): string {
-  return text.replace(/(^|[\s(\[‘'"“*])(?:yu|y|p)(?=(?:g\/d[l1]|[il1]u\/m[l1])(?![a-z]))/gi, "$1µ");
+  return text.replace(/(^|[\s([‘'"“*])(?:yu|y|p)(?=(?:g\/d[l1]|[il1]u\/m[l1])(?![a-z]))/gi, "$1µ");
 }
