@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cleanPage } from "~/domain/records/lab-pixels";
-import { microAsPrinted, recogniseLabRows } from "~/domain/records/labs";
+import { looksLikeLabReport, microAsPrinted, recogniseLabRows } from "~/domain/records/labs";
 
 /**
  * A scanned or photographed page made ready for Tesseract (decisions 0082, 0112): what is lighter
@@ -76,5 +76,29 @@ describe("a µ OCR read as another letter", () => {
     const head = "Test Name                 Result     Bio. Ref. Interval";
     const [row] = recogniseLabRows([head, microAsPrinted("Iron      185      50-170 pg/dL")]).rows;
     expect([row?.printedValue, row?.range?.text, row?.printedUnit]).toEqual(["185", "50-170", "µg/dL"]);
+  });
+});
+
+describe("a lab report whose rows OCR garbled", () => {
+  it("is still a lab report when three tests' rows are there but none could be read", () => {
+    // A two-column photo in small type: every unit cell read as a word.
+    const lines = [
+      "TEST DESCRIPTION METHOD   OBSERVED VALUE UNITS   NORMAL RANGE STATUS",
+      "Total T3   187 Normal   ngimt   ¦ 0.80 - 2.00      Haematocrit   39.7 Normal   *   ¦ Femate: 36 - 46",
+      "Free T4   158 Normal   ng.   ¦ 0.93 - 1.70",
+      "MCH   328 Normal   eo   ¦ 27-32",
+      "ESR   7 Normal   mah   ¦ Female: 0 - 20 Male: 0-15",
+    ];
+    expect(looksLikeLabReport(lines).isLab).toBe(true);
+  });
+
+  it("is not a lab report when it reads as a letter", () => {
+    const lines = [
+      "Dear Dr. Rao,",
+      "Total T3   187 Normal   ngimt   ¦ 0.80 - 2.00      Haematocrit   39.7 Normal   *   ¦ Femate: 36 - 46",
+      "Free T4   158 Normal   ng.   ¦ 0.93 - 1.70",
+      "MCH   328 Normal   eo   ¦ 27-32",
+    ];
+    expect(looksLikeLabReport(lines).isLab).toBe(false);
   });
 });
