@@ -29,6 +29,22 @@ describe("a name in another general form is the catalogue's", () => {
     expect(r.confidence).toBeGreaterThanOrEqual(CONFIDENT);
   });
 
+  it.each([
+    ["Mean Corpuscular Hb (MCH)     32.4     pg       27 - 32", "MCH", 32.4],
+    // OCR read the l of "Glutamyl" as "!": the abbreviation in brackets still names it.
+    ["Gamma Glutamy! Transferase (GGT)  32  U/L       Upto 38", "GGT", 32],
+  ])(
+    "reads a name by its abbreviation in brackets where the words before it are no catalogue name: %s",
+    (line, name, value) => {
+      const r = only(line);
+      expect([r.analyte, r.value]).toEqual([name, value]);
+    },
+  );
+
+  it("reads no test from an abbreviation in brackets inside a sentence", () => {
+    expect(recogniseLabRows([HEAD, "Sample for glucose (FBS) was taken at 8 am"]).rows).toEqual([]);
+  });
+
   it("reads a name one letter off one catalogue name, never as confident", () => {
     const r = only("Globumin                  3.20       gm/dl        2 - 3.5");
     expect([r.analyte, r.value]).toEqual(["Globulin", 3.2]);

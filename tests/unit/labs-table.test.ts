@@ -254,6 +254,54 @@ describe("the table reader (decision 0104)", () => {
     expect(readTables(lines).map((l) => l.text)).toEqual(lines.map((l) => l.text));
   });
 
+  it("reads a header in a typewriter font as OCR boxes it: its words a letter and more apart (decision 0112)", () => {
+    // Tesseract's boxes (page fractions) of a Courier page scanned at 300 dpi: a box holds only the
+    // ink, lower than the text layer's, and "Test" and "Name" stand 1.25 letters apart.
+    const line = (y: number, words: [string, number, number][]): TableLine => ({
+      page: 1,
+      text: words.map((w) => w[0]).join(" "),
+      box: [words[0]![1], y, words.at(-1)![1] + words.at(-1)![2] - words[0]![1], 0.0077],
+      words: words.map(([text, x, w]) => ({ text, box: [x, y, w, 0.0077] })),
+    });
+    const lines = [
+      line(0.1804, [
+        ["Test", 0.0677, 0.0347],
+        ["Name", 0.1133, 0.0351],
+        ["NORMAL", 0.289, 0.0536],
+        ["RANGE", 0.3527, 0.0443],
+        ["Observed", 0.4651, 0.0713],
+        ["Value", 0.5466, 0.0447],
+        ["Units", 0.6594, 0.0439],
+      ]),
+      line(0.2252, [
+        ["SERUM", 0.0677, 0.0443],
+        ["CHOLESTEROL", 0.1221, 0.0988],
+        ["Up", 0.289, 0.0169],
+        ["to", 0.3172, 0.0161],
+        ["200", 0.3438, 0.0258],
+        ["188", 0.4655, 0.0254],
+        ["mg/dl", 0.659, 0.0443],
+      ]),
+      line(0.2445, [
+        ["METHOD", 0.0677, 0.0536],
+        [":", 0.1264, 0.004],
+        ["Enzymatic", 0.1385, 0.0801],
+      ]),
+      line(0.2631, [
+        ["HDL", 0.0681, 0.0254],
+        ["CHOLESTEROL", 0.104, 0.0983],
+        [">50", 0.2894, 0.0258],
+        ["43", 0.4651, 0.0169],
+        ["mg/dl", 0.659, 0.0443],
+      ]),
+    ];
+    const rows = recogniseLabRows(readTables(lines).map((l) => l.text)).rows;
+    expect(rows.map((r) => [r.printedName, r.printedValue, r.range?.text])).toEqual([
+      ["SERUM CHOLESTEROL", "188", "Up to 200"],
+      ["HDL CHOLESTEROL", "43", ">50"],
+    ]);
+  });
+
   it("keeps a range's next part printed beside the method line under the name", () => {
     const lines = toLines([
       { x: 0.05, y: 0.1, text: "INVESTIGATION" },

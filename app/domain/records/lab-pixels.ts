@@ -14,7 +14,8 @@
  *    text lines give the most peaked profile (the largest sum of squares) at the page's skew, found in 0.25° then 0.05° steps.
  *    The page is turned back by bilinear interpolation, white outside.
  * 4. Contrast: the result is stretched so ink is black and paper white (Otsu's threshold splits
- *    them); grey edges are kept, Tesseract binarises again.
+ *    them); grey edges are kept, Tesseract binarises again. What is still lighter than PAPER_FROM
+ *    is paper: a light watermark and the paper's grain become white (decision 0112).
  *
  * Large pictures are first reduced (box average) to at most MAX_SIDE pixels on their long side
  * (a 12-MP phone photo, 4,000 px, is read at its own size: halved, its print was too small).
@@ -205,7 +206,8 @@ export function cleanPage(
         norm[y0 * w + x0 + 1] * fx * (1 - fy) +
         norm[(y0 + 1) * w + x0] * (1 - fx) * fy +
         norm[(y0 + 1) * w + x0 + 1] * fx * fy;
-      out[y * w + x] = stretch(v);
+      const shade = stretch(v);
+      out[y * w + x] = shade > PAPER_FROM ? 255 : shade;
     }
   return {
     px: out,
@@ -216,6 +218,14 @@ export function cleanPage(
     inkShare: Math.round(inkShare * 10_000) / 10_000,
   };
 }
+
+/**
+ * The shade (0 ink – 255 paper, after the stretch) above which a pixel is paper (decision 0112): a
+ * light watermark drawn across the table and the grain of scanned paper sit above it, the cores of
+ * printed strokes far below. Left grey, Tesseract's local threshold (Sauvola) made words of the
+ * grain and of the watermark's edges, and lost rows under it ("3.5 - 7.2" read "SHOE IAP").
+ */
+export const PAPER_FROM = 200;
 
 /**
  * The EXIF orientation of a JPEG (1–8; 1 when none): phones store the picture as the sensor saw

@@ -23,6 +23,7 @@ import {
 import { saveReading, type PlacedRow } from "./lab-store.server";
 import {
   looksLikeLabReport,
+  microAsPrinted,
   patientOn,
   readTables,
   recogniseLabRows,
@@ -276,6 +277,20 @@ export async function readLocal(
     ocrAllowed();
     lines = await ocrImage(file, timeoutMs, 1, scratch);
   }
+  return readingOf(lines, source, patient);
+}
+
+/** What the lines of a report read as (its text layer's or the OCR's), for a patient of whom `patient` is recorded. */
+export function readingOf(found: PageLine[], source: "text" | "ocr", patient?: Recorded): Reading {
+  // OCR's "yg/dL", "pIU/mL": the µ the lab printed (decision 0112).
+  const lines =
+    source === "ocr"
+      ? found.map((l) => ({
+          ...l,
+          text: microAsPrinted(l.text),
+          ...(l.words && { words: l.words.map((w) => ({ ...w, text: microAsPrinted(w.text) })) }),
+        }))
+      : found;
   const texts = lines.map((l) => l.text);
   const sampled = sampleDate(texts);
   // Her sex and her age when the sample was taken choose the part of a range printed for men and

@@ -12,11 +12,15 @@ const NOT_LAB =
 export type LabVerdict = { isLab: boolean; analytes: number; reason: string };
 
 export function looksLikeLabReport(lines: readonly string[], patient?: Patient): LabVerdict {
-  const { rows } = recogniseLabRows(lines, patient);
+  const { rows, rejected } = recogniseLabRows(lines, patient);
   const analytes = new Set(rows.map((r) => r.loinc)).size;
   const notLab = NOT_LAB.test(lines.join("\n"));
   if (analytes >= 3) return { isLab: true, analytes, reason: "several test rows" };
   if (analytes >= 1 && !notLab) return { isLab: true, analytes, reason: "a test row" };
   if (notLab) return { isLab: false, analytes, reason: "reads as an imaging report or a letter" };
+  // Rows of three tests or more whose values could not be read (OCR made their units words): a lab
+  // report nothing was read from, for the expert to read, never "not a lab report" (decision 0112).
+  if (new Set(rejected.map((r) => r.printedName.toLowerCase())).size >= 3)
+    return { isLab: true, analytes, reason: "test rows that could not be read" };
   return { isLab: false, analytes, reason: "no test rows" };
 }

@@ -201,13 +201,16 @@ const RANGE_UNIT_RE = new RegExp(`^((?:<=|>=|≤|≥|<|>)${NUM}|(?:${NUM})[-–�
 
 /**
  * Words OCR ran together: a label and its range ("F:0.6-1.1", "M:0-15F:0-20"), an age band and
- * its years ("1-12Yrs:"), a range and the next label, a range and its unit.
+ * its years ("1-12Yrs:"), a range and the next label, a range and its unit, a bound and the "to"
+ * of its range ("3.5to 5.1", decision 0112).
  */
 function unglue(w: string): string[] {
   return w
     .replace(/(\d)((?:yrs?|years?|y)\s*:)/gi, "$1 $2")
     .replace(/(\d)([MF]\s*:)/g, "$1 $2")
     .replace(/:(?=[\d<>≤≥])/g, ": ")
+    .replace(/(\d)(to)(?=\d|$)/gi, "$1 $2 ")
+    .replace(/^(to)(?=\d)/i, "$1 ")
     .split(" ")
     .flatMap((part) => {
       const glued = RANGE_UNIT_RE.exec(part);

@@ -60,7 +60,10 @@ function namesOn(words: Word[]): NameMatch[] {
       if (run.slice(1).some((w) => /^\d+[.,]\d+/.test(w.text))) continue;
       // Short names ("K", "Na", "PT", "Hb") only where a column starts: at the line's start or after
       // a wide gap or a "/" (bilingual names), never inside a sentence ("Ph: 98..." is a telephone, not a pH).
-      if (key.replace(/ /g, "").length <= 3 && !columnStart) continue;
+      // An abbreviation in brackets after a name ("Mean Corpuscular Hb (MCH)") names its test even
+      // where the words before it do not (decision 0112): brackets set it apart as a column does.
+      const bracketed = n === 1 && /^\([^()\s]+\)$/.test(run[0]!.text);
+      if (key.replace(/ /g, "").length <= 3 && !columnStart && !bracketed) continue;
       // A unit is not a name: "mg / dl" is not magnesium.
       const unit = unitAt(
         words.map((w) => w.text),

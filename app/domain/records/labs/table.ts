@@ -82,7 +82,12 @@ function headerOf(line: TableLine): Cell[] | null {
     const col = HEAD.find(([re]) => re.test(k))?.[1];
     const last = cells.at(-1);
     const gap = last ? w.box[0] - last.right : Infinity;
-    const close = gap < w.box[3] * 1.2;
+    // Words of one cell stand a space apart: a space is about as wide as the text is tall in a
+    // text layer's boxes, but OCR boxes only the ink (lower), and a typewriter font's space is a
+    // letter wide with room on both sides (Courier's "Test Name" is two letters apart): a gap
+    // under two letters' width (this word's mean) is a space too (decision 0112).
+    const letter = w.box[2] / Math.max(1, w.text.length);
+    const close = gap < Math.max(w.box[3] * 1.2, letter * 1.6);
     const more =
       HEAD_MORE.test(k) || (HEAD_AFTER_VALUE.test(k) && (last?.col === "range" || last?.col === "result"));
     if (last && close && (more || !col)) {

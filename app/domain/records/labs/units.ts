@@ -248,3 +248,13 @@ const SHOWN: Record<string, string> = {
 export function displayUnit(ucum: string): string {
   return SHOWN[ucum] ?? ucum;
 }
+
+/**
+ * A "µ" OCR read as "p", "y" or "yu" put back where no lab prints the unit as read (decision 0112):
+ * "yg/dL", "pg/dL" (picograms per decilitre) and "pIU/mL" are µg/dL and µIU/mL, as the
+ * catalogue of units already reads them; the range and unit then read as printed. "pg/mL", a
+ * real unit, is left as it is. OCR text only: a text layer's letters are the lab's own.
+ */
+export function microAsPrinted(text: string): string {
+  return text.replace(/(^|[\s([‘'"“*])(?:yu|y|p)(?=(?:g\/d[l1]|[il1]u\/m[l1])(?![a-z]))/gi, "$1µ");
+}
