@@ -177,6 +177,12 @@ export async function startServer(
         .split("\n")
         .filter((l) => /"msg":"(unhandled|api fault|upload fault)"/.test(l));
       if (unhandled.length) console.error(`server ${app.url} answered 500:\n${unhandled.join("\n")}`);
+      // So is why a part was found down (the 503's cause), once per outage.
+      const down = app
+        .output()
+        .split("\n")
+        .filter((l) => /"msg":"(store|database) unavailable"/.test(l));
+      if (down.length) console.error(`server ${app.url} found a part down:\n${down.join("\n")}`);
       if (app.child.exitCode === null && app.child.signalCode === null) {
         app.child.kill("SIGTERM");
         await Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000))]);
