@@ -34,6 +34,10 @@ import {
   CALL_WINDOWS,
   CALL_STATUSES,
   PHRASE_KINDS,
+  STEP_KINDS,
+  STEP_URGENCIES,
+  STEP_STATES,
+  REMIND_BY,
 } from "./types";
 
 /**
@@ -754,6 +758,9 @@ export const patients = sqliteTable(
     /** How this person hears that an opinion is ready (decision 0080), and when a call may come. */
     noticeBy: text("notice_by", { enum: NOTICE_BY }).notNull().default("sms"),
     callWindow: text("call_window", { enum: CALL_WINDOWS }).notNull().default("morning"),
+    /** How she is reminded of an opinion's next steps (decision 0114), and at what hour (clinic time). */
+    remindBy: text("remind_by", { enum: REMIND_BY }).notNull().default("sms"),
+    remindHour: integer("remind_hour").notNull().default(9),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1423,5 +1430,67 @@ export const jobs = sqliteTable(
     uniqueIndex("jobs_kind_key_uq").on(t.kind, t.key),
     index("jobs_kind_state_idx").on(t.kind, t.state, t.runAt, t.id),
     index("jobs_state_lease_idx").on(t.state, t.leasedUntil),
+  ],
+);
+
+/**
+ * An opinion's next steps (decision 0114), signed with it and never rewritten: repeat tests (LOINC
+ * codes of the lab catalogue, a JSON array), see a specialist, or go to a facility, each due `in_days`
+ * after the opinion (`due_on`, the clinic's date). Where it stands, who closed it and why; the repeat
+ * report attached; a facility step's referral code and the facility's acknowledgement; reminders sent.
+ */
+export const nextSteps = sqliteTable(
+  "next_steps",
+  {
+    id: text("id").primaryKey(),
+    reportId: text("report_id")
+      .notNull()
+      .references((): AnySQLiteColumn => reports.id, { onDelete: "cascade" }),
+    patientId: text("patient_id")
+      .notNull()
+      .references((): AnySQLiteColumn => patients.id, { onDelete: "cascade" }),
+    /** The centre of the patient's profile, copied at signing (a profile's centre never changes). */
+    centreId: text("centre_id").references((): AnySQLiteColumn => centres.id, { onDelete: "set null" }),
+    /** The expert who asked for it (the opinion's signer). */
+    expertId: text("expert_id").references((): AnySQLiteColumn => users.id, { onDelete: "set null" }),
+    position: integer("position").notNull(),
+    kind: text("kind", { enum: STEP_KINDS }).notNull(),
+    /** tests: the analytes' LOINC codes, a JSON array. */
+    loincs: text("loincs"),
+    /** specialist: one of SPECIALTIES. */
+    specialty: text("specialty"),
+    /** facility: its name as the expert wrote it; null: the nearest hospital. */
+    facility: text("facility"),
+    urgency: text("urgency", { enum: STEP_URGENCIES }),
+    /** facility: why (as the expert wrote it). */
+    reason: text("reason"),
+    inDays: integer("in_days").notNull(),
+    /** YYYY-MM-DD in the clinic's time zone. */
+    dueOn: text("due_on").notNull(),
+    state: text("state", { enum: STEP_STATES }).notNull().default("open"),
+    stateReason: text("state_reason"),
+    stateAt: integer("state_at", { mode: "timestamp_ms" }),
+    stateBy: text("state_by").references((): AnySQLiteColumn => users.id, { onDelete: "set null" }),
+    /** The repeat report that closed a tests step. */
+    attachedReportId: text("attached_report_id").references((): AnySQLiteColumn => reports.id, { onDelete: "set null" }),
+    /** facility: the code on the referral letter that the facility opens at /referral/{code}. */
+    referralCode: text("referral_code"),
+    referralSeenAt: integer("referral_seen_at", { mode: "timestamp_ms" }),
+    referralNote: text("referral_note"),
+    /** The patient switched reminders off for this step. */
+    remindOff: integer("remind_off", { mode: "boolean" }).notNull().default(false),
+    /** "Remind me later": no reminder before this date (YYYY-MM-DD). */
+    snoozedUntil: text("snoozed_until"),
+    remindersSent: integer("reminders_sent").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("next_steps_report_idx").on(t.reportId, t.position),
+    index("next_steps_patient_idx").on(t.patientId, t.dueOn, t.id),
+    index("next_steps_centre_idx").on(t.centreId, t.state, t.dueOn, t.id),
+    index("next_steps_state_due_idx").on(t.state, t.dueOn, t.id),
+    index("next_steps_expert_idx").on(t.expertId, t.state, t.dueOn, t.id),
+    uniqueIndex("next_steps_referral_code_uq").on(t.referralCode),
   ],
 );

@@ -38,6 +38,7 @@ export const {
   centres,
   healthWorkers,
   patients,
+  nextSteps,
   patientManagers,
   patientConsents,
   listCounts,

@@ -21,6 +21,20 @@ export const MAIL_STATUSES = ["queued", "sending", "sent", "failed", "expired"] 
  * runner under a lease, finished, or given up after its kind's last attempt (its last error kept).
  */
 export const JOB_STATES = ["queued", "running", "done", "dead"] as const;
+/**
+ * An opinion's next steps (decision 0114): repeat tests (lab catalogue analytes), see a specialist,
+ * or go to a facility; how soon a specialist or facility is wanted; and where a step stands.
+ */
+export const STEP_KINDS = ["tests", "specialist", "facility"] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+export const STEP_URGENCIES = ["today", "week", "weeks"] as const;
+export type StepUrgency = (typeof STEP_URGENCIES)[number];
+/** open: not yet closed; done: the tests or visit happened (a repeat report attached, or marked); visited: the health worker saw her; declined (with a reason); unreachable. */
+export const STEP_STATES = ["open", "done", "visited", "declined", "unreachable"] as const;
+export type StepState = (typeof STEP_STATES)[number];
+/** How a patient is reminded of a step that falls due (decision 0114). */
+export const REMIND_BY = ["sms", "call", "email", "none"] as const;
+export type RemindBy = (typeof REMIND_BY)[number];
 /** What an SMS is for (sms.server SmsPurpose); "erased": the last message to an erased person, never kept. */
 export const SMS_PURPOSES = [
   "signup-code",
@@ -31,6 +45,7 @@ export const SMS_PURPOSES = [
   "opinion-ready",
   "followup-answered",
   "notice",
+  "step-reminder",
   "erased",
 ] as const;
 

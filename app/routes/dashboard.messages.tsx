@@ -47,6 +47,7 @@ const SMS_PURPOSE_LABELS: Record<SmsPurpose, string> = {
   "opinion-ready": "messages.smsPurposeOpinionReady",
   "followup-answered": "messages.smsPurposeFollowupAnswered",
   notice: "messages.smsPurposeNotice",
+  "step-reminder": "reminders.smsPurpose",
   erased: "messages.smsPurposeErased",
 };
 

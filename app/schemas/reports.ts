@@ -4,6 +4,7 @@ import { AGREEMENTS } from "~/db/types";
 import { SPECIALTIES } from "~/schemas/specialties";
 import { REPORT_TYPES, REPORT_TYPE_KEYS, type ReportType } from "./report-types";
 import { FOLLOWUP_TEXT_MAX, REVIEW_MAX, SECOND_NOTE_MAX } from "./limits";
+import { nextStepsField } from "./next-steps";
 export { AGREEMENT_VERDICT_KEYS, FOLLOWUP_TEXT_MAX, REVIEW_MAX, SECOND_NOTE_MAX } from "./limits";
 
 export { REPORT_TYPES, REPORT_TYPE_KEYS };
@@ -158,6 +159,8 @@ export const reviewSchema = z.object({
       .max(12, "phrases.tooMany")
       .optional(),
   ),
+  // The opinion's next steps (decision 0114), signed with it.
+  nextSteps: nextStepsField,
 });
 export type ReviewInput = z.input<typeof reviewSchema>;
 

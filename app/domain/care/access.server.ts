@@ -214,6 +214,12 @@ export const TRAIL_TEXT: Record<PatientAction, string> = {
   "patient.call_unverified": "phonecall.trailUnverified",
   "patient.notice_set": "phonecall.trailNoticeSet",
   "patient.number_proven": "phonecall.trailProvenByCode",
+  "patient.step_state": "steps.trailState",
+  "patient.step_reminded": "steps.trailReminded",
+  "patient.step_answered": "steps.trailAnswered",
+  "patient.step_reminders": "steps.trailReminders",
+  "patient.step_attached": "steps.trailAttached",
+  "patient.referral_seen": "steps.trailReferralSeen",
 };
 
 /**

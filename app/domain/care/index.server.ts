@@ -17,6 +17,7 @@
  */
 export {
   familyProfiles,
+  accessTo,
   findPatient,
   hasConsentFor,
   normalShortId,

@@ -180,6 +180,8 @@ export async function registerPatient(
       slipPrints: 0,
       noticeBy: "sms",
       callWindow: "morning",
+      remindBy: "sms",
+      remindHour: 9,
       createdAt: now,
       updatedAt: now,
     };

@@ -30,6 +30,8 @@
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  * - lab-words (with the browser-safe lab-words.ts): the lab words a patient reads in her language,
  *   reviewed and corrected by the clinic (decision 0108).
+ * - next-steps: an opinion's next steps, signed with it; where each stands, who may see and close
+ *   it (decision 0114).
  * - held-items, held-handover: what a suspended or moved health worker recorded offline, refused
  *   with the reason and kept for the centre until an admin hands it to another worker (0065).
  */
@@ -51,6 +53,19 @@ export {
 } from "./report-lists.server";
 export { claimReport, releaseReport } from "./report-claims.server";
 export { addReview } from "./report-review.server";
+export {
+  clinicDateAfter,
+  clinicTodayDate,
+  newReferralCode,
+  normalReferralCode,
+  requireStepAccess,
+  setStepState,
+  stepsFor,
+  toApiStep,
+  type ApiNextStep,
+  type StepAccess,
+  type StepRow,
+} from "./next-steps.server";
 export { reviewScreenReport } from "./review-screen.server";
 export { openReportFile, reportPageImage } from "./report-files.server";
 export { deleteReport } from "./report-deletion.server";

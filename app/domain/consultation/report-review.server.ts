@@ -20,6 +20,7 @@ import {
 } from "./report-claims.server";
 import { findJoined, fromJoined, requireApprovedExpert } from "./report-rows.server";
 import { checkPhraseIds } from "./phrase-book.server";
+import { checkSteps, signSteps } from "./next-steps.server";
 
 /**
  * The opinion: an approved expert's structured review (`addReview`), signed as the expert is at
@@ -60,6 +61,8 @@ export async function addReview(
   const now = new Date();
   const data = parsed.data;
   const phraseIds = await checkPhraseIds(data.phrases ?? []);
+  const steps = data.nextSteps ?? [];
+  checkSteps(steps);
   const second = await assertMayReviewSecond(actor, reportId);
   // A second opinion says how it stands to the first, and why; a first opinion has nothing to agree with.
   const agreementErrors: Record<string, string[]> = {};
@@ -126,8 +129,20 @@ export async function addReview(
               updatedAt: now,
             })
             .where(and(eq(reports.id, reportId), eq(reports.status, "Pending"), claimIsFree(actor.id, now)))
-            .returning({ id: reports.id }),
+            .returning({ id: reports.id, patientId: reports.patientId, centreId: reports.centreId }),
         );
+        if (updated.length === 1)
+          yield* signSteps(
+            tx,
+            {
+              reportId,
+              patientId: updated[0].patientId,
+              centreId: updated[0].centreId,
+              expertId: actor.id,
+              signedAt: now,
+            },
+            steps,
+          );
         if (updated.length === 1)
           yield* exec(
             auditInsert(
@@ -142,7 +157,7 @@ export async function addReview(
                     secondOf: second.secondOf,
                     agreement: data.agreement,
                   }
-                : { seeDoctorSoon: !!data.seeDoctorSoon },
+                : { seeDoctorSoon: !!data.seeDoctorSoon, ...(steps.length ? { steps: steps.length } : {}) },
               opts.ip,
             ),
           );

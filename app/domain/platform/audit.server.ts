@@ -59,6 +59,12 @@ export const PATIENT_ACTIONS = [
   "patient.call_unverified",
   "patient.notice_set",
   "patient.number_proven",
+  "patient.step_state",
+  "patient.step_reminded",
+  "patient.step_answered",
+  "patient.step_reminders",
+  "patient.step_attached",
+  "patient.referral_seen",
 ] as const;
 export type PatientAction = (typeof PATIENT_ACTIONS)[number];
 

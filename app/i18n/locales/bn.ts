@@ -18,6 +18,10 @@ import seen_bn from "./sections/seen.bn";
 import backups_bn from "./sections/backups.bn";
 import outboxLock_bn from "./sections/outboxLock.bn";
 import labWords_bn from "./sections/labWords.bn";
+import steps_bn from "./sections/steps.bn";
+import referral_bn from "./sections/referral.bn";
+import reminders_bn from "./sections/reminders.bn";
+import worklist_bn from "./sections/worklist.bn";
 import type { Catalogue } from "./en";
 
 /** Bengali (বাংলা) catalogue: translated from the English meaning, polite (আপনি) forms. */
@@ -1556,6 +1560,10 @@ const bn: Catalogue = {
   backups: backups_bn,
   outboxLock: outboxLock_bn,
   labWords: labWords_bn,
+  steps: steps_bn,
+  referral: referral_bn,
+  reminders: reminders_bn,
+  worklist: worklist_bn,
 };
 
 export default bn;

@@ -18,6 +18,10 @@ import seen_en from "./sections/seen.en";
 import backups_en from "./sections/backups.en";
 import outboxLock_en from "./sections/outboxLock.en";
 import labWords_en from "./sections/labWords.en";
+import steps_en from "./sections/steps.en";
+import referral_en from "./sections/referral.en";
+import reminders_en from "./sections/reminders.en";
+import worklist_en from "./sections/worklist.en";
 /**
  * English catalogue: the spec's exact wording (its typos are the documented contract).
  * Every other catalogue must have exactly these keys (tests/unit/i18n.test.ts).
@@ -1544,6 +1548,10 @@ const en = {
   backups: backups_en,
   outboxLock: outboxLock_en,
   labWords: labWords_en,
+  steps: steps_en,
+  referral: referral_en,
+  reminders: reminders_en,
+  worklist: worklist_en,
 } as const;
 
 export default en;

@@ -18,6 +18,10 @@ import seen_hi from "./sections/seen.hi";
 import backups_hi from "./sections/backups.hi";
 import outboxLock_hi from "./sections/outboxLock.hi";
 import labWords_hi from "./sections/labWords.hi";
+import steps_hi from "./sections/steps.hi";
+import referral_hi from "./sections/referral.hi";
+import reminders_hi from "./sections/reminders.hi";
+import worklist_hi from "./sections/worklist.hi";
 import type { Catalogue } from "./en";
 
 const hi: Catalogue = {
@@ -1551,6 +1555,10 @@ const hi: Catalogue = {
   backups: backups_hi,
   outboxLock: outboxLock_hi,
   labWords: labWords_hi,
+  steps: steps_hi,
+  referral: referral_hi,
+  reminders: reminders_hi,
+  worklist: worklist_hi,
 };
 
 export default hi;

@@ -18,6 +18,10 @@ import seen_ta from "./sections/seen.ta";
 import backups_ta from "./sections/backups.ta";
 import outboxLock_ta from "./sections/outboxLock.ta";
 import labWords_ta from "./sections/labWords.ta";
+import steps_ta from "./sections/steps.ta";
+import referral_ta from "./sections/referral.ta";
+import reminders_ta from "./sections/reminders.ta";
+import worklist_ta from "./sections/worklist.ta";
 import type { Catalogue } from "./en";
 
 /** Tamil (தமிழ்) catalogue: translated from the English meaning, polite (நீங்கள்) forms. */
@@ -1599,6 +1603,10 @@ const ta: Catalogue = {
   backups: backups_ta,
   outboxLock: outboxLock_ta,
   labWords: labWords_ta,
+  steps: steps_ta,
+  referral: referral_ta,
+  reminders: reminders_ta,
+  worklist: worklist_ta,
 };
 
 export default ta;

@@ -1,0 +1,5 @@
+/** Reminders of an opinion's next steps by SMS, call or e-mail (decision 0114). */
+const reminders = {
+  smsPurpose: "अगले कदम की याद",
+};
+export default reminders;
