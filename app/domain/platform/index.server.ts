@@ -98,6 +98,7 @@ export {
   type JobKindOptions,
   type JobRound,
   type JobState,
+  PermanentJobError,
   pruneJobs,
   retryDeadJob,
   startJobs,

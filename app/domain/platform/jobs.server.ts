@@ -61,6 +61,17 @@ export type JobKindOptions<P> = {
   onDead?(payload: P, job: JobContext & { lastError: string }): Promise<void>;
 };
 
+/**
+ * A failure that another attempt cannot change (the far side refused the work for good): the job
+ * is given up at once, without the attempts left, as if it were its last.
+ */
+export class PermanentJobError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PermanentJobError";
+  }
+}
+
 type Settings = Required<Omit<JobKindOptions<unknown>, "onDead">> & Pick<JobKindOptions<unknown>, "onDead">;
 
 export type Enqueued = { id: string; state: JobState; joined: boolean };
@@ -337,7 +348,7 @@ async function runOne(reg: Registered, s: Settings, job: JobRow): Promise<Outcom
     clearInterval(renewal);
     reg.running.delete(controller);
     const lastError = s.describeError(err);
-    if (job.attempts >= s.maxAttempts) return giveUp(lastError, true);
+    if (job.attempts >= s.maxAttempts || err instanceof PermanentJobError) return giveUp(lastError, true);
     const wait = backoffWait(s.backoff, job.attempts);
     const written = await settle(job, {
       state: "queued",

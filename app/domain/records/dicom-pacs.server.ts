@@ -1,136 +1,124 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, lt, lte, or } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db } from "~/db/client.server";
+import { db, type DB, type TxSteps } from "~/db/client.server";
 import { imagingInstances, imagingStudies, reports, users } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { dicomName, patientPseudonym, rewriteForPacs } from "./dicom-identity.server";
-import { backgroundLoop } from "../platform/index.server";
+import { defineJobKind, PermanentJobError, startJobs, type JobContext } from "../platform/index.server";
 import { readInstanceBytes } from "./dicom-instance.server";
 
 /**
  * Hand-off to a PACS (decision 0039): with PACS_URL (a DICOMweb root) set, every uploaded study is
- * queued in `imaging_studies` (pacs_status "queued") and sent by STOW-RS — one multipart/related
- * request with a part per instance — by whichever serving process claims it first (a conditional
- * update; a claim held by a process that died lapses after LOCK_MS). A failure is retried after
- * BACKOFF_MS (growing waits); after the last wait — or at once when the PACS refuses the study for
- * good (a 4xx other than 401/403/404/408/429), or when a claim lapsed on the last attempt — the
- * study is "failed" and never sent again (decision 0057). The error is shown to admins only.
- * Instances are read one at a time into the request body, never the whole study at once, each
- * rewritten with the profile's identity and the server's UIDs (dicom-identity.server.ts).
+ * a job of the one background runner (kind "pacs", keyed by the report: decision 0113), asked for
+ * in the upload's transaction, and sent by STOW-RS — one multipart/related request with a part per
+ * instance — by whichever serving process claims it. A failure is retried after PACS_BACKOFF_MS
+ * (growing waits); after the last wait — or at once when the PACS refuses the study for good (a
+ * 4xx other than 401/403/404/408/429), or when the runner died during the last attempt — the
+ * study is "failed" and never sent again (decision 0057). The study's row says where it stands
+ * (queued, sending, sent, failed; attempts; the last error, shown to admins only). Instances are
+ * read one at a time into the request body, never the whole study at once, each rewritten with the
+ * profile's identity and the server's UIDs (dicom-identity.server.ts).
  */
 
 export const PACS_BACKOFF_MS: readonly number[] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
-const LOCK_MS = 10 * 60_000;
 const TIMEOUT_MS = 5 * 60_000;
 
-let settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000 };
+type PacsJob = { reportId: string };
 
-/** For tests: shorter waits; no argument restores the defaults. */
-export function configurePacsSender(overrides?: Partial<typeof settings>): void {
-  settings = { backoffMs: PACS_BACKOFF_MS, pollMs: 5_000, ...overrides };
-}
-
-const sender = backgroundLoop("pacs sender", async (stopping) => {
-  while (!stopping() && (await sendNextStudy())) {
-    /* one study per round trip */
-  }
-});
-
-/** Starts this process's sender when PACS_URL is set (idempotent). */
-export function startPacsSender(): void {
-  if (config().pacsUrl) sender.start(settings.pollMs);
-}
-
-export function kickPacsSender(): void {
-  sender.kick();
-}
-
-export function stopPacsSender(): Promise<void> {
-  return sender.stop();
-}
-
-/** How many times a study is tried at most: once, then once after each wait. */
-export const pacsMaxAttempts = () => settings.backoffMs.length + 1;
-
-/** A refusal that sending the same study again cannot change. */
-class PermanentPacsError extends Error {}
-
-/** Claims one due study and sends it; false when none was due. */
-export async function sendNextStudy(now = new Date()): Promise<boolean> {
-  const base = config().pacsUrl;
-  if (!base) return false;
-  const [due] = await db()
-    .select({ reportId: imagingStudies.reportId, attempts: imagingStudies.pacsAttempts })
-    .from(imagingStudies)
-    .where(
-      or(
-        and(eq(imagingStudies.pacsStatus, "queued"), lte(imagingStudies.pacsNextAt, now)),
-        and(eq(imagingStudies.pacsStatus, "sending"), lt(imagingStudies.pacsLockedUntil, now)),
-      ),
-    )
-    .orderBy(asc(imagingStudies.pacsNextAt))
-    .limit(1);
-  if (!due) return false;
-  if (due.attempts >= pacsMaxAttempts()) {
-    // Its last attempt's claim lapsed (the process sending it died): not tried again.
-    const gaveUp = await db()
+const pacsJobs = defineJobKind<PacsJob>("pacs", {
+  maxAttempts: PACS_BACKOFF_MS.length + 1,
+  backoff: PACS_BACKOFF_MS,
+  // Renewed while the study is sent (its request may take minutes on a slow link).
+  leaseMs: 60_000,
+  pollMs: 5_000,
+  run: sendStudy,
+  describeError: (err) => String((err as Error)?.message ?? err).slice(0, 300),
+  async onDead({ reportId }, job) {
+    const lastTried = job.attempt > job.maxAttempts;
+    await db()
       .update(imagingStudies)
       .set({
         pacsStatus: "failed",
-        pacsLockedUntil: null,
+        pacsAttempts: Math.min(job.attempt, job.maxAttempts),
         pacsNextAt: null,
-        pacsError: `gave up after ${due.attempts} attempts (the last did not finish)`,
+        pacsLockedUntil: null,
+        pacsError: lastTried
+          ? `gave up after ${job.maxAttempts} attempts (the last did not finish)`
+          : job.lastError,
       })
-      .where(and(eq(imagingStudies.reportId, due.reportId), eq(imagingStudies.pacsAttempts, due.attempts)))
-      .returning({ reportId: imagingStudies.reportId });
-    if (gaveUp.length)
-      log("error", "study not sent to pacs", { reportId: due.reportId, attempt: due.attempts });
-    return true;
+      .where(eq(imagingStudies.reportId, reportId));
+    log("error", "study not sent to pacs", { reportId, attempt: job.attempt, error: job.lastError });
+  },
+});
+
+/** For tests: shorter waits (`backoffMs`; attempts: one more than waits); no argument restores the defaults. */
+export function configurePacsSender(overrides?: { backoffMs?: readonly number[] }): void {
+  const backoff = overrides?.backoffMs ?? PACS_BACKOFF_MS;
+  pacsJobs.configure({ backoff, maxAttempts: backoff.length + 1 });
+}
+
+/** In the upload's transaction: the study's hand-off, when PACS_URL is set. */
+export function* queuePacsSteps(tx: DB, reportId: string): TxSteps<void> {
+  yield* pacsJobs.enqueueSteps(tx, { reportId }, { key: reportId });
+}
+
+/** Starts this process's sender when PACS_URL is set (every serving process; idempotent). */
+export function startPacsSender(): void {
+  if (config().pacsUrl) startJobs([pacsJobs.kind]);
+}
+
+export function kickPacsSender(): void {
+  pacsJobs.kick();
+}
+
+export function stopPacsSender(): Promise<void> {
+  return pacsJobs.stop();
+}
+
+/** Runs the studies due now, one at a time (tests drive the sender with it). */
+export function sendDueStudies() {
+  return pacsJobs.runDue();
+}
+
+/** One attempt at sending a study; throws to fail it (PermanentJobError: never again). */
+async function sendStudy({ reportId }: PacsJob, job: JobContext): Promise<string> {
+  const base = config().pacsUrl;
+  if (!base) throw new PermanentJobError("PACS_URL is not set");
+  await db()
+    .update(imagingStudies)
+    .set({ pacsStatus: "sending", pacsAttempts: job.attempt, pacsNextAt: null })
+    .where(eq(imagingStudies.reportId, reportId));
+  try {
+    await stow(base, reportId, job.signal);
+  } catch (err) {
+    const error = String((err as Error)?.message ?? err).slice(0, 300);
+    const last = err instanceof PermanentJobError || job.attempt >= job.maxAttempts;
+    // What the admin sees meanwhile; the runner marks it failed (onDead) after the last attempt.
+    if (!last)
+      await db()
+        .update(imagingStudies)
+        .set({ pacsStatus: "queued", pacsError: error })
+        .where(eq(imagingStudies.reportId, reportId));
+    log(last ? "error" : "warn", "study not sent to pacs", { reportId, attempt: job.attempt, error });
+    throw err;
   }
-  const claimed = await db()
+  await db()
     .update(imagingStudies)
     .set({
-      pacsStatus: "sending",
-      pacsLockedUntil: new Date(now.getTime() + LOCK_MS),
-      pacsAttempts: due.attempts + 1,
+      pacsStatus: "sent",
+      pacsSentAt: new Date(),
+      pacsLockedUntil: null,
+      pacsError: null,
+      pacsNextAt: null,
     })
-    .where(and(eq(imagingStudies.reportId, due.reportId), eq(imagingStudies.pacsAttempts, due.attempts)))
-    .returning({ reportId: imagingStudies.reportId });
-  if (!claimed.length) return true; // another process took it
-  try {
-    await stow(base, due.reportId);
-    await db()
-      .update(imagingStudies)
-      .set({
-        pacsStatus: "sent",
-        pacsSentAt: new Date(),
-        pacsLockedUntil: null,
-        pacsError: null,
-        pacsNextAt: null,
-      })
-      .where(eq(imagingStudies.reportId, due.reportId));
-    log("info", "study sent to pacs", { reportId: due.reportId });
-  } catch (err) {
-    const attempt = due.attempts + 1;
-    const wait = err instanceof PermanentPacsError ? undefined : settings.backoffMs[attempt - 1];
-    const error = String((err as Error)?.message ?? err).slice(0, 300);
-    await db()
-      .update(imagingStudies)
-      .set({
-        pacsStatus: wait === undefined ? "failed" : "queued",
-        pacsNextAt: wait === undefined ? null : new Date(Date.now() + wait),
-        pacsLockedUntil: null,
-        pacsError: error,
-      })
-      .where(eq(imagingStudies.reportId, due.reportId));
-    log("error", "study not sent to pacs", { reportId: due.reportId, attempt, error });
-  }
-  return true;
+    .where(eq(imagingStudies.reportId, reportId));
+  log("info", "study sent to pacs", { reportId });
+  return "sent";
 }
 
 /** STOW-RS: POST {PACS_URL}/studies, multipart/related; type="application/dicom", a part per instance. */
-async function stow(base: string, reportId: string): Promise<void> {
+async function stow(base: string, reportId: string, signal: AbortSignal): Promise<void> {
   const [who] = await db()
     .select({
       studyUid: imagingStudies.studyUid,
@@ -142,7 +130,7 @@ async function stow(base: string, reportId: string): Promise<void> {
     .innerJoin(reports, eq(reports.id, imagingStudies.reportId))
     .innerJoin(users, eq(users.id, reports.patientId))
     .where(eq(imagingStudies.reportId, reportId));
-  if (!who) throw new PermanentPacsError("the report or its profile is gone");
+  if (!who) throw new PermanentJobError("the report or its profile is gone");
   const identity = {
     reportId,
     studyUid: who.studyUid,
@@ -160,7 +148,7 @@ async function stow(base: string, reportId: string): Promise<void> {
     .orderBy(asc(imagingInstances.seriesUid), asc(imagingInstances.instanceNumber), asc(imagingInstances.id));
   const boundary = `carebridge-${randomBytes(12).toString("hex")}`;
   // undici reports an error of the body as its own ("fetch failed"): kept here to be told apart.
-  let broken: PermanentPacsError | null = null;
+  let broken: PermanentJobError | null = null;
   async function* body(): AsyncGenerator<Uint8Array> {
     for (const i of instances) {
       yield Buffer.from(`--${boundary}\r\nContent-Type: application/dicom\r\n\r\n`);
@@ -172,7 +160,7 @@ async function stow(base: string, reportId: string): Promise<void> {
           sopInstanceUid: i.sopInstanceUid,
         });
       } catch (err) {
-        broken = new PermanentPacsError(
+        broken = new PermanentJobError(
           `an instance could not be rewritten: ${String((err as Error)?.message ?? err)}`,
         );
         throw broken;
@@ -190,7 +178,7 @@ async function stow(base: string, reportId: string): Promise<void> {
     // undici streams an async iterable body.
     body: body() as unknown as BodyInit,
     duplex: "half",
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
   } as RequestInit).catch((err: unknown) => {
     throw broken ?? err;
   });
@@ -199,6 +187,6 @@ async function stow(base: string, reportId: string): Promise<void> {
   if (res.status === 200) return;
   const message = `STOW-RS answered ${res.status}: ${text.slice(0, 200)}`;
   if (res.status >= 400 && res.status < 500 && ![401, 403, 404, 408, 429].includes(res.status))
-    throw new PermanentPacsError(message);
+    throw new PermanentJobError(message);
   throw new Error(message);
 }

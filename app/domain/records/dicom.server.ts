@@ -20,6 +20,7 @@ import { issuedUid } from "./dicom-identity.server";
 import { readZipStudy } from "./dicom-zip.server";
 import { DICOM_MIME, isStudyMime, ZIP_MIME } from "./file-types.server";
 import { deleteStored, type StoredFile } from "./files.server";
+import { queuePacsSteps } from "./dicom-pacs.server";
 
 /**
  * Medical images (decision 0039): a report file that is one DICOM Part 10 file or a ZIP of one
@@ -117,6 +118,7 @@ export function* insertStudy(tx: DB, reportId: string, draft: StudyDraft): TxSte
       createdAt: new Date(),
     }),
   );
+  if (pacs) yield* queuePacsSteps(tx, reportId);
   for (let at = 0; at < draft.instances.length; at += INSTANCE_BATCH) {
     yield* exec(
       tx.insert(imagingInstances).values(
