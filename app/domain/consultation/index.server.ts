@@ -62,6 +62,7 @@ export {
   setStepState,
   stepsFor,
   toApiStep,
+  withSteps,
   type ApiNextStep,
   type StepAccess,
   type StepRow,
