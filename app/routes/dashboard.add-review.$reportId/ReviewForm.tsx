@@ -1,3 +1,4 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, useActionData } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { TextAreaField } from "~/components/ui/Field";
@@ -23,10 +24,13 @@ export function ReviewForm({
   analytes?: StepAnalyte[];
 }) {
   const { t } = useTranslation();
-  const lastResult = useActionData<typeof action>();
+  const answer = useActionData<typeof action>();
+  // The form's answer: a refusal, or a next step added or removed (Conform's list intents, no status).
+  const lastResult =
+    answer && ("status" in answer || "intent" in answer) ? (answer as SubmissionResult<string[]>) : undefined;
   // Checked by the server alone: the review screen loads no zod (decision 0094).
   const [form, fields] = useServerForm(
-    lastResult && "status" in lastResult ? lastResult : undefined,
+    lastResult,
     [
       "review",
       "findings",
@@ -40,7 +44,7 @@ export function ReviewForm({
     { id: "review" },
   );
   // The action's answer when another expert was first a moment ago.
-  const conflict = !!(lastResult && "conflict" in lastResult && lastResult.conflict);
+  const conflict = !!(answer && "conflict" in answer && answer.conflict);
   return (
     <Form method="post" {...form.props} noValidate className="card space-y-4">
       <input type="hidden" name="intent" value="review" />
@@ -86,7 +90,7 @@ export function ReviewForm({
       <NextStepsFields
         formId={form.id}
         initial={fields.nextSteps.initialValue}
-        errors={lastResult && "status" in lastResult ? (lastResult.error ?? {}) : {}}
+        errors={lastResult?.error ?? {}}
         analytes={analytes}
         busy={!!busyIntent}
       />
