@@ -27,6 +27,14 @@ export type StepWords = {
   referral: { code: string; seen: string | null; note: string | null } | null;
 };
 
+const STATE_KEYS: Record<ApiNextStep["state"], string> = {
+  open: "steps.state.open",
+  done: "steps.state.done",
+  visited: "steps.state.visited",
+  declined: "steps.state.declined",
+  unreachable: "steps.state.unreachable",
+};
+
 /** The test's name for a reader of `locale`: hers, else the catalogue's English one. */
 const testName = (test: { loinc: string; name: string }, locale: string) =>
   localName(test.loinc, locale) ?? test.name;
@@ -62,7 +70,7 @@ export function stepWords(step: ApiNextStep, t: TFunction, locale: string): Step
     due: stepDue(step, t, locale),
     dueOn: step.dueOn,
     state: step.state,
-    stateLabel: t(`steps.state.${step.state}`),
+    stateLabel: t(STATE_KEYS[step.state]),
     stateReason: step.stateReason,
     referral: step.referral
       ? {
