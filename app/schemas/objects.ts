@@ -138,7 +138,10 @@ export const nextStepObject = z.object({
     .string()
     .nullable()
     .describe("facility: its name as the expert wrote it; null with kind facility: the nearest hospital"),
-  urgency: z.enum(STEP_URGENCIES).nullable().describe("specialist and facility: today, this week, within N weeks"),
+  urgency: z
+    .enum(STEP_URGENCIES)
+    .nullable()
+    .describe("specialist and facility: today, this week, within N weeks"),
   reason: z.string().nullable().describe("facility: why she should go, as the expert wrote it"),
   inDays: z.number().int().describe("Days from the opinion to the due date"),
   dueOn: z.string().describe("The due date, YYYY-MM-DD on the clinic's calendar"),

@@ -80,7 +80,8 @@ test("the expert adds a tests step and a specialist step on the phone", async ({
   await expect(toaster(page)).toContainText("Review Added Successfully");
 });
 
-test("the patient reads the steps in Hindi and marks one done", async ({}, info) => {
+test("the patient reads the steps in Hindi and marks one done", async () => {
+  const info = test.info();
   const page = patientPage;
   await page.context().addCookies([{ name: "lng", value: language("hi"), url: page.url() }]);
   await page.goto(`/dashboard/previous-report/${patientId}`);
