@@ -136,8 +136,9 @@ function StepFields({
         {messageText(t, err(f)!)}
       </p>
     ) : null;
+  // Stacked on a phone: "Within some weeks" needs the whole width at 360 px.
   const soon = (
-    <div className="grid grid-cols-2 gap-2">
+    <div className="grid gap-2 sm:grid-cols-2">
       <div>
         <label htmlFor={id("urgency")} className="field-label">
           {t("steps.form.urgency")}
