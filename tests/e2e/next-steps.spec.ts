@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { approveExperts, logIn, newUser, patientWithReport, personContext, signUp, ADMIN } from "./fixtures";
-import { pastTheEdge, shotTo } from "./helpers";
+import { pastTheEdge, shotTo, SHOTS_ON } from "./helpers";
 
 /**
  * An opinion's next steps (decision 0114) on a 360 px phone: the expert adds a repeat-tests step
@@ -75,6 +75,12 @@ test("the expert adds a tests step and a specialist step on the phone", async ({
   await second.getByLabel("Within how many weeks").fill("2");
   expect(await pastTheEdge(page)).toBe("");
   await shotTo(steps, `${SHOTS}/form-${info.project.name}-en.png`);
+  if (SHOTS_ON) {
+    // The same form at 1280 px, for people to look at.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shotTo(steps, `${SHOTS}/form-1280-en.png`);
+    await page.setViewportSize({ width: 360, height: 740 });
+  }
 
   await page.getByRole("button", { name: "Submit Review" }).click();
   await expect(toaster(page)).toContainText("Review Added Successfully");
@@ -101,4 +107,16 @@ test("the patient reads the steps in Hindi and marks one done", async () => {
   await expect(toaster(page)).toContainText("कदम अपडेट हो गया");
   await expect(card.getByTestId("next-step").nth(0)).toContainText("हो गया");
   await shotTo(card.getByTestId("next-steps"), `${SHOTS}/patient-${info.project.name}-hi-done.png`);
+  if (SHOTS_ON) {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shotTo(card, `${SHOTS}/patient-1280-hi.png`);
+    await page.context().addCookies([{ name: "lng", value: language("en"), url: page.url() }]);
+    await page.reload();
+    await shotTo(page.locator(`#report-${reportId}`), `${SHOTS}/patient-1280-en.png`);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await shotTo(
+      page.locator(`#report-${reportId}`).getByTestId("next-steps"),
+      `${SHOTS}/patient-phone-en.png`,
+    );
+  }
 });
