@@ -20,6 +20,7 @@ const PHONE_FLOWS = [
   "phone-journey",
   "my-data",
   "my-data-download",
+  "next-steps",
   "patient-control",
   "resumable",
   "share-links",

@@ -92,6 +92,7 @@ import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
 import { LAB_ENDPOINTS } from "./openapi/labs";
+import { STEP_ENDPOINTS } from "./openapi/steps";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -527,7 +528,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/report/add-review/{reportId}",
     who: "approved Expert",
     summary:
-      "Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
+      "Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `nextSteps` (at most 8: repeat tests by LOINC code in N days or weeks, a specialist or a facility, today, this week or within N weeks) are signed with it and returned as the report's `nextSteps`; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)",
     auth: true,
     body: reviewSchema,
     data: reportObject,
@@ -959,6 +960,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,
   ...LAB_ENDPOINTS,
+  ...STEP_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { ACCOUNT_TYPES, AGREEMENTS, NOTIFY_CHANNELS, SMS_PURPOSES, SMS_STATUSES } from "~/db/types";
+import {
+  ACCOUNT_TYPES,
+  AGREEMENTS,
+  NOTIFY_CHANNELS,
+  SMS_PURPOSES,
+  SMS_STATUSES,
+  STEP_KINDS,
+  STEP_STATES,
+  STEP_URGENCIES,
+} from "~/db/types";
 import { SPECIALTIES } from "~/schemas/specialties";
 import { REPORT_TYPES } from "./reports";
 
@@ -114,6 +123,39 @@ export const studyObject = z.object({
     .describe("The study in the OHIF viewer, when OHIF_URL is set (by the study UID the server issued)"),
 });
 
+/** An opinion's next step (decision 0114), as the expert gave it and where it stands. */
+export const nextStepObject = z.object({
+  _id: z.string(),
+  reportId: z.string(),
+  position: z.number().int().describe("The order the expert gave the steps in, from 0"),
+  kind: z.enum(STEP_KINDS),
+  tests: z
+    .array(z.object({ loinc: z.string(), name: z.string() }))
+    .nullable()
+    .describe("tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name"),
+  specialty: z.enum(SPECIALTIES).nullable().describe("specialist: whom to see"),
+  facility: z
+    .string()
+    .nullable()
+    .describe("facility: its name as the expert wrote it; null with kind facility: the nearest hospital"),
+  urgency: z
+    .enum(STEP_URGENCIES)
+    .nullable()
+    .describe("specialist and facility: today, this week, within N weeks"),
+  reason: z.string().nullable().describe("facility: why she should go, as the expert wrote it"),
+  inDays: z.number().int().describe("Days from the opinion to the due date"),
+  dueOn: z.string().describe("The due date, YYYY-MM-DD on the clinic's calendar"),
+  state: z.enum(STEP_STATES),
+  stateReason: z.string().nullable().describe("Why she cannot go (declined)"),
+  stateAt: z.string().datetime().nullable(),
+  attachedReportId: z.string().nullable().describe("tests: the repeat report attached to the step"),
+  referral: z
+    .object({ code: z.string(), seenAt: z.string().datetime().nullable(), note: z.string().nullable() })
+    .nullable()
+    .describe("facility: the referral code the facility opens, and its acknowledgement"),
+  remindOff: z.boolean(),
+});
+
 const reportCore = z.object({
   _id: z.string(),
   reportType: z.enum(REPORT_TYPES),
@@ -186,6 +228,12 @@ const reportCore = z.object({
     .optional()
     .describe("On a given second opinion: how it stands to the first (agree, partly, disagree)"),
   agreementReason: z.string().nullable().optional().describe("On a given second opinion: why"),
+  nextSteps: z
+    .array(nextStepObject)
+    .optional()
+    .describe(
+      "A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion",
+    ),
 });
 
 export const reportObject = reportCore.extend({

@@ -163,6 +163,18 @@ const API: Row[] = [
     expert: 200,
     admin: 403,
   },
+  // Where an opinion's next step stands (decision 0114): her side and the expert who asked; anyone
+  // else gets the unknown step's answer.
+  {
+    route: "POST /steps/:step/state",
+    body: () => ({ state: "done" }),
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 200,
+    admin: 404,
+  },
   {
     route: "DELETE /report/delete-report",
     body: () => ({ reportId: ids.report }),
@@ -1353,6 +1365,14 @@ beforeAll(async () => {
   ids.report = (await up()).body.data._id;
   ids.upload = await startUpload();
   ids.pending = (await up()).body.data._id;
+  // A reviewed report with a next step (decision 0114).
+  const withStep = (await up()).body.data._id;
+  const signed = await api.post(
+    `/report/add-review/${withStep}`,
+    { review: "ok", nextSteps: [{ kind: "specialist", specialty: "Cardiology", urgency: "week" }] },
+    tok.expert,
+  );
+  ids.step = signed.body.data.nextSteps[0]._id;
   ids.own = ids.patient;
   // Well formed (so it is looked up), but no take-over announced it.
   ids.notMe = "unknown-not-me-link-0000000000";

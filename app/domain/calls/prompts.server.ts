@@ -1,7 +1,7 @@
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
-import { phrasesFor } from "../consultation/index.server";
+import { phrasesFor, spokenSteps } from "../consultation/index.server";
 import { openDecrypted, phoneWav, silence, speak, wavSamples } from "../records/index.server";
 import { FINAL_PROMPTS, promptSentences, type Prompt } from "./ivr";
 import type { CallPlan } from "./plan.server";
@@ -37,7 +37,11 @@ export async function promptAudio(
   const { before, after } = promptSentences(prompt, plan, (key, vars) => t(key, vars));
   for (const text of before) await say(text);
   if (prompt === "content")
-    for (const opinion of plan.opinions) await opinionAudio(opinion, locale, t, say, parts);
+    for (const opinion of plan.opinions) {
+      await opinionAudio(opinion, locale, t, say, parts);
+      // Then its next steps, in her language from phrases (decision 0114).
+      for (const text of spokenSteps(opinion.steps ?? [], t, locale)) await say(text);
+    }
   for (const text of after) await say(text);
   if (!FINAL_PROMPTS.includes(prompt)) wait();
   return phoneWav(Buffer.concat(parts));

@@ -4,6 +4,7 @@ import type { Agreement } from "~/db/types";
 import type { FileView, LinkOpen } from "../platform/index.server";
 import type { Study } from "../records/index.server";
 import type { ApiFollowUp } from "./followups.server";
+import type { ApiNextStep } from "./next-steps.server";
 
 /**
  * The API's Report object (`ApiReport`, the contract's shape; decision 0013 added fields only) and
@@ -77,6 +78,11 @@ export type ApiReport = {
   secondOpinions?: ApiReport[];
   /** On a second opinion, for its expert: the first opinion they are asked about (read-only). */
   firstOpinion?: ApiReport | null;
+  /**
+   * A reviewed report's next steps (decision 0114), in the expert's order, for those who may see
+   * them: the patient's side, her centre, the expert who gave the opinion. Absent for others.
+   */
+  nextSteps?: ApiNextStep[];
 };
 
 export type PatientReport = ApiReport & {

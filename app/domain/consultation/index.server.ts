@@ -62,10 +62,12 @@ export {
   setStepState,
   stepsFor,
   toApiStep,
+  withSteps,
   type ApiNextStep,
   type StepAccess,
   type StepRow,
 } from "./next-steps.server";
+export { dueDay, spokenSteps, stepWords, type StepWords } from "./step-words.server";
 export { reviewScreenReport } from "./review-screen.server";
 export { openReportFile, reportPageImage } from "./report-files.server";
 export { deleteReport } from "./report-deletion.server";

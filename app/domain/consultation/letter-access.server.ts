@@ -7,6 +7,7 @@ import { expertDetailsFor } from "../accounts/index.server";
 import type { Actor } from "../platform/index.server";
 import { patientAccess, traceAccess } from "../care/index.server";
 import { withFollowUps, withSecondOpinions } from "./report-case.server";
+import { withSteps } from "./next-steps.server";
 import { findJoined, fromJoined } from "./report-rows.server";
 
 /**
@@ -36,7 +37,7 @@ export async function reportForLetter(actor: Actor, reportId: string, ip?: strin
   // whichever of them was asked for; it keeps the code of the row asked for.
   const root = r.secondOf ? await findJoined(r.secondOf) : joined;
   const main = root && root.report.status === "Reviewed" ? root : joined;
-  const [report] = await withSecondOpinions(await withFollowUps([fromJoined(main)]));
+  const [report] = await withSteps(await withSecondOpinions(await withFollowUps([fromJoined(main)])));
   report.secondOpinions = (report.secondOpinions ?? []).filter((x) => x.status === "Reviewed");
   // The letter is in the patient's language: their profile's (their own account's for their own).
   const patientLocale = await first(

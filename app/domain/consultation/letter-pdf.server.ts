@@ -36,6 +36,8 @@ export type LetterText = {
   summaryLabel: string;
   findingsLabel: string;
   recommendationsLabel: string;
+  /** "Next steps" (decision 0114). */
+  stepsLabel?: string;
   /** A prominent warning sentence when the expert flagged it, else null. */
   seeDoctorSoon: string | null;
   followUpsLabel: string;
@@ -63,6 +65,11 @@ export type LetterData = {
   summary: string;
   findings: string | null;
   recommendations: string | null;
+  /**
+   * The opinion's next steps (decision 0114), already in the letter's language: what to do, then
+   * when (and a facility's reason, as the expert wrote it).
+   */
+  steps?: { title: string; detail: string }[];
   followUps: { question: string; answer: string | null; askedOn: string; answeredOn: string | null }[];
   /** `specialties` already translated and joined. */
   expert: { name: string; registrationNumber: string; registrationCouncil: string; specialties: string };
@@ -179,6 +186,23 @@ export async function renderLetterPdf(data: LetterData): Promise<Buffer> {
   section(t.summaryLabel, data.summary);
   section(t.findingsLabel, data.findings);
   section(t.recommendationsLabel, data.recommendations);
+
+  // The next steps (decision 0114): numbered, each with its due date on the line below.
+  if (data.steps?.length && t.stepsLabel) {
+    const items = data.steps.map((st, i) => [
+      ...L.rows(`${i + 1}. ${st.title}`, S.subhead),
+      ...L.rows(st.detail, S.body, 14),
+    ]);
+    heading(
+      t.stepsLabel,
+      items[0].reduce((h, r) => h + r.h, 0),
+    );
+    for (const rows of items) {
+      L.block(rows, { together: true });
+      L.y += 4;
+    }
+    L.y += 4;
+  }
 
   if (data.followUps.length > 0) {
     const items = data.followUps.map((f) => {

@@ -6,6 +6,7 @@ import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
 import { renderLetterPdf } from "./letter-pdf.server";
 import { letterVerifyUrl, type ApiReport } from "./api-report.server";
 import { reportForLetter } from "./letter-access.server";
+import { stepWords } from "./step-words.server";
 import { type Actor, SPECIALTY_KEYS, type Specialty } from "../accounts/index.server";
 
 /**
@@ -36,6 +37,7 @@ export type LetterSource = Pick<
   | "expert"
   | "followUps"
   | "secondOpinions"
+  | "nextSteps"
 >;
 
 /** The letter's file name: the same for every fetch of one report's letter. */
@@ -104,6 +106,16 @@ export async function renderOpinionLetter(
     summary: report.review ?? "",
     findings: report.findings,
     recommendations: report.recommendations,
+    // The next steps in the letter's language (decision 0114).
+    steps: (report.nextSteps ?? []).map((st) => {
+      const w = stepWords(st, t, locale);
+      return {
+        title: w.title,
+        detail: [w.due, w.reason ? t("steps.say.reason", { reason: w.reason }) : ""]
+          .filter(Boolean)
+          .join(" · "),
+      };
+    }),
     followUps: (report.followUps ?? []).map((f) => ({
       question: f.question,
       answer: f.answer,
@@ -123,6 +135,7 @@ export async function renderOpinionLetter(
       summaryLabel: t("opinion.summary"),
       findingsLabel: t("opinion.findings"),
       recommendationsLabel: t("opinion.recommendations"),
+      stepsLabel: t("steps.letter.heading"),
       seeDoctorSoon: report.seeDoctorSoon ? t("opinion.seeDoctorSoonNotice") : null,
       followUpsLabel: t("followups.title"),
       questionLabel: t("followups.question"),

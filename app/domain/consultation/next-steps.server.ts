@@ -180,6 +180,21 @@ export async function stepsFor(reportIds: readonly string[]): Promise<Map<string
   return out;
 }
 
+/**
+ * Puts each reviewed report's steps on it (decision 0114), asked for in one query however many
+ * reports there are. The caller decides who may see them: the patient's side, her centre, the
+ * expert who gave the opinion — not admins (they see the figures), not experts awaiting approval.
+ */
+export async function withSteps<T extends { _id: string; status: string; nextSteps?: ApiNextStep[] }>(
+  items: T[],
+): Promise<T[]> {
+  const reviewed = items.filter((r) => r.status === "Reviewed");
+  if (!reviewed.length) return items;
+  const steps = await stepsFor(reviewed.map((r) => r._id));
+  for (const r of reviewed) r.nextSteps = steps.get(r._id) ?? [];
+  return items;
+}
+
 /** How `actor` relates to a step: the patient's side, her centre, or the expert who asked. */
 export type StepAccess = { kind: "patient" | "centre" | "expert"; patient?: PatientAccess };
 

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, isNotNull, isNull } from "drizzle-orm";
 import { db } from "~/db/client.server";
 import { reports, voiceNotes } from "~/db/schema";
 import { phraseIdsOf } from "./api-report.server";
+import { stepsFor, type ApiNextStep } from "./next-steps.server";
 
 /**
  * What a phone call may tell about a profile's opinions (decision 0080): the reviewed reports of
@@ -16,6 +17,8 @@ export type PhoneOpinion = {
   phoneNoteKey: string | null;
   phraseIds: string[];
   written: string[];
+  /** The opinion's next steps (decision 0114): the call says the open ones from phrases. */
+  steps?: ApiNextStep[];
 };
 
 const RECENT_DAYS = 60;
@@ -42,20 +45,23 @@ export async function opinionsForCall(patientId: string, now = new Date()): Prom
     .orderBy(desc(reports.reviewedAt), desc(reports.id))
     .limit(MAX_OPINIONS);
   if (!rows.length) return [];
-  const notes = await db()
-    .select({ reportId: voiceNotes.reportId, key: voiceNotes.phoneFileKey })
-    .from(voiceNotes)
-    .where(
-      and(
-        inArray(
-          voiceNotes.reportId,
-          rows.map((r) => r.id),
+  const [notes, steps] = await Promise.all([
+    db()
+      .select({ reportId: voiceNotes.reportId, key: voiceNotes.phoneFileKey })
+      .from(voiceNotes)
+      .where(
+        and(
+          inArray(
+            voiceNotes.reportId,
+            rows.map((r) => r.id),
+          ),
+          eq(voiceNotes.kind, "explanation"),
+          isNotNull(voiceNotes.phoneFileKey),
         ),
-        eq(voiceNotes.kind, "explanation"),
-        isNotNull(voiceNotes.phoneFileKey),
-      ),
-    )
-    .orderBy(desc(voiceNotes.createdAt), desc(voiceNotes.id));
+      )
+      .orderBy(desc(voiceNotes.createdAt), desc(voiceNotes.id)),
+    stepsFor(rows.map((r) => r.id)),
+  ]);
   return rows.map((r) => ({
     reportId: r.id,
     phoneNoteKey: notes.find((n) => n.reportId === r.id)?.key ?? null,
@@ -65,5 +71,6 @@ export async function opinionsForCall(patientId: string, now = new Date()): Prom
       : r.review
         ? [r.review]
         : [],
+    steps: steps.get(r.id) ?? [],
   }));
 }

@@ -12,6 +12,7 @@ import { secondIdsOf, withFollowUpsOf, withSecondOpinions } from "./report-case.
 import { pageOfSegments } from "./report-list-paging.server";
 import { preparedSegment, secondsSegment, typesSegment, type Segment } from "./report-list-statements.server";
 import { fromJoined, matches, requireApprovedExpert, type Joined } from "./report-rows.server";
+import { withSteps } from "./next-steps.server";
 
 /**
  * The report lists: the patient's reports (with the case's access trail), the pending queue for
@@ -62,6 +63,8 @@ export async function listPatientReports(
   const asked = new Set(listed.filter((_, i) => found[i].secondIds).map((r) => r._id));
   const [seconds] = await Promise.all([
     secondIds.length ? accessTrailsForReports(secondIds, []) : undefined,
+    // The opinions' next steps (decision 0114): her side and her centre, not admins.
+    actor.accountType === "Admin" ? undefined : withSteps(listed),
     withSecondOpinions(listed, asked),
     labelLinkOpens(trails.map((t) => t.opens)),
     traceAccess(actor, access.value, "patient.reports_open"),
@@ -153,6 +156,8 @@ export async function listReviewedByExpert(actor: Actor, page: PageQuery): Promi
     found,
     (_, i) => found[i].report.followupExpertId === actor.id,
   );
+  // The next steps the expert gave (decision 0114), once approved (awaiting approval masks the patient).
+  if (actor.approved) await withSteps(items);
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,
@@ -187,6 +192,7 @@ export async function listFollowUpThreads(actor: Actor, page: PageQuery): Promis
     found.map((r) => fromJoined(r)),
     found,
   );
+  await withSteps(items);
   return {
     items: hidePhonesOfJoined(actor, items, found),
     total,

@@ -20,7 +20,7 @@ import {
 } from "./report-claims.server";
 import { findJoined, fromJoined, requireApprovedExpert } from "./report-rows.server";
 import { checkPhraseIds } from "./phrase-book.server";
-import { checkSteps, signSteps } from "./next-steps.server";
+import { checkSteps, signSteps, withSteps } from "./next-steps.server";
 
 /**
  * The opinion: an approved expert's structured review (`addReview`), signed as the expert is at
@@ -175,6 +175,7 @@ export async function addReview(
   if (!won) await explainRefusal(reportId);
   const joined = (await findJoined(reportId))!;
   await notifyOpinionReady(joined.report.patientId, { seeDoctorSoon: !!data.seeDoctorSoon });
-  const report = fromJoined(joined);
+  // The steps just signed (decision 0114), as the expert's lists give them.
+  const [report] = await withSteps([fromJoined(joined)]);
   return (await hidePhonesOfRefusers(actor, [report]))[0];
 }

@@ -6,6 +6,7 @@ import { iso, systemsFor, type BundleContext, type Links, type Ref } from "./fhi
 import { addConsents } from "./fhir-consents.server";
 import { addParties } from "./fhir-people.server";
 import { addFollowUps, addReports } from "./fhir-reports.server";
+import { addCarePlans } from "./fhir-steps.server";
 import type { Snapshot } from "./fhir-snapshot.server";
 
 /**
@@ -32,6 +33,7 @@ export function buildBundle(s: Snapshot, links: Links): Bundle {
   const parties = addParties(ctx);
   const { documentRefs, opinionRefs } = addReports(ctx, parties);
   addFollowUps(ctx, parties, opinionRefs);
+  addCarePlans(ctx, parties, opinionRefs);
   addConsents(ctx, parties, documentRefs);
   addAuditEvents(ctx, parties, documentRefs, opinionRefs);
 

@@ -22,7 +22,7 @@ import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { parseDetail } from "../platform/index.server";
 import { expertDetailsFor, type ApiExpertDetails } from "../accounts/index.server";
-import { followUpsFor, type ApiFollowUp } from "../consultation/index.server";
+import { followUpsFor, stepsFor, type ApiFollowUp, type ApiNextStep } from "../consultation/index.server";
 
 /**
  * What a FHIR export is made from (decision 0018): one consistent read of the patient's rows —
@@ -59,6 +59,8 @@ export type Snapshot = {
   /** Lab values an expert checked (confirmed, corrected, added) on reviewed reports, by report (decision 0084). */
   labValues: Map<string, LabValueRow[]>;
   followUps: Map<string, ApiFollowUp[]>;
+  /** The opinions' next steps, by report (decision 0114). */
+  steps: Map<string, ApiNextStep[]>;
   /** Everyone the export names besides the patient (reviewers, answerers, who opened files), by id. */
   people: Map<string, Person>;
   expertDetails: Map<string, ApiExpertDetails>;
@@ -137,7 +139,7 @@ export async function snapshot(patient: PatientRow, account: UserRow | undefined
     for (const c of await db().select().from(centres).where(inArray(centres.id, centreIds)))
       centreRows.set(c.id, c);
   const reportIds = reportRows.map((r) => r.id);
-  const followUps = await followUpsFor(reportIds);
+  const [followUps, steps] = await Promise.all([followUpsFor(reportIds), stepsFor(reportIds)]);
   const labRows = new Map<string, LabValueRow[]>();
   const reviewedIds = reportRows.filter((r) => r.status === "Reviewed").map((r) => r.id);
   for (let i = 0; i < reviewedIds.length; i += BATCH) {
@@ -234,6 +236,7 @@ export async function snapshot(patient: PatientRow, account: UserRow | undefined
     reports: reportRows,
     labValues: labRows,
     followUps,
+    steps,
     people,
     expertDetails: await expertDetailsFor(experts),
     consents,

@@ -29,6 +29,7 @@ import { SecondOpinionPanel } from "./SecondOpinionPanel";
 import { ReviewForm } from "./ReviewForm";
 import { VoicePanel } from "./VoicePanel";
 import { labAction, labsSection } from "./labs.server";
+import { stepAnalytes } from "./steps.server";
 import { LabPanel, LabPreview } from "./LabPanel";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -46,6 +47,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
         panel: null,
         phrases: null,
         labs: null,
+        analytes: [],
       },
       { status: 403 },
     );
@@ -59,6 +61,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       panel: null,
       phrases: null,
       labs: null,
+      analytes: [],
     };
   let report: Awaited<ReturnType<typeof reviewScreenReport>>["report"];
   let fileAllowed: boolean;
@@ -96,6 +99,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     // The phrase book (decisions 0081, 0094): offered only while the opinion can still be written,
     // in the expert's language with the patient's beside it.
     phrases: report.status === "Pending" ? await phrasePicker(report.patient._id, locale) : null,
+    // The lab catalogue for the next steps' tests (decision 0114), while the opinion can be written.
+    analytes: report.status === "Pending" && claimedByMe ? stepAnalytes(locale) : [],
     report: {
       _id: report._id,
       reportType: report.reportType,
@@ -149,7 +154,7 @@ export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof lo
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report, notAllowed, panel, phrases, labs } = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed, panel, phrases, labs, analytes } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busyIntent =
     navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
@@ -229,7 +234,12 @@ export default function AddReview() {
           ) : (
             <>
               <ReleaseBar report={report} busy={!!busyIntent} />
-              <ReviewForm busyIntent={busyIntent} second={!!panel?.second} phrases={phrases} />
+              <ReviewForm
+                busyIntent={busyIntent}
+                second={!!panel?.second}
+                phrases={phrases}
+                analytes={analytes ?? []}
+              />
             </>
           )}
           {panel && !panel.second && <SecondOpinionPanel panel={panel} />}

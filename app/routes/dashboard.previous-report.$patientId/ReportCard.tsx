@@ -11,6 +11,8 @@ import { LabLines } from "~/components/labs/LabValues";
 import type { VoiceNoteView } from "~/components/voice/VoicePlayer";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
+import { NextSteps } from "./NextSteps";
+import type { StepWords } from "~/domain/consultation/index.server";
 import { StudyLink } from "./StudyLink";
 import { AskSecondOpinion, FirstOpinionHeading, SecondOpinions, useAskWhom } from "./SecondOpinions";
 
@@ -23,8 +25,11 @@ export function ReportCard({
   own,
   voice,
   aboutPatient = false,
+  canActSteps = false,
 }: {
-  report: Card & { voiceNotes: VoiceNoteView[]; labLines: string[] };
+  report: Card & { voiceNotes: VoiceNoteView[]; labLines: string[]; steps?: StepWords[] };
+  /** Her side and her centre mark the opinion's next steps (decision 0114). */
+  canActSteps?: boolean;
   own: boolean;
   /** Someone else's reports (a family member's, a centre's patient, an admin's view): speak of the patient. */
   aboutPatient?: boolean;
@@ -83,6 +88,7 @@ export function ReportCard({
         <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">
           <FirstOpinionHeading report={report} />
           <Opinion opinion={report} headingLevel={4} aboutPatient={aboutPatient} />
+          <NextSteps reportId={report._id} steps={report.steps ?? []} canAct={canActSteps} />
           {report.opinionUrl && (
             <a href={report.opinionUrl} className="btn-secondary" download data-testid="download-opinion">
               {t("reports.downloadOpinion")}

@@ -20,6 +20,7 @@ export function ReportList({
   canVoice,
   voiceMaxSeconds,
   labSeries,
+  canActSteps,
 }: Pick<
   ListData,
   | "items"
@@ -31,6 +32,7 @@ export function ReportList({
   | "canVoice"
   | "voiceMaxSeconds"
   | "labSeries"
+  | "canActSteps"
 >) {
   const { t } = useTranslation();
   const loading = useListLoading();
@@ -87,6 +89,7 @@ export function ReportList({
               report={r}
               own={own || managed}
               aboutPatient={!own}
+              canActSteps={canActSteps}
               voice={{ canAdd: canVoice, maxSeconds: voiceMaxSeconds }}
             />
           ))}

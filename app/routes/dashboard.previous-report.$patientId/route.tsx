@@ -10,7 +10,7 @@ import { useTranslation } from "~/i18n/useTranslation";
 import { screenMeta } from "~/components/reports/meta";
 import { NotAllowed } from "~/components/reports/NotAllowed";
 import { whoseOptions } from "~/domain/care/index.server";
-import { listPatientReports, phrasesFor, voiceNotesFor } from "~/domain/consultation/index.server";
+import { listPatientReports, phrasesFor, stepWords, voiceNotesFor } from "~/domain/consultation/index.server";
 import { config } from "~/config.server";
 import { isDomainError } from "~/domain/platform/errors";
 import { tFor } from "~/i18n/i18n.server";
@@ -23,6 +23,7 @@ import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
+import { stepStateAction } from "./steps.server";
 import { labsFor } from "./labs.server";
 import { LabWordsProvider } from "~/components/labs/words";
 import { ReportList } from "./ReportList";
@@ -92,7 +93,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       voiceNotes: voice.get(r._id) ?? [],
       phrases: said.get(r._id) ?? [],
       labLines: labs.lines[r._id] ?? [],
+      // The opinion's next steps in the reader's words (decision 0114).
+      steps: (r.nextSteps ?? []).map((s) => stepWords(s, t, locale)),
     })),
+    // Her side and her centre close the steps; an admin looking on does not.
+    canActSteps: actor.accountType !== "Admin",
     labSeries: labs.series,
     labWords: labs.words,
     // Voice notes are added by the patient's side only (an admin looking on does not).
@@ -117,6 +122,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const screen = { actor, t, back, ip: clientOf(context).ip };
   if (form.get("intent") === "ask") return askAction(form, screen);
   if (form.get("intent") === "second-opinion") return askSecondAction(form, screen);
+  if (form.get("intent") === "step-state") return stepStateAction(form, screen);
   return deleteAction(form, screen);
 }
 

@@ -589,7 +589,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
+     * Add the review: `review` is the summary; findings, recommendations, seeDoctorSoon and `phrases` (ids from GET /phrases, at most 12: sentences the patient reads and hears in her language) are optional; `nextSteps` (at most 8: repeat tests by LOINC code in N days or weeks, a specialist or a facility, today, this week or within N weeks) are signed with it and returned as the report's `nextSteps`; `agreement` and `agreementReason` are required for a second opinion and refused for a first (the first review wins; 409 when another expert holds the claim; 403 for an expert without a registration number, which the letter prints — add it with update-expert-details, which sends the account back to admin review)
      * @description Who: approved Expert.
      */
     post: operations["reportAddReview"];
@@ -2085,6 +2085,26 @@ export interface paths {
     get: operations["reportPages"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/state": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record where an opinion's next step stands: `done`, `declined` (she cannot go; `reason` required), and for her centre `visited` and `unreachable` (the expert: all but `visited`); `open` opens it again. The same state twice changes nothing. 404 for an unknown step and for anyone else alike
+     * @description Who: the patient (or a family manager), her centre's health worker, or the Expert who gave the step.
+     */
+    post: operations["stepsState"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5939,6 +5959,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -6105,6 +6188,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -6272,6 +6418,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -6762,6 +6971,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -6928,6 +7200,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -7095,6 +7430,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -7929,6 +8327,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -8095,6 +8556,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -8262,6 +8786,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -8681,6 +9268,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -8847,6 +9497,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -9014,6 +9727,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
             pagination: {
@@ -9332,6 +10108,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -9498,6 +10337,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -9665,6 +10567,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
             pagination: {
@@ -9984,6 +10949,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -10150,6 +11178,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -10317,6 +11408,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
             pagination: {
@@ -10616,6 +11770,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -10782,6 +11999,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -10949,6 +12229,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -11272,6 +12615,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -11438,6 +12844,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -11605,6 +13074,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -11762,6 +13294,48 @@ export interface operations {
           agreement?: "agree" | "partly" | "disagree" | null;
           agreementReason?: string | null;
           phrases?: string[] | null;
+          nextSteps?:
+            | (
+                | {
+                    /** @enum {string} */
+                    kind: "tests";
+                    loincs: string[];
+                    in: number;
+                    /** @enum {string} */
+                    unit: "days" | "weeks";
+                  }
+                | {
+                    /** @enum {string} */
+                    kind: "specialist";
+                    /** @enum {string} */
+                    specialty:
+                      | "General Medicine"
+                      | "Radiology"
+                      | "Pathology"
+                      | "Cardiology"
+                      | "Neurology"
+                      | "Orthopaedics"
+                      | "Ophthalmology"
+                      | "ENT"
+                      | "Dentistry"
+                      | "Paediatrics"
+                      | "Gynaecology"
+                      | "Oncology";
+                    /** @enum {string} */
+                    urgency: "today" | "week" | "weeks";
+                    weeks?: number | null;
+                  }
+                | {
+                    /** @enum {string} */
+                    kind: "facility";
+                    facility?: string | null;
+                    reason: string;
+                    /** @enum {string} */
+                    urgency: "today" | "week" | "weeks";
+                    weeks?: number | null;
+                  }
+              )[]
+            | null;
         };
       };
     };
@@ -11941,6 +13515,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -12107,6 +13744,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -12274,6 +13974,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -12620,6 +14383,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -12786,6 +14612,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -12953,6 +14842,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             };
           };
@@ -13980,6 +15932,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -14146,6 +16161,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -14313,6 +16391,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
             pagination: {
@@ -15412,6 +17553,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -15578,6 +17782,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -15745,6 +18012,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
             pagination: {
@@ -17409,6 +19739,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
                 /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
                 secondOpinions?: {
                   _id: string;
@@ -17575,6 +19968,69 @@ export interface operations {
                   agreement?: "agree" | "partly" | "disagree" | null;
                   /** @description On a given second opinion: why */
                   agreementReason?: string | null;
+                  /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                  nextSteps?: {
+                    _id: string;
+                    reportId: string;
+                    /** @description The order the expert gave the steps in, from 0 */
+                    position: number;
+                    /** @enum {string} */
+                    kind: "tests" | "specialist" | "facility";
+                    /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                    tests:
+                      | {
+                          loinc: string;
+                          name: string;
+                        }[]
+                      | null;
+                    /**
+                     * @description specialist: whom to see
+                     * @enum {string|null}
+                     */
+                    specialty:
+                      | "General Medicine"
+                      | "Radiology"
+                      | "Pathology"
+                      | "Cardiology"
+                      | "Neurology"
+                      | "Orthopaedics"
+                      | "Ophthalmology"
+                      | "ENT"
+                      | "Dentistry"
+                      | "Paediatrics"
+                      | "Gynaecology"
+                      | "Oncology"
+                      | null;
+                    /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                    facility: string | null;
+                    /**
+                     * @description specialist and facility: today, this week, within N weeks
+                     * @enum {string|null}
+                     */
+                    urgency: "today" | "week" | "weeks" | null;
+                    /** @description facility: why she should go, as the expert wrote it */
+                    reason: string | null;
+                    /** @description Days from the opinion to the due date */
+                    inDays: number;
+                    /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                    dueOn: string;
+                    /** @enum {string} */
+                    state: "open" | "done" | "visited" | "declined" | "unreachable";
+                    /** @description Why she cannot go (declined) */
+                    stateReason: string | null;
+                    /** Format: date-time */
+                    stateAt: string | null;
+                    /** @description tests: the repeat report attached to the step */
+                    attachedReportId: string | null;
+                    /** @description facility: the referral code the facility opens, and its acknowledgement */
+                    referral: {
+                      code: string;
+                      /** Format: date-time */
+                      seenAt: string | null;
+                      note: string | null;
+                    } | null;
+                    remindOff: boolean;
+                  }[];
                 }[];
                 /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
                 firstOpinion?: {
@@ -17742,6 +20198,69 @@ export interface operations {
                   agreement?: "agree" | "partly" | "disagree" | null;
                   /** @description On a given second opinion: why */
                   agreementReason?: string | null;
+                  /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                  nextSteps?: {
+                    _id: string;
+                    reportId: string;
+                    /** @description The order the expert gave the steps in, from 0 */
+                    position: number;
+                    /** @enum {string} */
+                    kind: "tests" | "specialist" | "facility";
+                    /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                    tests:
+                      | {
+                          loinc: string;
+                          name: string;
+                        }[]
+                      | null;
+                    /**
+                     * @description specialist: whom to see
+                     * @enum {string|null}
+                     */
+                    specialty:
+                      | "General Medicine"
+                      | "Radiology"
+                      | "Pathology"
+                      | "Cardiology"
+                      | "Neurology"
+                      | "Orthopaedics"
+                      | "Ophthalmology"
+                      | "ENT"
+                      | "Dentistry"
+                      | "Paediatrics"
+                      | "Gynaecology"
+                      | "Oncology"
+                      | null;
+                    /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                    facility: string | null;
+                    /**
+                     * @description specialist and facility: today, this week, within N weeks
+                     * @enum {string|null}
+                     */
+                    urgency: "today" | "week" | "weeks" | null;
+                    /** @description facility: why she should go, as the expert wrote it */
+                    reason: string | null;
+                    /** @description Days from the opinion to the due date */
+                    inDays: number;
+                    /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                    dueOn: string;
+                    /** @enum {string} */
+                    state: "open" | "done" | "visited" | "declined" | "unreachable";
+                    /** @description Why she cannot go (declined) */
+                    stateReason: string | null;
+                    /** Format: date-time */
+                    stateAt: string | null;
+                    /** @description tests: the repeat report attached to the step */
+                    attachedReportId: string | null;
+                    /** @description facility: the referral code the facility opens, and its acknowledgement */
+                    referral: {
+                      code: string;
+                      /** Format: date-time */
+                      seenAt: string | null;
+                      note: string | null;
+                    } | null;
+                    remindOff: boolean;
+                  }[];
                 } | null;
               }[];
             };
@@ -18889,7 +21408,7 @@ export interface operations {
               _id: string;
               /** @description The number masked: country code and the last 4 digits, e.g. +91******3210 */
               to: string;
-              /** @description One of signup-code, login-code, reset-code, takeover-code, proof-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
+              /** @description One of signup-code, login-code, reset-code, takeover-code, proof-code, opinion-ready, followup-answered, notice, step-reminder, erased (erased: the last message to a person whose account was erased; deleted once sent) */
               purpose: string;
               /** @enum {string} */
               status: "queued" | "sending" | "sent" | "failed";
@@ -21980,6 +24499,69 @@ export interface operations {
               agreement?: "agree" | "partly" | "disagree" | null;
               /** @description On a given second opinion: why */
               agreementReason?: string | null;
+              /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+              nextSteps?: {
+                _id: string;
+                reportId: string;
+                /** @description The order the expert gave the steps in, from 0 */
+                position: number;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                tests:
+                  | {
+                      loinc: string;
+                      name: string;
+                    }[]
+                  | null;
+                /**
+                 * @description specialist: whom to see
+                 * @enum {string|null}
+                 */
+                specialty:
+                  | "General Medicine"
+                  | "Radiology"
+                  | "Pathology"
+                  | "Cardiology"
+                  | "Neurology"
+                  | "Orthopaedics"
+                  | "Ophthalmology"
+                  | "ENT"
+                  | "Dentistry"
+                  | "Paediatrics"
+                  | "Gynaecology"
+                  | "Oncology"
+                  | null;
+                /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                facility: string | null;
+                /**
+                 * @description specialist and facility: today, this week, within N weeks
+                 * @enum {string|null}
+                 */
+                urgency: "today" | "week" | "weeks" | null;
+                /** @description facility: why she should go, as the expert wrote it */
+                reason: string | null;
+                /** @description Days from the opinion to the due date */
+                inDays: number;
+                /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                dueOn: string;
+                /** @enum {string} */
+                state: "open" | "done" | "visited" | "declined" | "unreachable";
+                /** @description Why she cannot go (declined) */
+                stateReason: string | null;
+                /** Format: date-time */
+                stateAt: string | null;
+                /** @description tests: the repeat report attached to the step */
+                attachedReportId: string | null;
+                /** @description facility: the referral code the facility opens, and its acknowledgement */
+                referral: {
+                  code: string;
+                  /** Format: date-time */
+                  seenAt: string | null;
+                  note: string | null;
+                } | null;
+                remindOff: boolean;
+              }[];
               /** @description On a case's first report, for the patient and admins: the second opinions asked for it */
               secondOpinions?: {
                 _id: string;
@@ -22146,6 +24728,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               }[];
               /** @description On a second opinion, for its expert: the first opinion (null until it is written) */
               firstOpinion?: {
@@ -22313,6 +24958,69 @@ export interface operations {
                 agreement?: "agree" | "partly" | "disagree" | null;
                 /** @description On a given second opinion: why */
                 agreementReason?: string | null;
+                /** @description A reviewed report's next steps (decision 0114), in the expert's order: for the patient's side, her centre and the expert who gave the opinion */
+                nextSteps?: {
+                  _id: string;
+                  reportId: string;
+                  /** @description The order the expert gave the steps in, from 0 */
+                  position: number;
+                  /** @enum {string} */
+                  kind: "tests" | "specialist" | "facility";
+                  /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+                  tests:
+                    | {
+                        loinc: string;
+                        name: string;
+                      }[]
+                    | null;
+                  /**
+                   * @description specialist: whom to see
+                   * @enum {string|null}
+                   */
+                  specialty:
+                    | "General Medicine"
+                    | "Radiology"
+                    | "Pathology"
+                    | "Cardiology"
+                    | "Neurology"
+                    | "Orthopaedics"
+                    | "Ophthalmology"
+                    | "ENT"
+                    | "Dentistry"
+                    | "Paediatrics"
+                    | "Gynaecology"
+                    | "Oncology"
+                    | null;
+                  /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+                  facility: string | null;
+                  /**
+                   * @description specialist and facility: today, this week, within N weeks
+                   * @enum {string|null}
+                   */
+                  urgency: "today" | "week" | "weeks" | null;
+                  /** @description facility: why she should go, as the expert wrote it */
+                  reason: string | null;
+                  /** @description Days from the opinion to the due date */
+                  inDays: number;
+                  /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+                  dueOn: string;
+                  /** @enum {string} */
+                  state: "open" | "done" | "visited" | "declined" | "unreachable";
+                  /** @description Why she cannot go (declined) */
+                  stateReason: string | null;
+                  /** Format: date-time */
+                  stateAt: string | null;
+                  /** @description tests: the repeat report attached to the step */
+                  attachedReportId: string | null;
+                  /** @description facility: the referral code the facility opens, and its acknowledgement */
+                  referral: {
+                    code: string;
+                    /** Format: date-time */
+                    seenAt: string | null;
+                    note: string | null;
+                  } | null;
+                  remindOff: boolean;
+                }[];
               } | null;
             }[];
           };
@@ -29480,6 +32188,216 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before sending it again */
           "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          state: "open" | "done" | "visited" | "declined" | "unreachable";
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The order the expert gave the steps in, from 0 */
+              position: number;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+              tests:
+                | {
+                    loinc: string;
+                    name: string;
+                  }[]
+                | null;
+              /**
+               * @description specialist: whom to see
+               * @enum {string|null}
+               */
+              specialty:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+              facility: string | null;
+              /**
+               * @description specialist and facility: today, this week, within N weeks
+               * @enum {string|null}
+               */
+              urgency: "today" | "week" | "weeks" | null;
+              /** @description facility: why she should go, as the expert wrote it */
+              reason: string | null;
+              /** @description Days from the opinion to the due date */
+              inDays: number;
+              /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+              dueOn: string;
+              /** @enum {string} */
+              state: "open" | "done" | "visited" | "declined" | "unreachable";
+              /** @description Why she cannot go (declined) */
+              stateReason: string | null;
+              /** Format: date-time */
+              stateAt: string | null;
+              /** @description tests: the repeat report attached to the step */
+              attachedReportId: string | null;
+              /** @description facility: the referral code the facility opens, and its acknowledgement */
+              referral: {
+                code: string;
+                /** Format: date-time */
+                seenAt: string | null;
+                note: string | null;
+              } | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
