@@ -6,6 +6,7 @@ import { formatDuration } from "~/components/reports/duration";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { serviceSummary, type RouteGroup } from "~/domain/operations/index.server";
+import { stepWeeks } from "~/domain/consultation/index.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
@@ -23,7 +24,11 @@ import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/c
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t, locale } = await tFor(request);
-  const [s, backups] = await Promise.all([serviceSummary(actor), backupSection(actor, t, locale)]);
+  const [s, backups, steps] = await Promise.all([
+    serviceSummary(actor),
+    backupSection(actor, t, locale),
+    stepWeeks(8),
+  ]);
   const tag = intlTag(locale);
   const zone = config().clinic.timeZone;
   // An hour's bar starts on a whole UTC hour: in India that is half past (15:30), said so.
@@ -59,6 +64,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: dayHour.format(r.hour),
     })),
     latency: s.latency,
+    // An opinion's next steps per week (decision 0114), newest first; the CSV has 12 weeks.
+    steps: [...steps].reverse().map((w) => ({
+      ...w,
+      label: formatDay(`${w.week}T12:00:00Z`, locale),
+      share: w.onTimeShare === null ? "—" : `${Math.round(w.onTimeShare * 100)} %`,
+    })),
     queueSeries: s.queueSeries,
     queues: s.queues.map((q) => ({ label: dayHour.format(q.hour), values: q.values })),
     turnaround: s.turnaround.map((w) => ({
@@ -115,7 +126,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export default function Service() {
   const { t } = useTranslation();
-  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit } =
+  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit, steps } =
     useLoaderData<typeof loader>();
   const inUnit = (ms: number | null) => (ms === null ? null : ms / unit.ms);
   const ms = (v: number | null) =>
@@ -269,6 +280,42 @@ export default function Service() {
           head={[t("service.week"), t("service.reviewed"), t("service.median"), t("service.p90")]}
           rows={[...turnaround].reverse().map((w) => [w.label, w.reviewed, dur(w.medianMs), dur(w.p90Ms)])}
         />
+      </Section>
+
+      <Section id="service-steps" title={t("worklist.figuresTitle")}>
+        <p className="mb-3 text-slate-700">{t("worklist.figuresIntro")}</p>
+        <div className="max-w-full overflow-x-auto rounded-xl border border-slate-200 bg-white" role="region" aria-label={t("worklist.figuresTitle")} tabIndex={0}>
+          <table className="w-full border-collapse text-left text-sm" data-testid="table-steps">
+            <caption className="sr-only">{t("worklist.figuresTitle")}</caption>
+            <thead className="bg-slate-50 text-slate-700">
+              <tr>
+                {[t("worklist.figWeek"), t("worklist.figDue"), t("worklist.figOverdue"), t("worklist.figClosed"), t("worklist.figOnTime")].map((h) => (
+                  <th key={h} scope="col" className="px-3 py-2 font-semibold">
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {steps.map((w) => (
+                <tr key={w.week} className="border-t border-slate-100">
+                  <th scope="row" className="px-3 py-2 font-normal whitespace-nowrap">
+                    {w.label}
+                  </th>
+                  <td className="px-3 py-2">{w.due}</td>
+                  <td className="px-3 py-2">{w.overdue}</td>
+                  <td className="px-3 py-2">{w.closed}</td>
+                  <td className="px-3 py-2">{w.share}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="mt-3">
+          <a href="/dashboard/service/steps.csv" className="link inline-flex min-h-11 items-center" data-testid="steps-csv" download>
+            {t("worklist.figuresCsv")}
+          </a>
+        </p>
       </Section>
     </div>
   );
