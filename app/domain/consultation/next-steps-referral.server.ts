@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { config } from "~/config.server";
 import { db, first } from "~/db/client.server";
-import { nextSteps, patients, reports } from "~/db/schema";
+import { nextSteps, patients, profiles, reports } from "~/db/schema";
 import { isLocale, type Locale } from "~/i18n/config";
 import { getT } from "~/i18n/i18n.server";
 import { DEFAULT_TIME_ZONE, formatDay } from "~/lib/format";
@@ -50,17 +50,27 @@ async function checked(codeInput: unknown, input: unknown, client: Client) {
   if (!code) throw refused();
   const found = await first(
     db()
-      .select({ step: nextSteps, birthYear: patients.birthYear, estimated: patients.birthYearEstimated, firstName: patients.firstName })
+      .select({
+        step: nextSteps,
+        birthYear: patients.birthYear,
+        estimated: patients.birthYearEstimated,
+        firstName: patients.firstName,
+        dateOfBirth: profiles.dateOfBirth,
+      })
       .from(nextSteps)
       .innerJoin(patients, eq(patients.id, nextSteps.patientId))
+      // A patient's own account keeps her date of birth on its profile, not as a year on the patient row.
+      .leftJoin(profiles, eq(profiles.userId, patients.accountId))
       .where(and(eq(nextSteps.referralCode, code), eq(nextSteps.kind, "facility"))),
   );
   const year = parsed.data.birthYear;
   // A year worked out from an age she gave may be one off either way.
+  const profileYear = /^\d{4}-/.test(found?.dateOfBirth ?? "") ? Number(found!.dateOfBirth!.slice(0, 4)) : null;
+  const known = found?.birthYear ?? profileYear;
   const matches =
     !!found &&
-    found.birthYear !== null &&
-    (found.estimated ? Math.abs(found.birthYear - year) <= 1 : found.birthYear === year);
+    known !== null &&
+    (found.birthYear !== null && found.estimated ? Math.abs(known - year) <= 1 : known === year);
   if (!found || !matches) throw refused();
   await forgive("referralTry", key, client);
   return { ...found, note: parsed.data.note, code };

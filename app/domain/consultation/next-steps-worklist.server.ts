@@ -30,7 +30,8 @@ function dayPlus(day: string, days: number): string {
 }
 
 /**
- * The worker's centre's steps: "week" the open ones due from today to six days on, "overdue" the
+ * The worker's centre's steps: "week" the open ones due from today to seven days on (a step asked
+ * for "this week" is due seven days after the opinion), "overdue" the
  * open ones past due (oldest first), "done" the closed ones (latest due first). Walks
  * next_steps_centre_idx (centre, state, due date); a patient who revoked the centre's access is
  * not listed.
@@ -43,7 +44,7 @@ export async function centreWorklist(
 ): Promise<Paged<WorklistItem> & { from: string; to: string }> {
   const centre = await requireWorkerCentre(actor);
   const today = clinicTodayDate(now);
-  const to = dayPlus(today, 6);
+  const to = dayPlus(today, 7);
   const state =
     when === "done" ? ne(nextSteps.state, "open") : eq(nextSteps.state, "open");
   const due =
