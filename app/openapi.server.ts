@@ -88,6 +88,7 @@ import { CENTRE_ENDPOINTS } from "./openapi/centres";
 import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
+import { STEP_ENDPOINTS } from "./openapi/steps";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
@@ -955,6 +956,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...REGISTRATION_ENDPOINTS,
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
+  ...STEP_ENDPOINTS,
   ...VOICE_ENDPOINTS,
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,

@@ -9,7 +9,8 @@ import { referralPdfResponse } from "~/web/referral-pdf.server";
  * fetch is recorded in the audit trail.
  */
 const route = apiRoute({
-  GET: (request, params, context) => referralPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip)),
+  GET: (request, params, context) =>
+    referralPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip)),
 });
 export const loader = route.loader;
 export const action = route.action;

@@ -29,7 +29,10 @@ const HEADERS = {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { t } = await tFor(request);
-  return data({ title: t("referral.title"), code: String(params.code ?? "").slice(0, 40) }, { headers: HEADERS });
+  return data(
+    { title: t("referral.title"), code: String(params.code ?? "").slice(0, 40) },
+    { headers: HEADERS },
+  );
 }
 
 type ActionData = {
@@ -49,7 +52,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     note: String(form.get("note") ?? "").slice(0, 2000) || null,
   };
   const ack = form.get("intent") === "ack";
-  const base: ActionData = { referral: null, birthYear: year.slice(0, 4), error: null, fieldErrors: {}, acknowledged: false };
+  const base: ActionData = {
+    referral: null,
+    birthYear: year.slice(0, 4),
+    error: null,
+    fieldErrors: {},
+    acknowledged: false,
+  };
   try {
     const found = ack
       ? await acknowledgeReferral(params.code, input, clientOf(context))
@@ -96,7 +105,11 @@ export default function Referral() {
   const busy = useNavigation().state !== "idle";
   const r = result?.referral ?? null;
   const urgency = (u: string | null) =>
-    u === "today" ? t("referral.urgencyToday") : u === "week" ? t("referral.urgencyWeek") : t("referral.urgencySoon");
+    u === "today"
+      ? t("referral.urgencyToday")
+      : u === "week"
+        ? t("referral.urgencyWeek")
+        : t("referral.urgencySoon");
   return (
     <main id="main" className="mx-auto w-full max-w-xl flex-1 px-4 py-8">
       <h1 className="text-2xl font-bold break-words sm:text-3xl">{t("referral.title")}</h1>
@@ -105,7 +118,11 @@ export default function Referral() {
         {code}
       </p>
       {result?.error && (
-        <p role="alert" data-testid="referral-error" className="mt-4 rounded-lg border-2 border-red-600 bg-red-50 p-4 font-semibold text-red-900">
+        <p
+          role="alert"
+          data-testid="referral-error"
+          className="mt-4 rounded-lg border-2 border-red-600 bg-red-50 p-4 font-semibold text-red-900"
+        >
           {result.error}
         </p>
       )}
@@ -143,7 +160,11 @@ export default function Referral() {
         </Form>
       ) : (
         <>
-          <section className="card mt-6 space-y-2" aria-labelledby="referral-details" data-testid="referral-details">
+          <section
+            className="card mt-6 space-y-2"
+            aria-labelledby="referral-details"
+            data-testid="referral-details"
+          >
             <h2 id="referral-details" className="text-lg font-bold">
               {t("referral.detailsTitle", { initial: r.initial })}
             </h2>
@@ -159,7 +180,11 @@ export default function Referral() {
             </dl>
           </section>
           {r.seenText && (
-            <p role="status" data-testid="referral-seen" className="mt-4 rounded-lg border-2 border-green-600 bg-green-50 p-4 font-semibold text-green-900">
+            <p
+              role="status"
+              data-testid="referral-seen"
+              className="mt-4 rounded-lg border-2 border-green-600 bg-green-50 p-4 font-semibold text-green-900"
+            >
               {t("referral.seenOn", { date: r.seenText })}
               {r.note ? ` — ${r.note}` : ""}
             </p>
@@ -190,7 +215,11 @@ export default function Referral() {
               ))}
             </div>
             <button type="submit" className="btn-primary w-full sm:w-auto" disabled={busy}>
-              {busy ? t("referral.acknowledging") : r.seenText ? t("referral.updateNote") : t("referral.acknowledge")}
+              {busy
+                ? t("referral.acknowledging")
+                : r.seenText
+                  ? t("referral.updateNote")
+                  : t("referral.acknowledge")}
             </button>
           </Form>
         </>

@@ -71,14 +71,24 @@ beforeAll(async () => {
       extra: { accountType: "HealthWorker", centreId, workerRole: "asha", workerId: `W-${role}` } as never,
     });
     tok[role] = r.token;
-    expect((await api.raw("POST", `/health-workers/${r.user._id}/approve`, undefined, tok.admin)).status).toBe(200);
+    expect(
+      (await api.raw("POST", `/health-workers/${r.user._id}/approve`, undefined, tok.admin)).status,
+    ).toBe(200);
   };
   await worker("worker", "worker@referral.test", ids.centre);
   await worker("otherWorker", "other.worker@referral.test", ids.otherCentre);
-  const expert = await signupViaApi(api, smtp, codeFrom, { email: "expert@referral.test", accountType: "Expert" });
+  const expert = await signupViaApi(api, smtp, codeFrom, {
+    email: "expert@referral.test",
+    accountType: "Expert",
+  });
   tok.expert = expert.token;
-  expect((await api.post("/expert/approve-expert", { expertId: expert.user._id }, tok.admin)).status).toBe(200);
-  const other = await signupViaApi(api, smtp, codeFrom, { email: "other.expert@referral.test", accountType: "Expert" });
+  expect((await api.post("/expert/approve-expert", { expertId: expert.user._id }, tok.admin)).status).toBe(
+    200,
+  );
+  const other = await signupViaApi(api, smtp, codeFrom, {
+    email: "other.expert@referral.test",
+    accountType: "Expert",
+  });
   tok.otherExpert = other.token;
   await api.post("/expert/approve-expert", { expertId: other.user._id }, tok.admin);
   tok.patient = (await signupViaApi(api, smtp, codeFrom, { email: "patient@referral.test" })).token;
@@ -104,7 +114,10 @@ beforeAll(async () => {
   const up = await api.call(
     "POST",
     "/report/upload-report",
-    uploadForm({ reportType: "ECG", phoneNumber: "9876543210", patientId: ids.cp }, { name: "a.pdf", data: samplePdf() }) as never,
+    uploadForm(
+      { reportType: "ECG", phoneNumber: "9876543210", patientId: ids.cp },
+      { name: "a.pdf", data: samplePdf() },
+    ) as never,
     tok.worker,
   );
   expect(up.status).toBe(201);
@@ -115,7 +128,9 @@ beforeAll(async () => {
     `/report/add-review/${ids.report}`,
     {
       review: "ST changes in the ECG; needs a cardiologist's examination.",
-      nextSteps: [{ kind: "facility", facility: "District Hospital Nashik", urgency: "week", reason: "Chest pain" }],
+      nextSteps: [
+        { kind: "facility", facility: "District Hospital Nashik", urgency: "week", reason: "Chest pain" },
+      ],
     },
     tok.expert,
   );
@@ -158,7 +173,10 @@ describe("the referral page", () => {
   });
 
   it("shows the least the facility needs once they match, and records its acknowledgement", async () => {
-    const open = await referralPost(code.toLowerCase().replace(/-/g, " "), { intent: "open", birthYear: "1961" });
+    const open = await referralPost(code.toLowerCase().replace(/-/g, " "), {
+      intent: "open",
+      birthYear: "1961",
+    });
     expect(open.status).toBe(200);
     expect(open.text).toContain("Chest pain");
     expect(open.text).toContain("District Hospital Nashik");
@@ -174,7 +192,9 @@ describe("the referral page", () => {
     expect(step.referral.note).toBe("Admitted to ward 3");
     // The worker's screen says so too.
     const b = new Browserish(server.url);
-    expect((await b.post("/login", { email: "worker@referral.test", password: "Sturdy-pass-2026" })).status).toBe(302);
+    expect(
+      (await b.post("/login", { email: "worker@referral.test", password: "Sturdy-pass-2026" })).status,
+    ).toBe(302);
     const page = pageText(await (await b.fetch("/dashboard/centre/steps")).text());
     expect(page).toContain("Referral seen at the facility on");
     expect(page).toContain("Admitted to ward 3");
@@ -223,7 +243,8 @@ describe("the referral letter", () => {
   });
 
   it("is not found for another centre's worker, another expert and another patient; 401 without a token", async () => {
-    for (const who of ["otherWorker", "otherExpert", "patient"]) expect((await get(tok[who])).status, who).toBe(404);
+    for (const who of ["otherWorker", "otherExpert", "patient"])
+      expect((await get(tok[who])).status, who).toBe(404);
     expect((await get()).status).toBe(401);
     expect((await get(tok.admin)).status).toBe(404);
   });

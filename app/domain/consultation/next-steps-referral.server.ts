@@ -65,7 +65,9 @@ async function checked(codeInput: unknown, input: unknown, client: Client) {
   );
   const year = parsed.data.birthYear;
   // A year worked out from an age she gave may be one off either way.
-  const profileYear = /^\d{4}-/.test(found?.dateOfBirth ?? "") ? Number(found!.dateOfBirth!.slice(0, 4)) : null;
+  const profileYear = /^\d{4}-/.test(found?.dateOfBirth ?? "")
+    ? Number(found!.dateOfBirth!.slice(0, 4))
+    : null;
   const known = found?.birthYear ?? profileYear;
   const matches =
     !!found &&
@@ -96,7 +98,11 @@ export async function openReferral(code: unknown, input: unknown, client: Client
  * The facility says it has seen the patient's referral, with an optional note: recorded once (the
  * first date stays; a later note replaces the earlier), in her access trail.
  */
-export async function acknowledgeReferral(code: unknown, input: unknown, client: Client): Promise<ReferralView> {
+export async function acknowledgeReferral(
+  code: unknown,
+  input: unknown,
+  client: Client,
+): Promise<ReferralView> {
   const found = await checked(code, input, client);
   const now = new Date();
   const seenAt = found.step.referralSeenAt ?? now;

@@ -45,24 +45,16 @@ export async function centreWorklist(
   const centre = await requireWorkerCentre(actor);
   const today = clinicTodayDate(now);
   const to = dayPlus(today, 7);
-  const state =
-    when === "done" ? ne(nextSteps.state, "open") : eq(nextSteps.state, "open");
+  const state = when === "done" ? ne(nextSteps.state, "open") : eq(nextSteps.state, "open");
   const due =
     when === "week"
       ? and(gte(nextSteps.dueOn, today), lte(nextSteps.dueOn, to))
       : when === "overdue"
         ? lt(nextSteps.dueOn, today)
         : undefined;
-  const where = and(
-    eq(nextSteps.centreId, centre._id),
-    state,
-    due,
-    isNull(patients.centreAccessRevokedAt),
-  );
+  const where = and(eq(nextSteps.centreId, centre._id), state, due, isNull(patients.centreAccessRevokedAt));
   const order =
-    when === "done"
-      ? [desc(nextSteps.dueOn), desc(nextSteps.id)]
-      : [asc(nextSteps.dueOn), asc(nextSteps.id)];
+    when === "done" ? [desc(nextSteps.dueOn), desc(nextSteps.id)] : [asc(nextSteps.dueOn), asc(nextSteps.id)];
   const [found, total] = await Promise.all([
     db()
       .select({
@@ -183,7 +175,14 @@ export async function stepWeeksCsv(actor: Actor, weeks = 12, now = Date.now()): 
   const rows = await stepWeeks(weeks, now);
   const head = ["week", "due", "overdue", "closed", "closed_on_time", "on_time_share"];
   const lines = rows.map((w) =>
-    [w.week, w.due, w.overdue, w.closed, w.closedOnTime, w.onTimeShare === null ? "" : w.onTimeShare.toFixed(3)]
+    [
+      w.week,
+      w.due,
+      w.overdue,
+      w.closed,
+      w.closedOnTime,
+      w.onTimeShare === null ? "" : w.onTimeShare.toFixed(3),
+    ]
       .map(csvCell)
       .join(","),
   );
@@ -214,7 +213,12 @@ export async function sendStepsDigest(now = Date.now()): Promise<number> {
     );
     if (already) return 0;
     const late = await db()
-      .select({ id: nextSteps.id, expertId: nextSteps.expertId, dueOn: nextSteps.dueOn, urgency: nextSteps.urgency })
+      .select({
+        id: nextSteps.id,
+        expertId: nextSteps.expertId,
+        dueOn: nextSteps.dueOn,
+        urgency: nextSteps.urgency,
+      })
       .from(nextSteps)
       .where(
         and(
@@ -230,10 +234,14 @@ export async function sendStepsDigest(now = Date.now()): Promise<number> {
       ...list.slice(0, DIGEST_LINES).map((s) =>
         t(s.urgency === "today" ? "worklist.digestLineToday" : "worklist.digestLineWeek", {
           due: s.dueOn,
-          days: Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${s.dueOn}T00:00:00Z`)) / 86_400_000),
+          days: Math.round(
+            (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${s.dueOn}T00:00:00Z`)) / 86_400_000,
+          ),
         }),
       ),
-      ...(list.length > DIGEST_LINES ? [t("worklist.digestMore", { count: list.length - DIGEST_LINES })] : []),
+      ...(list.length > DIGEST_LINES
+        ? [t("worklist.digestMore", { count: list.length - DIGEST_LINES })]
+        : []),
     ];
     const byExpert = new Map<string, typeof late>();
     for (const s of late) if (s.expertId) byExpert.set(s.expertId, [...(byExpert.get(s.expertId) ?? []), s]);

@@ -1,7 +1,18 @@
 // A facility step's referral letter (decision 0114), drawn with the opinion letter's machinery
 // (decision 0012: letter-layout and letter-fonts; pdfkit is still loaded when the first letter is
 // drawn). A pure function of its data: every label comes translated from the caller.
-import { A4, MARGIN, S, TEAL, TEXT_W, Letter, baseOf, leading, present, type Row } from "./letter-layout.server";
+import {
+  A4,
+  MARGIN,
+  S,
+  TEAL,
+  TEXT_W,
+  Letter,
+  baseOf,
+  leading,
+  present,
+  type Row,
+} from "./letter-layout.server";
 import type { LetterLocale } from "./letter-fonts.server";
 
 export type ReferralPdfData = {

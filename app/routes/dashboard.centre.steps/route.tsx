@@ -88,7 +88,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { state: form.get("state") || undefined, reason: String(form.get("reason") ?? "") || null },
       { ip: clientOf(context).ip },
     );
-    return data({ stepId, ok: t("worklist.saved"), error: null as string | null, fieldErrors: {} as Record<string, string[]> });
+    return data({
+      stepId,
+      ok: t("worklist.saved"),
+      error: null as string | null,
+      fieldErrors: {} as Record<string, string[]>,
+    });
   } catch (err) {
     const f = screenFailure(err, t);
     const fieldErrors = Object.fromEntries(
@@ -108,7 +113,8 @@ type Loaded = Exclude<ReturnType<typeof useLoaderData<typeof loader>>, { notAllo
 export default function Worklist() {
   const { t } = useTranslation();
   const loaded = useLoaderData<typeof loader>();
-  if (loaded.notAllowed !== null) return <NotAllowed title={t("worklist.title")} message={loaded.notAllowed} />;
+  if (loaded.notAllowed !== null)
+    return <NotAllowed title={t("worklist.title")} message={loaded.notAllowed} />;
   return <List {...(loaded as Loaded)} />;
 }
 
@@ -243,7 +249,11 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                       aria-describedby={mine?.fieldErrors.reason ? `reason-error-${s._id}` : undefined}
                     />
                     {mine?.fieldErrors.reason?.map((m) => (
-                      <p key={m} id={`reason-error-${s._id}`} className="mt-1 text-sm font-semibold text-red-700">
+                      <p
+                        key={m}
+                        id={`reason-error-${s._id}`}
+                        className="mt-1 text-sm font-semibold text-red-700"
+                      >
                         {m}
                       </p>
                     ))}

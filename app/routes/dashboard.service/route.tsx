@@ -284,12 +284,23 @@ export default function Service() {
 
       <Section id="service-steps" title={t("worklist.figuresTitle")}>
         <p className="mb-3 text-slate-700">{t("worklist.figuresIntro")}</p>
-        <div className="max-w-full overflow-x-auto rounded-xl border border-slate-200 bg-white" role="region" aria-label={t("worklist.figuresTitle")} tabIndex={0}>
+        <div
+          className="max-w-full overflow-x-auto rounded-xl border border-slate-200 bg-white"
+          role="region"
+          aria-label={t("worklist.figuresTitle")}
+          tabIndex={0}
+        >
           <table className="w-full border-collapse text-left text-sm" data-testid="table-steps">
             <caption className="sr-only">{t("worklist.figuresTitle")}</caption>
             <thead className="bg-slate-50 text-slate-700">
               <tr>
-                {[t("worklist.figWeek"), t("worklist.figDue"), t("worklist.figOverdue"), t("worklist.figClosed"), t("worklist.figOnTime")].map((h) => (
+                {[
+                  t("worklist.figWeek"),
+                  t("worklist.figDue"),
+                  t("worklist.figOverdue"),
+                  t("worklist.figClosed"),
+                  t("worklist.figOnTime"),
+                ].map((h) => (
                   <th key={h} scope="col" className="px-3 py-2 font-semibold">
                     {h}
                   </th>
@@ -312,7 +323,12 @@ export default function Service() {
           </table>
         </div>
         <p className="mt-3">
-          <a href="/dashboard/service/steps.csv" className="link inline-flex min-h-11 items-center" data-testid="steps-csv" download>
+          <a
+            href="/dashboard/service/steps.csv"
+            className="link inline-flex min-h-11 items-center"
+            data-testid="steps-csv"
+            download
+          >
             {t("worklist.figuresCsv")}
           </a>
         </p>

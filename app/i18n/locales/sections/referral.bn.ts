@@ -21,7 +21,8 @@ const referral = {
   letterReason: "রেফারালের কারণ",
   letterSummary: "ডাক্তারের মতামত",
   letterCodeLabel: "রেফারাল কোড",
-  letterCodeHint: "স্বাস্থ্যকেন্দ্র এই রেফারাল {{url}}-এ রোগীর জন্মসাল দিয়ে খোলে এবং জানায় যে তাঁকে দেখা হয়েছে।",
+  letterCodeHint:
+    "স্বাস্থ্যকেন্দ্র এই রেফারাল {{url}}-এ রোগীর জন্মসাল দিয়ে খোলে এবং জানায় যে তাঁকে দেখা হয়েছে।",
   nearestHospital: "সবচেয়ে কাছের হাসপাতাল",
   urgencyToday: "আজই",
   urgencyWeek: "এই সপ্তাহের মধ্যে",

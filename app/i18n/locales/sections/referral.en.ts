@@ -21,7 +21,8 @@ const referral = {
   letterReason: "Reason for referral",
   letterSummary: "The doctor's opinion",
   letterCodeLabel: "Referral code",
-  letterCodeHint: "The facility opens this referral at {{url}} with the patient's year of birth, and says she was seen.",
+  letterCodeHint:
+    "The facility opens this referral at {{url}} with the patient's year of birth, and says she was seen.",
   nearestHospital: "The nearest hospital",
   urgencyToday: "Today",
   urgencyWeek: "Within this week",

@@ -21,7 +21,8 @@ const referral = {
   letterReason: "रेफ़रल का कारण",
   letterSummary: "डॉक्टर की राय",
   letterCodeLabel: "रेफ़रल कोड",
-  letterCodeHint: "स्वास्थ्य केंद्र यह रेफ़रल {{url}} पर मरीज़ के जन्म वर्ष के साथ खोलता है और बताता है कि उन्हें देख लिया गया।",
+  letterCodeHint:
+    "स्वास्थ्य केंद्र यह रेफ़रल {{url}} पर मरीज़ के जन्म वर्ष के साथ खोलता है और बताता है कि उन्हें देख लिया गया।",
   nearestHospital: "सबसे नज़दीकी अस्पताल",
   urgencyToday: "आज ही",
   urgencyWeek: "इसी हफ़्ते",

@@ -2,7 +2,8 @@
 const worklist = {
   nav: "Next steps",
   title: "Next steps",
-  intro: "The next steps the doctors gave for the patients of {{centre}}: who is due, who is late, what was done.",
+  intro:
+    "The next steps the doctors gave for the patients of {{centre}}: who is due, who is late, what was done.",
   tabsLabel: "Which steps",
   tabWeek: "Due this week",
   tabOverdue: "Overdue",
@@ -40,7 +41,8 @@ const worklist = {
   digestLineWeek: "Asked for within a week, due {{due}}: {{days}} day(s) late",
   digestMore: "…and {{count}} more.",
   figuresTitle: "Next steps per week",
-  figuresIntro: "Steps due each week (Monday to Sunday, the clinic's calendar), still open past their date, closed, and the share closed by their date.",
+  figuresIntro:
+    "Steps due each week (Monday to Sunday, the clinic's calendar), still open past their date, closed, and the share closed by their date.",
   figWeek: "Week from",
   figDue: "Due",
   figOverdue: "Overdue",
