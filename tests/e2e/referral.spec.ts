@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ADMIN, logIn, newUser, personContext, readOtp, signUp } from "./fixtures";
-import { pastTheEdge, shot, shotTo } from "./helpers";
+import { pastTheEdge, shot, shotTo, SHOTS_ON } from "./helpers";
 
 /**
  * A facility step's referral (decision 0114), on a 360 px phone: an expert refers a patient of a
@@ -145,4 +145,27 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   await expect(wp.getByTestId("worklist-empty")).toBeVisible();
   await wp.getByTestId("worklist-tab-done").click();
   await expect(wp.getByTestId("worklist-row").filter({ hasText: "District Hospital Nashik" })).toContainText("Visited");
+
+  // For people to look at (SHOTS=1): both screens at 360 and 1280 px, in English and Hindi.
+  if (!SHOTS_ON) return;
+  test.setTimeout(240_000);
+  const lng = (l: string) => encodeURIComponent(Buffer.from(JSON.stringify(l)).toString("base64"));
+  const baseURL = info.project.use.baseURL!;
+  for (const width of [360, 1280])
+    for (const l of ["en", "hi"]) {
+      const desk2 = await browser.newContext({ baseURL, viewport: { width, height: 800 } });
+      await desk2.addCookies([{ name: "lng", value: lng(l), url: baseURL }]);
+      const d = await desk2.newPage();
+      await d.goto(`/referral/${w.code}`);
+      await d.locator("#referral-year").fill("1961");
+      await d.getByTestId("referral-check").locator("button").click();
+      await expect(d.getByTestId("referral-details")).toBeVisible();
+      await shotTo(d, `/tmp/shots-referral/referral-${width}-${l}.png`);
+      const wc = await browser.newContext({ baseURL, viewport: { width, height: 800 } });
+      const wpage = await wc.newPage();
+      await logIn(wpage, w.workerEmail, w.workerPassword);
+      await wc.addCookies([{ name: "lng", value: lng(l), url: baseURL }]);
+      await wpage.goto("/dashboard/centre/steps?when=done");
+      await shotTo(wpage, `/tmp/shots-referral/worklist-${width}-${l}.png`);
+    }
 });

@@ -197,10 +197,10 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                       </span>
                     ) : (
                       <span className="text-slate-700">{t("worklist.referralNotSeen")}</span>
-                    )}{" "}
+                    )}
                     <a
                       href={`/steps/${encodeURIComponent(s._id)}/referral.pdf`}
-                      className="link no-print"
+                      className="link no-print mt-1 block w-fit"
                       data-testid="worklist-letter"
                     >
                       {t("worklist.referralLetter")}
@@ -217,7 +217,7 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                     {mine.error}
                   </p>
                 )}
-                <Form method="post" className="no-print flex flex-wrap items-end gap-2">
+                <Form method="post" className="no-print grid gap-2 sm:grid-cols-[auto_minmax(0,1fr)_auto] sm:items-end">
                   <input type="hidden" name="stepId" value={s._id} />
                   <div>
                     <label htmlFor={`state-${s._id}`} className="field-label">
@@ -227,7 +227,7 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                       id={`state-${s._id}`}
                       name="state"
                       defaultValue={s.state === "open" ? "done" : s.state}
-                      className="field-input"
+                      className="field-input w-full"
                     >
                       {STATES.map((st) => (
                         <option key={st} value={st}>
@@ -237,7 +237,7 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                       {s.state !== "open" && <option value="open">{t("worklist.reopen")}</option>}
                     </select>
                   </div>
-                  <div className="min-w-0 flex-1">
+                  <div className="min-w-0">
                     <label htmlFor={`reason-${s._id}`} className="field-label">
                       {t("worklist.reasonLabel")}
                     </label>
@@ -258,7 +258,7 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                       </p>
                     ))}
                   </div>
-                  <button type="submit" className="btn-primary" disabled={busy}>
+                  <button type="submit" className="btn-primary w-full sm:w-auto" disabled={busy}>
                     {t("worklist.save")}
                   </button>
                 </Form>
