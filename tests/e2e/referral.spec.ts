@@ -20,7 +20,9 @@ async function token(api: APIRequestContext, email: string, password: string) {
   return (await res.json()).token as string;
 }
 
-test("an expert's facility step reaches the hospital's desk and the centre's worklist", async ({ browser }) => {
+test("an expert's facility step reaches the hospital's desk and the centre's worklist", async ({
+  browser,
+}) => {
   const info = test.info();
   const ctx = await personContext(browser, info);
   const page = await ctx.newPage();
@@ -30,13 +32,23 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   const tag = Math.random().toString(36).slice(2, 7);
   const centre = await api.post("/api/v1/centres", {
     headers: auth(admin),
-    data: { name: `HWC Sinnar ${tag}`, kind: "hwc", district: "Nashik", state: "Maharashtra", pinCode: "422103" },
+    data: {
+      name: `HWC Sinnar ${tag}`,
+      kind: "hwc",
+      district: "Nashik",
+      state: "Maharashtra",
+      pinCode: "422103",
+    },
   });
   expect(centre.status()).toBe(201);
   const centreId = (await centre.json()).data._id;
 
   w.workerEmail = `worker-${tag}-${Date.now().toString(36)}@example.test`;
-  expect((await api.post("/api/v1/auth/send-otp", { data: { email: w.workerEmail, checkUserPresent: true } })).status()).toBe(200);
+  expect(
+    (
+      await api.post("/api/v1/auth/send-otp", { data: { email: w.workerEmail, checkUserPresent: true } })
+    ).status(),
+  ).toBe(200);
   const signup = await api.post("/api/v1/auth/signup", {
     data: {
       accountType: "HealthWorker",
@@ -54,7 +66,9 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   });
   expect(signup.status(), await signup.text()).toBe(201);
   const workerId = (await signup.json()).data._id;
-  expect((await api.post(`/api/v1/health-workers/${workerId}/approve`, { headers: auth(admin) })).status()).toBe(200);
+  expect(
+    (await api.post(`/api/v1/health-workers/${workerId}/approve`, { headers: auth(admin) })).status(),
+  ).toBe(200);
   const worker = await token(api, w.workerEmail, w.workerPassword);
 
   const registered = await api.post("/api/v1/centre/patients", {
@@ -94,13 +108,17 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   const expert = await token(api, expertUser.email, expertUser.password);
   const me = await api.get("/api/v1/profile/get-user-details", { headers: auth(expert) });
   const expertId = (await me.json()).data._id;
-  expect((await api.post("/api/v1/expert/approve-expert", { headers: auth(admin), data: { expertId } })).status()).toBe(200);
+  expect(
+    (await api.post("/api/v1/expert/approve-expert", { headers: auth(admin), data: { expertId } })).status(),
+  ).toBe(200);
   expect((await api.post(`/api/v1/report/claim/${reportId}`, { headers: auth(expert) })).status()).toBe(200);
   const reviewed = await api.post(`/api/v1/report/add-review/${reportId}`, {
     headers: auth(expert),
     data: {
       review: "ST changes in the ECG; needs a cardiologist's examination.",
-      nextSteps: [{ kind: "facility", facility: "District Hospital Nashik", urgency: "week", reason: "Chest pain" }],
+      nextSteps: [
+        { kind: "facility", facility: "District Hospital Nashik", urgency: "week", reason: "Chest pain" },
+      ],
     },
   });
   expect(reviewed.status(), await reviewed.text()).toBe(200);
@@ -144,7 +162,9 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   await row.getByRole("button", { name: "Save" }).click();
   await expect(wp.getByTestId("worklist-empty")).toBeVisible();
   await wp.getByTestId("worklist-tab-done").click();
-  await expect(wp.getByTestId("worklist-row").filter({ hasText: "District Hospital Nashik" })).toContainText("Visited");
+  await expect(wp.getByTestId("worklist-row").filter({ hasText: "District Hospital Nashik" })).toContainText(
+    "Visited",
+  );
 
   // For people to look at (SHOTS=1): both screens at 360 and 1280 px, in English and Hindi.
   if (!SHOTS_ON) return;

@@ -217,7 +217,10 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
                     {mine.error}
                   </p>
                 )}
-                <Form method="post" className="no-print grid gap-2 sm:grid-cols-[auto_minmax(0,1fr)_auto] sm:items-end">
+                <Form
+                  method="post"
+                  className="no-print grid gap-2 sm:grid-cols-[auto_minmax(0,1fr)_auto] sm:items-end"
+                >
                   <input type="hidden" name="stepId" value={s._id} />
                   <div>
                     <label htmlFor={`state-${s._id}`} className="field-label">

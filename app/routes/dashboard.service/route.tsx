@@ -12,6 +12,7 @@ import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
 import { formatDay, zoneName } from "~/lib/format";
 import { BackupsSection } from "~/components/service/BackupsSection";
+import { StepsSection } from "~/components/service/StepsSection";
 import { backupAction, backupSection } from "./backups.server";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
@@ -282,57 +283,7 @@ export default function Service() {
         />
       </Section>
 
-      <Section id="service-steps" title={t("worklist.figuresTitle")}>
-        <p className="mb-3 text-slate-700">{t("worklist.figuresIntro")}</p>
-        <div
-          className="max-w-full overflow-x-auto rounded-xl border border-slate-200 bg-white"
-          role="region"
-          aria-label={t("worklist.figuresTitle")}
-          tabIndex={0}
-        >
-          <table className="w-full border-collapse text-left text-sm" data-testid="table-steps">
-            <caption className="sr-only">{t("worklist.figuresTitle")}</caption>
-            <thead className="bg-slate-50 text-slate-700">
-              <tr>
-                {[
-                  t("worklist.figWeek"),
-                  t("worklist.figDue"),
-                  t("worklist.figOverdue"),
-                  t("worklist.figClosed"),
-                  t("worklist.figOnTime"),
-                ].map((h) => (
-                  <th key={h} scope="col" className="px-3 py-2 font-semibold">
-                    {h}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {steps.map((w) => (
-                <tr key={w.week} className="border-t border-slate-100">
-                  <th scope="row" className="px-3 py-2 font-normal whitespace-nowrap">
-                    {w.label}
-                  </th>
-                  <td className="px-3 py-2">{w.due}</td>
-                  <td className="px-3 py-2">{w.overdue}</td>
-                  <td className="px-3 py-2">{w.closed}</td>
-                  <td className="px-3 py-2">{w.share}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <p className="mt-3">
-          <a
-            href="/dashboard/service/steps.csv"
-            className="link inline-flex min-h-11 items-center"
-            data-testid="steps-csv"
-            download
-          >
-            {t("worklist.figuresCsv")}
-          </a>
-        </p>
-      </Section>
+      <StepsSection steps={steps} />
     </div>
   );
 }
