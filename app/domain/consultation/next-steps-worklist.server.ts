@@ -171,7 +171,7 @@ export function csvCell(value: string | number | null): string {
 
 /** The weekly figures as CSV (admins only). */
 export async function stepWeeksCsv(actor: Actor, weeks = 12, now = Date.now()): Promise<string> {
-  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "errors.forbidden");
+  if (actor.accountType !== "Admin") throw new DomainError("forbidden", "api.forbidden");
   const rows = await stepWeeks(weeks, now);
   const head = ["week", "due", "overdue", "closed", "closed_on_time", "on_time_share"];
   const lines = rows.map((w) =>

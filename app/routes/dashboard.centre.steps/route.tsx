@@ -129,7 +129,19 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
     { when: "overdue", label: t("worklist.tabOverdue") },
     { when: "done", label: t("worklist.tabDone") },
   ];
-  const stateLabel = (s: string) => t(`worklist.state_${s}`);
+  const stateLabel = (s: string) =>
+    ({
+      open: t("worklist.state_open"),
+      done: t("worklist.state_done"),
+      visited: t("worklist.state_visited"),
+      declined: t("worklist.state_declined"),
+      unreachable: t("worklist.state_unreachable"),
+    })[s] ?? s;
+  const empty = {
+    week: t("worklist.empty_week"),
+    overdue: t("worklist.empty_overdue"),
+    done: t("worklist.empty_done"),
+  }[when];
   return (
     <section id="worklist">
       <PageHeader title={t("worklist.title")} intro={t("worklist.intro", { centre: centre.name })}>
@@ -164,7 +176,7 @@ function List({ centre, when, range, steps, pagination }: Loaded) {
       )}
       {steps.length === 0 ? (
         <p className="card text-slate-700" data-testid="worklist-empty">
-          {t(`worklist.empty_${when}`)}
+          {empty}
         </p>
       ) : (
         <ul className="space-y-3" data-testid="worklist">
