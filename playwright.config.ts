@@ -18,6 +18,7 @@ const PHONE_FLOWS = [
   "family-journey",
   "languages",
   "phone-journey",
+  "referral",
   "my-data",
   "my-data-download",
   "next-steps",

@@ -75,6 +75,12 @@ export const BUDGETS = {
   takeOverProof: { account: per(5, 24 * HOUR) },
   /** Codes typed to prove a number before it is called (decision 0102), per profile: 5 an hour, counted always (a right one gives its point back). */
   numberProof: { account: per(5, HOUR) },
+  /**
+   * Opening a referral at /referral/{code} (decision 0114): the code and the patient's year of
+   * birth. Only wrong tries count (a right one gives its point back): per address, and per code —
+   * a code is locked for the day after 5 wrong years (or guesses).
+   */
+  referralTry: { address: per(30, HOUR), account: per(5, DAY) },
   /** Unknown "this was not me" links tried from one address (decision 0055). */
   takeOverReport: { address: per(30, HOUR) },
 } satisfies Record<string, BudgetSet>;

@@ -88,11 +88,11 @@ import { CENTRE_ENDPOINTS } from "./openapi/centres";
 import { REGISTRATION_ENDPOINTS } from "./openapi/registration";
 import { FAMILY_ENDPOINTS } from "./openapi/family";
 import { SERVICE_ENDPOINTS } from "./openapi/service";
+import { STEP_ENDPOINTS } from "./openapi/steps";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
 import { LAB_ENDPOINTS } from "./openapi/labs";
-import { STEP_ENDPOINTS } from "./openapi/steps";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
 
@@ -956,11 +956,11 @@ export const ENDPOINTS: Endpoint[] = [
   ...REGISTRATION_ENDPOINTS,
   ...FAMILY_ENDPOINTS,
   ...SERVICE_ENDPOINTS,
+  ...STEP_ENDPOINTS,
   ...VOICE_ENDPOINTS,
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,
   ...LAB_ENDPOINTS,
-  ...STEP_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -61,6 +61,12 @@ const API: Row[] = [
   ["POST /centre/patients", [400, 400, 403, 403]],
   ["GET /centre/patients/:cp", [200, 403, 403, 403]],
   ["GET /centre/patients/:dep", [403, 403, 403, 200]],
+  // The worklist of next steps (decision 0114): the centre's approved workers; closing a step that is
+  // not there: not found for a worker, refused for anyone else.
+  ["GET /centre/steps", [200, 200, 403, 403]],
+  ["GET /centre/steps?when=overdue", [200, 200, 403, 403]],
+  ["POST /centre/steps/none/state", [404, 404, 403, 403], () => ({ state: "done" })],
+  ["GET /steps/none/referral.pdf", [404, 404, 404, 404]],
   // The family: patient accounts only.
   ["GET /family/members", [403, 403, 403, 200]],
   ["POST /family/members", [403, 403, 403, 400], () => ({})],
@@ -95,6 +101,7 @@ const SCREENS: Row[] = [
   ["/dashboard/home", [200, 200, 200, 200]],
   ["/dashboard/centre", [200, 200, 403, 403]],
   ["/dashboard/centre/register", [200, 200, 403, 403]],
+  ["/dashboard/centre/steps", [200, 200, 403, 403]],
   // One patient's screens: not found for anyone who may not act for them (nothing is revealed).
   ["/dashboard/centre/patients/:cp", [200, 404, 404, 404]],
   ["/dashboard/centre/patients/:cp/slip", [200, 404, 404, 404]],

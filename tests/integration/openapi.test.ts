@@ -83,6 +83,8 @@ const BEFORE_THE_RULE = new Set([
   "/report/upload-report",
   "/report/{reportId}/opinion.pdf",
   "/report/{reportId}/study/frames/{instance}/{frame}.png",
+  // A file's name, as the opinion letter's (decision 0114 names it so).
+  "/steps/{stepId}/referral.pdf",
   "/take-over/not-me/{token}",
 ]);
 

@@ -30,6 +30,9 @@
  * - turnaround: how long opinions take (percentiles per expert) and the overdue digest.
  * - lab-words (with the browser-safe lab-words.ts): the lab words a patient reads in her language,
  *   reviewed and corrected by the clinic (decision 0108).
+ * - next-steps-referral (with referral-pdf): a facility step's referral letter and the public
+ *   /referral/{code} acknowledgement; next-steps-worklist: the centre's worklist, the weekly
+ *   figures and CSV, the daily digest of urgent steps past due (decision 0114).
  * - next-steps: an opinion's next steps, signed with it; where each stands, who may see and close
  *   it (decision 0114).
  * - held-items, held-handover: what a suspended or moved health worker recorded offline, refused
@@ -68,6 +71,25 @@ export {
   type StepRow,
 } from "./next-steps.server";
 export { dueDay, spokenSteps, stepWords, type StepWords } from "./step-words.server";
+export {
+  acknowledgeReferral,
+  openReferral,
+  referralLetter,
+  referralUrl,
+  type ReferralView,
+} from "./next-steps-referral.server";
+export {
+  centreWorklist,
+  csvCell,
+  sendStepsDigest,
+  stepGaugeValues,
+  stepWeeks,
+  stepWeeksCsv,
+  WORKLIST_WHEN,
+  type StepWeek,
+  type WorklistItem,
+  type WorklistWhen,
+} from "./next-steps-worklist.server";
 export { reviewScreenReport } from "./review-screen.server";
 export { openReportFile, reportPageImage } from "./report-files.server";
 export { deleteReport } from "./report-deletion.server";

@@ -2,7 +2,7 @@ import { count, isNull } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { uploadSessions } from "~/db/schema";
 import { diskSpace } from "~/storage/disk.server";
-import { queueCounts } from "../consultation/index.server";
+import { queueCounts, stepGaugeValues } from "../consultation/index.server";
 import { mailQueue } from "../messaging/index.server";
 import { COUNT_KEYS, jobFigures, listCountsOf } from "../platform/index.server";
 import { lastVerifiedBackup } from "./backups.server";
@@ -22,7 +22,7 @@ export type Gauge = { name: string; help: string; labels?: Record<string, string
  */
 export async function productGauges(): Promise<Gauge[]> {
   const now = Date.now();
-  const [counted, queue, uploads, mail, verified, jobs] = await Promise.all([
+  const [counted, queue, uploads, mail, verified, jobs, steps] = await Promise.all([
     listCountsOf([
       COUNT_KEYS.smsOfStatus("queued"),
       COUNT_KEYS.smsOfStatus("sending"),
@@ -33,6 +33,7 @@ export async function productGauges(): Promise<Gauge[]> {
     mailQueue(),
     lastVerifiedBackup(),
     jobFigures(now),
+    stepGaugeValues(now),
   ]);
   const [smsQueued, smsSending, smsFailed] = counted;
   const [urgent, normal] = queue.waitingByPriority;
@@ -71,6 +72,27 @@ export async function productGauges(): Promise<Gauge[]> {
       name: "carebridge_backup_last_verified_timestamp_seconds",
       help: "When the newest verified backup finished (Unix time; 0: none yet).",
       value: verified ? Math.floor(verified.getTime() / 1000) : 0,
+    },
+    // An opinion's next steps (decision 0114), on the clinic's calendar.
+    {
+      name: "carebridge_next_steps_due_week",
+      help: "Next steps due this week (Monday to Sunday, the clinic's calendar), open or closed.",
+      value: steps.dueThisWeek,
+    },
+    {
+      name: "carebridge_next_steps_closed_week",
+      help: "Next steps due this week already closed (done, visited, declined or unreachable).",
+      value: steps.closedThisWeek,
+    },
+    {
+      name: "carebridge_next_steps_overdue",
+      help: "Open next steps past their due date.",
+      value: steps.overdue,
+    },
+    {
+      name: "carebridge_next_steps_on_time_ratio",
+      help: "Share of last week's next steps closed by their due date (0 to 1).",
+      value: steps.lastWeekOnTimeShare,
     },
     ...jobGauges(jobs),
     ...(await diskSpace().catch(() => [])).map((d) => ({

@@ -16,7 +16,7 @@ import {
 import { flushMail, startMailSender, startSmsSender } from "../messaging/index.server";
 import { pruneIdempotencyKeys, pruneJobs, pruneRateLimits, stopJobs } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
-import { sendOverdueDigest, sweepUploads } from "../consultation/index.server";
+import { sendOverdueDigest, sendStepsDigest, sweepUploads } from "../consultation/index.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,
@@ -54,6 +54,8 @@ async function hourly() {
   await sweepUploads().catch((err) => log("error", "upload session sweep failed", { error: String(err) }));
   await sweepLeftovers().catch((err) => log("error", "sweep failed", { error: String(err) }));
   await sendOverdueDigest().catch((err) => log("error", "overdue digest failed", { error: String(err) }));
+  // Urgent next steps past due (decision 0114): once a clinic day, on the overdue digest's schedule.
+  await sendStepsDigest().catch((err) => log("error", "steps digest failed", { error: String(err) }));
 }
 
 /**

@@ -6,11 +6,13 @@ import { formatDuration } from "~/components/reports/duration";
 import { screenMeta } from "~/components/reports/meta";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { serviceSummary, type RouteGroup } from "~/domain/operations/index.server";
+import { stepWeeks } from "~/domain/consultation/index.server";
 import { intlTag } from "~/i18n/config";
 import { tFor } from "~/i18n/i18n.server";
 import { requireRole } from "~/web/auth.server";
 import { formatDay, zoneName } from "~/lib/format";
 import { BackupsSection } from "~/components/service/BackupsSection";
+import { StepsSection } from "~/components/service/StepsSection";
 import { backupAction, backupSection } from "./backups.server";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
@@ -23,7 +25,11 @@ import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/c
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t, locale } = await tFor(request);
-  const [s, backups] = await Promise.all([serviceSummary(actor), backupSection(actor, t, locale)]);
+  const [s, backups, steps] = await Promise.all([
+    serviceSummary(actor),
+    backupSection(actor, t, locale),
+    stepWeeks(8),
+  ]);
   const tag = intlTag(locale);
   const zone = config().clinic.timeZone;
   // An hour's bar starts on a whole UTC hour: in India that is half past (15:30), said so.
@@ -59,6 +65,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: dayHour.format(r.hour),
     })),
     latency: s.latency,
+    // An opinion's next steps per week (decision 0114), newest first; the CSV has 12 weeks.
+    steps: [...steps].reverse().map((w) => ({
+      ...w,
+      label: formatDay(`${w.week}T12:00:00Z`, locale),
+      share: w.onTimeShare === null ? "—" : `${Math.round(w.onTimeShare * 100)} %`,
+    })),
     queueSeries: s.queueSeries,
     queues: s.queues.map((q) => ({ label: dayHour.format(q.hour), values: q.values })),
     turnaround: s.turnaround.map((w) => ({
@@ -115,7 +127,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export default function Service() {
   const { t } = useTranslation();
-  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit } =
+  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit, steps } =
     useLoaderData<typeof loader>();
   const inUnit = (ms: number | null) => (ms === null ? null : ms / unit.ms);
   const ms = (v: number | null) =>
@@ -270,6 +282,8 @@ export default function Service() {
           rows={[...turnaround].reverse().map((w) => [w.label, w.reviewed, dur(w.medianMs), dur(w.p90Ms)])}
         />
       </Section>
+
+      <StepsSection steps={steps} />
     </div>
   );
 }

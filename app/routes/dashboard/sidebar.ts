@@ -55,6 +55,8 @@ export function sidebarFor(
       return [
         ...all,
         { to: "/dashboard/centre", label: t("care.navCentre"), icon: "history" },
+        // The centre's worklist of next steps (decision 0114), beside its patients.
+        { to: "/dashboard/centre/steps", label: t("worklist.nav"), icon: "clock" },
         { to: "/dashboard/centre/register", label: t("care.navRegister"), icon: "user" },
         { to: "/dashboard/upload-report", label: t("dashboard.uploadReport"), icon: "upload" },
         { to: "/offline", label: t("offline.nav"), icon: "list" },
