@@ -179,3 +179,16 @@ export {
   type LabWordEntry,
   type LabWords,
 } from "./lab-words.server";
+export {
+  answerReminder,
+  askForScan,
+  attachRepeatReport,
+  readAnswer,
+  reminderMoments,
+  scanStepReminders,
+  setStepReminders,
+  startStepReminders,
+  stepOffersFor,
+  stopStepReminders,
+  type StepOffer,
+} from "./step-reminders.server";

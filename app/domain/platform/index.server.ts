@@ -103,4 +103,5 @@ export {
   startJobs,
   stopJobs,
   waitForJob,
+  countJobsAsked,
 } from "./jobs.server";
