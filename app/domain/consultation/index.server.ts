@@ -185,6 +185,7 @@ export {
   attachRepeatReport,
   readAnswer,
   reminderMoments,
+  runStepReminders,
   scanStepReminders,
   setStepReminders,
   startStepReminders,

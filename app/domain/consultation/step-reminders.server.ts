@@ -219,6 +219,11 @@ const scanJobs = defineJobKind<{ slot: number }>(SCAN_KIND, {
   pollMs: 30_000,
 });
 
+/** Sends the reminders asked for and due (the runner's loop does this; tests call it). */
+export function runStepReminders() {
+  return remindJobs.runDue();
+}
+
 let scanTimer: NodeJS.Timeout | undefined;
 
 /** Asks for the scan of the current slot (the same slot from every node is one job). */
