@@ -91,6 +91,7 @@ import { SERVICE_ENDPOINTS } from "./openapi/service";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
+import { REMINDER_ENDPOINTS } from "./openapi/reminders";
 import { LAB_ENDPOINTS } from "./openapi/labs";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
@@ -959,6 +960,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,
   ...LAB_ENDPOINTS,
+  ...REMINDER_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, or } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { patientManagers, patients, users, type PatientRow } from "~/db/schema";
 import type { RemindBy } from "~/db/types";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { isLocale, type Locale } from "~/i18n/config";
 import { maskPhone, smsNumber } from "~/lib/phone.server";
 import { reminderPreferenceSchema } from "~/schemas/next-steps";
@@ -96,10 +97,18 @@ export async function setReminderPreference(
 
 /**
  * The profiles a reply from `number` may be about: the profile's own number, her account's mobile
- * number, or that of the family account managing her (access not revoked).
+ * or contact number, or that of the family account managing her (access not revoked).
  */
 export async function profilesAtNumber(number: string): Promise<string[]> {
-  const accounts = db().select({ id: users.id }).from(users).where(eq(users.phone, number));
+  // The account's mobile number, or the contact number it gave (national digits beside its dial code).
+  const parsed = parsePhoneNumberFromString(number);
+  const contact = parsed
+    ? and(eq(users.countryCode, `+${parsed.countryCallingCode}`), eq(users.contactNumber, String(parsed.nationalNumber)))
+    : undefined;
+  const accounts = db()
+    .select({ id: users.id })
+    .from(users)
+    .where(contact ? or(eq(users.phone, number), contact) : eq(users.phone, number));
   const managed = db()
     .select({ id: patientManagers.patientId })
     .from(patientManagers)

@@ -2091,6 +2091,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/profile/reminders": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How and at what hour she is reminded of her next steps: a few days before each is due (REMIND_DAYS_BEFORE) and on the day, at most REMIND_DAILY_CAP reminders a day
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    get: operations["getProfileReminders"];
+    /**
+     * Choose SMS, a call, an e-mail or none, and the hour. 400 `reminders.noPhone` for SMS or a call without a number, `calls.numberUnproven` for a call to a number not proven hers, `reminders.noEmail` for e-mail without an address. A line in her access trail
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    put: operations["putProfileReminders"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/reminders": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Switch one step's reminders off (or on again). Anyone else, and an unknown step, get 404
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    post: operations["stepsReminders"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/report/{reportId}/step-offers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The open tests steps this report may close: some of the step's analytes among the report's lab values, uploaded between the opinion and 30 days after the step's due date
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    get: operations["reportStepOffers"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/attach": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach an offered repeat report to its tests step: the step is done, and a Pending report nobody holds is claimed for the expert who asked, for one claim period (then it is back in the queue). 400 for a report not offered for this step, 409 when one is attached already
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    post: operations["stepsAttach"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -11762,6 +11846,48 @@ export interface operations {
           agreement?: "agree" | "partly" | "disagree" | null;
           agreementReason?: string | null;
           phrases?: string[] | null;
+          nextSteps?:
+            | (
+                | {
+                    /** @enum {string} */
+                    kind: "tests";
+                    loincs: string[];
+                    in: number;
+                    /** @enum {string} */
+                    unit: "days" | "weeks";
+                  }
+                | {
+                    /** @enum {string} */
+                    kind: "specialist";
+                    /** @enum {string} */
+                    specialty:
+                      | "General Medicine"
+                      | "Radiology"
+                      | "Pathology"
+                      | "Cardiology"
+                      | "Neurology"
+                      | "Orthopaedics"
+                      | "Ophthalmology"
+                      | "ENT"
+                      | "Dentistry"
+                      | "Paediatrics"
+                      | "Gynaecology"
+                      | "Oncology";
+                    /** @enum {string} */
+                    urgency: "today" | "week" | "weeks";
+                    weeks?: number | null;
+                  }
+                | {
+                    /** @enum {string} */
+                    kind: "facility";
+                    facility?: string | null;
+                    reason: string;
+                    /** @enum {string} */
+                    urgency: "today" | "week" | "weeks";
+                    weeks?: number | null;
+                  }
+              )[]
+            | null;
         };
       };
     };
@@ -18889,7 +19015,7 @@ export interface operations {
               _id: string;
               /** @description The number masked: country code and the last 4 digits, e.g. +91******3210 */
               to: string;
-              /** @description One of signup-code, login-code, reset-code, takeover-code, proof-code, opinion-ready, followup-answered, notice, erased (erased: the last message to a person whose account was erased; deleted once sent) */
+              /** @description One of signup-code, login-code, reset-code, takeover-code, proof-code, opinion-ready, followup-answered, notice, step-reminder, erased (erased: the last message to a person whose account was erased; deleted once sent) */
               purpose: string;
               /** @enum {string} */
               status: "queued" | "sending" | "sent" | "failed";
@@ -29480,6 +29606,749 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before sending it again */
           "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getProfileReminders: {
+    parameters: {
+      query?: {
+        /** @description The profile a family manager or a health worker acts for; absent: the patient's own */
+        patientId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /**
+               * @description sms, call, email or none (no reminders at all)
+               * @enum {string}
+               */
+              remindBy: "sms" | "call" | "email" | "none";
+              /** @description The hour of the clinic's day (CLINIC_TIME_ZONE), 6 to 21 */
+              remindHour: number;
+              /** @description The number an SMS or call goes to, masked; null: none on record */
+              phone: string | null;
+              /** @description Whether that number is proven to be hers (a call needs it, decision 0102) */
+              phoneProven: boolean;
+              /** @description Whether her account has an e-mail address (an e-mail reminder needs one) */
+              hasEmail: boolean;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  putProfileReminders: {
+    parameters: {
+      query?: {
+        /** @description The profile a family manager or a health worker acts for; absent: the patient's own */
+        patientId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          remindBy: "sms" | "call" | "email" | "none";
+          remindHour: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /**
+               * @description sms, call, email or none (no reminders at all)
+               * @enum {string}
+               */
+              remindBy: "sms" | "call" | "email" | "none";
+              /** @description The hour of the clinic's day (CLINIC_TIME_ZONE), 6 to 21 */
+              remindHour: number;
+              /** @description The number an SMS or call goes to, masked; null: none on record */
+              phone: string | null;
+              /** @description Whether that number is proven to be hers (a call needs it, decision 0102) */
+              phoneProven: boolean;
+              /** @description Whether her account has an e-mail address (an e-mail reminder needs one) */
+              hasEmail: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsReminders: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          off: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            /** @description The step, as the patient's screens read it */
+            data: {
+              _id: string;
+              reportId: string;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description YYYY-MM-DD, the clinic's date */
+              dueOn: string;
+              state: string;
+              attachedReportId: string | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportStepOffers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The step, as the patient's screens read it */
+              step: {
+                _id: string;
+                reportId: string;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description YYYY-MM-DD, the clinic's date */
+                dueOn: string;
+                state: string;
+                attachedReportId: string | null;
+                remindOff: boolean;
+              };
+              loincs: string[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsAttach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reportId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            /** @description The step, as the patient's screens read it */
+            data: {
+              _id: string;
+              reportId: string;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description YYYY-MM-DD, the clinic's date */
+              dueOn: string;
+              state: string;
+              attachedReportId: string | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
