@@ -21,6 +21,7 @@ const PHONE_FLOWS = [
   "my-data",
   "my-data-download",
   "patient-control",
+  "reminders",
   "resumable",
   "share-links",
   "voice",

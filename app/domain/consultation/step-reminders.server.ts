@@ -1,6 +1,7 @@
 import { and, between, desc, eq, gt, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { config } from "~/config.server";
+import { strictBoolean } from "~/schemas/strict";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
 import { labValues, nextSteps, patients, reports, type PatientRow } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
@@ -317,9 +318,7 @@ export async function answerReminder(
 // ---------------------------------------------------------------------------------------------
 // One step's reminders switched off (or on)
 
-const remindersOffSchema = z.object({
-  off: z.boolean({ required_error: "reminders.offRequired", invalid_type_error: "reminders.offRequired" }),
-});
+const remindersOffSchema = z.object({ off: strictBoolean("reminders.offRequired") });
 
 /** The patient's side or her centre switches one step's reminders off or on again. */
 export async function setStepReminders(

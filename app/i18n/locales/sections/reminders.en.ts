@@ -50,7 +50,7 @@ const reminders = {
   hourValue: "{{hour}}:00",
   phone: "Number: {{phone}}",
   noPhoneYet: "No phone number on record.",
-  callNeedsProof: "A call needs a number proven to be yours (see Settings).",
+  callNeedsProof: "A call needs this number proven to be yours first (see “Hearing about your opinion” above).",
   save: "Save",
   answerHint: "Answer a reminder SMS with 1 (done), 2 (remind me later) or 3 (I cannot go).",
   offerTitle: "This report may be the repeat test your doctor asked for",
