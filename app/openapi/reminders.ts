@@ -11,7 +11,9 @@ const preferenceObject = z.object({
   remindBy: z.enum(REMIND_BY).describe("sms, call, email or none (no reminders at all)"),
   remindHour: z.number().int().describe("The hour of the clinic's day (CLINIC_TIME_ZONE), 6 to 21"),
   phone: z.string().nullable().describe("The number an SMS or call goes to, masked; null: none on record"),
-  phoneProven: z.boolean().describe("Whether that number is proven to be hers (a call needs it, decision 0102)"),
+  phoneProven: z
+    .boolean()
+    .describe("Whether that number is proven to be hers (a call needs it, decision 0102)"),
   hasEmail: z.boolean().describe("Whether her account has an e-mail address (an e-mail reminder needs one)"),
 });
 

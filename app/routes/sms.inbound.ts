@@ -18,7 +18,10 @@ const same = (a: string, b: string) => {
 };
 
 const text = (body: string, status = 200) =>
-  new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+  new Response(body, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const key = config().reminders.inboundKey;

@@ -2,7 +2,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claim, freshDomain, makeExpert, makePatient, makeReport, refusal, uniqueMobile, type Domain, type Person } from "../helpers/factories";
+import {
+  claim,
+  freshDomain,
+  makeExpert,
+  makePatient,
+  makeReport,
+  refusal,
+  uniqueMobile,
+  type Domain,
+  type Person,
+} from "../helpers/factories";
 
 /*
  * Reminders of an opinion's next steps (decision 0114) on both databases: due before and on the
@@ -85,11 +95,7 @@ describe("when a step is reminded", () => {
     expect(sms[0].text).not.toMatch(/HbA1c|4548/i);
     expect((await step(steps[0]._id)).remindersSent).toBe(1);
     const { auditEvents } = d.schema;
-    const trail = await d.db
-      .db()
-      .select()
-      .from(auditEvents)
-      .where(eq(auditEvents.subjectId, patient.id));
+    const trail = await d.db.db().select().from(auditEvents).where(eq(auditEvents.subjectId, patient.id));
     expect(trail.map((e) => e.action)).toContain("patient.step_reminded");
   });
 
@@ -175,10 +181,14 @@ describe("preferences", () => {
     const other: Person = await makePatient();
     const saved = await d.care.setReminderPreference(patient, null, { remindBy: "sms", remindHour: 19 });
     expect([saved.remindBy, saved.remindHour]).toEqual(["sms", 19]);
-    expect((await refusal(() => d.care.setReminderPreference(patient, null, { remindBy: "sms", remindHour: 23 }))).extra)
-      .toMatchObject({ fieldErrors: { remindHour: ["steps.hourRequired"] } });
+    expect(
+      (await refusal(() => d.care.setReminderPreference(patient, null, { remindBy: "sms", remindHour: 23 })))
+        .extra,
+    ).toMatchObject({ fieldErrors: { remindHour: ["steps.hourRequired"] } });
     expect((await refusal(() => d.care.reminderPreference(other, patient.id))).code).toBe("not_found");
-    const noPhone = await refusal(() => d.care.setReminderPreference(other, null, { remindBy: "sms", remindHour: 9 }));
+    const noPhone = await refusal(() =>
+      d.care.setReminderPreference(other, null, { remindBy: "sms", remindHour: 9 }),
+    );
     expect(noPhone.extra).toMatchObject({ fieldErrors: { remindBy: ["reminders.noPhone"] } });
   });
 });
@@ -187,35 +197,50 @@ describe("the repeat report", () => {
   it("is offered for a tests step when its lab values hold the step's analytes; attached, the step is done and the report is the asking expert's", async () => {
     const { patient, expert, steps } = await withSteps(1, { dueIn: 10 });
     const repeat = await makeReport(patient);
-    await d.db.db().insert(d.schema.labValues).values({
-      id: `lv-${repeat._id}`,
-      reportId: repeat._id,
-      loinc: HBA1C,
-      value: 6.1,
-      unit: "%",
-      printedValue: "6.1",
-    } as never);
+    await d.db
+      .db()
+      .insert(d.schema.labValues)
+      .values({
+        id: `lv-${repeat._id}`,
+        reportId: repeat._id,
+        loinc: HBA1C,
+        value: 6.1,
+        unit: "%",
+        printedValue: "6.1",
+      } as never);
     const offers = await d.consultation.stepOffersFor(patient, repeat._id);
     expect(offers.map((o) => [o.step._id, o.loincs])).toEqual([[steps[0]._id, [HBA1C]]]);
     const other = await makePatient();
     expect((await refusal(() => d.consultation.stepOffersFor(other, repeat._id))).code).toBe("not_found");
     const done = await d.consultation.attachRepeatReport(patient, steps[0]._id, { reportId: repeat._id });
     expect([done.state, done.attachedReportId]).toEqual(["done", repeat._id]);
-    const [r] = await d.db.db().select().from(d.schema.reports).where(inArray(d.schema.reports.id, [repeat._id]));
+    const [r] = await d.db
+      .db()
+      .select()
+      .from(d.schema.reports)
+      .where(inArray(d.schema.reports.id, [repeat._id]));
     expect(r.claimedBy).toBe(expert.id);
     expect(r.claimExpiresAt!.getTime()).toBeGreaterThan(Date.now());
-    expect((await refusal(() => d.consultation.attachRepeatReport(patient, steps[0]._id, { reportId: repeat._id }))).code).toBe(
-      "invalid",
-    );
+    expect(
+      (
+        await refusal(() =>
+          d.consultation.attachRepeatReport(patient, steps[0]._id, { reportId: repeat._id }),
+        )
+      ).code,
+    ).toBe("invalid");
   });
 });
 
 function worker(): ChildProcess & { out: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", "remind"], {
-    cwd: path.resolve("."),
-    env: { ...process.env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", "remind"],
+    {
+      cwd: path.resolve("."),
+      env: { ...process.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let out = "";
   let err = "";
   child.stdout!.on("data", (b) => (out += b));

@@ -14,7 +14,10 @@ async function setLang(page: import("@playwright/test").Page, lng: string) {
     const f = document.createElement("form");
     f.method = "post";
     f.action = "/set-language";
-    for (const [k, v] of [["lng", l], ["redirectTo", "/dashboard/settings"]]) {
+    for (const [k, v] of [
+      ["lng", l],
+      ["redirectTo", "/dashboard/settings"],
+    ]) {
       const i = document.createElement("input");
       i.type = "hidden";
       i.name = k;
@@ -52,7 +55,10 @@ test("the patient sets how and when she is reminded of her next steps", async ({
       const heading = page.locator("#reminders-heading");
       await heading.scrollIntoViewIfNeeded();
       expect(await pastTheEdge(page)).toBe("");
-      await shotTo(page.locator("section", { has: heading }), `/tmp/shots-reminders/settings-${lng}-${width}.png`);
+      await shotTo(
+        page.locator("section", { has: heading }),
+        `/tmp/shots-reminders/settings-${lng}-${width}.png`,
+      );
     }
   }
 });

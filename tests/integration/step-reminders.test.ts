@@ -32,7 +32,8 @@ const tok: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
 /** The clinic's date `days` from now (Asia/Kolkata, UTC+5:30) and its hour now. */
-const clinicDate = (days: number) => new Date(Date.now() + 5.5 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
+const clinicDate = (days: number) =>
+  new Date(Date.now() + 5.5 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
 const clinicHour = () => new Date(Date.now() + 5.5 * 3_600_000).getUTCHours();
 
 beforeAll(async () => {
@@ -59,7 +60,9 @@ beforeAll(async () => {
     tok[role] = r.token;
     ids[role] = r.user._id;
   }
-  tok.admin = (await a.post("/auth/login", { email: "admin@remind.test", password: "Admin-pass-123" })).body.token;
+  tok.admin = (
+    await a.post("/auth/login", { email: "admin@remind.test", password: "Admin-pass-123" })
+  ).body.token;
   expect((await a.post("/expert/approve-expert", { expertId: ids.expert }, tok.admin)).status).toBe(200);
   const up = await a.call(
     "POST",
@@ -103,7 +106,12 @@ describe("a reminder by SMS and her answer", () => {
     const a = api();
     // She is reminded at this hour; the first step is due in 3 days and was signed long ago.
     const hour = Math.min(21, Math.max(6, clinicHour()));
-    const saved = await a.call("PUT", "/profile/reminders", { remindBy: "sms", remindHour: hour }, tok.patient);
+    const saved = await a.call(
+      "PUT",
+      "/profile/reminders",
+      { remindBy: "sms", remindHour: hour },
+      tok.patient,
+    );
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     await tdb.run("update patients set remind_hour = ? where id = ?", clinicHour(), ids.patient);
     await tdb.run(
@@ -117,7 +125,8 @@ describe("a reminder by SMS and her answer", () => {
     expect(reminder.text).toMatch(/repeat tests is due on \d{4}-\d\d-\d\d\. Reply 1 done, 2 remind me later/);
     expect(reminder.text).not.toMatch(/HbA1c|4548/i);
     await vitest.vi.waitUntil(
-      async () => (await tdb.get("select reminders_sent from next_steps where id = ?", ids.step))!.reminders_sent === 1,
+      async () =>
+        (await tdb.get("select reminders_sent from next_steps where id = ?", ids.step))!.reminders_sent === 1,
       { timeout: 10_000 },
     );
     // Only once, though the scan runs every second.
@@ -127,13 +136,17 @@ describe("a reminder by SMS and her answer", () => {
     // Kannel's sms-service passes the reply; a wrong key reads nothing.
     const wrong = await fetch(`${server.url}/sms/inbound?key=nope&from=${encodeURIComponent(PHONE)}&text=1`);
     expect(wrong.status).toBe(403);
-    const reply = await fetch(`${server.url}/sms/inbound?key=${KEY}&from=${encodeURIComponent(PHONE)}&text=1`);
+    const reply = await fetch(
+      `${server.url}/sms/inbound?key=${KEY}&from=${encodeURIComponent(PHONE)}&text=1`,
+    );
     expect(reply.status).toBe(200);
     expect(await reply.text()).toMatch(/noted that it is done/);
     const row = await tdb.get("select state from next_steps where id = ?", ids.step);
     expect(row!.state).toBe("done");
     const trail = await tdb.all("select action from audit_events where subject_id = ?", ids.patient);
-    expect(trail.map((e) => e.action)).toEqual(expect.arrayContaining(["patient.step_reminded", "patient.step_answered"]));
+    expect(trail.map((e) => e.action)).toEqual(
+      expect.arrayContaining(["patient.step_reminded", "patient.step_answered"]),
+    );
   });
 });
 
@@ -143,14 +156,27 @@ describe("preferences", () => {
     const mine = await a.call("GET", "/profile/reminders", undefined, tok.patient);
     expect(mine.status).toBe(200);
     expect(mine.body.data).toMatchObject({ remindBy: "sms" });
-    const bad = await a.call("PUT", "/profile/reminders", { remindBy: "pigeon", remindHour: 30 } as never, tok.patient);
+    const bad = await a.call(
+      "PUT",
+      "/profile/reminders",
+      { remindBy: "pigeon", remindHour: 30 } as never,
+      tok.patient,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.errors ?? bad.body.fieldErrors ?? bad.body).toBeTruthy();
     expect(JSON.stringify(bad.body)).toMatch(/remindHour/);
-    expect((await a.call("GET", `/profile/reminders?patientId=${ids.patient}`, undefined, tok.other)).status).toBe(404);
     expect(
-      (await a.call("PUT", `/profile/reminders?patientId=${ids.patient}`, { remindBy: "none", remindHour: 9 }, tok.other))
-        .status,
+      (await a.call("GET", `/profile/reminders?patientId=${ids.patient}`, undefined, tok.other)).status,
+    ).toBe(404);
+    expect(
+      (
+        await a.call(
+          "PUT",
+          `/profile/reminders?patientId=${ids.patient}`,
+          { remindBy: "none", remindHour: 9 },
+          tok.other,
+        )
+      ).status,
     ).toBe(404);
     expect((await a.call("GET", "/profile/reminders")).status).toBe(401);
     const cut = await fetch(`${server.url}/api/v1/profile/reminders`, {
@@ -166,11 +192,19 @@ describe("preferences", () => {
     const off = await a.call("POST", `/steps/${ids.step2}/reminders`, { off: true }, tok.patient);
     expect(off.status, JSON.stringify(off.body)).toBe(200);
     expect(off.body.data.remindOff).toBe(true);
-    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: "yes" } as never, tok.patient)).status).toBe(400);
-    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: true }, tok.other)).status).toBe(404);
-    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: true }, tok.expert)).status).toBe(404);
+    expect(
+      (await a.call("POST", `/steps/${ids.step2}/reminders`, { off: "yes" } as never, tok.patient)).status,
+    ).toBe(400);
+    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: true }, tok.other)).status).toBe(
+      404,
+    );
+    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: true }, tok.expert)).status).toBe(
+      404,
+    );
     expect((await a.call("POST", `/steps/unknown/reminders`, { off: true }, tok.patient)).status).toBe(404);
-    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: false }, tok.patient)).status).toBe(200);
+    expect((await a.call("POST", `/steps/${ids.step2}/reminders`, { off: false }, tok.patient)).status).toBe(
+      200,
+    );
   });
 });
 
@@ -180,7 +214,10 @@ describe("the repeat report", () => {
     const up = await a.call(
       "POST",
       "/report/upload-report",
-      uploadForm({ reportType: "Blood Test", phoneNumber: "9876543210" }, { name: "b.pdf", data: samplePdf() }),
+      uploadForm(
+        { reportType: "Blood Test", phoneNumber: "9876543210" },
+        { name: "b.pdf", data: samplePdf() },
+      ),
       tok.patient,
     );
     const repeat = up.body.data._id as string;
@@ -196,8 +233,12 @@ describe("the repeat report", () => {
     expect(offers.status).toBe(200);
     expect(offers.body.data.map((o: any) => [o.step._id, o.loincs])).toEqual([[ids.step2, [GLUCOSE]]]);
     expect((await a.call("GET", `/report/${repeat}/step-offers`, undefined, tok.other)).status).toBe(404);
-    expect((await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.other)).status).toBe(404);
-    expect((await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: ids.report }, tok.patient)).status).toBe(400);
+    expect((await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.other)).status).toBe(
+      404,
+    );
+    expect(
+      (await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: ids.report }, tok.patient)).status,
+    ).toBe(400);
     const attached = await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.patient);
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);
     expect(attached.body.data).toMatchObject({ state: "done", attachedReportId: repeat });

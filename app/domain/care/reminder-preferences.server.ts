@@ -39,7 +39,9 @@ export type ReminderContact = {
 
 async function emailOf(patient: Pick<PatientRow, "accountId">): Promise<string | null> {
   if (!patient.accountId) return null;
-  const row = await first(db().select({ email: users.email }).from(users).where(eq(users.id, patient.accountId)));
+  const row = await first(
+    db().select({ email: users.email }).from(users).where(eq(users.id, patient.accountId)),
+  );
   return row?.email || null;
 }
 
@@ -54,7 +56,11 @@ export async function reminderContact(patient: PatientRow): Promise<ReminderCont
   };
 }
 
-async function preferenceOf(patient: PatientRow, remindBy = patient.remindBy, remindHour = patient.remindHour) {
+async function preferenceOf(
+  patient: PatientRow,
+  remindBy = patient.remindBy,
+  remindHour = patient.remindHour,
+) {
   const candidate = await callCandidateOf(patient);
   return {
     remindBy,
@@ -65,7 +71,10 @@ async function preferenceOf(patient: PatientRow, remindBy = patient.remindBy, re
   } satisfies ReminderPreference;
 }
 
-export async function reminderPreference(actor: Actor, patientId: string | null): Promise<ReminderPreference> {
+export async function reminderPreference(
+  actor: Actor,
+  patientId: string | null,
+): Promise<ReminderPreference> {
   const { patient } = await accessFor(actor, patientId || null);
   return preferenceOf(patient);
 }
@@ -84,13 +93,21 @@ export async function setReminderPreference(
   const { remindBy, remindHour } = parsed.data;
   const candidate = await callCandidateOf(patient);
   if ((remindBy === "sms" || remindBy === "call") && !candidate)
-    throw new DomainError("invalid", "reminders.noPhone", { fieldErrors: { remindBy: ["reminders.noPhone"] } });
+    throw new DomainError("invalid", "reminders.noPhone", {
+      fieldErrors: { remindBy: ["reminders.noPhone"] },
+    });
   if (remindBy === "call" && !candidate?.proven) throw unproven();
   if (remindBy === "email" && !(await emailOf(patient)))
-    throw new DomainError("invalid", "reminders.noEmail", { fieldErrors: { remindBy: ["reminders.noEmail"] } });
-  await db().update(patients).set({ remindBy, remindHour, updatedAt: new Date() }).where(eq(patients.id, patient.id));
+    throw new DomainError("invalid", "reminders.noEmail", {
+      fieldErrors: { remindBy: ["reminders.noEmail"] },
+    });
+  await db()
+    .update(patients)
+    .set({ remindBy, remindHour, updatedAt: new Date() })
+    .where(eq(patients.id, patient.id));
   const detail = { remindBy, remindHour };
-  if (access.kind === "self") await audit(actor, "patient.step_reminders", "patient", patient.id, detail, opts.ip);
+  if (access.kind === "self")
+    await audit(actor, "patient.step_reminders", "patient", patient.id, detail, opts.ip);
   else await traceAccess(actor, access, "patient.step_reminders", detail, opts.ip);
   return preferenceOf(patient, remindBy, remindHour);
 }
@@ -103,7 +120,10 @@ export async function profilesAtNumber(number: string): Promise<string[]> {
   // The account's mobile number, or the contact number it gave (national digits beside its dial code).
   const parsed = parsePhoneNumberFromString(number);
   const contact = parsed
-    ? and(eq(users.countryCode, `+${parsed.countryCallingCode}`), eq(users.contactNumber, String(parsed.nationalNumber)))
+    ? and(
+        eq(users.countryCode, `+${parsed.countryCallingCode}`),
+        eq(users.contactNumber, String(parsed.nationalNumber)),
+      )
     : undefined;
   const accounts = db()
     .select({ id: users.id })
@@ -116,6 +136,8 @@ export async function profilesAtNumber(number: string): Promise<string[]> {
   const found = await db()
     .select({ id: patients.id })
     .from(patients)
-    .where(or(eq(patients.phone, number), inArray(patients.accountId, accounts), inArray(patients.id, managed)));
+    .where(
+      or(eq(patients.phone, number), inArray(patients.accountId, accounts), inArray(patients.id, managed)),
+    );
   return found.map((r) => r.id);
 }

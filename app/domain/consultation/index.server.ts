@@ -182,14 +182,12 @@ export {
 export {
   answerReminder,
   askForScan,
-  attachRepeatReport,
   readAnswer,
   reminderMoments,
   runStepReminders,
   scanStepReminders,
   setStepReminders,
   startStepReminders,
-  stepOffersFor,
   stopStepReminders,
-  type StepOffer,
 } from "./step-reminders.server";
+export { attachRepeatReport, stepOffersFor, type StepOffer } from "./step-attach.server";

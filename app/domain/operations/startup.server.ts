@@ -16,7 +16,12 @@ import {
 import { flushMail, startMailSender, startSmsSender } from "../messaging/index.server";
 import { pruneIdempotencyKeys, pruneJobs, pruneRateLimits, stopJobs } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
-import { sendOverdueDigest, startStepReminders, stopStepReminders, sweepUploads } from "../consultation/index.server";
+import {
+  sendOverdueDigest,
+  startStepReminders,
+  stopStepReminders,
+  sweepUploads,
+} from "../consultation/index.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,

@@ -30,7 +30,9 @@ export function RemindersSection({ lastResult }: { lastResult?: SubmissionResult
         <fieldset aria-describedby="reminders-hint" className="mb-4">
           <legend className="field-label">{t("reminders.byLabel")}</legend>
           <div id="reminders-hint" className="mb-2 space-y-1 text-sm text-slate-600">
-            <p>{reminders.phone ? t("reminders.phone", { phone: reminders.phone }) : t("reminders.noPhoneYet")}</p>
+            <p>
+              {reminders.phone ? t("reminders.phone", { phone: reminders.phone }) : t("reminders.noPhoneYet")}
+            </p>
             {reminders.phone && !reminders.phoneProven && <p>{t("reminders.callNeedsProof")}</p>}
           </div>
           <div className="flex flex-wrap gap-x-6 gap-y-1">

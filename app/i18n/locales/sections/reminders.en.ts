@@ -8,8 +8,10 @@ const reminders = {
   },
   sms: {
     soon: "{{product}}: reminder, your {{what}} is due on {{date}}. Reply 1 done, 2 remind me later, 3 I cannot go.",
-    today: "{{product}}: reminder, your {{what}} is due today. Reply 1 done, 2 remind me later, 3 I cannot go.",
-    later: "{{product}}: reminder, your {{what}} was due on {{date}}. Reply 1 done, 2 remind me later, 3 I cannot go.",
+    today:
+      "{{product}}: reminder, your {{what}} is due today. Reply 1 done, 2 remind me later, 3 I cannot go.",
+    later:
+      "{{product}}: reminder, your {{what}} was due on {{date}}. Reply 1 done, 2 remind me later, 3 I cannot go.",
   },
   mail: {
     subject: "Reminder: your {{what}}",
@@ -38,7 +40,8 @@ const reminders = {
   saved: "Reminder settings saved.",
   attached: "The report is attached to the step.",
   title: "Reminders",
-  intro: "We remind you of the next steps your doctor gave you: a few days before each is due, and on the day.",
+  intro:
+    "We remind you of the next steps your doctor gave you: a few days before each is due, and on the day.",
   byLabel: "Remind me by",
   by: {
     sms: "SMS",
@@ -50,7 +53,8 @@ const reminders = {
   hourValue: "{{hour}}:00",
   phone: "Number: {{phone}}",
   noPhoneYet: "No phone number on record.",
-  callNeedsProof: "A call needs this number proven to be yours first (see “Hearing about your opinion” above).",
+  callNeedsProof:
+    "A call needs this number proven to be yours first (see “Hearing about your opinion” above).",
   save: "Save",
   answerHint: "Answer a reminder SMS with 1 (done), 2 (remind me later) or 3 (I cannot go).",
   offerTitle: "This report may be the repeat test your doctor asked for",
