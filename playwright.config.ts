@@ -23,6 +23,7 @@ const PHONE_FLOWS = [
   "my-data-download",
   "next-steps",
   "patient-control",
+  "reminders",
   "resumable",
   "share-links",
   "voice",

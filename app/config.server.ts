@@ -120,6 +120,14 @@ const envSchema = z.object({
     .string()
     .regex(/^https?:\/\//, "must start with http:// or https://")
     .optional(),
+  /** Reminders of an opinion's next steps (decision 0114): this many days before the due date (and on it). */
+  REMIND_DAYS_BEFORE: z.coerce.number().int().min(1).max(30).default(3),
+  /** At most this many reminders reach one patient in a clinic day, whatever the number of steps. */
+  REMIND_DAILY_CAP: z.coerce.number().int().min(1).max(10).default(2),
+  /** How often the reminders due are looked for (each node; a slot is scanned once). */
+  REMIND_SCAN_SECONDS: z.coerce.number().int().min(1).max(3_600).default(300),
+  /** The secret Kannel's sms-service get-url passes (`key=`) with a patient's reply; unset: replies are refused. */
+  SMS_INBOUND_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   /** Ceiling on SMS sent per hour, all senders together (SMS cost money). */
   SMS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(200),
   /** The countries (ISO 3166 codes, comma-separated) whose mobile numbers may get SMS. */
@@ -314,6 +322,8 @@ export type Config = {
   grievance: { name: string; email: string; phone: string };
   /** The clinic (decisions 0091, 0092): its name on the recovery sheet and the time zone of its schedules. */
   clinic: { name: string; timeZone: string };
+  /** Next steps' reminders (decision 0114). */
+  reminders: { daysBefore: number; dailyCap: number; scanMs: number; inboundKey: string | undefined };
   /** The operator's command for the app's scripts (ops/install.sh's `carebridge`); undefined: npm run. */
   operatorCommand: string | undefined;
   /** Metrics (decision 0033): on for the process when either a port or a token is set. */
@@ -589,6 +599,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clinic: {
       name: e.CLINIC_NAME ?? new URL(e.APP_URL ?? `http://localhost:${e.PORT}`).hostname,
       timeZone: e.CLINIC_TIME_ZONE,
+    },
+    reminders: {
+      daysBefore: e.REMIND_DAYS_BEFORE,
+      dailyCap: e.REMIND_DAILY_CAP,
+      scanMs: e.REMIND_SCAN_SECONDS * 1000,
+      inboundKey: e.SMS_INBOUND_KEY,
     },
     operatorCommand: e.CAREBRIDGE_COMMAND,
     grievance: {

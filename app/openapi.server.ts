@@ -92,6 +92,7 @@ import { STEP_ENDPOINTS } from "./openapi/steps";
 import { VOICE_ENDPOINTS } from "./openapi/voice";
 import { PHRASE_ENDPOINTS } from "./openapi/phrases";
 import { CALL_ENDPOINTS } from "./openapi/calls";
+import { REMINDER_ENDPOINTS } from "./openapi/reminders";
 import { LAB_ENDPOINTS } from "./openapi/labs";
 import { addIdempotencyAnswers, idempotencyHeader } from "./openapi/idempotency";
 import { addHeldAnswers, HELD_ENDPOINTS } from "./openapi/held";
@@ -961,6 +962,7 @@ export const ENDPOINTS: Endpoint[] = [
   ...PHRASE_ENDPOINTS,
   ...CALL_ENDPOINTS,
   ...LAB_ENDPOINTS,
+  ...REMINDER_ENDPOINTS,
 ];
 
 /** "get /report/get-report-by-patientId/{patientId}" → "reportGetReportByPatientId". */

@@ -3,6 +3,8 @@
  * decision 0113). Env: the app's config (DATA_DIR or DATABASE_URL). argv[2]:
  * - "count": prints "ready", waits for a line on stdin (so the processes start together), runs
  *   the kind "test.count" until none is queued or running, then prints the ids it ran as JSON.
+ * - "remind": prints "ready", waits for a line, scans for the step reminders due and sends them,
+ *   then prints what it asked for and sent as JSON (tests/domain/step-reminders.test.ts).
  * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running <pid>"
  *   and never ends — the test kills that process (tsx runs the script in a child of its own) mid-job.
  */
@@ -11,6 +13,19 @@ import { defineJobKind, jobFigures } from "~/domain/platform/jobs.server";
 
 async function main() {
   const mode = process.argv[2];
+  if (mode === "remind") {
+    // Step reminders (decision 0114): this process scans and sends beside the test's own.
+    const { runStepReminders, scanStepReminders } = await import("~/domain/consultation/index.server");
+    await jobFigures();
+    process.stdout.write("ready\n");
+    await new Promise((r) => process.stdin.once("data", r));
+    process.stdin.pause();
+    const asked = await scanStepReminders();
+    const round = await runStepReminders();
+    await closeDatabase();
+    process.stdout.write(JSON.stringify({ asked, sent: round.outcomes.sent ?? 0 }) + "\n");
+    process.exit(0);
+  }
   if (mode === "hang") {
     const kind = defineJobKind("test.crash", {
       run: () => {

@@ -316,6 +316,66 @@ const API: Row[] = [
     expert: 404,
     admin: 404,
   },
+  // Next steps' reminders (decision 0114): her own preferences (an account without a profile of
+  // its own, or acting for one it may not, is told the profile is not there); a step or a report
+  // anyone else may not see is not there either.
+  {
+    route: "GET /profile/reminders",
+    anon: 401,
+    patient: 200,
+    otherPatient: 200,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "GET /profile/reminders?patientId=:own",
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "PUT /profile/reminders?patientId=:own",
+    body: () => ({ remindBy: "none", remindHour: 9 }),
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "POST /steps/:noStep/reminders",
+    body: () => ({ off: true }),
+    anon: 401,
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "POST /steps/:noStep/attach",
+    body: () => ({ reportId: "x" }),
+    anon: 401,
+    patient: 404,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
+  {
+    route: "GET /report/:report/step-offers",
+    anon: 401,
+    patient: 200,
+    otherPatient: 404,
+    unapproved: 404,
+    expert: 404,
+    admin: 404,
+  },
   {
     // Proving the number a call would go to (decision 0102): a code to the number on record only.
     route: "POST /patients/:own/notice/proof",
@@ -1434,6 +1494,7 @@ beforeAll(async () => {
   ids.own = ids.patient;
   // Well formed (so it is looked up), but no take-over announced it.
   ids.notMe = "unknown-not-me-link-0000000000";
+  ids.noStep = "no-such-step-000000000000";
   ids.centre = (
     await api.post(
       "/centres",

@@ -84,3 +84,11 @@ export {
   type NoticePreference,
 } from "./call-preferences.server";
 export { checkNumberProof, proveByMissedCall, sendNumberProof } from "./proven-numbers.server";
+export {
+  profilesAtNumber,
+  reminderContact,
+  reminderPreference,
+  setReminderPreference,
+  type ReminderContact,
+  type ReminderPreference,
+} from "./reminder-preferences.server";

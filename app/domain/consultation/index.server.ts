@@ -203,3 +203,15 @@ export {
   type LabWordEntry,
   type LabWords,
 } from "./lab-words.server";
+export {
+  answerReminder,
+  askForScan,
+  readAnswer,
+  reminderMoments,
+  runStepReminders,
+  scanStepReminders,
+  setStepReminders,
+  startStepReminders,
+  stopStepReminders,
+} from "./step-reminders.server";
+export { attachRepeatReport, stepOffersFor, type StepOffer } from "./step-attach.server";

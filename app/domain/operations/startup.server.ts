@@ -16,7 +16,13 @@ import {
 import { flushMail, startMailSender, startSmsSender } from "../messaging/index.server";
 import { pruneIdempotencyKeys, pruneJobs, pruneRateLimits, stopJobs } from "../platform/index.server";
 import { rightsJob } from "../rights/index.server";
-import { sendOverdueDigest, sendStepsDigest, sweepUploads } from "../consultation/index.server";
+import {
+  sendOverdueDigest,
+  sendStepsDigest,
+  startStepReminders,
+  stopStepReminders,
+  sweepUploads,
+} from "../consultation/index.server";
 import {
   pruneServiceRollups,
   startGaugeSampler,
@@ -96,6 +102,8 @@ export function startup(): Promise<void> {
     // 0014, 0061, 0113); a job is held by one process at a time, so none is sent twice.
     startSmsSender();
     startMailSender();
+    // Next steps' reminders (decision 0114): every process runs their jobs; the scan of each slot is one job.
+    startStepReminders();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
     // Lab reports read off the request path (decision 0082): the owner of each node reads, one
@@ -148,6 +156,7 @@ export async function shutdown() {
     stopServiceRollups(),
     stopBackupScheduler(),
     stopCalls(),
+    Promise.resolve(stopStepReminders()),
   ]);
   // Every job has now been told to stop. The outside programs it still runs (a report being read,
   // the SIP line, a backup) are ended with their process groups and their scratch folders removed,

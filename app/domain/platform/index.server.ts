@@ -104,4 +104,5 @@ export {
   startJobs,
   stopJobs,
   waitForJob,
+  countJobsAsked,
 } from "./jobs.server";

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, like, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { db, exec, first, rows, skipLocked, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { jobs, type JobRow } from "~/db/schema";
 import { JOB_STATES } from "~/db/types";
@@ -487,4 +487,24 @@ export async function pruneJobs(now = Date.now()): Promise<number> {
     .where(and(eq(jobs.state, "done"), lt(jobs.finishedAt, new Date(now - DONE_JOBS_KEPT_MS))))
     .returning({ id: jobs.id });
   return gone.length;
+}
+
+/**
+ * How many jobs of `kind` whose key starts with `keyPrefix` were asked for since `since`, whatever
+ * became of them (a kind's own cap, e.g. the step reminders' daily cap per patient, decision 0114).
+ */
+export async function countJobsAsked(kind: string, keyPrefix: string, since: Date): Promise<number> {
+  const row = await first(
+    db()
+      .select({ n: count() })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.kind, kind),
+          like(jobs.key, `${keyPrefix.replace(/[%_\\]/g, "")}%`),
+          gte(jobs.createdAt, since),
+        ),
+      ),
+  );
+  return row?.n ?? 0;
 }

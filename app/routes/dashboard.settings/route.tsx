@@ -32,7 +32,9 @@ import { MyDataLink } from "./MyDataLink";
 import { notifyAction } from "./notify.server";
 import { callsAction } from "./calls.server";
 import { CallSection } from "./CallSection";
-import { noticePreference } from "~/domain/care/index.server";
+import { noticePreference, reminderPreference } from "~/domain/care/index.server";
+import { remindersAction } from "./reminders.server";
+import { RemindersSection } from "./RemindersSection";
 import { NotifySection } from "./NotifySection";
 import { passwordAction } from "./password.server";
 import { PasswordSection } from "./PasswordSection";
@@ -79,6 +81,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       actor.accountType === "Patient"
         ? { ...(await noticePreference(actor)), windows: config().voice.windows }
         : null,
+    // Patients: how and when they are reminded of their next steps (decision 0114).
+    reminders: actor.accountType === "Patient" ? await reminderPreference(actor, null) : null,
     sessions: await listSessions(actor),
     // Two-step login: its state here, set up and managed at /dashboard/two-step.
     twoStep: await twoFactorStatus(actor),
@@ -112,6 +116,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return notifyAction(args);
     case "calls":
       return callsAction(args);
+    case "reminders":
+      return remindersAction(args);
     case "proof-send":
     case "proof-check":
       return numberProofAction({
@@ -162,6 +168,7 @@ export default function Settings() {
         <NotifySection lastResult={actionData?.intent === "notify" ? actionData.result : undefined} />
       )}
       <CallSection lastResult={actionData?.intent === "calls" ? actionData.result : undefined} />
+      <RemindersSection lastResult={actionData?.intent === "reminders" ? actionData.result : undefined} />
       {/* Remounted after each submission so a changed password never stays in the inputs. */}
       <PasswordSection
         key={location.key}

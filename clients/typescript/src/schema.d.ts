@@ -1855,6 +1855,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/steps/{stepId}/state": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record where an opinion's next step stands: `done`, `declined` (she cannot go; `reason` required), and for her centre `visited` and `unreachable` (the expert: all but `visited`); `open` opens it again. The same state twice changes nothing. 404 for an unknown step and for anyone else alike
+     * @description Who: the patient (or a family manager), her centre's health worker, or the Expert who gave the step.
+     */
+    post: operations["stepsState"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centre/steps": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The centre's worklist: its patients' next steps — `when=week` (default) open and due from today to seven days on, `overdue` open and past due, `done` closed
+     * @description Who: HealthWorker (approved; their centre's patients only).
+     */
+    get: operations["centreSteps"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/centre/steps/{stepId}/state": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record how a step ended: done, visited, declined (a reason required), unreachable — or open it again. A step of a patient not at her centre is not found
+     * @description Who: HealthWorker (approved) of the patient's centre.
+     */
+    post: operations["centreStepsState"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/referral.pdf": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A facility step's referral letter (PDF, in the patient's language): the opinion's summary, the reason, how soon, the facility, the referral code and where to open it, the letter's verification code; each fetch is recorded
+     * @description Who: the patient's side (herself, a family manager), her centre's health workers, the expert who asked.
+     */
+    get: operations["stepsReferralPdf"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/voice-notes": {
     parameters: {
       query?: never;
@@ -2091,7 +2171,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/steps/{stepId}/state": {
+  "/profile/reminders": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How and at what hour she is reminded of her next steps: a few days before each is due (REMIND_DAYS_BEFORE) and on the day, at most REMIND_DAILY_CAP reminders a day
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    get: operations["getProfileReminders"];
+    /**
+     * Choose SMS, a call, an e-mail or none, and the hour. 400 `reminders.noPhone` for SMS or a call without a number, `calls.numberUnproven` for a call to a number not proven hers, `reminders.noEmail` for e-mail without an address. A line in her access trail
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    put: operations["putProfileReminders"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/reminders": {
     parameters: {
       query?: never;
       header?: never;
@@ -2101,10 +2205,50 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Record where an opinion's next step stands: `done`, `declined` (she cannot go; `reason` required), and for her centre `visited` and `unreachable` (the expert: all but `visited`); `open` opens it again. The same state twice changes nothing. 404 for an unknown step and for anyone else alike
-     * @description Who: the patient (or a family manager), her centre's health worker, or the Expert who gave the step.
+     * Switch one step's reminders off (or on again). Anyone else, and an unknown step, get 404
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
      */
-    post: operations["stepsState"];
+    post: operations["stepsReminders"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/report/{reportId}/step-offers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The open tests steps this report may close: some of the step's analytes among the report's lab values, uploaded between the opinion and 30 days after the step's due date
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    get: operations["reportStepOffers"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/steps/{stepId}/attach": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach an offered repeat report to its tests step: the step is done, and a Pending report nobody holds is claimed for the expert who asked, for one claim period (then it is back in the queue). 400 for a report not offered for this step, 409 when one is attached already
+     * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
+     */
+    post: operations["stepsAttach"];
     delete?: never;
     options?: never;
     head?: never;
@@ -29493,6 +29637,766 @@ export interface operations {
       };
     };
   };
+  stepsState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          state: "open" | "done" | "visited" | "declined" | "unreachable";
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The order the expert gave the steps in, from 0 */
+              position: number;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+              tests:
+                | {
+                    loinc: string;
+                    name: string;
+                  }[]
+                | null;
+              /**
+               * @description specialist: whom to see
+               * @enum {string|null}
+               */
+              specialty:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+              facility: string | null;
+              /**
+               * @description specialist and facility: today, this week, within N weeks
+               * @enum {string|null}
+               */
+              urgency: "today" | "week" | "weeks" | null;
+              /** @description facility: why she should go, as the expert wrote it */
+              reason: string | null;
+              /** @description Days from the opinion to the due date */
+              inDays: number;
+              /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+              dueOn: string;
+              /** @enum {string} */
+              state: "open" | "done" | "visited" | "declined" | "unreachable";
+              /** @description Why she cannot go (declined) */
+              stateReason: string | null;
+              /** Format: date-time */
+              stateAt: string | null;
+              /** @description tests: the repeat report attached to the step */
+              attachedReportId: string | null;
+              /** @description facility: the referral code the facility opens, and its acknowledgement */
+              referral: {
+                code: string;
+                /** Format: date-time */
+                seenAt: string | null;
+                note: string | null;
+              } | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centreSteps: {
+    parameters: {
+      query?: {
+        page?: number;
+        pageSize?: number;
+        /** @description Keyset pagination: the previous page's pagination.nextCursor. The page then starts after that row (page is ignored); a cursor the list did not give out is a 400. */
+        cursor?: string;
+        when?: "week" | "overdue" | "done";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The order the expert gave the steps in, from 0 */
+              position: number;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+              tests:
+                | {
+                    loinc: string;
+                    name: string;
+                  }[]
+                | null;
+              /**
+               * @description specialist: whom to see
+               * @enum {string|null}
+               */
+              specialty:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+              facility: string | null;
+              /**
+               * @description specialist and facility: today, this week, within N weeks
+               * @enum {string|null}
+               */
+              urgency: "today" | "week" | "weeks" | null;
+              /** @description facility: why she should go, as the expert wrote it */
+              reason: string | null;
+              /** @description Days from the opinion to the due date */
+              inDays: number;
+              /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+              dueOn: string;
+              /** @enum {string} */
+              state: "open" | "done" | "visited" | "declined" | "unreachable";
+              /** @description Why she cannot go (declined) */
+              stateReason: string | null;
+              /** Format: date-time */
+              stateAt: string | null;
+              /** @description tests: the repeat report attached to the step */
+              attachedReportId: string | null;
+              /** @description facility: the referral code the facility opens, and its acknowledgement */
+              referral: {
+                code: string;
+                /** Format: date-time */
+                seenAt: string | null;
+                note: string | null;
+              } | null;
+              remindOff: boolean;
+              patient: {
+                _id: string;
+                firstName: string;
+                lastName: string;
+                shortId: string | null;
+              };
+            }[];
+            pagination: {
+              page: number;
+              pageSize: number;
+              total: number;
+              totalPages: number;
+              totalIsLowerBound?: boolean;
+              nextCursor?: string | null;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  centreStepsState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          state: "open" | "done" | "visited" | "declined" | "unreachable";
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              _id: string;
+              reportId: string;
+              /** @description The order the expert gave the steps in, from 0 */
+              position: number;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
+              tests:
+                | {
+                    loinc: string;
+                    name: string;
+                  }[]
+                | null;
+              /**
+               * @description specialist: whom to see
+               * @enum {string|null}
+               */
+              specialty:
+                | "General Medicine"
+                | "Radiology"
+                | "Pathology"
+                | "Cardiology"
+                | "Neurology"
+                | "Orthopaedics"
+                | "Ophthalmology"
+                | "ENT"
+                | "Dentistry"
+                | "Paediatrics"
+                | "Gynaecology"
+                | "Oncology"
+                | null;
+              /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
+              facility: string | null;
+              /**
+               * @description specialist and facility: today, this week, within N weeks
+               * @enum {string|null}
+               */
+              urgency: "today" | "week" | "weeks" | null;
+              /** @description facility: why she should go, as the expert wrote it */
+              reason: string | null;
+              /** @description Days from the opinion to the due date */
+              inDays: number;
+              /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+              dueOn: string;
+              /** @enum {string} */
+              state: "open" | "done" | "visited" | "declined" | "unreachable";
+              /** @description Why she cannot go (declined) */
+              stateReason: string | null;
+              /** Format: date-time */
+              stateAt: string | null;
+              /** @description tests: the repeat report attached to the step */
+              attachedReportId: string | null;
+              /** @description facility: the referral code the facility opens, and its acknowledgement */
+              referral: {
+                code: string;
+                /** Format: date-time */
+                seenAt: string | null;
+                note: string | null;
+              } | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsReferralPdf: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Signed in but not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
   getVoiceNotes: {
     parameters: {
       query: {
@@ -32203,21 +33107,146 @@ export interface operations {
       };
     };
   };
-  stepsState: {
+  getProfileReminders: {
     parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        stepId: string;
+      query?: {
+        /** @description The profile a family manager or a health worker acts for; absent: the patient's own */
+        patientId?: string;
       };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /**
+               * @description sms, call, email or none (no reminders at all)
+               * @enum {string}
+               */
+              remindBy: "sms" | "call" | "email" | "none";
+              /** @description The hour of the clinic's day (CLINIC_TIME_ZONE), 6 to 21 */
+              remindHour: number;
+              /** @description The number an SMS or call goes to, masked; null: none on record */
+              phone: string | null;
+              /** @description Whether that number is proven to be hers (a call needs it, decision 0102) */
+              phoneProven: boolean;
+              /** @description Whether her account has an e-mail address (an e-mail reminder needs one) */
+              hasEmail: boolean;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  putProfileReminders: {
+    parameters: {
+      query?: {
+        /** @description The profile a family manager or a health worker acts for; absent: the patient's own */
+        patientId?: string;
+      };
+      header?: never;
+      path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
         "application/json": {
           /** @enum {string} */
-          state: "open" | "done" | "visited" | "declined" | "unreachable";
-          reason?: string | null;
+          remindBy: "sms" | "call" | "email" | "none";
+          remindHour: number;
         };
       };
     };
@@ -32233,65 +33262,176 @@ export interface operations {
             success: true;
             message: string;
             data: {
+              /**
+               * @description sms, call, email or none (no reminders at all)
+               * @enum {string}
+               */
+              remindBy: "sms" | "call" | "email" | "none";
+              /** @description The hour of the clinic's day (CLINIC_TIME_ZONE), 6 to 21 */
+              remindHour: number;
+              /** @description The number an SMS or call goes to, masked; null: none on record */
+              phone: string | null;
+              /** @description Whether that number is proven to be hers (a call needs it, decision 0102) */
+              phoneProven: boolean;
+              /** @description Whether her account has an e-mail address (an e-mail reminder needs one) */
+              hasEmail: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsReminders: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          off: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            /** @description The step, as the patient's screens read it */
+            data: {
               _id: string;
               reportId: string;
-              /** @description The order the expert gave the steps in, from 0 */
-              position: number;
               /** @enum {string} */
               kind: "tests" | "specialist" | "facility";
-              /** @description tests: the analytes to repeat, by LOINC code, with the lab catalogue's English name */
-              tests:
-                | {
-                    loinc: string;
-                    name: string;
-                  }[]
-                | null;
-              /**
-               * @description specialist: whom to see
-               * @enum {string|null}
-               */
-              specialty:
-                | "General Medicine"
-                | "Radiology"
-                | "Pathology"
-                | "Cardiology"
-                | "Neurology"
-                | "Orthopaedics"
-                | "Ophthalmology"
-                | "ENT"
-                | "Dentistry"
-                | "Paediatrics"
-                | "Gynaecology"
-                | "Oncology"
-                | null;
-              /** @description facility: its name as the expert wrote it; null with kind facility: the nearest hospital */
-              facility: string | null;
-              /**
-               * @description specialist and facility: today, this week, within N weeks
-               * @enum {string|null}
-               */
-              urgency: "today" | "week" | "weeks" | null;
-              /** @description facility: why she should go, as the expert wrote it */
-              reason: string | null;
-              /** @description Days from the opinion to the due date */
-              inDays: number;
-              /** @description The due date, YYYY-MM-DD on the clinic's calendar */
+              /** @description YYYY-MM-DD, the clinic's date */
               dueOn: string;
-              /** @enum {string} */
-              state: "open" | "done" | "visited" | "declined" | "unreachable";
-              /** @description Why she cannot go (declined) */
-              stateReason: string | null;
-              /** Format: date-time */
-              stateAt: string | null;
-              /** @description tests: the repeat report attached to the step */
+              state: string;
               attachedReportId: string | null;
-              /** @description facility: the referral code the facility opens, and its acknowledgement */
-              referral: {
-                code: string;
-                /** Format: date-time */
-                seenAt: string | null;
-                note: string | null;
-              } | null;
               remindOff: boolean;
             };
           };
@@ -32347,6 +33487,303 @@ export interface operations {
       };
       /** @description Wrong method */
       405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The server is out of space: nothing was stored */
+      507: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  reportStepOffers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reportId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: {
+              /** @description The step, as the patient's screens read it */
+              step: {
+                _id: string;
+                reportId: string;
+                /** @enum {string} */
+                kind: "tests" | "specialist" | "facility";
+                /** @description YYYY-MM-DD, the clinic's date */
+                dueOn: string;
+                state: string;
+                attachedReportId: string | null;
+                remindOff: boolean;
+              };
+              loincs: string[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Server fault (never for bad input) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description The database or the file store cannot be reached now (nothing was stored), or a code to be sent by e-mail could not be sent (no code was made): send the same request again after Retry-After seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending it again */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stepsAttach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stepId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reportId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            /** @description The step, as the patient's screens read it */
+            data: {
+              _id: string;
+              reportId: string;
+              /** @enum {string} */
+              kind: "tests" | "specialist" | "facility";
+              /** @description YYYY-MM-DD, the clinic's date */
+              dueOn: string;
+              state: string;
+              attachedReportId: string | null;
+              remindOff: boolean;
+            };
+          };
+        };
+      };
+      /** @description Validation failed (see `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Unknown id or route */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Wrong method */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
+            errors?: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description Conflict (e-mail registered, report already reviewed, upload offset not the server's) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
