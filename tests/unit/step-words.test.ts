@@ -63,7 +63,7 @@ describe("next steps in her words", () => {
     expect(stepWords(STEPS[3], t, "en").title).toBe("Go to the nearest hospital");
   });
 
-  for (const locale of ["en", "hi", "bn", "ta"])
+  for (const locale of ["en", "hi", "bn", "ta"] as const)
     it(`${locale}: the call says the open steps from phrases, never the reason`, async () => {
       const t = await getT(locale);
       const said = spokenSteps(STEPS, t, locale);
