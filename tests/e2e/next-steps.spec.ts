@@ -52,6 +52,22 @@ test("the expert adds a tests step and a specialist step on the phone", async ({
   await page.goto(`/dashboard/add-review/${reportId}`);
   await page.getByRole("button", { name: /Start review/ }).click();
   await expect(toaster(page)).toContainText("You are reviewing this report now");
+  if (SHOTS_ON) {
+    // The form in Hindi, at 360 and 1280 px, for people to look at; then back to English.
+    await page.context().addCookies([{ name: "lng", value: language("hi"), url: page.url() }]);
+    await page.goto(`/dashboard/add-review/${reportId}`);
+    await page.getByTestId("add-step-specialist").click();
+    const added = page.getByTestId("step-fields");
+    await expect(added).toHaveCount(1);
+    await shotTo(page.getByTestId("next-steps"), `${SHOTS}/form-phone-hi.png`);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shotTo(page.getByTestId("next-steps"), `${SHOTS}/form-1280-hi.png`);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await added.locator('button[name="__intent__"]').click();
+    await expect(added).toHaveCount(0);
+    await page.context().addCookies([{ name: "lng", value: language("en"), url: page.url() }]);
+    await page.goto(`/dashboard/add-review/${reportId}`);
+  }
   await page.getByLabel(/^Summary/).fill("Sugar has been high for months.");
 
   const steps = page.getByTestId("next-steps");

@@ -136,9 +136,9 @@ function StepFields({
         {messageText(t, err(f)!)}
       </p>
     ) : null;
-  // Stacked on a phone: "Within some weeks" needs the whole width at 360 px.
+  // Stacked: "Within some weeks" needs the whole width of a phone, and of the form column at 1280 px.
   const soon = (
-    <div className="grid gap-2 sm:grid-cols-2">
+    <div className="grid gap-2">
       <div>
         <label htmlFor={id("urgency")} className="field-label">
           {t("steps.form.urgency")}
