@@ -99,7 +99,16 @@ async function save(name: string, res: Response, status = 200) {
   saved.set(file, name);
 }
 
-const PUBLIC = ["/", "/login", "/signup", "/about-us", "/contact-us", "/forgot-password", "/login-code"];
+const PUBLIC = [
+  "/",
+  "/login",
+  "/signup",
+  "/about-us",
+  "/contact-us",
+  "/forgot-password",
+  "/login-code",
+  "/referral/R-2222-3333",
+];
 const SCREENS: Record<string, string[]> = {
   patient: [
     "/dashboard",
@@ -131,7 +140,13 @@ const SCREENS: Record<string, string[]> = {
     "/dashboard/centres",
     "/dashboard/two-step",
   ],
-  worker: ["/dashboard", "/dashboard/centre", "/dashboard/centre/register", "/dashboard/my-data"],
+  worker: [
+    "/dashboard",
+    "/dashboard/centre",
+    "/dashboard/centre/register",
+    "/dashboard/centre/steps",
+    "/dashboard/my-data",
+  ],
 };
 
 describe("valid HTML (vnu)", () => {
