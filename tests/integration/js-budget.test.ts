@@ -91,12 +91,15 @@ const sourceOf = (url: string) => {
  * less than what loads (the browser check below holds it to that).
  */
 /**
- * Chunks a first visit never fetches: the voice recorder (imported on "Record") for everyone, and
- * the service worker's registration for the people who do not use the app offline (worksOffline:
- * the visitor, experts and admins).
+ * Chunks a first visit never fetches: the voice recorder (imported on "Record") and the image
+ * viewer (imported for a report with images; the screens here have none) for everyone, and the
+ * service worker's registration for the people who do not use the app offline (worksOffline: the
+ * visitor, experts and admins). The browser check below fails if one of them is fetched.
  */
 const notFetched = (who: Who) =>
-  who === "patient" ? ["recorder.client-"] : ["recorder.client-", "register.client-"];
+  who === "patient"
+    ? ["recorder.client-", "StudyViewer-"]
+    : ["recorder.client-", "StudyViewer-", "register.client-"];
 
 async function firstVisitJs(pathname: string, who: Who) {
   const res = await people[who].fetch(pathname);
