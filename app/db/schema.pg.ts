@@ -1443,7 +1443,9 @@ export const nextSteps = pgTable(
     stateAt: ms("state_at"),
     stateBy: text("state_by").references((): AnyPgColumn => users.id, { onDelete: "set null" }),
     /** The repeat report that closed a tests step. */
-    attachedReportId: text("attached_report_id").references((): AnyPgColumn => reports.id, { onDelete: "set null" }),
+    attachedReportId: text("attached_report_id").references((): AnyPgColumn => reports.id, {
+      onDelete: "set null",
+    }),
     /** facility: the code on the referral letter that the facility opens at /referral/{code}. */
     referralCode: text("referral_code"),
     referralSeenAt: ms("referral_seen_at"),

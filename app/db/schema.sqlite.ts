@@ -1472,7 +1472,9 @@ export const nextSteps = sqliteTable(
     stateAt: integer("state_at", { mode: "timestamp_ms" }),
     stateBy: text("state_by").references((): AnySQLiteColumn => users.id, { onDelete: "set null" }),
     /** The repeat report that closed a tests step. */
-    attachedReportId: text("attached_report_id").references((): AnySQLiteColumn => reports.id, { onDelete: "set null" }),
+    attachedReportId: text("attached_report_id").references((): AnySQLiteColumn => reports.id, {
+      onDelete: "set null",
+    }),
     /** facility: the code on the referral letter that the facility opens at /referral/{code}. */
     referralCode: text("referral_code"),
     referralSeenAt: integer("referral_seen_at", { mode: "timestamp_ms" }),

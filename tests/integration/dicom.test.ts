@@ -44,18 +44,21 @@ beforeAll(async () => {
     const own = { ...(await backendEnv()), STORAGE_URL: await s3.createBucket() };
     writeFileSync(path.join(root, "backend.json"), JSON.stringify(own));
   }
-  server = await startServer({
-    SMTP_URL: smtp.url,
-    RATE_LIMIT_DISABLED: "1",
-    // s3rver, a test double on two busy cores, has left one of a CD's 5,000 stores unanswered past
-    // the 4 s bound (decision 0075), which then answered 503 as it should; the bound has its own
-    // test (faults.test.ts), this file is about studies.
-    STORE_TIMEOUT_MS: "60000",
-    MAX_UPLOAD_MB: "1",
-    MAX_STUDY_MB: "4",
-    ADMIN_EMAIL: "admin@d.test",
-    ADMIN_PASSWORD: "Admin-pass-123",
-  }, { root });
+  server = await startServer(
+    {
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_DISABLED: "1",
+      // s3rver, a test double on two busy cores, has left one of a CD's 5,000 stores unanswered past
+      // the 4 s bound (decision 0075), which then answered 503 as it should; the bound has its own
+      // test (faults.test.ts), this file is about studies.
+      STORE_TIMEOUT_MS: "60000",
+      MAX_UPLOAD_MB: "1",
+      MAX_STUDY_MB: "4",
+      ADMIN_EMAIL: "admin@d.test",
+      ADMIN_PASSWORD: "Admin-pass-123",
+    },
+    { root },
+  );
   api = apiClient(server.url);
   for (const [k, type] of [
     ["patientA", "Patient"],

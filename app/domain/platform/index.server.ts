@@ -84,9 +84,7 @@ export {
 export {
   type Backoff,
   backoffWait,
-  deadJobs,
   defineJobKind,
-  dropDeadJob,
   type Enqueued,
   type EnqueueOptions,
   type JobContext,
@@ -99,10 +97,9 @@ export {
   type JobRound,
   type JobState,
   PermanentJobError,
-  pruneJobs,
   retryDeadJob,
   startJobs,
   stopJobs,
   waitForJob,
-  countJobsAsked,
 } from "./jobs.server";
+export { countJobsAsked, deadJobs, dropDeadJob, pruneJobs } from "./jobs-rows.server";
