@@ -73,7 +73,7 @@ export const REMINDER_ENDPOINTS: Endpoint[] = [
   },
   {
     method: "get",
-    path: "/report/{reportId}/step-offers",
+    path: "/step-offers/{reportId}",
     who: WHO,
     summary:
       "The open tests steps this report may close: some of the step's analytes among the report's lab values, uploaded between the opinion and 30 days after the step's due date",

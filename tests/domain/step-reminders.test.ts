@@ -194,7 +194,7 @@ describe("preferences", () => {
 });
 
 describe("the repeat report", () => {
-  it("is offered for a tests step when its lab values hold the step's analytes; attached, the step is done and the report is the asking expert's", async () => {
+  it("is offered for a tests step when its lab values hold the step's analytes; attached, the step is done, the report is the asking expert's, who sees before and after", async () => {
     const { patient, expert, steps } = await withSteps(1, { dueIn: 10 });
     const repeat = await makeReport(patient);
     await d.db
@@ -221,6 +221,27 @@ describe("the repeat report", () => {
       .where(inArray(d.schema.reports.id, [repeat._id]));
     expect(r.claimedBy).toBe(expert.id);
     expect(r.claimExpiresAt!.getTime()).toBeGreaterThan(Date.now());
+    // The expert who asked sees the step's values before and now on one chart; another expert none.
+    await d.db
+      .db()
+      .insert(d.schema.labValues)
+      .values({
+        id: `lv-${steps[0].reportId}`,
+        reportId: steps[0].reportId,
+        loinc: HBA1C,
+        value: 7.9,
+        unit: "%",
+        printedValue: "7.9",
+        status: "confirmed",
+      } as never);
+    await d.db
+      .db()
+      .update(d.schema.labValues)
+      .set({ status: "confirmed" })
+      .where(eq(d.schema.labValues.id, `lv-${repeat._id}`));
+    const series = await d.consultation.repeatSeries(expert, repeat._id);
+    expect(series.map((s) => [s.loinc, s.points.map((p) => p.value)])).toEqual([[HBA1C, [7.9, 6.1]]]);
+    expect(await d.consultation.repeatSeries(await makeExpert(), repeat._id)).toEqual([]);
     expect(
       (
         await refusal(() =>

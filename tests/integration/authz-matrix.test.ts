@@ -368,7 +368,7 @@ const API: Row[] = [
     admin: 404,
   },
   {
-    route: "GET /report/:report/step-offers",
+    route: "GET /step-offers/:report",
     anon: 401,
     patient: 200,
     otherPatient: 404,

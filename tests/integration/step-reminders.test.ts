@@ -229,10 +229,10 @@ describe("the repeat report", () => {
       6.2,
       "mmol/L",
     );
-    const offers = await a.call("GET", `/report/${repeat}/step-offers`, undefined, tok.patient);
+    const offers = await a.call("GET", `/step-offers/${repeat}`, undefined, tok.patient);
     expect(offers.status).toBe(200);
     expect(offers.body.data.map((o: any) => [o.step._id, o.loincs])).toEqual([[ids.step2, [GLUCOSE]]]);
-    expect((await a.call("GET", `/report/${repeat}/step-offers`, undefined, tok.other)).status).toBe(404);
+    expect((await a.call("GET", `/step-offers/${repeat}`, undefined, tok.other)).status).toBe(404);
     expect((await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.other)).status).toBe(
       404,
     );

@@ -182,7 +182,7 @@ export {
   valuesForReview,
   type ApiLabValue,
 } from "./lab-values.server";
-export { labSeries, type LabPoint, type LabSeries } from "./lab-series.server";
+export { labSeries, repeatSeries, type LabPoint, type LabSeries } from "./lab-series.server";
 export {
   confirmableInBulk,
   confirmValues,

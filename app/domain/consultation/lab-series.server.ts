@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import { db } from "~/db/client.server";
-import { labReads, labValues, reports } from "~/db/schema";
+import { and, asc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { db, first } from "~/db/client.server";
+import { labReads, labValues, nextSteps, reports } from "~/db/schema";
 import { requirePatientAccess } from "../care/index.server";
 import {
   analyteByLoinc,
@@ -13,6 +13,7 @@ import {
 } from "../records/labs";
 import type { Actor } from "../platform/index.server";
 import { SHOWN_STATUSES } from "./lab-values.server";
+import { requireStepAccess } from "./next-steps.server";
 
 /**
  * The patient's values over time (decisions 0084, 0090): for each analyte in two or more of her
@@ -77,6 +78,34 @@ function unitOf(loinc: string, rows: Row[]): { unit: string; shown: string; fact
 /** Her analytes found in two or more reviewed reports, each point dated and drawn as her paper says. */
 export async function labSeries(actor: Actor, patientId: string): Promise<LabSeries[]> {
   await requirePatientAccess(actor, patientId);
+  return seriesOf(and(eq(reports.patientId, patientId), eq(reports.status, "Reviewed"))!);
+}
+
+/**
+ * Before and after (decision 0114): for a repeat report attached to a tests step, the step's
+ * analytes in the report the step was given with and in this one (under review: not yet Reviewed),
+ * on one chart each. For the expert who asked (or holds the opinion's follow-ups), the patient's
+ * side and her centre; anyone else, and a report attached to no step, get none.
+ */
+export async function repeatSeries(actor: Actor, reportId: string): Promise<LabSeries[]> {
+  const step = await first(
+    db()
+      .select({ id: nextSteps.id, reportId: nextSteps.reportId, loincs: nextSteps.loincs })
+      .from(nextSteps)
+      .where(and(eq(nextSteps.attachedReportId, String(reportId ?? "")), eq(nextSteps.kind, "tests"))),
+  );
+  if (!step) return [];
+  try {
+    await requireStepAccess(actor, step.id);
+  } catch {
+    return [];
+  }
+  const loincs: string[] = JSON.parse(step.loincs ?? "[]");
+  if (!loincs.length) return [];
+  return seriesOf(and(inArray(reports.id, [step.reportId, reportId]), inArray(labValues.loinc, loincs))!);
+}
+
+async function seriesOf(which: SQL): Promise<LabSeries[]> {
   const found = await db()
     .select({ value: labValues, uploaded: reports.createdAt, printed: labReads.sampleDate })
     .from(labValues)
@@ -84,8 +113,7 @@ export async function labSeries(actor: Actor, patientId: string): Promise<LabSer
     .leftJoin(labReads, eq(labReads.reportId, labValues.reportId))
     .where(
       and(
-        eq(reports.patientId, patientId),
-        eq(reports.status, "Reviewed"),
+        which,
         inArray(labValues.status, SHOWN_STATUSES),
         // Numbers only: a text result is said in words, never drawn on a chart (decision 0098).
         isNull(labValues.valueText),

@@ -6,11 +6,15 @@ import { NotAllowed } from "~/components/reports/NotAllowed";
 import { PageHeader } from "~/components/reports/PageHeader";
 import { config } from "~/config.server";
 import {
+  labWordsFor,
   listVoiceNotes,
   phrasePicker,
+  repeatSeries,
   reviewScreenReport,
   studyForScreen,
 } from "~/domain/consultation/index.server";
+import { seriesView } from "~/web/lab-series-view.server";
+import { RepeatPanel } from "./RepeatPanel";
 import { viewerState } from "~/components/imaging/viewer-state";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
@@ -96,6 +100,10 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     approved: true as const,
     panel: panelOf(actor, report),
     labs,
+    // A repeat report attached to a tests step (decision 0114): the step's values before and now.
+    repeat: fileAllowed
+      ? seriesView(await repeatSeries(actor, report._id), await labWordsFor(locale), locale)
+      : [],
     // The phrase book (decisions 0081, 0094): offered only while the opinion can still be written,
     // in the expert's language with the patient's beside it.
     phrases: report.status === "Pending" ? await phrasePicker(report.patient._id, locale) : null,
@@ -154,7 +162,9 @@ export type ReviewReport = NonNullable<ReturnType<typeof useLoaderData<typeof lo
 
 export default function AddReview() {
   const { t } = useTranslation();
-  const { approved, report, notAllowed, panel, phrases, labs, analytes } = useLoaderData<typeof loader>();
+  const loaded = useLoaderData<typeof loader>();
+  const { approved, report, notAllowed, panel, phrases, labs, analytes } = loaded;
+  const repeat = "repeat" in loaded ? loaded.repeat : [];
   const navigation = useNavigation();
   const busyIntent =
     navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "review") : null;
@@ -222,6 +232,7 @@ export default function AddReview() {
            * one waits for its check, then folded to one line so the form comes up.
            */}
           {labs && <LabPanel reportId={report._id} labs={labs} />}
+          <RepeatPanel series={repeat ?? []} />
           {report.status === "Reviewed" ? (
             <p
               role="alert"

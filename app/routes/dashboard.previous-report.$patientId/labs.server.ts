@@ -4,14 +4,13 @@ import {
   labSentence,
   labSeries,
   labWordsFor,
-  testName,
   testNameAsPrinted,
   type ApiLabValue,
   type LabWords,
 } from "~/domain/consultation/index.server";
 import type { Actor } from "~/domain/platform/index.server";
-import { displayUnit, judgementWords, printsOtherName, storedMeasure } from "~/domain/records/labs";
-import type { LabSeriesView } from "~/components/labs/LabValues";
+import { displayUnit, judgementWords, storedMeasure } from "~/domain/records/labs";
+import { seriesView } from "~/web/lab-series-view.server";
 
 /**
  * A checked value in plain words, against the range printed on the report (decision 0084): her
@@ -47,37 +46,6 @@ export async function labsFor(
   const lines: Record<string, string[]> = {};
   for (const id of reportIds)
     lines[id] = (await confirmedValues(actor, id)).map((v) => plainWords(t, v, locale, words));
-  // A printed date is a day (no time, no zone); an upload is a moment, said as a day in India.
-  const day = (style: Intl.DateTimeFormatOptions) => ({
-    printed: new Intl.DateTimeFormat(locale, { ...style, timeZone: "UTC" }),
-    uploaded: new Intl.DateTimeFormat(locale, { ...style, timeZone: "Asia/Kolkata" }),
-  });
-  const long = day({ dateStyle: "medium" });
-  const short = day({ day: "numeric", month: "short", year: "2-digit" });
-  const series: LabSeriesView[] = (await labSeries(actor, patientId)).map((s) => {
-    const name = testName(words, s.loinc, s.name, locale);
-    // The names her reports print, when they say something else than the one shown.
-    const printed = [...new Set(s.points.map((p) => p.printedName.trim()).filter(Boolean))];
-    const kinds = new Set(s.points.map((p) => p.dated));
-    return {
-      loinc: s.loinc,
-      name,
-      printedAs: printed.some((p) => printsOtherName(p, name))
-        ? printed.map((p) => `“${p}”`).join(", ")
-        : null,
-      unit: s.unitShown,
-      dates: kinds.size > 1 ? "mixed" : kinds.has("printed") ? "printed" : "uploaded",
-      points: s.points.map((p) => ({
-        date: long[p.dated].format(new Date(p.date)),
-        axis: short[p.dated].format(new Date(p.date)),
-        dated: p.dated,
-        value: p.value,
-        low: p.rangeLow,
-        high: p.rangeHigh,
-        range: p.rangeText,
-        judgement: p.judgement,
-      })),
-    };
-  });
+  const series = seriesView(await labSeries(actor, patientId), words, locale);
   return { lines, series, words: words.sentences };
 }

@@ -2215,7 +2215,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/report/{reportId}/step-offers": {
+  "/step-offers/{reportId}": {
     parameters: {
       query?: never;
       header?: never;
@@ -2226,7 +2226,7 @@ export interface paths {
      * The open tests steps this report may close: some of the step's analytes among the report's lab values, uploaded between the opinion and 30 days after the step's due date
      * @description Who: the patient, a family manager of the profile, or a health worker of its centre.
      */
-    get: operations["reportStepOffers"];
+    get: operations["stepOffers"];
     put?: never;
     post?: never;
     delete?: never;
@@ -33553,7 +33553,7 @@ export interface operations {
       };
     };
   };
-  reportStepOffers: {
+  stepOffers: {
     parameters: {
       query?: never;
       header?: never;
