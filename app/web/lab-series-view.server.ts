@@ -1,6 +1,6 @@
 import { testName, type LabSeries, type LabWords } from "~/domain/consultation/index.server";
 import { printsOtherName } from "~/domain/records/labs";
-import type { LabSeriesView } from "~/components/labs/LabValues";
+import type { LabSeriesView } from "~/types/lab-series";
 
 /**
  * A series as the chart draws it (decisions 0084, 0090): the test named in the reader's language

@@ -1,3 +1,4 @@
+import type { LabSeriesView } from "~/types/lab-series";
 import { useLabSay } from "./words";
 
 /**
@@ -9,28 +10,7 @@ import { useLabSay } from "./words";
  * is the clinic's correction where it made one (decision 0108).
  */
 
-export type LabPointView = {
-  /** The date in full (the table) and short (the axis). */
-  date: string;
-  axis: string;
-  dated: "printed" | "uploaded";
-  value: number;
-  low: number | null;
-  high: number | null;
-  range: string | null;
-  judgement: "below" | "within" | "above" | "outside" | "unknown";
-};
-export type LabSeriesView = {
-  loinc: string;
-  /** Her name for the test (her language, else the catalogue's English). */
-  name: string;
-  /** The names her reports print, quoted, when they say something else; else null. */
-  printedAs: string | null;
-  unit: string;
-  /** Where the dates come from: printed on every report, uploaded for every one, or both. */
-  dates: "printed" | "uploaded" | "mixed";
-  points: LabPointView[];
-};
+export type { LabPointView, LabSeriesView } from "~/types/lab-series";
 
 export function LabLines({ lines }: { lines: string[] }) {
   const t = useLabSay();

@@ -1,10 +1,10 @@
 import { useTranslation } from "~/i18n/useTranslation";
 import { messageText } from "~/i18n/message";
 import { SPECIALTIES, SPECIALTY_KEYS } from "~/schemas/specialties";
-import { TestPicker } from "./TestPicker";
+import { TestPicker, type StepAnalyte } from "./TestPicker";
 
 /** A test of the lab catalogue as the form offers it: LOINC (the value), English name, the reader's own. */
-export type StepAnalyte = { loinc: string; name: string; local: string | null };
+export type { StepAnalyte } from "./TestPicker";
 
 const STEPS_MAX = 8;
 type StepKind = "tests" | "specialist" | "facility";

@@ -1,7 +1,9 @@
 import { useState } from "react";
 import { useTranslation } from "~/i18n/useTranslation";
 import { messageText } from "~/i18n/message";
-import type { StepAnalyte } from "./NextStepsFields";
+
+/** A test of the lab catalogue as the picker offers it: LOINC, English name, her language's name. */
+export type StepAnalyte = { loinc: string; name: string; local: string | null };
 
 /**
  * The tests to repeat: every analyte of the catalogue as a box (its LOINC the value), the ticked
