@@ -17,6 +17,13 @@ const same = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+/** What she reads back after each answer. */
+const REPLY = {
+  done: "reminders.reply.done",
+  later: "reminders.reply.later",
+  declined: "reminders.reply.declined",
+} as const;
+
 const text = (body: string, status = 200) =>
   new Response(body, {
     status,
@@ -34,5 +41,5 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getT(isLocale(locale) ? locale : "en");
   if (!step) return text(t("reminders.reply.none"));
   if (!answer) return text(t("reminders.reply.unknown"));
-  return text(t(`reminders.reply.${answer}`));
+  return text(t(REPLY[answer]));
 }

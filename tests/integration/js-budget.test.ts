@@ -91,15 +91,14 @@ const sourceOf = (url: string) => {
  * less than what loads (the browser check below holds it to that).
  */
 /**
- * Chunks a first visit never fetches: the voice recorder (imported on "Record") and the image
- * viewer (imported for a report with images; the screens here have none) for everyone, and the
- * service worker's registration for the people who do not use the app offline (worksOffline: the
- * visitor, experts and admins). The browser check below fails if one of them is fetched.
+ * Chunks a first visit never fetches: the voice recorder (imported on "Record"), the image viewer
+ * (imported for a report with images) and the before/after chart of a repeat report (imported for a
+ * report attached to a step; the screens here have neither) for everyone, and the service worker's
+ * registration for the people who do not use the app offline (worksOffline: the visitor, experts
+ * and admins). The browser check below fails if one of them is fetched.
  */
-const notFetched = (who: Who) =>
-  who === "patient"
-    ? ["recorder.client-", "StudyViewer-"]
-    : ["recorder.client-", "StudyViewer-", "register.client-"];
+const ON_USE = ["recorder.client-", "StudyViewer-", "RepeatPanel-"];
+const notFetched = (who: Who) => (who === "patient" ? ON_USE : [...ON_USE, "register.client-"]);
 
 async function firstVisitJs(pathname: string, who: Who) {
   const res = await people[who].fetch(pathname);

@@ -165,8 +165,25 @@ export async function scanStepReminders(now: Date | number = Date.now()): Promis
 
 /** What a step is, in a few words of her language: never its medical content. */
 function stepWords(t: (k: string) => string, kind: StepRow["kind"]) {
-  return t(`reminders.what.${kind}`);
+  return t(WHAT[kind]);
 }
+
+/** Each kind's few words, and each reminder's text by when it comes (every key named, for the catalogue check). */
+const WHAT: Record<StepRow["kind"], string> = {
+  tests: "reminders.what.tests",
+  specialist: "reminders.what.specialist",
+  facility: "reminders.what.facility",
+};
+const SMS_TEXT = {
+  soon: "reminders.sms.soon",
+  today: "reminders.sms.today",
+  later: "reminders.sms.later",
+} as const;
+const MAIL_TEXT = {
+  soon: "reminders.mail.body.soon",
+  today: "reminders.mail.body.today",
+  later: "reminders.mail.body.later",
+} as const;
 
 /**
  * One reminder (the job "step-remind"). The step is read again: closed, switched off or put off
@@ -186,7 +203,7 @@ async function sendReminder(job: RemindJob): Promise<string> {
   let channel: "sms" | "email" | null = null;
   // A call reminder is not yet placed (its call flow is to come): she hears by SMS meanwhile.
   if (patient.remindBy === "email" && contact.email) {
-    const text = t(`reminders.mail.body.${when}`, vars);
+    const text = t(MAIL_TEXT[when], vars);
     await queueMail({
       to: contact.email,
       subject: t("reminders.mail.subject", vars),
@@ -199,7 +216,7 @@ async function sendReminder(job: RemindJob): Promise<string> {
     });
     channel = "email";
   } else if (contact.sms) {
-    await queueSms({ to: contact.sms, text: t(`reminders.sms.${when}`, vars), purpose: "step-reminder" });
+    await queueSms({ to: contact.sms, text: t(SMS_TEXT[when], vars), purpose: "step-reminder" });
     channel = "sms";
   }
   if (!channel) {

@@ -1,3 +1,4 @@
+import { lazy, Suspense } from "react";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
@@ -14,7 +15,6 @@ import {
   studyForScreen,
 } from "~/domain/consultation/index.server";
 import { seriesView } from "~/web/lab-series-view.server";
-import { RepeatPanel } from "./RepeatPanel";
 import { viewerState } from "~/components/imaging/viewer-state";
 import { tFor } from "~/i18n/i18n.server";
 import { requireActor } from "~/web/auth.server";
@@ -35,6 +35,12 @@ import { VoicePanel } from "./VoicePanel";
 import { labAction, labsSection } from "./labs.server";
 import { stepAnalytes } from "./steps.server";
 import { LabPanel, LabPreview } from "./LabPanel";
+
+/**
+ * The before/after chart of a repeat report (decision 0114): its code (the charts) is fetched only
+ * for a report attached to a step, rendered in full by the server as every part is (0111).
+ */
+const RepeatPanel = lazy(() => import("./RepeatPanel").then((m) => ({ default: m.RepeatPanel })));
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
@@ -232,7 +238,11 @@ export default function AddReview() {
            * one waits for its check, then folded to one line so the form comes up.
            */}
           {labs && <LabPanel reportId={report._id} labs={labs} />}
-          <RepeatPanel series={repeat ?? []} />
+          {repeat?.length ? (
+            <Suspense fallback={null}>
+              <RepeatPanel series={repeat} />
+            </Suspense>
+          ) : null}
           {report.status === "Reviewed" ? (
             <p
               role="alert"

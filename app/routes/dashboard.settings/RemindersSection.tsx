@@ -6,6 +6,14 @@ import { useTranslation } from "~/i18n/useTranslation";
 import type { loader } from "./route";
 import { Section, useBusyIntent } from "./Section";
 
+/** Each way of being reminded, by its label. */
+const BY_LABEL = {
+  sms: "reminders.by.sms",
+  call: "reminders.by.call",
+  email: "reminders.by.email",
+  none: "reminders.by.none",
+} as const;
+
 const CHANNELS = ["sms", "call", "email", "none"] as const;
 const HOURS = Array.from({ length: 16 }, (_, i) => i + 6);
 
@@ -46,7 +54,7 @@ export function RemindersSection({ lastResult }: { lastResult?: SubmissionResult
                   className="h-5 w-5"
                   aria-invalid={fields.remindBy.errors ? true : undefined}
                 />
-                {t(`reminders.by.${c}`)}
+                {t(BY_LABEL[c])}
               </label>
             ))}
           </div>

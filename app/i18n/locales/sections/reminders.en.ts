@@ -57,10 +57,7 @@ const reminders = {
     "A call needs this number proven to be yours first (see “Hearing about your opinion” above).",
   save: "Save",
   answerHint: "Answer a reminder SMS with 1 (done), 2 (remind me later) or 3 (I cannot go).",
-  offerTitle: "This report may be the repeat test your doctor asked for",
-  offerBody: "It has {{tests}}, asked for on the opinion of {{date}}.",
   repeatIntro:
     "This report is the repeat test you asked for in an earlier opinion: its values are drawn beside the earlier ones.",
-  offerAccept: "Attach to the step",
 };
 export default reminders;
