@@ -64,7 +64,7 @@ export function noteFault(fault: Fault, err: unknown) {
   if (down.has(key)) return;
   down.set(key, Date.now());
   log("error", fault.kind === "full" ? `${fault.part} out of space` : `${fault.part} unavailable`, {
-    error: String((err as Error)?.message ?? err),
+    error: whyOf(err),
   });
   const timer = setInterval(() => {
     void answers(fault).then((ok) => {
@@ -78,6 +78,24 @@ export function noteFault(fault: Fault, err: unknown) {
     });
   }, PROBE_MS);
   timer.unref();
+}
+
+/**
+ * What went wrong, down the causes (a StoreFault wraps the SDK's error, which wraps Node's): each
+ * one's name or code and message, so the admin reads "ECONNRESET: socket hang up" or "InternalError
+ * (500)", not only "the file store cannot be reached". Never a body or a key's value.
+ */
+function whyOf(err: unknown): string {
+  const parts: string[] = [];
+  for (const e of causes(err)) {
+    const status = (e.$metadata as { httpStatusCode?: number } | undefined)?.httpStatusCode;
+    const name = typeof e.code === "string" ? e.code : (e as { name?: unknown }).name;
+    const message = typeof e.message === "string" ? e.message : String(e);
+    parts.push(
+      `${typeof name === "string" && name !== "Error" ? `${name}: ` : ""}${message}${status ? ` (${status})` : ""}`,
+    );
+  }
+  return parts.join(" ← ").slice(0, 500);
 }
 
 /** Probes under way: a part that hangs is asked again only once the last probe has its answer. */
