@@ -369,14 +369,17 @@ test("the upload flow and the review flow work with the keyboard alone", async (
   await epage.locator('textarea[name="review"]').focus();
   await epage.keyboard.type("All values normal.");
   // Summary → findings → recommendations → the phrase book's first sentence, ticked with Space
-  // (decision 0081) → the rest of the book → the "see a doctor soon" box → Submit Review.
+  // (decision 0081) → the rest of the book → the next steps' three "add" buttons (decision 0114)
+  // → the "see a doctor soon" box → Submit Review.
   for (let i = 0; i < 3; i++) await epage.keyboard.press("Tab");
   const first = epage.getByLabel("Your report looks normal.");
   await expect(first).toBeFocused();
   await epage.keyboard.press("Space");
   await expect(first).toBeChecked();
   const phrases = await epage.getByTestId("phrase-picker").getByRole("checkbox").count();
-  for (let i = 0; i < phrases + 1; i++) await epage.keyboard.press("Tab");
+  for (let i = 0; i < phrases; i++) await epage.keyboard.press("Tab");
+  await expect(epage.getByRole("button", { name: /Repeat tests/ })).toBeFocused();
+  for (let i = 0; i < 4; i++) await epage.keyboard.press("Tab");
   await expect(epage.getByRole("button", { name: "Submit Review" })).toBeFocused();
   await epage.keyboard.press("Enter");
   await expect(epage.getByText("Review Added Successfully")).toBeVisible();
