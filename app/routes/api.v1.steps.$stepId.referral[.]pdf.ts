@@ -1,6 +1,6 @@
 import { referralLetter } from "~/domain/consultation/index.server";
 import { apiRoute } from "~/web/api.server";
-import { referralPdfResponse } from "~/web/referral-pdf.server";
+import { letterPdfResponse } from "~/web/letter-pdf-response.server";
 
 /**
  * A facility step's referral letter as a PDF (decision 0114), in the patient's language: for the
@@ -10,7 +10,7 @@ import { referralPdfResponse } from "~/web/referral-pdf.server";
  */
 const route = apiRoute({
   GET: (request, params, context) =>
-    referralPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip)),
+    letterPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip)),
 });
 export const loader = route.loader;
 export const action = route.action;

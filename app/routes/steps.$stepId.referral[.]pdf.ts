@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { referralLetter } from "~/domain/consultation/index.server";
 import { requireActor } from "~/web/auth.server";
-import { referralPdfResponse } from "~/web/referral-pdf.server";
+import { letterPdfResponse } from "~/web/letter-pdf-response.server";
 
 /**
  * The referral letter's download from the screens (decision 0114): the signed-in session (sent to
@@ -9,5 +9,5 @@ import { referralPdfResponse } from "~/web/referral-pdf.server";
  */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   await requireActor(request);
-  return referralPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip));
+  return letterPdfResponse(request, context, (actor, ip) => referralLetter(actor, params.stepId, ip));
 }

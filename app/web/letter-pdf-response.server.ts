@@ -7,8 +7,8 @@ import { fileActor } from "./file-access.server";
 import { contentDisposition, fileFrameHeaders } from "./file-response.server";
 import { clientOf } from "./request.server";
 
-/** A referral letter's PDF answer (decision 0114), for the API route and the screen's download alike. */
-export async function referralPdfResponse(
+/** A signed letter's PDF as a download (the opinion letter, decision 0012; a referral letter, 0114): who may fetch it is the drawing function's rule. */
+export async function letterPdfResponse(
   request: Request,
   context: AppLoadContext,
   draw: (actor: Actor, ip: string) => Promise<{ pdf: Buffer; fileName: string }>,
