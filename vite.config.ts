@@ -158,6 +158,10 @@ export const PG_S3_HTTP_FILES = [
   "cursor-pagination",
   "strict-input",
   "sessions",
+  // the opinion's next steps: reminders through the runner, the referral's code, the worklist
+  "next-steps",
+  "next-steps-referral",
+  "step-reminders",
   // assertions that differ by backend
   "metrics",
   "tracing",

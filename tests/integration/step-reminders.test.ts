@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import * as vitest from "vitest";
 import { expect } from "vitest";
-import { apiClient, signupViaApi } from "../helpers/api";
+import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
 import { openTestDb, type TestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { startKannel, type Kannel } from "../helpers/kannel";
 import { onlyWith, requireKannel } from "../helpers/requires";
-import { startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
 // Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
@@ -239,9 +239,40 @@ describe("the repeat report", () => {
     expect(
       (await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: ids.report }, tok.patient)).status,
     ).toBe(400);
-    const attached = await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.patient);
-    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
-    expect(attached.body.data).toMatchObject({ state: "done", attachedReportId: repeat });
+    // Her screen offers it on the new report's card, in her language, and attaches it without script.
+    const her = new Browserish(server.url);
+    expect((await her.post("/login", { email: "asha@remind.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const path = `/dashboard/previous-report/${ids.patient}`;
+    const hindi = pageText(await (await her.inLanguage("hi").fetch(path)).text());
+    expect(hindi).toContain("आपकी दोबारा जाँच");
+    expect(hindi).toContain("इस कदम से जोड़ें");
+    // Another patient posting the offer through her own page: refused, nothing attached.
+    const o = new Browserish(server.url);
+    expect((await o.post("/login", { email: "other@remind.test", password: strongPassword })).status).toBe(
+      302,
+    );
+    const refused = await o.post(`/dashboard/previous-report/${ids.other}`, {
+      intent: "step-attach",
+      reportId: repeat,
+      stepId: ids.step2,
+    });
+    expect(refused.status).toBe(302);
+    expect(
+      (await tdb.get("select attached_report_id from next_steps where id = ?", ids.step2))!
+        .attached_report_id,
+    ).toBeNull();
+    const attached = await her.post(path, { intent: "step-attach", reportId: repeat, stepId: ids.step2 });
+    expect(attached.status).toBe(302);
+    expect(attached.headers.get("location")).toContain(`#report-${repeat}`);
+    const step = await tdb.get("select state, attached_report_id from next_steps where id = ?", ids.step2);
+    expect(step).toMatchObject({ state: "done", attached_report_id: repeat });
+    // Offered no more, on the screen or through the API; attaching again is refused.
+    expect(pageText(await (await her.fetch(path)).text())).not.toContain("Attach to this step");
+    expect((await a.call("GET", `/step-offers/${repeat}`, undefined, tok.patient)).body.data).toEqual([]);
+    const again = await a.call("POST", `/steps/${ids.step2}/attach`, { reportId: repeat }, tok.patient);
+    expect(again.status).toBe(400);
     const report = await tdb.get("select claimed_by from reports where id = ?", repeat);
     expect(report!.claimed_by).toBe(ids.expert);
     // In the queue it is that expert's, under a live claim.

@@ -115,3 +115,41 @@ function StepActions({ reportId, step }: { reportId: string; step: StepWords }) 
     </div>
   );
 }
+
+/**
+ * The offer on a repeat report's card (decision 0114): its lab values answer an earlier opinion's
+ * tests step. Attached, the step is done and the doctor who asked sees the two reports' values
+ * side by side.
+ */
+export function AttachOffers({
+  reportId,
+  offers,
+}: {
+  reportId: string;
+  offers: { stepId: string; title: string; due: string }[];
+}) {
+  const { t } = useTranslation();
+  if (!offers.length) return null;
+  return (
+    <section className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3" data-testid="attach-offer">
+      <h3 className="font-bold text-slate-900">{t("steps.patient.offerHeading")}</h3>
+      <p className="text-sm text-slate-800">{t("steps.patient.offerIntro")}</p>
+      <ul className="mt-2 space-y-2">
+        {offers.map((o) => (
+          <li key={o.stepId} className="rounded-md border border-slate-200 bg-white p-3">
+            <p className="font-semibold break-words text-slate-900">{o.title}</p>
+            <p className="text-sm text-slate-700">{o.due}</p>
+            <Form method="post" className="mt-2">
+              <input type="hidden" name="intent" value="step-attach" />
+              <input type="hidden" name="reportId" value={reportId} />
+              <input type="hidden" name="stepId" value={o.stepId} />
+              <button type="submit" className="btn-primary text-sm" data-testid="attach-step">
+                {t("steps.patient.attach")}
+              </button>
+            </Form>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -11,7 +11,8 @@ import { LabLines } from "~/components/labs/LabValues";
 import type { VoiceNoteView } from "~/components/voice/VoicePlayer";
 import type { Card } from "./cards.server";
 import { FileViews } from "./FileViews";
-import { NextSteps } from "./NextSteps";
+import { AttachOffers, NextSteps } from "./NextSteps";
+import type { AttachOffer } from "./steps.server";
 import type { StepWords } from "~/domain/consultation/index.server";
 import { StudyLink } from "./StudyLink";
 import { AskSecondOpinion, FirstOpinionHeading, SecondOpinions, useAskWhom } from "./SecondOpinions";
@@ -27,7 +28,12 @@ export function ReportCard({
   aboutPatient = false,
   canActSteps = false,
 }: {
-  report: Card & { voiceNotes: VoiceNoteView[]; labLines: string[]; steps?: StepWords[] };
+  report: Card & {
+    voiceNotes: VoiceNoteView[];
+    labLines: string[];
+    steps?: StepWords[];
+    attachOffers?: AttachOffer[];
+  };
   /** Her side and her centre mark the opinion's next steps (decision 0114). */
   canActSteps?: boolean;
   own: boolean;
@@ -83,6 +89,7 @@ export function ReportCard({
         <StatusBadge status={report.status} inReview={report.inReview} forPatient />
         {report.urgent && <Flag kind="urgent" />}
       </p>
+      <AttachOffers reportId={report._id} offers={report.attachOffers ?? []} />
 
       {reviewed && (
         <div className="mt-3 space-y-3 rounded-lg border border-green-200 bg-green-50 p-3">

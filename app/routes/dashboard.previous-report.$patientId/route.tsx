@@ -23,7 +23,7 @@ import { askAction } from "./ask.server";
 import { cardOf } from "./cards.server";
 import { askSecondAction } from "./second-opinion.server";
 import { deleteAction } from "./delete.server";
-import { stepStateAction } from "./steps.server";
+import { attachOffersFor, stepAttachAction, stepStateAction } from "./steps.server";
 import { labsFor } from "./labs.server";
 import { LabWordsProvider } from "~/components/labs/words";
 import { ReportList } from "./ReportList";
@@ -81,6 +81,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     actor,
     result.items.map((r) => r._id),
   );
+  // A repeat report offered for an earlier opinion's tests step (decision 0114).
+  const offers = await attachOffersFor(
+    actor,
+    result.items.map((r) => r._id),
+    t,
+    locale,
+  );
   return {
     title: t("reports.previousTitle"),
     notAllowed: null,
@@ -95,6 +102,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       labLines: labs.lines[r._id] ?? [],
       // The opinion's next steps in the reader's words (decision 0114).
       steps: (r.nextSteps ?? []).map((s) => stepWords(s, t, locale)),
+      attachOffers: offers[r._id] ?? [],
     })),
     // Her side and her centre close the steps; an admin looking on does not.
     canActSteps: actor.accountType !== "Admin",
@@ -123,6 +131,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (form.get("intent") === "ask") return askAction(form, screen);
   if (form.get("intent") === "second-opinion") return askSecondAction(form, screen);
   if (form.get("intent") === "step-state") return stepStateAction(form, screen);
+  if (form.get("intent") === "step-attach") return stepAttachAction(form, screen);
   return deleteAction(form, screen);
 }
 

@@ -91,6 +91,10 @@ const steps = {
     referralSeen: "The facility saw the referral on {{date}}.",
     referralNote: "Their note: {{note}}",
     stateReason: "Reason: {{reason}}",
+    offerHeading: "Your repeat test",
+    offerIntro:
+      "This report has the values of a test your doctor asked you to repeat. Attach it to that step: the step is done, and the doctor sees the old and new values side by side.",
+    attach: "Attach to this step",
   },
   letter: {
     heading: "Next steps",
