@@ -208,8 +208,13 @@ describe("the repeat report", () => {
         unit: "%",
         printedValue: "6.1",
       } as never);
+    // Said done by her reply before the report came: still offered; declined, it is not.
+    await d.consultation.setStepState(patient, steps[0]._id, { state: "done" });
     const offers = await d.consultation.stepOffersFor(patient, repeat._id);
     expect(offers.map((o) => [o.step._id, o.loincs])).toEqual([[steps[0]._id, [HBA1C]]]);
+    await d.consultation.setStepState(patient, steps[0]._id, { state: "declined", reason: "far" });
+    expect(await d.consultation.stepOffersFor(patient, repeat._id)).toEqual([]);
+    await d.consultation.setStepState(patient, steps[0]._id, { state: "open" });
     const other = await makePatient();
     expect((await refusal(() => d.consultation.stepOffersFor(other, repeat._id))).code).toBe("not_found");
     const done = await d.consultation.attachRepeatReport(patient, steps[0]._id, { reportId: repeat._id });

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, ne, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, ne, or } from "drizzle-orm";
 import { z } from "zod";
 import { config } from "~/config.server";
 import { db, exec, first, rows, transaction } from "~/db/client.server";
@@ -21,7 +21,7 @@ export const ATTACH_DAYS_AFTER_DUE = 30;
 export type StepOffer = { step: ApiNextStep; loincs: string[] };
 
 /**
- * The open tests steps of the report's patient that this report answers: some of the step's
+ * The tests steps of the report's patient, open or said done without a report, that this report answers: some of the step's
  * analytes among its lab values, the report uploaded between the opinion and 30 days after the
  * step's due date. What the patient's side or her centre is offered to attach.
  */
@@ -58,7 +58,8 @@ async function offersOf(report: {
       and(
         eq(nextSteps.patientId, report.patientId),
         eq(nextSteps.kind, "tests"),
-        eq(nextSteps.state, "open"),
+        // Open, or said done (a reminder's "1") with no report yet: the repeat report is still welcome.
+        inArray(nextSteps.state, ["open", "done"]),
         isNull(nextSteps.attachedReportId),
         ne(nextSteps.reportId, report.id),
         lte(nextSteps.createdAt, report.createdAt),
