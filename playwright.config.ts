@@ -16,6 +16,7 @@ const PHONE_FLOWS = [
   "offline-outbox",
   "centre-journey",
   "family-journey",
+  "follow-up-journey",
   "languages",
   "phone-journey",
   "referral",

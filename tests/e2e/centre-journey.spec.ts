@@ -6,10 +6,10 @@ import path from "node:path";
 import hi from "../../app/i18n/locales/hi";
 import { insertCentre, makeHealthWorker } from "../helpers/centre-data";
 import { openTestDb, type TestDb } from "../helpers/db";
-import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
+import { startKannel, type Kannel } from "../helpers/kannel";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { wcagAxe } from "./axe";
-import { mailedCode, phonePhoto } from "./fixtures";
+import { approvedExpertVia, mailedCode, phonePhoto, smsBox, staffApi, type StaffApi } from "./fixtures";
 import { shot } from "./helpers";
 import { requireKannel } from "../helpers/requires";
 
@@ -37,28 +37,8 @@ let staff: APIRequestContext;
 const worker = { national: `97${String(Date.now()).slice(-8)}`, id: "" };
 const journey: { patientId?: string; reportId?: string; shortId?: string } = {};
 
-const received = (number: string) =>
-  kannel.delivered().filter((m) => m.receiver.replace(/^00/, "+") === number);
-async function sms(number: string, match: RegExp, after: number, timeoutMs = 30_000): Promise<DeliveredSms> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = received(number)
-      .slice(after)
-      .find((m) => match.test(m.text));
-    if (hit) return hit;
-    if (Date.now() > deadline) throw new Error(`no SMS to ${number} matching ${match}:\n${kannel.logs()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const api = async (method: "get" | "post", route: string, data?: unknown, token?: string) => {
-  const res = await staff.fetch(`/api/v1${route}`, {
-    method,
-    data,
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
-  return { status: res.status(), body: await res.json() };
-};
+const { received, sms } = smsBox(() => kannel);
+const api: StaffApi = (...args) => staffApi(staff)(...args);
 
 /** The health worker: a mobile signup (SMS code), then made an approved CHO of the centre, notices by SMS. */
 async function makeWorker() {
@@ -81,30 +61,8 @@ async function makeWorker() {
   await db.run("UPDATE users SET locale = 'hi' WHERE id = ?", worker.id);
 }
 
-async function approvedExpert() {
-  const email = "expert@centre-journey.test";
-  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
-  const signup = await api("post", "/auth/signup", {
-    accountType: "Expert",
-    firstName: "Kavitha",
-    lastName: "Rao",
-    email,
-    contactNumber: "9876543210",
-    password: PASSWORD,
-    confirmPassword: PASSWORD,
-    otp: await mailedCode(app.dataDir, email),
-    specialties: ["Pathology", "General Medicine"],
-    registrationNumber: "KMC-55501",
-    registrationCouncil: "Karnataka Medical Council",
-    yearsOfPractice: 11,
-  });
-  expect(signup.status).toBe(201);
-  const admin = (await api("post", "/auth/login", ADMIN)).body.token;
-  expect(
-    (await api("post", "/expert/approve-expert", { expertId: signup.body.data._id }, admin)).status,
-  ).toBe(200);
-  return (await api("post", "/auth/login", { email, password: PASSWORD })).body.token as string;
-}
+const approvedExpert = () =>
+  approvedExpertVia(api, app.dataDir, ADMIN, { email: "expert@centre-journey.test", password: PASSWORD });
 
 async function screen(page: Page, info: TestInfo, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));

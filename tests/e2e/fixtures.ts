@@ -1,4 +1,5 @@
-import { expect, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { expect, type APIRequestContext, type Browser, type Page, type TestInfo } from "@playwright/test";
+import type { DeliveredSms, Kannel } from "../helpers/kannel";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -293,4 +294,84 @@ export async function mailedCode(dataDir: string, email: string): Promise<string
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no code mailed to ${email}`);
+}
+
+/** The JSON API as the journeys' staff call it (straight to the app, in English), with a bearer token. */
+export type StaffApi = (
+  method: "get" | "post" | "patch",
+  route: string,
+  data?: unknown,
+  token?: string,
+) => Promise<{ status: number; body: any }>;
+
+export function staffApi(staff: APIRequestContext): StaffApi {
+  return async (method, route, data, token) => {
+    const res = await staff.fetch(`/api/v1${route}`, {
+      method,
+      data,
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    });
+    return { status: res.status(), body: await res.json() };
+  };
+}
+
+/**
+ * An approved expert who reads blood tests, made through the API of a journey's own app (e-mail
+ * code from its outbox, the admin approves); his token.
+ */
+export async function approvedExpertVia(
+  api: StaffApi,
+  dataDir: string,
+  admin: { email: string; password: string },
+  expert: { email: string; password: string; firstName?: string; lastName?: string },
+): Promise<string> {
+  const { email, password } = expert;
+  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
+  const signup = await api("post", "/auth/signup", {
+    accountType: "Expert",
+    firstName: expert.firstName ?? "Kavitha",
+    lastName: expert.lastName ?? "Rao",
+    email,
+    contactNumber: "9876543210",
+    password,
+    confirmPassword: password,
+    otp: await mailedCode(dataDir, email),
+    specialties: ["Pathology", "General Medicine"],
+    registrationNumber: "KMC-55501",
+    registrationCouncil: "Karnataka Medical Council",
+    yearsOfPractice: 11,
+  });
+  expect(signup.status, JSON.stringify(signup.body)).toBe(201);
+  const token = (await api("post", "/auth/login", admin)).body.token;
+  expect(
+    (await api("post", "/expert/approve-expert", { expertId: signup.body.data._id }, token)).status,
+  ).toBe(200);
+  return (await api("post", "/auth/login", { email, password })).body.token as string;
+}
+
+/** The SMS a journey's Kannel delivered to a number, and a wait for the next one matching a pattern. */
+export function smsBox(kannel: () => Kannel) {
+  const received = (number: string) =>
+    kannel()
+      .delivered()
+      .filter((m) => m.receiver.replace(/^00/, "+") === number);
+  /** The first SMS to `number` after the `after`-th one that matches `match`. */
+  const sms = async (
+    number: string,
+    match: RegExp,
+    after: number,
+    timeoutMs = 30_000,
+  ): Promise<DeliveredSms> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = received(number)
+        .slice(after)
+        .find((m) => match.test(m.text));
+      if (hit) return hit;
+      if (Date.now() > deadline)
+        throw new Error(`no SMS to ${number} matching ${match}:\n${kannel().logs()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  return { received, sms };
 }

@@ -7,13 +7,13 @@ import {
   type Page,
   type TestInfo,
 } from "@playwright/test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { freePort, spawnApp, type AppProcess } from "../helpers/server";
 import { startSlowProxy, type SlowProxy } from "../helpers/slow-proxy";
-import { phonePhoto } from "./fixtures";
+import { approvedExpertVia, phonePhoto, smsBox, staffApi, type StaffApi } from "./fixtures";
 import { shot } from "./helpers";
 import { requireKannel } from "../helpers/requires";
 
@@ -73,75 +73,13 @@ test.afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** SMS to a number that arrived after the `after`-th one, the first matching `match`. */
-async function sms(number: string, match: RegExp, after: number, timeoutMs = 20_000): Promise<DeliveredSms> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = received(number)
-      .slice(after)
-      .find((m) => match.test(m.text));
-    if (hit) return hit;
-    if (Date.now() > deadline) throw new Error(`no SMS to ${number} matching ${match}:\n${kannel.logs()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const received = (number: string) =>
-  kannel.delivered().filter((m) => m.receiver.replace(/^00/, "+") === number);
+const { received, sms } = smsBox(() => kannel);
 const codeOf = (m: DeliveredSms) => /\b(\d{6})\b/.exec(m.text)![1];
-
-/** The newest 6-digit code mailed to an address (this app has no SMTP_URL: .eml files in its outbox). */
-async function mailedCode(email: string): Promise<string> {
-  const outbox = path.join(app.dataDir, "outbox");
-  for (let i = 0; i < 100; i++) {
-    const files = readdirSync(outbox, { withFileTypes: true }).filter((f) => f.name.endsWith(".eml"));
-    for (const f of files
-      .map((f) => f.name)
-      .sort()
-      .reverse()) {
-      const text = readFileSync(path.join(outbox, f), "utf8");
-      if (!new RegExp(`^To:.*${email.replace(/[.@]/g, "\\$&")}`, "im").test(text)) continue;
-      const code = /^Subject:\s*(\d{6})\b/im.exec(text)?.[1];
-      if (code) return code;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
-const api = async (method: "get" | "post", route: string, data?: unknown, token?: string) => {
-  const res = await staff.fetch(`/api/v1${route}`, {
-    method,
-    data,
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
-  return { status: res.status(), body: await res.json() };
-};
+const api: StaffApi = (...args) => staffApi(staff)(...args);
 
 /** An approved expert who reads blood tests, made through the API (the admin approves). */
-async function approvedExpert(tag: string) {
-  const email = `expert-${tag}@journey.test`;
-  expect((await api("post", "/auth/send-otp", { email })).status).toBe(200);
-  const signup = await api("post", "/auth/signup", {
-    accountType: "Expert",
-    firstName: "Kavitha",
-    lastName: "Rao",
-    email,
-    contactNumber: "9876543210",
-    password: PASSWORD,
-    confirmPassword: PASSWORD,
-    otp: await mailedCode(email),
-    specialties: ["Pathology", "General Medicine"],
-    registrationNumber: "KMC-55501",
-    registrationCouncil: "Karnataka Medical Council",
-    yearsOfPractice: 11,
-  });
-  expect(signup.status).toBe(201);
-  const admin = (await api("post", "/auth/login", ADMIN)).body.token;
-  expect(
-    (await api("post", "/expert/approve-expert", { expertId: signup.body.data._id }, admin)).status,
-  ).toBe(200);
-  return (await api("post", "/auth/login", { email, password: PASSWORD })).body.token as string;
-}
+const approvedExpert = (tag: string) =>
+  approvedExpertVia(api, app.dataDir, ADMIN, { email: `expert-${tag}@journey.test`, password: PASSWORD });
 
 /** A full-page screenshot from the page's top (else the sticky header is drawn where the page was scrolled to). */
 async function screen(page: Page, info: TestInfo, name: string) {
