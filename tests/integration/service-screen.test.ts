@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
+import { openTestDb } from "../helpers/db";
 import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -157,6 +158,113 @@ describe("the Service screen", () => {
     // Not in anyone else's sidebar either.
     const home = await (await browsers.expert.fetch("/dashboard/home")).text();
     expect(home).not.toContain('href="/dashboard/service"');
+  });
+});
+
+describe("the background work on the Service screen", () => {
+  /** A job that failed after every attempt, as the runner leaves it. */
+  async function deadJob(id: string, kind: string) {
+    const tdb = await openTestDb(server.dataDir, { write: true });
+    try {
+      const now = Date.now();
+      await tdb.run(
+        `insert into jobs (id, kind, key, payload, state, attempts, failures, run_at, last_error, created_at, finished_at)
+         values (?, ?, ?, '{"to":"+919800000000"}', 'dead', 5, 5, ?, ?, ?, ?)`,
+        id,
+        kind,
+        `key-${id}`,
+        tdb.time(now),
+        "gateway answered 503\n    at send (sms.server.ts:1)",
+        tdb.time(now - 60_000),
+        tdb.time(now),
+      );
+    } finally {
+      await tdb.close();
+    }
+  }
+  const row = async (id: string) => {
+    const tdb = await openTestDb(server.dataDir);
+    try {
+      return await tdb.get("select state, attempts from jobs where id = ?", id);
+    } finally {
+      await tdb.close();
+    }
+  };
+  const trail = async (action: string, id: string) => {
+    const tdb = await openTestDb(server.dataDir);
+    try {
+      return await tdb.all(
+        "select actor_id from audit_events where action = ? and subject_id = ?",
+        action,
+        id,
+      );
+    } finally {
+      await tdb.close();
+    }
+  };
+
+  it("lists each kind's queue and the failed jobs, first line of the error only, never the payload", async () => {
+    await deadJob("job-dead-1", "retired-kind");
+    const html = await (await browsers.admin.fetch("/dashboard/service")).text();
+    const text = pageText(html);
+    expect(text).toContain("Background work");
+    // The runner's own kinds, each with its row, whether or not any work is waiting.
+    const kinds = tableRows(html, "table-work").map((r) => r[0]);
+    expect(kinds).toEqual(expect.arrayContaining(["E-mail", "SMS", "Next-step reminders", "retired-kind"]));
+    expect(text).toContain("Last error: gateway answered 503");
+    expect(text).not.toContain("sms.server.ts");
+    expect(text).not.toContain("+919800000000");
+    const hi = pageText(await (await browsers.admin.inLanguage("hi").fetch("/dashboard/service")).text());
+    expect(hi).toContain("पृष्ठभूमि का काम");
+    expect(hi).toContain("फिर से चलाएँ");
+  });
+
+  it("an admin retries a failed job (its attempts start over) or drops one; each is in the audit log", async () => {
+    await deadJob("job-dead-2", "retired-kind");
+    await deadJob("job-dead-3", "retired-kind");
+    // Anyone else posting the same form: refused, nothing changes.
+    for (const who of ["patient", "expert", "worker", "stranger"]) {
+      const res = await browsers[who].post("/dashboard/service", {
+        intent: "job-retry",
+        jobId: "job-dead-2",
+      });
+      expect([302, 403, 404], who).toContain(res.status);
+      expect(res.headers.get("location") ?? "", who).not.toContain("service-work");
+    }
+    expect(await row("job-dead-2")).toMatchObject({ state: "dead", attempts: 5 });
+
+    const retried = await browsers.admin.post("/dashboard/service", {
+      intent: "job-retry",
+      jobId: "job-dead-2",
+    });
+    expect(retried.status).toBe(302);
+    expect(retried.headers.get("location")).toContain("#service-work");
+    // A kind no runner runs any more: queued again, its attempts from nought.
+    expect(await row("job-dead-2")).toMatchObject({ state: "queued", attempts: 0 });
+    expect(await trail("job.retried", "job-dead-2")).toHaveLength(1);
+    // Asked again: it is not failed any more; said so, nothing recorded twice.
+    const again = await browsers.admin.post("/dashboard/service", {
+      intent: "job-retry",
+      jobId: "job-dead-2",
+    });
+    expect(again.status).toBe(302);
+    const page = pageText(await (await browsers.admin.fetch(again.headers.get("location")!)).text());
+    expect(page).toContain("That job is not waiting for an admin any more.");
+    expect(await trail("job.retried", "job-dead-2")).toHaveLength(1);
+
+    const dropped = await browsers.admin.post("/dashboard/service", {
+      intent: "job-drop",
+      jobId: "job-dead-3",
+    });
+    expect(dropped.status).toBe(302);
+    expect(await row("job-dead-3")).toBeUndefined();
+    expect(await trail("job.dropped", "job-dead-3")).toHaveLength(1);
+    // Junk ids: a clear refusal, never a 5xx.
+    for (const jobId of ["", "x".repeat(5000), "job-dead-2' or 1=1 --"]) {
+      const res = await browsers.admin.post("/dashboard/service", { intent: "job-drop", jobId });
+      expect(res.status, jobId.slice(0, 20)).toBe(302);
+    }
+    expect(await row("job-dead-2")).toMatchObject({ state: "queued" });
   });
 });
 

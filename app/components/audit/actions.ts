@@ -29,6 +29,7 @@ export const AUDIT_AREAS: Record<AuditArea, string> = {
   centre: "audit.areas.centre",
   account: "audit.areas.account",
   backup: "audit.areas.backup",
+  job: "audit.areas.job",
   phrase: "audit.areas.phrase",
   lab_word: "audit.areas.labWord",
 };
@@ -127,6 +128,8 @@ export const AUDIT_ACTIONS: Record<Labelled, string> = {
   "backup.started": "audit.actions.backupStarted",
   "backup.restore_tested": "audit.actions.backupRestoreTested",
   "backup.recovery_sheet_printed": "audit.actions.backupRecoverySheetPrinted",
+  "job.retried": "audit.actions.jobRetried",
+  "job.dropped": "audit.actions.jobDropped",
   "phrase.add": "audit.actions.phraseAdd",
   "phrase.review": "audit.actions.phraseReview",
   "phrase.retire": "audit.actions.phraseRetire",

@@ -5,6 +5,8 @@
  *   SMS and PACS senders, the scheduled jobs of every context).
  * - gauges: the product's gauges for /metrics (queue sizes, the mail queue, list counts).
  * - disk-warning: the admin's warning of a disk running out of space.
+ * - background-work: the one runner's queues and failed jobs for the Service screen, retried or
+ *   dropped by an admin (decision 0113).
  * - service: the Service screen's figures (request rollups, latency, queues, turnaround).
  * - backups: scheduled, verified backups into a restic repository (decision 0067), built from
  *   backup-stage (the backup folder), restic and backup-verify; recovery-sheet: the printed
@@ -14,6 +16,12 @@
 export { shutdown, startup } from "./startup.server";
 export { productGauges, type Gauge } from "./gauges.server";
 export { diskWarning, type DiskWarning } from "./disk-warning.server";
+export {
+  backgroundWork,
+  settleDeadJob,
+  type BackgroundWork,
+  type DeadJobView,
+} from "./background-work.server";
 export {
   apiServiceSummary,
   QUEUE_SERIES,

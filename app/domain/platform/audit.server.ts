@@ -133,6 +133,8 @@ export type AuditAction =
   | "backup.started"
   | "backup.restore_tested"
   | "backup.recovery_sheet_printed"
+  | "job.retried"
+  | "job.dropped"
   | "phrase.add"
   | "phrase.review"
   | "phrase.retire"

@@ -16,6 +16,7 @@ import { guardForm } from "~/web/guard.server";
 import { clientOf } from "~/web/request.server";
 import { toastFailure } from "~/web/screen.server";
 import { redirectWithSuccess } from "~/web/toast.server";
+import { workAction } from "./work.server";
 
 const STATUS_KEYS: Record<string, string> = {
   running: "backups.statusRunning",
@@ -80,11 +81,16 @@ export type BackupSectionData = Awaited<ReturnType<typeof backupSection>>;
  * Both start and come back at once with a toast; the run appears in the list. Admins only (anyone
  * else: 404, as for the page; the domain refuses them too); refused while one of them runs here.
  */
+/** The Service screen's forms: a backup now, a restore test, and a failed job retried or dropped. */
 export async function backupAction({ request, context }: ActionFunctionArgs) {
   await guardForm(request);
   const actor = await requireRole(request, "Admin");
   const { t } = await tFor(request);
-  const intent = String((await readForm(request)).get("intent") ?? "");
+  const form = await readForm(request);
+  const intent = String(form.get("intent") ?? "");
+  // A failed background job retried or dropped (the same screen's other forms).
+  if (intent === "job-retry" || intent === "job-drop")
+    return workAction(intent, form, { actor, t, client: clientOf(context) });
   const back = "/dashboard/service";
   try {
     if (intent === "backup") await startBackupNow(actor, clientOf(context));

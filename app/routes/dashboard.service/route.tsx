@@ -14,6 +14,8 @@ import { formatDay, zoneName } from "~/lib/format";
 import { BackupsSection } from "~/components/service/BackupsSection";
 import { StepsSection } from "~/components/service/StepsSection";
 import { backupAction, backupSection } from "./backups.server";
+import { workSection } from "./work.server";
+import { BackgroundWorkSection } from "~/components/service/BackgroundWorkSection";
 import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/components/charts/Charts";
 
 /**
@@ -25,10 +27,11 @@ import { FiguresTable, Legend, Lines, PairedBars, Spark, StackedBars } from "~/c
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireRole(request, "Admin");
   const { t, locale } = await tFor(request);
-  const [s, backups, steps] = await Promise.all([
+  const [s, backups, steps, work] = await Promise.all([
     serviceSummary(actor),
     backupSection(actor, t, locale),
     stepWeeks(8),
+    workSection(actor, locale),
   ]);
   const tag = intlTag(locale);
   const zone = config().clinic.timeZone;
@@ -58,6 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // The zone in words of the screen's language, never its IANA id.
     intro: t("service.intro", { zone: zoneName(zone, locale) }),
     backups,
+    work,
     unit: { label: t(unit.key), ms: unit.ms },
     hours: s.requests.map((r) => ({
       ...r,
@@ -127,7 +131,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 export default function Service() {
   const { t } = useTranslation();
-  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit, steps } =
+  const { hours, latency, queueSeries, queues, turnaround, backups, intro, unit, steps, work } =
     useLoaderData<typeof loader>();
   const inUnit = (ms: number | null) => (ms === null ? null : ms / unit.ms);
   const ms = (v: number | null) =>
@@ -284,6 +288,7 @@ export default function Service() {
       </Section>
 
       <StepsSection steps={steps} />
+      <BackgroundWorkSection kinds={work.kinds} dead={work.dead} />
     </div>
   );
 }
