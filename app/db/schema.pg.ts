@@ -1114,6 +1114,8 @@ export const phoneCalls = pgTable(
     /** The provider's or SIP stack's id of the current attempt. */
     providerRef: text("provider_ref"),
     /** Where the call is in its menu between a provider's requests (decision 0080): keys, never content. */
+    /** A next step's reminder call (decision 0115): the step it reminds of. */
+    stepId: text("step_id"),
     ivrState: text("ivr_state"),
     answeredAt: ms("answered_at"),
     /** When the person proved who she is with the keypad. */

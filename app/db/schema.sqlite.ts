@@ -1142,6 +1142,8 @@ export const phoneCalls = sqliteTable(
     /** The provider's or SIP stack's id of the current attempt. */
     providerRef: text("provider_ref"),
     /** Where the call is in its menu between a provider's requests (decision 0080): keys, never content. */
+    /** A next step's reminder call (decision 0115): the step it reminds of. */
+    stepId: text("step_id"),
     ivrState: text("ivr_state"),
     answeredAt: integer("answered_at", { mode: "timestamp_ms" }),
     /** When the person proved who she is with the keypad. */

@@ -175,6 +175,71 @@ describe("her answer", () => {
   });
 });
 
+describe("a reminder by call (decision 0115)", () => {
+  const callsFor = async (patientId: string) => {
+    const { phoneCalls } = d.schema;
+    return d.db.db().select().from(phoneCalls).where(eq(phoneCalls.patientId, patientId));
+  };
+
+  it("goes to her proven number as a call about the step, once however often it is asked; her keypad answer is written", async () => {
+    const { patient, steps } = await withSteps(1);
+    const { db } = d.db;
+    const { patients, auditEvents } = d.schema;
+    await db().update(patients).set({ remindBy: "call" }).where(eq(patients.id, patient.id));
+    expect(await d.consultation.scanStepReminders()).toBe(1);
+    expect((await d.consultation.runStepReminders()).outcomes.sent).toBe(1);
+    const calls = await callsFor(patient.id);
+    expect(calls.map((c) => [c.purpose, c.stepId, c.status, c.number])).toEqual([
+      ["step-reminder", steps[0]._id, "queued", patient.phone],
+    ]);
+    expect(await smsTo(patient.phone!)).toHaveLength(0);
+    const trail = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, patient.id));
+    expect(trail.find((e) => e.action === "patient.step_reminded")?.detail).toContain('"channel":"call"');
+    // The runner's second run of the same job (at-least-once): the same call, not a second one, and no SMS.
+    const again = await d.messaging.queueCall({
+      number: patient.phone!,
+      patientId: patient.id,
+      purpose: "step-reminder",
+      locale: "en",
+      at: new Date(),
+      stepId: steps[0]._id,
+    });
+    expect(again).toMatchObject({ queued: true, id: calls[0].id });
+    expect(await callsFor(patient.id)).toHaveLength(1);
+    // Her "1" on the keypad closes the step, a line in her trail by call.
+    await d.consultation.answerStepByCall(steps[0]._id, "done", "en");
+    expect((await step(steps[0]._id)).state).toBe("done");
+    const answered = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, patient.id));
+    expect(answered.find((e) => e.action === "patient.step_answered")?.detail).toContain('"by":"call"');
+    // Closed before the call was placed: the sender ends it without calling.
+    const calling = await import("~/domain/calls/index.server");
+    await calling.processCallQueue();
+    const [ended] = await callsFor(patient.id);
+    expect([ended.status, ended.outcome]).toEqual(["done", "not-needed"]);
+  });
+
+  it("a call that cannot be queued (another call waiting for her number) goes by SMS instead", async () => {
+    const { patient } = await withSteps(1);
+    await d.db
+      .db()
+      .update(d.schema.patients)
+      .set({ remindBy: "call" })
+      .where(eq(d.schema.patients.id, patient.id));
+    const waiting = await d.messaging.queueCall({
+      number: patient.phone!,
+      patientId: patient.id,
+      purpose: "general",
+      locale: "en",
+      at: new Date(Date.now() + DAY),
+    });
+    expect(waiting.queued).toBe(true);
+    expect(await d.consultation.scanStepReminders()).toBe(1);
+    expect((await d.consultation.runStepReminders()).outcomes.sent).toBe(1);
+    expect(await smsTo(patient.phone!)).toHaveLength(1);
+    expect((await callsFor(patient.id)).filter((c) => c.purpose === "step-reminder")).toHaveLength(0);
+  });
+});
+
 describe("preferences", () => {
   it("she sets how and when; a call needs a proven number, an hour outside 6–21 is refused; another patient is told it is not there", async () => {
     const patient = await makePatient({ phone: uniqueMobile() });

@@ -9,7 +9,7 @@ import { requireKannel, requireTool } from "../helpers/requires";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { answeringScenario, runSipp, sipPort } from "../helpers/sip-phone";
 import { approvedExpertVia, smsBox, staffApi, type StaffApi } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, shotTo, SHOTS_ON } from "./helpers";
 
 /**
  * Follow-up that happens (decision 0114), end to end in one journey on a 360 px phone in Hindi:
@@ -129,6 +129,9 @@ async function confirmHbA1c(reportId: string, token: string) {
   );
   expect(checked.status, JSON.stringify(checked.body)).toBe(200);
 }
+
+/** The language cookie as the switcher sets it. */
+const language = (lng: string) => encodeURIComponent(Buffer.from(JSON.stringify(lng)).toString("base64"));
 
 async function screen(page: Page, info: TestInfo, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -277,13 +280,13 @@ test("repeat HbA1c in two weeks: reminded by SMS and by call, the repeat report 
         timeout: 20_000,
       })
       .toBe("done");
-    const trail = await tdb.all<{ action: string; details: string }>(
-      "select action, details from audit_events where action in ('patient.step_reminded', 'patient.step_answered') order by created_at",
+    const trail = await tdb.all<{ action: string; detail: string }>(
+      "select action, detail from audit_events where action in ('patient.step_reminded', 'patient.step_answered') order by created_at",
     );
     expect(trail.map((t) => t.action)).toEqual(
       expect.arrayContaining(["patient.step_reminded", "patient.step_answered"]),
     );
-    expect(trail.some((t) => t.action === "patient.step_reminded" && t.details.includes("call"))).toBe(true);
+    expect(trail.some((t) => t.action === "patient.step_reminded" && t.detail.includes("call"))).toBe(true);
   } finally {
     call.stop();
     await tdb.close();
@@ -310,6 +313,18 @@ test("repeat HbA1c in two weeks: reminded by SMS and by call, the repeat report 
   }).toPass({ timeout: 45_000 });
   await expect(repeatCard.getByTestId("attach-offer")).toContainText("तीन महीने की औसत शुगर");
   await screen(page, info, "followup-2-offer-hi");
+  if (SHOTS_ON) {
+    // The offer at 1280 px and in English too, for people to look at.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shotTo(repeatCard, "test-results/screens/phone/followup-2-offer-hi-1280.png");
+    await page.context().addCookies([{ name: "lng", value: language("en"), url: app.url }]);
+    await page.reload();
+    await shotTo(repeatCard, "test-results/screens/phone/followup-2-offer-en-1280.png");
+    await page.setViewportSize({ width: 360, height: 740 });
+    await shotTo(repeatCard, "test-results/screens/phone/followup-2-offer-en-360.png");
+    await page.context().addCookies([{ name: "lng", value: language("hi"), url: app.url }]);
+    await page.reload();
+  }
   await repeatCard.getByTestId("attach-step").click();
   await expect(page.getByTestId("toaster")).toBeVisible();
   await expect(repeatCard.getByTestId("attach-offer")).toHaveCount(0);
@@ -329,6 +344,14 @@ test("repeat HbA1c in two weeks: reminded by SMS and by call, the repeat report 
   await expect(chart).toContainText(firstValue);
   await expect(chart).toContainText(repeatValue);
   await shot(ep, info, "followup-3-before-after-1280");
+  if (SHOTS_ON) {
+    await shotTo(chart, "test-results/screens/phone/followup-3-chart-en-1280.png");
+    await ep.setViewportSize({ width: 360, height: 740 });
+    await shotTo(chart, "test-results/screens/phone/followup-3-chart-en-360.png");
+    await ec.addCookies([{ name: "lng", value: language("hi"), url: app.url }]);
+    await ep.reload();
+    await shotTo(ep.getByTestId("repeat-panel"), "test-results/screens/phone/followup-3-chart-hi-360.png");
+  }
   await ec.close();
   await context.close();
 });

@@ -52,3 +52,70 @@ describe("the greeting names no one before the year of birth is checked", () => 
       expect(say("none-ready")).toContain(CENTRE);
     });
 });
+
+describe("a next step's reminder call (decision 0115)", () => {
+  const step: NonNullable<ivr.IvrPlan["step"]> = { kind: "tests", when: "soon", date: "12 December" };
+  const remind: ivr.IvrPlan = { secret: "1979", general: false, ready: 0, step };
+  const keys = (p: typeof remind, from: ivr.IvrState, pressed: string) => {
+    let state = from;
+    let play: ivr.Prompt | null = null;
+    for (const key of pressed) {
+      const next = ivr.pressKey(p, state, key);
+      state = next.state;
+      play = next.play ?? play;
+    }
+    return { state, play };
+  };
+
+  it("says the step only after the right year, then 1 done, 2 later, 3 cannot go, 9 again", () => {
+    const start = ivr.startIvr(remind);
+    expect(start.play).toBe("intro");
+    // Wrong digits: asked again; nothing of the step yet.
+    expect(keys(remind, start.state, "1111").play).toBe("again");
+    const heard = keys(remind, start.state, "1979");
+    expect(heard.play).toBe("step");
+    expect(heard.state.verified).toBe(true);
+    expect(keys(remind, heard.state, "9").play).toBe("step");
+    for (const [key, answer] of [
+      ["1", "done"],
+      ["2", "later"],
+      ["3", "declined"],
+    ] as const) {
+      const end = keys(remind, heard.state, key);
+      expect(end.play).toBe(`step-${answer}`);
+      expect(end.state.stepAnswer).toBe(answer);
+      expect(end.state.step).toBe("done");
+      expect(ivr.FINAL_PROMPTS).toContain(end.play);
+      expect(ivr.outcomeOf(end.state, true, false)).toBe(`step-${answer}`);
+      // A key after the answer changes nothing.
+      expect(ivr.pressKey(remind, end.state, "1").play).toBeNull();
+    }
+    // Other keys in the step's menu do nothing; heard and hung up: verified, no answer.
+    expect(ivr.pressKey(remind, heard.state, "7").play).toBeNull();
+    expect(ivr.outcomeOf(heard.state, true, false)).toBe("verified");
+    // Not an opinion call: "content" is never played, and no callback can be asked.
+    expect(keys(remind, heard.state, "2").state.callbackAsked).toBe(false);
+  });
+
+  for (const locale of LOCALES)
+    it(`${locale}: the step is said by its kind and date in her language, its menu with 1, 2, 3 and 9`, async () => {
+      const t = await getT(locale);
+      const say = (prompt: ivr.Prompt, p: typeof remind = remind) => {
+        const { before, after } = ivr.promptSentences(prompt, { ...p, name: CENTRE }, (k, v) => t(k, v));
+        return [...before, ...after].join(" ");
+      };
+      const text = say("step");
+      expect(text).toContain(CENTRE); // after the digits, who the call is from
+      expect(text).toContain(t("reminders.what.tests"));
+      expect(text).toContain("12 December");
+      expect(text).not.toMatch(/\{\{|HbA1c/);
+      for (const key of ["1", "2", "3", "9"]) expect(t("phonecall.stepMenu")).toContain(key);
+      expect(say("step", { ...remind, step: { ...step, when: "today" } })).not.toContain("12 December");
+      expect(say("step", { ...remind, step: { ...step, when: "later" } })).toContain("12 December");
+      expect(say("step-done")).toBe(t("reminders.reply.done"));
+      expect(say("step-declined")).toBe(t("reminders.reply.declined"));
+      // The greeting is the opinion call's: no name, no step.
+      expect(say("intro")).not.toContain(CENTRE);
+      expect(say("intro")).not.toContain(t("reminders.what.tests"));
+    });
+});

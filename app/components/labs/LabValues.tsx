@@ -122,13 +122,20 @@ function Chart({ s, mixed }: { s: LabSeriesView; mixed: boolean }) {
   );
 }
 
-export function LabCharts({ series }: { series: LabSeriesView[] }) {
+export function LabCharts({
+  series,
+  forExpert = false,
+}: {
+  series: LabSeriesView[];
+  /** Drawn for the expert (the repeat tests he asked for): about the patient, not to her. */
+  forExpert?: boolean;
+}) {
   const t = useLabSay();
   if (!series.length) return null;
   return (
     <section className="card mb-4 p-4" aria-labelledby="lab-series-title" data-testid="lab-series">
       <h2 id="lab-series-title" className="text-lg font-semibold text-slate-900">
-        {t("labs.seriesTitle")}
+        {forExpert ? t("labs.seriesTitleExpert") : t("labs.seriesTitle")}
       </h2>
       <p className="text-sm text-slate-700">{t("labs.seriesBand")}</p>
       {series.map((s) => {
@@ -140,7 +147,9 @@ export function LabCharts({ series }: { series: LabSeriesView[] }) {
               <span className="font-semibold">{s.name}</span> ({s.unit})
               {s.printedAs && (
                 <span className="block text-sm text-slate-700">
-                  {t("labs.printedAs", { names: s.printedAs })}
+                  {forExpert
+                    ? t("labs.printedAsExpert", { names: s.printedAs })
+                    : t("labs.printedAs", { names: s.printedAs })}
                 </span>
               )}
             </figcaption>

@@ -8,6 +8,10 @@
  * Two wrong answers end the call. Once she is identified, the "content" prompt says which
  * opinions are ready and plays the doctor's voice note or reads the phrases, then the menu:
  * 1 again, 2 ask for a callback from the health worker or clinic, 9 the menu.
+ *
+ * A next step's reminder call (decision 0115) is identified the same way; then the "step" prompt
+ * says which kind of step is due when (never its medical content) and its menu: 1 done, 2 remind
+ * me tomorrow, 3 I cannot go, 9 again. Her answer ends the call with its confirmation.
  */
 
 export type Prompt =
@@ -19,7 +23,11 @@ export type Prompt =
   | "not-verified" // goodbye after the second wrong answer
   | "no-secret" // nothing on record to check her with; goodbye
   | "none-ready" // identified, but no opinion to tell; goodbye
-  | "general"; // an unknown caller's short message; goodbye
+  | "general" // an unknown caller's short message; goodbye
+  | "step" // a next step's reminder: its kind and when, then its menu
+  | "step-done" // her answers to it; goodbye
+  | "step-later"
+  | "step-declined";
 
 /** Prompts after which the call ends (when the audio ends). */
 export const FINAL_PROMPTS: readonly Prompt[] = [
@@ -28,7 +36,13 @@ export const FINAL_PROMPTS: readonly Prompt[] = [
   "no-secret",
   "none-ready",
   "general",
+  "step-done",
+  "step-later",
+  "step-declined",
 ];
+
+/** Her answer to a next step's reminder by keypad (the same three as an SMS reply). */
+export type StepAnswer = "done" | "later" | "declined";
 
 export type IvrState = {
   step: "identify" | "menu" | "done";
@@ -38,6 +52,8 @@ export type IvrState = {
   /** Content was played (the opinion heard). */
   heard: boolean;
   callbackAsked: boolean;
+  /** A reminder call: what she pressed for the step. */
+  stepAnswer?: StepAnswer | null;
 };
 
 export type IvrPlan = {
@@ -47,6 +63,11 @@ export type IvrPlan = {
   general: boolean;
   /** Opinions ready to tell. */
   ready: number;
+  /**
+   * A next step's reminder call: the step's kind and when it is due, in words of her language
+   * (null: the step was closed meanwhile, nothing to remind).
+   */
+  step?: { kind: "tests" | "specialist" | "facility"; when: "soon" | "today" | "later"; date: string } | null;
 };
 
 export const MAX_WRONG = 2;
@@ -79,6 +100,7 @@ export function pressKey(
     if (digits.length < secret.length) return { state: { ...state, digits }, play: null };
     if (digits === secret) {
       const verified = { ...state, digits: "", verified: true };
+      if (plan.step) return { state: { ...verified, step: "menu" }, play: "step" };
       if (plan.ready === 0) return { state: { ...verified, step: "done" }, play: "none-ready" };
       return { state: { ...verified, step: "menu", heard: true }, play: "content" };
     }
@@ -88,6 +110,12 @@ export function pressKey(
     return { state: { ...state, digits: "", wrong }, play: "again" };
   }
   // The menu.
+  if (plan.step) {
+    const answer: StepAnswer | null =
+      key === "1" ? "done" : key === "2" ? "later" : key === "3" ? "declined" : null;
+    if (answer) return { state: { ...state, step: "done", stepAnswer: answer }, play: `step-${answer}` };
+    return { state, play: key === "9" ? "step" : null };
+  }
   if (key === "1") return { state, play: "content" };
   if (key === "2") return { state: { ...state, step: "done", callbackAsked: true }, play: "callback" };
   if (key === "9") return { state, play: "menu" };
@@ -99,6 +127,7 @@ export function outcomeOf(state: IvrState | null, answered: boolean, general: bo
   if (!answered) return "no-answer";
   if (general) return "general-heard";
   if (!state) return "hung-up";
+  if (state.stepAnswer) return `step-${state.stepAnswer}`;
   if (state.callbackAsked) return "callback-asked";
   if (state.heard) return "heard";
   if (state.verified) return "verified";
@@ -118,7 +147,7 @@ export type Sentences = (key: string, vars?: Record<string, unknown>) => string;
  */
 export function promptSentences(
   prompt: Prompt,
-  plan: Pick<IvrPlan, "ready"> & { name: string },
+  plan: Pick<IvrPlan, "ready" | "step"> & { name: string },
   t: Sentences,
 ): { before: string[]; after: string[] } {
   const from = () => t("phonecall.from", { name: plan.name });
@@ -147,5 +176,31 @@ export function promptSentences(
       return { before: [from(), t("phonecall.noneReady")], after: [] };
     case "general":
       return { before: [t("phonecall.general")], after: [] };
+    case "step": {
+      const what = t(STEP_WHAT[plan.step?.kind ?? "tests"]);
+      const date = plan.step?.date ?? "";
+      return {
+        before: [from(), t(STEP_WHEN[plan.step?.when ?? "soon"], { what, date })],
+        after: [t("phonecall.stepMenu")],
+      };
+    }
+    case "step-done":
+      return { before: [t("reminders.reply.done")], after: [] };
+    case "step-later":
+      return { before: [t("reminders.reply.later")], after: [] };
+    case "step-declined":
+      return { before: [t("reminders.reply.declined")], after: [] };
   }
 }
+
+/** A step's kind in a few words, and the reminder's sentence by when (every key named, for the catalogue check). */
+const STEP_WHAT = {
+  tests: "reminders.what.tests",
+  specialist: "reminders.what.specialist",
+  facility: "reminders.what.facility",
+} as const;
+const STEP_WHEN = {
+  soon: "phonecall.stepSoon",
+  today: "phonecall.stepToday",
+  later: "phonecall.stepLate",
+} as const;

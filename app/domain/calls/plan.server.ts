@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
-import { centres, type PhoneCallRow } from "~/db/schema";
+import { centres, profiles, type PhoneCallRow } from "~/db/schema";
 import { findPatient } from "../care/index.server";
-import { opinionsForCall, type PhoneOpinion } from "../consultation/index.server";
+import { opinionsForCall, reminderCallStep, type PhoneOpinion } from "../consultation/index.server";
 import type { IvrPlan } from "./ivr";
 
 /**
@@ -20,7 +20,7 @@ export type CallPlan = IvrPlan & {
 };
 
 export async function planFor(
-  call: Pick<PhoneCallRow, "id" | "patientId" | "purpose" | "locale">,
+  call: Pick<PhoneCallRow, "id" | "patientId" | "purpose" | "locale" | "stepId">,
 ): Promise<CallPlan> {
   const general: CallPlan = {
     callId: call.id,
@@ -41,14 +41,48 @@ export async function planFor(
     );
     if (centre) name = centre.name;
   }
+  const locale = patient.locale || call.locale;
+  const secret = await yearOfBirth(patient);
+  if (call.purpose === "step-reminder")
+    // A next step's reminder (decision 0115): the step only, no opinion; null once it is closed.
+    return {
+      callId: call.id,
+      locale,
+      name,
+      general: false,
+      secret,
+      ready: 0,
+      opinions: [],
+      step: await reminderCallStep(call.stepId, locale),
+    };
   const opinions = await opinionsForCall(patient.id);
   return {
     callId: call.id,
-    locale: patient.locale || call.locale,
+    locale,
     name,
     general: false,
-    secret: patient.birthYear ? String(patient.birthYear) : null,
+    secret,
     ready: opinions.length,
     opinions,
   };
+}
+
+/**
+ * The digits that identify her: the year of birth on her profile (a centre's or a family's
+ * registration), else the year of the date of birth on her own account's profile.
+ */
+async function yearOfBirth(patient: {
+  birthYear: number | null;
+  accountId: string | null;
+}): Promise<string | null> {
+  if (patient.birthYear) return String(patient.birthYear);
+  if (!patient.accountId) return null;
+  const row = await first(
+    db()
+      .select({ dateOfBirth: profiles.dateOfBirth })
+      .from(profiles)
+      .where(eq(profiles.userId, patient.accountId)),
+  );
+  const year = /^(\d{4})-\d{2}-\d{2}/.exec(row?.dateOfBirth ?? "")?.[1];
+  return year ?? null;
 }

@@ -179,7 +179,8 @@ export async function providerSound(callId: string, prompt: string, sig: string 
   const row = await callingRow(callId);
   const stored = readStored(row);
   if (!stored || stored.play !== prompt) throw new DomainError("not_found", "errors.notFound");
-  if (prompt === "content" && !(stored.state.verified && row.verifiedAt))
+  // What is told (an opinion, a next step's reminder) only once the digits were right.
+  if ((prompt === "content" || prompt === "step") && !(stored.state.verified && row.verifiedAt))
     throw new DomainError("forbidden", "phonecall.badSignature");
   const plan = await planFor(row);
   return promptAudio(plan, prompt as Prompt, { waitForKeys: false });

@@ -7,6 +7,7 @@ import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
 import { findPatient } from "../care/index.server";
+import { answerStepByCall } from "../consultation/index.server";
 import {
   claimNextCall,
   deferCall,
@@ -122,6 +123,17 @@ async function placeOne(row: PhoneCallRow) {
     }
   }
   const plan = await planFor(row);
+  if (row.purpose === "step-reminder" && !plan.step) {
+    // Its step was closed (or its reminders switched off) since it was asked for: no call.
+    await settleCall(row.id, plan, {
+      answered: false,
+      failed: "not-needed",
+      state: null,
+      answeredAt: null,
+      durationMs: 0,
+    });
+    return;
+  }
   try {
     const result = await (line ?? folderLine).place(row, plan);
     if ("pending" in result) {
@@ -150,9 +162,10 @@ export async function settleCall(callId: string, plan: CallPlan, end: CallEnd): 
   const row = await first(db().select().from(phoneCalls).where(eq(phoneCalls.id, callId)));
   if (!row || row.status !== "calling") return; // settled already (a late or repeated report)
   const c = config().voice;
-  const written = end.failed === "written";
+  // Written to the call outbox (no line), or not needed (a reminder's step closed meanwhile): ended, not failed.
+  const written = end.failed === "written" || end.failed === "not-needed";
   const outcome = written
-    ? "written"
+    ? end.failed!
     : end.failed
       ? "failed"
       : end.busy
@@ -197,6 +210,9 @@ export async function settleCall(callId: string, plan: CallPlan, end: CallEnd): 
         callId,
         number: maskPhone(row.number),
       });
+  // Her keypad answer to a next step's reminder, as an SMS reply is written (decision 0115).
+  if (end.state?.stepAnswer && row.stepId)
+    await answerStepByCall(row.stepId, end.state.stepAnswer, plan.locale);
   if (end.state?.callbackAsked) {
     const patient = await findPatient(row.patientId);
     await savePhoneCallbackRequest({

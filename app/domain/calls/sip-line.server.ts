@@ -202,15 +202,9 @@ export class SipLine implements CallLine {
       // Every sound the call may play is ready before it rings: a key switches at once, with no
       // silence while a prompt is spoken into a file.
       if (first.play === "intro")
-        for (const p of [
-          "intro",
-          "again",
-          "content",
-          "menu",
-          "callback",
-          "not-verified",
-          "none-ready",
-        ] as const)
+        for (const p of plan.step
+          ? (["intro", "again", "step", "step-done", "step-later", "step-declined", "not-verified"] as const)
+          : (["intro", "again", "content", "menu", "callback", "not-verified", "none-ready"] as const))
           await fileOf(p);
       await out.command("ausrc", `aufile,${await fileOf(first.play)}`);
       return await new Promise<CallEnd>((resolve) => {

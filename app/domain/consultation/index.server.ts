@@ -215,3 +215,4 @@ export {
   stopStepReminders,
 } from "./step-reminders.server";
 export { attachRepeatReport, stepOffersFor, type StepOffer } from "./step-attach.server";
+export { answerStepByCall, reminderCallStep, type CallStep } from "./step-reminder-calls.server";

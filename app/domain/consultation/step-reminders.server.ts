@@ -10,7 +10,7 @@ import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
 import { site } from "~/site";
 import { findPatient, profilesAtNumber, reminderContact } from "../care/index.server";
-import { queueMail, queueSms, simpleHtml } from "../messaging/index.server";
+import { queueCall, queueMail, queueSms, simpleHtml } from "../messaging/index.server";
 import {
   audit,
   auditInsert,
@@ -200,9 +200,22 @@ async function sendReminder(job: RemindJob): Promise<string> {
   const t = await getT(contact.locale);
   const vars = { product: site.productName, what: stepWords(t, step.kind), date: step.dueOn };
   const when = job.which === "due" ? "today" : job.which === "later" ? "later" : "soon";
-  let channel: "sms" | "email" | null = null;
-  // A call reminder is not yet placed (its call flow is to come): she hears by SMS meanwhile.
-  if (patient.remindBy === "email" && contact.email) {
+  let channel: "sms" | "call" | "email" | null = null;
+  if (patient.remindBy === "call" && contact.call) {
+    // A call through the line to her proven number (decision 0115); refused (another call
+    // waiting for that number, its calls for the day used, a country not called): by SMS instead.
+    const call = await queueCall({
+      number: contact.call,
+      patientId: patient.id,
+      purpose: "step-reminder",
+      locale: contact.locale,
+      at: new Date(),
+      stepId: step.id,
+    });
+    if (call.queued) channel = "call";
+    else log("info", "step reminder call not queued: by SMS instead", { step: step.id, reason: call.reason });
+  }
+  if (!channel && patient.remindBy === "email" && contact.email) {
     const text = t(MAIL_TEXT[when], vars);
     await queueMail({
       to: contact.email,
@@ -215,7 +228,7 @@ async function sendReminder(job: RemindJob): Promise<string> {
       purpose: "notice",
     });
     channel = "email";
-  } else if (contact.sms) {
+  } else if (!channel && contact.sms) {
     await queueSms({ to: contact.sms, text: t(SMS_TEXT[when], vars), purpose: "step-reminder" });
     channel = "sms";
   }
@@ -324,6 +337,22 @@ export async function answerReminder(
   const patient = step ? await findPatient(step.patientId) : undefined;
   const locale = patient?.locale ?? "en";
   if (!step || !answer || !patient) return { answer: step ? null : answer, step: step ?? null, locale };
+  await applyAnswer(step, answer, "sms", locale);
+  log("info", "step reminder answered", { step: step.id, answer, from: maskPhone(number) });
+  return { answer, step, locale };
+}
+
+/**
+ * Her answer written (an SMS reply or a keypad press, decision 0115): "later" puts the step off to
+ * tomorrow; "done" and "declined" close it (declined with the reason in her language). Only an
+ * open step changes; the answer is a line in her access trail either way.
+ */
+export async function applyAnswer(
+  step: Pick<StepRow, "id" | "patientId">,
+  answer: ReminderAnswer,
+  by: "sms" | "call",
+  locale: string,
+): Promise<void> {
   const t = await getT(locale === "hi" || locale === "bn" || locale === "ta" ? locale : "en");
   const now = new Date();
   await transaction(function* (tx) {
@@ -348,12 +377,10 @@ export async function answerReminder(
       auditInsert(tx, null, "patient.step_answered", "patient", step.patientId, {
         step: step.id,
         answer,
-        by: "sms",
+        by,
       }),
     );
   });
-  log("info", "step reminder answered", { step: step.id, answer, from: maskPhone(number) });
-  return { answer, step, locale };
 }
 
 // ---------------------------------------------------------------------------------------------

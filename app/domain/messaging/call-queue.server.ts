@@ -17,7 +17,7 @@ import { callableNumber, maskPhone } from "~/lib/phone.server";
  * when does the person's window open. It never holds what a call says.
  */
 
-export type CallPurpose = "callback" | "opinion-ready" | "general";
+export type CallPurpose = "callback" | "opinion-ready" | "general" | "step-reminder";
 
 export type QueuedCall =
   | { queued: true; id: string; at: Date }
@@ -64,6 +64,8 @@ export async function queueCall(call: {
   purpose: CallPurpose;
   locale: string;
   at: Date;
+  /** A next step's reminder call: the step (decision 0115). */
+  stepId?: string | null;
 }): Promise<QueuedCall> {
   const callable = callableNumber(call.number);
   if (!callable.ok) {
@@ -76,7 +78,7 @@ export async function queueCall(call: {
   const number = callable.e164;
   const waiting = await first(
     db()
-      .select({ id: phoneCalls.id })
+      .select({ id: phoneCalls.id, stepId: phoneCalls.stepId, at: phoneCalls.nextAttemptAt })
       .from(phoneCalls)
       .where(
         and(
@@ -86,6 +88,9 @@ export async function queueCall(call: {
         ),
       ),
   );
+  // The same step's reminder asked again (a runner's second run of one job): that call, once.
+  if (waiting && call.stepId && waiting.stepId === call.stepId)
+    return { queued: true, id: waiting.id, at: waiting.at };
   if (waiting) return { queued: false, reason: "already-queued" };
   const now = new Date();
   if ((await outgoingToday(eq(phoneCalls.number, number), now)) >= config().voice.perNumberDay) {
@@ -96,16 +101,19 @@ export async function queueCall(call: {
     return { queued: false, reason: "over-budget" };
   }
   const id = newId();
-  await db().insert(phoneCalls).values({
-    id,
-    direction: "out",
-    number,
-    patientId: call.patientId,
-    purpose: call.purpose,
-    locale: call.locale,
-    status: "queued",
-    nextAttemptAt: call.at,
-  });
+  await db()
+    .insert(phoneCalls)
+    .values({
+      id,
+      direction: "out",
+      number,
+      patientId: call.patientId,
+      purpose: call.purpose,
+      locale: call.locale,
+      status: "queued",
+      nextAttemptAt: call.at,
+      stepId: call.stepId ?? null,
+    });
   kick();
   return { queued: true, id, at: call.at };
 }

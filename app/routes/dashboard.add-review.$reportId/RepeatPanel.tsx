@@ -13,7 +13,7 @@ export function RepeatPanel({ series }: { series: LabSeriesView[] }) {
       <p className="mb-2 rounded-lg border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-900">
         {t("reminders.repeatIntro")}
       </p>
-      <LabCharts series={series} />
+      <LabCharts series={series} forExpert />
     </div>
   );
 }

@@ -25,6 +25,8 @@ const labs = {
   notCompared:
     "{{name}} {{value}} {{unit}} — your report prints the range {{range}}; which part of it applies to you is not known, so the value is not compared with it",
   valuesTitle: "Values from this report, checked by the expert",
+  seriesTitleExpert: "The patient's values, before and now",
+  printedAsExpert: "Printed on the reports: {{names}}",
   seriesTitle: "Your values over time",
   seriesBand: "Each dot is a value the expert checked; the green band is the range printed on that report.",
   date: "Date",

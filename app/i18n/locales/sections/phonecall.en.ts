@@ -24,6 +24,11 @@ const phonecall = {
   trailProvenByCode: "Phone number for calls proven with a code sent to it, by {{who}}",
   trailProvenByMissedCall: "Phone number for calls proven by a missed call from it",
   trailHeard: "Opinion heard by phone",
+  stepSoon: "This is a reminder: your {{what}} is due on {{date}}.",
+  stepToday: "This is a reminder: your {{what}} is due today.",
+  stepLate: "This is a reminder: your {{what}} was due on {{date}}.",
+  stepMenu:
+    "If it is done, press 1. To be reminded tomorrow, press 2. If you cannot go, press 3. To hear this again, press 9.",
 };
 
 export default phonecall;

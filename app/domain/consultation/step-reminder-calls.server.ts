@@ -1,0 +1,55 @@
+import { eq } from "drizzle-orm";
+import { db, first } from "~/db/client.server";
+import { nextSteps } from "~/db/schema";
+import { intlTag } from "~/i18n/config";
+import { log } from "~/lib/log.server";
+import { clinicTodayDate } from "./next-steps.server";
+import { applyAnswer, type ReminderAnswer } from "./step-reminders.server";
+
+/*
+ * A next step's reminder by phone call (decision 0115): what the call says of the step — its kind
+ * and when it is due, in words of her language, never its tests or its reason — and her answer
+ * pressed on the keypad, written as an SMS reply is.
+ */
+
+export type CallStep = {
+  kind: "tests" | "specialist" | "facility";
+  when: "soon" | "today" | "later";
+  date: string;
+};
+
+/** The step a reminder call is about, read when the call is placed; null when it is closed or gone. */
+export async function reminderCallStep(stepId: string | null, locale: string): Promise<CallStep | null> {
+  if (!stepId) return null;
+  const step = await first(db().select().from(nextSteps).where(eq(nextSteps.id, stepId)));
+  if (!step || step.state !== "open" || step.remindOff) return null;
+  const today = clinicTodayDate();
+  const when = step.dueOn > today ? "soon" : step.dueOn === today ? "today" : "later";
+  // A date said aloud: the day and the month's name (the year only when it is not this one).
+  const due = new Date(`${step.dueOn}T12:00:00Z`);
+  const sameYear = step.dueOn.slice(0, 4) === today.slice(0, 4);
+  const date = new Intl.DateTimeFormat(intlTag(locale), {
+    day: "numeric",
+    month: "long",
+    ...(sameYear ? {} : { year: "numeric" }),
+    timeZone: "UTC",
+  }).format(due);
+  return { kind: step.kind, when, date };
+}
+
+/** Her keypad answer on a reminder call, for the step the call was about. */
+export async function answerStepByCall(
+  stepId: string,
+  answer: ReminderAnswer,
+  locale: string,
+): Promise<void> {
+  const step = await first(
+    db()
+      .select({ id: nextSteps.id, patientId: nextSteps.patientId })
+      .from(nextSteps)
+      .where(eq(nextSteps.id, stepId)),
+  );
+  if (!step) return;
+  await applyAnswer(step, answer, "call", locale);
+  log("info", "step reminder answered", { step: step.id, answer, by: "call" });
+}
