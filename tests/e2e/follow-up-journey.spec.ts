@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { openTestDb } from "../helpers/db";
 import { startKannel, type Kannel } from "../helpers/kannel";
-import { LAYOUTS, labPdf, truthOf, type Layout } from "../helpers/lab-corpus";
+import { LAYOUTS, labPdf, sampleDateOf, truthOf, type Layout } from "../helpers/lab-corpus";
 import { requireKannel, requireTool } from "../helpers/requires";
 import { spawnApp, type AppProcess } from "../helpers/server";
 import { answeringScenario, runSipp, sipPort } from "../helpers/sip-phone";
@@ -52,15 +52,21 @@ const clinicHour = () =>
 const clinicDate = (days = 0) =>
   new Intl.DateTimeFormat("en-CA", { timeZone: zone }).format(Date.now() + days * 86_400_000);
 
-/** Two text lab layouts that print HbA1c, with different values: the first report and the repeat. */
+/**
+ * Two text lab layouts that print HbA1c with different values: the first report, dated on the page,
+ * and a repeat whose page prints a later date or none (the chart orders by the printed date).
+ */
 function twoHbA1cLayouts(): [Layout, string, Layout, string] {
-  const found = LAYOUTS.map((l) => [l, truthOf(l).find((r) => r.analyte === "HbA1c")?.value] as const).filter(
-    (x): x is readonly [Layout, string] => !!x[1],
-  );
-  const first = found[0];
-  const repeat = found.find((x) => x[1] !== first[1]);
-  if (!first || !repeat) throw new Error("the lab corpus has no two layouts printing different HbA1c values");
-  return [first[0], first[1], repeat[0], repeat[1]];
+  const found = LAYOUTS.map((l) => ({
+    layout: l,
+    value: truthOf(l).find((r) => r.analyte === "HbA1c")?.value,
+    date: sampleDateOf(l),
+  })).filter((x): x is { layout: Layout; value: string; date: string | null } => !!x.value);
+  for (const first of found.filter((x) => x.date))
+    for (const repeat of found)
+      if (repeat.value !== first.value && (!repeat.date || repeat.date > first.date!))
+        return [first.layout, first.value, repeat.layout, repeat.value];
+  throw new Error("the lab corpus has no dated HbA1c layout with a later repeat of another value");
 }
 
 test.beforeAll(async () => {
