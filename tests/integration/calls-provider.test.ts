@@ -36,6 +36,8 @@ describe("calls through an HTTP voice provider", () => {
   let provider: Server;
   const placed: Placed[] = [];
   let sign: (callId: string, step: string) => string;
+  /** A patient reminded of a next step (decision 0115), for a reminder call. */
+  let reminded: { patientId: string; stepId: string };
 
   beforeAll(async () => {
     // The clinic's data, made in-process, then served by the built app from the same folders.
@@ -50,6 +52,26 @@ describe("calls through an HTTP voice provider", () => {
     const report = await makeReport(patient);
     await claim(expert, report);
     await review(expert, report, "Haemoglobin is a little low.");
+    const other = await makePatient({ phone: "+919876500117", locale: "en" });
+    await d.db
+      .db()
+      .update(d.schema.patients)
+      .set({ birthYear: 1990, remindBy: "call" })
+      .where(eq(d.schema.patients.accountId, other.id));
+    const stepReport = await makeReport(other);
+    await claim(expert, stepReport);
+    await d.consultation.addReview(expert, stepReport._id, {
+      review: "Repeat",
+      nextSteps: [{ kind: "specialist", specialty: "Cardiology", urgency: "weeks", weeks: 2 }],
+    });
+    const [step] = (await d.consultation.stepsFor([stepReport._id])).get(stepReport._id)!;
+    // Reminded once (the call below is that reminder's).
+    await d.db
+      .db()
+      .update(d.schema.nextSteps)
+      .set({ remindersSent: 1 })
+      .where(eq(d.schema.nextSteps.id, step._id));
+    reminded = { patientId: other.id, stepId: step._id };
     await d.db.closeDatabase();
 
     provider = createServer((req: IncomingMessage, res) => {
@@ -202,6 +224,58 @@ describe("calls through an HTTP voice provider", () => {
     await db.close();
     expect(out).toMatchObject({ status: "done", outcome: "not-verified", verified_at: null });
     expect(trail).toHaveLength(1);
+  });
+
+  it("a step reminder call (decision 0115): the step only after the right year; 2 puts it off, by call in her trail", async () => {
+    const before = placed.length;
+    const writer = await openTestDb(app.dataDir, { write: true });
+    const now = Date.now();
+    await writer.run(
+      "insert into phone_calls (id, direction, number, patient_id, purpose, step_id, locale, status, attempts, next_attempt_at, created_at) values (?, 'out', ?, ?, 'step-reminder', ?, 'en', 'queued', 0, ?, ?)",
+      "remind-call-1",
+      "+919876500117",
+      reminded.patientId,
+      reminded.stepId,
+      writer.time(now),
+      writer.time(now),
+    );
+    await writer.close();
+    await until(() => placed.length === before + 1, 20_000);
+    const { form } = placed[before];
+    const callId = form.get("CustomField")!;
+    expect(callId).toBe("remind-call-1");
+    let xml = await (await post(form.get("Url")!)).text();
+    expect(tag(xml, "Play")).toContain("/sound/intro.wav");
+    // The step's sound, signed correctly, before the digits: refused.
+    const stepSound = `${app.url}/voice/${callId}/sound/step.wav?sig=${sign(callId, "step")}`;
+    expect((await fetch(stepSound)).status).toBe(404);
+    const keys = /<Gather [^>]*action="([^"]+)"/.exec(xml)![1].replace(/&amp;/g, "&");
+    xml = await (await post(keys, { Digits: "1990" })).text();
+    expect(tag(xml, "Play")).toContain("/sound/step.wav");
+    expect(xml).toContain('numDigits="1"');
+    expect((await fetch(tag(xml, "Play")!)).status).toBe(200);
+    xml = await (await post(keys, { Digits: "9" })).text();
+    expect(tag(xml, "Play")).toContain("/sound/step.wav");
+    xml = await (await post(keys, { Digits: "2" })).text();
+    expect(tag(xml, "Play")).toContain("/sound/step-later.wav");
+    expect(xml).toContain("<Hangup/>");
+    expect(
+      (await post(form.get("StatusCallback")!, { CallStatus: "completed", CallDuration: "30" })).status,
+    ).toBe(204);
+    const db = await openTestDb(app.dataDir);
+    const out = await db.get("select status, outcome from phone_calls where id = ?", callId);
+    const step = await db.get("select state, snoozed_until from next_steps where id = ?", reminded.stepId);
+    const trail = await db.all<{ detail: string }>(
+      "select detail from audit_events where action = 'patient.step_answered' and subject_id = ?",
+      reminded.patientId,
+    );
+    await db.close();
+    expect(out).toMatchObject({ status: "done", outcome: "step-later" });
+    expect(step!.state).toBe("open");
+    expect(step!.snoozed_until).toBeTruthy();
+    expect(trail.map((e) => JSON.parse(e.detail))).toEqual([
+      { step: reminded.stepId, answer: "later", by: "call" },
+    ]);
   });
 
   it("a missed call from the clinic's own number, in any form, is refused and never called back (decision 0101)", async () => {
