@@ -108,7 +108,13 @@ describe("a next step's reminder call (decision 0115)", () => {
       expect(text).toContain(CENTRE); // after the digits, who the call is from
       expect(text).toContain(t("reminders.what.tests"));
       expect(text).toContain("12 December");
-      expect(text).not.toMatch(/\{\{|HbA1c/);
+      expect(text).not.toMatch(/\{\{/);
+      // What to do, in her words, once she keyed her year; never in the greeting.
+      const told = say("step", { ...remind, step: { ...step, title: "Repeat these tests: HbA1c" } });
+      expect(told).toContain("Repeat these tests: HbA1c.");
+      expect(
+        say("intro", { ...remind, step: { ...step, title: "Repeat these tests: HbA1c" } }),
+      ).not.toContain("HbA1c");
       for (const key of ["1", "2", "3", "9"]) expect(t("phonecall.stepMenu")).toContain(key);
       expect(say("step", { ...remind, step: { ...step, when: "today" } })).not.toContain("12 December");
       expect(say("step", { ...remind, step: { ...step, when: "later" } })).toContain("12 December");

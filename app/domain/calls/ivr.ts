@@ -10,7 +10,8 @@
  * 1 again, 2 ask for a callback from the health worker or clinic, 9 the menu.
  *
  * A next step's reminder call (decision 0115) is identified the same way; then the "step" prompt
- * says which kind of step is due when (never its medical content) and its menu: 1 done, 2 remind
+ * says which kind of step is due when and what to do (the SMS names only the kind: a phone's
+ * inbox is not a keypad check) and its menu: 1 done, 2 remind
  * me tomorrow, 3 I cannot go, 9 again. Her answer ends the call with its confirmation.
  */
 
@@ -67,7 +68,13 @@ export type IvrPlan = {
    * A next step's reminder call: the step's kind and when it is due, in words of her language
    * (null: the step was closed meanwhile, nothing to remind).
    */
-  step?: { kind: "tests" | "specialist" | "facility"; when: "soon" | "today" | "later"; date: string } | null;
+  step?: {
+    kind: "tests" | "specialist" | "facility";
+    when: "soon" | "today" | "later";
+    date: string;
+    /** What to do, in her words ("Repeat these tests: HbA1c"); said after the digits only. */
+    title?: string;
+  } | null;
 };
 
 export const MAX_WRONG = 2;
@@ -180,7 +187,11 @@ export function promptSentences(
       const what = t(STEP_WHAT[plan.step?.kind ?? "tests"]);
       const date = plan.step?.date ?? "";
       return {
-        before: [from(), t(STEP_WHEN[plan.step?.when ?? "soon"], { what, date })],
+        before: [
+          from(),
+          t(STEP_WHEN[plan.step?.when ?? "soon"], { what, date }),
+          ...(plan.step?.title ? [`${plan.step.title}.`] : []),
+        ],
         after: [t("phonecall.stepMenu")],
       };
     }

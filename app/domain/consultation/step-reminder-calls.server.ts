@@ -1,14 +1,17 @@
 import { eq } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { nextSteps } from "~/db/schema";
-import { intlTag } from "~/i18n/config";
+import { intlTag, isLocale } from "~/i18n/config";
+import { getT } from "~/i18n/i18n.server";
 import { log } from "~/lib/log.server";
-import { clinicTodayDate } from "./next-steps.server";
+import { clinicTodayDate, toApiStep } from "./next-steps.server";
+import { stepTitle } from "./step-words.server";
 import { applyAnswer, type ReminderAnswer } from "./step-reminders.server";
 
 /*
- * A next step's reminder by phone call (decision 0115): what the call says of the step — its kind
- * and when it is due, in words of her language, never its tests or its reason — and her answer
+ * A next step's reminder by phone call (decision 0115): what the call says of the step once she
+ * keyed her year of birth — its kind, when it is due and what to do, in words of her language (the
+ * catalogue's names, never machine-translated free text) — and her answer
  * pressed on the keypad, written as an SMS reply is.
  */
 
@@ -16,6 +19,8 @@ export type CallStep = {
   kind: "tests" | "specialist" | "facility";
   when: "soon" | "today" | "later";
   date: string;
+  /** What to do, in her words (the catalogue's and the specialty's names; a facility's as written). */
+  title: string;
 };
 
 /** The step a reminder call is about, read when the call is placed; null when it is closed or gone. */
@@ -34,7 +39,8 @@ export async function reminderCallStep(stepId: string | null, locale: string): P
     ...(sameYear ? {} : { year: "numeric" }),
     timeZone: "UTC",
   }).format(due);
-  return { kind: step.kind, when, date };
+  const t = await getT(isLocale(locale) ? locale : "en");
+  return { kind: step.kind, when, date, title: stepTitle(toApiStep(step), t, locale) };
 }
 
 /** Her keypad answer on a reminder call, for the step the call was about. */
