@@ -10,13 +10,15 @@ import { openTestDb } from "../helpers/db";
 import {
   claim,
   freshDomain,
+  makeAdmin,
   makeExpert,
   makePatient,
   makeReport,
   review,
   type Domain,
+  type Person,
 } from "../helpers/factories";
-import { startServer, type TestServer } from "../helpers/server";
+import { Browserish, pageText, startServer, type TestServer } from "../helpers/server";
 
 /*
  * Calls through an HTTP voice provider (decision 0080), against a fake provider started here: the
@@ -38,6 +40,8 @@ describe("calls through an HTTP voice provider", () => {
   let sign: (callId: string, step: string) => string;
   /** A patient reminded of a next step (decision 0115), for a reminder call. */
   let reminded: { patientId: string; stepId: string };
+  /** Reads the admins' Calls tab. */
+  let admin: Person;
 
   beforeAll(async () => {
     // The clinic's data, made in-process, then served by the built app from the same folders.
@@ -72,6 +76,7 @@ describe("calls through an HTTP voice provider", () => {
       .set({ remindersSent: 1 })
       .where(eq(d.schema.nextSteps.id, step._id));
     reminded = { patientId: other.id, stepId: step._id };
+    admin = await makeAdmin();
     await d.db.closeDatabase();
 
     provider = createServer((req: IncomingMessage, res) => {
@@ -276,6 +281,12 @@ describe("calls through an HTTP voice provider", () => {
     expect(trail.map((e) => JSON.parse(e.detail))).toEqual([
       { step: reminded.stepId, answer: "later", by: "call" },
     ]);
+    // The admins' Calls tab says what it was and how she answered, in words.
+    const b = new Browserish(app.url);
+    expect((await b.post("/login", { email: admin.email, password: admin.password })).status).toBe(302);
+    const tab = pageText(await (await b.fetch("/dashboard/messages?kind=calls")).text());
+    expect(tab).toContain("Next step reminder");
+    expect(tab).toContain("Answered: remind me tomorrow");
   });
 
   it("a missed call from the clinic's own number, in any form, is refused and never called back (decision 0101)", async () => {

@@ -20,6 +20,7 @@ const PURPOSE: Record<string, string> = {
   callback: "calls.purposeCallback",
   "opinion-ready": "calls.purposeOpinion",
   general: "calls.purposeGeneral",
+  "step-reminder": "calls.purposeStepReminder",
 };
 const OUTCOME: Record<string, string> = {
   heard: "calls.outcomes.heard",
@@ -41,6 +42,11 @@ const OUTCOME: Record<string, string> = {
   ignored: "calls.outcomes.ignored",
   "refused-not-trunk": "calls.outcomes.refusedNotTrunk",
   "refused-own-number": "calls.outcomes.refusedOwnNumber",
+  // A next step's reminder call (decision 0115): her keypad answer, or not placed.
+  "step-done": "calls.outcomes.stepDone",
+  "step-later": "calls.outcomes.stepLater",
+  "step-declined": "calls.outcomes.stepDeclined",
+  "not-needed": "calls.outcomes.notNeeded",
 };
 const WAITING: Record<string, string> = { queued: "calls.queued", calling: "calls.calling" };
 

@@ -62,6 +62,7 @@ const calls = {
   purposeMissed: "ক্লিনিকে মিসড কল",
   purposeCallback: "মিসড কলের উত্তরে কল",
   purposeOpinion: "মতামত তৈরি",
+  purposeStepReminder: "পরবর্তী ধাপের রিমাইন্ডার",
   purposeGeneral: "অচেনা কলারকে সাধারণ বার্তা",
   queued: "অপেক্ষায়",
   calling: "কল চলছে",
@@ -112,6 +113,10 @@ const calls = {
     ignored: "উত্তর দেওয়া হয়নি (অচেনা নম্বর, সীমা শেষ)",
     refusedNotTrunk: "প্রত্যাখ্যাত: ট্রাঙ্ক থেকে আসেনি",
     refusedOwnNumber: "প্রত্যাখ্যাত: ক্লিনিকের নিজের নম্বর",
+    stepDone: "উত্তর: হয়ে গেছে",
+    stepLater: "উত্তর: কাল মনে করান",
+    stepDeclined: "উত্তর: যেতে পারবেন না",
+    notNeeded: "করা হয়নি: ধাপটি বন্ধ হয়ে গেছে",
   },
 };
 

@@ -63,6 +63,7 @@ const calls = {
   purposeMissed: "Missed call to the clinic",
   purposeCallback: "Callback to a missed call",
   purposeOpinion: "Opinion ready",
+  purposeStepReminder: "Next step reminder",
   purposeGeneral: "General message to an unknown caller",
   queued: "Waiting",
   calling: "Calling",
@@ -113,6 +114,10 @@ const calls = {
     ignored: "Not answered (unknown caller, budget spent)",
     refusedNotTrunk: "Refused: not from the trunk",
     refusedOwnNumber: "Refused: the clinic's own number",
+    stepDone: "Answered: done",
+    stepLater: "Answered: remind me tomorrow",
+    stepDeclined: "Answered: cannot go",
+    notNeeded: "Not placed: the step was closed",
   },
 };
 

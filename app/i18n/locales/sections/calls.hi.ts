@@ -63,6 +63,7 @@ const calls = {
   purposeMissed: "क्लिनिक को मिस्ड कॉल",
   purposeCallback: "मिस्ड कॉल का जवाबी कॉल",
   purposeOpinion: "राय तैयार",
+  purposeStepReminder: "अगले कदम का रिमाइंडर",
   purposeGeneral: "अनजान कॉल करने वाले को सामान्य संदेश",
   queued: "इंतज़ार में",
   calling: "कॉल हो रही है",
@@ -113,6 +114,10 @@ const calls = {
     ignored: "जवाब नहीं दिया (अनजान नंबर, सीमा पूरी)",
     refusedNotTrunk: "ठुकराई गई: ट्रंक से नहीं आई",
     refusedOwnNumber: "ठुकराई गई: क्लिनिक का अपना नंबर",
+    stepDone: "जवाब: हो गया",
+    stepLater: "जवाब: कल याद दिलाएँ",
+    stepDeclined: "जवाब: नहीं जा सकती",
+    notNeeded: "नहीं किया गया: कदम बंद हो चुका था",
   },
 };
 
