@@ -1,14 +1,9 @@
 import { Form } from "@remix-run/react";
 import { useTranslation } from "~/i18n/useTranslation";
+import type { JobFigures } from "~/domain/platform/index.server";
 
-export type WorkKindRow = {
-  kind: string;
-  queued: number;
-  running: number;
-  dead: number;
-  oldestWaitingSeconds: number;
-  failures: number;
-};
+/** Each kind's figures, as the runner counts them (decision 0113). */
+export type WorkKindRow = JobFigures;
 export type DeadJobRow = {
   id: string;
   kind: string;

@@ -43,28 +43,12 @@ export async function planFor(
   }
   const locale = patient.locale || call.locale;
   const secret = await yearOfBirth(patient);
+  const base = { callId: call.id, locale, name, general: false, secret };
+  // A next step's reminder (decision 0115): the step only, no opinion; null once it is closed.
   if (call.purpose === "step-reminder")
-    // A next step's reminder (decision 0115): the step only, no opinion; null once it is closed.
-    return {
-      callId: call.id,
-      locale,
-      name,
-      general: false,
-      secret,
-      ready: 0,
-      opinions: [],
-      step: await reminderCallStep(call.stepId, locale),
-    };
+    return { ...base, ready: 0, opinions: [], step: await reminderCallStep(call.stepId, locale) };
   const opinions = await opinionsForCall(patient.id);
-  return {
-    callId: call.id,
-    locale,
-    name,
-    general: false,
-    secret,
-    ready: opinions.length,
-    opinions,
-  };
+  return { ...base, ready: opinions.length, opinions };
 }
 
 /**
