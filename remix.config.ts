@@ -1,10 +1,14 @@
 import type { VitePluginConfig } from "@remix-run/dev";
+import { routeManifest } from "./routes.areas";
 
 /** Remix plugin options, used by vite.config.ts. */
 const remixConfig: VitePluginConfig = {
   // BUILD_DIR lets parallel work trees/test runs keep separate builds (default: build/).
   buildDirectory: process.env.BUILD_DIR || "build",
-  ignoredRouteFiles: ["**/.*", "**/*.test.*"],
+  // Routes by area (decision 0116): the convention's own reading of app/routes is off, and
+  // routes.areas.ts gives Remix the same manifest from the flat names in area folders.
+  ignoredRouteFiles: ["**/*"],
+  routes: async () => routeManifest(),
   future: {
     v3_fetcherPersist: true,
     v3_relativeSplatPath: true,

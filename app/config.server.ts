@@ -6,7 +6,7 @@ import { z } from "zod";
 import { getCountries } from "libphonenumber-js";
 import { applyRateLimits, type Budgets } from "./budgets";
 import { site } from "./site";
-import { voiceConfig, voiceEnv, type VoiceConfig } from "./config-voice.server";
+import { voiceConfig, voiceEnv, type VoiceConfig } from "./config-phone-line.server";
 
 /**
  * The one place environment variables are read. Everything is validated with zod

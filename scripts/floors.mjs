@@ -4,7 +4,7 @@
 // A room is a folder of app/ (or a module's name before its first dot), or `server`.
 export const FLOORS = [
   ["site", "i18n", "types", "budgets"],
-  ["config", "config-voice"],
+  ["config", "config-phone-line"],
   ["lib"],
   ["db"],
   ["storage"],

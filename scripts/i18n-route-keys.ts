@@ -9,9 +9,10 @@
  * message) are not followed: the server adds the keys a render used, and the browser fetches a
  * section it finds missing. tests/unit/i18n-route-keys.test.ts fails when the file is out of date.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { routeEntries } from "../routes.areas";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const APP = path.join(ROOT, "app");
@@ -77,19 +78,12 @@ function keysOf(entry: string, sections: Set<string>): Set<string> {
   return found;
 }
 
-/** Route ids as Remix names them (flat files and folders with route.tsx), with their module. */
+/** Route ids as Remix names them (routes by area, decision 0116), with their module. */
 export function routes(): [string, string][] {
-  const dir = path.join(APP, "routes");
-  const out: [string, string][] = [["root", path.join(APP, "root.tsx")]];
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith(".") || /\.test\./.test(name) || name.endsWith(".orig")) continue;
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) {
-      const file = ["route.tsx", "route.ts"].map((f) => path.join(full, f)).find((f) => existsSync(f));
-      if (file) out.push([`routes/${name}`, file]);
-    } else if (/\.(tsx|ts)$/.test(name)) out.push([`routes/${name.replace(/\.(tsx|ts)$/, "")}`, full]);
-  }
-  return out;
+  return [
+    ["root", path.join(APP, "root.tsx")],
+    ...routeEntries(APP).map((e): [string, string] => [`routes/${e.name}`, path.join(APP, e.file)]),
+  ];
 }
 
 export async function routeKeys(): Promise<Record<string, string[]>> {

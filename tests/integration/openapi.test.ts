@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userObject } from "~/schemas/objects";
+import { routeEntries } from "../../routes.areas";
 import { apiClient, signupViaApi } from "../helpers/api";
 import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
@@ -21,10 +22,9 @@ afterAll(async () => {
 
 /** Every /api/v1 route the app serves, read from the route files: "METHOD /path". */
 function servedRoutes(): string[] {
-  const dir = path.resolve("app/routes");
   const out: string[] = [];
-  for (const f of readdirSync(dir)) {
-    const m = /^api\.v1\.(.+)\.tsx?$/.exec(f);
+  for (const entry of routeEntries()) {
+    const m = /^api\.v1\.(.+)$/.exec(entry.name);
     if (!m || m[1] === "$") continue;
     const p =
       "/" +
@@ -38,7 +38,7 @@ function servedRoutes(): string[] {
         .join("/")
         .replace(/§/g, ".")
         .replace(/¤/g, "$$");
-    const src = readFileSync(path.join(dir, f), "utf8");
+    const src = readFileSync(path.resolve("app", entry.file), "utf8");
     const methods = [
       ...src.matchAll(/^\s+(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS):/gm),
       ...src.matchAll(/apiRoute\(\{\s*(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS):/g),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { trustedEntry } from "~/config-voice.server";
+import { trustedEntry } from "~/config-phone-line.server";
 import { SipTrace, verdict } from "~/domain/calls/sip-trace";
 
 /*

@@ -1,5 +1,5 @@
 import { and, count, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import type { CallWindowName } from "~/config-voice.server";
+import type { CallWindowName } from "~/config-phone-line.server";
 import { config } from "~/config.server";
 import { aliasInSql } from "~/db/alias";
 import { db, first } from "~/db/client.server";

@@ -23,7 +23,7 @@ import { maskPhone } from "~/lib/phone.server";
 import { clientOf } from "~/web/request.server";
 import { numberProofAction } from "~/web/notice-form.server";
 import { SETTINGS } from "./shared";
-import type { loader as dashboardLoader } from "~/routes/dashboard/route";
+import type { loader as dashboardLoader } from "~/routes/account/dashboard/route";
 import { deleteAction, deleteStartAction } from "./delete.server";
 import { DeleteSection } from "./DeleteSection";
 import { expertDetailsAction } from "./expert-details.server";

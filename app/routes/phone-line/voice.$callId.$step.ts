@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { answerCall, callKeys, callStatus } from "~/domain/calls/index.server";
-import { voiceAnswer, voiceParams } from "~/web/voice.server";
+import { voiceAnswer, voiceParams } from "~/web/phone-line.server";
 
 /** A voice provider's requests during a call (decision 0080): answer, keys, status. */
 async function step({ request, params }: ActionFunctionArgs | LoaderFunctionArgs) {

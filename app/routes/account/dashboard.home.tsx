@@ -7,7 +7,7 @@ import { BackupNotices } from "~/components/service/BackupNotices";
 import { tFor } from "~/i18n/i18n.server";
 import { site } from "~/site";
 import { requireActor } from "~/web/auth.server";
-import type { loader as dashboardLoader } from "~/routes/dashboard/route";
+import type { loader as dashboardLoader } from "~/routes/account/dashboard/route";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { providerMissedCall } from "~/domain/calls/index.server";
-import { voiceAnswer, voiceParams } from "~/web/voice.server";
+import { voiceAnswer, voiceParams } from "~/web/phone-line.server";
 
 /** A voice provider reports a missed call to the clinic's number (decision 0080). */
 export async function action({ request }: ActionFunctionArgs) {
