@@ -29,19 +29,26 @@ await build({
 });
 console.log(`server bundled into ${path.relative(process.cwd(), path.join(outDir, "main.js"))}`);
 
-// The lab reader's page-cleaning child, a program run by path through the one door (decisions 0082,
-// 0086): <BUILD_DIR>/lab-clean.mjs, found by lab-prep.server.ts beside the server build.
-await build({
-  entryPoints: ["app/domain/records/lab-clean.child.ts"],
-  outfile: path.join(outDir, "lab-clean.mjs"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  sourcemap: false,
-  logLevel: "warning",
-});
+// Programs and worker threads that run from a file of their own beside the server build, each found
+// there by besideTheBuild (decision 0117): the lab reader's page-cleaning child, run by path through
+// the one door (decisions 0082, 0086), the DICOM render threads (0056) and the password hasher (0009).
+const besideTheBuild = {
+  "lab-clean.mjs": "app/domain/records/lab-clean.child.ts",
+  "render-worker.mjs": "app/domain/records/render.worker.ts",
+  "hasher-worker.mjs": "app/domain/accounts/hasher.worker.ts",
+};
+for (const [file, entry] of Object.entries(besideTheBuild))
+  await build({
+    entryPoints: [entry],
+    outfile: path.join(outDir, file),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: false,
+    logLevel: "warning",
+  });
 
 // The service worker, with the precache list of this build's client files (decision 0066).
 await import("./build-sw.mjs");

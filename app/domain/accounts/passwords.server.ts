@@ -3,7 +3,10 @@ import bcrypt from "bcryptjs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { config } from "~/config.server";
+import { besideTheBuild } from "~/lib/beside-build.server";
+import { log } from "~/lib/log.server";
 import { DomainError } from "../platform/errors";
+import type { HasherReply, HasherRequest } from "./hasher.worker";
 
 /**
  * Password hashing (decision 0009): Argon2id through @node-rs/argon2, on a low-priority thread
@@ -31,35 +34,18 @@ function params() {
  * own at a low CPU priority (nice 10, about a tenth of a normal thread's share when the cores are
  * busy; on Linux the nice value is per thread): on an idle machine a hash runs at full speed, on
  * a busy one serving goes first and logins still move. Where that thread cannot start, libuv's
- * pool (normal priority) does the work.
+ * pool (normal priority) does the work. The thread's program is hasher.worker.ts.
  */
-const HASHER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const os = require("node:os");
-try { os.setPriority(0, 10); } catch {}
-const argon2 = require(workerData.argon2);
-parentPort.on("message", ({ id, op, args }) => {
-  try {
-    const value = op === "hash" ? argon2.hashSync(args[0], args[1]) : argon2.verifySync(args[0], args[1]);
-    parentPort.postMessage({ id, value });
-  } catch (err) {
-    parentPort.postMessage({ id, error: String(err && err.message || err) });
-  }
-});
-`;
-
 type HasherCall = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 let hasher: { worker: Worker; calls: Map<number, HasherCall>; next: number } | null | undefined;
 
 function startHasher() {
   try {
-    const worker = new Worker(HASHER_SOURCE, {
-      eval: true,
-      workerData: { argon2: createRequire(import.meta.url).resolve("@node-rs/argon2") },
-    });
+    // A real module (decision 0117): the build's bundle, or the TypeScript source under tests.
+    const worker = new Worker(besideTheBuild(import.meta.url, "hasher-worker.mjs", "hasher.worker.ts"));
     const h = { worker, calls: new Map<number, HasherCall>(), next: 1 };
     worker.unref(); // never keeps a stopping process alive
-    worker.on("message", (m: { id: number; value?: unknown; error?: string }) => {
+    worker.on("message", (m: HasherReply) => {
       const call = h.calls.get(m.id);
       h.calls.delete(m.id);
       if (!call) return;
@@ -74,7 +60,10 @@ function startHasher() {
     worker.on("error", fail);
     worker.on("exit", () => fail(new Error("password hasher stopped")));
     return h;
-  } catch {
+  } catch (err) {
+    log("warn", "the password hasher's thread could not start; hashing on libuv's pool", {
+      error: String((err as Error)?.message ?? err),
+    });
     return null;
   }
 }
@@ -87,7 +76,7 @@ function onHasher<T>(op: "hash" | "verify", args: unknown[], fallback: () => Pro
   return new Promise<T>((resolve, reject) => {
     h.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
     h.worker.ref(); // while a call is out, the thread is needed
-    h.worker.postMessage({ id, op, args });
+    h.worker.postMessage({ id, op, args } as HasherRequest);
   }).finally(() => {
     if (h.calls.size === 0) h.worker.unref();
   });

@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { besideTheBuild } from "~/lib/beside-build.server";
 import { runProgram, type Scratch } from "~/lib/programs.server";
 
 /**
@@ -9,25 +8,6 @@ import { runProgram, type Scratch } from "~/lib/programs.server";
  * one door (decision 0086), so it never holds the server's event loop and a hostile image can only
  * take its own child.
  */
-
-/**
- * The child program's file: the build's bundle beside the server build (`<build>/lab-clean.mjs`,
- * whether this module runs from `<build>/server/index.js` or `<build>/main.js`), else the
- * TypeScript source (tests, the bench), which Node 24 runs as it is.
- */
-let child: string | undefined;
-function childProgram(): string {
-  if (child) return child;
-  const here = dirname(fileURLToPath(import.meta.url));
-  const found = [
-    join(here, "..", "lab-clean.mjs"),
-    join(here, "lab-clean.mjs"),
-    join(here, "lab-clean.child.ts"),
-  ].find((f) => existsSync(f));
-  if (!found) throw new Error("the page-cleaning program (lab-clean.mjs) is missing from the build");
-  child = found;
-  return found;
-}
 
 /**
  * Cleans `input` (JPEG, PNG or PGM) into a grey PGM in `scratch` in a child Node process (through the
@@ -41,7 +21,7 @@ export async function preparePage(
   const file = join(scratch.dir, "clean.pgm");
   const out = await runProgram("node", {
     options: ["--max-old-space-size=512", "--disable-warning=ExperimentalWarning"],
-    operands: [childProgram(), input, file],
+    operands: [besideTheBuild(import.meta.url, "lab-clean.mjs", "lab-clean.child.ts"), input, file],
     limits: { timeoutMs },
     scratch,
   });

@@ -1,9 +1,10 @@
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { config } from "~/config.server";
+import { besideTheBuild } from "~/lib/beside-build.server";
 import { log } from "~/lib/log.server";
 import { DomainError } from "../platform/errors";
+import type { RenderFailure, RenderReply, RenderRequest } from "./render.worker";
 
 /**
  * Where previews are decoded (decision 0056): never on the event loop, never twice in a poisoned
@@ -49,69 +50,8 @@ export type RenderJob = {
   window: { width: number; level: number } | null;
   maxPixels: number;
 };
-type Failure = "unreadable" | "tooLarge" | "notFound" | "cannotRender";
-type Reply =
-  | { id: number; ok: true; png: Uint8Array }
-  | { id: number; ok: false; reason: Failure; message?: string };
-
-/**
- * The worker's program, evaluated (`eval: true`) rather than loaded from a file, so it is part of
- * whichever build runs it (build/server/index.js under `npm start` and remix-serve, the source
- * under vitest) with nothing to ship beside it. It loads the packages by the absolute paths the
- * parent resolved.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const imaging = require(workerData.imaging);
-const lib = imaging.default || imaging;
-const { PNG } = require(workerData.pngjs);
-let ready;
-// A fresh decoder: a new WebAssembly instance with a new memory (the old one, and whatever a trap
-// left allocated in it, goes with its last reference).
-function freshDecoder() {
-  ready = lib.NativePixelDecoder.initializeAsync();
-  ready.catch(() => {});
-}
-freshDecoder();
-parentPort.on("message", async (job) => {
-  const fail = (reason, err) =>
-    parentPort.postMessage({ id: job.id, ok: false, reason, message: err ? String((err && err.message) || err) : undefined });
-  try {
-    await ready;
-  } catch (err) {
-    return fail("cannotRender", err);
-  }
-  let image;
-  try {
-    image = new lib.DicomImage(job.bytes);
-  } catch (err) {
-    return fail("unreadable", err);
-  }
-  let out;
-  try {
-    if (image.getWidth() * image.getHeight() > job.maxPixels) return fail("tooLarge");
-    if (job.frame >= image.getNumberOfFrames()) return fail("notFound");
-    const opts = { frame: job.frame };
-    if (job.window) opts.windowLevel = new lib.WindowLevel(job.window.width, job.window.level);
-    out = image.render(opts);
-  } catch (err) {
-    fail("cannotRender", err);
-    return freshDecoder();
-  }
-  try {
-    const png = new PNG({ width: out.width, height: out.height });
-    png.data = Buffer.from(out.pixels);
-    // A grey image (every pixel R = G = B) is written as a grey PNG: a quarter of the pixels to deflate.
-    let grey = true;
-    for (let i = 0; i < png.data.length && grey; i += 4)
-      grey = png.data[i] === png.data[i + 1] && png.data[i] === png.data[i + 2];
-    const bytes = new Uint8Array(PNG.sync.write(png, grey ? { colorType: 0 } : {}));
-    parentPort.postMessage({ id: job.id, ok: true, png: bytes }, [bytes.buffer]);
-  } catch (err) {
-    fail("cannotRender", err);
-  }
-});
-`;
+type Failure = RenderFailure;
+type Reply = RenderReply;
 
 const FAILURES: Record<Failure, () => DomainError> = {
   unreadable: () => new DomainError("invalid", "imaging.unreadable"),
@@ -119,15 +59,6 @@ const FAILURES: Record<Failure, () => DomainError> = {
   notFound: () => new DomainError("not_found", "imaging.notFound"),
   cannotRender: () => new DomainError("unsupported_type", "imaging.cannotRender"),
 };
-
-let packages: { imaging: string; pngjs: string } | undefined;
-function packagePaths() {
-  if (!packages) {
-    const require = createRequire(import.meta.url);
-    packages = { imaging: require.resolve("dcmjs-imaging"), pngjs: require.resolve("pngjs") };
-  }
-  return packages;
-}
 
 /** One render thread: one job at a time; replaced after a crash, a time-out or RECYCLE_AFTER renders. */
 class RenderThread {
@@ -139,9 +70,8 @@ class RenderThread {
   idleTimer: NodeJS.Timeout | undefined;
 
   constructor() {
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: packagePaths(),
+    // A real module (decision 0117): the build's bundle, or the TypeScript source under tests.
+    this.worker = new Worker(besideTheBuild(import.meta.url, "render-worker.mjs", "render.worker.ts"), {
       resourceLimits: RESOURCE_LIMITS,
     });
     this.worker.unref();
@@ -196,10 +126,14 @@ class RenderThread {
         },
       };
       const copy = new Uint8Array(bytes); // its own buffer, handed over to the worker
-      this.worker.postMessage(
-        { id, bytes: copy.buffer, frame: job.frame, window: job.window, maxPixels: job.maxPixels },
-        [copy.buffer],
-      );
+      const request: RenderRequest = {
+        id,
+        bytes: copy.buffer,
+        frame: job.frame,
+        window: job.window,
+        maxPixels: job.maxPixels,
+      };
+      this.worker.postMessage(request, [copy.buffer]);
     });
   }
 }
