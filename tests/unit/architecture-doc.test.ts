@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FLOORS } from "../../scripts/floors.mjs";
@@ -106,6 +106,33 @@ describe("docs/architecture.md matches the code", () => {
       expect(tool, `a known lint step: ${step}`).toBeDefined();
       expect(said, `the document names ${tool}`).toContain(tool!);
     }
+  });
+
+  it("names no file or folder that is not there", () => {
+    // Every file name in the places the document speaks of (a bare name such as `login.server.ts`
+    // is found in any of them; a path from the project's root must exist as written).
+    const names = new Set<string>();
+    const walk = (dir: string) => {
+      for (const n of readdirSync(dir)) {
+        const p = path.join(dir, n);
+        names.add(n);
+        if (statSync(p).isDirectory()) walk(p);
+      }
+    };
+    for (const top of ["app", "server", "scripts", "tests", "docs", ".ci", "drizzle", "clients"])
+      if (existsSync(path.join(root, top))) walk(path.join(root, top));
+    for (const n of readdirSync(root)) names.add(n);
+    const missing: string[] = [];
+    for (const [, token] of doc.matchAll(/`([^`\s]+)`/g)) {
+      // Patterns and placeholders (`voice.*`, `<build>/…`, `{id}`) name no one file.
+      if (/[*…<>{}]/.test(token)) continue;
+      if (/^(app|server|scripts|tests|docs|\.ci|drizzle|clients)\//.test(token)) {
+        if (!existsSync(path.join(root, token))) missing.push(token);
+      } else if (/^[\w.\-[\]$]+\.(ts|tsx|mjs|js|md|json)$/.test(token) && !token.startsWith(".")) {
+        if (!names.has(token)) missing.push(token);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it("lists every decision record in the index, and names every number never given", () => {
