@@ -248,8 +248,8 @@ export async function settleCall(
       : end.lost
         ? "lost"
         : end.busy
-        ? "busy"
-        : outcomeOf(end.state, end.answered, plan.general);
+          ? "busy"
+          : outcomeOf(end.state, end.answered, plan.general);
   const now = new Date();
   const retry = RETRYABLE.has(outcome) && row.attempts < c.attempts;
   const values: Partial<PhoneCallRow> = {
