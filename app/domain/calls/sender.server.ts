@@ -120,11 +120,12 @@ const ended = (e: Partial<CallEnd>): CallEnd => ({
 async function placeJob(job: CallJob, ctx: JobContext): Promise<Placing> {
   const row = await first(db().select().from(phoneCalls).where(eq(phoneCalls.id, job.callId)));
   if (!row || row.direction !== "out") return "gone";
-  if (job.givenUp) throw new PermanentJobError(givenUpError(row));
+  if (job.givenUp) throw new PermanentJobError(givenUpError(row.attempts, row.lastError ?? row.outcome));
   if (row.status === "calling") {
     // Our own earlier attempt died with its process, or an old hold ran out: end it, never ring again.
     if (ctx.attempt === 1 && row.lockedUntil && row.lockedUntil.getTime() > Date.now()) return "settled";
-    await endAbandoned(row);
+    if ((await endAbandoned(row)) === "failed")
+      throw new PermanentJobError(givenUpError(row.attempts, "lost"));
     return "ended";
   }
   if (row.status !== "queued") return "settled";
@@ -168,7 +169,10 @@ async function placeJob(job: CallJob, ctx: JobContext): Promise<Placing> {
     end = ended({ failed: "could not place the call" });
   }
   const status = await settleCall(calling.id, plan, end);
-  if (status === "failed") throw new PermanentJobError(givenUpError({ ...calling, ...end }));
+  if (status === "failed")
+    throw new PermanentJobError(
+      givenUpError(calling.attempts, end.failed ?? (end.busy ? "busy" : "no-answer")),
+    );
   return status === "queued" ? "retry" : "placed";
 }
 
@@ -176,9 +180,8 @@ async function placeJob(job: CallJob, ctx: JobContext): Promise<Placing> {
 const HELD_MS = 60_000;
 
 /** The dead job's last error: the call's last outcome and attempts (never her number). */
-function givenUpError(row: Pick<PhoneCallRow, "attempts" | "outcome" | "lastError"> & { failed?: string }) {
-  const why = row.failed ?? row.lastError ?? row.outcome ?? "not answered";
-  return `call not completed after ${row.attempts} attempt${row.attempts === 1 ? "" : "s"}: ${why}`;
+function givenUpError(attempts: number, why: string | null) {
+  return `call not completed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${why ?? "not answered"}`;
 }
 
 /**
