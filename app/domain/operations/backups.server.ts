@@ -281,7 +281,7 @@ const backupJobs = defineJobKind<BackupJob>(BACKUP_KIND, {
   run: runSlot,
   maxAttempts: 2,
   backoff: [60_000],
-  pollMs: POLL_MS,
+  // The runner's own poll (a few seconds): the slot is asked for each minute, run at the next look.
 });
 
 async function slotRun(slot: number): Promise<BackupRun | undefined> {
