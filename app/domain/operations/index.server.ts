@@ -33,7 +33,6 @@ export {
   type ServiceSummary,
 } from "./service.server";
 export {
-  backupOrJoin,
   backupOverview,
   backupTick,
   type BackupOverview,

@@ -83,8 +83,6 @@ const service = {
       pacs: "Studies to the PACS",
       stepRemind: "Next-step reminders",
       stepRemindScan: "Looking for reminders due",
-      phoneCall: "Phone calls",
-      backup: "Scheduled backups",
     },
   },
 };
