@@ -19,6 +19,8 @@ const KIND_KEYS: Record<string, string> = {
   pacs: "service.work.kinds.pacs",
   "step-remind": "service.work.kinds.stepRemind",
   "step-remind-scan": "service.work.kinds.stepRemindScan",
+  "phone-call": "service.work.kinds.phoneCall",
+  backup: "service.work.kinds.backup",
 };
 
 /**

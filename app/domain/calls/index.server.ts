@@ -2,7 +2,8 @@
  * Calls: opinions heard by phone (decision 0080). Above consultation, care and messaging: it reads
  * the opinions a call may tell and the profile it is for; messaging keeps the queue it sends from.
  *
- * - sender: claims and places due calls on the configured line, settles them (retries, trail).
+ * - sender: the runner's kind "phone-call" (decision 0113): places each due call on the configured
+ *   line, settles it (retries as its next job, the trail).
  * - sip-line (baresip over a SIP trunk or GSM gateway), provider (an HTTP voice provider), the
  *   folder line (no VOICE_URL); intake: missed calls; ivr: the keypad menu; prompts: the sounds.
  * - line-status: what the admins' Calls tab says of the line (set up? registered?).
@@ -16,7 +17,7 @@ import { SipLine } from "./sip-line.server";
 
 export { receiveMissedCall } from "./intake.server";
 export { answerCall, callKeys, callStatus, providerMissedCall, providerSound } from "./provider.server";
-export { processCallQueue, repollCallSender } from "./sender.server";
+export { processCallQueue, repollCallSender, setCallLine, sweepCalls, type CallLine } from "./sender.server";
 export { phoneLine, type PhoneLine, type PhoneLineNode } from "./line-status.server";
 
 let sip: SipLine | null = null;

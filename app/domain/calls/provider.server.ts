@@ -11,7 +11,7 @@ import { receiveMissedCall } from "./intake.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
 import { planFor } from "./plan.server";
 import { promptAudio } from "./prompts.server";
-import { settleCall, type CallEnd, type CallLine } from "./sender.server";
+import { giveUpCall, settleCall, type CallEnd, type CallLine } from "./sender.server";
 
 /**
  * An HTTP voice provider (decision 0080), in the style of Exotel, Plivo and Twilio: VOICE_URL is
@@ -210,7 +210,7 @@ export async function callStatus(
   const stored = readStored(row);
   const answered = !!row.answeredAt && s === "completed";
   const plan = await planFor(row);
-  await settleCall(callId, plan, {
+  const settled = await settleCall(callId, plan, {
     answered,
     ...ENDED[s],
     state: answered ? (stored?.state ?? null) : null,
@@ -218,6 +218,7 @@ export async function callStatus(
     durationMs:
       answered && Number.isFinite(durationSeconds) ? Math.max(0, Math.round(durationSeconds * 1000)) : 0,
   });
+  if (settled === "failed") await giveUpCall(callId);
 }
 
 /** A missed call reported by the provider: recorded, answered later; the provider is told to reject it. */

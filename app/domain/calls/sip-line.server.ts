@@ -3,6 +3,7 @@ import path from "node:path";
 import { config } from "~/config.server";
 import type { PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
+import { updateCallingCall } from "../messaging/index.server";
 import { phoneWav, silence } from "../records/index.server";
 import { Baresip, type BaresipEvent } from "./baresip.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";
@@ -207,6 +208,10 @@ export class SipLine implements CallLine {
           : (["intro", "again", "content", "menu", "callback", "not-verified", "none-ready"] as const))
           await fileOf(p);
       await out.command("ausrc", `aufile,${await fileOf(first.play)}`);
+      const remember = (set: Partial<PhoneCallRow>) =>
+        updateCallingCall(row.id, set).catch((err) =>
+          log("warn", "a call's state was not written", { error: String(err?.message ?? err) }),
+        );
       return await new Promise<CallEnd>((resolve) => {
         let callId: string | undefined;
         let answeredAt: Date | null = null;
@@ -230,14 +235,18 @@ export class SipLine implements CallLine {
           if (e.direction && e.direction !== "outgoing") return;
           if (callId === undefined && e.id && e.type.startsWith("CALL_")) callId = e.id;
           if (e.id && callId && e.id !== callId) return;
-          if (e.type === "CALL_ESTABLISHED") answeredAt = new Date();
-          else if (e.type === "CALL_DTMF_START" && e.param) {
+          if (e.type === "CALL_ESTABLISHED") {
+            answeredAt = new Date();
+            // Written as it happens: were this process to die mid-call, her call is not placed again.
+            void remember({ answeredAt });
+          } else if (e.type === "CALL_DTMF_START" && e.param) {
             const key = e.param;
             // Keys are handled in order; each may switch the sound.
             queue = queue.then(async () => {
               const next = pressKey(plan, state, key);
               state = next.state;
               if (next.play) await out.command("ausrc", `aufile,${await fileOf(next.play)}`);
+              await remember({ ivrState: JSON.stringify({ state, play: next.play }) });
             });
           } else if (e.type === "CALL_CLOSED") {
             const reason = e.param ?? "";

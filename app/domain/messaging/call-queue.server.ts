@@ -1,20 +1,22 @@
-import { and, count, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { CallWindowName } from "~/config-phone-line.server";
 import { config } from "~/config.server";
-import { aliasInSql } from "~/db/alias";
-import { db, first } from "~/db/client.server";
+import { db, exec, first, transaction } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { callableNumber, maskPhone } from "~/lib/phone.server";
+import { defineJobKind, type JobContext } from "../platform/index.server";
 
 /**
  * The call queue (decision 0080): a call CareBridge will place is a row of `phone_calls`, like an
- * SMS in the SMS outbox; the sender (app/domain/calls) claims due rows one at a time. This module
- * only adds rows and answers the questions asked before adding one: may this number be called
- * (the country allow-list), is a call to it already waiting, has it had its calls for the day, and
- * when does the person's window open. It never holds what a call says.
+ * SMS in the SMS outbox, and each time it falls due is a job of the one runner (kind "phone-call",
+ * decision 0113) keyed by the call and that time, asked for with the row (`callJobKey`); the
+ * sender (app/domain/calls) is the kind's handler. This module only adds rows and their jobs and
+ * answers the questions asked before adding one: may this number be called (the country
+ * allow-list), is a call to it already waiting, has it had its calls for the day, and when does the
+ * person's window open. It never holds what a call says.
  */
 
 export type CallPurpose = "callback" | "opinion-ready" | "general" | "step-reminder";
@@ -101,20 +103,23 @@ export async function queueCall(call: {
     return { queued: false, reason: "over-budget" };
   }
   const id = newId();
-  await db()
-    .insert(phoneCalls)
-    .values({
-      id,
-      direction: "out",
-      number,
-      patientId: call.patientId,
-      purpose: call.purpose,
-      locale: call.locale,
-      status: "queued",
-      nextAttemptAt: call.at,
-      stepId: call.stepId ?? null,
-    });
-  kick();
+  await transaction(function* (tx) {
+    yield* exec(
+      tx.insert(phoneCalls).values({
+        id,
+        direction: "out",
+        number,
+        patientId: call.patientId,
+        purpose: call.purpose,
+        locale: call.locale,
+        status: "queued",
+        nextAttemptAt: call.at,
+        stepId: call.stepId ?? null,
+      }),
+    );
+    yield* callJobs.enqueueSteps(tx, { callId: id }, { key: callJobKey(id, call.at), runAt: call.at });
+  });
+  callJobs.kick();
   return { queued: true, id, at: call.at };
 }
 
@@ -170,67 +175,98 @@ export function unknownCallsToday(now = new Date()): Promise<number> {
   return outgoingToday(eq(phoneCalls.purpose, "general"), now);
 }
 
-let kick: () => void = () => {};
+// ---------------------------------------------------------------------------------------------
+// The call's jobs (decision 0113)
 
-/** The sender registers how to wake it (it lives in app/domain/calls, above this context). */
-export function onCallQueued(wake: () => void): void {
-  kick = wake;
+export const CALL_KIND = "phone-call";
+
+/** A call's job: place it (or, `givenUp`, record that it failed for good: the job dies at once). */
+export type CallJob = { callId: string; givenUp?: boolean };
+
+/** One job per call and time it falls due: a retry or a deferral is the next job of the same call. */
+export function callJobKey(callId: string, due: Date): string {
+  return `${callId}@${due.getTime()}`;
 }
 
-/** A call due for placing: queued and due, or claimed by a process whose lock ran out. */
-function dueCallCondition(now: Date): SQL {
-  return or(
-    and(eq(phoneCalls.status, "queued"), lte(phoneCalls.nextAttemptAt, now)),
-    and(eq(phoneCalls.status, "calling"), lt(phoneCalls.lockedUntil, now)),
-  )!;
+let place: (job: CallJob, ctx: JobContext) => Promise<string> = async () => {
+  throw new Error("no call sender in this process");
+};
+
+/** The sender registers its handler (it lives in app/domain/calls, above this context). */
+export function onPlaceCall(handler: (job: CallJob, ctx: JobContext) => Promise<string>): void {
+  place = handler;
 }
 
 /**
- * The next due outgoing call, in turns between numbers, claimed for placing with ONE conditional update (the outbox design,
- * decision 0061): `status` calling, locked for `lockMs`, its attempt counted, its last call's state
- * cleared. Undefined when none is due or another process took it first.
+ * The kind: a call's own retries (no answer, busy) are the call's next jobs, up to VOICE_ATTEMPTS;
+ * these attempts are for a handler that failed (the database away): three, then dead.
  */
-export async function claimNextCall(now: Date, lockMs: number): Promise<PhoneCallRow | undefined> {
-  // In turns (decision 0100): the number whose last call ended longest ago (never called: first).
-  const other = aliasInSql(phoneCalls, "other");
-  const next = db()
-    .select({ id: phoneCalls.id })
+export const callJobs = defineJobKind<CallJob>(CALL_KIND, {
+  run: (job, ctx) => place(job, ctx),
+  maxAttempts: 3,
+  backoff: [30_000, 120_000],
+  leaseMs: 60_000,
+});
+
+/** Asks for the job of a call due at `due` (the same call and time asked again is the same job). */
+export async function askForCall(callId: string, due: Date): Promise<void> {
+  await callJobs.enqueue({ callId }, { key: callJobKey(callId, due), runAt: due });
+}
+
+/** A call queued and due with no job (a row from before the runner, or written by hand) gets one. */
+export async function askForDueCalls(now = new Date()): Promise<number> {
+  const due = await db()
+    .select({ id: phoneCalls.id, at: phoneCalls.nextAttemptAt })
     .from(phoneCalls)
-    .where(and(eq(phoneCalls.direction, "out"), dueCallCondition(now)))
-    .orderBy(
-      sql`(select max(${other.as.endedAt}) from ${other.from} where ${other.as.number} = ${phoneCalls.number} and ${other.as.direction} = 'out') asc nulls first`,
-      phoneCalls.nextAttemptAt,
-      phoneCalls.id,
-    )
-    .limit(1);
+    .where(
+      and(
+        eq(phoneCalls.direction, "out"),
+        eq(phoneCalls.status, "queued"),
+        lte(phoneCalls.nextAttemptAt, now),
+      ),
+    );
+  for (const c of due) await askForCall(c.id, c.at);
+  return due.length;
+}
+
+/** Calls being placed whose hold ran out (their process died, or a provider's report never came). */
+export async function abandonedCalls(now = new Date()): Promise<PhoneCallRow[]> {
+  return db()
+    .select()
+    .from(phoneCalls)
+    .where(
+      and(eq(phoneCalls.direction, "out"), eq(phoneCalls.status, "calling"), lt(phoneCalls.lockedUntil, now)),
+    );
+}
+
+/**
+ * A queued call taken for placing: `calling`, held for `lockMs`, its attempt counted, its last
+ * call's state cleared. Undefined when it is not queued (any more).
+ */
+export async function startPlacing(id: string, lockMs: number): Promise<PhoneCallRow | undefined> {
   const [row] = await db()
     .update(phoneCalls)
     .set({
       status: "calling",
-      lockedUntil: new Date(now.getTime() + lockMs),
+      lockedUntil: new Date(Date.now() + lockMs),
       attempts: sql`${phoneCalls.attempts} + 1`,
       ivrState: null,
       verifiedAt: null,
       answeredAt: null,
     })
-    .where(and(inArray(phoneCalls.id, next), dueCallCondition(now)))
+    .where(and(eq(phoneCalls.id, id), eq(phoneCalls.status, "queued")))
     .returning();
   return row;
 }
 
-/** A claimed call put back in the queue until `until`, its attempt not counted (outside the person's window). */
+/** A queued call put off until `until` (outside the person's window, the hour's ceiling): its next job. */
 export async function deferCall(id: string, until: Date): Promise<void> {
   await db()
     .update(phoneCalls)
-    .set({
-      status: "queued",
-      lockedUntil: null,
-      nextAttemptAt: until,
-      attempts: sql`${phoneCalls.attempts} - 1`,
-    })
-    .where(eq(phoneCalls.id, id));
+    .set({ nextAttemptAt: until })
+    .where(and(eq(phoneCalls.id, id), eq(phoneCalls.status, "queued")));
+  await askForCall(id, until);
 }
-
 /** The provider's reference of a call it is placing (its status reports name it). */
 export async function noteCallRef(id: string, providerRef: string): Promise<void> {
   await db().update(phoneCalls).set({ providerRef }).where(eq(phoneCalls.id, id));

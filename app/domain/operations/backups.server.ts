@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, ne } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lt, ne } from "drizzle-orm";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -9,7 +9,16 @@ import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { notify, recipientColumns } from "../messaging/index.server";
-import { audit, backgroundLoop, DomainError, type Actor, type Client } from "../platform/index.server";
+import {
+  audit,
+  defineJobKind,
+  DomainError,
+  startJobs,
+  waitForJob,
+  type Actor,
+  type Client,
+  type JobContext,
+} from "../platform/index.server";
 import { stageBackup } from "./backup-stage.server";
 import { Unverified, verifySnapshot } from "./backup-verify.server";
 import {
@@ -28,10 +37,12 @@ import {
  * forgotten and pruned (BACKUP_KEEP_*): an unverified backup never costs a good one. Each run is
  * a `backup_runs` row; a failed or unverified one mails the admins once.
  *
- * The schedule: every owner process (one per node) looks each minute for the latest due slot
- * (BACKUP_AT clinic time, then every BACKUP_EVERY_HOURS); inserting the slot's row claims it (the
- * unique slot decides between nodes), so each slot runs once, and a slot missed while the app was
- * down runs at the next start.
+ * The schedule is the one runner's (decision 0113): every owner process (one per node) looks each
+ * minute for the latest due slot (BACKUP_AT clinic time, then every BACKUP_EVERY_HOURS) and asks
+ * for its job (kind "backup", keyed by the slot: every node asking is the same job), which one
+ * process runs; the slot's unique row stays the last word between nodes. A slot missed while the
+ * app was down runs at the next start. `npm run backup` while a backup runs joins it: it waits
+ * for that run (its job) and reports its result instead of failing on the staging lock.
  */
 
 export type BackupTrigger = "scheduled" | "manual" | "upgrade" | "restore-test";
@@ -237,16 +248,107 @@ async function endStaleRuns(now: number): Promise<void> {
   for (const run of stale) await alertAdmins(run);
 }
 
-/** One look at the schedule: runs the due slot's backup when this process claims it. */
-export async function backupTick(now = Date.now()): Promise<BackupRun | null> {
+// ---------------------------------------------------------------------------------------------
+// The schedule on the runner (decision 0113)
+
+export const BACKUP_KIND = "backup";
+type BackupJob = { slot: number };
+
+/** The slot's job key: one job per slot, whichever node asks. */
+export const slotKey = (slot: number) => `backup:${new Date(slot).toISOString()}`;
+
+/**
+ * The slot's backup (the job). Taken again after its process died mid-way, the slot's run is
+ * ended as interrupted (and mailed about once); it is not run a second time.
+ */
+async function runSlot(job: BackupJob, ctx: JobContext): Promise<string> {
+  await endStaleRuns(Date.now());
+  const claimed = await claimRun("scheduled", job.slot);
+  if (claimed) return (await runBackup({ claimed })).status;
+  const run = await slotRun(job.slot);
+  if (ctx.attempt > 1 && run?.status === "running") {
+    const ended = await finish(run, {
+      status: "failed",
+      reason: "interrupted (the process running it stopped)",
+    });
+    await alertAdmins(ended);
+    return "interrupted";
+  }
+  return "taken";
+}
+
+const backupJobs = defineJobKind<BackupJob>(BACKUP_KIND, {
+  run: runSlot,
+  maxAttempts: 2,
+  backoff: [60_000],
+  // The runner's own poll (a few seconds): the slot is asked for each minute, run at the next look.
+});
+
+async function slotRun(slot: number): Promise<BackupRun | undefined> {
+  return first(
+    db()
+      .select()
+      .from(backupRuns)
+      .where(eq(backupRuns.slot, new Date(slot))),
+  );
+}
+
+/** Asks for the due slot's job (after ending stale runs); null when nothing is scheduled. */
+async function askForSlot(now: number) {
   await endStaleRuns(now);
   const slot = dueSlot(now);
   if (slot === null) return null;
-  const claimed = await claimRun("scheduled", slot);
-  return claimed ? runBackup({ claimed }) : null;
+  return { slot, ...(await backupJobs.enqueue({ slot }, { key: slotKey(slot) })) };
 }
 
-const scheduler = backgroundLoop("backup", () => backupTick());
+/**
+ * One look at the schedule, run here (tests; the loop of an owner process does it otherwise):
+ * the due slot's backup when this look asked for its job first, else null.
+ */
+export async function backupTick(now = Date.now()): Promise<BackupRun | null> {
+  const asked = await askForSlot(now);
+  if (!asked || asked.joined) return null;
+  await backupJobs.runDue();
+  return (await slotRun(asked.slot)) ?? null;
+}
+
+/**
+ * A backup now (`npm run backup`): while a backup runs (the schedule's, or one started on the
+ * Service screen), it waits for that run and gives its result (`joined`); otherwise it takes one.
+ */
+export async function backupOrJoin(): Promise<
+  BackupRun & { phasesMs?: Record<string, number>; joined: boolean }
+> {
+  const running = await first(
+    db()
+      .select()
+      .from(backupRuns)
+      .where(
+        and(
+          eq(backupRuns.status, "running"),
+          inArray(backupRuns.trigger, ["scheduled", "manual"]),
+          gt(backupRuns.startedAt, new Date(Date.now() - STALE_MS)),
+        ),
+      )
+      .orderBy(desc(backupRuns.startedAt)),
+  );
+  if (!running) return { ...(await runBackup({ trigger: "manual" })), joined: false };
+  log("info", "a backup is running: waiting for it", { run: running.id, trigger: running.trigger });
+  // The schedule's run: its job, joined by the slot's key (the same job; it is not run twice).
+  const job = running.slot
+    ? await backupJobs.enqueue({ slot: running.slot.getTime() }, { key: slotKey(running.slot.getTime()) })
+    : undefined;
+  for (;;) {
+    if (job && (await waitForJob(job.id, { timeoutMs: 5_000, pollMs: 500 }))) break;
+    if (!job) await new Promise((r) => setTimeout(r, 1_000));
+    const now = await first(db().select().from(backupRuns).where(eq(backupRuns.id, running.id)));
+    if (!now || now.status !== "running") break;
+  }
+  const run = (await first(db().select().from(backupRuns).where(eq(backupRuns.id, running.id))))!;
+  return { ...run, joined: true };
+}
+
+let scheduleTimer: NodeJS.Timeout | undefined;
 
 /** Jobs an admin started from the Service screen, still running in this process. */
 const startedByHand = new Set<Promise<unknown>>();
@@ -290,15 +392,28 @@ export async function startBackupNow(actor: Actor, client: Client): Promise<Back
   return run;
 }
 
-/** Starts this process's look at the schedule (owner processes only; idempotent). */
+/**
+ * Starts this process's look at the schedule (owner processes only; idempotent): the kind's loop
+ * and, each minute, the due slot's job asked for. BACKUP_AT=off: neither.
+ */
 export function startBackupScheduler(): void {
   resumeRestic();
-  if (config().backup.atMinute !== null) scheduler.start(POLL_MS);
+  if (config().backup.atMinute === null) return;
+  startJobs([BACKUP_KIND]);
+  if (scheduleTimer) return;
+  const look = () =>
+    askForSlot(Date.now()).catch((err) =>
+      log("error", "backup schedule not looked at", { error: String((err as Error)?.message ?? err) }),
+    );
+  void look();
+  scheduleTimer = setInterval(look, POLL_MS).unref();
 }
 
 /** At shutdown: no new look at the schedule, and a backup under way is interrupted (its row says so). */
 export async function stopBackupScheduler(): Promise<void> {
-  const stopped = scheduler.stop();
+  if (scheduleTimer) clearInterval(scheduleTimer);
+  scheduleTimer = undefined;
+  const stopped = backupJobs.stop();
   interruptRestic();
   await Promise.all([stopped, ...startedByHand]);
 }

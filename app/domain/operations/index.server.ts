@@ -33,6 +33,7 @@ export {
   type ServiceSummary,
 } from "./service.server";
 export {
+  backupOrJoin,
   backupOverview,
   backupTick,
   type BackupOverview,

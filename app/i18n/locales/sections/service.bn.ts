@@ -83,6 +83,8 @@ const service: typeof en = {
       pacs: "PACS-এ স্টাডি",
       stepRemind: "পরবর্তী ধাপের রিমাইন্ডার",
       stepRemindScan: "বকেয়া রিমাইন্ডার খোঁজা",
+      phoneCall: "ফোন কল",
+      backup: "নির্ধারিত ব্যাকআপ",
     },
   },
 };

@@ -83,6 +83,8 @@ const service = {
       pacs: "Studies to the PACS",
       stepRemind: "Next-step reminders",
       stepRemindScan: "Looking for reminders due",
+      phoneCall: "Phone calls",
+      backup: "Scheduled backups",
     },
   },
 };

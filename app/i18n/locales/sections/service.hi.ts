@@ -84,6 +84,8 @@ const service: typeof en = {
       pacs: "PACS को स्टडी",
       stepRemind: "अगले कदमों के रिमाइंडर",
       stepRemindScan: "देय रिमाइंडर ढूँढना",
+      phoneCall: "फ़ोन कॉल",
+      backup: "निर्धारित बैकअप",
     },
   },
 };

@@ -85,6 +85,8 @@ const service: typeof en = {
       pacs: "PACS-க்கு ஆய்வுகள்",
       stepRemind: "அடுத்த படி நினைவூட்டல்கள்",
       stepRemindScan: "நினைவூட்டல்களைத் தேடுதல்",
+      phoneCall: "தொலைபேசி அழைப்புகள்",
+      backup: "திட்டமிட்ட காப்புப்பிரதிகள்",
     },
   },
 };
