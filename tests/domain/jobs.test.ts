@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDomain, type Domain } from "../helpers/factories";
+import { jobsWorker, until } from "../helpers/jobs-worker-process";
 
 /*
  * The one runner for background work (decision 0113), on a real database (SQLite, or PostgreSQL
@@ -25,36 +24,7 @@ async function setJob(id: string, set: Partial<typeof d.schema.jobs.$inferInsert
   await d.db.db().update(d.schema.jobs).set(set).where(eq(d.schema.jobs.id, id));
 }
 
-function worker(
-  mode: "count" | "hang",
-): ChildProcess & { out: () => string; exited: Promise<number | null> } {
-  const child = spawn(
-    process.execPath,
-    [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", mode],
-    {
-      cwd: path.resolve("."),
-      env: { ...process.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (b) => (out += b));
-  child.stderr!.on("data", (b) => (err += b));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  void exited.then((code) => {
-    if (code) console.error(err);
-  });
-  return Object.assign(child, { out: () => out, exited });
-}
-
-async function until(what: () => boolean | Promise<boolean>, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > deadline) throw new Error("waited too long");
-    await sleep(20);
-  }
-}
+const worker = (mode: "count" | "hang") => jobsWorker(mode);
 
 describe("asking for work", () => {
   it("the same key gives the same job; asking while it runs joins it; the handler runs once", async () => {

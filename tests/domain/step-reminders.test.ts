@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobsWorker, until } from "../helpers/jobs-worker-process";
 import {
   claim,
   freshDomain,
@@ -131,7 +130,7 @@ describe("when a step is reminded", () => {
   it("two runners scanning and sending together send each reminder once", async () => {
     const people = await Promise.all([withSteps(1), withSteps(1), withSteps(1)]);
     const workers = [worker(), worker()];
-    await Promise.all(workers.map((w) => until(() => w.out().includes("ready"))));
+    await Promise.all(workers.map((w) => until(() => w.out().includes("ready"), 60_000)));
     for (const w of workers) w.stdin!.write("go\n");
     await Promise.all([d.consultation.scanStepReminders(), ...workers.map((w) => w.exited)]);
     await d.consultation.runStepReminders();
@@ -322,31 +321,4 @@ describe("the repeat report", () => {
   });
 });
 
-function worker(): ChildProcess & { out: () => string; exited: Promise<number | null> } {
-  const child = spawn(
-    process.execPath,
-    [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", "remind"],
-    {
-      cwd: path.resolve("."),
-      env: { ...process.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (b) => (out += b));
-  child.stderr!.on("data", (b) => (err += b));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  void exited.then((code) => {
-    if (code) console.error(err);
-  });
-  return Object.assign(child, { out: () => out, exited });
-}
-
-async function until(what: () => boolean, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > deadline) throw new Error("waited too long");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const worker = () => jobsWorker("remind");

@@ -130,3 +130,16 @@ export async function labReadOf(server: { dataDir: string }, reportId: string) {
     await db.close();
   }
 }
+
+/** Waits until the server's lab reader has no read queued or under way; fails after `ms`. */
+export async function labReadsEnded(server: { dataDir: string }, ms = 60_000): Promise<void> {
+  for (const deadline = Date.now() + ms; ; ) {
+    const db = await openTestDb(server.dataDir);
+    const busy = await db
+      .get<{ n: number }>("select count(*) as n from lab_reads where status in ('queued', 'reading')")
+      .finally(() => db.close());
+    if (!busy?.n) return;
+    if (Date.now() > deadline) throw new Error("the lab reads did not end");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -5,11 +5,15 @@
  *   the kind "test.count" until none is queued or running, then prints the ids it ran as JSON.
  * - "remind": prints "ready", waits for a line, scans for the step reminders due and sends them,
  *   then prints what it asked for and sent as JSON (tests/domain/step-reminders.test.ts).
+ * - "slot": defines the schedule "test.slot" (argv[3] "own": one per process), prints "ready", waits
+ *   for a line, asks for the slot due at argv[4] (epoch ms) and runs what is due, then prints the
+ *   slots it ran as JSON (tests/domain/schedules.test.ts).
  * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running <pid>"
  *   and never ends — the test kills that process (tsx runs the script in a child of its own) mid-job.
  */
 import { closeDatabase } from "~/db/client.server";
 import { defineJobKind, jobFigures } from "~/domain/platform/jobs.server";
+import { defineSchedule } from "~/domain/platform/schedules.server";
 
 async function main() {
   const mode = process.argv[2];
@@ -24,6 +28,26 @@ async function main() {
     const round = await runStepReminders();
     await closeDatabase();
     process.stdout.write(JSON.stringify({ asked, sent: round.outcomes.sent ?? 0 }) + "\n");
+    process.exit(0);
+  }
+  if (mode === "slot") {
+    const ran: number[] = [];
+    const schedule = defineSchedule(`test.slot.${process.argv[3]}`, {
+      run: async (slot) => {
+        ran.push(slot);
+        await new Promise((r) => setTimeout(r, 50));
+      },
+      everyMs: () => 60_000,
+      perProcess: process.argv[3] === "own",
+    });
+    await jobFigures();
+    process.stdout.write("ready\n");
+    await new Promise((r) => process.stdin.once("data", r));
+    process.stdin.pause();
+    await schedule.askDue(Number(process.argv[4]));
+    await schedule.job.runDue();
+    await closeDatabase();
+    process.stdout.write(JSON.stringify(ran) + "\n");
     process.exit(0);
   }
   if (mode === "hang") {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupPeople } from "../helpers/api";
 import { onPostgres } from "../helpers/backends";
-import { labReadOf, openTestDb, storedBytes, storedKeys } from "../helpers/db";
+import { labReadOf, labReadsEnded, openTestDb, storedBytes, storedKeys } from "../helpers/db";
 import { drawnPdf, samplePdf, uploadForm } from "../helpers/files";
 import { labPdf } from "../helpers/lab-corpus";
 import { spawnApp, startServer, type AppProcess, type TestServer } from "../helpers/server";
@@ -219,15 +219,7 @@ describe("a fair share of every shared part (decision 0100)", () => {
 
   it("lab reads: one account's scans that run out of time never keep another's text report waiting", async () => {
     // The reads the uploads above asked for have ended (the victim's noisy pages are read too).
-    for (const deadline = Date.now() + 60_000; ; ) {
-      const db = await openTestDb(server.dataDir);
-      const busy = await db
-        .get<{ n: number }>("select count(*) as n from lab_reads where status in ('queued', 'reading')")
-        .finally(() => db.close());
-      if (!busy?.n) break;
-      if (Date.now() > deadline) throw new Error("earlier reads did not end");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await labReadsEnded(server);
     const scans = [
       await upload("attacker", "scan-1.pdf", slowPages()),
       await upload("attacker", "scan-2.pdf", slowPages(), 1),

@@ -21,6 +21,10 @@ const KIND_KEYS: Record<string, string> = {
   "step-remind-scan": "service.work.kinds.stepRemindScan",
   "phone-call": "service.work.kinds.phoneCall",
   backup: "service.work.kinds.backup",
+  rights: "service.work.kinds.rights",
+  housekeeping: "service.work.kinds.housekeeping",
+  "service-sample": "service.work.kinds.serviceSample",
+  "phone-sweep": "service.work.kinds.phoneSweep",
 };
 
 /**

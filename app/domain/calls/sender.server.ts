@@ -23,7 +23,13 @@ import {
   updateCallingCall,
   type CallJob,
 } from "../messaging/index.server";
-import { audit, PermanentJobError, startJobs, type JobContext } from "../platform/index.server";
+import {
+  audit,
+  defineSchedule,
+  PermanentJobError,
+  startJobs,
+  type JobContext,
+} from "../platform/index.server";
 import { outcomeOf, type IvrState } from "./ivr";
 import { planFor, type CallPlan } from "./plan.server";
 
@@ -317,33 +323,31 @@ async function followUp(row: PhoneCallRow, plan: CallPlan, end: CallEnd, outcome
 
 onPlaceCall(placeJob);
 
-/** How often an owner process sweeps the queue (`sweepCalls`) and its loop polls; tests shorten it. */
+/** How often an owner process's loop polls and the queue is swept (`sweepCalls`); tests shorten it. */
 let pollMs = 5_000;
-let sweep: NodeJS.Timeout | undefined;
+
+/** The sweep on the runner's clock (decision 0113): one per period for the whole cluster. */
+const sweepSchedule = defineSchedule("phone-sweep", {
+  run: () => sweepCalls(),
+  everyMs: () => Math.max(pollMs, 2_000),
+  lookMs: () => Math.max(pollMs, 2_000),
+  maxAttempts: 1,
+});
 
 /** Starts this process's call sender (the owner process of a node): the kind's loop and the sweep. */
 export function startCallSender(): void {
   callJobs.configure({ pollMs });
   startJobs([CALL_KIND]);
-  if (sweep) return;
-  const tick = () =>
-    sweepCalls().catch((err) => log("error", "call sweep failed", { error: String(err?.message ?? err) }));
-  void tick();
-  sweep = setInterval(tick, Math.max(pollMs, 2_000)).unref();
+  sweepSchedule.start();
 }
 
-export function stopCallSender(): Promise<void> {
-  if (sweep) clearInterval(sweep);
-  sweep = undefined;
-  return callJobs.stop();
+export async function stopCallSender(): Promise<void> {
+  await Promise.all([sweepSchedule.stop(), callJobs.stop()]);
 }
 
 /** For tests: a shorter poll (and sweep). */
 export function repollCallSender(ms: number) {
   pollMs = ms;
   callJobs.configure({ pollMs: ms });
-  if (!sweep) return;
-  clearInterval(sweep);
-  sweep = undefined;
-  startCallSender();
+  sweepSchedule.relook();
 }

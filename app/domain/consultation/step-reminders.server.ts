@@ -16,6 +16,7 @@ import {
   auditInsert,
   countJobsAsked,
   defineJobKind,
+  defineSchedule,
   startJobs,
   type Actor,
 } from "../platform/index.server";
@@ -261,8 +262,11 @@ export const remindJobs = defineJobKind<RemindJob>(REMIND_KIND, {
   backoff: [60_000, 300_000, 1_800_000],
 });
 
-const scanJobs = defineJobKind<{ slot: number }>(SCAN_KIND, {
+/** The scan for reminders due, one slot of REMIND_SCAN_SECONDS at a time (the runner's schedule). */
+const scanSchedule = defineSchedule(SCAN_KIND, {
   run: async () => String(await scanStepReminders()),
+  everyMs: () => config().reminders.scanMs,
+  lookMs: () => config().reminders.scanMs,
   maxAttempts: 2,
   backoff: [30_000],
   pollMs: 30_000,
@@ -273,27 +277,19 @@ export function runStepReminders() {
   return remindJobs.runDue();
 }
 
-let scanTimer: NodeJS.Timeout | undefined;
-
 /** Asks for the scan of the current slot (the same slot from every node is one job). */
 export async function askForScan(now = Date.now()): Promise<void> {
-  const slot = Math.floor(now / config().reminders.scanMs);
-  await scanJobs.enqueue({ slot }, { key: `step-scan:${slot}` });
+  await scanSchedule.askDue(now);
 }
 
-/** Starts this process's reminders: the runner's two kinds and the slot timer. */
+/** Starts this process's reminders: the reminders' kind and the scan's schedule. */
 export function startStepReminders(): void {
-  startJobs([REMIND_KIND, SCAN_KIND]);
-  if (scanTimer) return;
-  const tick = () =>
-    askForScan().catch((err) => log("error", "step reminder scan not asked", { error: String(err) }));
-  void tick();
-  scanTimer = setInterval(tick, config().reminders.scanMs).unref();
+  startJobs([REMIND_KIND]);
+  scanSchedule.start();
 }
 
-export function stopStepReminders(): void {
-  if (scanTimer) clearInterval(scanTimer);
-  scanTimer = undefined;
+export function stopStepReminders(): Promise<void> {
+  return scanSchedule.stop();
 }
 
 // ---------------------------------------------------------------------------------------------

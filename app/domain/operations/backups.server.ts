@@ -11,9 +11,8 @@ import { log } from "~/lib/log.server";
 import { notify, recipientColumns } from "../messaging/index.server";
 import {
   audit,
-  defineJobKind,
+  defineSchedule,
   DomainError,
-  startJobs,
   waitForJob,
   type Actor,
   type Client,
@@ -252,20 +251,16 @@ async function endStaleRuns(now: number): Promise<void> {
 // The schedule on the runner (decision 0113)
 
 export const BACKUP_KIND = "backup";
-type BackupJob = { slot: number };
-
-/** The slot's job key: one job per slot, whichever node asks. */
-export const slotKey = (slot: number) => `backup:${new Date(slot).toISOString()}`;
 
 /**
- * The slot's backup (the job). Taken again after its process died mid-way, the slot's run is
- * ended as interrupted (and mailed about once); it is not run a second time.
+ * The slot's backup (the schedule's job). Taken again after its process died mid-way, the slot's
+ * run is ended as interrupted (and mailed about once); it is not run a second time.
  */
-async function runSlot(job: BackupJob, ctx: JobContext): Promise<string> {
+async function runSlot(slot: number, ctx: JobContext): Promise<string> {
   await endStaleRuns(Date.now());
-  const claimed = await claimRun("scheduled", job.slot);
+  const claimed = await claimRun("scheduled", slot);
   if (claimed) return (await runBackup({ claimed })).status;
-  const run = await slotRun(job.slot);
+  const run = await slotRun(slot);
   if (ctx.attempt > 1 && run?.status === "running") {
     const ended = await finish(run, {
       status: "failed",
@@ -277,11 +272,18 @@ async function runSlot(job: BackupJob, ctx: JobContext): Promise<string> {
   return "taken";
 }
 
-const backupJobs = defineJobKind<BackupJob>(BACKUP_KIND, {
+/** Each owner process looks each minute for the due slot; the slot's job is one for all nodes. */
+const backupSchedule = defineSchedule(BACKUP_KIND, {
   run: runSlot,
+  everyMs: () => config().backup.everyHours * 3_600_000,
+  // Each look also ends the runs left "running" by a process that died (the admins are told).
+  slotAt: async (now) => {
+    await endStaleRuns(now);
+    return dueSlot(now);
+  },
+  lookMs: () => POLL_MS,
   maxAttempts: 2,
   backoff: [60_000],
-  // The runner's own poll (a few seconds): the slot is asked for each minute, run at the next look.
 });
 
 async function slotRun(slot: number): Promise<BackupRun | undefined> {
@@ -293,23 +295,15 @@ async function slotRun(slot: number): Promise<BackupRun | undefined> {
   );
 }
 
-/** Asks for the due slot's job (after ending stale runs); null when nothing is scheduled. */
-async function askForSlot(now: number) {
-  await endStaleRuns(now);
-  const slot = dueSlot(now);
-  if (slot === null) return null;
-  return { slot, ...(await backupJobs.enqueue({ slot }, { key: slotKey(slot) })) };
-}
-
 /**
  * One look at the schedule, run here (tests; the loop of an owner process does it otherwise):
  * the due slot's backup when this look asked for its job first, else null.
  */
 export async function backupTick(now = Date.now()): Promise<BackupRun | null> {
-  const asked = await askForSlot(now);
+  const asked = await backupSchedule.askDue(now);
   if (!asked || asked.joined) return null;
-  await backupJobs.runDue();
-  return (await slotRun(asked.slot)) ?? null;
+  await backupSchedule.job.runDue();
+  return (await slotRun(dueSlot(now)!)) ?? null;
 }
 
 /**
@@ -335,9 +329,7 @@ export async function backupOrJoin(): Promise<
   if (!running) return { ...(await runBackup({ trigger: "manual" })), joined: false };
   log("info", "a backup is running: waiting for it", { run: running.id, trigger: running.trigger });
   // The schedule's run: its job, joined by the slot's key (the same job; it is not run twice).
-  const job = running.slot
-    ? await backupJobs.enqueue({ slot: running.slot.getTime() }, { key: slotKey(running.slot.getTime()) })
-    : undefined;
+  const job = running.slot ? await backupSchedule.ask(running.slot.getTime()) : undefined;
   for (;;) {
     if (job && (await waitForJob(job.id, { timeoutMs: 5_000, pollMs: 500 }))) break;
     if (!job) await new Promise((r) => setTimeout(r, 1_000));
@@ -347,8 +339,6 @@ export async function backupOrJoin(): Promise<
   const run = (await first(db().select().from(backupRuns).where(eq(backupRuns.id, running.id))))!;
   return { ...run, joined: true };
 }
-
-let scheduleTimer: NodeJS.Timeout | undefined;
 
 /** Jobs an admin started from the Service screen, still running in this process. */
 const startedByHand = new Set<Promise<unknown>>();
@@ -399,21 +389,12 @@ export async function startBackupNow(actor: Actor, client: Client): Promise<Back
 export function startBackupScheduler(): void {
   resumeRestic();
   if (config().backup.atMinute === null) return;
-  startJobs([BACKUP_KIND]);
-  if (scheduleTimer) return;
-  const look = () =>
-    askForSlot(Date.now()).catch((err) =>
-      log("error", "backup schedule not looked at", { error: String((err as Error)?.message ?? err) }),
-    );
-  void look();
-  scheduleTimer = setInterval(look, POLL_MS).unref();
+  backupSchedule.start();
 }
 
 /** At shutdown: no new look at the schedule, and a backup under way is interrupted (its row says so). */
 export async function stopBackupScheduler(): Promise<void> {
-  if (scheduleTimer) clearInterval(scheduleTimer);
-  scheduleTimer = undefined;
-  const stopped = backupJobs.stop();
+  const stopped = backupSchedule.stop();
   interruptRestic();
   await Promise.all([stopped, ...startedByHand]);
 }

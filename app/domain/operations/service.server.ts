@@ -4,7 +4,8 @@ import { reports, serviceGaugeMinutes, serviceRequestMinutes } from "~/db/schema
 import { log } from "~/lib/log.server";
 import { opinionTimes } from "../consultation/index.server";
 import type { Actor } from "../platform/index.server";
-import { DomainError } from "../platform/index.server";
+import { defineSchedule, DomainError } from "../platform/index.server";
+import { config } from "~/config.server";
 import { productGauges } from "./gauges.server";
 
 /**
@@ -205,7 +206,6 @@ export async function pruneServiceRollups(now = Date.now()): Promise<void> {
 }
 
 let flushTimer: NodeJS.Timeout | undefined;
-let sampleTimer: NodeJS.Timeout | undefined;
 
 /** A serving process adds its counts to the table every `flushMs` (timers never keep a process alive). */
 export function startRequestRollups(flushMs: number) {
@@ -218,21 +218,27 @@ export function startRequestRollups(flushMs: number) {
   flushTimer.unref();
 }
 
-/** The process that owns the data samples the gauges now and every `sampleMs`. */
-export function startGaugeSampler(sampleMs: number) {
-  if (sampleTimer) return;
-  const run = () =>
-    void sampleGauges().catch((err) => log("error", "gauge sample failed", { error: String(err) }));
-  run();
-  sampleTimer = setInterval(run, sampleMs);
-  sampleTimer.unref();
+/**
+ * The gauges' samples on the runner's clock (decision 0113): one sample each SERVICE_SAMPLE_MS for
+ * the whole cluster, whichever owner process asks first (the minute's row decides as well).
+ */
+const gaugeSamples = defineSchedule("service-sample", {
+  run: async (slot) => ((await sampleGauges(slot)) ? "sampled" : "taken"),
+  everyMs: () => config().serviceSampleMs,
+  lookMs: () => config().serviceSampleMs,
+  maxAttempts: 1,
+});
+
+/** The process that owns the data samples the gauges now and every SERVICE_SAMPLE_MS. */
+export function startGaugeSampler() {
+  gaugeSamples.start();
 }
 
 /** At shutdown: the timers stop and the last counts are added. */
 export async function stopServiceRollups() {
   if (flushTimer) clearInterval(flushTimer);
-  if (sampleTimer) clearInterval(sampleTimer);
-  flushTimer = sampleTimer = undefined;
+  flushTimer = undefined;
+  await gaugeSamples.stop();
   await requestRecorder
     .flush()
     .catch((err) => log("error", "service rollup flush failed", { error: String(err) }));

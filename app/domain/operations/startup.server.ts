@@ -14,8 +14,15 @@ import {
   sweepLeftovers,
 } from "../records/index.server";
 import { flushMail, startMailSender, startSmsSender } from "../messaging/index.server";
-import { pruneIdempotencyKeys, pruneJobs, pruneRateLimits, stopJobs } from "../platform/index.server";
-import { rightsJob } from "../rights/index.server";
+import {
+  defineSchedule,
+  pruneIdempotencyKeys,
+  pruneJobs,
+  pruneRateLimits,
+  pruneScheduleJobs,
+  stopJobs,
+} from "../platform/index.server";
+import { startRightsJob, stopRightsJob } from "../rights/index.server";
 import {
   sendOverdueDigest,
   sendStepsDigest,
@@ -63,6 +70,27 @@ async function hourly() {
   // Urgent next steps past due (decision 0114): once a clinic day, on the overdue digest's schedule.
   await sendStepsDigest().catch((err) => log("error", "steps digest failed", { error: String(err) }));
 }
+
+/** When this process started its housekeeping: its first hour is the next one (start-up did the rest). */
+let housekeepingFrom = 0;
+
+/**
+ * The hourly work on the runner's clock (decision 0113): each owner process does its own (its
+ * node's leftover files) at each hour, from the first hour after its start.
+ */
+const housekeeping = defineSchedule("housekeeping", {
+  run: async () => {
+    await hourly();
+    await pruneScheduleJobs();
+  },
+  everyMs: () => HOURLY_MS,
+  slotAt: (now) => {
+    const slot = now - (now % HOURLY_MS);
+    return slot > housekeepingFrom ? slot : null;
+  },
+  perProcess: true,
+  maxAttempts: 1,
+});
 
 /**
  * Start-up work. The process that owns the data (remix-serve's one process, our server's single
@@ -112,7 +140,7 @@ export function startup(): Promise<void> {
     // The Service screen (decision 0034): processes that answer requests add their counts to the
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).
     if (c.serverRole === "single" || c.serverRole === "worker") startRequestRollups(c.serviceFlushMs);
-    if (owner) startGaugeSampler(c.serviceSampleMs);
+    if (owner) startGaugeSampler();
     // Scheduled backups (decision 0067): the owner of each node looks at the schedule; the slot's row picks one node.
     if (owner) startBackupScheduler();
     // Phone calls (decision 0080): the owner of each node places them, one claim at a time.
@@ -129,12 +157,10 @@ export function startup(): Promise<void> {
       await pruneExpiredSessions();
       await pruneAccountsTables();
     }).catch((err) => log("error", "prune failed", { error: String(err) }));
-    setInterval(() => void hourly(), HOURLY_MS).unref(); // never keeps a stopping server alive
+    housekeepingFrom = Date.now();
+    housekeeping.start();
     // Due erasures and audit retention (decision 0019), at start-up and then every RIGHTS_JOB_SECONDS (hourly).
-    const rights = () =>
-      rightsJob().catch((err) => log("error", "rights job failed", { error: String(err) }));
-    void rights();
-    setInterval(() => void rights(), c.rightsJobMs).unref();
+    startRightsJob();
   })();
   return started;
 }
@@ -156,7 +182,9 @@ export async function shutdown() {
     stopServiceRollups(),
     stopBackupScheduler(),
     stopCalls(),
-    Promise.resolve(stopStepReminders()),
+    stopStepReminders(),
+    housekeeping.stop(),
+    stopRightsJob(),
   ]);
   // Every job has now been told to stop. The outside programs it still runs (a report being read,
   // the SIP line, a backup) are ended with their process groups and their scratch folders removed,

@@ -6,7 +6,7 @@
  * - ratelimit, budgets: rate limits and SMS budgets counted in the database.
  * - audit: the audit trail and who opened which file or link.
  * - list-counts, cursor: list totals kept as counters (decision 0031) and cursor pages.
- * - jobs: the one runner for background work (decision 0113).
+ * - jobs: the one runner for background work (decision 0113); schedules: work on a clock, on it.
  * - turns: a fair share of a shared part, turns per account across nodes; work that ran out of time remembered (decision 0100).
  *
  * Platform depends on no other context (scripts/import-cycles.mjs checks it); start-up, gauges
@@ -103,3 +103,4 @@ export {
   waitForJob,
 } from "./jobs.server";
 export { countJobsAsked, deadJobs, dropDeadJob, pruneJobs } from "./jobs-rows.server";
+export { defineSchedule, pruneScheduleJobs, type Schedule, type ScheduleOptions } from "./schedules.server";

@@ -88,6 +88,8 @@ export type JobKind<P> = {
   runDue(stop?: () => boolean): Promise<JobRound>;
   /** Makes this process's loop look now (no-op where none runs). */
   kick(): void;
+  /** Starts this process's loop of the kind (idempotent), as `startJobs` does. */
+  start(): void;
   /** Stops this process's loop, waiting for its running job (no bound: see `stopJobs`). */
   stop(): Promise<void>;
   /** Changes options (tests' short waits); applies from the next claim. */
@@ -138,6 +140,7 @@ export function defineJobKind<P>(kind: string, options: JobKindOptions<P>): JobK
     enqueueSteps: (tx, payload, opts) => enqueueSteps(tx, kind, payload, opts),
     runDue: (stop) => runDue(kind, stop),
     kick: () => reg.loop.kick(),
+    start: () => reg.loop.start(reg.settings.pollMs),
     stop: () => reg.loop.stop(),
     configure(overrides) {
       reg.settings = { ...reg.defaults, ...(overrides as Partial<Settings>) };

@@ -37,4 +37,4 @@ export {
   type ApiRightsRequest,
 } from "./rights.server";
 export { listRightsRequests, resolveRightsRequest } from "./rights-admin.server";
-export { rightsJob, runDueErasures } from "./rights-job.server";
+export { rightsJob, runDueErasures, startRightsJob, stopRightsJob } from "./rights-job.server";

@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { db, runExclusive } from "~/db/client.server";
 import { rightsRequests } from "~/db/schema";
 import { log } from "~/lib/log.server";
-import { auditInsert, pruneAuditBefore } from "../platform/index.server";
+import { auditInsert, defineSchedule, pruneAuditBefore } from "../platform/index.server";
 import { pruneMailMessages, pruneSmsMessages } from "../messaging/index.server";
 import { eraseOne } from "./erasure.server";
 
@@ -74,4 +74,24 @@ export async function rightsJob(): Promise<void> {
   } finally {
     running = false;
   }
+}
+
+/**
+ * The rights job on the runner's clock (decision 0113): at each process's start, then once every
+ * RIGHTS_JOB_SECONDS for the whole cluster (the period's job is one, whichever node asks).
+ */
+const rightsSchedule = defineSchedule("rights", {
+  run: () => rightsJob(),
+  everyMs: () => config().rightsJobMs,
+  lookMs: () => config().rightsJobMs,
+  atStart: true,
+});
+
+/** Starts this process's rights schedule (owner processes). */
+export function startRightsJob(): void {
+  rightsSchedule.start();
+}
+
+export function stopRightsJob(): Promise<void> {
+  return rightsSchedule.stop();
 }

@@ -85,6 +85,10 @@ const service: typeof en = {
       stepRemindScan: "বকেয়া রিমাইন্ডার খোঁজা",
       phoneCall: "ফোন কল",
       backup: "নির্ধারিত ব্যাকআপ",
+      rights: "মুছে ফেলা ও সংরক্ষণের মেয়াদ",
+      housekeeping: "প্রতি ঘণ্টার পরিষ্কার",
+      serviceSample: "পরিষেবা স্ক্রিনের নমুনা",
+      phoneSweep: "বকেয়া কল খোঁজা",
     },
   },
 };

@@ -85,6 +85,10 @@ const service = {
       stepRemindScan: "Looking for reminders due",
       phoneCall: "Phone calls",
       backup: "Scheduled backups",
+      rights: "Erasures and retention",
+      housekeeping: "Hourly housekeeping",
+      serviceSample: "Service screen samples",
+      phoneSweep: "Looking for calls due",
     },
   },
 };

@@ -86,6 +86,10 @@ const service: typeof en = {
       stepRemindScan: "देय रिमाइंडर ढूँढना",
       phoneCall: "फ़ोन कॉल",
       backup: "निर्धारित बैकअप",
+      rights: "मिटाना और अवधि-सीमा",
+      housekeeping: "हर घंटे की सफ़ाई",
+      serviceSample: "सेवा स्क्रीन के नमूने",
+      phoneSweep: "देय कॉल ढूँढना",
     },
   },
 };

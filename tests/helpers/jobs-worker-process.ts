@@ -1,0 +1,31 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+/** A second process running `tests/helpers/jobs-worker.ts` with `args`, beside the test's own. */
+export type JobsWorker = ChildProcess & { out: () => string; exited: Promise<number | null> };
+
+export function jobsWorker(...args: string[]): JobsWorker {
+  const child = spawn(
+    process.execPath,
+    [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", ...args],
+    { cwd: path.resolve("."), env: { ...process.env }, stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (b) => (out += b));
+  child.stderr!.on("data", (b) => (err += b));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  void exited.then((code) => {
+    if (code) console.error(err);
+  });
+  return Object.assign(child, { out: () => out, exited });
+}
+
+/** Waits until `what` holds, looking every 20 ms; fails after `ms`. */
+export async function until(what: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await what())) {
+    if (Date.now() > deadline) throw new Error("waited too long");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
