@@ -39,7 +39,7 @@ function fakeLine(answer: (row: { id: string }) => Promise<import("~/domain/call
 }
 
 const queue = async (number: string) => {
-  const q = await d.messaging.queueCall({
+  const q = await d.calls.queueCall({
     number,
     patientId: null,
     purpose: "callback",

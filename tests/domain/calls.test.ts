@@ -42,7 +42,7 @@ const rowsFor = (number: string) =>
 describe("the call queue", () => {
   it("calls only numbers of the allow-list, one waiting call per number, two a day", async () => {
     const q = (number: string) =>
-      d.messaging.queueCall({ number, patientId: null, purpose: "callback", locale: "en", at: new Date() });
+      d.calls.queueCall({ number, patientId: null, purpose: "callback", locale: "en", at: new Date() });
     expect(await q("+12025550143")).toEqual({ queued: false, reason: "not-callable" }); // US: not in SMS_COUNTRIES
     expect(await q("+911234")).toEqual({ queued: false, reason: "not-callable" });
     expect((await q("+919811111111")).queued).toBe(true);
@@ -106,7 +106,7 @@ describe("the call queue", () => {
     await review(expert, report);
     const [call] = await rowsFor("+919855555555");
     expect(call).toMatchObject({ purpose: "opinion-ready", status: "queued" });
-    const opens = d.messaging.nextWindowStart("evening", call.createdAt);
+    const opens = d.calls.nextWindowStart("evening", call.createdAt);
     // Inside the evening (India's, decision 0092) it is due at once: the queue read its clock a moment apart.
     expect(Math.abs(call.nextAttemptAt.getTime() - opens.getTime())).toBeLessThan(1000);
     const sms = await d.db
@@ -206,7 +206,7 @@ describe("the call queue", () => {
       nextAttemptAt: old,
       createdAt: old,
     });
-    await d.messaging.pruneSmsMessages();
+    await d.rights.rightsJob(); // the retention: SMS and calls alike
     expect(await rowsFor("+919877777777")).toHaveLength(0);
     const outbox = path.join(d.root, "data", "call-outbox");
     const before = readdirSync(outbox).length;
@@ -218,13 +218,13 @@ describe("the call queue", () => {
     // CLINIC_TIME_ZONE is unset: India. The test machine runs at UTC (CI does), five and a half hours behind.
     const at = (h: number, m = 0, day = 27) =>
       new Date(`2026-11-${day}T${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:00+05:30`);
-    expect(d.messaging.nextWindowStart("morning", at(10))).toEqual(at(10));
-    expect(d.messaging.nextWindowStart("morning", at(7, 30))).toEqual(at(9));
-    expect(d.messaging.nextWindowStart("afternoon", at(10))).toEqual(at(12));
-    expect(d.messaging.nextWindowStart("morning", at(12))).toEqual(at(9, 0, 28));
-    expect(d.messaging.nextWindowStart("evening", at(20, 30))).toEqual(at(17, 0, 28));
+    expect(d.calls.nextWindowStart("morning", at(10))).toEqual(at(10));
+    expect(d.calls.nextWindowStart("morning", at(7, 30))).toEqual(at(9));
+    expect(d.calls.nextWindowStart("afternoon", at(10))).toEqual(at(12));
+    expect(d.calls.nextWindowStart("morning", at(12))).toEqual(at(9, 0, 28));
+    expect(d.calls.nextWindowStart("evening", at(20, 30))).toEqual(at(17, 0, 28));
     // 23:45 in India is 18:15 at UTC: the evening window is over there, not still open.
-    expect(d.messaging.nextWindowStart("evening", at(23, 45))).toEqual(at(17, 0, 28));
-    expect(d.messaging.nextWindowStart(null, at(3))).toEqual(at(3));
+    expect(d.calls.nextWindowStart("evening", at(23, 45))).toEqual(at(17, 0, 28));
+    expect(d.calls.nextWindowStart(null, at(3))).toEqual(at(3));
   });
 });

@@ -195,7 +195,7 @@ describe("a reminder by call (decision 0115)", () => {
     const trail = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, patient.id));
     expect(trail.find((e) => e.action === "patient.step_reminded")?.detail).toContain('"channel":"call"');
     // The runner's second run of the same job (at-least-once): the same call, not a second one, and no SMS.
-    const again = await d.messaging.queueCall({
+    const again = await d.calls.queueCall({
       number: patient.phone!,
       patientId: patient.id,
       purpose: "step-reminder",
@@ -224,7 +224,7 @@ describe("a reminder by call (decision 0115)", () => {
       .update(d.schema.patients)
       .set({ remindBy: "call" })
       .where(eq(d.schema.patients.id, patient.id));
-    const waiting = await d.messaging.queueCall({
+    const waiting = await d.calls.queueCall({
       number: patient.phone!,
       patientId: patient.id,
       purpose: "general",

@@ -31,6 +31,7 @@ async function load() {
     sharing: await import("~/domain/sharing/index.server"),
     rights: await import("~/domain/rights/index.server"),
     messaging: await import("~/domain/messaging/index.server"),
+    calls: await import("~/domain/calls/index.server"),
     platform: await import("~/domain/platform/index.server"),
     db: await import("~/db/client.server"),
     schema: await import("~/db/schema"),

@@ -269,7 +269,7 @@ describe("calls on a SIP line", () => {
     const { phoneCalls } = d.schema;
     const phone = runSipp(dir, "busy", answeringScenario("busy"), phonePort, { calls: 3 });
     try {
-      const queued = await d.messaging.queueCall({
+      const queued = await d.calls.queueCall({
         number: "+919812345678",
         patientId: null,
         purpose: "general",

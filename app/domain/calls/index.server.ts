@@ -1,7 +1,10 @@
 /**
- * Calls: opinions heard by phone (decision 0080). Above consultation, care and messaging: it reads
- * the opinions a call may tell and the profile it is for; messaging keeps the queue it sends from.
+ * Calls: a phone call from the request to the hang-up (decisions 0080, 0118). Below care and
+ * consultation: they ask for a call with `queueCall` and hand this context what a call says and
+ * whom it is for (`provideCallSources`, sources.server.ts); it owns `phone_calls`.
  *
+ * - queue: the calls waiting to be placed, the missed calls, their jobs, erasure and retention.
+ * - calls-admin: the admins' list of calls.
  * - sender: the runner's kind "phone-call" (decision 0113): places each due call on the configured
  *   line, settles it (retries as its next job, the trail).
  * - sip-line (baresip over a SIP trunk or GSM gateway), provider (an HTTP voice provider), the
@@ -19,6 +22,35 @@ export { receiveMissedCall } from "./intake.server";
 export { answerCall, callKeys, callStatus, providerMissedCall, providerSound } from "./provider.server";
 export { processCallQueue, repollCallSender, setCallLine, sweepCalls, type CallLine } from "./sender.server";
 export { phoneLine, type PhoneLine, type PhoneLineNode } from "./line-status.server";
+export {
+  abandonedCalls,
+  askForCall,
+  askForDueCalls,
+  CALL_KIND,
+  callErasureSteps,
+  callJobKey,
+  callJobs,
+  deferCall,
+  nextWindowStart,
+  pruneCalls,
+  queueCall,
+  recordIncomingCall,
+  refusedCallsToday,
+  startPlacing,
+  unknownCallsToday,
+  updateCallingCall,
+  type CallJob,
+  type CallPurpose,
+  type QueuedCall,
+} from "./queue.server";
+export { listPhoneCalls, type ApiPhoneCall } from "./calls-admin.server";
+export {
+  provideCallSources,
+  type CallPatient,
+  type CallSources,
+  type CallStep,
+  type PhoneOpinion,
+} from "./sources.server";
 
 let sip: SipLine | null = null;
 

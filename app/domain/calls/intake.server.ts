@@ -4,13 +4,8 @@ import { db } from "~/db/client.server";
 import { patients, phoneCalls, reports, users } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone, numberForms, validE164 } from "~/lib/phone.server";
-import {
-  queueCall,
-  recordIncomingCall,
-  refusedCallsToday,
-  unknownCallsToday,
-} from "../messaging/index.server";
-import { proveByMissedCall } from "../care/index.server";
+import { queueCall, recordIncomingCall, refusedCallsToday, unknownCallsToday } from "./queue.server";
+import { source } from "./sources.server";
 
 /**
  * Refusals kept as rows a day (decision 0101): a flood of forged calls is said in the log line by
@@ -85,7 +80,7 @@ export async function receiveMissedCall(
     return { outcome: "ignored" };
   }
   // A missed call from the trunk proves its number for the profiles that asked to prove it (decision 0102).
-  await proveByMissedCall(number);
+  await source("proveByMissedCall")(number);
   const owner = await profileFor(number);
   let outcome: string;
   let callId: string | undefined;

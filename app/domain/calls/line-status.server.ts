@@ -4,7 +4,7 @@ import { config } from "~/config.server";
 import { db } from "~/db/client.server";
 import { callLines } from "~/db/schema";
 import { numberForms } from "~/lib/phone.server";
-import { refusedCallsToday } from "../messaging/index.server";
+import { refusedCallsToday } from "./queue.server";
 import { DomainError } from "../platform/errors";
 import type { Actor } from "../platform/index.server";
 import { trustedSources } from "./trunk.server";

@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
 import { db, first } from "~/db/client.server";
 import { centres, profiles, type PhoneCallRow } from "~/db/schema";
-import { findPatient } from "../care/index.server";
-import { opinionsForCall, reminderCallStep, type PhoneOpinion } from "../consultation/index.server";
+import { source, type PhoneOpinion } from "./sources.server";
 import type { IvrPlan } from "./ivr";
 
 /**
@@ -32,7 +31,7 @@ export async function planFor(
     opinions: [],
   };
   if (call.purpose === "general" || !call.patientId) return general;
-  const patient = await findPatient(call.patientId);
+  const patient = await source("patient")(call.patientId);
   if (!patient) return general;
   let name = "CareBridge";
   if (patient.centreId && !patient.centreAccessRevokedAt) {
@@ -46,8 +45,8 @@ export async function planFor(
   const base = { callId: call.id, locale, name, general: false, secret };
   // A next step's reminder (decision 0115): the step only, no opinion; null once it is closed.
   if (call.purpose === "step-reminder")
-    return { ...base, ready: 0, opinions: [], step: await reminderCallStep(call.stepId, locale) };
-  const opinions = await opinionsForCall(patient.id);
+    return { ...base, ready: 0, opinions: [], step: await source("step")(call.stepId, locale) };
+  const opinions = await source("opinions")(patient.id, locale);
   return { ...base, ready: opinions.length, opinions };
 }
 

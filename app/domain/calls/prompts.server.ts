@@ -1,7 +1,6 @@
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
-import { phrasesFor, spokenSteps } from "../consultation/index.server";
 import { openDecrypted, phoneWav, silence, speak, wavSamples } from "../records/index.server";
 import { FINAL_PROMPTS, promptSentences, type Prompt } from "./ivr";
 import type { CallPlan } from "./plan.server";
@@ -40,7 +39,7 @@ export async function promptAudio(
     for (const opinion of plan.opinions) {
       await opinionAudio(opinion, locale, t, say, parts);
       // Then its next steps, in her language from phrases (decision 0114).
-      for (const text of spokenSteps(opinion.steps ?? [], t, locale)) await say(text);
+      for (const text of opinion.steps) await say(text);
     }
   for (const text of after) await say(text);
   if (!FINAL_PROMPTS.includes(prompt)) wait();
@@ -66,7 +65,7 @@ async function opinionAudio(
       return;
     }
   }
-  const phrases = opinion.phraseIds.length ? await phrasesFor(opinion.phraseIds, locale) : [];
+  const phrases = opinion.phrases;
   const written = locale === "en" ? opinion.written : [];
   if (phrases.length || written.length) {
     await say(t("phonecall.doctorWrote"));

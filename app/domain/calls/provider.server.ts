@@ -5,7 +5,7 @@ import { db, first } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
-import { updateCallingCall } from "../messaging/index.server";
+import { updateCallingCall } from "./queue.server";
 import { DomainError } from "../platform/errors";
 import { receiveMissedCall } from "./intake.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";

@@ -6,8 +6,16 @@ import { db, first } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
-import { findPatient } from "../care/index.server";
-import { answerStepByCall } from "../consultation/index.server";
+import { savePhoneCallbackRequest } from "../messaging/index.server";
+import {
+  audit,
+  defineSchedule,
+  PermanentJobError,
+  startJobs,
+  type JobContext,
+} from "../platform/index.server";
+import { outcomeOf, type IvrState } from "./ivr";
+import { planFor, type CallPlan } from "./plan.server";
 import {
   abandonedCalls,
   askForCall,
@@ -18,20 +26,11 @@ import {
   nextWindowStart,
   noteCallRef,
   onPlaceCall,
-  savePhoneCallbackRequest,
   startPlacing,
   updateCallingCall,
   type CallJob,
-} from "../messaging/index.server";
-import {
-  audit,
-  defineSchedule,
-  PermanentJobError,
-  startJobs,
-  type JobContext,
-} from "../platform/index.server";
-import { outcomeOf, type IvrState } from "./ivr";
-import { planFor, type CallPlan } from "./plan.server";
+} from "./queue.server";
+import { source } from "./sources.server";
 
 /**
  * The call sender (decision 0080), the handler of the runner's kind "phone-call" (decision 0113).
@@ -144,7 +143,7 @@ async function placeJob(job: CallJob, ctx: JobContext): Promise<Placing> {
   }
   // An opinion call waits for the person's window (a retry may fall outside it).
   if (row.purpose === "opinion-ready" && row.patientId) {
-    const patient = await findPatient(row.patientId);
+    const patient = await source("patient")(row.patientId);
     const opens = nextWindowStart(patient?.callWindow ?? null);
     if (opens.getTime() > Date.now() + 1000) {
       await deferCall(row.id, opens);
@@ -310,9 +309,9 @@ async function followUp(row: PhoneCallRow, plan: CallPlan, end: CallEnd, outcome
       });
   // Her keypad answer to a next step's reminder, as an SMS reply is written (decision 0115).
   if (end.state?.stepAnswer && row.stepId)
-    await answerStepByCall(row.stepId, end.state.stepAnswer, plan.locale);
+    await source("answerStep")(row.stepId, end.state.stepAnswer, plan.locale);
   if (end.state?.callbackAsked) {
-    const patient = await findPatient(row.patientId);
+    const patient = await source("patient")(row.patientId);
     await savePhoneCallbackRequest({
       name: patient?.firstName ?? "",
       number: row.number,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { config } from "~/config.server";
 import type { PhoneCallRow } from "~/db/schema";
 import { log } from "~/lib/log.server";
-import { updateCallingCall } from "../messaging/index.server";
+import { updateCallingCall } from "./queue.server";
 import { phoneWav, silence } from "../records/index.server";
 import { Baresip, type BaresipEvent } from "./baresip.server";
 import { FINAL_PROMPTS, pressKey, startIvr, type IvrState, type Prompt } from "./ivr";

@@ -15,6 +15,7 @@
  *
  * Other contexts and the adapters import from here (ESLint refuses another context's module).
  */
+import "./call-sources.server";
 export {
   familyProfiles,
   accessTo,

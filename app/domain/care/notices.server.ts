@@ -4,7 +4,8 @@ import { centres, healthWorkers, patientManagers, users } from "~/db/schema";
 import { getT } from "~/i18n/i18n.server";
 import { isLocale } from "~/i18n/config";
 import { log } from "~/lib/log.server";
-import { nextWindowStart, notify, queueCall, queueSms, recipientColumns } from "../messaging/index.server";
+import { notify, queueSms, recipientColumns } from "../messaging/index.server";
+import { nextWindowStart, queueCall } from "../calls/index.server";
 import { callNumberOf } from "./call-preferences.server";
 import { findPatient } from "./patients.server";
 

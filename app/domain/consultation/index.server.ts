@@ -38,6 +38,7 @@
  * - held-items, held-handover: what a suspended or moved health worker recorded offline, refused
  *   with the reason and kept for the centre until an admin hands it to another worker (0065).
  */
+import "./call-sources.server";
 export {
   letterVerifyUrl,
   opinionUrl,
@@ -158,7 +159,7 @@ export {
   type OutboxRefusal,
 } from "./held-items.server";
 export { handOverHeldItem } from "./held-handover.server";
-export { opinionsForCall, type PhoneOpinion } from "./phone-opinions.server";
+export { opinionsForCall } from "./phone-opinions.server";
 export {
   addPhrase,
   checkPhraseIds,
@@ -215,4 +216,4 @@ export {
   stopStepReminders,
 } from "./step-reminders.server";
 export { attachRepeatReport, stepOffersFor, type StepOffer } from "./step-attach.server";
-export { answerStepByCall, reminderCallStep, type CallStep } from "./step-reminder-calls.server";
+export { answerStepByCall, reminderCallStep } from "./step-reminder-calls.server";

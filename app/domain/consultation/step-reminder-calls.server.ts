@@ -7,6 +7,7 @@ import { log } from "~/lib/log.server";
 import { clinicTodayDate, toApiStep } from "./next-steps.server";
 import { stepTitle } from "./step-words.server";
 import { applyAnswer, type ReminderAnswer } from "./step-reminders.server";
+import type { CallStep } from "../calls/index.server";
 
 /*
  * A next step's reminder by phone call (decision 0115): what the call says of the step once she
@@ -14,14 +15,6 @@ import { applyAnswer, type ReminderAnswer } from "./step-reminders.server";
  * catalogue's names, never machine-translated free text) — and her answer
  * pressed on the keypad, written as an SMS reply is.
  */
-
-export type CallStep = {
-  kind: "tests" | "specialist" | "facility";
-  when: "soon" | "today" | "later";
-  date: string;
-  /** What to do, in her words (the catalogue's and the specialty's names; a facility's as written). */
-  title: string;
-};
 
 /** The step a reminder call is about, read when the call is placed; null when it is closed or gone. */
 export async function reminderCallStep(stepId: string | null, locale: string): Promise<CallStep | null> {

@@ -10,7 +10,8 @@ import { log } from "~/lib/log.server";
 import { maskPhone } from "~/lib/phone.server";
 import { site } from "~/site";
 import { findPatient, profilesAtNumber, reminderContact } from "../care/index.server";
-import { queueCall, queueMail, queueSms, simpleHtml } from "../messaging/index.server";
+import { queueMail, queueSms, simpleHtml } from "../messaging/index.server";
+import { queueCall } from "../calls/index.server";
 import {
   audit,
   auditInsert,

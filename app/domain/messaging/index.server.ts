@@ -10,7 +10,6 @@
  *   costs), sms-delivery (the gateway and the outbox folder), sms-retention (erasure and pruning),
  *   sms-admin (the admin list).
  * - contact: the public contact form and callback requests.
- * - call-queue: the phone calls waiting to be placed (decision 0080); the sender is app/domain/calls.
  */
 export {
   notify,
@@ -45,24 +44,3 @@ export {
   savePhoneCallbackRequest,
   saveContactMessage,
 } from "./contact.server";
-export {
-  abandonedCalls,
-  askForCall,
-  askForDueCalls,
-  CALL_KIND,
-  callJobs,
-  deferCall,
-  noteCallRef,
-  onPlaceCall,
-  startPlacing,
-  updateCallingCall,
-  nextWindowStart,
-  queueCall,
-  recordIncomingCall,
-  refusedCallsToday,
-  unknownCallsToday,
-  type CallJob,
-  type CallPurpose,
-  type QueuedCall,
-} from "./call-queue.server";
-export { listPhoneCalls, type ApiPhoneCall } from "./calls-admin.server";

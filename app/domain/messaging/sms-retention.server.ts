@@ -3,13 +3,13 @@ import { readdir, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { config } from "~/config.server";
 import { affected, db, exec, type DB, type TxSteps } from "~/db/client.server";
-import { phoneCalls, smsMessages } from "~/db/schema";
+import { smsMessages } from "~/db/schema";
 import { log } from "~/lib/log.server";
 
 /**
  * Erasure and retention of outgoing SMS (decision 0022): the queue's rows and the outbox's files
  * (SMS_URL unset) are no archive of a person's numbers and texts. Phone calls (decision 0080) keep
- * numbers too: their rows and the call outbox's files go by the same rules.
+ * numbers too: the call outbox's files go by the same rules here, their rows in the calls context.
  */
 
 /**
@@ -19,7 +19,6 @@ import { log } from "~/lib/log.server";
 export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
   if (!numbers.length) return;
   yield* exec(tx.delete(smsMessages).where(inArray(smsMessages.to, numbers)));
-  yield* exec(tx.delete(phoneCalls).where(inArray(phoneCalls.number, numbers)));
 }
 
 /**
@@ -29,10 +28,6 @@ export function* smsErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
 export async function pruneSmsMessages(now = Date.now()): Promise<number> {
   const cutoff = new Date(now - config().smsRetentionMs);
   await pruneOutbox(cutoff.getTime());
-  // Settled calls and missed calls (their numbers) after the same time; waiting ones stay.
-  await db()
-    .delete(phoneCalls)
-    .where(and(lt(phoneCalls.createdAt, cutoff), inArray(phoneCalls.status, ["done", "failed"])));
   return affected(
     await db()
       .delete(smsMessages)

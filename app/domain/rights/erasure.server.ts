@@ -22,6 +22,7 @@ import {
   mailErasureSteps,
 } from "../messaging/index.server";
 import { deletePagePreviews, deleteSegments, deleteStored } from "../records/index.server";
+import { callErasureSteps } from "../calls/index.server";
 import { toApi, type ApiRightsRequest, type RequestRow } from "./rights.server";
 
 /**
@@ -345,6 +346,7 @@ export async function eraseOne(request: Pick<RequestRow, "id" | "userId">, now: 
       if (person) {
         const numbers = personNumbers(person);
         yield* smsErasureSteps(tx, numbers);
+        yield* callErasureSteps(tx, numbers);
         yield* mailErasureSteps(tx, person.email);
         yield* contactErasureSteps(tx, { userId, email: person.email, numbers });
         removed = { ...(yield* accountDeletionSteps(tx, userId)), numbers };

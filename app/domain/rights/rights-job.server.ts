@@ -5,6 +5,7 @@ import { rightsRequests } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { auditInsert, defineSchedule, pruneAuditBefore } from "../platform/index.server";
 import { pruneMailMessages, pruneSmsMessages } from "../messaging/index.server";
+import { pruneCalls } from "../calls/index.server";
 import { eraseOne } from "./erasure.server";
 
 // ---------------------------------------------------------------------------------------------
@@ -67,6 +68,7 @@ export async function rightsJob(): Promise<void> {
       if (erased) log("info", "erasures carried out", { count: erased });
       await pruneAuditEvents();
       const sms = await pruneSmsMessages();
+      await pruneCalls();
       if (sms) log("info", "old sms removed", { count: sms });
       const mail = await pruneMailMessages();
       if (mail) log("info", "old mail rows removed", { count: mail });

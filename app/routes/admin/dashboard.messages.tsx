@@ -8,14 +8,13 @@ import { PageHeader } from "~/components/reports/PageHeader";
 import { Pager } from "~/components/reports/Pager";
 import { CallList } from "~/components/messages/CallList";
 import { PhoneLinePanel } from "~/components/messages/PhoneLinePanel";
-import { phoneLine } from "~/domain/calls/index.server";
+import { listPhoneCalls, phoneLine } from "~/domain/calls/index.server";
 import { pageInfo, screenPage } from "~/web/screen.server";
 import {
   listCallbackRequests,
   listContactMessages,
   countSmsByStatus,
   listSmsMessages,
-  listPhoneCalls,
   type ApiSmsMessage,
   type SmsPurpose,
   type SmsStatus,

@@ -1,4 +1,4 @@
-import { listPhoneCalls } from "~/domain/messaging/index.server";
+import { listPhoneCalls } from "~/domain/calls/index.server";
 import { api, apiRoute, pageQuery, pagination, requireApiActor } from "~/web/api.server";
 
 /** Admin: missed calls and placed calls, newest first — masked numbers, what for, what happened (decision 0080). */

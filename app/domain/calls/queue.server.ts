@@ -1,7 +1,7 @@
 import { and, count, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { CallWindowName } from "~/config-phone-line.server";
 import { config } from "~/config.server";
-import { db, exec, first, transaction } from "~/db/client.server";
+import { affected, db, exec, first, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { phoneCalls, type PhoneCallRow } from "~/db/schema";
 import { wallClock, zonedInstant } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
@@ -13,7 +13,8 @@ import { defineJobKind, type JobContext } from "../platform/index.server";
  * The call queue (decision 0080): a call CareBridge will place is a row of `phone_calls`, like an
  * SMS in the SMS outbox, and each time it falls due is a job of the one runner (kind "phone-call",
  * decision 0113) keyed by the call and that time, asked for with the row (`callJobKey`); the
- * sender (app/domain/calls) is the kind's handler. This module only adds rows and their jobs and
+ * sender (sender.server.ts) is the kind's handler. Other contexts ask for a call with `queueCall`
+ * and nothing else (decision 0118). This module only adds rows and their jobs and
  * answers the questions asked before adding one: may this number be called (the country
  * allow-list), is a call to it already waiting, has it had its calls for the day, and when does the
  * person's window open. It never holds what a call says.
@@ -192,7 +193,7 @@ let place: (job: CallJob, ctx: JobContext) => Promise<string> = async () => {
   throw new Error("no call sender in this process");
 };
 
-/** The sender registers its handler (it lives in app/domain/calls, above this context). */
+/** The sender registers its handler (sender.server.ts, which asks for calls' jobs through this module). */
 export function onPlaceCall(handler: (job: CallJob, ctx: JobContext) => Promise<string>): void {
   place = handler;
 }
@@ -283,4 +284,23 @@ export async function updateCallingCall(id: string, set: Partial<PhoneCallRow>):
     .where(and(eq(phoneCalls.id, id), eq(phoneCalls.status, "calling")))
     .returning({ id: phoneCalls.id });
   return done.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Erasure and retention (decision 0022): a call's row keeps a number, like an SMS
+
+/** Inside the erasure's transaction: every call to or from the person's numbers goes, whatever its state. */
+export function* callErasureSteps(tx: DB, numbers: string[]): TxSteps<void> {
+  if (!numbers.length) return;
+  yield* exec(tx.delete(phoneCalls).where(inArray(phoneCalls.number, numbers)));
+}
+
+/** Settled calls and missed calls older than SMS_RETENTION_DAYS go (the rights job); waiting ones stay. */
+export async function pruneCalls(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - config().smsRetentionMs);
+  return affected(
+    await db()
+      .delete(phoneCalls)
+      .where(and(lt(phoneCalls.createdAt, cutoff), inArray(phoneCalls.status, ["done", "failed"]))),
+  );
 }
