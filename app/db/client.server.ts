@@ -744,6 +744,20 @@ export function* oneAtATime(tx: DB, lock: string): TxSteps<void> {
 }
 
 /**
+ * Runs one statement so that the statements naming the same `lock` run one after another, across
+ * processes and nodes (a claim whose choice looks at the other rows' states, decisions 0100 and
+ * 0113): SQLite runs every statement alone already; PostgreSQL runs it in a transaction that first
+ * takes the transaction-scoped advisory lock (`oneAtATime`), so it sees what the one before it wrote.
+ */
+export async function oneStatementAtATime<T>(lock: string, statement: (q: DB) => PromiseLike<T>): Promise<T> {
+  if (handle().kind === "sqlite") return statement(db());
+  return transaction(function* (tx) {
+    yield* oneAtATime(tx, lock);
+    return yield* rows(statement(tx));
+  });
+}
+
+/**
  * A select of rows to claim, for a claiming update's subquery (decision 0113). PostgreSQL locks the
  * rows it picks and skips rows another transaction holds (`FOR UPDATE SKIP LOCKED`), so racing
  * runners each take a different row instead of queueing behind one; SQLite runs the whole claiming

@@ -1,7 +1,5 @@
-import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { applyMigration, databaseBefore } from "../helpers/sqlite-migrations";
 
 /*
  * The migration that adds the signer copy to reports fills it in for letters signed
@@ -9,26 +7,9 @@ import { describe, expect, it } from "vitest";
  * same statements in its dialect).
  */
 
-const dir = path.join(__dirname, "../../drizzle/sqlite");
-const journal = JSON.parse(readFileSync(path.join(dir, "meta/_journal.json"), "utf8")) as {
-  entries: { tag: string }[];
-};
-
-function apply(db: Database.Database, tag: string) {
-  for (const statement of readFileSync(path.join(dir, `${tag}.sql`), "utf8").split(
-    "--> statement-breakpoint",
-  )) {
-    if (statement.trim()) db.exec(statement);
-  }
-}
-
 describe("0007_consultation_round_two", () => {
   it("copies the signer's name, registration and council onto reviewed reports, and only those", () => {
-    const tags = journal.entries.map((e) => e.tag);
-    const at = tags.indexOf("0007_consultation_round_two");
-    expect(at).toBeGreaterThan(0);
-    const db = new Database(":memory:");
-    for (const tag of tags.slice(0, at)) apply(db, tag);
+    const db = databaseBefore("0007_consultation_round_two");
     db.exec(`
       INSERT INTO users (id, email, password_hash, first_name, last_name, account_type, created_at, updated_at) VALUES
         ('e1', 'e1@x.test', 'h', 'Ravi', 'Kumar', 'Expert', 0, 0),
@@ -41,7 +22,7 @@ describe("0007_consultation_round_two", () => {
         ('r2', 'p1', 'X-Ray', '1', 'k2', 'b.pdf', 'application/pdf', 1, 0, 'Reviewed', 'e2', 0, 0),
         ('r3', 'p1', 'X-Ray', '1', 'k3', 'c.pdf', 'application/pdf', 1, 0, 'Pending', NULL, 0, 0);
     `);
-    apply(db, "0007_consultation_round_two");
+    applyMigration(db, "0007_consultation_round_two");
     const rows = db
       .prepare(
         "SELECT id, signer_first_name AS f, signer_last_name AS l, signer_registration_number AS n, signer_registration_council AS c, claim_renewals AS renewals FROM reports ORDER BY id",

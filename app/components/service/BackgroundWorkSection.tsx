@@ -25,6 +25,7 @@ const KIND_KEYS: Record<string, string> = {
   housekeeping: "service.work.kinds.housekeeping",
   "service-sample": "service.work.kinds.serviceSample",
   "phone-sweep": "service.work.kinds.phoneSweep",
+  "lab-read": "service.work.kinds.labRead",
 };
 
 /**

@@ -134,8 +134,9 @@ export function startup(): Promise<void> {
     startStepReminders();
     // Studies waiting for the PACS (PACS_URL): claimed the same way, so each is sent once.
     startPacsSender();
-    // Lab reports read off the request path (decision 0082): the owner of each node reads, one
-    // report at a time, claimed the same way; a worker's upload is found by its poll.
+    // Lab reports read off the request path (decision 0082): the runner's kind "lab-read" (0113),
+    // run by the owner of each node only (two reads at once, in turns by account, 0100); a
+    // worker's upload nudges its owner.
     if (owner) startLabReader();
     // The Service screen (decision 0034): processes that answer requests add their counts to the
     // rollups; the owner of each node samples the queues (one process of all nodes wins each minute).

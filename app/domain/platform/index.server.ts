@@ -102,5 +102,6 @@ export {
   stopJobs,
   waitForJob,
 } from "./jobs.server";
+export type { TurnsBy } from "./jobs-claim.server";
 export { countJobsAsked, deadJobs, dropDeadJob, pruneJobs } from "./jobs-rows.server";
 export { defineSchedule, pruneScheduleJobs, type Schedule, type ScheduleOptions } from "./schedules.server";

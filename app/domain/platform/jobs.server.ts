@@ -1,25 +1,28 @@
-import { and, count, eq, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { db, exec, first, rows, skipLocked, transaction, type DB, type TxSteps } from "~/db/client.server";
+import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
 import { jobs, type JobRow } from "~/db/schema";
 import { JOB_STATES } from "~/db/types";
 import { newId } from "~/lib/ids.server";
 import { log } from "~/lib/log.server";
 import { backgroundLoop, type BackgroundLoop } from "./background-loop.server";
+import { claimJob, type TurnsBy } from "./jobs-claim.server";
 
 /**
  * One runner for all background work (decision 0113). A job is a row of `jobs`: a kind, a JSON
  * payload and an idempotency key unique per kind — asking twice for the same work gives the same
  * job (`joined`), and a caller may wait for it (`waitForJob`). Each kind registers its handler and
- * options once (`defineJobKind`); every serving process runs a loop per kind (`startJobs`).
+ * options once (`defineJobKind`); every serving process runs a loop per kind (`startJobs`), or
+ * `concurrency` loops, each running one job at a time.
  *
  * A claim is ONE conditional update that repeats the due condition (SQLite runs it alone;
  * PostgreSQL picks the row `FOR UPDATE SKIP LOCKED`, app/db), so a job runs in one process at a
- * time. The claim holds it under a lease with a fresh holder token, renewed while the handler
- * runs; a holder that died loses it when the lease ends and any runner takes it again. Every
- * outcome is written only while the token still holds. A failed attempt waits its kind's backoff;
- * the attempt after the kind's cap is never made: the job is `dead` with its last error, for an
- * admin to retry or drop. `stopJobs` drains: no new claims, running handlers waited for up to a
- * bound, then told to stop (their jobs go back when their leases end).
+ * time; a kind may take turns by group (an account: jobs-claim.server.ts, decision 0100). The
+ * claim holds it under a lease with a fresh holder token, renewed while the handler runs; a holder
+ * that died loses it when the lease ends and any runner takes it again. Every outcome is written
+ * only while the token still holds. A failed attempt waits its kind's backoff; the attempt after
+ * the kind's cap is never made: the job is `dead` with its last error, for an admin to retry or
+ * drop. `stopJobs` drains: no new claims, running handlers waited for up to a bound, then told to
+ * stop (their jobs go back when their leases end).
  */
 
 export type JobState = (typeof JOB_STATES)[number];
@@ -59,6 +62,13 @@ export type JobKindOptions<P> = {
   describeError?(err: unknown): string;
   /** Called once the job is given up, before it is marked dead (the handler's own row, say). */
   onDead?(payload: P, job: JobContext & { lastError: string }): Promise<void>;
+  /** Jobs of this kind each process runs at once (default 1): as many loops, each claiming in turn. */
+  concurrency?: number;
+  /**
+   * Turns (decision 0100): a job's group as SQL of its key column. A group has at most one job
+   * running across every process, and the group served longest ago goes first.
+   */
+  turnsBy?: TurnsBy;
 };
 
 /**
@@ -72,7 +82,8 @@ export class PermanentJobError extends Error {
   }
 }
 
-type Settings = Required<Omit<JobKindOptions<unknown>, "onDead">> & Pick<JobKindOptions<unknown>, "onDead">;
+type Optional = "onDead" | "turnsBy";
+type Settings = Required<Omit<JobKindOptions<unknown>, Optional>> & Pick<JobKindOptions<unknown>, Optional>;
 
 export type Enqueued = { id: string; state: JobState; joined: boolean };
 export type EnqueueOptions = { key?: string; runAt?: Date };
@@ -80,17 +91,17 @@ export type JobRound = { done: number; retrying: number; dead: number; outcomes:
 
 export type JobKind<P> = {
   readonly kind: string;
-  /** Asks for the work (in its own transaction) and kicks this process's loop. */
+  /** Asks for the work (in its own transaction) and kicks this process's loops. */
   enqueue(payload: P, opts?: EnqueueOptions): Promise<Enqueued>;
   /** Asks for the work inside the caller's transaction (kick after it commits). */
   enqueueSteps(tx: DB, payload: P, opts?: EnqueueOptions): TxSteps<Enqueued>;
-  /** Runs due jobs of this kind one at a time until none is due or `stop()`; what happened. */
+  /** Runs due jobs of this kind one at a time (in turns, if it takes them) until none is due or `stop()`. */
   runDue(stop?: () => boolean): Promise<JobRound>;
-  /** Makes this process's loop look now (no-op where none runs). */
+  /** Makes this process's loops look now (no-op where none runs). */
   kick(): void;
-  /** Starts this process's loop of the kind (idempotent), as `startJobs` does. */
+  /** Starts this process's loops of the kind (idempotent), as `startJobs` does. */
   start(): void;
-  /** Stops this process's loop, waiting for its running job (no bound: see `stopJobs`). */
+  /** Stops this process's loops, waiting for their running jobs (no bound: see `stopJobs`). */
   stop(): Promise<void>;
   /** Changes options (tests' short waits); applies from the next claim. */
   configure(overrides: Partial<JobKindOptions<P>>): void;
@@ -104,10 +115,25 @@ export const DONE_JOBS_KEPT_MS = 7 * 24 * 60 * 60_000;
 type Registered = {
   settings: Settings;
   defaults: Settings;
-  loop: BackgroundLoop;
+  /** One loop per job run at once (`concurrency`); each claims, runs and claims again. */
+  loops: BackgroundLoop[];
   running: Set<AbortController>;
 };
 const kinds = new Map<string, Registered>();
+
+const kickAll = (reg: Registered) => reg.loops.forEach((l) => l.kick());
+
+/** As many loops as the kind's concurrency (more are made, none taken away), started like the first. */
+function fitLoops(kind: string, reg: Registered): void {
+  while (reg.loops.length < Math.max(1, reg.settings.concurrency)) {
+    const n = reg.loops.length + 1;
+    const loop = backgroundLoop(n === 1 ? `${kind} jobs` : `${kind} jobs (${n})`, (stopping) =>
+      runDue(kind, stopping),
+    );
+    if (reg.loops[0]?.started) loop.start(reg.settings.pollMs);
+    reg.loops.push(loop);
+  }
+}
 
 function describe(err: unknown): string {
   return String((err as Error)?.message ?? err);
@@ -119,32 +145,30 @@ export function defineJobKind<P>(kind: string, options: JobKindOptions<P>): JobK
     leaseMs: DEFAULT_LEASE_MS,
     pollMs: DEFAULT_POLL_MS,
     describeError: describe,
+    concurrency: 1,
     ...(options as JobKindOptions<unknown>),
   };
   const previous = kinds.get(kind);
-  const reg: Registered = previous ?? {
-    settings,
-    defaults: settings,
-    loop: backgroundLoop(`${kind} jobs`, (stopping) => runDue(kind, stopping)),
-    running: new Set(),
-  };
+  const reg: Registered = previous ?? { settings, defaults: settings, loops: [], running: new Set() };
   reg.settings = reg.defaults = settings;
+  fitLoops(kind, reg);
   kinds.set(kind, reg);
   return {
     kind,
     enqueue: async (payload, opts) => {
       const job = await transaction((tx) => enqueueSteps(tx, kind, payload, opts));
-      reg.loop.kick();
+      kickAll(reg);
       return job;
     },
     enqueueSteps: (tx, payload, opts) => enqueueSteps(tx, kind, payload, opts),
     runDue: (stop) => runDue(kind, stop),
-    kick: () => reg.loop.kick(),
-    start: () => reg.loop.start(reg.settings.pollMs),
-    stop: () => reg.loop.stop(),
+    kick: () => kickAll(reg),
+    start: () => startJobs([kind]),
+    stop: async () => void (await Promise.all(reg.loops.map((l) => l.stop()))),
     configure(overrides) {
       reg.settings = { ...reg.defaults, ...(overrides as Partial<Settings>) };
-      reg.loop.repoll(reg.settings.pollMs);
+      fitLoops(kind, reg);
+      for (const l of reg.loops) l.repoll(reg.settings.pollMs);
     },
   };
 }
@@ -214,43 +238,6 @@ export async function waitForJob(
 // ---------------------------------------------------------------------------------------------
 // Claiming and running
 
-/** A job may be taken: queued and due, or running under a lease that ran out (its holder died). */
-function dueCondition(kind: string, now: Date): SQL {
-  return and(
-    eq(jobs.kind, kind),
-    or(
-      and(eq(jobs.state, "queued"), lte(jobs.runAt, now)),
-      and(eq(jobs.state, "running"), lt(jobs.leasedUntil, now)),
-    ),
-  )!;
-}
-
-/** Takes the next due job of `kind` with ONE conditional update; undefined when none is free. */
-async function claim(kind: string, leaseMs: number): Promise<JobRow | undefined> {
-  const now = new Date();
-  const next = skipLocked(
-    db()
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(dueCondition(kind, now))
-      .orderBy(jobs.runAt, jobs.id)
-      .limit(1),
-  );
-  const [row] = await db()
-    .update(jobs)
-    .set({
-      state: "running",
-      holder: newId(),
-      leasedUntil: new Date(now.getTime() + leaseMs),
-      attempts: sql`${jobs.attempts} + 1`,
-    })
-    // `= (select …)`, evaluated once: PostgreSQL may run an `in (select …)` again for each row it
-    // scans, and a `limit 1 … skip locked` run again takes a second row in the same statement.
-    .where(and(sql`${jobs.id} = (${next})`, dueCondition(kind, now)))
-    .returning();
-  return row;
-}
-
 const held = (job: JobRow) =>
   and(eq(jobs.id, job.id), eq(jobs.state, "running"), eq(jobs.holder, job.holder!));
 
@@ -280,9 +267,11 @@ async function runDue(kind: string, stop: () => boolean = () => false): Promise<
   const round: JobRound = { done: 0, retrying: 0, dead: 0, outcomes: {} };
   while (!stop()) {
     const s = reg.settings;
-    const job = await claim(kind, s.leaseMs);
+    const job = await claimJob(kind, s.leaseMs, s.turnsBy);
     if (!job) break;
     const outcome = await runOne(reg, s, job);
+    // The job's group may have another job due now, for a loop that found none of its own.
+    if (s.turnsBy && reg.loops.length > 1) kickAll(reg);
     if (outcome === "lost") continue;
     if (outcome === "retrying" || outcome === "dead") round[outcome]++;
     else {
@@ -377,7 +366,8 @@ async function runOne(reg: Registered, s: Settings, job: JobRow): Promise<Outcom
 
 /** Starts a loop per registered kind (or the ones named), each polling at its kind's pace. */
 export function startJobs(only?: readonly string[]): void {
-  for (const [kind, reg] of kinds) if (!only || only.includes(kind)) reg.loop.start(reg.settings.pollMs);
+  for (const [kind, reg] of kinds)
+    if (!only || only.includes(kind)) for (const l of reg.loops) l.start(reg.settings.pollMs);
 }
 
 /**
@@ -386,7 +376,7 @@ export function startJobs(only?: readonly string[]): void {
  * to any runner when their leases end. Resolves when every loop stopped or the bound passed.
  */
 export async function stopJobs(boundMs = 10_000): Promise<void> {
-  const stopped = Promise.all([...kinds.values()].map((reg) => reg.loop.stop()));
+  const stopped = Promise.all([...kinds.values()].flatMap((reg) => reg.loops.map((l) => l.stop())));
   let timer: NodeJS.Timeout | undefined;
   const late = await Promise.race([
     stopped.then(() => false),
@@ -460,6 +450,7 @@ export async function retryDeadJob(id: string): Promise<JobRow | undefined> {
     .set({ state: "queued", attempts: 0, runAt: new Date(), finishedAt: null })
     .where(and(eq(jobs.id, id), eq(jobs.state, "dead")))
     .returning();
-  if (row) kinds.get(row.kind)?.loop.kick();
+  const reg = row && kinds.get(row.kind);
+  if (reg) kickAll(reg);
   return row;
 }

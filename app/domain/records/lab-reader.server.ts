@@ -1,14 +1,19 @@
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { and, eq, inArray, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { aliasInSql } from "~/db/alias";
-import { db, timeParam } from "~/db/client.server";
+import { eq, sql, type SQLWrapper } from "drizzle-orm";
+import { db, exec, transaction } from "~/db/client.server";
 import { labReads, patients, reports } from "~/db/schema";
 import { log } from "~/lib/log.server";
 import { onWake, wakeOwner } from "~/lib/wake.server";
 import { ProgramFailed, ProgramStopped, withScratch, type Scratch } from "~/lib/programs.server";
-import { backgroundLoop } from "../platform/index.server";
+import {
+  defineJobKind,
+  PermanentJobError,
+  startJobs,
+  type JobContext,
+  type JobKindOptions,
+} from "../platform/index.server";
 import { config } from "~/config.server";
 import { openDecrypted } from "./files.server";
 import { rowBox, type PageLine } from "./lab-lines.server";
@@ -35,18 +40,22 @@ import {
 
 /**
  * The lab-report reader (decision 0082): after an upload is stored, `queueLabRead` adds a
- * lab_reads row (PDFs and images only) naming the account that uploaded it; the owner process of
- * every node runs READERS readers, each claiming one due row at a time with ONE conditional update
- * (the outbox design, decision 0061), reading it in child processes (pdftotext, pdftoppm,
- * tesseract: the event loop stays free), and storing the values as "read" or marking the report
- * not-lab. The reads are shared out (decision 0100): an account has at most one read running in
- * the whole cluster, and the next read goes to the account served longest ago, so one account's
- * uploads never hold every reader. A crash is retried with doubling waits, at most MAX_ATTEMPTS; a
- * read that ran out of time, or a file the tools refuse, fails at once and is never read again; a
- * missing Tesseract ends an image's read as "failed: OCR not available".
+ * lab_reads row (PDFs and images only) naming the account that uploaded it, and its job of the one
+ * runner (kind "lab-read", keyed by the report, decision 0113), in one transaction. The owner
+ * process of every node runs READERS of its loops (`concurrency`), each reading one report at a
+ * time in child processes (pdftotext, pdftoppm, tesseract: the event loop stays free), and storing
+ * the values as "read" or marking the report not-lab. The reads are shared out (decision 0100): the
+ * kind takes turns by account (`turnsBy`), so an account has at most one read running in the whole
+ * cluster, and the next read goes to the account served longest ago; one account's uploads never
+ * hold every reader. A crash is retried with doubling waits, at most MAX_ATTEMPTS; then the job is
+ * dead (the Service screen) and the read "failed". A read that ran out of time, or a file the tools
+ * refuse, fails at once (a `PermanentJobError`) and is never read again by itself; a missing
+ * Tesseract ends an image's read as "failed: OCR not available" (a result, not a fault of the job).
+ * `lab_reads` stays the reading's own row: what the screens show (queued, reading, read, not-lab,
+ * failed; its attempts and last error); the job's lease is the claim.
  */
-/** A claim lapses (its process died) after this: well past the longest read. */
-const lockMs = () => Math.max(120_000, 2 * config().labReadMs);
+/** A claim lapses (its process died) after this; renewed every third of it while a read runs. */
+const LEASE_MS = 120_000;
 const MAX_ATTEMPTS = 3;
 const RETRY_MS = 30_000;
 /** Readers in each node's owner process: one account's read never keeps another's waiting. */
@@ -54,7 +63,36 @@ const READERS = 2;
 
 const READABLE = new Set(["application/pdf", "image/png", "image/jpeg", "image/webp"]);
 
-type Row = typeof labReads.$inferSelect;
+type LabReadJob = { reportId: string };
+
+/** Whose a read is: its account, or (a row queued before accounts were kept) the report itself. */
+const accountOf = (t: { account: SQLWrapper; reportId: SQLWrapper }) =>
+  sql`coalesce(${t.account}, ${t.reportId})`;
+
+const OPTIONS: JobKindOptions<LabReadJob> = {
+  run: readReport,
+  maxAttempts: MAX_ATTEMPTS,
+  backoff: { baseMs: RETRY_MS, maxMs: 4 * RETRY_MS },
+  leaseMs: LEASE_MS,
+  pollMs: 5_000,
+  concurrency: READERS,
+  // A job's key is its report: its turn is the account that uploaded it (decision 0100).
+  turnsBy: (key) => sql`(select ${accountOf(labReads)} from ${labReads} where ${labReads.reportId} = ${key})`,
+  describeError: (err) => String((err as Error)?.message ?? err).slice(0, 300),
+  async onDead({ reportId }, job) {
+    const lastError =
+      job.attempt > job.maxAttempts
+        ? `gave up after ${job.maxAttempts} attempts (the last did not finish)`
+        : job.lastError;
+    await finish(reportId, {
+      status: "failed",
+      attempts: Math.min(job.attempt, job.maxAttempts),
+      lastError,
+      finishedAt: new Date(),
+    });
+  },
+};
+const labReadJobs = defineJobKind<LabReadJob>("lab-read", OPTIONS);
 
 /**
  * Queues a stored report for reading (no-op for files that are not PDFs or images); `account` is
@@ -62,107 +100,77 @@ type Row = typeof labReads.$inferSelect;
  */
 export async function queueLabRead(reportId: string, mimeType: string, account: string): Promise<void> {
   if (!READABLE.has(mimeType)) return;
-  await db()
-    .insert(labReads)
-    .values({ reportId, account, status: "queued", nextAttemptAt: new Date() })
-    .onConflictDoNothing();
+  await transaction(function* (tx) {
+    yield* exec(
+      tx
+        .insert(labReads)
+        .values({ reportId, account, status: "queued", nextAttemptAt: new Date() })
+        .onConflictDoNothing(),
+    );
+    yield* labReadJobs.enqueueSteps(tx, { reportId }, { key: reportId });
+  });
   kickReaders();
   wakeOwner("lab-read"); // queued in a cluster worker: the node's owner reads it now
 }
 
 function kickReaders(): void {
-  for (const r of readers) r.kick();
+  labReadJobs.kick();
 }
-
-const readers = Array.from({ length: READERS }, (_, i) =>
-  backgroundLoop(`lab reader ${i + 1}`, (stopping) => processLabReads(stopping)),
-);
-
-export function startLabReader(pollMs = 5_000): void {
-  for (const r of readers) r.start(pollMs);
-  onWake("lab-read", kickReaders);
-}
-export async function stopLabReader(): Promise<void> {
-  await Promise.all(readers.map((r) => r.stop()));
-}
-
-function dueCondition(now: Date): SQL {
-  return or(
-    and(eq(labReads.status, "queued"), lte(labReads.nextAttemptAt, now)),
-    and(eq(labReads.status, "reading"), lt(labReads.lockedUntil, now)),
-  )!;
-}
-
-/** Whose a read is: its account, or (a row queued before accounts were kept) the report itself. */
-const accountOf = (t: { account: SQLWrapper; reportId: SQLWrapper }) =>
-  sql`coalesce(${t.account}, ${t.reportId})`;
 
 /**
- * The next due read, in turns (decision 0100): none of an account that has a read running anywhere
- * (an unexpired claim), and first the account whose last read ended longest ago (never: first).
+ * Starts this process's readers (each node's owner process: READERS reads at once on a node). A
+ * worker's upload nudges its owner (`wakeOwner`), whose loops are the only ones of the node.
  */
-async function claimNext(now: Date): Promise<Row | undefined> {
-  const other = aliasInSql(labReads, "other");
-  const at = timeParam(now.getTime());
-  const next = db()
-    .select({ id: labReads.reportId })
-    .from(labReads)
-    .where(
-      and(
-        dueCondition(now),
-        sql`not exists (select 1 from ${other.from} where ${accountOf(other.as)} = ${accountOf(labReads)} and ${other.as.status} = 'reading' and ${other.as.lockedUntil} >= ${at})`,
-      ),
-    )
-    .orderBy(
-      sql`(select max(${other.as.finishedAt}) from ${other.from} where ${accountOf(other.as)} = ${accountOf(labReads)}) asc nulls first`,
-      labReads.nextAttemptAt,
-      labReads.reportId,
-    )
-    .limit(1);
-  const [row] = await db()
-    .update(labReads)
-    .set({
-      status: "reading",
-      lockedUntil: new Date(now.getTime() + lockMs()),
-      attempts: sql`${labReads.attempts} + 1`,
-    })
-    .where(and(inArray(labReads.reportId, next), dueCondition(now)))
-    .returning();
-  return row;
+export function startLabReader(pollMs?: number): void {
+  if (pollMs) labReadJobs.configure({ pollMs });
+  startJobs([labReadJobs.kind]);
+  onWake("lab-read", kickReaders);
 }
 
-async function settle(row: Row, set: Partial<Row>): Promise<void> {
+/** Stops this process's readers, waiting for the reads under way (the bounded drain is `stopJobs`). */
+export function stopLabReader(): Promise<void> {
+  return labReadJobs.stop();
+}
+
+/** For tests: other attempts, waits or lease; no argument restores the defaults. */
+export function configureLabReader(
+  overrides?: Partial<Pick<JobKindOptions<LabReadJob>, "maxAttempts" | "backoff" | "leaseMs">>,
+): void {
+  labReadJobs.configure(overrides ?? {});
+}
+
+/** Reads every due report, one at a time and in turns, until none is due; how many were tried. */
+export async function processLabReads(stop: () => boolean = () => false): Promise<number> {
+  const round = await labReadJobs.runDue(stop);
+  return round.done + round.retrying + round.dead;
+}
+
+type Row = typeof labReads.$inferSelect;
+
+/** The reading's own row written (what the screens show); the job's outcome is the runner's. */
+async function finish(reportId: string, set: Partial<Row>): Promise<void> {
   await db()
     .update(labReads)
     .set({ ...set, lockedUntil: null })
-    .where(
-      and(
-        eq(labReads.reportId, row.reportId),
-        eq(labReads.status, "reading"),
-        eq(labReads.lockedUntil, row.lockedUntil!),
-      ),
-    );
+    .where(eq(labReads.reportId, reportId));
 }
 
-/** Reads every due report, one at a time, until none is due. */
-export async function processLabReads(stop: () => boolean = () => false): Promise<number> {
-  let done = 0;
-  while (!stop()) {
-    // Nothing due, or nothing due of an account without a read running (another reader's turn):
-    // this reader waits for the next kick or poll.
-    const row = await claimNext(new Date());
-    if (!row) break;
-    await readOne(row);
-    done++;
-    // The account's next read may now go to an idle reader.
-    kickReaders();
-  }
-  return done;
-}
+const SETTLED = new Set(["read", "not-lab", "failed"]);
 
-async function readOne(row: Row): Promise<void> {
+/** One attempt at a report's read (the kind's handler); throws to fail it. */
+async function readReport({ reportId }: LabReadJob, job: JobContext): Promise<string> {
+  const [row] = await db().select().from(labReads).where(eq(labReads.reportId, reportId));
+  if (!row) return "gone"; // the report was deleted, its read with it
+  // Its runner died after storing the read, before the job was settled: done already. (An admin's
+  // retry of a dead read starts over at attempt 1 and reads it again.)
+  if (job.attempt > 1 && SETTLED.has(row.status)) return "already";
+  await finish(reportId, { status: "reading", attempts: job.attempt });
   const started = Date.now();
-  const who = { reportId: row.reportId, attempt: row.attempts };
+  const who = { reportId, attempt: job.attempt };
+  // A read whose lease was lost (another runner has it) or cut short at shutdown stores nothing.
+  const stillHeld = () => {
+    if (job.signal.aborted) throw job.signal.reason ?? new Error("the read was stopped");
+  };
   try {
     const [report] = await db()
       .select({
@@ -173,22 +181,31 @@ async function readOne(row: Row): Promise<void> {
       })
       .from(reports)
       .leftJoin(patients, eq(patients.id, reports.patientId))
-      .where(eq(reports.id, row.reportId));
-    if (!report) return void (await settle(row, { status: "failed", lastError: "report gone" }));
+      .where(eq(reports.id, reportId));
+    if (!report) {
+      await finish(reportId, { status: "failed", lastError: "report gone" });
+      return "gone";
+    }
     const result = await readFile(report.fileKey, report.mimeType, {
       sex: report.sex,
       birthYear: report.birthYear,
     });
     const durationMs = Date.now() - started;
+    stillHeld();
     if (!result.lab) {
-      await saveReading(row.reportId, result.source, []);
-      await settle(row, { status: "not-lab", source: result.source, durationMs, finishedAt: new Date() });
+      await saveReading(reportId, result.source, []);
+      await finish(reportId, {
+        status: "not-lab",
+        source: result.source,
+        durationMs,
+        finishedAt: new Date(),
+      });
       log("info", "lab reader: not a lab report", { ...who, durationMs });
-      return;
+      return "not-lab";
     }
     // Word results ("Non Reactive") are stored as text with their printed reference (decision 0098).
-    await saveReading(row.reportId, result.source, result.rows);
-    await settle(row, {
+    await saveReading(reportId, result.source, result.rows);
+    await finish(reportId, {
       status: "read",
       source: result.source,
       sampleDate: result.sampleDate,
@@ -196,10 +213,11 @@ async function readOne(row: Row): Promise<void> {
       finishedAt: new Date(),
     });
     log("info", "lab reader: values read", { ...who, values: result.rows.length, durationMs });
+    return "read";
   } catch (err) {
     const durationMs = Date.now() - started;
     if (err instanceof OcrUnavailable) {
-      await settle(row, {
+      await finish(reportId, {
         status: "failed",
         lastError: "OCR not available",
         durationMs,
@@ -208,20 +226,24 @@ async function readOne(row: Row): Promise<void> {
       // A missing tool is the operator's to fix; OCR turned off on purpose is not a fault.
       if (err.turnedOff) log("info", "lab reader: OCR is turned off (LAB_OCR=0), not read", who);
       else log("error", "lab reader failed: OCR not available (install tesseract-ocr and ffmpeg)", who);
-      return;
+      return "no-ocr";
     }
-    const lastError = String((err as Error)?.message ?? err).slice(0, 300);
+    const lastError = OPTIONS.describeError!(err);
     // A file the tools refuse (it does not decode), one over a size cap and one that ran into a
     // time, memory, CPU or file-size limit fail at once and are never read again: reading it again
-    // would only take the machine again (decision 0100). A crash or an interrupted read is retried.
-    if (row.attempts >= MAX_ATTEMPTS || isFinal(err)) {
-      await settle(row, { status: "failed", lastError, durationMs, finishedAt: new Date() });
-      log("error", "lab reader failed", { ...who, error: lastError });
-    } else {
-      const wait = RETRY_MS * 2 ** (row.attempts - 1);
-      await settle(row, { status: "queued", lastError, nextAttemptAt: new Date(Date.now() + wait) });
-      log("warn", "lab reader: will retry", { ...who, error: lastError });
-    }
+    // would only take the machine again (decision 0100). A crash or an interrupted read is retried;
+    // after the last attempt the runner's onDead marks it failed.
+    const final = isFinal(err);
+    const last = final || job.attempt >= job.maxAttempts;
+    await finish(reportId, {
+      status: last ? "failed" : "queued",
+      lastError,
+      durationMs,
+      ...(last && { finishedAt: new Date() }),
+    });
+    if (last) log("error", "lab reader failed", { ...who, error: lastError });
+    else log("warn", "lab reader: will retry", { ...who, error: lastError });
+    throw final ? new PermanentJobError(lastError, { cause: err }) : err;
   }
 }
 

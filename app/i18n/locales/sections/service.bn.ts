@@ -89,6 +89,7 @@ const service: typeof en = {
       housekeeping: "প্রতি ঘণ্টার পরিষ্কার",
       serviceSample: "পরিষেবা স্ক্রিনের নমুনা",
       phoneSweep: "বকেয়া কল খোঁজা",
+      labRead: "ল্যাব রিপোর্ট পড়া",
     },
   },
 };

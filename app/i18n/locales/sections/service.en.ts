@@ -89,6 +89,7 @@ const service = {
       housekeeping: "Hourly housekeeping",
       serviceSample: "Service screen samples",
       phoneSweep: "Looking for calls due",
+      labRead: "Lab reports read",
     },
   },
 };

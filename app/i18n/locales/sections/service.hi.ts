@@ -90,6 +90,7 @@ const service: typeof en = {
       housekeeping: "हर घंटे की सफ़ाई",
       serviceSample: "सेवा स्क्रीन के नमूने",
       phoneSweep: "देय कॉल ढूँढना",
+      labRead: "लैब रिपोर्ट पढ़ना",
     },
   },
 };

@@ -91,6 +91,7 @@ const service: typeof en = {
       housekeeping: "ஒவ்வொரு மணி நேர சுத்தம்",
       serviceSample: "சேவைத் திரையின் மாதிரிகள்",
       phoneSweep: "செய்ய வேண்டிய அழைப்புகளைத் தேடுதல்",
+      labRead: "ஆய்வக அறிக்கைகளைப் படித்தல்",
     },
   },
 };
