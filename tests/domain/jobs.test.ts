@@ -321,4 +321,24 @@ describe("shutdown", () => {
     await until(async () => (await jobRow(id)).state === "queued", 10_000);
     expect(await jobRow(id)).toMatchObject({ attempts: 1, lastError: "stopped" });
   });
+
+  it("an attempt cut short from outside (JobInterrupted) goes back at once, not counted and no failure", async () => {
+    let n = 0;
+    const kind = d.platform.defineJobKind("test.interrupted", {
+      run: async () => {
+        n++;
+        if (n === 1) throw new d.platform.JobInterrupted("the server is stopping");
+      },
+      maxAttempts: 1,
+      backoff: [10],
+    });
+    const { id } = await kind.enqueue({});
+    await kind.runDue();
+    let row = await jobRow(id);
+    expect([row.state, row.attempts, row.failures]).toEqual(["queued", 0, 0]);
+    await sleep(1_100);
+    await kind.runDue();
+    row = await jobRow(id);
+    expect([row.state, row.attempts, n]).toEqual(["done", 1, 2]);
+  });
 });

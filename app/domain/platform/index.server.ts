@@ -96,6 +96,7 @@ export {
   type JobKindOptions,
   type JobRound,
   type JobState,
+  JobInterrupted,
   PermanentJobError,
   retryDeadJob,
   startJobs,

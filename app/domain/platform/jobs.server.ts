@@ -82,6 +82,18 @@ export class PermanentJobError extends Error {
   }
 }
 
+/**
+ * The attempt was cut short from outside (the process is stopping and ended the programs the
+ * handler ran): no fault of the work. The job goes back to the queue at once for any runner,
+ * the attempt not counted against the cap (decision 0113's drain).
+ */
+export class JobInterrupted extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "JobInterrupted";
+  }
+}
+
 type Optional = "onDead" | "turnsBy";
 type Settings = Required<Omit<JobKindOptions<unknown>, Optional>> & Pick<JobKindOptions<unknown>, Optional>;
 
@@ -109,6 +121,8 @@ export type JobKind<P> = {
 
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_POLL_MS = 5_000;
+/** An interrupted job is free again after this (for another runner, or this one once it starts again). */
+const INTERRUPTED_WAIT_MS = 1_000;
 /** Finished jobs are kept this long (the same key asked again meanwhile is the same job). */
 export const DONE_JOBS_KEPT_MS = 7 * 24 * 60 * 60_000;
 
@@ -340,6 +354,16 @@ async function runOne(reg: Registered, s: Settings, job: JobRow): Promise<Outcom
     clearInterval(renewal);
     reg.running.delete(controller);
     const lastError = s.describeError(err);
+    if (err instanceof JobInterrupted) {
+      const written = await settle(job, {
+        state: "queued",
+        runAt: new Date(Date.now() + INTERRUPTED_WAIT_MS),
+        attempts: sql`${jobs.attempts} - 1`,
+        lastError,
+      });
+      log("info", "job interrupted; queued again", { ...who, error: lastError });
+      return written ? "retrying" : "lost";
+    }
     if (job.attempts >= s.maxAttempts || err instanceof PermanentJobError) return giveUp(lastError, true);
     const wait = backoffWait(s.backoff, job.attempts);
     const written = await settle(job, {

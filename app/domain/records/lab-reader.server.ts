@@ -9,6 +9,7 @@ import { onWake, wakeOwner } from "~/lib/wake.server";
 import { ProgramFailed, ProgramStopped, withScratch, type Scratch } from "~/lib/programs.server";
 import {
   defineJobKind,
+  JobInterrupted,
   PermanentJobError,
   startJobs,
   type JobContext,
@@ -229,6 +230,13 @@ async function readReport({ reportId }: LabReadJob, job: JobContext): Promise<st
       return "no-ocr";
     }
     const lastError = OPTIONS.describeError!(err);
+    // Cut short by the server stopping (its programs ended, decision 0103): read again later, by
+    // any node, the attempt not counted.
+    if (err instanceof ProgramStopped && err.reason === "interrupted") {
+      await finish(reportId, { status: "queued", attempts: job.attempt - 1, lastError, durationMs });
+      log("info", "lab reader: interrupted, read again later", who);
+      throw new JobInterrupted(lastError, { cause: err });
+    }
     // A file the tools refuse (it does not decode), one over a size cap and one that ran into a
     // time, memory, CPU or file-size limit fail at once and are never read again: reading it again
     // would only take the machine again (decision 0100). A crash or an interrupted read is retried;
