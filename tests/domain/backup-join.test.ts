@@ -1,18 +1,9 @@
-import { rmSync, mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import * as vitest from "vitest";
 import { expect } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { onlyWith, requireTool } from "../helpers/requires";
-import {
-  freshDomain,
-  makeAdmin,
-  makePatient,
-  makeReport,
-  type Domain,
-  type Person,
-} from "../helpers/factories";
+import type { Domain, Person } from "../helpers/factories";
+import { resticDomain } from "../helpers/restic";
 
 const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "restic"), vitest);
 
@@ -25,23 +16,13 @@ const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "re
 let d: Domain;
 let ops: typeof import("~/domain/operations/index.server");
 let admin: Person;
-const repo = path.join(mkdtempSync(path.join(os.tmpdir(), "cb-restic-join-")), "repo");
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  d = await freshDomain({
-    BACKUP_REPOSITORY: repo,
-    BACKUP_CHECK_SHARE: "100%",
-    BACKUP_VERIFY_FILES: "2",
-    BACKUP_AT: "02:30",
-  });
-  ops = await import("~/domain/operations/index.server");
-  admin = await makeAdmin();
-  const patient = await makePatient();
-  for (let i = 0; i < 2; i++) await makeReport(patient);
+  ({ d, ops, admin, close } = await resticDomain({ verifyFiles: 2, reports: 2 }));
 }, 60_000);
 afterAll(async () => {
-  await d?.close();
-  rmSync(path.dirname(repo), { recursive: true, force: true });
+  await close?.();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

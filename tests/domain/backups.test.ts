@@ -1,20 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
-import os from "node:os";
+import { openSync, readdirSync, statSync, writeSync, closeSync } from "node:fs";
 import path from "node:path";
 import * as vitest from "vitest";
 import { expect } from "vitest";
 import { onlyWith, requireTool } from "../helpers/requires";
-import { leaveStaleLock, locksIn } from "../helpers/restic";
-import {
-  freshDomain,
-  mailsTo,
-  makeAdmin,
-  makePatient,
-  makeReport,
-  type Domain,
-  type Person,
-} from "../helpers/factories";
+import { leaveStaleLock, locksIn, resticDomain } from "../helpers/restic";
+import { mailsTo, makeReport, type Domain, type Person } from "../helpers/factories";
 
 const { afterAll, beforeAll, describe, it } = onlyWith(requireTool("restic", "restic"), vitest);
 
@@ -31,23 +22,14 @@ let d: Domain;
 let ops: typeof import("~/domain/operations/index.server");
 let admin: Person;
 let patient: Person;
-const repo = path.join(mkdtempSync(path.join(os.tmpdir(), "cb-restic-")), "repo");
+let repo: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  d = await freshDomain({
-    BACKUP_REPOSITORY: repo,
-    BACKUP_CHECK_SHARE: "100%",
-    BACKUP_VERIFY_FILES: "3",
-    BACKUP_AT: "02:30",
-  });
-  ops = await import("~/domain/operations/index.server");
-  admin = await makeAdmin();
-  patient = await makePatient();
-  for (let i = 0; i < 3; i++) await makeReport(patient);
+  ({ d, ops, admin, patient, repo, close } = await resticDomain({ verifyFiles: 3, reports: 3 }));
 }, 60_000);
 afterAll(async () => {
-  await d?.close();
-  rmSync(path.dirname(repo), { recursive: true, force: true });
+  await close?.();
 });
 
 /** restic's own view of the repository (the password file the app generated). */
