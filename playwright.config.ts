@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_PATH } from "./tests/helpers/chromium";
 import { readdirSync } from "node:fs";
 import os from "node:os";
 
@@ -84,7 +85,7 @@ export default defineConfig({
     headless: true,
     trace: "off",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: CHROMIUM_PATH,
       args: [
         "--no-sandbox",
         "--disable-gpu",

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { CHROMIUM_PATH } from "../helpers/chromium";
 import { axeAtBothWidths } from "./axe";
 import { ADMIN, hydrated, logIn, newUser, patientWithReport, personContext, signUp } from "./fixtures";
 import { shot } from "./helpers";
@@ -12,7 +13,7 @@ import { shot } from "./helpers";
  */
 test.use({
   launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: CHROMIUM_PATH,
     args: [
       "--no-sandbox",
       "--disable-gpu",

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { CHROMIUM_PATH } from "../helpers/chromium";
 import http from "node:http";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -263,7 +264,7 @@ describe("first-visit JavaScript budget", () => {
     // settings, her upload page, the expert's review): Chromium fetches no file the sum above left
     // out, and no more bytes.
     const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: CHROMIUM_PATH,
       args: ["--no-sandbox", "--disable-gpu"],
     });
     try {
