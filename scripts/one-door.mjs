@@ -16,6 +16,7 @@ const TOOLS = new Map([
   ["scripts/test-all.mjs", "runs Vitest and Playwright (npm test)"],
   ["scripts/ensure-build.mjs", "runs the build on a fresh clone before npm start"],
   ["scripts/node-runtime.mjs", "checks the project's Node at npm install"],
+  ["scripts/compact-exports.mjs", "resolves a package's exports in a fresh Node at npm install"],
   ["scripts/bench.ts", "starts the built server and load generators (npm run bench)"],
   ["scripts/bench-labs.ts", "starts the built server pinned to a core (npm run bench:labs)"],
   ["scripts/bench-photo-size.ts", "measures photos with ffprobe (npm run bench:photo-size)"],
