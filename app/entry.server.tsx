@@ -7,8 +7,8 @@ import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { poolStats } from "~/db/client.server";
 import { productGauges, requestDone, shutdown, startup } from "~/domain/operations/index.server";
-import { i18nOptions } from "~/i18n/config";
-import { getLocale, resources } from "~/i18n/i18n.server";
+import { i18nOptions, type Locale } from "~/i18n/config";
+import { getLocale, resourcesFor } from "~/i18n/i18n.server";
 import { recordingKeys } from "~/i18n/recorder.server";
 import { withRememberedStrings } from "~/i18n/resolved.server";
 import { pageStringsJson } from "~/i18n/strings.server";
@@ -53,13 +53,12 @@ const ABORT_DELAY = 10_000;
  * (the server never changes an instance's language), instead of one per request.
  */
 const instances = new Map<string, Promise<i18n>>();
-function i18nFor(locale: string) {
+function i18nFor(locale: Locale) {
   let instance = instances.get(locale);
   if (!instance) {
     const created = createInstance();
-    instance = created
-      .use(initReactI18next)
-      .init({ ...i18nOptions, lng: locale, resources })
+    instance = resourcesFor(locale)
+      .then((resources) => created.use(initReactI18next).init({ ...i18nOptions, lng: locale, resources }))
       .then(() => withRememberedStrings(created));
     instances.set(locale, instance);
   }

@@ -4,16 +4,61 @@ import { RemixI18Next } from "remix-i18next/server";
 import { rememberStrings } from "./resolved.server";
 import { FALLBACK_LOCALE, i18nOptions, isLocale, NAMESPACE, SUPPORTED_LOCALES, type Locale } from "./config";
 import en from "./locales/en";
-import hi from "./locales/hi";
-import bn from "./locales/bn";
-import ta from "./locales/ta";
 
-export const resources = {
-  en: { [NAMESPACE]: en },
-  hi: { [NAMESPACE]: hi },
-  bn: { [NAMESPACE]: bn },
-  ta: { [NAMESPACE]: ta },
+type Catalogue = typeof en;
+type Resources = Partial<Record<Locale, { [NAMESPACE]: Catalogue }>>;
+
+/**
+ * Each language's catalogue. English comes with the server build (it is every other language's
+ * fallback); Hindi, Bengali and Tamil are chunks of their own, loaded on the first request in that
+ * language: a start no longer reads, compiles and builds about a megabyte of strings that most
+ * servers' first requests never show (decision 0121).
+ */
+const LOADERS: Record<Exclude<Locale, "en">, () => Promise<{ default: Catalogue }>> = {
+  hi: () => import("./locales/hi") as Promise<{ default: Catalogue }>,
+  bn: () => import("./locales/bn") as Promise<{ default: Catalogue }>,
+  ta: () => import("./locales/ta") as Promise<{ default: Catalogue }>,
 };
+const loaded: Partial<Record<Locale, Catalogue>> = { en };
+const loading = new Map<Locale, Promise<Catalogue>>();
+
+/** A language's catalogue, loaded once (two first requests in one language share the load). */
+export function loadCatalogue(locale: Locale): Promise<Catalogue> {
+  const have = loaded[locale];
+  if (have) return Promise.resolve(have);
+  let load = loading.get(locale);
+  if (!load) {
+    load = LOADERS[locale as Exclude<Locale, "en">]().then(
+      (m) => (loaded[locale] = m.default),
+      (err: unknown) => {
+        loading.delete(locale); // the next request tries again
+        throw err;
+      },
+    );
+    loading.set(locale, load);
+  }
+  return load;
+}
+
+/** A catalogue already loaded (loadCatalogue first: every render and i18next instance does). */
+export function loadedCatalogue(locale: Locale): Catalogue {
+  const have = loaded[locale];
+  if (!have) throw new Error(`the ${locale} catalogue is read before it was loaded`);
+  return have;
+}
+
+/** i18next's resources for one language: its catalogue and English, its fallback. */
+export async function resourcesFor(locale: Locale): Promise<Resources> {
+  const own = await loadCatalogue(locale);
+  return { en: { [NAMESPACE]: en }, [locale]: { [NAMESPACE]: own } };
+}
+
+/** Every language's resources (the tests' comparisons of the catalogues). */
+export async function allResources(): Promise<Required<Resources>> {
+  const all: Resources = {};
+  for (const locale of SUPPORTED_LOCALES) all[locale] = { [NAMESPACE]: await loadCatalogue(locale) };
+  return all as Required<Resources>;
+}
 
 /** Visitors' language choice. Signed-in users' choice is also kept on their account. */
 export const localeCookie = createCookie("lng", {
@@ -29,7 +74,7 @@ export const remixI18n = new RemixI18Next({
     fallbackLanguage: FALLBACK_LOCALE,
     cookie: localeCookie,
   },
-  i18next: { ...i18nOptions, resources },
+  i18next: { ...i18nOptions },
 });
 
 /** The request's language: cookie, then Accept-Language, then English. */
@@ -45,7 +90,7 @@ export async function getT(locale: Locale): Promise<TFunction> {
   let t = instances.get(locale);
   if (!t) {
     const instance = createInstance();
-    await instance.init({ ...i18nOptions, lng: locale, resources });
+    await instance.init({ ...i18nOptions, lng: locale, resources: await resourcesFor(locale) });
     t = rememberStrings(instance.getFixedT(locale, NAMESPACE));
     instances.set(locale, t);
   }

@@ -1,5 +1,5 @@
-import { NAMESPACE, type Locale } from "./config";
-import { resources } from "./i18n.server";
+import type { Locale } from "./config";
+import { loadedCatalogue } from "./i18n.server";
 import routeKeyMap from "./route-keys.generated.json";
 
 /** Written by scripts/i18n-route-keys.ts (npm run i18n:routes). */
@@ -30,10 +30,10 @@ function pick(from: Tree, path: string, into: Tree) {
 }
 
 function catalogue(locale: Locale): Tree {
-  return resources[locale][NAMESPACE] as unknown as Tree;
+  return loadedCatalogue(locale) as unknown as Tree;
 }
 
-/** The strings of these keys (or subtrees) in one language. */
+/** The strings of these keys (or subtrees) in one language (its catalogue loaded: loadCatalogue). */
 export function stringsOf(locale: Locale, keys: Iterable<string>): Tree {
   const out: Tree = {};
   for (const key of keys) pick(catalogue(locale), key, out);

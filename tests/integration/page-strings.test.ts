@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import en from "~/i18n/locales/en";
+import bn from "~/i18n/locales/bn";
 import hi from "~/i18n/locales/hi";
+import ta from "~/i18n/locales/ta";
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
@@ -26,6 +28,23 @@ async function pageStrings(path: string, lng?: string) {
 }
 
 describe("strings per screen", () => {
+  it("a server's first requests in Hindi, Bengali and Tamil, all at once, each get their language (catalogues load on first use)", async () => {
+    // The server has answered nothing in these languages yet (decision 0121): two pages in Hindi, one
+    // in Bengali and a navigation's strings in Tamil, side by side, while each catalogue loads.
+    const [first, second, bengali, tamil] = await Promise.all([
+      pageStrings("/login", "hi"),
+      pageStrings("/login", "hi"),
+      pageStrings("/login", "bn"),
+      fetch(`${server.url}/i18n.json?lng=ta&routes=routes/login&v=x`).then((r) => r.json()),
+    ]);
+    expect(first.page.s.accounts.loginTitle).toBe(hi.accounts.loginTitle);
+    expect(second.page.s.accounts.loginTitle).toBe(hi.accounts.loginTitle);
+    expect(first.html).toContain(hi.accounts.loginTitle);
+    expect(bengali.page.s.accounts.loginTitle).toBe(bn.accounts.loginTitle);
+    expect(bengali.html).toContain(bn.accounts.loginTitle);
+    expect(tamil.accounts.loginTitle).toBe(ta.accounts.loginTitle);
+  });
+
   it("the home page carries its own and the layout's strings, no other screen's, and loads no catalogue", async () => {
     const { html, page } = await pageStrings("/");
     expect(page.r).toEqual(["root", "routes/_index"]);

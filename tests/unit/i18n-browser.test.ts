@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { catalogueKeys, catalogueValue } from "../helpers/catalogue";
 import { i18nOptions, NAMESPACE, SUPPORTED_LOCALES } from "~/i18n/config";
 import { BrowserI18n } from "~/i18n/i18n.browser";
-import { resources } from "~/i18n/i18n.server";
+import { allResources } from "~/i18n/i18n.server";
 import en from "~/i18n/locales/en";
+
+const resources = await allResources();
 
 /*
  * The browser's translator (decision 0094) against i18next, which renders the same page on the

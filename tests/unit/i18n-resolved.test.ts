@@ -2,9 +2,11 @@ import { createInstance, type TFunction } from "i18next";
 import { describe, expect, it } from "vitest";
 import { catalogueKeys, catalogueValue } from "../helpers/catalogue";
 import { i18nOptions, NAMESPACE, SUPPORTED_LOCALES } from "~/i18n/config";
-import { resources } from "~/i18n/i18n.server";
+import { allResources } from "~/i18n/i18n.server";
 import en from "~/i18n/locales/en";
 import { rememberStrings, withRememberedStrings } from "~/i18n/resolved.server";
+
+const resources = await allResources();
 
 /** Every key's base form (plural suffixes folded), each asked the ways the screens ask it. */
 const baseKeys = [...new Set(catalogueKeys(en).map((k) => k.replace(/_(zero|one|two|few|many|other)$/, "")))];

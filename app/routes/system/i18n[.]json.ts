@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { isLocale, SUPPORTED_LOCALES } from "~/i18n/config";
+import { loadCatalogue } from "~/i18n/i18n.server";
 import { routeKeys, stringsOf } from "~/i18n/strings.server";
 
 const MAX_ITEMS = 40;
@@ -17,7 +18,7 @@ function list(value: string | null): string[] | null {
  * (`keys`). Public: the catalogue is no secret. The build's version is in the URL the browser asks
  * for (`v`), so a day's caching never serves strings of another release.
  */
-export function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const lng = url.searchParams.get("lng");
   const routes = list(url.searchParams.get("routes"));
@@ -32,6 +33,7 @@ export function loader({ request }: LoaderFunctionArgs) {
     );
   }
   const wanted = routes.length ? [...routeKeys(routes), ...keys] : keys;
+  await loadCatalogue(lng);
   return Response.json(stringsOf(lng, wanted), {
     headers: { "Cache-Control": "public, max-age=86400" },
   });
