@@ -124,13 +124,18 @@ export function extraLines(spec: LayoutSpec, r: Row): number {
   return (r.below ? 1 : 0) + Math.max(more, method) * 0.75;
 }
 
+/** The smallest type lab software prints a result table in; below it no page of the corpus goes. */
+const SMALLEST_TYPE = 7;
+
 /**
  * Column positions from what the columns hold (a layout without `at`): each column as wide as its
- * widest cell or head, the space left shared between them; the type made smaller until it fits.
+ * widest cell or head, the space left shared between them; the type made smaller until the columns
+ * stand at least 10 pt apart. Null when they cannot at SMALLEST_TYPE: the cells would run into each
+ * other, which no lab's software prints.
  */
-function fitColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number): LayoutSpec {
+function placeColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number): LayoutSpec | null {
   if (spec.at.length) return spec;
-  for (let size = spec.size; ; size -= 0.5) {
+  for (let size = spec.size; size >= SMALLEST_TYPE; size -= 0.5) {
     doc.fontSize(size);
     const widths = spec.columns.map((c, i) => {
       doc.font(latin(spec, true));
@@ -144,7 +149,7 @@ function fitColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number):
       return m;
     });
     const gap = Math.min(40, (w - widths.reduce((a, b) => a + b, 0)) / Math.max(1, widths.length - 1));
-    if (gap >= 10 || size <= 5) {
+    if (gap >= 10) {
       let x = 0;
       const at = widths.map((wd) => {
         const here = x / w;
@@ -154,6 +159,24 @@ function fitColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number):
       return { ...spec, size, at };
     }
   }
+  return null;
+}
+
+/** A page's width for its table: half the page's 500 pt, less a gutter, when it has two columns. */
+const tableWidth = (spec: LayoutSpec) => (spec.twoColumn ? 250 : 500);
+
+function fitColumns(doc: Doc, spec: LayoutSpec): LayoutSpec {
+  const placed = placeColumns(doc, spec, spec.sections, tableWidth(spec));
+  if (!placed)
+    throw new Error(`${spec.lab}: its columns do not fit ${tableWidth(spec)} pt at ${SMALLEST_TYPE} pt`);
+  return placed;
+}
+
+/** Whether a layout's columns fit its table's width at a type lab software prints (layouts drawn from seeds). */
+export function columnsFit(spec: LayoutSpec): boolean {
+  const doc = new PDFDocument({ size: "A4", margin: 40 });
+  for (const [name, font] of fonts()) doc.registerFont(name, font as unknown as Buffer);
+  return placeColumns(doc, spec, spec.sections, tableWidth(spec)) !== null;
 }
 
 /** Draws one section's rows in a column block; returns the y below it. */
@@ -281,7 +304,7 @@ export function specPdf(layout: LayoutSpec, style: number): Promise<Buffer> {
   const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));
   const perPage = pagesOf(layout);
   const pages = perPage.length;
-  const spec = fitColumns(doc, layout, layout.sections, layout.twoColumn ? 250 : 500);
+  const spec = fitColumns(doc, layout);
   perPage.forEach((sections, p) => {
     if (p > 0) doc.addPage();
     watermark(doc, spec);

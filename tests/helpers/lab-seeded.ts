@@ -18,7 +18,7 @@
 import type { Truth } from "./lab-corpus";
 import type { Column, FontName, LayoutSpec, Section } from "./lab-layouts";
 import type { Row } from "./lab-panels";
-import { extraLines } from "./lab-render";
+import { columnsFit, extraLines } from "./lab-render";
 
 // ---------------------------------------------------------------------------------------------
 // Seeded draws.
@@ -883,11 +883,18 @@ export function seededLayout(seed: number, index: number): SeededLayout {
       r.status = r.flag === "H" ? "High" : r.flag === "L" ? "Low" : "Normal";
   if (flagMode === "none") for (const r of spec.sections.flatMap((s) => s.rows)) delete r.flag;
 
+  // Two columns only where each half of the page holds its cells apart at a size lab software
+  // prints (lab-render.ts's columnsFit); a table that does not is printed in one column.
+  if (spec.twoColumn && !columnsFit(spec)) {
+    spec.twoColumn = false;
+    families.splice(families.indexOf("two-column"), 1);
+  }
+
   // A page break inside the table: drawn, or needed when the rows do not fit on one page.
   const rows = spec.sections.flatMap((s) => s.rows);
   const fits = firstPageRows(spec);
   const pb = d("page-break");
-  if (!twoColumn && (fits < rows.length || (rows.length >= 6 && pb.chance(0.2)))) {
+  if (!spec.twoColumn && (fits < rows.length || (rows.length >= 6 && pb.chance(0.2)))) {
     // Each page holds what fits on it (the second as much as the first, or more).
     spec.breakAt = Math.max(rows.length - fits, Math.min(fits, pb.int(3, rows.length - 2)));
     spec.repeatLetterhead = pb.chance(0.6);

@@ -32,6 +32,14 @@ export const WEAK_CONF = 70;
  */
 export const RIVAL_CONF = 30;
 
+/** How many times the page's median word height a word stands when it is not the text's (table.ts's 2.2). */
+const TALL = 2.2;
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
 type Word = {
   page: number;
   line: string;
@@ -116,10 +124,12 @@ export function linesFromTsv(
       .filter((w) => w.page === page)
       .sort((a, b) => a.top + a.height / 2 - (b.top + b.height / 2));
     const groups: Word[][] = [];
+    // A word far taller than the page's text (a watermark's letter across the table, a large
+    // title) is a line of its own kind: it never joins the text's lines, nor gathers them into one.
+    const tall = TALL * medianOf(onPage.map((w) => w.height));
+    const open = { text: undefined as Word[] | undefined, tall: undefined as Word[] | undefined };
     for (const w of onPage) {
       const mid = w.top + w.height / 2;
-      const last = groups.at(-1);
-      const ref = last?.[0];
       if (ownLines) {
         // Tesseract's own lines follow a skewed page; words of one line share block, paragraph and line.
         const same = groups.find((g) => g[0].line === w.line);
@@ -127,9 +137,12 @@ export function linesFromTsv(
         else groups.push([w]);
         continue;
       }
+      const kind = w.height > tall ? "tall" : "text";
+      const last = open[kind];
+      const ref = last?.[0];
       if (last && ref && Math.abs(mid - (ref.top + ref.height / 2)) <= Math.max(ref.height, w.height) * 0.5)
         last.push(w);
-      else groups.push([w]);
+      else groups.push((open[kind] = [w]));
     }
     for (const g of groups) {
       g.sort((a, b) => a.left - b.left);
