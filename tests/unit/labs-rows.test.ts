@@ -224,6 +224,29 @@ describe("lines that must not become values", () => {
     expect(r.confidence).toBeLessThan(CONFIDENT);
   });
 
+  // Decision 0122: a part of a range whose bounds OCR lost leaves its label with nothing after it.
+  it.each([
+    ["a label straight before the next part's", "Creatinine 0.61 mg/dL Male: Female: 0.55-1.02", "male"],
+    ["a label at the range's end", "GGT 36 U/L F : <38 U/L M:", "female"],
+  ])("keeps a value whose range lost a part (%s), but without the range or confidence", (_why, line, sex) => {
+    const [r] = recogniseLabRows([line], { sex: sex as "male" | "female", age: 40 }).rows;
+    expect([r!.range, r!.flag]).toEqual([null, null]);
+    expect(r!.confidence).toBeLessThan(CONFIDENT);
+    expect(r!.doubts.join()).toMatch(/did not read cleanly/);
+  });
+
+  it("still reads a range whose parts each have their bounds, the part that applies chosen", () => {
+    const [r] = recogniseLabRows(["Creatinine 0.61 mg/dL Male: 0.70-1.30 Female: 0.55-1.02"], {
+      sex: "female",
+      age: 40,
+    }).rows;
+    expect([r!.range?.text, r!.range?.applies, r!.confidence >= CONFIDENT]).toEqual([
+      "Male: 0.70-1.30 Female: 0.55-1.02",
+      "Female: 0.55-1.02",
+      true,
+    ]);
+  });
+
   it("never vouches for a value without its unit", () => {
     const r = one("Haemoglobin 10.2 13.0 - 17.0");
     expect(r && r.confidence).toBeLessThan(CONFIDENT);

@@ -58,6 +58,9 @@ export function collectRange(toks: readonly Tok[]): Collected | null {
       last.text = `${last.text} ${t.text}`;
       text.push(t.text);
     } else if (t.k === "label") {
+      // A part's label with no bounds before the next label of its kind ("Male: Female: 0.55-1.02",
+      // OCR having lost a part's bounds) is a range not read whole: suspect, never shown as read.
+      if (label && label.kind === t.label.kind) suspect = true;
       label = t.label;
       text.push(t.text);
     } else if (t.k === "range") {
@@ -74,6 +77,8 @@ export function collectRange(toks: readonly Tok[]): Collected | null {
     }
   }
   if (parts.length === 0) return null;
+  // So is a range that ends with a part's label ("F : <38 U/L M:"): that part's bounds were lost.
+  if (label && parts.some((p) => p.label)) suspect = true;
   return { text: text.join(" "), parts, suspect, lead0 };
 }
 
