@@ -1,3 +1,5 @@
+import { TALLER } from "./labs";
+
 /**
  * Lines of a page with their boxes (decision 0082): the words of a TSV (poppler's `pdftotext -tsv`
  * or Tesseract's `tsv`, same columns) grouped into lines by their vertical middle, each line's
@@ -31,9 +33,6 @@ export const WEAK_CONF = 70;
  * word confidence 70 and the "9" at 98, its rival "0" at 54 (decision 0089).
  */
 export const RIVAL_CONF = 30;
-
-/** How many times the page's median word height a word stands when it is not the text's (table.ts's 2.2). */
-const TALL = 2.2;
 
 function medianOf(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -126,7 +125,7 @@ export function linesFromTsv(
     const groups: Word[][] = [];
     // A word far taller than the page's text (a watermark's letter across the table, a large
     // title) is a line of its own kind: it never joins the text's lines, nor gathers them into one.
-    const tall = TALL * medianOf(onPage.map((w) => w.height));
+    const tall = TALLER * medianOf(onPage.map((w) => w.height));
     const open = { text: undefined as Word[] | undefined, tall: undefined as Word[] | undefined };
     for (const w of onPage) {
       const mid = w.top + w.height / 2;

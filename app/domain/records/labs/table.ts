@@ -135,6 +135,9 @@ function tablesOf(cells: Cell[], page: number): (Table & { from: number; to: num
   });
 }
 
+/** How many times a table's (or page's) median word height a word stands when it is a watermark's letter, not text. */
+export const TALLER = 2.2;
+
 type Cells = Record<Col, string[]>;
 const emptyCells = (): Cells => ({ name: [], result: [], unit: [], range: [], flag: [], method: [] });
 
@@ -145,7 +148,7 @@ function cellsOf(line: TableLine, t: Table & { from: number; to: number }, tall:
     const mid = w.box[0] + w.box[2] / 2;
     if (w.box[0] < t.from - 0.002 || mid >= t.to) continue;
     // A watermark's letters stand far taller than the table's text.
-    if (w.box[3] > tall * 2.2) continue;
+    if (w.box[3] > tall * TALLER) continue;
     // A name starts where its column does: its first word is given by where it begins.
     const x = w.box[0] < (t.bands[1]?.from ?? Infinity) && /^[\p{L}(]/u.test(w.text) ? w.box[0] : mid;
     let col: Col = "name";
