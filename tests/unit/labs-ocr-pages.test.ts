@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cleanPage } from "~/domain/records/lab-pixels";
 import { looksLikeLabReport, microAsPrinted, recogniseLabRows } from "~/domain/records/labs";
+import { RANGE_CELL } from "~/domain/records/labs/lexer";
 
 /**
  * A scanned or photographed page made ready for Tesseract (decisions 0082, 0112): what is lighter
@@ -55,6 +56,24 @@ describe("a row as OCR reads it", () => {
       3.5,
       5.1,
     ]);
+  });
+});
+
+describe("a range's high bound glued to its unit, and OCR's 't0' for 'to' (decision 0122)", () => {
+  // Rows as the table reader hands them on: the range cell marked where it begins (RANGE_CELL).
+  it.each([
+    ["Eosinophils", "4", "1to6%", "1 to 6 %", 1, 6],
+    ["Eosinophils", "4", "1 to 6%", "1 to 6 %", 1, 6],
+    ["Monocytes", "6", "2t0 10%", "2 to 10 %", 2, 10],
+    ["Creatinine", "0.9 mg/dL", "0.7to1.3mg/dL", "0.7 to 1.3 mg/dL", 0.7, 1.3],
+  ])("reads %s %s %s", (name, value, printed, range, low, high) => {
+    const [row] = recogniseLabRows([`${name}   ${value}   ${RANGE_CELL} ${printed}`]).rows;
+    expect([row?.range?.text, row?.range?.low, row?.range?.high]).toEqual([range, low, high]);
+  });
+
+  it("leaves a value glued to its unit as it was, with no 'to' before it", () => {
+    const [row] = recogniseLabRows([`HbA1c   6.5%   ${RANGE_CELL} 4.0 - 5.6`]).rows;
+    expect([row?.printedValue, row?.range?.text]).toEqual(["6.5", "4.0 - 5.6"]);
   });
 });
 

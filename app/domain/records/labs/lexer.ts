@@ -197,6 +197,8 @@ const STRAY = (w: string) =>
   /^[A-Z]{1,2}$/.test(w) && !/^(H|L|M|F|HH|LL|HI|LO)$/.test(w) && unitAt([w], 0) === null;
 
 /** A range run into its unit ("0.7-1.4mg/dl", "<200mg/dL"): the range, then the rest. */
+/** A number glued to a unit ("6%", "10mg/dL"): split only as the high bound after a range's "to". */
+const BOUND_UNIT_RE = new RegExp(`^(${NUM})([a-zA-Zµμ%/].*)$`);
 const RANGE_UNIT_RE = new RegExp(`^((?:<=|>=|≤|≥|<|>)${NUM}|(?:${NUM})[-–—](?:${NUM}))([a-zA-Zµμ%/].*)$`);
 
 /**
@@ -205,18 +207,28 @@ const RANGE_UNIT_RE = new RegExp(`^((?:<=|>=|≤|≥|<|>)${NUM}|(?:${NUM})[-–�
  * of its range ("3.5to 5.1", decision 0112).
  */
 function unglue(w: string): string[] {
-  return w
-    .replace(/(\d)((?:yrs?|years?|y)\s*:)/gi, "$1 $2")
-    .replace(/(\d)([MF]\s*:)/g, "$1 $2")
-    .replace(/:(?=[\d<>≤≥])/g, ": ")
-    .replace(/(\d)(to)(?=\d|$)/gi, "$1 $2 ")
-    .replace(/^(to)(?=\d)/i, "$1 ")
-    .split(" ")
-    .flatMap((part) => {
-      const glued = RANGE_UNIT_RE.exec(part);
-      return glued && toUcum(glued[2]!) ? [glued[1]!, glued[2]!] : [part];
-    })
-    .filter(Boolean);
+  return (
+    w
+      .replace(/(\d)((?:yrs?|years?|y)\s*:)/gi, "$1 $2")
+      .replace(/(\d)([MF]\s*:)/g, "$1 $2")
+      .replace(/:(?=[\d<>≤≥])/g, ": ")
+      // OCR's "t0" for "to" after a bound ("2t0 10%"), a zero for the letter o.
+      .replace(/(\d)t0(?=\d|$)/gi, "$1to")
+      .replace(/(\d)(to)(?=\d|$)/gi, "$1 $2 ")
+      .replace(/^(to)(?=\d)/i, "$1 ")
+      .split(" ")
+      .flatMap((part) => {
+        const glued = RANGE_UNIT_RE.exec(part);
+        return glued && toUcum(glued[2]!) ? [glued[1]!, glued[2]!] : [part];
+      })
+      .filter(Boolean)
+  );
+}
+
+/** The high bound of "a to b" glued to the range's unit ("1 to 6%", OCR's "1to6%"): two words. */
+function boundAndUnit(part: string, k: number, parts: readonly string[]): string[] {
+  const bound = k > 0 && /^to$/i.test(parts[k - 1]!) ? BOUND_UNIT_RE.exec(part) : null;
+  return bound && toUcum(bound[2]!) ? [bound[1]!, bound[2]!] : [part];
 }
 
 /** Tokens of the words that follow a name. */
@@ -229,7 +241,7 @@ export const RANGE_CELL = "\u00a6";
 export function lex(all: string[]): Tok[] {
   const out: Tok[] = [];
   // A capital that begins a unit spaced out ("U / L", "IU / L") is the unit's, not a stray.
-  const spaced = all.flatMap(unglue);
+  const spaced = all.flatMap(unglue).flatMap(boundAndUnit);
   const words = spaced.filter((w, k) => !STRAY(w) || (unitAt(spaced, k)?.length ?? 0) > 1);
   let i = 0;
   while (i < words.length) {
