@@ -61,6 +61,8 @@ function i18nFor(locale: Locale) {
       .then((resources) => created.use(initReactI18next).init({ ...i18nOptions, lng: locale, resources }))
       .then(() => withRememberedStrings(created));
     instances.set(locale, instance);
+    // A language whose catalogue did not load (decision 0121) is tried again by the next request.
+    instance.catch(() => instances.delete(locale));
   }
   return instance;
 }

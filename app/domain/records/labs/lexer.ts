@@ -196,9 +196,9 @@ const DEVANAGARI = /[\u0900-\u097F]/;
 const STRAY = (w: string) =>
   /^[A-Z]{1,2}$/.test(w) && !/^(H|L|M|F|HH|LL|HI|LO)$/.test(w) && unitAt([w], 0) === null;
 
-/** A range run into its unit ("0.7-1.4mg/dl", "<200mg/dL"): the range, then the rest. */
 /** A number glued to a unit ("6%", "10mg/dL"): split only as the high bound after a range's "to". */
 const BOUND_UNIT_RE = new RegExp(`^(${NUM})([a-zA-Zµμ%/].*)$`);
+/** A range run into its unit ("0.7-1.4mg/dl", "<200mg/dL"): the range, then the rest. */
 const RANGE_UNIT_RE = new RegExp(`^((?:<=|>=|≤|≥|<|>)${NUM}|(?:${NUM})[-–—](?:${NUM}))([a-zA-Zµμ%/].*)$`);
 
 /**
