@@ -14,10 +14,10 @@ type Resources = Partial<Record<Locale, { [NAMESPACE]: Catalogue }>>;
  * language: a start no longer reads, compiles and builds about a megabyte of strings that most
  * servers' first requests never show (decision 0121).
  */
-const LOADERS: Record<Exclude<Locale, "en">, () => Promise<{ default: Catalogue }>> = {
-  hi: () => import("./locales/hi") as Promise<{ default: Catalogue }>,
-  bn: () => import("./locales/bn") as Promise<{ default: Catalogue }>,
-  ta: () => import("./locales/ta") as Promise<{ default: Catalogue }>,
+const LOADERS: Record<Exclude<Locale, "en">, () => Promise<{ default: unknown }>> = {
+  hi: () => import("./locales/hi"),
+  bn: () => import("./locales/bn"),
+  ta: () => import("./locales/ta"),
 };
 const loaded: Partial<Record<Locale, Catalogue>> = { en };
 const loading = new Map<Locale, Promise<Catalogue>>();
@@ -29,7 +29,7 @@ export function loadCatalogue(locale: Locale): Promise<Catalogue> {
   let load = loading.get(locale);
   if (!load) {
     load = LOADERS[locale as Exclude<Locale, "en">]().then(
-      (m) => (loaded[locale] = m.default),
+      (m) => (loaded[locale] = m.default as Catalogue),
       (err: unknown) => {
         loading.delete(locale); // the next request tries again
         throw err;

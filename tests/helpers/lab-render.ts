@@ -127,21 +127,25 @@ export function extraLines(spec: LayoutSpec, r: Row): number {
 /** The smallest type lab software prints a result table in; below it no page of the corpus goes. */
 const SMALLEST_TYPE = 7;
 
+/** A page's width for its table: half the page's 500 pt, less a gutter, when it has two columns. */
+const tableWidth = (spec: LayoutSpec) => (spec.twoColumn ? 250 : 500);
+
 /**
  * Column positions from what the columns hold (a layout without `at`): each column as wide as its
  * widest cell or head, the space left shared between them; the type made smaller until the columns
  * stand at least 10 pt apart. Null when they cannot at SMALLEST_TYPE: the cells would run into each
  * other, which no lab's software prints.
  */
-function placeColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number): LayoutSpec | null {
+function placeColumns(doc: Doc, spec: LayoutSpec): LayoutSpec | null {
   if (spec.at.length) return spec;
+  const w = tableWidth(spec);
   for (let size = spec.size; size >= SMALLEST_TYPE; size -= 0.5) {
     doc.fontSize(size);
     const widths = spec.columns.map((c, i) => {
       doc.font(latin(spec, true));
       let m = doc.widthOfString(spec.heads[i] ?? "");
       doc.font(latin(spec));
-      for (const r of sections.flatMap((s) => s.rows)) {
+      for (const r of spec.sections.flatMap((s) => s.rows)) {
         if (c === "name" && r.below) continue;
         const parts = c === "range" && Array.isArray(r.range) ? r.range.map((p) => rangeOf(spec, p)) : [];
         for (const t of [cellsOf(spec, r)[c], ...parts]) m = Math.max(m, doc.widthOfString(t));
@@ -162,11 +166,8 @@ function placeColumns(doc: Doc, spec: LayoutSpec, sections: Section[], w: number
   return null;
 }
 
-/** A page's width for its table: half the page's 500 pt, less a gutter, when it has two columns. */
-const tableWidth = (spec: LayoutSpec) => (spec.twoColumn ? 250 : 500);
-
 function fitColumns(doc: Doc, spec: LayoutSpec): LayoutSpec {
-  const placed = placeColumns(doc, spec, spec.sections, tableWidth(spec));
+  const placed = placeColumns(doc, spec);
   if (!placed)
     throw new Error(`${spec.lab}: its columns do not fit ${tableWidth(spec)} pt at ${SMALLEST_TYPE} pt`);
   return placed;
@@ -174,9 +175,14 @@ function fitColumns(doc: Doc, spec: LayoutSpec): LayoutSpec {
 
 /** Whether a layout's columns fit its table's width at a type lab software prints (layouts drawn from seeds). */
 export function columnsFit(spec: LayoutSpec): boolean {
+  return placeColumns(newDoc(), spec) !== null;
+}
+
+/** An A4 document with the corpus's fonts registered. */
+function newDoc(): Doc {
   const doc = new PDFDocument({ size: "A4", margin: 40 });
   for (const [name, font] of fonts()) doc.registerFont(name, font as unknown as Buffer);
-  return placeColumns(doc, spec, spec.sections, tableWidth(spec)) !== null;
+  return doc;
 }
 
 /** Draws one section's rows in a column block; returns the y below it. */
@@ -296,9 +302,7 @@ export function pagesOf(spec: LayoutSpec): Section[][] {
 
 /** The PDF of a layout, with a text layer. `style` picks how its dates are printed. */
 export function specPdf(layout: LayoutSpec, style: number): Promise<Buffer> {
-  const f = fonts();
-  const doc = new PDFDocument({ size: "A4", margin: 40 });
-  for (const [name, font] of f) doc.registerFont(name, font as unknown as Buffer);
+  const doc = newDoc();
   const chunks: Buffer[] = [];
   doc.on("data", (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((r) => doc.on("end", () => r(Buffer.concat(chunks))));

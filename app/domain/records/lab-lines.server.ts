@@ -1,4 +1,4 @@
-import { TALLER } from "./labs";
+import { median, TALLER } from "./labs";
 
 /**
  * Lines of a page with their boxes (decision 0082): the words of a TSV (poppler's `pdftotext -tsv`
@@ -33,11 +33,6 @@ export const WEAK_CONF = 70;
  * word confidence 70 and the "9" at 98, its rival "0" at 54 (decision 0089).
  */
 export const RIVAL_CONF = 30;
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 type Word = {
   page: number;
@@ -125,7 +120,7 @@ export function linesFromTsv(
     const groups: Word[][] = [];
     // A word far taller than the page's text (a watermark's letter across the table, a large
     // title) is a line of its own kind: it never joins the text's lines, nor gathers them into one.
-    const tall = TALLER * medianOf(onPage.map((w) => w.height));
+    const tall = TALLER * median(onPage.map((w) => w.height));
     const open = { text: undefined as Word[] | undefined, tall: undefined as Word[] | undefined };
     for (const w of onPage) {
       const mid = w.top + w.height / 2;

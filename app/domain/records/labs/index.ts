@@ -8,7 +8,7 @@ export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
 export { sampleDate } from "./header";
-export { readTables, TALLER, type TableLine } from "./table";
+export { median, readTables, TALLER, type TableLine } from "./table";
 export {
   appliedPart,
   MAX_RANGE,

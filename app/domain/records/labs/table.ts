@@ -186,10 +186,16 @@ function across(above: string[], below: string): boolean {
   return namesInLine(`${first} ${below}`).some((m) => m.from < cut && m.to > cut);
 }
 
+/** The middle value of a list (0 for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
 /** The median height of the words of some lines (a table's text size). */
 function medianHeight(lines: TableLine[]): number {
-  const hs = lines.flatMap((l) => (l.words ?? []).map((w) => w.box[3])).sort((a, b) => a - b);
-  return hs[Math.floor(hs.length / 2)] ?? 0.01;
+  const heights = lines.flatMap((l) => (l.words ?? []).map((w) => w.box[3]));
+  return heights.length ? median(heights) : 0.01;
 }
 
 /**
