@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
+import { config } from "~/config.server";
 import { poolStats } from "~/db/client.server";
 import { productGauges, requestDone, shutdown, startup } from "~/domain/operations/index.server";
 import { i18nOptions, type Locale } from "~/i18n/config";
@@ -22,8 +23,10 @@ import { NonceContext } from "~/web/nonce";
 import { installProbe } from "~/lib/probe.server";
 
 // Runs once when the server build is loaded: migrations, folders, admin bootstrap. Loading the
-// build waits for it, so no request reaches a database that is not migrated yet.
-await startup();
+// build waits for it, so no request reaches a database that is not migrated yet. A cluster worker
+// loads the build while its primary starts up, and our server calls `appHooks.startup` once the
+// primary is ready, before the worker listens (decision 0123).
+if (config().serverRole !== "worker") await startup();
 
 /**
  * What our own server (server/) needs from the app, reached as `build.entry.module.appHooks`:
@@ -38,6 +41,7 @@ export const appHooks = {
     if (fault) noteFault(fault, err);
     return fault;
   },
+  startup,
   shutdown,
   pageCacheKey,
   instrument: installProbe,

@@ -4,6 +4,14 @@ import { build } from "esbuild";
 import path from "node:path";
 
 const outDir = path.resolve(process.env.BUILD_DIR || "build");
+// Bundled rather than loaded from node_modules at each start (decision 0123): the phone metadata
+// the config checks a country against; the server build bundles its own copy (vite.config.ts).
+const BUNDLED = new Set(["libphonenumber-js"]);
+const packageOf = (spec) =>
+  spec
+    .split("/")
+    .slice(0, spec.startsWith("@") ? 2 : 1)
+    .join("/");
 await build({
   entryPoints: ["server/index.ts"],
   outfile: path.join(outDir, "main.js"),
@@ -11,9 +19,17 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  packages: "external",
   tsconfig: "tsconfig.json",
   plugins: [
+    {
+      // Every other package stays external, as `packages: "external"` would leave it.
+      name: "external-packages",
+      setup(b) {
+        b.onResolve({ filter: /^[^./~]/ }, (args) =>
+          BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
     {
       // `~/x` is the app folder (tsconfig paths), not a package.
       name: "app-alias",

@@ -9,7 +9,7 @@ import { log } from "~/lib/log.server";
 import { parseTrustProxy } from "./client";
 import { createHandler, type AppHooks, type RequestDone } from "./http";
 import {
-  CONTENT_TYPE,
+  contentType,
   listenForScrapes,
   processMetrics,
   renderViaPrimary,
@@ -33,7 +33,30 @@ import { loadStaticFiles } from "./static";
 const BUILD_DIR = path.dirname(fileURLToPath(import.meta.url));
 const DRAIN_MS = 10_000;
 
-type Hooks = AppHooks & MetricsHooks & { shutdown: () => Promise<void> };
+type Hooks = AppHooks & MetricsHooks & { startup: () => Promise<void>; shutdown: () => Promise<void> };
+
+/**
+ * A cluster worker loads the build while its primary starts up (migrations, the admin account),
+ * then asks the primary whether it is ready and starts its own part (opening the database, the
+ * runner's kinds) on the answer, before it listens (decision 0123). The worker asks, so an answer
+ * is never sent before the worker listens for it.
+ */
+const READY_ASK = { carebridge: "ready?" } as const;
+const READY = { carebridge: "ready" } as const;
+const isMessage = (m: unknown, of: { carebridge: string }) =>
+  typeof m === "object" && m !== null && (m as { carebridge?: unknown }).carebridge === of.carebridge;
+
+function primaryReady(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (!isMessage(m, READY)) return;
+      process.off("message", onMessage);
+      resolve();
+    };
+    process.on("message", onMessage);
+    process.send?.(READY_ASK);
+  });
+}
 
 async function loadBuild(): Promise<{ build: ServerBuild; hooks: Hooks }> {
   const build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
@@ -84,6 +107,10 @@ function requestLogger(metrics: ProcessMetrics | undefined, hooks: Pick<AppHooks
 async function serve(role: "single" | "worker") {
   const c = config();
   const { build, hooks } = await loadBuild();
+  if (role === "worker") {
+    await primaryReady();
+    await hooks.startup();
+  }
   let draining = false;
   const metrics = c.metrics.enabled ? processMetrics(hooks, role) : undefined;
   // Off unless asked for: without the variable the tracing module (and the SDK) is never loaded.
@@ -119,7 +146,7 @@ async function serve(role: "single" | "worker") {
       ? {
           token: c.metrics.token,
           render: scrape ? scrape.render : renderViaPrimary(),
-          contentType: CONTENT_TYPE,
+          contentType: contentType(),
         }
       : undefined,
     trace: tracing?.trace,
@@ -192,11 +219,19 @@ function workerExecArgv(execArgv: string[], nodeOptions = ""): string[] {
 /** The cluster primary: start-up work once, then N workers; replaces crashed ones. */
 async function primary(workers: number) {
   const c = config();
-  const { hooks } = await loadBuild(); // runs start-up (migrations, sweep, admin, pruning)
+  // The workers load the build side by side with the primary's start-up (migrations, sweep, admin,
+  // pruning), which loading the build runs; each starts its own part once this is done (decision 0123).
+  const loaded = loadBuild();
+  cluster.on("message", (w: Worker, m: unknown) => {
+    if (isMessage(m, READY_ASK))
+      loaded.then(
+        () => w.isConnected() && w.send(READY),
+        () => {}, // the primary's own await fails the start
+      );
+  });
+  // Made once the build is loaded; a worker that dies before then is not counted.
+  let scrape: ReturnType<typeof scrapeSource> | undefined = undefined;
   let stopping = false;
-  // The primary answers scrapes for the node: the workers' registries summed, plus its own.
-  const scrape = c.metrics.enabled ? scrapeSource(hooks, "primary") : undefined;
-  if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
   const started = new Map<number, number>();
   let quickDeaths = 0;
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
@@ -217,12 +252,16 @@ async function primary(workers: number) {
     }
     setTimeout(fork, Math.min(5_000, quickDeaths * 200)).unref();
   });
-  for (let i = 0; i < workers; i++) fork();
   let listening = 0;
   cluster.on("listening", () => {
     if (++listening === workers)
       log("info", "listening", { url: `http://${c.host ?? "localhost"}:${c.port}`, workers });
   });
+  for (let i = 0; i < workers; i++) fork();
+  const { hooks } = await loaded;
+  // The primary answers scrapes for the node: the workers' registries summed, plus its own.
+  scrape = c.metrics.enabled ? scrapeSource(hooks, "primary") : undefined;
+  if (scrape && c.metrics.port) await listenForScrapes(scrape, c.metrics.port, c.metrics.host);
 
   const stop = async () => {
     if (stopping) return;

@@ -1,15 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Server } from "node:http";
-import {
-  AggregatorRegistry,
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-  register as processRegistry,
-} from "prom-client";
+import { createRequire } from "node:module";
+import type * as PromClient from "prom-client";
+import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Gauge as ProductGauge } from "~/domain/operations/index.server";
 import { log } from "~/lib/log.server";
 import type { Probe } from "~/lib/probe.server";
@@ -31,7 +25,17 @@ export type MetricsHooks = {
   poolStats: () => { total: number; idle: number; waiting: number; max: number } | null;
 };
 
-export const CONTENT_TYPE = processRegistry.contentType;
+let promClient: typeof PromClient | undefined;
+/**
+ * prom-client, loaded when the metrics are first made: they are off unless METRICS_PORT or
+ * METRICS_TOKEN is set, and most starts never load the package (decision 0123).
+ */
+function prom(): typeof PromClient {
+  return (promClient ??= createRequire(import.meta.url)("prom-client") as typeof PromClient);
+}
+
+/** The content type of a scrape's answer. */
+export const contentType = () => prom().register.contentType;
 const GAUGE_TTL_MS = 10_000;
 const COLLECT_TIMEOUT_MS = 3_000;
 
@@ -59,43 +63,44 @@ const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
  * the single process reports it among the product gauges, like the SMS outbox.
  */
 export function processMetrics(hooks: MetricsHooks, role: "single" | "worker"): ProcessMetrics {
-  const registry = processRegistry;
-  collectDefaultMetrics({ register: registry });
-  const http = new Histogram({
+  const P = prom();
+  const registry = P.register;
+  P.collectDefaultMetrics({ register: registry });
+  const http = new P.Histogram({
     name: "http_request_duration_seconds",
     help: "Time from a request's arrival until its answer was written, by route pattern, method and status class.",
     labelNames: ["route", "method", "status_class"],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const dbTime = new Histogram({
+  const dbTime = new P.Histogram({
     name: "carebridge_db_query_duration_seconds",
     help: "Database statements, by dialect.",
     labelNames: ["system"],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
-  const dbErrors = new Counter({
+  const dbErrors = new P.Counter({
     name: "carebridge_db_query_errors_total",
     help: "Database statements that failed (constraint refusals included), by dialect.",
     labelNames: ["system"],
     registers: [registry],
   });
-  const storeTime = new Histogram({
+  const storeTime = new P.Histogram({
     name: "carebridge_store_operation_duration_seconds",
     help: "Object store calls (local folder or S3), by store and operation.",
     labelNames: ["store", "operation"],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const storeErrors = new Counter({
+  const storeErrors = new P.Counter({
     name: "carebridge_store_errors_total",
     help: "Object store calls that failed, by store and operation.",
     labelNames: ["store", "operation"],
     registers: [registry],
   });
   if (hooks.poolStats()) {
-    new Gauge({
+    new P.Gauge({
       name: "carebridge_db_pool_connections",
       help: "PostgreSQL pool connections of the process: open (total), idle, and the configured max.",
       labelNames: ["state"],
@@ -108,7 +113,7 @@ export function processMetrics(hooks: MetricsHooks, role: "single" | "worker"): 
         this.set({ state: "max" }, s.max);
       },
     });
-    new Gauge({
+    new P.Gauge({
       name: "carebridge_db_pool_waiting",
       help: "Queries waiting for a free PostgreSQL pool connection.",
       registers: [registry],
@@ -175,15 +180,16 @@ export type ScrapeSource = {
 };
 
 export function scrapeSource(hooks: MetricsHooks, role: "single" | "primary"): ScrapeSource {
-  const own = new Registry();
-  const restarts = new Counter({
+  const P = prom();
+  const own = new P.Registry();
+  const restarts = new P.Counter({
     name: "carebridge_worker_restarts_total",
     help: "Worker processes that exited and were replaced by the primary.",
     registers: [own],
   });
   const product = new Map<string, Gauge>();
   let cached: { at: number; gauges: Promise<ProductGauge[]> } | undefined;
-  const gaugeErrors = new Counter({
+  const gaugeErrors = new P.Counter({
     name: "carebridge_product_figures_errors_total",
     help: "Times the product gauges could not be computed (the last values are kept).",
     registers: [own],
@@ -210,7 +216,7 @@ export function scrapeSource(hooks: MetricsHooks, role: "single" | "primary"): S
     for (const g of gauges) {
       let gauge = product.get(g.name);
       if (!gauge) {
-        gauge = new Gauge({
+        gauge = new P.Gauge({
           name: g.name,
           help: g.help,
           labelNames: Object.keys(g.labels ?? {}),
@@ -267,11 +273,11 @@ export function scrapeSource(hooks: MetricsHooks, role: "single" | "primary"): S
 
   async function render(): Promise<string> {
     const [workers] = await Promise.all([
-      role === "primary" ? collectWorkers() : processRegistry.getMetricsAsJSON().then((m) => [m]),
+      role === "primary" ? collectWorkers() : P.register.getMetricsAsJSON().then((m) => [m]),
       refreshProductGauges(),
     ]);
     const mine = await own.getMetricsAsJSON();
-    return AggregatorRegistry.aggregate([...workers, mine].map(lintClean)).metrics();
+    return P.AggregatorRegistry.aggregate([...workers, mine].map(lintClean)).metrics();
   }
 
   return { render, workerRestarted: () => restarts.inc() };
@@ -337,7 +343,7 @@ export function listenForScrapes(source: ScrapeSource, port: number, host: strin
     }
     source.render().then(
       (text) => {
-        res.writeHead(200, { "content-type": CONTENT_TYPE, "cache-control": "no-store" });
+        res.writeHead(200, { "content-type": contentType(), "cache-control": "no-store" });
         res.end(req.method === "HEAD" ? undefined : text);
       },
       (err: Error) => {

@@ -1,4 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
@@ -390,6 +400,59 @@ describe("our server with 2 workers", () => {
       }
     },
   );
+
+  it("loads the workers while the primary starts up, and lets them answer only after it: on a fresh database the admin logs in at once (decision 0123)", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-workers-fresh-"));
+    let app: Awaited<ReturnType<typeof spawnApp>> | undefined;
+    try {
+      // An empty database: the primary runs every migration and makes the admin while the workers load.
+      app = await spawnApp(
+        root,
+        { ...envAdmin(), RATE_LIMIT_DISABLED: "1", WEB_CONCURRENCY: "2" },
+        { fresh: true },
+      );
+      const token = await apiLogin(app.url, "127.0.0.1");
+      for (let i = 0; i < 4; i++) {
+        const me = await raw(`${app.url}/api/v1/profile/get-user-details`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(me.status).toBe(200);
+      }
+      app.child.kill("SIGTERM");
+      expect((await app.exited).code).toBe(0);
+    } finally {
+      if (app && app.child.exitCode === null && app.child.signalCode === null) app.child.kill("SIGKILL");
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("ends the node when the primary's start-up fails: the workers that were loading go with it", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-workers-fail-"));
+    const dataDir = path.join(root, "data");
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      const file = path.join(dataDir, "app.db");
+      writeFileSync(file, randomBytes(8192)); // not a database: opening it fails the start-up
+      await expect(
+        spawnApp(root, { WEB_CONCURRENCY: "2", DATABASE_URL: file }, { fresh: true }),
+      ).rejects.toThrow(/server exited early[\s\S]*SQLITE_NOTADB/);
+      // No process of this node is left (each carries its DATA_DIR in its environment).
+      const mine = () =>
+        readdirSync("/proc")
+          .filter((d) => /^\d+$/.test(d))
+          .filter((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`);
+            } catch {
+              return false; // ended meanwhile
+            }
+          });
+      for (let k = 0; k < 100 && mine().length > 0; k++) await new Promise((r) => setTimeout(r, 100));
+      expect(mine()).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 
   it("keeps `npm run start:basic` (remix-serve) working, medical image previews included", async () => {
     const smtp = await startSmtp();
