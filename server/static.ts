@@ -5,8 +5,8 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /**
  * The built client files (fingerprinted /assets/* and the copies of public/), read once at
- * start-up into memory with their compressed forms. Serving one is a map lookup: no request
- * ever stat()s the disk, and API/health paths never look here at all.
+ * start-up into memory, their compressed forms at the first request for each. Serving one is a
+ * map lookup: no request ever stat()s the disk, and API/health paths never look here at all.
  */
 export type StaticFile = {
   type: string;
@@ -63,18 +63,38 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
       cacheControl: url.startsWith("/assets/") ? IMMUTABLE : REVALIDATED.has(url) ? NO_CACHE : SHORT,
       body,
     };
-    if (COMPRESSIBLE.has(ext) && body.length > 1024) {
-      const key = createHash("sha256").update(body).digest("hex");
-      file.gzip = compressedOnce(cacheDir, `${key}.gz`, () => gzipSync(body, { level: 9 }));
-      file.br = compressedOnce(cacheDir, `${key}.br`, () =>
-        brotliCompressSync(body, {
-          params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-        }),
-      );
-    }
+    if (COMPRESSIBLE.has(ext) && body.length > 1024) compressedWhenAsked(file, cacheDir);
     files.set(url, file);
   }
   return files;
+}
+
+/**
+ * The file's compressed forms, read (or made) the first time a request looks at them, not at
+ * start-up: hashing every file and reading both forms of each took 30–50 ms of every start
+ * (decision 0123). Each is read once, then kept.
+ */
+function compressedWhenAsked(file: StaticFile, cacheDir: string) {
+  const { body } = file;
+  let key: string | undefined;
+  const name = (ext: string) => `${(key ??= createHash("sha256").update(body).digest("hex"))}.${ext}`;
+  let gzip: Buffer | undefined;
+  let br: Buffer | undefined;
+  Object.defineProperties(file, {
+    gzip: {
+      enumerable: true,
+      get: () => (gzip ??= compressedOnce(cacheDir, name("gz"), () => gzipSync(body, { level: 9 }))),
+    },
+    br: {
+      enumerable: true,
+      get: () =>
+        (br ??= compressedOnce(cacheDir, name("br"), () =>
+          brotliCompressSync(body, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+          }),
+        )),
+    },
+  });
 }
 
 /**
