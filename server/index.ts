@@ -47,6 +47,7 @@ const isMessage = (m: unknown, of: { carebridge: string }) =>
   typeof m === "object" && m !== null && (m as { carebridge?: unknown }).carebridge === of.carebridge;
 
 function primaryReady(): Promise<void> {
+  if (!cluster.isWorker) return Promise.resolve(); // CAREBRIDGE_ROLE=worker given by hand: no primary to ask
   return new Promise((resolve) => {
     const onMessage = (m: unknown) => {
       if (!isMessage(m, READY)) return;
@@ -54,7 +55,7 @@ function primaryReady(): Promise<void> {
       resolve();
     };
     process.on("message", onMessage);
-    process.send?.(READY_ASK);
+    process.send!(READY_ASK);
   });
 }
 
