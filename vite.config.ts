@@ -122,6 +122,11 @@ const BUNDLED_PACKAGES = [
   "@conform-to/react",
   "@conform-to/zod",
   "@conform-to/dom",
+  // Remix's React side with React Router, which only the app imports; @remix-run/router and
+  // @remix-run/server-runtime stay external, shared with @remix-run/node (one copy of each).
+  "@remix-run/react",
+  "react-router",
+  "react-router-dom",
 ];
 
 export default defineConfig(({ isSsrBuild }) => ({
