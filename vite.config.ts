@@ -105,8 +105,9 @@ function chunkOf(id: string, meta: Rollup.ManualChunkMeta): string | undefined {
 /**
  * Packages bundled into the server build instead of loaded from node_modules at each start
  * (decisions 0111, 0123): Node's loader looks up the package scope of every one of their many
- * small files, which costs more than evaluating them. Only packages whose objects no external
- * package shares (zod, React and Remix stay external: one copy of each in the process).
+ * small files, which costs more than evaluating them (drizzle-orm's hundreds of modules each
+ * looked up its 180 KB package.json). Only packages whose objects no external package shares: zod,
+ * React and the Remix server runtime stay external, one copy of each in the process.
  */
 const BUNDLED_PACKAGES = [
   "drizzle-orm",
@@ -132,8 +133,6 @@ const BUNDLED_PACKAGES = [
 export default defineConfig(({ isSsrBuild }) => ({
   // Tests compile no style sheet: Tailwind's plugin stays out of Vitest's module pipeline.
   plugins: [!process.env.VITEST && remix(remixConfig), !process.env.VITEST && tailwindcss(), tsconfigPaths()],
-  // drizzle-orm bundled into the server build: loaded from node_modules, its hundreds of modules each
-  // look up the package's 180 KB package.json (447 exports), most of a second of every start.
   ssr: isSsrBuild ? { noExternal: BUNDLED_PACKAGES } : undefined,
   // The server build runs on Node 20 (top-level await: loading it waits for start-up); browsers get es2020.
   build: {

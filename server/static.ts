@@ -77,24 +77,23 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
 function compressedWhenAsked(file: StaticFile, cacheDir: string) {
   const { body } = file;
   let key: string | undefined;
-  const name = (ext: string) => `${(key ??= createHash("sha256").update(body).digest("hex"))}.${ext}`;
-  let gzip: Buffer | undefined;
-  let br: Buffer | undefined;
-  Object.defineProperties(file, {
-    gzip: {
+  const forms = {
+    gzip: () => gzipSync(body, { level: 9 }),
+    br: () =>
+      brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }),
+  };
+  for (const [form, make] of Object.entries(forms)) {
+    let kept: Buffer | undefined;
+    Object.defineProperty(file, form, {
       enumerable: true,
-      get: () => (gzip ??= compressedOnce(cacheDir, name("gz"), () => gzipSync(body, { level: 9 }))),
-    },
-    br: {
-      enumerable: true,
-      get: () =>
-        (br ??= compressedOnce(cacheDir, name("br"), () =>
-          brotliCompressSync(body, {
-            params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-          }),
-        )),
-    },
-  });
+      get: () => {
+        key ??= createHash("sha256").update(body).digest("hex");
+        return (kept ??= compressedOnce(cacheDir, `${key}.${form === "gzip" ? "gz" : "br"}`, make));
+      },
+    });
+  }
 }
 
 /**

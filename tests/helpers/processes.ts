@@ -27,6 +27,16 @@ export function processes(): Proc[] {
     .filter((p): p is Proc => p !== null && p.state !== "Z");
 }
 
+/** The processes whose environment holds `name=value` (a server and its workers share their DATA_DIR). */
+export const withEnvironment = (name: string, value: string) =>
+  processes().filter((p) => {
+    try {
+      return readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0").includes(`${name}=${value}`);
+    } catch {
+      return false; // ended meanwhile
+    }
+  });
+
 /** Whether the process runs (not gone, not a zombie). */
 export const running = (pid: number) => {
   const p = read(pid);

@@ -1,14 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi } from "../helpers/api";
@@ -16,6 +7,7 @@ import { openTestDb } from "../helpers/db";
 import { samplePdf, uploadForm } from "../helpers/files";
 import { rleInstance } from "../helpers/dicom";
 import { codeFrom, startSmtp } from "../helpers/smtp";
+import { eventually, withEnvironment } from "../helpers/processes";
 import { peakRss, raw, zeros } from "../helpers/raw";
 import { spawnApp, startServer, type TestServer } from "../helpers/server";
 import os from "node:os";
@@ -437,18 +429,7 @@ describe("our server with 2 workers", () => {
         spawnApp(root, { WEB_CONCURRENCY: "2", DATABASE_URL: file }, { fresh: true }),
       ).rejects.toThrow(/server exited early[\s\S]*SQLITE_NOTADB/);
       // No process of this node is left (each carries its DATA_DIR in its environment).
-      const mine = () =>
-        readdirSync("/proc")
-          .filter((d) => /^\d+$/.test(d))
-          .filter((pid) => {
-            try {
-              return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`);
-            } catch {
-              return false; // ended meanwhile
-            }
-          });
-      for (let k = 0; k < 100 && mine().length > 0; k++) await new Promise((r) => setTimeout(r, 100));
-      expect(mine()).toEqual([]);
+      expect(await eventually(() => withEnvironment("DATA_DIR", dataDir).length === 0, 10_000)).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
