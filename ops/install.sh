@@ -182,7 +182,9 @@ if [ -n "$ADMIN_EMAIL" ] && [ ! -f "$CONF_DIR/first-admin" ]; then
   say "   the first admin: $ADMIN_EMAIL (password in $CONF_DIR/first-admin, root only)"
   password=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
   (umask 077 && printf '%s\n%s\n' "$ADMIN_EMAIL" "$password" >"$CONF_DIR/first-admin")
-  "$BIN_DIR/carebridge" admin:create -- --email "$ADMIN_EMAIL" --password "$password" || {
+  # --password=VALUE: the generated password may begin with "-" (base64url), which the separate form
+  # would take for an option and refuse.
+  "$BIN_DIR/carebridge" admin:create -- --email "$ADMIN_EMAIL" --password="$password" || {
     rm -f "$CONF_DIR/first-admin"
     die "the first admin was not created (above: why)"
   }
