@@ -9,8 +9,9 @@
  * (`npm run start:basic`) on the small data set too. The list figures are taken in interleaved rounds
  * (bare, 1k, 100k, bare, ...) so that other work on a shared machine weighs on all alike;
  * each figure is the median over the rounds, each ratio is taken within a round. Prints a
- * table and the targets, and writes everything (with EXPLAIN QUERY PLAN of every list
- * query) as JSON to bench/results/.
+ * table and the targets (each closed-loop figure with the CPU its server's processes spent per
+ * request, read from /proc before and after the measured seconds), and writes everything (with
+ * EXPLAIN QUERY PLAN of every list query) as JSON to bench/results/.
  *
  * PostgreSQL + S3 (decision 0010): the bench also starts its own PostgreSQL cluster and S3 server
  * (s3rver) through tests/helpers/backends.ts, seeds one database and one bucket per size of
@@ -166,6 +167,8 @@ type App = { url: string; child: ChildProcess; root: string; logFile: string };
 
 /** Every process this script starts, so that a failure half-way still stops each of them. */
 const children = new Set<ChildProcess>();
+/** Each server's origin (http://127.0.0.1:port) and its process, whose CPU a figure counts. */
+const serverPids = new Map<string, number>();
 function killLeftovers() {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 }
@@ -212,6 +215,7 @@ async function startApp(
   );
   children.add(child);
   const url = `http://127.0.0.1:${port}`;
+  serverPids.set(url, child.pid!);
   await waitFor(`${url}/healthz`, child, () => readFileSync(logFile, "utf8"));
   return { url, child, root, logFile };
 }
@@ -258,12 +262,37 @@ type Figure = {
   non2xx: number;
   errors: number;
   requests: number;
+  /** CPU milliseconds the server's processes (primary and workers) spent per request. */
+  cpuMs?: number;
 };
+
+/** CPU seconds (user + system) of a server and its children so far, from /proc. */
+function cpuSeconds(url: string | string[]): number {
+  const origins = (Array.isArray(url) ? url : [url]).map((u) => new URL(u).origin);
+  let sum = 0;
+  for (const origin of new Set(origins)) {
+    const pid = serverPids.get(origin);
+    if (!pid) return NaN;
+    for (const p of processTree(pid)) {
+      try {
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+        sum += (Number(f[11]) + Number(f[12])) / 100; // clock ticks: USER_HZ is 100 on Linux
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  return sum;
+}
 
 async function cannon(opts: Record<string, unknown>, warmup = true): Promise<Figure> {
   if (warmup) await autocannon({ ...opts, duration: WARMUP, amount: undefined });
+  const cpuBefore = cpuSeconds(opts.url as string | string[]);
   const r = await autocannon({ duration: DURATION, ...opts });
+  const cpu = cpuSeconds(opts.url as string | string[]) - cpuBefore;
   return {
+    cpuMs: r.requests.total ? Math.round((cpu * 1000 * 1000) / r.requests.total) / 1000 : undefined,
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -699,6 +728,7 @@ async function startBare() {
     stdio: "ignore",
   });
   children.add(child);
+  serverPids.set(`http://127.0.0.1:${port}`, child.pid!);
   await waitFor(`http://127.0.0.1:${port}/`, child, () => "");
   return { url: `http://127.0.0.1:${port}/`, child };
 }
@@ -1272,6 +1302,9 @@ for (const name of Object.keys(rounds[0])) {
     non2xx: all.reduce((a, f) => a + f.non2xx, 0),
     errors: all.reduce((a, f) => a + f.errors, 0),
     requests: all.reduce((a, f) => a + f.requests, 0),
+    cpuMs: all.every((f) => f.cpuMs !== undefined && Number.isFinite(f.cpuMs))
+      ? median(all.map((f) => f.cpuMs!))
+      : undefined,
   };
 }
 const lists = LIST_KEYS.filter((k) => !ROW_FILTER || ROW_FILTER.has(k));
@@ -1284,7 +1317,7 @@ const sharePct = (key: string) =>
 const fig = (f: Figure | undefined) =>
   !f
     ? ""
-    : `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
+    : `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.cpuMs !== undefined ? `, CPU ${f.cpuMs} ms/req` : ""}${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ""}`;
 const printTable = (table: string[][]) =>
   console.log("\n" + table.map((r) => `| ${r.join(" | ")} |`).join("\n"));
 
@@ -1425,6 +1458,10 @@ for (const row of LIST_ROWS) {
         sharePct: sharePct(pgk),
         vsFirstSize: ratioOf(pgk, `pg1:${row.key}@${ALL_SIZES[0]}`),
         vsSqlite: ratioOf(pgk, lite),
+        cpuVsSqlite:
+          summary[pgk].cpuMs && summary[lite]?.cpuMs
+            ? Math.round((summary[pgk].cpuMs! / summary[lite].cpuMs!) * 100) / 100
+            : undefined,
       };
     listFigures[lite] = entry;
   }
@@ -1437,7 +1474,7 @@ for (const row of LIST_ROWS) {
     if (!f) return "";
     const x = f as Figure & Record<string, number | undefined>;
     const extra = keys.filter(([k]) => x[k] !== undefined).map(([k, l]) => `${l} ${x[k]}`);
-    return `${x.rps}/s p99 ${x.p99} ms${extra.length ? ` (${extra.join(", ")})` : ""}`;
+    return `${x.rps}/s p99 ${x.p99} ms${x.cpuMs !== undefined ? ` CPU ${x.cpuMs} ms/req` : ""}${extra.length ? ` (${extra.join(", ")})` : ""}`;
   };
   for (const row of LIST_ROWS) {
     for (const [db, label] of [
@@ -1448,6 +1485,7 @@ for (const row of LIST_ROWS) {
         cellOf(listFigures[`${row.key}@${n}`]?.[db], [
           ["vsFirstSize", "×1st size"],
           ["vsSqlite", "×SQLite"],
+          ["cpuVsSqlite", "CPU ×SQLite"],
         ]),
       );
       if (cells.some(Boolean)) table.push([`${row.label}, ${label}`, ...cells]);
