@@ -237,9 +237,9 @@ describe("leases", () => {
       leaseMs: 1_500,
     });
     const { id } = await kind.enqueue({});
-    const child = worker("hang");
+    const child = await worker("hang");
     await until(() => /running \d+\n/.test(child.out()));
-    // The script's own process, not tsx's wrapper around it: it dies holding the job.
+    // The script's own process: it dies holding the job.
     process.kill(Number(/running (\d+)/.exec(child.out())![1]), "SIGKILL");
     await child.exited;
     expect(await jobRow(id)).toMatchObject({ state: "running", attempts: 1 });
@@ -260,7 +260,7 @@ describe("two processes", () => {
     });
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) ids.push((await kind.enqueue({ n: i })).id);
-    const children = [worker("count"), worker("count")];
+    const children = await Promise.all([worker("count"), worker("count")]);
     await until(() => children.every((c) => c.out().startsWith("ready\n")), 60_000);
     for (const c of children) c.stdin!.write("go\n");
     expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0]);

@@ -61,7 +61,7 @@ describe("a period is one job", () => {
   it("two processes asking for the same slot: the cluster's schedule runs once, a per-process one in each", async () => {
     const now = Date.now();
     for (const own of [false, true]) {
-      const children = [slotWorker(own, now), slotWorker(own, now)];
+      const children = await Promise.all([slotWorker(own, now), slotWorker(own, now)]);
       await until(() => children.every((c) => c.out().startsWith("ready\n")), 60_000);
       for (const c of children) c.stdin!.write("go\n");
       expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0]);

@@ -129,7 +129,7 @@ describe("when a step is reminded", () => {
 
   it("two runners scanning and sending together send each reminder once", async () => {
     const people = await Promise.all([withSteps(1), withSteps(1), withSteps(1)]);
-    const workers = [worker(), worker()];
+    const workers = await Promise.all([worker(), worker()]);
     await Promise.all(workers.map((w) => until(() => w.out().includes("ready"), 60_000)));
     for (const w of workers) w.stdin!.write("go\n");
     await Promise.all([d.consultation.scanStepReminders(), ...workers.map((w) => w.exited)]);

@@ -1,15 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
+import { spawnScript } from "./scripts";
 
 /** A second process running `tests/helpers/jobs-worker.ts` with `args`, beside the test's own. */
 export type JobsWorker = ChildProcess & { out: () => string; exited: Promise<number | null> };
 
-export function jobsWorker(...args: string[]): JobsWorker {
-  const child = spawn(
-    process.execPath,
-    [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/jobs-worker.ts", ...args],
-    { cwd: path.resolve("."), env: { ...process.env }, stdio: ["pipe", "pipe", "pipe"] },
-  );
+export async function jobsWorker(...args: string[]): Promise<JobsWorker> {
+  const child = await spawnScript("tests/helpers/jobs-worker.ts", args, {
+    cwd: path.resolve("."),
+    env: { ...process.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (b) => (out += b));

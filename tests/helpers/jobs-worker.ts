@@ -9,7 +9,7 @@
  *   for a line, asks for the slot due at argv[4] (epoch ms) and runs what is due, then prints the
  *   slots it ran as JSON (tests/domain/schedules.test.ts).
  * - "hang": runs the kind "test.crash" (lease 1.5 s), whose handler prints "running <pid>"
- *   and never ends — the test kills that process (tsx runs the script in a child of its own) mid-job.
+ *   and never ends — the test kills that process mid-job.
  */
 import { closeDatabase } from "~/db/client.server";
 import { defineJobKind, jobFigures } from "~/domain/platform/jobs.server";

@@ -1,4 +1,5 @@
 import { build } from "esbuild";
+import { spawn, type SpawnOptions, type ChildProcess } from "node:child_process";
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 
@@ -9,6 +10,8 @@ import path from "node:path";
  * is the same as `npm run backup` runs through tsx; what is saved is tsx's start-up and its module
  * loading, about 1.5–2 s per run on a busy 2-core machine, and the backup files run a dozen scripts.
  * The bundle sits under node_modules/.cache so the packages it imports resolve as from the project.
+ * The tests' own second processes (tests/helpers/*-worker.ts) start the same way (`spawnScript`):
+ * through tsx each cost about a second more of CPU on a machine the whole run keeps busy.
  */
 const outDir = path.resolve("node_modules/.cache/cb-test-scripts");
 const bundles = new Map<string, Promise<string>>();
@@ -54,4 +57,13 @@ async function bundleOnce(script: string): Promise<string> {
   });
   renameSync(partial, outfile);
   return outfile;
+}
+
+/** Starts `script` (a TypeScript file of the project) bundled, with plain Node: as `tsx script` would. */
+export async function spawnScript(
+  script: string,
+  args: string[],
+  options: SpawnOptions,
+): Promise<ChildProcess> {
+  return spawn(process.execPath, [await bundledScript(script), ...args], options);
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDb } from "../helpers/db";
 import { pageModules } from "../helpers/html";
 import { Browserish, startServer, type TestServer } from "../helpers/server";
+import { bundledScript } from "../helpers/scripts";
 
 /**
  * Cheap phones on slow links (decision 0094): the JavaScript a first visit fetches — what Chromium
@@ -26,7 +27,7 @@ let server: TestServer;
 const people = {} as Record<Who, Browserish>;
 beforeAll(async () => {
   const root = mkdtempSync(path.join(os.tmpdir(), "carebridge-js-budget-"));
-  const seeded = spawnSync(process.execPath, ["--import", "tsx", "scripts/seed-demo.ts"], {
+  const seeded = spawnSync(process.execPath, [await bundledScript("scripts/seed-demo.ts")], {
     env: { ...process.env, DATA_DIR: path.join(root, "data"), UPLOADS_DIR: path.join(root, "uploads") },
     encoding: "utf8",
   });

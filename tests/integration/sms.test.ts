@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -11,6 +10,7 @@ import { openTestDb } from "../helpers/db";
 import { startKannel, type DeliveredSms, type Kannel } from "../helpers/kannel";
 import { Browserish, freePort, rootBackend, startServer, type TestServer } from "../helpers/server";
 import { onlyWith, requireKannel } from "../helpers/requires";
+import { spawnScript } from "../helpers/scripts";
 
 // Needs Kannel (the SMS tests' real gateway): skipped without it, naming the package, except under CI.
 const { afterAll, beforeAll, describe, it } = onlyWith(requireKannel(), vitest);
@@ -311,21 +311,17 @@ describe("SMS through Kannel", () => {
     expect((await rowsTo(batch.map((b) => b.to))).every((r) => r.status === "queued")).toBe(true);
 
     type Round = { sent: number; retrying: number; failed: number };
-    const spawnWorker = () => {
-      const child = spawn(
-        process.execPath,
-        [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/sms-worker.ts"],
-        {
-          cwd: path.resolve("."),
-          env: { ...process.env, ...appEnv },
-          stdio: ["pipe", "pipe", "pipe"],
-        },
-      );
+    const spawnWorker = async () => {
+      const child = await spawnScript("tests/helpers/sms-worker.ts", [], {
+        cwd: path.resolve("."),
+        env: { ...process.env, ...appEnv },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let out = "";
       let err = "";
-      child.stderr.on("data", (d) => (err += d));
+      child.stderr!.on("data", (d) => (err += d));
       const ready = new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (d) => {
+        child.stdout!.on("data", (d) => {
           out += d;
           if (out.startsWith("ready\n")) resolve();
         });
@@ -342,9 +338,9 @@ describe("SMS through Kannel", () => {
       );
       return { child, ready, done };
     };
-    const workers = [spawnWorker(), spawnWorker()];
+    const workers = await Promise.all([spawnWorker(), spawnWorker()]);
     await Promise.all(workers.map((w) => w.ready));
-    for (const w of workers) w.child.stdin.end("go\n"); // both start at once
+    for (const w of workers) w.child.stdin!.end("go\n"); // both start at once
     const [a, b] = await Promise.all(workers.map((w) => w.done));
     expect(a.sent + b.sent).toBe(30);
     expect(a.retrying + b.retrying + a.failed + b.failed).toBe(0);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   endOutsidePrograms,
@@ -11,6 +11,7 @@ import {
   withScratch,
 } from "~/lib/programs.server";
 import { childrenOf, eventually, running } from "../helpers/processes";
+import { spawnScript } from "../helpers/scripts";
 
 /**
  * A stopped server leaves nothing running (decision 0103): the door ends every program it started
@@ -70,8 +71,8 @@ describe("a stopped server leaves nothing running", () => {
   });
 
   it("a program dies with the process that started it, even one killed with SIGKILL", async () => {
-    // A Node process with the door loaded (tsx resolves the `~/` paths), killed by its PID.
-    const parent = spawn(process.execPath, ["--import", "tsx", resolve("tests/fixtures/door-parent.ts")], {
+    // A Node process with the door loaded, killed by its PID.
+    const parent = await spawnScript("tests/fixtures/door-parent.ts", [], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     try {

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "~/domain/platform/client";
 import type { DomainError } from "~/domain/platform/errors";
+import { spawnScript } from "../helpers/scripts";
 
 /*
  * The rate-limit domain against a real SQLite file (the default "database" store), and two
@@ -221,19 +221,16 @@ describe("the database store", () => {
     const run = (ip: string) =>
       new Promise<{ verify: number; login: number }>((resolve, reject) => {
         let out = "";
-        const child = spawn(
-          process.execPath,
-          [path.resolve("node_modules/tsx/dist/cli.mjs"), "tests/helpers/ratelimit-worker.ts"],
-          {
-            cwd: path.resolve("."),
-            env: { ...process.env, ...env(), START_AT: String(startAt), WORKER_IP: ip, TRIES: "60" },
-            stdio: ["ignore", "pipe", "inherit"],
-          },
-        );
-        child.stdout.on("data", (d) => (out += d));
-        child.on("exit", (code) =>
-          code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${code}`)),
-        );
+        spawnScript("tests/helpers/ratelimit-worker.ts", [], {
+          cwd: path.resolve("."),
+          env: { ...process.env, ...env(), START_AT: String(startAt), WORKER_IP: ip, TRIES: "60" },
+          stdio: ["ignore", "pipe", "inherit"],
+        }).then((child) => {
+          child.stdout!.on("data", (d) => (out += d));
+          child.on("exit", (code) =>
+            code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${code}`)),
+          );
+        }, reject);
       });
     const [a, b] = await Promise.all([run("192.0.2.101"), run("192.0.2.102")]);
     // One account+address pair, 120 tries from two processes: exactly its budget of 20 went through.

@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -9,6 +8,7 @@ import { catalogueValue } from "../helpers/catalogue";
 import type { UserRow } from "~/db/schema";
 import type { Actor } from "~/domain/accounts/sessions.server";
 import { parseEml, type Mail } from "../helpers/factories";
+import { spawnScript } from "../helpers/scripts";
 
 /*
  * The report, expert and audit domain against a real SQLite file, real encrypted files and
@@ -601,45 +601,24 @@ describe("reviews", () => {
     for (let i = 0; i < 6; i++) ids.push((await upload(patientA))._id);
     const experts = [expert, expertHi, await makeUser("Expert", { approved: true })];
     await settleMail();
-    const script = path.join(tmp, "review-worker.mts");
-    const domain = path.resolve("app/domain");
-    writeFileSync(
-      script,
-      `import { addReview } from ${JSON.stringify(path.join(domain, "consultation/report-review.server.ts"))};
-import { findUserById } from ${JSON.stringify(path.join(domain, "accounts/users.server.ts"))};
-const [expertId, startAt, ...ids] = process.argv.slice(2);
-const u = (await findUserById(expertId))!;
-const actor = { ...u, sessionId: "worker" } as any;
-while (Date.now() < Number(startAt)) { /* line up with the other workers */ }
-const out: Record<string, string> = {};
-for (const id of ids) {
-  try { await addReview(actor, id, { review: "from " + expertId }); out[id] = "ok"; }
-  catch (e: any) { out[id] = e?.code ?? String(e); }
-}
-console.log("RESULT " + JSON.stringify(out));
-`,
-    );
     const startAt = Date.now() + 4000;
     const run = (expertId: string) =>
       new Promise<Record<string, string>>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          [path.resolve("node_modules/tsx/dist/cli.mjs"), script, expertId, String(startAt), ...ids],
-          {
-            cwd: process.cwd(),
-            env: { ...process.env },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d) => (stdout += d));
-        child.stderr.on("data", (d) => (stderr += d));
-        child.on("close", (code) => {
-          const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-          if (code !== 0 || !line) reject(new Error(`worker failed (${code}): ${stderr}${stdout}`));
-          else resolve(JSON.parse(line.slice(7)));
-        });
+        spawnScript("tests/helpers/review-worker.ts", [expertId, String(startAt), ...ids], {
+          cwd: process.cwd(),
+          env: { ...process.env },
+          stdio: ["ignore", "pipe", "pipe"],
+        }).then((child) => {
+          let stdout = "";
+          let stderr = "";
+          child.stdout!.on("data", (d) => (stdout += d));
+          child.stderr!.on("data", (d) => (stderr += d));
+          child.on("close", (code) => {
+            const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+            if (code !== 0 || !line) reject(new Error(`worker failed (${code}): ${stderr}${stdout}`));
+            else resolve(JSON.parse(line.slice(7)));
+          });
+        }, reject);
       });
     const results = await Promise.all(experts.map((e) => run(e.id)));
     for (const id of ids) {
