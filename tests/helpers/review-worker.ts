@@ -1,7 +1,7 @@
 /**
  * One of several processes reviewing the same reports at once (tests/unit/reports-domain.test.ts):
- * each is an expert on a connection of its own. Args: the expert's id, START_AT (epoch ms to begin,
- * so the processes overlap), then the report ids. Prints one line, RESULT and JSON: per report
+ * each is an expert on a connection of its own. Args: the expert's id, the instant to begin (epoch
+ * ms, so the processes overlap), then the report ids. Prints one line, RESULT and JSON: per report
  * "ok" or the refusal's code.
  */
 import { findUserById } from "~/domain/accounts/users.server";

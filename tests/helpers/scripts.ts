@@ -28,7 +28,8 @@ export function bundledScript(script: string): Promise<string> {
 
 async function bundleOnce(script: string): Promise<string> {
   mkdirSync(outDir, { recursive: true });
-  const name = path.basename(script).replace(/\.ts$/, "");
+  // Named after its whole path: scripts/ and tests/ may hold files of the same name.
+  const name = path.relative(".", script).replace(/\.ts$/, "").replace(/[\\/]/g, "__");
   const outfile = path.join(outDir, `${name}.mjs`);
   // Written under a name of this process's own, then renamed: files running side by side may bundle
   // the same script at once.
