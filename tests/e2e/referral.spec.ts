@@ -126,6 +126,15 @@ test("an expert's facility step reaches the hospital's desk and the centre's wor
   const step = (await list.json()).data.find((s: { reportId: string }) => s.reportId === reportId);
   w.code = step.referral.code;
 
+  // A desk whose phone runs no script (or taps before the page's script has run): the form is a
+  // plain post, which must carry the page's origin, and the wrong year gets its answer.
+  const plain = await (await personContext(browser, info, { javaScriptEnabled: false })).newPage();
+  await plain.goto(`/referral/${w.code}`);
+  await plain.getByLabel("Patient's year of birth").fill("1962");
+  await plain.getByRole("button", { name: "Show the referral" }).click();
+  await expect(plain.getByTestId("referral-error")).toContainText("No referral matches");
+  await plain.context().close();
+
   // The hospital's desk, on a phone, with no account.
   const desk = await (await personContext(browser, info)).newPage();
   await desk.goto(`/referral/${w.code}`);

@@ -154,6 +154,9 @@ describe("the referral page", () => {
     const res = await fetch(`${server.url}/referral/${code}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-robots-tag")).toBe("noindex");
+    // Its code never leaves as a referrer, yet its form posts carry their Origin (a browser sends
+    // `Origin: null` under "no-referrer", which the cross-site check refuses).
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
     const text = pageText(await res.text());
     for (const secret of ["Kamla", "Pawar", "District Hospital", "Chest pain", "ST changes"])
       expect(text).not.toContain(secret);

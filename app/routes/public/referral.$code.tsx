@@ -24,7 +24,10 @@ import { screenFailure } from "~/web/screen.server";
 const HEADERS = {
   "X-Robots-Tag": "noindex",
   "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
+  // The address holds the code: no other site is sent it as a referrer. Not "no-referrer": under it
+  // a browser posts the page's form with `Origin: null` (before the page's script runs, or without
+  // it), which the cross-site check refuses — as for a shared report's Open form (SHARE_FORM_HEADERS).
+  "Referrer-Policy": "same-origin",
 };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
