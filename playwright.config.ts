@@ -97,16 +97,19 @@ export default defineConfig({
       ],
     },
   },
+  // The phone's flows first: its long, mostly waiting ones (uploads at 50 kbit/s, calls, voice) then
+  // start while the desktop's short ones fill the cores, instead of running alone at the end (a run
+  // of both on 2 workers: 339 s desktop first, 322 s phone first, on one quiet machine).
   projects: [
-    {
-      name: "desktop",
-      testMatch: specs([...BOTH_WIDTHS, ...DESKTOP_FLOWS]),
-      use: { viewport: { width: 1280, height: 800 } },
-    },
     {
       name: "phone",
       testMatch: specs([...BOTH_WIDTHS, ...PHONE_FLOWS]),
       use: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true },
+    },
+    {
+      name: "desktop",
+      testMatch: specs([...BOTH_WIDTHS, ...DESKTOP_FLOWS]),
+      use: { viewport: { width: 1280, height: 800 } },
     },
   ],
   webServer: Array.from({ length: WORKERS }, (_, i) => ({
