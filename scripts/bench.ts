@@ -55,7 +55,6 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
-  readdirSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -78,6 +77,7 @@ import {
   type S3Server,
 } from "../tests/helpers/backends";
 import { samplePdf } from "./samples";
+import { processTree, treeCpuMs } from "../tests/helpers/processes";
 
 const require = createRequire(import.meta.url);
 // autocannon ships no types; only the fields used below are relied on.
@@ -266,33 +266,25 @@ type Figure = {
   cpuMs?: number;
 };
 
-/** CPU seconds (user + system) of a server and its children so far, from /proc. */
-function cpuSeconds(url: string | string[]): number {
-  const origins = (Array.isArray(url) ? url : [url]).map((u) => new URL(u).origin);
-  let sum = 0;
-  for (const origin of new Set(origins)) {
+/** CPU milliseconds (user + system) the servers behind `url` and their workers have used so far. */
+function serversCpuMs(url: string | string[]): number {
+  const origins = new Set((Array.isArray(url) ? url : [url]).map((u) => new URL(u).origin));
+  let ms = 0;
+  for (const origin of origins) {
     const pid = serverPids.get(origin);
     if (!pid) return NaN;
-    for (const p of processTree(pid)) {
-      try {
-        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-        const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-        sum += (Number(f[11]) + Number(f[12])) / 100; // clock ticks: USER_HZ is 100 on Linux
-      } catch {
-        /* gone */
-      }
-    }
+    ms += treeCpuMs(pid);
   }
-  return sum;
+  return ms;
 }
 
 async function cannon(opts: Record<string, unknown>, warmup = true): Promise<Figure> {
   if (warmup) await autocannon({ ...opts, duration: WARMUP, amount: undefined });
-  const cpuBefore = cpuSeconds(opts.url as string | string[]);
+  const cpuBefore = serversCpuMs(opts.url as string | string[]);
   const r = await autocannon({ duration: DURATION, ...opts });
-  const cpu = cpuSeconds(opts.url as string | string[]) - cpuBefore;
+  const cpu = serversCpuMs(opts.url as string | string[]) - cpuBefore;
   return {
-    cpuMs: r.requests.total ? Math.round((cpu * 1000 * 1000) / r.requests.total) / 1000 : undefined,
+    cpuMs: r.requests.total ? Math.round((cpu * 1000) / r.requests.total) / 1000 : undefined,
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -319,20 +311,6 @@ async function fixedRate(t: Target, rate: number, seconds: number, connections: 
 function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) : NaN;
-}
-
-/** The process and its children (the cluster's workers), from /proc. */
-function processTree(pid: number): number[] {
-  const out = [pid];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const kids = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      if (kids) for (const k of kids.split(/\s+/)) out.push(...processTree(Number(k)));
-    }
-  } catch {
-    /* gone */
-  }
-  return out;
 }
 
 /**

@@ -27,6 +27,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { S3_CREDENTIALS, startPostgres, startS3 } from "../tests/helpers/backends";
+import { treeCpuMs } from "../tests/helpers/processes";
 import { fixedArrivalsApart } from "./fixed-rate";
 
 const require = createRequire(import.meta.url);
@@ -144,23 +145,6 @@ function summarise(file: string, skipMs = 0) {
       )
       .join("\n");
   return `${path.basename(file)}: ${total.toFixed(0)} ms sampled after the first ${skipMs.toFixed(0)} ms\n-- by package/file\n${top(files, 25)}\n-- by function (self)\n${top(self, 45)}\n`;
-}
-
-/** CPU time (ms) of a process and its descendants, from /proc (user + system). */
-function treeCpuMs(pid: number): number {
-  let ms = 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const kids = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      for (const k of kids ? kids.split(" ") : []) ms += treeCpuMs(Number(k));
-    }
-  } catch {
-    /* gone */
-  }
-  return ms;
 }
 
 const children: ChildProcess[] = [];

@@ -27,6 +27,35 @@ export function processes(): Proc[] {
     .filter((p): p is Proc => p !== null && p.state !== "Z");
 }
 
+/** The process and its descendants (a server's cluster workers, the programs they run), from /proc. */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const kids = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      if (kids) for (const k of kids.split(/\s+/)) out.push(...processTree(Number(k)));
+    }
+  } catch {
+    /* gone */
+  }
+  return out;
+}
+
+/** CPU time (ms, user + system) a process and its descendants have used so far. */
+export function treeCpuMs(pid: number): number {
+  let ms = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ms += ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    } catch {
+      /* gone */
+    }
+  }
+  return ms;
+}
+
 /** The processes whose environment holds `name=value` (a server and its workers share their DATA_DIR). */
 export const withEnvironment = (name: string, value: string) =>
   processes().filter((p) => {

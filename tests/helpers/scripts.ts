@@ -1,7 +1,14 @@
 import { build } from "esbuild";
-import { spawn, type SpawnOptions, type ChildProcess } from "node:child_process";
+import {
+  execFile,
+  spawn,
+  type ChildProcess,
+  type ExecFileOptions,
+  type SpawnOptions,
+} from "node:child_process";
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 
 /**
  * The operator scripts (scripts/backup.ts, restore.ts, migrate-to-postgres.ts) as the tests run them
@@ -67,4 +74,27 @@ export async function spawnScript(
   options: SpawnOptions,
 ): Promise<ChildProcess> {
   return spawn(process.execPath, [await bundledScript(script), ...args], options);
+}
+
+/**
+ * Runs `script` bundled to its end and gives what it printed. One that exits non-zero throws an error
+ * naming the script, with its output in the message and its exit `code`, `stdout` and `stderr` on it.
+ */
+export async function runScript(
+  script: string,
+  args: string[],
+  options: ExecFileOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [await bundledScript(script), ...args],
+      { encoding: "utf8", ...options },
+    );
+    return { stdout: String(stdout), stderr: String(stderr) };
+  } catch (err) {
+    const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
+    const out = { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+    throw Object.assign(new Error(`${script} failed: ${e.message}\n${out.stdout}\n${out.stderr}`), out);
+  }
 }

@@ -1,6 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import Database from "better-sqlite3";
-import { execFile } from "node:child_process";
 import {
   copyFileSync,
   cpSync,
@@ -14,7 +13,6 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, signupViaApi, strongPassword } from "../helpers/api";
@@ -27,7 +25,7 @@ import {
   type S3Server,
 } from "../helpers/backends";
 import { samplePdf, samplePng, uploadForm } from "../helpers/files";
-import { bundledScript } from "../helpers/scripts";
+import { runScript } from "../helpers/scripts";
 import { Browserish, startServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -37,30 +35,17 @@ import { codeFrom, startSmtp } from "../helpers/smtp";
  * PostgreSQL cluster and S3 server this file starts for itself.
  */
 
-const execFileP = promisify(execFile);
 const scriptEnv = (env: Record<string, string>) => ({ ...process.env, LOG_LEVEL: "silent", ...env });
 
 /** Runs a script to success and returns what it printed. */
 async function run(script: string, args: string[], env: Record<string, string>): Promise<string> {
-  try {
-    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
-      env: scriptEnv(env),
-      encoding: "utf8",
-    });
-    return stdout;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${script} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
+  return (await runScript(script, args, { env: scriptEnv(env) })).stdout;
 }
 
 /** Runs a script that must fail; returns its exit code and everything it printed. */
 async function runFailing(script: string, args: string[], env: Record<string, string>) {
   try {
-    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
-      env: scriptEnv(env),
-      encoding: "utf8",
-    });
+    const { stdout } = await runScript(script, args, { env: scriptEnv(env) });
     throw new Error(`${script} succeeded but should have failed:\n${stdout}`);
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -20,7 +20,7 @@ import { samplePdf, uploadForm } from "../helpers/files";
 import { formatDateTime } from "~/lib/format";
 import { onlyWith, requireTool } from "../helpers/requires";
 import { leaveStaleLock } from "../helpers/restic";
-import { bundledScript } from "../helpers/scripts";
+import { runScript } from "../helpers/scripts";
 import { startServer, type TestServer } from "../helpers/server";
 import { codeFrom, startSmtp } from "../helpers/smtp";
 
@@ -50,16 +50,9 @@ let pgServer: Postgres | undefined;
 let s3: S3Server | undefined;
 
 async function run(script: string, args: string[], env: Record<string, string>): Promise<string> {
-  try {
-    const { stdout } = await execFileP(process.execPath, [await bundledScript(script), ...args], {
-      env: { ...process.env, LOG_LEVEL: "silent", BACKUP_AT: "off", ...env },
-      encoding: "utf8",
-    });
-    return stdout;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${script} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
+  return (
+    await runScript(script, args, { env: { ...process.env, LOG_LEVEL: "silent", BACKUP_AT: "off", ...env } })
+  ).stdout;
 }
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "~/domain/platform/client";
 import type { DomainError } from "~/domain/platform/errors";
-import { spawnScript } from "../helpers/scripts";
+import { runScript } from "../helpers/scripts";
 
 /*
  * The rate-limit domain against a real SQLite file (the default "database" store), and two
@@ -218,20 +218,12 @@ describe("the database store", () => {
 
   it("counts together across two processes (atomic increments)", async () => {
     const startAt = Date.now() + 4000;
-    const run = (ip: string) =>
-      new Promise<{ verify: number; login: number }>((resolve, reject) => {
-        let out = "";
-        spawnScript("tests/helpers/ratelimit-worker.ts", [], {
-          cwd: path.resolve("."),
-          env: { ...process.env, ...env(), START_AT: String(startAt), WORKER_IP: ip, TRIES: "60" },
-          stdio: ["ignore", "pipe", "inherit"],
-        }).then((child) => {
-          child.stdout!.on("data", (d) => (out += d));
-          child.on("exit", (code) =>
-            code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${code}`)),
-          );
-        }, reject);
+    const run = async (ip: string) => {
+      const { stdout } = await runScript("tests/helpers/ratelimit-worker.ts", [], {
+        env: { ...process.env, ...env(), START_AT: String(startAt), WORKER_IP: ip, TRIES: "60" },
       });
+      return JSON.parse(stdout) as { verify: number; login: number };
+    };
     const [a, b] = await Promise.all([run("192.0.2.101"), run("192.0.2.102")]);
     // One account+address pair, 120 tries from two processes: exactly its budget of 20 went through.
     expect(a.verify + b.verify).toBe(20);

@@ -8,7 +8,7 @@ import { catalogueValue } from "../helpers/catalogue";
 import type { UserRow } from "~/db/schema";
 import type { Actor } from "~/domain/accounts/sessions.server";
 import { parseEml, type Mail } from "../helpers/factories";
-import { spawnScript } from "../helpers/scripts";
+import { runScript } from "../helpers/scripts";
 
 /*
  * The report, expert and audit domain against a real SQLite file, real encrypted files and
@@ -602,24 +602,16 @@ describe("reviews", () => {
     const experts = [expert, expertHi, await makeUser("Expert", { approved: true })];
     await settleMail();
     const startAt = Date.now() + 4000;
-    const run = (expertId: string) =>
-      new Promise<Record<string, string>>((resolve, reject) => {
-        spawnScript("tests/helpers/review-worker.ts", [expertId, String(startAt), ...ids], {
-          cwd: process.cwd(),
-          env: { ...process.env },
-          stdio: ["ignore", "pipe", "pipe"],
-        }).then((child) => {
-          let stdout = "";
-          let stderr = "";
-          child.stdout!.on("data", (d) => (stdout += d));
-          child.stderr!.on("data", (d) => (stderr += d));
-          child.on("close", (code) => {
-            const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-            if (code !== 0 || !line) reject(new Error(`worker failed (${code}): ${stderr}${stdout}`));
-            else resolve(JSON.parse(line.slice(7)));
-          });
-        }, reject);
-      });
+    const run = async (expertId: string) => {
+      const { stdout } = await runScript("tests/helpers/review-worker.ts", [
+        expertId,
+        String(startAt),
+        ...ids,
+      ]);
+      const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+      if (!line) throw new Error(`the worker gave no result: ${stdout}`);
+      return JSON.parse(line.slice(7)) as Record<string, string>;
+    };
     const results = await Promise.all(experts.map((e) => run(e.id)));
     for (const id of ids) {
       const outcomes = results.map((r) => r[id]);
