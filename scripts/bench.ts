@@ -1187,7 +1187,11 @@ try {
           ...planOf(r),
           ...openLoop.flatMap(([name, t]) => [[`open:${name}`, t] as const, [`fixed:${name}`, t] as const]),
         ]
-          .map(([name]) => `${name} ${round[name].rps}/s p50 ${round[name].p50} p99 ${round[name].p99}`)
+          .map(
+            ([name]) =>
+              `${name} ${round[name].rps}/s p50 ${round[name].p50} p99 ${round[name].p99}` +
+              (round[name].cpuMs !== undefined ? ` cpu ${round[name].cpuMs}` : ""),
+          )
           .join(", "),
     );
   }
