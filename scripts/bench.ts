@@ -1108,10 +1108,10 @@ try {
     before = await startApp(on.root, { appDir: BEFORE_DIR, name: "server-before" });
     const onBefore = (t: Target) => ({ ...t, url: (t.url as string).replace(on.app.url, before!.url) });
     if (on !== small) plan.push([`homePage@${on.n}`, on.targets.homePage]);
-    plan.push(
-      [`before:homePage@${on.n}`, onBefore(on.targets.homePage)],
-      [`before:pendingPage@${on.n}`, onBefore(on.targets.pendingPage)],
-    );
+    plan.push([`before:homePage@${on.n}`, onBefore(on.targets.homePage)]);
+    // Every list of the run (BENCH_ROWS), so a change's CPU per request is read before and after
+    // in the same rounds.
+    for (const row of LIST_ROWS) plan.push([`before:${row.key}@${on.n}`, onBefore(on.targets[row.key])]);
   }
   if (pgSmall) plan.push([`pg1:homePage@${pgSmall.n}`, pgSmall.targets.homePage]);
   // Each list on every size of both databases, one after the other within the round: a group per
@@ -1378,6 +1378,11 @@ if (RUN_SQLITE) {
     ["pendingPage", "GET /dashboard/pending-report, 32 conns"],
   ] as const) {
     table.push([label, ...SIZES.map((n) => fig(summary[`${k}@${n}`]))]);
+    if (SIZES.some((n) => summary[`before:${k}@${n}`]))
+      table.push([
+        `${label}, older build (BENCH_BEFORE)`,
+        ...SIZES.map((n) => (summary[`before:${k}@${n}`] ? fig(summary[`before:${k}@${n}`]) : "")),
+      ]);
   }
   table.push(["POST login, 4 conns", ...SIZES.map((n) => fig(other[n].login))]);
   table.push([
@@ -1626,7 +1631,7 @@ for (const [prefix, db] of [
   }
 }
 /** Ours against the older build (BENCH_BEFORE), the median of the per-round ratios. */
-for (const k of Object.keys(summary).filter((k) => k.startsWith("before:"))) {
+for (const k of Object.keys(summary).filter((k) => /^before:(homePage|pendingPage)@/.test(k))) {
   const ours = k.slice("before:".length);
   if (!summary[ours]) continue;
   const valid = rounds.filter((r) => r[k].rps > 0 && r[ours]);

@@ -1,7 +1,18 @@
 import { randomInt } from "node:crypto";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { config } from "~/config.server";
-import { db, exec, first, rows, transaction, type DB, type TxSteps } from "~/db/client.server";
+import {
+  db,
+  exec,
+  first,
+  inList,
+  listParam,
+  preparedOnce,
+  rows,
+  transaction,
+  type DB,
+  type TxSteps,
+} from "~/db/client.server";
 import { nextSteps, reports, type StepKind, type StepState, type StepUrgency } from "~/db/schema";
 import { wallClock } from "~/lib/clock";
 import { newId } from "~/lib/ids.server";
@@ -171,11 +182,15 @@ export async function stepsFor(reportIds: readonly string[]): Promise<Map<string
   const ids = [...new Set(reportIds)];
   const out = new Map<string, ApiNextStep[]>(ids.map((id) => [id, []]));
   if (!ids.length) return out;
-  const found = await db()
-    .select()
-    .from(nextSteps)
-    .where(inArray(nextSteps.reportId, ids))
-    .orderBy(asc(nextSteps.reportId), asc(nextSteps.position));
+  // Prepared once: building the select cost more than running it, on every list that shows steps.
+  const query = preparedOnce("next_steps_of_reports", (d) =>
+    d
+      .select()
+      .from(nextSteps)
+      .where(inList(nextSteps.reportId, "ids"))
+      .orderBy(asc(nextSteps.reportId), asc(nextSteps.position)),
+  );
+  const found = await query.execute({ ids: listParam(ids) });
   for (const row of found) out.get(row.reportId)!.push(toApiStep(row));
   return out;
 }
