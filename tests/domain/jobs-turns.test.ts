@@ -90,9 +90,11 @@ describe("turns", () => {
       backoff: [10],
       turnsBy: byLetter,
     });
-    const a1 = await kind.enqueue({ k: "a1" }, { key: "a1" });
-    await kind.enqueue({ k: "a2" }, { key: "a2" });
-    await kind.enqueue({ k: "b1" }, { key: "b1" });
+    // Asked for a millisecond apart: within one millisecond the order is the ids' (random).
+    const t0 = Date.now() - 10_000;
+    const a1 = await kind.enqueue({ k: "a1" }, { key: "a1", runAt: new Date(t0) });
+    await kind.enqueue({ k: "a2" }, { key: "a2", runAt: new Date(t0 + 1) });
+    await kind.enqueue({ k: "b1" }, { key: "b1", runAt: new Date(t0 + 2) });
     // Another process runs a1 under a live lease.
     const { jobs } = d.schema;
     const set = (leasedUntil: Date) =>
