@@ -154,9 +154,9 @@ export default defineConfig(({ isSsrBuild }) => ({
     server: { deps: { inline: ["drizzle-orm"] } },
     fileParallelism: true,
     // One pool for every project of the run, so the SQLite and the PostgreSQL + S3 files share the
-    // cores (decision 0026); three workers on two cores, as many files wait on clocks, calls and
+    // cores (decision 0026); four workers on two cores, as many files wait on clocks, calls and
     // child processes (decision 0099). VITEST_MAX_WORKERS overrides.
-    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 3,
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 4,
     projects: selectedProjects(),
   },
 }));
