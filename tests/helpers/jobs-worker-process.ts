@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
+import { eventually } from "./processes";
 import { spawnScript } from "./scripts";
 
 /** A second process running `tests/helpers/jobs-worker.ts` with `args`, beside the test's own. */
@@ -24,9 +25,5 @@ export async function jobsWorker(...args: string[]): Promise<JobsWorker> {
 
 /** Waits until `what` holds, looking every 20 ms; fails after `ms`. */
 export async function until(what: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > deadline) throw new Error("waited too long");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (!(await eventually(what, ms, 20))) throw new Error("waited too long");
 }

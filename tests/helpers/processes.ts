@@ -78,12 +78,16 @@ export const childrenOf = (pid: number) => processes().filter((p) => p.ppid === 
 /** The processes of a process group that still run. */
 export const groupMembers = (pgid: number) => processes().filter((p) => p.pgid === pgid);
 
-/** Waits for `check` to be true (every 50 ms), at most `ms`; returns whether it became true. */
-export async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+/** Waits for `check` to be true (every `everyMs`), at most `ms`; returns whether it became true. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  everyMs = 50,
+): Promise<boolean> {
   const end = Date.now() + ms;
   for (;;) {
-    if (check()) return true;
+    if (await check()) return true;
     if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
