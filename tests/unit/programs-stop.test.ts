@@ -120,11 +120,11 @@ describe("a stopped server leaves nothing running", () => {
       writeFileSync(join(s.dir, "r.img"), "a decrypted picture");
       await new Promise(() => {});
     });
+    // A pid file is whole once it holds its numbers: writeFileSync creates it empty first.
+    const written = (name: string, form: RegExp) =>
+      existsSync(join(pids, name)) && form.test(readFileSync(join(pids, name), "utf8"));
     expect(
-      await eventually(
-        () => existsSync(join(pids, "a")) && existsSync(join(pids, "b")) && waiting !== "",
-        10_000,
-      ),
+      await eventually(() => written("a", /^\d+ \d+$/) && written("b", /^\d+$/) && waiting !== "", 10_000),
     ).toBe(true);
     const started = readFileSync(join(pids, "a"), "utf8").split(" ").map(Number);
     started.push(Number(readFileSync(join(pids, "b"), "utf8")));
