@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   authenticator,
   freshDomain,
@@ -16,7 +16,7 @@ import {
  * HTTP stay in tests/integration/two-factor.test.ts.
  *
  * Only Date is faked (and keeps running): a test moves to the next time step with setSystemTime
- * instead of waiting up to 30 s for it.
+ * instead of waiting up to 30 s for it, and never crosses into one it did not ask for.
  */
 
 let d: Domain;
@@ -24,11 +24,17 @@ beforeAll(async () => {
   d = await freshDomain();
 });
 afterAll(() => d?.close());
+const STEP_MS = 30_000;
+
+// Each test begins just after a step starts, so its first codes fall in one step however slowly
+// the machine hashes passwords: only nextStep() moves it to the next.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+  vi.setSystemTime(Math.ceil(Date.now() / STEP_MS) * STEP_MS + 1_000);
+});
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const STEP_MS = 30_000;
 function nextStep() {
   vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
   vi.setSystemTime(Date.now() + STEP_MS);
