@@ -9,11 +9,20 @@
  *   npm run bench:labs:real                 # every document there
  *   npm run bench:labs:real -- rl06 rl10    # those whose file name starts so
  *   npm run bench:labs:real -- --rows rl06  # and print each value's reading
+ *   npm run bench:labs:real -- --as=text,scan,photo  # the text PDFs also scanned and photographed
+ *
+ * `--as` reads each text PDF also as a patient would bring it on paper: "scan", a grey 200-dpi scan
+ * of every page (a little skew and noise, no text layer), and "photo", a phone photo of every page
+ * (turned 2.5°, blurred, uneven light, JPEG 70) sent as the upload screen sends it (WebP,
+ * PHOTO_MAX_SIDE px), each page read on its own and the rows pooled. Both are made by the corpus's
+ * own degrading (tests/helpers/lab-corpus.ts), so a value counts as seen when it is printed.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { CONFIDENT } from "~/domain/records/labs";
-import { readLocal } from "~/domain/records/lab-reader.server";
+import { readLocal, type Reading } from "~/domain/records/lab-reader.server";
+import { photosOf, scanOf, sentOf } from "../tests/helpers/lab-corpus";
 
 type Printed = {
   name: string;
@@ -27,6 +36,7 @@ type Entry = { file: string; kind: "text-pdf" | "photo" | "image"; isLab: boolea
 const args = process.argv.slice(2);
 const showRows = args.includes("--rows");
 const only = args.filter((a) => !a.startsWith("--"));
+const asKinds = (args.find((a) => a.startsWith("--as="))?.slice(5) ?? "text").split(",");
 const dir = path.resolve(process.env.LABS_REAL_DIR ?? "labs-real");
 const manifestFile = path.resolve(process.env.LABS_REAL_MANIFEST ?? "../shared/labs-real/manifest.json");
 if (!existsSync(manifestFile)) {
@@ -50,71 +60,101 @@ type Tally = {
 const byKind = new Map<string, Tally>();
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)} %`;
 
+const scratch = mkdtempSync(path.join(tmpdir(), "labs-real-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+const patient = { sex: null, birthYear: null };
+const mimeOf = (f: string) =>
+  f.endsWith(".pdf")
+    ? "application/pdf"
+    : f.endsWith(".png")
+      ? "image/png"
+      : f.endsWith(".webp")
+        ? "image/webp"
+        : "image/jpeg";
+
+/** The reading of a document as it is, or of its scan, or of its pages' photos (rows pooled). */
+async function readAs(file: string, as: string): Promise<Pick<Reading, "lab" | "rows">> {
+  if (as === "text" || as === "image") return readLocal(file, mimeOf(file), 120_000, undefined, patient);
+  const pdf = readFileSync(file);
+  if (as === "scan") {
+    const out = path.join(scratch, "scan.pdf");
+    writeFileSync(out, await scanOf(pdf, { dpi: 200, angle: 0.5, light: 0.1, noise: 24, blur: false }, 7));
+    return readLocal(out, "application/pdf", 120_000, undefined, patient);
+  }
+  const photos = photosOf(pdf, { dpi: 220, angle: 2.5, light: 0.35, noise: 24, blur: true, quality: 70 }, 11);
+  const pooled: Pick<Reading, "lab" | "rows"> = { lab: false, rows: [] };
+  for (const [i, photo] of photos.entries()) {
+    const out = path.join(scratch, `photo-${i}.webp`);
+    writeFileSync(out, sentOf(photo));
+    const r = await readLocal(out, "image/webp", 120_000, undefined, patient);
+    pooled.lab ||= r.lab;
+    pooled.rows.push(...r.rows);
+  }
+  return pooled;
+}
+
 console.log(`${"document".padEnd(30)} kind       values found exact  !cw  ?flag  ms`);
 for (const e of manifest) {
   if (only.length && !only.some((o) => e.file.startsWith(o))) continue;
   const file = path.join(dir, e.file);
-  const kind = e.kind === "text-pdf" ? "text" : "image";
   if (!existsSync(file)) {
     console.log(`${e.file.padEnd(30)} missing (fetch it: ../shared/labs-real/README.md)`);
     continue;
   }
-  const mime = e.file.endsWith(".pdf")
-    ? "application/pdf"
-    : e.file.endsWith(".png")
-      ? "image/png"
-      : "image/jpeg";
-  const t0 = Date.now();
-  const reading = await readLocal(file, mime, 120_000, undefined, { sex: null, birthYear: null });
-  const ms = Date.now() - t0;
-  const t = byKind.get(kind) ?? { values: 0, exact: 0, found: 0, cw: 0, flagWrong: 0, docs: 0, notLab: 0 };
-  t.docs++;
-  if (e.isLab && !reading.lab) t.notLab++;
-  const used = new Set<number>();
-  let found = 0;
-  let exact = 0;
-  let cw = 0;
-  let flagWrong = 0;
-  const lines: string[] = [];
-  for (const v of e.values) {
-    // The row for this printed value: by its printed name, else by its value as printed.
-    let at = reading.rows.findIndex((r, i) => !used.has(i) && key(r.printedName) === key(v.name));
-    if (at < 0)
-      at = reading.rows.findIndex(
-        (r, i) =>
-          !used.has(i) &&
-          (key(v.name).includes(key(r.printedName)) || key(r.printedName).includes(key(v.name))) &&
-          key(r.printedName).length >= 2,
-      );
-    if (at < 0) at = reading.rows.findIndex((r, i) => !used.has(i) && num(r.printedValue) === num(v.value));
-    const r = at >= 0 ? reading.rows[at] : undefined;
-    if (at >= 0) used.add(at);
-    const ok = !!r && num(r.printedValue) === num(v.value) && squash(r.range?.text) === squash(v.range);
-    if (r) found++;
-    if (ok) exact++;
-    if (r && !ok && r.confidence >= CONFIDENT) cw++;
-    const printedFlag = /^(h|high)$/i.test(v.flag ?? "")
-      ? "above"
-      : /^(l|low)$/i.test(v.flag ?? "")
-        ? "below"
-        : null;
-    const said = r?.measure.judgement;
-    if (r && printedFlag && said && said !== "unknown" && said !== printedFlag) flagWrong++;
-    if (showRows)
-      lines.push(
-        `  ${ok ? "ok " : r ? "≠  " : "—  "} ${v.name} = ${v.value} [${v.range ?? ""}]${r ? `  → ${r.printedName} = ${r.printedValue} [${r.range?.text ?? ""}] ${r.confidence}${r.doubts.length ? ` (${r.doubts.join("; ")})` : ""}` : ""}`,
-      );
+  for (const as of e.kind === "text-pdf" ? asKinds : ["image"]) {
+    const kind = as;
+    const t0 = Date.now();
+    const reading = await readAs(file, as);
+    const ms = Date.now() - t0;
+    const t = byKind.get(kind) ?? { values: 0, exact: 0, found: 0, cw: 0, flagWrong: 0, docs: 0, notLab: 0 };
+    t.docs++;
+    if (e.isLab && !reading.lab) t.notLab++;
+    const used = new Set<number>();
+    let found = 0;
+    let exact = 0;
+    let cw = 0;
+    let flagWrong = 0;
+    const lines: string[] = [];
+    for (const v of e.values) {
+      // The row for this printed value: by its printed name, else by its value as printed.
+      let at = reading.rows.findIndex((r, i) => !used.has(i) && key(r.printedName) === key(v.name));
+      if (at < 0)
+        at = reading.rows.findIndex(
+          (r, i) =>
+            !used.has(i) &&
+            (key(v.name).includes(key(r.printedName)) || key(r.printedName).includes(key(v.name))) &&
+            key(r.printedName).length >= 2,
+        );
+      if (at < 0) at = reading.rows.findIndex((r, i) => !used.has(i) && num(r.printedValue) === num(v.value));
+      const r = at >= 0 ? reading.rows[at] : undefined;
+      if (at >= 0) used.add(at);
+      const ok = !!r && num(r.printedValue) === num(v.value) && squash(r.range?.text) === squash(v.range);
+      if (r) found++;
+      if (ok) exact++;
+      if (r && !ok && r.confidence >= CONFIDENT) cw++;
+      const printedFlag = /^(h|high)$/i.test(v.flag ?? "")
+        ? "above"
+        : /^(l|low)$/i.test(v.flag ?? "")
+          ? "below"
+          : null;
+      const said = r?.measure.judgement;
+      if (r && printedFlag && said && said !== "unknown" && said !== printedFlag) flagWrong++;
+      if (showRows)
+        lines.push(
+          `  ${ok ? "ok " : r ? "≠  " : "—  "} ${v.name} = ${v.value} [${v.range ?? ""}]${r ? `  → ${r.printedName} = ${r.printedValue} [${r.range?.text ?? ""}] ${r.confidence}${r.doubts.length ? ` (${r.doubts.join("; ")})` : ""}` : ""}`,
+        );
+    }
+    t.values += e.values.length;
+    t.found += found;
+    t.exact += exact;
+    t.cw += cw;
+    t.flagWrong += flagWrong;
+    byKind.set(kind, t);
+    console.log(
+      `${e.file.padEnd(30)} ${kind.padEnd(8)} ${String(e.values.length).padStart(7)} ${String(found).padStart(5)} ${String(exact).padStart(5)} ${String(cw).padStart(4)} ${String(flagWrong).padStart(6)}  ${ms}${e.isLab && !reading.lab ? "  NOT READ AS A LAB REPORT" : ""}`,
+    );
+    for (const l of lines) console.log(l);
   }
-  t.values += e.values.length;
-  t.found += found;
-  t.exact += exact;
-  t.cw += cw;
-  t.flagWrong += flagWrong;
-  byKind.set(kind, t);
-  console.log(
-    `${e.file.padEnd(30)} ${kind.padEnd(8)} ${String(e.values.length).padStart(7)} ${String(found).padStart(5)} ${String(exact).padStart(5)} ${String(cw).padStart(4)} ${String(flagWrong).padStart(6)}  ${ms}${e.isLab && !reading.lab ? "  NOT READ AS A LAB REPORT" : ""}`,
-  );
-  for (const l of lines) console.log(l);
 }
 console.log("\nkind     docs values found exact  exact%  confident-wrong  flag-wrong  not-lab");
 for (const [kind, t] of byKind)

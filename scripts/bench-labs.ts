@@ -28,11 +28,12 @@
  *   npm run bench:labs -- --seeds=0        # the fixed layouts only
  *   npm run bench:labs -- --no-server --no-fixed --kinds=scan --seeds=3  # the seeded ones only
  *   npm run bench:labs -- --all-cores      # part 2 with the server free to use every CPU
+ *   npm run bench:labs -- --no-server --no-fixed --kinds=scan --misses=/tmp/m.txt  # and each miss
  *
  * See docs/performance.md ("Lab reports read").
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { analyteByLoinc } from "~/domain/records/labs";
@@ -56,6 +57,8 @@ const SEEDS = numArg("seeds", 20);
 const FROM = numArg("from", 1);
 const PER_SEED = numArg("layouts", 30);
 const pinned = !args.includes("--all-cores");
+/** `--misses=FILE`: every value of the seeded layouts not read as printed, a line each, appended. */
+const MISSES = args.find((a) => a.startsWith("--misses="))?.slice(9);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)} %`;
@@ -150,6 +153,12 @@ async function partOneSeeded() {
       for (const layout of layoutsFor(seed, PER_SEED)) {
         const { scores, ms: took } = await scoreDoc(seededDoc(layout), kind);
         ms.get(kind)!.push(took);
+        if (MISSES)
+          for (const x of scores.filter((x) => !x.exact || x.judgementWrong))
+            appendFileSync(
+              MISSES,
+              `${kind} ${x.layout} ${x.analyte}: want ${x.want} got ${x.got ?? "—"}${x.judgementWrong ? " JUDGEMENT-WRONG" : ""}${x.confidentWrong ? " CONFIDENT" : ""} [${layout.families.join(",")}]\n`,
+            );
         for (const family of ["all", ...layout.families]) {
           const byFamily = acc.get(kind)!;
           if (!byFamily.has(family)) byFamily.set(family, new Map());

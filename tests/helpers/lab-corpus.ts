@@ -391,6 +391,12 @@ export async function scanOf(pdf: Buffer, d: Degrade, seed: number): Promise<Buf
 export const photoOf = (pdf: Buffer, d: Degrade & { quality: number }, seed: number): Buffer =>
   toJpeg(degrade(decode(pageImage(pdf, d.dpi)), d.angle, d.light, d.noise, d.blur, seed), d.quality);
 
+/** A phone photo of each page of `pdf` (a patient photographs a report page by page). */
+export const photosOf = (pdf: Buffer, d: Degrade & { quality: number }, seed: number): Buffer[] =>
+  pageImages(pdf, d.dpi).map((png, i) =>
+    toJpeg(degrade(decode(png), i % 2 ? -d.angle : d.angle, d.light, d.noise, d.blur, seed + i), d.quality),
+  );
+
 /**
  * The photo as the upload screen sends it (app/components/reports/photo.ts): at most
  * `maxSide` (PHOTO_MAX_SIDE unless given) px on its long side, never enlarged, WebP at quality 80.

@@ -89,7 +89,8 @@ export const seededDoc = (l: SeededLayout): CorpusDoc => {
   };
 };
 
-const squash = (s: string | null | undefined) => (s ?? "").replace(/\s+/g, "");
+/** Whitespace and letter case aside ("mg/dl" is "mg/dL"), as `npm run bench:labs:real` compares. */
+const squash = (s: string | null | undefined) => (s ?? "").replace(/\s+/g, "").toLowerCase();
 
 /**
  * Reads one corpus report with the patient's recorded sex and age, and scores every true value:

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { cleanPage } from "~/domain/records/lab-pixels";
-import { looksLikeLabReport, microAsPrinted, recogniseLabRows } from "~/domain/records/labs";
+import {
+  CONFIDENT,
+  looksLikeLabReport,
+  microAsPrinted,
+  recogniseLabRows,
+  ocrAsPrinted,
+} from "~/domain/records/labs";
 import { RANGE_CELL } from "~/domain/records/labs/lexer";
 
 /**
@@ -119,5 +125,141 @@ describe("a lab report whose rows OCR garbled", () => {
       "MCH   328 Normal   eo   ¦ 27-32",
     ];
     expect(looksLikeLabReport(lines).isLab).toBe(false);
+  });
+});
+
+/**
+ * Letters of a unit or a name OCR read as others, and cells OCR ran together or could not read
+ * (decision 0124): forms seen on photographed and scanned pages of real reports.
+ */
+describe("a unit's letters OCR read as others", () => {
+  it.each([
+    ["T3   85.4   ng/di   70 - 200 ng / di", "T3   85.4   ng/dl   70 - 200 ng / dl"],
+    ["Urea   24   mg/d1   15 - 45 mg/DI", "Urea   24   mg/dl   15 - 45 mg/DL"],
+    ["TSH   5.4   ulU / ml   0.2 - 6.0 ulU / mi", "TSH   5.4   uIU / ml   0.2 - 6.0 uIU / ml"],
+    ["LH   4.1   mlU/ml   1.7 - 8.6", "LH   4.1   mIU/ml   1.7 - 8.6"],
+    ["MCV   82.17   fl   80 - 99 fi", "MCV   82.17   fl   80 - 99 fl"],
+    ["MPV   12   fil   9 - 13 f1", "MPV   12   fl   9 - 13 fl"],
+    [
+      "Haemoglobin   15.5   g%   male : 14-16 9% Female : 12 - 14 g%",
+      "Haemoglobin   15.5   g%   male : 14-16 g% Female : 12 - 14 g%",
+    ],
+    // What a lab does print stays as read.
+    ["Iron   91   ug/dl   60 - 170 ug/dl", "Iron   91   ug/dl   60 - 170 ug/dl"],
+    ["Differential   see film   fibrin strands", "Differential   see film   fibrin strands"],
+    ["Neutrophils   59   %   40 - 75 %", "Neutrophils   59   %   40 - 75 %"],
+    ["Glucose 90 mg/dl (fasting) / minimum", "Glucose 90 mg/dl (fasting) / minimum"],
+  ])("%s", (read, printed) => {
+    expect(ocrAsPrinted(read)).toBe(printed);
+  });
+});
+
+describe("rows OCR garbled in ways a reader can still read", () => {
+  const head = "TEST   RESULT   UNITS   NORMAL VALUES";
+  const row = (line: string) => recogniseLabRows([head, ocrAsPrinted(line)]).rows[0];
+
+  it.each([
+    // A unit put back, then read as printed.
+    ["T3 [ Tri - iodothyronine }   85.4   ng/di   ¦ 70 - 200 ng / di", "85.4", "70 - 200 ng / dl"],
+    // The high bound glued to the range's unit after a dash, or with the dash glued to it.
+    ["PCV   37.8   %   ¦ 35 - 60%", "37.8", "35 - 60 %"],
+    ["MCH   33.70   pg   ¦ 27 -31pg", "33.70", "27 - 31 pg"],
+    // A speck read as a full stop after the range.
+    ["Bilirubin Indirect   0.90   mg / dl   ¦ 0.1-0.7. mg/dl", "0.90", "0.1-0.7 mg/dl"],
+    // An O read as a zero in an abbreviation.
+    ["S.G.0.T.   48.6   U/L   ¦ Up to 46 U/L", "48.6", "Up to 46 U/L"],
+  ])("%s", (line, value, range) => {
+    const r = row(line.replace("¦", RANGE_CELL));
+    expect([r?.printedValue, r?.range?.text]).toEqual([value, range]);
+  });
+
+  it("reads a unit one letter off or without its stroke as the nearest unit the test is printed in", () => {
+    // "gme/dl" is one letter from gm/dl (protein's g/dL) and three from mg/dl: the nearest decides.
+    const protein = row(`Total Proteins   6.8   gme/dl   ${RANGE_CELL} 6.2 - 8.0 gm/dl`);
+    expect([protein?.printedValue, protein?.unit]).toEqual(["6.8", "g/dL"]);
+    expect(protein?.doubts).toContain("its unit read through a smudge");
+    const globulin = row(`Globulin   3.20   gmdl   ${RANGE_CELL} 2 - 3.5 gm/dl`);
+    expect([globulin?.printedValue, globulin?.unit]).toEqual(["3.20", "g/dL"]);
+  });
+
+  it("takes the range's unit for a unit cell that did not read, in doubt", () => {
+    const r = row(`MCH   33.70   pa   ${RANGE_CELL} 27 - 31 pg`);
+    expect([r?.printedValue, r?.unit, r?.range?.text]).toEqual(["33.70", "pg", "27 - 31 pg"]);
+    expect(r!.confidence).toBeLessThan(CONFIDENT);
+    expect(r?.doubts).toContain("its unit did not read: the range's unit is taken");
+  });
+
+  it("does not take a range's unit the test is not printed in, nor a word that is no unit cell", () => {
+    expect(row(`Haemoglobin   13.5   Absolute   ${RANGE_CELL} 40 - 70 %`)).toBeUndefined();
+    expect(row(`Haemoglobin   13.5   tested twice   ${RANGE_CELL} 13 - 17 g/dl`)).toBeUndefined();
+  });
+});
+
+describe("a decimal point OCR did not see (decision 0124)", () => {
+  const head = "TEST   RESULT   UNITS   NORMAL VALUES";
+  const read = (line: string, ocr = true) =>
+    recogniseLabRows([head, ocrAsPrinted(line.replace("¦", RANGE_CELL))], undefined, { ocr }).rows[0];
+
+  it.each([
+    // A value no body holds, put back where one place of the point alone puts it by its range…
+    ["Potassium   45   mEq/L   ¦ 3.5 - 5.1", "4.5", "3.5 - 5.1"],
+    ["Calcium   99   mg/dL   ¦ 8.6 - 10.3", "9.9", "8.6 - 10.3"],
+    // …or, with no part of the range to go by, among the test's usual values.
+    ["Uric Acid   58   mg/dL   ¦ M: 3.5 - 7.2 F: 2.6 - 6.0", "5.8", "M: 3.5 - 7.2 F: 2.6 - 6.0"],
+    // A range whose bounds lost their points beside the test's usual interval.
+    ["Phosphorus   3.1   mg/dL   ¦ 25-45", "3.1", "2.5-4.5"],
+    ["HbA1c   3.8   %   ¦ 40-56 %", "3.8", "4.0-5.6 %"],
+    ["MCHC   32.3   g/dL   ¦ 315-345", "32.3", "31.5-34.5"],
+    // A decimal point read as a comma; a Courier zero read as "@".
+    ["Serum Creatinine   0.61   mg/dl   ¦ 0.55-1,02", "0.61", "0.55-1.02"],
+    ["Cholesterol Total   189   mg/dL   ¦ @-200", "189", "0-200"],
+  ])("%s", (line, value, range) => {
+    const r = read(line);
+    expect([r?.printedValue, r?.range?.text]).toEqual([value, range]);
+  });
+
+  it("drops zeros OCR made of a mark after the value, where the lab prints fewer decimals", () => {
+    // "531↑" read as "5310", "8.5↓" as "8.50": the same number as printed, still in doubt.
+    const tibc = read("TIBC   5310   ug/dL   ¦ 250 - 450")!;
+    expect([tibc.printedValue, tibc.measure.judgement]).toEqual(["531", "unknown"]);
+    expect(tibc.doubts.join("; ")).toMatch(/a mark after the value read as a 0/);
+    const bun = read("BUN   5.40   mg/dL   ¦ 8.0 - 20.0")!;
+    expect([bun.printedValue, bun.value]).toEqual(["5.4", 5.4]);
+    expect(bun.confidence).toBeLessThan(CONFIDENT);
+    // A text layer's "5.40" is what the lab printed.
+    expect(read("BUN   5.40   mg/dL   ¦ 8.0 - 20.0", false)?.printedValue).toBe("5.40");
+  });
+
+  it("keeps the row in doubt and judges nothing against it", () => {
+    for (const line of ["Potassium   45   mEq/L   ¦ 3.5 - 5.1", "Phosphorus   3.1   mg/dL   ¦ 25-45"]) {
+      const r = read(line)!;
+      expect(r.confidence).toBeLessThanOrEqual(0.6);
+      expect(r.measure.judgement).toBe("unknown");
+      expect(r.doubts.join("; ")).toMatch(/decimal points? (was|were) not seen/);
+    }
+  });
+
+  it("leaves a possible value, a text layer's number and an unclear place as they were", () => {
+    // 130 beside urea's 17 - 43 is high (a body can hold it), not 13.0.
+    expect(read("Urea   130   mg/dl   ¦ 17 - 43")?.printedValue).toBe("130");
+    // A text layer prints what the lab typed: its numbers are never changed.
+    expect(read("Potassium   45   mEq/L   ¦ 3.5 - 5.1", false)?.printedValue).toBe("45");
+    expect(read("Phosphorus   3.1   mg/dL   ¦ 25-45", false)?.range?.text).toBe("25-45");
+    // A range printed in parts is not rewritten.
+    expect(read("Creatinine   0.9   mg/dl   ¦ M: 7-13 F: 6-11")?.range?.text).toBe("M: 7-13 F: 6-11");
+  });
+
+  it("doubts a range whose first part names nobody and a later part a sex (a label OCR lost)", () => {
+    const r = read("Uric acid   5.6   mg/dL   ¦ 2.6-6.0 M: 3.5-7.2")!;
+    expect([r.printedValue, r.range, r.measure.judgement]).toEqual(["5.6", null, "unknown"]);
+    expect(r.doubts).toContain("the printed range did not read cleanly");
+  });
+
+  it("reads T3 and T4 whose T OCR read as a one, and a µ it did not see", () => {
+    expect(read("Free 14   1.46   ng/dL   ¦ 0.93 to 1.70")?.analyte).toBe("Free T4");
+    const tibc = read("Total Iron Binding Capacity (TIBC)   422   g/dL   ¦ (250-450)");
+    expect([tibc?.printedValue, tibc?.unit]).toEqual(["422", "ug/dL"]);
+    expect(tibc?.doubts).toContain("its unit read as µ (no µ was seen)");
+    expect(tibc!.confidence).toBeLessThan(CONFIDENT);
   });
 });

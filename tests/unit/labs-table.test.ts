@@ -322,4 +322,53 @@ describe("the table reader (decision 0104)", () => {
     expect(hb?.range?.text).toBe("Female : 12.0 - 15.5 Male : 13.0 - 17.0");
     expect([hb?.range?.low, hb?.range?.high]).toEqual([13, 17]);
   });
+
+  it("takes two header words of one kind side by side as one cell, whatever the gap between them (decision 0124)", () => {
+    // "Bio." and "Ref. Interval" a wide Courier gap apart: before, a second range column began a
+    // second table, and every range's bound under "Ref." was lost with its unit.
+    const lines = toLines([
+      { x: 0.05, y: 0.1, text: "Investigation" },
+      { x: 0.3, y: 0.1, text: "Results" },
+      { x: 0.42, y: 0.1, text: "Bio." },
+      { x: 0.48, y: 0.1, text: "Ref. Interval" },
+      { x: 0.65, y: 0.1, text: "UNITS" },
+      { x: 0.05, y: 0.12, text: "Cholesterol Total" },
+      { x: 0.3, y: 0.12, text: "175" },
+      { x: 0.42, y: 0.12, text: "Upto 200" },
+      { x: 0.65, y: 0.12, text: "mg/dl" },
+      { x: 0.05, y: 0.14, text: "TSH" },
+      { x: 0.3, y: 0.14, text: "4.78" },
+      { x: 0.42, y: 0.14, text: "0.27 to 4.20" },
+      { x: 0.65, y: 0.14, text: "uIU/mL" },
+    ]);
+    const rows = recogniseLabRows(readTables(lines).map((l) => l.text)).rows;
+    expect(rows.map((r) => [r.printedName, r.printedValue, r.range?.text])).toEqual([
+      ["Cholesterol Total", "175", "Upto 200"],
+      ["TSH", "4.78", "0.27 to 4.20"],
+    ]);
+  });
+
+  it("keeps a long name that runs on past its column's edge whole (decision 0124)", () => {
+    // "ABSOLUTE NEUTROPHIL COUNT" runs into the unit column a space after "NEUTROPHIL": its last
+    // word is the name's, not a unit the value is followed by.
+    const lines = toLines([
+      { x: 0.05, y: 0.1, text: "Parameter" },
+      { x: 0.2, y: 0.1, text: "Unit" },
+      { x: 0.32, y: 0.1, text: "RESULT" },
+      { x: 0.45, y: 0.1, text: "NORMAL RANGE" },
+      { x: 0.05, y: 0.12, text: "ABSOLUTE NEUTROPHIL COUNT" },
+      { x: 0.245, y: 0.12, text: "/cumm" },
+      { x: 0.32, y: 0.12, text: "2590" },
+      { x: 0.45, y: 0.12, text: "2000 - 7000" },
+      { x: 0.05, y: 0.14, text: "EOSINOPHILS" },
+      { x: 0.2, y: 0.14, text: "%" },
+      { x: 0.32, y: 0.14, text: "2" },
+      { x: 0.45, y: 0.14, text: "1 - 6" },
+    ]);
+    const rows = recogniseLabRows(readTables(lines).map((l) => l.text)).rows;
+    expect(rows.map((r) => [r.printedName, r.printedValue, r.range?.text])).toEqual([
+      ["ABSOLUTE NEUTROPHIL COUNT", "2590", "2000 - 7000"],
+      ["EOSINOPHILS", "2", "1 - 6"],
+    ]);
+  });
 });

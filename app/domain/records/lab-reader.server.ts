@@ -30,6 +30,7 @@ import { saveReading, type PlacedRow } from "./lab-store.server";
 import {
   looksLikeLabReport,
   microAsPrinted,
+  ocrAsPrinted,
   patientOn,
   readTables,
   recogniseLabRows,
@@ -262,7 +263,7 @@ function isFinal(err: unknown): boolean {
 }
 
 /** What a report reads as: its rows (word results among them) and the sample's printed date (ISO). */
-type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[]; sampleDate: string | null };
+export type Reading = { lab: boolean; source: "text" | "ocr"; rows: PlacedRow[]; sampleDate: string | null };
 
 /** What the platform has recorded of the patient: her sex and year of birth. */
 export type { Recorded };
@@ -312,12 +313,12 @@ export async function readLocal(
 
 /** What the lines of a report read as (its text layer's or the OCR's), for a patient of whom `patient` is recorded. */
 export function readingOf(found: PageLine[], source: "text" | "ocr", patient?: Recorded): Reading {
-  // OCR's "yg/dL", "pIU/mL": the µ the lab printed (decision 0112).
+  // OCR's "yg/dL", "pIU/mL", "ng/di", "ulU/ml": the units the lab printed (decisions 0112, 0124).
   const lines =
     source === "ocr"
       ? found.map((l) => ({
           ...l,
-          text: microAsPrinted(l.text),
+          text: ocrAsPrinted(l.text),
           ...(l.words && { words: l.words.map((w) => ({ ...w, text: microAsPrinted(w.text) })) }),
         }))
       : found;
@@ -328,9 +329,10 @@ export function readingOf(found: PageLine[], source: "text" | "ocr", patient?: R
   const who: Patient | undefined = patient && patientOn(patient, sampled ?? new Date());
   // Every result table read by its geometry (decision 0104); lines outside one go on as they were.
   const tabled = readTables(lines);
-  const read = tabled.map((l) => l.text);
+  // A table's cells are joined from words: their units are put back once the cells are lines.
+  const read = tabled.map((l) => (source === "ocr" ? ocrAsPrinted(l.text) : l.text));
   if (!looksLikeLabReport(read, who).isLab) return { lab: false, source, rows: [], sampleDate: null };
-  const { rows } = recogniseLabRows(read, who);
+  const { rows } = recogniseLabRows(read, who, { ocr: source === "ocr" });
   return {
     lab: true,
     source,

@@ -21,7 +21,7 @@ export {
 } from "./ranges";
 export { analyteName, localName, nameAsPrinted, namedLoincs, printsOtherName } from "./names";
 export { loincName } from "./loinc-names";
-export { displayUnit, microAsPrinted, toUcum } from "./units";
+export { displayUnit, microAsPrinted, toUcum, ocrAsPrinted } from "./units";
 export {
   convert,
   JUDGEMENT_WORDS,

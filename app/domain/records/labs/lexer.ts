@@ -189,7 +189,8 @@ function ageBandAt(words: string[], i: number): { label: Label; length: number }
 const SENTENCE =
   /^(was|is|are|were|of|the|and|has|had|have|shows?|showed|found|at|on|in|with|from|for|than|if|when|which|that|should|may|indicates?)$/i;
 
-const strip = (w: string) => w.replace(/^[([{]+|[)\]},;*]+$/g, "");
+// A speck after a number read as a full stop ("0.1-0.7. mg/dl") is not part of it (decision 0124).
+const strip = (w: string) => w.replace(/^[([{]+|[)\]},;*]+$/g, "").replace(/(?<=\d)\.$/, "");
 const DEVANAGARI = /[\u0900-\u097F]/;
 
 /** A watermark's stray capitals ("mg/dL T 17 - I 43"): never a flag, a unit or a label. */
@@ -225,10 +226,19 @@ function unglue(w: string): string[] {
   );
 }
 
-/** The high bound of "a to b" glued to the range's unit ("1 to 6%", OCR's "1to6%"): two words. */
+/**
+ * The high bound of a range glued to the range's unit: two words. After "to" ("1 to 6%", OCR's
+ * "1to6%"), after a dash between it and a number ("35 - 60%"), or with the dash glued to it after a
+ * number ("27 -31pg"; decision 0124). A value printed "6.5%" stays as it was.
+ */
 function boundAndUnit(part: string, k: number, parts: readonly string[]): string[] {
-  const bound = k > 0 && /^to$/i.test(parts[k - 1]!) ? BOUND_UNIT_RE.exec(part) : null;
-  return bound && toUcum(bound[2]!) ? [bound[1]!, bound[2]!] : [part];
+  const prev = k > 0 ? parts[k - 1]! : "";
+  const afterNumber = (at: number) => at >= 0 && NUM_RE.test(strip(parts[at]!));
+  const dashed = /^[-–—]/.test(part) && afterNumber(k - 1);
+  const high = /^to$/i.test(prev) || (/^[-–—]$/.test(prev) && afterNumber(k - 2)) || dashed;
+  const bound = high ? BOUND_UNIT_RE.exec(dashed ? part.slice(1) : part) : null;
+  if (!bound || !toUcum(bound[2]!)) return [part];
+  return dashed ? [part[0]!, bound[1]!, bound[2]!] : [bound[1]!, bound[2]!];
 }
 
 /** Tokens of the words that follow a name. */

@@ -79,6 +79,9 @@ export function collectRange(toks: readonly Tok[]): Collected | null {
   if (parts.length === 0) return null;
   // So is a range that ends with a part's label ("F : <38 U/L M:"): that part's bounds were lost.
   if (label && parts.some((p) => p.label)) suspect = true;
+  // And a part for one sex after a part for nobody ("2.6-6.0 M: 3.5-7.2", OCR having lost the
+  // first part's "F :"; decision 0124): whose the first part is cannot be told.
+  if (parts[0]!.label === null && parts.some((p) => p.label?.kind === "sex")) suspect = true;
   return { text: text.join(" "), parts, suspect, lead0 };
 }
 

@@ -47,11 +47,17 @@ function namesOn(words: Word[]): NameMatch[] {
       const printed = run.map((w) => w.text).join(" ");
       // A capital I read as a bar ("Troponin |").
       const key = normaliseName(printed.replace(/(^|\s)\|(?=\s|$)/g, "$1I"));
-      // OCR reads a capital I as a small l ("lonised Calcium"): the name with I, if it is one.
+      // OCR reads a capital I as a small l ("lonised Calcium"): the name with I, if it is one; and
+      // an O as a zero between letters of an abbreviation ("S.G.0.T.", decision 0124)…
       const found =
         key &&
         (lookupName(key) ??
-          lookupName(key.replace(/\bl(?=[a-z])/g, "i").replace(/\b[il1]+\b/g, (m) => "i".repeat(m.length))));
+          lookupName(key.replace(/\bl(?=[a-z])/g, "i").replace(/\b[il1]+\b/g, (m) => "i".repeat(m.length))) ??
+          (/(?<=[a-z] ?)0(?= ?[a-z]|$)/.test(key)
+            ? lookupName(key.replace(/(?<=[a-z] ?)0(?= ?[a-z]|$)/g, "o"))
+            : null) ??
+          // …and the T of T3 and T4 as a one ("Free 14").
+          (/(?<=[a-z] )1(?=[34]$)/.test(key) ? lookupName(key.replace(/(?<=[a-z] )1(?=[34]$)/, "t")) : null));
       if (!found) continue;
       const { analytes, guessed } = found;
       // A name begins with a letter (or, where a column starts, a number: "25 Hydroxy Vitamin D"),
@@ -126,8 +132,15 @@ function startsWithValue(toks: Tok[]): boolean {
   return t?.k === "num" || t?.k === "result";
 }
 
-/** The rows of a lab report's lines. Lines without a catalogue name are passed over in silence. */
-export function recogniseLabRows(lines: readonly string[], patient?: Patient): Recognised {
+/**
+ * The rows of a lab report's lines. Lines without a catalogue name are passed over in silence.
+ * `ocr`: the lines were read by OCR, not from a text layer (a lost decimal point may be put back).
+ */
+export function recogniseLabRows(
+  lines: readonly string[],
+  patient?: Patient,
+  { ocr = false }: { ocr?: boolean } = {},
+): Recognised {
   const rows: LabRow[] = [];
   const rejected: RejectedRow[] = [];
   let section: Specimen = "blood";
@@ -173,7 +186,7 @@ export function recogniseLabRows(lines: readonly string[], patient?: Patient): R
         // "Total Cholesterol / HDL 3.27" with no name for the ratio: not HDL's value.
         return reject(match.printed, "a ratio of two tests the catalogue does not name");
       }
-      let read: Read = readRow(match, toksOf[n]!, section, patient);
+      let read: Read = readRow(match, toksOf[n]!, section, patient, ocr);
       let at = lineIndex;
       // A value printed on the line below its name: the name's line holds no value of its own.
       if (
@@ -184,12 +197,20 @@ export function recogniseLabRows(lines: readonly string[], patient?: Patient): R
         !used.has(lineIndex + 1)
       ) {
         const below = lex(words[lineIndex + 1]!.map((w) => w.text));
+        // …and the lines under it that continue its range ("Female: Upto 38"; decision 0124).
+        const continued: number[] = [];
+        for (let k = lineIndex + 2; k < lines.length && names[k]!.length === 0 && !used.has(k); k++) {
+          const more = lex(words[k]!.map((w) => w.text));
+          if (!continuation(more) || !below.some((t) => t.k === "label")) break;
+          below.push(...more);
+          continued.push(k);
+        }
         if (startsWithValue(below)) {
-          const again = readRow(match, below, section, patient);
+          const again = readRow(match, below, section, patient, ocr);
           if ("row" in again) {
             read = again;
             at = lineIndex + 1;
-            used.add(at);
+            for (const k of [at, ...continued]) used.add(k);
           }
         }
       }

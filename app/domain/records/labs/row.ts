@@ -13,8 +13,8 @@ import type { Tok } from "./lexer";
 import { printedMeasure, wordMeasure } from "./measure";
 import { countSaid, farFromUsual, isCount, possible, readingsOf, sameOrder } from "./plausible";
 import { printedRange, type Patient } from "./ranges";
-import { microUcum, nearUcum } from "./units";
-import type { Analyte, Flag, LabRow, Specimen } from "./types";
+import { microUcum, nearUcum, unitKey } from "./units";
+import type { Analyte, Flag, LabRow, PrintedRange, Specimen } from "./types";
 
 export type NameMatch = {
   from: number;
@@ -70,6 +70,62 @@ function near(n: number, low: number | null, high: number | null): boolean {
 const inside = (n: number, low: number | null, high: number | null) =>
   (low === null || n >= low) && (high === null || n <= high);
 const scaled = (b: number | null, f: number) => (b === null ? null : b * f);
+
+/**
+ * The value with the decimal point OCR lost put back (decision 0124), or null: a whole number of
+ * two digits or more, no leading zero, impossible for the test as read, that one place of the point
+ * alone (a tenth or a hundredth) makes possible and puts by its printed range (with no bounds to go
+ * by, among the test's usual values). Zeros where a lab printing fewer decimals would print none
+ * are a mark read as a zero, and are dropped. `prints`: the decimals the lab prints for the test.
+ */
+function lostPoint(
+  a: Analyte,
+  value: { n: number; text: string },
+  factor: number,
+  low: number | null,
+  high: number | null,
+  prints: number,
+): { n: number; text: string } | null {
+  if (!/^[1-9]\d+$/.test(value.text)) return null;
+  const bounded = low !== null && high !== null;
+  // Only a number no body holds for this test: "130" beside urea's "17 - 43" is high, not 13.0.
+  if (possible(a, value.n * factor) || (!bounded && !a.usual)) return null;
+  const fits = [1, 2].filter((k) => {
+    if (k >= value.text.length) return false;
+    const n = value.n / 10 ** k;
+    return bounded
+      ? near(n, low, high) && possible(a, n * factor)
+      : possible(a, n * factor) && near(n * factor, ...a.usual!);
+  });
+  if (fits.length !== 1) return null;
+  const k = fits[0]!;
+  // Hidden decimals all zeros from a lab that prints fewer are a mark read as a zero ("531↑" as
+  // "5310"): the number without them.
+  const whole = value.text.slice(0, -k);
+  const hidden = value.text.slice(-k);
+  const text = /^0+$/.test(hidden) && prints < k ? whole : `${whole}.${hidden}`;
+  return { n: Number(text), text };
+}
+
+/**
+ * A printed range of one part with its decimal points put back (decision 0124), or null: every
+ * number in it a bound, whole, of two digits or more; far from the test's usual interval (or past
+ * what is possible) as read, and by it with each bound a tenth ("40-56" beside HbA1c is 4.0-5.6).
+ */
+function lostRangePoints(a: Analyte, r: PrintedRange, factor: number): PrintedRange | null {
+  if (r.parts || !a.usual) return null;
+  const bounds = [r.low, r.high];
+  const numbers = r.text.match(/\d+(?:[.,]\d+)?/g) ?? [];
+  if (numbers.length !== bounds.filter((b) => b !== null).length) return null;
+  if (!numbers.length || numbers.some((t) => !/^[1-9]\d+$/.test(t))) return null;
+  const wrong = (b: (number | null)[]) =>
+    b.some((x) => x !== null && x * factor > a.possible[1]) ||
+    farFromUsual(a, scaled(b[0]!, factor), scaled(b[1]!, factor));
+  const tenth = bounds.map((b) => (b === null ? null : b / 10));
+  if (!wrong(bounds) || wrong(tenth)) return null;
+  const text = r.text.replace(/\d+/g, (t) => `${t.slice(0, -1)}.${t.slice(-1)}`);
+  return { ...r, text, low: tenth[0]!, high: tenth[1]! };
+}
 
 /** A word result's row: the word as printed, the printed reference word as its range. */
 function wordRow(match: NameMatch, toks: Tok[], section: Specimen): Read {
@@ -127,7 +183,13 @@ function otherLanguage(toks: Tok[]): Tok[] {
 }
 
 /** One name's row: the tokens between it and the next name (and a continued range's lines). */
-export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient?: Patient): Read {
+export function readRow(
+  match: NameMatch,
+  all: Tok[],
+  section: Specimen,
+  patient?: Patient,
+  ocr = false,
+): Read {
   const toks = otherLanguage(all);
   const doubts: string[] = [];
   let confidence = 0.97;
@@ -156,7 +218,7 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   if (i >= toks.length) return { reject: "no value" };
   if (words > 2) return { reject: "words between the name and the value" };
   if (words > 0) doubt("words between the name and the value", 0.1);
-  const value = toks[i] as Extract<Tok, { k: "num" }>;
+  let value = toks[i] as Extract<Tok, { k: "num" }>;
   let unit: Extract<Tok, { k: "unit" }> | null = null;
   let first = true;
   // A unit OCR garbled ("g/dt", "mnv/hr", "10°3/uL_—s") that can only be one the test is printed in.
@@ -168,6 +230,17 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     doubt("its unit read through a smudge", 0.05);
     return { k: "unit", ucum: near, text: t.text };
   });
+  // A unit cell OCR could not read at all ("33.70  pa  ¦ 27 - 31 pg") beside a range printed with a
+  // unit this test is printed in: the range's unit stands for it, in doubt (decision 0124).
+  const cell = after[0];
+  if (cell?.k === "word" && /^[\p{L}%]{1,5}$/u.test(cell.text)) {
+    const rest = after.slice(1).filter((t) => t.k !== "noise");
+    const [range, unitOfRange] = rest;
+    if (range?.k === "range" && unitOfRange?.k === "unit" && allowed.includes(unitOfRange.ucum)) {
+      after[0] = { k: "noise", text: cell.text };
+      doubt("its unit did not read: the range's unit is taken", 0.1);
+    }
+  }
   for (const t of after) {
     if (t.k === "noise" || t.k === "status" || t.k === "result") continue;
     if (t.k === "flag") {
@@ -196,7 +269,10 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   if (micro && pick(match, section, micro, value.n).length > 0) {
     ucum = micro;
     candidates = pick(match, section, micro, value.n);
-    doubt("its unit read as µ", 0.05);
+    // A µ not seen at all ("g/dL" beside TIBC) is a guess the expert checks (decision 0124).
+    if (/^[uµμ]/i.test(micro) && !/^[uµμ]/i.test(unitKey(unit!.text)) && !/^(yu|y|p|j)/i.test(unit!.text))
+      doubt("its unit read as µ (no µ was seen)", 0.1, 0.85);
+    else doubt("its unit read as µ", 0.05);
   }
   if (candidates.length === 0)
     return {
@@ -226,6 +302,12 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   } else if (!printed) doubt("no printed range to check the value against", 0.1);
   else if (printed.parts && printed.applies === null)
     doubts.push("which part of the printed range applies could not be chosen from her recorded sex and age");
+  // A range whose decimal points OCR did not see ("25-45" beside phosphorus; decision 0124).
+  const pointed = ocr && printed ? lostRangePoints(a, printed, ucum ? factorFor(a, ucum)! : 1) : null;
+  if (pointed) {
+    doubt(`the printed range's decimal points were not seen: read as ${pointed.text}`, 0.4, 0.6);
+    printed = pointed;
+  }
   const { low, high } = printed ?? { low: null, high: null };
   const bounded = low !== null || high !== null;
   let factor = ucum ? factorFor(a, ucum)! : 1;
@@ -247,7 +329,7 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
     else doubt(`no unit printed: read as ${countSaid(ucum)}, the only count its number and range fit`, 0.3);
   } else if (!ucum && !UNITLESS.includes(a.unit)) doubt("no unit printed", 0.3);
   /** Doubts about where the value stands: against such a value nothing is judged. */
-  let unsure = false;
+  let unsure = pointed !== null;
   // A lab that prints this analyte with decimals printed none: perhaps the point was lost
   // (a unit with a factor below 1, such as /cumm or µmol/L, is printed as a whole number).
   if (a.decimals > 0 && !value.text.includes(".") && factor >= 1 && !(bounded && inside(value.n, low, high)))
@@ -286,8 +368,15 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   }
   // More decimals than the lab prints in its range or anywhere for this test: a mark after the
   // value read as a digit ("6.8↑" as "6.85")?
-  if (printed && decimals(value.text) >= 2 && decimals(value.text) > Math.max(rangeDecimals, a.decimals))
+  const labPrints = Math.max(rangeDecimals, a.decimals);
+  if (printed && decimals(value.text) >= 2 && decimals(value.text) > labPrints) {
     doubt("more decimals than the lab prints for this test", 0.1);
+    // …a mark read as a zero ("8.5↓" as "8.50"): OCR's number keeps only the lab's decimals, the
+    // same number (decision 0124).
+    const [whole, part] = value.text.split(".") as [string, string];
+    if (ocr && /^0+$/.test(part.slice(labPrints)))
+      value = { ...value, text: labPrints ? `${whole}.${part.slice(0, labPrints)}` : whole };
+  }
   // A one-sided range whose bound lost its point: "< 17" beside 1.9 printed with its decimals.
   const oneSided = (low === null) !== (high === null);
   const bound = low ?? high;
@@ -309,6 +398,23 @@ export function readRow(match: NameMatch, all: Tok[], section: Specimen, patient
   } else if (farFromUsual(a, scaled(low, factor), scaled(high, factor))) {
     // "70-210" beside BUN (usual 7 - 21): no lab prints it, whatever OCR said (decision 0106).
     doubt("the printed range is far from any this test is printed with (a misreading?)", 0.3, 0.85);
+    unsure = true;
+  }
+  // A decimal point OCR did not see (decision 0124): "45" beside potassium's "3.5 - 5.1" is 4.5.
+  // Put back only where one place alone puts the value by its printed range (or, with none to
+  // judge by, among this test's usual values where the number as read is impossible); the row
+  // stays in doubt, at most 0.6, and nothing is judged against it.
+  const point = ocr ? lostPoint(a, value, factor, low, high, prints) : null;
+  if (point) {
+    const where = bounded ? "where its printed range puts it" : "where this test's values lie";
+    doubt(
+      point.text.includes(".")
+        ? `its decimal point was not seen: read as ${point.text}, ${where}`
+        : `a mark after the value read as a 0: read as ${point.text}, ${where}`,
+      0.4,
+      0.6,
+    );
+    value = { ...value, ...point };
     unsure = true;
   }
   const n = value.n * factor;

@@ -12,6 +12,7 @@
  * boxes) and OCR (Tesseract's) go through the same reader. Pure: no I/O, browser-safe.
  */
 import { RANGE_CELL } from "./lexer";
+import { toUcum } from "./units";
 import { namesInLine } from "./recognise";
 
 type Box = [number, number, number, number];
@@ -98,6 +99,12 @@ function headerOf(line: TableLine): Cell[] | null {
     }
     if (!col) return null;
     known++;
+    // Two header words of one kind side by side are one cell, whatever the gap OCR saw between
+    // them ("Bio.   Ref. Interval" in a typewriter font; decision 0124): never two tables.
+    if (last?.col === col) {
+      last.right = w.box[0] + w.box[2];
+      continue;
+    }
     cells.push({ col, left: w.box[0], right: w.box[0] + w.box[2] });
   }
   const cols = new Set(cells.map((c) => c.col));
@@ -144,6 +151,7 @@ const emptyCells = (): Cells => ({ name: [], result: [], unit: [], range: [], fl
 function cellsOf(line: TableLine, t: Table & { from: number; to: number }, tall: number): Cells | null {
   const out = emptyCells();
   let any = false;
+  let last: { col: Col; right: number } | null = null;
   for (const w of line.words ?? []) {
     const mid = w.box[0] + w.box[2] / 2;
     if (w.box[0] < t.from - 0.002 || mid >= t.to) continue;
@@ -153,15 +161,30 @@ function cellsOf(line: TableLine, t: Table & { from: number; to: number }, tall:
     const x = w.box[0] < (t.bands[1]?.from ?? Infinity) && /^[\p{L}(]/u.test(w.text) ? w.box[0] : mid;
     let col: Col = "name";
     for (const b of t.bands) if (x >= b.from) col = b.col;
+    // A long name runs on past its column's edge ("ABSOLUTE NEUTROPHIL COUNT" over the unit
+    // column): a word of letters (or a colon) a space after a name's word, not a unit, is the
+    // name's (decision 0124).
+    if (
+      col !== "name" &&
+      last?.col === "name" &&
+      w.box[0] - last.right < w.box[3] &&
+      (/^\p{L}+$/u.test(w.text) || /^[:.\-–]$/.test(w.text)) &&
+      !toUcum(w.text)
+    )
+      col = "name";
     out[col].push(w.text);
+    last = { col, right: w.box[0] + w.box[2] };
     any = true;
   }
   return any ? out : null;
 }
 
-/** A line under a test's name that names a method, a specimen or a remark: never a result. */
+/**
+ * A line under a test's name that names a method, a specimen or a remark: never a result. A remark
+ * wholly in brackets ("(PNPP-AMP)", "(CHOD-PAP )") is one too, when it names no test (decision 0124).
+ */
 const ANNOTATION =
-  /^(method|methodology|principle|specimen|sample|technique|note|remarks?|comments?)\b|^(by\s+)?[\p{L}\s'-]*(metry|metric|scopy|graphy|assay|kinetic|calculated|derived|impedance|colorimetric|cytometry|hplc|elisa|clia|eclia|ise|enzymatic|jaffe'?s?)\W*$/iu;
+  /^(method|methodology|principle|specimen|sample|technique|note|remarks?|comments?)\b|^(by\s+)?[\p{L}\s'-]*(metry|metric|scopy|graphy|assay|kinetic|calculated|derived|impedance|colorimetric|cytometry|hplc|elisa|clia|eclia|ise|enzymatic|jaffe'?s?)\W*$|^\([^()]+\)$/iu;
 /** Where a report's notes begin: the table has ended. */
 const TABLE_END =
   /^\s*(\*+\s*)?(notes?|interpretation|comments?|clinical (significance|notes?)|disclaimer|end of report|[-~*=\s]*end of report|advice|suggested|kindly|please)\b/i;
@@ -264,7 +287,7 @@ export function readTables<L extends TableLine>(lines: readonly L[]): L[] {
             rows.push(row);
           }
         } else if (!row) continue;
-        else if (c.result.length && row.result.length) {
+        else if (c.result.length && row.result.some((w) => /\d/.test(w))) {
           row = null; // a second value for one name: the lines go on as they were
           continue;
         }

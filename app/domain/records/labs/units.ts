@@ -182,30 +182,54 @@ function distance(a: string, b: string): number {
 /**
  * A word OCR garbled that can only be one of `allowed` (the units the test beside it is printed
  * in): within one letter of a spelling ("g/dt" for g/dL), two for a longer one ("mnv/hr"), or a
- * spelling followed by a table's rule or smudge ("10°3/uL_—s"). Null when it is none, or more than one.
+ * spelling followed by a table's rule or smudge ("10°3/uL_—s"); a word of four letters or more
+ * whose stroke was lost ("gmdl", "mgdi"), within one letter of a spelling without its stroke (two
+ * for a word of five or more: "gnvdi"). The
+ * nearest spelling decides ("gmv/dl" is gm/dl, one letter off, not mg/dl, two; decision 0124).
+ * Null when it is none, or more than one unit at the nearest distance.
  */
 export function nearUcum(printed: string, allowed: readonly string[]): string | null {
   const key = unitKey(printed);
-  if (!/\//.test(key)) return null;
+  const stroked = key.includes("/");
+  if (!stroked && (key.length < 4 || !/^[a-z%]+$/.test(key))) return null;
+  let best = Infinity;
   const hits = new Set<string>();
   for (const [spelling, ucum] of LOOKUP) {
     if (!allowed.includes(ucum) || !spelling.includes("/")) continue;
-    const tail = key.slice(spelling.length);
-    const near = distance(key, spelling) <= (spelling.length >= 5 ? 2 : 1);
-    if (near || (key.startsWith(spelling) && /^[^a-z0-9]/.test(tail))) hits.add(ucum);
+    const target = stroked ? spelling : spelling.replace("/", "");
+    const smudged = stroked && key.startsWith(spelling) && /^[^a-z0-9]/.test(key.slice(spelling.length));
+    const d = smudged ? 0 : distance(key, target);
+    const within = stroked
+      ? spelling.length >= 5
+        ? 2
+        : 1
+      : target.length >= 4
+        ? key.length >= 5
+          ? 2
+          : 1
+        : 0;
+    if (d > within) continue;
+    if (d < best) {
+      best = d;
+      hits.clear();
+    }
+    if (d === best) hits.add(ucum);
   }
   return hits.size === 1 ? [...hits][0]! : null;
 }
 
 /**
  * The unit a printed unit would be had OCR read its "µ" right: "pmol/L", "yumol/L", "pg/mL" as
- * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e). Only for a unit that does not
- * fit the test it is printed beside: "pg/mL" is B12's own unit.
+ * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e), and "g/dL", "mol/L",
+ * "IU/mL" as µg/dL, µmol/L, µIU/mL (the µ not seen at all). Only for a unit that does not fit the
+ * test it is printed beside: "pg/mL" is B12's own unit, g/dL albumin's.
  */
 export function microUcum(printed: string): string | null {
   const key = unitKey(printed)
     .replace(/^(yu|y|p|j)(?=[a-z])/, "u")
     .replace(/^ue\//, "ug/");
+  // A µ OCR did not see at all ("g/dL" beside TIBC, "mol/L" beside creatinine; decision 0124).
+  if (/^(g|mol|iu)\//.test(key)) return LOOKUP.get(`u${key}`) ?? null;
   return key.startsWith("u") ? (LOOKUP.get(key) ?? null) : null;
 }
 
@@ -257,4 +281,40 @@ export function displayUnit(ucum: string): string {
  */
 export function microAsPrinted(text: string): string {
   return text.replace(/(^|[\s([‘'"“*])(?:yu|y|p)(?=(?:g\/d[l1]|[il1]u\/m[l1])(?![a-z]))/gi, "$1µ");
+}
+
+/**
+ * What OCR read as other letters put back (decision 0124), OCR text only: a text layer's letters are
+ * the lab's own and are never changed.
+ * - An L read as "i", "1", "b", "|" (a small l) or as its foot, a dash (a capital L), where it
+ *   ends a unit after its stroke ("ng/di", "ug / di", "mg/d1", "mg/d-", "ulU / mi" for dl, dL and
+ *   ml: no unit ends so).
+ * - The capital I of IU read as a small l ("ulU/mL", "mlU/L", "µlU/mL").
+ * - Femtolitres read "fi", "f1" or "fil"; a g read as a 9 where a number's unit begins ("14-16 9%").
+ * - An m read as "rn", "nv", "mv" or "mi" in gm/dl ("gnv/dl", "gmi/dl").
+ * - A µ read as "p", "pa", "y" or "yu" and its g as "e" before "/dL" ("pe/dL", "pag/dL"; no lab
+ *   prints picograms per decilitre), then microAsPrinted.
+ * - A zero read as "@", "®" or "©" where a number begins (Courier's dotted zero: "@-200", "®.93").
+ * - A count's stroke read as a quote or an f ("cells‘cumm", "lakhsfcumm").
+ * - A decimal point read as a comma ("0.70-1,30"): a comma groups three digits (or, in lakhs, two
+ *   before more groups: "1,50,000"), never one or two at a number's end.
+ */
+export function ocrAsPrinted(text: string): string {
+  return microAsPrinted(
+    text
+      .replace(/(\/\s?[dm])[-–](?=[lL](?![A-Za-z]))/g, "$1")
+      .replace(
+        /(\/\s?)(?:([dm])[i1b|]|(d|m|mc|u|µ|D|M)[-–_]|([DM])[I1|])(?![A-Za-z0-9])/g,
+        (_, stroke: string, small?: string, foot?: string, capital?: string) =>
+          small ? `${stroke}${small}l` : `${stroke}${foot ?? capital}L`,
+      )
+      .replace(/(^|[^A-Za-z])([uµm])lU(?=\s?\/)/g, "$1$2IU")
+      .replace(/(?<=\d\s*)f(?:i|1|il)(?![A-Za-z0-9])/g, "fl")
+      .replace(/(?<=\d\s+)9(?=m?%|ms?\s?\/\s?d[lL])/g, "g")
+      .replace(/(?<![A-Za-z])g(?:rn|nv|mv|mi)(?=\s?\/\s?d[lL])/g, "gm")
+      .replace(/(^|[\s([])(?:yu|y|pa|p)[ge](?=\s?\/\s?d[lL](?![A-Za-z]))/g, "$1µg")
+      .replace(/(^|[\s(:<>≤≥-])[@®©](?=[-–.]?\d|[-–]|\s?to\b)/g, "$10")
+      .replace(/(?<=\b(?:cells|lakhs?|mill|million|thou))[‘’'f](?=(?:cumm|cu\.?\s?mm|[uµ]l)\b)/gi, "/")
+      .replace(/(?<=\d),(?=\d{1,2}(?![\d,]))/g, "."),
+  );
 }
