@@ -140,6 +140,12 @@ describe("a unit's letters OCR read as others", () => {
     ["LH   4.1   mlU/ml   1.7 - 8.6", "LH   4.1   mIU/ml   1.7 - 8.6"],
     ["MCV   82.17   fl   80 - 99 fi", "MCV   82.17   fl   80 - 99 fl"],
     ["MPV   12   fil   9 - 13 f1", "MPV   12   fl   9 - 13 fl"],
+    ["Free T4   1.46   0.93 to 1.70   ng/d-L", "Free T4   1.46   0.93 to 1.70   ng/dL"],
+    ["T4   6.3   5.1-14.1 pg/dLl", "T4   6.3   5.1-14.1 µg/dL"],
+    ["TIBC   464   250-450 pig/dL", "TIBC   464   250-450 µg/dL"],
+    ["Iron   76   65 - 175 pe/dL", "Iron   76   65 - 175 µg/dL"],
+    ["Albumin   5.6   3.5-5.2 gmi/dl", "Albumin   5.6   3.5-5.2 gm/dl"],
+    ["WBC   8000   cells‘cumm   4000 - 11000", "WBC   8000   cells/cumm   4000 - 11000"],
     [
       "Haemoglobin   15.5   g%   male : 14-16 9% Female : 12 - 14 g%",
       "Haemoglobin   15.5   g%   male : 14-16 g% Female : 12 - 14 g%",

@@ -288,11 +288,11 @@ export function microAsPrinted(text: string): string {
  * the lab's own and are never changed.
  * - An L read as "i", "1", "b", "|" (a small l) or as its foot, a dash (a capital L), where it
  *   ends a unit after its stroke ("ng/di", "ug / di", "mg/d1", "mg/d-", "ulU / mi" for dl, dL and
- *   ml: no unit ends so).
+ *   ml: no unit ends so); a dash inside it or a stroke after it ("ng/d-L", "pg/dLl").
  * - The capital I of IU read as a small l ("ulU/mL", "mlU/L", "µlU/mL").
  * - Femtolitres read "fi", "f1" or "fil"; a g read as a 9 where a number's unit begins ("14-16 9%").
  * - An m read as "rn", "nv", "mv" or "mi" in gm/dl ("gnv/dl", "gmi/dl").
- * - A µ read as "p", "pa", "y" or "yu" and its g as "e" before "/dL" ("pe/dL", "pag/dL"; no lab
+ * - A µ read as "p", "pa", "pi", "y" or "yu" and its g as "e" before "/dL" ("pe/dL", "pig/dL"; no lab
  *   prints picograms per decilitre), then microAsPrinted.
  * - A zero read as "@", "®" or "©" where a number begins (Courier's dotted zero: "@-200", "®.93").
  * - A count's stroke read as a quote or an f ("cells‘cumm", "lakhsfcumm").
@@ -303,6 +303,7 @@ export function ocrAsPrinted(text: string): string {
   return microAsPrinted(
     text
       .replace(/(\/\s?[dm])[-–](?=[lL](?![A-Za-z]))/g, "$1")
+      .replace(/(\/\s?[dm][lL])[lI1|](?![A-Za-z0-9])/g, "$1")
       .replace(
         /(\/\s?)(?:([dm])[i1b|]|(d|m|mc|u|µ|D|M)[-–_]|([DM])[I1|])(?![A-Za-z0-9])/g,
         (_, stroke: string, small?: string, foot?: string, capital?: string) =>
@@ -312,7 +313,7 @@ export function ocrAsPrinted(text: string): string {
       .replace(/(?<=\d\s*)f(?:i|1|il)(?![A-Za-z0-9])/g, "fl")
       .replace(/(?<=\d\s+)9(?=m?%|ms?\s?\/\s?d[lL])/g, "g")
       .replace(/(?<![A-Za-z])g(?:rn|nv|mv|mi)(?=\s?\/\s?d[lL])/g, "gm")
-      .replace(/(^|[\s([])(?:yu|y|pa|p)[ge](?=\s?\/\s?d[lL](?![A-Za-z]))/g, "$1µg")
+      .replace(/(^|[\s([])(?:yu|y|pa|pi|p)[ge](?=\s?\/\s?d[lL](?![A-Za-z]))/g, "$1µg")
       .replace(/(^|[\s(:<>≤≥-])[@®©](?=[-–.]?\d|[-–]|\s?to\b)/g, "$10")
       .replace(/(?<=\b(?:cells|lakhs?|mill|million|thou))[‘’'f](?=(?:cumm|cu\.?\s?mm|[uµ]l)\b)/gi, "/")
       .replace(/(?<=\d),(?=\d{1,2}(?![\d,]))/g, "."),
