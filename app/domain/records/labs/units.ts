@@ -184,9 +184,9 @@ function distance(a: string, b: string): number {
  * in): within one letter of a spelling ("g/dt" for g/dL), two for a longer one ("mnv/hr"), or a
  * spelling followed by a table's rule or smudge ("10°3/uL_—s"); a word of four letters or more
  * whose stroke was lost ("gmdl", "mgdi"), within one letter of a spelling without its stroke (two
- * for a word of five or more: "gnvdi"). The
- * nearest spelling decides ("gmv/dl" is gm/dl, one letter off, not mg/dl, two; decision 0124).
- * Null when it is none, or more than one unit at the nearest distance.
+ * for a word of five or more: "gnvdi"). The nearest spelling decides ("gmv/dl" is gm/dl, one letter
+ * off, not gms/l, two; decision 0124). Null when it is none, or more than one unit at the nearest
+ * distance.
  */
 export function nearUcum(printed: string, allowed: readonly string[]): string | null {
   const key = unitKey(printed);
