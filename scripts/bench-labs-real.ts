@@ -93,6 +93,42 @@ async function readAs(file: string, as: string): Promise<Pick<Reading, "lab" | "
   return pooled;
 }
 
+/** One reading against what the document prints: found, exact, confident and not as printed, flags contradicted. */
+function score(e: Entry, reading: Pick<Reading, "rows">) {
+  const used = new Set<number>();
+  const out = { found: 0, exact: 0, cw: 0, flagWrong: 0, lines: [] as string[] };
+  for (const v of e.values) {
+    // The row for this printed value: by its printed name, else by its value as printed.
+    let at = reading.rows.findIndex((r, i) => !used.has(i) && key(r.printedName) === key(v.name));
+    if (at < 0)
+      at = reading.rows.findIndex(
+        (r, i) =>
+          !used.has(i) &&
+          (key(v.name).includes(key(r.printedName)) || key(r.printedName).includes(key(v.name))) &&
+          key(r.printedName).length >= 2,
+      );
+    if (at < 0) at = reading.rows.findIndex((r, i) => !used.has(i) && num(r.printedValue) === num(v.value));
+    const r = at >= 0 ? reading.rows[at] : undefined;
+    if (at >= 0) used.add(at);
+    const ok = !!r && num(r.printedValue) === num(v.value) && squash(r.range?.text) === squash(v.range);
+    if (r) out.found++;
+    if (ok) out.exact++;
+    if (r && !ok && r.confidence >= CONFIDENT) out.cw++;
+    const printedFlag = /^(h|high)$/i.test(v.flag ?? "")
+      ? "above"
+      : /^(l|low)$/i.test(v.flag ?? "")
+        ? "below"
+        : null;
+    const said = r?.measure.judgement;
+    if (r && printedFlag && said && said !== "unknown" && said !== printedFlag) out.flagWrong++;
+    if (showRows)
+      out.lines.push(
+        `  ${ok ? "ok " : r ? "≠  " : "—  "} ${v.name} = ${v.value} [${v.range ?? ""}]${r ? `  → ${r.printedName} = ${r.printedValue} [${r.range?.text ?? ""}] ${r.confidence}${r.doubts.length ? ` (${r.doubts.join("; ")})` : ""}` : ""}`,
+      );
+  }
+  return out;
+}
+
 console.log(`${"document".padEnd(30)} kind       values found exact  !cw  ?flag  ms`);
 for (const e of manifest) {
   if (only.length && !only.some((o) => e.file.startsWith(o))) continue;
@@ -101,49 +137,14 @@ for (const e of manifest) {
     console.log(`${e.file.padEnd(30)} missing (fetch it: ../shared/labs-real/README.md)`);
     continue;
   }
-  for (const as of e.kind === "text-pdf" ? asKinds : ["image"]) {
-    const kind = as;
+  for (const kind of e.kind === "text-pdf" ? asKinds : ["image"]) {
     const t0 = Date.now();
-    const reading = await readAs(file, as);
+    const reading = await readAs(file, kind);
     const ms = Date.now() - t0;
+    const { found, exact, cw, flagWrong, lines } = score(e, reading);
     const t = byKind.get(kind) ?? { values: 0, exact: 0, found: 0, cw: 0, flagWrong: 0, docs: 0, notLab: 0 };
     t.docs++;
     if (e.isLab && !reading.lab) t.notLab++;
-    const used = new Set<number>();
-    let found = 0;
-    let exact = 0;
-    let cw = 0;
-    let flagWrong = 0;
-    const lines: string[] = [];
-    for (const v of e.values) {
-      // The row for this printed value: by its printed name, else by its value as printed.
-      let at = reading.rows.findIndex((r, i) => !used.has(i) && key(r.printedName) === key(v.name));
-      if (at < 0)
-        at = reading.rows.findIndex(
-          (r, i) =>
-            !used.has(i) &&
-            (key(v.name).includes(key(r.printedName)) || key(r.printedName).includes(key(v.name))) &&
-            key(r.printedName).length >= 2,
-        );
-      if (at < 0) at = reading.rows.findIndex((r, i) => !used.has(i) && num(r.printedValue) === num(v.value));
-      const r = at >= 0 ? reading.rows[at] : undefined;
-      if (at >= 0) used.add(at);
-      const ok = !!r && num(r.printedValue) === num(v.value) && squash(r.range?.text) === squash(v.range);
-      if (r) found++;
-      if (ok) exact++;
-      if (r && !ok && r.confidence >= CONFIDENT) cw++;
-      const printedFlag = /^(h|high)$/i.test(v.flag ?? "")
-        ? "above"
-        : /^(l|low)$/i.test(v.flag ?? "")
-          ? "below"
-          : null;
-      const said = r?.measure.judgement;
-      if (r && printedFlag && said && said !== "unknown" && said !== printedFlag) flagWrong++;
-      if (showRows)
-        lines.push(
-          `  ${ok ? "ok " : r ? "≠  " : "—  "} ${v.name} = ${v.value} [${v.range ?? ""}]${r ? `  → ${r.printedName} = ${r.printedValue} [${r.range?.text ?? ""}] ${r.confidence}${r.doubts.length ? ` (${r.doubts.join("; ")})` : ""}` : ""}`,
-        );
-    }
     t.values += e.values.length;
     t.found += found;
     t.exact += exact;

@@ -318,7 +318,7 @@ export function readingOf(found: PageLine[], source: "text" | "ocr", patient?: R
     source === "ocr"
       ? found.map((l) => ({
           ...l,
-          text: ocrAsPrinted(l.text),
+          text: microAsPrinted(l.text),
           ...(l.words && { words: l.words.map((w) => ({ ...w, text: microAsPrinted(w.text) })) }),
         }))
       : found;

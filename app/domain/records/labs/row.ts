@@ -13,7 +13,7 @@ import type { Tok } from "./lexer";
 import { printedMeasure, wordMeasure } from "./measure";
 import { countSaid, farFromUsual, isCount, possible, readingsOf, sameOrder } from "./plausible";
 import { printedRange, type Patient } from "./ranges";
-import { microUcum, nearUcum, unitKey } from "./units";
+import { microUcum, nearUcum, unseenMicroUcum } from "./units";
 import type { Analyte, Flag, LabRow, PrintedRange, Specimen } from "./types";
 
 export type NameMatch = {
@@ -266,12 +266,13 @@ export function readRow(
   let candidates = pick(match, section, ucum, value.n);
   // A "µ" read as "p" or "y" by OCR: "pmol/L" beside creatinine is µmol/L.
   const micro = unit && candidates.length === 0 ? microUcum(unit.text) : null;
-  if (micro && pick(match, section, micro, value.n).length > 0) {
-    ucum = micro;
-    candidates = pick(match, section, micro, value.n);
-    // A µ not seen at all ("g/dL" beside TIBC) is a guess the expert checks (decision 0124).
-    if (/^[uµμ]/i.test(micro) && !/^[uµμ]/i.test(unitKey(unit!.text)) && !/^(yu|y|p|j)/i.test(unit!.text))
-      doubt("its unit read as µ (no µ was seen)", 0.1, 0.85);
+  // …or a µ not seen at all ("g/dL" beside TIBC): a guess the expert checks (decision 0124).
+  const unseen = unit && candidates.length === 0 && !micro ? unseenMicroUcum(unit.text) : null;
+  const asMicro = micro ?? unseen;
+  if (asMicro && pick(match, section, asMicro, value.n).length > 0) {
+    ucum = asMicro;
+    candidates = pick(match, section, asMicro, value.n);
+    if (unseen) doubt("its unit read as µ (no µ was seen)", 0.1, 0.85);
     else doubt("its unit read as µ", 0.05);
   }
   if (candidates.length === 0)

@@ -220,17 +220,24 @@ export function nearUcum(printed: string, allowed: readonly string[]): string | 
 
 /**
  * The unit a printed unit would be had OCR read its "µ" right: "pmol/L", "yumol/L", "pg/mL" as
- * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e), and "g/dL", "mol/L",
- * "IU/mL" as µg/dL, µmol/L, µIU/mL (the µ not seen at all). Only for a unit that does not fit the
- * test it is printed beside: "pg/mL" is B12's own unit, g/dL albumin's.
+ * µmol/L, µg/mL (Tesseract reads µ as p, y or yu, and g after it as e). Only for a unit that does not
+ * fit the test it is printed beside: "pg/mL" is B12's own unit.
  */
 export function microUcum(printed: string): string | null {
   const key = unitKey(printed)
     .replace(/^(yu|y|p|j)(?=[a-z])/, "u")
     .replace(/^ue\//, "ug/");
-  // A µ OCR did not see at all ("g/dL" beside TIBC, "mol/L" beside creatinine; decision 0124).
-  if (/^(g|mol|iu)\//.test(key)) return LOOKUP.get(`u${key}`) ?? null;
   return key.startsWith("u") ? (LOOKUP.get(key) ?? null) : null;
+}
+
+/**
+ * The unit a printed unit would be had OCR seen its "µ" at all (decision 0124): "g/dL", "mol/L",
+ * "IU/mL" as µg/dL, µmol/L, µIU/mL. Only for a unit that does not fit the test it is printed
+ * beside (g/dL is albumin's own), and a guess the expert checks.
+ */
+export function unseenMicroUcum(printed: string): string | null {
+  const key = unitKey(printed);
+  return /^(g|mol|iu)\//.test(key) ? (LOOKUP.get(`u${key}`) ?? null) : null;
 }
 
 /** Longest run of 1..4 whitespace-separated words at `words[from]` that reads as a unit. */
