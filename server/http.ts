@@ -186,10 +186,11 @@ function drainAfterResponse(req: IncomingMessage, res: ServerResponse, max: numb
 
 /**
  * A rendered page is compressed whole once it is drawn (the app answers when the page is complete,
- * so nothing is lost by not streaming it); level 4 costs about half of 6 for a page a few percent
- * larger — see docs/performance-history.md, "Rendered pages".
+ * so nothing is lost by not streaming it). Level 3, zlib's fastest kind of matching: on the pending
+ * list it costs two thirds of level 4 for a page 4 % larger (decision 0125; before, level 4 at about
+ * half of 6 — docs/performance-history.md, "Rendered pages"). Browsers ask for Brotli and get that.
  */
-const HTML_GZIP_LEVEL = 4;
+const HTML_GZIP_LEVEL = 3;
 const HTML_BROTLI_QUALITY = 2;
 /** A page larger than this is streamed through the compressor instead of held whole. */
 const HTML_WHOLE_MAX = 2 * 1024 * 1024;

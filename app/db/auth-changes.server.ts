@@ -1,3 +1,4 @@
+import type Database from "better-sqlite3";
 import pg from "pg";
 
 /**
@@ -8,8 +9,10 @@ import pg from "pg";
  * happened while it was down is unknown, so the subscriber is told to forget everything when it
  * drops and again once it listens anew.
  *
- * SQLite has no such channel (and needs none: its lookups cost no round trip), so there a watch
- * is never live.
+ * SQLite has no channel, and needs none: every change is in the one file. There the watch
+ * (`watchSqliteChanges`) compares, whenever it is asked, SQLite's count of commits by other
+ * connections (any process) and this connection's count of changed rows with what they were when
+ * last asked; when either moved, whatever changed, the subscriber forgets everything (decision 0125).
  */
 export type AuthWatch = { live(): boolean; close(): Promise<void> };
 
@@ -94,6 +97,40 @@ export function watchAuthChanges(
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * SQLite (decision 0125): `data_version` moves whenever another connection — another worker, a
+ * script, an operator's sqlite3 — commits, and `total_changes()` whenever this connection changes
+ * a row, so between two asks that find both unchanged nothing in the file changed at all. The ask
+ * is one prepared statement, answered from SQLite's memory (no table is read). Conservative by
+ * design: any write anywhere, not only to sessions, users or specialties, forgets everything.
+ * Called synchronously by `live()`: a change is heard before `live()` answers, so a subscriber
+ * that checks its counter of forgettings after `live()` never keeps a lookup that raced a change.
+ */
+export function watchSqliteChanges(
+  sqlite: Database.Database,
+  onChange: (change: AuthChange) => void,
+): AuthWatch {
+  const ask = sqlite.prepare("SELECT (SELECT data_version FROM pragma_data_version), total_changes()").raw();
+  let seen: string | undefined;
+  let closed = false;
+  return {
+    live() {
+      if (closed || !sqlite.open) return false;
+      const [version, changes] = ask.get() as [number, number];
+      const now = `${version}:${changes}`;
+      if (now !== seen) {
+        // The first ask too: nothing was remembered against this watch before it.
+        seen = now;
+        onChange("all");
+      }
+      return true;
+    },
+    async close() {
+      closed = true;
     },
   };
 }

@@ -11,7 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import { config, type DatabaseKind } from "~/config.server";
 import { onProbe, probe } from "~/lib/probe.server";
-import { watchAuthChanges, type AuthChange, type AuthWatch } from "./auth-changes.server";
+import { watchAuthChanges, watchSqliteChanges, type AuthChange, type AuthWatch } from "./auth-changes.server";
 import { guardPgUpgrade, guardSqliteUpgrade } from "./upgrade-guard.server";
 import * as pgSchema from "./schema.pg";
 import * as liteSchema from "./schema.sqlite";
@@ -452,14 +452,17 @@ const watches = new WeakMap<Handle, AuthWatch>();
 
 /**
  * Starts (once per database handle) the watch on changed signed-in actors across the cluster:
- * `onChange` hears which users' sessions, account or specialties changed (auth-changes.server.ts).
- * Never live on SQLite.
+ * `onChange` hears which users' sessions, account or specialties changed (auth-changes.server.ts);
+ * on SQLite, that anything in the file changed (decision 0125).
  */
 export function watchActors(onChange: (change: AuthChange) => void): AuthWatch {
   const h = handle();
   let w = watches.get(h);
   if (!w) {
-    w = watchAuthChanges(h.kind === "postgres" ? h.pool.options.connectionString : undefined, onChange);
+    w =
+      h.kind === "postgres"
+        ? watchAuthChanges(h.pool.options.connectionString, onChange)
+        : watchSqliteChanges(h.sqlite, onChange);
     watches.set(h, w);
     if (h.kind === "postgres") heardWrite = onChange;
   }

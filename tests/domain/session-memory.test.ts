@@ -6,7 +6,8 @@ import { freshDomain, makeExpert, makePatient, type Domain } from "../helpers/fa
  * Resolved sessions kept in memory for reads (decision 0041). On PostgreSQL the triggers of
  * migration 0012_auth_notify announce which users changed; here a second connection LISTENs like
  * a node would, and the domain's own watch is checked against writes made behind its back. On
- * SQLite nothing is remembered: a session deleted in the file is gone for the very next read.
+ * SQLite (decision 0125) any change in the file, by this connection or another, is forgotten by
+ * the very next read.
  */
 
 let d: Domain;
@@ -45,12 +46,63 @@ async function outside(text: string, params: unknown[] = []) {
 const sqlite = () => d.db.dialect() === "sqlite";
 
 describe("resolved sessions for reads", () => {
-  it("SQLite remembers nothing: a session deleted in the file ends with the next read", async () => {
+  it("SQLite: a change on this connection or on another one (another worker, sqlite3) ends what reads remembered", async () => {
     if (!sqlite()) return;
-    const p = await makePatient();
-    expect(await d.accounts.resolveToken(p.token, "web", { read: true })).not.toBeNull();
-    await outside("DELETE FROM sessions WHERE id = ?", [p.sessionId]);
-    expect(await d.accounts.resolveToken(p.token, "web", { read: true })).toBeNull();
+    const Database = (await import("better-sqlite3")).default;
+    const file = d.db.sqliteConnection()!.name;
+    const other = new Database(file);
+    try {
+      other.pragma("busy_timeout = 5000");
+      const p = await makePatient({ firstName: "Asha" });
+      const read = () => d.accounts.resolveToken(p.token, "web", { read: true });
+      expect((await read())?.firstName).toBe("Asha");
+      expect((await read())?.firstName).toBe("Asha");
+      // Another connection renames her: the very next read sees it.
+      other.prepare("UPDATE users SET first_name = 'Quiet' WHERE id = ?").run(p.id);
+      expect((await read())?.firstName).toBe("Quiet");
+      expect((await read())?.firstName).toBe("Quiet");
+      // This connection's own write, outside the domain: the same.
+      await outside("UPDATE users SET first_name = 'Loud' WHERE id = ?", [p.id]);
+      expect((await read())?.firstName).toBe("Loud");
+      // A session ended by another connection ends for reads at once, and one ended here too.
+      const q = await makePatient();
+      expect(await d.accounts.resolveToken(q.token, "api", { read: true })).toBeNull();
+      expect(await d.accounts.resolveToken(q.token, "web", { read: true })).not.toBeNull();
+      other.prepare("DELETE FROM sessions WHERE id = ?").run(q.sessionId);
+      expect(await d.accounts.resolveToken(q.token, "web", { read: true })).toBeNull();
+      expect(await read()).not.toBeNull();
+      await outside("DELETE FROM sessions WHERE id = ?", [p.sessionId]);
+      expect(await read()).toBeNull();
+      // A suspension through the domain's own statements.
+      const r = await makePatient();
+      const readR = () => d.accounts.resolveToken(r.token, "web", { read: true });
+      expect(await readR()).not.toBeNull();
+      other.prepare("UPDATE users SET suspended_at = ? WHERE id = ?").run(Date.now(), r.id);
+      expect(await readR()).toBeNull();
+    } finally {
+      other.close();
+    }
+  });
+
+  it("SQLite: a read that looked up before a change landed does not keep what it found", async () => {
+    if (!sqlite()) return;
+    const p = await makePatient({ firstName: "Name0" });
+    const read = () => d.accounts.resolveToken(p.token, "web", { read: true });
+    const rename = (name: string) =>
+      d.db.sqliteConnection()!.prepare("UPDATE users SET first_name = ? WHERE id = ?").run(name, p.id);
+    // The change lands a few microtasks after the read began: after its statement, before it
+    // decides whether to keep the answer. Whatever the number of steps in between, the next read
+    // sees the change.
+    for (let hops = 0; hops < 8; hops++) {
+      const name = `Name${hops + 1}`;
+      const reading = read();
+      let later: Promise<void> = Promise.resolve();
+      for (let i = 0; i < hops; i++) later = later.then(() => undefined);
+      void later.then(() => rename(name));
+      await reading;
+      await later;
+      expect((await read())?.firstName).toBe(name);
+    }
   });
 
   it("PostgreSQL announces which users changed, once per statement, and not for 'last used'", async () => {

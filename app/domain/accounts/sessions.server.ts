@@ -96,8 +96,8 @@ let tokenLookup: { db: DB; query: ReturnType<typeof prepareTokenLookup> } | unde
 // process keeps what it resolved for reads (GET/HEAD) for at most RESOLVED_TTL_MS, and only while
 // it hears the cluster's announcements of changed sessions, accounts and specialties
 // (watchActors: a logout, suspension, approval or password change on any node makes every node
-// forget that user). Writes always look the session up. SQLite is never watched, so it always
-// looks up (in-process, microseconds).
+// forget that user). Writes always look the session up. On SQLite the watch forgets everything
+// whenever anything in the file changed since it was last asked (decision 0125).
 
 /** How long a resolved session serves reads before it is looked up again. */
 const RESOLVED_TTL_MS = 10_000;
@@ -186,7 +186,8 @@ export async function resolveToken(
       .where(eq(sessions.id, row.session.id));
   }
   const actor = actorOf(row);
-  if (cacheable && before === forgetting && watching())
+  // The watch first: on SQLite asking it is what hears a change made while the statement ran.
+  if (cacheable && watching() && before === forgetting)
     remember(key, actor, now, idle, row.session.expiresAt.getTime());
   return { ...actor };
 }
