@@ -194,6 +194,62 @@ describe("lab values", () => {
    * in parts by sex, in words, with its units — kept whole, its bounds the part for the report
    * owner's recorded sex and age; a value keeps the digits it was typed with.
    */
+  it("a number read in doubt is judged when the holder confirms it, unless its printed flag says otherwise", async () => {
+    // Decision 0126: the reader stores no bounds for a number it doubts; her confirmation vouches
+    // for value and range as read, so they are judged then.
+    const who = await makePatient();
+    const r = (await makeReport(who)) as typeof report;
+    const holder = await makeExpert();
+    await claim(holder, r);
+    const doubted = async (value: number, flag: "H" | "L" | null, range = "12.0 - 15.5") => {
+      const id = await seedRead(r._id, value, "12.0-15.5");
+      await d.db
+        .db()
+        .update(d.schema.labValues)
+        .set({ rangeText: range, rangeLow: null, rangeHigh: null, flag, confidence: 0.6 })
+        .where(eq(d.schema.labValues.id, id));
+      return id;
+    };
+    const before = (await d.consultation.valuesForReview(holder, r._id)).length;
+    const low = await doubted(9.8, null);
+    const high = await doubted(17.2, "H");
+    const atOdds = await doubted(17.2, "L");
+    const unreadable = await doubted(13.1, null, "see note");
+    const seen = await d.consultation.valuesForReview(holder, r._id);
+    expect(seen).toHaveLength(before + 4);
+    expect(seen.find((v) => v._id === low)).toMatchObject({ judgement: "unknown", rangeLow: null });
+    const confirm = (id: string) => d.consultation.checkValue(holder, r._id, id, { action: "confirm" });
+    expect(await confirm(low)).toMatchObject({
+      status: "confirmed",
+      rangeLow: 12,
+      rangeHigh: 15.5,
+      judgement: "below",
+      flag: "L",
+    });
+    expect(await confirm(high)).toMatchObject({
+      rangeLow: 12,
+      rangeHigh: 15.5,
+      judgement: "above",
+      flag: "H",
+    });
+    // The report at odds with itself (its flag against value and range): nothing judged.
+    expect(await confirm(atOdds)).toMatchObject({
+      rangeLow: null,
+      rangeHigh: null,
+      judgement: "unknown",
+      flag: null,
+    });
+    // A range the grammar cannot read: confirmed as it was.
+    expect(await confirm(unreadable)).toMatchObject({
+      status: "confirmed",
+      rangeLow: null,
+      judgement: "unknown",
+    });
+    // A value read without doubt keeps the bounds it was read with.
+    const clean = await seedRead(r._id, 14.0);
+    expect(await confirm(clean)).toMatchObject({ rangeLow: 12, rangeHigh: 15.5, judgement: "within" });
+  });
+
   describe("a correction beside a range printed in parts", () => {
     const CREATININE = "2160-0";
     const TWO_PART = "Male : 0.7 - 1.4 mg/dl Female : 0.6 - 1.2 mg/dl";

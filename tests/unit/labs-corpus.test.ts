@@ -82,6 +82,15 @@ function makeCase(a: Analyte, name: string): Case {
   };
 }
 
+/** H or L as a lab prints it beside a value outside its range ("a - b" or "< b"), else nothing. */
+function printedFlag(printed: string, range: string): string {
+  const [v, ...bounds] = [printed, ...range.split(/\s+-\s+|<\s*/).filter(Boolean)].map((x) =>
+    Number(x.replace(/,/g, "")),
+  );
+  const [low, high] = bounds.length === 2 ? bounds : [null, bounds[0]!];
+  return high !== null && v! > high ? "H" : low !== null && v! < low ? "L" : "";
+}
+
 const pad = (s: string, n: number) => s + " ".repeat(Math.max(2, n - s.length));
 const row = (cells: string[]) => pad(cells[0]!, 34) + pad(cells[1]!, 12) + pad(cells[2]!, 14) + cells[3];
 
@@ -114,7 +123,8 @@ function layout(kind: number, cases: Case[], urine: boolean): Report {
     for (const c of cases) {
       add(c);
       const cells = [...c.cells];
-      if (kind === 2) cells[1] = pad(cells[1]!, 10) + pick(["H", "L", "", ""]);
+      // A lab flags what its own range puts outside it (a flag against the range is never judged).
+      if (kind === 2) cells[1] = pad(cells[1]!, 10) + printedFlag(c.printed, c.cells[3]!);
       if (kind === 3) cells[0] = `जाँच / ${cells[0]}`;
       lines.push(
         kind === 2

@@ -390,6 +390,9 @@ describe("a text result against the reference printed beside it (decision 0098)"
 it("a range printed but giving no bounds (its part not chosen) is quoted and said not compared, never 'none printed'", () => {
   const m = storedMeasure({ value: 10.4, unit: "g/dL", rangeLow: null, rangeHigh: null });
   expect(judgementWords(m, "Male : 13.0 - 17.0 Female : 12.0 - 15.0")).toBe("labs.notCompared");
+  // One part, left unjudged (its report's flag at odds with it): not compared, with no reason
+  // about her sex or age that is not the reason.
+  expect(judgementWords(m, "13.0 - 17.0")).toBe("labs.notComparedOne");
   expect(judgementWords(m, null)).toBe("labs.noRange");
   expect(judgementWords(m, "  ")).toBe("labs.noRange");
   const bounded = storedMeasure({ value: 10.4, unit: "g/dL", rangeLow: 12, rangeHigh: 15 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { CONFIDENT, looksLikeLabReport, recogniseLabRows, type LabRow } from "~/domain/records/labs/index";
+import {
+  CONFIDENT,
+  looksLikeLabReport,
+  recogniseLabRows,
+  unjudged,
+  type LabRow,
+} from "~/domain/records/labs/index";
 
 /*
  * The row recogniser on text as a PDF's text layer or an OCR pass gives it (decision 0079): each
@@ -103,6 +109,47 @@ describe("each analyte family", () => {
       expect(brief(one(marked)), marked).toEqual(["718-7", 10.2, "g/dL", "13.0 - 17.0", "L"]);
     const bad = one("Haemoglobin 10.2 H g/dL 13.0 - 17.0")!;
     expect(bad.confidence).toBeLessThan(CONFIDENT);
+  });
+
+  it("never judges against the report's own flag: a flag that disagrees leaves the range unjudged", () => {
+    // The flag says the other way, or says high or low beside a value the range has within it:
+    // one of value, range and flag was misread, which one is unknown.
+    for (const line of [
+      "Haemoglobin 10.2 H g/dL 13.0 - 17.0",
+      "T4 total 25 L µg/dL 5.1 - 14.1",
+      "Haemoglobin 14.2 H g/dL 13.0 - 17.0",
+      "Haemoglobin 14.2 L g/dL 13.0 - 17.0",
+    ]) {
+      const r = one(line)!;
+      expect([r.measure.judgement, r.flag, r.flagSource, r.range?.text], line).toEqual([
+        "unknown",
+        line.includes(" H ") ? "H" : "L",
+        "printed",
+        line.replace(/^.*dL /, ""),
+      ]);
+      expect(r.doubts, line).toContain("the printed flag disagrees with the printed range");
+    }
+    // A number doubted after the fact (the OCR unsure of its digits) is not judged either: the
+    // range stays as printed, only a flag the report printed is kept.
+    const computed = unjudged(one("Haemoglobin 10.2 g/dL 13.0 - 17.0")!);
+    expect([computed.measure.judgement, computed.flag, computed.flagSource, computed.range?.text]).toEqual([
+      "unknown",
+      null,
+      null,
+      "13.0 - 17.0",
+    ]);
+    const printed = unjudged(one("Haemoglobin 10.2 L g/dL 13.0 - 17.0")!);
+    expect([printed.measure.judgement, printed.flag, printed.flagSource]).toEqual([
+      "unknown",
+      "L",
+      "printed",
+    ]);
+    // A flag that agrees is judged as ever.
+    for (const [line, said] of [
+      ["Haemoglobin 10.2 L g/dL 13.0 - 17.0", "below"],
+      ["T4 total 25 H µg/dL 5.1 - 14.1", "above"],
+    ])
+      expect(one(line)!.measure.judgement, line).toBe(said);
   });
 });
 

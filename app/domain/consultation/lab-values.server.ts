@@ -373,6 +373,29 @@ function numberColumns(analyte: Analyte, typed: Typed, patient: Patient | undefi
   };
 }
 
+/**
+ * A number the reader doubted is not judged against its printed range (decision 0126): its bounds
+ * were not stored. Her confirmation vouches for value and range as read, so they are judged now,
+ * by the grammar her correction goes through — unless the printed flag says otherwise than the
+ * range (a report at odds with itself stays unjudged), or the row no longer reads as it did.
+ */
+async function judgedOnConfirm(report: ReportRow, row: Row) {
+  if (row.status !== "read" || row.valueText != null || row.value == null || !row.rangeText) return {};
+  if (row.rangeLow != null || row.rangeHigh != null) return {};
+  try {
+    const { fields } = await normalised(report, row.loinc, {
+      value: row.printedValue,
+      unit: row.printedUnit ?? row.unit,
+      range: row.rangeText,
+    });
+    if (fields.value !== row.value || (row.flag && row.flag !== fields.flag)) return {};
+    return { rangeLow: fields.rangeLow, rangeHigh: fields.rangeHigh, flag: row.flag ?? fields.flag };
+  } catch (e) {
+    if (e instanceof DomainError) return {};
+    throw e;
+  }
+}
+
 function invalid(fieldErrors: Record<string, string[]>) {
   return new DomainError("invalid", "labs.checkFailed", { fieldErrors });
 }
@@ -411,7 +434,11 @@ export async function checkValue(
   const stamp = { checkedBy: actor.id, checkedAt: new Date() };
   let set: { [K in keyof Row]?: Row[K] | SQL };
   if (data.action === "confirm")
-    set = { status: current.status === "added" ? "added" : "confirmed", ...stamp };
+    set = {
+      ...(await judgedOnConfirm(report, current)),
+      status: current.status === "added" ? "added" : "confirmed",
+      ...stamp,
+    };
   // The status it had when the statement runs, kept for an undo (decision 0090).
   else if (data.action === "remove")
     set = { status: "removed", removedFrom: sql`${labValues.status}`, ...stamp };

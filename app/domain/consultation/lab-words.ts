@@ -24,6 +24,7 @@ export const LAB_SENTENCES = {
     "labs.outside",
     "labs.noRange",
     "labs.notCompared",
+    "labs.notComparedOne",
     "labs.textWithin",
     "labs.textOutside",
     "labs.textUnknown",

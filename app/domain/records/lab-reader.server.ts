@@ -35,6 +35,7 @@ import {
   readTables,
   recogniseLabRows,
   sampleDate,
+  unjudged,
   type LabRow,
   type Patient,
   type Recorded,
@@ -352,13 +353,14 @@ function ocrAllowed(): void {
 
 /**
  * A value or range the OCR was unsure of is not vouched for: the row keeps its reading, below
- * CONFIDENT, with the doubt named for the expert.
+ * CONFIDENT, with the doubt named for the expert, and nothing is judged against it until she
+ * confirms it (decision 0126: "25↓" read as 259 must not be called high beside "65 - 175").
  */
 function doubtWeak<R extends LabRow>(row: R, weak: string[]): R {
   const numbers = [row.printedValue, ...(row.range?.text.match(/\d+(?:\.\d+)?/g) ?? [])];
   if (!weak.some((w) => numbers.some((n) => w.includes(n)))) return row;
   return {
-    ...row,
+    ...unjudged(row),
     confidence: Math.min(row.confidence, 0.6),
     doubts: [...row.doubts, "the OCR was unsure of a number on this row"],
   };

@@ -7,6 +7,7 @@
 export { analyteByLoinc, CATALOGUE, factorFor, normaliseName, ucumFor } from "./catalogue";
 export { looksLikeLabReport, type LabVerdict } from "./detect";
 export { recogniseLabRows } from "./recognise";
+export { unjudged } from "./row";
 export { sampleDate } from "./header";
 export { median, readTables, TALLER, type TableLine } from "./table";
 export {

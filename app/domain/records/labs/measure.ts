@@ -7,20 +7,14 @@
  * and the FHIR Observation all read it, and so cannot disagree. Pure: no I/O.
  */
 import { factorFor } from "./catalogue";
+import { convert } from "./convert";
+import { printedParts } from "./ranges";
 import type { Analyte, Interpretation, Judgement, LabMeasure, NumberMeasure, TextMeasure } from "./types";
 
 // The measure's shape lives with the reader's other shapes (types.ts), which this module builds;
 // kept there so the shapes import nothing (no circle through the catalogue).
 export type { Interpretation, Judgement, LabMeasure, NumberMeasure, TextMeasure } from "./types";
-
-/**
- * The one conversion: `n` in a unit whose factor to the analyte's unit is `factor`. Twelve
- * significant digits take the float noise off (2.1 × 100 = 210.00000000000003 → 210) and keep every
- * digit a lab prints; it never reverses an order, so a value on its printed range's edge stays on it.
- */
-export function convert(n: number, factor: number): number {
-  return factor === 1 ? n : Number((n * factor).toPrecision(12));
-}
+export { convert } from "./convert";
 
 /** The patient's sentence for each judgement (app/i18n, section labs): what her screen says. */
 export const JUDGEMENT_WORDS = {
@@ -44,13 +38,14 @@ export const TEXT_JUDGEMENT_WORDS = {
  * The sentence for this measure: a number's against its range, a text result's against its
  * reference. A range printed beside the value that gives no bounds to compare with (in parts by sex
  * or age, and hers not recorded; decision 0105) is quoted whole and said not compared — never "no
- * range was printed".
+ * range was printed"; one of a single part (a report whose flag says otherwise than its range,
+ * decision 0126) is said not compared without a reason that is not hers.
  */
 export function judgementWords(m: LabMeasure, printedRange?: string | null): string {
   if (m.kind === "text")
     return m.reference === null ? "labs.textNoReference" : TEXT_JUDGEMENT_WORDS[m.judgement];
   if (m.judgement === "unknown" && printedRange?.trim() && Number.isFinite(m.value))
-    return "labs.notCompared";
+    return printedParts(printedRange) ? "labs.notCompared" : "labs.notComparedOne";
   return JUDGEMENT_WORDS[m.judgement];
 }
 

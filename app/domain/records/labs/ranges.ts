@@ -10,7 +10,7 @@
  * known wherever a range is read.
  */
 import { lex, RANGE_CELL, type Label, type Tok } from "./lexer";
-import { convert } from "./measure";
+import { convert } from "./convert";
 import type { PrintedRange, RangePart } from "./types";
 
 /** What the platform has recorded of the patient a report belongs to. */

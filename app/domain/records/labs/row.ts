@@ -10,7 +10,7 @@
  */
 import { factorFor } from "./catalogue";
 import type { Tok } from "./lexer";
-import { printedMeasure, wordMeasure } from "./measure";
+import { printedMeasure, storedMeasure, wordMeasure } from "./measure";
 import { countSaid, farFromUsual, isCount, possible, readingsOf, sameOrder } from "./plausible";
 import { printedRange, type Patient } from "./ranges";
 import { microUcum, nearUcum, unseenMicroUcum } from "./units";
@@ -426,13 +426,18 @@ export function readRow(
   // The value and its printed range in the analyte's unit, judged there (decision 0088) — unless
   // the value or the range is in doubt: the range is kept as printed, and nothing said against it.
   if (unsure && printed) printed = { ...printed, low: null, high: null };
-  const measure = printedMeasure(a, value.n, ucum, printed)!;
+  let measure = printedMeasure(a, value.n, ucum, printed)!;
   let flagSource: LabRow["flagSource"] = flag ? "printed" : null;
   if (printed && bounded && !unsure) {
     const computed = measure.flag;
-    if (flag && computed && flag !== computed)
+    if (flag && measure.judgement !== "unknown" && flag !== computed) {
+      // The report's own flag says otherwise than value and range as read ("L" beside 25 and
+      // "5.1 - 14.1", "H" beside a value within it): one of the three was misread, and which one
+      // is unknown. Nothing is said against the report: the range is kept as printed, unjudged.
       doubt("the printed flag disagrees with the printed range", 0.3);
-    if (!flag && computed) {
+      printed = { ...printed, low: null, high: null };
+      measure = printedMeasure(a, value.n, ucum, printed)!;
+    } else if (!flag && computed) {
       flag = computed;
       flagSource = "computed";
     }
@@ -454,5 +459,27 @@ export function readRow(
       confidence: Math.max(0, Math.min(cap, Math.round(confidence * 100) / 100)),
       doubts,
     },
+  };
+}
+
+/**
+ * The row as read with nothing judged against its printed range: a number the reader doubts
+ * after the fact (the OCR unsure of its digits, decision 0126). The range stays as printed; only a
+ * flag the report printed is kept. The expert's confirmation judges it (consultation, lab values).
+ */
+export function unjudged<R extends LabRow>(row: R): R {
+  if (row.measure.kind !== "number") return row;
+  const computed = row.flagSource === "computed";
+  return {
+    ...row,
+    range: row.range && { ...row.range, low: null, high: null },
+    measure: storedMeasure({
+      value: row.measure.value,
+      unit: row.measure.unit,
+      rangeLow: null,
+      rangeHigh: null,
+    }),
+    flag: computed ? null : row.flag,
+    flagSource: computed ? null : row.flagSource,
   };
 }

@@ -24,6 +24,8 @@ const labs = {
   noRange: "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে কোনো সীমা ছাপা ছিল না",
   notCompared:
     "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে ছাপা সীমা {{range}}; এর কোন অংশ আপনার জন্য প্রযোজ্য তা জানা নেই, তাই মানটির সঙ্গে এর তুলনা করা হয়নি",
+  notComparedOne:
+    "{{name}} {{value}} {{unit}} — আপনার রিপোর্টে ছাপা সীমা {{range}}; মানটির সঙ্গে এর তুলনা করা হয়নি",
   valuesTitle: "এই রিপোর্টের মান, বিশেষজ্ঞের যাচাই করা",
   seriesTitleExpert: "রোগীর মান, আগে ও এখন",
   printedAsExpert: "রিপোর্টে ছাপা: {{names}}",

@@ -24,6 +24,8 @@ const labs = {
   noRange: "{{name}} {{value}} {{unit}} — no range was printed on your report",
   notCompared:
     "{{name}} {{value}} {{unit}} — your report prints the range {{range}}; which part of it applies to you is not known, so the value is not compared with it",
+  notComparedOne:
+    "{{name}} {{value}} {{unit}} — your report prints the range {{range}}; the value was not compared with it",
   valuesTitle: "Values from this report, checked by the expert",
   seriesTitleExpert: "The patient's values, before and now",
   printedAsExpert: "Printed on the reports: {{names}}",
