@@ -269,3 +269,43 @@ describe("a decimal point OCR did not see (decision 0124)", () => {
     expect(tibc!.confidence).toBeLessThan(CONFIDENT);
   });
 });
+
+describe("a range's 'to' OCR read as a 0 (decision 0127)", () => {
+  const head = "TEST   RESULT   UNITS   NORMAL VALUES";
+  // Two rows whose ranges read with their "to": the page prints its ranges so.
+  const page = ["Bilirubin Total   1.03   ¦ 0.2 to 1.2 mg/dl", "Alk. Phosphatase   98   ¦ 40 to 129 IU/L"];
+  const read = (line: string, { ocr = true, lines = page } = {}) =>
+    recogniseLabRows(
+      [head, ...lines, line].map((l) => l.replace("¦", RANGE_CELL)),
+      undefined,
+      { ocr },
+    ).rows.find((r) => !/bilirubin|phosph/i.test(r.analyte));
+
+  it.each([
+    ["Eosinophils   2   ¦ 106%", "1 to 6 %"],
+    ["Monocytes   9   ¦ 20 10%", "2 to 10 %"],
+    ["Basophils   1   ¦ 002%", "0 to 2 %"],
+    ["Lymphocytes   33   ¦ 200 40%", "20 to 40 %"],
+  ])("%s", (line, range) => {
+    const r = read(line)!;
+    expect([r.printedValue, r.range?.text, r.measure.judgement]).toEqual([
+      line.split(/\s+/)[1],
+      range,
+      "unknown",
+    ]);
+    expect(r.confidence).toBeLessThanOrEqual(0.6);
+    expect(r.doubts.join("; ")).toMatch(/the range's "to" read as a 0/);
+  });
+
+  it("only on an OCR page of 'to' ranges, only where the row did not read, and only where one place fits", () => {
+    // A text layer prints what the lab typed; a page of dashes has no "to" to lose.
+    expect(read("Eosinophils   2   ¦ 106%", { ocr: false })).toBeUndefined();
+    expect(
+      read("Eosinophils   2   ¦ 106%", { lines: ["Bilirubin Total   1.03   ¦ 0.2 - 1.2 mg/dl"] }),
+    ).toBeUndefined();
+    // A row that reads is left as it is.
+    expect(read("Eosinophils   2   %   ¦ 1 to 6")?.doubts).toEqual([]);
+    // "1006" could be "1 to 06" or "10 to 6"… neither is a range a lab prints for eosinophils beside 2.
+    expect(read("Eosinophils   2   ¦ 10106%")).toBeUndefined();
+  });
+});

@@ -10,8 +10,8 @@
 import { LONGEST_ALIAS_WORDS, lookupName, normaliseName } from "./catalogue";
 import { lex, type Tok } from "./lexer";
 import type { Patient } from "./ranges";
-import { readRow, type NameMatch, type Read } from "./row";
-import type { LabRow, Recognised, RejectedRow, Specimen } from "./types";
+import { readRow, unjudged, type NameMatch, type Read } from "./row";
+import { CONFIDENT, type LabRow, type Recognised, type RejectedRow, type Specimen } from "./types";
 import { unitAt } from "./units";
 
 type Word = { text: string; start: number; gapBefore: number; after: string };
@@ -132,6 +132,65 @@ function startsWithValue(toks: Tok[]): boolean {
   return t?.k === "num" || t?.k === "result";
 }
 
+/** A page whose ranges are printed "a to b" (two lines at least): OCR may give its "to" as a 0. */
+const TO_RANGE = /\d\s+to\s+\d/i;
+
+/**
+ * The words after a name with one "to" put back where OCR read it as a 0 (decision 0127): the
+ * "t" lost and the "o" read as a zero, glued to a bound ("1 to 6 %" as "106%", "0 to 2" as "002")
+ * or with its own bound before it ("2 to 10" as "20 10"). Every place a 0 could have been the
+ * word; the value (the first word) is never split.
+ */
+function toReadAsZero(words: string[]): string[][] {
+  const out: string[][] = [];
+  for (let j = 1; j < words.length; j++) {
+    const w = words[j]!;
+    const glued = /^(\d[\d.]*)(%?)$/.exec(w);
+    if (glued)
+      for (let k = 1; k < glued[1]!.length - 1; k++)
+        if (glued[1]![k] === "0" && /\d/.test(glued[1]![k - 1]!) && /\d/.test(glued[1]![k + 1]!))
+          out.push([
+            ...words.slice(0, j),
+            glued[1]!.slice(0, k),
+            "to",
+            glued[1]!.slice(k + 1) + glued[2],
+            ...words.slice(j + 1),
+          ]);
+    if (/^\d+0$/.test(w) && w.length > 1 && /^\d/.test(words[j + 1] ?? ""))
+      out.push([...words.slice(0, j), w.slice(0, -1), "to", ...words.slice(j + 1)]);
+  }
+  return out;
+}
+
+/**
+ * A row OCR left unread on a page of "a to b" ranges, read again with its "to" put back: taken
+ * only when exactly one place gives a row the reader would vouch for (both bounds, nothing else in
+ * doubt), and then held in doubt, its range unjudged until the expert confirms it.
+ */
+function withToPutBack(
+  match: NameMatch,
+  words: string[],
+  section: Specimen,
+  patient: Patient | undefined,
+): Read | null {
+  const readings = toReadAsZero(words)
+    .map((variant) => readRow(match, lex(variant), section, patient, true))
+    .flatMap((r) =>
+      "row" in r && r.row.range?.low != null && r.row.range.high != null && r.row.confidence >= CONFIDENT
+        ? [r.row]
+        : [],
+    );
+  if (readings.length !== 1) return null;
+  const row = readings[0]!;
+  return {
+    row: {
+      ...unjudged(row),
+      confidence: 0.6,
+      doubts: [...row.doubts, `the range's "to" read as a 0: read as ${row.range!.text}`],
+    },
+  };
+}
+
 /**
  * The rows of a lab report's lines. Lines without a catalogue name are passed over in silence.
  * `ocr`: the lines were read by OCR, not from a text layer (a lost decimal point may be put back).
@@ -148,6 +207,7 @@ export function recogniseLabRows(
   const used = new Set<number>();
   const words = lines.map(wordsOf);
   const names = words.map(namesOn);
+  const toPage = ocr && lines.filter((l) => TO_RANGE.test(l)).length >= 2;
   for (let lineIndex = 0; lineIndex < lines.length; lineIndex++) {
     if (used.has(lineIndex)) continue;
     const line = lines[lineIndex]!;
@@ -213,6 +273,16 @@ export function recogniseLabRows(
             for (const k of [at, ...continued]) used.add(k);
           }
         }
+      }
+      if ("reject" in read && toPage) {
+        const text = words[lineIndex]!.slice(match.to, found[n + 1]?.from ?? words[lineIndex]!.length);
+        read =
+          withToPutBack(
+            match,
+            text.map((w) => w.text),
+            section,
+            patient,
+          ) ?? read;
       }
       if ("row" in read) rows.push({ ...read.row, lineIndex: at });
       else reject(match.printed, read.reject);

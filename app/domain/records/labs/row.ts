@@ -467,7 +467,7 @@ export function readRow(
  * after the fact (the OCR unsure of its digits, decision 0126). The range stays as printed; only a
  * flag the report printed is kept. The expert's confirmation judges it (consultation, lab values).
  */
-export function unjudged<R extends LabRow>(row: R): R {
+export function unjudged<R extends Omit<LabRow, "lineIndex">>(row: R): R {
   if (row.measure.kind !== "number") return row;
   const computed = row.flagSource === "computed";
   return {
