@@ -219,6 +219,9 @@ describe("a decimal point OCR did not see (decision 0124)", () => {
     // A decimal point read as a comma; a Courier zero read as "@".
     ["Serum Creatinine   0.61   mg/dl   ¦ 0.55-1,02", "0.61", "0.55-1.02"],
     ["Cholesterol Total   189   mg/dL   ¦ @-200", "189", "0-200"],
+    // The same zero read as two marks, or as a capital O glued to the range's "to".
+    ["Free T4   1.46   ng/dL   ¦ ®©.93 to 1.70", "1.46", "0.93 to 1.70"],
+    ["ALT   29   U/L   ¦ Oto 41", "29", "0 to 41"],
   ])("%s", (line, value, range) => {
     const r = read(line);
     expect([r?.printedValue, r?.range?.text]).toEqual([value, range]);

@@ -301,7 +301,8 @@ export function microAsPrinted(text: string): string {
  * - An m read as "rn", "nv", "mv" or "mi" in gm/dl ("gnv/dl", "gmi/dl").
  * - A µ read as "p", "pa", "pi", "y" or "yu" and its g as "e" before "/dL" ("pe/dL", "pig/dL"; no lab
  *   prints picograms per decilitre), then microAsPrinted.
- * - A zero read as "@", "®" or "©" where a number begins (Courier's dotted zero: "@-200", "®.93").
+ * - A zero read as "@", "®" or "©" where a number begins (Courier's dotted zero: "@-200", "®.93"),
+ *   or as two different ones ("®©.93"); a zero read as a capital O glued to a range's "to" ("Oto 41").
  * - A count's stroke read as a quote or an f ("cells‘cumm", "lakhsfcumm").
  * - A decimal point read as a comma ("0.70-1,30"): a comma groups three digits (or, in lakhs, two
  *   before more groups: "1,50,000"), never one or two at a number's end.
@@ -321,7 +322,8 @@ export function ocrAsPrinted(text: string): string {
       .replace(/(?<=\d\s+)9(?=m?%|ms?\s?\/\s?d[lL])/g, "g")
       .replace(/(?<![A-Za-z])g(?:rn|nv|mv|mi)(?=\s?\/\s?d[lL])/g, "gm")
       .replace(/(^|[\s([])(?:yu|y|pa|pi|p)[ge](?=\s?\/\s?d[lL](?![A-Za-z]))/g, "$1µg")
-      .replace(/(^|[\s(:<>≤≥-])[@®©](?=[-–.]?\d|[-–]|\s?to\b)/g, "$10")
+      .replace(/(^|[\s(:<>≤≥-])(?:®©|©®|@®|®@|@©|©@|[@®©])(?=[-–.]?\d|[-–]|\s?to\b)/g, "$10")
+      .replace(/(^|[\s(:<>≤≥-])O\s?to(?=\s+\d)/g, "$10 to")
       .replace(/(?<=\b(?:cells|lakhs?|mill|million|thou))[‘’'f](?=(?:cumm|cu\.?\s?mm|[uµ]l)\b)/gi, "/")
       .replace(/(?<=\d),(?=\d{1,2}(?![\d,]))/g, "."),
   );
