@@ -81,8 +81,12 @@ describe("a stopped server leaves nothing running", () => {
         parent.once("exit", () => fail(new Error("the parent ended early")));
       });
       // prlimit and setpriv exec the program: the parent's children that lead their own process
-      // group are the programs themselves.
-      const programs = () => childrenOf(parent.pid!).filter((p) => p.pgid === p.pid);
+      // group are the programs themselves — once they no longer run as prlimit or setpriv, so that
+      // the parent-death signal is set (killed before, a loaded machine's program would outlive it).
+      const programs = () =>
+        childrenOf(parent.pid!).filter(
+          (p) => p.pgid === p.pid && p.comm !== "prlimit" && p.comm !== "setpriv",
+        );
       expect(await eventually(() => programs().length === 2, 5000)).toBe(true);
       const pids = programs().map((p) => p.pid);
       parent.kill("SIGKILL");
